@@ -1,0 +1,3 @@
+"""di-code: a terminal coding agent."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,146 @@
+"""The Agent: a stateful wrapper around the loop that keeps the transcript and fans out events."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from di_code.agent.events import AgentEvent, MessageEndEvent
+from di_code.agent.loop import LoopConfig, run_agent_loop
+from di_code.agent.tool import AgentTool
+from di_code.ai.abort import AbortController, AbortSignal
+from di_code.ai.stream import Provider, StreamOptions
+from di_code.ai.types import (
+    AssistantMessage,
+    Clock,
+    Message,
+    Model,
+    UserContent,
+    UserMessage,
+    now_ms,
+)
+
+Listener = Callable[[AgentEvent], Awaitable[None] | None]
+logger = logging.getLogger(__name__)
+
+
+class Agent:
+    def __init__(
+        self,
+        provider: Provider,
+        model: Model,
+        tools: Sequence[AgentTool] = (),
+        system_prompt: str | None = None,
+        now: Clock | None = None,
+        messages: Sequence[Message] = (),
+        *,
+        max_turns: int | None = None,
+        options: StreamOptions | None = None,
+    ) -> None:
+        self.provider = provider
+        self.model = model
+        self.system_prompt = system_prompt
+        self.max_turns = max_turns
+        self.options = options or StreamOptions()
+        self._tools = list(tools)
+        self._now = now or now_ms
+        self._messages: list[Message] = list(messages)
+        self._listeners: list[Listener] = []
+        self._controller: AbortController | None = None
+        self._steering: list[UserMessage] = []
+        self._follow_ups: list[UserMessage] = []
+
+    @property
+    def tools(self) -> list[AgentTool]:
+        return list(self._tools)
+
+    @property
+    def transcript(self) -> list[Message]:
+        return list(self._messages)
+
+    @property
+    def is_streaming(self) -> bool:
+        return self._controller is not None
+
+    def replace_transcript(self, messages: Sequence[Message]) -> None:
+        """Start over from `messages` (a new session, a resumed one, a compaction)."""
+        self._require_idle()
+        self._messages = list(messages)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def steer(self, text: str | list[UserContent]) -> None:
+        self._steering.append(UserMessage.of(text, self._now()))
+
+    def follow_up(self, text: str | list[UserContent]) -> None:
+        self._follow_ups.append(UserMessage.of(text, self._now()))
+
+    def abort(self, reason: object = None) -> None:
+        if self._controller is not None:
+            self._controller.abort(reason)
+
+    async def prompt(
+        self, prompt: str | list[UserContent] | UserMessage, signal: AbortSignal | None = None
+    ) -> AssistantMessage:
+        """Run one prompt to its end and return the final assistant message."""
+        self._require_idle()
+        message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt, self._now())
+        if not any(getattr(block, "text", True) for block in message.content):
+            raise ValueError("Prompt is empty.")
+        controller = AbortController()
+        self._controller = controller
+        if signal is not None:
+            signal.add_listener(controller.abort)
+        try:
+            added = await run_agent_loop(
+                [message], self._messages, self._config(), self._emit, controller.signal
+            )
+        finally:
+            self._controller = None
+            if signal is not None:
+                signal.remove_listener(controller.abort)
+        final = added[-1]
+        assert isinstance(final, AssistantMessage)
+        return final
+
+    def _config(self) -> LoopConfig:
+        return LoopConfig(
+            provider=self.provider,
+            model=self.model,
+            tools=list(self._tools),
+            system_prompt=self.system_prompt,
+            now=self._now,
+            max_turns=self.max_turns,
+            options=self.options,
+            steering=lambda: _drain(self._steering),
+            follow_ups=lambda: _drain(self._follow_ups),
+        )
+
+    async def _emit(self, event: AgentEvent) -> None:
+        if isinstance(event, MessageEndEvent):
+            self._messages.append(event.message)
+        for listener in list(self._listeners):
+            try:
+                result = listener(event)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                logger.exception("agent event listener failed on %s", event.type)
+
+    def _require_idle(self) -> None:
+        if self._controller is not None:
+            raise RuntimeError("Agent is already processing a prompt.")
+
+
+def _drain(queue: list[UserMessage]) -> list[UserMessage]:
+    taken = list(queue)
+    queue.clear()
+    return taken

@@ -1,0 +1,215 @@
+"""The tool call loop: ask the model, run the tools it asks for, append the results, repeat.
+
+The loop knows nothing of its audience: it reports through `emit` and returns the messages it
+added. Its rules (SPEC §3.2): tools run only for `stop_reason == "tool_use"`, serially and in
+order; unknown tools, invalid arguments and raising tools become error results the model sees;
+an abort stops the remaining tools and any further request and ends with a local `aborted`
+assistant message; a provider failure ends the prompt with that failed message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from di_code.agent.events import (
+    AgentEndEvent,
+    AgentEvent,
+    AgentStartEvent,
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
+from di_code.agent.tool import AgentTool, ToolResult
+from di_code.ai.abort import AbortSignal
+from di_code.ai.stream import Provider, StreamOptions
+from di_code.ai.transcript import messages_for_request
+from di_code.ai.types import (
+    AssistantMessage,
+    Clock,
+    Context,
+    Message,
+    Model,
+    StopReason,
+    TextContent,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+    now_ms,
+)
+from di_code.ai.validation import validate_tool_arguments
+
+Emit = Callable[[AgentEvent], Awaitable[None]]
+MessageSource = Callable[[], list[UserMessage]]
+
+ABORTED_TOOL_TEXT = "Tool execution aborted."
+ABORTED_LOOP_TEXT = "Tool loop aborted"
+
+
+def _no_messages() -> list[UserMessage]:
+    return []
+
+
+@dataclass
+class LoopConfig:
+    provider: Provider
+    model: Model
+    tools: Sequence[AgentTool] = ()
+    system_prompt: str | None = None
+    now: Clock = now_ms
+    max_turns: int | None = None
+    options: StreamOptions = field(default_factory=StreamOptions)
+    steering: MessageSource = _no_messages
+    """Messages typed while the prompt runs: sent with the next request."""
+    follow_ups: MessageSource = _no_messages
+    """Messages that start a new turn once the agent would have stopped."""
+
+
+async def run_agent_loop(
+    prompts: list[UserMessage],
+    history: Sequence[Message],
+    config: LoopConfig,
+    emit: Emit,
+    signal: AbortSignal,
+) -> list[Message]:
+    """Run one prompt to its end; return the messages it added (the last is an assistant's)."""
+    run = _Run(config, emit, signal, messages_for_request(history, config.now()))
+    await emit(AgentStartEvent())
+    await run.turns(prompts)
+    await emit(AgentEndEvent(list(run.added)))
+    return run.added
+
+
+class _Run:
+    def __init__(
+        self, config: LoopConfig, emit: Emit, signal: AbortSignal, context: list[Message]
+    ) -> None:
+        self.config = config
+        self.emit = emit
+        self.signal = signal
+        self.context = context
+        self.added: list[Message] = []
+        self.tools = {tool.name: tool for tool in config.tools}
+        self.definitions = [
+            ToolDefinition(tool.name, tool.description, tool.parameters) for tool in config.tools
+        ]
+        self.options = dataclasses.replace(config.options, signal=signal)
+
+    async def turns(self, pending: list[UserMessage]) -> None:
+        requests = 0
+        while True:
+            await self.emit(TurnStartEvent())
+            for prompt in pending:
+                await self._add(prompt)
+            limit = self.config.max_turns
+            if limit is not None and requests >= limit:
+                await self._local_end("error", f"Turn limit reached ({limit})")
+                return
+            requests += 1
+            assistant = await self._request()
+            calls = assistant.tool_calls
+            if assistant.stop_reason != "tool_use" or not calls:
+                await self.emit(TurnEndEvent(assistant, []))
+                if assistant.stop_reason in ("error", "aborted"):
+                    return
+                pending = self.config.steering() or self.config.follow_ups()
+                if not pending:
+                    return
+                continue
+            results = await self._run_tools(calls)
+            await self.emit(TurnEndEvent(assistant, results))
+            if self.signal.aborted:
+                await self.emit(TurnStartEvent())
+                await self._local_end("aborted", ABORTED_LOOP_TEXT)
+                return
+            pending = self.config.steering()
+
+    async def _add(self, message: Message) -> None:
+        await self.emit(MessageStartEvent(message))
+        self.context.append(message)
+        self.added.append(message)
+        await self.emit(MessageEndEvent(message))
+
+    def _preview(self) -> AssistantMessage:
+        model = self.config.model
+        return AssistantMessage([], model.provider, model.id, timestamp=self.config.now())
+
+    async def _request(self) -> AssistantMessage:
+        config = self.config
+        context = Context(config.system_prompt, list(self.context), self.definitions)
+        stream = config.provider.stream(config.model, context, self.options)
+        await self.emit(MessageStartEvent(self._preview()))
+        async for event in stream:
+            await self.emit(MessageUpdateEvent(event))
+        message = await stream.result()
+        self.context.append(message)
+        self.added.append(message)
+        await self.emit(MessageEndEvent(message))
+        return message
+
+    async def _local_end(self, reason: StopReason, error_message: str) -> None:
+        """End without asking the model, so the last message is still an assistant's."""
+        message = dataclasses.replace(
+            self._preview(), stop_reason=reason, error_message=error_message
+        )
+        await self.emit(MessageStartEvent(self._preview()))
+        self.context.append(message)
+        self.added.append(message)
+        await self.emit(MessageEndEvent(message))
+        await self.emit(TurnEndEvent(message, []))
+
+    async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
+        results: list[ToolResultMessage] = []
+        for call in calls:
+            if self.signal.aborted:
+                break
+            result = await self._execute(call)
+            results.append(result)
+            await self._add(result)
+        return results
+
+    async def _execute(self, call: ToolCall) -> ToolResultMessage:
+        await self.emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+        output = await self._outcome(call)
+        result = ToolResultMessage(
+            tool_call_id=call.id,
+            tool_name=call.name,
+            content=output.content,
+            is_error=output.is_error,
+            timestamp=self.config.now(),
+            details=output.details,
+        )
+        await self.emit(ToolExecutionEndEvent(call.id, call.name, result))
+        return result
+
+    async def _outcome(self, call: ToolCall) -> ToolResult:
+        tool = self.tools.get(call.name)
+        if self.signal.aborted:
+            return _error(ABORTED_TOOL_TEXT)
+        if tool is None:
+            return _error(f'Unknown tool "{call.name}".')
+
+        async def on_update(partial: ToolResult) -> None:
+            await self.emit(ToolExecutionUpdateEvent(call.id, call.name, partial))
+
+        try:
+            params = validate_tool_arguments(tool, call.arguments)
+            output = await tool.execute(call.id, params, self.signal, on_update)
+        except Exception as exc:
+            if self.signal.aborted:
+                return _error(ABORTED_TOOL_TEXT)
+            return _error(f'Tool "{call.name}" failed: {str(exc) or type(exc).__name__}')
+        if self.signal.aborted:
+            return _error(ABORTED_TOOL_TEXT)
+        return output if isinstance(output, ToolResult) else ToolResult(list(output))
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult([TextContent(text)], is_error=True)

@@ -1,0 +1,160 @@
+"""Lossless conversion between di-code's dataclasses and JSON-ready dicts.
+
+`to_dict` works for every dataclass di-code writes (content, messages, stream and agent
+events): the class's tag (`type` or `role`) comes first, then the fields in order, snake_case.
+`message_from_dict` reads messages back from untrusted JSON (session files) and raises
+`CodecError` with a one-line reason instead of crashing on a bad shape.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, cast
+
+from di_code.ai.types import (
+    AssistantContent,
+    AssistantMessage,
+    Content,
+    Cost,
+    ImageContent,
+    Message,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
+
+_STOP_REASONS = ("stop", "length", "tool_use", "error", "aborted")
+
+
+class CodecError(ValueError):
+    """The JSON does not describe a di-code message."""
+
+
+def to_dict(value: Any) -> Any:
+    """Any di-code dataclass (recursively, with lists and dicts) as JSON-ready data."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out: dict[str, Any] = {}
+        for tag in ("type", "role"):
+            if hasattr(type(value), tag) and tag not in _field_names(type(value)):
+                out[tag] = getattr(value, tag)
+        for field in dataclasses.fields(value):
+            out[field.name] = to_dict(getattr(value, field.name))
+        return out
+    if isinstance(value, list | tuple):
+        return [to_dict(item) for item in value]
+    if isinstance(value, frozenset | set):
+        return sorted(value)
+    if isinstance(value, dict):
+        return {key: to_dict(item) for key, item in value.items()}
+    return value
+
+
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(field.name for field in dataclasses.fields(cls))
+
+
+def content_from_dict(data: Any) -> Content:
+    obj = _object(data, "content block")
+    kind = obj.get("type")
+    if kind == "text":
+        return TextContent(_str(obj, "text"))
+    if kind == "thinking":
+        return ThinkingContent(_str(obj, "thinking"), _optional_str(obj, "signature"))
+    if kind == "image":
+        return ImageContent(_str(obj, "data"), _str(obj, "mime_type"))
+    if kind == "tool_call":
+        return ToolCall(_str(obj, "id"), _str(obj, "name"), obj.get("arguments", {}))
+    raise CodecError(f"unknown content type {kind!r}")
+
+
+def usage_from_dict(data: Any) -> Usage:
+    obj = _object(data, "usage")
+    cost = _object(obj.get("cost", {}), "cost")
+    return Usage(
+        input=_int(obj, "input"),
+        output=_int(obj, "output"),
+        cache_read=_int(obj, "cache_read"),
+        cache_write=_int(obj, "cache_write"),
+        total_tokens=_int(obj, "total_tokens"),
+        cost=Cost(**{name: _float(cost, name) for name in _field_names(Cost)}),
+    )
+
+
+def message_from_dict(data: Any) -> Message:
+    obj = _object(data, "message")
+    role = obj.get("role")
+    blocks = obj.get("content")
+    if not isinstance(blocks, list):
+        raise CodecError("message content must be a list")
+    content = [content_from_dict(block) for block in blocks]
+    timestamp = _int(obj, "timestamp")
+    if role == "user":
+        return UserMessage(_only(content, TextContent, ImageContent), timestamp)
+    if role == "assistant":
+        stop_reason = obj.get("stop_reason", "stop")
+        if stop_reason not in _STOP_REASONS:
+            raise CodecError(f"unknown stop_reason {stop_reason!r}")
+        return AssistantMessage(
+            content=cast(
+                list[AssistantContent], _only(content, TextContent, ThinkingContent, ToolCall)
+            ),
+            provider=_str(obj, "provider"),
+            model=_str(obj, "model"),
+            usage=usage_from_dict(obj.get("usage", {})),
+            stop_reason=cast(StopReason, stop_reason),
+            timestamp=timestamp,
+            error_message=_optional_str(obj, "error_message"),
+        )
+    if role == "tool_result":
+        return ToolResultMessage(
+            tool_call_id=_str(obj, "tool_call_id"),
+            tool_name=_str(obj, "tool_name"),
+            content=_only(content, TextContent, ImageContent),
+            is_error=bool(obj.get("is_error", False)),
+            timestamp=timestamp,
+            details=obj.get("details"),
+        )
+    raise CodecError(f"unknown message role {role!r}")
+
+
+def _only(content: list[Content], *allowed: type) -> list[Any]:
+    for block in content:
+        if not isinstance(block, allowed):
+            raise CodecError(f"content type {block.type!r} is not allowed here")
+    return content
+
+
+def _object(data: Any, what: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise CodecError(f"{what} must be an object")
+    return data
+
+
+def _str(obj: dict[str, Any], key: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise CodecError(f"{key!r} must be a string")
+    return value
+
+
+def _optional_str(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    return None if value is None else _str(obj, key)
+
+
+def _int(obj: dict[str, Any], key: str) -> int:
+    value = obj.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CodecError(f"{key!r} must be a number")
+    return int(value)
+
+
+def _float(obj: dict[str, Any], key: str) -> float:
+    value = obj.get(key, 0.0)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CodecError(f"{key!r} must be a number")
+    return float(value)

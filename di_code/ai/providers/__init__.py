@@ -1,0 +1,1 @@
+"""Providers: each turns a Context into an AssistantMessageStream (SPEC §2.3)."""

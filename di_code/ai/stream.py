@@ -1,0 +1,137 @@
+"""The stream object every provider returns, and the one place provider failures are caught.
+
+`start_stream` runs a provider's producer coroutine in its own task. Whatever happens inside
+it (an HTTP error, a dropped connection, an abort, a bug) ends as an `error` event with a
+one-line message: callers never see an exception after `provider.stream()` has returned.
+Abort cancels the producer task, which closes its HTTP response at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+from di_code.ai.abort import AbortSignal
+from di_code.ai.events import StreamEvent
+from di_code.ai.message_builder import MessageBuilder
+from di_code.ai.types import AssistantMessage, Clock, Context, Model, ReasoningLevel, now_ms
+
+
+class ProviderError(Exception):
+    """A failure a provider has already phrased for the user (`openai: HTTP 401: ...`)."""
+
+
+class AssistantMessageStream:
+    """Async iterator of StreamEvents; `await stream.result()` gives the final message."""
+
+    def __init__(self) -> None:
+        self._buffer: deque[StreamEvent] = deque()
+        self._waiter: asyncio.Future[None] | None = None
+        self._closed = False
+        self._done: asyncio.Future[AssistantMessage] = asyncio.get_running_loop().create_future()
+
+    def push(self, event: StreamEvent) -> None:
+        self._buffer.append(event)
+        self._wake()
+
+    def close(self, message: AssistantMessage) -> None:
+        self._closed = True
+        if not self._done.done():
+            self._done.set_result(message)
+        self._wake()
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self
+
+    async def __anext__(self) -> StreamEvent:
+        while not self._buffer:
+            if self._closed:
+                raise StopAsyncIteration
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+        return self._buffer.popleft()
+
+    async def result(self) -> AssistantMessage:
+        return await asyncio.shield(self._done)
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+Producer = Callable[[MessageBuilder], Awaitable[None]]
+
+
+def start_stream(
+    model: Model,
+    produce: Producer,
+    signal: AbortSignal | None = None,
+    *,
+    now: Clock = now_ms,
+    secrets: Iterable[str] = (),
+) -> AssistantMessageStream:
+    """Run `produce(builder)` in a task and turn every way it can end into stream events."""
+    stream = AssistantMessageStream()
+    builder = MessageBuilder(model, stream.push, now)
+    hidden = [secret for secret in secrets if secret]
+
+    def redact(text: str) -> str:
+        for secret in hidden:
+            text = text.replace(secret, "***")
+        return text
+
+    async def drive() -> None:
+        builder.start()
+        try:
+            if signal is not None and signal.aborted:
+                raise asyncio.CancelledError
+            await produce(builder)
+            if builder.finished is None:
+                builder.fail("error", f"{model.provider}: stream ended without a stop reason")
+        except asyncio.CancelledError:
+            if builder.finished is None:
+                builder.fail("aborted", "Request aborted")
+        except ProviderError as exc:
+            if builder.finished is None:
+                builder.fail("error", redact(str(exc)))
+        except Exception as exc:  # any bug or surprise still ends as an error event
+            if builder.finished is None:
+                detail = redact(str(exc)) or type(exc).__name__
+                builder.fail("error", f"{model.provider}: {detail}")
+        finally:
+            if signal is not None:
+                signal.remove_listener(cancel)
+            assert builder.finished is not None
+            stream.close(builder.finished)
+
+    task = asyncio.get_running_loop().create_task(drive())
+
+    def cancel(_reason: object) -> None:
+        task.cancel()
+
+    if signal is not None and not signal.aborted:
+        signal.add_listener(cancel)
+    return stream
+
+
+@dataclass(slots=True)
+class StreamOptions:
+    """Per-request options (SPEC §2.3)."""
+
+    signal: AbortSignal | None = None
+    max_tokens: int | None = None
+    temperature: float | None = None
+    reasoning: ReasoningLevel = "off"
+    session_id: str | None = None
+
+
+class Provider(Protocol):
+    """Anything that can stream an assistant message for a context."""
+
+    def stream(
+        self, model: Model, context: Context, options: StreamOptions | None = None
+    ) -> AssistantMessageStream: ...

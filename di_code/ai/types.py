@@ -1,0 +1,195 @@
+"""Provider-agnostic data: content blocks, messages, usage, models and request context.
+
+Every class is a frozen dataclass. The type tag (`type` for content, `role` for messages) is a
+class constant, so positional construction stays natural (`TextContent("hi")`) while the JSON
+codec (`di_code.ai.codec`) still writes the tag first.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal, TypeAlias
+
+StopReason: TypeAlias = Literal["stop", "length", "tool_use", "error", "aborted"]
+ReasoningLevel: TypeAlias = Literal["off", "low", "medium", "high"]
+Clock: TypeAlias = Callable[[], int]
+
+
+def now_ms() -> int:
+    """Wall-clock time in milliseconds, the unit of every timestamp di-code writes."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class TextContent:
+    text: str
+    type: ClassVar[Literal["text"]] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingContent:
+    thinking: str
+    signature: str | None = None
+    type: ClassVar[Literal["thinking"]] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent:
+    data: str
+    """Base64, without a data: prefix."""
+    mime_type: str
+    type: ClassVar[Literal["image"]] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    id: str
+    name: str
+    arguments: Any
+    """Normally a dict. When a model sends argument text that is not valid JSON the provider
+    keeps that text as a string, so validation can tell the model what went wrong."""
+    type: ClassVar[Literal["tool_call"]] = "tool_call"
+
+
+UserContent: TypeAlias = TextContent | ImageContent
+AssistantContent: TypeAlias = TextContent | ThinkingContent | ToolCall
+ToolResultContent: TypeAlias = TextContent | ImageContent
+Content: TypeAlias = TextContent | ThinkingContent | ImageContent | ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """US dollars."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    total: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int = 0
+    cost: Cost = field(default_factory=Cost)
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: list[UserContent]
+    timestamp: int = field(default_factory=now_ms)
+    role: ClassVar[Literal["user"]] = "user"
+
+    @classmethod
+    def of(cls, prompt: str | list[UserContent], timestamp: int | None = None) -> UserMessage:
+        """Build from a plain string (one TextContent) or a content list."""
+        content: list[UserContent] = (
+            [TextContent(prompt)] if isinstance(prompt, str) else list(prompt)
+        )
+        return cls(content, now_ms() if timestamp is None else timestamp)
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    content: list[AssistantContent]
+    provider: str
+    model: str
+    usage: Usage = field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    timestamp: int = field(default_factory=now_ms)
+    error_message: str | None = None
+    role: ClassVar[Literal["assistant"]] = "assistant"
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [block for block in self.content if isinstance(block, ToolCall)]
+
+    @property
+    def text(self) -> str:
+        """The visible answer: every text block, joined."""
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultMessage:
+    tool_call_id: str
+    tool_name: str
+    content: list[ToolResultContent]
+    is_error: bool = False
+    timestamp: int = field(default_factory=now_ms)
+    details: Any = None
+    """JSON for the UI and the session (a diff, a spill-file path); never sent to a model."""
+    role: ClassVar[Literal["tool_result"]] = "tool_result"
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
+
+
+Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCost:
+    """US dollars per million tokens."""
+
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    id: str
+    name: str
+    provider: str
+    api: str
+    context_window: int = 128_000
+    max_output_tokens: int = 16_384
+    reasoning: bool = False
+    input: frozenset[str] = frozenset({"text"})
+    cost: ModelCost = field(default_factory=ModelCost)
+    base_url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDefinition:
+    """What a model sees of a tool: never the code that runs it."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    system_prompt: str | None
+    messages: list[Message]
+    tools: list[ToolDefinition] = field(default_factory=list)
+
+
+def compute_cost(model: Model, usage: Usage) -> Usage:
+    """Fill `usage.cost` from the model's per-million prices."""
+    price = model.cost
+    parts = (
+        usage.input * price.input / 1e6,
+        usage.output * price.output / 1e6,
+        usage.cache_read * price.cache_read / 1e6,
+        usage.cache_write * price.cache_write / 1e6,
+    )
+    cost = Cost(parts[0], parts[1], parts[2], parts[3], sum(parts))
+    return Usage(
+        usage.input,
+        usage.output,
+        usage.cache_read,
+        usage.cache_write,
+        usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write,
+        cost,
+    )

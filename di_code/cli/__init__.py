@@ -1,0 +1,1 @@
+"""di_code.cli layer."""

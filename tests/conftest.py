@@ -1,0 +1,22 @@
+"""Every test gets its own DI_CODE_HOME, so nothing touches the real ~/.di-code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def di_code_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("di-code-home")
+    monkeypatch.setenv("DI_CODE_HOME", str(home))
+    for name in (
+        "OPENAI_API_KEY",
+        "OPENAI_BASE_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "DI_CODE_MODEL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    return home
