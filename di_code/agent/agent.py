@@ -95,13 +95,25 @@ class Agent:
         message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt, self._now())
         if not any(getattr(block, "text", True) for block in message.content):
             raise ValueError("Prompt is empty.")
+        return await self._run([message], signal)
+
+    async def continue_(self, signal: AbortSignal | None = None) -> AssistantMessage:
+        """Ask the model again from the transcript as it is (a retry after compaction)."""
+        self._require_idle()
+        if not self._messages:
+            raise ValueError("Nothing to continue: the transcript is empty.")
+        return await self._run([], signal)
+
+    async def _run(
+        self, prompts: list[UserMessage], signal: AbortSignal | None
+    ) -> AssistantMessage:
         controller = AbortController()
         self._controller = controller
         if signal is not None:
             signal.add_listener(controller.abort)
         try:
             added = await run_agent_loop(
-                [message], self._messages, self._config(), self._emit, controller.signal
+                prompts, self._messages, self._config(), self._emit, controller.signal
             )
         finally:
             self._controller = None
