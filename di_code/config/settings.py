@@ -1,0 +1,203 @@
+"""Settings files: `$DI_CODE_HOME/config.toml` and the project's `.di-code/config.toml`.
+
+The project file wins for single values; permission rules from both files add up (a deny rule
+wins over an allow rule anyway); provider tables merge key by key, the project's keys winning.
+A bad file is a configuration error with a one-line message naming the file, never a crash.
+Layout (README.md shows a full example):
+
+    model = "openai/gpt-4.1"          # default model, PROVIDER/ID
+    thinking = "off|low|medium|high"
+    [permissions] mode = "ask|auto|read-only", allow = [...], deny = [...]
+    [limits] max_turns = 50
+    [providers.NAME] api, base_url, api_key_env, models = [...], default_model
+    [discovery] urls = ["ollama=http://127.0.0.1:11434/v1", ...]
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from di_code.ai.types import ReasoningLevel
+
+REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
+PERMISSION_MODES = ("ask", "auto", "read-only")
+PROJECT_CONFIG = Path(".di-code") / "config.toml"
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix: one line, exit code 2."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderSettings:
+    """A `[providers.NAME]` table: a custom provider, or overrides for a preset."""
+
+    name: str
+    api: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    models: tuple[str, ...] = ()
+    default_model: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    model: str | None = None
+    thinking: ReasoningLevel | None = None
+    permission_mode: str | None = None
+    allow: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    max_turns: int | None = None
+    providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
+    discovery: tuple[str, ...] | None = None
+
+
+def di_code_home() -> Path:
+    """`$DI_CODE_HOME`, else `~/.di-code`."""
+    configured = os.environ.get("DI_CODE_HOME")
+    return Path(configured).expanduser() if configured else Path.home() / ".di-code"
+
+
+def find_project_config(workspace: Path, home: Path) -> Path | None:
+    """The nearest `.di-code/config.toml` from the workspace upwards (not the home one)."""
+    home_config = (home / "config.toml").resolve()
+    for folder in (workspace.resolve(), *workspace.resolve().parents):
+        candidate = folder / PROJECT_CONFIG
+        if candidate.is_file() and candidate.resolve() != home_config:
+            return candidate
+    return None
+
+
+def load_settings(home: Path, workspace: Path) -> Settings:
+    """Read both settings files (either may be missing) and merge them, the project winning."""
+    settings = Settings()
+    project = find_project_config(workspace, home)
+    for path in (home / "config.toml", project):
+        if path is not None and path.is_file():
+            settings = merge(settings, parse_settings(read_toml(path), str(path)))
+    return settings
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from exc
+
+
+def merge(base: Settings, top: Settings) -> Settings:
+    """`top` (the project) wins for single values; rules add up; providers merge per key."""
+    providers = dict(base.providers)
+    for name, provider in top.providers.items():
+        providers[name] = _merge_provider(providers.get(name), provider)
+    return replace(
+        base,
+        model=top.model or base.model,
+        thinking=top.thinking or base.thinking,
+        permission_mode=top.permission_mode or base.permission_mode,
+        allow=base.allow + top.allow,
+        deny=base.deny + top.deny,
+        max_turns=top.max_turns if top.max_turns is not None else base.max_turns,
+        providers=providers,
+        discovery=top.discovery if top.discovery is not None else base.discovery,
+    )
+
+
+def _merge_provider(base: ProviderSettings | None, top: ProviderSettings) -> ProviderSettings:
+    if base is None:
+        return top
+    return ProviderSettings(
+        name=top.name,
+        api=top.api or base.api,
+        base_url=top.base_url or base.base_url,
+        api_key_env=top.api_key_env or base.api_key_env,
+        models=top.models or base.models,
+        default_model=top.default_model or base.default_model,
+    )
+
+
+def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
+    """Check a parsed TOML document's shape; a wrong key or type names the file and key."""
+    reader = _Reader(source)
+    reader.keys(data, "", {"model", "thinking", "permissions", "limits", "providers", "discovery"})
+    permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
+    limits = reader.table(data, "limits", {"max_turns"})
+    discovery = reader.table(data, "discovery", {"urls"})
+    thinking = reader.choice(data, "thinking", REASONING_LEVELS)
+    max_turns = reader.typed(limits, "limits.max_turns", int)
+    if max_turns is not None and max_turns < 1:
+        raise ConfigError(f"{source}: limits.max_turns must be at least 1")
+    providers = reader.table(data, "providers", None)
+    return Settings(
+        model=reader.typed(data, "model", str),
+        thinking=thinking,  # type: ignore[arg-type]
+        permission_mode=reader.choice(permissions, "permissions.mode", PERMISSION_MODES),
+        allow=reader.strings(permissions, "permissions.allow") or (),
+        deny=reader.strings(permissions, "permissions.deny") or (),
+        max_turns=max_turns,
+        providers={name: reader.provider(providers, name) for name in providers},
+        discovery=reader.strings(discovery, "discovery.urls"),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Reader:
+    source: str
+
+    def fail(self, key: str, expected: str) -> ConfigError:
+        return ConfigError(f"{self.source}: {key} must be {expected}")
+
+    def keys(self, table: Mapping[str, Any], prefix: str, allowed: set[str]) -> None:
+        for key in table:
+            if key not in allowed:
+                raise ConfigError(f"{self.source}: unknown setting {prefix}{key}")
+
+    def table(
+        self, data: Mapping[str, Any], key: str, allowed: set[str] | None
+    ) -> Mapping[str, Any]:
+        value = data.get(key, {})
+        if not isinstance(value, dict):
+            raise self.fail(key, "a table")
+        if allowed is not None:
+            self.keys(value, f"{key}.", allowed)
+        return value
+
+    def typed(self, table: Mapping[str, Any], key: str, kind: type) -> Any:
+        value = table.get(key.rsplit(".", 1)[-1])
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise self.fail(key, f"a {'string' if kind is str else 'number'}")
+        return value
+
+    def choice(self, table: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
+        value = self.typed(table, key, str)
+        if value is not None and value not in allowed:
+            raise self.fail(key, "one of " + ", ".join(allowed))
+        return value  # type: ignore[no-any-return]
+
+    def strings(self, table: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
+        value = table.get(key.rsplit(".", 1)[-1])
+        if value is None:
+            return None
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise self.fail(key, "a list of strings")
+        return tuple(value)
+
+    def provider(self, providers: Mapping[str, Any], name: str) -> ProviderSettings:
+        key = f"providers.{name}"
+        table = self.table(providers, name, None)
+        fields = {"api", "base_url", "api_key_env", "models", "default_model"}
+        self.keys(table, f"{key}.", fields)
+        return ProviderSettings(
+            name=name,
+            api=self.typed(table, f"{key}.api", str),
+            base_url=self.typed(table, f"{key}.base_url", str),
+            api_key_env=self.typed(table, f"{key}.api_key_env", str),
+            models=self.strings(table, f"{key}.models") or (),
+            default_model=self.typed(table, f"{key}.default_model", str),
+        )
