@@ -1,0 +1,107 @@
+"""Run the benchmarks of issue 8 and print the table: `python -m scripts.bench [--only 3,7]`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+from scripts.bench.context import Bench
+from scripts.bench.report import Row, skipped, table_lines, write_json
+
+FIGURES: dict[str, tuple[str, str]] = {
+    "1": ("fig_startup", "start-up"),
+    "2": ("fig_first_request", "time to first request"),
+    "3": ("fig_sse", "SSE throughput"),
+    "4": ("fig_loop", "loop overhead"),
+    "5": ("fig_render", "streaming render"),
+    "6": ("fig_tools", "tools"),
+    "7": ("fig_validation", "tool-argument validation"),
+    "8": ("fig_sessions", "sessions"),
+}
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m scripts.bench", description=__doc__)
+    parser.add_argument(
+        "--only", default=",".join(FIGURES), help="comma-separated figure numbers (default: all)"
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="smaller inputs and 2 repeats: a smoke run, not a measurement",
+    )
+    parser.add_argument("--repeats", type=int, default=None, help="runs per figure (default 5)")
+    parser.add_argument("--json", type=Path, default=ROOT / ".bench" / "results.json")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / ".bench",
+        help="scratch folder: peers' venvs, generated files",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    return parser.parse_args(argv)
+
+
+def machine() -> dict[str, object]:
+    model = "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": model,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+    }
+
+
+def run_figure(bench: Bench, number: str) -> list[Row]:
+    module_name, title = FIGURES[number]
+    bench.log(f"figure {number}: {title}")
+    try:
+        module = importlib.import_module(f"scripts.bench.{module_name}")
+    except ModuleNotFoundError:
+        return [skipped(number, title, "not written yet")]
+    try:
+        rows: list[Row] = module.run(bench)
+    except Exception as exc:  # one broken figure must not lose the others' results
+        return [skipped(number, title, f"error: {type(exc).__name__}: {exc}")]
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    wanted = [n.strip() for n in args.only.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in FIGURES]
+    if unknown:
+        print(f"unknown figure(s): {', '.join(unknown)} (known: 1-8)", file=sys.stderr)
+        return 2
+    repeats = args.repeats or (2 if args.quick else 5)
+    bench = Bench(
+        ROOT, args.out.resolve(), quick=args.quick, repeats=repeats, verbose=not args.quiet
+    )
+    started = time.perf_counter()
+    rows = [row for number in wanted for row in run_figure(bench, number)]
+    info = machine() | {
+        "quick": args.quick,
+        "repeats": repeats,
+        "elapsed_s": round(time.perf_counter() - started, 1),
+    }
+    print("\n".join(table_lines(rows)))
+    write_json(args.json, rows, info)
+    bench.log(f"wrote {args.json} in {info['elapsed_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,42 @@
+"""What every figure gets: where things live, how hard to try, and the peers' venvs."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scripts.bench.peers import Peer, ensure_peer
+
+
+@dataclass(frozen=True)
+class Bench:
+    root: Path
+    """The repository: its .venv runs di-code."""
+    out: Path
+    """.bench/: results, peers' venvs, scratch files."""
+    quick: bool = False
+    repeats: int = 5
+    verbose: bool = True
+    _peers: dict[str, Peer] = field(default_factory=dict, repr=False)
+
+    @property
+    def python(self) -> Path:
+        return self.root / ".venv" / "bin" / "python"
+
+    def bin(self, command: str) -> Path:
+        return self.root / ".venv" / "bin" / command
+
+    def scale(self, full: int, quick: int) -> int:
+        return quick if self.quick else full
+
+    def peer(self, name: str) -> Peer:
+        """The peer's venv (installed on first use); raises PeerUnavailable."""
+        if name not in self._peers:
+            self.log(f"  preparing peer venv {name} ...")
+            self._peers[name] = ensure_peer(self.out, name)
+        return self._peers[name]
+
+    def log(self, message: str) -> None:
+        if self.verbose:
+            print(message, file=sys.stderr, flush=True)
