@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.support.llm_server import LLMServer
 
 
 @pytest.fixture(autouse=True)
@@ -20,3 +23,10 @@ def di_code_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     ):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture
+def llm_server() -> Iterator[LLMServer]:
+    """A loopback model server (OpenAI + Anthropic wire formats); see tests/support/llm_server."""
+    with LLMServer() as server:
+        yield server

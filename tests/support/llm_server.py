@@ -1,0 +1,294 @@
+"""A real HTTP/1.1 model server on 127.0.0.1 for tests: OpenAI and Anthropic wire formats.
+
+It runs in a background thread, so in-process async tests and `di-code` subprocesses can both
+talk to it. Scripted items are served in order, whichever endpoint is hit:
+
+- `Turn(text=..., thinking=..., tool_calls=(ToolCallSpec(name, arguments, id),), stop_reason,
+  input_tokens, output_tokens, chunk_size, delay, fault, fault_after)`: a streamed reply,
+  rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
+  POST /v1/messages (chunked SSE). `fault` is "drop" (close the connection mid-stream),
+  "malformed" (send a chunk that is not JSON, then end) or "stall" (send nothing more until the
+  client closes), after `fault_after` events. `delay` waits between events.
+- `HttpError(status, message, headers={"retry-after": "0"}, body=None, error_type=...)`: an
+  error status whose body is the service's error JSON (or `body` verbatim).
+- `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
+
+With the script empty the server answers 400 `llm_server: no scripted reply left`.
+GET /v1/models lists `test-model`. `server.requests` records `RecordedRequest(method, path,
+headers (lower-case names), body (parsed JSON))`; `server.wait_disconnects(n)` waits until the
+server has seen `n` streams closed by the client.
+
+    from tests.support.llm_server import LLMServer, Turn, ToolCallSpec
+
+    with LLMServer() as server:
+        server.script(Turn(text="Hello"), Turn(tool_calls=(ToolCallSpec("ls", {}),)))
+        env = {"OPENAI_BASE_URL": server.openai_base_url, "OPENAI_API_KEY": "test-key"}
+        ...  # run di-code against it
+        assert server.requests[0].body["stream"] is True
+
+Base URLs: `server.openai_base_url` ends in /v1; `server.anthropic_base_url` has no /v1.
+In tests use the `llm_server` fixture from tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import select
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from tests.support.wire import (
+    MALFORMED,
+    HttpError,
+    Replay,
+    Script,
+    ToolCallSpec,
+    Turn,
+    anthropic_error_body,
+    openai_error_body,
+    render_anthropic,
+    render_openai,
+)
+
+__all__ = ["HttpError", "LLMServer", "RecordedRequest", "Replay", "ToolCallSpec", "Turn"]
+
+_ROUTES = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
+_POLL = 0.05  # how often a waiting handler checks for a closed client or a server shutdown
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class LLMServer:
+    """Start with `with LLMServer() as server:` (or `start()`/`close()`)."""
+
+    def __init__(self, script: Iterable[Script] = ()) -> None:
+        self._queue: deque[Script] = deque(script)
+        self._lock = threading.Condition()
+        self._stopping = threading.Event()
+        self._disconnects = 0
+        self.requests: list[RecordedRequest] = []
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.daemon_threads = True
+        self._httpd.owner = self  # type: ignore[attr-defined]
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": _POLL}, daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    def script(self, *items: Script) -> None:
+        with self._lock:
+            self._queue.extend(items)
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._queue)
+
+    def start(self) -> LLMServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._stopping.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> LLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def wait_disconnects(self, count: int = 1, timeout: float = 10.0) -> bool:
+        """True once `count` streams have been closed by the client (abort reached the server)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._disconnects >= count, timeout)
+
+    @property
+    def disconnects(self) -> int:
+        with self._lock:
+            return self._disconnects
+
+    def _record(self, request: RecordedRequest) -> Script | None:
+        with self._lock:
+            self.requests.append(request)
+            return self._queue.popleft() if self._queue else None
+
+    def _client_closed(self) -> None:
+        with self._lock:
+            self._disconnects += 1
+            self._lock.notify_all()
+
+
+class _ClientGone(Exception):
+    pass
+
+
+class _Stopping(Exception):
+    pass
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+        pass
+
+    @property
+    def owner(self) -> LLMServer:
+        return self.server.owner  # type: ignore[attr-defined,no-any-return]
+
+    def do_GET(self) -> None:
+        self._record(None)
+        if self.path.rstrip("/") != "/v1/models":
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        model = {"id": "test-model", "object": "model", "type": "model", "display_name": "Test"}
+        self._send_json(200, {"object": "list", "data": [model], "has_more": False})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        item = self._record(body)
+        wire = _ROUTES.get(self.path)
+        if wire is None:
+            self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+        elif item is None:
+            message = "llm_server: no scripted reply left"
+            self._send_error(wire, HttpError(400, message, error_type="invalid_request_error"))
+        elif isinstance(item, HttpError):
+            self._send_error(wire, item)
+        else:
+            self._stream(wire, item)
+
+    def _record(self, body: Any) -> Script | None:
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        request = RecordedRequest(self.command, self.path, headers, body)
+        return self.owner._record(request)
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_error(self, wire: str, error: HttpError) -> None:
+        if error.body is not None:
+            text = error.body
+        elif wire == "openai":
+            text = openai_error_body(error)
+        else:
+            text = anthropic_error_body(error)
+        data = text.encode()
+        self.send_response(error.status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        for name, value in error.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _stream(self, wire: str, item: Turn | Replay) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        self.end_headers()
+        try:
+            if isinstance(item, Replay):
+                self._replay(item)
+            else:
+                self._turn(wire, item)
+        except (_ClientGone, OSError):  # OSError: the client went away while we were writing
+            self.owner._client_closed()
+            self.close_connection = True
+        except _Stopping:
+            self.close_connection = True
+
+    def _turn(self, wire: str, turn: Turn) -> None:
+        events = render_openai(turn) if wire == "openai" else render_anthropic(turn)
+        limit = turn.fault_after if turn.fault else len(events)
+        for index, event in enumerate(events[:limit]):
+            if index and turn.delay:
+                self._pause(turn.delay)
+            self._chunk(event)
+        match turn.fault:
+            case None:
+                self._end()
+            case "malformed":
+                self._chunk(MALFORMED[wire])
+                self._end()
+            case "drop":
+                self._drop()
+            case "stall":
+                self._pause(None)
+
+    def _replay(self, replay: Replay) -> None:
+        data = Path(replay.path).read_bytes()
+        bounds = [0, *sorted(c for c in replay.cuts if 0 < c < len(data)), len(data)]
+        for index, (start, stop) in enumerate(itertools.pairwise(bounds)):
+            if index and replay.delay:
+                self._pause(replay.delay)
+            self._chunk(data[start:stop])
+        self._end()
+
+    def _chunk(self, data: bytes) -> None:
+        if data:
+            self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            self.wfile.flush()
+
+    def _end(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _drop(self) -> None:
+        self.wfile.flush()
+        self.close_connection = True
+        self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _pause(self, seconds: float | None) -> None:
+        """Wait `seconds` (None: until the client closes); raise _ClientGone if it closes."""
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while not self.owner._stopping.is_set():
+            left = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+            if left <= 0:
+                return
+            readable, _, _ = select.select([self.connection], [], [], left)
+            if readable and not self.connection.recv(1, socket.MSG_PEEK):
+                raise _ClientGone
+        raise _Stopping
