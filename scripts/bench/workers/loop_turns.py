@@ -15,12 +15,13 @@ from di_code.agent import Agent
 from di_code.agent.tool import FunctionTool
 from di_code.ai import TextContent, ToolCall
 from di_code.ai.providers.faux import create_faux_provider
+from di_code.ai.types import ToolResultContent
 
 
 async def main(turns: int, lengths: list[int], window: int) -> dict[str, float]:
     stamps: list[float] = []
 
-    async def tick(_call_id: str, _params: object, _signal: object) -> list[TextContent]:
+    async def tick(_call_id: str, _params: object, _signal: object) -> list[ToolResultContent]:
         stamps.append(time.perf_counter())
         return [TextContent("ok")]
 
