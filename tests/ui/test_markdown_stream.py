@@ -1,0 +1,165 @@
+"""Streaming Markdown prints each finished block once and ends equal to the whole render."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.console import Console, RenderableType
+
+from di_code.ui.markdown_stream import MarkdownStream, block_starts, markdown
+
+
+def make_console() -> Console:
+    return Console(file=io.StringIO(), width=80, color_system=None)
+
+
+def whole(text: str) -> str:
+    console = make_console()
+    console.print(markdown(text))
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+class RecordingLive:
+    def __init__(self) -> None:
+        self.shown: list[RenderableType | None] = []
+
+    def show(self, renderable: RenderableType | None) -> None:
+        self.shown.append(renderable)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def stream(
+    text: str, cuts: list[int], clock: FakeClock | None = None
+) -> tuple[str, MarkdownStream]:
+    console = make_console()
+    md = MarkdownStream(console, clock=clock or FakeClock(), live=RecordingLive())
+    previous = 0
+    for cut in [*sorted({c for c in cuts if 0 < c < len(text)}), len(text)]:
+        md.append(text[previous:cut])
+        previous = cut
+        if clock is not None:
+            clock.now += 1.0
+    md.finish()
+    return console.file.getvalue(), md  # type: ignore[attr-defined]
+
+
+SAMPLE = (
+    "# Title\n\nSome *text* with `code`.\n\n```python\ndef f():\n\n    return 1\n```\n\n"
+    "- one\n\n- two\n  continued\n\n1. a\n2. b\n\n> quote\n\n---\n\n| a | b |\n|---|---|\n"
+    "| 1 | 2 |\n\n    indented\n\n    code\n\nSetext\n======\n\nend"
+)
+
+
+def test_finished_blocks_are_printed_before_the_reply_ends() -> None:
+    clock = FakeClock()
+    console = make_console()
+    live = RecordingLive()
+    md = MarkdownStream(console, clock=clock, live=live)
+    md.append("First paragraph.\n\nSec")
+    assert console.file.getvalue() == ""  # type: ignore[attr-defined]
+    clock.now = 1.0
+    md.append("ond\n")
+    assert console.file.getvalue() == "First paragraph.".ljust(80) + "\n"  # type: ignore[attr-defined]
+    assert md.tail == "Second\n"
+    assert live.shown[-1] is not None
+    md.finish()
+    assert live.shown[-1] is None
+    assert console.file.getvalue() == whole("First paragraph.\n\nSecond\n")  # type: ignore[attr-defined]
+
+
+def test_an_open_code_fence_is_never_cut() -> None:
+    md = MarkdownStream(make_console(), clock=FakeClock(), live=RecordingLive())
+    md.append("```\na\n\nb\n\nc\n")
+    assert md.tail == "```\na\n\nb\n\nc\n"
+
+
+def test_updates_are_throttled_by_the_clock() -> None:
+    clock = FakeClock()
+    live = RecordingLive()
+    md = MarkdownStream(make_console(), clock=clock, live=live, fps=10)
+    md.update("a")
+    md.update("ab")
+    md.update("abc")
+    assert len(live.shown) == 1
+    clock.now = 0.2
+    md.update("abcd")
+    assert len(live.shown) == 2
+
+
+def test_sample_document_streams_to_the_whole_render() -> None:
+    for size in (1, 3, 7, 50):
+        cuts = list(range(size, len(SAMPLE), size))
+        assert stream(SAMPLE, cuts, FakeClock())[0] == whole(SAMPLE), size
+
+
+def test_block_starts_follow_the_parser() -> None:
+    assert block_starts("a\n\n- b\n\n- c\n\nd\n") == [0, 2, 6]
+
+
+LINES = st.sampled_from(
+    [
+        "",
+        "",
+        "",
+        "text",
+        "more *em* and **strong**",
+        "# Heading",
+        "## Sub",
+        "```",
+        "```py",
+        "    indented",
+        "- item",
+        "  - nested",
+        "1. first",
+        "2) second",
+        "> quote",
+        ">",
+        "---",
+        "***",
+        "| a | b |",
+        "|---|---|",
+        "| 1 | 2 |",
+        "===",
+        "<div>",
+        "</div>",
+        "<!--",
+        "-->",
+        "`code` ~~strike~~",
+        "  continued",
+        "* star",
+        "+ plus",
+        "\t",
+        "line with trailing  ",
+        "[link](http://x.y)",
+        "![img](a.png)",
+        "~~~",
+        "1.",
+        "-",
+    ]
+)
+RANDOM_LINE = st.text(alphabet="#-*`>|=_ 1.\tab[]()!~<", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    lines=st.lists(st.one_of(LINES, LINES, RANDOM_LINE), max_size=25),
+    trailing_newline=st.booleans(),
+    cuts=st.lists(st.integers(min_value=0, max_value=400), max_size=30),
+    tick=st.booleans(),
+)
+def test_streaming_any_markdown_ends_as_the_whole_render(
+    lines: list[str], trailing_newline: bool, cuts: list[int], tick: bool
+) -> None:
+    text = "\n".join(lines) + ("\n" if trailing_newline else "")
+    output, md = stream(text, cuts, FakeClock() if tick else None)
+    assert output == whole(text)
+    assert md.tail == ""
