@@ -1,0 +1,89 @@
+"""Server-Sent Events decoding by the WHATWG event-stream rules, independent of any transport.
+
+Feed it bytes as they arrive, however the network cut them (mid-line, mid-CRLF, mid-UTF-8
+character); it returns the events those bytes complete. Rules followed: UTF-8 with one leading
+BOM dropped; lines end in LF, CR or CRLF; `:` starts a comment; `field: value` loses one space
+after the colon; `data` lines are joined with LF; `event` names the type (default `message`);
+`id` sets the last event id (ignored if it contains NUL) and persists; `retry` takes digits
+only; an empty line dispatches, and an event with no data is dropped.
+One chosen deviation: at the end of the stream an event whose lines are complete but that lacks
+the final blank line is still dispatched (some servers end that way); a partial line is not.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSentEvent:
+    data: str
+    event: str = "message"
+    id: str | None = None
+    retry: int | None = None
+
+
+class SSEDecoder:
+    def __init__(self) -> None:
+        self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._at_start = True
+        self._rest = ""
+        self._event = ""
+        self._data: list[str] = []
+        self._last_id: str | None = None
+        self._retry: int | None = None
+
+    def feed(self, chunk: bytes) -> list[ServerSentEvent]:
+        """The events completed by `chunk`."""
+        return self._lines(self._utf8.decode(chunk), final=False)
+
+    def close(self) -> list[ServerSentEvent]:
+        """End of stream: a pending event with complete lines is dispatched (see module doc)."""
+        events = self._lines(self._utf8.decode(b"", final=True), final=True)
+        if self._data:
+            events.extend(self._dispatch())
+        return events
+
+    def _lines(self, text: str, *, final: bool) -> list[ServerSentEvent]:
+        if self._at_start and text:
+            self._at_start = False
+            text = text.removeprefix("\ufeff")
+        buffer = self._rest + text
+        held = ""
+        if buffer.endswith("\r") and not final:
+            buffer, held = buffer[:-1], "\r"  # may be the first half of a CRLF
+        *lines, rest = _LINE_END.split(buffer)
+        self._rest = rest + held
+        events: list[ServerSentEvent] = []
+        for line in lines:
+            events.extend(self._line(line))
+        return events
+
+    def _line(self, line: str) -> list[ServerSentEvent]:
+        if not line:
+            return self._dispatch()
+        if line.startswith(":"):
+            return []
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "event":
+            self._event = value
+        elif name == "data":
+            self._data.append(value)
+        elif name == "id" and "\0" not in value:
+            self._last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            self._retry = int(value)
+        return []
+
+    def _dispatch(self) -> list[ServerSentEvent]:
+        data, event = self._data, self._event
+        self._data, self._event = [], ""
+        if not data:
+            return []
+        return [ServerSentEvent("\n".join(data), event or "message", self._last_id, self._retry)]
