@@ -1,0 +1,105 @@
+"""The options `run` and `chat` share, declared once for Typer and gathered in one dataclass.
+
+`with_common_options` adds the shared parameters to a command's signature (Typer reads
+signatures), and hands the command one `CliOptions` instead of seventeen arguments.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Annotated, Any
+
+import typer
+
+from di_code.tools.permissions import PermissionMode
+
+MODEL_PANEL = "Model"
+TOOLS_PANEL = "Tools and permissions"
+SESSION_PANEL = "Session and prompt"
+
+
+@dataclass(frozen=True, slots=True)
+class CliOptions:
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    thinking: bool = False
+    permission_mode: PermissionMode | None = None
+    yes: bool = False
+    tools: str | None = None
+    add_dir: tuple[str, ...] = ()
+    max_turns: int | None = None
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    continue_session: bool = False
+    session: str | None = None
+    no_session: bool = False
+    verbose: bool = False
+
+
+def _common(
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", help="PROVIDER/ID, or an ID with --provider.")
+    ] = None,
+    provider: Annotated[str | None, typer.Option(help="Provider name (openai, ...).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Override the provider's URL.")] = None,
+    api_key: Annotated[str | None, typer.Option(help="API key (else from env).")] = None,
+    thinking: Annotated[bool, typer.Option("--thinking", help="Ask for reasoning.")] = False,
+    permission_mode: Annotated[
+        str | None, typer.Option(help="ask | auto | read-only (default ask).")
+    ] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Same as --permission-mode auto.")] = (
+        False
+    ),
+    tools: Annotated[str | None, typer.Option(help="Only these tools, e.g. read,grep.")] = None,
+    add_dir: Annotated[
+        list[str] | None, typer.Option(help="Another folder the tools may use.")
+    ] = None,
+    max_turns: Annotated[int | None, typer.Option(min=1, help="Stop after N requests.")] = None,
+    system_prompt: Annotated[
+        str | None, typer.Option(help="Replace the system prompt (text or file).")
+    ] = None,
+    append_system_prompt: Annotated[
+        str | None, typer.Option(help="Add to the system prompt (text or file).")
+    ] = None,
+    continue_session: Annotated[
+        bool, typer.Option("--continue", "-c", help="Resume this folder's newest session.")
+    ] = False,
+    session: Annotated[str | None, typer.Option(help="Resume the session with this id.")] = None,
+    no_session: Annotated[bool, typer.Option("--no-session", help="Do not save a session.")] = (
+        False
+    ),
+    verbose: Annotated[bool, typer.Option("--verbose", help="Show tracebacks.")] = False,
+) -> None:
+    """Template: its signature is the shared option set."""
+
+
+_COMMON_PARAMS = list(inspect.signature(_common, eval_str=True).parameters.values())
+_NAMES = [field.name for field in fields(CliOptions)]
+assert [param.name for param in _COMMON_PARAMS] == _NAMES
+
+
+def options_from(values: dict[str, Any]) -> CliOptions:
+    """Build CliOptions from the parsed values, normalising Typer's None lists."""
+    values = dict(values)
+    values["add_dir"] = tuple(values.get("add_dir") or ())
+    return CliOptions(**values)
+
+
+def with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give `command(own args..., options: CliOptions)` the shared Typer options."""
+    own = [p for p in inspect.signature(command, eval_str=True).parameters.values()]
+    own = [p for p in own if p.name != "options"]
+
+    @functools.wraps(command)
+    def wrapper(**kwargs: Any) -> Any:
+        common = {name: kwargs.pop(name) for name in _NAMES}
+        return command(**kwargs, options=options_from(common))
+
+    wrapper.__signature__ = inspect.Signature([*own, *_COMMON_PARAMS])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {}
+    return wrapper

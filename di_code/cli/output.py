@@ -1,0 +1,85 @@
+"""`run`'s output formats (SPEC §5): text, json (one result object) and stream-json (a line
+per AgentEvent, then the result object).
+
+Everything written goes through `Writer`, which replaces the API key with `***` as a last line
+of defence: providers already redact it, but no output may ever carry it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TextIO, TypeAlias
+
+from di_code.agent.events import AgentEvent, TurnEndEvent
+from di_code.ai.codec import to_dict
+from di_code.ai.types import AssistantMessage, Cost, Usage
+
+OutputFormat: TypeAlias = Literal["text", "json", "stream-json"]
+OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
+
+
+@dataclass(slots=True)
+class Writer:
+    stream: TextIO
+    secrets: Sequence[str] = ()
+
+    def line(self, text: str) -> None:
+        for secret in self.secrets:
+            if secret:
+                text = text.replace(secret, "***")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+@dataclass(slots=True)
+class RunTally:
+    """Counts turns and adds up usage as the events go by."""
+
+    num_turns: int = 0
+    usages: list[Usage] = field(default_factory=list)
+
+    def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, TurnEndEvent):
+            self.num_turns += 1
+            self.usages.append(event.message.usage)
+
+
+def total_usage(usages: Sequence[Usage]) -> Usage:
+    """The sum of several requests' usage, cost included."""
+
+    def tokens(name: str) -> int:
+        return sum(int(getattr(usage, name)) for usage in usages)
+
+    def dollars(name: str) -> float:
+        return sum(float(getattr(usage.cost, name)) for usage in usages)
+
+    names = ("input", "output", "cache_read", "cache_write")
+    cost = Cost(**{name: dollars(name) for name in (*names, "total")})
+    return Usage(**{name: tokens(name) for name in (*names, "total_tokens")}, cost=cost)
+
+
+def result_object(
+    final: AssistantMessage, tally: RunTally, session_id: str | None
+) -> dict[str, Any]:
+    """The json format's single object, also the last line of stream-json."""
+    is_error = final.stop_reason in ("error", "aborted")
+    return {
+        "type": "result",
+        "is_error": is_error,
+        "stop_reason": final.stop_reason,
+        "result": final.error_message if is_error else final.text,
+        "session_id": session_id,
+        "num_turns": tally.num_turns,
+        "usage": to_dict(total_usage(tally.usages)),
+    }
+
+
+def event_line(event: AgentEvent) -> str:
+    """One stream-json line: the event as JSON, `type` first."""
+    return json.dumps(to_dict(event), ensure_ascii=False)
+
+
+def result_line(final: AssistantMessage, tally: RunTally, session_id: str | None) -> str:
+    return json.dumps(result_object(final, tally, session_id), ensure_ascii=False)
