@@ -1,0 +1,154 @@
+"""Compaction: when the context nears the window, older turns become a model-written summary.
+
+Token counts come from the provider's usage of the last request made since the latest
+compaction; only messages with no usage after them are estimated at four characters a token.
+The cut keeps the most recent ~`keep_recent_tokens` and is placed only before a user or
+assistant message, never before a tool result, so a tool call and its result stay together.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from di_code.ai.abort import AbortSignal
+from di_code.ai.stream import Provider, StreamOptions
+from di_code.ai.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+    now_ms,
+)
+from di_code.session.summary import (
+    SUMMARY_SYSTEM_PROMPT,
+    is_summary_message,
+    summary_message,
+    summary_request,
+)
+
+DEFAULT_RESERVE = 16_384
+DEFAULT_KEEP_RECENT_TOKENS = 20_000
+IMAGE_TOKENS = 1_200
+SUMMARY_MAX_TOKENS = 8_192
+NOTHING_TO_COMPACT = "Nothing to compact"
+
+
+class CompactionError(Exception):
+    """Compaction could not be done; the message is one line for the user."""
+
+
+class NothingToCompact(CompactionError):
+    def __init__(self) -> None:
+        super().__init__(NOTHING_TO_COMPACT)
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionResult:
+    summary: str
+    first_kept_index: int
+    """Index, in the messages given to `compact`, of the first message kept as it was."""
+    tokens_before: int
+    messages: list[Message]
+    """The new transcript: the summary message, then the kept messages."""
+
+
+def estimate_tokens(message: Message) -> int:
+    """Four characters a token: a rough count, used only where no usage is known."""
+    chars = 0
+    images = 0
+    for block in message.content:
+        match block:
+            case TextContent(text=text):
+                chars += len(text)
+            case ThinkingContent(thinking=thinking):
+                chars += len(thinking)
+            case ToolCall(name=name, arguments=arguments):
+                chars += len(name) + len(json.dumps(arguments, ensure_ascii=False))
+            case ImageContent():
+                images += 1
+    return chars // 4 + images * IMAGE_TOKENS
+
+
+def context_tokens(messages: list[Message]) -> int:
+    """The size of the next request: the last usage since the latest summary, plus estimates."""
+    start = max((i for i, m in enumerate(messages) if is_summary_message(m)), default=0)
+    for index in range(len(messages) - 1, start - 1, -1):
+        message = messages[index]
+        if isinstance(message, AssistantMessage) and message.stop_reason not in (
+            "error",
+            "aborted",
+        ):
+            usage = message.usage
+            used = usage.input + usage.output + usage.cache_read + usage.cache_write
+            if used > 0:
+                return used + sum(estimate_tokens(m) for m in messages[index + 1 :])
+    return sum(estimate_tokens(m) for m in messages)
+
+
+def should_compact(messages: list[Message], model: Model, reserve: int = DEFAULT_RESERVE) -> bool:
+    """True when the context has grown past `context_window - reserve`."""
+    return context_tokens(messages) > model.context_window - reserve
+
+
+def find_cut(messages: list[Message], keep_recent_tokens: int) -> int | None:
+    """Index of the first kept message, or None when there is nothing older to summarize."""
+    kept = 0
+    target = len(messages)
+    for index in range(len(messages) - 1, -1, -1):
+        kept += estimate_tokens(messages[index])
+        if kept >= keep_recent_tokens:
+            target = index
+            break
+    else:
+        return None
+    cuts = [i for i in range(1, len(messages)) if _can_cut_before(messages[i])]
+    before = [i for i in cuts if i <= target]
+    after = [i for i in cuts if i > target]
+    if before:
+        return before[-1]
+    return after[0] if after else None
+
+
+def _can_cut_before(message: Message) -> bool:
+    return not isinstance(message, ToolResultMessage)
+
+
+async def compact(
+    provider: Provider,
+    model: Model,
+    messages: list[Message],
+    *,
+    keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS,
+    instructions: str | None = None,
+    signal: AbortSignal | None = None,
+) -> CompactionResult:
+    """Ask the model for a summary of the older messages; keep the recent ones as they are."""
+    keep = min(keep_recent_tokens, model.context_window // 4)
+    cut = find_cut(messages, keep)
+    if cut is None or not _has_content(messages[:cut]):
+        raise NothingToCompact
+    max_tokens = min(model.max_output_tokens, SUMMARY_MAX_TOKENS)
+    budget_chars = max(model.context_window - max_tokens - 2_000, 1_000) * 3
+    request = summary_request(messages[:cut], instructions, budget_chars)
+    context = Context(SUMMARY_SYSTEM_PROMPT, [UserMessage.of(request)], [])
+    stream = provider.stream(model, context, StreamOptions(signal=signal, max_tokens=max_tokens))
+    reply = await stream.result()
+    if reply.stop_reason in ("error", "aborted"):
+        raise CompactionError(f"Compaction failed: {reply.error_message}")
+    summary = reply.text.strip()
+    if not summary:
+        raise CompactionError("Compaction failed: the model returned an empty summary")
+    compacted: list[Message] = [summary_message(summary, now_ms()), *messages[cut:]]
+    return CompactionResult(summary, cut, context_tokens(messages), compacted)
+
+
+def _has_content(messages: list[Message]) -> bool:
+    """Something besides an earlier summary alone is there to summarize."""
+    return any(not is_summary_message(message) for message in messages)

@@ -1,0 +1,165 @@
+"""The session file format: a header line, then one JSON entry per line.
+
+```
+{"type": "session", "version": 1, "id": "...", "cwd": "/abs/path", "timestamp": 1717000000000}
+{"type": "message", "id": "a1b2c3d4e5f6", "parent_id": null, "timestamp": ..., "message": {...}}
+{"type": "model_change", "id": "...", "parent_id": "a1b2...", "timestamp": ...,
+ "provider": "openai", "model_id": "gpt-4o"}
+{"type": "compaction", "id": "...", "parent_id": "...", "timestamp": ..., "summary": "...",
+ "first_kept_entry_id": "...", "tokens_before": 123456}
+```
+Timestamps are milliseconds since the epoch. Entries form a tree through `parent_id`; the
+conversation is the path from the last entry to the root. Older versions are upgraded in memory
+by `migrate` before decoding; a newer version is refused, never overwritten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, TypeAlias
+
+from di_code.ai.codec import CodecError, message_from_dict, to_dict
+from di_code.ai.types import Message
+
+FORMAT_VERSION = 1
+
+Raw: TypeAlias = dict[str, Any]
+Migration: TypeAlias = Callable[[Raw, list[Raw]], tuple[Raw, list[Raw]]]
+MIGRATIONS: dict[int, Migration] = {}
+"""`MIGRATIONS[v]` turns a version-v header and entries into version v+1 (raw JSON dicts)."""
+
+
+class SessionError(Exception):
+    """A session cannot be found, read or written; the message is one line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHeader:
+    id: str
+    cwd: str
+    timestamp: int
+    version: int = FORMAT_VERSION
+
+    def to_dict(self) -> Raw:
+        return {
+            "type": "session",
+            "version": self.version,
+            "id": self.id,
+            "cwd": self.cwd,
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MessageEntry:
+    id: str
+    parent_id: str | None
+    timestamp: int
+    message: Message
+    type: ClassVar[Literal["message"]] = "message"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelChangeEntry:
+    id: str
+    parent_id: str | None
+    timestamp: int
+    provider: str
+    model_id: str
+    type: ClassVar[Literal["model_change"]] = "model_change"
+
+
+@dataclass(frozen=True, slots=True)
+class CompactionEntry:
+    """Everything before `first_kept_entry_id` is replaced by `summary` (None: nothing kept)."""
+
+    id: str
+    parent_id: str | None
+    timestamp: int
+    summary: str
+    first_kept_entry_id: str | None
+    tokens_before: int
+    type: ClassVar[Literal["compaction"]] = "compaction"
+
+
+Entry: TypeAlias = MessageEntry | ModelChangeEntry | CompactionEntry
+
+
+def entry_to_dict(entry: Entry) -> Raw:
+    data: Raw = to_dict(entry)
+    return data
+
+
+def header_from_dict(data: Any) -> SessionHeader:
+    """Read a (migrated) header; raise SessionError when it is not one."""
+    if not isinstance(data, dict) or data.get("type") != "session":
+        raise SessionError("not a di-code session file (no session header)")
+    session_id, cwd, timestamp = data.get("id"), data.get("cwd"), data.get("timestamp", 0)
+    if not isinstance(session_id, str) or not session_id or not isinstance(cwd, str):
+        raise SessionError("the session header has no valid id or cwd")
+    if isinstance(timestamp, bool) or not isinstance(timestamp, int | float):
+        raise SessionError("the session header has an invalid timestamp")
+    return SessionHeader(session_id, cwd, int(timestamp), FORMAT_VERSION)
+
+
+def entry_from_dict(data: Any) -> Entry:
+    """Decode one entry; raise CodecError with a one-line reason on a bad shape."""
+    if not isinstance(data, dict):
+        raise CodecError("entry must be an object")
+    entry_id, parent_id = data.get("id"), data.get("parent_id")
+    if not isinstance(entry_id, str) or not entry_id:
+        raise CodecError("entry has no id")
+    if parent_id is not None and not isinstance(parent_id, str):
+        raise CodecError("entry parent_id must be a string or null")
+    timestamp = _number(data, "timestamp")
+    kind = data.get("type")
+    if kind == "message":
+        return MessageEntry(entry_id, parent_id, timestamp, message_from_dict(data.get("message")))
+    if kind == "model_change":
+        return ModelChangeEntry(
+            entry_id, parent_id, timestamp, _text(data, "provider"), _text(data, "model_id")
+        )
+    if kind == "compaction":
+        kept = data.get("first_kept_entry_id")
+        if kept is not None and not isinstance(kept, str):
+            raise CodecError("first_kept_entry_id must be a string or null")
+        summary = _text(data, "summary")
+        return CompactionEntry(
+            entry_id, parent_id, timestamp, summary, kept, _number(data, "tokens_before")
+        )
+    raise CodecError(f"unknown entry type {kind!r}")
+
+
+def migrate(header: Raw, entries: list[Raw]) -> tuple[Raw, list[Raw]]:
+    """Bring an older file's raw JSON up to FORMAT_VERSION; refuse a newer or unknown one."""
+    version = header.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 0:
+        raise SessionError(f"the session header has an invalid version {version!r}")
+    if version > FORMAT_VERSION:
+        raise SessionError(
+            f"session format version {version} is newer than this di-code supports "
+            f"({FORMAT_VERSION}); upgrade di-code to open it"
+        )
+    while version < FORMAT_VERSION:
+        step = MIGRATIONS.get(version)
+        if step is None:
+            raise SessionError(f"session format version {version} can no longer be read")
+        header, entries = step(header, entries)
+        version += 1
+        header = {**header, "version": version}
+    return header, entries
+
+
+def _number(data: Raw, key: str) -> int:
+    value = data.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise CodecError(f"{key!r} must be a number")
+    return int(value)
+
+
+def _text(data: Raw, key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str):
+        raise CodecError(f"{key!r} must be a string")
+    return value

@@ -1,0 +1,107 @@
+"""Locked, crash-tolerant JSON lines: the only code that touches a session file's bytes.
+
+Writers take an exclusive `flock` and append each line with one `O_APPEND` write, so two
+processes never interleave bytes; a line left torn by a crash is closed with a newline before
+the next append, so it cannot swallow a good entry. Readers take a shared lock, so they never
+see another process's half-written line, and skip bad lines with a warning instead of failing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    line: int
+    """1-based line number in the file, for warnings."""
+    data: Any
+
+
+def encode(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+def read_records(path: Path) -> tuple[list[Record], list[str]]:
+    """Every parseable line, and one warning per line that was skipped."""
+    with _locked(path, os.O_RDONLY, fcntl.LOCK_SH) as fd:
+        raw = _read_all(fd)
+    lines = raw.split(b"\n")
+    torn = lines.pop() if lines else b""
+    records: list[Record] = []
+    warnings: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record(number, json.loads(line)))
+        except ValueError as exc:
+            warnings.append(f"{path.name}: line {number} is corrupt and was skipped ({exc})")
+    if torn.strip():
+        try:  # a whole line whose newline was lost is still good
+            records.append(Record(len(lines) + 1, json.loads(torn)))
+        except ValueError:
+            warnings.append(
+                f"{path.name}: the last line was cut off (a crash while writing) and was skipped"
+            )
+    return records, warnings
+
+
+def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bool = True) -> None:
+    """Append complete lines; write `header` first when the file is new or empty."""
+    with _locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, fcntl.LOCK_EX) as fd:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            payload = header + payload
+        elif os.pread(fd, 1, size - 1) != b"\n":
+            payload = b"\n" + payload
+        _write_all(fd, payload)
+        if durable:
+            os.fsync(fd)
+
+
+def replace_file(path: Path, payload: bytes) -> None:
+    """Swap in new content atomically (an upgraded old-version file), holding the lock."""
+    temporary = path.with_name(path.name + ".tmp")
+    with _locked(path, os.O_RDWR, fcntl.LOCK_EX):
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            _write_all(fd, payload)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+
+
+@contextlib.contextmanager
+def _locked(path: Path, flags: int, operation: int) -> Iterator[int]:
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        raise OSError(f"cannot open {path}: {exc.strerror}") from exc
+    try:
+        fcntl.flock(fd, operation)
+        yield fd
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, payload: bytes) -> None:
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

@@ -1,0 +1,199 @@
+"""One session: its entries in memory, appended to its JSONL file as they happen.
+
+The file is created with the first entry, so a run aborted before anything happened leaves no
+empty file. The current leaf is the entry appended last; the conversation is the path from it
+to the root, with the latest compaction on that path applied.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from di_code.agent.agent import Agent
+from di_code.agent.events import AgentEvent, MessageEndEvent
+from di_code.ai.codec import CodecError
+from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
+from di_code.session import jsonl
+from di_code.session.format import (
+    FORMAT_VERSION,
+    CompactionEntry,
+    Entry,
+    MessageEntry,
+    ModelChangeEntry,
+    SessionError,
+    SessionHeader,
+    entry_from_dict,
+    entry_to_dict,
+    header_from_dict,
+    migrate,
+)
+from di_code.session.summary import summary_message
+
+
+class Session:
+    def __init__(
+        self,
+        path: Path,
+        header: SessionHeader,
+        entries: Sequence[Entry] = (),
+        warnings: Sequence[str] = (),
+        *,
+        now: Clock = now_ms,
+        upgrade: bool = False,
+    ) -> None:
+        self.path = path
+        self.header = header
+        self.warnings = list(warnings)
+        """Problems met while loading (torn or corrupt lines): show them, they are not fatal."""
+        self._entries = list(entries)
+        self._by_id = {entry.id: entry for entry in self._entries}
+        self._leaf = self._entries[-1].id if self._entries else None
+        self._now = now
+        self._upgrade = upgrade
+        self._model = self._branch_model()
+
+    @property
+    def id(self) -> str:
+        return self.header.id
+
+    @property
+    def cwd(self) -> str:
+        return self.header.cwd
+
+    @property
+    def entries(self) -> list[Entry]:
+        """Every entry of the file in order, on any branch."""
+        return list(self._entries)
+
+    @classmethod
+    def load(cls, path: Path, *, now: Clock = now_ms) -> Session:
+        """Read a session file; bad lines become warnings, a bad header a SessionError."""
+        try:
+            records, warnings = jsonl.read_records(path)
+        except OSError as exc:
+            raise SessionError(str(exc)) from exc
+        first = records[0].data if records and records[0].line == 1 else None
+        if not isinstance(first, dict) or first.get("type") != "session":
+            raise SessionError(f"{path.name}: not a di-code session file (no session header)")
+        try:
+            raw_header, raw_entries = migrate(first, [r.data for r in records[1:]])
+            header = header_from_dict(raw_header)
+        except SessionError as exc:
+            raise SessionError(f"{path.name}: {exc}") from exc
+        entries: list[Entry] = []
+        for record, raw in zip(records[1:], raw_entries, strict=True):
+            try:
+                entries.append(entry_from_dict(raw))
+            except CodecError as exc:
+                warnings.append(f"{path.name}: line {record.line} was skipped ({exc})")
+        upgrade = first.get("version") != FORMAT_VERSION
+        return cls(path, header, entries, warnings, now=now, upgrade=upgrade)
+
+    def branch(self) -> list[Entry]:
+        """The entries from the root to the current leaf."""
+        path: list[Entry] = []
+        seen: set[str] = set()
+        current = self._leaf
+        while current is not None and current not in seen:
+            seen.add(current)
+            entry = self._by_id.get(current)
+            if entry is None:
+                break
+            path.append(entry)
+            current = entry.parent_id
+        path.reverse()
+        return path
+
+    def context(self) -> list[Message]:
+        """The messages to give the Agent: the latest summary, what it kept, what came after."""
+        return [message for _, message in self.context_with_ids()]
+
+    def context_with_ids(self) -> list[tuple[str | None, Message]]:
+        """`context()` with each message's entry id (None for the summary)."""
+        branch = self.branch()
+        start = 0
+        out: list[tuple[str | None, Message]] = []
+        compactions = [i for i, e in enumerate(branch) if isinstance(e, CompactionEntry)]
+        if compactions:
+            at = compactions[-1]
+            compaction = branch[at]
+            assert isinstance(compaction, CompactionEntry)
+            out.append((None, summary_message(compaction.summary, compaction.timestamp)))
+            ids = [entry.id for entry in branch[:at]]
+            kept = compaction.first_kept_entry_id
+            start = ids.index(kept) if kept in ids else at
+        out.extend(
+            (entry.id, entry.message) for entry in branch[start:] if isinstance(entry, MessageEntry)
+        )
+        return out
+
+    def model(self) -> tuple[str, str] | None:
+        """The (provider, model_id) last used on this branch, to resume with the same model."""
+        return self._model
+
+    def _branch_model(self) -> tuple[str, str] | None:
+        for entry in reversed(self.branch()):
+            if isinstance(entry, ModelChangeEntry):
+                return entry.provider, entry.model_id
+        return None
+
+    def append_message(self, message: Message) -> MessageEntry:
+        entry = MessageEntry(self._new_id(), self._leaf, self._now(), message)
+        self._append(entry)
+        return entry
+
+    def append_model_change(self, provider: str, model_id: str) -> ModelChangeEntry:
+        entry = ModelChangeEntry(self._new_id(), self._leaf, self._now(), provider, model_id)
+        self._append(entry)
+        self._model = (provider, model_id)
+        return entry
+
+    def append_compaction(
+        self, summary: str, first_kept_entry_id: str | None, tokens_before: int
+    ) -> CompactionEntry:
+        if first_kept_entry_id is not None and first_kept_entry_id not in self._by_id:
+            raise SessionError(f"no entry {first_kept_entry_id!r} in session {self.id}")
+        entry = CompactionEntry(
+            self._new_id(), self._leaf, self._now(), summary, first_kept_entry_id, tokens_before
+        )
+        self._append(entry)
+        return entry
+
+    def record(self, agent: Agent) -> Callable[[], None]:
+        """Append every message the agent finishes (and a model change before it); returns
+        the unsubscribe function."""
+
+        def on_event(event: AgentEvent) -> None:
+            if not isinstance(event, MessageEndEvent):
+                return
+            if isinstance(event.message, AssistantMessage):
+                current = (agent.model.provider, agent.model.id)
+                if self.model() != current:
+                    self.append_model_change(*current)
+            self.append_message(event.message)
+
+        return agent.subscribe(on_event)
+
+    def _new_id(self) -> str:
+        while True:
+            candidate = os.urandom(6).hex()
+            if candidate not in self._by_id:
+                return candidate
+
+    def _append(self, entry: Entry) -> None:
+        header = jsonl.encode(self.header.to_dict())
+        line = jsonl.encode(entry_to_dict(entry))
+        try:
+            if self._upgrade:
+                body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)
+                jsonl.replace_file(self.path, header + body)
+                self._upgrade = False
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            jsonl.append_lines(self.path, line, header=header)
+        except OSError as exc:
+            raise SessionError(f"cannot write session {self.id}: {exc}") from exc
+        self._entries.append(entry)
+        self._by_id[entry.id] = entry
+        self._leaf = entry.id

@@ -1,0 +1,139 @@
+"""Where sessions live: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl` (SPEC §7).
+
+The slug is the workspace path made file-name safe plus a short hash of it, so two folders
+whose paths differ only in punctuation never share a folder. File names start with the UTC
+creation time, so they sort by age; "latest" means the most recently written.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from di_code.ai.types import Clock, TextContent, UserMessage, now_ms
+from di_code.session.format import MessageEntry, SessionError, SessionHeader
+from di_code.session.session import Session
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """One line of a session list (`/resume`)."""
+
+    id: str
+    path: Path
+    first_prompt: str
+    modified: float
+    """Seconds since the epoch (the file's mtime)."""
+    size: int
+    """Bytes."""
+    message_count: int
+
+
+def workspace_slug(cwd: Path) -> str:
+    resolved = str(cwd.resolve())
+    readable = _UNSAFE.sub("-", resolved).strip("-")[-60:] or "root"
+    digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:8]
+    return f"{readable}-{digest}"
+
+
+class SessionStore:
+    def __init__(self, home: Path, *, now: Clock = now_ms) -> None:
+        self.root = home / "sessions"
+        self._now = now
+
+    def directory(self, cwd: Path) -> Path:
+        return self.root / workspace_slug(cwd)
+
+    def create(self, cwd: Path) -> Session:
+        """A new session; its file appears with the first entry."""
+        timestamp = self._now()
+        session_id = uuid.uuid4().hex
+        stamp = datetime.fromtimestamp(timestamp / 1000, UTC).strftime("%Y-%m-%dT%H-%M-%S-%f")
+        path = self.directory(cwd) / f"{stamp}Z_{session_id}.jsonl"
+        header = SessionHeader(session_id, str(cwd.resolve()), timestamp)
+        return Session(path, header, now=self._now)
+
+    def open(self, path: Path) -> Session:
+        return Session.load(path, now=self._now)
+
+    def latest(self, cwd: Path) -> Session | None:
+        """The most recently written session of this workspace (`--continue`)."""
+        files = self._files(self.directory(cwd))
+        return self.open(files[0]) if files else None
+
+    def find(self, id_or_prefix: str, cwd: Path) -> Session:
+        """A session by id or unambiguous id prefix: this workspace first, then any."""
+        wanted = id_or_prefix.strip().lower()
+        if not wanted:
+            raise SessionError("No session id given.")
+        for files in (self._files(self.directory(cwd)), self._all_files()):
+            matches = [path for path in files if _session_id(path).startswith(wanted)]
+            exact = [path for path in matches if _session_id(path) == wanted]
+            if exact or len(matches) == 1:
+                return self.open((exact or matches)[0])
+            if matches:
+                shown = ", ".join(_session_id(path)[:12] for path in matches[:5])
+                raise SessionError(
+                    f'Session id "{id_or_prefix}" is ambiguous: it matches {len(matches)} '
+                    f"sessions ({shown}). Give more characters."
+                )
+        raise SessionError(f'No session matches "{id_or_prefix}".')
+
+    def list(self, cwd: Path, limit: int = 20) -> list[SessionSummary]:
+        """The newest sessions of this workspace; unreadable files are left out."""
+        out: list[SessionSummary] = []
+        for path in self._files(self.directory(cwd)):
+            if len(out) >= limit:
+                break
+            try:
+                out.append(_summarize(self.open(path)))
+            except (SessionError, OSError):
+                continue
+        return out
+
+    def _all_files(self) -> builtins.list[Path]:
+        if not self.root.is_dir():
+            return []
+        return sorted(self.root.glob("*/*.jsonl"))
+
+    @staticmethod
+    def _files(directory: Path) -> builtins.list[Path]:
+        """Session files, the most recently written first."""
+        if not directory.is_dir():
+            return []
+        stamped = []
+        for path in directory.glob("*.jsonl"):
+            try:
+                stamped.append((path.stat().st_mtime_ns, path.name, path))
+            except OSError:
+                continue
+        return [path for _, _, path in sorted(stamped, reverse=True)]
+
+
+def _session_id(path: Path) -> str:
+    return path.stem.partition("_")[2].lower()
+
+
+def _summarize(session: Session) -> SessionSummary:
+    messages = [entry.message for entry in session.entries if isinstance(entry, MessageEntry)]
+    first = next((m for m in messages if isinstance(m, UserMessage)), None)
+    text = ""
+    if first is not None:
+        text = " ".join(b.text for b in first.content if isinstance(b, TextContent))
+    stat = session.path.stat() if session.path.exists() else None
+    return SessionSummary(
+        id=session.id,
+        path=session.path,
+        first_prompt=" ".join(text.split())[:200],
+        modified=stat.st_mtime if stat else time.time(),
+        size=stat.st_size if stat else 0,
+        message_count=len(messages),
+    )
