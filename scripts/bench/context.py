@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,13 @@ class Bench:
 
     def bin(self, command: str) -> Path:
         return self.root / ".venv" / "bin" / command
+
+    def has(self, module: str) -> bool:
+        """Whether a di-code module exists yet (parts land while the harness is written)."""
+        try:
+            return importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            return False
 
     def scale(self, full: int, quick: int) -> int:
         return quick if self.quick else full

@@ -28,6 +28,8 @@ class ChildFailed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class ChildRun:
+    started: float
+    """time.monotonic() just before the child was spawned."""
     wall_s: float
     cpu_s: float
     maxrss_mib: float
@@ -45,6 +47,7 @@ def run_child(
 ) -> ChildRun:
     """Run to completion with stdin closed; kill it (and fail) after `timeout` seconds."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        started = time.monotonic()
         start = time.perf_counter()
         proc = subprocess.Popen(
             [str(part) for part in argv],
@@ -66,6 +69,7 @@ def run_child(
         out.seek(0)
         err.seek(0)
         return ChildRun(
+            started,
             wall,
             usage.ru_utime + usage.ru_stime,
             usage.ru_maxrss / 1024,
