@@ -43,33 +43,49 @@ class CliOptions:
 
 def _common(
     model: Annotated[
-        str | None, typer.Option("--model", "-m", help="PROVIDER/ID, or an ID with --provider.")
+        str | None,
+        typer.Option(
+            "--model", "-m", metavar="MODEL", help="PROVIDER/ID, or an ID with --provider."
+        ),
     ] = None,
-    provider: Annotated[str | None, typer.Option(help="Provider name (openai, ...).")] = None,
-    base_url: Annotated[str | None, typer.Option(help="Override the provider's URL.")] = None,
-    api_key: Annotated[str | None, typer.Option(help="API key (else from env).")] = None,
+    provider: Annotated[
+        str | None,
+        typer.Option(metavar="NAME", help="Provider name (openai, anthropic, ollama, ...)."),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(metavar="URL", help="Override the provider's URL.")
+    ] = None,
+    api_key: Annotated[
+        str | None, typer.Option(metavar="KEY", help="API key (else from env).")
+    ] = None,
     thinking: Annotated[bool, typer.Option("--thinking", help="Ask for reasoning.")] = False,
     permission_mode: Annotated[
-        str | None, typer.Option(help="ask | auto | read-only (default ask).")
+        str | None, typer.Option(metavar="MODE", help="ask | auto | read-only (default ask).")
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Same as --permission-mode auto.")] = (
         False
     ),
-    tools: Annotated[str | None, typer.Option(help="Only these tools, e.g. read,grep.")] = None,
-    add_dir: Annotated[
-        list[str] | None, typer.Option(help="Another folder the tools may use.")
+    tools: Annotated[
+        str | None, typer.Option(metavar="LIST", help="Only these tools, e.g. read,grep.")
     ] = None,
-    max_turns: Annotated[int | None, typer.Option(min=1, help="Stop after N requests.")] = None,
+    add_dir: Annotated[
+        list[str] | None, typer.Option(metavar="DIR", help="Another folder the tools may use.")
+    ] = None,
+    max_turns: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Stop after N requests.")
+    ] = None,
     system_prompt: Annotated[
-        str | None, typer.Option(help="Replace the system prompt (text or file).")
+        str | None, typer.Option(metavar="TEXT", help="Replace the system prompt (text or file).")
     ] = None,
     append_system_prompt: Annotated[
-        str | None, typer.Option(help="Add to the system prompt (text or file).")
+        str | None, typer.Option(metavar="TEXT", help="Add to the system prompt (text or file).")
     ] = None,
     continue_session: Annotated[
         bool, typer.Option("--continue", "-c", help="Resume this folder's newest session.")
     ] = False,
-    session: Annotated[str | None, typer.Option(help="Resume the session with this id.")] = None,
+    session: Annotated[
+        str | None, typer.Option(metavar="ID", help="Resume the session with this id.")
+    ] = None,
     no_session: Annotated[bool, typer.Option("--no-session", help="Do not save a session.")] = (
         False
     ),

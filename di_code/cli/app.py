@@ -1,0 +1,94 @@
+"""The Typer app and the console-script entry point `main()`.
+
+Heavy modules (httpx, jsonschema, rich.markdown, prompt_toolkit) are imported inside the
+commands, so `di-code --help` stays fast. A user error is one line on stderr and exit code 2;
+an unexpected error is one line and exit 1, with the traceback only under `--verbose`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+
+from di_code import __version__
+from di_code.cli.options import CliOptions, with_common_options
+from di_code.config.settings import ConfigError
+
+EXIT_USAGE = 2
+
+app = typer.Typer(
+    name="di-code",
+    help="di-code: a terminal coding agent.",
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"di-code {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """di-code: a terminal coding agent. The model proposes tool calls; di-code runs them."""
+
+
+@app.command()
+@with_common_options
+def run(
+    prompt: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="PROMPT", help="The prompt; - reads stdin; piped stdin is appended."
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--output-format", metavar="FORMAT", help="text | json | stream-json.")
+    ] = "text",
+    *,
+    options: CliOptions,
+) -> None:
+    """Run one prompt and print the answer."""
+    from di_code.cli.run import run_command
+
+    raise typer.Exit(_guarded(lambda: run_command(prompt, output_format, options), options))
+
+
+@app.command()
+@with_common_options
+def chat(*, options: CliOptions) -> None:
+    """Start the interactive REPL."""
+    from di_code.cli.chat import run_chat
+
+    raise typer.Exit(_guarded(lambda: run_chat(options), options))
+
+
+def _guarded(body: Callable[[], int], options: CliOptions) -> int:
+    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
+    try:
+        return body()
+    except ConfigError as exc:
+        print(f"di-code: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if options.verbose:
+            raise
+        print(f"di-code: internal error: {exc} (--verbose shows details)", file=sys.stderr)
+        return 1
+
+
+def main() -> None:
+    app()
