@@ -59,7 +59,7 @@ def run(bench: Bench) -> list[Row]:
             "OPENAI_BASE_URL": server.base_url,
             "OPENAI_API_BASE": server.base_url,
         }
-        commands = {
+        commands: dict[str, list[str | Path]] = {
             "di-code": [
                 bench.bin("di-code"),
                 "run",
