@@ -1,0 +1,161 @@
+"""The model registry and provider presets (SPEC §2.3).
+
+A preset names a wire API, a base URL and the environment variable holding its key (`None`
+for local servers, which need none). Unknown model ids are accepted with defaults.
+
+Figures for OpenAI and Anthropic (context window, max output tokens, USD per million tokens:
+input / output / cache read / cache write) are from the vendors' public model and pricing
+pages as known in late 2025; check them there when they matter. Other vendors' models get the
+defaults unless listed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from di_code.ai.types import Model, ModelCost
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+DEFAULT_MAX_OUTPUT = 16_384
+OPENAI_API = "openai-completions"
+ANTHROPIC_API = "anthropic-messages"
+_TEXT_IMAGE = frozenset({"text", "image"})
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderPreset:
+    name: str
+    api: str
+    base_url: str
+    api_key_env: str | None
+    models: tuple[Model, ...] = ()
+    default_model: str | None = None
+
+
+def _openai(
+    model_id: str, context: int, output: int, price: tuple[float, float, float], reasoning: bool
+) -> Model:
+    return Model(
+        id=model_id,
+        name=model_id,
+        provider="openai",
+        api=OPENAI_API,
+        context_window=context,
+        max_output_tokens=output,
+        reasoning=reasoning,
+        input=_TEXT_IMAGE,
+        cost=ModelCost(input=price[0], output=price[1], cache_read=price[2]),
+    )
+
+
+def _anthropic(
+    model_id: str, name: str, output: int, price: tuple[float, float], reasoning: bool = True
+) -> Model:
+    """Cache reads cost 0.1x the input price, 5-minute cache writes 1.25x."""
+    cost = ModelCost(price[0], price[1], round(price[0] * 0.1, 4), round(price[0] * 1.25, 4))
+    return Model(
+        id=model_id,
+        name=name,
+        provider="anthropic",
+        api=ANTHROPIC_API,
+        context_window=200_000,
+        max_output_tokens=output,
+        reasoning=reasoning,
+        input=_TEXT_IMAGE,
+        cost=cost,
+    )
+
+
+OPENAI_MODELS = (
+    _openai("gpt-5", 400_000, 128_000, (1.25, 10.0, 0.125), True),
+    _openai("gpt-5-mini", 400_000, 128_000, (0.25, 2.0, 0.025), True),
+    _openai("gpt-5-nano", 400_000, 128_000, (0.05, 0.40, 0.005), True),
+    _openai("gpt-4.1", 1_047_576, 32_768, (2.0, 8.0, 0.50), False),
+    _openai("gpt-4.1-mini", 1_047_576, 32_768, (0.40, 1.60, 0.10), False),
+    _openai("gpt-4.1-nano", 1_047_576, 32_768, (0.10, 0.40, 0.025), False),
+    _openai("gpt-4o", 128_000, 16_384, (2.50, 10.0, 1.25), False),
+    _openai("gpt-4o-mini", 128_000, 16_384, (0.15, 0.60, 0.075), False),
+    _openai("o3", 200_000, 100_000, (2.0, 8.0, 0.50), True),
+    _openai("o4-mini", 200_000, 100_000, (1.10, 4.40, 0.275), True),
+)
+
+ANTHROPIC_MODELS = (
+    _anthropic("claude-opus-4-5", "Claude Opus 4.5", 64_000, (5.0, 25.0)),
+    _anthropic("claude-opus-4-1", "Claude Opus 4.1", 32_000, (15.0, 75.0)),
+    _anthropic("claude-sonnet-4-5", "Claude Sonnet 4.5", 64_000, (3.0, 15.0)),
+    _anthropic("claude-haiku-4-5", "Claude Haiku 4.5", 64_000, (1.0, 5.0)),
+    _anthropic("claude-sonnet-4-0", "Claude Sonnet 4", 64_000, (3.0, 15.0)),
+    _anthropic("claude-3-5-haiku-latest", "Claude Haiku 3.5", 8_192, (0.80, 4.0), False),
+)
+
+
+def _compatible(name: str, base_url: str, key: str | None, default: str | None) -> ProviderPreset:
+    return ProviderPreset(name, OPENAI_API, base_url, key, (), default)
+
+
+PRESETS: dict[str, ProviderPreset] = {
+    "openai": ProviderPreset(
+        "openai",
+        OPENAI_API,
+        "https://api.openai.com/v1",
+        "OPENAI_API_KEY",
+        OPENAI_MODELS,
+        "gpt-4.1",
+    ),
+    "anthropic": ProviderPreset(
+        "anthropic",
+        ANTHROPIC_API,
+        "https://api.anthropic.com",
+        "ANTHROPIC_API_KEY",
+        ANTHROPIC_MODELS,
+        "claude-sonnet-4-5",
+    ),
+    "ollama": _compatible("ollama", "http://localhost:11434/v1", None, None),
+    "lmstudio": _compatible("lmstudio", "http://localhost:1234/v1", None, None),
+    "llamacpp": _compatible("llamacpp", "http://localhost:8080/v1", None, None),
+    "vllm": _compatible("vllm", "http://localhost:8000/v1", None, None),
+    "openrouter": _compatible(
+        "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", None
+    ),
+    "deepseek": _compatible(
+        "deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat"
+    ),
+    "groq": _compatible("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", None),
+    "mistral": _compatible(
+        "mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", "mistral-large-latest"
+    ),
+    "xai": _compatible("xai", "https://api.x.ai/v1", "XAI_API_KEY", "grok-4"),
+}
+
+
+def _known(preset: ProviderPreset, model_id: str) -> Model | None:
+    """Exact id, else the longest known id the given one starts with (dated snapshots such as
+    `claude-sonnet-4-5-20250929` or `gpt-5-mini-2025-08-07` share their family's figures)."""
+    models = [m for m in preset.models if isinstance(m, Model)]
+    for model in models:
+        if model.id == model_id:
+            return model
+    prefixed = [m for m in models if model_id.startswith(m.id + "-")]
+    return max(prefixed, key=lambda m: len(m.id), default=None)
+
+
+def resolve_model(preset: ProviderPreset, model_id: str, base_url: str | None = None) -> Model:
+    """The Model for `model_id` on `preset`: known figures, or defaults for an unknown id."""
+    known = _known(preset, model_id)
+    if known is None:
+        known = Model(
+            id=model_id,
+            name=model_id,
+            provider=preset.name,
+            api=preset.api,
+            context_window=DEFAULT_CONTEXT_WINDOW,
+            max_output_tokens=DEFAULT_MAX_OUTPUT,
+        )
+    return dataclasses.replace(
+        known,
+        id=model_id,
+        provider=preset.name,
+        api=preset.api,
+        base_url=base_url or preset.base_url,
+    )
