@@ -1,7 +1,8 @@
 """Compaction: when the context nears the window, older turns become a model-written summary.
 
 Token counts come from the provider's usage of the last request made since the latest
-compaction; only messages with no usage after them are estimated at four characters a token.
+compaction (told apart by timestamp); only messages after it, or all when there is none, are
+estimated at four characters a token.
 The cut keeps the most recent ~`keep_recent_tokens` and is placed only before a user or
 assistant message, never before a tool result, so a tool call and its result stay together.
 """
@@ -77,18 +78,20 @@ def estimate_tokens(message: Message) -> int:
 
 
 def context_tokens(messages: list[Message]) -> int:
-    """The size of the next request: the last usage since the latest summary, plus estimates."""
-    start = max((i for i, m in enumerate(messages) if is_summary_message(m)), default=0)
-    for index in range(len(messages) - 1, start - 1, -1):
+    """The size of the next request: the last usage reported since the latest compaction (kept
+    messages carry usage from before it, which no longer applies), plus estimates after it."""
+    summaries = [m.timestamp for m in messages if is_summary_message(m)]
+    since = summaries[-1] if summaries else None
+    for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if isinstance(message, AssistantMessage) and message.stop_reason not in (
-            "error",
-            "aborted",
-        ):
-            usage = message.usage
-            used = usage.input + usage.output + usage.cache_read + usage.cache_write
-            if used > 0:
-                return used + sum(estimate_tokens(m) for m in messages[index + 1 :])
+        if not isinstance(message, AssistantMessage) or message.stop_reason in ("error", "aborted"):
+            continue
+        if since is not None and message.timestamp < since:
+            break
+        usage = message.usage
+        used = usage.input + usage.output + usage.cache_read + usage.cache_write
+        if used > 0:
+            return used + sum(estimate_tokens(m) for m in messages[index + 1 :])
     return sum(estimate_tokens(m) for m in messages)
 
 
