@@ -6,6 +6,7 @@ no marker, and the figures that need that peer report it as skipped, never faked
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -38,7 +39,14 @@ class Peer:
 
 
 def ensure_peer(bench_dir: Path, name: str) -> Peer:
-    """Return the peer's venv, creating it (once) if needed."""
+    """Return the peer's venv, creating it (once) if needed; concurrent runs wait their turn."""
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    with (bench_dir / f".{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _install(bench_dir, name)
+
+
+def _install(bench_dir: Path, name: str) -> Peer:
     venv = bench_dir / "venvs" / name
     peer = Peer(name, venv)
     marker = venv / ".installed"
@@ -48,7 +56,6 @@ def ensure_peer(bench_dir: Path, name: str) -> Peer:
     if failed.exists():
         raise PeerUnavailable(failed.read_text().strip())
     log = bench_dir / f"install-{name}.log"
-    bench_dir.mkdir(parents=True, exist_ok=True)
     with log.open("w") as out:
         steps = [
             [sys.executable, "-m", "venv", "--clear", str(venv)],

@@ -109,7 +109,9 @@ def table_lines(rows: Sequence[Row]) -> list[str]:
             if row.baseline
             else (row.baseline_name or "-")
         )
-        result = row.status if not row.skipped else f"{row.status}: {row.skipped}"
+        result = row.skipped if row.status == "error" else row.status
+        if row.status == "skip":
+            result = f"skip: {row.skipped}"
         body.append(
             [
                 row.figure,
