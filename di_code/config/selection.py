@@ -1,0 +1,119 @@
+"""Choosing the model, its provider, URL and key from flags, env vars and settings (SPEC §5).
+
+Order: `--model` (`PROVIDER/ID`, or an ID with `--provider`), then `DI_CODE_MODEL`, then the
+settings' `model`; with none, the provider whose key variable is set (OpenAI, then Anthropic)
+and its default model; with no key either, `select_model` returns None and the caller looks for
+a local server. Base URL: `--base-url`, then `<PROVIDER>_BASE_URL`, then settings, then the
+preset. Key: `--api-key`, then the provider's key variable; a provider that needs a key and has
+none is a one-line configuration error naming the variable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from di_code.ai.types import Model
+from di_code.config.models import PRESETS, ProviderPreset, resolve_model
+from di_code.config.settings import ConfigError, ProviderSettings, Settings
+
+MODEL_ENV = "DI_CODE_MODEL"
+KEYED_DEFAULTS = ("openai", "anthropic")
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    """What the command line asked for."""
+
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    model: Model
+    api_key: str
+    """Empty for providers that need none (local servers)."""
+
+
+def providers_from(settings: Settings) -> dict[str, ProviderPreset]:
+    """The built-in presets, with the settings' `[providers.NAME]` tables laid over them."""
+    providers = dict(PRESETS)
+    for name, table in settings.providers.items():
+        providers[name] = _apply(providers.get(name), table)
+    return providers
+
+
+def _apply(preset: ProviderPreset | None, table: ProviderSettings) -> ProviderPreset:
+    """A settings table over a preset (or alone, for a custom provider)."""
+    api = table.api or (preset.api if preset else None)
+    base_url = table.base_url or (preset.base_url if preset else None)
+    if api is None or base_url is None:
+        raise ConfigError(f"providers.{table.name} needs api and base_url")
+    listed = tuple(Model(id=m, name=m, provider=table.name, api=api) for m in table.models)
+    known = preset.models if preset else ()
+    return ProviderPreset(
+        name=table.name,
+        api=api,
+        base_url=base_url,
+        api_key_env=table.api_key_env or (preset.api_key_env if preset else None),
+        models=known + tuple(m for m in listed if m.id not in {k.id for k in known}),
+        default_model=table.default_model
+        or (table.models[0] if table.models else None)
+        or (preset.default_model if preset else None),
+    )
+
+
+def select_model(
+    request: ModelRequest, settings: Settings, env: Mapping[str, str]
+) -> Selection | None:
+    """The chosen model and key; None when nothing at all is configured."""
+    providers = providers_from(settings)
+    spec = request.model or env.get(MODEL_ENV) or settings.model
+    name, model_id = _split(spec, request.provider, providers)
+    if name is None:
+        keyed = [n for n in KEYED_DEFAULTS if env.get(providers[n].api_key_env or "")]
+        name = keyed[0] if keyed else None
+        if name is None:
+            return None
+    preset = providers.get(name)
+    if preset is None:
+        known = ", ".join(sorted(providers))
+        raise ConfigError(f'unknown provider "{name}" (known: {known})')
+    model_id = model_id or preset.default_model
+    if not model_id:
+        raise ConfigError(f"no model given for {name}: use --model {name}/MODEL_ID")
+    base_url = request.base_url or env.get(f"{name.upper()}_BASE_URL") or preset.base_url
+    return Selection(resolve_model(preset, model_id, base_url), _api_key(preset, request, env))
+
+
+def _split(
+    spec: str | None, provider: str | None, providers: Mapping[str, ProviderPreset]
+) -> tuple[str | None, str | None]:
+    """(provider, model id) from `--model` and `--provider`."""
+    if provider is not None:
+        prefix = f"{provider}/"
+        return provider, spec[len(prefix) :] if spec and spec.startswith(prefix) else spec
+    if not spec:
+        return None, None
+    if "/" in spec:
+        name, model_id = spec.split("/", 1)
+        return name, model_id
+    owners = [n for n, p in providers.items() if any(m.id == spec for m in p.models)]
+    if not owners:
+        raise ConfigError(f'model "{spec}" needs a provider: use --model PROVIDER/{spec}')
+    return owners[0], spec
+
+
+def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, str]) -> str:
+    if request.api_key:
+        return request.api_key
+    variable = preset.api_key_env
+    if variable is None:
+        return ""
+    key = env.get(variable, "")
+    if not key:
+        raise ConfigError(f"no API key for {preset.name}: set {variable} (or pass --api-key)")
+    return key
