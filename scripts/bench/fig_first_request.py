@@ -17,7 +17,7 @@ from scripts.bench.measure import ChildFailed, last_line
 from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
 
-ARRIVAL_TIMEOUT_S = 60.0
+ARRIVAL_TIMEOUT_S = 30.0
 
 
 def first_request_s(
@@ -35,16 +35,27 @@ def first_request_s(
             start_new_session=True,
         )
         try:
-            arrived = server.wait_arrival(index, ARRIVAL_TIMEOUT_S)
-        except TimeoutError:
+            arrived = _wait_arrival(proc, server, index)
+        except TimeoutError as exc:
             err.seek(0)
-            raise ChildFailed(
-                f"{argv[0]} sent no request: {last_line(err.read().decode(errors='replace'))}"
-            ) from None
+            reason = last_line(err.read().decode(errors="replace"))
+            raise ChildFailed(f"{Path(argv[0]).name} sent no request ({exc}): {reason}") from None
         finally:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     return arrived - started
+
+
+def _wait_arrival(proc: subprocess.Popen[bytes], server: LoopbackServer, index: int) -> float:
+    """Wait for the request, but give up at once if the child exits without sending one."""
+    deadline = time.monotonic() + ARRIVAL_TIMEOUT_S
+    while time.monotonic() < deadline:
+        try:
+            return server.wait_arrival(index, 0.05)
+        except TimeoutError:
+            if proc.poll() is not None:
+                raise TimeoutError(f"exit code {proc.returncode}") from None
+    raise TimeoutError(f"nothing within {ARRIVAL_TIMEOUT_S:g} s")
 
 
 def run(bench: Bench) -> list[Row]:
