@@ -1,0 +1,109 @@
+"""Hand-written .sse transcripts, replayed over a real socket in pieces cut at odd offsets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from di_code.ai.providers.anthropic import AnthropicProvider
+from di_code.ai.providers.http import HttpProvider
+from di_code.ai.providers.openai import OpenAIProvider
+from di_code.ai.types import (
+    AssistantContent,
+    Context,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    Usage,
+    UserMessage,
+)
+from tests.support.llm_server import LLMServer, Replay
+from tests.support.streams import collect
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDAMN8hy"
+
+CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
+    "openai_text_then_tool.sse": (
+        "openai",
+        [
+            TextContent("Let me look at that dir — ✓."),
+            ToolCall("call_Abc123", "ls", {"path": "src"}),
+        ],
+        "tool_use",
+        Usage(input=20, output=30, cache_read=100),
+    ),
+    "openai_compat_repeated_ids.sse": (
+        "openai",
+        [
+            ThinkingContent("The user wants files."),
+            ToolCall("call_x", "read", {"path": "a.txt"}),
+            ToolCall("call_y", "read", {"path": "b.txt"}),
+        ],
+        "tool_use",
+        Usage(),
+    ),
+    "openai_whole_calls_crlf.sse": (
+        "openai",
+        [
+            TextContent("Two calls."),
+            ToolCall("call_1", "grep", {"pattern": "TODO"}),
+            ToolCall("call_2", "ls", {}),
+        ],
+        "tool_use",
+        Usage(input=50, output=20),
+    ),
+    "anthropic_thinking_tool.sse": (
+        "anthropic",
+        [
+            ThinkingContent("I should list the folder.", SIGNATURE),
+            TextContent("Listing now ✓."),
+            ToolCall("toolu_01A", "ls", {"path": "src"}),
+        ],
+        "tool_use",
+        Usage(input=472, output=89, cache_read=300),
+    ),
+    "anthropic_unknown_events_cr.sse": (
+        "anthropic",
+        [TextContent("Hi there")],
+        "length",
+        Usage(input=10, output=7),
+    ),
+}
+
+
+def provider_for(kind: str, server: LLMServer) -> HttpProvider:
+    if kind == "openai":
+        return OpenAIProvider(api_key="sk-test", base_url=server.openai_base_url)
+    return AnthropicProvider(api_key="sk-test", base_url=server.anthropic_base_url)
+
+
+def cut_sets(size: int) -> list[tuple[int, ...]]:
+    return [(), tuple(range(1, size, 7)), (size // 3, size // 3 + 1, size - 2)]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+async def test_replayed_transcript_gives_the_expected_message(
+    name: str, llm_server: LLMServer
+) -> None:
+    kind, content, stop_reason, usage = CASES[name]
+    path = FIXTURES / name
+    provider = provider_for(kind, llm_server)
+    model = Model("m", "m", kind, f"{kind}-api")
+    try:
+        for cuts in cut_sets(path.stat().st_size):
+            llm_server.script(Replay(str(path), cuts))
+            stream = provider.stream(model, Context(None, [UserMessage.of("go")]))
+            _events, message = await collect(stream)
+            assert message.error_message is None
+            assert (message.content, message.stop_reason) == (content, stop_reason)
+            got = message.usage
+            assert (got.input, got.output, got.cache_read) == (
+                usage.input,
+                usage.output,
+                usage.cache_read,
+            )
+    finally:
+        await provider.aclose()
