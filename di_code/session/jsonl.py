@@ -29,12 +29,16 @@ def encode(data: Any) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+def read_lines(path: Path) -> list[bytes]:
+    """The file's lines without newlines; the last item is the unterminated tail (often b"")."""
+    with _locked(path, os.O_RDONLY, fcntl.LOCK_SH) as fd:
+        return _read_all(fd).split(b"\n")
+
+
 def read_records(path: Path) -> tuple[list[Record], list[str]]:
     """Every parseable line, and one warning per line that was skipped."""
-    with _locked(path, os.O_RDONLY, fcntl.LOCK_SH) as fd:
-        raw = _read_all(fd)
-    lines = raw.split(b"\n")
-    torn = lines.pop() if lines else b""
+    lines = read_lines(path)
+    torn = lines.pop()
     records: list[Record] = []
     warnings: list[str] = []
     for number, line in enumerate(lines, start=1):

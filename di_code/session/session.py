@@ -161,18 +161,27 @@ class Session:
         self._append(entry)
         return entry
 
-    def record(self, agent: Agent) -> Callable[[], None]:
+    def record(
+        self, agent: Agent, on_error: Callable[[SessionError], None] | None = None
+    ) -> Callable[[], None]:
         """Append every message the agent finishes (and a model change before it); returns
-        the unsubscribe function."""
+        the unsubscribe function. A failed write (disk full) goes to `on_error`, else to
+        `warnings`: the conversation goes on either way."""
 
         def on_event(event: AgentEvent) -> None:
             if not isinstance(event, MessageEndEvent):
                 return
-            if isinstance(event.message, AssistantMessage):
-                current = (agent.model.provider, agent.model.id)
-                if self.model() != current:
-                    self.append_model_change(*current)
-            self.append_message(event.message)
+            try:
+                if isinstance(event.message, AssistantMessage):
+                    current = (agent.model.provider, agent.model.id)
+                    if self.model() != current:
+                        self.append_model_change(*current)
+                self.append_message(event.message)
+            except SessionError as exc:
+                if on_error is None:
+                    self.warnings.append(str(exc))
+                else:
+                    on_error(exc)
 
         return agent.subscribe(on_event)
 

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import builtins
 import hashlib
+import json
 import re
-import time
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from di_code.ai.codec import message_from_dict
 from di_code.ai.types import Clock, TextContent, UserMessage, now_ms
-from di_code.session.format import MessageEntry, SessionError, SessionHeader
+from di_code.session import jsonl
+from di_code.session.format import SessionError, SessionHeader, header_from_dict, migrate
 from di_code.session.session import Session
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_MESSAGE_LINE = b'{"type":"message"'
+"""How every message entry line starts, as `jsonl.encode` writes it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +98,8 @@ class SessionStore:
             if len(out) >= limit:
                 break
             try:
-                out.append(_summarize(self.open(path)))
-            except (SessionError, OSError):
+                out.append(_summarize(path))
+            except (SessionError, OSError, ValueError, IndexError):
                 continue
         return out
 
@@ -122,18 +126,32 @@ def _session_id(path: Path) -> str:
     return path.stem.partition("_")[2].lower()
 
 
-def _summarize(session: Session) -> SessionSummary:
-    messages = [entry.message for entry in session.entries if isinstance(entry, MessageEntry)]
-    first = next((m for m in messages if isinstance(m, UserMessage)), None)
-    text = ""
-    if first is not None:
-        text = " ".join(b.text for b in first.content if isinstance(b, TextContent))
-    stat = session.path.stat() if session.path.exists() else None
+def _summarize(path: Path) -> SessionSummary:
+    """Read cheaply: count message lines, decode only the header and the first user message."""
+    stat = path.stat()
+    lines = jsonl.read_lines(path)
+    raw = json.loads(lines[0])
+    if not isinstance(raw, dict):
+        raise SessionError("not a di-code session file")
+    header = header_from_dict(migrate(raw, [])[0])
+    messages = [line for line in lines[1:] if line.startswith(_MESSAGE_LINE)]
     return SessionSummary(
-        id=session.id,
-        path=session.path,
-        first_prompt=" ".join(text.split())[:200],
-        modified=stat.st_mtime if stat else time.time(),
-        size=stat.st_size if stat else 0,
+        id=header.id,
+        path=path,
+        first_prompt=_first_prompt(messages),
+        modified=stat.st_mtime,
+        size=stat.st_size,
         message_count=len(messages),
     )
+
+
+def _first_prompt(lines: builtins.list[bytes]) -> str:
+    for line in lines:
+        try:
+            message = message_from_dict(json.loads(line)["message"])
+        except (ValueError, KeyError, TypeError):
+            continue
+        if isinstance(message, UserMessage):
+            text = " ".join(b.text for b in message.content if isinstance(b, TextContent))
+            return " ".join(text.split())[:200]
+    return ""

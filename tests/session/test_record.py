@@ -9,7 +9,7 @@ from typing import Any
 from di_code.agent import Agent, FunctionTool
 from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.session import SessionStore
+from di_code.session import Session, SessionError, SessionHeader, SessionStore
 
 
 async def echo(call_id: str, params: dict[str, Any], signal: AbortSignal) -> list[Any]:
@@ -57,3 +57,17 @@ async def test_nothing_recorded_leaves_no_file(tmp_path: Path) -> None:
     faux = create_faux_provider()
     session.record(Agent(faux.provider, faux.model))
     assert not session.path.exists() and SessionStore(tmp_path).latest(tmp_path) is None
+
+
+async def test_a_failed_write_is_reported_and_the_conversation_goes_on(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    session = Session(blocker / "s.jsonl", SessionHeader("s1", str(tmp_path), 0))
+    faux = create_faux_provider([{"type": "success", "content": [TextContent("hi")]}])
+    agent = Agent(faux.provider, faux.model)
+    errors: list[SessionError] = []
+    session.record(agent, on_error=errors.append)
+    final = await agent.prompt("go")
+    assert final.text == "hi"
+    assert errors and str(errors[0]).startswith("cannot write session s1:")
+    assert "\n" not in str(errors[0])

@@ -10,6 +10,7 @@ import pytest
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from di_code.session import FORMAT_VERSION, SessionError, SessionStore
 from di_code.session import format as session_format
+from di_code.session.synthetic import make_session_file
 
 
 def reply(text: str) -> AssistantMessage:
@@ -167,3 +168,28 @@ def test_model_changes_are_recorded_and_resumed(tmp_path: Path) -> None:
     loaded = SessionStore(tmp_path).open(session.path)
     assert loaded.model() == ("openai", "gpt-4o")
     assert loaded.context() == [UserMessage.of("hi", 1)]
+
+
+def test_a_large_synthetic_session_lists_and_resumes(tmp_path: Path) -> None:
+    path = make_session_file(tmp_path, tmp_path / "w", messages=402)
+    store = SessionStore(tmp_path)
+    [summary] = store.list(tmp_path / "w")
+    assert summary.path == path and summary.message_count == 402
+    assert summary.first_prompt.startswith("Step 0: look at src/module_0.py")
+    context = store.open(path).context()
+    assert len(context) == 402 and [m.role for m in context[:5]] == [
+        "user",
+        "assistant",
+        "tool_result",
+        "assistant",
+        "user",
+    ]
+
+
+def test_list_leaves_out_unreadable_files(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    good = store.create(tmp_path)
+    good.append_message(UserMessage.of("good", 1))
+    (store.directory(tmp_path) / "2000-01-01_bad.jsonl").write_text("[1]\n")
+    (store.directory(tmp_path) / "2000-01-02_empty.jsonl").write_text("")
+    assert [s.id for s in store.list(tmp_path)] == [good.id]
