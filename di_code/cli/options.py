@@ -14,12 +14,6 @@ from typing import Annotated, Any
 
 import typer
 
-from di_code.tools.permissions import PermissionMode
-
-MODEL_PANEL = "Model"
-TOOLS_PANEL = "Tools and permissions"
-SESSION_PANEL = "Session and prompt"
-
 
 @dataclass(frozen=True, slots=True)
 class CliOptions:
@@ -28,7 +22,8 @@ class CliOptions:
     base_url: str | None = None
     api_key: str | None = None
     thinking: bool = False
-    permission_mode: PermissionMode | None = None
+    permission_mode: str | None = None
+    """ask | auto | read-only, checked when the agent is set up."""
     yes: bool = False
     tools: str | None = None
     add_dir: tuple[str, ...] = ()

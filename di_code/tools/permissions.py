@@ -20,11 +20,11 @@ from typing import Any, Literal, TypeAlias
 from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools import READ_ONLY_TOOLS
 
 PermissionMode: TypeAlias = Literal["ask", "auto", "read-only"]
 Approval: TypeAlias = Literal["yes", "always", "no"]
 
-READ_ONLY_TOOL_NAMES = frozenset({"read", "grep", "find", "ls"})
 NEEDS_APPROVAL = frozenset({"bash", "write", "edit"})
 
 # Shell separators that start another command; `$(` and backticks hide one inside, and a
@@ -124,7 +124,7 @@ class PermissionGate:
         decision = self.rules.decide(tool_name, arguments)
         if decision == "deny":
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
-        if self.mode == "read-only" and tool_name not in READ_ONLY_TOOL_NAMES:
+        if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
         if self.mode == "auto" or decision == "allow" or tool_name not in NEEDS_APPROVAL:
             return None
@@ -179,7 +179,5 @@ class GatedTool:
 
 def gate_tools(tools: Sequence[AgentTool], gate: PermissionGate) -> list[AgentTool]:
     """The tools the model is offered: read-only mode drops the others; all are gated."""
-    offered = [
-        tool for tool in tools if gate.mode != "read-only" or tool.name in READ_ONLY_TOOL_NAMES
-    ]
+    offered = [tool for tool in tools if gate.mode != "read-only" or tool.name in READ_ONLY_TOOLS]
     return [GatedTool(tool, gate) for tool in offered]

@@ -1,0 +1,71 @@
+"""Helpers for end-to-end tests that start `di-code` as a real subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.llm_server import LLMServer
+
+API_KEY = "sk-test-secret-4711"
+DI_CODE = str(Path(sys.executable).parent / "di-code")
+
+RunDiCode = Callable[..., subprocess.CompletedProcess[str]]
+
+
+def cli_env(home: Path, server: LLMServer | None, **extra: str) -> dict[str, str]:
+    """A clean environment: fresh home, no discovery of this machine's servers."""
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+    env.pop("DI_CODE_MODEL", None)
+    env.update(DI_CODE_HOME=str(home), DI_CODE_DISCOVERY="", NO_COLOR="1")
+    if server is not None:
+        env.update(
+            OPENAI_API_KEY=API_KEY,
+            OPENAI_BASE_URL=server.openai_base_url,
+            DI_CODE_MODEL="openai/test-model",
+        )
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def run_di_code(di_code_home: Path, workspace: Path, llm_server: LLMServer) -> RunDiCode:
+    """`run_di_code(*args, input=None, env_extra={}, server=True)`, in the workspace."""
+
+    def run(
+        *args: str,
+        input: str | None = None,
+        env_extra: dict[str, str] | None = None,
+        server: bool = True,
+    ) -> subprocess.CompletedProcess[str]:
+        env = cli_env(di_code_home, llm_server if server else None, **(env_extra or {}))
+        return subprocess.run(
+            [DI_CODE, *args],
+            cwd=workspace,
+            env=env,
+            input=input if input is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    return run
+
+
+def request_text(body: Any) -> str:
+    """A recorded request body as text, to look for what reached the model."""
+    return json.dumps(body, ensure_ascii=False)
