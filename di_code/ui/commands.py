@@ -1,0 +1,179 @@
+"""Slash commands of the REPL (SPEC §6). Each handler returns False to quit the REPL.
+
+Commands that change the conversation (/clear, /resume, /model, /compact) wait until the agent
+is idle; the others answer at once. Every failure is one red line.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from di_code.ai.abort import AbortController
+from di_code.config.settings import ConfigError
+from di_code.session import (
+    CompactionError,
+    SessionError,
+    compact_agent,
+)
+
+if TYPE_CHECKING:
+    from di_code.ui.repl import Repl
+
+Handler = Callable[["Repl", str], Awaitable[bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    usage: str
+    summary: str
+    handler: Handler
+    needs_idle: bool = False
+
+
+async def run_command(repl: Repl, line: str) -> bool:
+    name, _, arg = line.partition(" ")
+    command = COMMANDS.get(name)
+    if command is None:
+        return _fail(repl, f"Unknown command {name}. /help lists the commands.")
+    if command.needs_idle and repl.busy:
+        return _fail(repl, f"{name} waits until the agent is done (Ctrl-C stops it).")
+    try:
+        return await command.handler(repl, arg.strip())
+    except (ConfigError, SessionError, CompactionError, ValueError) as exc:
+        return _fail(repl, str(exc))
+
+
+def _fail(repl: Repl, text: str) -> bool:
+    repl.console.print(Text(f"✗ {text}", style="red"))
+    return True
+
+
+def _say(repl: Repl, text: str) -> bool:
+    repl.console.print(Text(text), markup=False, highlight=False)
+    return True
+
+
+async def _help(repl: Repl, arg: str) -> bool:
+    lines = [f"  {c.usage:<22} {c.summary}" for c in COMMANDS.values()]
+    keys = [
+        "  Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
+        "  While the agent works, Enter queues a steering message; Ctrl-C aborts the run.",
+        "  Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
+    ]
+    return _say(repl, "\n".join(["Commands:", *lines, "Keys:", *keys]))
+
+
+async def _exit(repl: Repl, arg: str) -> bool:
+    return False
+
+
+async def _clear(repl: Repl, arg: str) -> bool:
+    setup = repl.setup
+    session = setup.store.create(setup.workspace) if setup.store is not None else None
+    repl.replace_agent([], session)
+    suffix = f" {session.id}" if session is not None else " (not saved)"
+    return _say(repl, f"New session{suffix}.")
+
+
+async def _model(repl: Repl, arg: str) -> bool:
+    agent = repl.agent
+    if not arg:
+        return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
+    if repl.setup.switch_model is None:
+        raise ValueError("Switching models is not available here.")
+    agent.provider, agent.model = repl.setup.switch_model(arg)
+    repl.renderer.model = agent.model
+    return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
+
+
+async def _session(repl: Repl, arg: str) -> bool:
+    session = repl.setup.session
+    where = f"{session.id}  {session.path}" if session is not None else "not saved (--no-session)"
+    count = len(repl.agent.transcript)
+    return _say(repl, f"Session: {where}\nMessages: {count}\n{repl.renderer.footer()}")
+
+
+async def _resume(repl: Repl, arg: str) -> bool:
+    setup = repl.setup
+    if setup.store is None:
+        raise ValueError("Sessions are off (--no-session).")
+    recent = setup.store.list(setup.workspace, limit=10)
+    if not arg:
+        if not recent:
+            return _say(repl, "No saved sessions in this folder.")
+        rows = [
+            f"  {n}. {s.id[:8]}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.modified))}"
+            f"  {s.message_count:>4} msgs  {s.first_prompt[:40]}"
+            for n, s in enumerate(recent, 1)
+        ]
+        return _say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
+    if arg.isdigit() and 1 <= int(arg) <= len(recent):
+        session = setup.store.open(recent[int(arg) - 1].path)
+    else:
+        session = setup.store.find(arg, setup.workspace)
+    for warning in session.warnings:
+        repl.console.print(Text(f"! {warning}", style="yellow"))
+    messages = session.context()
+    repl.replace_agent(messages, session)
+    return _say(repl, f"Resumed session {session.id} ({len(messages)} messages).")
+
+
+async def _compact(repl: Repl, arg: str) -> bool:
+    async def work(controller: AbortController) -> None:
+        try:
+            result = await compact_agent(
+                repl.agent, repl.setup.session, instructions=arg or None, signal=controller.signal
+            )
+        except CompactionError as exc:
+            _fail(repl, str(exc))
+            return
+        _say(repl, f"Compacted {result.tokens_before} tokens into a summary.")
+
+    repl.console.print(Text("Compacting…", style="dim"))
+    repl.start(work)
+    return True
+
+
+async def _tools(repl: Repl, arg: str) -> bool:
+    rows = [
+        f"  {tool.name:<8} {(tool.description.strip().splitlines() or [''])[0][:70]}"
+        for tool in repl.agent.tools
+    ]
+    return _say(repl, "\n".join(["Tools:", *rows]) if rows else "No tools.")
+
+
+async def _permissions(repl: Repl, arg: str) -> bool:
+    gate = repl.setup.gate
+    if gate is None:
+        return _say(repl, "Permissions: every tool runs without asking.")
+    if arg:
+        if arg not in ("ask", "auto") or gate.mode == "read-only":
+            raise ValueError("/permissions can switch between ask and auto (read-only is fixed).")
+        gate.mode = arg  # type: ignore[assignment]
+    rules = [f"allow {r.tool}{':' + r.prefix if r.prefix else ''}" for r in gate.rules.allow]
+    rules += [f"deny {r.tool}{':' + r.prefix if r.prefix else ''}" for r in gate.rules.deny]
+    always = ", ".join(sorted(gate.always)) or "none"
+    lines = [f"Permission mode: {gate.mode}", f"Allowed for this session: {always}"]
+    return _say(repl, "\n".join(lines + [f"  {rule}" for rule in rules]))
+
+
+COMMANDS: dict[str, Command] = {
+    command.name: command
+    for command in (
+        Command("/help", "/help", "this list", _help),
+        Command("/exit", "/exit", "quit", _exit),
+        Command("/clear", "/clear", "start a new session", _clear, needs_idle=True),
+        Command("/model", "/model [provider/id]", "show or switch the model", _model, True),
+        Command("/session", "/session", "this session: id, file, usage", _session),
+        Command("/resume", "/resume [N|id]", "list or resume a saved session", _resume, True),
+        Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
+        Command("/tools", "/tools", "the tools the model may use", _tools),
+        Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),
+    )
+}

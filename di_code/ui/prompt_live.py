@@ -1,0 +1,47 @@
+"""The live area of the REPL, drawn inside the prompt-toolkit prompt, above the input line.
+
+While the agent runs the prompt stays open (typing queues a steering message), so nothing
+may move the cursor behind prompt-toolkit's back: finished output is printed through
+patch_stdout into the scrollback, and what is still changing is rendered here, as part of the
+prompt's message, and redrawn with it.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+from rich.console import Console, RenderableType
+
+MIN_ROWS_LEFT = 4
+
+
+class PromptLive:
+    """A LiveArea whose content the prompt's message shows; `invalidate` asks for a redraw."""
+
+    def __init__(self, console: Console, invalidate: Callable[[], None] = lambda: None) -> None:
+        self.current: RenderableType | None = None
+        self.invalidate = invalidate
+        self._capture = Console(
+            file=io.StringIO(),
+            force_terminal=console.is_terminal,
+            color_system=console.color_system,  # type: ignore[arg-type]
+            no_color=console.no_color,
+            width=console.width,
+        )
+
+    def show(self, renderable: RenderableType | None) -> None:
+        self.current = renderable
+        self.invalidate()
+
+    def render(self, width: int, rows: int) -> str:
+        """The live content as ANSI text, at most `rows - MIN_ROWS_LEFT` lines (the last ones)."""
+        if self.current is None:
+            return ""
+        capture = self._capture
+        capture.width = max(20, width)
+        with capture.capture() as captured:
+            capture.print(self.current)
+        lines = captured.get().splitlines()
+        keep = max(1, rows - MIN_ROWS_LEFT)
+        return "\n".join(lines[-keep:]) + "\n"

@@ -1,0 +1,264 @@
+"""The REPL driven through prompt-toolkit's pipe input, against the faux provider."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.input import PipeInput, create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from di_code.agent import Agent, AgentEndEvent, AgentEvent, FunctionTool, ToolResult
+from di_code.ai import AbortSignal, TextContent, ToolCall
+from di_code.ai.providers.faux import Faux, create_faux_provider
+from di_code.ai.types import UserMessage
+from di_code.session import SessionStore
+from di_code.tools.permissions import Approval, ApprovalRequest, PermissionGate, gate_tools
+from di_code.ui.approval import ReplApprover
+from di_code.ui.repl import ChatSetup, Repl
+
+TIMEOUT = 10
+
+
+@contextmanager
+def pipe() -> Iterator[PipeInput]:
+    with create_pipe_input() as pipe_input, create_app_session(pipe_input, DummyOutput()):
+        yield pipe_input
+
+
+class Chat:
+    def __init__(self, repl: Repl, pipe_input: PipeInput, console: Console) -> None:
+        self.repl = repl
+        self.input = pipe_input
+        self.console = console
+        self.ends: asyncio.Queue[AgentEndEvent] = asyncio.Queue()
+
+    def on_event(self, event: AgentEvent) -> None:
+        if isinstance(event, AgentEndEvent):
+            self.ends.put_nowait(event)
+
+    def type(self, text: str) -> None:
+        self.input.send_text(text)
+
+    async def answered(self) -> AgentEndEvent:
+        return await asyncio.wait_for(self.ends.get(), TIMEOUT)
+
+    @property
+    def output(self) -> str:
+        return self.console.file.getvalue()  # type: ignore[attr-defined]
+
+
+@asynccontextmanager
+async def chat(
+    setup: ChatSetup, approver: ReplApprover | None = None, history: Path | None = None
+) -> AsyncIterator[Chat]:
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    with pipe() as pipe_input:
+        repl = Repl(setup, console, input=pipe_input, output=DummyOutput(), history=history)
+        if approver is not None:
+            approver.console = console
+            repl.approver = approver
+            approver.invalidate = repl.invalidate
+        session = Chat(repl, pipe_input, console)
+        setup.agent.subscribe(session.on_event)
+        task = asyncio.create_task(repl.run())
+        try:
+            yield session
+            assert await asyncio.wait_for(task, TIMEOUT) == 0
+        finally:
+            task.cancel()
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Yield to the event loop until `condition` holds (the REPL prints from its own task)."""
+
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0)
+
+    await asyncio.wait_for(poll(), TIMEOUT)
+
+
+def text_reply(text: str) -> dict[str, Any]:
+    return {"type": "success", "content": [TextContent(text)]}
+
+
+def user_texts(faux: Faux, request: int) -> list[str]:
+    return [
+        block.text
+        for message in faux.requests[request].messages
+        if isinstance(message, UserMessage)
+        for block in message.content
+        if isinstance(block, TextContent)
+    ]
+
+
+async def test_a_prompt_gets_its_answer_and_exit_quits(tmp_path: Path) -> None:
+    faux = create_faux_provider([text_reply("Hello **there**.")])
+    history = tmp_path / "history"
+    async with chat(ChatSetup(Agent(faux.provider, faux.model)), history=history) as session:
+        session.type("hi\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert "› hi\n" in session.output
+    assert "Hello there." in session.output
+    assert "faux-1 · ↑0 ↓0" in session.output
+    assert user_texts(faux, 0) == ["hi"]
+    assert "hi" in history.read_text()
+
+
+async def test_trailing_backslash_continues_the_line() -> None:
+    faux = create_faux_provider([text_reply("ok")])
+    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+        session.type("first\\\rsecond\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert user_texts(faux, 0) == ["first\nsecond"]
+
+
+async def test_slash_commands_answer_and_unknown_ones_are_refused() -> None:
+    faux = create_faux_provider([])
+    tool = FunctionTool("ls", "List a folder.\nMore.", {}, lambda *a: None)  # type: ignore[arg-type]
+    async with chat(ChatSetup(Agent(faux.provider, faux.model, [tool]))) as session:
+        session.type("/tools\r/model\r/nope\r/help\r/exit\r")
+    output = session.output
+    assert "Tools:\n  ls       List a folder.\n" in output
+    assert "Model: faux/faux-1\n" in output
+    assert "✗ Unknown command /nope. /help lists the commands.\n" in output
+    assert "/resume [N|id]" in output
+    assert faux.requests == []
+
+
+def blocking_tool(started: asyncio.Event, release: asyncio.Event) -> FunctionTool:
+    async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
+        started.set()
+        waiter = asyncio.ensure_future(signal.wait())
+        await asyncio.wait(
+            [waiter, asyncio.ensure_future(release.wait())],
+            timeout=TIMEOUT,
+            return_when=asyncio.FIRST_COMPLETED,
+        )
+        return ToolResult([TextContent("done")])
+
+    return FunctionTool("bash", "Run a command.", {"type": "object"}, run)
+
+
+async def test_typing_while_the_agent_runs_steers_the_next_request() -> None:
+    started, release = asyncio.Event(), asyncio.Event()
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "make"})]},
+            text_reply("Built, and noted."),
+        ]
+    )
+    agent = Agent(faux.provider, faux.model, [blocking_tool(started, release)])
+    async with chat(ChatSetup(agent)) as session:
+        session.type("build it\r")
+        await asyncio.wait_for(started.wait(), TIMEOUT)
+        session.type("also run the tests\r")
+        await until(lambda: "queued › also run the tests" in session.output)
+        release.set()
+        await session.answered()
+        session.type("/exit\r")
+    assert user_texts(faux, 1) == ["build it", "also run the tests"]
+    assert "Built, and noted." in session.output
+
+
+async def test_ctrl_c_aborts_the_run_and_the_session_goes_on() -> None:
+    started, release = asyncio.Event(), asyncio.Event()
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "sleep 100"})]},
+            text_reply("Still here."),
+        ]
+    )
+    agent = Agent(faux.provider, faux.model, [blocking_tool(started, release)])
+    async with chat(ChatSetup(agent)) as session:
+        session.type("sleep\r")
+        await asyncio.wait_for(started.wait(), TIMEOUT)
+        session.type("\x03")
+        end = await session.answered()
+        assert end.messages[-1].stop_reason == "aborted"  # type: ignore[union-attr]
+        session.type("again\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert "■ aborted" in session.output
+    assert "Still here." in session.output
+
+
+async def test_ctrl_c_twice_on_an_empty_prompt_quits() -> None:
+    faux = create_faux_provider([])
+    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+        session.type("abc\x03\x03\x03")
+    assert session.output.count("Press Ctrl-C again to exit.") == 1
+
+
+async def test_ctrl_d_quits() -> None:
+    faux = create_faux_provider([])
+    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+        session.type("\x04")
+
+
+class RecordingApprover(ReplApprover):
+    def __init__(self) -> None:
+        super().__init__(Console(file=io.StringIO()))
+        self.asked = asyncio.Event()
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        answer = asyncio.ensure_future(super().__call__(request))
+        await asyncio.sleep(0)
+        self.asked.set()
+        return await answer
+
+
+@pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
+async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
+    calls: list[str] = []
+
+    async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
+        calls.append(params["command"])
+        return ToolResult([TextContent("ok")])
+
+    approver = RecordingApprover()
+    gate = PermissionGate("ask", approver=approver)
+    tools = gate_tools([FunctionTool("bash", "b", {"type": "object"}, run)], gate)
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "rm -r build"})]},
+            text_reply("finished"),
+        ]
+    )
+    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate)
+    async with chat(setup, approver=approver) as session:
+        session.type("clean\r")
+        await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        session.type(key)
+        await session.answered()
+        session.type("/exit\r")
+    assert calls == (["rm -r build"] if ran else [])
+    assert "? bash $ rm -r build" in session.output
+    assert ("  allowed" if ran else "  denied") in session.output
+
+
+async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    first = store.create(tmp_path)
+    faux = create_faux_provider([text_reply("one")])
+    agent = Agent(faux.provider, faux.model)
+    first.record(agent)
+    setup = ChatSetup(agent, session=first, store=store, workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("remember one\r")
+        await session.answered()
+        session.type("/clear\r/session\r/resume\r/exit\r")
+    assert setup.session is not None and setup.session.id != first.id
+    assert setup.agent.transcript == []
+    assert f"New session {setup.session.id}." in session.output
+    assert "remember one" in session.output.split("Recent sessions")[1]
