@@ -60,7 +60,9 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
         asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
         await close_provider(prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
-    if fmt == "text":
+    if interrupted.is_set() and fmt == "text":
+        notify_stderr("interrupted")
+    elif fmt == "text":
         _print_text(final, out, Writer(sys.stderr, prepared.secrets))
     else:
         out.line(result_line(final, tally, session_id))

@@ -28,6 +28,7 @@ def test_read_edit_bash_then_answer(
     done = run_di_code("run", "--yes", "greet di instead of world")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Done: the file now greets di.\n"
+    assert done.stderr == ""  # progress goes to stderr only when it is a terminal
     assert (workspace / "hello.txt").read_text() == "hello di\n"
     requests = [request_text(r.body) for r in llm_server.requests if r.method == "POST"]
     assert len(requests) == 4

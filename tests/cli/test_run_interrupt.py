@@ -1,0 +1,64 @@
+"""Ctrl-C during a long bash tool: the run ends with 130 and no process of the tool survives."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+
+SAFETY_TIMEOUT = 30.0
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    """Poll a real condition; the timeout only guards against a hang."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    stat = Path(f"/proc/{pid}/stat")
+    try:  # a zombie has exited; only its parent has not collected it yet
+        return stat.read_text().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_sigint_during_long_bash_exits_130_and_kills_the_tool(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    pids = tmp_path / "pids"
+    command = f"echo $$ >> {pids}; sleep 100 & echo $! >> {pids}; wait"
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)))
+    process = subprocess.Popen(
+        [DI_CODE, "run", "--yes", "start the long job"],
+        cwd=tmp_path,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(lambda: pids.exists() and len(pids.read_text().split()) == 2, "the tool")
+        process.send_signal(signal.SIGINT)
+        stdout, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert stdout == ""
+    assert stderr.strip().splitlines()[-1] == "di-code: interrupted"
+    for pid in map(int, pids.read_text().split()):
+        wait_until(lambda pid=pid: not alive(pid), f"process {pid} to end")
