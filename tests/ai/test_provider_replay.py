@@ -6,13 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from di_code.ai.providers.anthropic import AnthropicProvider
-from di_code.ai.providers.http import HttpProvider
-from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import (
     AssistantContent,
     Context,
-    Model,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -20,7 +16,7 @@ from di_code.ai.types import (
     UserMessage,
 )
 from tests.support.llm_server import LLMServer, Replay
-from tests.support.streams import collect
+from tests.support.streams import collect, model_for, provider_for
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDAMN8hy"
@@ -74,12 +70,6 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
 }
 
 
-def provider_for(kind: str, server: LLMServer) -> HttpProvider:
-    if kind == "openai":
-        return OpenAIProvider(api_key="sk-test", base_url=server.openai_base_url)
-    return AnthropicProvider(api_key="sk-test", base_url=server.anthropic_base_url)
-
-
 def cut_sets(size: int) -> list[tuple[int, ...]]:
     return [(), tuple(range(1, size, 7)), (size // 3, size // 3 + 1, size - 2)]
 
@@ -91,7 +81,7 @@ async def test_replayed_transcript_gives_the_expected_message(
     kind, content, stop_reason, usage = CASES[name]
     path = FIXTURES / name
     provider = provider_for(kind, llm_server)
-    model = Model("m", "m", kind, f"{kind}-api")
+    model = model_for(kind)
     try:
         for cuts in cut_sets(path.stat().st_size):
             llm_server.script(Replay(str(path), cuts))

@@ -159,6 +159,7 @@ class _Stopping(Exception):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # small SSE writes must not wait for delayed ACKs
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet test output
         pass

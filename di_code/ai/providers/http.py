@@ -9,8 +9,10 @@ imported lazily, so importing a provider stays cheap.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import random
+import ssl
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -139,6 +141,14 @@ def describe(exc: BaseException) -> str:
     return one_line(str(exc)) or type(exc).__name__
 
 
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """Loading the CA bundle costs ~0.1 s: do it once per process, not once per client."""
+    import httpx
+
+    return httpx.create_ssl_context()
+
+
 class HttpClient:
     """One httpx.AsyncClient per provider instance, opened on first use."""
 
@@ -153,7 +163,7 @@ class HttpClient:
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            self._client = httpx.AsyncClient(timeout=timeout)
+            self._client = httpx.AsyncClient(timeout=timeout, verify=_ssl_context())
         return self._client
 
     async def aclose(self) -> None:

@@ -1,0 +1,282 @@
+"""Both providers against a misbehaving server: each failure ends the way SPEC §2.3 says."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from di_code.ai.abort import AbortController
+from di_code.ai.events import StartEvent, StreamEvent, TextDeltaEvent
+from di_code.ai.providers.http import HttpProvider, RetryPolicy
+from di_code.ai.stream import StreamOptions
+from di_code.ai.types import AssistantMessage, Context, TextContent, UserMessage
+from tests.support.llm_server import HttpError, LLMServer, Replay, Turn
+from tests.support.streams import RecordingSleep, collect, model_for, provider_for
+
+KINDS = ["openai", "anthropic"]
+CONTEXT = Context("be brief", [UserMessage.of("hi")])
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIRST_TEXT = {"openai": 2, "anthropic": 4}
+"""Events a Turn sends up to and including its first text delta."""
+
+
+@pytest.fixture
+def sleep() -> RecordingSleep:
+    return RecordingSleep()
+
+
+@pytest.fixture(params=KINDS)
+async def provider(
+    request: pytest.FixtureRequest, llm_server: LLMServer, sleep: RecordingSleep
+) -> AsyncIterator[HttpProvider]:
+    policy = RetryPolicy(sleep=sleep, jitter=lambda: 0.0)
+    made = provider_for(request.param, llm_server, retry=policy, stall_timeout=0.5)
+    yield made
+    await made.aclose()
+
+
+async def run(
+    provider: HttpProvider, options: StreamOptions | None = None
+) -> tuple[list[StreamEvent], AssistantMessage]:
+    return await collect(provider.stream(model_for(provider.name), CONTEXT, options))
+
+
+async def test_429_waits_as_long_as_retry_after_says(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep
+) -> None:
+    llm_server.script(
+        HttpError(429, "rate limited", headers={"retry-after": "2"}),
+        HttpError(429, "rate limited", headers={"retry-after-ms": "1500"}),
+        Turn(text="ok"),
+    )
+    _, message = await run(provider)
+    assert message.content == [TextContent("ok")]
+    assert sleep.delays == [2.0, 1.5]
+    assert len(llm_server.requests) == 3
+
+
+async def test_5xx_backs_off_1_2_4_8_then_gives_up(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep
+) -> None:
+    llm_server.script(*[HttpError(500, "boom")] * 5)
+    _, message = await run(provider)
+    assert message.stop_reason == "error"
+    assert message.error_message == (f"{provider.name}: HTTP 500: boom (gave up after 4 retries)")
+    assert sleep.delays == [1.0, 2.0, 4.0, 8.0]
+    assert len(llm_server.requests) == 5
+
+
+@pytest.mark.parametrize("status", [408, 409, 503, 529])
+async def test_other_retryable_statuses(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep, status: int
+) -> None:
+    llm_server.script(
+        HttpError(status, "Overloaded", error_type="overloaded_error"), Turn(text="x")
+    )
+    _, message = await run(provider)
+    assert message.stop_reason == "stop"
+    assert sleep.delays == [1.0]
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 404])
+async def test_client_errors_are_not_retried_and_name_provider_status_and_message(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep, status: int
+) -> None:
+    llm_server.script(HttpError(status, "Incorrect API key provided"))
+    _, message = await run(provider)
+    assert message.stop_reason == "error"
+    assert message.error_message == f"{provider.name}: HTTP {status}: Incorrect API key provided"
+    assert sleep.delays == []
+    assert len(llm_server.requests) == 1
+
+
+async def test_the_api_key_never_appears_in_the_error(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    llm_server.script(HttpError(401, "Incorrect API key provided: sk-test. Check it."))
+    _, message = await run(provider)
+    assert message.error_message is not None
+    assert "sk-test" not in message.error_message
+    assert "***" in message.error_message
+
+
+async def test_retry_after_over_60_s_fails_at_once_and_says_so(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep
+) -> None:
+    llm_server.script(HttpError(429, "quota", headers={"retry-after": "120"}))
+    _, message = await run(provider)
+    assert message.error_message is not None
+    assert "HTTP 429: quota" in message.error_message
+    assert "120 s, over the 60 s limit" in message.error_message
+    assert sleep.delays == []
+
+
+async def test_an_error_body_that_is_not_json_is_quoted_on_one_line(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    llm_server.script(HttpError(404, body="<html>\n  Not here\n</html>"))
+    _, message = await run(provider)
+    assert message.error_message == f"{provider.name}: HTTP 404: <html> Not here </html>"
+
+
+async def test_json_instead_of_a_stream_is_an_error(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    llm_server.script(HttpError(200, body='{"error": {"message": "streaming unsupported"}}'))
+    _, message = await run(provider)
+    assert message.error_message == (
+        f"{provider.name}: expected an event stream, got: streaming unsupported"
+    )
+
+
+async def test_connection_refused_is_retried_then_reported(sleep: RecordingSleep) -> None:
+    closed = LLMServer().start()
+    closed.close()
+    policy = RetryPolicy(sleep=sleep, jitter=lambda: 0.0)
+    for kind in KINDS:
+        provider = provider_for(kind, closed, retry=policy)
+        _, message = await run(provider)
+        await provider.aclose()
+        assert message.error_message is not None
+        assert message.error_message.startswith(f"{kind}: connection failed")
+        assert message.error_message.endswith("(gave up after 4 retries)")
+    assert len(sleep.delays) == 8
+
+
+async def test_drop_mid_stream_keeps_the_partial_text_and_is_not_retried(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    turn = Turn(
+        text="partial answer", chunk_size=8, fault="drop", fault_after=FIRST_TEXT[provider.name]
+    )
+    llm_server.script(turn)
+    events, message = await run(provider)
+    assert message.stop_reason == "error"
+    assert message.error_message is not None
+    assert message.error_message.startswith(f"{provider.name}: ")
+    assert message.text == "partial "
+    assert len(llm_server.requests) == 1
+    assert any(isinstance(e, TextDeltaEvent) for e in events)
+
+
+async def test_malformed_chunk_ends_in_error_keeping_the_text(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    llm_server.script(
+        Turn(
+            text="abcdefgh", chunk_size=4, fault="malformed", fault_after=FIRST_TEXT[provider.name]
+        )
+    )
+    _, message = await run(provider)
+    assert message.stop_reason == "error"
+    assert message.error_message is not None
+    assert "malformed stream" in message.error_message
+    assert message.text == "abcd"
+
+
+async def test_a_stalled_stream_is_an_error_keeping_the_text(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    turn = Turn(text="abcdefgh", chunk_size=4, fault="stall", fault_after=FIRST_TEXT[provider.name])
+    llm_server.script(turn)
+    _, message = await run(provider)
+    assert message.stop_reason == "error"
+    assert message.error_message == f"{provider.name}: stream stalled (no data for 0.5 s)"
+    assert message.text == "abcd"
+    assert llm_server.wait_disconnects(1)
+
+
+async def test_a_stream_cut_before_the_stop_reason_is_an_error(
+    provider: HttpProvider, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    whole = FIXTURES / (
+        "openai_text_then_tool.sse" if provider.name == "openai" else "anthropic_thinking_tool.sse"
+    )
+    data = whole.read_bytes()
+    truncated = tmp_path / "cut.sse"
+    truncated.write_bytes(data[: data.index(b"tool") + 200])  # ends cleanly, no stop reason
+    llm_server.script(Replay(str(truncated)))
+    _, message = await run(provider)
+    assert message.error_message == (
+        f"{provider.name}: stream ended before the response was complete"
+    )
+    assert message.text  # the finished text block survives
+
+
+async def test_abort_mid_stream_ends_aborted_and_closes_the_connection(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    turn = Turn(text="abcdefgh", chunk_size=4, fault="stall", fault_after=FIRST_TEXT[provider.name])
+    llm_server.script(turn)
+    controller = AbortController()
+    stream = provider.stream(
+        model_for(provider.name), CONTEXT, StreamOptions(signal=controller.signal)
+    )
+    events = []
+    async for event in stream:
+        events.append(event)
+        if isinstance(event, TextDeltaEvent):
+            controller.abort()
+    message = await asyncio.wait_for(stream.result(), 5)
+    assert message.stop_reason == "aborted"
+    assert message.text == "abcd"
+    assert await asyncio.to_thread(llm_server.wait_disconnects, 1)
+
+
+async def test_abort_during_backoff_ends_at_once(llm_server: LLMServer) -> None:
+    entered = asyncio.Event()
+
+    async def forever(_seconds: float) -> None:
+        entered.set()
+        await asyncio.Event().wait()
+
+    llm_server.script(HttpError(503, "busy"), Turn(text="never"))
+    provider = provider_for("openai", llm_server, retry=RetryPolicy(sleep=forever))
+    controller = AbortController()
+    stream = provider.stream(model_for("openai"), CONTEXT, StreamOptions(signal=controller.signal))
+    await asyncio.wait_for(entered.wait(), 5)
+    controller.abort()
+    _, message = await asyncio.wait_for(collect(stream), 5)
+    await provider.aclose()
+    assert message.stop_reason == "aborted"
+    assert len(llm_server.requests) == 1
+
+
+async def test_pre_aborted_sends_nothing(provider: HttpProvider, llm_server: LLMServer) -> None:
+    controller = AbortController()
+    controller.abort()
+    events, message = await run(provider, StreamOptions(signal=controller.signal))
+    assert isinstance(events[0], StartEvent) and len(events) == 2
+    assert message.stop_reason == "aborted"
+    assert llm_server.requests == []
+
+
+async def test_anthropic_overloaded_event_before_content_is_retried(
+    llm_server: LLMServer, sleep: RecordingSleep
+) -> None:
+    llm_server.script(Replay(str(FIXTURES / "anthropic_overloaded.sse")), Turn(text="fine"))
+    provider = provider_for("anthropic", llm_server, retry=RetryPolicy(sleep=sleep))
+    _, message = await run(provider)
+    await provider.aclose()
+    assert message.text == "fine"
+    assert len(sleep.delays) == 1
+
+
+async def test_anthropic_error_event_after_content_is_final(
+    llm_server: LLMServer, sleep: RecordingSleep, tmp_path: Path
+) -> None:
+    whole = (FIXTURES / "anthropic_thinking_tool.sse").read_bytes()
+    error = b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '
+    error += b'"message": "Overloaded"}}\n\n'
+    transcript = tmp_path / "late_error.sse"
+    transcript.write_bytes(whole[: whole.index(b"event: content_block_start", 1500)] + error)
+    llm_server.script(Replay(str(transcript)))
+    provider = provider_for("anthropic", llm_server, retry=RetryPolicy(sleep=sleep))
+    _, message = await run(provider)
+    await provider.aclose()
+    assert message.error_message == "anthropic: overloaded_error: Overloaded"
+    assert message.text == "Listing now ✓."
+    assert sleep.delays == []
