@@ -10,7 +10,8 @@ Typical use by the CLI / REPL::
                                                    #   first_prompt, modified, size, message_count)
     for warning in session.warnings: ...           # torn/corrupt lines skipped while loading
     agent = Agent(provider, model, tools, messages=session.context())
-    stop = session.record(agent)                   # appends each message at message_end
+    stop = session.record(agent, on_error=notify)  # appends each message at message_end;
+                                                   #   a failed write goes to on_error
     final = await prompt_with_compaction(agent, text, session, signal=signal,
                                          on_compaction=show)   # session may be None
     await compact_agent(agent, session, instructions="focus on the parser")   # /compact

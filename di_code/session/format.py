@@ -27,7 +27,8 @@ FORMAT_VERSION = 1
 Raw: TypeAlias = dict[str, Any]
 Migration: TypeAlias = Callable[[Raw, list[Raw]], tuple[Raw, list[Raw]]]
 MIGRATIONS: dict[int, Migration] = {}
-"""`MIGRATIONS[v]` turns a version-v header and entries into version v+1 (raw JSON dicts)."""
+"""`MIGRATIONS[v]` turns a version-v header and entries into version v+1 (raw JSON dicts,
+one entry for each entry, in order, so warnings can still name line numbers)."""
 
 
 class SessionError(Exception):
