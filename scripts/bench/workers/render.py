@@ -1,0 +1,226 @@
+"""Figure 5 worker: one streaming-Markdown renderer fed a generated reply one word at a time.
+
+Renderers: `di_code` (di_code.ui.markdown_stream.MarkdownStream), `naive` (a Rich Live showing
+Markdown of the whole text on every update) and `aider` (aider.mdstream.MarkdownStream, run in
+aider's venv). Every Live here refreshes synchronously (no refresh thread), so all the work is
+on the measured thread and every write to the fake terminal is a frame.
+
+Modes: `fast` (as fast as possible, throttles defeated by a clock that jumps 10 s per reading:
+CPU per update, all updates or `samples` evenly spaced ones, each after an untimed update at
+the word before) and `paced` (100 words/s on a simulated clock: virtual time runs at real speed
+while a renderer works, and waits for the next word otherwise).
+"""
+
+import io
+import json
+import random
+import re
+import sys
+import time
+from collections.abc import Callable
+from itertools import pairwise
+from typing import Any
+
+Update = Callable[[str], None]
+
+
+def reply(words: int) -> str:
+    """Prose, lists, headings and code fences, about `words` words."""
+    rng = random.Random(5)
+    vocab = (
+        "the",
+        "agent",
+        "reads",
+        "files",
+        "runs",
+        "tools",
+        "and",
+        "streams",
+        "answers",
+        "while",
+        "terminal",
+        "stays",
+        "responsive",
+        "because",
+        "finished",
+        "blocks",
+    )
+    parts: list[str] = []
+    count = 0
+    while count < words:
+        kind = count // 40 % 4
+        if kind == 0:
+            text = " ".join(rng.choice(vocab) for _ in range(35)) + "."
+            parts.append(text[0].upper() + text[1:])
+        elif kind == 1:
+            parts.append(
+                "\n".join(
+                    f"- **{rng.choice(vocab)}** {' '.join(rng.sample(vocab, 6))}" for _ in range(5)
+                )
+            )
+        elif kind == 2:
+            parts.append(f"## {' '.join(rng.sample(vocab, 3)).title()}")
+            parts.append(
+                "```python\n"
+                + "\n".join(
+                    f"def {rng.choice(vocab)}_{i}(x):\n    return x + {i}" for i in range(4)
+                )
+                + "\n```"
+            )
+        else:
+            parts.append(" ".join(rng.choice(vocab) for _ in range(30)) + " `inline code`.")
+        count = sum(len(p.split()) for p in parts)
+    return "\n\n".join(parts) + "\n"
+
+
+class Sink(io.StringIO):
+    """The fake terminal: remembers the (clock) time of every write, i.e. every frame."""
+
+    def __init__(self, clock: Callable[[], float]) -> None:
+        super().__init__()
+        self.clock = clock
+        self.frames: list[float] = []
+
+    def write(self, text: str) -> int:
+        if text:
+            self.frames.append(self.clock())
+        return len(text)
+
+    def isatty(self) -> bool:
+        return True
+
+
+def sync_live(console: Any) -> Any:
+    from rich.live import Live
+
+    class SyncLive(Live):
+        def update(self, renderable: Any, *, refresh: bool = False) -> None:
+            super().update(renderable, refresh=True)
+
+    return SyncLive(console=console, auto_refresh=False, transient=True)
+
+
+def make(renderer: str, console: Any, clock: Callable[[], float]) -> tuple[Update, Update]:
+    """(update(text so far), finish(full text)) for one renderer."""
+    if renderer == "naive":
+        from rich.markdown import Markdown
+
+        live = sync_live(console)
+        live.start()
+
+        def done(text: str) -> None:
+            live.update(Markdown(text))
+            live.stop()
+
+        return lambda text: live.update(Markdown(text)), done
+    if renderer == "aider":
+        import types
+
+        from aider import mdstream
+
+        mdstream.time = types.SimpleNamespace(time=clock)
+        mdstream.Live = lambda renderable, refresh_per_second: sync_live(console)
+        aider_stream = mdstream.MarkdownStream()
+        return aider_stream.update, lambda text: aider_stream.update(text, final=True)
+    from di_code.ui.markdown_stream import MarkdownStream
+
+    class Area:
+        live: Any = None
+
+        def show(self, renderable: Any) -> None:
+            if renderable is None:
+                if self.live is not None:
+                    self.live.stop()
+                    self.live = None
+                return
+            if self.live is None:
+                self.live = sync_live(console)
+                self.live.start()
+            self.live.update(renderable)
+
+    stream = MarkdownStream(console, clock=clock, live=Area())
+
+    def finish(text: str) -> None:
+        stream.update(text)
+        stream.finish()
+
+    return stream.update, finish
+
+
+def console_for(sink: Sink) -> Any:
+    from rich.console import Console
+
+    return Console(file=sink, force_terminal=True, width=100, height=40, color_system="truecolor")
+
+
+def fast(renderer: str, words: int, samples: int) -> dict[str, Any]:
+    moment = [0.0]
+
+    def jumping() -> float:
+        moment[0] += 10.0
+        return moment[0]
+
+    text = reply(words)
+    ends = [m.end() for m in re.finditer(r"\S+\s*", text)]
+    update, finish = make(renderer, console_for(Sink(jumping)), jumping)
+    costs: list[float] = []
+    if samples:
+        picks = sorted({max(1, round(len(ends) * (j + 1) / samples)) - 1 for j in range(samples)})
+    else:
+        picks = list(range(len(ends)))
+    for index in picks:
+        if samples and index and renderer != "naive":
+            update(text[: ends[index - 1]])
+        start = time.process_time()
+        update(text[: ends[index]])
+        costs.append((time.process_time() - start) * 1000)
+    finish(text)
+    return {"per_update_ms": costs, "words": len(ends)}
+
+
+class SimClock:
+    """Virtual seconds: real time flows while the renderer works, then jumps to the next word."""
+
+    def __init__(self) -> None:
+        self.base = 0.0
+        self.real = time.perf_counter()
+
+    def now(self) -> float:
+        return self.base + time.perf_counter() - self.real
+
+    def resume_at(self, moment: float) -> None:
+        self.base = max(moment, self.now())
+        self.real = time.perf_counter()
+
+
+def paced(renderer: str, words: int, rate: float) -> dict[str, Any]:
+    clock = SimClock()
+    sink = Sink(clock.now)
+    text = reply(words)
+    ends = [m.end() for m in re.finditer(r"\S+\s*", text)]
+    update, finish = make(renderer, console_for(sink), clock.now)
+    cpu = time.process_time()
+    for index, end in enumerate(ends):
+        clock.resume_at(index / rate)
+        update(text[:end])
+    last_token = clock.base
+    finish(text)
+    cpu = time.process_time() - cpu
+    frames = sink.frames
+    gaps = [b - a for a, b in pairwise(frames)]
+    duration = len(ends) / rate
+    return {
+        "cpu_share": cpu / duration,
+        "max_gap_ms": max(gaps, default=0) * 1000,
+        "final_latency_ms": (frames[-1] - last_token) * 1000,
+        "frames": len(frames),
+        "words": len(ends),
+    }
+
+
+if __name__ == "__main__":
+    p = json.loads(sys.argv[1])
+    if p["mode"] == "fast":
+        print(json.dumps(fast(p["renderer"], p["words"], p["samples"])))
+    else:
+        print(json.dumps(paced(p["renderer"], p["words"], p["rate"])))
