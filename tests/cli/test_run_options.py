@@ -1,0 +1,111 @@
+"""The other `run` options end to end: sessions, limits, system prompt, extra roots, progress."""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import subprocess
+from pathlib import Path
+
+from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+
+
+def system_text(body: dict[str, object]) -> str:
+    messages = body["messages"]
+    assert isinstance(messages, list) and messages[0]["role"] == "system"
+    return str(messages[0]["content"])
+
+
+def test_continue_resumes_and_no_session_saves_nothing(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    llm_server.script(Turn(text="first answer"), Turn(text="second answer"), Turn(text="third"))
+    first = run_di_code("run", "--output-format", "json", "remember the word kumquat")
+    assert first.returncode == 0, first.stderr
+    assert run_di_code("run", "--continue", "what was the word?").stdout == "second answer\n"
+    sent = request_text(llm_server.requests[-1].body)
+    assert "remember the word kumquat" in sent and "first answer" in sent
+    files = list((di_code_home / "sessions").rglob("*.jsonl"))
+    assert len(files) == 1 and json.loads(first.stdout)["session_id"] in files[0].name
+    unsaved = run_di_code("run", "--no-session", "--output-format", "json", "hi")
+    assert json.loads(unsaved.stdout)["session_id"] is None
+    assert len(list((di_code_home / "sessions").rglob("*.jsonl"))) == 1
+
+
+def test_continue_without_a_session_is_a_usage_error(run_di_code: RunDiCode) -> None:
+    done = run_di_code("run", "--continue", "hi")
+    assert done.returncode == 2 and done.stderr.startswith("di-code: no session to continue")
+
+
+def test_max_turns_ends_the_run_with_exit_1(run_di_code: RunDiCode, llm_server: LLMServer) -> None:
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("ls", {}),)), Turn(text="never asked"))
+    done = run_di_code("run", "--max-turns", "1", "list forever")
+    assert done.returncode == 1
+    assert done.stderr == "di-code: Turn limit reached (1)\n"
+    assert len([r for r in llm_server.requests if r.method == "POST"]) == 1
+
+
+def test_system_prompt_replaced_or_appended_from_text_or_file(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "extra.md").write_text("Always answer in French.")
+    llm_server.script(Turn(text="a"), Turn(text="b"))
+    assert run_di_code("run", "--system-prompt", "You are terse.", "hi").returncode == 0
+    assert system_text(llm_server.requests[-1].body) == "You are terse."
+    assert run_di_code("run", "--append-system-prompt", "extra.md", "hi").returncode == 0
+    text = system_text(llm_server.requests[-1].body)
+    assert text.startswith("You are di-code") and text.endswith("\n\nAlways answer in French.")
+
+
+def test_add_dir_must_exist_and_is_named_in_the_prompt(
+    run_di_code: RunDiCode, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    missing = run_di_code("run", "--add-dir", str(tmp_path / "nope"), "hi")
+    assert missing.returncode == 2 and "--add-dir: not a folder" in missing.stderr
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_text("from the other root")
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("read", {"path": str(other / "notes.txt")}),)))
+    llm_server.script(Turn(text="read it"))
+    assert run_di_code("run", "--add-dir", str(other), "read the notes").returncode == 0
+    assert f"Also allowed: {other}" in system_text(llm_server.requests[0].body)
+    assert "from the other root" in request_text(llm_server.requests[-1].body)
+
+
+def test_progress_goes_to_stderr_when_it_is_a_terminal(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("ls", {}),)), Turn(text="all listed"))
+    master, slave = pty.openpty()
+    try:
+        done = subprocess.run(
+            [DI_CODE, "run", "list the files"],
+            cwd=workspace,
+            env=cli_env(di_code_home, llm_server),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=slave,
+            text=True,
+            timeout=60,
+        )
+        os.close(slave)
+        progress = _read_all(master)
+    finally:
+        os.close(master)
+    assert (done.returncode, done.stdout) == (0, "all listed\n")
+    assert "ls" in progress and "all listed" not in progress
+
+
+def _read_all(fd: int) -> str:
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except OSError:  # EIO: the other side is closed and drained
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
