@@ -12,6 +12,7 @@ model can choose another way.
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -171,10 +172,22 @@ class GatedTool:
         signal: AbortSignal,
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
-        refusal = await self.gate.check(self.tool.name, params)
+        refusal = await _until_aborted(self.gate.check(self.tool.name, params), signal)
         if refusal is not None:
             return ToolResult([TextContent(refusal)], is_error=True)
         return await self.tool.execute(tool_call_id, params, signal, on_update)
+
+
+async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> str | None:
+    """The gate's answer, unless Ctrl-C comes first (a question must not block an abort)."""
+    asking = asyncio.ensure_future(check)
+    aborted = asyncio.ensure_future(signal.wait())
+    await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    aborted.cancel()
+    if not asking.done():
+        asking.cancel()
+        return "Operation aborted"
+    return asking.result()
 
 
 def gate_tools(tools: Sequence[AgentTool], gate: PermissionGate) -> list[AgentTool]:

@@ -117,3 +117,24 @@ def test_read_only_offers_only_reading_tools() -> None:
     assert [tool.name for tool in gate_tools(tools, PermissionGate("ask"))] == [
         t.name for t in tools
     ]
+
+
+async def test_an_abort_ends_an_open_question() -> None:
+    import asyncio
+
+    asked = asyncio.Event()
+
+    async def never_answers(request: ApprovalRequest) -> Approval:
+        asked.set()
+        await asyncio.Event().wait()
+        return "yes"
+
+    runs: list[str] = []
+    [tool] = gate_tools([make_tool("bash", runs)], PermissionGate("ask", approver=never_answers))
+    controller = AbortController()
+    running = asyncio.create_task(tool.execute("c1", {"command": "ls"}, controller.signal))
+    await asked.wait()
+    controller.abort()
+    result = await asyncio.wait_for(running, timeout=10)
+    assert isinstance(result, ToolResult) and result.is_error and runs == []
+    assert result.content[0].text == "Operation aborted"  # type: ignore[union-attr]
