@@ -94,9 +94,13 @@ async def _model(repl: Repl, arg: str) -> bool:
 
 async def _session(repl: Repl, arg: str) -> bool:
     session = repl.setup.session
-    where = f"{session.id}  {session.path}" if session is not None else "not saved (--no-session)"
-    count = len(repl.agent.transcript)
-    return _say(repl, f"Session: {where}\nMessages: {count}\n{repl.renderer.footer()}")
+    lines = (
+        [f"Session: {session.id}", f"File: {session.path}"]
+        if session is not None
+        else ["Session: not saved (--no-session)"]
+    )
+    lines += [f"Messages: {len(repl.agent.transcript)}", repl.renderer.footer()]
+    return _say(repl, "\n".join(lines))
 
 
 async def _resume(repl: Repl, arg: str) -> bool:
@@ -141,11 +145,13 @@ async def _compact(repl: Repl, arg: str) -> bool:
 
 
 async def _tools(repl: Repl, arg: str) -> bool:
-    rows = [
-        f"  {tool.name:<8} {(tool.description.strip().splitlines() or [''])[0][:70]}"
-        for tool in repl.agent.tools
-    ]
+    rows = [f"  {tool.name:<8} {_first_sentence(tool.description)}" for tool in repl.agent.tools]
     return _say(repl, "\n".join(["Tools:", *rows]) if rows else "No tools.")
+
+
+def _first_sentence(text: str, limit: int = 68) -> str:
+    sentence = (text.strip().splitlines() or [""])[0].split(". ")[0].rstrip(".")
+    return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
 async def _permissions(repl: Repl, arg: str) -> bool:

@@ -129,7 +129,7 @@ async def test_slash_commands_answer_and_unknown_ones_are_refused() -> None:
     async with chat(ChatSetup(Agent(faux.provider, faux.model, [tool]))) as session:
         session.type("/tools\r/model\r/nope\r/help\r/exit\r")
     output = session.output
-    assert "Tools:\n  ls       List a folder.\n" in output
+    assert "Tools:\n  ls       List a folder\n" in output
     assert "Model: faux/faux-1\n" in output
     assert "✗ Unknown command /nope. /help lists the commands.\n" in output
     assert "/resume [N|id]" in output
