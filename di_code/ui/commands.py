@@ -125,7 +125,8 @@ async def _resume(repl: Repl, arg: str) -> bool:
         repl.console.print(Text(f"! {warning}", style="yellow"))
     messages = session.context()
     repl.replace_agent(messages, session)
-    return _say(repl, f"Resumed session {session.id} ({len(messages)} messages).")
+    count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
+    return _say(repl, f"Resumed session {session.id} ({count}).")
 
 
 async def _compact(repl: Repl, arg: str) -> bool:

@@ -262,3 +262,41 @@ async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) ->
     assert setup.agent.transcript == []
     assert f"New session {setup.session.id}." in session.output
     assert "remember one" in session.output.split("Recent sessions")[1]
+
+
+def test_completion_of_slash_commands_and_at_paths(tmp_path: Path) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from di_code.ui.completion import ChatCompleter
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    completer = ChatCompleter(tmp_path)
+
+    def complete(text: str) -> list[str]:
+        found = completer.get_completions(Document(text), CompleteEvent())
+        return [c.text for c in found]
+
+    assert complete("/re") == ["/resume"]
+    assert complete("/c") == ["/clear", "/compact"]
+    assert complete("look at @src/ma") == ["in.py"]
+    assert complete("plain words") == []
+
+
+async def test_resume_by_number_loads_that_conversation(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    old = store.create(tmp_path)
+    old.append_message(UserMessage.of("an old question"))
+    faux = create_faux_provider([])
+    setup = ChatSetup(
+        Agent(faux.provider, faux.model),
+        session=store.create(tmp_path),
+        store=store,
+        workspace=tmp_path,
+    )
+    async with chat(setup) as session:
+        session.type("/resume 1\r/exit\r")
+    assert setup.session is not None and setup.session.id == old.id
+    assert [m.role for m in setup.agent.transcript] == ["user"]
+    assert f"Resumed session {old.id} (1 message)." in session.output
