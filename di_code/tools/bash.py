@@ -1,0 +1,140 @@
+"""The bash tool: run a command in the workspace and report its output, exit code and fate.
+
+The model sees the last 2000 lines / 50 KB of the interleaved output, then one line per fact:
+where the full output is (when cut), and why the command failed (exit code, signal, timeout or
+abort). Partial output is sent through `on_update` at most every UPDATE_INTERVAL seconds.
+"""
+
+from __future__ import annotations
+
+import signal as signals
+import time
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.errors import check_aborted
+from di_code.tools.output_buffer import OutputBuffer, Snapshot
+from di_code.tools.process import KILL_AFTER, Exit, run_in_group
+from di_code.tools.workspace import Workspace
+
+DEFAULT_TIMEOUT = 120
+MAX_TIMEOUT = 600
+UPDATE_INTERVAL = 0.1
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {
+            "type": "string",
+            "description": "Shell command, run with `bash -c` in the working directory. "
+            "Non-interactive: stdin is closed.",
+        },
+        "timeout": {
+            "type": "number",
+            "exclusiveMinimum": 0,
+            "maximum": MAX_TIMEOUT,
+            "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}, "
+            f"max {MAX_TIMEOUT}).",
+        },
+    },
+    "required": ["command"],
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    "Run a shell command in the working directory (bash -c, stdin closed, stdout and stderr "
+    "merged). Returns the last 2000 lines / 50 KB of output; longer output is saved to a file "
+    "whose path is given. A non-zero exit is reported as an error. Use it for builds, tests, "
+    "git and other programs; prefer read, grep, find and ls for looking at files. Start "
+    "long-running servers in the background with their output redirected to a file."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BashTool:
+    workspace: Workspace
+    name: ClassVar[str] = "bash"
+    description: ClassVar[str] = DESCRIPTION
+    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> list[ToolResultContent] | ToolResult:
+        check_aborted(signal)
+        timeout = float(params.get("timeout", DEFAULT_TIMEOUT))
+        buffer = OutputBuffer()
+        last_update = 0.0
+
+        async def sink(chunk: bytes) -> None:
+            nonlocal last_update
+            buffer.feed(chunk)
+            now = time.monotonic()
+            if on_update is not None and now - last_update >= UPDATE_INTERVAL:
+                last_update = now
+                await on_update(_partial(buffer.snapshot()))
+
+        try:
+            exit = await run_in_group(
+                params["command"], str(self.workspace.root), timeout, signal, sink
+            )
+        finally:
+            buffer.close()
+        return _result(buffer.snapshot(), exit, timeout)
+
+
+def _details(snapshot: Snapshot, code: int | None) -> dict[str, Any]:
+    return {
+        "exit_code": code,
+        "full_output_path": snapshot.spill_path,
+        "truncated": snapshot.truncation is not None,
+    }
+
+
+def _partial(snapshot: Snapshot) -> ToolResult:
+    return ToolResult([TextContent(snapshot.text)], _details(snapshot, None))
+
+
+def _result(snapshot: Snapshot, exit: Exit, timeout: float) -> ToolResult:
+    parts = [snapshot.text or "(no output)"]
+    if snapshot.truncation is not None:
+        last = snapshot.first_line + snapshot.truncation.output_lines - 1
+        parts.append(
+            f"[Showing lines {snapshot.first_line}-{last} of {snapshot.truncation.total_lines}. "
+            f"Full output: {snapshot.spill_path}]"
+        )
+    fate = _fate(exit, timeout)
+    if fate:
+        parts.append(fate)
+    is_error = bool(fate)
+    return ToolResult([TextContent("\n\n".join(parts))], _details(snapshot, exit.code), is_error)
+
+
+def _fate(exit: Exit, timeout: float) -> str | None:
+    """Why the command failed, or None when it exited 0."""
+    how = f"SIGKILL after {KILL_AFTER:g} s" if exit.killed else "SIGTERM"
+    match exit.stopped:
+        case "timeout":
+            return f"Command timed out after {timeout:g} seconds; process group stopped ({how})"
+        case "aborted":
+            return f"Command aborted; process group stopped ({how})"
+        case None:
+            pass
+    if exit.code is None or exit.code == 0:
+        return None
+    if exit.code < 0:
+        return f"Command killed by signal {_signal_name(-exit.code)}"
+    return f"Command exited with code {exit.code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)

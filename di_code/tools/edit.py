@@ -1,0 +1,120 @@
+"""The edit tool: exact text replacements in one file, all or nothing, under the file's lock.
+
+The rules (unique, non-overlapping, endings and BOM kept, closest-match hints) live in
+`edit_text`; this module reads and writes the file and shapes the result: a short sentence for
+the model and `{"diff", "path"}` in details for the UI.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.edit_text import Document, Edit, apply_edits, unified_diff
+from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.file_lock import file_lock
+from di_code.tools.files import open_error, require_file
+from di_code.tools.workspace import Workspace, clean_path
+
+_EDIT_PROPERTIES: dict[str, Any] = {
+    "old_text": {
+        "type": "string",
+        "description": "Exact text to replace, copied from the file with its whitespace; "
+        "it must occur exactly once, so include enough surrounding lines.",
+    },
+    "new_text": {"type": "string", "description": "The text that replaces old_text."},
+}
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "File to edit, relative to the working directory (or absolute).",
+        },
+        "edits": {
+            "type": "array",
+            "minItems": 1,
+            "description": "Replacements, each matched against the original file; they must "
+            "not overlap. All are applied or none.",
+            "items": {
+                "type": "object",
+                "properties": _EDIT_PROPERTIES,
+                "required": ["old_text", "new_text"],
+                "additionalProperties": False,
+            },
+        },
+        **_EDIT_PROPERTIES,
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    "Edit a file by exact text replacement. Give `edits`, a list of {old_text, new_text} "
+    "(or a single old_text/new_text). Each old_text must match the file exactly once, "
+    "whitespace included; read the file first. Several changes to one file go in one call."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EditTool:
+    workspace: Workspace
+    name: ClassVar[str] = "edit"
+    description: ClassVar[str] = DESCRIPTION
+    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> list[ToolResultContent] | ToolResult:
+        check_aborted(signal)
+        path = self.workspace.resolve(params["path"])
+        shown = clean_path(params["path"])
+        edits = edits_of(params)
+        lock = file_lock(path)
+        async with lock:
+            diff = await asyncio.to_thread(_edit_file, path, shown, edits)
+        plural = "s" if len(edits) > 1 else ""
+        return ToolResult(
+            [TextContent(f"Successfully applied {len(edits)} edit{plural} to {shown}")],
+            {"diff": diff, "path": shown},
+        )
+
+
+def edits_of(params: dict[str, Any]) -> list[Edit]:
+    """The edits list, from `edits` or from a single old_text/new_text pair."""
+    single = "old_text" in params or "new_text" in params
+    if "edits" in params and single:
+        raise ToolError("Give either edits or old_text/new_text, not both")
+    if "edits" in params:
+        return [Edit(e["old_text"], e["new_text"]) for e in params["edits"]]
+    if "old_text" not in params or "new_text" not in params:
+        raise ToolError("Give edits, or both old_text and new_text")
+    return [Edit(params["old_text"], params["new_text"])]
+
+
+def _edit_file(path: Path, shown: str, edits: list[Edit]) -> str:
+    require_file(path, shown)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
+    try:
+        doc = Document.parse(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
+    after = apply_edits(doc, edits, shown)
+    try:
+        path.write_bytes(doc.render(after).encode("utf-8"))
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
+    return unified_diff(doc.text, after, shown)

@@ -1,0 +1,21 @@
+"""The one exception the tools raise, and the abort check every tool starts with.
+
+The agent loop turns a raised exception into `Tool "<name>" failed: <message>`, so messages are
+one line, written for the model, and never carry a traceback.
+"""
+
+from __future__ import annotations
+
+from di_code.ai.abort import AbortSignal
+
+ABORTED_TEXT = "Operation aborted"
+
+
+class ToolError(Exception):
+    """A failure the model should read and act on (bad path, no match, binary file)."""
+
+
+def check_aborted(signal: AbortSignal) -> None:
+    """Refuse to start (or go on) once the user has aborted."""
+    if signal.aborted:
+        raise ToolError(ABORTED_TEXT)

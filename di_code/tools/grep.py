@@ -1,0 +1,150 @@
+"""The grep tool: search file contents, with ripgrep when it is there and Python otherwise.
+
+Output: one line per hit, `path:N: text` for a matching line and `path-N- text` for a context
+line (as grep and rg mark them), paths relative to the working directory, lines cut at
+LINE_CHARS characters. After `limit` matches the search stops; the context lines that follow the
+last match are still shown. Then the 2000-line / 50 KB output limit applies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.grep_search import Hit, Query, search_python, search_ripgrep
+from di_code.tools.ripgrep import find_ripgrep
+from di_code.tools.truncation import keep_head
+from di_code.tools.workspace import Workspace, clean_path
+
+DEFAULT_LIMIT = 100
+LINE_CHARS = 500
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Regular expression to search for."},
+        "path": {
+            "type": "string",
+            "description": "File or folder to search (default: the working directory).",
+        },
+        "glob": {
+            "type": "string",
+            "description": "Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.",
+        },
+        "ignore_case": {"type": "boolean", "description": "Match case-insensitively."},
+        "literal": {
+            "type": "boolean",
+            "description": "Treat pattern as plain text, not a regular expression.",
+        },
+        "context": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Lines of context to show before and after each match.",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": f"Maximum number of matches (default {DEFAULT_LIMIT}).",
+        },
+    },
+    "required": ["pattern"],
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    "Search file contents for a regular expression (ripgrep syntax). Returns `path:line: text` "
+    "for each matching line (context lines as `path-line- text`). Honours .gitignore. Use glob "
+    "to narrow the files and literal=true for plain text with special characters."
+)
+
+
+@dataclass
+class Collector:
+    """Turns hits into output lines and decides when the search has enough."""
+
+    workspace: Workspace
+    limit: int
+    context: int
+    lines: list[str] = field(default_factory=list)
+    matches: int = 0
+    last_match: tuple[Path, int] | None = None
+    limit_reached: bool = False
+
+    def add(self, hit: Hit) -> bool:
+        if self.matches >= self.limit:
+            last = self.last_match
+            if hit.is_match or last is None or hit.path != last[0]:
+                self.limit_reached = True
+                return False
+            if hit.line > last[1] + self.context:
+                self.limit_reached = True
+                return False
+        if hit.is_match:
+            self.matches += 1
+            self.last_match = (hit.path, hit.line)
+        text = hit.text if len(hit.text) <= LINE_CHARS else hit.text[:LINE_CHARS] + "..."
+        mark = ":" if hit.is_match else "-"
+        self.lines.append(f"{self.workspace.display(hit.path)}{mark}{hit.line}{mark} {text}")
+        return True
+
+
+@dataclass(frozen=True, slots=True)
+class GrepTool:
+    workspace: Workspace
+    ripgrep: str | None = field(default_factory=find_ripgrep)
+    name: ClassVar[str] = "grep"
+    description: ClassVar[str] = DESCRIPTION
+    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> list[ToolResultContent] | ToolResult:
+        check_aborted(signal)
+        shown = clean_path(params.get("path", "."))
+        top = self.workspace.resolve(shown)
+        if not top.exists():
+            raise ToolError(f"Path not found: {shown}")
+        query = Query(
+            params["pattern"], top, params.get("glob"), params.get("ignore_case", False),
+            params.get("literal", False), params.get("context", 0),
+        )  # fmt: skip
+        limit = params.get("limit", DEFAULT_LIMIT)
+        collector = Collector(self.workspace, limit, query.context)
+        if self.ripgrep is not None:
+            await search_ripgrep(self.ripgrep, query, signal, collector.add)
+        else:
+            await asyncio.to_thread(search_python, query, signal, collector.add)
+        check_aborted(signal)
+        return _result(collector, limit)
+
+
+def _result(collector: Collector, limit: int) -> ToolResult:
+    if not collector.lines:
+        return ToolResult([TextContent("No matches found")])
+    kept, cut = keep_head(collector.lines)
+    notices: list[str] = []
+    details: dict[str, Any] = {}
+    if collector.limit_reached:
+        notices.append(
+            f"[Match limit {limit} reached. Use limit={limit * 2} for more, "
+            "or narrow the pattern, path or glob.]"
+        )
+        details["limit_reached"] = limit
+    if cut is not None:
+        notices.append(
+            f"[Output cut to the first {cut.output_lines} of {cut.total_lines} lines "
+            "(2000 lines / 50 KB limit). Narrow the pattern, path or glob.]"
+        )
+        details.update(cut.to_dict())
+    text = "\n".join(kept) + "".join(f"\n\n{notice}" for notice in notices)
+    return ToolResult([TextContent(text)], details or None)

@@ -1,0 +1,125 @@
+"""The two sources of grep hits, ripgrep's JSON output and a Python scan, made equal.
+
+Both yield the same `Hit`s in the same order (files in `rg --sort path` order, lines in file
+order, context lines within `context` of a match) into a `HitSink`, which says when to stop.
+Differences left: the regex dialect (Rust's vs Python's `re`, equal for common patterns), and
+binary files: the fallback skips any file with a NUL byte, rg stops at the first NUL it sees.
+The fallback reads one file at a time into memory.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from di_code.ai.abort import AbortSignal
+from di_code.tools.errors import ToolError
+from di_code.tools.ignore import compile_glob, walk_files
+from di_code.tools.ripgrep import run_ripgrep
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    path: Path
+    line: int
+    text: str
+    is_match: bool
+
+
+HitSink = Callable[[Hit], bool]
+"""Takes one hit; returns False when no more are wanted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    pattern: str
+    top: Path
+    glob: str | None
+    ignore_case: bool
+    literal: bool
+    context: int
+
+    def wants(self, path: Path) -> bool:
+        """The glob filter, on the path relative to the searched folder."""
+        if self.glob is None or path == self.top:
+            return True
+        return bool(compile_glob(self.glob).fullmatch(path.relative_to(self.top).as_posix()))
+
+
+async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
+    args = ["--json", "--context", str(query.context)]
+    args += ["--ignore-case"] if query.ignore_case else ["--case-sensitive"]
+    args += ["--fixed-strings"] if query.literal else []
+    args += ["--glob", query.glob] if query.glob else []
+    args += ["--regexp", query.pattern, "--", str(query.top)]
+    found = False
+
+    def on_line(raw: bytes) -> bool:
+        nonlocal found
+        message = json.loads(raw)
+        if message.get("type") not in ("match", "context"):
+            return True
+        data = message["data"]
+        hit = Hit(
+            Path(_text(data["path"])),
+            int(data["line_number"]),
+            _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
+            message["type"] == "match",
+        )
+        if not query.wants(hit.path):
+            return True
+        found = True
+        return sink(hit)
+
+    outcome = await run_ripgrep(binary, args, signal, on_line)
+    if outcome.returncode == 2 and not found and not signal.aborted:
+        raise ToolError(f"grep failed: {outcome.error or 'ripgrep exited with code 2'}")
+
+
+def _text(field: dict[str, Any]) -> str:
+    if "text" in field:
+        return str(field["text"])
+    return base64.b64decode(field["bytes"]).decode("utf-8", "replace")
+
+
+def compile_query(query: Query) -> re.Pattern[str]:
+    pattern = re.escape(query.pattern) if query.literal else query.pattern
+    try:
+        return re.compile(pattern, re.IGNORECASE if query.ignore_case else 0)
+    except re.error as exc:
+        raise ToolError(f"Invalid regex: {exc}") from None
+
+
+def search_python(query: Query, signal: AbortSignal, sink: HitSink) -> None:
+    regex = compile_query(query)
+    files = [query.top] if query.top.is_file() else walk_files(query.top)
+    for path in files:
+        if signal.aborted:
+            return
+        if query.wants(path) and not _search_file(path, regex, query.context, sink):
+            return
+
+
+def _search_file(path: Path, regex: re.Pattern[str], context: int, sink: HitSink) -> bool:
+    """Feed one file's hits to the sink; False once the sink wants no more."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return True
+    if b"\0" in data:
+        return True
+    lines = data.decode("utf-8", "replace").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    lines = [line.removesuffix("\r") for line in lines]
+    matches = [i for i, line in enumerate(lines) if regex.search(line)]
+    shown: set[int] = set()
+    for i in matches:
+        shown.update(range(max(0, i - context), min(len(lines), i + context + 1)))
+    matched = set(matches)
+    return all(sink(Hit(path, i + 1, lines[i], i in matched)) for i in sorted(shown))

@@ -1,0 +1,86 @@
+"""The ls tool: one folder's entries, sorted case-insensitively, dotfiles included, `/` after
+folders (symlinks to folders too), `(empty directory)` for none, at most `limit` entries."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.truncation import keep_head
+from di_code.tools.workspace import Workspace, clean_path
+
+DEFAULT_LIMIT = 500
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "Folder to list (default: the working directory).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": f"Maximum number of entries (default {DEFAULT_LIMIT}).",
+        },
+    },
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    "List a folder: one entry per line, sorted, dotfiles included, folders marked with a "
+    "trailing `/`. Use find to search recursively."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LsTool:
+    workspace: Workspace
+    name: ClassVar[str] = "ls"
+    description: ClassVar[str] = DESCRIPTION
+    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> list[ToolResultContent] | ToolResult:
+        check_aborted(signal)
+        shown = clean_path(params.get("path", "."))
+        folder = self.workspace.resolve(shown)
+        limit = params.get("limit", DEFAULT_LIMIT)
+        names = _entries(folder, shown)
+        if not names:
+            return ToolResult([TextContent("(empty directory)")])
+        lines, cut = keep_head(names[:limit])
+        notices = []
+        if len(names) > limit:
+            notices.append(f"[Showing {limit} of {len(names)} entries. "
+                           f"Use limit={len(names)} to see all.]")  # fmt: skip
+        if cut is not None:
+            notices.append(f"[Output cut to the first {cut.output_lines} entries (50 KB limit).]")
+        details = {"limit_reached": limit} if len(names) > limit else {}
+        details.update(cut.to_dict() if cut else {})
+        text = "\n".join(lines) + "".join(f"\n\n{notice}" for notice in notices)
+        return ToolResult([TextContent(text)], details or None)
+
+
+def _entries(folder: Path, shown: str) -> list[str]:
+    try:
+        with os.scandir(folder) as it:
+            names = [entry.name + ("/" if entry.is_dir() else "") for entry in it]
+    except FileNotFoundError:
+        raise ToolError(f"Path not found: {shown}") from None
+    except NotADirectoryError:
+        raise ToolError(f"Not a directory: {shown}") from None
+    except OSError as exc:
+        raise ToolError(f"Cannot list {shown}: {exc.strerror or exc}") from None
+    return sorted(names, key=lambda name: (name.lower(), name))

@@ -1,0 +1,148 @@
+"""Run a shell command in its own process group, stream its output, and stop it for good.
+
+The command runs as `bash -c` (`sh -c` without bash) with `start_new_session=True`, stdin from
+/dev/null, and stdout and stderr on one pipe that we create, so their output interleaves as the
+command wrote it. Waiting for the exit and reading the pipe are separate: a background child
+that inherited the pipe (`sleep 1000 &`) keeps it open forever, so once the main process has
+exited we read for at most EXIT_GRACE more seconds and then close our end.
+
+Stopping (timeout or abort) sends SIGTERM to the whole group, waits up to KILL_AFTER seconds
+for every live member to go, then sends SIGKILL. Group members are found in /proc (zombies do
+not count, since nothing may reap an orphan in a container); without /proc, `killpg(pgid, 0)`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import signal as signals
+import subprocess
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from di_code.ai.abort import AbortSignal
+
+EXIT_GRACE = 0.2
+KILL_AFTER = 2.0
+POLL = 0.02
+READ_CHUNK = 64 * 1024
+
+StopReason = Literal["timeout", "aborted"]
+OutputSink = Callable[[bytes], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Exit:
+    code: int | None
+    """The return code; negative when the shell died of a signal (Python's convention)."""
+    stopped: StopReason | None = None
+    killed: bool = False
+    """SIGTERM was not enough: the group had to be sent SIGKILL."""
+
+
+def shell() -> str:
+    return shutil.which("bash") or "/bin/sh"
+
+
+async def run_in_group(
+    command: str, cwd: str, timeout: float, signal: AbortSignal, sink: OutputSink
+) -> Exit:
+    """Run `command`, feeding its output to `sink`, until it exits or is stopped."""
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            shell(), "-c", command, stdin=subprocess.DEVNULL, stdout=write_fd,
+            stderr=write_fd, cwd=cwd, start_new_session=True,
+        )  # fmt: skip
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(read_fd, "rb", buffering=0)
+    )
+    stop: asyncio.Future[StopReason] = loop.create_future()
+
+    def request_stop(reason: StopReason) -> None:
+        if not stop.done():
+            stop.set_result(reason)
+
+    def on_abort(_: object) -> None:
+        loop.call_soon_threadsafe(request_stop, "aborted")
+
+    signal.add_listener(on_abort)
+    timer = loop.call_later(timeout, request_stop, "timeout")
+    pump = asyncio.create_task(_pump(reader, sink))
+    waiter = asyncio.create_task(proc.wait())
+    try:
+        first: set[asyncio.Future[Any]] = {waiter, stop}
+        await asyncio.wait(first, return_when=asyncio.FIRST_COMPLETED)
+        killed = False
+        if not waiter.done():
+            killed = await terminate_group(proc.pid, waiter)
+        await asyncio.wait({pump}, timeout=EXIT_GRACE)
+        if pump.done():
+            pump.result()
+        return Exit(proc.returncode, stop.result() if stop.done() else None, killed)
+    finally:
+        timer.cancel()
+        signal.remove_listener(on_abort)
+        pump.cancel()
+        transport.close()
+        if proc.returncode is None:
+            _signal_group(proc.pid, signals.SIGKILL)
+
+
+async def _pump(reader: asyncio.StreamReader, sink: OutputSink) -> None:
+    while chunk := await reader.read(READ_CHUNK):
+        await sink(chunk)
+
+
+async def terminate_group(pgid: int, waiter: asyncio.Task[int]) -> bool:
+    """SIGTERM the group, SIGKILL whatever is left after KILL_AFTER; True if KILL was needed."""
+    loop = asyncio.get_running_loop()
+    _signal_group(pgid, signals.SIGTERM)
+    deadline = loop.time() + KILL_AFTER
+    while group_members(pgid) and loop.time() < deadline:
+        await asyncio.sleep(POLL)
+    killed = bool(group_members(pgid))
+    if killed:
+        _signal_group(pgid, signals.SIGKILL)
+    await waiter
+    return killed
+
+
+def _signal_group(pgid: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, number)
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group."""
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    members: list[int] = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and _live_in_group(int(entry), pgid):
+            members.append(int(entry))
+    return members
+
+
+def _live_in_group(pid: int, pgid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except OSError:
+        return False
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid

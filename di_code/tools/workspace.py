@@ -1,0 +1,52 @@
+"""Workspace confinement: every path a model names must resolve inside one of the roots.
+
+A path is taken relative to the primary root (the working directory); `~` is expanded and a
+leading `@` (how users mention files in a prompt) is stripped. The check runs on the realpath,
+so `..` and symlinks are followed before deciding; a file that does not exist yet is judged by
+the realpath of its nearest existing parent (that is what `os.path.realpath` does).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.tools.errors import ToolError
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    roots: tuple[Path, ...]
+    """Real paths; the first is the working directory that relative paths start from."""
+
+    @classmethod
+    def create(cls, root: Path, extra_roots: Sequence[Path] = ()) -> Workspace:
+        return cls(tuple(Path(os.path.realpath(p)) for p in (root, *extra_roots)))
+
+    @property
+    def root(self) -> Path:
+        return self.roots[0]
+
+    def resolve(self, raw: str) -> Path:
+        """The real path of `raw`, or ToolError if it lies outside every root."""
+        text = clean_path(raw)
+        path = Path(os.path.realpath(self.root / Path(text).expanduser()))
+        if not any(path.is_relative_to(root) for root in self.roots):
+            raise ToolError(f"Path is outside the workspace: {text}")
+        return path
+
+    def display(self, path: Path) -> str:
+        """How a path is shown to the model: relative to the root when inside it."""
+        if path.is_relative_to(self.root):
+            return path.relative_to(self.root).as_posix() or "."
+        return str(path)
+
+
+def clean_path(raw: str) -> str:
+    """The path as the model meant it: without a leading `@`, and `.` for an empty one."""
+    text = raw.strip()
+    if text.startswith("@"):
+        text = text[1:]
+    return text or "."

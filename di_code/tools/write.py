@@ -1,0 +1,67 @@
+"""The write tool: create or overwrite a file with exactly the given text (UTF-8, no newline
+translation), creating parent folders; serialized with edit through the per-file lock."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.errors import check_aborted
+from di_code.tools.file_lock import file_lock
+from di_code.tools.files import open_error
+from di_code.tools.workspace import Workspace, clean_path
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {
+            "type": "string",
+            "description": "File to write, relative to the working directory (or absolute).",
+        },
+        "content": {"type": "string", "description": "The complete new content of the file."},
+    },
+    "required": ["path", "content"],
+    "additionalProperties": False,
+}
+
+DESCRIPTION = (
+    "Write a file: creates it (and its parent folders) or replaces its whole content. "
+    "Use it for new files or full rewrites; to change part of an existing file use edit."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteTool:
+    workspace: Workspace
+    name: ClassVar[str] = "write"
+    description: ClassVar[str] = DESCRIPTION
+    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> list[ToolResultContent] | ToolResult:
+        check_aborted(signal)
+        path = self.workspace.resolve(params["path"])
+        shown = clean_path(params["path"])
+        data = params["content"].encode("utf-8")
+        lock = file_lock(path)
+        async with lock:
+            await asyncio.to_thread(_write, path, shown, data)
+        return [TextContent(f"Successfully wrote {len(data)} bytes to {shown}")]
+
+
+def _write(path: Path, shown: str, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
