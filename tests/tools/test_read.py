@@ -1,0 +1,166 @@
+"""read (SPEC §4): whole lines, offset/limit, the output limits and their notices, images."""
+
+from __future__ import annotations
+
+import base64
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from di_code.agent import AgentTool
+from di_code.ai import ImageContent, TextContent
+from di_code.tools.read import IMAGE_MAX_BYTES
+from tests.tools.conftest import error_of, run, text_of
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 20
+
+
+def numbered(count: int, width: int = 0) -> str:
+    return "".join(f"line {i}{'x' * width}\n" for i in range(1, count + 1))
+
+
+async def test_reads_text_without_line_numbers(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "a.txt").write_bytes(b"one\r\ntwo\nthree")
+    result = await run(tools["read"], {"path": "a.txt"})
+    assert text_of(result) == "one\ntwo\nthree"
+    assert result.details is None
+
+
+async def test_offset_and_limit_give_a_window_with_a_notice(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text(numbered(10))
+    result = await run(tools["read"], {"path": "a.txt", "offset": 3, "limit": 2})
+    assert text_of(result) == (
+        "line 3\nline 4\n\n[6 more lines in file. Use offset=5 to continue.]"
+    )
+
+
+async def test_a_limit_reaching_the_end_has_no_notice(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text(numbered(4))
+    result = await run(tools["read"], {"path": "a.txt", "offset": 3, "limit": 2})
+    assert text_of(result) == "line 3\nline 4"
+
+
+async def test_line_limit_of_2000(tools: dict[str, AgentTool], workspace: Path) -> None:
+    (workspace / "a.txt").write_text(numbered(2500))
+    result = await run(tools["read"], {"path": "a.txt"})
+    lines = text_of(result).split("\n")
+    assert lines[:2] == ["line 1", "line 2"]
+    assert lines[1999] == "line 2000"
+    assert lines[2000:] == ["", "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"]
+    assert result.details == {
+        "truncated": True,
+        "truncated_by": "lines",
+        "total_lines": 2500,
+        "output_lines": 2000,
+    }
+
+
+async def test_byte_limit_of_50_kb_keeps_whole_lines(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text(numbered(300, width=990))  # ~1000 bytes a line
+    result = await run(tools["read"], {"path": "a.txt", "offset": 11})
+    body, notice = text_of(result).split("\n\n")
+    shown = body.split("\n")
+    assert len(body.encode()) <= 50 * 1024
+    assert all(line.endswith("x" * 990) for line in shown)
+    last = 10 + len(shown)
+    assert notice == f"[Showing lines 11-{last} of 300. Use offset={last + 1} to continue.]"
+    assert result.details is not None and result.details["truncated_by"] == "bytes"
+
+
+async def test_a_line_longer_than_50_kb_points_to_bash(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("short\n" + "y" * 60_000 + "\nafter\n")
+    result = await run(tools["read"], {"path": "a.txt", "offset": 2})
+    assert text_of(result) == (
+        "[Line 2 is longer than 50 KB. Use bash: sed -n '2p' a.txt | head -c 51200, "
+        "or offset=3 to continue.]"
+    )
+
+
+async def test_offset_beyond_the_end(tools: dict[str, AgentTool], workspace: Path) -> None:
+    (workspace / "a.txt").write_text(numbered(3))
+    message = await error_of(tools["read"], {"path": "a.txt", "offset": 5})
+    assert message == "Offset 5 is beyond end of file (3 lines total)"
+
+
+async def test_empty_file(tools: dict[str, AgentTool], workspace: Path) -> None:
+    (workspace / "a.txt").write_text("")
+    assert text_of(await run(tools["read"], {"path": "a.txt"})) == "(empty file)"
+
+
+async def test_missing_file_and_folder(tools: dict[str, AgentTool], workspace: Path) -> None:
+    assert await error_of(tools["read"], {"path": "nope.txt"}) == "File not found: nope.txt"
+    (workspace / "dir").mkdir()
+    assert await error_of(tools["read"], {"path": "dir"}) == "Is a directory: dir"
+
+
+async def test_images_are_recognised_by_content(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "picture.dat").write_bytes(PNG)
+    result = await run(tools["read"], {"path": "picture.dat"})
+    assert result.content == [
+        TextContent("Read image file [image/png]"),
+        ImageContent(base64.b64encode(PNG).decode(), "image/png"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "head, mime",
+    [
+        (b"\xff\xd8\xff\xe0", "image/jpeg"),
+        (b"GIF89a", "image/gif"),
+        (b"RIFF\0\0\0\0WEBP", "image/webp"),
+    ],
+)
+async def test_other_image_formats(
+    tools: dict[str, AgentTool], workspace: Path, head: bytes, mime: str
+) -> None:
+    (workspace / "img").write_bytes(head + b"\0" * 16)
+    result = await run(tools["read"], {"path": "img"})
+    assert isinstance(result.content[1], ImageContent) and result.content[1].mime_type == mime
+
+
+async def test_images_over_the_cap_are_refused(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "big.png").write_bytes(PNG + b"\0" * IMAGE_MAX_BYTES)
+    size = len(PNG) + IMAGE_MAX_BYTES
+    assert await error_of(tools["read"], {"path": "big.png"}) == (
+        f"Image is too large: big.png is {size} bytes (limit {IMAGE_MAX_BYTES} bytes)"
+    )
+
+
+async def test_other_binary_files_are_refused(tools: dict[str, AgentTool], workspace: Path) -> None:
+    (workspace / "a.bin").write_bytes(b"ELF\0\1\2")
+    assert await error_of(tools["read"], {"path": "a.bin"}) == "Cannot read binary file: a.bin"
+
+
+async def test_a_deep_offset_in_a_big_file_does_not_load_it(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    big = workspace / "big.txt"
+    with big.open("w") as f:
+        for block in range(110):
+            f.write("".join(f"row {block * 10_000 + i}\n" for i in range(10_000)))
+    size = big.stat().st_size  # about 12 MB, 1,100,000 lines
+    tracemalloc.start()
+    try:
+        result = await run(tools["read"], {"path": "big.txt", "offset": 1_000_000, "limit": 2})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert text_of(result) == (
+        "row 999999\nrow 1000000\n\n[99999 more lines in file. Use offset=1000002 to continue.]"
+    )
+    assert peak < size / 4
