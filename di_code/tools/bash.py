@@ -7,8 +7,8 @@ abort). Partial output is sent through `on_update` at most every UPDATE_INTERVAL
 
 from __future__ import annotations
 
+import asyncio
 import signal as signals
-import time
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -70,23 +70,34 @@ class BashTool:
         check_aborted(signal)
         timeout = float(params.get("timeout", DEFAULT_TIMEOUT))
         buffer = OutputBuffer()
-        last_update = 0.0
+        fresh = asyncio.Event()
 
         async def sink(chunk: bytes) -> None:
-            nonlocal last_update
             buffer.feed(chunk)
-            now = time.monotonic()
-            if on_update is not None and now - last_update >= UPDATE_INTERVAL:
-                last_update = now
-                await on_update(_partial(buffer.snapshot()))
+            fresh.set()
 
+        ticker = asyncio.create_task(_stream_updates(buffer, fresh, on_update))
         try:
             exit = await run_in_group(
                 params["command"], str(self.workspace.root), timeout, signal, sink
             )
         finally:
+            ticker.cancel()
             buffer.close()
         return _result(buffer.snapshot(), exit, timeout)
+
+
+async def _stream_updates(
+    buffer: OutputBuffer, fresh: asyncio.Event, on_update: ToolUpdate | None
+) -> None:
+    """Send the output so far when there is new output, at most every UPDATE_INTERVAL."""
+    if on_update is None:
+        return
+    while True:
+        await fresh.wait()
+        fresh.clear()
+        await on_update(_partial(buffer.snapshot()))
+        await asyncio.sleep(UPDATE_INTERVAL)
 
 
 def _details(snapshot: Snapshot, code: int | None) -> dict[str, Any]:
