@@ -20,7 +20,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.ignore import compile_glob, walk_files
-from di_code.tools.ripgrep import find_ripgrep, run_ripgrep
+from di_code.tools.ripgrep import find_ripgrep, name_filter, run_ripgrep
 from di_code.tools.truncation import keep_head
 from di_code.tools.workspace import Workspace, clean_path
 
@@ -119,7 +119,7 @@ async def _list_ripgrep(
         return take(Path(raw.decode("utf-8", "surrogateescape").removesuffix("\n")))
 
     outcome = await run_ripgrep(
-        binary, ["--files", "--glob", pattern, "--", str(top)], signal, on_line
+        binary, ["--files", *name_filter(pattern), "--", str(top)], signal, on_line
     )
     if outcome.returncode == 2 and not signal.aborted:
         raise ToolError(f"find failed: {outcome.error}")

@@ -20,7 +20,7 @@ from typing import Any
 from di_code.ai.abort import AbortSignal
 from di_code.tools.errors import ToolError
 from di_code.tools.ignore import compile_glob, walk_files
-from di_code.tools.ripgrep import run_ripgrep
+from di_code.tools.ripgrep import name_filter, run_ripgrep
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +55,7 @@ async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: H
     args = ["--json", "--context", str(query.context)]
     args += ["--ignore-case"] if query.ignore_case else ["--case-sensitive"]
     args += ["--fixed-strings"] if query.literal else []
-    args += ["--glob", query.glob] if query.glob else []
+    args += name_filter(query.glob)
     args += ["--regexp", query.pattern, "--", str(query.top)]
     found = False
 

@@ -35,6 +35,18 @@ def find_ripgrep() -> str | None:
     return shutil.which("rg")
 
 
+def name_filter(glob: str | None) -> list[str]:
+    """rg switches that pre-select files by a name-only glob, faster than filtering after.
+
+    Not `--glob`: rg lets a glob override .gitignore. A file type (`--type-add`) does not, and
+    matches names only, so it is used only for globs without `/` (or `,`, rg's separator).
+    The caller still applies the glob itself; this only saves rg work.
+    """
+    if glob is None or "/" in glob or "," in glob:
+        return []
+    return ["--type-add", f"dicodeglob:{glob}", "--type", "dicodeglob"]
+
+
 @dataclass(frozen=True, slots=True)
 class RipgrepExit:
     returncode: int

