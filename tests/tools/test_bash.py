@@ -13,18 +13,9 @@ import pytest
 from di_code.agent import AgentTool, ToolResult
 from di_code.ai import AbortController
 from di_code.tools import process
-from tests.tools.conftest import run, text_of
+from tests.tools.conftest import alive, run, text_of
 
 SAFETY = 30.0  # seconds: only a net so a broken tool fails instead of hanging the suite
-
-
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"
 
 
 async def until(condition: Callable[[], bool], timeout: float = SAFETY) -> None:
