@@ -20,6 +20,9 @@ from typing import Any
 
 WORKERS = Path(__file__).resolve().parent / "workers"
 DEFAULT_TIMEOUT_S = 300.0
+TIME = "/usr/bin/time"
+"""Peak memory comes from GNU time, not from our own wait4: Linux keeps ru_maxrss across exec,
+so a child forked from this (large) process would report at least our size."""
 
 
 class ChildFailed(Exception):
@@ -46,11 +49,16 @@ def run_child(
     timeout: float = DEFAULT_TIMEOUT_S,
 ) -> ChildRun:
     """Run to completion with stdin closed; kill it (and fail) after `timeout` seconds."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with (
+        tempfile.TemporaryFile() as out,
+        tempfile.TemporaryFile() as err,
+        tempfile.NamedTemporaryFile("r") as peak,
+    ):
+        wrapper = [TIME, "-f", "%M", "-o", peak.name] if os.path.exists(TIME) else []
         started = time.monotonic()
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [str(part) for part in argv],
+            [*wrapper, *(str(part) for part in argv)],
             stdin=subprocess.DEVNULL,
             stdout=out,
             stderr=err,
@@ -72,11 +80,17 @@ def run_child(
             started,
             wall,
             usage.ru_utime + usage.ru_stime,
-            usage.ru_maxrss / 1024,
+            _peak_kib(peak.read(), usage.ru_maxrss) / 1024,
             proc.returncode,
             out.read().decode(errors="replace"),
             err.read().decode(errors="replace"),
         )
+
+
+def _peak_kib(reported: str, fallback: int) -> int:
+    """GNU time's %M (the last line: a killed child makes it print a notice first)."""
+    lines = reported.strip().splitlines()
+    return int(lines[-1]) if lines and lines[-1].isdigit() else fallback
 
 
 def _kill_group(pid: int) -> None:

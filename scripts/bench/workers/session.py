@@ -6,7 +6,6 @@ session recorder, the Rich event Renderer drawing to a fake terminal) for N prom
 import asyncio
 import io
 import json
-import resource
 import sys
 import time
 from pathlib import Path
@@ -14,7 +13,12 @@ from typing import Any
 
 
 def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak RSS (VmHWM restarts at exec, unlike ru_maxrss)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
 
 def make(home: str, cwd: str, messages: int) -> dict[str, Any]:

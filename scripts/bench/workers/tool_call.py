@@ -7,7 +7,6 @@ digest of the result; a bash spill file is removed once its size is known.
 import asyncio
 import json
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -18,7 +17,12 @@ from di_code.tools import default_tools
 
 
 def peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    """This process's peak RSS (VmHWM restarts at exec, unlike ru_maxrss)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
 
 
 async def main(workspace: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
