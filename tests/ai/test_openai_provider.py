@@ -22,11 +22,13 @@ from di_code.ai.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolDefinition,
+    ToolResultContent,
     ToolResultMessage,
     UserMessage,
 )
@@ -65,7 +67,7 @@ def test_body_has_system_prompt_tools_and_include_usage() -> None:
 
 
 def test_tool_calls_and_results_carry_matching_ids() -> None:
-    messages = [
+    messages: list[Message] = [
         UserMessage.of("list"),
         assistant(TextContent("ok"), ToolCall("c1", "ls", {"path": "."}), ToolCall("c2", "ls", {})),
         ToolResultMessage("c1", "ls", [TextContent("a.txt")]),
@@ -90,7 +92,7 @@ def test_tool_calls_and_results_carry_matching_ids() -> None:
 
 
 def test_failed_turns_are_not_replayed_and_no_call_lacks_a_result() -> None:
-    messages = [
+    messages: list[Message] = [
         UserMessage.of("one"),
         assistant(TextContent("half"), stop="error"),
         UserMessage.of("two"),
@@ -104,7 +106,7 @@ def test_failed_turns_are_not_replayed_and_no_call_lacks_a_result() -> None:
 
 
 def test_invalid_json_arguments_are_sent_back_verbatim() -> None:
-    messages = [UserMessage.of("x"), assistant(ToolCall("c1", "ls", "{oops"))]
+    messages: list[Message] = [UserMessage.of("x"), assistant(ToolCall("c1", "ls", "{oops"))]
     sent = build_openai_request(MODEL, Context(None, messages), StreamOptions())["messages"]
     assert sent[1]["tool_calls"][0]["function"]["arguments"] == "{oops"
 
@@ -138,7 +140,7 @@ def test_images_as_data_urls_or_omitted() -> None:
 
 def test_images_from_tool_results_follow_in_one_user_message() -> None:
     seeing = model_for("openai", input=frozenset({"text", "image"}))
-    messages = [
+    messages: list[Message] = [
         UserMessage.of("look"),
         assistant(ToolCall("c1", "read", {})),
         ToolResultMessage("c1", "read", [ImageContent("QUJD", "image/png")]),
@@ -306,7 +308,7 @@ async def test_invalid_tool_arguments_do_not_crash_the_turn(llm_server: LLMServe
     """The loop answers the broken call with an error result, and the model tries again."""
     ran: list[dict[str, Any]] = []
 
-    async def run_ls(tool_call_id: str, params: dict[str, Any], *_: Any) -> list[TextContent]:
+    async def run_ls(tool_call_id: str, params: dict[str, Any], *_: Any) -> list[ToolResultContent]:
         ran.append(params)
         return [TextContent("a.txt")]
 

@@ -179,7 +179,7 @@ def _anthropic_blocks(turn: Turn) -> list[list[bytes]]:
 
 
 def render_anthropic(turn: Turn) -> list[bytes]:
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_1",
         "type": "message",
         "role": "assistant",
