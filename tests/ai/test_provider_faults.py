@@ -11,6 +11,7 @@ import pytest
 from di_code.ai.abort import AbortController
 from di_code.ai.events import StartEvent, StreamEvent, TextDeltaEvent
 from di_code.ai.providers.http import HttpProvider, RetryPolicy
+from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import AssistantMessage, Context, TextContent, UserMessage
 from tests.support.llm_server import HttpError, LLMServer, Replay, Turn
@@ -141,9 +142,20 @@ async def test_connection_refused_is_retried_then_reported(sleep: RecordingSleep
         _, message = await run(provider)
         await provider.aclose()
         assert message.error_message is not None
-        assert message.error_message.startswith(f"{kind}: connection failed")
+        assert message.error_message.startswith(f"{kind}: connection to {closed.url}/")
+        assert "failed" in message.error_message
         assert message.error_message.endswith("(gave up after 4 retries)")
     assert len(sleep.delays) == 8
+
+
+async def test_a_url_without_a_scheme_fails_at_once(sleep: RecordingSleep) -> None:
+    policy = RetryPolicy(sleep=sleep)
+    provider = OpenAIProvider(api_key=None, base_url="localhost:1/v1", retry=policy)
+    _, message = await run(provider)
+    await provider.aclose()
+    assert message.error_message is not None
+    assert message.error_message.startswith("openai: cannot reach localhost:1/v1/chat/completions")
+    assert sleep.delays == []
 
 
 async def test_drop_mid_stream_keeps_the_partial_text_and_is_not_retried(

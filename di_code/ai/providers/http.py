@@ -189,14 +189,17 @@ class HttpClient:
         import httpx
 
         client = self._get()
-        request = client.build_request("POST", url, json=body, headers=dict(headers))
         try:
+            request = client.build_request("POST", url, json=body, headers=dict(headers))
             async with asyncio.timeout(self.stall_timeout):
                 return await client.send(request, stream=True)
         except TimeoutError:
             raise ProviderError(self._stalled("no response")) from None
-        except httpx.TransportError as exc:
-            raise RetryableError(f"{self.provider}: connection failed: {describe(exc)}") from exc
+        except (httpx.NetworkError, httpx.TimeoutException, httpx.RemoteProtocolError) as exc:
+            message = f"{self.provider}: connection to {url} failed: {describe(exc)}"
+            raise RetryableError(message) from exc
+        except (httpx.HTTPError, httpx.InvalidURL) as exc:  # a bad URL, a proxy setup: final
+            raise ProviderError(f"{self.provider}: cannot reach {url}: {describe(exc)}") from exc
 
     async def _check(self, response: httpx.Response) -> None:
         """Raise for an error status, or for a JSON answer where a stream was asked for."""
