@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+import json
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from di_code.agent import Agent
 from di_code.agent.tool import FunctionTool
@@ -331,3 +335,24 @@ async def test_invalid_tool_arguments_do_not_crash_the_turn(llm_server: LLMServe
     assert 'Tool "ls" failed' in broken["content"]
     last = llm_server.requests[2].body["messages"][-1]
     assert last == {"role": "tool", "tool_call_id": "c2", "content": "a.txt"}
+
+
+@given(
+    st.text(min_size=1, max_size=40),
+    st.dictionaries(st.text(max_size=5), st.integers() | st.text(max_size=5), max_size=3),
+    st.lists(st.integers(min_value=1, max_value=60), max_size=6),
+)
+def test_any_fragmentation_gives_the_same_message(
+    text: str, arguments: dict[str, Any], cuts: list[int]
+) -> None:
+    args = json.dumps(arguments)
+
+    def split(value: str) -> list[str]:
+        bounds = [0, *sorted(c for c in cuts if c < len(value)), len(value)]
+        return [value[a:b] for a, b in itertools.pairwise(bounds) if b > a]
+
+    chunks = [delta(content=piece) for piece in split(text)]
+    chunks.append(delta(tool_calls=[call(0, "a", "f", "")]))
+    chunks += [delta(tool_calls=[call(0, None, None, piece)]) for piece in split(args)]
+    _, message = translate(*chunks, delta("tool_calls"))
+    assert message.content == [TextContent(text), ToolCall("a", "f", arguments)]

@@ -36,6 +36,7 @@ import itertools
 import json
 import select
 import socket
+import sys
 import threading
 import time
 from collections import deque
@@ -72,6 +73,15 @@ class RecordedRequest:
     body: Any
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client dropping an idle keep-alive connection is normal
+        super().handle_error(request, client_address)
+
+
 class LLMServer:
     """Start with `with LLMServer() as server:` (or `start()`/`close()`)."""
 
@@ -81,8 +91,7 @@ class LLMServer:
         self._stopping = threading.Event()
         self._disconnects = 0
         self.requests: list[RecordedRequest] = []
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(
             target=self._httpd.serve_forever, kwargs={"poll_interval": _POLL}, daemon=True
