@@ -28,7 +28,7 @@ from di_code.agent.events import (
 )
 from di_code.agent.tool import AgentTool, ToolResult
 from di_code.ai.abort import AbortSignal
-from di_code.ai.stream import Provider, StreamOptions
+from di_code.ai.stream import ABORTED_REQUEST_TEXT, Provider, StreamOptions
 from di_code.ai.transcript import messages_for_request
 from di_code.ai.types import (
     AssistantMessage,
@@ -111,6 +111,9 @@ class _Run:
             limit = self.config.max_turns
             if limit is not None and requests >= limit:
                 await self._local_end("error", f"Turn limit reached ({limit})")
+                return
+            if self.signal.aborted:
+                await self._local_end("aborted", ABORTED_REQUEST_TEXT)
                 return
             requests += 1
             assistant = await self._request()

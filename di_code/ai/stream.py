@@ -19,6 +19,8 @@ from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.types import AssistantMessage, Clock, Context, Model, ReasoningLevel, now_ms
 
+ABORTED_REQUEST_TEXT = "Request aborted"
+
 
 class ProviderError(Exception):
     """A failure a provider has already phrased for the user (`openai: HTTP 401: ...`)."""
@@ -94,7 +96,7 @@ def start_stream(
                 builder.fail("error", f"{model.provider}: stream ended without a stop reason")
         except asyncio.CancelledError:
             if builder.finished is None:
-                builder.fail("aborted", "Request aborted")
+                builder.fail("aborted", ABORTED_REQUEST_TEXT)
         except ProviderError as exc:
             if builder.finished is None:
                 builder.fail("error", redact(str(exc)))

@@ -1,0 +1,216 @@
+"""The exact AgentEvent sequences of SPEC §3.2, and the Agent around them."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from di_code.agent import Agent, AgentEvent, FunctionTool
+from di_code.ai import AbortSignal, TextContent, ToolCall
+from di_code.ai.providers.faux import create_faux_provider
+
+EMPTY = {"type": "object", "properties": {}}
+
+
+async def ok(call_id: str, params: dict[str, Any], signal: AbortSignal) -> list[Any]:
+    return [TextContent("ok")]
+
+
+def names(events: list[AgentEvent]) -> list[str]:
+    """Event types, with the message role for message events and collapsed updates."""
+    out: list[str] = []
+    for event in events:
+        name = event.type
+        if event.type in ("message_start", "message_end"):
+            name += f"({event.message.role})"  # type: ignore[union-attr]
+        if name == "message_update" and out[-1] == "message_update*":
+            continue
+        out.append("message_update*" if name == "message_update" else name)
+    return out
+
+
+def recording_agent(responses: list[Any], **kwargs: Any) -> tuple[Agent, list[AgentEvent], Any]:
+    faux = create_faux_provider(responses)
+    agent = Agent(faux.provider, faux.model, [FunctionTool("ok", "Ok", EMPTY, ok)], **kwargs)
+    events: list[AgentEvent] = []
+    agent.subscribe(events.append)
+    return agent, events, faux
+
+
+async def test_event_sequence_of_a_successful_tool_call() -> None:
+    agent, events, _ = recording_agent(
+        [
+            {"type": "success", "content": [ToolCall("c1", "ok", {})]},
+            {"type": "success", "content": [TextContent("done")]},
+        ]
+    )
+    await agent.prompt("go")
+    assert names(events) == [
+        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
+        "message_start(assistant)", "message_update*", "message_end(assistant)",
+        "tool_execution_start", "tool_execution_end",
+        "message_start(tool_result)", "message_end(tool_result)", "turn_end",
+        "turn_start", "message_start(assistant)", "message_update*", "message_end(assistant)",
+        "turn_end", "agent_end",
+    ]  # fmt: skip
+    first_turn_end = next(e for e in events if e.type == "turn_end")
+    assert [r.tool_call_id for r in first_turn_end.tool_results] == ["c1"]  # type: ignore[union-attr]
+    assert events[-1].messages == agent.transcript  # type: ignore[union-attr]
+
+
+async def test_event_sequence_of_a_text_only_prompt() -> None:
+    agent, events, _ = recording_agent([{"type": "success", "content": [TextContent("hi")]}])
+    await agent.prompt("hello")
+    assert names(events) == [
+        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
+        "message_start(assistant)", "message_update*", "message_end(assistant)",
+        "turn_end", "agent_end",
+    ]  # fmt: skip
+    updates = [e.event.type for e in events if e.type == "message_update"]  # type: ignore[union-attr]
+    assert updates[0] == "start" and updates[-1] == "done"
+
+
+async def test_provider_failure_ends_the_prompt_with_that_message() -> None:
+    agent, events, _ = recording_agent([{"type": "failure", "error_message": "HTTP 500: down"}])
+    final = await agent.prompt("hello")
+    assert final.stop_reason == "error"
+    assert final.error_message == "HTTP 500: down"
+    assert agent.transcript[-1] is final
+    assert names(events)[-2:] == ["turn_end", "agent_end"]
+
+
+async def test_empty_script_is_a_failure_not_an_exception() -> None:
+    agent, _, _ = recording_agent([])
+    final = await agent.prompt("hello")
+    assert (final.stop_reason, final.error_message) == ("error", "No faux response scripted")
+
+
+async def test_next_prompt_after_abort_sends_no_orphan_call_and_no_failed_message() -> None:
+    agent, _, faux = recording_agent(
+        [
+            {"type": "success", "content": [ToolCall("c1", "ok", {}), ToolCall("c2", "ok", {})]},
+            {"type": "failure", "error_message": "overloaded"},
+            {"type": "success", "content": [TextContent("fine")]},
+        ]
+    )
+    agent.subscribe(lambda e: agent.abort() if e.type == "tool_execution_end" else None)
+    aborted = await agent.prompt("first")
+    assert aborted.stop_reason == "aborted"
+    failed = await agent.prompt("second")
+    assert failed.stop_reason == "error"
+    await agent.prompt("third")
+
+    request = faux.requests[-1].messages
+    calls = {c.id for m in request if m.role == "assistant" for c in m.tool_calls}  # type: ignore[union-attr]
+    answered = {m.tool_call_id for m in request if m.role == "tool_result"}  # type: ignore[union-attr]
+    assert calls == {"c1", "c2"} == answered
+    assert all(m.stop_reason not in ("error", "aborted") for m in request if m.role == "assistant")  # type: ignore[union-attr]
+    assert [m.role for m in request] == [
+        "user", "assistant", "tool_result", "tool_result", "user", "user"
+    ]  # fmt: skip
+    assert len(agent.transcript) == 8  # the failed and aborted messages stay in the transcript
+
+
+async def test_steering_is_sent_with_the_next_request() -> None:
+    agent, _, faux = recording_agent(
+        [
+            {"type": "success", "content": [ToolCall("c1", "ok", {})]},
+            {"type": "success", "content": [TextContent("done")]},
+        ]
+    )
+
+    def steer_once(event: AgentEvent) -> None:
+        if event.type == "tool_execution_start":
+            agent.steer("also this")
+
+    agent.subscribe(steer_once)
+    await agent.prompt("go")
+    second = faux.requests[1].messages
+    assert [m.role for m in second] == ["user", "assistant", "tool_result", "user"]
+    assert second[-1].content == [TextContent("also this")]
+
+
+async def test_follow_up_starts_a_new_turn_after_the_agent_would_stop() -> None:
+    agent, events, faux = recording_agent(
+        [
+            {"type": "success", "content": [TextContent("one")]},
+            {"type": "success", "content": [TextContent("two")]},
+        ]
+    )
+    agent.follow_up("and then?")
+    final = await agent.prompt("first")
+    assert final.content == [TextContent("two")]
+    assert [m.role for m in faux.requests[1].messages] == ["user", "assistant", "user"]
+    assert names(events).count("agent_start") == 1
+    assert names(events).count("turn_start") == 2
+
+
+async def test_max_turns_ends_with_an_error_message() -> None:
+    call = {"type": "success", "content": [ToolCall("c", "ok", {})]}
+    agent, _, faux = recording_agent([call, call, call], max_turns=2)
+    final = await agent.prompt("loop")
+    assert (final.stop_reason, final.error_message) == ("error", "Turn limit reached (2)")
+    assert faux.pending_responses() == 1
+
+
+async def test_prompt_while_running_is_misuse() -> None:
+    started = asyncio.Event()
+    release = asyncio.Event()
+
+    async def slow(call_id: str, params: dict[str, Any], signal: AbortSignal) -> list[Any]:
+        started.set()
+        await release.wait()
+        return [TextContent("slow")]
+
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c", "slow", {})]},
+            {"type": "success", "content": [TextContent("done")]},
+        ]
+    )
+    agent = Agent(faux.provider, faux.model, [FunctionTool("slow", "Slow", EMPTY, slow)])
+    running = asyncio.create_task(agent.prompt("go"))
+    await started.wait()
+    assert agent.is_streaming
+    with pytest.raises(RuntimeError, match=r"Agent is already processing a prompt\."):
+        await agent.prompt("again")
+    release.set()
+    await running
+    assert not agent.is_streaming
+
+
+async def test_empty_prompt_is_refused() -> None:
+    agent, _, _ = recording_agent([])
+    with pytest.raises(ValueError, match="Prompt is empty"):
+        await agent.prompt("")
+
+
+async def test_listeners_async_and_failing() -> None:
+    agent, events, _ = recording_agent([{"type": "success", "content": [TextContent("hi")]}])
+    seen: list[str] = []
+
+    async def async_listener(event: AgentEvent) -> None:
+        await asyncio.sleep(0)
+        seen.append(event.type)
+
+    def failing(event: AgentEvent) -> None:
+        raise RuntimeError("listener bug")
+
+    agent.subscribe(failing)
+    unsubscribe = agent.subscribe(async_listener)
+    final = await agent.prompt("hello")
+    assert final.stop_reason == "stop"
+    assert seen == [e.type for e in events]
+    unsubscribe()
+    agent.replace_transcript([])
+    assert agent.transcript == []
+
+
+async def test_agent_copies_its_tools() -> None:
+    faux = create_faux_provider([])
+    tools = [FunctionTool("ok", "Ok", EMPTY, ok)]
+    agent = Agent(faux.provider, faux.model, tools)
+    tools.clear()
+    assert [t.name for t in agent.tools] == ["ok"]
