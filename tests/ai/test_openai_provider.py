@@ -120,12 +120,13 @@ def test_options_map_to_fields() -> None:
     options = StreamOptions(max_tokens=100, temperature=0.2, reasoning="high", session_id="s1")
     body = build_openai_request(reasoning, Context(None, []), options)
     assert body["max_completion_tokens"] == 100
-    assert body["temperature"] == 0.2
+    assert "temperature" not in body  # OpenAI's reasoning models refuse it
     assert body["reasoning_effort"] == "high"
     assert body["prompt_cache_key"] == "s1"
     local = Model("qwen", "qwen", "ollama", "openai-completions")
     body = build_openai_request(local, Context(None, []), options)
     assert body["max_tokens"] == 100
+    assert body["temperature"] == 0.2
     assert "reasoning_effort" not in body and "prompt_cache_key" not in body
 
 

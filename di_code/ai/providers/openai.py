@@ -73,8 +73,8 @@ def build_openai_request(model: Model, context: Context, options: StreamOptions)
     if options.max_tokens is not None:
         key = "max_completion_tokens" if model.provider == "openai" else "max_tokens"
         body[key] = options.max_tokens
-    if options.temperature is not None:
-        body["temperature"] = options.temperature
+    if options.temperature is not None and not (model.reasoning and model.provider == "openai"):
+        body["temperature"] = options.temperature  # OpenAI's reasoning models refuse it
     if model.reasoning and options.reasoning != "off":
         body["reasoning_effort"] = options.reasoning
     if options.session_id and model.provider == "openai":
