@@ -14,9 +14,8 @@ BODY = {"model": "bench-model", "stream": True, "messages": [{"role": "user", "c
 
 
 async def di_code(base_url: str) -> int:
-    from di_code.ai.providers.openai import OpenAIProvider
-
     from di_code.ai import Context, Model, UserMessage
+    from di_code.ai.providers.openai import OpenAIProvider
 
     provider = OpenAIProvider(api_key="bench-key", base_url=base_url)
     model = Model(
