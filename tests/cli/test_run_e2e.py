@@ -128,8 +128,7 @@ def test_nothing_configured_exits_2_listing_the_ways(run_di_code: RunDiCode) -> 
 def test_discovered_local_server_is_used_and_named(
     run_di_code: RunDiCode, llm_server: LLMServer
 ) -> None:
-    # the test server takes a scripted item for every request, GET /v1/models included
-    llm_server.script(Turn(text="taken by the discovery probe"), Turn(text="hi from local"))
+    llm_server.script(Turn(text="hi from local"))
     done = run_di_code(
         "run",
         "hi",

@@ -147,10 +147,11 @@ class LLMServer:
         with self._lock:
             return self._disconnects
 
-    def _record(self, request: RecordedRequest) -> Script | None:
+    def _record(self, request: RecordedRequest, *, take: bool) -> Script | None:
+        """Keep the request; a POST also takes the next scripted reply."""
         with self._lock:
             self.requests.append(request)
-            return self._queue.popleft() if self._queue else None
+            return self._queue.popleft() if take and self._queue else None
 
     def _client_closed(self) -> None:
         with self._lock:
@@ -178,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.owner  # type: ignore[attr-defined,no-any-return]
 
     def do_GET(self) -> None:
-        self._record(None)
+        self._record(None, take=False)
         if self.path.rstrip("/") != "/v1/models":
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
@@ -192,7 +193,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        item = self._record(body)
+        item = self._record(body, take=True)
         wire = _ROUTES.get(self.path)
         if wire is None:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
@@ -204,10 +205,10 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._stream(wire, item)
 
-    def _record(self, body: Any) -> Script | None:
+    def _record(self, body: Any, *, take: bool) -> Script | None:
         headers = {name.lower(): value for name, value in self.headers.items()}
         request = RecordedRequest(self.command, self.path, headers, body)
-        return self.owner._record(request)
+        return self.owner._record(request, take=take)
 
     def _send_json(self, status: int, payload: Any) -> None:
         data = json.dumps(payload).encode()
