@@ -9,16 +9,15 @@ events): the class's tag (`type` or `role`) comes first, then the fields in orde
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, cast
+import math
+from typing import Any
 
 from di_code.ai.types import (
-    AssistantContent,
     AssistantMessage,
     Content,
     Cost,
     ImageContent,
     Message,
-    StopReason,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -28,6 +27,9 @@ from di_code.ai.types import (
 )
 
 _STOP_REASONS = ("stop", "length", "tool_use", "error", "aborted")
+_COST_FIELDS = tuple(field.name for field in dataclasses.fields(Cost))
+_USER_CONTENT = (TextContent, ImageContent)
+_ASSISTANT_CONTENT = (TextContent, ThinkingContent, ToolCall)
 
 
 class CodecError(ValueError):
@@ -75,12 +77,12 @@ def usage_from_dict(data: Any) -> Usage:
     obj = _object(data, "usage")
     cost = _object(obj.get("cost", {}), "cost")
     return Usage(
-        input=_int(obj, "input"),
-        output=_int(obj, "output"),
-        cache_read=_int(obj, "cache_read"),
-        cache_write=_int(obj, "cache_write"),
-        total_tokens=_int(obj, "total_tokens"),
-        cost=Cost(**{name: _float(cost, name) for name in _field_names(Cost)}),
+        _int(obj, "input"),
+        _int(obj, "output"),
+        _int(obj, "cache_read"),
+        _int(obj, "cache_write"),
+        _int(obj, "total_tokens"),
+        Cost(*[_float(cost, name) for name in _COST_FIELDS]),
     )
 
 
@@ -93,35 +95,33 @@ def message_from_dict(data: Any) -> Message:
     content = [content_from_dict(block) for block in blocks]
     timestamp = _int(obj, "timestamp")
     if role == "user":
-        return UserMessage(_only(content, TextContent, ImageContent), timestamp)
+        return UserMessage(_only(content, _USER_CONTENT), timestamp)
     if role == "assistant":
         stop_reason = obj.get("stop_reason", "stop")
         if stop_reason not in _STOP_REASONS:
             raise CodecError(f"unknown stop_reason {stop_reason!r}")
         return AssistantMessage(
-            content=cast(
-                list[AssistantContent], _only(content, TextContent, ThinkingContent, ToolCall)
-            ),
-            provider=_str(obj, "provider"),
-            model=_str(obj, "model"),
-            usage=usage_from_dict(obj.get("usage", {})),
-            stop_reason=cast(StopReason, stop_reason),
-            timestamp=timestamp,
-            error_message=_optional_str(obj, "error_message"),
+            _only(content, _ASSISTANT_CONTENT),
+            _str(obj, "provider"),
+            _str(obj, "model"),
+            usage_from_dict(obj.get("usage", {})),
+            stop_reason,
+            timestamp,
+            _optional_str(obj, "error_message"),
         )
     if role == "tool_result":
         return ToolResultMessage(
-            tool_call_id=_str(obj, "tool_call_id"),
-            tool_name=_str(obj, "tool_name"),
-            content=_only(content, TextContent, ImageContent),
-            is_error=bool(obj.get("is_error", False)),
-            timestamp=timestamp,
-            details=obj.get("details"),
+            _str(obj, "tool_call_id"),
+            _str(obj, "tool_name"),
+            _only(content, _USER_CONTENT),
+            bool(obj.get("is_error", False)),
+            timestamp,
+            obj.get("details"),
         )
     raise CodecError(f"unknown message role {role!r}")
 
 
-def _only(content: list[Content], *allowed: type) -> list[Any]:
+def _only(content: list[Content], allowed: tuple[type, ...]) -> list[Any]:
     for block in content:
         if not isinstance(block, allowed):
             raise CodecError(f"content type {block.type!r} is not allowed here")
@@ -147,14 +147,24 @@ def _optional_str(obj: dict[str, Any], key: str) -> str | None:
 
 
 def _int(obj: dict[str, Any], key: str) -> int:
+    """A whole number of tokens or milliseconds; a float is truncated, NaN or ±inf refused."""
     value = obj.get(key, 0)
+    if type(value) is int:  # the common case, checked first: reading a session is hot
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CodecError(f"{key!r} must be a number")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise CodecError(f"{key!r} must be a finite number")
     return int(value)
 
 
 def _float(obj: dict[str, Any], key: str) -> float:
     value = obj.get(key, 0.0)
+    if type(value) is float:
+        return value
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CodecError(f"{key!r} must be a number")
-    return float(value)
+    try:
+        return float(value)
+    except OverflowError:
+        raise CodecError(f"{key!r} is too large") from None

@@ -39,22 +39,62 @@ def read_records(path: Path) -> tuple[list[Record], list[str]]:
     """Every parseable line, and one warning per line that was skipped."""
     lines = read_lines(path)
     torn = lines.pop()
-    records: list[Record] = []
-    warnings: list[str] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            records.append(Record(number, json.loads(line)))
-        except ValueError as exc:
-            warnings.append(f"{path.name}: line {number} is corrupt and was skipped ({exc})")
+    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.strip()]
+    values = parse_all([line for _, line in numbered])
+    if values is not None:
+        records = [
+            Record(number, value) for (number, _), value in zip(numbered, values, strict=True)
+        ]
+        warnings: list[str] = []
+    else:
+        records, warnings = _parse_each(path, numbered)
     if torn.strip():
         try:  # a whole line whose newline was lost is still good
             records.append(Record(len(lines) + 1, json.loads(torn)))
-        except ValueError:
+        except (ValueError, RecursionError):
             warnings.append(
                 f"{path.name}: the last line was cut off (a crash while writing) and was skipped"
             )
+    return records, warnings
+
+
+def parse_all(lines: list[bytes]) -> list[Any] | None:
+    """Each line's JSON value, parsed in one call; None when any line is not exactly one value.
+
+    One `json.loads` for the whole file is much cheaper than one per line (object keys are
+    shared, no per-call overhead). Line i is wrapped as `{"<key>": line}` with a random key
+    that occurs nowhere in the file, and the wrappers joined with newlines into one array.
+    JSON strings cannot span a newline, so a parse that yields exactly one single-key wrapper
+    per line has every wrapper close at its own brace: each value is its line's whole text.
+    """
+    key = os.urandom(16).hex().encode()
+    if any(key in line for line in lines):
+        return None
+    opener = b'{"' + key + b'":'
+    text = b"[" + opener + (b"}\n," + opener).join(lines) + b"}]" if lines else b"[]"
+    try:
+        wrappers = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    name = key.decode()
+    if len(wrappers) != len(lines):
+        return None
+    for wrapper in wrappers:
+        if type(wrapper) is not dict or len(wrapper) != 1 or name not in wrapper:
+            return None
+    return [wrapper[name] for wrapper in wrappers]
+
+
+def _parse_each(path: Path, numbered: list[tuple[int, bytes]]) -> tuple[list[Record], list[str]]:
+    """Line by line, so a corrupt line is named and skipped and the rest still loads."""
+    records: list[Record] = []
+    warnings: list[str] = []
+    for number, line in numbered:
+        try:
+            records.append(Record(number, json.loads(line)))
+        except (ValueError, RecursionError) as exc:
+            reason = str(exc) if isinstance(exc, ValueError) else "nested too deeply"
+            warnings.append(f"{path.name}: line {number} is corrupt and was skipped ({reason})")
     return records, warnings
 
 

@@ -7,8 +7,10 @@ to the root, with the latest compaction on that path applied.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from di_code.agent.agent import Agent
@@ -32,6 +34,20 @@ from di_code.session.format import (
 from di_code.session.summary import summary_message
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Decoding a long session makes some 100,000 objects and no reference cycles; while they
+    are made the cyclic collector would rescan the growing heap again and again (about a sixth
+    of a resume). Paused, it looks at them once, afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 class Session:
     def __init__(
         self,
@@ -49,7 +65,8 @@ class Session:
         """Problems met while loading (torn or corrupt lines): show them, they are not fatal."""
         self._entries = list(entries)
         self._by_id = {entry.id: entry for entry in self._entries}
-        self._leaf = self._entries[-1].id if self._entries else None
+        self._branch = self._path_to(self._entries[-1].id if self._entries else None)
+        """Root to current leaf; new entries always extend it, so it is walked only once."""
         self._now = now
         self._upgrade = upgrade
         self._model = self._branch_model()
@@ -70,6 +87,11 @@ class Session:
     @classmethod
     def load(cls, path: Path, *, now: Clock = now_ms) -> Session:
         """Read a session file; bad lines become warnings, a bad header a SessionError."""
+        with _collector_paused():
+            return cls._load(path, now)
+
+    @classmethod
+    def _load(cls, path: Path, now: Clock) -> Session:
         try:
             records, warnings = jsonl.read_records(path)
         except OSError as exc:
@@ -91,11 +113,18 @@ class Session:
         upgrade = first.get("version") != FORMAT_VERSION
         return cls(path, header, entries, warnings, now=now, upgrade=upgrade)
 
+    @property
+    def _leaf(self) -> str | None:
+        return self._branch[-1].id if self._branch else None
+
     def branch(self) -> list[Entry]:
         """The entries from the root to the current leaf."""
+        return list(self._branch)
+
+    def _path_to(self, leaf: str | None) -> list[Entry]:
         path: list[Entry] = []
         seen: set[str] = set()
-        current = self._leaf
+        current = leaf
         while current is not None and current not in seen:
             seen.add(current)
             entry = self._by_id.get(current)
@@ -112,7 +141,7 @@ class Session:
 
     def context_with_ids(self) -> list[tuple[str | None, Message]]:
         """`context()` with each message's entry id (None for the summary)."""
-        branch = self.branch()
+        branch = self._branch
         start = 0
         out: list[tuple[str | None, Message]] = []
         compactions = [i for i, e in enumerate(branch) if isinstance(e, CompactionEntry)]
@@ -134,7 +163,7 @@ class Session:
         return self._model
 
     def _branch_model(self) -> tuple[str, str] | None:
-        for entry in reversed(self.branch()):
+        for entry in reversed(self._branch):
             if isinstance(entry, ModelChangeEntry):
                 return entry.provider, entry.model_id
         return None
@@ -205,4 +234,4 @@ class Session:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
         self._entries.append(entry)
         self._by_id[entry.id] = entry
-        self._leaf = entry.id
+        self._branch.append(entry)
