@@ -4,31 +4,46 @@ A reply arrives in small pieces. Re-rendering the whole Markdown on every piece 
 O(n²) over the reply; instead the text is split into top-level blocks (as markdown-it sees
 them, so code fences, lists and tables are never cut) and every block that is followed by
 another one is finished: it is printed once into the scrollback and never drawn again. Only
-the unfinished tail is live (a transient area) and re-rendered, at most `fps` times a second.
+the unfinished tail is live (a transient area), re-rendered at most `fps` times a second; a
+piece that arrives inside that window is drawn by a timer when it closes, so the screen never
+lags the text by more than one frame even if the model pauses.
 
 Why the result equals rendering the whole reply at once: in CommonMark a block that another
 block follows is closed and nothing later can change it, and Rich renders each top-level
 block as it closes. The one thing Rich carries from one block to the next is whether a blank
-line goes before it, so each finished chunk is rendered together with the block before it
-and that block's own lines are dropped. Known limit: a link reference definition that comes
-after the link using it cannot reach back into the scrollback.
+line goes before it (every element but a rule asks for one), so each finished chunk is
+rendered alone and that blank line is added by hand. A chunk that follows a block holding a
+link reference definition is rendered after that block instead, and the block's own lines
+are dropped. Known limit: a link reference definition further back, or after the link using
+it, cannot reach into the scrollback.
 """
 
 from __future__ import annotations
 
+import copy
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import TYPE_CHECKING, Protocol
 
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment, SegmentLines
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from rich.live import Live
+    from rich.markdown import Markdown
 
 CODE_THEME = "monokai"
+OPEN_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+"""A line that opens a code fence (the info string may follow)."""
+
+STAND_INS = ("x\n\n", "---\n\n")
+"""A paragraph and a rule: blocks after which Rich does and does not put a blank line."""
+
+Schedule = Callable[[float, Callable[[], None]], object]
+"""Call back after a delay in seconds: the shape of asyncio's `loop.call_later`."""
 
 
 class LiveArea(Protocol):
@@ -81,6 +96,17 @@ def default_live(console: Console) -> LiveArea:
     return NoLive()
 
 
+def loop_schedule(delay: float, callback: Callable[[], None]) -> None:
+    """A timer on the running event loop; with no loop running the next piece draws instead."""
+    import asyncio
+
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    loop.call_later(delay, callback)
+
+
 @lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
     from markdown_it import MarkdownIt
@@ -88,13 +114,41 @@ def _parser() -> MarkdownIt:
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
-def block_starts(text: str) -> list[int]:
-    """Line numbers where the top-level blocks of `text` start, as Rich's parser sees them."""
+def top_blocks(text: str) -> list[tuple[int, str]]:
+    """(first line, token type) of each top-level block of `text`, as Rich's parser sees it."""
     return [
-        token.map[0]
+        (token.map[0], token.type)
         for token in _parser().parse(text)
         if token.level == 0 and token.nesting >= 0 and token.map is not None
     ]
+
+
+def block_starts(text: str) -> list[int]:
+    """Line numbers where the top-level blocks of `text` start."""
+    return [line for line, _ in top_blocks(text)]
+
+
+def opens_block(text: str, complete: int) -> bool:
+    """Whether the unfinished last line of `text` (from `complete` on) already closes the
+    blocks before it, whatever it turns into: it follows a blank line, and a blank line ends
+    every block but those the parser still sees open (a list, a fence) and those only an
+    indented or a numbered line can continue; the parser sees the indentation, and a bare
+    number may still become the next item of an ordered list. Replies put a paragraph on one
+    long line, so without this the block before it would stay live until that paragraph ends.
+    """
+    line = text[complete:]
+    if not line or line.isdigit() or complete == 0:
+        return False
+    return not text[: complete - 1].rpartition("\n")[2].strip()
+
+
+def stand_in(token_type: str) -> str:
+    """A one-line block that leaves Rich in the state a top-level block of this type does:
+    asking for a blank line before the next block, or (after a rule) not."""
+    from rich.markdown import Markdown, UnknownElement
+
+    element = Markdown.elements.get(token_type) or UnknownElement
+    return STAND_INS[0] if element.new_line else STAND_INS[1]
 
 
 def _line_offset(text: str, line: int) -> int:
@@ -105,10 +159,50 @@ def _line_offset(text: str, line: int) -> int:
     return offset
 
 
-def markdown(text: str) -> RenderableType:
+@lru_cache(maxsize=1)
+def _blank_markdown() -> Markdown:
     from rich.markdown import Markdown
 
-    return Markdown(text, code_theme=CODE_THEME)
+    return Markdown("", code_theme=CODE_THEME)
+
+
+def markdown(text: str) -> RenderableType:
+    """Rich's Markdown of `text`, parsed by the one shared parser: Rich builds a new parser
+    for every instance, which costs more than parsing a short block (a test pins that the
+    two agree)."""
+    rendered = copy.copy(_blank_markdown())
+    rendered.markup = text
+    rendered.parsed = _parser().parse(text)
+    return rendered
+
+
+def live_text(tail: str, rows: int) -> str:
+    """What the live area renders of `tail`: a code fence longer than the screen is cut to
+    its opening line and last `rows` lines, so a long fence is not re-highlighted whole on
+    every frame (only its end is visible anyway)."""
+    lines = tail.split("\n")
+    if len(lines) <= rows + 1 or not OPEN_FENCE.match(lines[0]):
+        return tail
+    return "\n".join([lines[0], *lines[-rows:]])
+
+
+class LiveTail:
+    """The live tail as a renderable that renders once per width: live areas draw it again
+    on every print into the scrollback and on every tick of their own."""
+
+    __slots__ = ("_lines", "_text", "_width")
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._width = -1
+        self._lines: list[list[Segment]] = []
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[SegmentLines]:
+        if options.max_width != self._width:
+            text = live_text(self._text, max(1, options.size.height - 3))
+            self._lines = console.render_lines(markdown(text), options, pad=False)
+            self._width = options.max_width
+        yield SegmentLines(self._lines, new_lines=True)
 
 
 class MarkdownStream:
@@ -121,17 +215,25 @@ class MarkdownStream:
         clock: Callable[[], float] = time.monotonic,
         live: LiveArea | None = None,
         fps: float = 12.0,
+        schedule: Schedule = loop_schedule,
     ) -> None:
         self._console = console
         self._clock = clock
         self._live = default_live(console) if live is None else live
         self._interval = 1.0 / fps
+        self._schedule = schedule
         self._seen = 0
         self._tail = ""
-        self._previous = ""
-        """The last printed block: rendered again before the next chunk (see the module doc)."""
         self._scanned = 0
         self._last_refresh: float | None = None
+        self._dirty = False
+        """The tail changed since it was last drawn."""
+        self._timer = False
+        """A timer is set to draw when the throttle window closes."""
+        self._context = ""
+        """Rendered before the next chunk and its lines dropped (see the module doc)."""
+        self._context_lines = 0
+        self._counts: dict[str, int] = {}
 
     @property
     def tail(self) -> str:
@@ -147,41 +249,72 @@ class MarkdownStream:
             return
         self._seen += len(delta)
         self._tail += delta
-        now = self._clock()
-        if self._last_refresh is not None and now - self._last_refresh < self._interval:
-            return
-        self._last_refresh = now
-        self._commit(self._finished_length())
-        self._live.show(markdown(self._tail) if self._tail.strip() else None)
+        self._dirty = True
+        self._refresh()
 
     def finish(self) -> None:
-        """Print whatever is left; the live area is cleared."""
+        """Print whatever is left; the live area is cleared and a pending timer does nothing."""
+        self._dirty = False
         self._live.show(None)
         self._commit(len(self._tail))
+
+    def _refresh(self) -> None:
+        """Draw now if the throttle window has closed, else make sure a timer will."""
+        now = self._clock()
+        if self._last_refresh is not None:
+            wait = self._last_refresh + self._interval - now
+            if wait > 0:
+                if not self._timer:
+                    self._timer = True
+                    self._schedule(wait, self._on_timer)
+                return
+        self._last_refresh = now
+        self._dirty = False
+        self._commit(self._finished_length())
+        self._live.show(LiveTail(self._tail) if self._tail.strip() else None)
+
+    def _on_timer(self) -> None:
+        self._timer = False
+        if self._dirty:
+            self._refresh()
 
     def _finished_length(self) -> int:
         """How much of the tail is made of finished blocks (0 if none)."""
         complete = self._tail.rfind("\n") + 1
-        if complete == self._scanned:
+        scan = len(self._tail) if opens_block(self._tail, complete) else complete
+        if scan == self._scanned:
             return 0
-        self._scanned = complete
-        starts = block_starts(self._tail[:complete])
+        self._scanned = scan
+        starts = block_starts(self._tail[:scan])
         if len(starts) < 2:
             return 0
         return _line_offset(self._tail, starts[-1])
 
     def _commit(self, length: int) -> None:
+        """Print the first `length` characters of the tail (whole blocks) to the scrollback."""
         if length == 0:
             return
         chunk, self._tail = self._tail[:length], self._tail[length:]
         self._scanned = max(0, self._scanned - length)
-        lines = self._render_lines(self._previous + chunk)
-        skip = len(self._render_lines(self._previous)) if self._previous else 0
-        if len(lines) > skip:
-            self._console.print(SegmentLines(lines[skip:], new_lines=True))
-        starts = block_starts(chunk)
-        if starts:
-            self._previous = chunk[_line_offset(chunk, starts[-1]) :]
+        blocks = top_blocks(chunk)
+        if not blocks:
+            return
+        lines = self._render_lines(self._context + chunk)[self._context_lines :]
+        if lines:
+            self._console.print(SegmentLines(lines, new_lines=True))
+        last_line, last_type = blocks[-1]
+        last = chunk[_line_offset(chunk, last_line) :]
+        self._context = last if "]:" in last else stand_in(last_type)
+        self._context_lines = self._line_count(self._context)
+
+    def _line_count(self, text: str) -> int:
+        """Rendered lines of `text`; the two stand-ins are counted once."""
+        count = self._counts.get(text)
+        if count is None:
+            count = len(self._render_lines(text))
+            if text in STAND_INS:
+                self._counts[text] = count
+        return count
 
     def _render_lines(self, text: str) -> list[list[Segment]]:
         segments = self._console.render(markdown(text), self._console.options)

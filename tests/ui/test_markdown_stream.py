@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
+from collections.abc import Callable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 
-from di_code.ui.markdown_stream import MarkdownStream, block_starts, markdown
+from di_code.ui.markdown_stream import (
+    CODE_THEME,
+    LiveTail,
+    MarkdownStream,
+    block_starts,
+    live_text,
+    markdown,
+)
 
 
-def make_console() -> Console:
-    return Console(file=io.StringIO(), width=80, color_system=None)
+def make_console(width: int = 80) -> Console:
+    return Console(file=io.StringIO(), width=width, color_system=None)
 
 
-def whole(text: str) -> str:
-    console = make_console()
+def whole(text: str, width: int = 80) -> str:
+    console = make_console(width)
     console.print(markdown(text))
     return console.file.getvalue()  # type: ignore[attr-defined]
 
@@ -64,16 +73,41 @@ def test_finished_blocks_are_printed_before_the_reply_ends() -> None:
     console = make_console()
     live = RecordingLive()
     md = MarkdownStream(console, clock=clock, live=live)
-    md.append("First paragraph.\n\nSec")
+    md.append("First paragraph.\n\n")
     assert console.file.getvalue() == ""  # type: ignore[attr-defined]
     clock.now = 1.0
-    md.append("ond\n")
+    md.append("Sec")
     assert console.file.getvalue() == "First paragraph.".ljust(80) + "\n"  # type: ignore[attr-defined]
-    assert md.tail == "Second\n"
+    assert md.tail == "Sec"
     assert live.shown[-1] is not None
+    clock.now = 2.0
+    md.append("ond\n")
     md.finish()
     assert live.shown[-1] is None
     assert console.file.getvalue() == whole("First paragraph.\n\nSecond\n")  # type: ignore[attr-defined]
+
+
+class JumpingClock:
+    """Every reading is a second later, so no piece is ever throttled."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_a_line_that_may_still_continue_the_block_before_keeps_it_live() -> None:
+    md = MarkdownStream(make_console(), clock=JumpingClock(), live=RecordingLive())
+    md.append("1. a\n\n2")
+    assert md.tail == "1. a\n\n2"
+    md.append(". b\n\n   c")
+    assert md.tail == "1. a\n\n2. b\n\n   c"
+    md.append("\n\n```\nx\n\ny")
+    assert md.tail == "```\nx\n\ny"
+    md.append("\n```\n\nd")
+    assert md.tail == "d"
 
 
 def test_an_open_code_fence_is_never_cut() -> None:
@@ -163,3 +197,77 @@ def test_streaming_any_markdown_ends_as_the_whole_render(
     output, md = stream(text, cuts, FakeClock() if tick else None)
     assert output == whole(text)
     assert md.tail == ""
+
+
+class FakeTimers:
+    def __init__(self) -> None:
+        self.calls: list[tuple[float, Callable[[], None]]] = []
+
+    def __call__(self, delay: float, callback: Callable[[], None]) -> None:
+        self.calls.append((delay, callback))
+
+
+def shown_text(renderable: RenderableType | None) -> str:
+    console = make_console()
+    console.print(renderable)
+    return console.file.getvalue().rstrip()  # type: ignore[attr-defined]
+
+
+def test_a_piece_inside_the_throttle_window_is_drawn_when_the_window_closes() -> None:
+    clock, live, timers = FakeClock(), RecordingLive(), FakeTimers()
+    md = MarkdownStream(make_console(), clock=clock, live=live, fps=10, schedule=timers)
+    md.append("a")
+    clock.now = 0.04
+    md.append("b")
+    md.append("c")
+    assert len(live.shown) == 1
+    assert [round(delay, 6) for delay, _ in timers.calls] == [0.06]
+    clock.now = 0.1
+    timers.calls[0][1]()
+    assert shown_text(live.shown[-1]) == "abc"
+    md.append("d")
+    clock.now = 0.25
+    md.finish()
+    timers.calls[-1][1]()
+    assert live.shown[-1] is None
+
+
+async def test_the_timer_runs_on_the_event_loop() -> None:
+    drawn = asyncio.Event()
+
+    class Live:
+        def show(self, renderable: RenderableType | None) -> None:
+            if renderable is not None and shown_text(renderable) == "ab":
+                drawn.set()
+
+    md = MarkdownStream(make_console(), live=Live(), fps=50)
+    md.append("a")
+    md.append("b")
+    await asyncio.wait_for(drawn.wait(), timeout=10)
+
+
+def test_the_live_tail_renders_like_the_markdown_at_every_width() -> None:
+    tail = LiveTail(SAMPLE)
+    for width in (80, 40, 80):
+        console = Console(file=io.StringIO(), width=width, color_system=None)
+        console.print(tail)
+        assert console.file.getvalue() == whole(SAMPLE, width)  # type: ignore[attr-defined]
+
+
+def test_a_long_code_fence_shows_only_its_last_lines_while_live() -> None:
+    fence = "```python\n" + "".join(f"x = {i}\n" for i in range(100))
+    assert live_text(fence, 5) == "```python\nx = 96\nx = 97\nx = 98\nx = 99\n"
+    assert live_text("```\na\n", 5) == "```\na\n"
+    prose = "".join(f"line {i}\n" for i in range(100))
+    assert live_text(prose, 5) == prose
+
+
+def test_markdown_renders_as_richs_own() -> None:
+    from rich.markdown import Markdown
+
+    def colour(renderable: RenderableType) -> str:
+        console = Console(file=io.StringIO(), width=60, color_system="truecolor")
+        console.print(renderable)
+        return console.file.getvalue()  # type: ignore[attr-defined]
+
+    assert colour(markdown(SAMPLE)) == colour(Markdown(SAMPLE, code_theme=CODE_THEME))

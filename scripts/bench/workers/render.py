@@ -8,10 +8,14 @@ on the measured thread and every write to the fake terminal is a frame.
 Modes: `fast` (as fast as possible, throttles defeated by a clock that jumps 10 s per reading:
 CPU per update, all updates or `samples` evenly spaced ones, each after an untimed update at
 the word before) and `paced` (100 words/s on a simulated clock: virtual time runs at real speed
-while a renderer works, and waits for the next word otherwise).
+while a renderer works, and waits for the next word otherwise). di-code's renderer sets timers
+(asyncio's `call_later` in the app) to draw when its throttle window closes; here they are
+fired at their virtual time between words, as an event loop would.
 """
 
+import heapq
 import io
+import itertools
 import json
 import random
 import re
@@ -100,7 +104,27 @@ def sync_live(console: Any) -> Any:
     return SyncLive(console=console, auto_refresh=False, transient=True)
 
 
-def make(renderer: str, console: Any, clock: Callable[[], float]) -> tuple[Update, Update]:
+class Timers:
+    """The timers of a simulated event loop; `run_until` fires the due ones in order."""
+
+    def __init__(self, clock: "SimClock") -> None:
+        self.clock = clock
+        self.due: list[tuple[float, int, Callable[[], None]]] = []
+        self.order = itertools.count()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> None:
+        heapq.heappush(self.due, (self.clock.now() + delay, next(self.order), callback))
+
+    def run_until(self, moment: float) -> None:
+        while self.due and self.due[0][0] <= moment:
+            when, _, callback = heapq.heappop(self.due)
+            self.clock.resume_at(when)
+            callback()
+
+
+def make(
+    renderer: str, console: Any, clock: Callable[[], float], timers: Timers | None = None
+) -> tuple[Update, Update]:
     """(update(text so far), finish(full text)) for one renderer."""
     if renderer == "naive":
         from rich.markdown import Markdown
@@ -138,7 +162,10 @@ def make(renderer: str, console: Any, clock: Callable[[], float]) -> tuple[Updat
                 self.live.start()
             self.live.update(renderable)
 
-    stream = MarkdownStream(console, clock=clock, live=Area())
+    if timers is None:
+        stream = MarkdownStream(console, clock=clock, live=Area())
+    else:
+        stream = MarkdownStream(console, clock=clock, live=Area(), schedule=timers.call_later)
 
     def finish(text: str) -> None:
         stream.update(text)
@@ -198,9 +225,11 @@ def paced(renderer: str, words: int, rate: float) -> dict[str, Any]:
     sink = Sink(clock.now)
     text = reply(words)
     ends = [m.end() for m in re.finditer(r"\S+\s*", text)]
-    update, finish = make(renderer, console_for(sink), clock.now)
+    timers = Timers(clock)
+    update, finish = make(renderer, console_for(sink), clock.now, timers)
     cpu = time.process_time()
     for index, end in enumerate(ends):
+        timers.run_until(index / rate)
         clock.resume_at(index / rate)
         update(text[:end])
     last_token = clock.base
