@@ -77,11 +77,11 @@ def usage_from_dict(data: Any) -> Usage:
     obj = _object(data, "usage")
     cost = _object(obj.get("cost", {}), "cost")
     return Usage(
-        _int(obj, "input"),
-        _int(obj, "output"),
-        _int(obj, "cache_read"),
-        _int(obj, "cache_write"),
-        _int(obj, "total_tokens"),
+        int_field(obj, "input"),
+        int_field(obj, "output"),
+        int_field(obj, "cache_read"),
+        int_field(obj, "cache_write"),
+        int_field(obj, "total_tokens"),
         Cost(*[_float(cost, name) for name in _COST_FIELDS]),
     )
 
@@ -93,7 +93,7 @@ def message_from_dict(data: Any) -> Message:
     if not isinstance(blocks, list):
         raise CodecError("message content must be a list")
     content = [content_from_dict(block) for block in blocks]
-    timestamp = _int(obj, "timestamp")
+    timestamp = int_field(obj, "timestamp")
     if role == "user":
         return UserMessage(_only(content, _USER_CONTENT), timestamp)
     if role == "assistant":
@@ -146,7 +146,7 @@ def _optional_str(obj: dict[str, Any], key: str) -> str | None:
     return None if value is None else _str(obj, key)
 
 
-def _int(obj: dict[str, Any], key: str) -> int:
+def int_field(obj: dict[str, Any], key: str) -> int:
     """A whole number of tokens or milliseconds; a float is truncated, NaN or ±inf refused."""
     value = obj.get(key, 0)
     if type(value) is int:  # the common case, checked first: reading a session is hot

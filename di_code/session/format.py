@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
 
-from di_code.ai.codec import CodecError, message_from_dict, to_dict
+from di_code.ai.codec import CodecError, int_field, message_from_dict, to_dict
 from di_code.ai.types import Message
 
 FORMAT_VERSION = 1
@@ -96,12 +96,14 @@ def header_from_dict(data: Any) -> SessionHeader:
     """Read a (migrated) header; raise SessionError when it is not one."""
     if not isinstance(data, dict) or data.get("type") != "session":
         raise SessionError("not a di-code session file (no session header)")
-    session_id, cwd, timestamp = data.get("id"), data.get("cwd"), data.get("timestamp", 0)
+    session_id, cwd = data.get("id"), data.get("cwd")
     if not isinstance(session_id, str) or not session_id or not isinstance(cwd, str):
         raise SessionError("the session header has no valid id or cwd")
-    if isinstance(timestamp, bool) or not isinstance(timestamp, int | float):
-        raise SessionError("the session header has an invalid timestamp")
-    return SessionHeader(session_id, cwd, int(timestamp), FORMAT_VERSION)
+    try:
+        timestamp = int_field(data, "timestamp")
+    except CodecError:
+        raise SessionError("the session header has an invalid timestamp") from None
+    return SessionHeader(session_id, cwd, timestamp, FORMAT_VERSION)
 
 
 def entry_from_dict(data: Any) -> Entry:
@@ -113,7 +115,7 @@ def entry_from_dict(data: Any) -> Entry:
         raise CodecError("entry has no id")
     if parent_id is not None and not isinstance(parent_id, str):
         raise CodecError("entry parent_id must be a string or null")
-    timestamp = _number(data, "timestamp")
+    timestamp = int_field(data, "timestamp")
     kind = data.get("type")
     if kind == "message":
         return MessageEntry(entry_id, parent_id, timestamp, message_from_dict(data.get("message")))
@@ -127,7 +129,7 @@ def entry_from_dict(data: Any) -> Entry:
             raise CodecError("first_kept_entry_id must be a string or null")
         summary = _text(data, "summary")
         return CompactionEntry(
-            entry_id, parent_id, timestamp, summary, kept, _number(data, "tokens_before")
+            entry_id, parent_id, timestamp, summary, kept, int_field(data, "tokens_before")
         )
     raise CodecError(f"unknown entry type {kind!r}")
 
@@ -150,13 +152,6 @@ def migrate(header: Raw, entries: list[Raw]) -> tuple[Raw, list[Raw]]:
         version += 1
         header = {**header, "version": version}
     return header, entries
-
-
-def _number(data: Raw, key: str) -> int:
-    value = data.get(key, 0)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CodecError(f"{key!r} must be a number")
-    return int(value)
 
 
 def _text(data: Raw, key: str) -> str:

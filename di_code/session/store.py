@@ -149,7 +149,7 @@ def _first_prompt(lines: builtins.list[bytes]) -> str:
     for line in lines:
         try:
             message = message_from_dict(json.loads(line)["message"])
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             continue
         if isinstance(message, UserMessage):
             text = " ".join(b.text for b in message.content if isinstance(b, TextContent))
