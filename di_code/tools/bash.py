@@ -72,7 +72,7 @@ class BashTool:
         buffer = OutputBuffer()
         fresh = asyncio.Event()
 
-        async def sink(chunk: bytes) -> None:
+        def sink(chunk: bytes) -> None:
             buffer.feed(chunk)
             fresh.set()
 
