@@ -119,7 +119,10 @@ async def _list_ripgrep(
         return take(Path(raw.decode("utf-8", "surrogateescape").removesuffix("\n")))
 
     outcome = await run_ripgrep(
-        binary, ["--files", *name_filter(pattern), "--", str(top)], signal, on_line
+        binary,
+        ["--files", "--sort", "path", *name_filter(pattern), "--", str(top)],
+        signal,
+        on_line,
     )
     if outcome.returncode == 2 and not signal.aborted:
         raise ToolError(f"find failed: {outcome.error}")

@@ -114,11 +114,11 @@ class GrepTool:
         top = self.workspace.resolve(shown)
         if not top.exists():
             raise ToolError(f"Path not found: {shown}")
+        limit = params.get("limit", DEFAULT_LIMIT)
         query = Query(
             params["pattern"], top, params.get("glob"), params.get("ignore_case", False),
-            params.get("literal", False), params.get("context", 0),
+            params.get("literal", False), params.get("context", 0), limit,
         )  # fmt: skip
-        limit = params.get("limit", DEFAULT_LIMIT)
         collector = Collector(self.workspace, limit, query.context)
         if self.ripgrep is not None:
             await search_ripgrep(self.ripgrep, query, signal, collector.add)

@@ -2,6 +2,10 @@
 
 Both yield the same `Hit`s in the same order (files in `rg --sort path` order, lines in file
 order, context lines within `context` of a match) into a `HitSink`, which says when to stop.
+ripgrep searches unsorted, on all cores; `InPathOrder` gathers its hits and hands them on in
+that order once it is done, keeping only what can still be among the first `limit` + 1 matches
+(the one more tells that the limit was reached): the first files holding that many, at most that
+many matches a file (`--max-count`, whose trailing context rg still prints).
 Differences left: the regex dialect (Rust's vs Python's `re`, equal for common patterns), and
 binary files: the fallback skips any file with a NUL byte, rg stops at the first NUL it sees.
 The fallback reads one file at a time into memory.
@@ -43,6 +47,8 @@ class Query:
     ignore_case: bool
     literal: bool
     context: int
+    limit: int
+    """Matches wanted in all; the sink may stop earlier."""
 
     def wants(self, path: Path) -> bool:
         """The glob filter, on the path relative to the searched folder."""
@@ -51,16 +57,57 @@ class Query:
         return bool(compile_glob(self.glob).fullmatch(path.relative_to(self.top).as_posix()))
 
 
+def path_order(path: Path) -> tuple[str, ...]:
+    """The walk's order: by name within each folder, folders entered where they sort."""
+    return path.parts
+
+
+class InPathOrder:
+    """Hits arriving file by file in any order, handed on in path order by `drain`."""
+
+    def __init__(self, limit: int) -> None:
+        self._wanted = limit + 1
+        self._files: dict[Path, list[Hit]] = {}
+        self._matches = 0
+        self._cutoff: tuple[str, ...] | None = None
+        """Files sorting after this one cannot hold any of the matches wanted."""
+        self.found = False
+
+    def add(self, hit: Hit) -> None:
+        self.found = True
+        if self._cutoff is not None and path_order(hit.path) > self._cutoff:
+            return
+        self._files.setdefault(hit.path, []).append(hit)
+        if hit.is_match:
+            self._matches += 1
+            if self._matches >= 2 * self._wanted:
+                self._prune()
+
+    def _prune(self) -> None:
+        """Keep the first files that hold the matches wanted; drop the rest for good."""
+        self._matches = 0
+        for path in sorted(self._files, key=path_order):
+            if self._matches >= self._wanted:
+                del self._files[path]
+                continue
+            self._matches += sum(hit.is_match for hit in self._files[path])
+            self._cutoff = path_order(path)
+
+    def drain(self, sink: HitSink) -> None:
+        for path in sorted(self._files, key=path_order):
+            if not all(map(sink, self._files[path])):
+                return
+
+
 async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
-    args = ["--json", "--context", str(query.context)]
+    args = ["--json", "--context", str(query.context), "--max-count", str(query.limit + 1)]
     args += ["--ignore-case"] if query.ignore_case else ["--case-sensitive"]
     args += ["--fixed-strings"] if query.literal else []
     args += name_filter(query.glob)
     args += ["--regexp", query.pattern, "--", str(query.top)]
-    found = False
+    hits = InPathOrder(query.limit)
 
     def on_line(raw: bytes) -> bool:
-        nonlocal found
         message = json.loads(raw)
         if message.get("type") not in ("match", "context"):
             return True
@@ -71,14 +118,14 @@ async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: H
             _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
             message["type"] == "match",
         )
-        if not query.wants(hit.path):
-            return True
-        found = True
-        return sink(hit)
+        if query.wants(hit.path):
+            hits.add(hit)
+        return True
 
     outcome = await run_ripgrep(binary, args, signal, on_line)
-    if outcome.returncode == 2 and not found and not signal.aborted:
+    if outcome.returncode == 2 and not hits.found and not signal.aborted:
         raise ToolError(f"grep failed: {outcome.error or 'ripgrep exited with code 2'}")
+    hits.drain(sink)
 
 
 def _text(field: dict[str, Any]) -> str:

@@ -3,7 +3,8 @@
 The binary comes from the `ripgrep` wheel, installed next to the Python executable, or from
 PATH. It always runs with the switches that make its file selection equal to the Python walk in
 `ignore`: dotfiles included, `.git` skipped, .gitignore honoured with or without a repository,
-no other ignore files, no config file, sorted by path.
+no other ignore files, no config file. Output is not sorted (`--sort path` makes rg search on one
+thread): callers that need the walk's order ask for it or sort the results themselves.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from di_code.ai.abort import AbortSignal
 
 COMMON_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
-    "--no-ignore-global", "--glob", "!.git", "--sort", "path", "--color", "never",
+    "--no-ignore-global", "--glob", "!.git", "--color", "never",
 )  # fmt: skip
 LINE_LIMIT = 32 * 1024 * 1024
 STDERR_KEEP = 4096
