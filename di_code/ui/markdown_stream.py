@@ -21,7 +21,6 @@ it, cannot reach into the scrollback.
 from __future__ import annotations
 
 import copy
-import re
 import time
 from collections.abc import Callable, Iterator
 from functools import lru_cache
@@ -30,14 +29,14 @@ from typing import TYPE_CHECKING, Protocol
 from rich.console import Console, ConsoleOptions, RenderableType
 from rich.segment import Segment, SegmentLines
 
+from di_code.ui.live_fence import FENCE, FencePreview, split_fence
+
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from rich.live import Live
     from rich.markdown import Markdown
 
 CODE_THEME = "monokai"
-OPEN_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-"""A line that opens a code fence (the info string may follow)."""
 
 STAND_INS = ("x\n\n", "---\n\n")
 """A paragraph and a rule: blocks after which Rich does and does not put a blank line."""
@@ -177,11 +176,11 @@ def markdown(text: str) -> RenderableType:
 
 
 def live_text(tail: str, rows: int) -> str:
-    """What the live area renders of `tail`: a code fence longer than the screen is cut to
-    its opening line and last `rows` lines, so a long fence is not re-highlighted whole on
-    every frame (only its end is visible anyway)."""
+    """What the live area renders of a tail that is not one fence (see live_fence) but starts
+    with one: a fence longer than the screen is cut to its opening line and last `rows` lines
+    (only its end is visible anyway)."""
     lines = tail.split("\n")
-    if len(lines) <= rows + 1 or not OPEN_FENCE.match(lines[0]):
+    if len(lines) <= rows + 1 or not FENCE.match(lines[0]):
         return tail
     return "\n".join([lines[0], *lines[-rows:]])
 
@@ -190,19 +189,30 @@ class LiveTail:
     """The live tail as a renderable that renders once per width: live areas draw it again
     on every print into the scrollback and on every tick of their own."""
 
-    __slots__ = ("_lines", "_text", "_width")
+    __slots__ = ("_fence", "_lines", "_text", "_width")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, fence: FencePreview | None = None) -> None:
         self._text = text
+        self._fence = FencePreview() if fence is None else fence
         self._width = -1
         self._lines: list[list[Segment]] = []
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[SegmentLines]:
         if options.max_width != self._width:
-            text = live_text(self._text, max(1, options.size.height - 3))
-            self._lines = console.render_lines(markdown(text), options, pad=False)
+            self._lines = self._render(console, options)
             self._width = options.max_width
         yield SegmentLines(self._lines, new_lines=True)
+
+    def _render(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        def render(text: str) -> list[list[Segment]]:
+            return console.render_lines(markdown(text), options, pad=False)
+
+        rows = max(1, options.size.height - 3)
+        fence = split_fence(self._text)
+        if fence is not None and fence[1]:
+            opening, code = fence
+            return self._fence.lines(opening, code[-rows:], options.max_width, render)
+        return render(live_text(self._text, rows))
 
 
 class MarkdownStream:
@@ -234,6 +244,7 @@ class MarkdownStream:
         """Rendered before the next chunk and its lines dropped (see the module doc)."""
         self._context_lines = 0
         self._counts: dict[str, int] = {}
+        self._fence = FencePreview()
 
     @property
     def tail(self) -> str:
@@ -271,7 +282,7 @@ class MarkdownStream:
         self._last_refresh = now
         self._dirty = False
         self._commit(self._finished_length())
-        self._live.show(LiveTail(self._tail) if self._tail.strip() else None)
+        self._live.show(LiveTail(self._tail, self._fence) if self._tail.strip() else None)
 
     def _on_timer(self) -> None:
         self._timer = False
