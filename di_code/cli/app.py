@@ -91,4 +91,8 @@ def _guarded(body: Callable[[], int], options: CliOptions) -> int:
 
 
 def main() -> None:
+    # httpx's __init__ imports its own command line (click, pygments, rich.progress: ~0.1 s)
+    # whenever click is installed; di-code never runs it. A None entry makes that import fail
+    # at once, and httpx falls back to a stub `main`.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     app()

@@ -20,9 +20,10 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from di_code.ai.types import ReasoningLevel
+if TYPE_CHECKING:
+    from di_code.ai.types import ReasoningLevel
 
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
 PERMISSION_MODES = ("ask", "auto", "read-only")

@@ -1,25 +1,41 @@
-"""The Typer app itself: help without heavy imports, version, usage errors exit 2."""
+"""The Typer app itself: help and version without heavy imports, usage errors exit 2."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 from di_code import __version__
+from tests.cli.conftest import cli_env
+from tests.support.imports import CLI_MAIN, loaded_modules, offenders
+from tests.support.llm_server import LLMServer, Turn
 
-HEAVY = ("httpx", "jsonschema", "prompt_toolkit", "rich.markdown")
-
-HELP_IMPORTS = """
-import sys
-sys.argv = ["di-code", *sys.argv[1:]]
-from di_code.cli.app import main
-try:
-    main()
-except SystemExit:
-    pass
-heavy = [name for name in {heavy!r} if name in sys.modules]
-print("HEAVY:", ",".join(heavy))
-"""
+# Neither `--help` nor `--version` needs the network stack, the REPL, the event loop, the
+# agent or any provider: each of these cost 10-150 ms of start-up when it crept in.
+NOT_FOR_HELP = (
+    "httpx",
+    "httpcore",
+    "anyio",
+    "ssl",
+    "jsonschema",
+    "prompt_toolkit",
+    "rich",
+    "pygments",
+    "pydantic",
+    "asyncio",
+    "di_code.ai",
+    "di_code.agent",
+    "di_code.tools",
+    "di_code.session",
+    "di_code.ui",
+    "di_code.cli.run",
+    "di_code.cli.chat",
+    "di_code.cli.setup",
+    "di_code.config.discovery",
+)
 
 
 def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -28,11 +44,45 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_help_imports_no_heavy_module() -> None:
-    for args in (["--help"], ["run", "--help"], ["chat", "--help"]):
-        done = run_python(HELP_IMPORTS.format(heavy=HEAVY), *args)
-        assert "Usage: di-code" in done.stdout
-        assert done.stdout.rstrip().endswith("HEAVY:"), (args, done.stdout[-200:])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["run", "--help"], ["chat", "--help"], ["--version"]], ids=" ".join
+)
+def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
+    loaded, out = loaded_modules(CLI_MAIN, *args)
+    assert "Usage: di-code" in out or out.startswith("di-code ")
+    assert offenders(loaded, NOT_FOR_HELP) == []
+
+
+def test_the_import_check_sees_a_heavy_import() -> None:
+    loaded, _ = loaded_modules("import di_code.ai.stream")
+    assert {"asyncio", "di_code.ai.stream"} <= set(offenders(loaded, NOT_FOR_HELP))
+
+
+# What `run` must not load on its way to an answer (no terminal, an OpenAI-style server):
+# httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
+# coercion, the other provider, the REPL and the Markdown renderer.
+NOT_FOR_RUN = (
+    "httpx._main",
+    "pygments",
+    "rich",
+    "pydantic",
+    "prompt_toolkit",
+    "di_code.ai.providers.anthropic",
+    "di_code.ui",
+    "di_code.cli.chat",
+)
+
+
+def test_run_imports_only_what_it_needs(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    llm_server.script(Turn(text="hello there"))
+    env = cli_env(di_code_home, llm_server)
+    args = ("run", "--no-session", "hi")
+    loaded, out = loaded_modules(CLI_MAIN, *args, env=env, cwd=str(workspace))
+    assert out.strip() == "hello there"
+    assert {"httpx", "di_code.ai.providers.openai"} <= loaded
+    assert offenders(loaded, NOT_FOR_RUN) == []
 
 
 def test_version() -> None:

@@ -1,22 +1,34 @@
 """Providers: each turns a Context into an AssistantMessageStream (SPEC §2.3).
 
-`PROVIDER_CLASSES` maps a `Model.api` value to the provider class that speaks it. It is
-resolved on first access, so importing this package imports neither the providers nor httpx.
+`PROVIDER_CLASSES` maps a `Model.api` value to the provider class that speaks it. A class's
+module is imported when it is looked up, so importing this package imports no provider and
+no httpx, and a run against OpenAI never loads the Anthropic translator.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator, Mapping
+from importlib import import_module
+
+_WHERE: dict[str, tuple[str, str]] = {
+    "openai-completions": ("di_code.ai.providers.openai", "OpenAIProvider"),
+    "anthropic-messages": ("di_code.ai.providers.anthropic", "AnthropicProvider"),
+}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "PROVIDER_CLASSES":
-        from di_code.ai.providers.anthropic import AnthropicProvider
-        from di_code.ai.providers.openai import OpenAIProvider
+class _ProviderClasses(Mapping[str, type]):
+    """A read-only map whose values are imported on first lookup."""
 
-        classes: dict[str, type] = {
-            "openai-completions": OpenAIProvider,
-            "anthropic-messages": AnthropicProvider,
-        }
-        return classes
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    def __getitem__(self, api: str) -> type:
+        module, name = _WHERE[api]
+        found: type = getattr(import_module(module), name)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WHERE)
+
+    def __len__(self) -> int:
+        return len(_WHERE)
+
+
+PROVIDER_CLASSES: Mapping[str, type] = _ProviderClasses()

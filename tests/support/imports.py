@@ -1,0 +1,53 @@
+"""Which modules a piece of code imports, seen from a fresh interpreter.
+
+Start-up time is mostly import time, and a benchmark is not a test: these helpers lock the
+gains in by asserting what is *not* imported, which does not depend on the machine's speed.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterable, Mapping
+
+_REPORT = """
+import json as _json, sys as _sys
+print("\\nMODULES:" + _json.dumps(sorted(n for n, m in _sys.modules.items() if m is not None)))
+"""
+
+CLI_MAIN = """
+import sys
+sys.argv = ["di-code", *sys.argv[1:]]
+from di_code.cli.app import main
+try:
+    main()
+except SystemExit:
+    pass
+"""
+
+
+def loaded_modules(
+    code: str, *args: str, env: Mapping[str, str] | None = None, cwd: str | None = None
+) -> tuple[set[str], str]:
+    """Run `code` in a fresh interpreter; the modules it left loaded, and its stdout before."""
+    done = subprocess.run(
+        [sys.executable, "-c", code + _REPORT, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=None if env is None else dict(env),
+        cwd=cwd,
+    )
+    head, marker, tail = done.stdout.rpartition("\nMODULES:")
+    assert marker, f"no module report (exit {done.returncode}): {done.stderr[-500:]}"
+    return set(json.loads(tail)), head
+
+
+def offenders(loaded: Iterable[str], forbidden: Iterable[str]) -> list[str]:
+    """The loaded modules that are, or are inside, a forbidden module or package."""
+    return sorted(
+        name
+        for name in loaded
+        if any(name == bad or name.startswith(bad + ".") for bad in forbidden)
+    )
