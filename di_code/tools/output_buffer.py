@@ -1,20 +1,19 @@
-"""A command's output in bounded memory: a rolling tail, and a spill file past the limits.
+"""A command's output in bounded memory: kept in memory up to the limits, then in a spill file.
 
 Everything is kept in memory until the output passes 50 KB or 2000 lines; from then on the
-whole output (what came before included) goes to a temp file `di-code-bash-*.log`, and only the
-last TAIL_BYTES stay in memory, enough for the 50 KB of whole lines the model is shown.
+whole output (what came before included) goes to a temp file `di-code-bash-*.log`, and a
+snapshot reads its last TAIL_BYTES back, enough for the 50 KB of whole lines the model is shown.
 
-Output can run to gigabytes, so a chunk costs as little as possible: it is written as it came
-(the file's buffer only gathers small chunks into SPILL_BLOCK writes), its newlines are counted,
-and it joins a deque of chunks that is trimmed only once its oldest chunk is not needed.
-Nothing is joined or decoded until a snapshot asks for the tail.
+Output can run to gigabytes, so a chunk costs as little as possible once spilled: it is written
+to the file as it came (the file's buffer only gathers small chunks into SPILL_BLOCK writes) and
+its newlines are counted. Nothing is kept, joined or decoded for the tail until a snapshot asks
+for it (at most every 0.1 s while the command runs, and once at the end).
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
-from collections import deque
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -23,8 +22,7 @@ from di_code.tools.truncation import MAX_BYTES, MAX_LINES, Truncation, keep_tail
 TAIL_BYTES = 2 * MAX_BYTES
 SPILL_BLOCK = 256 * 1024
 LONG_LINE = 32
-"""Average line length (bytes) above which newlines are counted with `count_newlines`'s
-memchr path."""
+"""Average line length (bytes) from which `count_newlines` takes its memchr path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,9 +35,8 @@ class Snapshot:
 
 class OutputBuffer:
     def __init__(self) -> None:
-        self._chunks: deque[bytes] = deque()
-        self._kept = 0
-        """Bytes in `_chunks`."""
+        self._memory = bytearray()
+        """The whole output until it spills; after `close`, the spill file's tail."""
         self._total = 0
         self._newlines = 0
         self._long_lines = False
@@ -52,38 +49,37 @@ class OutputBuffer:
         newlines = count_newlines(chunk, self._long_lines)
         self._newlines += newlines
         self._long_lines = newlines * LONG_LINE <= len(chunk)
-        self._chunks.append(chunk)
-        self._kept += len(chunk)
         if self._spill is not None:
             self._spill.write(chunk)
-            self._trim()
-        elif self._total > MAX_BYTES or self._newlines >= MAX_LINES:
-            self._open_spill()
-
-    def _trim(self) -> None:
-        """Drop the oldest chunks that the last TAIL_BYTES do not reach into."""
-        while self._kept - len(self._chunks[0]) >= TAIL_BYTES:
-            self._kept -= len(self._chunks.popleft())
-
-    def _open_spill(self) -> None:
-        fd, self.spill_path = tempfile.mkstemp(prefix="di-code-bash-", suffix=".log")
-        self._spill = os.fdopen(fd, "wb", buffering=SPILL_BLOCK)
-        self._spill.writelines(self._chunks)
-        self._trim()
+            return
+        self._memory += chunk
+        if self._total > MAX_BYTES or self._newlines >= MAX_LINES:
+            fd, self.spill_path = tempfile.mkstemp(prefix="di-code-bash-", suffix=".log")
+            self._spill = os.fdopen(fd, "wb", buffering=SPILL_BLOCK)
+            self._spill.write(self._memory)
+            self._memory = bytearray()
 
     def close(self) -> None:
-        """Flush the spill file; drop it if everything fitted after all."""
+        """Flush the spill file, keeping its tail; drop it if everything fitted after all."""
         if self._spill is None:
             return
+        self._memory = bytearray(self._tail())
         self._spill.close()
         self._spill = None
         if self.snapshot().truncation is None and self.spill_path is not None:
             os.unlink(self.spill_path)
             self.spill_path = None
 
+    def _tail(self) -> bytes:
+        if self._spill is None:
+            return bytes(self._memory)
+        self._spill.flush()
+        start = max(0, self._total - TAIL_BYTES)
+        return os.pread(self._spill.fileno(), self._total - start, start)
+
     def snapshot(self) -> Snapshot:
         """The tail as the model sees it: the last lines that fit, and where they start."""
-        tail = b"".join(self._chunks)[-TAIL_BYTES:]
+        tail = self._tail()
         total = self._newlines + (1 if tail and not tail.endswith(b"\n") else 0)
         data = tail
         if self._total > len(data):

@@ -113,24 +113,40 @@ def _enlarge(fd: int) -> None:
 
 
 def _read_pipe(loop: asyncio.AbstractEventLoop, fd: int, sink: OutputSink) -> asyncio.Future[None]:
-    """Feed everything read from `fd` to `sink`; the future is done at end of file."""
+    """Feed everything read from `fd` to `sink`; the future is done at end of file.
+
+    A sink that fails is fed no more, but the pipe is still drained so that the command is not
+    left blocked on it; that first failure becomes the future's exception.
+    """
     os.set_blocking(fd, False)
     eof: asyncio.Future[None] = loop.create_future()
+    failures: list[Exception] = []
+
+    def finish(error: Exception | None) -> None:
+        loop.remove_reader(fd)
+        if error is None:
+            eof.set_result(None)
+        else:
+            eof.set_exception(error)
+
+    def feed(chunk: bytes) -> None:
+        try:
+            sink(chunk)
+        except Exception as exc:
+            failures.append(exc)
 
     def on_readable() -> None:
         try:
             for _ in range(READS_PER_WAKEUP):
                 chunk = os.read(fd, READ_CHUNK)
                 if not chunk:
-                    loop.remove_reader(fd)
-                    eof.set_result(None)
-                    return
-                sink(chunk)
+                    return finish(failures[0] if failures else None)
+                if not failures:
+                    feed(chunk)
         except BlockingIOError:
             pass
-        except Exception as exc:  # a failing sink or read ends the stream, reported once
-            loop.remove_reader(fd)
-            eof.set_exception(exc)
+        except OSError as exc:
+            finish(exc)
 
     loop.add_reader(fd, on_readable)
     return eof

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -78,19 +79,40 @@ def test_any_chunking_gives_the_whole_outputs_tail(data: bytes, sizes: list[int]
             os.unlink(snapshot.spill_path)
 
 
-def test_memory_holds_only_the_tail_once_spilled() -> None:
+def test_snapshots_while_spilling_show_the_latest_lines() -> None:
     buffer = OutputBuffer()
-    line = b"y" * 99 + b"\n"
-    for _ in range(50):
-        buffer.feed(line * 10_000)
+    try:
+        for start in range(0, 30_000, 1_000):
+            buffer.feed(b"".join(b"%d\n" % i for i in range(start + 1, start + 1_001)))
+            snapshot = buffer.snapshot()
+            if start >= 2_000:
+                assert snapshot.text.split("\n")[-1] == str(start + 1_000)
+                assert snapshot.first_line == start + 1_000 - MAX_LINES + 1
+    finally:
+        buffer.close()
+        assert buffer.spill_path is not None
+        os.unlink(buffer.spill_path)
+
+
+def test_memory_holds_nothing_per_chunk_once_spilled() -> None:
+    buffer = OutputBuffer()
+    chunk = (b"y" * 99 + b"\n") * 10_000
+    buffer.feed(chunk)
+    tracemalloc.start()
+    try:
+        for _ in range(50):
+            buffer.feed(chunk)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
     assert buffer.spill_path is not None
     try:
-        assert sum(len(chunk) for chunk in buffer._chunks) <= 2 * MAX_BYTES + len(line) * 10_000
+        assert peak < len(chunk)
         buffer.close()
         snapshot = buffer.snapshot()
         assert snapshot.truncation is not None
-        assert snapshot.truncation.total_lines == 500_000
-        assert os.path.getsize(buffer.spill_path) == 50 * 10_000 * len(line)
+        assert snapshot.truncation.total_lines == 510_000
+        assert os.path.getsize(buffer.spill_path) == 51 * len(chunk)
     finally:
         os.unlink(buffer.spill_path)
 
@@ -125,18 +147,27 @@ def test_the_pipe_is_enlarged_where_linux_allows() -> None:
 
 
 async def test_a_failing_sink_is_raised_once_the_command_ends(tmp_path: Path) -> None:
+    """The pipe is still drained: a command writing far more than it holds is not blocked."""
+    calls = 0
+
     def sink(chunk: bytes) -> None:
+        nonlocal calls
+        calls += 1
         raise OSError("No space left on device")
 
+    command = "head -c 20000000 /dev/zero; touch finished"
     with pytest.raises(OSError, match="No space left on device"):
         await asyncio.wait_for(
-            process.run_in_group("echo hi", str(tmp_path), 30, AbortController().signal, sink),
+            process.run_in_group(command, str(tmp_path), 30, AbortController().signal, sink),
             30,
         )
+    assert calls == 1
+    assert (tmp_path / "finished").exists()
 
 
 async def test_output_larger_than_the_pipe_arrives_whole_and_in_order(tmp_path: Path) -> None:
     received: list[bytes] = []
+
     command = "seq 1 300000; seq 1 300000 >&2"
     exit = await asyncio.wait_for(
         process.run_in_group(command, str(tmp_path), 30, AbortController().signal, received.append),
