@@ -2,20 +2,21 @@
 
 A reply arrives in small pieces. Re-rendering the whole Markdown on every piece costs
 O(n²) over the reply; instead the text is split into top-level blocks (as markdown-it sees
-them, so code fences, lists and tables are never cut) and every block that is followed by
-another one is finished: it is printed once into the scrollback and never drawn again. Only
-the unfinished tail is live (a transient area), re-rendered at most `fps` times a second; a
-piece that arrives inside that window is drawn by a timer when it closes, so the screen never
-lags the text by more than one frame even if the model pauses.
+them, so code fences, lists and tables are never cut) and every block that another one
+follows (see `opens_block` for a line still being written) is finished: it is printed once
+into the scrollback and never drawn again. Only the unfinished tail is live (a transient
+area), rendered at most `fps` times a second and once per frame however often the area
+redraws; a piece that arrives inside that window is drawn by a timer when it closes, so the
+screen lags the text by at most one frame even if the model pauses.
 
 Why the result equals rendering the whole reply at once: in CommonMark a block that another
 block follows is closed and nothing later can change it, and Rich renders each top-level
 block as it closes. The one thing Rich carries from one block to the next is whether a blank
 line goes before it (every element but a rule asks for one), so each finished chunk is
-rendered alone and that blank line is added by hand. A chunk that follows a block holding a
-link reference definition is rendered after that block instead, and the block's own lines
-are dropped. Known limit: a link reference definition further back, or after the link using
-it, cannot reach into the scrollback.
+rendered after a one-line stand-in for the block before it (a paragraph or a rule) whose
+lines are then dropped. After a block that may hold a link reference definition, that block
+itself is the stand-in. Known limit: a link reference definition further back, or after the
+link using it, cannot reach into the scrollback.
 """
 
 from __future__ import annotations
@@ -128,13 +129,12 @@ def block_starts(text: str) -> list[int]:
 
 
 def opens_block(text: str, complete: int) -> bool:
-    """Whether the unfinished last line of `text` (from `complete` on) already closes the
-    blocks before it, whatever it turns into: it follows a blank line, and a blank line ends
-    every block but those the parser still sees open (a list, a fence) and those only an
-    indented or a numbered line can continue; the parser sees the indentation, and a bare
-    number may still become the next item of an ordered list. Replies put a paragraph on one
-    long line, so without this the block before it would stay live until that paragraph ends.
-    """
+    """Whether the block scan may read the line still being written (from `complete` on)
+    as it stands. It may if the line follows a blank line: after one, only an indented line
+    or the next list item continues a block, and the parser already sees the indentation and
+    the list marker; only a bare number may still become the next item of an ordered list.
+    Replies put a paragraph on one long line: without this the block before it would stay
+    live, re-rendered every frame, until that whole paragraph had arrived."""
     line = text[complete:]
     if not line or line.isdigit() or complete == 0:
         return False
@@ -245,6 +245,7 @@ class MarkdownStream:
         self._context_lines = 0
         self._counts: dict[str, int] = {}
         self._fence = FencePreview()
+        _blank_markdown()  # loads Rich's Markdown (~0.1 s) now, not inside the first frame
 
     @property
     def tail(self) -> str:

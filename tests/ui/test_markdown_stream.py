@@ -271,3 +271,10 @@ def test_markdown_renders_as_richs_own() -> None:
         return console.file.getvalue()  # type: ignore[attr-defined]
 
     assert colour(markdown(SAMPLE)) == colour(Markdown(SAMPLE, code_theme=CODE_THEME))
+
+
+def test_a_link_defined_after_the_block_before_still_resolves() -> None:
+    text = "Para\n\n[x]: http://a.example\n\nSee [x] here.\n\nEnd\n"
+    output, _ = stream(text, list(range(1, len(text))), FakeClock())
+    assert "See x here." in output
+    assert output == whole(text)
