@@ -5,7 +5,10 @@ order, context lines within `context` of a match) into a `HitSink`, which says w
 ripgrep searches unsorted, on all cores; `InPathOrder` gathers its hits and hands them on in
 that order once it is done, keeping only what can still be among the first `limit` + 1 matches
 (the one more tells that the limit was reached): the first files holding that many, at most that
-many matches a file (`--max-count`, whose trailing context rg still prints).
+many matches a file (`--max-count`, whose trailing context rg still prints). A pattern that
+matches everywhere would make that a search of the whole tree where the first files suffice:
+past SORTED_AFTER × (limit + 1) matches the search restarts in rg's sorted order (one thread),
+which stops at the limit.
 Differences left: the regex dialect (Rust's vs Python's `re`, equal for common patterns), and
 binary files: the fallback skips any file with a NUL byte, rg stops at the first NUL it sees.
 The fallback reads one file at a time into memory.
@@ -24,7 +27,9 @@ from typing import Any
 from di_code.ai.abort import AbortSignal
 from di_code.tools.errors import ToolError
 from di_code.tools.ignore import compile_glob, walk_files
-from di_code.tools.ripgrep import name_filter, run_ripgrep
+from di_code.tools.ripgrep import RipgrepExit, name_filter, run_ripgrep
+
+SORTED_AFTER = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +77,11 @@ class InPathOrder:
         self._cutoff: tuple[str, ...] | None = None
         """Files sorting after this one cannot hold any of the matches wanted."""
         self.found = False
+        self.matches_seen = 0
 
     def add(self, hit: Hit) -> None:
         self.found = True
+        self.matches_seen += hit.is_match
         if self._cutoff is not None and path_order(hit.path) > self._cutoff:
             return
         self._files.setdefault(hit.path, []).append(hit)
@@ -100,32 +107,54 @@ class InPathOrder:
 
 
 async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
+    hits = InPathOrder(query.limit)
+    enough = SORTED_AFTER * (query.limit + 1)
+
+    def gather(raw: bytes) -> bool:
+        hit = _hit(raw)
+        if hit is not None and query.wants(hit.path):
+            hits.add(hit)
+        return hits.matches_seen < enough
+
+    outcome = await run_ripgrep(binary, _rg_args(query, sort=False), signal, gather)
+    if hits.matches_seen < enough:
+        _check(outcome, hits.found, signal)
+        hits.drain(sink)
+        return
+
+    def stream(raw: bytes) -> bool:
+        hit = _hit(raw)
+        return hit is None or not query.wants(hit.path) or sink(hit)
+
+    await run_ripgrep(binary, _rg_args(query, sort=True), signal, stream)
+
+
+def _rg_args(query: Query, sort: bool) -> list[str]:
     args = ["--json", "--context", str(query.context), "--max-count", str(query.limit + 1)]
+    args += ["--sort", "path"] if sort else []
     args += ["--ignore-case"] if query.ignore_case else ["--case-sensitive"]
     args += ["--fixed-strings"] if query.literal else []
     args += name_filter(query.glob)
-    args += ["--regexp", query.pattern, "--", str(query.top)]
-    hits = InPathOrder(query.limit)
+    return [*args, "--regexp", query.pattern, "--", str(query.top)]
 
-    def on_line(raw: bytes) -> bool:
-        message = json.loads(raw)
-        if message.get("type") not in ("match", "context"):
-            return True
-        data = message["data"]
-        hit = Hit(
-            Path(_text(data["path"])),
-            int(data["line_number"]),
-            _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
-            message["type"] == "match",
-        )
-        if query.wants(hit.path):
-            hits.add(hit)
-        return True
 
-    outcome = await run_ripgrep(binary, args, signal, on_line)
-    if outcome.returncode == 2 and not hits.found and not signal.aborted:
+def _hit(raw: bytes) -> Hit | None:
+    """The match or context line in one line of rg's JSON output, if it is one."""
+    message = json.loads(raw)
+    if message.get("type") not in ("match", "context"):
+        return None
+    data = message["data"]
+    return Hit(
+        Path(_text(data["path"])),
+        int(data["line_number"]),
+        _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
+        message["type"] == "match",
+    )
+
+
+def _check(outcome: RipgrepExit, found: bool, signal: AbortSignal) -> None:
+    if outcome.returncode == 2 and not found and not signal.aborted:
         raise ToolError(f"grep failed: {outcome.error or 'ripgrep exited with code 2'}")
-    hits.drain(sink)
 
 
 def _text(field: dict[str, Any]) -> str:

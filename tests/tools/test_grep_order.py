@@ -1,5 +1,6 @@
 """grep's order: ripgrep searches unsorted on all cores, and its hits are put back in the walk's
-order (by name within each folder) before the limit applies, so both backends still agree."""
+order (by name within each folder) before the limit applies, so both backends still agree; a
+search with very many matches restarts in rg's sorted order, with the same result."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from di_code.agent import AgentTool
+from di_code.tools import grep_search
 from di_code.tools.grep import GrepTool
 from di_code.tools.grep_search import Hit, InPathOrder
 from di_code.tools.ripgrep import find_ripgrep
@@ -22,8 +24,10 @@ from tests.tools.conftest import run, text_of
 NAMES = ["B/y.txt", "_.txt", "a/x.txt", "a/z/deep.txt", "a-b.txt", "a.txt", "ab/q.txt"]
 
 
-@pytest.fixture(params=["ripgrep", "python"])
-def grep(workspace: Path, request: pytest.FixtureRequest) -> AgentTool:
+@pytest.fixture(params=["ripgrep, gathered", "ripgrep, restarted sorted", "python"])
+def grep(
+    workspace: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> AgentTool:
     for index, name in enumerate(NAMES):
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text(f"needle {index}\nhay\nneedle again\n")
@@ -32,7 +36,9 @@ def grep(workspace: Path, request: pytest.FixtureRequest) -> AgentTool:
             path = workspace / f"many/{folder:02}/{file}.txt"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("hay\nneedle\n" if file % 2 else "hay\n")
-    backend = find_ripgrep() if request.param == "ripgrep" else None
+    # 0: the first match seen is enough to restart sorted; 1000: never restarts
+    monkeypatch.setattr(grep_search, "SORTED_AFTER", 0 if "restarted" in request.param else 1000)
+    backend = find_ripgrep() if request.param.startswith("ripgrep") else None
     return GrepTool(Workspace.create(workspace), backend)
 
 
