@@ -115,15 +115,16 @@ def _enlarge(fd: int) -> None:
 def _read_pipe(loop: asyncio.AbstractEventLoop, fd: int, sink: OutputSink) -> asyncio.Future[None]:
     """Feed everything read from `fd` to `sink`; the future is done at end of file.
 
-    A sink that fails is fed no more, but the pipe is still drained so that the command is not
-    left blocked on it; that first failure becomes the future's exception.
+    A sink that fails ends the future with its error at once (even if a background child keeps
+    the pipe open) and is fed no more, but the pipe is still drained so that the command is not
+    left blocked on it.
     """
     os.set_blocking(fd, False)
     eof: asyncio.Future[None] = loop.create_future()
-    failures: list[Exception] = []
 
     def finish(error: Exception | None) -> None:
-        loop.remove_reader(fd)
+        if eof.done():
+            return
         if error is None:
             eof.set_result(None)
         else:
@@ -133,19 +134,21 @@ def _read_pipe(loop: asyncio.AbstractEventLoop, fd: int, sink: OutputSink) -> as
         try:
             sink(chunk)
         except Exception as exc:
-            failures.append(exc)
+            finish(exc)
 
     def on_readable() -> None:
         try:
             for _ in range(READS_PER_WAKEUP):
                 chunk = os.read(fd, READ_CHUNK)
                 if not chunk:
-                    return finish(failures[0] if failures else None)
-                if not failures:
+                    loop.remove_reader(fd)
+                    return finish(None)
+                if not eof.done():
                     feed(chunk)
         except BlockingIOError:
             pass
         except OSError as exc:
+            loop.remove_reader(fd)
             finish(exc)
 
     loop.add_reader(fd, on_readable)

@@ -165,6 +165,21 @@ async def test_a_failing_sink_is_raised_once_the_command_ends(tmp_path: Path) ->
     assert (tmp_path / "finished").exists()
 
 
+async def test_a_failing_sink_is_raised_despite_a_background_child(tmp_path: Path) -> None:
+    def sink(chunk: bytes) -> None:
+        raise OSError("No space left on device")
+
+    command = "sleep 1000 & echo $! > bg.pid; echo hi"
+    try:
+        with pytest.raises(OSError, match="No space left on device"):
+            await asyncio.wait_for(
+                process.run_in_group(command, str(tmp_path), 30, AbortController().signal, sink),
+                30,
+            )
+    finally:
+        os.kill(int((tmp_path / "bg.pid").read_text()), 9)
+
+
 async def test_output_larger_than_the_pipe_arrives_whole_and_in_order(tmp_path: Path) -> None:
     received: list[bytes] = []
 
