@@ -88,15 +88,12 @@ def start_stream(
 
     async def drive() -> None:
         builder.start()
+        if signal is not None and signal.aborted:
+            return  # finish() reports the abort
         try:
-            if signal is not None and signal.aborted:
-                raise asyncio.CancelledError
             await produce(builder)
             if builder.finished is None:
                 builder.fail("error", f"{model.provider}: stream ended without a stop reason")
-        except asyncio.CancelledError:
-            if builder.finished is None:
-                builder.fail("aborted", ABORTED_REQUEST_TEXT)
         except ProviderError as exc:
             if builder.finished is None:
                 builder.fail("error", redact(str(exc)))
@@ -104,13 +101,16 @@ def start_stream(
             if builder.finished is None:
                 detail = redact(str(exc)) or type(exc).__name__
                 builder.fail("error", f"{model.provider}: {detail}")
-        finally:
-            if signal is not None:
-                signal.remove_listener(cancel)
-            assert builder.finished is not None
-            stream.close(builder.finished)
+
+    def finish(_task: asyncio.Task[None]) -> None:
+        """Close the stream however the task ended: cancelled by an abort, even before it
+        ever ran (then no code inside `drive` runs at all), or done."""
+        if signal is not None:
+            signal.remove_listener(cancel)
+        stream.close(builder.finished or builder.fail("aborted", ABORTED_REQUEST_TEXT))
 
     task = asyncio.get_running_loop().create_task(drive())
+    task.add_done_callback(finish)
 
     def cancel(_reason: object) -> None:
         task.cancel()

@@ -71,3 +71,16 @@ async def test_tool_use_without_a_tool_call_is_a_plain_stop() -> None:
 
     _, message = await drain(start_stream(FAUX_MODEL, confused))
     assert message.stop_reason == "stop"
+
+
+async def test_abort_before_the_producer_ever_ran_still_ends_the_stream() -> None:
+    controller = AbortController()
+
+    async def never_reached(out: MessageBuilder) -> None:
+        raise AssertionError("the producer must not run after the abort")
+
+    stream = start_stream(FAUX_MODEL, never_reached, controller.signal)
+    controller.abort()  # the task is cancelled before its first step
+    events, message = await asyncio.wait_for(drain(stream), 5)
+    assert [e.type for e in events] == ["start", "error"]
+    assert (message.stop_reason, message.error_message) == ("aborted", "Request aborted")
