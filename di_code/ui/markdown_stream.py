@@ -193,7 +193,7 @@ class LiveTail:
 
     def __init__(self, text: str, fence: FencePreview | None = None) -> None:
         self._text = text
-        self._fence = FencePreview() if fence is None else fence
+        self._fence = FencePreview(CODE_THEME) if fence is None else fence
         self._width = -1
         self._lines: list[list[Segment]] = []
 
@@ -204,15 +204,13 @@ class LiveTail:
         yield SegmentLines(self._lines, new_lines=True)
 
     def _render(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
-        def render(text: str) -> list[list[Segment]]:
-            return console.render_lines(markdown(text), options, pad=False)
-
         rows = max(1, options.size.height - 3)
         fence = split_fence(self._text)
         if fence is not None and fence[1]:
             opening, code = fence
-            return self._fence.lines(opening, code[-rows:], options.max_width, render)
-        return render(live_text(self._text, rows))
+            return self._fence.lines(console, options, opening, code[-rows:])
+        text = markdown(live_text(self._text, rows))
+        return console.render_lines(text, options, pad=False)
 
 
 class MarkdownStream:
@@ -244,7 +242,7 @@ class MarkdownStream:
         """Rendered before the next chunk and its lines dropped (see the module doc)."""
         self._context_lines = 0
         self._counts: dict[str, int] = {}
-        self._fence = FencePreview()
+        self._fence = FencePreview(CODE_THEME)
         _blank_markdown()  # loads Rich's Markdown (~0.1 s) now, not inside the first frame
 
     @property

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
 from rich.segment import Segment
 
 from di_code.ui.live_fence import FencePreview, split_fence
-from di_code.ui.markdown_stream import LiveTail, markdown
+from di_code.ui.markdown_stream import CODE_THEME, LiveTail, markdown
 
 Lines = list[list[Segment]]
 
@@ -36,35 +36,34 @@ def test_split_fence_refuses_what_is_not_one_fence() -> None:
     assert split_fence("```\na\n```\nafter") is None
 
 
+class CountingPreview(FencePreview):
+    def __init__(self) -> None:
+        super().__init__(CODE_THEME)
+        self.rendered: list[str] = []
+
+    def _render(self, console: Console, options: ConsoleOptions, language: str, line: str) -> Lines:
+        self.rendered.append(line)
+        return super()._render(console, options, language, line)
+
+
 def test_the_preview_draws_the_fence_as_rich_does() -> None:
     code = ["def f(x):", "    return x + 1", "", "print(f(2))  # a comment long enough to wrap"]
     out = console()
-    calls: list[str] = []
-
-    def render(text: str) -> Lines:
-        calls.append(text)
-        return out.render_lines(markdown(text), out.options, pad=False)
-
-    lines = FencePreview().lines("```python", code, 40, render)
+    preview = CountingPreview()
+    lines = preview.lines(out, out.options, "```python", code)
     whole = out.render_lines(markdown("```python\n" + "\n".join(code) + "\n```"), out.options)
     assert lines == whole
-    assert len(calls) == len(code)
+    assert preview.rendered == code
 
 
 def test_the_preview_renders_only_new_lines() -> None:
     out = console()
-    calls: list[str] = []
-
-    def render(text: str) -> Lines:
-        calls.append(text)
-        return out.render_lines(markdown(text), out.options, pad=False)
-
-    preview = FencePreview()
-    preview.lines("```", ["a", "b"], 40, render)
-    preview.lines("```", ["a", "b", "c"], 40, render)
-    assert calls == ["```\na\n", "```\nb\n", "```\nc\n"]
-    preview.lines("```", ["a", "b", "c"], 30, render)
-    assert len(calls) == 6
+    preview = CountingPreview()
+    preview.lines(out, out.options, "```", ["a", "b"])
+    preview.lines(out, out.options, "```", ["a", "b", "c"])
+    assert preview.rendered == ["a", "b", "c"]
+    preview.lines(out, out.options.update_width(30), "```", ["a", "b", "c"])
+    assert len(preview.rendered) == 6
 
 
 def test_a_live_fence_shows_its_last_lines_like_the_whole_block() -> None:
