@@ -52,12 +52,13 @@ def _cached(
 
 
 def _validator_for(schema: dict[str, Any]) -> Validator:
-    def build(schema: dict[str, Any]) -> Validator:
-        from jsonschema import Draft202012Validator
+    return _cached(_validators, schema, _build_validator)
 
-        return Draft202012Validator(schema)
 
-    return _cached(_validators, schema, build)
+def _build_validator(schema: dict[str, Any]) -> Validator:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(schema)
 
 
 def _surely_valid(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
@@ -82,14 +83,11 @@ def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
             )
         )
     schema = tool.parameters
-    errors = (
-        []
-        if _surely_valid(schema, arguments)
-        else list(_validator_for(schema).iter_errors(arguments))
-    )
-    if errors:
-        lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
-        raise ToolArgumentsError(_message(tool.name, lines, arguments))
+    if not _surely_valid(schema, arguments):
+        errors = list(_validator_for(schema).iter_errors(arguments))
+        if errors:
+            lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
+            raise ToolArgumentsError(_message(tool.name, lines, arguments))
     copied: dict[str, Any] = _deep_copy(arguments)
     return copied
 
