@@ -15,7 +15,6 @@ import typer
 
 from di_code import __version__
 from di_code.cli.options import CliOptions, with_common_options
-from di_code.config.settings import ConfigError
 
 EXIT_USAGE = 2
 
@@ -60,6 +59,9 @@ def run(
     options: CliOptions,
 ) -> None:
     """Run one prompt and print the answer."""
+    from di_code.ai.providers.http import preload_tls
+
+    preload_tls()  # overlaps the imports and set-up below; the request needs it
     from di_code.cli.run import run_command
 
     raise typer.Exit(_guarded(lambda: run_command(prompt, output_format, options), options))
@@ -76,6 +78,8 @@ def chat(*, options: CliOptions) -> None:
 
 def _guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
+    from di_code.config.settings import ConfigError  # not needed by `--help`
+
     try:
         return body()
     except ConfigError as exc:

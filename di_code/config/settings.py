@@ -16,7 +16,6 @@ Layout (README.md shows a full example):
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -85,6 +84,8 @@ def load_settings(home: Path, workspace: Path) -> Settings:
 
 
 def read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # compiles its regexes on import: not for `--help`
+
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)

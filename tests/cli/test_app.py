@@ -34,7 +34,7 @@ NOT_FOR_HELP = (
     "di_code.cli.run",
     "di_code.cli.chat",
     "di_code.cli.setup",
-    "di_code.config.discovery",
+    "di_code.config",
 )
 
 

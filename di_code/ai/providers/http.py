@@ -13,6 +13,7 @@ import functools
 import json
 import random
 import ssl
+import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -141,12 +142,34 @@ def describe(exc: BaseException) -> str:
     return one_line(str(exc)) or type(exc).__name__
 
 
-@functools.cache
+_TLS_LOCK = threading.Lock()
+
+
 def _ssl_context() -> ssl.SSLContext:
+    """The process's one TLS context; a caller waits for a load already under way."""
+    with _TLS_LOCK:
+        return _load_ssl_context()
+
+
+@functools.cache
+def _load_ssl_context() -> ssl.SSLContext:
     """Loading the CA bundle costs ~0.1 s: do it once per process, not once per client."""
     import httpx
 
     return httpx.create_ssl_context()
+
+
+def preload_tls() -> None:
+    """Start loading the CA bundle on a helper thread, to overlap the rest of the start-up.
+
+    The load is C code that releases the GIL, so on a second core it costs the first request
+    nothing. What the load imports is imported here, on the calling thread, so the helper
+    imports nothing: two threads importing at once can trip over each other's import locks.
+    """
+    import certifi  # noqa: F401  (httpx.create_ssl_context imports it)
+    import httpx  # noqa: F401
+
+    threading.Thread(target=_ssl_context, name="di-code-tls", daemon=True).start()
 
 
 class HttpClient:

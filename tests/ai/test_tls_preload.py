@@ -1,0 +1,53 @@
+"""`preload_tls`: the CA bundle loads once, on a helper thread, and the request waits for it."""
+
+from __future__ import annotations
+
+import ssl
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from di_code.ai.providers import http
+
+
+@pytest.fixture
+def fresh_tls_cache() -> Iterator[None]:
+    http._load_ssl_context.cache_clear()
+    yield
+    http._load_ssl_context.cache_clear()
+
+
+def test_a_request_waits_for_the_load_under_way(
+    monkeypatch: pytest.MonkeyPatch, fresh_tls_cache: None
+) -> None:
+    loaded = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    loaders: list[str] = []
+    loading, release = threading.Event(), threading.Event()
+
+    def slow_load(*_args: Any, **_kwargs: Any) -> ssl.SSLContext:
+        loaders.append(threading.current_thread().name)
+        loading.set()
+        release.wait(10)
+        return loaded
+
+    monkeypatch.setattr(httpx, "create_ssl_context", slow_load)
+    http.preload_tls()
+    assert loading.wait(10), "the helper thread did not start loading"
+    got: list[ssl.SSLContext] = []
+    request = threading.Thread(target=lambda: got.append(http._ssl_context()))
+    request.start()
+    release.set()
+    request.join(10)
+    assert got == [loaded]
+    assert loaders == ["di-code-tls"]  # loaded once, by the helper
+    assert http._ssl_context() is loaded
+
+
+def test_without_preload_the_first_request_loads_it(fresh_tls_cache: None) -> None:
+    context = http._ssl_context()
+    assert isinstance(context, ssl.SSLContext)
+    assert context.verify_mode == ssl.CERT_REQUIRED
+    assert http._ssl_context() is context
