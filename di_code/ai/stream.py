@@ -23,7 +23,8 @@ ABORTED_REQUEST_TEXT = "Request aborted"
 
 
 class ProviderError(Exception):
-    """A failure a provider has already phrased for the user (`openai: HTTP 401: ...`)."""
+    """A failure a provider has phrased for the user (`HTTP 401: ...`); the stream puts the
+    model's provider in front (`groq: HTTP 401: ...`), so every error names who failed."""
 
 
 class AssistantMessageStream:
@@ -96,7 +97,7 @@ def start_stream(
                 builder.fail("error", f"{model.provider}: stream ended without a stop reason")
         except ProviderError as exc:
             if builder.finished is None:
-                builder.fail("error", redact(str(exc)))
+                builder.fail("error", f"{model.provider}: {redact(str(exc))}")
         except Exception as exc:  # any bug or surprise still ends as an error event
             if builder.finished is None:
                 detail = redact(str(exc)) or type(exc).__name__

@@ -218,7 +218,7 @@ def test_error_events() -> None:
     overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
     with pytest.raises(RetryableError):
         translate(overloaded)
-    with pytest.raises(ProviderError, match="anthropic: api_error: Internal") as caught:
+    with pytest.raises(ProviderError, match=r"^api_error: Internal") as caught:
         translate({"type": "error", "error": {"type": "api_error", "message": "Internal"}})
     assert not isinstance(caught.value, RetryableError)
 

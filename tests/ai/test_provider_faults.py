@@ -13,9 +13,9 @@ from di_code.ai.events import StartEvent, StreamEvent, TextDeltaEvent
 from di_code.ai.providers.http import HttpProvider, RetryPolicy
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.stream import StreamOptions
-from di_code.ai.types import AssistantMessage, Context, TextContent, UserMessage
+from di_code.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage
 from tests.support.llm_server import HttpError, LLMServer, Replay, Turn
-from tests.support.streams import RecordingSleep, collect, model_for, provider_for
+from tests.support.streams import RecordingSleep, collect, kind_of, model_for, provider_for
 
 KINDS = ["openai", "anthropic"]
 CONTEXT = Context("be brief", [UserMessage.of("hi")])
@@ -42,7 +42,7 @@ async def provider(
 async def run(
     provider: HttpProvider, options: StreamOptions | None = None
 ) -> tuple[list[StreamEvent], AssistantMessage]:
-    return await collect(provider.stream(model_for(provider.name), CONTEXT, options))
+    return await collect(provider.stream(model_for(kind_of(provider)), CONTEXT, options))
 
 
 async def test_429_waits_as_long_as_retry_after_says(
@@ -65,7 +65,9 @@ async def test_5xx_backs_off_1_2_4_8_then_gives_up(
     llm_server.script(*[HttpError(500, "boom")] * 5)
     _, message = await run(provider)
     assert message.stop_reason == "error"
-    assert message.error_message == (f"{provider.name}: HTTP 500: boom (gave up after 4 retries)")
+    assert message.error_message == (
+        f"{kind_of(provider)}: HTTP 500: boom (gave up after 4 retries)"
+    )
     assert sleep.delays == [1.0, 2.0, 4.0, 8.0]
     assert len(llm_server.requests) == 5
 
@@ -89,7 +91,9 @@ async def test_client_errors_are_not_retried_and_name_provider_status_and_messag
     llm_server.script(HttpError(status, "Incorrect API key provided"))
     _, message = await run(provider)
     assert message.stop_reason == "error"
-    assert message.error_message == f"{provider.name}: HTTP {status}: Incorrect API key provided"
+    assert (
+        message.error_message == f"{kind_of(provider)}: HTTP {status}: Incorrect API key provided"
+    )
     assert sleep.delays == []
     assert len(llm_server.requests) == 1
 
@@ -120,7 +124,7 @@ async def test_an_error_body_that_is_not_json_is_quoted_on_one_line(
 ) -> None:
     llm_server.script(HttpError(404, body="<html>\n  Not here\n</html>"))
     _, message = await run(provider)
-    assert message.error_message == f"{provider.name}: HTTP 404: <html> Not here </html>"
+    assert message.error_message == f"{kind_of(provider)}: HTTP 404: <html> Not here </html>"
 
 
 async def test_json_instead_of_a_stream_is_an_error(
@@ -129,7 +133,7 @@ async def test_json_instead_of_a_stream_is_an_error(
     llm_server.script(HttpError(200, body='{"error": {"message": "streaming unsupported"}}'))
     _, message = await run(provider)
     assert message.error_message == (
-        f"{provider.name}: expected an event stream, got: streaming unsupported"
+        f"{kind_of(provider)}: expected an event stream, got: streaming unsupported"
     )
 
 
@@ -162,13 +166,13 @@ async def test_drop_mid_stream_keeps_the_partial_text_and_is_not_retried(
     provider: HttpProvider, llm_server: LLMServer
 ) -> None:
     turn = Turn(
-        text="partial answer", chunk_size=8, fault="drop", fault_after=FIRST_TEXT[provider.name]
+        text="partial answer", chunk_size=8, fault="drop", fault_after=FIRST_TEXT[kind_of(provider)]
     )
     llm_server.script(turn)
     events, message = await run(provider)
     assert message.stop_reason == "error"
     assert message.error_message is not None
-    assert message.error_message.startswith(f"{provider.name}: ")
+    assert message.error_message.startswith(f"{kind_of(provider)}: ")
     assert message.text == "partial "
     assert len(llm_server.requests) == 1
     assert any(isinstance(e, TextDeltaEvent) for e in events)
@@ -179,7 +183,10 @@ async def test_malformed_chunk_ends_in_error_keeping_the_text(
 ) -> None:
     llm_server.script(
         Turn(
-            text="abcdefgh", chunk_size=4, fault="malformed", fault_after=FIRST_TEXT[provider.name]
+            text="abcdefgh",
+            chunk_size=4,
+            fault="malformed",
+            fault_after=FIRST_TEXT[kind_of(provider)],
         )
     )
     _, message = await run(provider)
@@ -192,11 +199,13 @@ async def test_malformed_chunk_ends_in_error_keeping_the_text(
 async def test_a_stalled_stream_is_an_error_keeping_the_text(
     provider: HttpProvider, llm_server: LLMServer
 ) -> None:
-    turn = Turn(text="abcdefgh", chunk_size=4, fault="stall", fault_after=FIRST_TEXT[provider.name])
+    turn = Turn(
+        text="abcdefgh", chunk_size=4, fault="stall", fault_after=FIRST_TEXT[kind_of(provider)]
+    )
     llm_server.script(turn)
     _, message = await run(provider)
     assert message.stop_reason == "error"
-    assert message.error_message == f"{provider.name}: stream stalled (no data for 0.5 s)"
+    assert message.error_message == f"{kind_of(provider)}: stream stalled (no data for 0.5 s)"
     assert message.text == "abcd"
     assert llm_server.wait_disconnects(1)
 
@@ -205,7 +214,9 @@ async def test_a_stream_cut_before_the_stop_reason_is_an_error(
     provider: HttpProvider, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     whole = FIXTURES / (
-        "openai_text_then_tool.sse" if provider.name == "openai" else "anthropic_thinking_tool.sse"
+        "openai_text_then_tool.sse"
+        if kind_of(provider) == "openai"
+        else "anthropic_thinking_tool.sse"
     )
     data = whole.read_bytes()
     truncated = tmp_path / "cut.sse"
@@ -213,7 +224,7 @@ async def test_a_stream_cut_before_the_stop_reason_is_an_error(
     llm_server.script(Replay(str(truncated)))
     _, message = await run(provider)
     assert message.error_message == (
-        f"{provider.name}: stream ended before the response was complete"
+        f"{kind_of(provider)}: stream ended before the response was complete"
     )
     assert message.text  # the finished text block survives
 
@@ -221,11 +232,13 @@ async def test_a_stream_cut_before_the_stop_reason_is_an_error(
 async def test_abort_mid_stream_ends_aborted_and_closes_the_connection(
     provider: HttpProvider, llm_server: LLMServer
 ) -> None:
-    turn = Turn(text="abcdefgh", chunk_size=4, fault="stall", fault_after=FIRST_TEXT[provider.name])
+    turn = Turn(
+        text="abcdefgh", chunk_size=4, fault="stall", fault_after=FIRST_TEXT[kind_of(provider)]
+    )
     llm_server.script(turn)
     controller = AbortController()
     stream = provider.stream(
-        model_for(provider.name), CONTEXT, StreamOptions(signal=controller.signal)
+        model_for(kind_of(provider)), CONTEXT, StreamOptions(signal=controller.signal)
     )
     events = []
     async for event in stream:
@@ -292,3 +305,14 @@ async def test_anthropic_error_event_after_content_is_final(
     assert message.error_message == "anthropic: overloaded_error: Overloaded"
     assert message.text == "Listing now ✓."
     assert sleep.delays == []
+
+
+async def test_the_error_names_the_preset_the_model_comes_from(llm_server: LLMServer) -> None:
+    llm_server.script(HttpError(401, "Invalid API Key"))
+    groq = provider_for("openai", llm_server)
+    model = Model("llama-3.3-70b", "Llama", "groq", "openai-completions")
+    try:
+        _, message = await collect(groq.stream(model, CONTEXT))
+    finally:
+        await groq.aclose()
+    assert message.error_message == "groq: HTTP 401: Invalid API Key"

@@ -30,10 +30,10 @@ async def test_a_bug_in_a_producer_is_an_error_event_with_the_secret_redacted() 
 
 async def test_provider_errors_keep_their_own_one_line_text() -> None:
     async def refused(out: MessageBuilder) -> None:
-        raise ProviderError("openai: HTTP 401:\n  Incorrect API key provided")
+        raise ProviderError("HTTP 401:\n  Incorrect API key provided")
 
     _, message = await drain(start_stream(FAUX_MODEL, refused))
-    assert message.error_message == "openai: HTTP 401: Incorrect API key provided"
+    assert message.error_message == "faux: HTTP 401: Incorrect API key provided"
 
 
 async def test_a_producer_that_never_finishes_its_message() -> None:

@@ -24,6 +24,11 @@ def provider_for(kind: str, server: LLMServer, **options: Any) -> HttpProvider:
     return AnthropicProvider(base_url=server.anthropic_base_url, **options)
 
 
+def kind_of(provider: HttpProvider) -> str:
+    """The wire format a provider speaks: "openai" or "anthropic"."""
+    return "openai" if isinstance(provider, OpenAIProvider) else "anthropic"
+
+
 def model_for(kind: str, **fields: Any) -> Model:
     return Model(fields.pop("id", "test-model"), "Test", kind, API[kind], **fields)
 

@@ -34,7 +34,6 @@ from di_code.ai.types import (
     UserMessage,
 )
 
-NAME = "anthropic"
 API_VERSION = "2023-06-01"
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
 MIN_THINKING_BUDGET = 1024
@@ -170,7 +169,7 @@ class AnthropicStreamState:
 def apply_anthropic_event(data: Any, state: AnthropicStreamState, out: MessageBuilder) -> None:
     """Translate one parsed event payload into builder calls."""
     if not isinstance(data, dict):
-        raise ProviderError(f"{NAME}: unexpected stream event: {str(data)[:200]}")
+        raise ProviderError(f"unexpected stream event: {str(data)[:200]}")
     match data.get("type"):
         case "message_start":
             _add_usage(state, out, (data.get("message") or {}).get("usage"))
@@ -243,7 +242,7 @@ def _add_usage(state: AnthropicStreamState, out: MessageBuilder, raw: Any) -> No
 
 def _raise_error(error: dict[str, Any], state: AnthropicStreamState) -> None:
     kind = str(error.get("type") or "error")
-    message = f"{NAME}: {kind}: {error.get('message') or 'error in stream'}"
+    message = f"{kind}: {error.get('message') or 'error in stream'}"
     if kind == "overloaded_error" and not state.content_seen:
         raise RetryableError(message)
     raise ProviderError(message)
@@ -253,15 +252,13 @@ def finish_anthropic(state: AnthropicStreamState, out: MessageBuilder) -> None:
     """A stop reason is enough (message_stop may be lost); without one the stream broke."""
     reason = state.stop_reason
     if reason is None:
-        raise ProviderError(f"{NAME}: stream ended before the response was complete")
+        raise ProviderError("stream ended before the response was complete")
     if reason == "refusal":
-        raise ProviderError(f"{NAME}: the model declined to answer (refusal)")
+        raise ProviderError("the model declined to answer (refusal)")
     out.finish(_STOP.get(reason, "stop"))
 
 
 class AnthropicProvider(HttpProvider):
-    name = NAME
-
     def endpoint(self) -> str:
         return f"{self.base_url}/v1/messages"
 
@@ -282,7 +279,7 @@ class AnthropicProvider(HttpProvider):
             try:
                 data = json.loads(event.data)
             except ValueError:
-                raise ProviderError(f"{NAME}: malformed stream event: {event.data[:200]}") from None
+                raise ProviderError(f"malformed stream event: {event.data[:200]}") from None
             apply_anthropic_event(data, state, builder)
             if state.stopped:
                 break

@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.sse import ServerSentEvent, SSEDecoder
@@ -127,15 +127,15 @@ def service_message(body: str) -> str:
     return one_line(body)[:MAX_MESSAGE]
 
 
-def error_line(provider: str, status: int, body: str) -> str:
-    """`openai: HTTP 401: Incorrect API key provided`."""
+def error_line(status: int, body: str) -> str:
+    """`HTTP 401: Incorrect API key provided` (the stream names the provider in front)."""
     message = service_message(body)
     if not message:
         try:
             message = HTTPStatus(status).phrase
         except ValueError:
             message = "no details"
-    return f"{provider}: HTTP {status}: {message}"
+    return f"HTTP {status}: {message}"
 
 
 def describe(exc: BaseException) -> str:
@@ -175,8 +175,7 @@ def preload_tls() -> None:
 class HttpClient:
     """One httpx.AsyncClient per provider instance, opened on first use."""
 
-    def __init__(self, provider: str, *, retry: RetryPolicy, stall_timeout: float) -> None:
-        self.provider = provider
+    def __init__(self, *, retry: RetryPolicy, stall_timeout: float) -> None:
         self.retry = retry
         self.stall_timeout = stall_timeout
         self._client: httpx.AsyncClient | None = None
@@ -219,10 +218,10 @@ class HttpClient:
         except TimeoutError:
             raise ProviderError(self._stalled("no response")) from None
         except (httpx.NetworkError, httpx.TimeoutException, httpx.RemoteProtocolError) as exc:
-            message = f"{self.provider}: connection to {url} failed: {describe(exc)}"
+            message = f"connection to {url} failed: {describe(exc)}"
             raise RetryableError(message) from exc
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # a bad URL, a proxy setup: final
-            raise ProviderError(f"{self.provider}: cannot reach {url}: {describe(exc)}") from exc
+            raise ProviderError(f"cannot reach {url}: {describe(exc)}") from exc
 
     async def _check(self, response: httpx.Response) -> None:
         """Raise for an error status, or for a JSON answer where a stream was asked for."""
@@ -233,8 +232,8 @@ class HttpClient:
         text = await self._read_capped(response)
         if status < 400:
             message = service_message(text)
-            raise ProviderError(f"{self.provider}: expected an event stream, got: {message}")
-        line = error_line(self.provider, status, text)
+            raise ProviderError(f"expected an event stream, got: {message}")
+        line = error_line(status, text)
         if is_retryable_status(status):
             raise RetryableError(line, parse_retry_after(response.headers))
         raise ProviderError(line)
@@ -264,7 +263,7 @@ class HttpClient:
             except TimeoutError:
                 raise ProviderError(self._stalled("no data")) from None
             except httpx.HTTPError as exc:
-                raise ProviderError(f"{self.provider}: connection lost: {describe(exc)}") from exc
+                raise ProviderError(f"connection lost: {describe(exc)}") from exc
             if chunk is None:
                 break
             for event in decoder.feed(chunk):
@@ -273,7 +272,7 @@ class HttpClient:
             yield event
 
     def _stalled(self, what: str) -> str:
-        return f"{self.provider}: stream stalled ({what} for {self.stall_timeout:g} s)"
+        return f"stream stalled ({what} for {self.stall_timeout:g} s)"
 
 
 _SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization")
@@ -282,9 +281,7 @@ _SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization
 class HttpProvider:
     """What the real providers share: the request is built inside the stream task (so even a
     bug there ends as an error event), sent with retries, and its events handed to the
-    subclass's translator. Subclasses supply `name` and the four hooks below."""
-
-    name: ClassVar[str]
+    subclass's translator. Subclasses supply the four hooks below."""
 
     def __init__(
         self,
@@ -301,9 +298,7 @@ class HttpProvider:
         self.headers = dict(headers or {})
         self.extra_body = dict(extra_body or {})
         """Merged into every request body (e.g. `tool_choice`, a server's own options)."""
-        self._http = HttpClient(
-            self.name, retry=retry or RetryPolicy(), stall_timeout=stall_timeout
-        )
+        self._http = HttpClient(retry=retry or RetryPolicy(), stall_timeout=stall_timeout)
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None

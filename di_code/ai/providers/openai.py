@@ -32,7 +32,6 @@ from di_code.ai.types import (
     UserMessage,
 )
 
-NAME = "openai"
 _REASONING_KEYS = ("reasoning_content", "reasoning", "reasoning_text")
 _FINISH: dict[str, Literal["stop", "length", "tool_use"]] = {
     "stop": "stop",
@@ -175,11 +174,11 @@ class OpenAIStreamState:
 def apply_openai_chunk(chunk: Any, state: OpenAIStreamState, out: MessageBuilder) -> None:
     """Translate one parsed chunk into builder calls (pure apart from `out` and `state`)."""
     if not isinstance(chunk, dict):
-        raise ProviderError(f"{NAME}: unexpected stream chunk: {str(chunk)[:200]}")
+        raise ProviderError(f"unexpected stream chunk: {str(chunk)[:200]}")
     if chunk.get("error"):
         error = chunk["error"]
         message = error.get("message") if isinstance(error, dict) else str(error)
-        raise ProviderError(f"{NAME}: {message or 'error in stream'}")
+        raise ProviderError(f"{message or 'error in stream'}")
     if isinstance(chunk.get("usage"), dict):
         out.usage = _usage(chunk["usage"])
     for choice in chunk.get("choices") or []:
@@ -243,9 +242,9 @@ def finish_openai(state: OpenAIStreamState, out: MessageBuilder) -> None:
     """End of stream: a finish_reason or `[DONE]` is enough; neither means the stream broke."""
     reason = state.finish_reason
     if reason is None and not state.done:
-        raise ProviderError(f"{NAME}: stream ended before the response was complete")
+        raise ProviderError("stream ended before the response was complete")
     if reason == "content_filter":
-        raise ProviderError(f"{NAME}: the response was stopped by the content filter")
+        raise ProviderError("the response was stopped by the content filter")
     stop = _FINISH.get(reason or "stop", "stop")
     if state.calls and stop == "stop":
         stop = "tool_use"  # some servers say "stop" after tool calls
@@ -256,12 +255,10 @@ def parse_chunk(data: str) -> Any:
     try:
         return json.loads(data)
     except ValueError:
-        raise ProviderError(f"{NAME}: malformed stream chunk: {data[:200]}") from None
+        raise ProviderError(f"malformed stream chunk: {data[:200]}") from None
 
 
 class OpenAIProvider(HttpProvider):
-    name = NAME
-
     def endpoint(self) -> str:
         return f"{self.base_url}/chat/completions"
 
