@@ -95,12 +95,17 @@ def _attach_progress(prepared: Prepared, fmt: OutputFormat, out: Writer) -> None
 
 
 def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
-    """The answer on stdout; a failure as one line on stderr."""
+    """The answer on stdout; a failure, an empty or a cut answer said in one line on stderr."""
     if final.stop_reason in ("error", "aborted"):
         first = (final.error_message or final.stop_reason).strip().splitlines() or ["failed"]
         err.line(f"di-code: {first[0]}")
-    else:
+        return
+    if final.text:
         out.line(final.text)
+    else:
+        err.line("di-code: the model ended its turn without any answer text")
+    if final.stop_reason == "length":
+        err.line("di-code: the answer was cut at the model's output token limit")
 
 
 def _on_sigint(controller: AbortController) -> asyncio.Event:

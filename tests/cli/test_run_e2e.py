@@ -138,3 +138,15 @@ def test_discovered_local_server_is_used_and_named(
     assert (done.returncode, done.stdout) == (0, "hi from local\n")
     assert "test-model" in done.stderr and "ollama" in done.stderr
     assert llm_server.requests[-1].body["model"] == "test-model"
+
+
+def test_an_empty_or_cut_answer_is_said_on_stderr(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    llm_server.script(Turn(text=""), Turn(text="half an ans", stop_reason="length"))
+    empty = run_di_code("run", "hi")
+    assert (empty.returncode, empty.stdout) == (0, "")
+    assert empty.stderr == "di-code: the model ended its turn without any answer text\n"
+    cut = run_di_code("run", "hi")
+    assert (cut.returncode, cut.stdout) == (0, "half an ans\n")
+    assert cut.stderr == "di-code: the answer was cut at the model's output token limit\n"
