@@ -19,7 +19,7 @@ from di_code.tools.edit_text import Document, Edit, apply_edits, unified_diff
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.file_lock import file_lock
 from di_code.tools.files import open_error, require_file
-from di_code.tools.workspace import Workspace, clean_path
+from di_code.tools.workspace import Workspace
 
 _EDIT_PROPERTIES: dict[str, Any] = {
     "old_text": {
@@ -77,8 +77,7 @@ class EditTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        path = self.workspace.resolve(params["path"])
-        shown = clean_path(params["path"])
+        path, shown = self.workspace.locate(params["path"])
         edits = edits_of(params)
         lock = file_lock(path)
         async with lock:

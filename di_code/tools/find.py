@@ -22,7 +22,7 @@ from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.ignore import compile_glob, walk_files
 from di_code.tools.ripgrep import find_ripgrep, name_filter, run_ripgrep
 from di_code.tools.truncation import keep_head
-from di_code.tools.workspace import Workspace, clean_path
+from di_code.tools.workspace import Workspace
 
 DEFAULT_LIMIT = 1000
 
@@ -70,8 +70,7 @@ class FindTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        shown = clean_path(params.get("path", "."))
-        top = self.workspace.resolve(shown)
+        top, shown = self.workspace.locate(params.get("path", "."))
         if not top.is_dir():
             raise ToolError(
                 f"Path not found: {shown}" if not top.exists() else f"Not a directory: {shown}"

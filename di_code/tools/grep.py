@@ -20,7 +20,7 @@ from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.grep_search import Hit, Query, search_python, search_ripgrep
 from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.truncation import keep_head
-from di_code.tools.workspace import Workspace, clean_path
+from di_code.tools.workspace import Workspace
 
 DEFAULT_LIMIT = 100
 LINE_CHARS = 500
@@ -110,8 +110,7 @@ class GrepTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        shown = clean_path(params.get("path", "."))
-        top = self.workspace.resolve(shown)
+        top, shown = self.workspace.locate(params.get("path", "."))
         if not top.exists():
             raise ToolError(f"Path not found: {shown}")
         limit = params.get("limit", DEFAULT_LIMIT)

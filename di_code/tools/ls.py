@@ -13,7 +13,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.truncation import keep_head
-from di_code.tools.workspace import Workspace, clean_path
+from di_code.tools.workspace import Workspace
 
 DEFAULT_LIMIT = 500
 
@@ -54,8 +54,7 @@ class LsTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        shown = clean_path(params.get("path", "."))
-        folder = self.workspace.resolve(shown)
+        folder, shown = self.workspace.locate(params.get("path", "."))
         limit = params.get("limit", DEFAULT_LIMIT)
         names = _entries(folder, shown)
         if not names:

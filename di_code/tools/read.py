@@ -22,7 +22,7 @@ from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.files import count_lines, open_error, require_file, skip_lines
 from di_code.tools.truncation import MAX_BYTES, Budget, Truncation
-from di_code.tools.workspace import Workspace, clean_path
+from di_code.tools.workspace import Workspace
 
 IMAGE_MAX_BYTES = 3 * 1024 * 1024 + 768 * 1024
 SNIFF_BYTES = 8192
@@ -72,8 +72,7 @@ class ReadTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        path = self.workspace.resolve(params["path"])
-        shown = clean_path(params["path"])
+        path, shown = self.workspace.locate(params["path"])
         offset = params.get("offset")
         return await asyncio.to_thread(_read, path, shown, offset, params.get("limit"))
 

@@ -29,13 +29,14 @@ class Workspace:
     def root(self) -> Path:
         return self.roots[0]
 
-    def resolve(self, raw: str) -> Path:
-        """The real path of `raw`, or ToolError if it lies outside every root."""
+    def locate(self, raw: str) -> tuple[Path, str]:
+        """The real path of `raw` and the path as the model meant it (for messages);
+        ToolError if it lies outside every root."""
         text = clean_path(raw)
         path = Path(os.path.realpath(self.root / Path(text).expanduser()))
         if not any(path.is_relative_to(root) for root in self.roots):
             raise ToolError(f"Path is outside the workspace: {text}")
-        return path
+        return path, text
 
     def display(self, path: Path) -> str:
         """How a path is shown to the model: relative to the root when inside it."""

@@ -14,7 +14,7 @@ from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import check_aborted
 from di_code.tools.file_lock import file_lock
 from di_code.tools.files import open_error
-from di_code.tools.workspace import Workspace, clean_path
+from di_code.tools.workspace import Workspace
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -50,8 +50,7 @@ class WriteTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        path = self.workspace.resolve(params["path"])
-        shown = clean_path(params["path"])
+        path, shown = self.workspace.locate(params["path"])
         data = params["content"].encode("utf-8")
         lock = file_lock(path)
         async with lock:
