@@ -76,6 +76,28 @@ def chat(*, options: CliOptions) -> None:
     raise typer.Exit(_guarded(lambda: run_chat(options), options))
 
 
+@app.command()
+def undo(
+    session: Annotated[
+        str | None, typer.Option(metavar="ID", help="Undo in this session, not the newest.")
+    ] = None,
+    list_checkpoints: Annotated[
+        bool, typer.Option("--list", help="List the session's checkpoints.")
+    ] = False,
+    to: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Go back to before prompt N.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite files changed since the agent did.")
+    ] = False,
+) -> None:
+    """Restore the files the newest prompt changed (bash's changes too, inside git)."""
+    from di_code.cli.undo import undo_command
+
+    body = lambda: undo_command(session, list_checkpoints, to, force)  # noqa: E731
+    raise typer.Exit(_guarded(body, CliOptions()))
+
+
 def _guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
     from di_code.config.settings import ConfigError  # not needed by `--help`

@@ -27,6 +27,7 @@ from di_code.config.settings import PERMISSION_MODES, ConfigError, Settings, di_
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.session import Session, SessionError, SessionStore
+from di_code.session.checkpoints import Checkpointer
 from di_code.tools.permissions import (
     Approver,
     PermissionGate,
@@ -87,8 +88,19 @@ async def prepare(
     )
     if session is not None:
         session.record(agent)
+        agent.subscribe(checkpointer(session, workspace, roots, notify).on_event)
     secrets = (selection.api_key,) if selection.api_key else ()
     return Prepared(agent, selection.model, gate, settings, workspace, home, secrets, session)
+
+
+def checkpointer(
+    session: Session, workspace: Path, roots: Sequence[Path], notify: Notify
+) -> Checkpointer:
+    """Checkpoints before every prompt, so `/undo` and `di-code undo` can take it back."""
+    from di_code.tools.workspace import Workspace
+
+    files = Workspace.create(workspace, roots)
+    return Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
 
 
 def open_session(

@@ -7,6 +7,9 @@
  "provider": "openai", "model_id": "gpt-4o"}
 {"type": "compaction", "id": "...", "parent_id": "...", "timestamp": ..., "summary": "...",
  "first_kept_entry_id": "...", "tokens_before": 123456}
+{"type": "checkpoint", "id": "...", "parent_id": "...", "timestamp": ..., "prompt": 3,
+ "phase": "before", "kind": "git", "ref": "<tree sha>", "leaf_id": "...", "title": "...",
+ "skipped": ["big.bin"]}
 ```
 Timestamps are milliseconds since the epoch. Entries form a tree through `parent_id`; the
 conversation is the path from the last entry to the root. Older versions are upgraded in memory
@@ -84,7 +87,34 @@ class CompactionEntry:
     type: ClassVar[Literal["compaction"]] = "compaction"
 
 
-Entry: TypeAlias = MessageEntry | ModelChangeEntry | CompactionEntry
+CheckpointPhase: TypeAlias = Literal["before", "after", "undo", "rewind"]
+CHECKPOINT_PHASES: tuple[CheckpointPhase, ...] = ("before", "after", "undo", "rewind")
+"""before/after a prompt; "undo": the files went back to before prompt N (N and later are
+undone); "rewind": the conversation went back to before prompt N (a new branch starts)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointEntry:
+    """The files as they were before (or after) prompt number `prompt`, or an undo back to it.
+
+    `kind` "git": `ref` is a tree in the repository; "files": `ref` names the folder of saved
+    originals next to the session file. `leaf_id` is the conversation's last entry before the
+    prompt (where a rewind of the conversation continues from)."""
+
+    id: str
+    parent_id: str | None
+    timestamp: int
+    prompt: int
+    phase: CheckpointPhase
+    kind: Literal["git", "files"]
+    ref: str
+    leaf_id: str | None = None
+    title: str = ""
+    skipped: tuple[str, ...] = ()
+    type: ClassVar[Literal["checkpoint"]] = "checkpoint"
+
+
+Entry: TypeAlias = MessageEntry | ModelChangeEntry | CompactionEntry | CheckpointEntry
 
 
 def entry_to_dict(entry: Entry) -> Raw:
@@ -131,7 +161,32 @@ def entry_from_dict(data: Any) -> Entry:
         return CompactionEntry(
             entry_id, parent_id, timestamp, summary, kept, int_field(data, "tokens_before")
         )
+    if kind == "checkpoint":
+        return _checkpoint(entry_id, parent_id, timestamp, data)
     raise CodecError(f"unknown entry type {kind!r}")
+
+
+def _checkpoint(entry_id: str, parent_id: str | None, timestamp: int, data: Raw) -> Entry:
+    phase, kind, leaf = data.get("phase"), data.get("kind"), data.get("leaf_id")
+    skipped = data.get("skipped", [])
+    if phase not in CHECKPOINT_PHASES or kind not in ("git", "files"):
+        raise CodecError("checkpoint has an unknown phase or kind")
+    if leaf is not None and not isinstance(leaf, str):
+        raise CodecError("checkpoint leaf_id must be a string or null")
+    if not isinstance(skipped, list) or not all(isinstance(p, str) for p in skipped):
+        raise CodecError("checkpoint skipped must be a list of paths")
+    return CheckpointEntry(
+        entry_id,
+        parent_id,
+        timestamp,
+        int_field(data, "prompt"),
+        phase,
+        kind,
+        _text(data, "ref"),
+        leaf,
+        str(data.get("title", "")),
+        tuple(skipped),
+    )
 
 
 def migrate(header: Raw, entries: list[Raw]) -> tuple[Raw, list[Raw]]:

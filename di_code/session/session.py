@@ -12,6 +12,7 @@ import gc
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Literal
 
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, MessageEndEvent
@@ -20,6 +21,8 @@ from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
 from di_code.session import jsonl
 from di_code.session.format import (
     FORMAT_VERSION,
+    CheckpointEntry,
+    CheckpointPhase,
     CompactionEntry,
     Entry,
     MessageEntry,
@@ -189,6 +192,45 @@ class Session:
         )
         self._append(entry)
         return entry
+
+    def append_checkpoint(
+        self,
+        prompt: int,
+        phase: CheckpointPhase,
+        kind: Literal["git", "files"],
+        ref: str,
+        *,
+        leaf_id: str | None = None,
+        title: str = "",
+        skipped: Sequence[str] = (),
+    ) -> CheckpointEntry:
+        entry = CheckpointEntry(
+            self._new_id(),
+            self._leaf,
+            self._now(),
+            prompt,
+            phase,
+            kind,
+            ref,
+            leaf_id,
+            title,
+            tuple(skipped),
+        )
+        self._append(entry)
+        return entry
+
+    @property
+    def leaf_id(self) -> str | None:
+        """The entry the next one will follow (None: the conversation is empty)."""
+        return self._leaf
+
+    def branch_from(self, entry_id: str | None) -> None:
+        """Continue the conversation after `entry_id` (None: from the start): the next entry
+        starts a new branch there; the old branch stays in the file."""
+        if entry_id is not None and entry_id not in self._by_id:
+            raise SessionError(f"no entry {entry_id!r} in session {self.id}")
+        self._branch = self._path_to(entry_id)
+        self._model = self._branch_model()
 
     def record(
         self, agent: Agent, on_error: Callable[[SessionError], None] | None = None

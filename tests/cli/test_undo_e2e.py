@@ -1,0 +1,193 @@
+"""`di-code undo` end to end: a scripted prompt changes files (tools and bash), undo takes
+it back, in a real git repository and outside git."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import RunDiCode
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+
+pytestmark = pytest.mark.skipif(
+    subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
+    reason="git is not installed",
+)
+
+
+def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
+    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
+    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def git_state(repo: Path) -> dict[str, str]:
+    """Everything of the user's git state that undo must leave alone."""
+    return {
+        "head": git(repo, "rev-parse", "HEAD"),
+        "index": (repo / ".git" / "index").read_bytes().hex(),
+        "branches": git(repo, "branch", "-a", "-v"),
+        "stash": git(repo, "stash", "list"),
+        "ignored": git(repo, "status", "--porcelain", "--ignored"),
+    }
+
+
+def tree_files(root: Path) -> dict[str, tuple[bytes, int]]:
+    files = {}
+    for path in root.rglob("*"):
+        if ".git" in path.relative_to(root).parts or not path.is_file():
+            continue
+        files[path.relative_to(root).as_posix()] = (path.read_bytes(), path.stat().st_mode)
+    return files
+
+
+def scripted_changes() -> tuple[Turn, ...]:
+    """Edit a tracked file, write a new one, and let bash delete one and create another."""
+    return (
+        call("edit", {"path": "app.py", "old_text": "1", "new_text": "2"}, "c1"),
+        call("write", {"path": "new/module.py", "content": "x = 1\n"}, "c2"),
+        call("bash", {"command": "rm script.sh && echo made > made_by_bash.txt"}, "c3"),
+        Turn(text="done"),
+    )
+
+
+@pytest.fixture
+def repo(workspace: Path) -> Path:
+    git(workspace, "init", "-q", "-b", "main")
+    (workspace / "app.py").write_text("value = 1\n")
+    (workspace / "script.sh").write_text("#!/bin/sh\necho hi\n")
+    (workspace / "script.sh").chmod(0o755)
+    (workspace / ".gitignore").write_text("*.log\n")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-qm", "first")
+    (workspace / "staged.txt").write_text("staged\n")
+    git(workspace, "add", "staged.txt")
+    (workspace / "debug.log").write_text("ignored\n")
+    (workspace / "stashed.txt").write_text("s\n")
+    git(workspace, "stash", "push", "-q", "--include-untracked", "--", "stashed.txt")
+    (workspace / "untracked.txt").write_text("mine\n")
+    return workspace
+
+
+def test_undo_in_git_restores_tool_and_bash_changes(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path
+) -> None:
+    before_files, before_git = tree_files(repo), git_state(repo)
+    llm_server.script(*scripted_changes())
+    done = run_di_code("run", "--yes", "change things")
+    assert done.returncode == 0, done.stderr
+    assert not (repo / "script.sh").exists() and (repo / "made_by_bash.txt").exists()
+
+    undone = run_di_code("undo")
+    assert undone.returncode == 0, undone.stderr
+    assert tree_files(repo) == before_files  # contents and modes, the new files gone
+    assert not (repo / "new").exists()
+    assert git_state(repo) == before_git
+    lines = undone.stdout.splitlines()
+    assert "restored app.py" in lines and "created back script.sh" in lines
+    assert "removed made_by_bash.txt" in lines and "removed new/module.py" in lines
+
+    again = run_di_code("undo")
+    assert again.returncode == 1 and "nothing to undo" in again.stderr
+
+
+def test_undo_without_git_restores_write_and_edit(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("value = 1\n")
+    (workspace / "script.sh").write_text("echo hi\n")
+    (workspace / "script.sh").chmod(0o751)
+    before = tree_files(workspace)
+    llm_server.script(
+        call("edit", {"path": "app.py", "old_text": "1", "new_text": "2"}, "c1"),
+        call("write", {"path": "script.sh", "content": "echo bye\n"}, "c2"),
+        call("write", {"path": "new/module.py", "content": "x = 1\n"}, "c3"),
+        Turn(text="done"),
+    )
+    assert run_di_code("run", "--yes", "change things").returncode == 0
+    assert (workspace / "app.py").read_text() == "value = 2\n"
+
+    undone = run_di_code("undo")
+    assert undone.returncode == 0, undone.stderr
+    assert tree_files(workspace) == before
+    assert "removed new/module.py" in undone.stdout.splitlines()
+
+
+@pytest.mark.parametrize("in_git", [True, False], ids=["git", "files"])
+def test_undo_refuses_to_overwrite_a_later_user_edit(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, in_git: bool
+) -> None:
+    (workspace / "app.py").write_text("value = 1\n")
+    if in_git:
+        git(workspace, "init", "-q")
+        git(workspace, "add", ".")
+        git(workspace, "commit", "-qm", "first")
+    llm_server.script(
+        call("edit", {"path": "app.py", "old_text": "1", "new_text": "2"}, "c1"),
+        Turn(text="done"),
+    )
+    assert run_di_code("run", "--yes", "bump").returncode == 0
+    (workspace / "app.py").write_text("value = 3  # mine\n")
+
+    refused = run_di_code("undo")
+    assert refused.returncode == 1
+    assert "app.py" in refused.stderr and "--force" in refused.stderr
+    assert (workspace / "app.py").read_text() == "value = 3  # mine\n"
+
+    forced = run_di_code("undo", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (workspace / "app.py").read_text() == "value = 1\n"
+
+
+def test_list_and_undo_to_an_older_prompt(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path
+) -> None:
+    llm_server.script(
+        call("write", {"path": "a.txt", "content": "a\n"}, "c1"),
+        Turn(text="one"),
+        call("write", {"path": "b.txt", "content": "b\n"}, "c2"),
+        Turn(text="two"),
+        Turn(text="a plain answer changes nothing"),
+    )
+    assert run_di_code("run", "--yes", "first prompt").returncode == 0
+    for prompt in ("second prompt", "third prompt"):
+        assert run_di_code("run", "--yes", "-c", prompt).returncode == 0
+    listed = run_di_code("undo", "--list")
+    assert listed.returncode == 0
+    rows = listed.stdout.splitlines()
+    assert len(rows) == 3 and rows[0].endswith("first prompt") and "third prompt" in rows[2]
+
+    undone = run_di_code("undo", "--to", "1")
+    assert undone.returncode == 0, undone.stderr
+    assert not (repo / "a.txt").exists() and not (repo / "b.txt").exists()
+    assert "undone" in run_di_code("undo", "--list").stdout
+
+
+def test_a_prompt_that_changes_nothing_adds_no_git_objects(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path
+) -> None:
+    llm_server.script(Turn(text="hello"), Turn(text="hello again"))
+    assert run_di_code("run", "hi").returncode == 0
+    objects = git(repo, "count-objects", "-v")
+    assert run_di_code("run", "-c", "hi again").returncode == 0
+    assert git(repo, "count-objects", "-v") == objects
+
+
+def test_nothing_to_undo_without_a_session(run_di_code: RunDiCode) -> None:
+    done = run_di_code("undo", server=False)
+    assert done.returncode == 1
+    assert done.stderr == "di-code: no session in this folder to undo\n"
