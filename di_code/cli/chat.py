@@ -42,6 +42,7 @@ async def _chat(options: CliOptions) -> int:
         store=SessionStore(prepared.home) if prepared.session is not None else None,
         gate=prepared.gate,
         workspace=prepared.workspace,
+        attach_session=prepared.attach_session,
         switch_model=lambda spec: _switch_model(spec, prepared.settings),
     )
     prepared.home.mkdir(parents=True, exist_ok=True)

@@ -57,6 +57,8 @@ class Prepared:
     """Strings that must never be printed (the API key)."""
     session: Session | None
     """Where the conversation is recorded; None with --no-session."""
+    attach_session: Callable[[Agent, Session], None]
+    """Records an agent's messages and checkpoints in a session (again after /clear)."""
 
 
 async def prepare(
@@ -86,21 +88,30 @@ async def prepare(
         max_turns=options.max_turns or settings.max_turns,
         options=StreamOptions(reasoning=reasoning(options, settings)),
     )
+    attach = session_recorder(workspace, roots, notify)
     if session is not None:
-        session.record(agent)
-        agent.subscribe(checkpointer(session, workspace, roots, notify).on_event)
+        attach(agent, session)
     secrets = (selection.api_key,) if selection.api_key else ()
-    return Prepared(agent, selection.model, gate, settings, workspace, home, secrets, session)
+    return Prepared(
+        agent, selection.model, gate, settings, workspace, home, secrets, session, attach
+    )
 
 
-def checkpointer(
-    session: Session, workspace: Path, roots: Sequence[Path], notify: Notify
-) -> Checkpointer:
-    """Checkpoints before every prompt, so `/undo` and `di-code undo` can take it back."""
+def session_recorder(
+    workspace: Path, roots: Sequence[Path], notify: Notify
+) -> Callable[[Agent, Session], None]:
+    """What ties an agent to its session: every message recorded, and a checkpoint before
+    every prompt so `/undo` and `di-code undo` can take it back."""
     from di_code.tools.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
-    return Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
+
+    def attach(agent: Agent, session: Session) -> None:
+        session.record(agent)
+        checkpoints = Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
+        agent.subscribe(checkpoints.on_event)
+
+    return attach
 
 
 def open_session(

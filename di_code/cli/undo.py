@@ -7,12 +7,12 @@ file after the agent did (`--force` overwrites); 2 a bad session id.
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from pathlib import Path
 
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import Session, SessionError, SessionStore
-from di_code.session.checkpoints import NothingToUndo, PromptCheckpoint, prompt_checkpoints, undo
+from di_code.session.checkpoints import NothingToUndo, prompt_checkpoints, undo
+from di_code.ui.commands import checkpoint_row
 from di_code.ui.safe_text import visible
 
 EXIT_OK, EXIT_NOTHING = 0, 1
@@ -26,7 +26,7 @@ def undo_command(session_id: str | None, list_only: bool, to: int | None, force:
     if list_only:
         checkpoints = prompt_checkpoints(session)
         for checkpoint in checkpoints:
-            print(checkpoint_line(checkpoint))
+            print(checkpoint_row(checkpoint))
         if not checkpoints:
             _say(f"session {session.id[:8]} has no checkpoints")
         return EXIT_OK
@@ -44,13 +44,6 @@ def undo_command(session_id: str | None, list_only: bool, to: int | None, force:
         print(visible(line))
     print(f"undone: prompt {report.target.number} ({visible(report.target.title)})")
     return EXIT_OK
-
-
-def checkpoint_line(checkpoint: PromptCheckpoint) -> str:
-    """One row of a checkpoint list: number, time, state, the prompt's first line."""
-    when = datetime.fromtimestamp(checkpoint.timestamp / 1000).strftime("%Y-%m-%d %H:%M")
-    state = "undone" if checkpoint.undone else checkpoint.kind
-    return f"{checkpoint.number:>3}  {when}  {state:<6}  {visible(checkpoint.title)}"
 
 
 def _session(session_id: str | None) -> Session | None:

@@ -17,9 +17,17 @@ from di_code.ai.abort import AbortController
 from di_code.config.settings import ConfigError
 from di_code.session import (
     CompactionError,
+    Session,
     SessionError,
     compact_agent,
 )
+from di_code.session.checkpoints import (
+    NothingToUndo,
+    PromptCheckpoint,
+    prompt_checkpoints,
+    undo,
+)
+from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.ui.repl import Repl
@@ -170,6 +178,71 @@ async def _permissions(repl: Repl, arg: str) -> bool:
     return _say(repl, "\n".join(lines + [f"  {rule}" for rule in rules]))
 
 
+async def _undo(repl: Repl, arg: str) -> bool:
+    if arg not in ("", "--force"):
+        raise ValueError("Usage: /undo [--force]")
+    return _restore_files(repl, None, force=arg == "--force")
+
+
+def _restore_files(repl: Repl, to: int | None, *, force: bool) -> bool:
+    """Files back to before prompt `to` (None: the last that changed any); conflicts asked."""
+    try:
+        report = undo(_saved_session(repl), to=to, force=force)
+    except NothingToUndo as exc:
+        return _say(repl, f"{str(exc).capitalize()}.")
+    if not report.applied:
+        again = "/undo --force" if to is None else f"/rewind {to} files --force"
+        lines = ["These files changed after the agent changed them; they were left alone:"]
+        lines += [f"  {visible(path)}" for path in report.conflicts]
+        return _fail(repl, "\n".join([*lines, f"{again} overwrites them."]))
+    lines = [visible(line) for line in report.lines()] or ["The files already match."]
+    title = visible(report.target.title)
+    return _say(repl, "\n".join([f"Undid prompt {report.target.number} ({title}):", *lines]))
+
+
+def _saved_session(repl: Repl) -> Session:
+    session = repl.setup.session
+    if session is None:
+        raise ValueError("Undo needs a saved session (--no-session keeps no checkpoints).")
+    return session
+
+
+REWIND_SCOPES = ("both", "files", "conversation")
+
+
+async def _rewind(repl: Repl, arg: str) -> bool:
+    session = _saved_session(repl)
+    checkpoints = prompt_checkpoints(session)
+    words = arg.split()
+    if not words:
+        if not checkpoints:
+            return _say(repl, "No prompts to rewind to yet.")
+        rows = [f"  {checkpoint_row(c)}" for c in checkpoints]
+        usage = "/rewind N [files|conversation|both] goes back to before prompt N:"
+        return _say(repl, "\n".join([usage, *rows]))
+    scope = words[1] if len(words) > 1 else "both"
+    if not words[0].isdigit() or scope not in REWIND_SCOPES or words[2:] not in ([], ["--force"]):
+        raise ValueError("Usage: /rewind [N [files|conversation|both] [--force]]")
+    target = next((c for c in checkpoints if c.number == int(words[0])), None)
+    if target is None:
+        raise ValueError(f"No prompt {words[0]} in this session (/rewind lists them).")
+    if scope != "conversation":
+        _restore_files(repl, target.number, force=words[2:] == ["--force"])
+    if scope != "files":
+        session.branch_from(target.leaf_id)
+        session.append_checkpoint(target.number, "rewind", target.kind, target.before)
+        repl.replace_agent(session.context(), session)
+        _say(repl, f"The conversation is back to before prompt {target.number}.")
+    return True
+
+
+def checkpoint_row(checkpoint: PromptCheckpoint) -> str:
+    """One row of a checkpoint list: number, time, the prompt's first line, undone or not."""
+    when = time.strftime("%m-%d %H:%M", time.localtime(checkpoint.timestamp / 1000))
+    undone = "  (files undone)" if checkpoint.undone else ""
+    return f"{checkpoint.number:>3}. {when}  {visible(checkpoint.title)}{undone}"
+
+
 COMMANDS: dict[str, Command] = {
     command.name: command
     for command in (
@@ -182,5 +255,7 @@ COMMANDS: dict[str, Command] = {
         Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),
+        Command("/undo", "/undo [--force]", "take back the files of the last prompt", _undo, True),
+        Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
     )
 }

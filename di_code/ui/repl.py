@@ -50,6 +50,8 @@ class ChatSetup:
     workspace: Path = field(default_factory=Path.cwd)
     switch_model: SwitchModel | None = None
     """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
+    attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
+    """Records the agent's messages (and checkpoints) in a session."""
 
 
 class Repl:
@@ -106,7 +108,7 @@ class Repl:
         self._unsubscribe()
         self._unsubscribe = agent.subscribe(self.renderer.handle)
         if session is not None:
-            session.record(agent)
+            self.setup.attach_session(agent, session)
         self.setup.agent = agent
         self.setup.session = session
         self.renderer.usage = UsageTotals()

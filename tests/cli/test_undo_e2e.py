@@ -169,12 +169,12 @@ def test_list_and_undo_to_an_older_prompt(
     listed = run_di_code("undo", "--list")
     assert listed.returncode == 0
     rows = listed.stdout.splitlines()
-    assert len(rows) == 3 and rows[0].endswith("first prompt") and "third prompt" in rows[2]
+    assert len(rows) == 3 and rows[0].endswith("first prompt") and rows[2].endswith("third prompt")
 
     undone = run_di_code("undo", "--to", "1")
     assert undone.returncode == 0, undone.stderr
     assert not (repo / "a.txt").exists() and not (repo / "b.txt").exists()
-    assert "undone" in run_di_code("undo", "--list").stdout
+    assert "(files undone)" in run_di_code("undo", "--list").stdout
 
 
 def test_a_prompt_that_changes_nothing_adds_no_git_objects(

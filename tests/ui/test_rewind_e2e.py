@@ -1,0 +1,72 @@
+"""`/undo` and `/rewind` in `di-code chat`, in a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
+
+pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+
+def write(path: str, content: str, call_id: str) -> Turn:
+    return Turn(tool_calls=(ToolCallSpec("write", {"path": path, "content": content}, call_id),))
+
+
+def test_rewind_to_the_first_prompt_restores_files_and_conversation(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("original\n")
+    llm_server.script(
+        write("notes.txt", "first change\n", "c1"),
+        Turn(text="Changed it once."),
+        write("extra.txt", "new file\n", "c2"),
+        Turn(text="Added a file."),
+        Turn(text="Starting over."),
+    )
+    child = spawn_chat(llm_server, tmp_path, "--yes")
+    try:
+        child.expect("›")
+        child.sendline("change the notes")
+        child.expect("Changed it once")
+        child.sendline("add a file")
+        child.expect("Added a file")
+        child.sendline("/rewind")
+        child.expect("change the notes")
+        child.sendline("/rewind 1")
+        child.expect("back to before prompt 1")
+        assert (tmp_path / "notes.txt").read_text() == "original\n"
+        assert not (tmp_path / "extra.txt").exists()
+        child.sendline("try something else")
+        child.expect("Starting over")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    last = json.dumps(llm_server.requests[-1].body)
+    assert "try something else" in last
+    assert "change the notes" not in last and "add a file" not in last
+
+
+def test_undo_takes_back_the_last_prompt(llm_server: LLMServer, tmp_path: Path) -> None:
+    llm_server.script(write("made.txt", "x\n", "c1"), Turn(text="Made it."))
+    child = spawn_chat(llm_server, tmp_path, "--yes")
+    try:
+        child.expect("›")
+        child.sendline("make a file")
+        child.expect("Made it")
+        assert (tmp_path / "made.txt").exists()
+        child.sendline("/undo")
+        child.expect("removed made.txt")
+        assert not (tmp_path / "made.txt").exists()
+        child.sendline("/undo")
+        child.expect("Nothing to undo")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
