@@ -22,6 +22,7 @@ FIGURES: dict[str, tuple[str, str]] = {
     "6": ("fig_tools", "tools"),
     "7": ("fig_validation", "tool-argument validation"),
     "8": ("fig_sessions", "sessions"),
+    "9": ("fig_checkpoints", "checkpoints"),
 }
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in wanted if n not in FIGURES]
     if unknown:
-        print(f"unknown figure(s): {', '.join(unknown)} (known: 1-8)", file=sys.stderr)
+        print(f"unknown figure(s): {', '.join(unknown)} (known: 1-9)", file=sys.stderr)
         return 2
     repeats = args.repeats or (2 if args.quick else 5)
     bench = Bench(
