@@ -173,7 +173,15 @@ class Checkpointer:
         if not self._git_known:
             self._git = git_snapshots(Path(self.session.cwd), self.max_file_bytes)
             self._git_known = True
+            if self._git is not None:
+                self._git.prune(self._live_sessions())
         return self._git.take() if self._git is not None else None
+
+    def _live_sessions(self) -> set[str]:
+        """The ids of every session file in the store (file names end in `_<id>.jsonl`)."""
+        store = self.session.path.parent.parent
+        live = {path.stem.rpartition("_")[2] for path in store.glob("*/*.jsonl")}
+        return live | {self.session.id}
 
     async def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStartEvent):

@@ -83,12 +83,15 @@ class GitSnapshots:
         """Point `refs/di-code/<ref_name>` at `tree` so gc keeps it."""
         self._git(["update-ref", REF_PREFIX + ref_name, tree])
 
-    def drop(self, ref_prefix: str) -> None:
-        """Delete every ref under `refs/di-code/<ref_prefix>` (its session was deleted)."""
-        refs = self._git(["for-each-ref", "--format=%(refname)", REF_PREFIX + ref_prefix])
-        stdin = "".join(f"delete {ref}\n" for ref in refs.split())
-        if stdin:
-            self._git(["update-ref", "--stdin"], stdin=stdin)
+    def prune(self, live_sessions: set[str]) -> None:
+        """Delete the refs of every session not in `live_sessions` (its file was deleted), so
+        `git gc` can drop what only they kept."""
+        refs = self._git(["for-each-ref", "--format=%(refname)", REF_PREFIX])
+        dead = [
+            ref for ref in refs.split() if ref[len(REF_PREFIX) :].split("/")[0] not in live_sessions
+        ]
+        if dead:
+            self._git(["update-ref", "--stdin"], stdin="".join(f"delete {ref}\n" for ref in dead))
 
     def changes(self, old_tree: str, new_tree: str) -> list[Change]:
         """Every file path that differs between two trees (no rename detection)."""

@@ -191,3 +191,19 @@ def test_nothing_to_undo_without_a_session(run_di_code: RunDiCode) -> None:
     done = run_di_code("undo", server=False)
     assert done.returncode == 1
     assert done.stderr == "di-code: no session in this folder to undo\n"
+
+
+def test_refs_of_a_deleted_session_are_pruned(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path, di_code_home: Path
+) -> None:
+    llm_server.script(
+        call("write", {"path": "a.txt", "content": "a\n"}, "c1"), Turn(text="one"), Turn(text="2")
+    )
+    assert run_di_code("run", "--yes", "first").returncode == 0
+    refs = git(repo, "for-each-ref", "--format=%(refname)", "refs/di-code/").split()
+    assert len(refs) == 2  # before and after the prompt
+    for session_file in di_code_home.glob("sessions/*/*.jsonl"):
+        session_file.unlink()
+    assert run_di_code("run", "second").returncode == 0
+    left = git(repo, "for-each-ref", "--format=%(refname)", "refs/di-code/").split()
+    assert not set(refs) & set(left) and len(left) == 1
