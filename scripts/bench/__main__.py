@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [n.strip() for n in args.only.split(",") if n.strip()]
     unknown = [n for n in wanted if n not in FIGURES]
     if unknown:
-        print(f"unknown figure(s): {', '.join(unknown)} (known: 1-9)", file=sys.stderr)
+        known = f"{min(FIGURES, key=int)}-{max(FIGURES, key=int)}"
+        print(f"unknown figure(s): {', '.join(unknown)} (known: {known})", file=sys.stderr)
         return 2
     repeats = args.repeats or (2 if args.quick else 5)
     bench = Bench(
