@@ -21,6 +21,9 @@ from pathlib import Path
 
 REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
+MAX_UNTRACKED_FILES = 5_000
+"""More untracked files than this (a repository at $HOME without a .gitignore) are not
+captured: hashing them all would fill the repository with copies of unrelated files."""
 _SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 """A cloned repository's own config must not run a program (fsmonitor) during a snapshot."""
 
@@ -33,7 +36,8 @@ class GitError(Exception):
 class Snapshot:
     tree: str
     skipped: tuple[str, ...] = ()
-    """Paths (relative to the work tree top) too large to capture."""
+    """Paths (relative to the work tree top) too large to capture, or a note that there were
+    too many untracked files to capture any."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +74,13 @@ class GitSnapshots:
 
     def take(self) -> Snapshot:
         with self._private_index(copy_user_index=True) as env:
-            changed = self._lines(["ls-files", "-z", "-m", "-o", "--exclude-standard"], env)
+            changed = self._lines(["ls-files", "-z", "-m"], env)
+            untracked = self._lines(["ls-files", "-z", "-o", "--exclude-standard"], env)
+            too_many = len(untracked) > MAX_UNTRACKED_FILES
+            changed += [] if too_many else untracked
             skipped = tuple(path for path in changed if self._too_large(path))
+            if too_many:
+                skipped += (f"{len(untracked):,} untracked files (over {MAX_UNTRACKED_FILES:,})",)
             wanted = sorted(set(changed) - set(skipped))
             if wanted:
                 stdin = "".join(f"{path}\0" for path in wanted)

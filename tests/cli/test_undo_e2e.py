@@ -207,3 +207,14 @@ def test_refs_of_a_deleted_session_are_pruned(
     assert run_di_code("run", "second").returncode == 0
     left = git(repo, "for-each-ref", "--format=%(refname)", "refs/di-code/").split()
     assert not set(refs) & set(left) and len(left) == 1
+
+
+def test_a_flood_of_untracked_files_is_not_copied_into_the_repository(repo: Path) -> None:
+    from di_code.session import git_snapshot
+
+    for n in range(git_snapshot.MAX_UNTRACKED_FILES + 1):
+        (repo / f"stray{n}.txt").write_text(f"{n}\n")
+    objects = git(repo, "count-objects", "-v")
+    snapshot = git_snapshot.GitSnapshots(repo).take()
+    assert snapshot.skipped[-1].startswith("5,002 untracked files")  # and untracked.txt
+    assert git(repo, "count-objects", "-v") == objects
