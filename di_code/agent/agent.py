@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.agent.loop import LoopConfig, run_agent_loop
-from di_code.agent.tool import AgentTool
+from di_code.agent.tool import AgentTool, bind_tool
 from di_code.ai.abort import AbortController, AbortSignal
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
@@ -44,6 +45,8 @@ class Agent:
         self.max_turns = max_turns
         self.options = options or StreamOptions()
         self._tools = list(tools)
+        self._bound = [bind_tool(tool) for tool in self._tools]
+        """Each tool's execute form, read once here instead of on every call."""
         self._now = now or now_ms
         self._messages: list[Message] = list(messages)
         self._listeners: list[Listener] = []
@@ -57,7 +60,9 @@ class Agent:
 
     @property
     def transcript(self) -> list[Message]:
-        return list(self._messages)
+        """Independent copies: editing one (its content list, a call's arguments) leaves the
+        agent's history as it was."""
+        return copy.deepcopy(self._messages)
 
     @property
     def is_streaming(self) -> bool:
@@ -127,7 +132,7 @@ class Agent:
         return LoopConfig(
             provider=self.provider,
             model=self.model,
-            tools=list(self._tools),
+            tools=list(self._bound),
             system_prompt=self.system_prompt,
             now=self._now,
             max_turns=self.max_turns,

@@ -26,7 +26,7 @@ from di_code.agent.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from di_code.agent.tool import AgentTool, ToolResult
+from di_code.agent.tool import AgentTool, ToolResult, bind_tool
 from di_code.ai.abort import AbortSignal
 from di_code.ai.stream import ABORTED_REQUEST_TEXT, Provider, StreamOptions
 from di_code.ai.transcript import messages_for_request
@@ -96,7 +96,7 @@ class _Run:
         self.signal = signal
         self.context = context
         self.added: list[Message] = []
-        self.tools = {tool.name: tool for tool in config.tools}
+        self.tools = {tool.name: bind_tool(tool) for tool in config.tools}
         self.definitions = [
             ToolDefinition(tool.name, tool.description, tool.parameters) for tool in config.tools
         ]
@@ -171,11 +171,11 @@ class _Run:
     async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage] = []
         for call in calls:
-            if self.signal.aborted:
-                break
             result = await self._execute(call)
             results.append(result)
             await self._add(result)
+            if self.signal.aborted:  # after the call, as the article does: an abort before the
+                break  # batch still reports the first call, as aborted
         return results
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:

@@ -77,7 +77,7 @@ async def test_provider_failure_ends_the_prompt_with_that_message() -> None:
     final = await agent.prompt("hello")
     assert final.stop_reason == "error"
     assert final.error_message == "HTTP 500: down"
-    assert agent.transcript[-1] is final
+    assert agent.transcript[-1] == final
     assert names(events)[-2:] == ["turn_end", "agent_end"]
 
 
