@@ -152,3 +152,11 @@ class Provider(Protocol):
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AssistantMessageStream: ...
+
+
+async def close_provider(provider: Provider) -> None:
+    """Close the provider's HTTP client, if it has one: when a run or a chat ends, and when
+    /model replaces it, so no connection is left open until the process exits."""
+    aclose = getattr(provider, "aclose", None)
+    if aclose is not None:
+        await aclose()
