@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -13,10 +14,13 @@ from di_code.agent.tool import AgentTool, bind_tool
 from di_code.ai.abort import AbortController, AbortSignal
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
+    AssistantContent,
     AssistantMessage,
     Clock,
     Message,
     Model,
+    ToolCall,
+    ToolResultMessage,
     UserContent,
     UserMessage,
     now_ms,
@@ -62,7 +66,7 @@ class Agent:
     def transcript(self) -> list[Message]:
         """Independent copies: editing one (its content list, a call's arguments) leaves the
         agent's history as it was."""
-        return copy.deepcopy(self._messages)
+        return [_independent(message) for message in self._messages]
 
     @property
     def is_streaming(self) -> bool:
@@ -155,6 +159,24 @@ class Agent:
     def _require_idle(self) -> None:
         if self._controller is not None:
             raise RuntimeError("Agent is already processing a prompt.")
+
+
+def _independent(message: Message) -> Message:
+    """A copy that shares nothing mutable with `message`: blocks are frozen, so only the lists,
+    a call's arguments and a result's details are copied (a whole deepcopy is 5x slower)."""
+    if isinstance(message, AssistantMessage):
+        content: list[AssistantContent] = [
+            dataclasses.replace(block, arguments=copy.deepcopy(block.arguments))
+            if isinstance(block, ToolCall)
+            else block
+            for block in message.content
+        ]
+        return dataclasses.replace(message, content=content)
+    if isinstance(message, ToolResultMessage):
+        return dataclasses.replace(
+            message, content=list(message.content), details=copy.deepcopy(message.details)
+        )
+    return dataclasses.replace(message, content=list(message.content))
 
 
 def _drain(queue: list[UserMessage]) -> list[UserMessage]:

@@ -158,7 +158,7 @@ class MessageBuilder:
     def fail(self, reason: Literal["error", "aborted"], error_message: str) -> AssistantMessage:
         """End in error: finished blocks and partial text/thinking survive, a half tool call not."""
         self.start()
-        message = self._message(self._kept(), reason, one_line(error_message) or reason)
+        message = self._message(self._kept(), reason, one_line(encodable(error_message)) or reason)
         self.finished = message
         self._emit(ErrorEvent(reason, message))
         return message
@@ -168,7 +168,7 @@ class MessageBuilder:
         error message built from nothing that can fail, so the stream still ends."""
         message = AssistantMessage(
             self._kept(), self.model.provider, self.model.id, Usage(), "error", now_ms(),
-            one_line(error_message) or "error",
+            one_line(encodable(error_message)) or "error",
         )  # fmt: skip
         self.finished = message
         self._emit(ErrorEvent("error", message))
