@@ -1,4 +1,5 @@
-"""The article's five tool-loop tests, run with tools declared in every form of the contract.
+"""The article's five tool-loop tests, with the article's assertions, run with tools declared
+in every form of the contract.
 
 Each tool below is handed to the Agent as it is, with no adapter in between: an `execute`
 without `signal`, with an optional `signal`, with a positional or keyword `on_update`, and a
@@ -110,7 +111,8 @@ async def test_successful_tool_loop(form: type[Tool]) -> None:
 
     def echo(call_id: str, params: dict[str, Any]) -> list[Any]:
         executions.append((call_id, params["value"]))
-        return [TextContent(f"echoed: {params['value']}")]
+        value, params["value"] = params["value"], "mutated by the tool"
+        return [TextContent(f"echoed: {value}")]
 
     tool = form("echo", ECHO, echo)
     agent = Agent(faux.provider, faux.model, [tool], now=lambda: 30)
@@ -124,6 +126,8 @@ async def test_successful_tool_loop(form: type[Tool]) -> None:
     assert tool_result(agent.transcript, "call-1").content == [TextContent("echoed: hello")]
     assert [m.role for m in agent.transcript] == ["user", "assistant", "tool_result", "assistant"]
     assert [m.role for m in faux.requests[1].messages] == ["user", "assistant", "tool_result"]
+    sent_call = faux.requests[1].messages[1].content[0]  # the tool got a copy of the arguments
+    assert sent_call.arguments == {"value": "hello"}  # type: ignore[union-attr]
     assert faux.pending_responses() == 0
     assert all(isinstance(s, AbortSignal) and not s.aborted for s in tool.signals)
     assert [u.partial_result.content for u in updates] == (  # type: ignore[attr-defined]
