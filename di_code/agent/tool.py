@@ -73,22 +73,13 @@ Slot = Literal["positional", "keyword", "absent"]
 class BoundTool:
     """A tool whose `execute` form has been read once: call it always with all four values."""
 
+    name: str
+    description: str
+    parameters: dict[str, Any]
     tool: AgentTool
     signal_slot: Slot
     update_slot: Slot
     in_thread: bool
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-    @property
-    def description(self) -> str:
-        return self.tool.description
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return self.tool.parameters
 
     async def execute(
         self,
@@ -158,7 +149,9 @@ def bind_tool(tool: AgentTool) -> BoundTool:
             f"optionally signal and on_update: {exc}"
         ) from None
     in_thread = not inspect.iscoroutinefunction(execute)
-    return BoundTool(tool, signal_slot, update_slot, in_thread)
+    return BoundTool(
+        tool.name, tool.description, tool.parameters, tool, signal_slot, update_slot, in_thread
+    )
 
 
 def _blocking(update: ToolUpdate, loop: asyncio.AbstractEventLoop) -> Callable[[ToolResult], None]:

@@ -13,6 +13,12 @@ from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.providers.faux import create_faux_provider
 
 EMPTY = {"type": "object", "properties": {}}
+FIRST_TOOL_TURN = [
+        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
+        "message_start(assistant)", "message_update*", "message_end(assistant)",
+        "tool_execution_start", "tool_execution_end",
+        "message_start(tool_result)", "message_end(tool_result)", "turn_end",
+    ]  # fmt: skip
 
 
 async def ok(call_id: str, params: dict[str, Any], signal: AbortSignal) -> list[Any]:
@@ -49,10 +55,7 @@ async def test_event_sequence_of_a_successful_tool_call() -> None:
     )
     await agent.prompt("go")
     assert names(events) == [
-        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
-        "message_start(assistant)", "message_update*", "message_end(assistant)",
-        "tool_execution_start", "tool_execution_end",
-        "message_start(tool_result)", "message_end(tool_result)", "turn_end",
+        *FIRST_TOOL_TURN,
         "turn_start", "message_start(assistant)", "message_update*", "message_end(assistant)",
         "turn_end", "agent_end",
     ]  # fmt: skip
@@ -232,10 +235,7 @@ async def test_abort_as_a_tool_batch_starts_reports_the_first_call_as_the_articl
     final = await agent.prompt("go")
 
     assert names(events) == [
-        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
-        "message_start(assistant)", "message_update*", "message_end(assistant)",
-        "tool_execution_start", "tool_execution_end",
-        "message_start(tool_result)", "message_end(tool_result)", "turn_end",
+        *FIRST_TOOL_TURN,  # the article: the first call is reported, as aborted
         "turn_start", "message_start(assistant)", "message_end(assistant)", "turn_end",
         "agent_end",
     ]  # fmt: skip
