@@ -119,7 +119,7 @@ def start_stream(
                 else builder.fail("aborted", ABORTED_REQUEST_TEXT)
             )
         except Exception as exc:
-            logger.exception("%s: the stream could not end normally", model.provider)
+            logger.warning("%s: the stream could not end normally: %r", model.provider, exc)
             message = builder.finished or builder.fail_plainly(describe(exc))
         finally:
             stream.close(message or builder.fail_plainly(f"{model.provider}: stream failed"))
