@@ -119,7 +119,9 @@ def start_stream(
                 else builder.fail("aborted", ABORTED_REQUEST_TEXT)
             )
         except Exception as exc:
-            logger.warning("%s: the stream could not end normally: %r", model.provider, exc)
+            logger.warning(
+                "%s: the stream could not end normally (%s)", model.provider, type(exc).__name__
+            )
             message = builder.finished or builder.fail_plainly(describe(exc))
         finally:
             stream.close(message or builder.fail_plainly(f"{model.provider}: stream failed"))
