@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.agent.loop import LoopConfig, run_agent_loop
-from di_code.agent.tool import AgentTool
+from di_code.agent.tool import AgentTool, bind_tool
 from di_code.ai.abort import AbortController, AbortSignal
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
+    AssistantContent,
     AssistantMessage,
     Clock,
     Message,
     Model,
+    ToolCall,
+    ToolResultMessage,
     UserContent,
     UserMessage,
     now_ms,
@@ -44,6 +49,8 @@ class Agent:
         self.max_turns = max_turns
         self.options = options or StreamOptions()
         self._tools = list(tools)
+        self._bound = [bind_tool(tool) for tool in self._tools]
+        """Each tool's execute form, read once here instead of on every call."""
         self._now = now or now_ms
         self._messages: list[Message] = list(messages)
         self._listeners: list[Listener] = []
@@ -57,7 +64,9 @@ class Agent:
 
     @property
     def transcript(self) -> list[Message]:
-        return list(self._messages)
+        """Independent copies: editing one (its content list, a call's arguments) leaves the
+        agent's history as it was."""
+        return [_independent(message) for message in self._messages]
 
     @property
     def is_streaming(self) -> bool:
@@ -127,7 +136,7 @@ class Agent:
         return LoopConfig(
             provider=self.provider,
             model=self.model,
-            tools=list(self._tools),
+            tools=list(self._bound),
             system_prompt=self.system_prompt,
             now=self._now,
             max_turns=self.max_turns,
@@ -150,6 +159,24 @@ class Agent:
     def _require_idle(self) -> None:
         if self._controller is not None:
             raise RuntimeError("Agent is already processing a prompt.")
+
+
+def _independent(message: Message) -> Message:
+    """A copy that shares nothing mutable with `message`: blocks are frozen, so only the lists,
+    a call's arguments and a result's details are copied (a whole deepcopy is 5x slower)."""
+    if isinstance(message, AssistantMessage):
+        content: list[AssistantContent] = [
+            dataclasses.replace(block, arguments=copy.deepcopy(block.arguments))
+            if isinstance(block, ToolCall)
+            else block
+            for block in message.content
+        ]
+        return dataclasses.replace(message, content=content)
+    if isinstance(message, ToolResultMessage):
+        return dataclasses.replace(
+            message, content=list(message.content), details=copy.deepcopy(message.details)
+        )
+    return dataclasses.replace(message, content=list(message.content))
 
 
 def _drain(queue: list[UserMessage]) -> list[UserMessage]:

@@ -10,6 +10,7 @@ assistant message; a provider failure ends the prompt with that failed message.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,8 +27,9 @@ from di_code.agent.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from di_code.agent.tool import AgentTool, ToolResult
+from di_code.agent.tool import AgentTool, ToolResult, bind_tool
 from di_code.ai.abort import AbortSignal
+from di_code.ai.codec import encodable, json_safe
 from di_code.ai.stream import ABORTED_REQUEST_TEXT, Provider, StreamOptions
 from di_code.ai.transcript import messages_for_request
 from di_code.ai.types import (
@@ -51,6 +53,7 @@ MessageSource = Callable[[], list[UserMessage]]
 
 ABORTED_TOOL_TEXT = "Tool execution aborted."
 ABORTED_LOOP_TEXT = "Tool loop aborted"
+logger = logging.getLogger(__name__)
 
 
 def _no_messages() -> list[UserMessage]:
@@ -96,7 +99,7 @@ class _Run:
         self.signal = signal
         self.context = context
         self.added: list[Message] = []
-        self.tools = {tool.name: tool for tool in config.tools}
+        self.tools = {tool.name: bind_tool(tool) for tool in config.tools}
         self.definitions = [
             ToolDefinition(tool.name, tool.description, tool.parameters) for tool in config.tools
         ]
@@ -171,16 +174,16 @@ class _Run:
     async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage] = []
         for call in calls:
-            if self.signal.aborted:
-                break
             result = await self._execute(call)
             results.append(result)
             await self._add(result)
+            if self.signal.aborted:  # after the call, as the article does: an abort before the
+                break  # batch still reports the first call, as aborted
         return results
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
         await self.emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
-        output = await self._outcome(call)
+        output = _storable(call.name, await self._outcome(call))
         result = ToolResultMessage(
             tool_call_id=call.id,
             tool_name=call.name,
@@ -200,6 +203,7 @@ class _Run:
             return _error(f'Unknown tool "{call.name}".')
 
         async def on_update(partial: ToolResult) -> None:
+            partial = _storable(call.name, partial)
             await self.emit(ToolExecutionUpdateEvent(call.id, call.name, partial))
 
         try:
@@ -211,8 +215,32 @@ class _Run:
             return _error(f'Tool "{call.name}" failed: {str(exc) or type(exc).__name__}')
         if self.signal.aborted:
             return _error(ABORTED_TOOL_TEXT)
-        return output if isinstance(output, ToolResult) else ToolResult(list(output))
+        if isinstance(output, ToolResult):
+            return output
+        if isinstance(output, list | tuple):
+            return ToolResult(list(output))
+        kind = type(output).__name__
+        return _error(f'Tool "{call.name}" failed: it returned {kind}, not a list of content')
 
 
 def _error(text: str) -> ToolResult:
     return ToolResult([TextContent(text)], is_error=True)
+
+
+def _storable(tool_name: str, output: ToolResult) -> ToolResult:
+    """Tool output is data from outside, made writable once here so the session and the JSON
+    output always take it: text made encodable (a file name, a command's bytes), details made
+    JSON (what `json` cannot encode becomes text, said once in the log)."""
+    converted: set[str] = set()
+    details = json_safe(output.details, converted)
+    if converted:
+        logger.warning(
+            "tool %s: details converted to text where not JSON (%s)",
+            tool_name,
+            ", ".join(sorted(converted)),
+        )
+    content = [
+        TextContent(encodable(block.text)) if isinstance(block, TextContent) else block
+        for block in output.content
+    ]
+    return ToolResult(content, details, output.is_error)

@@ -1,10 +1,17 @@
-"""The AgentTool protocol: a ToolDefinition plus the code that runs it locally."""
+"""The AgentTool protocol: a ToolDefinition plus the code that runs it locally.
+
+Tools are written to the article's contract, `execute(tool_call_id, params, signal?)`, in any
+of its forms; `bind_tool` reads which form once, when the Agent gets its tools, so the loop
+then calls every tool the same way.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import ToolResultContent
@@ -23,12 +30,29 @@ class ToolResult:
     is_error: bool = False
 
 
+ToolOutput: TypeAlias = list[ToolResultContent] | ToolResult
 ToolUpdate = Callable[[ToolResult], Awaitable[None]]
 """Awaited by a tool to stream partial output (bash); the loop emits it in order."""
 
 
 @runtime_checkable
 class AgentTool(Protocol):
+    """Any object with `name`, `description`, `parameters` (JSON Schema) and `execute`.
+
+    `execute` may take any of these forms (the article's `execute(toolCallId, params, signal?)`):
+
+        async def execute(self, tool_call_id, params)
+        async def execute(self, tool_call_id, params, signal=None)
+        async def execute(self, tool_call_id, params, signal, on_update=None)
+        async def execute(self, tool_call_id, params, signal=None, *, on_update=None)
+
+    `params` are validated against `parameters` and copied first. `signal` is the prompt's
+    AbortSignal; `on_update` (positional or keyword) is given only to tools that declare it.
+    A plain `def execute` is run in a worker thread, so a blocking tool does not freeze the
+    event loop; its `on_update` is then a plain function too. It returns a list of content
+    or a ToolResult.
+    """
+
     @property
     def name(self) -> str: ...
 
@@ -38,29 +62,120 @@ class AgentTool(Protocol):
     @property
     def parameters(self) -> dict[str, Any]: ...
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult: ...
+    @property
+    def execute(self) -> Callable[..., Any]: ...
+
+
+Slot = Literal["positional", "keyword", "absent"]
 
 
 @dataclass(frozen=True, slots=True)
-class FunctionTool:
-    """An AgentTool made from a coroutine function: handy for small tools and tests."""
+class BoundTool:
+    """A tool whose `execute` form has been read once: call it always with all four values."""
 
     name: str
     description: str
     parameters: dict[str, Any]
-    run: Callable[..., Awaitable[list[ToolResultContent] | ToolResult]] = field(repr=False)
+    tool: AgentTool
+    signal_slot: Slot
+    update_slot: Slot
+    in_thread: bool
 
     async def execute(
         self,
         tool_call_id: str,
         params: dict[str, Any],
-        signal: AbortSignal,
+        signal: AbortSignal | None = None,
         on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
+    ) -> ToolOutput:
+        update: Callable[[ToolResult], Any] | None = on_update
+        if self.in_thread and on_update is not None:
+            update = _blocking(on_update, asyncio.get_running_loop())
+        args: list[Any] = [tool_call_id, params]
+        kwargs: dict[str, Any] = {}
+        for slot, name, value in (
+            (self.signal_slot, "signal", signal),
+            (self.update_slot, "on_update", update),
+        ):
+            if slot == "positional":
+                args.append(value)
+            elif slot == "keyword":
+                kwargs[name] = value
+        if self.in_thread:
+            result = await asyncio.to_thread(self.tool.execute, *args, **kwargs)
+        else:
+            result = self.tool.execute(*args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        output: ToolOutput = result
+        return output
+
+
+def bind_tool(tool: AgentTool) -> BoundTool:
+    """Read `tool.execute`'s form; a TypeError names a tool that no form can call."""
+    if isinstance(tool, BoundTool):
+        return tool
+    execute = tool.execute
+    try:
+        signature = inspect.signature(execute)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f'Tool "{tool.name}": execute has no readable signature') from exc
+    parameters = list(signature.parameters.values())
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    varargs = any(p.kind == p.VAR_POSITIONAL for p in parameters)
+    named = {p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+    def slot(index: int, name: str) -> Slot:
+        if name in named:  # declared by name: passed by name, wherever it stands
+            return "keyword"
+        if len(positional) > index or (varargs and name == "signal"):
+            return "positional"
+        return "absent"
+
+    signal_slot, update_slot = slot(2, "signal"), slot(3, "on_update")
+    if update_slot == "positional":  # a fourth positional parameter under another name
+        signal_slot = "positional"
+    args = [None] * (2 + (signal_slot == "positional") + (update_slot == "positional"))
+    kwargs = {
+        name: None
+        for name, kind in (("signal", signal_slot), ("on_update", update_slot))
+        if kind == "keyword"
+    }
+    try:
+        signature.bind(*args, **kwargs)
+    except TypeError as exc:
+        raise TypeError(
+            f'Tool "{tool.name}": execute must accept (tool_call_id, params), '
+            f"optionally signal and on_update: {exc}"
+        ) from None
+    in_thread = not inspect.iscoroutinefunction(execute)
+    return BoundTool(
+        tool.name, tool.description, tool.parameters, tool, signal_slot, update_slot, in_thread
+    )
+
+
+def _blocking(update: ToolUpdate, loop: asyncio.AbstractEventLoop) -> Callable[[ToolResult], None]:
+    """`on_update` for a tool running in a worker thread: it waits until the loop emitted."""
+
+    async def deliver(partial: ToolResult) -> None:
+        await update(partial)
+
+    def send(partial: ToolResult) -> None:
+        asyncio.run_coroutine_threadsafe(deliver(partial), loop).result()
+
+    return send
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionTool:
+    """An AgentTool made from a coroutine function `run(tool_call_id, params, signal)`."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    run: Callable[..., Awaitable[ToolOutput]] = field(repr=False)
+
+    async def execute(
+        self, tool_call_id: str, params: dict[str, Any], signal: AbortSignal | None = None
+    ) -> ToolOutput:
         return await self.run(tool_call_id, params, signal)

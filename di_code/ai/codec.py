@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any
 
 from di_code.ai.types import (
@@ -32,8 +33,65 @@ _USER_CONTENT = (TextContent, ImageContent)
 _ASSISTANT_CONTENT = (TextContent, ThinkingContent, ToolCall)
 
 
+MAX_JSON_DEPTH = 100
+"""Deeper nesting than any real tool schema; past it, data from outside is refused or cut
+instead of reaching code that recurses (a RecursionError traceback, a message not saved)."""
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 class CodecError(ValueError):
     """The JSON does not describe a di-code message."""
+
+
+def encodable(text: str) -> str:
+    """`text` as UTF-8 can write it: a lone surrogate (a JSON `\\ud83d` escape from a model, a
+    file name decoded with surrogateescape) becomes U+FFFD."""
+    if text.isascii():
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def encodable_json(value: Any, depth: int) -> Any:
+    """Parsed JSON with every string encodable; RecursionError when nested deeper than
+    `depth` levels (the caller decides what that means)."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, dict | list) and depth <= 0:
+        raise RecursionError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
+    if isinstance(value, dict):
+        return {encodable(k): encodable_json(v, depth - 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [encodable_json(item, depth - 1) for item in value]
+    return value
+
+
+def json_safe(value: Any, converted: set[str], depth: int = MAX_JSON_DEPTH) -> Any:
+    """`value` as data `json` can write and UTF-8 can encode: what is not JSON (a Path, a set,
+    an object) becomes its text, nesting past `depth` a placeholder; the type names of what
+    was converted are added to `converted`, so the caller can say so once."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        converted.add("float")
+        return str(value)
+    if isinstance(value, dict | list | tuple) and depth <= 0:
+        converted.add(f"nesting deeper than {MAX_JSON_DEPTH}")
+        return "[nested too deep]"
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                converted.add(f"{type(key).__name__} key")
+            out[encodable(str(key))] = json_safe(item, converted, depth - 1)
+        return out
+    if isinstance(value, list | tuple):
+        return [json_safe(item, converted, depth - 1) for item in value]
+    converted.add(type(value).__name__)
+    return encodable(str(value))
 
 
 def to_dict(value: Any) -> Any:

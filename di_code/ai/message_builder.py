@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
+from di_code.ai.codec import MAX_JSON_DEPTH, encodable, encodable_json
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
@@ -46,12 +47,13 @@ _WHITESPACE = re.compile(r"\s+")
 
 
 def parse_tool_arguments(text: str) -> Any:
-    """Empty text is `{}`; text that is not JSON is kept as the string itself."""
+    """Empty text is `{}`; text that is not JSON, or JSON nested deeper than MAX_JSON_DEPTH,
+    is kept as the string itself (validation then tells the model what is wrong with it)."""
     if not text.strip():
         return {}
     try:
-        return json.loads(text)
-    except ValueError:
+        return encodable_json(json.loads(text), MAX_JSON_DEPTH)
+    except (ValueError, RecursionError):
         return text
 
 
@@ -72,11 +74,8 @@ class MessageBuilder:
         self._tool_id = ""
         self._tool_name = ""
         self._started = False
+        self._call_ids: set[str] = set()
         self.finished: AssistantMessage | None = None
-
-    @property
-    def open_block(self) -> BlockKind | None:
-        return self._open
 
     @property
     def open_tool_call_id(self) -> str | None:
@@ -88,6 +87,7 @@ class MessageBuilder:
             self._emit(StartEvent())
 
     def text(self, delta: str) -> None:
+        delta = encodable(delta)
         if self._open != "text":
             self._begin("text")
             self._emit(TextStartEvent(len(self._blocks)))
@@ -96,6 +96,7 @@ class MessageBuilder:
             self._emit(TextDeltaEvent(len(self._blocks), delta))
 
     def thinking(self, delta: str) -> None:
+        delta = encodable(delta)
         if self._open != "thinking":
             self._begin("thinking")
             self._emit(ThinkingStartEvent(len(self._blocks)))
@@ -107,16 +108,25 @@ class MessageBuilder:
         """Attach (or extend) the signature of the open thinking block."""
         if self._open != "thinking":
             self.thinking("")
-        self._signature = (self._signature or "") + signature
+        self._signature = (self._signature or "") + encodable(signature)
 
     def tool_call_start(self, call_id: str, name: str) -> None:
+        """A repeated id gets a suffix (`call_1`, `call_1_2`), so each call has exactly one
+        result and the next request pairs them without doubt."""
         self._begin("tool_call")
-        self._tool_id, self._tool_name = call_id, name
-        self._emit(ToolCallStartEvent(len(self._blocks), call_id, name))
+        base = unique = encodable(call_id)
+        suffix = 1
+        while unique in self._call_ids:
+            suffix += 1
+            unique = f"{base}_{suffix}"
+        self._call_ids.add(unique)
+        self._tool_id, self._tool_name = unique, encodable(name)
+        self._emit(ToolCallStartEvent(len(self._blocks), unique, self._tool_name))
 
     def tool_call_delta(self, delta: str) -> None:
         if self._open != "tool_call":
             raise RuntimeError("tool_call_delta without an open tool call")
+        delta = encodable(delta)
         if delta:
             self._parts.append(delta)
             self._emit(ToolCallDeltaEvent(len(self._blocks), delta))
@@ -148,16 +158,31 @@ class MessageBuilder:
     def fail(self, reason: Literal["error", "aborted"], error_message: str) -> AssistantMessage:
         """End in error: finished blocks and partial text/thinking survive, a half tool call not."""
         self.start()
+        message = self._message(self._kept(), reason, one_line(encodable(error_message)) or reason)
+        self.finished = message
+        self._emit(ErrorEvent(reason, message))
+        return message
+
+    def fail_plainly(self, error_message: str) -> AssistantMessage:
+        """The last resort when `fail` itself raised (a bad usage value, a broken clock): an
+        error message built from nothing that can fail, so the stream still ends."""
+        message = AssistantMessage(
+            self._kept(), self.model.provider, self.model.id, Usage(), "error", now_ms(),
+            one_line(encodable(error_message)) or "error",
+        )  # fmt: skip
+        self.finished = message
+        self._emit(ErrorEvent("error", message))
+        return message
+
+    def _kept(self) -> list[AssistantContent]:
+        """What an error message keeps: finished blocks and the partial text or thinking."""
         content = list(self._blocks)
         partial = "".join(self._parts)
         if self._open == "text" and partial:
             content.append(TextContent(partial))
         elif self._open == "thinking" and partial:
             content.append(ThinkingContent(partial, self._signature))
-        message = self._message(content, reason, one_line(error_message) or reason)
-        self.finished = message
-        self._emit(ErrorEvent(reason, message))
-        return message
+        return content
 
     def _begin(self, kind: BlockKind) -> None:
         self.start()

@@ -9,6 +9,7 @@ Abort cancels the producer task, which closes its HTTP response at once.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.types import AssistantMessage, Clock, Context, Model, ReasoningLevel, now_ms
 
 ABORTED_REQUEST_TEXT = "Request aborted"
+logger = logging.getLogger(__name__)
 
 
 class ProviderError(Exception):
@@ -87,6 +89,9 @@ def start_stream(
             text = text.replace(secret, "***")
         return text
 
+    def describe(exc: BaseException) -> str:
+        return f"{model.provider}: {redact(str(exc)) or type(exc).__name__}"
+
     async def drive() -> None:
         builder.start()
         if signal is not None and signal.aborted:
@@ -95,20 +100,31 @@ def start_stream(
             await produce(builder)
             if builder.finished is None:
                 builder.fail("error", f"{model.provider}: stream ended without a stop reason")
-        except ProviderError as exc:
-            if builder.finished is None:
-                builder.fail("error", f"{model.provider}: {redact(str(exc))}")
         except Exception as exc:  # any bug or surprise still ends as an error event
             if builder.finished is None:
-                detail = redact(str(exc)) or type(exc).__name__
-                builder.fail("error", f"{model.provider}: {detail}")
+                builder.fail("error", describe(exc))
 
-    def finish(_task: asyncio.Task[None]) -> None:
+    def finish(task: asyncio.Task[None]) -> None:
         """Close the stream however the task ended: cancelled by an abort, even before it
-        ever ran (then no code inside `drive` runs at all), or done."""
-        if signal is not None:
-            signal.remove_listener(cancel)
-        stream.close(builder.finished or builder.fail("aborted", ABORTED_REQUEST_TEXT))
+        ever ran (then no code inside `drive` runs at all), done, or raising from inside its
+        own failure path (a builder that cannot build even the error message)."""
+        message: AssistantMessage | None = None
+        try:
+            if signal is not None:
+                signal.remove_listener(cancel)
+            failure = None if task.cancelled() else task.exception()
+            message = builder.finished or (
+                builder.fail("error", describe(failure))
+                if failure is not None
+                else builder.fail("aborted", ABORTED_REQUEST_TEXT)
+            )
+        except Exception as exc:
+            logger.warning(
+                "%s: the stream could not end normally (%s)", model.provider, type(exc).__name__
+            )
+            message = builder.finished or builder.fail_plainly(describe(exc))
+        finally:
+            stream.close(message or builder.fail_plainly(f"{model.provider}: stream failed"))
 
     task = asyncio.get_running_loop().create_task(drive())
     task.add_done_callback(finish)
@@ -138,3 +154,11 @@ class Provider(Protocol):
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
     ) -> AssistantMessageStream: ...
+
+
+async def close_provider(provider: Provider) -> None:
+    """Close the provider's HTTP client, if it has one: when a run or a chat ends, and when
+    /model replaces it, so no connection is left open until the process exits."""
+    aclose = getattr(provider, "aclose", None)
+    if aclose is not None:
+        await aclose()

@@ -69,15 +69,46 @@ class Cost:
     cache_write: float = 0.0
     total: float = 0.0
 
+    def __add__(self, other: Cost) -> Cost:
+        return Cost(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.total + other.total,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Usage:
+    """One request's tokens and cost; the only place usage is summed (`a + b`, `sum(...)`)."""
+
     input: int = 0
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
     total_tokens: int = 0
     cost: Cost = field(default_factory=Cost)
+
+    @property
+    def sent(self) -> int:
+        """Tokens of the request: fresh input plus what was read from or written to cache."""
+        return self.input + self.cache_read + self.cache_write
+
+    @property
+    def context(self) -> int:
+        """Tokens of the request and its answer: how full the context window is after it."""
+        return self.sent + self.output
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.input + other.input,
+            self.output + other.output,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.total_tokens + other.total_tokens,
+            self.cost + other.cost,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +221,6 @@ def compute_cost(model: Model, usage: Usage) -> Usage:
         usage.output,
         usage.cache_read,
         usage.cache_write,
-        usage.total_tokens or usage.input + usage.output + usage.cache_read + usage.cache_write,
+        usage.total_tokens or usage.context,
         cost,
     )

@@ -12,6 +12,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from di_code.ai.codec import MAX_JSON_DEPTH
 from di_code.ai.schema_check import Check, compile_schema
 
 if TYPE_CHECKING:
@@ -112,7 +113,15 @@ def _message(name: str, lines: list[str], arguments: Any) -> str:
 
 def _kind(value: Any) -> str:
     if isinstance(value, str):
-        return "text that is not valid JSON" if value else "an empty string"
+        if not value:
+            return "an empty string"
+        try:  # kept as text by the message builder: not JSON, or JSON nested too deep
+            json.loads(value)
+        except ValueError:
+            return "text that is not valid JSON"
+        except RecursionError:
+            pass
+        return f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
     return "null" if value is None else type(value).__name__
 
 

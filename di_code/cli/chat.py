@@ -6,7 +6,7 @@ import asyncio
 import os
 import sys
 
-from di_code.ai.stream import Provider
+from di_code.ai.stream import Provider, close_provider
 from di_code.ai.types import Model
 from di_code.cli.options import CliOptions
 from di_code.config.settings import ConfigError, Settings
@@ -47,7 +47,10 @@ async def _chat(options: CliOptions) -> int:
     )
     prepared.home.mkdir(parents=True, exist_ok=True)
     repl = Repl(setup, console, history=prepared.home / "history", approver=approver)
-    return await repl.run()
+    try:
+        return await repl.run()
+    finally:
+        await close_provider(repl.agent.provider)
 
 
 def _switch_model(spec: str, settings: Settings) -> tuple[Provider, Model]:

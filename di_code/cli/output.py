@@ -14,7 +14,7 @@ from typing import Any, Literal, TextIO, TypeAlias
 
 from di_code.agent.events import AgentEvent, TurnEndEvent
 from di_code.ai.codec import to_dict
-from di_code.ai.types import AssistantMessage, Cost, Usage
+from di_code.ai.types import AssistantMessage, Usage
 
 OutputFormat: TypeAlias = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
@@ -48,16 +48,7 @@ class RunTally:
 
 def total_usage(usages: Sequence[Usage]) -> Usage:
     """The sum of several requests' usage, cost included."""
-
-    def tokens(name: str) -> int:
-        return sum(int(getattr(usage, name)) for usage in usages)
-
-    def dollars(name: str) -> float:
-        return sum(float(getattr(usage.cost, name)) for usage in usages)
-
-    names = ("input", "output", "cache_read", "cache_write")
-    cost = Cost(**{name: dollars(name) for name in (*names, "total")})
-    return Usage(**{name: tokens(name) for name in (*names, "total_tokens")}, cost=cost)
+    return sum(usages, Usage())
 
 
 def result_object(

@@ -14,6 +14,7 @@ import sys
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
+from di_code.ai.stream import close_provider
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.options import CliOptions
@@ -26,7 +27,7 @@ from di_code.cli.output import (
     result_line,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import Prepared, close_provider, notify_stderr, prepare
+from di_code.cli.setup import Prepared, notify_stderr, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130

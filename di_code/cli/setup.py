@@ -173,13 +173,6 @@ def make_provider(selection: Selection) -> Provider:
     return provider
 
 
-async def close_provider(provider: Provider) -> None:
-    """Close the provider's HTTP client, if it has one, before the event loop ends."""
-    aclose = getattr(provider, "aclose", None)
-    if aclose is not None:
-        await aclose()
-
-
 def permission_mode(options: CliOptions, settings: Settings) -> PermissionMode:
     """--permission-mode, then --yes (auto), then the settings, then ask."""
     mode = options.permission_mode or ("auto" if options.yes else None)

@@ -88,8 +88,7 @@ def context_tokens(messages: list[Message]) -> int:
             continue
         if since is not None and message.timestamp < since:
             break
-        usage = message.usage
-        used = usage.input + usage.output + usage.cache_read + usage.cache_write
+        used = message.usage.context
         if used > 0:
             return used + sum(estimate_tokens(m) for m in messages[index + 1 :])
     return sum(estimate_tokens(m) for m in messages)

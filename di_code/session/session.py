@@ -263,8 +263,11 @@ class Session:
                 return candidate
 
     def _append(self, entry: Entry) -> None:
-        header = jsonl.encode(self.header.to_dict())
-        line = jsonl.encode(entry_to_dict(entry))
+        try:
+            header = jsonl.encode(self.header.to_dict())
+            line = jsonl.encode(entry_to_dict(entry))
+        except (TypeError, ValueError, RecursionError) as exc:  # a bug upstream: say it, loudly
+            raise SessionError(f"cannot write session {self.id}: {exc}") from exc
         try:
             if self._upgrade:
                 body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate
+from di_code.agent.tool import AgentTool, BoundTool, ToolResult, ToolUpdate, bind_tool
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools import READ_ONLY_TOOLS
@@ -150,7 +150,7 @@ class PermissionGate:
 class GatedTool:
     """An AgentTool that asks the gate before running the tool it wraps."""
 
-    tool: AgentTool
+    tool: BoundTool
     gate: PermissionGate
 
     @property
@@ -193,4 +193,4 @@ async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> s
 def gate_tools(tools: Sequence[AgentTool], gate: PermissionGate) -> list[AgentTool]:
     """The tools the model is offered: read-only mode drops the others; all are gated."""
     offered = [tool for tool in tools if gate.mode != "read-only" or tool.name in READ_ONLY_TOOLS]
-    return [GatedTool(tool, gate) for tool in offered]
+    return [GatedTool(bind_tool(tool), gate) for tool in offered]

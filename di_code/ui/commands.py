@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from di_code.ai.abort import AbortController
+from di_code.ai.stream import close_provider
 from di_code.config.settings import ConfigError
 from di_code.session import (
     CompactionError,
@@ -95,7 +96,10 @@ async def _model(repl: Repl, arg: str) -> bool:
         return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
     if repl.setup.switch_model is None:
         raise ValueError("Switching models is not available here.")
+    old = agent.provider
     agent.provider, agent.model = repl.setup.switch_model(arg)
+    if agent.provider is not old:
+        await close_provider(old)
     repl.renderer.model = agent.model
     return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
 

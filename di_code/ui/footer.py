@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from di_code.ai.types import Model, Usage
 
@@ -23,23 +23,18 @@ def format_cost(dollars: float) -> str:
 class UsageTotals:
     """Summed over a session; `context` is the size of the last request and its answer."""
 
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
+    total: Usage = field(default_factory=Usage)
     context: int = 0
 
     def add(self, usage: Usage) -> None:
-        sent = usage.input + usage.cache_read + usage.cache_write
-        self.tokens_in += sent
-        self.tokens_out += usage.output
-        self.cost += usage.cost.total
-        if sent or usage.output:
-            self.context = sent + usage.output
+        self.total += usage
+        if usage.context:
+            self.context = usage.context
 
     def footer(self, model: Model | None) -> str:
         parts = [model.id] if model else []
-        parts.append(f"↑{short_count(self.tokens_in)} ↓{short_count(self.tokens_out)}")
-        parts.append(format_cost(self.cost))
+        parts.append(f"↑{short_count(self.total.sent)} ↓{short_count(self.total.output)}")
+        parts.append(format_cost(self.total.cost.total))
         if model and model.context_window:
             share = 100 * self.context / model.context_window
             parts.append(

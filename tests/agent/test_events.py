@@ -7,11 +7,18 @@ from typing import Any
 
 import pytest
 
-from di_code.agent import Agent, AgentEvent, FunctionTool
+from di_code.agent import Agent, AgentEvent, FunctionTool, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ToolCall
+from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.providers.faux import create_faux_provider
 
 EMPTY = {"type": "object", "properties": {}}
+FIRST_TOOL_TURN = [
+        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
+        "message_start(assistant)", "message_update*", "message_end(assistant)",
+        "tool_execution_start", "tool_execution_end",
+        "message_start(tool_result)", "message_end(tool_result)", "turn_end",
+    ]  # fmt: skip
 
 
 async def ok(call_id: str, params: dict[str, Any], signal: AbortSignal) -> list[Any]:
@@ -48,10 +55,7 @@ async def test_event_sequence_of_a_successful_tool_call() -> None:
     )
     await agent.prompt("go")
     assert names(events) == [
-        "agent_start", "turn_start", "message_start(user)", "message_end(user)",
-        "message_start(assistant)", "message_update*", "message_end(assistant)",
-        "tool_execution_start", "tool_execution_end",
-        "message_start(tool_result)", "message_end(tool_result)", "turn_end",
+        *FIRST_TOOL_TURN,
         "turn_start", "message_start(assistant)", "message_update*", "message_end(assistant)",
         "turn_end", "agent_end",
     ]  # fmt: skip
@@ -77,7 +81,7 @@ async def test_provider_failure_ends_the_prompt_with_that_message() -> None:
     final = await agent.prompt("hello")
     assert final.stop_reason == "error"
     assert final.error_message == "HTTP 500: down"
-    assert agent.transcript[-1] is final
+    assert agent.transcript[-1] == final
     assert names(events)[-2:] == ["turn_end", "agent_end"]
 
 
@@ -214,3 +218,49 @@ async def test_agent_copies_its_tools() -> None:
     agent = Agent(faux.provider, faux.model, tools)
     tools.clear()
     assert [t.name for t in agent.tools] == ["ok"]
+
+
+async def test_abort_as_a_tool_batch_starts_reports_the_first_call_as_the_article_does() -> None:
+    agent, events, faux = recording_agent(
+        [
+            {"type": "success", "content": [ToolCall("c1", "ok", {}), ToolCall("c2", "ok", {})]},
+            {"type": "success", "content": [TextContent("never requested")]},
+        ]
+    )
+    agent.subscribe(
+        lambda e: (
+            agent.abort() if e.type == "message_end" and e.message.role == "assistant" else None
+        )  # type: ignore[union-attr]
+    )
+    final = await agent.prompt("go")
+
+    assert names(events) == [
+        *FIRST_TOOL_TURN,  # the article: the first call is reported, as aborted
+        "turn_start", "message_start(assistant)", "message_end(assistant)", "turn_end",
+        "agent_end",
+    ]  # fmt: skip
+    end = next(e for e in events if e.type == "tool_execution_end")
+    assert (end.tool_call_id, end.result.is_error, end.result.text) == (  # type: ignore[union-attr]
+        "c1", True, "Tool execution aborted."
+    )  # fmt: skip
+    assert (final.stop_reason, final.error_message) == ("aborted", "Tool loop aborted")
+    assert faux.pending_responses() == 1
+    check_event_sequence(e.event for e in events if isinstance(e, MessageUpdateEvent))
+
+
+async def test_transcript_copies_are_independent_of_the_history() -> None:
+    agent, _, _ = recording_agent(
+        [
+            {"type": "success", "content": [ToolCall("c1", "ok", {"a": [1]})]},
+            {"type": "success", "content": [TextContent("done")]},
+        ]
+    )
+    await agent.prompt("go")
+    copy = agent.transcript
+    copy[0].content.append(TextContent("injected"))
+    copy[1].content[0].arguments["a"].append(2)  # type: ignore[union-attr]
+    copy[2].content.clear()
+    again = agent.transcript
+    assert again[0].content == [TextContent("go")]
+    assert again[1].content[0].arguments == {"a": [1]}  # type: ignore[union-attr]
+    assert again[2].content == [TextContent("ok")]

@@ -18,11 +18,13 @@ from rich.console import Console
 from di_code.agent import Agent, AgentEndEvent, AgentEvent, FunctionTool, ToolResult
 from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import Faux, create_faux_provider
-from di_code.ai.types import UserMessage
+from di_code.ai.providers.openai import OpenAIProvider
+from di_code.ai.types import Model, UserMessage
 from di_code.session import SessionStore
 from di_code.tools.permissions import Approval, ApprovalRequest, PermissionGate, gate_tools
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import ChatSetup, Repl
+from tests.support.llm_server import LLMServer, Turn
 
 TIMEOUT = 10
 
@@ -301,3 +303,18 @@ async def test_resume_by_number_loads_that_conversation(tmp_path: Path) -> None:
     assert setup.session is not None and setup.session.id == old.id
     assert [m.role for m in setup.agent.transcript] == ["user"]
     assert f"Resumed session {old.id} (1 message)." in session.output
+
+
+async def test_model_switch_closes_the_old_providers_http_client(llm_server: LLMServer) -> None:
+    llm_server.script(Turn(text="hi"))
+    old = OpenAIProvider(api_key="test-key", base_url=llm_server.openai_base_url)
+    model = Model("test-model", "Test", "openai", "openai-completions")
+    faux = create_faux_provider([])
+    setup = ChatSetup(Agent(old, model), switch_model=lambda spec: (faux.provider, faux.model))
+    async with chat(setup) as session:
+        session.type("hello\r")
+        await session.answered()
+        assert old._http._client is not None  # connected: there is something to close
+        session.type("/model faux/faux-1\r/exit\r")
+    assert "Model: faux/faux-1\n" in session.output
+    assert old._http._client is None  # closed when it was replaced, not left to the exit

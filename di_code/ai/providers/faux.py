@@ -8,13 +8,14 @@ text in pieces, yielding to the event loop (and so to an abort) between pieces.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
-from di_code.ai.codec import content_from_dict
+from di_code.ai.codec import content_from_dict, usage_from_dict
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.stream import AssistantMessageStream, StreamOptions, start_stream
 from di_code.ai.types import (
@@ -64,10 +65,12 @@ def _as_response(raw: FauxResponse | Mapping[str, Any]) -> FauxResponse:
                 for block in raw.get("content", [])
             ],
         )
-        response = FauxSuccess(content, raw.get("stop_reason"), raw.get("usage") or Usage())
+        response = FauxSuccess(content, raw.get("stop_reason"), _usage(raw.get("usage")))
     else:
         raise FauxProviderError(f"unknown faux response type {raw.get('type')!r}")
     if isinstance(response, FauxSuccess):
+        if not isinstance(response.usage, Usage):
+            response = dataclasses.replace(response, usage=_usage(response.usage))
         has_call = any(isinstance(block, ToolCall) for block in response.content)
         if has_call and response.stop_reason not in (None, "tool_use"):
             raise FauxProviderError(
@@ -76,6 +79,11 @@ def _as_response(raw: FauxResponse | Mapping[str, Any]) -> FauxResponse:
         if response.stop_reason == "tool_use" and not has_call:
             raise FauxProviderError("stop_reason tool_use needs a tool call")
     return response
+
+
+def _usage(raw: Any) -> Usage:
+    """Usage given as a dict (as JSON has it) read by the one codec, like a session's."""
+    return raw if isinstance(raw, Usage) else usage_from_dict(raw or {})
 
 
 class FauxProvider:
