@@ -78,8 +78,10 @@ def chat(*, options: CliOptions) -> None:
 
 def _guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
-    from di_code.config.settings import ConfigError  # not needed by `--help`
+    from di_code.ai.redaction import redact_output  # not needed by `--help`
+    from di_code.config.settings import ConfigError
 
+    redact_output()  # from here on, whatever leaves the process has the known secrets hidden
     try:
         return body()
     except ConfigError as exc:
