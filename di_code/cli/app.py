@@ -76,6 +76,34 @@ def chat(*, options: CliOptions) -> None:
     raise typer.Exit(_guarded(lambda: run_chat(options), options))
 
 
+@app.command()
+def trust(
+    folder: Annotated[
+        str | None, typer.Argument(metavar="FOLDER", help="The project (default: here).")
+    ] = None,
+    show: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
+    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the project.")] = False,
+) -> None:
+    """Trust the project's .di-code/config.toml as it is now: its providers, keys,
+    permission mode, allow rules and everything else that needs trust apply from then on."""
+
+    def body() -> int:
+        from pathlib import Path
+
+        from di_code.config.settings import di_code_home
+        from di_code.config.trust import revoke_project, trust_project, trusted_lines
+
+        home, where = di_code_home(), Path(folder or ".")
+        if show:
+            lines = trusted_lines(home)
+        else:
+            lines = [revoke_project(home, where) if revoke else trust_project(home, where)]
+        print("\n".join(lines))
+        return 0
+
+    raise typer.Exit(_guarded(body, CliOptions()))
+
+
 def _guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
     from di_code.ai.redaction import redact_output  # not needed by `--help`

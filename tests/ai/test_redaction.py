@@ -1,0 +1,59 @@
+"""The one redaction: whole secrets, long pieces of them, and passwords in URLs."""
+
+from __future__ import annotations
+
+import io
+
+from di_code.ai.providers.http import MAX_MESSAGE, service_message
+from di_code.ai.redaction import (
+    MASK,
+    PIECE,
+    RedactingStream,
+    clip,
+    redact,
+    register,
+    register_url,
+)
+
+KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+
+
+def no_piece_of(secret: str, text: str) -> bool:
+    """True when no PIECE-long stretch of `secret` is in `text`."""
+    return all(secret[i : i + PIECE] not in text for i in range(len(secret) - PIECE + 1))
+
+
+def test_whole_keys_and_long_pieces_are_hidden() -> None:
+    register(f" {KEY}\r\n")
+    text = f"a {KEY} b {KEY[:20]} c {KEY[-15:]} d {KEY[: PIECE - 1]}"
+    assert redact(text) == f"a {MASK} b {MASK} c {MASK} d {KEY[: PIECE - 1]}"
+
+
+def test_short_values_are_not_secrets() -> None:
+    register("abc", "", None, "  ")
+    assert redact("abc def") == "abc def"
+
+
+def test_url_passwords_are_hidden_by_shape_and_by_registration() -> None:
+    assert redact("connect http://me:hunter2@host/v1 failed") == (
+        f"connect http://me:{MASK}@host/v1 failed"
+    )
+    register_url("https://me:pa55word-long@proxy.example/v1")
+    assert redact("the password pa55word-long was wrong") == f"the password {MASK} was wrong"
+
+
+def test_an_error_body_echoing_the_key_across_the_cut_keeps_none_of_it() -> None:
+    register(KEY)
+    body = "x" * (MAX_MESSAGE - 20) + f" key {KEY} was refused"
+    message = service_message(body)
+    assert no_piece_of(KEY, message) and KEY[:8] not in message
+    assert no_piece_of(KEY, clip("y" * 190 + KEY, 200))
+
+
+def test_a_redacting_stream_hides_secrets_and_offers_no_byte_buffer() -> None:
+    register(KEY)
+    sink = io.StringIO()
+    stream = RedactingStream(sink)
+    assert stream.write(f"key={KEY}\n") == len(f"key={KEY}\n")
+    assert sink.getvalue() == f"key={MASK}\n"
+    assert not hasattr(stream, "buffer")
