@@ -158,6 +158,15 @@ def test_a_file_others_can_write_is_ignored(
     assert "writable by group or others" in warning
 
 
+@pytest.mark.skipif(os.getuid() != 0, reason="giving a file to another user needs root")
+def test_a_file_another_user_owns_is_ignored(repo: Path, di_code_home: Path) -> None:
+    path = repo / ".di-code" / "config.toml"
+    os.chown(path, 65534, 65534)
+    settings = load_settings(di_code_home, repo / "src")
+    assert settings.warnings == (f"ignored {path}: {path} belongs to another user",)
+    assert settings.model is None
+
+
 def test_trust_applies_the_file_until_it_changes(repo: Path, di_code_home: Path) -> None:
     line = trust_project(di_code_home, repo / "src")
     assert line.startswith(f"trusted {repo / '.di-code' / 'config.toml'} as it is now")
