@@ -22,7 +22,7 @@ import threading
 from typing import Any, TextIO
 
 MASK = "***"
-MIN_SECRET = 8
+MIN_SECRET = 4
 PIECE = 12
 
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+@")
