@@ -24,6 +24,9 @@ from typing import Any, TextIO
 MASK = "***"
 MIN_SECRET = 4
 PIECE = 12
+ANCHOR = PIECE // 2
+STRIDE = PIECE - ANCHOR + 1
+"""Anchors ANCHOR long every STRIDE characters: any PIECE-long piece holds one whole."""
 
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+@")
 _lock = threading.Lock()
@@ -65,18 +68,10 @@ def redact(text: str) -> str:
 
 
 def _hide(text: str, secret: str) -> str:
-    """Replace each stretch of `text` made of overlapping `PIECE`-long pieces of `secret`."""
-    size = min(len(secret), PIECE)
-    spans: list[tuple[int, int]] = []
-    for start in range(len(secret) - size + 1):
-        piece = secret[start : start + size]
-        at = text.find(piece)
-        while at != -1:
-            spans.append((at, at + size))
-            at = text.find(piece, at + 1)
+    """Replace each stretch of `text` that is the secret, or `PIECE` or more of it, by MASK."""
+    spans = sorted(_spans(text, secret))
     if not spans:
         return text
-    spans.sort()
     merged = [list(spans[0])]
     for begin, stop in spans[1:]:
         if begin <= merged[-1][1]:
@@ -89,6 +84,37 @@ def _hide(text: str, secret: str) -> str:
         end = stop
     out.append(text[end:])
     return "".join(out)
+
+
+def _spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where `text` holds the secret or a long piece of it. Only the anchors (short pieces at a
+    stride) are searched for, each found one grown both ways: every `PIECE`-long piece holds a
+    whole anchor, and a few searches cost far less than one per offset of the secret."""
+    if len(secret) <= PIECE:
+        return [(at, at + len(secret)) for at in _find_all(text, secret)]
+    spans = []
+    grown: dict[int, int] = {}  # text offset of the secret's start -> end of the stretch grown
+    for anchor in range(0, len(secret) - ANCHOR + 1, STRIDE):
+        for at in _find_all(text, secret[anchor : anchor + ANCHOR]):
+            if at < grown.get(at - anchor, -1):
+                continue  # inside a stretch already grown along the same alignment
+            begin, end, left, right = at, at + ANCHOR, anchor, anchor + ANCHOR
+            while begin > 0 and left > 0 and text[begin - 1] == secret[left - 1]:
+                begin, left = begin - 1, left - 1
+            while end < len(text) and right < len(secret) and text[end] == secret[right]:
+                end, right = end + 1, right + 1
+            grown[at - anchor] = end
+            if end - begin >= PIECE:
+                spans.append((begin, end))
+    return spans
+
+
+def _find_all(text: str, part: str) -> list[int]:
+    found, at = [], text.find(part)
+    while at != -1:
+        found.append(at)
+        at = text.find(part, at + 1)
+    return found
 
 
 class RedactingStream:

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import io
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from di_code.ai.providers.http import MAX_MESSAGE, service_message
 from di_code.ai.redaction import (
     MASK,
+    MIN_SECRET,
     PIECE,
     RedactingStream,
     clip,
+    forget_all,
     redact,
     register,
     register_url,
@@ -57,3 +62,40 @@ def test_a_redacting_stream_hides_secrets_and_offers_no_byte_buffer() -> None:
     assert stream.write(f"key={KEY}\n") == len(f"key={KEY}\n")
     assert sink.getvalue() == f"key={MASK}\n"
     assert not hasattr(stream, "buffer")
+
+
+def covered_by_pieces(text: str, secret: str) -> str:
+    """The plain definition: mask every character inside any PIECE-long piece of the secret
+    (or the whole secret, when shorter), runs of masked characters as one MASK."""
+    size = min(len(secret), PIECE)
+    hidden = [False] * len(text)
+    for start in range(len(secret) - size + 1):
+        piece = secret[start : start + size]
+        at = text.find(piece)
+        while at != -1:
+            hidden[at : at + size] = [True] * size
+            at = text.find(piece, at + 1)
+    out, i = [], 0
+    while i < len(text):
+        if hidden[i]:
+            out.append(MASK)
+            while i < len(text) and hidden[i]:
+                i += 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    secret=st.text(alphabet="ab-", min_size=MIN_SECRET, max_size=40),
+    cuts=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), st.text("ab- ", max_size=9))),
+)
+def test_redaction_hides_exactly_the_long_pieces(
+    secret: str, cuts: list[tuple[int, int, str]]
+) -> None:
+    text = "".join(filler + secret[min(i, j) : max(i, j)] for i, j, filler in cuts)
+    forget_all()
+    register(secret)
+    assert redact(text) == covered_by_pieces(text, secret)
