@@ -62,18 +62,26 @@ def run(
     from di_code.ai.providers.http import preload_tls
 
     preload_tls()  # overlaps the imports and set-up below; the request needs it
-    from di_code.cli.run import run_command
 
-    raise typer.Exit(_guarded(lambda: run_command(prompt, output_format, options), options))
+    def body() -> int:
+        from di_code.cli.run import run_command
+
+        return run_command(prompt, output_format, options)
+
+    raise typer.Exit(_guarded(body, options))
 
 
 @app.command()
 @with_common_options
 def chat(*, options: CliOptions) -> None:
     """Start the interactive REPL."""
-    from di_code.cli.chat import run_chat
 
-    raise typer.Exit(_guarded(lambda: run_chat(options), options))
+    def body() -> int:
+        from di_code.cli.chat import run_chat
+
+        return run_chat(options)
+
+    raise typer.Exit(_guarded(body, options))
 
 
 @app.command()
@@ -105,7 +113,10 @@ def trust(
 
 
 def _guarded(body: Callable[[], int], options: CliOptions) -> int:
-    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
+    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
+
+    The body imports what it needs itself: modules that keep `sys.stderr` as a default
+    argument must see the redacting stream installed here."""
     from di_code.ai.redaction import redact_output  # not needed by `--help`
     from di_code.config.settings import ConfigError
 
