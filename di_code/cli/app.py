@@ -92,8 +92,10 @@ def trust(
     show: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
     revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the project.")] = False,
 ) -> None:
-    """Trust the project's .di-code/config.toml as it is now: its providers, keys,
-    permission mode, allow rules and everything else that needs trust apply from then on."""
+    """Trust the project's settings file as it is now.
+
+    From then on its .di-code/config.toml may set providers, key variables, the permission
+    mode, allow rules and everything else that needs trust; a change to the file undoes it."""
 
     def body() -> int:
         from pathlib import Path
