@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from di_code.ai.redaction import forget_all
 from tests.support.llm_server import LLMServer
 
 
@@ -23,6 +24,13 @@ def di_code_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     ):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_secrets_left() -> Iterator[None]:
+    """Secrets one test registered (di_code.ai.redaction) are not hidden in the next."""
+    yield
+    forget_all()
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from typing import Protocol
 from di_code.ai.abort import AbortSignal
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
+from di_code.ai.redaction import redact, register
 from di_code.ai.types import AssistantMessage, Clock, Context, Model, ReasoningLevel, now_ms
 
 ABORTED_REQUEST_TEXT = "Request aborted"
@@ -82,12 +83,7 @@ def start_stream(
     """Run `produce(builder)` in a task and turn every way it can end into stream events."""
     stream = AssistantMessageStream()
     builder = MessageBuilder(model, stream.push, now)
-    hidden = [secret for secret in secrets if secret]
-
-    def redact(text: str) -> str:
-        for secret in hidden:
-            text = text.replace(secret, "***")
-        return text
+    register(*secrets)
 
     def describe(exc: BaseException) -> str:
         return f"{model.provider}: {redact(str(exc)) or type(exc).__name__}"

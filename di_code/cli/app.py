@@ -62,18 +62,56 @@ def run(
     from di_code.ai.providers.http import preload_tls
 
     preload_tls()  # overlaps the imports and set-up below; the request needs it
-    from di_code.cli.run import run_command
 
-    raise typer.Exit(_guarded(lambda: run_command(prompt, output_format, options), options))
+    def body() -> int:
+        from di_code.cli.run import run_command
+
+        return run_command(prompt, output_format, options)
+
+    raise typer.Exit(_guarded(body, options))
 
 
 @app.command()
 @with_common_options
 def chat(*, options: CliOptions) -> None:
     """Start the interactive REPL."""
-    from di_code.cli.chat import run_chat
 
-    raise typer.Exit(_guarded(lambda: run_chat(options), options))
+    def body() -> int:
+        from di_code.cli.chat import run_chat
+
+        return run_chat(options)
+
+    raise typer.Exit(_guarded(body, options))
+
+
+@app.command()
+def trust(
+    folder: Annotated[
+        str | None, typer.Argument(metavar="FOLDER", help="The project (default: here).")
+    ] = None,
+    show: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
+    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the project.")] = False,
+) -> None:
+    """Trust the project's settings file as it is now.
+
+    From then on its .di-code/config.toml may set providers, key variables, the permission
+    mode, allow rules and everything else that needs trust; a change to the file undoes it."""
+
+    def body() -> int:
+        from pathlib import Path
+
+        from di_code.config.settings import di_code_home
+        from di_code.config.trust import revoke_project, trust_project, trusted_lines
+
+        home, where = di_code_home(), Path(folder or ".")
+        if show:
+            lines = trusted_lines(home)
+        else:
+            lines = [revoke_project(home, where) if revoke else trust_project(home, where)]
+        print("\n".join(lines))
+        return 0
+
+    raise typer.Exit(_guarded(body, CliOptions()))
 
 
 @app.command()
@@ -99,9 +137,14 @@ def undo(
 
 
 def _guarded(body: Callable[[], int], options: CliOptions) -> int:
-    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1."""
-    from di_code.config.settings import ConfigError  # not needed by `--help`
+    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
 
+    The body imports what it needs itself: modules that keep `sys.stderr` as a default
+    argument must see the redacting stream installed here."""
+    from di_code.ai.redaction import redact_output  # not needed by `--help`
+    from di_code.config.settings import ConfigError
+
+    redact_output()  # from here on, whatever leaves the process has the known secrets hidden
     try:
         return body()
     except ConfigError as exc:

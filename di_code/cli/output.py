@@ -1,8 +1,8 @@
 """`run`'s output formats (SPEC §5): text, json (one result object) and stream-json (a line
 per AgentEvent, then the result object).
 
-Everything written goes through `Writer`, which replaces the API key with `***` as a last line
-of defence: providers already redact it, but no output may ever carry it.
+Everything written goes through `Writer`, which hides every known secret (the one redaction
+of di_code.ai.redaction): no output may ever carry a key.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any, Literal, TextIO, TypeAlias
 
 from di_code.agent.events import AgentEvent, TurnEndEvent
 from di_code.ai.codec import to_dict
+from di_code.ai.redaction import redact
 from di_code.ai.types import AssistantMessage, Usage
 
 OutputFormat: TypeAlias = Literal["text", "json", "stream-json"]
@@ -23,13 +24,9 @@ OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 @dataclass(slots=True)
 class Writer:
     stream: TextIO
-    secrets: Sequence[str] = ()
 
     def line(self, text: str) -> None:
-        for secret in self.secrets:
-            if secret:
-                text = text.replace(secret, "***")
-        self.stream.write(text + "\n")
+        self.stream.write(redact(text) + "\n")
         self.stream.flush()
 
 

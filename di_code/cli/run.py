@@ -43,7 +43,7 @@ def run_command(prompt: str | None, output_format: str, options: CliOptions) -> 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     approver = terminal_approver() if fmt == "text" else None
     prepared = await prepare(options, approver=approver)
-    out = Writer(sys.stdout, prepared.secrets)
+    out = Writer(sys.stdout)
     tally = RunTally()
     prepared.agent.subscribe(tally)
     _attach_progress(prepared, fmt, out)
@@ -64,7 +64,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     if interrupted.is_set() and fmt == "text":
         notify_stderr("interrupted")
     elif fmt == "text":
-        _print_text(final, out, Writer(sys.stderr, prepared.secrets))
+        _print_text(final, out, Writer(sys.stderr))
     else:
         out.line(result_line(final, tally, session_id))
     if interrupted.is_set():

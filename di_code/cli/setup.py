@@ -17,12 +17,13 @@ from typing import cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.tool import AgentTool
+from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.options import CliOptions
 from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
-from di_code.config.selection import ModelRequest, Selection, select_model
+from di_code.config.selection import ModelRequest, Selection, clean_key, select_model
 from di_code.config.settings import PERMISSION_MODES, ConfigError, Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
@@ -40,6 +41,11 @@ Notify = Callable[[str], None]
 
 
 def notify_stderr(text: str) -> None:
+    """One line on stderr; it may quote a project's file, so control characters are shown."""
+    if not text.isprintable():
+        from di_code.ui.safe_text import visible  # only then: `run` does not load the UI
+
+        text = visible(text)
     print(f"di-code: {text}", file=sys.stderr, flush=True)
 
 
@@ -53,8 +59,6 @@ class Prepared:
     settings: Settings
     workspace: Path
     home: Path
-    secrets: tuple[str, ...]
-    """Strings that must never be printed (the API key)."""
     session: Session | None
     """Where the conversation is recorded; None with --no-session."""
     attach_session: Callable[[Agent, Session], None]
@@ -73,7 +77,11 @@ async def prepare(
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
     settings = load_settings_files(home, workspace)
+    for warning in settings.warnings:
+        notify(warning)
     selection = await choose_model(options, settings, env, notify)
+    register(selection.api_key)  # never printed nor saved from here on
+    register_url(selection.model.base_url)
     roots = extra_roots(options.add_dir, workspace)
     rules = PermissionRules.parse(settings.allow, settings.deny)
     gate = PermissionGate(permission_mode(options, settings), rules, approver)
@@ -91,10 +99,7 @@ async def prepare(
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
-    secrets = (selection.api_key,) if selection.api_key else ()
-    return Prepared(
-        agent, selection.model, gate, settings, workspace, home, secrets, session, attach
-    )
+    return Prepared(agent, selection.model, gate, settings, workspace, home, session, attach)
 
 
 def session_recorder(
@@ -156,7 +161,8 @@ async def choose_model(
         )
     notify(f"using {server.model_id} from the local {server.name} server at {server.base_url}")
     preset = PRESETS.get(server.name) or PRESETS["llamacpp"]
-    return Selection(resolve_model(preset, server.model_id, server.base_url), options.api_key or "")
+    api_key = clean_key(options.api_key, "--api-key") if options.api_key else ""
+    return Selection(resolve_model(preset, server.model_id, server.base_url), api_key)
 
 
 def make_provider(selection: Selection) -> Provider:

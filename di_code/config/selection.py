@@ -109,11 +109,20 @@ def _split(
 
 def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, str]) -> str:
     if request.api_key:
-        return request.api_key
+        return clean_key(request.api_key, "--api-key")
     variable = preset.api_key_env
     if variable is None:
         return ""
     key = env.get(variable, "")
-    if not key:
+    if not key.strip():
         raise ConfigError(f"no API key for {preset.name}: set {variable} (or pass --api-key)")
+    return clean_key(key, variable)
+
+
+def clean_key(key: str, source: str) -> str:
+    """The key without surrounding whitespace (a key file with Windows line endings); one
+    with a control character inside is refused without being shown."""
+    key = key.strip()
+    if any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in key):
+        raise ConfigError(f"the API key in {source} contains control characters")
     return key

@@ -1,6 +1,7 @@
 """Settings files: `$DI_CODE_HOME/config.toml` and the project's `.di-code/config.toml`.
 
-The project file wins for single values; permission rules from both files add up (a deny rule
+The project file (found and trusted as di_code.config.project and .trust say) wins for single
+values; permission rules from both files add up (a deny rule
 wins over an allow rule anyway); provider tables merge key by key, the project's keys winning.
 A bad file is a configuration error with a one-line message naming the file, never a crash.
 Layout (README.md shows a full example):
@@ -21,16 +22,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
+from di_code.config.toml_file import ConfigError as ConfigError  # where callers look for it
+from di_code.config.toml_file import decode_toml, read_bytes, read_toml
+from di_code.config.trust import TrustStore, digest, split_untrusted
+
 if TYPE_CHECKING:
     from di_code.ai.types import ReasoningLevel
 
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
 PERMISSION_MODES = ("ask", "auto", "read-only")
-PROJECT_CONFIG = Path(".di-code") / "config.toml"
-
-
-class ConfigError(Exception):
-    """A configuration problem the user must fix: one line, exit code 2."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +56,8 @@ class Settings:
     max_turns: int | None = None
     providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
     discovery: tuple[str, ...] | None = None
+    warnings: tuple[str, ...] = ()
+    """Settings that were ignored, one line each, to show the user."""
 
 
 def di_code_home() -> Path:
@@ -63,34 +66,38 @@ def di_code_home() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".di-code"
 
 
-def find_project_config(workspace: Path, home: Path) -> Path | None:
-    """The nearest `.di-code/config.toml` from the workspace upwards (not the home one)."""
-    home_config = (home / "config.toml").resolve()
-    for folder in (workspace.resolve(), *workspace.resolve().parents):
-        candidate = folder / PROJECT_CONFIG
-        if candidate.is_file() and candidate.resolve() != home_config:
-            return candidate
-    return None
-
-
 def load_settings(home: Path, workspace: Path) -> Settings:
-    """Read both settings files (either may be missing) and merge them, the project winning."""
+    """The user's own file, then the project's as far as it is safe and trusted; either may
+    be missing. What was ignored, and why, is in `warnings`."""
     settings = Settings()
+    user_file = home / "config.toml"
+    if user_file.is_file():
+        settings = parse_settings(read_toml(user_file), str(user_file))
     project = find_project_config(workspace, home)
-    for path in (home / "config.toml", project):
-        if path is not None and path.is_file():
-            settings = merge(settings, parse_settings(read_toml(path), str(path)))
-    return settings
+    if project is None:
+        return settings
+    return merge(settings, _project_settings(home, project))
 
 
-def read_toml(path: Path) -> dict[str, Any]:
-    import tomllib  # compiles its regexes on import: not for `--help`
-
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}") from exc
+def _project_settings(home: Path, project: ProjectFile) -> Settings:
+    """A project file another user could have written is skipped; one the user has not
+    trusted (as it is now) keeps only the keys any project may set."""
+    reason = unsafe_reason(project)
+    if reason is not None:
+        return Settings(warnings=(f"ignored {project.path}: {reason}",))
+    data = read_bytes(project.path)
+    document = decode_toml(data, project.path)
+    source = str(project.path)
+    trusted = parse_settings(document, source)  # a broken file is an error either way
+    if TrustStore(home).trusts(project.folder.resolve(), digest(data)):
+        return trusted
+    kept, dropped = split_untrusted(document)
+    if not dropped:
+        return trusted
+    warning = (
+        f"{source}: ignored until you trust this project (di-code trust): {', '.join(dropped)}"
+    )
+    return replace(parse_settings(kept, source), warnings=(warning,))
 
 
 def merge(base: Settings, top: Settings) -> Settings:
@@ -108,6 +115,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         max_turns=top.max_turns if top.max_turns is not None else base.max_turns,
         providers=providers,
         discovery=top.discovery if top.discovery is not None else base.discovery,
+        warnings=base.warnings + top.warnings,
     )
 
 

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.redaction import redact
+
 
 @dataclass(frozen=True, slots=True)
 class Record:
@@ -26,7 +28,9 @@ class Record:
 
 
 def encode(data: Any) -> bytes:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    """One line; known secrets never reach the disk (see di_code.ai.redaction)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return redact(text).encode("utf-8") + b"\n"
 
 
 def read_lines(path: Path) -> list[bytes]:

@@ -162,6 +162,14 @@ async def _tools(repl: Repl, arg: str) -> bool:
     return _say(repl, "\n".join(["Tools:", *rows]) if rows else "No tools.")
 
 
+async def _trust(repl: Repl, arg: str) -> bool:
+    from di_code.config.settings import di_code_home
+    from di_code.config.trust import trust_project
+
+    line = trust_project(di_code_home(), repl.setup.workspace)
+    return _say(repl, f"{line} (from the next start of di-code)")
+
+
 def _first_sentence(text: str, limit: int = 68) -> str:
     sentence = (text.strip().splitlines() or [""])[0].split(". ")[0].rstrip(".")
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
@@ -258,6 +266,7 @@ COMMANDS: dict[str, Command] = {
         Command("/resume", "/resume [N|id]", "list or resume a saved session", _resume, True),
         Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
         Command("/tools", "/tools", "the tools the model may use", _tools),
+        Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),
         Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),
         Command("/undo", "/undo [--force]", "take back the files of the last prompt", _undo, True),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),

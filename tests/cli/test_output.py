@@ -6,6 +6,7 @@ import io
 import json
 
 from di_code.agent.events import TurnEndEvent, TurnStartEvent
+from di_code.ai.redaction import register
 from di_code.ai.types import AssistantMessage, Cost, TextContent, Usage
 from di_code.cli.output import RunTally, Writer, event_line, result_object, total_usage
 
@@ -59,5 +60,6 @@ def test_event_lines_put_type_first() -> None:
 
 def test_writer_redacts_secrets() -> None:
     sink = io.StringIO()
-    Writer(sink, ("sk-secret", "")).line("key sk-secret here")
+    register("sk-secret", "")
+    Writer(sink).line("key sk-secret here")
     assert sink.getvalue() == "key *** here\n"

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import ConfigError, load_settings, parse_settings
+from di_code.config.trust import trust_project
 
 HOME_CONFIG = """
 model = "openai/gpt-4.1"
@@ -44,12 +45,15 @@ def test_missing_files_give_empty_settings(tmp_path: Path) -> None:
     assert settings.model is None and settings.allow == () and settings.providers == {}
 
 
-def test_project_wins_and_rules_add_up(tmp_path: Path) -> None:
+def test_a_trusted_project_wins_and_rules_add_up(tmp_path: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "repo" / "sub"
     write(home / "config.toml", HOME_CONFIG)
     write(tmp_path / "repo" / ".di-code" / "config.toml", PROJECT_CONFIG)
+    (tmp_path / "repo" / ".git").mkdir()
     workspace.mkdir(parents=True)
+    trust_project(home, workspace)
     settings = load_settings(home, workspace)
+    assert settings.warnings == ()
     assert settings.model == "anthropic/claude-sonnet-4-5"
     assert settings.thinking == "low"
     assert settings.permission_mode == "auto"

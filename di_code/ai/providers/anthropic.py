@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider, RetryableError
+from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.transcript import messages_for_request
@@ -169,7 +170,7 @@ class AnthropicStreamState:
 def apply_anthropic_event(data: Any, state: AnthropicStreamState, out: MessageBuilder) -> None:
     """Translate one parsed event payload into builder calls."""
     if not isinstance(data, dict):
-        raise ProviderError(f"unexpected stream event: {str(data)[:200]}")
+        raise ProviderError(f"unexpected stream event: {clip(str(data), 200)}")
     match data.get("type"):
         case "message_start":
             _add_usage(state, out, (data.get("message") or {}).get("usage"))
@@ -279,7 +280,7 @@ class AnthropicProvider(HttpProvider):
             try:
                 data = json.loads(event.data)
             except ValueError:
-                raise ProviderError(f"malformed stream event: {event.data[:200]}") from None
+                raise ProviderError(f"malformed stream event: {clip(event.data, 200)}") from None
             apply_anthropic_event(data, state, builder)
             if state.stopped:
                 break

@@ -23,6 +23,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 from di_code.ai.message_builder import MessageBuilder, one_line
+from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent, SSEDecoder
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
@@ -117,14 +118,14 @@ def service_message(body: str) -> str:
     try:
         data: Any = json.loads(body)
     except ValueError:
-        return one_line(body)[:MAX_MESSAGE]
+        return clip(one_line(body), MAX_MESSAGE)
     for key in ("error", "message", "detail"):
         value = data.get(key) if isinstance(data, dict) else None
         if isinstance(value, dict):
             value = value.get("message") or value.get("type")
         if isinstance(value, str) and value.strip():
-            return one_line(value)[:MAX_MESSAGE]
-    return one_line(body)[:MAX_MESSAGE]
+            return clip(one_line(value), MAX_MESSAGE)
+    return clip(one_line(body), MAX_MESSAGE)
 
 
 def error_line(status: int, body: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider
+from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.transcript import messages_for_request
@@ -174,7 +175,7 @@ class OpenAIStreamState:
 def apply_openai_chunk(chunk: Any, state: OpenAIStreamState, out: MessageBuilder) -> None:
     """Translate one parsed chunk into builder calls (pure apart from `out` and `state`)."""
     if not isinstance(chunk, dict):
-        raise ProviderError(f"unexpected stream chunk: {str(chunk)[:200]}")
+        raise ProviderError(f"unexpected stream chunk: {clip(str(chunk), 200)}")
     if chunk.get("error"):
         error = chunk["error"]
         message = error.get("message") if isinstance(error, dict) else str(error)
@@ -255,7 +256,7 @@ def parse_chunk(data: str) -> Any:
     try:
         return json.loads(data)
     except ValueError:
-        raise ProviderError(f"malformed stream chunk: {data[:200]}") from None
+        raise ProviderError(f"malformed stream chunk: {clip(data, 200)}") from None
 
 
 class OpenAIProvider(HttpProvider):

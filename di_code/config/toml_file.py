@@ -1,0 +1,36 @@
+"""Reading a TOML settings file, and the error every configuration problem becomes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix: one line, exit code 2."""
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    return decode_toml(read_bytes(path), path)
+
+
+def read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def decode_toml(data: bytes, path: Path) -> dict[str, Any]:
+    """The parsed document; text that is not UTF-8, or not TOML, names the file."""
+    import tomllib  # compiles its regexes on import: not for `--help`
+
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"cannot read {path}: not UTF-8 text (byte {data[exc.start]:#04x} at offset "
+            f"{exc.start})"
+        ) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"cannot read {path}: {exc}") from None

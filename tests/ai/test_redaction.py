@@ -1,0 +1,101 @@
+"""The one redaction: whole secrets, long pieces of them, and passwords in URLs."""
+
+from __future__ import annotations
+
+import io
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from di_code.ai.providers.http import MAX_MESSAGE, service_message
+from di_code.ai.redaction import (
+    MASK,
+    MIN_SECRET,
+    PIECE,
+    RedactingStream,
+    clip,
+    forget_all,
+    redact,
+    register,
+    register_url,
+)
+
+KEY = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz012345"
+
+
+def no_piece_of(secret: str, text: str) -> bool:
+    """True when no PIECE-long stretch of `secret` is in `text`."""
+    return all(secret[i : i + PIECE] not in text for i in range(len(secret) - PIECE + 1))
+
+
+def test_whole_keys_and_long_pieces_are_hidden() -> None:
+    register(f" {KEY}\r\n")
+    text = f"a {KEY} b {KEY[:20]} c {KEY[-15:]} d {KEY[: PIECE - 1]}"
+    assert redact(text) == f"a {MASK} b {MASK} c {MASK} d {KEY[: PIECE - 1]}"
+
+
+def test_short_values_are_not_secrets() -> None:
+    register("abc", "", None, "  ")
+    assert redact("abc def") == "abc def"
+
+
+def test_url_passwords_are_hidden_by_shape_and_by_registration() -> None:
+    assert redact("connect http://me:hunter2@host/v1 failed") == (
+        f"connect http://me:{MASK}@host/v1 failed"
+    )
+    register_url("https://me:pa55word-long@proxy.example/v1")
+    assert redact("the password pa55word-long was wrong") == f"the password {MASK} was wrong"
+
+
+def test_an_error_body_echoing_the_key_across_the_cut_keeps_none_of_it() -> None:
+    register(KEY)
+    body = "x" * (MAX_MESSAGE - 20) + f" key {KEY} was refused"
+    message = service_message(body)
+    assert no_piece_of(KEY, message) and KEY[:8] not in message
+    assert no_piece_of(KEY, clip("y" * 190 + KEY, 200))
+
+
+def test_a_redacting_stream_hides_secrets_and_offers_no_byte_buffer() -> None:
+    register(KEY)
+    sink = io.StringIO()
+    stream = RedactingStream(sink)
+    assert stream.write(f"key={KEY}\n") == len(f"key={KEY}\n")
+    assert sink.getvalue() == f"key={MASK}\n"
+    assert not hasattr(stream, "buffer")
+
+
+def covered_by_pieces(text: str, secret: str) -> str:
+    """The plain definition: mask every character inside any PIECE-long piece of the secret
+    (or the whole secret, when shorter), runs of masked characters as one MASK."""
+    size = min(len(secret), PIECE)
+    hidden = [False] * len(text)
+    for start in range(len(secret) - size + 1):
+        piece = secret[start : start + size]
+        at = text.find(piece)
+        while at != -1:
+            hidden[at : at + size] = [True] * size
+            at = text.find(piece, at + 1)
+    out, i = [], 0
+    while i < len(text):
+        if hidden[i]:
+            out.append(MASK)
+            while i < len(text) and hidden[i]:
+                i += 1
+        else:
+            out.append(text[i])
+            i += 1
+    return "".join(out)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    secret=st.text(alphabet="ab-", min_size=MIN_SECRET, max_size=40),
+    cuts=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), st.text("ab- ", max_size=9))),
+)
+def test_redaction_hides_exactly_the_long_pieces(
+    secret: str, cuts: list[tuple[int, int, str]]
+) -> None:
+    text = "".join(filler + secret[min(i, j) : max(i, j)] for i, j, filler in cuts)
+    forget_all()
+    register(secret)
+    assert redact(text) == covered_by_pieces(text, secret)
