@@ -85,26 +85,23 @@ def test_a_write_within_the_limit_still_works_in_the_child(workspace: Path) -> N
     assert (workspace / "f.txt").read_text() == "small"
 
 
-@pytest.mark.parametrize(
-    "tool_name, params",
-    [
-        ("write", {"content": "changed"}),
-        ("edit", {"old_text": "secret", "new_text": "changed"}),
-    ],
-)
+FILE_TOOLS: dict[str, dict[str, Any]] = {
+    "read": {},
+    "write": {"content": "value = new"},
+    "edit": {"old_text": "value = ", "new_text": "value := "},
+}
+
+
+@pytest.mark.parametrize("tool_name", ["write", "edit"])
 async def test_a_hardlink_from_outside_is_replaced_not_written_through(
-    tools: dict[str, AgentTool],
-    workspace: Path,
-    tmp_path: Path,
-    tool_name: str,
-    params: dict[str, Any],
+    tools: dict[str, AgentTool], workspace: Path, tmp_path: Path, tool_name: str
 ) -> None:
     outside = tmp_path / "outside.txt"
-    outside.write_text("secret")
+    outside.write_text("value = outside")
     os.link(outside, workspace / "hard.txt")
-    await run(tools[tool_name], {"path": "hard.txt", **params})
-    assert (workspace / "hard.txt").read_text() == "changed"
-    assert outside.read_text() == "secret"
+    await run(tools[tool_name], {"path": "hard.txt", **FILE_TOOLS[tool_name]})
+    assert (workspace / "hard.txt").read_text() != "value = outside"
+    assert outside.read_text() == "value = outside"
 
 
 @pytest.mark.parametrize("tool_name", ["write", "edit"])
@@ -122,13 +119,6 @@ async def test_mode_is_kept_and_new_files_get_the_usual_mode(
     (workspace / "touched").touch()
     await run(tools["write"], {"path": "fresh.txt", "content": "x"})
     assert (workspace / "fresh.txt").stat().st_mode == (workspace / "touched").stat().st_mode
-
-
-FILE_TOOLS: dict[str, dict[str, Any]] = {
-    "read": {},
-    "write": {"content": "new"},
-    "edit": {"old_text": "a", "new_text": "b"},
-}
 
 
 @pytest.mark.parametrize("tool_name", sorted(FILE_TOOLS))
@@ -171,20 +161,9 @@ HOLD = 0.00003
 """How long the swapper keeps each state, so that the tool runs between two swaps."""
 
 
-@pytest.mark.parametrize(
-    "tool_name, params",
-    [
-        ("read", {}),
-        ("write", {"content": "value = changed"}),
-        ("edit", {"old_text": "value = ", "new_text": "value := "}),
-    ],
-)
+@pytest.mark.parametrize("tool_name", sorted(FILE_TOOLS))
 async def test_a_folder_swapped_for_a_symlink_never_leads_outside(
-    tools: dict[str, AgentTool],
-    workspace: Path,
-    tmp_path: Path,
-    tool_name: str,
-    params: dict[str, Any],
+    tools: dict[str, AgentTool], workspace: Path, tmp_path: Path, tool_name: str
 ) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -209,7 +188,8 @@ async def test_a_folder_swapped_for_a_symlink_never_leads_outside(
     try:
         for _ in range(CALLS):
             try:
-                result = await run(tools[tool_name], {"path": "sub/file.txt", **params})
+                params = {"path": "sub/file.txt", **FILE_TOOLS[tool_name]}
+                result = await run(tools[tool_name], params)
             except Exception as exc:
                 outcomes.add(str(exc))
             else:
