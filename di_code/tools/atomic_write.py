@@ -11,6 +11,7 @@ fsync'ed: a crash before it reaches the disk leaves the old file, which is one o
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import stat
@@ -22,9 +23,14 @@ _CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOE
 
 def write_atomically(target: Target, data: bytes, replaces: os.stat_result | None) -> None:
     """Make `data` the content of the target; `replaces` is the status of the file there now
-    (None for a new file, which gets the usual 0o666 less the umask)."""
+    (None for a new file, which gets the usual 0o666 less the umask). A file we may not write
+    is refused, as an open for writing would refuse it, although the rename could replace it."""
     folder = target.folder
     assert folder is not None
+    if replaces is not None and not os.access(
+        target.name, os.W_OK, dir_fd=folder, follow_symlinks=False
+    ):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     temp = f".{target.name[:32]}.{secrets.token_hex(6)}.tmp"
     fd = os.open(temp, _CREATE_FLAGS, 0o600 if replaces else 0o666, dir_fd=folder)
     try:

@@ -199,3 +199,29 @@ async def test_a_folder_swapped_for_a_symlink_never_leads_outside(
         swapper.join(timeout=10)
     assert not any("value = outside" in outcome for outcome in outcomes), outcomes
     assert (outside / "file.txt").read_text() == "value = outside"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can give a file to another user")
+@pytest.mark.parametrize("tool_name", ["write", "edit"])
+async def test_owner_and_group_are_kept(
+    tools: dict[str, AgentTool], workspace: Path, tool_name: str
+) -> None:
+    shared = workspace / "shared.txt"
+    shared.write_text("value = old")
+    os.chown(shared, 12345, 23456)
+    await run(tools[tool_name], {"path": "shared.txt", **FILE_TOOLS[tool_name]})
+    assert shared.read_text() != "value = old"
+    assert (shared.stat().st_uid, shared.stat().st_gid) == (12345, 23456)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+@pytest.mark.parametrize("tool_name", ["write", "edit"])
+async def test_a_read_only_file_is_still_refused(
+    tools: dict[str, AgentTool], workspace: Path, tool_name: str
+) -> None:
+    locked = workspace / "locked.txt"
+    locked.write_text("value = old")
+    locked.chmod(0o444)
+    params = {"path": "locked.txt", **FILE_TOOLS[tool_name]}
+    assert await error_of(tools[tool_name], params) == "Permission denied: locked.txt"
+    assert locked.read_text() == "value = old"
