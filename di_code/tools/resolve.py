@@ -62,7 +62,7 @@ class _Step:
     """None for a folder that does not exist (taken as written)."""
 
 
-def resolve(path: Path, inside: Callable[[Path], bool], make_folders: bool = False) -> Target:
+def resolve_path(path: Path, inside: Callable[[Path], bool], make_folders: bool = False) -> Target:
     """The target of absolute `path` with every symlink followed; raises Outside (before
     opening or creating anything past the folders) when `inside` refuses the real path, and
     OSError for a symlink loop or a folder that cannot be made. The caller closes the target."""

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from di_code.tools.errors import ToolError
 from di_code.tools.files import open_error
-from di_code.tools.resolve import Outside, Target, resolve
+from di_code.tools.resolve import Outside, Target, resolve_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +45,13 @@ class Workspace:
         text = clean_path(raw)
         try:
             path = self.root / os.path.expanduser(text)
-            return resolve(path, self.contains, make_folders), text
+            return resolve_path(path, self.contains, make_folders), text
         except Outside:
             raise ToolError(f"Path is outside the workspace: {text}") from None
         except OSError as exc:
             raise open_error(exc, text) from exc
+        except ValueError:  # a NUL character, which no system call accepts
+            raise ToolError("Path contains a NUL character") from None
 
     def contains(self, path: Path) -> bool:
         """True when the real path `path` lies inside one of the roots."""

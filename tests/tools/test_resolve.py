@@ -10,7 +10,7 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.tools import default_tools
-from di_code.tools.resolve import resolve
+from di_code.tools.resolve import resolve_path
 from di_code.tools.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
@@ -59,19 +59,22 @@ def tree(tmp_path: Path) -> Path:
 )
 def test_same_real_path_as_realpath(tree: Path, relative: str) -> None:
     path = tree / relative
-    with resolve(path, lambda _: True) as target:
+    with resolve_path(path, lambda _: True) as target:
         assert target.path == Path(os.path.realpath(path))
 
 
 def test_a_symlink_loop_is_a_clear_error(tree: Path) -> None:
     with pytest.raises(OSError, match="Too many levels of symbolic links"):
-        resolve(tree / "loop1", lambda _: True)
+        resolve_path(tree / "loop1", lambda _: True)
 
 
-async def test_file_tools_report_a_loop(tree: Path) -> None:
+async def test_file_tools_report_a_loop_and_a_nul(tree: Path) -> None:
     tools = {tool.name: tool for tool in default_tools(tree)}
     assert await error_of(tools["read"], {"path": "loop1"}) == (
         "Cannot access loop1: Too many levels of symbolic links"
+    )
+    assert await error_of(tools["write"], {"path": "a\0b", "content": ""}) == (
+        "Path contains a NUL character"
     )
 
 
