@@ -7,18 +7,19 @@ the model and `{"diff", "path"}` in details for the UI.
 
 from __future__ import annotations
 
-import asyncio
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.atomic_write import write_atomically
 from di_code.tools.edit_text import Document, Edit, apply_edits, unified_diff
 from di_code.tools.errors import ToolError, check_aborted
-from di_code.tools.file_lock import file_lock
-from di_code.tools.files import open_error, require_file
+from di_code.tools.file_lock import run_on_file
+from di_code.tools.files import open_error, open_regular, write_error
+from di_code.tools.resolve import Target
 from di_code.tools.workspace import Workspace
 
 _EDIT_PROPERTIES: dict[str, Any] = {
@@ -77,11 +78,11 @@ class EditTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        path, shown = self.workspace.locate(params["path"])
         edits = edits_of(params)
-        lock = file_lock(path)
-        async with lock:
-            diff = await asyncio.to_thread(_edit_file, path, shown, edits)
+        target, shown = self.workspace.resolve(params["path"])
+        diff = await run_on_file(
+            target, lambda found: _edit_file(found, shown, edits), serialize=True
+        )
         plural = "s" if len(edits) > 1 else ""
         return ToolResult(
             [TextContent(f"Successfully applied {len(edits)} edit{plural} to {shown}")],
@@ -101,19 +102,20 @@ def edits_of(params: dict[str, Any]) -> list[Edit]:
     return [Edit(params["old_text"], params["new_text"])]
 
 
-def _edit_file(path: Path, shown: str, edits: list[Edit]) -> str:
-    require_file(path, shown)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise open_error(exc, shown) from exc
+def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
+    with open_regular(target, shown) as f:
+        try:
+            raw = f.read()
+        except OSError as exc:
+            raise open_error(exc, shown) from exc
+        status = os.fstat(f.fileno())
     try:
         doc = Document.parse(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
     after = apply_edits(doc, edits, shown)
     try:
-        path.write_bytes(doc.render(after).encode("utf-8"))
+        write_atomically(target, doc.render(after).encode("utf-8"), status)
     except OSError as exc:
-        raise open_error(exc, shown) from exc
+        raise write_error(exc, shown) from exc
     return unified_diff(doc.text, after, shown)

@@ -1,4 +1,9 @@
-"""Small helpers for file tools: open errors as one-line messages, and line counting by chunks.
+"""Small helpers for file tools: opening regular files only, errors as one-line messages, and
+line counting by chunks.
+
+File tools work on regular files only: a FIFO or a device would block or misbehave. The type is
+checked on the opened descriptor (opened with O_NONBLOCK, so a FIFO cannot block the open),
+never by a look at the path followed by an open.
 
 Line counting reads fixed-size chunks, so skipping to line 1,000,000 or counting the lines
 after a window costs time proportional to the file but constant memory. A file's lines are
@@ -8,12 +13,17 @@ its `\\n`-terminated pieces plus a last unterminated piece if there is one: "a\\
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import BinaryIO
+import os
+import stat
+from typing import TYPE_CHECKING, BinaryIO
 
 from di_code.tools.errors import ToolError
 
+if TYPE_CHECKING:
+    from di_code.tools.resolve import Target
+
 CHUNK = 1024 * 1024
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 def open_error(exc: OSError, shown: str) -> ToolError:
@@ -29,11 +39,48 @@ def open_error(exc: OSError, shown: str) -> ToolError:
             return ToolError(f"Cannot access {shown}: {exc.strerror or exc}")
 
 
-def require_file(path: Path, shown: str) -> None:
-    if not path.exists():
+def write_error(exc: OSError, shown: str) -> ToolError:
+    """The message for a write that failed; the file was left as it was."""
+    if isinstance(exc, PermissionError):
+        return open_error(exc, shown)
+    return ToolError(f"Cannot write {shown}: {exc.strerror or exc}; the file is unchanged")
+
+
+def open_regular(target: Target, shown: str) -> BinaryIO:
+    """The target opened for reading; ToolError unless it is a regular file."""
+    if target.folder is None:
         raise ToolError(f"File not found: {shown}")
-    if path.is_dir():
+    try:
+        fd = os.open(target.name, _READ_FLAGS, dir_fd=target.folder)
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
+    try:
+        require_regular(os.fstat(fd), shown)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def existing_file(target: Target, shown: str) -> os.stat_result | None:
+    """The status of the file a write will replace, None if there is none yet; ToolError if
+    it is not a regular file. (The write never opens it: it renames a new file over it.)"""
+    assert target.folder is not None
+    try:
+        status = os.stat(target.name, dir_fd=target.folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
+    require_regular(status, shown)
+    return status
+
+
+def require_regular(status: os.stat_result, shown: str) -> None:
+    if stat.S_ISDIR(status.st_mode):
         raise ToolError(f"Is a directory: {shown}")
+    if not stat.S_ISREG(status.st_mode):
+        raise ToolError(f"Not a regular file: {shown}")
 
 
 def skip_lines(f: BinaryIO, count: int) -> int:

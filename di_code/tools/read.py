@@ -10,17 +10,18 @@ the model is told how to see it with bash.
 
 from __future__ import annotations
 
-import asyncio
 import base64
+import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, BinaryIO, ClassVar, Literal
 
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
-from di_code.tools.files import count_lines, open_error, require_file, skip_lines
+from di_code.tools.file_lock import run_on_file
+from di_code.tools.files import count_lines, open_error, open_regular, skip_lines
+from di_code.tools.resolve import Target
 from di_code.tools.truncation import MAX_BYTES, Budget, Truncation
 from di_code.tools.workspace import Workspace
 
@@ -72,19 +73,20 @@ class ReadTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        path, shown = self.workspace.locate(params["path"])
-        offset = params.get("offset")
-        return await asyncio.to_thread(_read, path, shown, offset, params.get("limit"))
+        target, shown = self.workspace.resolve(params["path"])
+        offset, limit = params.get("offset"), params.get("limit")
+        return await run_on_file(
+            target, lambda found: _read(found, shown, offset, limit), serialize=False
+        )
 
 
-def _read(path: Path, shown: str, offset: int | None, limit: int | None) -> ToolResult:
-    require_file(path, shown)
+def _read(target: Target, shown: str, offset: int | None, limit: int | None) -> ToolResult:
     try:
-        with path.open("rb") as f:
+        with open_regular(target, shown) as f:
             head = f.read(SNIFF_BYTES)
             mime = image_type(head)
             if mime is not None:
-                return _image(path, shown, mime)
+                return _image(f, shown, mime)
             if b"\0" in head:
                 raise ToolError(f"Cannot read binary file: {shown}")
             f.seek(0)
@@ -106,13 +108,14 @@ def image_type(head: bytes) -> str | None:
     return None
 
 
-def _image(path: Path, shown: str, mime: str) -> ToolResult:
-    size = path.stat().st_size
+def _image(f: BinaryIO, shown: str, mime: str) -> ToolResult:
+    size = os.fstat(f.fileno()).st_size
     if size > IMAGE_MAX_BYTES:
         raise ToolError(
             f"Image is too large: {shown} is {size} bytes (limit {IMAGE_MAX_BYTES} bytes)"
         )
-    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    f.seek(0)
+    data = base64.b64encode(f.read(IMAGE_MAX_BYTES)).decode("ascii")
     return ToolResult([TextContent(f"Read image file [{mime}]"), ImageContent(data, mime)])
 
 

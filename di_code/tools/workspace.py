@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.tools.errors import ToolError
+from di_code.tools.files import open_error
+from di_code.tools.resolve import Outside, Target, resolve_path
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,11 +34,28 @@ class Workspace:
     def locate(self, raw: str) -> tuple[Path, str]:
         """The real path of `raw` and the path as the model meant it (for messages);
         ToolError if it lies outside every root."""
+        target, text = self.resolve(raw)
+        target.close()
+        return target.path, text
+
+    def resolve(self, raw: str, make_folders: bool = False) -> tuple[Target, str]:
+        """The target of `raw` (its folder held open: the caller closes it) and the path as
+        the model meant it; ToolError if it lies outside every root. With `make_folders` the
+        missing folders are created, only once the path is known to be inside."""
         text = clean_path(raw)
-        path = Path(os.path.realpath(self.root / Path(text).expanduser()))
-        if not any(path.is_relative_to(root) for root in self.roots):
-            raise ToolError(f"Path is outside the workspace: {text}")
-        return path, text
+        try:
+            path = self.root / os.path.expanduser(text)
+            return resolve_path(path, self.contains, make_folders), text
+        except Outside:
+            raise ToolError(f"Path is outside the workspace: {text}") from None
+        except OSError as exc:
+            raise open_error(exc, text) from exc
+        except ValueError:  # a NUL character, which no system call accepts
+            raise ToolError("Path contains a NUL character") from None
+
+    def contains(self, path: Path) -> bool:
+        """True when the real path `path` lies inside one of the roots."""
+        return any(path.is_relative_to(root) for root in self.roots)
 
     def display(self, path: Path) -> str:
         """How a path is shown to the model: relative to the root when inside it."""

@@ -1,19 +1,20 @@
 """The write tool: create or overwrite a file with exactly the given text (UTF-8, no newline
-translation), creating parent folders; serialized with edit through the per-file lock."""
+translation), creating parent folders; serialized with edit through the per-file lock. The file
+is replaced at once (see `atomic_write`): a failed write leaves the old content."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
+from di_code.tools.atomic_write import write_atomically
 from di_code.tools.errors import check_aborted
-from di_code.tools.file_lock import file_lock
-from di_code.tools.files import open_error
+from di_code.tools.file_lock import run_on_file
+from di_code.tools.files import existing_file, write_error
+from di_code.tools.resolve import Target
 from di_code.tools.workspace import Workspace
 
 PARAMETERS: dict[str, Any] = {
@@ -50,17 +51,15 @@ class WriteTool:
         on_update: ToolUpdate | None = None,
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
-        path, shown = self.workspace.locate(params["path"])
         data = params["content"].encode("utf-8")
-        lock = file_lock(path)
-        async with lock:
-            await asyncio.to_thread(_write, path, shown, data)
+        target, shown = self.workspace.resolve(params["path"], make_folders=True)
+        await run_on_file(target, lambda found: _write(found, shown, data), serialize=True)
         return [TextContent(f"Successfully wrote {len(data)} bytes to {shown}")]
 
 
-def _write(path: Path, shown: str, data: bytes) -> None:
+def _write(target: Target, shown: str, data: bytes) -> None:
+    replaces = existing_file(target, shown)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        write_atomically(target, data, replaces)
     except OSError as exc:
-        raise open_error(exc, shown) from exc
+        raise write_error(exc, shown) from exc
