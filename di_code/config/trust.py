@@ -7,7 +7,8 @@ ignored until the user runs `di-code trust` (or `/trust` in chat). It is an allo
 purpose: a new setting is untrusted until someone decides otherwise.
 
 Trust is recorded in `$DI_CODE_HOME/trusted.json` as the project folder's real path and the
-SHA-256 of the settings file's bytes, so a changed file is untrusted again.
+SHA-256 of the settings file's bytes, so a changed file is untrusted again. A project's
+`.mcp.json` (MCP servers are programs that run here) is trusted the same way, by its own hash.
 """
 
 from __future__ import annotations
@@ -21,10 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
+from di_code.config.project import (
+    ProjectFile,
+    find_project_config,
+    project_root,
+    unsafe_reason,
+)
 from di_code.config.toml_file import ConfigError, decode_toml
 
 TRUST_FILE = "trusted.json"
+MCP_JSON = ".mcp.json"
 SAFE_KEYS = frozenset({"model", "thinking", "limits.max_turns", "permissions.deny"})
 """The dotted keys an untrusted project may set."""
 
@@ -73,17 +80,27 @@ class TrustStore:
             raise ConfigError(f"{self.path}: not a di-code trust file")
         return {str(k): str(v) for k, v in projects.items()}
 
+    def files(self) -> dict[str, str]:
+        """Other trusted project files (`.mcp.json`) by real path."""
+        try:
+            data = json.loads(self.path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        files = data.get("files") if isinstance(data, dict) else None
+        return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
     def trusts(self, folder: Path, file_digest: str) -> bool:
         return self.entries().get(str(folder)) == file_digest
 
     def set(self, folder: Path, file_digest: str | None) -> None:
         """Record (or with None, forget) the trusted digest for a project folder."""
-        projects = self.entries()
-        if file_digest is None:
-            projects.pop(str(folder), None)
-        else:
-            projects[str(folder)] = file_digest
-        self._write({"version": 1, "projects": projects})
+        projects = _with(self.entries(), str(folder), file_digest)
+        self._write({"version": 1, "projects": projects, "files": self.files()})
+
+    def set_file(self, path: Path, file_digest: str | None) -> None:
+        """Record (or with None, forget) the trusted digest of one project file."""
+        files = _with(self.files(), str(path), file_digest)
+        self._write({"version": 1, "projects": self.entries(), "files": files})
 
     def _write(self, data: Any) -> None:
         """Whole or not at all, readable by the user only."""
@@ -100,6 +117,14 @@ class TrustStore:
             raise
 
 
+def _with(table: dict[str, str], key: str, value: str | None) -> dict[str, str]:
+    if value is None:
+        table.pop(key, None)
+    else:
+        table[key] = value
+    return table
+
+
 def _safe_project(home: Path, workspace: Path) -> ProjectFile:
     project = find_project_config(workspace, home)
     if project is None:
@@ -112,14 +137,48 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
     return project
 
 
+def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
+    """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
+    (path, None); (None, why not) when there is one that may not be used; (None, None) when
+    there is none."""
+    folder = project_root(workspace.resolve())
+    path = folder / MCP_JSON
+    if not path.is_file():
+        return None, None
+    reason = unsafe_reason(ProjectFile(path, folder))
+    if reason is not None:
+        return None, f"ignored {path}: {reason}"
+    if TrustStore(home).files().get(str(path.resolve())) != digest(path.read_bytes()):
+        return None, f"{path}: its MCP servers start once you trust the project (di-code trust)"
+    return path, None
+
+
+def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
+    folder = project_root(workspace.resolve())
+    path = folder / MCP_JSON
+    if not path.is_file():
+        return None
+    reason = unsafe_reason(ProjectFile(path, folder))
+    if reason is not None:
+        raise ConfigError(f"{path} cannot be trusted: {reason}")
+    TrustStore(home).set_file(path.resolve(), digest(path.read_bytes()))
+    return f"trusted {path} as it is now: its MCP servers may start"
+
+
 def trust_project(home: Path, workspace: Path) -> str:
-    """Trust the project settings file as it is now; the line to show the user."""
+    """Trust the project settings file (and `.mcp.json`) as it is now; the line to show."""
+    if find_project_config(workspace, home) is None:
+        mcp_line = _trust_mcp_json(home, workspace)
+        if mcp_line is not None:
+            return mcp_line
     project = _safe_project(home, workspace)
+    mcp_line = _trust_mcp_json(home, workspace)
     data = project.path.read_bytes()
     _, keys = split_untrusted(decode_toml(data, project.path))
     TrustStore(home).set(project.folder.resolve(), digest(data))
     allowed = ", ".join(keys) if keys else "nothing that needed trust"
-    return f"trusted {project.path} as it is now; it may set: {allowed}"
+    line = f"trusted {project.path} as it is now; it may set: {allowed}"
+    return f"{line}\n{mcp_line}" if mcp_line else line
 
 
 def revoke_project(home: Path, workspace: Path) -> str:
