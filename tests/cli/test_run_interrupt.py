@@ -42,7 +42,7 @@ def test_sigint_during_long_bash_exits_130_and_kills_the_tool(
     command = f"echo $$ >> {pids}; sleep 100 & echo $! >> {pids}; wait"
     llm_server.script(Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)))
     process = subprocess.Popen(
-        [DI_CODE, "run", "--yes", "start the long job"],
+        [DI_CODE, "run", "--yes", "--sandbox", "off", "start the long job"],
         cwd=tmp_path,
         env=cli_env(di_code_home, llm_server),
         stdin=subprocess.DEVNULL,
