@@ -98,7 +98,8 @@ class BashTool:
         buffer = OutputBuffer(self.policy.spill)
         argv = [shell(), "-c", params["command"]]
         if self.policy.sandbox is not None:
-            argv = self.policy.sandbox.wrap(argv, self.workspace.roots)
+            spill = [self.policy.spill.folder]
+            argv = self.policy.sandbox.wrap(argv, self.workspace.roots, spill)
         fresh = asyncio.Event()
 
         def sink(chunk: bytes) -> None:

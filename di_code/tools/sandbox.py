@@ -38,13 +38,18 @@ class Sandbox:
     mode: Literal["workspace-write", "read-only"] = "workspace-write"
     network: bool = False
 
-    def wrap(self, argv: Sequence[str], roots: Sequence[Path]) -> list[str]:
-        """`argv` as a bubblewrap command line confined to `roots`."""
+    def wrap(
+        self, argv: Sequence[str], roots: Sequence[Path], readable: Sequence[Path] = ()
+    ) -> list[str]:
+        """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
+        spill folder) stay visible read-only even below /tmp, when they exist."""
         bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
         args = [bubblewrap_path() or "bwrap", *_BASE]
         if not self.network:
             args.append("--unshare-net")
-        # Roots are mounted after the tmpfs, so that a root below /tmp is still visible.
+        # Mounted after the tmpfs, so that what lies below /tmp is still visible.
+        for folder in readable:
+            args += ["--ro-bind-try", str(folder), str(folder)]
         for root in roots:
             args += [bind, str(root), str(root)]
         return [*args, "--", *argv]

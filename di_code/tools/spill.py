@@ -43,9 +43,16 @@ class SpillFolder:
     def for_session(cls, session_file: Path) -> SpillFolder:
         return cls(session_file.with_suffix(SUFFIX), session_file)
 
+    @property
+    def folder(self) -> Path:
+        """Where the files go (the folder may not exist yet)."""
+        return self.path or _temp_base() / "bash-output"
+
     def open(self) -> tuple[BinaryIO, str]:
         """A new, empty spill file (buffered for large writes) and its path."""
-        folder = self.path or _private_temp_folder()
+        if self.path is None:
+            _check_private(_temp_base())
+        folder = self.folder
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         self._prune(folder)
         fd, path = tempfile.mkstemp(prefix="bash-", suffix=".log", dir=folder)
@@ -91,11 +98,13 @@ def _drop_old(files: list[tuple[float, int, Path]], cutoff: float) -> list[tuple
     return kept
 
 
-def _private_temp_folder() -> Path:
-    """`$TMPDIR/di-code-<uid>/bash-output`, refused if someone else made or can write it."""
-    base = Path(tempfile.gettempdir()) / f"di-code-{os.getuid()}"
+def _temp_base() -> Path:
+    return Path(tempfile.gettempdir()) / f"di-code-{os.getuid()}"
+
+
+def _check_private(base: Path) -> None:
+    """Make `base` (mode 0700); refuse it if someone else made it or can write to it."""
     base.mkdir(mode=0o700, exist_ok=True)
     info = os.lstat(base)
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise OSError(f"unsafe temp folder (not a private folder of this user): {base}")
-    return base / "bash-output"

@@ -117,3 +117,15 @@ def sleeping(duration: str) -> list[int]:
         except OSError:
             continue
     return found
+
+
+async def test_the_full_output_file_can_be_read_by_the_next_command(workspace: Path) -> None:
+    """The spill folder lies below /tmp without a session, yet stays visible (read-only)."""
+    tool = sandboxed(workspace)
+    spill = Path((await run(tool, {"command": "seq 1 3000"})).details["full_output_path"])
+    try:
+        assert text_of(await run(tool, {"command": f"tail -n 1 {spill}"})) == "3000"
+        result = await run(tool, {"command": f"echo changed > {spill}"})
+        assert result.is_error and "Read-only file system" in text_of(result)
+    finally:
+        spill.unlink()
