@@ -11,7 +11,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.test_run_signals import saved_stop_reasons
+from tests.cli.test_run_interrupt import saved_stop_reasons
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_chat_e2e import (
     DI_CODE,
