@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Literal
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
-SANDBOX_MODES: tuple[SandboxMode, ...] = ("off", "workspace-write", "read-only")
 PROBE_TIMEOUT = 10.0
 INSTALL_HINT = (
     "install bubblewrap to sandbox it (apt-get install bubblewrap, dnf install bubblewrap)"
@@ -76,7 +75,7 @@ def bubblewrap_works() -> bool:
         return False
     try:
         done = subprocess.run(
-            Sandbox().wrap(["/bin/sh", "-c", ":"], [Path.cwd()]),
+            Sandbox().wrap(["/bin/sh", "-c", ":"], []),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
