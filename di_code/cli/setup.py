@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.tool import AgentTool
@@ -33,7 +33,6 @@ from di_code.config.settings import (
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.session import Session, SessionError, SessionStore
-from di_code.tools.bash import KEY_VARIABLES, BashPolicy
 from di_code.tools.permissions import (
     Approver,
     PermissionGate,
@@ -41,6 +40,9 @@ from di_code.tools.permissions import (
     PermissionRules,
     gate_tools,
 )
+
+if TYPE_CHECKING:
+    from di_code.tools.bash import BashPolicy
 
 Notify = Callable[[str], None]
 
@@ -193,6 +195,7 @@ def bash_policy(
 ) -> BashPolicy:
     """The sandbox (--sandbox, else [sandbox] mode, else by permission mode), the key
     variables hidden from commands, and the session's folder for long outputs."""
+    from di_code.tools.bash import KEY_VARIABLES, BashPolicy
     from di_code.tools.sandbox import SandboxUnavailable, choose_sandbox
     from di_code.tools.spill import SpillFolder
 
