@@ -83,8 +83,12 @@ class BashTool:
     workspace: Workspace
     policy: BashPolicy = field(default_factory=BashPolicy)
     name: ClassVar[str] = "bash"
-    description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    @property
+    def description(self) -> str:
+        sandbox = self.policy.sandbox
+        return DESCRIPTION if sandbox is None else f"{DESCRIPTION} {sandbox.describe()}"
 
     async def execute(
         self,

@@ -37,6 +37,18 @@ class Sandbox:
     mode: Literal["workspace-write", "read-only"] = "workspace-write"
     network: bool = False
 
+    def describe(self) -> str:
+        """What the model must know to work inside it (told in the bash tool's description)."""
+        if self.mode == "workspace-write":
+            writable = "only the working folder(s) and /tmp are writable"
+        else:
+            writable = "the file system is read-only except /tmp"
+        network = "" if self.network else "; there is no network access"
+        return (
+            f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
+            f"command){network}; background processes end when the command ends."
+        )
+
     def wrap(
         self, argv: Sequence[str], roots: Sequence[Path], readable: Sequence[Path] = ()
     ) -> list[str]:
