@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,9 +25,6 @@ from typing import Literal
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
 PROBE_TIMEOUT = 10.0
-INSTALL_HINT = (
-    "install bubblewrap to sandbox it (apt-get install bubblewrap, dnf install bubblewrap)"
-)
 PRIVATE_TMP = "/tmp"
 
 
@@ -117,12 +115,23 @@ def choose_sandbox(
     if requested is not None:
         if not bubblewrap_works():
             raise SandboxUnavailable(
-                f"--sandbox {requested}: bubblewrap (bwrap) is missing or does not work here; "
-                f"{INSTALL_HINT}, or pass --sandbox off"
+                f"--sandbox {requested}: {_why_unavailable()}; "
+                "pass --sandbox off to run bash unsandboxed"
             )
         return Sandbox(requested, network), None
     if permission_mode != "auto":
         return None, None
     if bubblewrap_works():
         return Sandbox("workspace-write", network), None
-    return None, f"auto mode runs bash unsandboxed; {INSTALL_HINT}"
+    return None, f"auto mode runs bash unsandboxed: {_why_unavailable()}"
+
+
+def _why_unavailable() -> str:
+    if not sys.platform.startswith("linux"):
+        return "the sandbox needs Linux and bubblewrap"
+    if bubblewrap_path() is None:
+        return "bubblewrap is not installed (apt-get install bubblewrap, dnf install bubblewrap)"
+    return (
+        "bubblewrap cannot create namespaces here (user namespaces are disabled, or a "
+        "container lacks the rights)"
+    )

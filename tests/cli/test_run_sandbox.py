@@ -37,9 +37,25 @@ def test_auto_mode_without_bubblewrap_says_it_runs_unsandboxed(
     assert done.returncode == 0, done.stderr
     notes = [line for line in done.stderr.splitlines() if "unsandboxed" in line]
     assert notes == [
-        "di-code: auto mode runs bash unsandboxed; install bubblewrap to sandbox it "
+        "di-code: auto mode runs bash unsandboxed: bubblewrap is not installed "
         "(apt-get install bubblewrap, dnf install bubblewrap)"
     ]
+
+
+def test_auto_mode_with_a_bubblewrap_that_fails_says_why(
+    run_di_code: RunDiCode, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A bwrap that cannot make its namespaces (here: a stand-in that always fails)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "bwrap").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "bwrap").chmod(0o755)
+    llm_server.script(Turn(text="hi"))
+    done = run_di_code("run", "--yes", "hello", env_extra={"PATH": str(bin_dir)})
+    assert done.returncode == 0, done.stderr
+    assert "di-code: auto mode runs bash unsandboxed: bubblewrap cannot create namespaces" in (
+        done.stderr
+    )
 
 
 def test_ask_mode_says_nothing_about_the_sandbox(
@@ -55,9 +71,8 @@ def test_a_sandbox_that_cannot_be_had_is_a_usage_error(run_di_code: RunDiCode) -
     done = run_di_code("run", "--sandbox", "workspace-write", "hello", env_extra=NO_BUBBLEWRAP)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        "di-code: --sandbox workspace-write: bubblewrap (bwrap) is missing or does not work "
-        "here; install bubblewrap to sandbox it (apt-get install bubblewrap, dnf install "
-        "bubblewrap), or pass --sandbox off"
+        "di-code: --sandbox workspace-write: bubblewrap is not installed (apt-get install "
+        "bubblewrap, dnf install bubblewrap); pass --sandbox off to run bash unsandboxed"
     ]
 
 
