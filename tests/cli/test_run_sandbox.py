@@ -107,6 +107,21 @@ def test_the_held_key_is_not_in_bash_env(
 
 
 @needs_bubblewrap
+def test_a_sandboxed_command_cannot_read_the_key_from_di_codes_proc_entry(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    """Unsandboxed, a command of the same user could read /proc/<di-code>/environ; in the
+    sandbox's pid namespace di-code has no /proc entry at all."""
+    dump = "cat /proc/[0-9]*/environ /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' '\\n'"
+    llm_server.script(*bash_turns(dump))
+    done = run_di_code("run", "--yes", "--api-key", API_KEY, "dump /proc")
+    assert done.returncode == 0, done.stderr
+    tool_result = request_text(llm_server.requests[1].body)
+    assert "PATH=" in tool_result
+    assert API_KEY not in tool_result
+
+
+@needs_bubblewrap
 def test_sandbox_settings_from_config(
     run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
