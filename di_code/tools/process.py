@@ -15,9 +15,10 @@ for every live member to go, then sends SIGKILL. Group members are found in /pro
 not count, since nothing may reap an orphan in a container); without /proc, `killpg(pgid, 0)`.
 
 Every group started is remembered: a command may leave background jobs (`server &`, `nohup`)
-that are meant to outlive the call but not di-code, so `stop_started_groups` (run at exit, and
-by the CLI on SIGTERM/SIGHUP) stops every group that still has a live member. A job that leaves
-its group (`setsid`) escapes this; only the sandbox's pid namespace catches it.
+that are meant to outlive the call but not di-code, so `stop_started_groups` runs at exit (a
+normal end, and Ctrl-C, SIGTERM and SIGHUP, which the CLI turns into one) and stops every group
+that still has a live member. A job that leaves its group (`setsid`) escapes this, as does
+everything when di-code is killed with SIGKILL; only the sandbox's pid namespace catches those.
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def _stop_at_exit() -> None:
 
 def stop_started_groups(grace: float = KILL_AFTER) -> None:
     """SIGTERM every started group that still has a live member, SIGKILL what is left after
-    `grace` seconds. Synchronous: it runs at exit and from signal handlers' aftermath."""
+    `grace` seconds. Synchronous, since it runs at exit, after the event loop is gone."""
     live = [pgid for pgid in _started if group_members(pgid)]
     _started.clear()
     for pgid in live:
