@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
+from collections.abc import Awaitable
 
 from di_code.ai.stream import Provider, close_provider
 from di_code.ai.types import Model
@@ -48,9 +50,34 @@ async def _chat(options: CliOptions) -> int:
     prepared.home.mkdir(parents=True, exist_ok=True)
     repl = Repl(setup, console, history=prepared.home / "history", approver=approver)
     try:
-        return await repl.run()
+        return await _until_stop_signal(repl.run())
     finally:
         await close_provider(repl.agent.provider)
+
+
+async def _until_stop_signal(chat: Awaitable[int]) -> int:
+    """SIGTERM or SIGHUP (a closed terminal) end the chat like /exit, whose clean-up aborts a
+    running prompt and saves it; the exit code is then 128 + the signal's number."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    received: list[int] = []
+
+    def handle(number: int) -> None:
+        received.append(number)
+        if task is not None:
+            task.cancel()
+
+    for number in (signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(number, handle, number)
+    try:
+        return await chat
+    except asyncio.CancelledError:
+        if not received:
+            raise
+        return 128 + received[0]
+    finally:
+        for number in (signal.SIGTERM, signal.SIGHUP):
+            loop.remove_signal_handler(number)
 
 
 def _switch_model(spec: str, settings: Settings) -> tuple[Provider, Model]:

@@ -25,6 +25,8 @@ class CliOptions:
     permission_mode: str | None = None
     """ask | auto | read-only, checked when the agent is set up."""
     yes: bool = False
+    sandbox: str | None = None
+    """off | workspace-write | read-only, checked when the agent is set up."""
     tools: str | None = None
     add_dir: tuple[str, ...] = ()
     max_turns: int | None = None
@@ -60,6 +62,14 @@ def _common(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Same as --permission-mode auto.")] = (
         False
     ),
+    sandbox: Annotated[
+        str | None,
+        typer.Option(
+            metavar="MODE",
+            help="Run bash in bubblewrap: off | workspace-write | read-only "
+            "(default workspace-write in auto mode when bubblewrap works, else off).",
+        ),
+    ] = None,
     tools: Annotated[
         str | None, typer.Option(metavar="LIST", help="Only these tools, e.g. read,grep.")
     ] = None,

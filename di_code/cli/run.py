@@ -1,14 +1,17 @@
 """`di-code run`: one prompt, its answer in the chosen format, an exit code (SPEC §5).
 
-Exit codes: 0 the answer came; 1 the run ended in error (or was aborted other than by
-Ctrl-C); 2 usage or configuration error (raised as ConfigError, handled by the app);
-130 interrupted by Ctrl-C. Ctrl-C aborts the agent's signal, which kills the running tool's
-process group; a second Ctrl-C ends the process at once.
+Exit codes: 0 the answer came; 1 the run ended in error (or was aborted other than by a
+signal); 2 usage or configuration error (raised as ConfigError, handled by the app); 128 + the
+signal's number when stopped by one: 130 Ctrl-C (SIGINT), 143 SIGTERM (a CI `timeout`), 129
+SIGHUP (a closed terminal). Each aborts the agent's signal, which kills the running tool's
+process group, and the aborted message is saved; the process groups bash started (background
+jobs) are stopped at exit. A second signal ends the process at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 
@@ -30,7 +33,12 @@ from di_code.cli.prompt_input import UsageError, read_prompt
 from di_code.cli.setup import Prepared, notify_stderr, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
-EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_OK, EXIT_ERROR = 0, 1
+STOP_SIGNALS = {
+    signal.SIGINT: "interrupted",
+    signal.SIGTERM: "terminated",
+    signal.SIGHUP: "hung up",
+}
 
 
 def run_command(prompt: str | None, output_format: str, options: CliOptions) -> int:
@@ -48,7 +56,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     prepared.agent.subscribe(tally)
     _attach_progress(prepared, fmt, out)
     controller = AbortController()
-    interrupted = _on_sigint(controller)
+    stopped_by = _on_stop_signals(controller)
     try:
         final = await prompt_with_compaction(
             prepared.agent,
@@ -58,17 +66,21 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
             on_compaction=_report_compaction,
         )
     finally:
-        asyncio.get_running_loop().remove_signal_handler(signal.SIGINT)
+        for number in STOP_SIGNALS:
+            asyncio.get_running_loop().remove_signal_handler(number)
         await close_provider(prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
-    if interrupted.is_set() and fmt == "text":
-        notify_stderr("interrupted")
-    elif fmt == "text":
+    if stopped_by:
+        with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+            if fmt == "text":
+                notify_stderr(STOP_SIGNALS[stopped_by[0]])
+            else:
+                out.line(result_line(final, tally, session_id))
+        return 128 + stopped_by[0]
+    if fmt == "text":
         _print_text(final, out, Writer(sys.stderr))
     else:
         out.line(result_line(final, tally, session_id))
-    if interrupted.is_set():
-        return EXIT_INTERRUPTED
     return EXIT_ERROR if final.stop_reason in ("error", "aborted") else EXIT_OK
 
 
@@ -109,16 +121,19 @@ def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
         err.line("di-code: the answer was cut at the model's output token limit")
 
 
-def _on_sigint(controller: AbortController) -> asyncio.Event:
-    """First Ctrl-C: abort the run. Second: the default handler ends the process."""
-    interrupted = asyncio.Event()
+def _on_stop_signals(controller: AbortController) -> list[signal.Signals]:
+    """The first SIGINT, SIGTERM or SIGHUP aborts the run and is recorded in the list
+    returned; after it, any of them ends the process at once (the default handlers)."""
+    received: list[signal.Signals] = []
     loop = asyncio.get_running_loop()
 
-    def handle() -> None:
-        interrupted.set()
-        controller.abort("interrupted")
-        loop.remove_signal_handler(signal.SIGINT)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    def handle(number: signal.Signals) -> None:
+        received.append(number)
+        controller.abort(STOP_SIGNALS[number])
+        for each in STOP_SIGNALS:
+            loop.remove_signal_handler(each)
+            signal.signal(each, signal.SIG_DFL)
 
-    loop.add_signal_handler(signal.SIGINT, handle)
-    return interrupted
+    for number in STOP_SIGNALS:
+        loop.add_signal_handler(number, handle, number)
+    return received

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.tool import AgentTool
@@ -24,7 +24,13 @@ from di_code.cli.options import CliOptions
 from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import ModelRequest, Selection, clean_key, select_model
-from di_code.config.settings import PERMISSION_MODES, ConfigError, Settings, di_code_home
+from di_code.config.settings import (
+    PERMISSION_MODES,
+    SANDBOX_MODES,
+    ConfigError,
+    Settings,
+    di_code_home,
+)
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.session import Session, SessionError, SessionStore
@@ -36,6 +42,9 @@ from di_code.tools.permissions import (
     PermissionRules,
     gate_tools,
 )
+
+if TYPE_CHECKING:
+    from di_code.tools.bash import BashPolicy
 
 Notify = Callable[[str], None]
 
@@ -84,9 +93,11 @@ async def prepare(
     register_url(selection.model.base_url)
     roots = extra_roots(options.add_dir, workspace)
     rules = PermissionRules.parse(settings.allow, settings.deny)
-    gate = PermissionGate(permission_mode(options, settings), rules, approver)
-    tools = gate_tools(select_tools(workspace, roots, options.tools), gate)
+    mode = permission_mode(options, settings)
+    gate = PermissionGate(mode, rules, approver)
     session, history = open_session(options, home, workspace, notify)
+    bash = bash_policy(options, settings, mode, selection, env, session, notify)
+    tools = gate_tools(select_tools(workspace, roots, options.tools, bash), gate)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -195,6 +206,39 @@ def reasoning(options: CliOptions, settings: Settings) -> ReasoningLevel:
     return settings.thinking or "off"
 
 
+def bash_policy(
+    options: CliOptions,
+    settings: Settings,
+    mode: PermissionMode,
+    selection: Selection,
+    env: Mapping[str, str],
+    session: Session | None,
+    notify: Notify,
+) -> BashPolicy:
+    """The sandbox (--sandbox, else [sandbox] mode, else by permission mode), the key
+    variables hidden from commands, and the session's folder for long outputs."""
+    from di_code.tools.bash import KEY_VARIABLES, BashPolicy
+    from di_code.tools.sandbox import SandboxUnavailable, choose_sandbox
+    from di_code.tools.spill import SpillFolder
+
+    requested = options.sandbox or settings.sandbox_mode
+    if requested is not None and requested not in SANDBOX_MODES:
+        raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}")
+    try:
+        network = bool(settings.sandbox_network)
+        sandbox, note = choose_sandbox(requested, mode, network)  # type: ignore[arg-type]
+    except SandboxUnavailable as exc:
+        raise ConfigError(str(exc)) from exc
+    if note is not None:
+        notify(note)
+    configured = [preset.api_key_env for preset in PRESETS.values()]
+    configured += [provider.api_key_env for provider in settings.providers.values()]
+    holding_key = [name for name, value in env.items() if value and value == selection.api_key]
+    hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
+    spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
+    return BashPolicy(sandbox, hidden, spill)
+
+
 def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:
     roots = []
     for entry in add_dirs:
@@ -205,11 +249,13 @@ def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:
     return roots
 
 
-def select_tools(workspace: Path, roots: Sequence[Path], names: str | None) -> list[AgentTool]:
+def select_tools(
+    workspace: Path, roots: Sequence[Path], names: str | None, bash: BashPolicy | None = None
+) -> list[AgentTool]:
     """The default tools, or only those `--tools a,b` names (an unknown name is an error)."""
     from di_code.tools import default_tools
 
-    tools = list(default_tools(workspace, extra_roots=tuple(roots)))
+    tools = list(default_tools(workspace, extra_roots=tuple(roots), bash=bash))
     if names is None:
         return tools
     wanted = [name.strip() for name in names.split(",") if name.strip()]

@@ -12,6 +12,7 @@ Layout (README.md shows a full example):
     [limits] max_turns = 50
     [providers.NAME] api, base_url, api_key_env, models = [...], default_model
     [discovery] urls = ["ollama=http://127.0.0.1:11434/v1", ...]
+    [sandbox] mode = "off|workspace-write|read-only", network = true|false
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
 PERMISSION_MODES = ("ask", "auto", "read-only")
+SANDBOX_MODES = ("off", "workspace-write", "read-only")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ class Settings:
     discovery: tuple[str, ...] | None = None
     warnings: tuple[str, ...] = ()
     """Settings that were ignored, one line each, to show the user."""
+    sandbox_mode: str | None = None
+    sandbox_network: bool | None = None
 
 
 def di_code_home() -> Path:
@@ -116,6 +120,10 @@ def merge(base: Settings, top: Settings) -> Settings:
         providers=providers,
         discovery=top.discovery if top.discovery is not None else base.discovery,
         warnings=base.warnings + top.warnings,
+        sandbox_mode=top.sandbox_mode or base.sandbox_mode,
+        sandbox_network=(
+            top.sandbox_network if top.sandbox_network is not None else base.sandbox_network
+        ),
     )
 
 
@@ -135,10 +143,15 @@ def _merge_provider(base: ProviderSettings | None, top: ProviderSettings) -> Pro
 def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     """Check a parsed TOML document's shape; a wrong key or type names the file and key."""
     reader = _Reader(source)
-    reader.keys(data, "", {"model", "thinking", "permissions", "limits", "providers", "discovery"})
+    tables = {"permissions", "limits", "providers", "discovery", "sandbox"}
+    reader.keys(data, "", {"model", "thinking", *tables})
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
     discovery = reader.table(data, "discovery", {"urls"})
+    sandbox = reader.table(data, "sandbox", {"mode", "network"})
+    network = sandbox.get("network")
+    if network is not None and not isinstance(network, bool):
+        raise reader.fail("sandbox.network", "true or false")
     thinking = reader.choice(data, "thinking", REASONING_LEVELS)
     max_turns = reader.typed(limits, "limits.max_turns", int)
     if max_turns is not None and max_turns < 1:
@@ -153,6 +166,8 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
         max_turns=max_turns,
         providers={name: reader.provider(providers, name) for name in providers},
         discovery=reader.strings(discovery, "discovery.urls"),
+        sandbox_mode=reader.choice(sandbox, "sandbox.mode", SANDBOX_MODES),
+        sandbox_network=network,
     )
 
 

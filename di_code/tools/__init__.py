@@ -12,13 +12,17 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
+    from di_code.tools.bash import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 
 
-def default_tools(workspace: Path, extra_roots: Sequence[Path] = ()) -> list[AgentTool]:
-    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`."""
-    from di_code.tools.bash import BashTool
+def default_tools(
+    workspace: Path, extra_roots: Sequence[Path] = (), bash: BashPolicy | None = None
+) -> list[AgentTool]:
+    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`;
+    `bash` says how commands run (sandbox, hidden variables, spill folder)."""
+    from di_code.tools.bash import BashPolicy, BashTool
     from di_code.tools.edit import EditTool
     from di_code.tools.find import FindTool
     from di_code.tools.grep import GrepTool
@@ -32,7 +36,7 @@ def default_tools(workspace: Path, extra_roots: Sequence[Path] = ()) -> list[Age
         ReadTool(space),
         WriteTool(space),
         EditTool(space),
-        BashTool(space),
+        BashTool(space, bash or BashPolicy()),
         GrepTool(space),
         FindTool(space),
         LsTool(space),

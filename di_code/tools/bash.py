@@ -3,13 +3,18 @@
 The model sees the last 2000 lines / 50 KB of the interleaved output, then one line per fact:
 where the full output is (when cut), and why the command failed (exit code, signal, timeout or
 abort). Partial output is sent through `on_update` at most every UPDATE_INTERVAL seconds.
+
+The command never sees the provider keys di-code holds: their variables are taken out of its
+environment (sandboxed or not). With a sandbox, it runs inside bubblewrap (`sandbox.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal as signals
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolResult, ToolUpdate
@@ -17,12 +22,16 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import check_aborted
 from di_code.tools.output_buffer import OutputBuffer, Snapshot
-from di_code.tools.process import KILL_AFTER, Exit, run_in_group
+from di_code.tools.process import KILL_AFTER, Exit, run_in_group, shell
+from di_code.tools.sandbox import PRIVATE_TMP, Sandbox
+from di_code.tools.spill import SpillFolder
 from di_code.tools.workspace import Workspace
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
 UPDATE_INTERVAL = 0.1
+KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
+"""Kept out of every command's environment even when nobody configured anything."""
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -54,11 +63,32 @@ DESCRIPTION = (
 
 
 @dataclass(frozen=True, slots=True)
+class BashPolicy:
+    """How commands run: confined or not, with which variables hidden, spilling where."""
+
+    sandbox: Sandbox | None = None
+    hidden_env: frozenset[str] = KEY_VARIABLES
+    """Variable names removed from the command's environment (the provider keys)."""
+    spill: SpillFolder = field(default_factory=SpillFolder)
+
+    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+        clean = {name: value for name, value in env.items() if name not in self.hidden_env}
+        if self.sandbox is not None:
+            clean["TMPDIR"] = PRIVATE_TMP
+        return clean
+
+
+@dataclass(frozen=True, slots=True)
 class BashTool:
     workspace: Workspace
+    policy: BashPolicy = field(default_factory=BashPolicy)
     name: ClassVar[str] = "bash"
-    description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
+
+    @property
+    def description(self) -> str:
+        sandbox = self.policy.sandbox
+        return DESCRIPTION if sandbox is None else f"{DESCRIPTION} {sandbox.describe()}"
 
     async def execute(
         self,
@@ -69,7 +99,11 @@ class BashTool:
     ) -> list[ToolResultContent] | ToolResult:
         check_aborted(signal)
         timeout = float(params.get("timeout", DEFAULT_TIMEOUT))
-        buffer = OutputBuffer()
+        buffer = OutputBuffer(self.policy.spill)
+        argv = [shell(), "-c", params["command"]]
+        if self.policy.sandbox is not None:
+            spill = [self.policy.spill.folder]
+            argv = self.policy.sandbox.wrap(argv, self.workspace.roots, spill)
         fresh = asyncio.Event()
 
         def sink(chunk: bytes) -> None:
@@ -79,7 +113,12 @@ class BashTool:
         ticker = asyncio.create_task(_stream_updates(buffer, fresh, on_update))
         try:
             exit = await run_in_group(
-                params["command"], str(self.workspace.root), timeout, signal, sink
+                argv,
+                str(self.workspace.root),
+                timeout,
+                signal,
+                sink,
+                self.policy.environment(os.environ),
             )
         finally:
             ticker.cancel()
@@ -119,6 +158,11 @@ def _result(snapshot: Snapshot, exit: Exit, timeout: float) -> ToolResult:
         parts.append(
             f"[Showing lines {snapshot.first_line}-{last} of {snapshot.truncation.total_lines}. "
             f"Full output: {snapshot.spill_path}]"
+        )
+    if snapshot.spill_cut_at is not None:
+        parts.append(
+            f"[The output file keeps only the first {snapshot.spill_cut_at} bytes; "
+            "the rest was not saved.]"
         )
     fate = _fate(exit, timeout)
     if fate:

@@ -13,18 +13,27 @@ gigabytes then costs a few thousand reads rather than a stream of 64 KB wake-ups
 Stopping (timeout or abort) sends SIGTERM to the whole group, waits up to KILL_AFTER seconds
 for every live member to go, then sends SIGKILL. Group members are found in /proc (zombies do
 not count, since nothing may reap an orphan in a container); without /proc, `killpg(pgid, 0)`.
+
+Every group started is remembered: a command may leave background jobs (`server &`, `nohup`)
+that are meant to outlive the call but not di-code, so `stop_started_groups` runs at exit (a
+normal end, and Ctrl-C, SIGTERM and SIGHUP, which the CLI turns into one) and stops every group
+that still has a live member. A job that leaves its group (`setsid`) escapes this, as does
+everything when di-code is killed with SIGKILL; only the sandbox's pid namespace catches those.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import fcntl
+import functools
 import os
 import shutil
 import signal as signals
 import subprocess
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -56,22 +65,28 @@ def shell() -> str:
 
 
 async def run_in_group(
-    command: str, cwd: str, timeout: float, signal: AbortSignal, sink: OutputSink
+    argv: Sequence[str],
+    cwd: str,
+    timeout: float,
+    signal: AbortSignal,
+    sink: OutputSink,
+    env: Mapping[str, str] | None = None,
 ) -> Exit:
-    """Run `command`, feeding its output to `sink`, until it exits or is stopped."""
+    """Run `argv`, feeding its output to `sink`, until it exits or is stopped."""
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
     try:
         _enlarge(write_fd)
         proc = await asyncio.create_subprocess_exec(
-            shell(), "-c", command, stdin=subprocess.DEVNULL, stdout=write_fd,
-            stderr=write_fd, cwd=cwd, start_new_session=True,
+            *argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, cwd=cwd,
+            env=None if env is None else dict(env), start_new_session=True,
         )  # fmt: skip
     except BaseException:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
+    _remember(proc.pid)
     stop: asyncio.Future[StopReason] = loop.create_future()
 
     def request_stop(reason: StopReason) -> None:
@@ -167,6 +182,36 @@ async def terminate_group(pgid: int, waiter: asyncio.Task[int]) -> bool:
         _signal_group(pgid, signals.SIGKILL)
     await waiter
     return killed
+
+
+_started: set[int] = set()
+"""The process groups (their leaders' pids) this process started and has not yet seen empty."""
+
+
+def _remember(pgid: int) -> None:
+    _stop_at_exit()
+    _started.difference_update([old for old in _started if not group_members(old)])
+    _started.add(pgid)
+
+
+@functools.cache
+def _stop_at_exit() -> None:
+    atexit.register(stop_started_groups)
+
+
+def stop_started_groups(grace: float = KILL_AFTER) -> None:
+    """SIGTERM every started group that still has a live member, SIGKILL what is left after
+    `grace` seconds. Synchronous, since it runs at exit, after the event loop is gone."""
+    live = [pgid for pgid in _started if group_members(pgid)]
+    _started.clear()
+    for pgid in live:
+        _signal_group(pgid, signals.SIGTERM)
+    deadline = time.monotonic() + grace
+    while any(group_members(pgid) for pgid in live) and time.monotonic() < deadline:
+        time.sleep(POLL)
+    for pgid in live:
+        if group_members(pgid):
+            _signal_group(pgid, signals.SIGKILL)
 
 
 def _signal_group(pgid: int, number: int) -> None:

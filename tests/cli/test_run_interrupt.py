@@ -1,13 +1,18 @@
-"""Ctrl-C during a long bash tool: the run ends with 130 and no process of the tool survives."""
+"""Ctrl-C, SIGTERM or SIGHUP during a long bash tool: the run ends with 130, 143 or 129, the
+aborted message is saved and no process of the tool survives (the sandbox off: this tests the
+process-group mechanism)."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
@@ -35,14 +40,37 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_sigint_during_long_bash_exits_130_and_kills_the_tool(
-    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+def saved_stop_reasons(home: Path) -> list[str]:
+    reasons = []
+    for path in home.glob("sessions/*/*.jsonl"):
+        for line in path.read_text().splitlines():
+            entry = json.loads(line)
+            if entry.get("type") == "message" and entry["message"].get("role") == "assistant":
+                reasons.append(entry["message"].get("stop_reason", "stop"))
+    return reasons
+
+
+@pytest.mark.parametrize(
+    ("number", "code", "said"),
+    [
+        (signal.SIGINT, 130, "interrupted"),
+        (signal.SIGTERM, 143, "terminated"),
+        (signal.SIGHUP, 129, "hung up"),
+    ],
+)
+def test_a_stop_signal_during_long_bash_aborts_saves_and_kills_the_tool(
+    llm_server: LLMServer,
+    di_code_home: Path,
+    tmp_path: Path,
+    number: signal.Signals,
+    code: int,
+    said: str,
 ) -> None:
     pids = tmp_path / "pids"
     command = f"echo $$ >> {pids}; sleep 100 & echo $! >> {pids}; wait"
     llm_server.script(Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)))
     process = subprocess.Popen(
-        [DI_CODE, "run", "--yes", "start the long job"],
+        [DI_CODE, "run", "--yes", "--sandbox", "off", "start the long job"],
         cwd=tmp_path,
         env=cli_env(di_code_home, llm_server),
         stdin=subprocess.DEVNULL,
@@ -52,13 +80,14 @@ def test_sigint_during_long_bash_exits_130_and_kills_the_tool(
     )
     try:
         wait_until(lambda: pids.exists() and len(pids.read_text().split()) == 2, "the tool")
-        process.send_signal(signal.SIGINT)
+        process.send_signal(number)
         stdout, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
     finally:
         if process.poll() is None:
             process.kill()
-    assert process.returncode == 130, stderr
+    assert process.returncode == code, stderr
     assert stdout == ""
-    assert stderr.strip().splitlines()[-1] == "di-code: interrupted"
+    assert stderr.strip().splitlines()[-1] == f"di-code: {said}"
     for pid in map(int, pids.read_text().split()):
         wait_until(lambda pid=pid: not alive(pid), f"process {pid} to end")
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"

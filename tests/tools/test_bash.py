@@ -13,7 +13,9 @@ import pytest
 from di_code.agent import AgentTool, ToolResult
 from di_code.ai import AbortController, ToolArgumentsError, validate_tool_arguments
 from di_code.tools import process
-from di_code.tools.bash import DEFAULT_TIMEOUT
+from di_code.tools.bash import DEFAULT_TIMEOUT, BashPolicy, BashTool
+from di_code.tools.sandbox import Sandbox
+from di_code.tools.workspace import Workspace
 from tests.tools.conftest import alive, run, text_of
 
 SAFETY = 30.0  # seconds: only a net so a broken tool fails instead of hanging the suite
@@ -183,3 +185,12 @@ def test_timeout_defaults_to_120_s_and_is_capped_at_600_s(tools: dict[str, Agent
     }
     with pytest.raises(ToolArgumentsError, match="601 is greater than the maximum of 600"):
         validate_tool_arguments(bash, {"command": "x", "timeout": 601})
+
+
+def test_the_model_is_told_when_commands_are_sandboxed(workspace: Path) -> None:
+    space = Workspace.create(workspace)
+    plain = BashTool(space).description
+    confined = BashTool(space, BashPolicy(Sandbox("read-only"))).description
+    assert "sandbox" not in plain
+    assert confined.startswith(plain)
+    assert "read-only except /tmp" in confined and "no network" in confined

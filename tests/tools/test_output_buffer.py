@@ -146,6 +146,10 @@ def test_the_pipe_is_enlarged_where_linux_allows() -> None:
         os.close(write_fd)
 
 
+def bash(command: str) -> list[str]:
+    return [process.shell(), "-c", command]
+
+
 async def test_a_failing_sink_is_raised_once_the_command_ends(tmp_path: Path) -> None:
     """The pipe is still drained: a command writing far more than it holds is not blocked."""
     calls = 0
@@ -158,7 +162,7 @@ async def test_a_failing_sink_is_raised_once_the_command_ends(tmp_path: Path) ->
     command = "head -c 20000000 /dev/zero; touch finished"
     with pytest.raises(OSError, match="No space left on device"):
         await asyncio.wait_for(
-            process.run_in_group(command, str(tmp_path), 30, AbortController().signal, sink),
+            process.run_in_group(bash(command), str(tmp_path), 30, AbortController().signal, sink),
             30,
         )
     assert calls == 1
@@ -173,7 +177,9 @@ async def test_a_failing_sink_is_raised_despite_a_background_child(tmp_path: Pat
     try:
         with pytest.raises(OSError, match="No space left on device"):
             await asyncio.wait_for(
-                process.run_in_group(command, str(tmp_path), 30, AbortController().signal, sink),
+                process.run_in_group(
+                    bash(command), str(tmp_path), 30, AbortController().signal, sink
+                ),
                 30,
             )
     finally:
@@ -185,7 +191,9 @@ async def test_output_larger_than_the_pipe_arrives_whole_and_in_order(tmp_path: 
 
     command = "seq 1 300000; seq 1 300000 >&2"
     exit = await asyncio.wait_for(
-        process.run_in_group(command, str(tmp_path), 30, AbortController().signal, received.append),
+        process.run_in_group(
+            bash(command), str(tmp_path), 30, AbortController().signal, received.append
+        ),
         30,
     )
     numbers = b"".join(b"%d\n" % i for i in range(1, 300_001))

@@ -1,0 +1,137 @@
+"""The bash sandbox on Linux: each command runs inside bubblewrap (`bwrap`).
+
+The whole file system is mounted read-only, then the workspace roots are mounted again
+writable (workspace-write) or left read-only (read-only); /tmp is a private tmpfs, /dev a
+minimal one, /proc private. `--unshare-pid` gives the command its own pid namespace, whose
+init is bubblewrap's: when the command's shell exits, or when di-code dies (even by SIGKILL:
+`--die-with-parent` asks the kernel to kill bubblewrap with its parent), every process in it
+is killed, background jobs and `setsid` escapes included. The network is a private, empty
+namespace (`--unshare-net`) unless allowed.
+
+Whether bubblewrap works here (it is installed, and this kernel lets it make namespaces) is
+probed once, with a command that does nothing, the first time someone asks.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+SandboxMode = Literal["off", "workspace-write", "read-only"]
+PROBE_TIMEOUT = 10.0
+PRIVATE_TMP = "/tmp"
+
+
+@dataclass(frozen=True, slots=True)
+class Sandbox:
+    """How bash commands are confined: a mode other than off, and whether they may connect."""
+
+    mode: Literal["workspace-write", "read-only"] = "workspace-write"
+    network: bool = False
+
+    def describe(self) -> str:
+        """What the model must know to work inside it (told in the bash tool's description)."""
+        if self.mode == "workspace-write":
+            writable = "only the working folder(s) and /tmp are writable"
+        else:
+            writable = "the file system is read-only except /tmp"
+        network = "" if self.network else "; there is no network access"
+        return (
+            f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
+            f"command){network}; background processes end when the command ends."
+        )
+
+    def wrap(
+        self, argv: Sequence[str], roots: Sequence[Path], readable: Sequence[Path] = ()
+    ) -> list[str]:
+        """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
+        spill folder) stay visible read-only even below /tmp, when they exist."""
+        bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
+        args = [bubblewrap_path() or "bwrap", *_BASE]
+        if not self.network:
+            args.append("--unshare-net")
+        # Mounted after the tmpfs, so that what lies below /tmp is still visible.
+        for folder in readable:
+            args += ["--ro-bind-try", str(folder), str(folder)]
+        for root in roots:
+            args += [bind, str(root), str(root)]
+        return [*args, "--", *argv]
+
+
+_BASE = (
+    "--ro-bind", "/", "/",
+    "--dev", "/dev",
+    "--proc", "/proc",
+    "--tmpfs", PRIVATE_TMP,
+    "--unshare-pid",
+    "--die-with-parent",
+)  # fmt: skip
+
+
+def bubblewrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+@functools.cache
+def bubblewrap_works() -> bool:
+    """True when bubblewrap is installed and can build the sandbox on this machine."""
+    if bubblewrap_path() is None:
+        return False
+    try:
+        done = subprocess.run(
+            Sandbox().wrap(["/bin/sh", "-c", ":"], []),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+class SandboxUnavailable(Exception):
+    """A sandbox was asked for, but bubblewrap is missing or does not work here."""
+
+
+def choose_sandbox(
+    requested: SandboxMode | None, permission_mode: str, network: bool
+) -> tuple[Sandbox | None, str | None]:
+    """The sandbox for bash, and a note for the user when auto mode runs unsandboxed.
+
+    `requested` is the user's explicit mode (flag or settings). Without one, auto mode is
+    sandboxed (workspace-write) when bubblewrap works, and every other mode is not: there,
+    the user approves each command. An explicit mode that cannot be had is an error.
+    """
+    if requested == "off":
+        return None, None
+    if requested is not None:
+        if not bubblewrap_works():
+            raise SandboxUnavailable(
+                f"--sandbox {requested}: {_why_unavailable()}; "
+                "pass --sandbox off to run bash unsandboxed"
+            )
+        return Sandbox(requested, network), None
+    if permission_mode != "auto":
+        return None, None
+    if bubblewrap_works():
+        return Sandbox("workspace-write", network), None
+    return None, f"auto mode runs bash unsandboxed: {_why_unavailable()}"
+
+
+def _why_unavailable() -> str:
+    if not sys.platform.startswith("linux"):
+        return "the sandbox needs Linux and bubblewrap"
+    if bubblewrap_path() is None:
+        return "bubblewrap is not installed (apt-get install bubblewrap, dnf install bubblewrap)"
+    return (
+        "bubblewrap cannot create namespaces here (user namespaces are disabled, or a "
+        "container lacks the rights)"
+    )

@@ -1,0 +1,131 @@
+"""The bash sandbox (bubblewrap): what a sandboxed command can write, and what it can reach.
+
+Real bubblewrap, real commands, a real loopback listener. Skipped where bubblewrap is missing
+or cannot make namespaces (`.ci/run` installs it when it runs as root).
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from di_code.tools.bash import BashPolicy, BashTool
+from di_code.tools.sandbox import Sandbox, bubblewrap_works
+from di_code.tools.workspace import Workspace
+from tests.tools.conftest import run, text_of
+from tests.tools.test_bash import until
+
+pytestmark = pytest.mark.skipif(
+    not bubblewrap_works(),
+    reason="bubblewrap (bwrap) is missing or cannot make namespaces here; "
+    "install it (apt-get install bubblewrap) to run the sandbox tests",
+)
+
+
+def sandboxed(*roots: Path, mode: str = "workspace-write", network: bool = False) -> BashTool:
+    space = Workspace.create(roots[0], roots[1:])
+    return BashTool(space, BashPolicy(Sandbox(mode, network)))  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A writable host folder outside the workspace and outside /tmp (which the sandbox
+    replaces with its own)."""
+    folder = Path(tempfile.mkdtemp(prefix="di-code-sandbox-test-", dir="/var/tmp"))
+    yield folder
+    shutil.rmtree(folder)
+
+
+async def test_writes_inside_the_workspace_roots_only(
+    workspace: Path, outside: Path, tmp_path: Path
+) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    tool = sandboxed(workspace, extra)
+    result = await run(tool, {"command": f"echo in > inside.txt && echo more > {extra}/x.txt"})
+    assert not result.is_error, text_of(result)
+    assert (workspace / "inside.txt").read_text() == "in\n"
+    assert (extra / "x.txt").read_text() == "more\n"
+
+    result = await run(tool, {"command": f"echo escaped > {outside}/stolen.txt"})
+    assert result.is_error
+    assert "Read-only file system" in text_of(result)
+    assert not (outside / "stolen.txt").exists()
+
+
+async def test_read_only_mode_writes_nowhere_but_its_private_tmp(workspace: Path) -> None:
+    tool = sandboxed(workspace, mode="read-only")
+    result = await run(tool, {"command": "touch made.txt"})
+    assert result.is_error and "Read-only file system" in text_of(result)
+    assert not (workspace / "made.txt").exists()
+    result = await run(tool, {"command": 'echo scratch > "$TMPDIR/note" && cat "$TMPDIR/note"'})
+    assert text_of(result) == "scratch"
+
+
+async def test_tmp_is_private(workspace: Path) -> None:
+    marker = f"di-code-sandbox-test-{workspace.parent.name}"
+    result = await run(sandboxed(workspace), {"command": f"echo x > /tmp/{marker}"})
+    assert not result.is_error, text_of(result)
+    assert not (Path("/tmp") / marker).exists()
+
+
+@pytest.fixture
+def listener() -> Iterator[socket.socket]:
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(10)
+    yield server
+    server.close()
+
+
+async def test_no_network_unless_allowed(workspace: Path, listener: socket.socket) -> None:
+    port = listener.getsockname()[1]
+    connect = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+
+    refused = await run(sandboxed(workspace), {"command": connect})
+    assert refused.is_error
+    assert "connected" not in text_of(refused)
+
+    allowed = await run(sandboxed(workspace, network=True), {"command": connect})
+    assert text_of(allowed) == "connected"
+    accepted, _ = listener.accept()
+    accepted.close()
+
+
+async def test_no_process_outlives_the_command(workspace: Path) -> None:
+    """The pid namespace ends with the command: even a job that left its group is gone."""
+    result = await run(
+        sandboxed(workspace),
+        {"command": "setsid sleep 1000.17 > /dev/null 2>&1 & echo started"},
+    )
+    assert text_of(result) == "started"
+    await until(lambda: not sleeping("1000.17"))
+
+
+def sleeping(duration: str) -> list[int]:
+    """The pids of live `sleep <duration>` processes (seen from this pid namespace)."""
+    wanted = f"sleep\0{duration}\0".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+async def test_the_full_output_file_can_be_read_by_the_next_command(workspace: Path) -> None:
+    """The spill folder lies below /tmp without a session, yet stays visible (read-only)."""
+    tool = sandboxed(workspace)
+    spill = Path((await run(tool, {"command": "seq 1 3000"})).details["full_output_path"])
+    try:
+        assert text_of(await run(tool, {"command": f"tail -n 1 {spill}"})) == "3000"
+        result = await run(tool, {"command": f"echo changed > {spill}"})
+        assert result.is_error and "Read-only file system" in text_of(result)
+    finally:
+        spill.unlink()
