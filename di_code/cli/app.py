@@ -114,6 +114,25 @@ def trust(
     raise typer.Exit(_guarded(body, CliOptions()))
 
 
+mcp_app = typer.Typer(help="MCP servers: what is configured and whether it starts.")
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.command("list")
+def mcp_list() -> None:
+    """Start the configured MCP servers, list them with their state and tools, stop them."""
+
+    def body() -> int:
+        import asyncio
+
+        from di_code.cli.setup import mcp_status_lines
+
+        print("\n".join(asyncio.run(mcp_status_lines())))
+        return 0
+
+    raise typer.Exit(_guarded(body, CliOptions()))
+
+
 @app.command()
 def undo(
     session: Annotated[

@@ -8,7 +8,7 @@ import signal
 import sys
 from collections.abc import Awaitable
 
-from di_code.ai.stream import Provider, close_provider
+from di_code.ai.stream import Provider
 from di_code.ai.types import Model
 from di_code.cli.options import CliOptions
 from di_code.config.settings import ConfigError, Settings
@@ -30,7 +30,7 @@ def run_chat(options: CliOptions) -> int:
 async def _chat(options: CliOptions) -> int:
     from rich.console import Console
 
-    from di_code.cli.setup import prepare
+    from di_code.cli.setup import close_prepared, prepare
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
     from di_code.ui.repl import ChatSetup, Repl
@@ -45,6 +45,7 @@ async def _chat(options: CliOptions) -> int:
         gate=prepared.gate,
         workspace=prepared.workspace,
         attach_session=prepared.attach_session,
+        mcp=prepared.mcp,
         switch_model=lambda spec: _switch_model(spec, prepared.settings),
     )
     prepared.home.mkdir(parents=True, exist_ok=True)
@@ -52,7 +53,7 @@ async def _chat(options: CliOptions) -> int:
     try:
         return await _until_stop_signal(repl.run())
     finally:
-        await close_provider(repl.agent.provider)
+        await close_prepared(prepared, repl.agent.provider)
 
 
 async def _until_stop_signal(chat: Awaitable[int]) -> int:

@@ -17,7 +17,6 @@ import sys
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
-from di_code.ai.stream import close_provider
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.options import CliOptions
@@ -30,7 +29,7 @@ from di_code.cli.output import (
     result_line,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import Prepared, notify_stderr, prepare
+from di_code.cli.setup import Prepared, close_prepared, notify_stderr, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -68,7 +67,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     finally:
         for number in STOP_SIGNALS:
             asyncio.get_running_loop().remove_signal_handler(number)
-        await close_provider(prepared.agent.provider)
+        await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
     if stopped_by:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone

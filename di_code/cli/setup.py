@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, cast
 from di_code.agent.agent import Agent
 from di_code.agent.tool import AgentTool
 from di_code.ai.redaction import register, register_url
-from di_code.ai.stream import Provider, StreamOptions
+from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.options import CliOptions
 from di_code.config.discovery import candidates, discover
@@ -33,8 +33,12 @@ from di_code.config.settings import (
 )
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
+from di_code.config.trust import project_mcp_json
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.checkpoints import Checkpointer
+
+if TYPE_CHECKING:
+    from di_code.tools.mcp import McpServers
 from di_code.tools.permissions import (
     Approver,
     PermissionGate,
@@ -72,6 +76,8 @@ class Prepared:
     """Where the conversation is recorded; None with --no-session."""
     attach_session: Callable[[Agent, Session], None]
     """Records an agent's messages and checkpoints in a session (again after /clear)."""
+    mcp: McpServers | None = None
+    """The MCP servers started for this session, to stop at the end."""
 
 
 async def prepare(
@@ -97,7 +103,9 @@ async def prepare(
     gate = PermissionGate(mode, rules, approver)
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, mode, selection, env, session, notify)
-    tools = gate_tools(select_tools(workspace, roots, options.tools, bash), gate)
+    mcp = await start_mcp_servers(settings, home, workspace, notify)
+    offered = select_tools(workspace, roots, options.tools, bash)
+    tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -110,7 +118,50 @@ async def prepare(
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
-    return Prepared(agent, selection.model, gate, settings, workspace, home, session, attach)
+    return Prepared(agent, selection.model, gate, settings, workspace, home, session, attach, mcp)
+
+
+async def start_mcp_servers(
+    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+) -> McpServers | None:
+    """The configured MCP servers, started (None when there are none: the SDK is then never
+    imported). A project's `.mcp.json` counts only when the user trusts it."""
+    from di_code.tools.mcp_config import parse_servers, read_mcp_json
+
+    configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
+    project_file, why_not = project_mcp_json(home, workspace)
+    if project_file is not None:
+        more, problems = read_mcp_json(project_file)
+        configs, warnings = [*configs, *more], [*warnings, *problems]
+    for line in [*warnings, *([why_not] if why_not else [])]:
+        notify(line)
+    if not configs:
+        return None
+    from di_code.tools.mcp import McpServers
+
+    servers = McpServers(configs)
+    for line in await servers.start():
+        notify(line)
+    return servers
+
+
+async def mcp_status_lines(workspace: Path | None = None) -> list[str]:
+    """`di-code mcp list`: each configured server's state and tools, after starting it."""
+    home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
+    servers = await start_mcp_servers(load_settings_files(home, workspace), home, workspace)
+    if servers is None:
+        return ["No MCP servers configured."]
+    try:
+        return servers.status_lines()
+    finally:
+        await servers.aclose()
+
+
+async def close_prepared(prepared: Prepared, provider: Provider) -> None:
+    """Close the HTTP client and stop the MCP servers, before the event loop ends."""
+    await close_provider(provider)
+    if prepared.mcp is not None:
+        await prepared.mcp.aclose()
 
 
 def session_recorder(

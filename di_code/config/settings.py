@@ -13,6 +13,7 @@ Layout (README.md shows a full example):
     [providers.NAME] api, base_url, api_key_env, models = [...], default_model
     [discovery] urls = ["ollama=http://127.0.0.1:11434/v1", ...]
     [sandbox] mode = "off|workspace-write|read-only", network = true|false
+    [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class Settings:
     """Settings that were ignored, one line each, to show the user."""
     sandbox_mode: str | None = None
     sandbox_network: bool | None = None
+    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    """`[mcp_servers.NAME]` tables as written (di_code.tools.mcp_config reads them)."""
 
 
 def di_code_home() -> Path:
@@ -121,6 +124,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         discovery=top.discovery if top.discovery is not None else base.discovery,
         warnings=base.warnings + top.warnings,
         sandbox_mode=top.sandbox_mode or base.sandbox_mode,
+        mcp_servers={**base.mcp_servers, **top.mcp_servers},
         sandbox_network=(
             top.sandbox_network if top.sandbox_network is not None else base.sandbox_network
         ),
@@ -143,7 +147,7 @@ def _merge_provider(base: ProviderSettings | None, top: ProviderSettings) -> Pro
 def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     """Check a parsed TOML document's shape; a wrong key or type names the file and key."""
     reader = _Reader(source)
-    tables = {"permissions", "limits", "providers", "discovery", "sandbox"}
+    tables = {"permissions", "limits", "providers", "discovery", "sandbox", "mcp_servers"}
     reader.keys(data, "", {"model", "thinking", *tables})
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
@@ -168,6 +172,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
         discovery=reader.strings(discovery, "discovery.urls"),
         sandbox_mode=reader.choice(sandbox, "sandbox.mode", SANDBOX_MODES),
         sandbox_network=network,
+        mcp_servers=reader.table(data, "mcp_servers", None),
     )
 
 

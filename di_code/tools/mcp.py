@@ -272,7 +272,8 @@ class McpServers:
         """One line per server and its tools, for `/mcp` and `di-code mcp list`."""
         lines = []
         for server in self.servers:
-            where = server.config.url or " ".join([server.config.command or "", *server.config.args])
+            config = server.config
+            where = config.url or " ".join([config.command or "", *config.args])
             state = f"{server.state}: {server.error}" if server.error else server.state
             lines.append(f"{server.name}  ({state})  {where}")
             lines += [f"    {tool_name(server.name, t.name)}" for t in server.listed]

@@ -255,6 +255,12 @@ def checkpoint_row(checkpoint: PromptCheckpoint) -> str:
     return f"{checkpoint.number:>3}. {when}  {visible(checkpoint.title)}{undone}"
 
 
+async def _mcp(repl: Repl, arg: str) -> bool:
+    servers = repl.setup.mcp
+    lines = servers.status_lines() if servers is not None else ["No MCP servers configured."]
+    return _say(repl, "\n".join(visible(line) for line in lines))
+
+
 COMMANDS: dict[str, Command] = {
     command.name: command
     for command in (
@@ -268,6 +274,7 @@ COMMANDS: dict[str, Command] = {
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),
         Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),
+        Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
         Command("/undo", "/undo [--force]", "take back the files of the last prompt", _undo, True),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
     )

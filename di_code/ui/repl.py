@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from di_code.tools.mcp import McpServers
+
 SwitchModel = Callable[[str], tuple[Provider, Model]]
 TICK_SECONDS = 0.1
 
@@ -50,6 +52,8 @@ class ChatSetup:
     workspace: Path = field(default_factory=Path.cwd)
     switch_model: SwitchModel | None = None
     """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
+    mcp: McpServers | None = None
+    """The session's MCP servers (/mcp lists them)."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
     """Records the agent's messages (and checkpoints) in a session."""
 

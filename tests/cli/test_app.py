@@ -25,6 +25,7 @@ NOT_FOR_HELP = (
     "rich",
     "pygments",
     "pydantic",
+    "mcp",
     "asyncio",
     "di_code.ai",
     "di_code.agent",
@@ -45,7 +46,9 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(
-    "args", [["--help"], ["run", "--help"], ["chat", "--help"], ["--version"]], ids=" ".join
+    "args",
+    [["--help"], ["run", "--help"], ["chat", "--help"], ["mcp", "list", "--help"], ["--version"]],
+    ids=" ".join,
 )
 def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
     loaded, out = loaded_modules(CLI_MAIN, *args)
@@ -66,6 +69,7 @@ NOT_FOR_RUN = (
     "pygments",
     "rich",
     "pydantic",
+    "mcp",
     "prompt_toolkit",
     "di_code.ai.providers.anthropic",
     "di_code.ui",

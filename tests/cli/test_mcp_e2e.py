@@ -1,0 +1,232 @@
+"""MCP servers through `di-code run`: a real stdio server and a real streamable-HTTP server,
+written with the official SDK (tests/support/mcp_fixture_server.py), a scripted model."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+
+ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT = 30
+
+
+def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
+    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
+
+
+def stdio_server(name: str, markers: Path) -> dict[str, object]:
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.support.mcp_fixture_server", "stdio"],
+        "cwd": str(ROOT),
+        "env": {"MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_NAME": name},
+    }
+
+
+def toml_table(name: str, table: dict[str, object]) -> str:
+    lines = [f"[mcp_servers.{name}]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in table.items() if key != "env"]
+    env = table.get("env")
+    if isinstance(env, dict):
+        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
+        lines.append(f"env = {{ {pairs} }}")
+    return "\n".join(lines) + "\n"
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)
+
+
+def _state(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "Z"
+
+
+def wait_gone(pid: int) -> bool:
+    deadline = time.monotonic() + TIMEOUT
+    while pid_alive(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+@pytest.fixture
+def markers(tmp_path: Path) -> Path:
+    folder = tmp_path / "markers"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def http_server(markers: Path) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_NAME": "web"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.mcp_fixture_server", "http", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP MCP server never listened"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(TIMEOUT)
+
+
+def test_stdio_and_http_servers_tools_reach_the_model(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    markers: Path,
+    http_server: str,
+) -> None:
+    config = toml_table("fx", stdio_server("fx", markers))
+    config += toml_table("web", {"url": http_server})
+    (di_code_home / "config.toml").write_text(config)
+    llm_server.script(
+        call("mcp__fx__add", {"a": 2, "b": 40}, "c1"),
+        call("mcp__fx__picture", {}, "c2"),
+        call("mcp__fx__explode", {"reason": "on purpose"}, "c3"),
+        call("mcp__web__add", {"a": 1, "b": 1}, "c4"),
+        Turn(text="all done"),
+    )
+    done = run_di_code("run", "--yes", "use the tools")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "all done\n"
+    bodies = [r.body for r in llm_server.requests if r.method == "POST"]
+    offered = {tool["function"]["name"] for tool in bodies[0]["tools"]}
+    assert {"mcp__fx__add", "mcp__fx__picture", "mcp__web__add"} <= offered
+    add = next(t for t in bodies[0]["tools"] if t["function"]["name"] == "mcp__fx__add")
+    assert add["function"]["parameters"]["required"] == ["a", "b"]
+    assert _tool_result(bodies[1], "c1") == "42"
+    assert "image" in request_text(bodies[2])  # the PNG went to the model
+    assert "exploded: on purpose" in request_text(bodies[3])
+    assert _tool_result(bodies[4], "c4") == "2"
+    pid = int((markers / "fx.pid").read_text())
+    assert wait_gone(pid), "the stdio MCP server outlived di-code"
+
+
+def _tool_result(body: dict[str, object], call_id: str) -> object:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    found = [m for m in messages if m.get("role") == "tool" and m.get("tool_call_id") == call_id]
+    assert found, f"no result for {call_id}"
+    return found[0]["content"]
+
+
+def test_invalid_arguments_are_refused_before_the_server(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    (di_code_home / "config.toml").write_text(toml_table("fx", stdio_server("fx", markers)))
+    llm_server.script(call("mcp__fx__add", {"a": "two", "b": 1}, "c1"), Turn(text="ok"))
+    done = run_di_code("run", "--yes", "add")
+    assert done.returncode == 0, done.stderr
+    sent = request_text(llm_server.requests[-1].body)
+    assert 'Invalid arguments for tool \\"mcp__fx__add\\"' in sent
+
+
+def test_a_server_that_fails_to_start_is_one_warning(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    config = toml_table("broken", {"command": "/nonexistent/mcp-server", "timeout": 5})
+    config += toml_table("fx", stdio_server("fx", markers))
+    (di_code_home / "config.toml").write_text(config)
+    llm_server.script(call("mcp__fx__add", {"a": 1, "b": 2}, "c1"), Turn(text="fine"))
+    done = run_di_code("run", "--yes", "go on")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "fine\n"
+    warnings = [line for line in done.stderr.splitlines() if "broken" in line]
+    assert len(warnings) == 1 and "failed to start" in warnings[0]
+    assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_during_a_call_stops_the_server(
+    llm_server: LLMServer, di_code_home: Path, markers: Path, workspace: Path
+) -> None:
+    (di_code_home / "config.toml").write_text(toml_table("fx", stdio_server("fx", markers)))
+    llm_server.script(call("mcp__fx__slow", {"seconds": 100}, "c1"))
+    process = subprocess.Popen(
+        [DI_CODE, "run", "--yes", "sleep"],
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while not (markers / "fx.slow").exists():
+            assert time.monotonic() < deadline, "the slow tool never started"
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr
+    assert wait_gone(int((markers / "fx.pid").read_text()))
+
+
+def test_an_untrusted_projects_mcp_json_starts_nothing(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, markers: Path
+) -> None:
+    (workspace / ".git").mkdir()
+    servers = {"mcpServers": {"fx": stdio_server("fx", markers)}}
+    (workspace / ".mcp.json").write_text(json.dumps(servers))
+    llm_server.script(Turn(text="hi"), Turn(text="hi again"))
+    done = run_di_code("run", "hello")
+    assert done.returncode == 0, done.stderr
+    assert "trust" in done.stderr
+    assert not (markers / "fx.pid").exists()
+    assert "mcp__fx" not in request_text(llm_server.requests[-1].body)
+
+    trusted = run_di_code("trust")
+    assert trusted.returncode == 0, trusted.stderr
+    assert run_di_code("run", "hello").returncode == 0
+    assert (markers / "fx.pid").exists()
+    assert "mcp__fx__add" in request_text(llm_server.requests[-1].body)
+
+
+def test_mcp_list_prints_servers_and_tools(
+    run_di_code: RunDiCode, di_code_home: Path, markers: Path
+) -> None:
+    config = toml_table("fx", stdio_server("fx", markers))
+    config += toml_table("off", {"command": "true", "enabled": False})
+    (di_code_home / "config.toml").write_text(config)
+    done = run_di_code("mcp", "list", server=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("fx  (ready)")
+    assert "    mcp__fx__add" in lines and "off  (disabled)" in lines

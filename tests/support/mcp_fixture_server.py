@@ -1,0 +1,70 @@
+"""A real MCP server for the tests, written with the official SDK.
+
+`python -m tests.support.mcp_fixture_server stdio|http PORT`. It writes its pid to
+`$MCP_FIXTURE_DIR/<name>.pid` when it starts (so a test can check it started, and that it is
+gone after di-code exits) and `<name>.slow` when its slow tool begins.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+from pathlib import Path
+
+import anyio
+from mcp.server.fastmcp import FastMCP, Image
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+)
+
+
+def marker(suffix: str) -> Path | None:
+    folder = os.environ.get("MCP_FIXTURE_DIR")
+    name = os.environ.get("MCP_FIXTURE_NAME", "server")
+    return Path(folder) / f"{name}.{suffix}" if folder else None
+
+
+def build(port: int = 0) -> FastMCP:
+    server = FastMCP("fixture", host="127.0.0.1", port=port)
+
+    @server.tool()
+    def add(a: int, b: int) -> str:
+        """Add two whole numbers."""
+        return str(a + b)
+
+    @server.tool()
+    def picture() -> Image:
+        """A one-pixel PNG."""
+        return Image(data=PNG, format="png")
+
+    @server.tool()
+    def explode(reason: str) -> str:
+        """Always fails."""
+        raise ValueError(f"exploded: {reason}")
+
+    @server.tool()
+    async def slow(seconds: float) -> str:
+        """Sleeps, to be aborted."""
+        path = marker("slow")
+        if path is not None:
+            path.write_text("started")
+        await anyio.sleep(seconds)
+        return "slept"
+
+    return server
+
+
+def main() -> None:
+    path = marker("pid")
+    if path is not None:
+        path.write_text(str(os.getpid()))
+    if sys.argv[1] == "http":
+        build(int(sys.argv[2])).run("streamable-http")
+    else:
+        build().run("stdio")
+
+
+if __name__ == "__main__":
+    main()
