@@ -12,6 +12,7 @@ from typing import Literal
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
+    RetryEvent,
     StartEvent,
     StreamEvent,
     TextDeltaEvent,
@@ -59,6 +60,9 @@ class EventSequenceChecker:
                 self._parts.append(event.delta)
             case TextEndEvent() | ThinkingEndEvent() | ToolCallEndEvent():
                 self._end(event)
+            case RetryEvent():
+                if self._blocks or self._open is not None:
+                    raise EventSequenceError("retry after content was streamed")
             case DoneEvent():
                 self._done(event)
             case ErrorEvent():

@@ -33,6 +33,12 @@ class UsageTotals:
         self.tokens_in += sent
         self.tokens_out += usage.output
         self.cost += usage.cost.total
+        self.add_context(usage)
+
+    def add_context(self, usage: Usage) -> None:
+        """The context is as big as the last request and its answer (a resumed session's
+        size comes from its last answer)."""
+        sent = usage.input + usage.cache_read + usage.cache_write
         if sent or usage.output:
             self.context = sent + usage.output
 
