@@ -78,6 +78,8 @@ from di_code.ui.tool_view import (
 THINKING_LINES = 3
 STALL_NOTICE = 5.0
 """Seconds without a stream event after which the status line says the stream is silent."""
+ECHO_LINES = 10
+"""A prompt longer than this (a paste) is echoed cut to its first lines."""
 HISTORY_TURNS = 3
 """How many past prompts (with their answers) a resumed conversation shows."""
 
@@ -241,7 +243,11 @@ class Renderer:
     def show_user(self, text: str, *, queued: bool = False) -> None:
         """Echo what the user typed (the REPL erases its prompt line)."""
         label = Text("queued › " if queued else "› ", style="bold cyan" if not queued else "dim")
-        label.append(visible(text), style="bold" if not queued else "dim")
+        lines = text.splitlines() or [""]
+        shown = "\n".join(lines[:ECHO_LINES])
+        label.append(visible(shown), style="bold" if not queued else "dim")
+        if len(lines) > ECHO_LINES:
+            label.append(f"\n… {len(lines) - ECHO_LINES} more lines", style="dim")
         self.console.print(label)
 
     def expanded(self, number: int | None = None) -> RenderableType:

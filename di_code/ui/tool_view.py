@@ -32,7 +32,7 @@ ERROR_LINES = 8
 DIFF_LINES = 24
 PARTIAL_LINES = 5
 SUMMARY_CHARS = 200
-TAIL_FIRST = frozenset({"bash"})
+TAIL_FIRST = frozenset({"bash", "!"})
 """Tools whose output is read from the end: the outcome of a command comes last."""
 
 
@@ -54,6 +54,8 @@ def _summary(name: str, args: dict[str, Any]) -> str:
     match name:
         case "bash":
             return f"$ {args.get('command', '')}"
+        case "!":
+            return str(args.get("command", ""))
         case "read":
             window = [f"{key}={args[key]}" for key in ("offset", "limit") if key in args]
             return " ".join([path, *window])
@@ -80,6 +82,8 @@ def format_seconds(seconds: float) -> str:
 def tool_title(name: str, arguments: Any) -> Text:
     """`bash $ pytest -q`: the tool and what it does, one line."""
     title = Text.assemble((visible(name), "bold"), " ", summarize_call(name, arguments))
+    if name == "!":
+        title = Text.assemble(("!", "bold"), summarize_call(name, arguments))
     title.no_wrap = True
     title.overflow = "ellipsis"
     return title
