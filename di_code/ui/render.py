@@ -347,7 +347,7 @@ class Renderer:
 
     def _stream(self, event: StreamEvent) -> None:
         activity = self._activity
-        if activity is not None and not isinstance(event, RetryEvent):
+        if activity is not None and not isinstance(event, RetryEvent | StartEvent):
             activity.since, activity.streaming, activity.retry = self._clock(), True, None
         match event:
             case TextStartEvent():
