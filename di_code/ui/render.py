@@ -62,6 +62,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     Usage,
 )
+from di_code.tools.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals, short_count
 from di_code.ui.markdown_stream import LiveArea, MarkdownStream, default_live
 from di_code.ui.safe_text import visible
@@ -294,6 +295,16 @@ class Renderer:
         finally:
             self._paused = False
             self.redraw()
+
+    def pausing(self, approver: Approver) -> Approver:
+        """`approver` with the live area hidden while it asks: a spinner redrawn over the
+        question would garble it (the live area and the question share the terminal)."""
+
+        async def ask(request: ApprovalRequest) -> Approval:
+            with self.paused():
+                return await approver(request)
+
+        return ask
 
     def redraw(self) -> None:
         content, activity = self._slot.content, self._activity

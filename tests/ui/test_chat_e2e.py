@@ -40,9 +40,7 @@ def wait_until_gone(argv: list[str]) -> bool:
     return True
 
 
-def spawn_chat(
-    server: LLMServer, workspace: Path, *args: str, rows: int = 30, columns: int = 100
-) -> pexpect.spawn:
+def spawn_env(server: LLMServer) -> dict[str, str]:
     env = dict(os.environ)
     env.update(
         OPENAI_BASE_URL=server.openai_base_url,
@@ -50,11 +48,17 @@ def spawn_chat(
         TERM="xterm-256color",
         PAGER="less",
     )
+    return env
+
+
+def spawn_chat(
+    server: LLMServer, workspace: Path, *args: str, rows: int = 30, columns: int = 100
+) -> pexpect.spawn:
     return pexpect.spawn(
         str(DI_CODE),
         ["chat", "--model", "openai/test-model", *args],
         cwd=str(workspace),
-        env=env,
+        env=spawn_env(server),
         dimensions=(rows, columns),
         encoding="utf-8",
         timeout=TIMEOUT,
@@ -81,6 +85,16 @@ class Screen:
                 pytest.fail(f"never saw {what}:\n" + "\n".join(self.lines))
             try:
                 self.stream.feed(self.child.read_nonblocking(65536, timeout=0.1))
+            except pexpect.TIMEOUT:
+                continue
+        return self.lines
+
+    def settle(self, seconds: float) -> list[str]:
+        """Keep reading for `seconds` (a live area gets several redraws meanwhile)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
             except pexpect.TIMEOUT:
                 continue
         return self.lines
