@@ -101,7 +101,15 @@ def edits_of(params: dict[str, Any]) -> list[Edit]:
     return [Edit(params["old_text"], params["new_text"])]
 
 
-def _edit_file(path: Path, shown: str, edits: list[Edit]) -> str:
+def preview_diff(workspace: Workspace, params: dict[str, Any]) -> str:
+    """The diff the edit would make, at the file's real line numbers, without writing it
+    (what an approval question shows); ToolError when the edit would fail."""
+    path, shown = workspace.locate(str(params.get("path", "")))
+    doc, after = _planned(path, shown, edits_of(params))
+    return unified_diff(doc.text, after, shown)
+
+
+def _planned(path: Path, shown: str, edits: list[Edit]) -> tuple[Document, str]:
     require_file(path, shown)
     try:
         raw = path.read_bytes()
@@ -111,7 +119,11 @@ def _edit_file(path: Path, shown: str, edits: list[Edit]) -> str:
         doc = Document.parse(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
-    after = apply_edits(doc, edits, shown)
+    return doc, apply_edits(doc, edits, shown)
+
+
+def _edit_file(path: Path, shown: str, edits: list[Edit]) -> str:
+    doc, after = _planned(path, shown, edits)
     try:
         path.write_bytes(doc.render(after).encode("utf-8"))
     except OSError as exc:

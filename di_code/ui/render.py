@@ -193,6 +193,9 @@ class Renderer:
         self.usage = UsageTotals()
         self.finished: list[FinishedTool] = []
         """Every finished tool call, for Ctrl-O and /expand."""
+        self.previewed: list[Any] = []
+        """Arguments of calls whose diff an approval question already showed (shared with
+        the approver): their result panel does not show it again."""
         self._live = default_live(console) if live is None else live
         self._slot = _Slot(self)
         self._activity: Activity | None = None
@@ -342,8 +345,13 @@ class Renderer:
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
         self._remember(result.tool_name, args, result)
-        view = compact_line if self.compact else tool_panel
-        self.console.print(view(result.tool_name, args, result, seconds))
+        if self.compact:
+            self.console.print(compact_line(result.tool_name, args, result, seconds))
+            return
+        shown_before = args is not None and args in self.previewed
+        if shown_before:
+            self.previewed.remove(args)
+        self.console.print(tool_panel(result.tool_name, args, result, seconds, shown_before))
 
     def _message_start(self, message: Message) -> None:
         """The turn's top rule goes before the model's answer, after the prompt it answers."""

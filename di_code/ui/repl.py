@@ -25,6 +25,7 @@ from di_code.ai.stream import Provider
 from di_code.ai.types import Model
 from di_code.session import Session, SessionStore, prompt_with_compaction
 from di_code.tools.permissions import PermissionGate
+from di_code.tools.workspace import Workspace
 from di_code.ui.approval import QUESTION, ReplApprover
 from di_code.ui.footer import UsageTotals
 from di_code.ui.prompt_live import PromptLive
@@ -118,6 +119,8 @@ class Repl:
         self.renderer = Renderer(console, live=self.live, model=setup.agent.model)
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
+        self.approver.workspace = Workspace.create(setup.workspace)
+        self.renderer.previewed = self.approver.previewed
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.shell_context: list[str] = []

@@ -146,9 +146,10 @@ def output_lines(result: ToolResultMessage) -> list[str]:
     return lines
 
 
-def result_body(result: ToolResultMessage) -> Text:
+def result_body(result: ToolResultMessage, diff_shown: bool = False) -> Text:
+    """`diff_shown`: the diff was in the approval question, so only the outcome is shown."""
     diff = result.details.get("diff") if isinstance(result.details, dict) else None
-    if isinstance(diff, str) and diff and not result.is_error:
+    if isinstance(diff, str) and diff and not result.is_error and not diff_shown:
         return diff_text(diff)
     lines = output_lines(result)
     style, keep = ("red", ERROR_LINES) if result.is_error else ("dim", RESULT_LINES)
@@ -187,13 +188,16 @@ def framed(body: RenderableType, title: Text, border: str, subtitle: str | None 
 
 
 def tool_panel(
-    name: str, arguments: Any, result: ToolResultMessage, seconds: float | None = None
+    name: str,
+    arguments: Any,
+    result: ToolResultMessage,
+    seconds: float | None = None,
+    diff_shown: bool = False,
 ) -> Panel:
     """A finished call, as printed once into the scrollback."""
     border = "red" if result.is_error else "green"
-    return framed(
-        result_body(result), tool_title(name, arguments), border, status_line(result, seconds)
-    )
+    body = result_body(result, diff_shown)
+    return framed(body, tool_title(name, arguments), border, status_line(result, seconds))
 
 
 def full_output_panel(number: int, name: str, arguments: Any, result: ToolResultMessage) -> Panel:

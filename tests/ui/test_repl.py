@@ -62,11 +62,16 @@ async def chat(
 ) -> AsyncIterator[Chat]:
     console = Console(file=io.StringIO(), width=80, color_system=None)
     with pipe() as pipe_input:
-        repl = Repl(setup, console, input=pipe_input, output=DummyOutput(), history=history)
         if approver is not None:
             approver.console = console
-            repl.approver = approver
-            approver.invalidate = repl.invalidate
+        repl = Repl(
+            setup,
+            console,
+            input=pipe_input,
+            output=DummyOutput(),
+            history=history,
+            approver=approver,
+        )
         session = Chat(repl, pipe_input, console)
         setup.agent.subscribe(session.on_event)
         task = asyncio.create_task(repl.run())
@@ -404,3 +409,32 @@ async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: P
     assert banner == f"di-code chat · faux/faux-1 · {tmp_path}"
     assert "› old question\nThe answer was 42." in session.output
     assert "ctx 2.1k/128k (2%)" in session.output
+
+
+async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Path) -> None:
+    from di_code.tools.edit import EditTool
+    from di_code.tools.workspace import Workspace
+
+    target = tmp_path / "notes.txt"
+    target.write_text("".join(f"line {n}\n" for n in range(1, 21)))
+    approver = RecordingApprover()
+    gate = PermissionGate("ask", approver=approver)
+    tools = gate_tools([EditTool(Workspace.create(tmp_path))], gate)
+    edit = {"path": "notes.txt", "old_text": "line 15\n", "new_text": "line fifteen\n"}
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "edit", edit)]},
+            text_reply("edited"),
+        ]
+    )
+    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate, workspace=tmp_path)
+    async with chat(setup, approver=approver) as session:
+        session.type("edit it\r")
+        await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        session.type("y")
+        await session.answered()
+        session.type("/exit\r")
+    assert "line fifteen" in target.read_text()
+    assert session.output.count("-line 15") == 1
+    assert "@@ -12,7 +12,7 @@" in session.output
+    assert "│ Successfully applied 1 edit to notes.txt" in session.output
