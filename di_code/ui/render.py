@@ -64,7 +64,13 @@ from di_code.ai.types import (
 )
 from di_code.tools.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals, short_count
-from di_code.ui.markdown_stream import LiveArea, MarkdownStream, default_live
+from di_code.ui.markdown_stream import (
+    LiveArea,
+    MarkdownStream,
+    Schedule,
+    default_live,
+    loop_schedule,
+)
 from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import (
     RunningTool,
@@ -186,6 +192,7 @@ class Renderer:
         live: LiveArea | None = None,
         clock: Callable[[], float] = time.monotonic,
         model: Model | None = None,
+        schedule: Schedule = loop_schedule,
     ) -> None:
         self.console = console
         self.compact = compact
@@ -201,6 +208,7 @@ class Renderer:
         self._activity: Activity | None = None
         self._paused = False
         self._clock = clock
+        self._schedule = schedule
         self._turn = 0
         self._turn_started = 0.0
         self._markdown: MarkdownStream | None = None
@@ -325,8 +333,13 @@ class Renderer:
         if not (full_only and self.compact):
             self.console.print(renderable)
 
+    def _reply_stream(self) -> MarkdownStream:
+        return MarkdownStream(
+            self.console, live=self._slot, clock=self._clock, schedule=self._schedule
+        )
+
     def _print_reply(self, text: str) -> None:
-        stream = MarkdownStream(self.console, live=self._slot)
+        stream = self._reply_stream()
         stream.append(visible(text))
         stream.finish()
 
@@ -371,7 +384,7 @@ class Renderer:
         match event:
             case TextStartEvent():
                 if not self.compact:
-                    self._markdown = MarkdownStream(self.console, live=self._slot)
+                    self._markdown = self._reply_stream()
             case TextDeltaEvent(delta=delta):
                 if self._markdown is not None:
                     self._markdown.append(visible(delta))

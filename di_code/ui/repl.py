@@ -328,10 +328,11 @@ class Repl:
         from prompt_toolkit.application import get_app
         from prompt_toolkit.formatted_text import ANSI
 
+        if self.approver.pending is not None:
+            # The running call's panel would say "running" while it waits for the answer.
+            return ANSI(f"\x1b[1;33m{QUESTION}\x1b[0m ")
         size = get_app().output.get_size()
         live = self.live.render(size.columns, size.rows)
-        if self.approver.pending is not None:
-            return ANSI(f"{live}\x1b[1;33m{QUESTION}\x1b[0m ")
         symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
         return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
 
