@@ -7,6 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pyte
@@ -83,21 +84,21 @@ class Screen:
         while not found(self.lines):
             if time.monotonic() > deadline:
                 pytest.fail(f"never saw {what}:\n" + "\n".join(self.lines))
-            try:
-                self.stream.feed(self.child.read_nonblocking(65536, timeout=0.1))
-            except pexpect.TIMEOUT:
-                continue
+            self._read()
         return self.lines
 
     def settle(self, seconds: float) -> list[str]:
         """Keep reading for `seconds` (a live area gets several redraws meanwhile)."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            try:
-                self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
-            except pexpect.TIMEOUT:
-                continue
+            self._read()
         return self.lines
+
+    def _read(self) -> None:
+        try:
+            self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
+        except pexpect.TIMEOUT:
+            pass
 
     def wait_text(self, text: str) -> list[str]:
         return self.wait_for(lambda lines: any(text in line for line in lines), repr(text))
@@ -198,36 +199,36 @@ def test_a_long_bash_output_shows_its_end_in_a_panel_and_ctrl_o_shows_all(
 
 
 @needs_di_code
-def test_a_slow_model_shows_the_waiting_line(llm_server: LLMServer, tmp_path: Path) -> None:
-    llm_server.script(Turn(text="Sorry for the wait.", first_delay=3.0))
-    child, screen = open_chat(llm_server, tmp_path)
-    try:
-        child.sendline("hello?")
-        screen.wait_text("waiting for test-model … ")
-        lines = screen.wait_text("Sorry for the wait.")
-        assert not any("waiting for" in line for line in lines)
-        quit_chat(child)
-    finally:
-        child.close(force=True)
-
-
-@needs_di_code
-def test_a_500_shows_the_retry_countdown_then_the_answer(
-    llm_server: LLMServer, tmp_path: Path
+@pytest.mark.parametrize(
+    ("script", "status", "answer"),
+    [
+        (
+            (Turn(text="Sorry for the wait.", first_delay=3.0),),
+            "waiting for test-model … ",
+            "Sorry",
+        ),
+        (
+            (HttpError(500, "boom", headers={"retry-after": "2"}), Turn(text="Answered.")),
+            "HTTP 500 · retry 1/4 in ",
+            "Answered.",
+        ),
+    ],
+    ids=["slow-first-byte", "500-then-success"],
+)
+def test_the_status_line_shows_waiting_and_retrying_until_the_answer(
+    llm_server: LLMServer, tmp_path: Path, script: tuple[Any, ...], status: str, answer: str
 ) -> None:
-    llm_server.script(
-        HttpError(500, "boom", headers={"retry-after": "2"}), Turn(text="Answered on retry.")
-    )
+    llm_server.script(*script)
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("hello?")
-        screen.wait_text("HTTP 500 · retry 1/4 in ")
-        lines = screen.wait_text("Answered on retry.")
-        assert not any("retry 1/4" in line for line in lines)
+        screen.wait_text(status)
+        lines = screen.wait_text(answer)
+        assert not any(status in line for line in lines)
         quit_chat(child)
     finally:
         child.close(force=True)
-    assert len(llm_server.requests) == 2
+    assert len(llm_server.requests) == len(script)
 
 
 @needs_di_code
