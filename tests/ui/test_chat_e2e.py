@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -30,6 +31,13 @@ def processes_with_argv(argv: list[str]) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+def wait_until_running(argv: list[str]) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not processes_with_argv(argv):
+        assert time.monotonic() < deadline, f"{argv} never started"
+        time.sleep(0.05)
 
 
 def wait_until_gone(argv: list[str]) -> bool:
@@ -95,10 +103,8 @@ class Screen:
         return self.lines
 
     def _read(self) -> None:
-        try:
+        with contextlib.suppress(pexpect.TIMEOUT):
             self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
-        except pexpect.TIMEOUT:
-            pass
 
     def wait_text(self, text: str) -> list[str]:
         return self.wait_for(lambda lines: any(text in line for line in lines), repr(text))
@@ -137,10 +143,7 @@ def test_chat_answers_aborts_a_tool_with_ctrl_c_and_goes_on(
         child.expect("forty-two")
         child.sendline("sleep for a while")
         child.expect(f"sleep {seconds}")
-        deadline = time.monotonic() + TIMEOUT
-        while not processes_with_argv(["sleep", seconds]):
-            assert time.monotonic() < deadline, "the sleep never started"
-            time.sleep(0.05)
+        wait_until_running(["sleep", seconds])
         child.sendcontrol("c")
         child.expect("aborted")
         assert wait_until_gone(["sleep", seconds])
@@ -243,10 +246,7 @@ def test_esc_kills_a_running_command_and_shows_the_abort(
     try:
         child.sendline("sleep")
         screen.wait_text(f"sleep {seconds}")
-        deadline = time.monotonic() + TIMEOUT
-        while not processes_with_argv(["sleep", seconds]):
-            assert time.monotonic() < deadline, "the sleep never started"
-            time.sleep(0.05)
+        wait_until_running(["sleep", seconds])
         child.send("\x1b")
         lines = screen.wait_text("■ aborted")
         assert any(line.startswith("│ Tool execution aborted.") for line in lines)
