@@ -79,6 +79,7 @@ from di_code.ui.tool_view import (
     format_seconds,
     framed,
     full_output_panel,
+    new_spinner,
     tool_panel,
 )
 
@@ -87,6 +88,8 @@ STALL_NOTICE = 5.0
 """Seconds without a stream event after which the status line says the stream is silent."""
 ECHO_LINES = 10
 """A prompt longer than this (a paste) is echoed cut to its first lines."""
+RETRY_LINGER = 0.5
+"""Seconds the retry line stays after its countdown ends (the new attempt is being sent)."""
 HISTORY_TURNS = 3
 """How many past prompts (with their answers) a resumed conversation shows."""
 
@@ -134,11 +137,11 @@ class Activity:
     streaming: bool = False
     retry: RetryEvent | None = None
     retry_at: float = 0.0
-    spinner: Any = None
+    spinner: Any = field(default_factory=new_spinner)
 
     def line(self) -> str | None:
         now = self.clock()
-        if self.retry is not None and now < self.retry_at + 0.5:
+        if self.retry is not None and now < self.retry_at + RETRY_LINGER:
             retry = self.retry
             reason = visible(retry.reason.partition(": ")[0])[:80]
             wait = max(0.0, self.retry_at - now)
@@ -154,10 +157,6 @@ class Activity:
         line = self.line()
         if line is None:
             return
-        if self.spinner is None:
-            from rich.spinner import Spinner
-
-            self.spinner = Spinner("dots", style="cyan")
         self.spinner.update(text=Text(line, style="yellow" if self.retry else "dim"))
         yield self.spinner
 
