@@ -109,8 +109,9 @@ def closing_rule(text: str) -> RenderableType:
 
 
 def alert_panel(title: str, reason: str) -> RenderableType:
-    """An error or an abort: a red box with the one-line reason."""
-    return framed(Text(visible(reason), style="red"), Text(title, style="bold red"), "red")
+    """An error or an abort: a red box with the one-line reason (its first line)."""
+    first = (reason.strip().splitlines() or [""])[0]
+    return framed(Text(visible(first), style="red"), Text(title, style="bold red"), "red")
 
 
 def thinking_panel(thinking: str) -> RenderableType:

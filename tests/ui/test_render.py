@@ -320,7 +320,7 @@ def test_thinking_error_and_abort_panels() -> None:
         "│ … 1 more line                                                                │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
     ]
-    assert render_text(alert_panel("■ aborted", "Request aborted")) == [
+    assert render_text(alert_panel("■ aborted", "Request aborted\n  at step 2")) == [
         "╭─ ■ aborted ──────────────────────────────────────────────────────────────────╮",
         "│ Request aborted                                                              │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
