@@ -21,7 +21,13 @@ from di_code.agent import (
 )
 from di_code.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ThinkingContent, ToolCall
-from di_code.ai.events import RetryEvent, TextDeltaEvent, TextEndEvent, TextStartEvent
+from di_code.ai.events import (
+    RetryEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+)
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import (
@@ -473,3 +479,18 @@ def test_no_color_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "bad" in output
     assert "\x1b[31" not in output and "\x1b[91" not in output and "38;" not in output
+
+
+def test_the_stream_start_event_is_not_yet_an_answer() -> None:
+    """`start` comes at once, before the server has sent a byte: still waiting."""
+    live = RecordingLive()
+    model = Model("slow", "S", "openai", "openai", context_window=1000, cost=ModelCost())
+    renderer = Renderer(make_console(), live=live, model=model, clock=lambda: 2.0)
+    renderer.handle(MessageStartEvent(reply([])))
+    renderer.handle(MessageUpdateEvent(StartEvent()))
+    shown = live.shown[-1]
+    assert shown is not None
+    assert render_text(shown) == ["⠋ waiting for slow … 0.0s"]
+    renderer.handle(MessageUpdateEvent(TextStartEvent(0)))
+    renderer.handle(MessageUpdateEvent(TextDeltaEvent(0, "Hi")))
+    assert render_text(live.shown[-1] or "") == ["Hi"]
