@@ -140,13 +140,18 @@ class Activity:
     retry_at: float = 0.0
     spinner: Any = field(default_factory=new_spinner)
 
-    def line(self) -> str | None:
+    def line(self, width: int = 80) -> str | None:
+        """The status for a line `width` wide; a long retry reason is cut, not the countdown."""
         now = self.clock()
         if self.retry is not None and now < self.retry_at + RETRY_LINGER:
             retry = self.retry
-            reason = visible(retry.reason.partition(": ")[0])[:80]
             wait = max(0.0, self.retry_at - now)
-            return f"{reason} · retry {retry.attempt}/{retry.max_retries} in {wait:.1f}s"
+            countdown = f" · retry {retry.attempt}/{retry.max_retries} in {wait:.1f}s"
+            reason = visible(retry.reason.partition(": ")[0])
+            room = max(10, width - 2 - len(countdown))
+            if len(reason) > room:
+                reason = reason[: room - 1] + "…"
+            return reason + countdown
         silent = now - self.since
         if not self.streaming:
             return f"waiting for {visible(self.model)} … {format_seconds(silent)}"
@@ -155,7 +160,7 @@ class Activity:
         return None
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        line = self.line()
+        line = self.line(options.max_width)
         if line is None:
             return
         self.spinner.update(text=Text(line, style="yellow" if self.retry else "dim"))

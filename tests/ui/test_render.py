@@ -341,6 +341,9 @@ def test_the_status_line_says_waiting_then_retrying_then_stalled() -> None:
     activity.retry, activity.retry_at = RetryEvent(2, 4, 2.0, "HTTP 500: boom"), 5.0
     now[0] = 3.2
     assert render_text(activity)[0][2:] == "HTTP 500 · retry 2/4 in 1.8s"
+    url = "connection to http://127.0.0.1:9/v1/chat/completions failed: refused"
+    activity.retry = RetryEvent(2, 4, 2.0, url)
+    assert activity.line(60) == "connection to http://127.0.0.1:9/v1/c… · retry 2/4 in 1.8s"
     activity.retry, activity.streaming, activity.since = None, True, 4.0
     now[0] = 5.0
     assert render_text(activity) == []
