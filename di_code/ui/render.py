@@ -299,7 +299,7 @@ class Renderer:
         answers = [m for m in messages if isinstance(m, AssistantMessage)]
         if answers:
             self.usage.add_context(answers[-1].usage)
-        self.console.print(closing_rule("resumed"))
+        self.console.print(closing_rule(f"resumed · {self.footer()}"))
 
     @contextmanager
     def paused(self) -> Iterator[None]:
