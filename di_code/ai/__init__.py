@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from di_code.ai.events import (
         DoneEvent,
         ErrorEvent,
+        RetryEvent,
         StartEvent,
         StreamEvent,
         TextDeltaEvent,
@@ -52,6 +53,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     "events": (
         "DoneEvent",
         "ErrorEvent",
+        "RetryEvent",
         "StartEvent",
         "StreamEvent",
         "TextDeltaEvent",
@@ -100,6 +102,7 @@ __all__ = [
     "ModelCost",
     "Provider",
     "ProviderError",
+    "RetryEvent",
     "StartEvent",
     "StreamEvent",
     "StreamOptions",

@@ -2,6 +2,8 @@
 
 Every provider's output goes through `check_event_sequence` in the tests, so a provider that
 opens two blocks at once, loses a delta or replays a half-built tool call is caught at once.
+One rule beyond the SPEC's list: `retry{attempt, max_retries, delay, reason}` (a backoff
+before the next attempt) comes after `start` and before the first block, any number of times.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Literal
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
+    RetryEvent,
     StartEvent,
     StreamEvent,
     TextDeltaEvent,
@@ -59,6 +62,9 @@ class EventSequenceChecker:
                 self._parts.append(event.delta)
             case TextEndEvent() | ThinkingEndEvent() | ToolCallEndEvent():
                 self._end(event)
+            case RetryEvent():
+                if self._blocks or self._open is not None:
+                    raise EventSequenceError("retry after content was streamed")
             case DoneEvent():
                 self._done(event)
             case ErrorEvent():

@@ -81,6 +81,19 @@ class ToolCallEndEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class RetryEvent:
+    """The request failed in a way worth another attempt; the provider waits `delay` seconds
+    and then tries again (attempt `attempt` of `max_retries`). Only before the first block:
+    a retry starts the answer over, so it never follows content."""
+
+    attempt: int
+    max_retries: int
+    delay: float
+    reason: str
+    type: ClassVar[Literal["retry"]] = "retry"
+
+
+@dataclass(frozen=True, slots=True)
 class DoneEvent:
     reason: Literal["stop", "length", "tool_use"]
     message: AssistantMessage
@@ -105,6 +118,7 @@ StreamEvent: TypeAlias = (
     | ToolCallStartEvent
     | ToolCallDeltaEvent
     | ToolCallEndEvent
+    | RetryEvent
     | DoneEvent
     | ErrorEvent
 )

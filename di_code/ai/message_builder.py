@@ -16,6 +16,7 @@ from di_code.ai.codec import MAX_JSON_DEPTH, encodable, encodable_json
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
+    RetryEvent,
     StartEvent,
     StreamEvent,
     TextDeltaEvent,
@@ -85,6 +86,12 @@ class MessageBuilder:
         if not self._started:
             self._started = True
             self._emit(StartEvent())
+
+    def retry(self, attempt: int, max_retries: int, delay: float, reason: str) -> None:
+        """Report a backoff before the next attempt; only before any content (see RetryEvent)."""
+        if self._blocks or self._open is not None:
+            raise RuntimeError("retry after content was streamed")
+        self._emit(RetryEvent(attempt, max_retries, delay, reason))
 
     def text(self, delta: str) -> None:
         delta = encodable(delta)

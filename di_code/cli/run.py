@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
@@ -32,6 +33,9 @@ from di_code.cli.prompt_input import UsageError, read_prompt
 from di_code.cli.setup import Prepared, close_prepared, notify_stderr, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
+if TYPE_CHECKING:
+    from di_code.ui.render import Renderer
+
 EXIT_OK, EXIT_ERROR = 0, 1
 STOP_SIGNALS = {
     signal.SIGINT: "interrupted",
@@ -49,11 +53,14 @@ def run_command(prompt: str | None, output_format: str, options: CliOptions) -> 
 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     approver = terminal_approver() if fmt == "text" else None
+    progress = _progress_renderer() if fmt == "text" and sys.stderr.isatty() else None
+    if approver is not None and progress is not None:
+        approver = progress.pausing(approver)
     prepared = await prepare(options, approver=approver)
     out = Writer(sys.stdout)
     tally = RunTally()
     prepared.agent.subscribe(tally)
-    _attach_progress(prepared, fmt, out)
+    _attach_progress(prepared, fmt, out, progress)
     controller = AbortController()
     stopped_by = _on_stop_signals(controller)
     try:
@@ -90,20 +97,27 @@ def _report_compaction(outcome: CompactionResult | CompactionError) -> None:
         notify_stderr(f"compacted the conversation ({outcome.tokens_before} tokens before)")
 
 
-def _attach_progress(prepared: Prepared, fmt: OutputFormat, out: Writer) -> None:
+def _progress_renderer() -> Renderer:
+    """The compact progress on stderr (a terminal): one line per tool call, spinners live."""
+    from rich.console import Console
+
+    from di_code.ui.render import Renderer
+
+    return Renderer(Console(stderr=True), compact=True)
+
+
+def _attach_progress(
+    prepared: Prepared, fmt: OutputFormat, out: Writer, progress: Renderer | None
+) -> None:
     if fmt == "stream-json":
 
         def stream(event: AgentEvent) -> None:
             out.line(event_line(event))
 
         prepared.agent.subscribe(stream)
-    elif fmt == "text" and sys.stderr.isatty():
-        from rich.console import Console
-
-        from di_code.ui.render import Renderer
-
-        renderer = Renderer(Console(stderr=True), compact=True, model=prepared.model)
-        prepared.agent.subscribe(renderer.handle)
+    elif progress is not None:
+        progress.model = prepared.model
+        prepared.agent.subscribe(progress.handle)
 
 
 def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:

@@ -102,7 +102,19 @@ def edits_of(params: dict[str, Any]) -> list[Edit]:
     return [Edit(params["old_text"], params["new_text"])]
 
 
-def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
+def preview_diff(workspace: Workspace, params: dict[str, Any]) -> str:
+    """The diff the edit would make, at the file's real line numbers, without writing it
+    (what an approval question shows); ToolError when the edit would fail."""
+    target, shown = workspace.resolve(str(params.get("path", "")))
+    try:
+        doc, after, _ = _planned(target, shown, edits_of(params))
+    finally:
+        target.close()
+    return unified_diff(doc.text, after, shown)
+
+
+def _planned(target: Target, shown: str, edits: list[Edit]) -> tuple[Document, str, os.stat_result]:
+    """The file as it is, the text after the edits, and the file's status (to keep its mode)."""
     with open_regular(target, shown) as f:
         try:
             raw = f.read()
@@ -113,7 +125,11 @@ def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
         doc = Document.parse(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
-    after = apply_edits(doc, edits, shown)
+    return doc, apply_edits(doc, edits, shown), status
+
+
+def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
+    doc, after, status = _planned(target, shown, edits)
     try:
         write_atomically(target, doc.render(after).encode("utf-8"), status)
     except OSError as exc:

@@ -15,15 +15,24 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from di_code.tools.edit import preview_diff
+from di_code.tools.errors import ToolError
 from di_code.tools.permissions import Approval, ApprovalRequest
+from di_code.tools.workspace import Workspace
 from di_code.ui.tool_view import collapse, diff_text, summarize_call
 
 PREVIEW_LINES = 12
 QUESTION = "Allow? [y]es / [a]lways this session / [n]o"
 
 
-def edit_diff(arguments: dict[str, Any]) -> str:
-    """A diff of the replacements an edit asks for (the file itself is not read here)."""
+def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> str:
+    """The diff an edit would make: at the file's real line numbers when the file can be
+    read, else a diff of the replacements alone."""
+    if workspace is not None:
+        try:
+            return preview_diff(workspace, arguments)
+        except (ToolError, KeyError, TypeError):
+            pass
     edits = arguments.get("edits")
     if not isinstance(edits, list):
         edits = [arguments]
@@ -37,14 +46,14 @@ def edit_diff(arguments: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def approval_view(request: ApprovalRequest) -> Text:
+def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) -> Text:
     """What the user approves: the header line, then the diff or the content to write."""
     args = request.arguments
     view = Text.assemble(("? ", "bold yellow"), (request.tool_name, "bold"), " ")
     view.append(summarize_call(request.tool_name, args))
     if request.tool_name == "edit":
         view.append("\n")
-        view.append_text(diff_text(edit_diff(args)))
+        view.append_text(diff_text(edit_diff(args, workspace)))
     elif request.tool_name == "write":
         view.append("\n")
         content = str(args.get("content", "")).splitlines()
@@ -66,9 +75,15 @@ class ReplApprover:
         self.invalidate = invalidate
         self.pending: ApprovalRequest | None = None
         self._answer: asyncio.Future[Approval] | None = None
+        self.workspace: Workspace | None = None
+        """Where edits are previewed from (their diff at real line numbers)."""
+        self.previewed: list[dict[str, Any]] = []
+        """Arguments of the edits whose diff a question showed: the result does not repeat it."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        self.console.print(approval_view(request))
+        self.console.print(approval_view(request, self.workspace))
+        if request.tool_name == "edit":
+            self.previewed.append(request.arguments)
         self._answer = asyncio.get_running_loop().create_future()
         self.pending = request
         self.invalidate()

@@ -72,7 +72,9 @@ async def _help(repl: Repl, arg: str) -> bool:
     lines = [f"  {c.usage:<22} {c.summary}" for c in COMMANDS.values()]
     keys = [
         "  Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
-        "  While the agent works, Enter queues a steering message; Ctrl-C aborts the run.",
+        "  While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
+        "  Ctrl-O shows the full output of the last tool call; !command runs a shell command",
+        "  here and adds its output to your next prompt.",
         "  Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
     ]
     return _say(repl, "\n".join(["Commands:", *lines, "Keys:", *keys]))
@@ -86,6 +88,7 @@ async def _clear(repl: Repl, arg: str) -> bool:
     setup = repl.setup
     session = setup.store.create(setup.workspace) if setup.store is not None else None
     repl.replace_agent([], session)
+    repl.clear_screen()
     suffix = f" {session.id}" if session is not None else " (not saved)"
     return _say(repl, f"New session{suffix}.")
 
@@ -154,6 +157,13 @@ async def _compact(repl: Repl, arg: str) -> bool:
 
     repl.console.print(Text("Compacting…", style="dim"))
     repl.start(work)
+    return True
+
+
+async def _expand(repl: Repl, arg: str) -> bool:
+    if arg and not arg.isdigit():
+        raise ValueError("Usage: /expand [N] (N counts tool calls from 1).")
+    repl.expand(int(arg) if arg else None)
     return True
 
 
@@ -271,6 +281,7 @@ COMMANDS: dict[str, Command] = {
         Command("/session", "/session", "this session: id, file, usage", _session),
         Command("/resume", "/resume [N|id]", "list or resume a saved session", _resume, True),
         Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
+        Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),
         Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),

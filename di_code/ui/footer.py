@@ -28,6 +28,11 @@ class UsageTotals:
 
     def add(self, usage: Usage) -> None:
         self.total += usage
+        self.add_context(usage)
+
+    def add_context(self, usage: Usage) -> None:
+        """The context is as big as the last request and its answer (a resumed session's
+        size comes from its last answer)."""
         if usage.context:
             self.context = usage.context
 

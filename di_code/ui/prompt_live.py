@@ -43,5 +43,7 @@ class PromptLive:
         with capture.capture() as captured:
             capture.print(self.current)
         lines = captured.get().splitlines()
+        if not lines:
+            return ""
         keep = max(1, rows - MIN_ROWS_LEFT)
         return "\n".join(lines[-keep:]) + "\n"

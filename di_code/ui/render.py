@@ -1,19 +1,27 @@
 """The Renderer: draws AgentEvents with Rich, for `chat` and for `run`'s progress output.
 
 What is final is printed once into the scrollback; what is still changing (the open tail of
-the reply, thinking, a running tool with its spinner and partial output) is shown in a live
-area that is cleared when it ends. On a pipe there is no live area and the output is plain
-text; Rich itself honours NO_COLOR. `compact=True` is `run`'s progress: one line per tool
-call and the failures, no reply text (that goes to stdout) and no footer.
+the reply, thinking, a running tool's panel with its spinner and partial output, the status
+line while the model is waited for) is shown in a live area that is cleared when it ends. On
+a pipe there is no live area and the output is plain text; Rich itself honours NO_COLOR.
+`compact=True` is `run`'s progress: one line per tool call and the failures, no reply text
+(that goes to stdout) and no footer.
+
+A turn is framed by two horizontal rules: `── turn 1 · model ──` above and the turn's tokens
+and time below, the reply and the tool panels between them. The frame has no side borders on
+purpose: code selected and copied from the answer then carries no border glyph and no indent
+(a box around the reply would put `│ ` in front of every copied line).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from typing import assert_never
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, assert_never
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 
 from di_code.agent.events import (
@@ -32,6 +40,7 @@ from di_code.agent.events import (
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
+    RetryEvent,
     StartEvent,
     StreamEvent,
     TextDeltaEvent,
@@ -44,12 +53,137 @@ from di_code.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from di_code.ai.types import AssistantMessage, Message, Model, TextContent, ToolResultMessage
-from di_code.ui.footer import UsageTotals
-from di_code.ui.markdown_stream import LiveArea, MarkdownStream, default_live
-from di_code.ui.tool_view import RunningTool, collapse, compact_line, tool_block
+from di_code.ai.types import (
+    AssistantMessage,
+    Message,
+    Model,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+)
+from di_code.tools.permissions import Approval, ApprovalRequest, Approver
+from di_code.ui.footer import UsageTotals, short_count
+from di_code.ui.markdown_stream import (
+    LiveArea,
+    MarkdownStream,
+    Schedule,
+    default_live,
+    loop_schedule,
+)
+from di_code.ui.safe_text import visible
+from di_code.ui.tool_view import (
+    RunningTool,
+    collapse,
+    compact_line,
+    format_seconds,
+    framed,
+    full_output_panel,
+    new_spinner,
+    tool_panel,
+)
 
 THINKING_LINES = 3
+STALL_NOTICE = 5.0
+"""Seconds without a stream event after which the status line says the stream is silent."""
+ECHO_LINES = 10
+"""A prompt longer than this (a paste) is echoed cut to its first lines."""
+RETRY_LINGER = 0.5
+"""Seconds the retry line stays after its countdown ends (the new attempt is being sent)."""
+HISTORY_TURNS = 3
+"""How many past prompts (with their answers) a resumed conversation shows."""
+
+
+def turn_rule(title: str) -> RenderableType:
+    """The top of a turn's frame (see the module doc for why a rule and not a box)."""
+    from rich.rule import Rule
+
+    title_text = Text.assemble(("── ", "dim"), (title, "bold"))
+    return Group(Text(), Rule(title_text, align="left", style="dim"))
+
+
+def closing_rule(text: str) -> RenderableType:
+    from rich.rule import Rule
+
+    return Rule(Text(text, style="dim"), align="right", style="dim")
+
+
+def alert_panel(title: str, reason: str) -> RenderableType:
+    """An error or an abort: a red box with the one-line reason (its first line)."""
+    first = (reason.strip().splitlines() or [""])[0]
+    return framed(Text(visible(first), style="red"), Text(title, style="bold red"), "red")
+
+
+def thinking_panel(thinking: str) -> RenderableType:
+    lines = [line for line in thinking.strip().splitlines() if line.strip()]
+    body = collapse(lines or ["…"], THINKING_LINES, "dim italic")
+    return framed(body, Text("✻ thinking", style="dim italic"), "dim")
+
+
+def _thinking_live(thinking: str) -> RenderableType:
+    last = visible(thinking[-300:].replace("\n", " ").strip())
+    text = Text(last or "…", style="dim italic", no_wrap=True, overflow="ellipsis")
+    return framed(text, Text("✻ thinking", style="dim italic"), "dim")
+
+
+@dataclass(slots=True)
+class Activity:
+    """The status line under the live area while a request is out: `waiting for m … 3.2s`
+    until the first event, the reason and the countdown while the provider backs off, and
+    a notice when a started stream goes silent. Drawn lazily, so every frame is current."""
+
+    model: str
+    clock: Callable[[], float]
+    since: float
+    streaming: bool = False
+    retry: RetryEvent | None = None
+    retry_at: float = 0.0
+    spinner: Any = field(default_factory=new_spinner)
+
+    def line(self, width: int = 80) -> str | None:
+        """The status for a line `width` wide; a long retry reason is cut, not the countdown."""
+        now = self.clock()
+        if self.retry is not None and now < self.retry_at + RETRY_LINGER:
+            retry = self.retry
+            wait = max(0.0, self.retry_at - now)
+            countdown = f" · retry {retry.attempt}/{retry.max_retries} in {wait:.1f}s"
+            reason = visible(retry.reason.partition(": ")[0])
+            room = max(10, width - 2 - len(countdown))
+            if len(reason) > room:
+                reason = reason[: room - 1] + "…"
+            return reason + countdown
+        silent = now - self.since
+        if not self.streaming:
+            return f"waiting for {visible(self.model)} … {format_seconds(silent)}"
+        if silent >= STALL_NOTICE:
+            return f"no data from {visible(self.model)} for {format_seconds(silent)}"
+        return None
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        line = self.line(options.max_width)
+        if line is None:
+            return
+        self.spinner.update(text=Text(line, style="yellow" if self.retry else "dim"))
+        yield self.spinner
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedTool:
+    name: str
+    arguments: Any
+    result: ToolResultMessage
+
+
+@dataclass(slots=True)
+class _Slot:
+    """The live area as MarkdownStream sees it: what it shows goes above the status line."""
+
+    renderer: Renderer
+    content: RenderableType | None = field(default=None)
+
+    def show(self, renderable: RenderableType | None) -> None:
+        self.content = renderable
+        self.renderer.redraw()
 
 
 class Renderer:
@@ -63,14 +197,25 @@ class Renderer:
         live: LiveArea | None = None,
         clock: Callable[[], float] = time.monotonic,
         model: Model | None = None,
+        schedule: Schedule = loop_schedule,
     ) -> None:
         self.console = console
         self.compact = compact
         self.model = model
         self.usage = UsageTotals()
+        self.finished: list[FinishedTool] = []
+        """Every finished tool call, for Ctrl-O and /expand."""
+        self.previewed: list[Any] = []
+        """Arguments of calls whose diff an approval question already showed (shared with
+        the approver): their result panel does not show it again."""
         self._live = default_live(console) if live is None else live
+        self._slot = _Slot(self)
+        self._activity: Activity | None = None
+        self._paused = False
         self._clock = clock
+        self._schedule = schedule
         self._turn = 0
+        self._turn_started = 0.0
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
         self._running: dict[str, RunningTool] = {}
@@ -84,6 +229,7 @@ class Renderer:
                 self._turn = 0
             case TurnStartEvent():
                 self._turn += 1
+                self._turn_started = self._clock()
             case MessageStartEvent(message=message):
                 self._message_start(message)
             case MessageUpdateEvent(event=stream_event):
@@ -94,16 +240,17 @@ class Renderer:
             case ToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, arguments=args):
                 running = RunningTool(name, args, self._clock(), self._clock)
                 self._running[call_id] = running
-                self._live.show(running)
+                self._show(running)
             case ToolExecutionUpdateEvent(tool_call_id=call_id, partial_result=partial):
                 self._tool_update(call_id, partial.content)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
                 self._tool_end(call_id, result)
-            case TurnEndEvent():
-                pass
+            case TurnEndEvent(message=message):
+                seconds = self._clock() - self._turn_started
+                self._print(closing_rule(_turn_summary(message.usage, seconds)), full_only=True)
             case AgentEndEvent():
-                self._live.show(None)
-                self._print(Text(f"\n{self.footer()}", style="dim"), full_only=True)
+                self._show(None)
+                self._print(Text(self.footer(), style="dim"), full_only=True)
             case _:
                 assert_never(event)
 
@@ -113,62 +260,160 @@ class Renderer:
     def show_user(self, text: str, *, queued: bool = False) -> None:
         """Echo what the user typed (the REPL erases its prompt line)."""
         label = Text("queued › " if queued else "› ", style="bold cyan" if not queued else "dim")
-        label.append(text, style="bold" if not queued else "dim")
+        lines = text.splitlines() or [""]
+        shown = "\n".join(lines[:ECHO_LINES])
+        label.append(visible(shown), style="bold" if not queued else "dim")
+        if len(lines) > ECHO_LINES:
+            label.append(f"\n… {len(lines) - ECHO_LINES} more lines", style="dim")
         self.console.print(label)
 
-    def _print(self, text: Text, *, full_only: bool = False) -> None:
+    def expanded(self, number: int | None = None) -> RenderableType:
+        """The full output of the last (or the `number`th, from 1) finished tool call."""
+        if not self.finished:
+            raise ValueError("No tool call to expand yet.")
+        index = len(self.finished) if number is None else number
+        if not 1 <= index <= len(self.finished):
+            raise ValueError(f"There are {len(self.finished)} tool calls: /expand 1 to N.")
+        call = self.finished[index - 1]
+        return full_output_panel(index, call.name, call.arguments, call.result)
+
+    def replay(self, messages: Sequence[Message]) -> None:
+        """Print the last HISTORY_TURNS prompts of a resumed conversation and their answers
+        (tool calls collapsed), and take the context size from its last answer."""
+        users = [n for n, message in enumerate(messages) if message.role == "user"]
+        start = users[-HISTORY_TURNS] if len(users) >= HISTORY_TURNS else 0
+        if start:
+            self.console.print(Text(f"… {len(users) - HISTORY_TURNS} earlier prompts", "dim"))
+        calls: dict[str, ToolCall] = {}
+        for message in messages[start:]:
+            if isinstance(message, AssistantMessage):
+                calls.update((c.id, c) for c in message.content if isinstance(c, ToolCall))
+                if message.text.strip():
+                    self._print_reply(message.text)
+            elif isinstance(message, ToolResultMessage):
+                call = calls.get(message.tool_call_id)
+                self._remember(message.tool_name, call.arguments if call else None, message)
+                self.console.print(tool_panel(message.tool_name, call and call.arguments, message))
+            else:
+                self.show_user(_user_text(message))
+        answers = [m for m in messages if isinstance(m, AssistantMessage)]
+        if answers:
+            self.usage.add_context(answers[-1].usage)
+        self.console.print(closing_rule(f"resumed · {self.footer()}"))
+
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing live is drawn inside (a question is being asked on the same terminal)."""
+        self._paused = True
+        self.redraw()
+        try:
+            yield
+        finally:
+            self._paused = False
+            self.redraw()
+
+    def pausing(self, approver: Approver) -> Approver:
+        """`approver` with the live area hidden while it asks: a spinner redrawn over the
+        question would garble it (the live area and the question share the terminal)."""
+
+        async def ask(request: ApprovalRequest) -> Approval:
+            with self.paused():
+                return await approver(request)
+
+        return ask
+
+    def redraw(self) -> None:
+        content, activity = self._slot.content, self._activity
+        if self._paused or (content is None and activity is None):
+            self._live.show(None)
+        elif activity is None:
+            self._live.show(content)
+        else:
+            self._live.show(activity if content is None else Group(content, activity))
+
+    def _show(self, renderable: RenderableType | None) -> None:
+        self._slot.show(renderable)
+
+    def _print(self, renderable: RenderableType, *, full_only: bool = False) -> None:
         if not (full_only and self.compact):
-            self.console.print(text)
+            self.console.print(renderable)
+
+    def _reply_stream(self) -> MarkdownStream:
+        return MarkdownStream(
+            self.console, live=self._slot, clock=self._clock, schedule=self._schedule
+        )
+
+    def _print_reply(self, text: str) -> None:
+        stream = self._reply_stream()
+        stream.append(visible(text))
+        stream.finish()
+
+    def _remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
+        self.finished.append(FinishedTool(name, arguments, result))
 
     def _tool_update(self, call_id: str, content: Sequence[object]) -> None:
         running = self._running.get(call_id)
         if running is not None:
             running.set_output(_text_of(content))
-            self._live.show(running)
+            self._show(running)
 
     def _tool_end(self, call_id: str, result: ToolResultMessage) -> None:
-        self._live.show(None)
+        self._show(None)
         running = self._running.pop(call_id, None)
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
-        view = compact_line if self.compact else tool_block
-        self.console.print(view(result.tool_name, args, result, seconds))
+        self._remember(result.tool_name, args, result)
+        if self.compact:
+            self.console.print(compact_line(result.tool_name, args, result, seconds))
+            return
+        shown_before = args is not None and args in self.previewed
+        if shown_before:
+            self.previewed.remove(args)
+        self.console.print(tool_panel(result.tool_name, args, result, seconds, shown_before))
 
     def _message_start(self, message: Message) -> None:
-        """The turn marker goes before the model's answer, after the prompt it answers."""
+        """The turn's top rule goes before the model's answer, after the prompt it answers."""
         if message.role == "assistant":
-            self._print(Text(f"\n── turn {self._turn}", style="dim"), full_only=True)
+            model = self.model.id if self.model else "the model"
+            title = f"turn {self._turn}" + (f" · {visible(self.model.id)}" if self.model else "")
+            self._print(turn_rule(title), full_only=True)
+            self._activity = Activity(model, self._clock, self._clock())
+            self.redraw()
         elif message.role == "user" and not self.compact:
-            text = "".join(
-                block.text if isinstance(block, TextContent) else "[image]"
-                for block in message.content
-            )
-            self.show_user(text)
+            self.show_user(_user_text(message))
 
     def _stream(self, event: StreamEvent) -> None:
+        activity = self._activity
+        if activity is not None and not isinstance(event, RetryEvent | StartEvent):
+            activity.since, activity.streaming, activity.retry = self._clock(), True, None
         match event:
             case TextStartEvent():
                 if not self.compact:
-                    self._markdown = MarkdownStream(self.console, live=self._live)
+                    self._markdown = self._reply_stream()
             case TextDeltaEvent(delta=delta):
                 if self._markdown is not None:
-                    self._markdown.append(delta)
+                    self._markdown.append(visible(delta))
             case TextEndEvent():
                 self._end_text()
             case ThinkingStartEvent():
                 self._thinking = ""
             case ThinkingDeltaEvent(delta=delta):
                 self._thinking += delta
-                self._live.show(_thinking_live(self._thinking))
+                self._show(_thinking_live(self._thinking))
             case ThinkingEndEvent(content=content):
-                self._live.show(None)
-                self._print(_thinking_block(content), full_only=True)
+                self._show(None)
+                self._print(thinking_panel(visible(content)), full_only=True)
             case ToolCallStartEvent(name=name):
-                self._live.show(Text(f"● preparing {name} …", style="dim"))
+                self._show(Text(f"● preparing {visible(name)} …", style="dim"))
+            case RetryEvent(delay=delay):
+                if activity is not None:
+                    activity.retry, activity.retry_at = event, self._clock() + delay
+                self.redraw()
             case ToolCallDeltaEvent() | ToolCallEndEvent() | StartEvent():
                 pass
             case DoneEvent() | ErrorEvent():
-                self._live.show(None)
+                self._activity = None
+                self._show(None)
             case _:
                 assert_never(event)
 
@@ -179,14 +424,15 @@ class Renderer:
 
     def _assistant_end(self, message: AssistantMessage) -> None:
         self._end_text()
-        self._live.show(None)
+        self._activity = None
+        self._show(None)
         self.usage.add(message.usage)
         match message.stop_reason:
             case "aborted":
-                self.console.print(Text("■ aborted", style="bold red"))
+                self.console.print(alert_panel("■ aborted", message.error_message or "Aborted."))
             case "error":
                 error = message.error_message or "the request failed"
-                self.console.print(Text(f"✗ error: {error}", style="bold red"))
+                self.console.print(alert_panel("✗ error", error))
             case "length":
                 note = "⚠ stopped: the reply reached the output token limit"
                 self.console.print(Text(note, style="yellow"))
@@ -196,20 +442,16 @@ class Renderer:
                 assert_never(message.stop_reason)
 
 
+def _turn_summary(usage: Usage, seconds: float) -> str:
+    sent = usage.input + usage.cache_read + usage.cache_write
+    return f"↑{short_count(sent)} ↓{short_count(usage.output)} · {format_seconds(seconds)}"
+
+
+def _user_text(message: Message) -> str:
+    return "".join(
+        block.text if isinstance(block, TextContent) else "[image]" for block in message.content
+    )
+
+
 def _text_of(content: Sequence[object]) -> str:
     return "".join(block.text for block in content if isinstance(block, TextContent))
-
-
-def _thinking_live(thinking: str) -> Text:
-    last = thinking[-300:].replace("\n", " ").strip()
-    text = Text.assemble(("✻ thinking ", "dim italic"), (last, "dim italic"))
-    text.no_wrap = True
-    text.overflow = "ellipsis"
-    return text
-
-
-def _thinking_block(thinking: str) -> Text:
-    lines = [line for line in thinking.strip().splitlines() if line.strip()]
-    block = Text("✻ thinking\n", style="dim italic")
-    block.append_text(collapse(lines, THINKING_LINES, "dim italic"))
-    return block

@@ -10,6 +10,7 @@ in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.commands
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,10 +25,12 @@ from di_code.ai.stream import Provider
 from di_code.ai.types import Model
 from di_code.session import Session, SessionStore, prompt_with_compaction
 from di_code.tools.permissions import PermissionGate
+from di_code.tools.workspace import Workspace
 from di_code.ui.approval import QUESTION, ReplApprover
 from di_code.ui.footer import UsageTotals
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
+from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -39,6 +42,9 @@ if TYPE_CHECKING:
 
 SwitchModel = Callable[[str], tuple[Provider, Model]]
 TICK_SECONDS = 0.1
+"""Redraws while the agent works: 10 a second, so a spinner (12.5 frames/s) moves every tick."""
+EXIT_ARMED_SECONDS = 2.0
+"""How long "press Ctrl-C again to exit" holds."""
 
 
 @dataclass(slots=True)
@@ -58,6 +64,50 @@ class ChatSetup:
     """Records the agent's messages (and checkpoints) in a session."""
 
 
+PASTE_LINES = 10
+"""A paste longer than this shows in the input as one placeholder."""
+
+
+class Pastes:
+    """Long pastes: the input shows `[pasted 200 lines]`, the prompt sent has the text."""
+
+    def __init__(self) -> None:
+        self._texts: dict[str, str] = {}
+
+    def placeholder(self, text: str) -> str:
+        """What to insert for a paste: the text itself if short, else a placeholder."""
+        lines = len(text.splitlines())
+        if lines <= PASTE_LINES:
+            return text
+        label = f"[pasted {lines} lines]"
+        if label in self._texts:
+            label = f"[pasted {lines} lines #{len(self._texts) + 1}]"
+        self._texts[label] = text
+        return label
+
+    def expand(self, line: str) -> str:
+        for label, text in self._texts.items():
+            line = line.replace(label, text)
+        self._texts.clear()
+        return line
+
+
+def page(text: str) -> None:
+    """Show ANSI text in $PAGER (less -R by default), or print it when there is none."""
+    import os
+    import shlex
+    import shutil
+    import subprocess
+    import sys
+
+    command = shlex.split(os.environ.get("PAGER") or "less -R")
+    if not command or shutil.which(command[0]) is None:
+        sys.stdout.write(text)
+        return
+    env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
+    subprocess.run(command, input=text.encode(), env=env, check=False)
+
+
 class Repl:
     def __init__(
         self,
@@ -75,7 +125,12 @@ class Repl:
         self.renderer = Renderer(console, live=self.live, model=setup.agent.model)
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
-        self.exit_armed = False
+        self.approver.workspace = Workspace.create(setup.workspace)
+        self.renderer.previewed = self.approver.previewed
+        self._armed_at: float | None = None
+        self.pastes = Pastes()
+        self.shell_context: list[str] = []
+        """`!command` outputs not yet sent: they go in front of the next prompt."""
         self._history = history
         self._io: dict[str, Any] = {"input": input, "output": output}
         self._session: PromptSession[str] | None = None
@@ -87,6 +142,16 @@ class Repl:
     @property
     def agent(self) -> Agent:
         return self.setup.agent
+
+    @property
+    def exit_armed(self) -> bool:
+        """True within EXIT_ARMED_SECONDS of the first Ctrl-C on an empty prompt."""
+        armed = self._armed_at
+        return armed is not None and time.monotonic() - armed < EXIT_ARMED_SECONDS
+
+    @exit_armed.setter
+    def exit_armed(self, armed: bool) -> None:
+        self._armed_at = time.monotonic() if armed else None
 
     @property
     def busy(self) -> bool:
@@ -116,6 +181,51 @@ class Repl:
         self.setup.agent = agent
         self.setup.session = session
         self.renderer.usage = UsageTotals()
+        self.renderer.finished.clear()
+        if messages:
+            self.renderer.replay(messages)
+
+    def banner(self) -> Text:
+        """The first line: the model and the folder, so a screenshot says where it ran."""
+        model = self.agent.model
+        home, folder = Path.home(), self.setup.workspace
+        shown = f"~/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
+        text = Text.assemble(
+            ("di-code chat", "bold"),
+            " · ",
+            (visible(f"{model.provider}/{model.id}"), "cyan"),
+            " · ",
+            (visible(shown), "cyan"),
+        )
+        text.append("\n/help for commands · Esc stops the agent · Ctrl-D quits", style="dim")
+        return text
+
+    def expand(self, number: int | None = None) -> None:
+        """Ctrl-O and /expand: the full output of a tool call, paged when it is taller than
+        the screen (the pager runs with the prompt suspended)."""
+        try:
+            panel = self.renderer.expanded(number)
+        except ValueError as exc:
+            self.console.print(Text(f"✗ {exc}", style="red"))
+            return
+        rows = self.console.height
+        session = self._session
+        if session is not None and session.app.is_running:
+            rows = session.app.output.get_size().rows
+        with self.console.capture() as captured:
+            self.console.print(panel)
+        text = captured.get()
+        if text.count("\n") < rows - 2 or session is None or not session.app.is_running:
+            self.console.print(panel)
+            return
+        from prompt_toolkit.application import run_in_terminal
+
+        run_in_terminal(lambda: page(text))
+
+    def clear_screen(self) -> None:
+        session = self._session
+        if session is not None and session.app.is_running:
+            session.app.renderer.clear()
 
     async def run(self) -> int:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""
@@ -123,7 +233,9 @@ class Repl:
 
         session = self._session = self._make_session()
         with patch_stdout(raw=True):
-            self.console.print(Text("di-code chat · /help for commands · Ctrl-D to quit", "dim"))
+            self.console.print(self.banner())
+            if self.agent.transcript:
+                self.renderer.replay(self.agent.transcript)
             try:
                 while True:
                     try:
@@ -141,8 +253,11 @@ class Repl:
         from di_code.ui.commands import run_command
 
         self.exit_armed = False
-        text = text.strip()
+        text = self.pastes.expand(text).strip()
         if not text:
+            return True
+        if text.startswith("!") and not self.busy:
+            self.start(self._shell(text[1:].strip()))
             return True
         if text.startswith("/"):
             self.renderer.show_user(text)
@@ -154,7 +269,8 @@ class Repl:
             self.agent.steer(text)
             self.renderer.show_user(text, queued=True)
             return True
-        self.start(self._prompt(text))
+        context, self.shell_context = self.shell_context, []
+        self.start(self._prompt("\n\n".join([*context, text])))
         return True
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
@@ -187,6 +303,17 @@ class Repl:
 
         return work
 
+    def _shell(self, command: str) -> Callable[[AbortController], Awaitable[None]]:
+        async def work(controller: AbortController) -> None:
+            from di_code.ui.shell import run_shell
+
+            self.renderer.show_user(f"!{command}")
+            ran = await run_shell(command, self.setup.workspace, controller.signal, self.renderer)
+            if ran is not None:
+                self.shell_context.append(ran)
+
+        return work
+
     async def _guard(self, work: Awaitable[None]) -> None:
         """Errors of a prompt are one red line; the REPL goes on."""
         try:
@@ -207,19 +334,22 @@ class Repl:
         from prompt_toolkit.application import get_app
         from prompt_toolkit.formatted_text import ANSI
 
+        if self.approver.pending is not None:
+            # The running call's panel would say "running" while it waits for the answer.
+            return ANSI(f"\x1b[1;33m{QUESTION}\x1b[0m ")
         size = get_app().output.get_size()
         live = self.live.render(size.columns, size.rows)
-        if self.approver.pending is not None:
-            return ANSI(f"{live}\x1b[1;33m{QUESTION}\x1b[0m ")
         symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
         return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
 
     def _make_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.key_binding import merge_key_bindings
 
         from di_code.ui.completion import ChatCompleter
         from di_code.ui.keys import key_bindings
+        from di_code.ui.screen_keys import screen_bindings
 
         history = InMemoryHistory() if self._history is None else FileHistory(self._history)
         return PromptSession(
@@ -227,7 +357,7 @@ class Repl:
             history=history,
             completer=ChatCompleter(self.setup.workspace),
             complete_while_typing=True,
-            key_bindings=key_bindings(self),
+            key_bindings=merge_key_bindings([key_bindings(self), screen_bindings(self)]),
             erase_when_done=True,
             **self._io,
         )

@@ -1,9 +1,13 @@
-"""How one tool call looks: a header line with its arguments, then its collapsed result.
+"""How one tool call looks: a Rich panel titled with what the call does, its collapsed result
+inside, its status on the border.
 
-The header says what the call does in the words a person would use (`$ ls -la` for bash, the
-path for read/write/edit); the body shows only the first few lines of the output, an edit's
-diff, and errors in red. While the call runs, `RunningTool` shows a spinner, the elapsed time
-and the last lines of the partial output (bash streams it).
+The title says what the call does in the words a person would use (`bash $ ls -la`, the path
+for read/write/edit). The body keeps the part of the output that matters: for bash the LAST
+lines (the failing test, the summary, `Command exited with code 1` are at the end), for
+read/grep/find/ls the first ones, an edit's diff. While the call runs, `RunningTool` is the
+same panel with a spinner, the elapsed time and the last lines of the partial output; when it
+ends the finished panel is printed once (green or red border, the duration and exit code in
+the subtitle). Every string from outside goes through `visible()`.
 """
 
 from __future__ import annotations
@@ -11,18 +15,25 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.text import Text
 
 from di_code.ai.types import ToolResultMessage
+from di_code.ui.safe_text import visible
+
+if TYPE_CHECKING:
+    from rich.panel import Panel
 
 RESULT_LINES = 4
+TAIL_LINES = 6
 ERROR_LINES = 8
 DIFF_LINES = 24
 PARTIAL_LINES = 5
 SUMMARY_CHARS = 200
+TAIL_FIRST = frozenset({"bash", "!"})
+"""Tools whose output is read from the end: the outcome of a command comes last."""
 
 
 def summarize_call(name: str, arguments: Any) -> str:
@@ -34,6 +45,7 @@ def summarize_call(name: str, arguments: Any) -> str:
     first, *rest = text.splitlines() or [""]
     if rest:
         first += " …"
+    first = visible(first)
     return first if len(first) <= SUMMARY_CHARS else first[: SUMMARY_CHARS - 1] + "…"
 
 
@@ -42,6 +54,8 @@ def _summary(name: str, args: dict[str, Any]) -> str:
     match name:
         case "bash":
             return f"$ {args.get('command', '')}"
+        case "!":
+            return str(args.get("command", ""))
         case "read":
             window = [f"{key}={args[key]}" for key in ("offset", "limit") if key in args]
             return " ".join([path, *window])
@@ -65,24 +79,49 @@ def format_seconds(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s"
 
 
+def tool_title(name: str, arguments: Any) -> Text:
+    """`bash $ pytest -q`: the tool and what it does, one line."""
+    title = Text.assemble((visible(name), "bold"), " ", summarize_call(name, arguments))
+    if name == "!":
+        title = Text.assemble(("!", "bold"), summarize_call(name, arguments))
+    title.no_wrap = True
+    title.overflow = "ellipsis"
+    return title
+
+
 def tool_header(name: str, arguments: Any, seconds: float, is_error: bool) -> Text:
+    """`run`'s one-line form of a finished call."""
     mark, style = ("✗", "bold red") if is_error else ("●", "bold green")
-    header = Text.assemble((mark, style), " ", (name, "bold"), " ")
-    header.append(summarize_call(name, arguments))
+    header = Text.assemble((mark, style), " ")
+    header.append_text(tool_title(name, arguments))
     header.append(f"  {format_seconds(seconds)}", style="dim")
     header.no_wrap = True
     header.overflow = "ellipsis"
     return header
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
 def collapse(lines: list[str], keep: int, style: str) -> Text:
-    """The first `keep` lines, indented, and how many more there were."""
+    """The first `keep` lines and how many more there were."""
     body = Text(no_wrap=True, overflow="ellipsis")
     for line in lines[:keep]:
-        body.append(f"  {line}\n", style=style)
+        body.append(f"{visible(line)}\n", style=style)
     if len(lines) > keep:
-        more = len(lines) - keep
-        body.append(f"  … {more} more line{'s' if more != 1 else ''}\n", style="dim")
+        body.append(f"… {_plural(len(lines) - keep, 'more line')}\n", style="dim")
+    body.rstrip()
+    return body
+
+
+def collapse_tail(lines: list[str], keep: int, style: str) -> Text:
+    """How many lines came before, then the last `keep` lines."""
+    body = Text(no_wrap=True, overflow="ellipsis")
+    if len(lines) > keep:
+        body.append(f"… {_plural(len(lines) - keep, 'earlier line')}\n", style="dim")
+    for line in lines[-keep:] if keep else []:
+        body.append(f"{visible(line)}\n", style=style)
     body.rstrip()
     return body
 
@@ -93,27 +132,82 @@ def diff_text(diff: str) -> Text:
     body = Text(no_wrap=True, overflow="ellipsis")
     for line in lines[:DIFF_LINES]:
         style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1], "dim")
-        body.append(f"  {line}\n", style=style)
+        body.append(f"{visible(line)}\n", style=style)
     if len(lines) > DIFF_LINES:
-        body.append(f"  … {len(lines) - DIFF_LINES} more diff lines\n", style="dim")
+        body.append(f"… {len(lines) - DIFF_LINES} more diff lines\n", style="dim")
     body.rstrip()
     return body
 
 
-def result_body(result: ToolResultMessage) -> Text:
-    diff = result.details.get("diff") if isinstance(result.details, dict) else None
-    if isinstance(diff, str) and diff and not result.is_error:
-        return diff_text(diff)
+def output_lines(result: ToolResultMessage) -> list[str]:
     lines = result.text.rstrip("\n").splitlines()
     if any(block.type == "image" for block in result.content):
         lines.append("[image]")
-    if result.is_error:
-        return collapse(lines or ["failed"], ERROR_LINES, "red")
-    return collapse(lines or ["(no output)"], RESULT_LINES, "dim")
+    return lines
 
 
-def tool_block(name: str, arguments: Any, result: ToolResultMessage, seconds: float) -> Group:
-    return Group(tool_header(name, arguments, seconds, result.is_error), result_body(result))
+def result_body(result: ToolResultMessage, diff_shown: bool = False) -> Text:
+    """`diff_shown`: the diff was in the approval question, so only the outcome is shown."""
+    diff = result.details.get("diff") if isinstance(result.details, dict) else None
+    if isinstance(diff, str) and diff and not result.is_error and not diff_shown:
+        return diff_text(diff)
+    lines = output_lines(result)
+    style, keep = ("red", ERROR_LINES) if result.is_error else ("dim", RESULT_LINES)
+    if not lines:
+        lines = ["failed" if result.is_error else "(no output)"]
+    if result.tool_name in TAIL_FIRST:
+        return collapse_tail(lines, max(keep, TAIL_LINES), style)
+    return collapse(lines, keep, style)
+
+
+def status_line(result: ToolResultMessage, seconds: float | None) -> str | None:
+    """The subtitle of a finished call: `exit 1 · 0.3s`, `failed · 0.3s` or `0.3s` (no time
+    for a call replayed from a saved session)."""
+    code = result.details.get("exit_code") if isinstance(result.details, dict) else None
+    parts = [f"exit {code}"] if isinstance(code, int) and code != 0 else []
+    if result.is_error and not parts:
+        parts.append("failed")
+    if seconds is not None:
+        parts.append(format_seconds(seconds))
+    return " · ".join(parts) or None
+
+
+def framed(body: RenderableType, title: Text, border: str, subtitle: str | None = None) -> Panel:
+    """A tool-call box: title top left, status bottom right."""
+    from rich.panel import Panel
+
+    return Panel(
+        body,
+        title=title,
+        title_align="left",
+        subtitle=Text(subtitle, style=border) if subtitle else None,
+        subtitle_align="right",
+        border_style=border,
+        padding=(0, 1),
+    )
+
+
+def tool_panel(
+    name: str,
+    arguments: Any,
+    result: ToolResultMessage,
+    seconds: float | None = None,
+    diff_shown: bool = False,
+) -> Panel:
+    """A finished call, as printed once into the scrollback."""
+    border = "red" if result.is_error else "green"
+    body = result_body(result, diff_shown)
+    return framed(body, tool_title(name, arguments), border, status_line(result, seconds))
+
+
+def full_output_panel(number: int, name: str, arguments: Any, result: ToolResultMessage) -> Panel:
+    """Ctrl-O and /expand: every line the call returned."""
+    lines = output_lines(result) or ["(no output)"]
+    body = Text("\n".join(visible(line) for line in lines), style="red" if result.is_error else "")
+    title = Text(f"#{number} ", style="dim")
+    title.append_text(tool_title(name, arguments))
+    border = "red" if result.is_error else "green"
+    return framed(body, title, border, _plural(len(lines), "line"))
 
 
 def compact_line(name: str, arguments: Any, result: ToolResultMessage, seconds: float) -> Text:
@@ -121,31 +215,47 @@ def compact_line(name: str, arguments: Any, result: ToolResultMessage, seconds: 
     line = tool_header(name, arguments, seconds, result.is_error)
     if result.is_error:
         first = (result.text.strip().splitlines() or ["failed"])[0]
-        line.append(f"  {first}", style="red")
+        line.append(f"  {visible(first)}", style="red")
     return line
+
+
+def new_spinner() -> Any:
+    """Rich's dots spinner: 10 frames, one every 80 ms (12.5 a second)."""
+    from rich.spinner import Spinner
+
+    return Spinner("dots", style="cyan")
 
 
 @dataclass(slots=True)
 class RunningTool:
-    """The live view of a call in progress; it reads the clock each time it is drawn."""
+    """The live panel of a call in progress; it reads the clock each time it is drawn. The
+    spinner is made once per call: a Spinner keeps its start time and picks its frame from
+    the time it is drawn at, so a new one on every redraw would stay on its first frame."""
 
     name: str
     arguments: Any
     started: float
     clock: Callable[[], float]
     partial: list[str] = field(default_factory=list)
+    earlier: int = 0
+    spinner: Any = field(default_factory=new_spinner)
 
     def set_output(self, text: str) -> None:
-        self.partial = text.rstrip("\n").splitlines()[-PARTIAL_LINES:]
+        lines = text.rstrip("\n").splitlines()
+        self.partial = lines[-PARTIAL_LINES:]
+        self.earlier = len(lines) - len(self.partial)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        from rich.spinner import Spinner
+        from rich.table import Table
 
         elapsed = format_seconds(max(0.0, self.clock() - self.started))
-        label = Text.assemble((self.name, "bold"), " ", summarize_call(self.name, self.arguments))
-        label.append(f"  {elapsed}", style="dim")
-        label.no_wrap = True
-        label.overflow = "ellipsis"
-        yield Spinner("dots", label, style="cyan")
+        status = Table.grid(padding=(0, 1))
+        status.add_row(self.spinner, Text(f"running  {elapsed}", style="dim"))
+        parts: list[RenderableType] = [status]
         if self.partial:
-            yield collapse(self.partial, PARTIAL_LINES, "dim")
+            body = collapse_tail(self.partial, PARTIAL_LINES, "dim")
+            if self.earlier:
+                marker = f"… {_plural(self.earlier, 'earlier line')}\n"
+                body = Text(marker, style="dim", no_wrap=True, overflow="ellipsis") + body
+            parts.append(body)
+        yield framed(Group(*parts), tool_title(self.name, self.arguments), "cyan")

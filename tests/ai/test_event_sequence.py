@@ -24,6 +24,7 @@ from di_code.ai import (
     ToolCallStartEvent,
 )
 from di_code.ai.event_sequence import EventSequenceError, check_event_sequence
+from di_code.ai.events import RetryEvent
 
 
 def message(content: list, stop_reason: str = "stop", error: str | None = None) -> AssistantMessage:
@@ -196,3 +197,16 @@ def test_error_message_is_set_exactly_for_failures() -> None:
 
 def test_a_stream_must_end() -> None:
     broken([StartEvent(), *text_block(0, "a")], "without done or error")
+
+
+def test_a_retry_may_come_only_before_any_content() -> None:
+    retry = RetryEvent(1, 4, 1.0, "HTTP 500: boom")
+    check_event_sequence(
+        [StartEvent(), retry, retry, *text_block(0, "ok"), DoneEvent("stop", message([TEXT_OK]))]
+    )
+    broken([StartEvent(), *text_block(0, "ok"), retry], "retry after content")
+    broken([StartEvent(), TextStartEvent(0), retry], "retry after content")
+    broken([retry], "before start")
+
+
+TEXT_OK = TextContent("ok")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from di_code.ai.abort import AbortController
-from di_code.ai.events import StartEvent, StreamEvent, TextDeltaEvent
+from di_code.ai.events import RetryEvent, StartEvent, StreamEvent, TextDeltaEvent
 from di_code.ai.providers.http import HttpProvider, RetryPolicy
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.stream import StreamOptions
@@ -316,3 +316,20 @@ async def test_the_error_names_the_preset_the_model_comes_from(llm_server: LLMSe
     finally:
         await groq.aclose()
     assert message.error_message == "groq: HTTP 401: Invalid API Key"
+
+
+async def test_each_backoff_is_reported_as_a_retry_event_before_any_content(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    llm_server.script(
+        HttpError(500, "boom"),
+        HttpError(429, "slow down", headers={"retry-after": "2"}),
+        Turn(text="ok"),
+    )
+    events, message = await run(provider)
+    assert message.content == [TextContent("ok")]
+    retries = [event for event in events if isinstance(event, RetryEvent)]
+    assert [(r.attempt, r.max_retries, r.delay) for r in retries] == [(1, 4, 1.0), (2, 4, 2.0)]
+    assert retries[0].reason == "HTTP 500: boom"
+    assert retries[1].reason == "HTTP 429: slow down"
+    assert [event.type for event in events[:3]] == ["start", "retry", "retry"]

@@ -8,7 +8,8 @@ talk to it. Scripted items are served in order, whichever endpoint is hit:
   rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
   POST /v1/messages (chunked SSE). `fault` is "drop" (close the connection mid-stream),
   "malformed" (send a chunk that is not JSON, then end) or "stall" (send nothing more until the
-  client closes), after `fault_after` events. `delay` waits between events.
+  client closes), after `fault_after` events. `delay` waits between events, `first_delay`
+  before the response (a model slow to answer: not even the headers are sent).
 - `HttpError(status, message, headers={"retry-after": "0"}, body=None, error_type=...)`: an
   error status whose body is the service's error JSON (or `body` verbatim).
 - `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
@@ -235,12 +236,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _stream(self, wire: str, item: Turn | Replay) -> None:
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("cache-control", "no-cache")
-        self.send_header("transfer-encoding", "chunked")
-        self.end_headers()
         try:
+            if isinstance(item, Turn) and item.first_delay:
+                self._pause(item.first_delay)
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("transfer-encoding", "chunked")
+            self.end_headers()
             if isinstance(item, Replay):
                 self._replay(item)
             else:

@@ -41,6 +41,8 @@ class Turn:
     chunk_size: int = 4
     delay: float = 0.0
     """Seconds between events (lets a test abort or press Ctrl-C mid-stream)."""
+    first_delay: float = 0.0
+    """Seconds before the response starts (a model slow to answer)."""
     fault: Fault | None = None
     fault_after: int = 2
     """How many events are sent before the fault happens."""

@@ -7,6 +7,8 @@ import io
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console, RenderableType
 
 from di_code.agent import (
@@ -17,17 +19,36 @@ from di_code.agent import (
     ToolExecutionUpdateEvent,
     ToolResult,
 )
+from di_code.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ThinkingContent, ToolCall
+from di_code.ai.events import (
+    RetryEvent,
+    StartEvent,
+    TextDeltaEvent,
+    TextEndEvent,
+    TextStartEvent,
+)
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.ai.types import Cost, Model, ModelCost, ToolResultMessage, Usage
+from di_code.ai.providers.openai import OpenAIProvider
+from di_code.ai.types import (
+    AssistantMessage,
+    Cost,
+    Model,
+    ModelCost,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
-from di_code.ui.render import Renderer
-from di_code.ui.tool_view import RunningTool, summarize_call
+from di_code.ui.render import Activity, Renderer, alert_panel, thinking_panel
+from di_code.ui.tool_view import RunningTool, summarize_call, tool_panel
+from tests.support.llm_server import HttpError, LLMServer, Turn
 
 
 def make_console() -> Console:
-    return Console(file=io.StringIO(), width=80, color_system=None)
+    """Rich's clock stopped at 0, so spinners draw their first frame."""
+    return Console(file=io.StringIO(), width=80, color_system=None, get_time=lambda: 0.0)
 
 
 def lines_of(console: Console) -> list[str]:
@@ -85,35 +106,42 @@ async def test_every_event_kind_of_a_prompt_is_drawn() -> None:
     assert await render_prompt(SCRIPT, [BASH, EDIT, GREP]) == [
         "› list files",
         "",
-        "── turn 1",
-        "✻ thinking",
-        "  Let me think.",
-        "  Step two.",
-        "  Three.",
-        "  … 1 more line",
+        "── turn 1 · faux-1 ─────────────────────────────────────────────────────────────",
+        "╭─ ✻ thinking ─────────────────────────────────────────────────────────────────╮",
+        "│ Let me think.                                                                │",
+        "│ Step two.                                                                    │",
+        "│ Three.                                                                       │",
+        "│ … 1 more line                                                                │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
         "I'll look.",
         "",
         "",
         " x = 1",
         "",
-        "● bash $ ls  0.0s",
-        "  a.txt",
-        "  b.txt",
-        "  c",
-        "  d",
-        "  … 2 more lines",
+        "╭─ bash $ ls ──────────────────────────────────────────────────────────────────╮",
+        "│ a.txt                                                                        │",
+        "│ b.txt                                                                        │",
+        "│ c                                                                            │",
+        "│ d                                                                            │",
+        "│ e                                                                            │",
+        "│ f                                                                            │",
+        "╰─────────────────────────────────────────────────────────────────────── 0.0s ─╯",
+        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "",
-        "── turn 2",
-        "● edit a.txt  0.0s",
-        "  @@ -1 +1 @@",
-        "  -old",
-        "  +new",
-        "✗ grep x in src  0.0s",
-        "  Command exited with code 1",
+        "── turn 2 · faux-1 ─────────────────────────────────────────────────────────────",
+        "╭─ edit a.txt ─────────────────────────────────────────────────────────────────╮",
+        "│ @@ -1 +1 @@                                                                  │",
+        "│ -old                                                                         │",
+        "│ +new                                                                         │",
+        "╰─────────────────────────────────────────────────────────────────────── 0.0s ─╯",
+        "╭─ grep x in src ──────────────────────────────────────────────────────────────╮",
+        "│ Command exited with code 1                                                   │",
+        "╰────────────────────────────────────────────────────────────── failed · 0.0s ─╯",
+        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "",
-        "── turn 3",
+        "── turn 3 · faux-1 ─────────────────────────────────────────────────────────────",
         "Done.",
-        "",
+        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "faux-1 · ↑0 ↓0 · $0.0000 · ctx 0/128k (0%)",
     ]
 
@@ -128,9 +156,11 @@ async def test_compact_mode_is_one_line_per_tool_call() -> None:
 
 async def test_a_failed_request_is_marked_in_red_words() -> None:
     failure = [{"type": "failure", "error_message": "openai: HTTP 500: boom"}]
-    assert (await render_prompt(failure, []))[-3:] == [
-        "✗ error: openai: HTTP 500: boom",
-        "",
+    assert (await render_prompt(failure, []))[-5:] == [
+        "╭─ ✗ error ────────────────────────────────────────────────────────────────────╮",
+        "│ openai: HTTP 500: boom                                                       │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
+        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "faux-1 · ↑0 ↓0 · $0.0000 · ctx 0/128k (0%)",
     ]
 
@@ -154,13 +184,17 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
     agent.abort()
     final = await asyncio.wait_for(task, 10)
     assert final.stop_reason == "aborted"
-    assert lines_of(console)[-7:] == [
-        "✗ bash $ sleep 100  0.0s",
-        "  Tool execution aborted.",
+    assert lines_of(console)[-11:] == [
+        "╭─ bash $ sleep 100 ───────────────────────────────────────────────────────────╮",
+        "│ Tool execution aborted.                                                      │",
+        "╰────────────────────────────────────────────────────────────── failed · 0.0s ─╯",
+        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "",
-        "── turn 2",
-        "■ aborted",
-        "",
+        "── turn 2 ──────────────────────────────────────────────────────────────────────",
+        "╭─ ■ aborted ──────────────────────────────────────────────────────────────────╮",
+        "│ Tool loop aborted                                                            │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
+        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "↑0 ↓0 · $0.0000",
     ]
 
@@ -179,13 +213,24 @@ class RecordingLive:
         self.shown.append(renderable)
 
 
+class RenderingLive:
+    """Draws what it is shown at once, as a terminal's live area would."""
+
+    def __init__(self) -> None:
+        self.drawn: list[list[str]] = []
+
+    def show(self, renderable: RenderableType | None) -> None:
+        if renderable is not None:
+            self.drawn.append(render_text(renderable))
+
+
 def render_text(renderable: RenderableType) -> list[str]:
     console = make_console()
     console.print(renderable)
     return lines_of(console)
 
 
-def test_a_running_tool_shows_spinner_elapsed_time_and_partial_output() -> None:
+def test_a_running_tool_is_a_live_panel_with_spinner_elapsed_time_and_last_lines() -> None:
     now = [10.0]
     live = RecordingLive()
     renderer = Renderer(make_console(), live=live, clock=lambda: now[0])
@@ -196,13 +241,206 @@ def test_a_running_tool_shows_spinner_elapsed_time_and_partial_output() -> None:
     renderer.handle(ToolExecutionUpdateEvent("c1", "bash", update))
     shown = live.shown[-1]
     assert isinstance(shown, RunningTool)
-    text = render_text(shown)
-    assert text[0][1:] == " bash $ make  3.2s"
-    assert text[1:] == ["  line 3", "  line 4", "  line 5", "  line 6", "  line 7"]
+    assert render_text(shown) == [
+        "╭─ bash $ make ────────────────────────────────────────────────────────────────╮",
+        "│ ⠋ running  3.2s                                                              │",
+        "│ … 2 earlier lines                                                            │",
+        "│ line 3                                                                       │",
+        "│ line 4                                                                       │",
+        "│ line 5                                                                       │",
+        "│ line 6                                                                       │",
+        "│ line 7                                                                       │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
+    ]
     result = ToolResultMessage("c1", "bash", [TextContent("ok")])
     renderer.handle(ToolExecutionEndEvent("c1", "bash", result))
     assert live.shown[-1] is None
-    assert lines_of(renderer.console) == ["● bash $ make  3.2s", "  ok"]
+    assert lines_of(renderer.console) == [
+        "╭─ bash $ make ────────────────────────────────────────────────────────────────╮",
+        "│ ok                                                                           │",
+        "╰─────────────────────────────────────────────────────────────────────── 3.2s ─╯",
+    ]
+
+
+def test_the_spinner_of_a_running_call_moves_between_two_frames_150_ms_apart() -> None:
+    running = RunningTool("bash", {"command": "make"}, 0.0, lambda: 1.0)
+    frames = []
+    for at in (100.0, 100.15):
+        console = Console(
+            file=io.StringIO(), width=80, color_system=None, get_time=lambda at=at: at
+        )
+        console.print(running)
+        frames.append(lines_of(console)[1])
+    assert frames[0] != frames[1]
+    assert all("running  1.0s" in frame for frame in frames)
+
+
+def test_failed_bash_shows_the_last_lines_with_an_earlier_lines_marker() -> None:
+    text = "\n".join(f"line {n}" for n in range(1, 61)) + "\n\nCommand exited with code 1"
+    result = ToolResultMessage(
+        "c1", "bash", [TextContent(text)], details={"exit_code": 1}, is_error=True
+    )
+    assert render_text(tool_panel("bash", {"command": "make test"}, result, 2.5)) == [
+        "╭─ bash $ make test ───────────────────────────────────────────────────────────╮",
+        "│ … 54 earlier lines                                                           │",
+        "│ line 55                                                                      │",
+        "│ line 56                                                                      │",
+        "│ line 57                                                                      │",
+        "│ line 58                                                                      │",
+        "│ line 59                                                                      │",
+        "│ line 60                                                                      │",
+        "│                                                                              │",
+        "│ Command exited with code 1                                                   │",
+        "╰────────────────────────────────────────────────────────────── exit 1 · 2.5s ─╯",
+    ]
+
+
+def test_read_shows_the_first_lines_and_how_many_more() -> None:
+    text = "\n".join(f"row {n}" for n in range(1, 11))
+    result = ToolResultMessage("c1", "read", [TextContent(text)])
+    assert render_text(tool_panel("read", {"path": "a.txt"}, result, 0.1)) == [
+        "╭─ read a.txt ─────────────────────────────────────────────────────────────────╮",
+        "│ row 1                                                                        │",
+        "│ row 2                                                                        │",
+        "│ row 3                                                                        │",
+        "│ row 4                                                                        │",
+        "│ … 6 more lines                                                               │",
+        "╰─────────────────────────────────────────────────────────────────────── 0.1s ─╯",
+    ]
+
+
+def test_control_characters_from_tools_are_shown_not_obeyed() -> None:
+    result = ToolResultMessage("c1", "bash", [TextContent("a\x1b[2Jb")])
+    lines = render_text(tool_panel("bash", {"command": "printf \x1b]0;x\x07"}, result, 0.0))
+    assert "\x1b" not in "".join(lines)
+    assert lines[1].startswith("│ a␛[2Jb")
+    assert "␛]0;x␇" in lines[0]
+
+
+def test_thinking_error_and_abort_panels() -> None:
+    assert render_text(thinking_panel("one\ntwo\nthree\nfour")) == [
+        "╭─ ✻ thinking ─────────────────────────────────────────────────────────────────╮",
+        "│ one                                                                          │",
+        "│ two                                                                          │",
+        "│ three                                                                        │",
+        "│ … 1 more line                                                                │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
+    ]
+    assert render_text(alert_panel("■ aborted", "Request aborted\n  at step 2")) == [
+        "╭─ ■ aborted ──────────────────────────────────────────────────────────────────╮",
+        "│ Request aborted                                                              │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
+    ]
+
+
+def test_the_status_line_says_waiting_then_retrying_then_stalled() -> None:
+    now = [0.0]
+    activity = Activity("gpt-x", lambda: now[0], 0.0)
+    now[0] = 3.24
+    assert render_text(activity)[0][2:] == "waiting for gpt-x … 3.2s"
+    activity.retry, activity.retry_at = RetryEvent(2, 4, 2.0, "HTTP 500: boom"), 5.0
+    now[0] = 3.2
+    assert render_text(activity)[0][2:] == "HTTP 500 · retry 2/4 in 1.8s"
+    url = "connection to http://127.0.0.1:9/v1/chat/completions failed: refused"
+    activity.retry = RetryEvent(2, 4, 2.0, url)
+    assert activity.line(60) == "connection to http://127.0.0.1:9/v1/c… · retry 2/4 in 1.8s"
+    activity.retry, activity.streaming, activity.since = None, True, 4.0
+    now[0] = 5.0
+    assert render_text(activity) == []
+    now[0] = 11.0
+    assert render_text(activity)[0][2:] == "no data from gpt-x for 7.0s"
+
+
+async def test_a_retry_event_from_the_provider_reaches_the_live_status_line() -> None:
+    with LLMServer() as server:
+        server.script(HttpError(500, "boom", headers={"retry-after": "0"}), Turn(text="Hi."))
+        provider = OpenAIProvider(api_key="k", base_url=server.openai_base_url)
+        model = Model("m", "M", "openai", "openai", context_window=1000, cost=ModelCost())
+        live = RenderingLive()
+        renderer = Renderer(make_console(), live=live, model=model, clock=lambda: 0.0)
+        agent = Agent(provider, model, [])
+        agent.subscribe(renderer)
+        events: list[str] = []
+        agent.subscribe(lambda event: events.append(getattr(event, "event", event).type))
+        await agent.prompt("hi")
+        await provider.aclose()
+    assert "retry" in events
+    assert ["⠋ waiting for m … 0.0s"] in live.drawn
+    assert ["⠋ HTTP 500 · retry 1/4 in 0.0s"] in live.drawn
+    assert "Hi." in lines_of(renderer.console)
+
+
+def test_expand_shows_every_line_of_the_last_or_the_nth_call() -> None:
+    renderer = Renderer(make_console(), live=NoLive(), clock=lambda: 0.0)
+    with pytest.raises(ValueError, match="No tool call"):
+        renderer.expanded()
+    for call_id, text in (("c1", "one"), ("c2", "\n".join(f"l{n}" for n in range(1, 31)))):
+        renderer.handle(ToolExecutionStartEvent(call_id, "bash", {"command": "seq"}))
+        result = ToolResultMessage(call_id, "bash", [TextContent(text)])
+        renderer.handle(ToolExecutionEndEvent(call_id, "bash", result))
+    full = render_text(renderer.expanded())
+    assert full[0].startswith("╭─ #2 bash $ seq ─")
+    assert [line[2:5].strip() for line in full[1:-1]] == [f"l{n}" for n in range(1, 31)]
+    assert full[-1].endswith(" 30 lines ─╯")
+    assert render_text(renderer.expanded(1))[1].startswith("│ one ")
+    with pytest.raises(ValueError, match="/expand 1 to N"):
+        renderer.expanded(3)
+
+
+def reply(content: list[Any], usage: Usage | None = None, stop: Any = "stop") -> AssistantMessage:
+    return AssistantMessage(content, "openai", "m", usage or Usage(), stop)
+
+
+def test_a_resumed_conversation_shows_its_last_turns_and_context_size() -> None:
+    model = Model("m", "M", "openai", "openai", context_window=10_000, cost=ModelCost())
+    call = ToolCall("c1", "bash", {"command": "ls"})
+    messages = [
+        UserMessage.of("list files"),
+        reply([call], Usage(900, 10, 0, 0, 910), "tool_use"),
+        ToolResultMessage("c1", "bash", [TextContent("a.txt")]),
+        reply([TextContent("There is **a.txt**.")], Usage(1200, 30, 0, 0, 1230)),
+    ]
+    renderer = Renderer(make_console(), live=NoLive(), model=model)
+    renderer.replay(messages)
+    assert lines_of(renderer.console) == [
+        "› list files",
+        "╭─ bash $ ls ──────────────────────────────────────────────────────────────────╮",
+        "│ a.txt                                                                        │",
+        "╰──────────────────────────────────────────────────────────────────────────────╯",
+        "There is a.txt.",
+        "───────────────────────────── resumed · m · ↑0 ↓0 · $0.0000 · ctx 1.2k/10k (12%)",
+    ]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_a_reply_streamed_in_random_pieces_ends_as_the_whole_reply(data: st.DataObject) -> None:
+    reply = data.draw(REPLIES)
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(1, len(reply) - 1)), max_size=12)))
+    pieces = [reply[a:b] for a, b in zip([0, *cuts], [*cuts, len(reply)], strict=True)]
+    assert streamed(pieces) == streamed([reply])
+
+
+REPLIES = st.lists(
+    st.sampled_from(
+        ["Some *text*.", "", "# Title", "- item", "- other", "```py", "x = 1", "```", "| a |"]
+    ),
+    min_size=1,
+    max_size=12,
+).map("\n".join)
+
+
+def streamed(pieces: list[str]) -> list[str]:
+    console = make_console()
+    renderer = Renderer(console, live=RecordingLive(), clock=lambda: 0.0)
+    message = reply([TextContent("".join(pieces))])
+    renderer.handle(MessageStartEvent(reply([])))
+    renderer.handle(MessageUpdateEvent(TextStartEvent(0)))
+    for piece in pieces:
+        renderer.handle(MessageUpdateEvent(TextDeltaEvent(0, piece)))
+    renderer.handle(MessageUpdateEvent(TextEndEvent(0, "".join(pieces))))
+    renderer.handle(MessageEndEvent(message))
+    return lines_of(console)
 
 
 def test_footer_sums_tokens_and_cost_and_shows_context_use() -> None:
@@ -243,3 +481,18 @@ def test_no_color_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "bad" in output
     assert "\x1b[31" not in output and "\x1b[91" not in output and "38;" not in output
+
+
+def test_the_stream_start_event_is_not_yet_an_answer() -> None:
+    """`start` comes at once, before the server has sent a byte: still waiting."""
+    live = RecordingLive()
+    model = Model("slow", "S", "openai", "openai", context_window=1000, cost=ModelCost())
+    renderer = Renderer(make_console(), live=live, model=model, clock=lambda: 2.0)
+    renderer.handle(MessageStartEvent(reply([])))
+    renderer.handle(MessageUpdateEvent(StartEvent()))
+    shown = live.shown[-1]
+    assert shown is not None
+    assert render_text(shown) == ["⠋ waiting for slow … 0.0s"]
+    renderer.handle(MessageUpdateEvent(TextStartEvent(0)))
+    renderer.handle(MessageUpdateEvent(TextDeltaEvent(0, "Hi")))
+    assert render_text(live.shown[-1] or "") == ["Hi"]

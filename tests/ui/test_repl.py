@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -19,11 +20,11 @@ from di_code.agent import Agent, AgentEndEvent, AgentEvent, FunctionTool, ToolRe
 from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
-from di_code.ai.types import Model, UserMessage
+from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
 from di_code.tools.permissions import Approval, ApprovalRequest, PermissionGate, gate_tools
 from di_code.ui.approval import ReplApprover
-from di_code.ui.repl import ChatSetup, Repl
+from di_code.ui.repl import EXIT_ARMED_SECONDS, ChatSetup, Repl
 from tests.support.llm_server import LLMServer, Turn
 
 TIMEOUT = 10
@@ -63,11 +64,16 @@ async def chat(
 ) -> AsyncIterator[Chat]:
     console = Console(file=io.StringIO(), width=80, color_system=None)
     with pipe() as pipe_input:
-        repl = Repl(setup, console, input=pipe_input, output=DummyOutput(), history=history)
         if approver is not None:
             approver.console = console
-            repl.approver = approver
-            approver.invalidate = repl.invalidate
+        repl = Repl(
+            setup,
+            console,
+            input=pipe_input,
+            output=DummyOutput(),
+            history=history,
+            approver=approver,
+        )
         session = Chat(repl, pipe_input, console)
         setup.agent.subscribe(session.on_event)
         task = asyncio.create_task(repl.run())
@@ -318,3 +324,135 @@ async def test_model_switch_closes_the_old_providers_http_client(llm_server: LLM
         session.type("/model faux/faux-1\r/exit\r")
     assert "Model: faux/faux-1\n" in session.output
     assert old._http._client is None  # closed when it was replaced, not left to the exit
+
+
+async def test_a_long_paste_is_one_placeholder_and_is_sent_whole() -> None:
+    faux = create_faux_provider([text_reply("got it")])
+    pasted = "\n".join(f"row {n}" for n in range(1, 31))
+    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+        session.type(f"look: \x1b[200~{pasted}\x1b[201~")
+        await until(lambda: "[pasted 30 lines]" in session.repl.pastes._texts)
+        assert session.repl._session is not None
+        assert session.repl._session.default_buffer.text == "look: [pasted 30 lines]"
+        session.type("\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert user_texts(faux, 0) == [f"look: {pasted}"]
+    assert "… 20 more lines" in session.output
+
+
+async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt(
+    tmp_path: Path,
+) -> None:
+    faux = create_faux_provider([text_reply("I see it")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("!echo local-$((6*7))\r")
+        await until(lambda: "╰" in session.output and not session.repl.busy)
+        session.type("what did it print?\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert "╭─ !echo local-$((6*7)) ─" in session.output
+    assert "│ local-42 " in session.output
+    sent = user_texts(faux, 0)[0]
+    assert sent.startswith("I ran `echo local-$((6*7))` in the shell myself.")
+    assert "local-42" in sent and sent.endswith("what did it print?")
+    assert len(faux.requests) == 1
+
+
+async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:
+    lines = "\n".join(f"out {n}" for n in range(1, 31))
+
+    async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
+        return ToolResult([TextContent(lines)])
+
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "seq"})]},
+            text_reply("done"),
+        ]
+    )
+    agent = Agent(faux.provider, faux.model, [FunctionTool("bash", "b", {}, run)])
+    async with chat(ChatSetup(agent)) as session:
+        session.type("/expand\r")
+        await until(lambda: "No tool call to expand yet." in session.output)
+        session.type("go\r")
+        await session.answered()
+        assert "│ out 15 " not in session.output
+        session.type("\x0f")
+        await until(lambda: "│ out 15 " in session.output)
+        session.type("/expand 1\r/expand x\r/exit\r")
+    assert session.output.count("│ out 15 ") == 2
+    assert "✗ Usage: /expand [N]" in session.output
+
+
+async def test_the_exit_armed_by_ctrl_c_expires() -> None:
+    faux = create_faux_provider([])
+    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+        session.type("\x03")
+        await until(lambda: session.repl.exit_armed)
+        session.repl._armed_at = time.monotonic() - EXIT_ARMED_SECONDS
+        assert not session.repl.exit_armed
+        session.type("\x03")
+        await until(lambda: session.output.count("Press Ctrl-C again to exit.") == 2)
+        session.type("\x03")
+    assert session.output.count("Press Ctrl-C again to exit.") == 2
+
+
+async def test_esc_aborts_the_run_like_ctrl_c() -> None:
+    started, release = asyncio.Event(), asyncio.Event()
+    faux = create_faux_provider(
+        [{"type": "success", "content": [ToolCall("c1", "bash", {"command": "sleep 100"})]}]
+    )
+    agent = Agent(faux.provider, faux.model, [blocking_tool(started, release)])
+    async with chat(ChatSetup(agent)) as session:
+        session.type("sleep\r")
+        await asyncio.wait_for(started.wait(), TIMEOUT)
+        session.type("\x1b")
+        end = await session.answered()
+        assert end.messages[-1].stop_reason == "aborted"  # type: ignore[union-attr]
+        session.type("/exit\r")
+    assert "■ aborted" in session.output
+
+
+async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: Path) -> None:
+    faux = create_faux_provider([])
+    answer = AssistantMessage(
+        [TextContent("The answer was 42.")], "faux", "faux-1", usage=Usage(2000, 60, 0, 0, 2060)
+    )
+    agent = Agent(faux.provider, faux.model, messages=[UserMessage.of("old question"), answer])
+    async with chat(ChatSetup(agent, workspace=tmp_path)) as session:
+        session.type("/session\r/exit\r")
+    banner = session.output.split("/help for commands")[0].replace("\n", "")
+    assert banner == f"di-code chat · faux/faux-1 · {tmp_path}"
+    assert "› old question\nThe answer was 42." in session.output
+    assert "ctx 2.1k/128k (2%)" in session.output
+
+
+async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Path) -> None:
+    from di_code.tools.edit import EditTool
+    from di_code.tools.workspace import Workspace
+
+    target = tmp_path / "notes.txt"
+    target.write_text("".join(f"line {n}\n" for n in range(1, 21)))
+    approver = RecordingApprover()
+    gate = PermissionGate("ask", approver=approver)
+    tools = gate_tools([EditTool(Workspace.create(tmp_path))], gate)
+    edit = {"path": "notes.txt", "old_text": "line 15\n", "new_text": "line fifteen\n"}
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "edit", edit)]},
+            text_reply("edited"),
+        ]
+    )
+    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate, workspace=tmp_path)
+    async with chat(setup, approver=approver) as session:
+        session.type("edit it\r")
+        await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        session.type("y")
+        await session.answered()
+        session.type("/exit\r")
+    assert "line fifteen" in target.read_text()
+    assert session.output.count("-line 15") == 1
+    assert "@@ -12,7 +12,7 @@" in session.output
+    assert "│ Successfully applied 1 edit to notes.txt" in session.output

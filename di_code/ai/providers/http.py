@@ -69,10 +69,17 @@ class RetryPolicy:
         return min(self.max_delay, self.base_delay * 2.0**retry * (1 + 0.25 * self.jitter()))
 
 
-async def with_retries(policy: RetryPolicy, attempt: Callable[[], Awaitable[None]]) -> None:
+OnRetry = Callable[[int, int, float, str], None]
+"""Told (retry number, max retries, delay in seconds, reason) before each backoff sleep."""
+
+
+async def with_retries(
+    policy: RetryPolicy, attempt: Callable[[], Awaitable[None]], on_retry: OnRetry | None = None
+) -> None:
     """Run `attempt` until it succeeds, fails for good, or the retries are used up.
 
-    An abort cancels the task, and with it the backoff sleep, at once."""
+    An abort cancels the task, and with it the backoff sleep, at once. `on_retry` lets the
+    stream report the wait (a `retry` event), so a UI is never blank while it backs off."""
     retries = 0
     while True:
         try:
@@ -88,6 +95,8 @@ async def with_retries(policy: RetryPolicy, attempt: Callable[[], Awaitable[None
             if retries >= policy.max_retries:
                 raise ProviderError(f"{exc} (gave up after {retries} retries)") from exc
             retries += 1
+            if on_retry is not None:
+                on_retry(retries, policy.max_retries, delay, str(exc))
             await policy.sleep(delay)
 
 
@@ -314,7 +323,7 @@ class HttpProvider:
                 async with self._http.events(self.endpoint(), headers, body) as events:
                     await self.translate(events, builder)
 
-            await with_retries(self._http.retry, attempt)
+            await with_retries(self._http.retry, attempt, on_retry=builder.retry)
 
         return start_stream(model, produce, opts.signal, secrets=self._secrets())
 

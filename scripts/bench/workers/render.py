@@ -1,9 +1,10 @@
 """Figure 5 worker: one streaming-Markdown renderer fed a generated reply one word at a time.
 
-Renderers: `di_code` (di_code.ui.markdown_stream.MarkdownStream), `naive` (a Rich Live showing
-Markdown of the whole text on every update) and `aider` (aider.mdstream.MarkdownStream, run in
-aider's venv). Every Live here refreshes synchronously (no refresh thread), so all the work is
-on the measured thread and every write to the fake terminal is a frame.
+Renderers: `di_code` (di_code.ui.render.Renderer, streaming through MarkdownStream), `naive`
+(a Rich Live showing Markdown of the whole text on every update) and `aider`
+(aider.mdstream.MarkdownStream, run in aider's venv). Every Live here refreshes synchronously
+(no refresh thread), so all the work is on the measured thread and every write to the fake
+terminal is a frame.
 
 Modes: `fast` (as fast as possible, throttles defeated by a clock that jumps 10 s per reading:
 CPU per update, all updates or `samples` evenly spaced ones, each after an untimed update at
@@ -146,7 +147,10 @@ def make(
         mdstream.Live = lambda renderable, refresh_per_second: sync_live(console)
         aider_stream = mdstream.MarkdownStream()
         return aider_stream.update, lambda text: aider_stream.update(text, final=True)
-    from di_code.ui.markdown_stream import MarkdownStream
+    from di_code.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+    from di_code.ai.events import TextDeltaEvent, TextEndEvent, TextStartEvent
+    from di_code.ai.types import AssistantMessage, TextContent
+    from di_code.ui.render import Renderer
 
     class Area:
         live: Any = None
@@ -162,16 +166,29 @@ def make(
                 self.live.start()
             self.live.update(renderable)
 
+    # The whole Renderer, frames and status line included, as `chat` draws a reply.
     if timers is None:
-        stream = MarkdownStream(console, clock=clock, live=Area())
+        renderer = Renderer(console, live=Area(), clock=clock)
     else:
-        stream = MarkdownStream(console, clock=clock, live=Area(), schedule=timers.call_later)
+        renderer = Renderer(console, live=Area(), clock=clock, schedule=timers.call_later)
+    seen = [0]
+
+    def message(text: str) -> AssistantMessage:
+        return AssistantMessage([TextContent(text)] if text else [], "bench", "bench")
+
+    renderer.handle(MessageStartEvent(message("")))
+    renderer.handle(MessageUpdateEvent(TextStartEvent(0)))
+
+    def update(text: str) -> None:
+        delta, seen[0] = text[seen[0] :], len(text)
+        renderer.handle(MessageUpdateEvent(TextDeltaEvent(0, delta)))
 
     def finish(text: str) -> None:
-        stream.update(text)
-        stream.finish()
+        update(text)
+        renderer.handle(MessageUpdateEvent(TextEndEvent(0, text)))
+        renderer.handle(MessageEndEvent(message(text)))
 
-    return stream.update, finish
+    return update, finish
 
 
 def console_for(sink: Sink) -> Any:

@@ -1,0 +1,36 @@
+"""The REPL's screen keys, next to the line-editing ones in `di_code.ui.keys`: Esc aborts
+the run like Ctrl-C, Ctrl-O shows the full output of the last tool call, and a long paste
+shows in the input as one `[pasted N lines]` placeholder (the whole text is sent)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+    from di_code.ui.repl import Repl
+
+
+def screen_bindings(repl: Repl) -> KeyBindings:
+    from prompt_toolkit.filters import Condition
+    from prompt_toolkit.key_binding import KeyBindings
+    from prompt_toolkit.keys import Keys
+
+    bindings = KeyBindings()
+    working = Condition(lambda: repl.busy and repl.approver.pending is None)
+
+    @bindings.add("escape", filter=working)
+    def _escape(event: KeyPressEvent) -> None:
+        repl.abort()
+
+    @bindings.add("c-o")
+    def _expand(event: KeyPressEvent) -> None:
+        repl.expand()
+
+    @bindings.add(Keys.BracketedPaste)
+    def _paste(event: KeyPressEvent) -> None:
+        text = event.data.replace("\r\n", "\n").replace("\r", "\n")
+        event.current_buffer.insert_text(repl.pastes.placeholder(text))
+
+    return bindings

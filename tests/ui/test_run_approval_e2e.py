@@ -1,0 +1,49 @@
+"""`di-code run` on a terminal in ask mode: its live progress on stderr never draws over a
+question (before, the first question was garbled by the spinner and the second never showed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_chat_e2e import DI_CODE, Screen, needs_di_code, spawn_env
+
+QUESTION = "? [y]es / [a]lways this session / [N]o:"
+
+
+@needs_di_code
+def test_both_approval_questions_are_whole_on_the_screen(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": "echo first-ran"}, "c1"),)),
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": "echo second-ran"}, "c2"),)),
+        Turn(text="Both ran."),
+    )
+    child = pexpect.spawn(
+        str(DI_CODE),
+        ["run", "--model", "openai/test-model", "run two commands"],
+        cwd=str(tmp_path),
+        env=spawn_env(llm_server),
+        dimensions=(30, 100),
+        encoding="utf-8",
+        timeout=20,
+    )
+    screen = Screen(child, 30, 100)
+    try:
+        screen.wait_text(f"Allow bash: echo first-ran{QUESTION}")
+        assert f"Allow bash: echo first-ran{QUESTION}" in screen.settle(0.5)
+        child.sendline("y")
+        screen.wait_text(f"Allow bash: echo second-ran{QUESTION}")
+        lines = screen.settle(0.5)
+        assert f"Allow bash: echo first-ran{QUESTION} y" in lines
+        assert f"Allow bash: echo second-ran{QUESTION}" in lines
+        child.sendline("y")
+        lines = screen.wait_text("Both ran.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0
+    assert f"Allow bash: echo second-ran{QUESTION} y" in lines
