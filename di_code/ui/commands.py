@@ -20,6 +20,8 @@ from di_code.session import (
     SessionError,
     compact_agent,
 )
+from di_code.tools.permissions import MODE_CYCLE
+from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.ui.repl import Repl
@@ -159,15 +161,24 @@ async def _permissions(repl: Repl, arg: str) -> bool:
     gate = repl.setup.gate
     if gate is None:
         return _say(repl, "Permissions: every tool runs without asking.")
+    verb, _, rest = arg.partition(" ")
+    if verb == "revoke":
+        revoked = gate.revoke(rest.strip() or "all")
+        return _say(repl, "Revoked: " + (", ".join(map(str, revoked)) or "nothing"))
     if arg:
-        if arg not in ("ask", "auto") or gate.mode == "read-only":
-            raise ValueError("/permissions can switch between ask and auto (read-only is fixed).")
-        gate.mode = arg  # type: ignore[assignment]
-    rules = [f"allow {r.tool}{':' + r.prefix if r.prefix else ''}" for r in gate.rules.allow]
-    rules += [f"deny {r.tool}{':' + r.prefix if r.prefix else ''}" for r in gate.rules.deny]
-    always = ", ".join(sorted(gate.always)) or "none"
-    lines = [f"Permission mode: {gate.mode}", f"Allowed for this session: {always}"]
-    return _say(repl, "\n".join(lines + [f"  {rule}" for rule in rules]))
+        if arg not in MODE_CYCLE or gate.mode == "read-only":
+            raise ValueError(
+                f"/permissions can switch between {', '.join(MODE_CYCLE)} (read-only is fixed)."
+            )
+        gate.mode = MODE_CYCLE[MODE_CYCLE.index(arg)]
+    rules = [f"  allow {rule}" for rule in gate.rules.allow]
+    rules += [f"  deny {rule}" for rule in gate.rules.deny]
+    grants = [f"  {number}. {rule}" for number, rule in enumerate(gate.grants, 1)]
+    lines = [f"Permission mode: {gate.mode}", *rules, "Granted for this session:"]
+    lines += grants or ["  none"]
+    if grants:
+        lines.append("  /permissions revoke N|all takes a grant back")
+    return _say(repl, visible("\n".join(lines)))
 
 
 COMMANDS: dict[str, Command] = {
@@ -181,6 +192,11 @@ COMMANDS: dict[str, Command] = {
         Command("/resume", "/resume [N|id]", "list or resume a saved session", _resume, True),
         Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
         Command("/tools", "/tools", "the tools the model may use", _tools),
-        Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),
+        Command(
+            "/permissions",
+            "/permissions [MODE|revoke N|all]",
+            "mode, rules, grants",
+            _permissions,
+        ),
     )
 }

@@ -218,6 +218,13 @@ class RecordingApprover(ReplApprover):
         return await answer
 
 
+async def keys_live(approver: ReplApprover) -> None:
+    """Wait until the question is on screen and its guard delay has passed."""
+    async with asyncio.timeout(TIMEOUT):
+        while not approver.keys_live(""):
+            await asyncio.sleep(0.02)
+
+
 @pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
 async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
     calls: list[str] = []
@@ -239,6 +246,7 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
     async with chat(setup, approver=approver) as session:
         session.type("clean\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        await keys_live(approver)
         session.type(key)
         await session.answered()
         session.type("/exit\r")
