@@ -87,8 +87,14 @@ def outcome(answer: Approval) -> Text:
 class ReplApprover:
     """An Approver for the permission gate; the REPL's keys call `press` and `answer`."""
 
-    def __init__(self, console: Console, invalidate: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        invalidate: Callable[[], None] = lambda: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
+        self.clock = clock
         self.invalidate = invalidate
         self.pending: ApprovalRequest | None = None
         self.telling = False
@@ -118,9 +124,9 @@ class ReplApprover:
         if self.pending is None:
             return ""
         if self._shown_at is None:
-            self._shown_at = time.monotonic()
+            self._shown_at = self.clock()
         if typed:
-            self._typed_at = time.monotonic()
+            self._typed_at = self.clock()
         if self.telling:
             return "Tell the model what to do instead (Enter sends, Esc goes back):"
         if typed:
@@ -136,7 +142,7 @@ class ReplApprover:
             and not self.telling
             and not typed
             and shown is not None
-            and time.monotonic() - max(shown, self._typed_at) >= GUARD_SECONDS
+            and self.clock() - max(shown, self._typed_at) >= GUARD_SECONDS
         )
 
     def press(self, key: str) -> None:
