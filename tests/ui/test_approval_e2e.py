@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pexpect
@@ -55,11 +57,33 @@ class Screen:
             self.pump(0.1)
 
 
-def bash_call_then(server: LLMServer, command: str, answer: str) -> None:
+@contextmanager
+def chat_asking(
+    server: LLMServer, workspace: Path, command: str, *typed_ahead: str
+) -> Iterator[Screen]:
+    """A chat whose model asks to run `command`, then answers "all done"; the prompt is sent,
+    then `typed_ahead` right after it."""
     server.script(
         Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "call-1"),)),
-        Turn(text=answer),
+        Turn(text="all done"),
     )
+    child = spawn_chat(server, workspace)
+    try:
+        screen = Screen(child)
+        screen.wait_for("›")
+        child.sendline("go on")
+        for text in typed_ahead:
+            child.send(text)
+        yield screen
+    finally:
+        child.close(force=True)
+
+
+def answer(screen: Screen, key: str) -> None:
+    """Press `key` once the question is on screen and its guard delay is over."""
+    screen.wait_for("[y]es")
+    screen.pump(GUARD_WAIT)
+    screen.child.send(key)
 
 
 def last_request(server: LLMServer) -> str:
@@ -67,58 +91,38 @@ def last_request(server: LLMServer) -> str:
 
 
 def test_typed_ahead_text_never_answers_a_question(llm_server: LLMServer, tmp_path: Path) -> None:
-    bash_call_then(llm_server, "touch made.txt", "all done")
-    child = spawn_chat(llm_server, tmp_path)
-    screen = Screen(child)
-    try:
-        screen.wait_for("›")
-        child.sendline("make a file")
-        child.send("yes")  # typed ahead, before the question is there
+    with chat_asking(llm_server, tmp_path, "touch made.txt", "yes") as screen:
         screen.wait_for("Allow?")
         screen.pump(GUARD_WAIT * 2)
         assert not (tmp_path / "made.txt").exists()
         assert "› yes" in screen.text  # the text stays in the input
         assert "Enter sends your message, or clear the line to answer" in screen.text
-        child.sendcontrol("u")  # clear the line: now keys answer, after the guard delay
-        screen.wait_for("[y]es")
-        screen.pump(GUARD_WAIT)
-        child.send("n")
+        screen.child.sendcontrol("u")  # clear the line: now keys answer, after the guard delay
+        answer(screen, "n")
         screen.wait_for("all done")
         assert "denied" in screen.text
-        assert not (tmp_path / "made.txt").exists()
-        assert "the user declined this bash call" in last_request(llm_server)
-    finally:
-        child.close(force=True)
+    assert not (tmp_path / "made.txt").exists()
+    assert "the user declined this bash call" in last_request(llm_server)
 
 
 def test_answer_keys_are_typed_while_the_user_writes_a_steering_message(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
-    bash_call_then(llm_server, "touch made.txt", "all done")
-    child = spawn_chat(llm_server, tmp_path)
-    screen = Screen(child)
-    try:
-        screen.wait_for("›")
-        child.sendline("make a file")
-        screen.wait_for("[y]es")
-        screen.pump(GUARD_WAIT)
-        child.send("why and now")  # w starts a message: its a, n and y are letters, not answers
+    with chat_asking(llm_server, tmp_path, "touch made.txt") as screen:
+        answer(screen, "w")  # w starts a message: its a, n and y are letters, not answers
+        screen.child.send("hy and now")
         screen.wait_for("› why and now")
         screen.pump(GUARD_WAIT)
         assert not (tmp_path / "made.txt").exists()
         assert llm_server.pending() == 1  # the question is still open
-        child.send("\r")  # sent as a steering message; the question stays
-        screen.wait_for("[y]es")
-        screen.pump(GUARD_WAIT)
-        child.send("t")
+        screen.child.send("\r")  # sent as a steering message; the question stays
+        answer(screen, "t")
         screen.wait_for("Tell the model what to do instead")
-        child.sendline("use the write tool")
+        screen.child.sendline("use the write tool")
         screen.wait_for("all done")
-        sent = last_request(llm_server)
-        assert "use the write tool" in sent and "why and now" in sent
-        assert not (tmp_path / "made.txt").exists()
-    finally:
-        child.close(force=True)
+    sent = last_request(llm_server)
+    assert "use the write tool" in sent and "why and now" in sent
+    assert not (tmp_path / "made.txt").exists()
 
 
 def test_shift_tab_cycles_the_mode_shown_in_the_footer(
@@ -142,21 +146,13 @@ def test_shift_tab_cycles_the_mode_shown_in_the_footer(
 def test_a_spoofed_command_shows_its_escape_and_the_question_after_it(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
-    bash_call_then(llm_server, "touch P\x1b[2K\rgit status", "ok")
-    child = spawn_chat(llm_server, tmp_path)
-    screen = Screen(child)
-    try:
-        screen.wait_for("›")
-        child.sendline("status please")
+    with chat_asking(llm_server, tmp_path, "touch P\x1b[2K\rgit status") as screen:
         screen.wait_for("[y]es")
         screen.wait_for("touch P␛[2K␍git status")  # printed above the prompt, maybe after it
         lines = screen.text.splitlines()
         command = next(i for i, line in enumerate(lines) if "touch P␛[2K␍git status" in line)
         question = next(i for i, line in enumerate(lines) if "Allow?" in line)
         assert command < question
-        screen.pump(GUARD_WAIT)
-        child.send("n")
-        screen.wait_for("ok")
-        assert not (tmp_path / "P").exists()
-    finally:
-        child.close(force=True)
+        answer(screen, "n")
+        screen.wait_for("all done")
+    assert not (tmp_path / "P").exists()

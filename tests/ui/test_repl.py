@@ -20,7 +20,14 @@ from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.types import UserMessage
 from di_code.session import SessionStore
-from di_code.tools.permissions import Approval, ApprovalRequest, PermissionGate, gate_tools
+from di_code.tools.permissions import (
+    Approval,
+    ApprovalRequest,
+    PermissionGate,
+    PermissionRules,
+    Rule,
+    gate_tools,
+)
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import ChatSetup, Repl
 
@@ -308,3 +315,17 @@ async def test_resume_by_number_loads_that_conversation(tmp_path: Path) -> None:
     assert setup.session is not None and setup.session.id == old.id
     assert [m.role for m in setup.agent.transcript] == ["user"]
     assert f"Resumed session {old.id} (1 message)." in session.output
+
+
+async def test_permissions_lists_and_revokes_the_session_grants() -> None:
+    faux = create_faux_provider([])
+    gate = PermissionGate("ask", PermissionRules.parse(deny=["bash:rm"]))
+    gate.grant([Rule("bash", "git status"), Rule("edit", "a.py")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), gate=gate)
+    async with chat(setup) as session:
+        session.type("/permissions\r/permissions revoke 1\r/permissions accept-edits\r/exit\r")
+    output = session.output
+    listing = "  deny bash:rm\nGranted for this session:\n  1. bash:git status\n  2. edit:a.py"
+    assert listing in output
+    assert "Revoked: bash:git status" in output
+    assert gate.grants == [Rule("edit", "a.py")] and gate.mode == "accept-edits"
