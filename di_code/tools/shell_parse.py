@@ -34,7 +34,9 @@ Word = str | None
 MAX_DEPTH = 8
 """How deep `eval`, `sh -c` and wrappers may nest before a command counts as unreadable."""
 
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"})
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "coproc"})
+"""Programs that run code from a string, a script or stdin (tree-sitter reads `coproc` as a
+plain command, so its body is not seen either)."""
 _SOURCES = frozenset({"source", ".", "eval"})
 
 # Wrappers run the command that follows their options; the options listed take a value.
@@ -68,6 +70,10 @@ _WRAPPERS: dict[str, frozenset[str]] = {
             "-T",
         }
     ),
+    "doas": frozenset({"-u", "-C"}),
+    "ionice": frozenset({"-c", "--class", "-n", "--classdata"}),
+    "setsid": frozenset(),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
 }
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
@@ -145,10 +151,16 @@ def _commands(root: Node, depth: int) -> tuple[SimpleCommand, ...] | None:
     return tuple(_simple(node, depth) for node in _walk(root) if node.type == "command")
 
 
-def _walk(node: Node) -> list[Node]:
-    found = [node]
-    for child in node.children:
-        found.extend(_walk(child))
+def _walk(root: Node, stop: frozenset[str] = frozenset()) -> list[Node]:
+    """Every node under `root` (a stack, not recursion: a line can nest deeply), without
+    going into the nodes whose type is in `stop`."""
+    found: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if node.type not in stop:
+            stack.extend(reversed(node.children))
     return found
 
 
@@ -328,17 +340,21 @@ def _runs_code(command: SimpleCommand) -> bool:
     return command.unreadable or command.program in _SOURCES or command.program in _SHELLS
 
 
-def _plain_structure(node: Node) -> bool:
-    if node.type == "file_redirect" or node.type == "herestring_redirect":
-        return _harmless_redirect(node)
-    if node.type == "command":
-        return all(
-            _plain_structure(child) if child.type == "file_redirect" else literal(child) is not None
-            for child in node.children
-        )
-    if node.type in _PLAIN_STRUCTURE:
-        return all(_plain_structure(child) for child in node.children)
-    return node.type in _PLAIN_TOKENS
+def _plain_structure(root: Node) -> bool:
+    for node in _walk(root, stop=frozenset({"command", "file_redirect", "herestring_redirect"})):
+        if node.type == "command":
+            words = (child for child in node.children if child.type != "file_redirect")
+            redirects = (child for child in node.children if child.type == "file_redirect")
+            if not all(literal(word) is not None for word in words):
+                return False
+            if not all(map(_harmless_redirect, redirects)):
+                return False
+        elif node.type.endswith("_redirect"):
+            if not _harmless_redirect(node):
+                return False
+        elif node.type not in _PLAIN_STRUCTURE and node.type not in _PLAIN_TOKENS:
+            return False
+    return True
 
 
 def _harmless_redirect(node: Node) -> bool:

@@ -130,6 +130,11 @@ DENY_EVASIONS = [
     "$CMD x",
     "source script.sh",
     "echo )",
+    "coproc rm x",
+    "doas rm x",
+    "ionice -c 3 rm x",
+    "stdbuf -o L rm x",
+    "(" * 400 + "rm x" + ")" * 400,
 ]
 
 
