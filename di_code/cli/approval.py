@@ -1,7 +1,9 @@
 """Asking on the terminal whether a bash, write or edit call may run (`run` in ask mode).
 
-The answer is read in a daemon thread, so an abort (Ctrl-C) never waits for Enter and the
-process can exit while the question is still open.
+The complete command (or the path) is written first, with control characters shown visibly,
+and the question after it on a line of its own: nothing in the command can redraw the
+question. The answer is read in a daemon thread, so an abort (Ctrl-C) never waits for Enter
+and the process can exit while the question is still open.
 """
 
 from __future__ import annotations
@@ -11,14 +13,34 @@ import sys
 import threading
 from typing import TextIO
 
-from di_code.tools.permissions import Approval, ApprovalRequest, Approver
+from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, Approver
 
-_ANSWERS: dict[str, Approval] = {"y": "yes", "yes": "yes", "a": "always", "always": "always"}
+_YES = frozenset({"y", "yes"})
+_NO = frozenset({"", "n", "no"})
 
 
-def parse_answer(text: str) -> Approval:
-    """y/yes, a/always; anything else (an empty line too) is no."""
-    return _ANSWERS.get(text.strip().lower(), "no")
+def parse_answer(text: str, request: ApprovalRequest) -> Approval:
+    """y/yes, a or e for a grant offered, n/no or an empty line; any other text is a no with
+    that text passed on to the model as what to do instead."""
+    typed = text.strip()
+    word = typed.lower()
+    if word in _YES:
+        return YES
+    if word in _NO:
+        return NO
+    offer = request.offer_keys().get(word)
+    return Approval(True, offer) if offer else Approval(False, feedback=typed)
+
+
+def question(request: ApprovalRequest) -> str:
+    """The question, after the complete command: the choices this request has."""
+    choices = ["[y]es"]
+    choices += [
+        f"[{key}] yes, don't ask again for {offer.label}"
+        for key, offer in request.offer_keys().items()
+    ]
+    choices.append("[N]o")
+    return f"Allow? {' / '.join(choices)}, or type what to do instead: "
 
 
 def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) -> Approver | None:
@@ -27,9 +49,12 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         return None
 
     async def approve(request: ApprovalRequest) -> Approval:
-        stderr.write(f"Allow {request.summary}? [y]es / [a]lways this session / [N]o: ")
+        from di_code.ui.safe_text import visible
+
+        shown = visible(request.summary).replace("\n", "\n    ")
+        stderr.write(f"\n? {shown}\n{visible(question(request))}")
         stderr.flush()
-        return parse_answer(await _read_line(stdin))
+        return parse_answer(await _read_line(stdin), request)
 
     return approve
 

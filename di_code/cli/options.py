@@ -23,7 +23,7 @@ class CliOptions:
     api_key: str | None = None
     thinking: bool = False
     permission_mode: str | None = None
-    """ask | auto | read-only, checked when the agent is set up."""
+    """ask | accept-edits | auto | read-only, checked when the agent is set up."""
     yes: bool = False
     sandbox: str | None = None
     """off | workspace-write | read-only, checked when the agent is set up."""
@@ -57,7 +57,8 @@ def _common(
     ] = None,
     thinking: Annotated[bool, typer.Option("--thinking", help="Ask for reasoning.")] = False,
     permission_mode: Annotated[
-        str | None, typer.Option(metavar="MODE", help="ask | auto | read-only (default ask).")
+        str | None,
+        typer.Option(metavar="MODE", help="ask | accept-edits | auto | read-only (default ask)."),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Same as --permission-mode auto.")] = (
         False

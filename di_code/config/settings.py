@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from di_code.ai.types import ReasoningLevel
 
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
-PERMISSION_MODES = ("ask", "auto", "read-only")
+PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 SANDBOX_MODES = ("off", "workspace-write", "read-only")
 
 

@@ -1,10 +1,16 @@
 """The permission gate: which tool calls may run without asking, which are refused.
 
-Modes (SPEC §5): `auto` runs everything; `ask` needs approval for bash, write and edit (yes,
-always for this session, or no); `read-only` offers the model only read, grep, find and ls.
-Rules from settings allow or deny a tool (`"write"`) or a bash command prefix (`"bash:git
-status"`); a deny rule wins over an allow rule, in every mode. A bash command allowed by prefix
-must consist only of allowed parts: `git status && rm -rf x` is not covered by `bash:git status`.
+Modes (SPEC §5): `auto` runs everything; `ask` needs approval for bash, write and edit;
+`accept-edits` runs write and edit and asks for bash; `read-only` offers the model only read,
+grep, find and ls. Rules from settings allow or deny a tool (`"write"`), a bash command prefix
+(`"bash:git status"`) or a file (`"edit:src/app.py"`); a deny rule wins over an allow rule, in
+every mode. Bash commands are parsed (`di_code.tools.shell_parse`): a deny rule matches any
+simple command anywhere in the line, through wrappers; an allow rule covers a line only when it
+is plain and every command in it is allowed (README, "Permissions", says it exactly).
+
+An approval can grant more for the rest of the session: the command prefixes of a plain bash
+line, one file, or all edits. Grants are allow rules kept in the gate; /permissions lists and
+revokes them.
 
 A refusal is a tool result with is_error set, phrased for the model, so the run goes on and the
 model can choose another way.
@@ -13,6 +19,7 @@ model can choose another way.
 from __future__ import annotations
 
 import asyncio
+import posixpath
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,34 +29,22 @@ from di_code.agent.tool import AgentTool, BoundTool, ToolResult, ToolUpdate, bin
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools import READ_ONLY_TOOLS
+from di_code.tools.shell_parse import SimpleCommand, parse_line
 
-PermissionMode: TypeAlias = Literal["ask", "auto", "read-only"]
-Approval: TypeAlias = Literal["yes", "always", "no"]
+PermissionMode: TypeAlias = Literal["ask", "accept-edits", "auto", "read-only"]
+MODE_CYCLE: tuple[PermissionMode, ...] = ("ask", "accept-edits", "auto")
+"""The modes Shift+Tab steps through in chat (read-only is fixed at start)."""
 
 NEEDS_APPROVAL = frozenset({"bash", "write", "edit"})
+EDIT_TOOLS = frozenset({"write", "edit"})
+GRANT_KEYS = ("a", "e")
 
-# Shell separators that start another command; `$(` and backticks hide one inside, and a
-# redirection writes files: a prefix rule never covers those, only a bare `bash` rule does.
-_SEPARATORS = re.compile(r"\|\||&&|[;|&\n]")
-_BEYOND_PREFIX = re.compile(r"\$\(|`|<\(|>")
-
-
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
-    """What the user is asked about: the tool, its arguments and a one-line summary."""
-
-    tool_name: str
-    arguments: dict[str, Any]
-    summary: str
-
-
-Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
-"""Asks the user (the REPL, a terminal prompt). None where there is nobody to ask."""
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """`tool` alone, or `tool:prefix` for a bash command prefix."""
+    """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`."""
 
     tool: str
     prefix: str | None = None
@@ -59,23 +54,37 @@ class Rule:
         tool, _, prefix = text.partition(":")
         return cls(tool.strip(), prefix.strip() or None)
 
-    def matches(self, tool_name: str, command: str | None) -> bool:
-        if self.tool != tool_name:
-            return False
+    def __str__(self) -> str:
+        return self.tool if self.prefix is None else f"{self.tool}:{self.prefix}"
+
+    def allows_words(self, words: Sequence[str]) -> bool:
+        """`git status -s` starts with `git status`; `git statusx` and `./git status` do not."""
+        wanted = (self.prefix or "").split()
+        return list(words[: len(wanted)]) == wanted
+
+    def denies(self, command: SimpleCommand) -> bool:
+        """A deny rule matches the command or anything it runs; the program by name, a word
+        that is an expansion matches any word, an unreadable command matches every rule."""
+        wanted = (self.prefix or "").split()
+        for layer in command.layers():
+            if layer.unreadable:
+                return True
+            words = layer.words
+            if len(words) < len(wanted):
+                continue
+            names = [layer.program, *words[1 : len(wanted)]]
+            wanted_names = [posixpath.basename(wanted[0]), *wanted[1:]]
+            if all(
+                got is None or got == want for got, want in zip(names, wanted_names, strict=True)
+            ):
+                return True
+        return False
+
+    def covers_path(self, arguments: dict[str, Any]) -> bool:
+        path = arguments.get("path")
         if self.prefix is None:
             return True
-        return command is not None and _starts_with_words(command, self.prefix)
-
-
-def _starts_with_words(command: str, prefix: str) -> bool:
-    """`git status -s` starts with `git status`; `git statusx` does not."""
-    words, wanted = command.split(), prefix.split()
-    return words[: len(wanted)] == wanted
-
-
-def command_parts(command: str) -> list[str]:
-    """The simple commands of a shell line, split at ;, &&, ||, |, & and newlines."""
-    return [part.strip() for part in _SEPARATORS.split(command) if part.strip()]
+        return isinstance(path, str) and posixpath.normpath(path) == posixpath.normpath(self.prefix)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,19 +96,96 @@ class PermissionRules:
     def parse(cls, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> PermissionRules:
         return cls(tuple(map(Rule.parse, allow)), tuple(map(Rule.parse, deny)))
 
-    def decide(self, tool_name: str, arguments: dict[str, Any]) -> Literal["allow", "deny"] | None:
-        """deny if any rule denies; allow if the rules cover the whole call; else None."""
-        command = arguments.get("command") if tool_name == "bash" else None
-        parts = command_parts(command) if isinstance(command, str) else [None]
-        if any(rule.matches(tool_name, part) for rule in self.deny for part in parts):
+    def decide(
+        self, tool_name: str, arguments: dict[str, Any], grants: Iterable[Rule] = ()
+    ) -> Literal["allow", "deny"] | None:
+        """deny if any deny rule matches; allow if the allow rules (and grants) cover the
+        whole call; else None (ask)."""
+        deny = [rule for rule in self.deny if rule.tool == tool_name]
+        allow = [rule for rule in (*self.allow, *grants) if rule.tool == tool_name]
+        if tool_name != "bash":
+            if any(rule.covers_path(arguments) for rule in deny):
+                return "deny"
+            return "allow" if any(rule.covers_path(arguments) for rule in allow) else None
+        command = arguments.get("command")
+        parsed = parse_line(command) if isinstance(command, str) else None
+        commands = parsed.commands if parsed is not None else None
+        if any(
+            rule.prefix is None or commands is None or any(map(rule.denies, commands))
+            for rule in deny
+        ):
             return "deny"
-        if isinstance(command, str) and _BEYOND_PREFIX.search(command):
-            covered = any(r.matches(tool_name, None) for r in self.allow if r.prefix is None)
-        else:
-            covered = all(
-                any(rule.matches(tool_name, part) for rule in self.allow) for part in parts
-            )
-        return "allow" if covered and parts else None
+        if any(rule.prefix is None for rule in allow):
+            return "allow"
+        plain = parsed.plain if parsed is not None else None
+        if plain and all(any(rule.allows_words(words) for rule in allow) for words in plain):
+            return "allow"
+        return None
+
+
+def command_prefix(words: Sequence[str]) -> str:
+    """The program and its subcommand, what "don't ask again" remembers: `git status -s` →
+    `git status`, `ls -la` → `ls`, `rm x` → `rm x`."""
+    if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]):
+        return f"{words[0]} {words[1]}"
+    return words[0]
+
+
+@dataclass(frozen=True, slots=True)
+class GrantOffer:
+    """A "yes, and don't ask again for …" choice: what it says and the rules it adds."""
+
+    label: str
+    rules: tuple[Rule, ...]
+
+
+def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer, ...]:
+    """The session grants an approval may add: the command prefixes of a plain bash line
+    (none for a line with expansions, which no prefix rule could cover), or for write and
+    edit this file or all edits."""
+    path = arguments.get("path")
+    if tool_name in EDIT_TOOLS and isinstance(path, str):
+        this_file = tuple(Rule(tool, path) for tool in sorted(EDIT_TOOLS))
+        every_edit = tuple(Rule(tool) for tool in sorted(EDIT_TOOLS))
+        return (GrantOffer(f"edits to {path}", this_file), GrantOffer("all edits", every_edit))
+    command = arguments.get("command")
+    plain = parse_line(command).plain if tool_name == "bash" and isinstance(command, str) else None
+    if not plain:
+        return ()
+    prefixes = list(dict.fromkeys(command_prefix(words) for words in plain))
+    return (GrantOffer(", ".join(prefixes), tuple(Rule("bash", p) for p in prefixes)),)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What the user is asked about: the tool, its arguments, a one-line summary and the
+    session grants a "don't ask again" answer may add."""
+
+    tool_name: str
+    arguments: dict[str, Any]
+    summary: str
+    offers: tuple[GrantOffer, ...] = ()
+
+    def offer_keys(self) -> dict[str, GrantOffer]:
+        """The offers by the key that picks them: [a] this prefix or file, [e] all edits."""
+        return dict(zip(GRANT_KEYS, self.offers, strict=False))
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """The user's answer: run or not, the grant chosen (if any), and what to tell the model
+    instead (with a refusal)."""
+
+    allow: bool
+    grant: GrantOffer | None = None
+    feedback: str = ""
+
+
+YES = Approval(True)
+NO = Approval(False)
+
+Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+"""Asks the user (the REPL, a terminal prompt). None where there is nobody to ask."""
 
 
 def summarize(tool_name: str, arguments: dict[str, Any]) -> str:
@@ -113,37 +199,56 @@ def summarize(tool_name: str, arguments: dict[str, Any]) -> str:
 
 @dataclass(slots=True)
 class PermissionGate:
-    """Decides each gated call; remembers "always" answers for the rest of the session."""
+    """Decides each gated call; keeps the session's grants ("don't ask again")."""
 
     mode: PermissionMode
     rules: PermissionRules = field(default_factory=PermissionRules)
     approver: Approver | None = None
-    always: set[str] = field(default_factory=set)
+    grants: list[Rule] = field(default_factory=list)
 
     async def check(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
         """None if the call may run, else the reason it may not (for the model)."""
-        decision = self.rules.decide(tool_name, arguments)
+        decision = self.rules.decide(tool_name, arguments, self.grants)
         if decision == "deny":
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
         if self.mode == "auto" or decision == "allow" or tool_name not in NEEDS_APPROVAL:
             return None
-        if tool_name in self.always:
+        if self.mode == "accept-edits" and tool_name in EDIT_TOOLS:
             return None
         if self.approver is None:
             return (
                 f"Permission denied: {tool_name} needs the user's approval and there is no "
                 "terminal to ask (the user can run di-code with --yes to allow it)."
             )
-        answer = await self.approver(
-            ApprovalRequest(tool_name, arguments, summarize(tool_name, arguments))
+        request = ApprovalRequest(
+            tool_name,
+            arguments,
+            summarize(tool_name, arguments),
+            grant_offers(tool_name, arguments),
         )
-        if answer == "always":
-            self.always.add(tool_name)
-        if answer == "no":
-            return f"Permission denied: the user declined this {tool_name} call."
-        return None
+        answer = await self.approver(request)
+        if answer.allow:
+            if answer.grant is not None:
+                self.grant(answer.grant.rules)
+            return None
+        refusal = f"Permission denied: the user declined this {tool_name} call."
+        if answer.feedback.strip():
+            refusal += f" The user says what to do instead: {answer.feedback.strip()}"
+        return refusal
+
+    def grant(self, rules: Iterable[Rule]) -> None:
+        self.grants.extend(rule for rule in rules if rule not in self.grants)
+
+    def revoke(self, which: str) -> list[Rule]:
+        """Revoke grant number `which` (1-based, as /permissions lists them) or `all`."""
+        if which == "all":
+            revoked, self.grants[:] = list(self.grants), []
+            return revoked
+        if not which.isdigit() or not 1 <= int(which) <= len(self.grants):
+            raise ValueError(f"no grant {which!r}: /permissions lists them, numbered")
+        return [self.grants.pop(int(which) - 1)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,20 @@
-"""Approval prompts in the REPL: yes, always for this session, or no (SPEC §5, ask mode).
+"""Approval questions in the REPL (SPEC §5, ask and accept-edits modes).
 
-The permission gate awaits `ReplApprover.__call__`; the question and what is at stake (the
-command, the diff, the file) are printed into the scrollback, and the prompt shows the
-question until the user presses y, a or n (Esc and Ctrl-C mean no).
+The permission gate awaits `ReplApprover.__call__`. What is at stake (the complete command,
+wrapped, or the diff, or the content to write) is printed into the scrollback through
+`visible()`, and the question is drawn in the prompt after it, so a control sequence in a
+command cannot redraw the question.
+
+A question is never answered by accident: keys count only once it has been on screen for
+GUARD_SECONDS and only while the input line is empty. Text typed before the question (a
+steering message) stays in the input; a key pressed while the user is typing goes into it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,12 +23,16 @@ from rich.text import Text
 
 from di_code.tools.edit import preview_diff
 from di_code.tools.errors import ToolError
-from di_code.tools.permissions import Approval, ApprovalRequest
+from di_code.tools.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.tools.workspace import Workspace
+from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import collapse, diff_text, summarize_call
 
 PREVIEW_LINES = 12
-QUESTION = "Allow? [y]es / [a]lways this session / [n]o"
+GUARD_SECONDS = 0.3
+"""How long a question is on screen before a key can answer it."""
+
+ANSWER_KEYS = ("y", *GRANT_KEYS, "n", "t")
 
 
 def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> str:
@@ -47,33 +57,59 @@ def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> 
 
 
 def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) -> Text:
-    """What the user approves: the header line, then the diff or the content to write."""
+    """What the user approves: the complete command, or the path and the diff or content."""
     args = request.arguments
     view = Text.assemble(("? ", "bold yellow"), (request.tool_name, "bold"), " ")
-    view.append(summarize_call(request.tool_name, args))
+    if request.tool_name == "bash":
+        view.append(f"$ {visible(str(args.get('command', '')))}")
+        return view
+    view.append(visible(summarize_call(request.tool_name, args)))
     if request.tool_name == "edit":
         view.append("\n")
-        view.append_text(diff_text(edit_diff(args, workspace)))
+        view.append_text(diff_text(visible(edit_diff(args, workspace))))
     elif request.tool_name == "write":
         view.append("\n")
-        content = str(args.get("content", "")).splitlines()
+        content = visible(str(args.get("content", ""))).splitlines()
         view.append_text(collapse(content or ["(empty file)"], PREVIEW_LINES, "green"))
-    elif request.tool_name == "bash" and "\n" in str(args.get("command", "")):
-        view.append("\n")
-        view.append_text(collapse(str(args["command"]).splitlines(), PREVIEW_LINES, "dim"))
     return view
 
 
-ANSWER_KEYS: dict[str, Approval] = {"y": "yes", "a": "always", "n": "no"}
+def question(request: ApprovalRequest) -> str:
+    """The question line: the choices this request has."""
+    choices = ["[y]es"]
+    choices += [
+        f"[{key}] always: {visible(offer.label)}" for key, offer in request.offer_keys().items()
+    ]
+    choices += ["[n]o", "[t]ell it what to do instead"]
+    return "Allow? " + " · ".join(choices)
+
+
+def outcome(answer: Approval) -> Text:
+    """The line left in the scrollback once the question is answered."""
+    if answer.allow:
+        grant = f"; not asking again for {visible(answer.grant.label)}" if answer.grant else ""
+        return Text(f"  allowed{grant}", style="green")
+    said = f": {visible(answer.feedback)}" if answer.feedback else ""
+    return Text(f"  denied{said}", style="red")
 
 
 class ReplApprover:
-    """An Approver for the permission gate; the REPL's keys call `answer`."""
+    """An Approver for the permission gate; the REPL's keys call `press` and `answer`."""
 
-    def __init__(self, console: Console, invalidate: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        console: Console,
+        invalidate: Callable[[], None] = lambda: None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.console = console
+        self.clock = clock
         self.invalidate = invalidate
         self.pending: ApprovalRequest | None = None
+        self.telling = False
+        """The user pressed t and is typing what the model should do instead."""
+        self._shown_at: float | None = None
+        self._typed_at = 0.0
         self._answer: asyncio.Future[Approval] | None = None
         self.workspace: Workspace | None = None
         """Where edits are previewed from (their diff at real line numbers)."""
@@ -91,11 +127,53 @@ class ReplApprover:
             answer = await self._answer
         finally:
             self.pending = None
+            self.telling = False
+            self._shown_at = None
             self._answer = None
             self.invalidate()
-        label = {"yes": "allowed", "always": "allowed for this session", "no": "denied"}[answer]
-        self.console.print(Text(f"  {label}", style="red" if answer == "no" else "green"))
+        self.console.print(outcome(answer))
         return answer
+
+    def prompt_line(self, typed: str) -> str:
+        """The question as the prompt draws it; the first drawing starts the guard delay."""
+        if self.pending is None:
+            return ""
+        if self._shown_at is None:
+            self._shown_at = self.clock()
+        if typed:
+            self._typed_at = self.clock()
+        if self.telling:
+            return "Tell the model what to do instead (Enter sends, Esc goes back):"
+        if typed:
+            return "Allow? (Enter sends your message, or clear the line to answer)"
+        return question(self.pending)
+
+    def keys_live(self, typed: str) -> bool:
+        """Whether an answer key answers now: the question has been on screen, and the input
+        empty, for the guard delay (the user is not typing), and no text is being asked for."""
+        shown = self._shown_at
+        return (
+            self.pending is not None
+            and not self.telling
+            and not typed
+            and shown is not None
+            and self.clock() - max(shown, self._typed_at) >= GUARD_SECONDS
+        )
+
+    def press(self, key: str) -> None:
+        """An answer key: y, a or e (a grant offered), n, or t (then type the instead)."""
+        request = self.pending
+        if request is None:
+            return
+        if key == "t":
+            self.telling = True
+            self.invalidate()
+        elif key in GRANT_KEYS:
+            offer = request.offer_keys().get(key)
+            if offer is not None:
+                self.answer(Approval(True, offer))
+        else:
+            self.answer(YES if key == "y" else NO)
 
     def answer(self, answer: Approval) -> None:
         if self._answer is not None and not self._answer.done():

@@ -28,6 +28,7 @@ from di_code.session.checkpoints import (
     prompt_checkpoints,
     undo,
 )
+from di_code.tools.permissions import MODE_CYCLE
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
@@ -189,15 +190,24 @@ async def _permissions(repl: Repl, arg: str) -> bool:
     gate = repl.setup.gate
     if gate is None:
         return _say(repl, "Permissions: every tool runs without asking.")
+    verb, _, rest = arg.partition(" ")
+    if verb == "revoke":
+        revoked = gate.revoke(rest.strip() or "all")
+        return _say(repl, "Revoked: " + (", ".join(map(str, revoked)) or "nothing"))
     if arg:
-        if arg not in ("ask", "auto") or gate.mode == "read-only":
-            raise ValueError("/permissions can switch between ask and auto (read-only is fixed).")
-        gate.mode = arg  # type: ignore[assignment]
-    rules = [f"allow {r.tool}{':' + r.prefix if r.prefix else ''}" for r in gate.rules.allow]
-    rules += [f"deny {r.tool}{':' + r.prefix if r.prefix else ''}" for r in gate.rules.deny]
-    always = ", ".join(sorted(gate.always)) or "none"
-    lines = [f"Permission mode: {gate.mode}", f"Allowed for this session: {always}"]
-    return _say(repl, "\n".join(lines + [f"  {rule}" for rule in rules]))
+        if arg not in MODE_CYCLE or gate.mode == "read-only":
+            raise ValueError(
+                f"/permissions can switch between {', '.join(MODE_CYCLE)} (read-only is fixed)."
+            )
+        gate.mode = MODE_CYCLE[MODE_CYCLE.index(arg)]
+    rules = [f"  allow {rule}" for rule in gate.rules.allow]
+    rules += [f"  deny {rule}" for rule in gate.rules.deny]
+    grants = [f"  {number}. {rule}" for number, rule in enumerate(gate.grants, 1)]
+    lines = [f"Permission mode: {gate.mode}", *rules, "Granted for this session:"]
+    lines += grants or ["  none"]
+    if grants:
+        lines.append("  /permissions revoke N|all takes a grant back")
+    return _say(repl, visible("\n".join(lines)))
 
 
 async def _undo(repl: Repl, arg: str) -> bool:
@@ -284,7 +294,12 @@ COMMANDS: dict[str, Command] = {
         Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),
-        Command("/permissions", "/permissions [ask|auto]", "show or set the mode", _permissions),
+        Command(
+            "/permissions",
+            "/permissions [MODE|revoke N|all]",
+            "mode, rules, grants",
+            _permissions,
+        ),
         Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
         Command("/undo", "/undo [--force]", "take back the files of the last prompt", _undo, True),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),

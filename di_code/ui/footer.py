@@ -1,4 +1,5 @@
-"""The footer line: model, tokens in/out, cost and how full the context window is."""
+"""The footer lines: model, tokens in/out, cost and how full the context window is; the
+permission mode at the bottom of the chat."""
 
 from __future__ import annotations
 
@@ -47,3 +48,12 @@ class UsageTotals:
                 f" ({share:.0f}%)"
             )
         return " · ".join(parts)
+
+
+def mode_line(mode: str | None) -> str:
+    """The chat's bottom line: the permission mode, and how to change it."""
+    if mode is None:
+        return " every tool runs without asking"
+    if mode == "read-only":
+        return " mode: read-only"
+    return f" mode: {mode} · shift+tab to change"

@@ -1,6 +1,7 @@
 """The REPL's keys: Enter (a trailing backslash continues the line), Alt+Enter for a new line,
-Ctrl-C (abort the run, clear the line, or twice on an empty prompt quit), and y/a/n/Esc while
-an approval question is open."""
+Ctrl-C (abort the run, clear the line, or twice on an empty prompt quit), Shift+Tab (next
+permission mode), and the answers while an approval question is open (`di_code.ui.approval`
+says when a key counts as an answer; otherwise it is typed)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from di_code.tools.permissions import MODE_CYCLE, Approval
 from di_code.ui.approval import ANSWER_KEYS
 
 if TYPE_CHECKING:
@@ -17,13 +19,17 @@ if TYPE_CHECKING:
 
 
 def key_bindings(repl: Repl) -> KeyBindings:
+    from prompt_toolkit.application import get_app
     from prompt_toolkit.filters import Condition
     from prompt_toolkit.key_binding import KeyBindings
 
     bindings = KeyBindings()
-    asking = Condition(lambda: repl.approver.pending is not None)
+    approver = repl.approver
+    answering = Condition(lambda: approver.keys_live(get_app().current_buffer.text))
+    asking = Condition(lambda: approver.pending is not None)
+    telling = Condition(lambda: approver.telling)
 
-    @bindings.add("enter", filter=~asking)
+    @bindings.add("enter", filter=~telling)
     def _enter(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         if buffer.document.text_before_cursor.endswith("\\"):
@@ -31,6 +37,12 @@ def key_bindings(repl: Repl) -> KeyBindings:
             buffer.insert_text("\n")
         else:
             buffer.validate_and_handle()
+
+    @bindings.add("enter", filter=telling)
+    def _tell(event: KeyPressEvent) -> None:
+        instead = event.current_buffer.text.strip()
+        event.current_buffer.reset()
+        approver.answer(Approval(False, feedback=instead))
 
     @bindings.add("escape", "enter", filter=~asking)
     def _newline(event: KeyPressEvent) -> None:
@@ -40,10 +52,29 @@ def key_bindings(repl: Repl) -> KeyBindings:
     def _interrupt(event: KeyPressEvent) -> None:
         on_ctrl_c(repl, event)
 
-    for key, answer in ANSWER_KEYS.items():
-        bindings.add(key, filter=asking)(lambda event, answer=answer: repl.approver.answer(answer))
-    bindings.add("escape", filter=asking)(lambda event: repl.approver.answer("no"))
+    @bindings.add("s-tab")
+    def _next_mode(event: KeyPressEvent) -> None:
+        cycle_mode(repl)
+
+    for key in ANSWER_KEYS:
+        bindings.add(key, filter=answering)(lambda event, key=key: approver.press(key))
+    bindings.add("escape", filter=answering)(lambda event: approver.press("n"))
+
+    @bindings.add("escape", filter=telling)
+    def _back(event: KeyPressEvent) -> None:
+        event.current_buffer.reset()
+        approver.telling = False
+
     return bindings
+
+
+def cycle_mode(repl: Repl) -> None:
+    """ask → accept-edits → auto → ask; read-only (and no gate) stays as it is."""
+    gate = repl.setup.gate
+    if gate is None or gate.mode not in MODE_CYCLE:
+        return
+    gate.mode = MODE_CYCLE[(MODE_CYCLE.index(gate.mode) + 1) % len(MODE_CYCLE)]
+    repl.invalidate()
 
 
 def on_ctrl_c(repl: Repl, event: KeyPressEvent) -> None:

@@ -24,10 +24,10 @@ from di_code.ai.abort import AbortController
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model
 from di_code.session import Session, SessionStore, prompt_with_compaction
-from di_code.tools.permissions import PermissionGate
+from di_code.tools.permissions import NO, PermissionGate
 from di_code.tools.workspace import Workspace
-from di_code.ui.approval import QUESTION, ReplApprover
-from di_code.ui.footer import UsageTotals
+from di_code.ui.approval import ReplApprover
+from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
@@ -281,7 +281,7 @@ class Repl:
 
     def abort(self) -> None:
         if self.approver.pending is not None:
-            self.approver.answer("no")
+            self.approver.answer(NO)
         if self._controller is not None:
             self._controller.abort()
         self.agent.abort()
@@ -334,10 +334,12 @@ class Repl:
         from prompt_toolkit.application import get_app
         from prompt_toolkit.formatted_text import ANSI
 
+        app = get_app()
         if self.approver.pending is not None:
             # The running call's panel would say "running" while it waits for the answer.
-            return ANSI(f"\x1b[1;33m{QUESTION}\x1b[0m ")
-        size = get_app().output.get_size()
+            asking = self.approver.prompt_line(app.current_buffer.text)
+            return ANSI(f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m ")
+        size = app.output.get_size()
         live = self.live.render(size.columns, size.rows)
         symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
         return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
@@ -359,5 +361,8 @@ class Repl:
             complete_while_typing=True,
             key_bindings=merge_key_bindings([key_bindings(self), screen_bindings(self)]),
             erase_when_done=True,
+            bottom_toolbar=lambda: mode_line(
+                None if self.setup.gate is None else self.setup.gate.mode
+            ),
             **self._io,
         )

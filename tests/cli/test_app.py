@@ -36,6 +36,7 @@ NOT_FOR_HELP = (
     "di_code.cli.chat",
     "di_code.cli.setup",
     "di_code.config",
+    "tree_sitter",
 )
 
 
@@ -74,6 +75,8 @@ NOT_FOR_RUN = (
     "di_code.ai.providers.anthropic",
     "di_code.ui",
     "di_code.cli.chat",
+    "tree_sitter",
+    "tree_sitter_bash",
 )
 
 

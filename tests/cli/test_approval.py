@@ -1,4 +1,5 @@
-"""Terminal approvals: the answers understood, and no approver without a terminal."""
+"""Terminal approvals: the answers understood, the command shown safely before the question,
+and no approver without a terminal."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io
 import pytest
 
 from di_code.cli.approval import parse_answer, terminal_approver
-from di_code.tools.permissions import ApprovalRequest
+from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
 
 
 class Terminal(io.StringIO):
@@ -15,19 +16,29 @@ class Terminal(io.StringIO):
         return True
 
 
+def bash_request(command: str) -> ApprovalRequest:
+    arguments = {"command": command}
+    return ApprovalRequest("bash", arguments, f"bash: {command}", grant_offers("bash", arguments))
+
+
+LS = bash_request("ls -la")
+ALWAYS_LS = Approval(True, LS.offers[0])
+
+
 @pytest.mark.parametrize(
     ("typed", "answer"),
     [
-        ("y\n", "yes"),
-        ("YES", "yes"),
-        ("a", "always"),
-        ("always\n", "always"),
-        ("", "no"),
-        ("x", "no"),
+        ("y\n", YES),
+        ("YES", YES),
+        ("a", ALWAYS_LS),
+        ("e", Approval(False, feedback="e")),  # no second offer for bash
+        ("", NO),
+        ("n\n", NO),
+        ("use ls -l instead\n", Approval(False, feedback="use ls -l instead")),
     ],
 )
-def test_parse_answer(typed: str, answer: str) -> None:
-    assert parse_answer(typed) == answer
+def test_parse_answer(typed: str, answer: Approval) -> None:
+    assert parse_answer(typed, LS) == answer
 
 
 def test_no_terminal_no_approver() -> None:
@@ -39,5 +50,16 @@ async def test_terminal_approver_asks_on_stderr_and_reads_the_answer() -> None:
     stderr = Terminal()
     approver = terminal_approver(Terminal("a\n"), stderr)
     assert approver is not None
-    assert await approver(ApprovalRequest("bash", {"command": "ls"}, "bash: ls")) == "always"
-    assert "Allow bash: ls?" in stderr.getvalue()
+    assert await approver(LS) == ALWAYS_LS
+    assert "? bash: ls -la\nAllow? [y]es / [a] yes, don't ask again for ls" in stderr.getvalue()
+
+
+async def test_a_spoofed_command_shows_its_escapes_and_cannot_redraw_the_question() -> None:
+    stderr = Terminal()
+    approver = terminal_approver(Terminal("n\n"), stderr)
+    assert approver is not None
+    spoof = "touch P\x1b[2K\rgit status"
+    assert await approver(bash_request(spoof)) == NO
+    shown = stderr.getvalue()
+    assert "\x1b" not in shown and "\r" not in shown
+    assert "touch P␛[2K␍git status\nAllow?" in shown

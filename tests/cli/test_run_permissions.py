@@ -81,3 +81,31 @@ def test_tools_flag_limits_the_offer_and_rejects_unknown_names(
     assert tool_names(llm_server.requests[-1].body) == {"read", "ls"}
     bad = run_di_code("run", "--tools", "read,teleport", "hi")
     assert bad.returncode == 2 and "unknown tool 'teleport'" in bad.stderr
+
+
+def test_accept_edits_runs_write_and_still_asks_for_bash(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("write", {"path": "w.txt", "content": "x"}),)),
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": "touch made.txt"}),)),
+        Turn(text="finished"),
+    )
+    done = run_di_code("run", "--permission-mode", "accept-edits", "write then touch")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "w.txt").read_text() == "x"
+    assert not (workspace / "made.txt").exists()
+    assert "no terminal to ask" in request_text(llm_server.requests[-1].body)
+
+
+def test_an_allow_rule_does_not_run_an_expansion_payload(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    (di_code_home / "config.toml").write_text('[permissions]\nallow = ["bash:echo"]\n')
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": "echo ${x:=$'\\x24(touch P)'}${x@P}"}),)),
+        Turn(text="finished"),
+    )
+    assert run_di_code("run", "echo it").returncode == 0
+    assert not (workspace / "P").exists()
+    assert "needs the user's approval" in request_text(llm_server.requests[-1].body)

@@ -17,7 +17,9 @@ def test_permission_mode_order() -> None:
     assert permission_mode(CliOptions(yes=True), Settings(permission_mode="read-only")) == "auto"
     explicit = CliOptions(yes=True, permission_mode="read-only")
     assert permission_mode(explicit, Settings()) == "read-only"
-    with pytest.raises(ConfigError, match="--permission-mode must be one of ask, auto, read-only"):
+    with pytest.raises(
+        ConfigError, match="--permission-mode must be one of ask, accept-edits, auto, read-only"
+    ):
         permission_mode(CliOptions(permission_mode="yolo"), Settings())
 
 

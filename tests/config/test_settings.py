@@ -74,7 +74,10 @@ def test_a_trusted_project_wins_and_rules_add_up(tmp_path: Path) -> None:
         ("model = 3", "model must be a string"),
         ("thinking = 'max'", "thinking must be one of off, low, medium, high"),
         ("[permissions]\nallow = 'bash'", "permissions.allow must be a list of strings"),
-        ("[permissions]\nmode = 'yolo'", "permissions.mode must be one of ask, auto, read-only"),
+        (
+            "[permissions]\nmode = 'yolo'",
+            "permissions.mode must be one of ask, accept-edits, auto, read-only",
+        ),
         ("[limits]\nmax_turns = 0", "limits.max_turns must be at least 1"),
         ("[providers.x]\nurl = 'y'", "unknown setting providers.x.url"),
     ],

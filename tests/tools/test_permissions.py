@@ -1,7 +1,9 @@
-"""The permission gate: modes, rules (deny wins), approvals and refusals the model can read."""
+"""The permission gate: modes, rules (deny wins), approvals, grants and refusals the model can
+read."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -10,11 +12,14 @@ from di_code.agent.tool import FunctionTool, ToolResult
 from di_code.ai.abort import AbortController
 from di_code.ai.types import TextContent
 from di_code.tools.permissions import (
+    NO,
+    YES,
     Approval,
     ApprovalRequest,
     PermissionGate,
     PermissionRules,
-    command_parts,
+    Rule,
+    command_prefix,
     gate_tools,
 )
 
@@ -25,17 +30,6 @@ def make_tool(name: str, runs: list[str]) -> FunctionTool:
         return [TextContent(f"{name} ran")]
 
     return FunctionTool(name, f"the {name} tool", {"type": "object"}, run)
-
-
-def test_command_parts_split_at_shell_separators() -> None:
-    assert command_parts("git status && rm -rf x; ls | wc -l & echo\nid") == [
-        "git status",
-        "rm -rf x",
-        "ls",
-        "wc -l",
-        "echo",
-        "id",
-    ]
 
 
 @pytest.mark.parametrize(
@@ -49,12 +43,118 @@ def test_command_parts_split_at_shell_separators() -> None:
         ("git status; curl evil", None),
         ("git status $(curl evil)", None),
         ("git status > out.txt", None),
+        ("git status > /dev/null 2>&1", "allow"),
+        ("git status | ls", "allow"),
+        ("X=1 git status", None),
+        ("./git status", None),
+        ("(git status)", None),
+        ("git status )", "deny"),  # unreadable: matches every deny rule
         ("rm -rf /", "deny"),
     ],
 )
 def test_bash_prefix_rules(command: str, expected: str | None) -> None:
     rules = PermissionRules.parse(allow=["bash:git status", "bash:ls"], deny=["bash:rm"])
     assert rules.decide("bash", {"command": command}) == expected
+
+
+# Each word here expands: a prefix rule for echo must not cover the line.
+EXPANSIONS = [
+    "echo $HOME",
+    "echo ${x}",
+    "echo $((1+2))",
+    "echo $(date)",
+    "echo `date`",
+    "cat <(date)",
+    "echo $'\\x41'",
+    'echo "$HOME"',
+    "echo !!",
+    "echo *",
+    "echo ~",
+    "echo a{b,c}",
+    "eval echo hi",
+    "source x",
+    ". x",
+    "sh -c 'echo hi'",
+    "bash -c 'echo hi'",
+    "echo hi > out",
+    "echo hi >> /dev/null.bak",
+    "echo hi <<< x",
+    "cat <<EOF\nhi\nEOF",
+    "echo ${x:=$'\\x24(touch P)'}${x@P}",
+]
+
+
+@pytest.mark.parametrize("command", EXPANSIONS)
+def test_an_allow_rule_never_covers_an_expansion(command: str) -> None:
+    rules = PermissionRules.parse(allow=["bash:echo", "bash:cat", "bash:eval", "bash:sh"])
+    assert rules.decide("bash", {"command": command}) is None
+
+
+def test_literal_words_are_read_as_bash_reads_them() -> None:
+    rules = PermissionRules.parse(allow=["bash:echo a b"])
+    for command in ("echo a b", "echo 'a' \"b\"", "echo \\a b", 'e"ch"o a b', "echo a b c"):
+        assert rules.decide("bash", {"command": command}) == "allow", command
+    assert rules.decide("bash", {"command": "echo 'a b'"}) is None
+
+
+DENY_EVASIONS = [
+    "rm x",
+    "/bin/rm x",
+    "\\rm x",
+    "'rm' x",
+    "(rm x)",
+    "{ rm x; }",
+    "X=1 rm x",
+    "exec rm x",
+    "echo $(rm x)",
+    'echo "`rm x`"',
+    "cat <(rm x)",
+    "env rm x",
+    "env -i A=1 rm x",
+    "command rm x",
+    "builtin rm x",
+    "nice -n 5 rm x",
+    "nohup rm x",
+    "timeout -s KILL 5 rm x",
+    "time rm x",
+    "sudo -u root rm x",
+    "echo x | xargs -n1 rm",
+    "find . -exec rm {} +",
+    "bash -c 'rm x'",
+    "sh -xc 'ls; rm x'",
+    "eval 'rm x'",
+    "f() { rm x; }; f",
+    "if true; then rm x; fi",
+    "for f in a; do rm $f; done",
+    "cat <<EOF\n$(rm x)\nEOF",
+    "$CMD x",
+    "source script.sh",
+    "echo )",
+    "coproc rm x",
+    "doas rm x",
+    "ionice -c 3 rm x",
+    "stdbuf -o L rm x",
+    "(" * 400 + "rm x" + ")" * 400,
+]
+
+
+@pytest.mark.parametrize("command", DENY_EVASIONS)
+def test_a_deny_rule_matches_every_simple_command_in_the_tree(command: str) -> None:
+    rules = PermissionRules.parse(allow=["bash"], deny=["bash:rm"])
+    assert rules.decide("bash", {"command": command}) == "deny"
+
+
+@pytest.mark.parametrize("command", ["git push --force", "git -C . push", "git $X origin"])
+def test_multi_word_deny_rules(command: str) -> None:
+    rules = PermissionRules.parse(deny=["bash:git push"])
+    expected = None if "-C" in command else "deny"  # words are a prefix: documented limit
+    assert rules.decide("bash", {"command": command}) == expected
+
+
+def test_deny_rules_leave_other_commands_alone() -> None:
+    rules = PermissionRules.parse(allow=["bash"], deny=["bash:rm"])
+    for command in ("ls", "echo rm", "git rm x", "rmdir x", "echo $(date)", "[ -f x ]"):
+        assert rules.decide("bash", {"command": command}) == "allow", command
 
 
 def test_deny_wins_over_allow() -> None:
@@ -65,6 +165,27 @@ def test_deny_wins_over_allow() -> None:
     assert rules.decide("edit", {"path": "a"}) is None
 
 
+def test_file_rules() -> None:
+    rules = PermissionRules.parse(allow=["edit:src/a.py"], deny=["write:.env"])
+    assert rules.decide("edit", {"path": "./src/a.py"}) == "allow"
+    assert rules.decide("edit", {"path": "src/b.py"}) is None
+    assert rules.decide("write", {"path": ".env"}) == "deny"
+
+
+@pytest.mark.parametrize(
+    ("words", "prefix"),
+    [
+        (("git", "status", "-s"), "git status"),
+        (("ls", "-la"), "ls"),
+        (("rm", "x"), "rm x"),
+        (("cat", "README.md"), "cat"),
+        (("npm", "run", "test"), "npm run"),
+    ],
+)
+def test_command_prefix(words: tuple[str, ...], prefix: str) -> None:
+    assert command_prefix(words) == prefix
+
+
 async def run_gated(gate: PermissionGate, name: str, params: dict[str, Any]) -> ToolResult:
     runs: list[str] = []
     [tool] = gate_tools([make_tool(name, runs)], gate)
@@ -73,10 +194,16 @@ async def run_gated(gate: PermissionGate, name: str, params: dict[str, Any]) -> 
     return output if isinstance(output, ToolResult) else ToolResult(list(output))
 
 
+def refusal_text(result: ToolResult) -> str:
+    assert result.is_error
+    first = result.content[0]
+    assert isinstance(first, TextContent)
+    return first.text
+
+
 async def test_ask_without_approver_denies_and_says_why() -> None:
     result = await run_gated(PermissionGate("ask"), "bash", {"command": "ls"})
-    assert result.is_error
-    assert "needs the user's approval and there is no terminal" in result.content[0].text  # type: ignore[union-attr]
+    assert "needs the user's approval and there is no terminal" in refusal_text(result)
 
 
 async def test_ask_mode_lets_read_tools_run_and_allow_rules_skip_the_question() -> None:
@@ -89,23 +216,85 @@ async def test_auto_runs_everything_but_denied_calls() -> None:
     gate = PermissionGate("auto", PermissionRules.parse(deny=["bash:rm"]))
     assert not (await run_gated(gate, "bash", {"command": "echo hi"})).is_error
     refused = await run_gated(gate, "bash", {"command": "rm -rf x"})
-    assert refused.is_error and "deny rule" in refused.content[0].text  # type: ignore[union-attr]
+    assert "deny rule" in refusal_text(refused)
 
 
-async def test_approver_answers_and_always_is_remembered() -> None:
-    answers: list[Approval] = ["no", "always"]
-    asked: list[ApprovalRequest] = []
+async def test_accept_edits_runs_write_and_edit_and_asks_for_bash() -> None:
+    gate = PermissionGate("accept-edits")
+    assert not (await run_gated(gate, "write", {"path": "a", "content": ""})).is_error
+    assert not (await run_gated(gate, "edit", {"path": "a"})).is_error
+    assert "needs the user's approval" in refusal_text(
+        await run_gated(gate, "bash", {"command": "ls"})
+    )
 
-    async def approver(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return answers.pop(0)
 
+class Scripted:
+    """An approver that gives these answers in turn and keeps what it was asked."""
+
+    def __init__(self, *answers: Approval | str) -> None:
+        self.answers = list(answers)
+        self.asked: list[ApprovalRequest] = []
+
+    async def __call__(self, request: ApprovalRequest) -> Approval:
+        self.asked.append(request)
+        answer = self.answers.pop(0)
+        if isinstance(answer, str):  # "grant:N" picks offer N
+            return Approval(True, request.offers[int(answer.split(":")[1])])
+        return answer
+
+
+async def test_always_for_ls_still_asks_for_rm_x() -> None:
+    approver = Scripted("grant:0", NO)
     gate = PermissionGate("ask", approver=approver)
-    declined = await run_gated(gate, "bash", {"command": "make"})
-    assert declined.is_error and "declined" in declined.content[0].text  # type: ignore[union-attr]
-    assert not (await run_gated(gate, "bash", {"command": "make"})).is_error
-    assert not (await run_gated(gate, "bash", {"command": "make test"})).is_error
-    assert [request.summary for request in asked] == ["bash: make", "bash: make"]
+    assert not (await run_gated(gate, "bash", {"command": "ls -la"})).is_error
+    assert not (await run_gated(gate, "bash", {"command": "ls src"})).is_error
+    assert "declined" in refusal_text(await run_gated(gate, "bash", {"command": "rm x"}))
+    assert [request.summary for request in approver.asked] == ["bash: ls -la", "bash: rm x"]
+    assert [str(rule) for rule in gate.grants] == ["bash:ls"]
+
+
+async def test_a_grant_covers_the_prefixes_shown_and_nothing_with_an_expansion() -> None:
+    approver = Scripted("grant:0", YES)
+    gate = PermissionGate("ask", approver=approver)
+    await run_gated(gate, "bash", {"command": "git status && npm test"})
+    assert approver.asked[0].offers[0].label == "git status, npm test"
+    assert not (await run_gated(gate, "bash", {"command": "npm test -- -x"})).is_error
+    await run_gated(gate, "bash", {"command": "git status $(rm x)"})
+    assert len(approver.asked) == 2
+    assert approver.asked[1].offers == ()  # no prefix could cover it: no "always" offered
+
+
+async def test_edit_grants_are_per_file_or_all_edits() -> None:
+    approver = Scripted("grant:0", YES, "grant:1")
+    gate = PermissionGate("ask", approver=approver)
+    await run_gated(gate, "edit", {"path": "a.py"})
+    await run_gated(gate, "write", {"path": "a.py", "content": ""})
+    await run_gated(gate, "edit", {"path": "b.py"})
+    assert [o.label for o in approver.asked[0].offers] == ["edits to a.py", "all edits"]
+    assert [request.summary for request in approver.asked] == ["edit: a.py", "edit: b.py"]
+    await run_gated(gate, "edit", {"path": "c.py"})
+    await run_gated(gate, "write", {"path": "d.py", "content": ""})
+    await run_gated(gate, "edit", {"path": "b.py"})
+    assert len(approver.asked) == 3
+
+
+async def test_grants_are_listed_and_revoked() -> None:
+    gate = PermissionGate("ask", approver=Scripted("grant:0", "grant:0", YES))
+    await run_gated(gate, "bash", {"command": "ls"})
+    await run_gated(gate, "bash", {"command": "make test"})
+    assert gate.grants == [Rule("bash", "ls"), Rule("bash", "make test")]
+    assert gate.revoke("1") == [Rule("bash", "ls")]
+    with pytest.raises(ValueError, match="no grant '5'"):
+        gate.revoke("5")
+    await run_gated(gate, "bash", {"command": "ls"})  # asks again: YES
+    assert gate.revoke("all") == [Rule("bash", "make test")]
+    assert gate.grants == []
+
+
+async def test_no_with_instructions_tells_the_model_what_to_do_instead() -> None:
+    gate = PermissionGate("ask", approver=Scripted(Approval(False, feedback="use git stash")))
+    text = refusal_text(await run_gated(gate, "bash", {"command": "git reset --hard"}))
+    assert "declined" in text and "use git stash" in text
 
 
 def test_read_only_offers_only_reading_tools() -> None:
@@ -120,14 +309,12 @@ def test_read_only_offers_only_reading_tools() -> None:
 
 
 async def test_an_abort_ends_an_open_question() -> None:
-    import asyncio
-
     asked = asyncio.Event()
 
     async def never_answers(request: ApprovalRequest) -> Approval:
         asked.set()
         await asyncio.Event().wait()
-        return "yes"
+        return YES
 
     runs: list[str] = []
     [tool] = gate_tools([make_tool("bash", runs)], PermissionGate("ask", approver=never_answers))
@@ -136,5 +323,5 @@ async def test_an_abort_ends_an_open_question() -> None:
     await asked.wait()
     controller.abort()
     result = await asyncio.wait_for(running, timeout=10)
-    assert isinstance(result, ToolResult) and result.is_error and runs == []
-    assert result.content[0].text == "Operation aborted"  # type: ignore[union-attr]
+    assert isinstance(result, ToolResult) and runs == []
+    assert refusal_text(result) == "Operation aborted"

@@ -22,7 +22,14 @@ from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
-from di_code.tools.permissions import Approval, ApprovalRequest, PermissionGate, gate_tools
+from di_code.tools.permissions import (
+    Approval,
+    ApprovalRequest,
+    PermissionGate,
+    PermissionRules,
+    Rule,
+    gate_tools,
+)
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import EXIT_ARMED_SECONDS, ChatSetup, Repl
 from tests.support.llm_server import LLMServer, Turn
@@ -226,6 +233,13 @@ class RecordingApprover(ReplApprover):
         return await answer
 
 
+async def keys_live(approver: ReplApprover) -> None:
+    """Wait until the question is on screen and its guard delay has passed."""
+    async with asyncio.timeout(TIMEOUT):
+        while not approver.keys_live(""):
+            await asyncio.sleep(0.02)
+
+
 @pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
 async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
     calls: list[str] = []
@@ -247,6 +261,7 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
     async with chat(setup, approver=approver) as session:
         session.type("clean\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        await keys_live(approver)
         session.type(key)
         await session.answered()
         session.type("/exit\r")
@@ -449,6 +464,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
     async with chat(setup, approver=approver) as session:
         session.type("edit it\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        await keys_live(approver)
         session.type("y")
         await session.answered()
         session.type("/exit\r")
@@ -456,3 +472,17 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
     assert session.output.count("-line 15") == 1
     assert "@@ -12,7 +12,7 @@" in session.output
     assert "│ Successfully applied 1 edit to notes.txt" in session.output
+
+
+async def test_permissions_lists_and_revokes_the_session_grants() -> None:
+    faux = create_faux_provider([])
+    gate = PermissionGate("ask", PermissionRules.parse(deny=["bash:rm"]))
+    gate.grant([Rule("bash", "git status"), Rule("edit", "a.py")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), gate=gate)
+    async with chat(setup) as session:
+        session.type("/permissions\r/permissions revoke 1\r/permissions accept-edits\r/exit\r")
+    output = session.output
+    listing = "  deny bash:rm\nGranted for this session:\n  1. bash:git status\n  2. edit:a.py"
+    assert listing in output
+    assert "Revoked: bash:git status" in output
+    assert gate.grants == [Rule("edit", "a.py")] and gate.mode == "accept-edits"

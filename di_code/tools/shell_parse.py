@@ -1,0 +1,369 @@
+"""Bash command lines read by a real parser (tree-sitter-bash), for the permission rules.
+
+A rule about a command is only as good as its idea of what the command runs. Splitting at
+`;` and `&&` misses `(rm x)`, `$(rm x)` and `env rm x`, and looking for `$(` misses
+`${x@P}`, which runs code hidden in a `$'…'` escape. So the line is parsed, and:
+
+- `simple_commands` lists every simple command anywhere in the tree (subshells, groups,
+  `$(…)`, pipelines, function bodies, here-documents), each with its words as bash will see
+  them when that is knowable, and the commands it runs in turn (`env rm x`, `xargs rm`,
+  `find -exec rm`, `sh -c 'rm x'`, `eval`) - what deny rules look at;
+- `plain_commands` gives the words of each simple command only when the whole line is
+  plain: a list or pipeline of simple commands whose words are all literal (no expansion of
+  any kind), no assignments, no redirection except to /dev/null and between descriptors, and
+  nothing that runs code from a string or a file (eval, source, `.`, `sh -c`) - what allow
+  rules need.
+
+tree-sitter is imported on first use: `--help`, `--version` and a run without a bash call
+never load it (about 15 ms).
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Word = str | None
+"""A word's value as bash will see it, or None when it depends on an expansion."""
+
+MAX_DEPTH = 8
+"""How deep `eval`, `sh -c` and wrappers may nest before a command counts as unreadable."""
+
+_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "coproc"})
+"""Programs that run code from a string, a script or stdin (tree-sitter reads `coproc` as a
+plain command, so its body is not seen either)."""
+_SOURCES = frozenset({"source", ".", "eval"})
+
+# Wrappers run the command that follows their options; the options listed take a value.
+_WRAPPERS: dict[str, frozenset[str]] = {
+    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
+    "command": frozenset(),
+    "builtin": frozenset(),
+    "exec": frozenset({"-a"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "nohup": frozenset(),
+    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
+    "time": frozenset({"-f", "--format", "-o", "--output"}),
+    "xargs": frozenset(
+        {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "-P", "-s"}
+    ),
+    "sudo": frozenset(
+        {
+            "-u",
+            "--user",
+            "-g",
+            "--group",
+            "-p",
+            "--prompt",
+            "-C",
+            "-D",
+            "-h",
+            "-r",
+            "-t",
+            "-U",
+            "-R",
+            "-T",
+        }
+    ),
+    "doas": frozenset({"-u", "-C"}),
+    "ionice": frozenset({"-c", "--class", "-n", "--classdata"}),
+    "setsid": frozenset(),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+}
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+
+# Node types a plain line may consist of; anything else (if, for, subshells, functions,
+# here-documents, `[[ ]]`, declarations) needs the user's eye.
+_PLAIN_STRUCTURE = frozenset({"program", "list", "pipeline", "redirected_statement", "command"})
+_PLAIN_TOKENS = frozenset({";", "&&", "||", "|", "|&", "&", "\n", "comment"})
+_HARMLESS_REDIRECTS = frozenset({">", ">>", "&>", "&>>", "2>", "<"})
+_GLOB = frozenset("*?")
+_NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "herestring_redirect"})
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """One simple command: its words (None where unknowable) and what it runs in turn.
+
+    `unreadable` is set when what it runs cannot be known from the line: a program name that
+    is an expansion, `source file`, `sh script`, `eval $x`, nesting deeper than MAX_DEPTH.
+    """
+
+    words: tuple[Word, ...]
+    nested: tuple[SimpleCommand, ...] = ()
+    unreadable: bool = False
+
+    @property
+    def program(self) -> Word:
+        """The program's name without its folder (`/bin/rm` and `\\rm` are both `rm`)."""
+        first = self.words[0] if self.words else None
+        return None if first is None else posixpath.basename(first)
+
+    def layers(self) -> list[SimpleCommand]:
+        """This command and every command it runs, through all wrappers."""
+        found = [self]
+        for inner in self.nested:
+            found.extend(inner.layers())
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedLine:
+    """A command line as parsed: None for `commands` when the parser could not read it."""
+
+    commands: tuple[SimpleCommand, ...] | None
+    plain: tuple[tuple[str, ...], ...] | None
+    """The literal words of every simple command when the whole line is plain, else None."""
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Any:
+    import tree_sitter
+    import tree_sitter_bash
+
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+@functools.lru_cache(maxsize=256)
+def parse_line(command: str) -> ParsedLine:
+    """The simple commands of `command` and, when it is plain, their literal words."""
+    root = _parser().parse(command.encode()).root_node
+    commands = _commands(root, 0)
+    if commands is None:
+        return ParsedLine(None, None)
+    return ParsedLine(commands, _plain(root, commands))
+
+
+def _read(command: str, depth: int) -> tuple[SimpleCommand, ...] | None:
+    if depth > MAX_DEPTH:
+        return None
+    return _commands(_parser().parse(command.encode()).root_node, depth)
+
+
+def _commands(root: Node, depth: int) -> tuple[SimpleCommand, ...] | None:
+    if root.has_error:
+        return None
+    return tuple(_simple(node, depth) for node in _walk(root) if node.type == "command")
+
+
+def _walk(root: Node, stop: frozenset[str] = frozenset()) -> list[Node]:
+    """Every node under `root` (a stack, not recursion: a line can nest deeply), without
+    going into the nodes whose type is in `stop`."""
+    found: list[Node] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        if node.type not in stop:
+            stack.extend(reversed(node.children))
+    return found
+
+
+def _simple(node: Node, depth: int) -> SimpleCommand:
+    words = tuple(literal(child) for child in command_words(node))
+    return _unwrapped(words, depth)
+
+
+def command_words(node: Node) -> list[Node]:
+    """The word nodes of a `command` node: its name and arguments, not assignments or
+    redirections."""
+    return [child for child in node.named_children if child.type not in _NOT_WORDS]
+
+
+def _unwrapped(words: tuple[Word, ...], depth: int) -> SimpleCommand:
+    """The command with the commands it runs: what follows a wrapper, `-exec`, `-c`, eval."""
+    if not words:
+        return SimpleCommand(words)
+    program = None if words[0] is None else posixpath.basename(words[0])
+    if program is None or depth > MAX_DEPTH:
+        return SimpleCommand(words, unreadable=True)
+    if program in _WRAPPERS:
+        inner = _after_options(words[1:], program)
+        if inner is None:
+            return SimpleCommand(words, unreadable=True)
+        nested = (_unwrapped(inner, depth + 1),) if inner else ()
+        return SimpleCommand(words, nested)
+    if program == "find":
+        return SimpleCommand(words, tuple(_unwrapped(run, depth + 1) for run in _find_runs(words)))
+    code = _code_of(program, words[1:])
+    if code is None:
+        return SimpleCommand(words)
+    inner_commands = None if isinstance(code, bool) else _read(code, depth + 1)
+    if inner_commands is None:
+        return SimpleCommand(words, unreadable=True)
+    return SimpleCommand(words, inner_commands)
+
+
+def _after_options(args: tuple[Word, ...], wrapper: str) -> tuple[Word, ...] | None:
+    """The command a wrapper runs; None when its options hide it (`env -S`, an expansion)."""
+    takes_value = _WRAPPERS[wrapper]
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word is None:
+            return None
+        if word == "--":
+            index += 1
+            break
+        if wrapper in ("env", "sudo") and "=" in word and not word.startswith("-"):
+            index += 1
+        elif word.startswith("-") and len(word) > 1:
+            if wrapper == "env" and word.startswith(("-S", "--split-string")):
+                return None
+            index += 2 if word in takes_value else 1
+        else:
+            break
+    rest = args[index:]
+    if wrapper == "timeout" and rest:
+        rest = rest[1:]  # the duration
+    if wrapper == "xargs" and not rest:
+        return ("echo",)
+    return rest
+
+
+def _find_runs(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
+    """The commands `find -exec … ;` (and -execdir, -ok, -okdir) runs."""
+    runs: list[tuple[Word, ...]] = []
+    index = 0
+    while index < len(words):
+        if words[index] in _FIND_EXEC:
+            end = index + 1
+            while end < len(words) and words[end] not in (";", "+"):
+                end += 1
+            runs.append(words[index + 1 : end])
+            index = end
+        index += 1
+    return runs
+
+
+def _code_of(program: str, args: tuple[Word, ...]) -> str | bool | None:
+    """The code a command runs from a string (`eval`, `sh -c`), True when that code cannot
+    be seen (`source file`, `bash script`, `eval $x`), None for an ordinary program."""
+    if program == "eval":
+        return True if any(word is None for word in args) else " ".join(str(w) for w in args)
+    if program in ("source", "."):
+        return True
+    if program not in _SHELLS:
+        return None
+    for index, word in enumerate(args):
+        if word is None:
+            return True
+        if word.startswith("-") and not word.startswith("--") and "c" in word:
+            following = args[index + 1] if index + 1 < len(args) else None
+            return True if following is None else following
+        if not word.startswith("-"):
+            return True  # a script file
+    return True  # reads its commands from stdin
+
+
+def literal(node: Node) -> Word:
+    """The value of a word node when it has no expansion of any kind, else None."""
+    text = node.text.decode(errors="replace") if node.text is not None else ""
+    match node.type:
+        case "command_name":
+            return literal(node.named_children[0]) if node.named_children else None
+        case "word" | "number":
+            return _unescaped_word(text)
+        case "raw_string":
+            return text[1:-1]
+        case "string":
+            parts = node.named_children
+            if any(part.type != "string_content" for part in parts) or "!" in text:
+                return None
+            return _unescaped_string(text[1:-1])
+        case "concatenation":
+            if text == "{}":  # `find -exec rm {} +`: bash does not expand an empty brace pair
+                return text
+            values = [literal(part) for part in node.children]
+            return None if any(v is None for v in values) else "".join(map(str, values))
+        case _:
+            return None
+
+
+def _unescaped_word(text: str) -> Word:
+    """A bare word's value: backslashes removed; None if bash would expand any of it
+    (`$`, a backtick, a glob, `~`, `{`, `}`, `!`)."""
+    if text == "{}":
+        return text
+    out: list[str] = []
+    chars = iter(enumerate(text))
+    for index, char in chars:
+        if char == "\\":
+            nxt = next(chars, None)
+            if nxt is not None and nxt[1] != "\n":
+                out.append(nxt[1])
+            continue
+        if char in "$`{}!" or char in _GLOB or (char == "~" and index == 0):
+            return None
+        if char == "[" and "]" in text[index:]:
+            return None
+        out.append(char)
+    return "".join(out)
+
+
+def _unescaped_string(body: str) -> str:
+    """A double-quoted string's value: only `\\"`, `\\\\`, `\\$`, a backslashed backtick
+    and a backslashed newline lose their backslash."""
+    out: list[str] = []
+    index = 0
+    while index < len(body):
+        char = body[index]
+        if char == "\\" and index + 1 < len(body) and body[index + 1] in '"\\$`\n':
+            if body[index + 1] != "\n":
+                out.append(body[index + 1])
+            index += 2
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _plain(root: Node, commands: tuple[SimpleCommand, ...]) -> tuple[tuple[str, ...], ...] | None:
+    """The literal words of each simple command if the line is plain (see the module)."""
+    if not _plain_structure(root):
+        return None
+    plain: list[tuple[str, ...]] = []
+    for layer in (layer for command in commands for layer in command.layers()):
+        if _runs_code(layer) or not layer.words or any(word is None for word in layer.words):
+            return None
+        plain.append(tuple(str(word) for word in layer.words))
+    return tuple(plain)
+
+
+def _runs_code(command: SimpleCommand) -> bool:
+    """eval, source, `.` and shells: they run code that a rule about words cannot judge."""
+    return command.unreadable or command.program in _SOURCES or command.program in _SHELLS
+
+
+def _plain_structure(root: Node) -> bool:
+    for node in _walk(root, stop=frozenset({"command", "file_redirect", "herestring_redirect"})):
+        if node.type == "command":
+            words = (child for child in node.children if child.type != "file_redirect")
+            redirects = (child for child in node.children if child.type == "file_redirect")
+            if not all(literal(word) is not None for word in words):
+                return False
+            if not all(map(_harmless_redirect, redirects)):
+                return False
+        elif node.type.endswith("_redirect"):
+            if not _harmless_redirect(node):
+                return False
+        elif node.type not in _PLAIN_STRUCTURE and node.type not in _PLAIN_TOKENS:
+            return False
+    return True
+
+
+def _harmless_redirect(node: Node) -> bool:
+    """Only to /dev/null, or between descriptors (`2>&1`, `>&-`)."""
+    if node.type != "file_redirect":
+        return False
+    operator = next((c.type for c in node.children if not c.is_named), "")
+    target = node.child_by_field_name("destination")
+    value = literal(target) if target is not None else None
+    if operator in (">&", "<&"):
+        return value is not None and (value == "-" or value.isdigit())
+    return operator in _HARMLESS_REDIRECTS and value == "/dev/null"

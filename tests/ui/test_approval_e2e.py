@@ -1,0 +1,158 @@
+"""Approval questions in `di-code chat` in a real pseudo-terminal, read through a terminal
+emulator (pyte): typed-ahead text never answers, Shift+Tab changes the mode in the footer, and
+a command cannot redraw its own question."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pexpect
+import pyte
+import pytest
+
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat
+
+GUARD_WAIT = 0.6
+"""Longer than the approval guard delay (0.3 s): after it, a key answers."""
+
+pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+
+class Screen:
+    """What the user sees: the child's output fed into a 100x30 terminal emulator."""
+
+    def __init__(self, child: pexpect.spawn) -> None:
+        self.child = child
+        self.screen = pyte.Screen(100, 30)
+        self.stream = pyte.Stream(self.screen)
+
+    @property
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+    def pump(self, seconds: float) -> None:
+        """Read what the child writes for `seconds`, answering cursor position requests as a
+        terminal does (prompt-toolkit draws its bottom toolbar only once it knows the rows)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                data = self.child.read_nonblocking(65536, timeout=min(left, 0.1))
+            except pexpect.TIMEOUT:
+                continue
+            for part in data.split("\x1b[6n"):
+                if part is not data:
+                    cursor = self.screen.cursor
+                    self.child.send(f"\x1b[{cursor.y + 1};{cursor.x + 1}R")
+                self.stream.feed(part)
+
+    def wait_for(self, needle: str) -> None:
+        deadline = time.monotonic() + TIMEOUT
+        while needle not in self.text:
+            assert time.monotonic() < deadline, f"{needle!r} never appeared:\n{self.text}"
+            self.pump(0.1)
+
+
+@contextmanager
+def chat_asking(
+    server: LLMServer, workspace: Path, command: str, *typed_ahead: str
+) -> Iterator[Screen]:
+    """A chat whose model asks to run `command`, then answers "all done"; the prompt is sent,
+    then `typed_ahead` right after it."""
+    server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "call-1"),)),
+        Turn(text="all done"),
+    )
+    child = spawn_chat(server, workspace)
+    try:
+        screen = Screen(child)
+        screen.wait_for("›")
+        child.sendline("go on")
+        for text in typed_ahead:
+            child.send(text)
+        yield screen
+    finally:
+        child.close(force=True)
+
+
+def answer(screen: Screen, key: str) -> None:
+    """Press `key` once the question is on screen and its guard delay is over."""
+    screen.wait_for("[y]es")
+    screen.pump(GUARD_WAIT)
+    screen.child.send(key)
+
+
+def last_request(server: LLMServer) -> str:
+    return json.dumps(server.requests[-1].body, ensure_ascii=False)
+
+
+def test_typed_ahead_text_never_answers_a_question(llm_server: LLMServer, tmp_path: Path) -> None:
+    with chat_asking(llm_server, tmp_path, "touch made.txt", "yes") as screen:
+        screen.wait_for("Allow?")
+        screen.pump(GUARD_WAIT * 2)
+        assert not (tmp_path / "made.txt").exists()
+        assert "› yes" in screen.text  # the text stays in the input
+        assert "Enter sends your message, or clear the line to answer" in screen.text
+        screen.child.sendcontrol("u")  # clear the line: now keys answer, after the guard delay
+        answer(screen, "n")
+        screen.wait_for("all done")
+        assert "denied" in screen.text
+    assert not (tmp_path / "made.txt").exists()
+    assert "the user declined this bash call" in last_request(llm_server)
+
+
+def test_answer_keys_are_typed_while_the_user_writes_a_steering_message(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    with chat_asking(llm_server, tmp_path, "touch made.txt") as screen:
+        answer(screen, "w")  # w starts a message: its a, n and y are letters, not answers
+        screen.child.send("hy and now")
+        screen.wait_for("› why and now")
+        screen.pump(GUARD_WAIT)
+        assert not (tmp_path / "made.txt").exists()
+        assert llm_server.pending() == 1  # the question is still open
+        screen.child.send("\r")  # sent as a steering message; the question stays
+        answer(screen, "t")
+        screen.wait_for("Tell the model what to do instead")
+        screen.child.sendline("use the write tool")
+        screen.wait_for("all done")
+    sent = last_request(llm_server)
+    assert "use the write tool" in sent and "why and now" in sent
+    assert not (tmp_path / "made.txt").exists()
+
+
+def test_shift_tab_cycles_the_mode_shown_in_the_footer(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        screen.wait_for("mode: ask ·")
+        for mode in ("accept-edits", "auto", "ask"):
+            child.send("\x1b[Z")  # Shift+Tab
+            screen.wait_for(f"mode: {mode} ·")
+        child.send("\x1b[Z")
+        screen.wait_for("mode: accept-edits ·")
+        child.sendline("/permissions")
+        screen.wait_for("Permission mode: accept-edits")
+    finally:
+        child.close(force=True)
+
+
+def test_a_spoofed_command_shows_its_escape_and_the_question_after_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    with chat_asking(llm_server, tmp_path, "touch P\x1b[2K\rgit status") as screen:
+        screen.wait_for("[y]es")
+        screen.wait_for("touch P␛[2K␍git status")  # printed above the prompt, maybe after it
+        lines = screen.text.splitlines()
+        command = next(i for i, line in enumerate(lines) if "touch P␛[2K␍git status" in line)
+        question = next(i for i, line in enumerate(lines) if "Allow?" in line)
+        assert command < question
+        answer(screen, "n")
+        screen.wait_for("all done")
+    assert not (tmp_path / "P").exists()

@@ -1,0 +1,77 @@
+"""The REPL's approval question: what it shows, and when a key may answer it."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+from rich.console import Console
+
+from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
+from di_code.ui.approval import ReplApprover, approval_view, question
+
+
+def request(tool: str, **arguments: str) -> ApprovalRequest:
+    return ApprovalRequest(tool, arguments, tool, grant_offers(tool, arguments))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_view_shows_the_complete_command_with_escapes_visible() -> None:
+    spoof = "touch P\x1b[2K\rgit status; " + "x" * 300
+    shown = approval_view(request("bash", command=spoof)).plain
+    assert "\x1b" not in shown and "\r" not in shown
+    assert "touch P␛[2K␍git status" in shown and shown.endswith("x" * 300)
+
+
+def test_the_question_offers_the_grants_of_the_request() -> None:
+    assert "[a] always: git status" in question(request("bash", command="git status -s"))
+    edit = question(request("edit", path="a.py"))
+    assert "[a] always: edits to a.py" in edit and "[e] always: all edits" in edit
+    assert "[a]" not in question(request("bash", command="echo $HOME"))
+
+
+async def test_keys_count_only_after_the_guard_and_never_while_typing() -> None:
+    clock = Clock()
+    approver = ReplApprover(Console(file=io.StringIO()), clock=clock)
+    asking = asyncio.create_task(approver(request("bash", command="ls")))
+    await asyncio.sleep(0)
+    assert not approver.keys_live("")  # not drawn yet
+    approver.prompt_line("")
+    clock.now += 0.1
+    assert not approver.keys_live("")
+    clock.now += 0.25
+    assert approver.keys_live("")
+    assert "Enter sends your message" in approver.prompt_line("w")
+    assert not approver.keys_live("w")
+    clock.now += 0.1
+    assert not approver.keys_live("")  # just cleared: the user was typing a moment ago
+    clock.now += 0.3
+    assert approver.keys_live("")
+    approver.press("e")  # not offered for bash: nothing happens
+    assert not asking.done()
+    approver.press("t")
+    assert approver.telling and not approver.keys_live("")
+    approver.answer(Approval(False, feedback="use ls -l"))
+    assert await asking == Approval(False, feedback="use ls -l")
+
+
+async def test_answers_by_key() -> None:
+    for key, expected in (("y", YES), ("n", NO)):
+        approver = ReplApprover(Console(file=io.StringIO()))
+        asking = asyncio.create_task(approver(request("bash", command="ls")))
+        await asyncio.sleep(0)
+        approver.press(key)
+        assert await asking == expected
+    approver = ReplApprover(Console(file=io.StringIO()))
+    ls = request("bash", command="ls")
+    asking = asyncio.create_task(approver(ls))
+    await asyncio.sleep(0)
+    approver.press("a")
+    assert await asking == Approval(True, ls.offers[0])
