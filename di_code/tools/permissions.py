@@ -35,7 +35,6 @@ PermissionMode: TypeAlias = Literal["ask", "accept-edits", "auto", "read-only"]
 MODE_CYCLE: tuple[PermissionMode, ...] = ("ask", "accept-edits", "auto")
 """The modes Shift+Tab steps through in chat (read-only is fixed at start)."""
 
-NEEDS_APPROVAL = frozenset({"bash", "write", "edit"})
 EDIT_TOOLS = frozenset({"write", "edit"})
 GRANT_KEYS = ("a", "e")
 
@@ -44,10 +43,16 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`."""
+    """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`.
+    `mcp__SERVER` names every tool of that MCP server (`mcp__SERVER__TOOL` one of them)."""
 
     tool: str
     prefix: str | None = None
+
+    def names(self, tool_name: str) -> bool:
+        if self.tool == tool_name:
+            return True
+        return self.tool.startswith("mcp__") and tool_name.startswith(f"{self.tool}__")
 
     @classmethod
     def parse(cls, text: str) -> Rule:
@@ -101,8 +106,8 @@ class PermissionRules:
     ) -> Literal["allow", "deny"] | None:
         """deny if any deny rule matches; allow if the allow rules (and grants) cover the
         whole call; else None (ask)."""
-        deny = [rule for rule in self.deny if rule.tool == tool_name]
-        allow = [rule for rule in (*self.allow, *grants) if rule.tool == tool_name]
+        deny = [rule for rule in self.deny if rule.names(tool_name)]
+        allow = [rule for rule in (*self.allow, *grants) if rule.names(tool_name)]
         if tool_name != "bash":
             if any(rule.covers_path(arguments) for rule in deny):
                 return "deny"
@@ -141,15 +146,17 @@ class GrantOffer:
 
 def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer, ...]:
     """The session grants an approval may add: the command prefixes of a plain bash line
-    (none for a line with expansions, which no prefix rule could cover), or for write and
-    edit this file or all edits."""
+    (none for a line with expansions, which no prefix rule could cover), for write and edit
+    this file or all edits, for any other tool (MCP, Python tools) that tool."""
     path = arguments.get("path")
     if tool_name in EDIT_TOOLS and isinstance(path, str):
         this_file = tuple(Rule(tool, path) for tool in sorted(EDIT_TOOLS))
         every_edit = tuple(Rule(tool) for tool in sorted(EDIT_TOOLS))
         return (GrantOffer(f"edits to {path}", this_file), GrantOffer("all edits", every_edit))
+    if tool_name != "bash":
+        return (GrantOffer(tool_name, (Rule(tool_name),)),)
     command = arguments.get("command")
-    plain = parse_line(command).plain if tool_name == "bash" and isinstance(command, str) else None
+    plain = parse_line(command).plain if isinstance(command, str) else None
     if not plain:
         return ()
     prefixes = list(dict.fromkeys(command_prefix(words) for words in plain))
@@ -213,7 +220,7 @@ class PermissionGate:
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
-        if self.mode == "auto" or decision == "allow" or tool_name not in NEEDS_APPROVAL:
+        if self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS:
             return None
         if self.mode == "accept-edits" and tool_name in EDIT_TOOLS:
             return None

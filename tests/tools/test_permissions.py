@@ -325,3 +325,26 @@ async def test_an_abort_ends_an_open_question() -> None:
     result = await asyncio.wait_for(running, timeout=10)
     assert isinstance(result, ToolResult) and runs == []
     assert refusal_text(result) == "Operation aborted"
+
+
+async def test_mcp_and_other_tools_ask_in_ask_mode_and_can_be_granted() -> None:
+    approver = Scripted("grant:0", NO)
+    gate = PermissionGate("ask", approver=approver)
+    assert not (await run_gated(gate, "mcp__tracker__create", {"title": "x"})).is_error
+    assert not (await run_gated(gate, "mcp__tracker__create", {"title": "y"})).is_error
+    refused = await run_gated(gate, "mcp__tracker__delete", {"id": 1})
+    assert "declined" in refusal_text(refused)
+    assert [request.tool_name for request in approver.asked] == [
+        "mcp__tracker__create",
+        "mcp__tracker__delete",
+    ]
+    headless = await run_gated(PermissionGate("ask"), "mcp__tracker__create", {})
+    assert "needs the user's approval" in refusal_text(headless)
+
+
+def test_rules_name_an_mcp_server_or_one_of_its_tools() -> None:
+    rules = PermissionRules.parse(allow=["mcp__docs"], deny=["mcp__tracker__delete"])
+    assert rules.decide("mcp__docs__search", {}) == "allow"
+    assert rules.decide("mcp__docsx__search", {}) is None
+    assert rules.decide("mcp__tracker__delete", {}) == "deny"
+    assert rules.decide("mcp__tracker__create", {}) is None
