@@ -24,6 +24,7 @@ COMMON_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
     "--no-ignore-global", "--glob", "!.git", "--color", "never",
 )  # fmt: skip
+SIMPLE_GLOB_EXCLUDES = frozenset("/,:[]{}\\")
 LINE_LIMIT = 32 * 1024 * 1024
 STDERR_KEEP = 4096
 
@@ -40,10 +41,12 @@ def name_filter(glob: str | None) -> list[str]:
     """rg switches that pre-select files by a name-only glob, faster than filtering after.
 
     Not `--glob`: rg lets a glob override .gitignore. A file type (`--type-add`) does not, and
-    matches names only, so it is used only for globs without `/` (or `,`, rg's separator).
-    The caller still applies the glob itself; this only saves rg work.
+    matches names only, so it is used only for globs of literal characters, `*` and `?`, which
+    rg reads as git does: brackets, escapes, `{a,b}` (rg's alternation) and `**` differ
+    between them, and `/`, `,` and `:` mean something else in a type. The caller still
+    applies the glob itself; this only saves rg work, so it must never leave a file out.
     """
-    if glob is None or "/" in glob or "," in glob:
+    if glob is None or "**" in glob or any(c in SIMPLE_GLOB_EXCLUDES for c in glob):
         return []
     return ["--type-add", f"dicodeglob:{glob}", "--type", "dicodeglob"]
 
