@@ -9,8 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from di_code.tools.wildmatch import GlobError, parse_glob
+from di_code.tools.wildmatch import Glob, GlobError, parse_glob
+from tests.tools.test_gitignore_vs_git import name, pattern_line
 
 
 @pytest.mark.parametrize(
@@ -97,3 +100,15 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     expected = "No files found matching **/" + "a*" * 25 + "b | No matches found\n"
     assert (run.stdout, run.stderr) == (expected * 2, "")
+
+
+@settings(max_examples=500, deadline=None)
+@given(pattern_line(), st.lists(st.lists(name(), min_size=1, max_size=3), min_size=1))
+def test_the_regex_and_the_dfa_agree(pattern: str, paths: list[list[str]]) -> None:
+    try:
+        glob = parse_glob(pattern)
+    except GlobError:
+        return
+    regex, dfa = Glob.of(glob.tokens, "regex"), Glob.of(glob.tokens, "dfa")
+    for path in ("/".join(parts) for parts in paths):
+        assert regex.matches(path) == dfa.matches(path), path
