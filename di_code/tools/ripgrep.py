@@ -3,8 +3,11 @@
 The binary comes from the `ripgrep` wheel, installed next to the Python executable, or from
 PATH. It always runs with the switches that make its file selection equal to the Python walk in
 `ignore`: dotfiles included, `.git` skipped, .gitignore honoured with or without a repository,
-no other ignore files, no config file. Output is not sorted (`--sort path` makes rg search on one
-thread): callers that need the walk's order ask for it or sort the results themselves.
+no other ignore files, no config file. rg reads a .gitignore with its own glob dialect, which
+differs from git's in rare rules: `[[:alpha:]]` classes and reversed ranges such as `[b-a]`
+(seen when the differential test of tests/tools/test_gitignore_vs_git.py is pointed at rg).
+Output is not sorted (`--sort path` makes rg search on one thread): callers that need the
+walk's order ask for it or sort the results themselves.
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ from tests.tools.test_gitignore_vs_git import name, pattern_line
         ("[!]]", "]", False),
         ("[^a]", "b", True),
         ("[a-]", "-", True),
-        ("[b-a]", "a", False),  # an empty range matches nothing, and is no error
+        ("[b-a]", "a", False),  # a reversed range is empty, and no error...
+        ("[b-a]", "b", True),  # ...but its start was read as a literal first, as in git
         ("[\\a-c]", "b", True),  # the escaped start of a range still starts it
         ("[a-c-e]", "-", True),  # after a range a `-` is a literal
         ("[[:digit:]x]", "7", True),
