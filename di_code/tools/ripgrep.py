@@ -49,9 +49,12 @@ def name_filter(glob: str | None) -> list[str]:
     between them, and `/`, `,` and `:` mean something else in a type. The caller still
     applies the glob itself; this only saves rg work, so it must never leave a file out.
     """
-    if glob is None or "**" in glob or any(c in SIMPLE_GLOB_EXCLUDES for c in glob):
+    if glob is None:
         return []
-    return ["--type-add", f"dicodeglob:{glob}", "--type", "dicodeglob"]
+    name = glob.removeprefix("**/")  # `**/*.py` matches what `*.py` matches
+    if "**" in name or any(c in SIMPLE_GLOB_EXCLUDES for c in name):
+        return []
+    return ["--type-add", f"dicodeglob:{name}", "--type", "dicodeglob"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -206,6 +206,7 @@ async def test_ls_empty_missing_and_file(tools: dict[str, AgentTool], workspace:
         ("{a}", "g/{a}"),  # rg would read `{a}` as an alternation matching `a`
         ("[[:digit:]].txt", "g/1.txt"),
         ("sub/**/x*", "g/sub/x1"),
+        ("**/x*", "g/sub/x1"),  # rg pre-selects by the name glob `x*`
     ],
 )
 async def test_find_reads_globs_as_git_does(
