@@ -106,10 +106,13 @@ def load_ignore(folder: Path) -> IgnoreFile | None:
 
 def is_ignored(path: Path, is_dir: bool, files: list[IgnoreFile]) -> bool:
     ignored = False
+    name = path.name
     for ignore in files:
         relative = path.relative_to(ignore.base).as_posix()
         for rule in ignore.rules:
-            if (is_dir or not rule.dir_only) and rule.matches(relative):
+            if (is_dir or not rule.dir_only) and rule.glob.matches(
+                relative if rule.anchored else name
+            ):
                 ignored = not rule.negated
     return ignored
 

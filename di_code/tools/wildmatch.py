@@ -1,11 +1,12 @@
 """Globs matched the way git's wildmatch matches them, in time linear in the path.
 
-Why not a regex: a glob such as `**/a*a*a*a*b` turned into a Python regex backtracks
+Why not simply a regex: a glob such as `**/a*a*a*a*b` turned into a Python regex backtracks
 catastrophically (minutes for one path, with the GIL held, so not even Ctrl-C gets through).
 pathspec and wcmatch translate globs to Python regexes too, so they share the problem. Here a
-glob is a list of tokens run as an NFA whose state sets are turned into DFA states on first use
-(cached per glob): one dictionary step per character once warm, and at worst len(glob) work per
-character while building, never backtracking.
+glob is a list of tokens. With at most one star it still runs as a regex (C speed; a single
+quantifier cannot backtrack more than len(path) × len(glob)); with more, as an NFA whose state
+sets become DFA states on first use (cached per glob): one dictionary step per character once
+warm, at worst len(glob) work per character while building, never backtracking.
 
 Syntax, as in git (gitignore(5), wildmatch.c): `?` is one character but `/`; `*` is any run
 within a segment; `**` as a whole segment crosses folders (`**/x` and `a/**/b` also match zero
@@ -19,9 +20,9 @@ ranges differ on non-ASCII names only.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 import string
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -119,9 +120,8 @@ ANY_BUT_SLASH = CharSet(negated=True)
 class Glob:
     """A parsed glob; `matches` tests a whole path (no leading or trailing `/`).
 
-    With at most one star a Python regex does the work: one quantifier cannot backtrack more
-    than len(path) × len(glob). With more, the DFA below, after cheap checks of the literal
-    prefix and suffix (which settle most paths a glob such as `src/**/*.ts` does not match)."""
+    The DFA runs after cheap checks of the literal prefix and suffix, which settle most paths
+    that a glob such as `src/**/*.ts` does not match."""
 
     tokens: tuple[Token, ...]
     regex: re.Pattern[str] | None = None
@@ -136,10 +136,8 @@ class Glob:
         stars = sum(isinstance(token, Star) for token in tokens)
         if engine == "regex" or (engine == "auto" and stars <= 1):
             return cls(tokens, re.compile(_regex(tokens), re.S))
-        literals = [token.literal if isinstance(token, CharSet) else None for token in tokens]
-        prefix = "".join(itertools.takewhile(bool, literals))  # type: ignore[arg-type]
-        suffix = "".join(itertools.takewhile(bool, reversed(literals)))  # type: ignore[arg-type]
-        return cls(tokens, None, prefix, suffix[::-1], cls(tokens)._close(1))
+        prefix, suffix = _literal_run(tokens), _literal_run(reversed(tokens))[::-1]
+        return cls(tokens, None, prefix, suffix, cls(tokens)._close(1))
 
     def name_only(self) -> Glob | None:
         """For `**/x`, where x has no `/`: the glob x, which the last name alone must match."""
@@ -232,6 +230,17 @@ def parse_glob(pattern: str) -> Glob:
             tokens.append(CharSet(frozenset(c), slash=c == "/"))
             i += 1
     return Glob.of(tuple(tokens))
+
+
+def _literal_run(tokens: Iterable[Token]) -> str:
+    """The literal characters the tokens start with."""
+    run: list[str] = []
+    for token in tokens:
+        char = token.literal if isinstance(token, CharSet) else None
+        if char is None:
+            break
+        run.append(char)
+    return "".join(run)
 
 
 def _regex(tokens: tuple[Token, ...]) -> str:
