@@ -20,6 +20,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.ignore import compile_glob, walk_files
+from di_code.tools.names import escape_name
 from di_code.tools.ripgrep import find_ripgrep, name_filter, run_ripgrep
 from di_code.tools.truncation import keep_head
 from di_code.tools.workspace import Workspace
@@ -77,12 +78,12 @@ class FindTool:
             )
         pattern = params["pattern"]
         limit = int(params.get("limit", DEFAULT_LIMIT))
-        regex = compile_glob(pattern)
+        glob = compile_glob(pattern)
         found: list[Path] = []
 
         def take(path: Path) -> bool:
             """Keep matches; one more than the limit tells that the limit was reached."""
-            if regex.fullmatch(path.relative_to(top).as_posix()):
+            if glob.matches(path.relative_to(top).as_posix()):
                 found.append(path)
             return len(found) <= limit
 
@@ -96,7 +97,7 @@ class FindTool:
     def _result(self, found: list[Path], limit: int, pattern: str) -> ToolResult:
         if not found:
             return ToolResult([TextContent(f"No files found matching {pattern}")])
-        lines, cut = keep_head([self.workspace.display(p) for p in found[:limit]])
+        lines, cut = keep_head([escape_name(self.workspace.display(p)) for p in found[:limit]])
         notices = []
         details: dict[str, Any] = {}
         if len(found) > limit:
@@ -128,6 +129,6 @@ async def _list_ripgrep(
 
 
 def _list_python(top: Path, signal: AbortSignal, take: Callable[[Path], bool]) -> None:
-    for path in walk_files(top):
-        if signal.aborted or not take(path):
+    for path in walk_files(top, signal):
+        if not take(path):
             return

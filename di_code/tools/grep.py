@@ -18,6 +18,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.grep_search import Hit, Query, search_python, search_ripgrep
+from di_code.tools.names import escape_name
 from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.truncation import keep_head
 from di_code.tools.workspace import Workspace
@@ -90,7 +91,8 @@ class Collector:
             self.last_match = (hit.path, hit.line)
         text = hit.text if len(hit.text) <= LINE_CHARS else hit.text[:LINE_CHARS] + "..."
         mark = ":" if hit.is_match else "-"
-        self.lines.append(f"{self.workspace.display(hit.path)}{mark}{hit.line}{mark} {text}")
+        path = escape_name(self.workspace.display(hit.path))
+        self.lines.append(f"{path}{mark}{hit.line}{mark} {text}")
         return True
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,11 +56,15 @@ class Query:
     limit: int
     """Matches wanted in all; the sink may stop earlier."""
 
+    def __post_init__(self) -> None:
+        if self.glob is not None:
+            compile_glob(self.glob)  # an invalid glob is a ToolError before any search
+
     def wants(self, path: Path) -> bool:
         """The glob filter, on the path relative to the searched folder."""
         if self.glob is None or path == self.top:
             return True
-        return bool(compile_glob(self.glob).fullmatch(path.relative_to(self.top).as_posix()))
+        return compile_glob(self.glob).matches(path.relative_to(self.top).as_posix())
 
 
 def path_order(path: Path) -> tuple[str, ...]:
@@ -145,7 +150,7 @@ def _hit(raw: bytes) -> Hit | None:
         return None
     data = message["data"]
     return Hit(
-        Path(_text(data["path"])),
+        Path(_path(data["path"])),
         int(data["line_number"]),
         _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
         message["type"] == "match",
@@ -155,6 +160,11 @@ def _hit(raw: bytes) -> Hit | None:
 def _check(outcome: RipgrepExit, found: bool, signal: AbortSignal) -> None:
     if outcome.returncode == 2 and not found and not signal.aborted:
         raise ToolError(f"grep failed: {outcome.error or 'ripgrep exited with code 2'}")
+
+
+def _path(field: dict[str, Any]) -> str:
+    """A path as os functions give it: bytes that are not UTF-8 kept as lone surrogates."""
+    return str(field["text"]) if "text" in field else os.fsdecode(base64.b64decode(field["bytes"]))
 
 
 def _text(field: dict[str, Any]) -> str:
@@ -173,7 +183,7 @@ def compile_query(query: Query) -> re.Pattern[str]:
 
 def search_python(query: Query, signal: AbortSignal, sink: HitSink) -> None:
     regex = compile_query(query)
-    files = [query.top] if query.top.is_file() else walk_files(query.top)
+    files = [query.top] if query.top.is_file() else walk_files(query.top, signal)
     for path in files:
         if signal.aborted:
             return

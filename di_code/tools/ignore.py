@@ -1,32 +1,44 @@
-"""A Python walk over a folder that honours .gitignore the way ripgrep does, for when rg is
-missing.
+"""A Python walk over a folder that honours .gitignore the way git reads it, for when rg is
+missing; and the globs of grep and find, which are read the same way.
 
-Semantics (the common subset of gitignore): blank lines and `#` comments are skipped; `!`
+A .gitignore is read as git reads it (gitignore(5); checked against git itself in
+tests/tools/test_gitignore_vs_git.py): lines split at a newline (a carriage return before it
+dropped), blank lines and `#` comments skipped, trailing spaces dropped unless escaped; `!`
 re-includes; a trailing `/` matches folders only; a pattern with a `/` elsewhere is anchored to
-its .gitignore's folder, one without matches a name at any depth; `*`, `?`, `[...]` and `**`
-work as in git. .gitignore files apply from the folders above the search root too (as rg does
-without a git repository, `--no-require-git`); the last matching rule wins, deeper files
-last; an ignored folder is not entered. Like `rg --hidden`, dotfiles are included, `.git` is
-skipped, symlinks are not followed and entries come in `rg --sort path` order (by name within
-each folder, folders entered where they sort). Not supported: `.ignore`/`.rgignore`, the
-global excludes file and `.git/info/exclude` (rg is run with those switched off too).
+its .gitignore's folder, one without matches a name at any depth; globs as in `wildmatch`; a
+rule git could never match (an unclosed `[`) matches nothing. .gitignore files apply from the
+folders above the search root too (as rg does without a git repository, `--no-require-git`);
+the last matching rule wins, deeper files last; an ignored folder is not entered. Like
+`rg --hidden`, dotfiles are included, `.git` is skipped, symlinks are not followed and entries
+come in `rg --sort path` order (by name within each folder, folders entered where they sort).
+Not supported: `.ignore`/`.rgignore`, the global excludes file and `.git/info/exclude` (rg is
+run with those switched off too).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.ai.abort import AbortSignal
+from di_code.tools.errors import ToolError
+from di_code.tools.wildmatch import Glob, GlobError, parse_glob
+
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    regex: re.Pattern[str]
+    glob: Glob
+    anchored: bool
+    """With a `/`: matched against the path below the .gitignore's folder, else the name."""
     negated: bool
     dir_only: bool
+
+    def matches(self, relative: str) -> bool:
+        """`relative`: the path below the rule's folder, `/`-separated."""
+        return self.glob.matches(relative if self.anchored else relative.rpartition("/")[2])
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,88 +47,84 @@ class IgnoreFile:
     rules: tuple[Rule, ...]
 
 
-def translate_glob(pattern: str) -> str:
-    """A regex for a slash-separated glob: `*` and `?` stay within a segment, `**` crosses."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 2 :]:
-            end = pattern.index("]", i + 2)
-            body = pattern[i + 1 : end]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body) + "]")
-            i = end + 1
-        elif pattern[i] == "\\" and i + 1 < len(pattern):
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return "".join(out)
-
-
 def parse_rule(line: str) -> Rule | None:
-    text = line.rstrip("\n").rstrip()
-    if not text or text.startswith("#"):
+    """One .gitignore line as git reads it; None for blanks, comments and rules git could
+    never match (an unclosed `[`, an unknown `[:class:]`)."""
+    if not line or line.startswith("#"):
         return None
+    text = trim_trailing_spaces(line)
     negated = text.startswith("!")
-    text = text[1:] if negated else text.removeprefix("\\")
+    text = text[1:] if negated else text
     dir_only = text.endswith("/")
-    text = text.rstrip("/")
+    text = text.removesuffix("/")
+    anchored = "/" in text
+    text = text.removeprefix("/")
     if not text:
         return None
-    return Rule(compile_glob(text), negated, dir_only)
+    try:
+        return _rule(text, anchored, negated, dir_only)
+    except GlobError:
+        return None
 
 
-@functools.lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """Gitignore-style: with a `/` the glob is anchored to its folder, else it matches a name
-    at any depth. Used by .gitignore rules and by the `glob`/`pattern` of grep and find."""
-    anchored = "/" in pattern
-    text = pattern.lstrip("/")
-    prefix = "" if anchored or text.startswith("**/") else "(?:.*/)?"
-    return re.compile(prefix + translate_glob(text), re.S)
+def _rule(text: str, anchored: bool, negated: bool, dir_only: bool) -> Rule:
+    glob = parse_glob(text)
+    name_glob = glob.name_only() if anchored else None
+    if name_glob is not None:  # `**/*.py` is `*.py`: matching names only is faster
+        return Rule(name_glob, False, negated, dir_only)
+    return Rule(glob, anchored, negated, dir_only)
+
+
+@functools.lru_cache(maxsize=64)
+def compile_glob(pattern: str) -> Rule:
+    """The `glob` of grep and `pattern` of find, read as a .gitignore line is (without `!` or a
+    trailing `/`): a name at any depth, or with a `/` a path below the searched folder."""
+    try:
+        return _rule(pattern.removeprefix("/"), "/" in pattern, False, False)
+    except GlobError as exc:
+        shown = pattern if pattern.isprintable() else repr(pattern)
+        raise ToolError(f"Invalid glob {shown}: {exc}") from None
+
+
+def trim_trailing_spaces(line: str) -> str:
+    """Drop trailing spaces, but not one escaped with a backslash (`a\\ ` keeps it)."""
+    end = len(line.rstrip(" "))
+    backslashes = len(line[:end]) - len(line[:end].rstrip("\\"))
+    return line[: end + 1] if backslashes % 2 and end < len(line) else line[:end]
 
 
 def load_ignore(folder: Path) -> IgnoreFile | None:
     try:
-        text = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace")
+        data = (folder / ".gitignore").read_bytes()
     except OSError:
         return None
-    rules = tuple(rule for line in text.splitlines() if (rule := parse_rule(line)))
+    text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "surrogateescape")
+    lines = (line.removesuffix("\r") for line in text.split("\n"))
+    rules = tuple(rule for line in lines if (rule := parse_rule(line)))
     return IgnoreFile(folder, rules) if rules else None
 
 
 def is_ignored(path: Path, is_dir: bool, files: list[IgnoreFile]) -> bool:
     ignored = False
+    name = path.name
     for ignore in files:
         relative = path.relative_to(ignore.base).as_posix()
         for rule in ignore.rules:
-            if rule.dir_only and not is_dir:
-                continue
-            if rule.regex.fullmatch(relative):
+            if (is_dir or not rule.dir_only) and rule.glob.matches(
+                relative if rule.anchored else name
+            ):
                 ignored = not rule.negated
     return ignored
 
 
-def walk_files(top: Path) -> Iterator[Path]:
-    """Files under `top` that are not ignored, in ripgrep's sorted order."""
+def walk_files(top: Path, signal: AbortSignal | None = None) -> Iterator[Path]:
+    """Files under `top` that are not ignored, in ripgrep's sorted order; it stops early once
+    `signal` is aborted (checked at every entry, ignored ones too)."""
     parents = [f for p in reversed(top.parents) if (f := load_ignore(p))]
-    yield from _walk(top, parents)
+    yield from _walk(top, parents, signal)
 
 
-def _walk(folder: Path, inherited: list[IgnoreFile]) -> Iterator[Path]:
+def _walk(folder: Path, inherited: list[IgnoreFile], signal: AbortSignal | None) -> Iterator[Path]:
     own = load_ignore(folder)
     files = [*inherited, own] if own else inherited
     try:
@@ -124,6 +132,8 @@ def _walk(folder: Path, inherited: list[IgnoreFile]) -> Iterator[Path]:
     except OSError:
         return
     for entry in entries:
+        if signal is not None and signal.aborted:
+            return
         if entry.is_symlink() or entry.name == ".git":
             continue
         path = Path(entry.path)
@@ -131,6 +141,6 @@ def _walk(folder: Path, inherited: list[IgnoreFile]) -> Iterator[Path]:
         if is_ignored(path, is_dir, files):
             continue
         if is_dir:
-            yield from _walk(path, files)
+            yield from _walk(path, files, signal)
         elif entry.is_file():
             yield path

@@ -12,6 +12,7 @@ from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultContent
 from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.names import escape_name
 from di_code.tools.truncation import keep_head
 from di_code.tools.workspace import Workspace
 
@@ -75,7 +76,7 @@ class LsTool:
 def _entries(folder: Path, shown: str) -> list[str]:
     try:
         with os.scandir(folder) as it:
-            names = [entry.name + ("/" if entry.is_dir() else "") for entry in it]
+            names = [escape_name(entry.name) + ("/" if entry.is_dir() else "") for entry in it]
     except FileNotFoundError:
         raise ToolError(f"Path not found: {shown}") from None
     except NotADirectoryError:

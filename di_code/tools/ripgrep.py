@@ -3,8 +3,11 @@
 The binary comes from the `ripgrep` wheel, installed next to the Python executable, or from
 PATH. It always runs with the switches that make its file selection equal to the Python walk in
 `ignore`: dotfiles included, `.git` skipped, .gitignore honoured with or without a repository,
-no other ignore files, no config file. Output is not sorted (`--sort path` makes rg search on one
-thread): callers that need the walk's order ask for it or sort the results themselves.
+no other ignore files, no config file. rg reads a .gitignore with its own glob dialect, which
+differs from git's in rare rules: `[[:alpha:]]` classes and reversed ranges such as `[b-a]`
+(seen when the differential test of tests/tools/test_gitignore_vs_git.py is pointed at rg).
+Output is not sorted (`--sort path` makes rg search on one thread): callers that need the
+walk's order ask for it or sort the results themselves.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ COMMON_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
     "--no-ignore-global", "--glob", "!.git", "--color", "never",
 )  # fmt: skip
+SIMPLE_GLOB_EXCLUDES = frozenset("/,:[]{}\\")
 LINE_LIMIT = 32 * 1024 * 1024
 STDERR_KEEP = 4096
 
@@ -40,12 +44,17 @@ def name_filter(glob: str | None) -> list[str]:
     """rg switches that pre-select files by a name-only glob, faster than filtering after.
 
     Not `--glob`: rg lets a glob override .gitignore. A file type (`--type-add`) does not, and
-    matches names only, so it is used only for globs without `/` (or `,`, rg's separator).
-    The caller still applies the glob itself; this only saves rg work.
+    matches names only, so it is used only for globs of literal characters, `*` and `?`, which
+    rg reads as git does: brackets, escapes, `{a,b}` (rg's alternation) and `**` differ
+    between them, and `/`, `,` and `:` mean something else in a type. The caller still
+    applies the glob itself; this only saves rg work, so it must never leave a file out.
     """
-    if glob is None or "/" in glob or "," in glob:
+    if glob is None:
         return []
-    return ["--type-add", f"dicodeglob:{glob}", "--type", "dicodeglob"]
+    name = glob.removeprefix("**/")  # `**/*.py` matches what `*.py` matches
+    if "**" in name or any(c in SIMPLE_GLOB_EXCLUDES for c in name):
+        return []
+    return ["--type-add", f"dicodeglob:{name}", "--type", "dicodeglob"]
 
 
 @dataclass(frozen=True, slots=True)

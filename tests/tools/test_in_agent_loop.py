@@ -3,6 +3,7 @@ the tool result the model is sent with its next request."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,9 @@ import pytest
 
 from di_code.agent import Agent, AgentEvent, ToolExecutionUpdateEvent
 from di_code.ai import TextContent, ToolCall, ToolResultMessage
+from di_code.ai.codec import to_dict
 from di_code.ai.providers.faux import create_faux_provider
+from di_code.session.jsonl import encode
 from di_code.tools import default_tools
 from tests.tools.conftest import alive
 
@@ -123,3 +126,14 @@ async def test_aborting_the_agent_stops_a_running_command(workspace: Path) -> No
 def only_text_of(content: list[Any]) -> str:
     assert isinstance(content[0], TextContent)
     return content[0].text
+
+
+@pytest.mark.parametrize("name, arguments", [("ls", {}), ("find", {"pattern": "*"})])
+async def test_a_name_that_is_not_utf8_reaches_the_model_and_the_session_file(
+    workspace: Path, name: str, arguments: dict[str, Any]
+) -> None:
+    with open(os.fsencode(workspace) + b"/caf\xe9.txt", "wb"):
+        pass
+    sent, _ = await model_sees(workspace, name, arguments)
+    assert only_text(sent) == "caf\\xe9.txt"
+    assert b'"caf\\\\xe9.txt"' in encode(to_dict(sent))  # as the session file writes it

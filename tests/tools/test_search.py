@@ -3,13 +3,16 @@ fallback, and every expected output is written once, so the two must agree exact
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from di_code.agent import AgentTool
+from di_code.ai import AbortController
 from di_code.tools.find import FindTool
 from di_code.tools.grep import GrepTool
+from di_code.tools.ignore import walk_files
 from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
@@ -191,3 +194,70 @@ async def test_ls_empty_missing_and_file(tools: dict[str, AgentTool], workspace:
     assert text_of(await run(tools["ls"], {"path": "empty"})) == "(empty directory)"
     assert await error_of(tools["ls"], {"path": "nope"}) == "Path not found: nope"
     assert await error_of(tools["ls"], {"path": "file.txt"}) == "Not a directory: file.txt"
+
+
+@pytest.mark.parametrize(
+    "pattern, expected",
+    [
+        ("[\\]]", "g/]"),
+        ("\\[a]", "g/[a]"),
+        ("[[]a]", "g/[a]"),
+        ("\\*", "g/*"),
+        ("{a}", "g/{a}"),  # rg would read `{a}` as an alternation matching `a`
+        ("[[:digit:]].txt", "g/1.txt"),
+        ("sub/**/x*", "g/sub/x1"),
+        ("**/x*", "g/sub/x1"),  # rg pre-selects by the name glob `x*`
+    ],
+)
+async def test_find_reads_globs_as_git_does(
+    find: AgentTool, tree: Path, pattern: str, expected: str
+) -> None:
+    for name in ["]", "[a]", "a", "*", "{a}", "1.txt", "sub/x1"]:
+        (tree / "g" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tree / "g" / name).write_text("")
+    assert text_of(await run(find, {"pattern": pattern, "path": "g"})) == expected
+
+
+@pytest.mark.parametrize(
+    "glob, message",
+    [
+        ("[ab", "Invalid glob [ab: a '[' is never closed"),
+        ("[[:nope:]]", "Invalid glob [[:nope:]]: [:nope:] is not a character class"),
+        ("a\\", "Invalid glob a\\: it ends with a lone backslash"),
+        ("a\n[", "Invalid glob 'a\\n[': a '[' is never closed"),
+    ],
+)
+async def test_an_invalid_glob_is_a_one_line_tool_error(
+    find: AgentTool, grep: AgentTool, glob: str, message: str
+) -> None:
+    assert await error_of(find, {"pattern": glob}) == message
+    assert await error_of(grep, {"pattern": "hello", "glob": glob}) == message
+
+
+@pytest.fixture
+def latin1_name(tree: Path) -> str:
+    """A file whose name is not UTF-8 (`café.txt` in Latin-1); as text, how it is shown."""
+    with open(os.fsencode(tree) + b"/caf\xe9.txt", "wb") as file:
+        file.write(b"hello\n")
+    return "caf\\xe9.txt"
+
+
+async def test_names_that_are_not_utf8_are_shown_escaped(
+    find: AgentTool, grep: AgentTool, tools: dict[str, AgentTool], latin1_name: str
+) -> None:
+    found = text_of(await run(find, {"pattern": "*.txt"}))
+    assert found == f".hidden/h.txt\n{latin1_name}"
+    matches = await grep_text(grep, pattern="hello", path=".", glob="caf*")
+    assert matches == f"{latin1_name}:1: hello"
+    listed = text_of(await run(tools["ls"], {}))
+    assert latin1_name in listed.split("\n")
+    for text in (found, matches, listed):
+        text.encode("utf-8")  # what the session file and the next request need
+
+
+async def test_the_python_walk_stops_when_aborted(tree: Path) -> None:
+    controller = AbortController()
+    walk = walk_files(tree, controller.signal)
+    assert next(walk) == tree / ".gitignore"
+    controller.abort()
+    assert list(walk) == []
