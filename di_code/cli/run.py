@@ -36,8 +36,28 @@ EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 def run_command(prompt: str | None, output_format: str, options: CliOptions) -> int:
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
-    text = read_prompt(prompt, sys.stdin)
+    argument = expand_command(prompt) if prompt is not None else None
+    text = read_prompt(argument, sys.stdin)
     return asyncio.run(_run(text, output_format, options))
+
+
+def expand_command(prompt: str) -> str:
+    """`/NAME args` becomes the user's command template NAME filled with args (piped stdin is
+    appended after it); any other prompt, and a `/path` that names no command, is kept."""
+    if not prompt.startswith("/"):
+        return prompt
+    from pathlib import Path
+
+    from di_code.config.commands import load_commands
+    from di_code.config.settings import di_code_home
+
+    commands = load_commands(di_code_home(), Path.cwd())
+    expanded = commands.expand_prompt(prompt)
+    if expanded is None:
+        return prompt
+    for warning in commands.warnings:
+        notify_stderr(warning)
+    return expanded
 
 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:

@@ -26,6 +26,7 @@ from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import ModelRequest, Selection, clean_key, select_model
 from di_code.config.settings import PERMISSION_MODES, ConfigError, Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
+from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.checkpoints import Checkpointer
@@ -85,13 +86,19 @@ async def prepare(
     roots = extra_roots(options.add_dir, workspace)
     rules = PermissionRules.parse(settings.allow, settings.deny)
     gate = PermissionGate(permission_mode(options, settings), rules, approver)
-    tools = gate_tools(select_tools(workspace, roots, options.tools), gate)
+    skills = load_skills(home, workspace)
+    for warning in skills.warnings:
+        notify(warning)
+    skill_roots = [s.folder for s in skills.skills if not s.path.is_relative_to(workspace)]
+    tools = gate_tools(select_tools(workspace, roots, options.tools, notify, skill_roots), gate)
     session, history = open_session(options, home, workspace, notify)
     agent = Agent(
         make_provider(selection),
         selection.model,
         tools,
-        system_prompt(options, [tool.name for tool in tools], workspace, home, roots),
+        system_prompt(
+            options, [tool.name for tool in tools], workspace, home, roots, skills.skills
+        ),
         messages=history,
         max_turns=options.max_turns or settings.max_turns,
         options=StreamOptions(reasoning=reasoning(options, settings)),
@@ -205,11 +212,23 @@ def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:
     return roots
 
 
-def select_tools(workspace: Path, roots: Sequence[Path], names: str | None) -> list[AgentTool]:
-    """The default tools, or only those `--tools a,b` names (an unknown name is an error)."""
+def select_tools(
+    workspace: Path,
+    roots: Sequence[Path],
+    names: str | None,
+    notify: Notify = notify_stderr,
+    read_roots: Sequence[Path] = (),
+) -> list[AgentTool]:
+    """The default tools and those of installed plugins, or only those `--tools a,b` names
+    (an unknown name is an error). `read_roots` are folders only the read tool may read."""
     from di_code.tools import default_tools
+    from di_code.tools.plugins import load_plugin_tools
 
-    tools = list(default_tools(workspace, extra_roots=tuple(roots)))
+    tools = list(default_tools(workspace, tuple(roots), tuple(read_roots)))
+    plugins = load_plugin_tools(taken=[tool.name for tool in tools])
+    for warning in plugins.warnings:
+        notify(warning)
+    tools += plugins.tools
     if names is None:
         return tools
     wanted = [name.strip() for name in names.split(",") if name.strip()]
@@ -226,6 +245,7 @@ def system_prompt(
     workspace: Path,
     home: Path,
     roots: Sequence[Path],
+    skills: Sequence[Skill] = (),
 ) -> str:
     """--system-prompt replaces the default; --append-system-prompt adds to either."""
     if options.system_prompt is not None:
@@ -237,6 +257,7 @@ def system_prompt(
             home=home,
             today=date.today(),
             extra_roots=roots,
+            skills=skills,
         )
     if options.append_system_prompt is not None:
         text = f"{text}\n\n{prompt_text(options.append_system_prompt)}"

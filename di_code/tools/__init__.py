@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 
 
-def default_tools(workspace: Path, extra_roots: Sequence[Path] = ()) -> list[AgentTool]:
-    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`."""
+def default_tools(
+    workspace: Path, extra_roots: Sequence[Path] = (), read_roots: Sequence[Path] = ()
+) -> list[AgentTool]:
+    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`;
+    read may also read in `read_roots` (the folders of skills kept outside the workspace)."""
     from di_code.tools.bash import BashTool
     from di_code.tools.edit import EditTool
     from di_code.tools.find import FindTool
@@ -28,8 +31,9 @@ def default_tools(workspace: Path, extra_roots: Sequence[Path] = ()) -> list[Age
     from di_code.tools.write import WriteTool
 
     space = Workspace.create(workspace, extra_roots)
+    readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
     return [
-        ReadTool(space),
+        ReadTool(readable),
         WriteTool(space),
         EditTool(space),
         BashTool(space),

@@ -1,7 +1,8 @@
 """The permission gate: which tool calls may run without asking, which are refused.
 
-Modes (SPEC §5): `auto` runs everything; `ask` needs approval for bash, write and edit (yes,
-always for this session, or no); `read-only` offers the model only read, grep, find and ls.
+Modes (SPEC §5): `auto` runs everything; `ask` needs approval for every tool that is not
+read-only (bash, write, edit, tools from plugins: yes, always for this session, or no);
+`read-only` offers the model only read, grep, find and ls.
 Rules from settings allow or deny a tool (`"write"`) or a bash command prefix (`"bash:git
 status"`); a deny rule wins over an allow rule, in every mode. A bash command allowed by prefix
 must consist only of allowed parts: `git status && rm -rf x` is not covered by `bash:git status`.
@@ -25,8 +26,6 @@ from di_code.tools import READ_ONLY_TOOLS
 
 PermissionMode: TypeAlias = Literal["ask", "auto", "read-only"]
 Approval: TypeAlias = Literal["yes", "always", "no"]
-
-NEEDS_APPROVAL = frozenset({"bash", "write", "edit"})
 
 # Shell separators that start another command; `$(` and backticks hide one inside, and a
 # redirection writes files: a prefix rule never covers those, only a bare `bash` rule does.
@@ -127,7 +126,7 @@ class PermissionGate:
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
-        if self.mode == "auto" or decision == "allow" or tool_name not in NEEDS_APPROVAL:
+        if self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS:
             return None
         if tool_name in self.always:
             return None
