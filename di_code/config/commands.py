@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.config.front_matter import FrontMatterError, parse_document
+from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
 from di_code.config.project import project_folders
 
 COMMAND_FOLDERS = (Path(".di-code") / "commands", Path(".claude") / "commands")
@@ -97,14 +97,12 @@ def _command_files(home: Path, workspace: Path) -> Iterator[Path]:
             continue
         for name in names:
             path = folder / name
-            if name.endswith(".md") and NAME.fullmatch(path.stem) and path.is_file():
+            if name.endswith(".md") and NAME.fullmatch(path.stem) and is_regular_file(path):
                 yield path
 
 
 def _read_command(name: str, path: Path) -> CustomCommand:
-    with path.open("rb") as handle:
-        text = handle.read(FILE_CAP).decode("utf-8", errors="replace")
-    document = parse_document(text)
+    document = read_document(path, FILE_CAP)
     fields = document.fields
     description = fields.get("description") or _first_line(document.body)
     hint = fields.get("argument-hint", fields.get("argument_hint", ""))

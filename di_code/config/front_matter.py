@@ -1,4 +1,4 @@
-"""The YAML front matter of a Markdown file (command templates, SKILL.md), read without PyYAML.
+"""Markdown files with YAML front matter (command templates, SKILL.md), read without PyYAML.
 
 Only the subset these files use is understood: `key: value` lines, single- or double-quoted
 strings, plain values continued on more-indented lines, and `>` (folded) or `|` (literal) block
@@ -11,7 +11,9 @@ the file.
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass
+from pathlib import Path
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")
@@ -28,6 +30,21 @@ class Document:
     """The front matter's keys and their text values (empty without front matter)."""
     body: str
     """The Markdown after the front matter."""
+
+
+def read_document(path: Path, cap: int) -> Document:
+    """A Markdown file's front matter and body from its first `cap` bytes (UTF-8, a bad byte
+    replaced); OSError or FrontMatterError when it cannot be read."""
+    with path.open("rb") as handle:
+        return parse_document(handle.read(cap).decode("utf-8", errors="replace"))
+
+
+def is_regular_file(path: Path) -> bool:
+    """Like Path.is_file, but False (not PermissionError) when the folder cannot be searched."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def parse_document(text: str) -> Document:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from di_code.config.front_matter import FrontMatterError, parse_document
+from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
 from di_code.config.project import project_folders
 
 SKILL_FILE = "SKILL.md"
@@ -93,14 +93,12 @@ def _skill_files(home: Path, workspace: Path) -> Iterator[Path]:
         except OSError:
             continue
         for entry in entries:
-            if (entry / SKILL_FILE).is_file():
+            if is_regular_file(entry / SKILL_FILE):
                 yield entry / SKILL_FILE
 
 
 def _read_skill(path: Path) -> Skill:
-    with path.open("rb") as handle:
-        text = handle.read(HEAD_CAP).decode("utf-8", errors="replace")
-    fields = parse_document(text).fields
+    fields = read_document(path, HEAD_CAP).fields
     missing = [key for key in ("name", "description") if not fields.get(key, "").strip()]
     if missing:
         raise FrontMatterError(f"no {' and no '.join(missing)}")

@@ -4,18 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from di_code.config.commands import CustomCommand, load_commands
-
-
-@pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """`~` for the test, so the machine's own ~/.claude/commands stay out."""
-    home = tmp_path / "user"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return home
 
 
 def write(path: Path, text: str) -> Path:

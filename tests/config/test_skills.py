@@ -6,18 +6,8 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
-import pytest
-
 from di_code.config.skills import load_skills
 from di_code.config.system_prompt import build_system_prompt
-
-
-@pytest.fixture
-def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "user"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    return home
 
 
 def skill(folder: Path, front: str, body: str = "SECRET BODY STEPS") -> Path:

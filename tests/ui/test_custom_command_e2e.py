@@ -8,21 +8,22 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import request_text
+from tests.cli.test_extensions_e2e import PLUGIN, write
 from tests.support.llm_server import LLMServer, Turn
 from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
 
 
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 @pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed in this venv")
-def test_a_command_file_expands_completes_and_is_listed(
+def test_commands_skills_and_plugin_tools_in_chat(
     llm_server: LLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.claude of this machine
+    write(tmp_path / "site/shout_plugin.py", PLUGIN)
+    write(
+        tmp_path / "site/shout_plugin-0.1.dist-info/entry_points.txt",
+        "[di_code.tools]\nshout = shout_plugin:Shout\n",
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "site"))
     workspace = tmp_path / "ws"
     write(
         workspace / ".di-code/commands/review.md",
@@ -43,6 +44,8 @@ def test_a_command_file_expands_completes_and_is_listed(
         child.expect(r"/review <file>\s+Review a file closely")
         child.sendline("/skills")
         child.expect("release: Cut a release")
+        child.sendline("/tools")
+        child.expect(r"shout\s+Upper-case a text")
         child.send("/revi")
         child.expect("Review a file closely")  # the completion menu shows the description
         child.send("\t")
