@@ -28,17 +28,16 @@ def run_chat(options: CliOptions) -> int:
 async def _chat(options: CliOptions) -> int:
     from rich.console import Console
 
-    from di_code.cli.setup import notify_stderr, prepare
+    from di_code.cli.setup import prepare
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
-    from di_code.ui.commands import startup_warnings
+    from di_code.ui.commands import show_startup_warnings
     from di_code.ui.repl import ChatSetup, Repl
 
     console = Console()
     approver = ReplApprover(console)
     prepared = await prepare(options, approver=approver)
-    for warning in startup_warnings(prepared.workspace):
-        notify_stderr(warning)
+    show_startup_warnings(console, prepared.workspace)
     setup = ChatSetup(
         agent=prepared.agent,
         session=prepared.session,

@@ -84,12 +84,12 @@ async def prepare(
     register(selection.api_key)  # never printed nor saved from here on
     register_url(selection.model.base_url)
     roots = extra_roots(options.add_dir, workspace)
-    rules = PermissionRules.parse(settings.allow, settings.deny)
-    gate = PermissionGate(permission_mode(options, settings), rules, approver)
     skills = load_skills(home, workspace)
     for warning in skills.warnings:
         notify(warning)
     skill_roots = [s.folder for s in skills.skills if not s.path.is_relative_to(workspace)]
+    rules = PermissionRules.parse(settings.allow, settings.deny)
+    gate = PermissionGate(permission_mode(options, settings), rules, approver)
     tools = gate_tools(select_tools(workspace, roots, options.tools, notify, skill_roots), gate)
     session, history = open_session(options, home, workspace, notify)
     agent = Agent(

@@ -33,6 +33,8 @@ from di_code.session.checkpoints import (
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from di_code.ui.repl import Repl
 
 Handler = Callable[["Repl", str], Awaitable[bool]]
@@ -65,9 +67,10 @@ def user_commands(repl: Repl) -> CommandSet:
     return load_commands(di_code_home(), repl.setup.workspace, reserved=COMMANDS)
 
 
-def startup_warnings(workspace: Path) -> tuple[str, ...]:
+def show_startup_warnings(console: Console, workspace: Path) -> None:
     """Command files skipped or hidden by a built-in: said once, when the chat starts."""
-    return load_commands(di_code_home(), workspace, reserved=COMMANDS).warnings
+    for warning in load_commands(di_code_home(), workspace, reserved=COMMANDS).warnings:
+        console.print(Text(f"! {visible(warning)}", style="yellow"), soft_wrap=True)
 
 
 async def _user_command(repl: Repl, name: str, arg: str) -> bool:

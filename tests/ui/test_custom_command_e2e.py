@@ -38,7 +38,7 @@ def test_commands_skills_and_plugin_tools_in_chat(
     llm_server.script(Turn(text="Looks correct to me."))
     child = spawn_chat(llm_server, workspace)
     try:
-        child.expect(f"{shadowed}: the built-in /help wins over this command file")
+        child.expect(f"! {shadowed}: the built-in /help wins over this command file")
         child.expect("›")
         child.sendline("/help")
         child.expect(r"/review <file>\s+Review a file closely")
