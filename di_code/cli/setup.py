@@ -224,7 +224,7 @@ def select_tools(
     from di_code.tools import default_tools
     from di_code.tools.plugins import load_plugin_tools
 
-    tools = list(default_tools(workspace, tuple(roots), tuple(read_roots)))
+    tools = list(default_tools(workspace, extra_roots=tuple(roots), read_roots=tuple(read_roots)))
     plugins = load_plugin_tools(taken=[tool.name for tool in tools])
     for warning in plugins.warnings:
         notify(warning)
