@@ -65,17 +65,15 @@ def load_plugin_tools(
     for entry in entry_points(GROUP, sys.path if paths is None else paths):
         where = f"plugin {entry.name} ({entry.distribution})"
         try:
-            found = _tools_of(entry.load())
-        except Exception as exc:  # a plugin's own bug: said, never fatal
+            for tool in _tools_of(entry.load()):
+                problem = _problem(tool, names)
+                if problem:
+                    warnings.append(f"{where}: skipped: {problem}")
+                    continue
+                names.add(tool.name)
+                tools.append(tool)
+        except Exception as exc:  # a plugin's own bug (at import, in a property): never fatal
             warnings.append(f"{where}: could not load: {type(exc).__name__}: {exc}")
-            continue
-        for tool in found:
-            problem = _problem(tool, names)
-            if problem:
-                warnings.append(f"{where}: skipped: {problem}")
-                continue
-            names.add(tool.name)
-            tools.append(tool)
     return PluginTools(tuple(tools), tuple(warnings))
 
 

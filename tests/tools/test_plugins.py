@@ -36,6 +36,11 @@ class NoExecute:
     parameters = {"type": "object"}
 
 not_a_tool = 42
+
+class Raising(Shout):
+    @property
+    def name(self):
+        raise RuntimeError("no name today")
 """
 
 
@@ -60,7 +65,8 @@ def test_tools_warnings_and_duplicates(tmp_path: Path, monkeypatch: pytest.Monke
         "gone = acme_plugin_a:missing\n"
         "broken = no_such_module_for_di_code:tool\n"
         "half = acme_plugin_a:NoExecute\n"
-        "number = acme_plugin_a:not_a_tool\n",
+        "number = acme_plugin_a:not_a_tool\n"
+        "raising = acme_plugin_a:Raising\n",
     )
     as_read = MODULE.replace('name = "shout"', 'name = "read"')
     install(site, "other", "other_plugin_a", "[di_code.tools]\nr = other_plugin_a:Shout\n", as_read)
@@ -79,6 +85,7 @@ def test_tools_warnings_and_duplicates(tmp_path: Path, monkeypatch: pytest.Monke
         "(name, description, parameters, execute)",
         "plugin number (acme-tools): skipped: int is not an AgentTool "
         "(name, description, parameters, execute)",
+        "plugin raising (acme-tools): could not load: RuntimeError: no name today",
         "plugin r (other): skipped: a tool named read exists already",
     )
 
@@ -87,7 +94,9 @@ def test_the_scan_reads_only_the_group(tmp_path: Path) -> None:
     install(tmp_path, "a", "m_a", "[other]\nx = m:y\n[di_code.tools]\n# c\nt = m_a:T [extra]\n")
     install(tmp_path, "b", "m_b", "[console_scripts]\nb = m_b:main\n")
     (tmp_path / "c-1.0.dist-info").mkdir()  # no entry_points.txt at all
-    found = [(e.name, e.value, e.distribution) for e in entry_points("di_code.tools", [tmp_path])]
+    found = [
+        (e.name, e.value, e.distribution) for e in entry_points("di_code.tools", [str(tmp_path)])
+    ]
     assert found == [("t", "m_a:T [extra]", "a")]
 
 
