@@ -78,6 +78,8 @@ async def _user_command(repl: Repl, name: str, arg: str) -> bool:
     if command is None:
         return _fail(repl, f"Unknown command {visible(name)}. /help lists the commands.")
     prompt = command.expand(arg)
+    if not prompt.strip():
+        return _fail(repl, f"{name}: its command file has no text")
     if prompt.lstrip().startswith("/"):
         return _fail(repl, f"{name}: its template starts with / (a command cannot run another)")
     return await repl.submit(prompt)
