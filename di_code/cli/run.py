@@ -52,12 +52,10 @@ def expand_command(prompt: str) -> str:
     from di_code.config.settings import di_code_home
 
     commands = load_commands(di_code_home(), Path.cwd())
-    expanded = commands.expand_prompt(prompt)
-    if expanded is None:
-        return prompt
-    for warning in commands.warnings:
+    for warning in commands.warnings:  # a skipped file may be the command meant
         notify_stderr(warning)
-    return expanded
+    expanded = commands.expand_prompt(prompt)
+    return prompt if expanded is None else expanded
 
 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:

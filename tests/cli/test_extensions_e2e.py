@@ -64,12 +64,16 @@ def test_a_command_file_expands_in_run(
 
 
 def test_a_slash_prompt_that_names_no_command_is_sent_as_it_is(
-    run_di_code: RunDiCode, llm_server: LLMServer, user_home: Path
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, user_home: Path
 ) -> None:
+    bad = write(workspace / ".claude/commands/etc.md", "---\ndescription: 'open\n---\nx\n")
     llm_server.script(Turn(text="a password file"))
     done = run_di_code("run", "/etc/passwd: what is it?", env_extra={"HOME": str(user_home)})
     assert done.returncode == 0, done.stderr
     assert "/etc/passwd: what is it?" in posted(llm_server)[0]
+    assert done.stderr == (
+        f"di-code: {bad}: skipped: bad front matter: line 2: the quoted value has no closing '\n"
+    )
 
 
 def test_a_skill_is_listed_without_its_body_and_bad_front_matter_warns(
