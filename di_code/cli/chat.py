@@ -33,11 +33,13 @@ async def _chat(options: CliOptions) -> int:
     from di_code.cli.setup import close_prepared, prepare
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
+    from di_code.ui.commands import show_startup_warnings
     from di_code.ui.repl import ChatSetup, Repl
 
     console = Console()
     approver = ReplApprover(console)
     prepared = await prepare(options, approver=approver)
+    show_startup_warnings(console, prepared.workspace)
     setup = ChatSetup(
         agent=prepared.agent,
         session=prepared.session,

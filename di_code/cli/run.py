@@ -47,8 +47,26 @@ STOP_SIGNALS = {
 def run_command(prompt: str | None, output_format: str, options: CliOptions) -> int:
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
-    text = read_prompt(prompt, sys.stdin)
+    argument = expand_command(prompt) if prompt is not None else None
+    text = read_prompt(argument, sys.stdin)
     return asyncio.run(_run(text, output_format, options))
+
+
+def expand_command(prompt: str) -> str:
+    """`/NAME args` becomes the user's command template NAME filled with args (piped stdin is
+    appended after it); any other prompt, and a `/path` that names no command, is kept."""
+    if not prompt.startswith("/"):
+        return prompt
+    from pathlib import Path
+
+    from di_code.config.commands import load_commands
+    from di_code.config.settings import di_code_home
+
+    commands = load_commands(di_code_home(), Path.cwd())
+    for warning in commands.warnings:  # a skipped file may be the command meant
+        notify_stderr(warning)
+    expanded = commands.expand_prompt(prompt)
+    return prompt if expanded is None else expanded
 
 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:

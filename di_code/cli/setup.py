@@ -32,13 +32,11 @@ from di_code.config.settings import (
     di_code_home,
 )
 from di_code.config.settings import load_settings as load_settings_files
+from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.config.trust import project_mcp_json
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.checkpoints import Checkpointer
-
-if TYPE_CHECKING:
-    from di_code.tools.mcp import McpServers
 from di_code.tools.permissions import (
     Approver,
     PermissionGate,
@@ -49,6 +47,7 @@ from di_code.tools.permissions import (
 
 if TYPE_CHECKING:
     from di_code.tools.bash import BashPolicy
+    from di_code.tools.mcp import McpServers
 
 Notify = Callable[[str], None]
 
@@ -98,19 +97,25 @@ async def prepare(
     register(selection.api_key)  # never printed nor saved from here on
     register_url(selection.model.base_url)
     roots = extra_roots(options.add_dir, workspace)
+    skills = load_skills(home, workspace)
+    for warning in skills.warnings:
+        notify(warning)
+    skill_roots = [s.folder for s in skills.skills if not s.path.is_relative_to(workspace)]
     rules = PermissionRules.parse(settings.allow, settings.deny)
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, mode, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify)
-    offered = select_tools(workspace, roots, options.tools, bash)
+    offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
     tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
     agent = Agent(
         make_provider(selection),
         selection.model,
         tools,
-        system_prompt(options, [tool.name for tool in tools], workspace, home, roots),
+        system_prompt(
+            options, [tool.name for tool in tools], workspace, home, roots, skills.skills
+        ),
         messages=history,
         max_turns=options.max_turns or settings.max_turns,
         options=StreamOptions(reasoning=reasoning(options, settings)),
@@ -301,12 +306,25 @@ def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:
 
 
 def select_tools(
-    workspace: Path, roots: Sequence[Path], names: str | None, bash: BashPolicy | None = None
+    workspace: Path,
+    roots: Sequence[Path],
+    names: str | None,
+    bash: BashPolicy | None = None,
+    notify: Notify = notify_stderr,
+    read_roots: Sequence[Path] = (),
 ) -> list[AgentTool]:
-    """The default tools, or only those `--tools a,b` names (an unknown name is an error)."""
+    """The default tools and those of installed plugins, or only those `--tools a,b` names
+    (an unknown name is an error). `read_roots` are folders only the read tool may read."""
     from di_code.tools import default_tools
+    from di_code.tools.plugins import load_plugin_tools
 
-    tools = list(default_tools(workspace, extra_roots=tuple(roots), bash=bash))
+    tools = list(
+        default_tools(workspace, extra_roots=tuple(roots), read_roots=tuple(read_roots), bash=bash)
+    )
+    plugins = load_plugin_tools(taken=[tool.name for tool in tools])
+    for warning in plugins.warnings:
+        notify(warning)
+    tools += plugins.tools
     if names is None:
         return tools
     wanted = [name.strip() for name in names.split(",") if name.strip()]
@@ -323,6 +341,7 @@ def system_prompt(
     workspace: Path,
     home: Path,
     roots: Sequence[Path],
+    skills: Sequence[Skill] = (),
 ) -> str:
     """--system-prompt replaces the default; --append-system-prompt adds to either."""
     if options.system_prompt is not None:
@@ -334,6 +353,7 @@ def system_prompt(
             home=home,
             today=date.today(),
             extra_roots=roots,
+            skills=skills,
         )
     if options.append_system_prompt is not None:
         text = f"{text}\n\n{prompt_text(options.append_system_prompt)}"

@@ -33,6 +33,14 @@ def project_root(workspace: Path) -> Path:
     return workspace
 
 
+def project_folders(workspace: Path) -> list[Path]:
+    """The workspace and its parents up to the repository root, nearest first: where a
+    project's own files (commands, skills) are looked for."""
+    workspace = workspace.resolve()
+    root = project_root(workspace)
+    return [workspace, *(p for p in workspace.parents if p.is_relative_to(root))]
+
+
 def find_project_config(workspace: Path, home: Path) -> ProjectFile | None:
     """The nearest `.di-code/config.toml` from the workspace up to its repository root (never
     the home one, which is read as the user's own)."""

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from di_code.config.skills import Skill, skills_prompt
+
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 CONTEXT_FILE_CAP = 64 * 1024
 
@@ -49,8 +51,10 @@ def build_system_prompt(
     home: Path,
     today: date,
     extra_roots: Sequence[Path] = (),
+    skills: Sequence[Skill] = (),
 ) -> str:
-    """What di-code is, its tools and how to use them, where it works, and the context files."""
+    """What di-code is, its tools and how to use them, where it works, the skills it may read
+    (when it has the read tool) and the context files."""
     tools = [_TOOL_GUIDES.get(name, name) for name in tool_names]
     tool_text = "\n".join(f"- {line}" for line in tools) if tools else "- (no tools: answer only)"
     roots = "".join(f"\nAlso allowed: {root}" for root in extra_roots)
@@ -60,6 +64,8 @@ def build_system_prompt(
         _GUIDELINES,
         f"Workspace: {workspace}{roots}\nToday's date: {today.isoformat()}",
     ]
+    if skills and "read" in tool_names:
+        parts.insert(3, skills_prompt(skills))
     parts.extend(
         f'<context_file path="{path}">\n{text}\n</context_file>'
         for path, text in context_files(home, workspace)

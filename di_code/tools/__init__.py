@@ -18,9 +18,13 @@ READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 
 
 def default_tools(
-    workspace: Path, extra_roots: Sequence[Path] = (), bash: BashPolicy | None = None
+    workspace: Path,
+    extra_roots: Sequence[Path] = (),
+    read_roots: Sequence[Path] = (),
+    bash: BashPolicy | None = None,
 ) -> list[AgentTool]:
     """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`;
+    read may also read in `read_roots` (the folders of skills kept outside the workspace);
     `bash` says how commands run (sandbox, hidden variables, spill folder)."""
     from di_code.tools.bash import BashPolicy, BashTool
     from di_code.tools.edit import EditTool
@@ -32,8 +36,9 @@ def default_tools(
     from di_code.tools.write import WriteTool
 
     space = Workspace.create(workspace, extra_roots)
+    readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
     return [
-        ReadTool(space),
+        ReadTool(readable),
         WriteTool(space),
         EditTool(space),
         BashTool(space, bash or BashPolicy()),

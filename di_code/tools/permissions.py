@@ -1,6 +1,7 @@
 """The permission gate: which tool calls may run without asking, which are refused.
 
-Modes (SPEC §5): `auto` runs everything; `ask` needs approval for bash, write and edit;
+Modes (SPEC §5): `auto` runs everything; `ask` needs approval for every tool but read, grep,
+find and ls (bash, write, edit, MCP and plugin tools);
 `accept-edits` runs write and edit and asks for bash; `read-only` offers the model only read,
 grep, find and ls. Rules from settings allow or deny a tool (`"write"`), a bash command prefix
 (`"bash:git status"`) or a file (`"edit:src/app.py"`); a deny rule wins over an allow rule, in

@@ -9,13 +9,15 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from di_code.ai.abort import AbortController
 from di_code.ai.stream import close_provider
-from di_code.config.settings import ConfigError
+from di_code.config.commands import CommandSet, load_commands
+from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import (
     CompactionError,
     Session,
@@ -32,6 +34,8 @@ from di_code.tools.permissions import MODE_CYCLE
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from di_code.ui.repl import Repl
 
 Handler = Callable[["Repl", str], Awaitable[bool]]
@@ -50,13 +54,36 @@ async def run_command(repl: Repl, line: str) -> bool:
     name, _, arg = line.partition(" ")
     command = COMMANDS.get(name)
     if command is None:
-        return _fail(repl, f"Unknown command {name}. /help lists the commands.")
+        return await _user_command(repl, name, arg)
     if command.needs_idle and repl.busy:
         return _fail(repl, f"{name} waits until the agent is done (Ctrl-C stops it).")
     try:
         return await command.handler(repl, arg.strip())
     except (ConfigError, SessionError, CompactionError, ValueError) as exc:
         return _fail(repl, str(exc))
+
+
+def user_commands(repl: Repl) -> CommandSet:
+    """The user's command files, read again each time so a new or edited file counts at once."""
+    return load_commands(di_code_home(), repl.setup.workspace, reserved=COMMANDS)
+
+
+def show_startup_warnings(console: Console, workspace: Path) -> None:
+    """Command files skipped or hidden by a built-in: said once, when the chat starts."""
+    for warning in load_commands(di_code_home(), workspace, reserved=COMMANDS).warnings:
+        console.print(Text(f"! {visible(warning)}", style="yellow"), soft_wrap=True)
+
+
+async def _user_command(repl: Repl, name: str, arg: str) -> bool:
+    command = user_commands(repl).commands.get(name[1:])
+    if command is None:
+        return _fail(repl, f"Unknown command {visible(name)}. /help lists the commands.")
+    prompt = command.expand(arg)
+    if not prompt.strip():
+        return _fail(repl, f"{name}: its command file has no text")
+    if prompt.lstrip().startswith("/"):
+        return _fail(repl, f"{name}: its template starts with / (a command cannot run another)")
+    return await repl.submit(prompt)
 
 
 def _fail(repl: Repl, text: str) -> bool:
@@ -71,6 +98,12 @@ def _say(repl: Repl, text: str) -> bool:
 
 async def _help(repl: Repl, arg: str) -> bool:
     lines = [f"  {c.usage:<22} {c.summary}" for c in COMMANDS.values()]
+    own = [
+        f"  {visible(f'/{c.name} {c.argument_hint}'.strip()):<22} {visible(c.description)}"
+        for c in user_commands(repl).commands.values()
+    ]
+    if own:
+        lines += ["Your commands:", *own]
     keys = [
         "  Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
         "  While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
@@ -171,6 +204,23 @@ async def _expand(repl: Repl, arg: str) -> bool:
 async def _tools(repl: Repl, arg: str) -> bool:
     rows = [f"  {tool.name:<8} {_first_sentence(tool.description)}" for tool in repl.agent.tools]
     return _say(repl, "\n".join(["Tools:", *rows]) if rows else "No tools.")
+
+
+NO_SKILLS = "No skills: a skill is a folder with a SKILL.md in .di-code/skills or .agents/skills."
+
+
+async def _skills(repl: Repl, arg: str) -> bool:
+    from di_code.config.skills import load_skills
+
+    found = load_skills(di_code_home(), repl.setup.workspace)
+    rows = [
+        f"  {visible(skill.name)}: {visible(_first_sentence(skill.description))}\n"
+        f"    {visible(str(skill.path))}"
+        for skill in found.skills
+    ]
+    rows += [f"  ! {visible(warning)}" for warning in found.warnings]
+    title = "Skills (the model reads one when a task matches):" if found.skills else NO_SKILLS
+    return _say(repl, "\n".join([title, *rows]))
 
 
 async def _trust(repl: Repl, arg: str) -> bool:
@@ -293,6 +343,7 @@ COMMANDS: dict[str, Command] = {
         Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
         Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
         Command("/tools", "/tools", "the tools the model may use", _tools),
+        Command("/skills", "/skills", "the skills the model may read", _skills),
         Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),
         Command(
             "/permissions",

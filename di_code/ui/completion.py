@@ -1,4 +1,5 @@
-"""Completion in the REPL: slash commands at the start of the line, `@path` anywhere."""
+"""Completion in the REPL: slash commands (built-in and the user's own command files) at the
+start of the line, `@path` anywhere."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
+from di_code.config.commands import load_commands
+from di_code.config.settings import di_code_home
 from di_code.ui.commands import COMMANDS
+from di_code.ui.safe_text import visible
 
 
 class ChatCompleter(Completer):
     def __init__(self, workspace: Path) -> None:
+        self._workspace = workspace
         self._paths = PathCompleter(get_paths=lambda: [str(workspace)], expanduser=True)
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
@@ -21,8 +26,17 @@ class ChatCompleter(Completer):
             for command in COMMANDS.values():
                 if command.name.startswith(before):
                     yield Completion(command.name, -len(before), display_meta=command.summary)
+            yield from self._user_commands(before)
             return
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
             inner = Document(word[1:], len(word) - 1)
             yield from self._paths.get_completions(inner, event)
+
+    def _user_commands(self, before: str) -> Iterable[Completion]:
+        """Command files, read at each `/` typed (a few small files), so new ones show."""
+        found = load_commands(di_code_home(), self._workspace, reserved=COMMANDS)
+        for name, command in found.commands.items():
+            if f"/{name}".startswith(before):
+                meta = " ".join(filter(None, [command.argument_hint, command.description]))
+                yield Completion(f"/{name}", -len(before), display_meta=visible(meta))

@@ -64,8 +64,10 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 
 # What `run` must not load on its way to an answer (no terminal, an OpenAI-style server):
 # httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
-# coercion, the other provider, the REPL and the Markdown renderer.
+# coercion, the other provider, the REPL and the Markdown renderer; nor importlib.metadata,
+# which would read every installed distribution to find plugin tools (tens of ms).
 NOT_FOR_RUN = (
+    "importlib.metadata",
     "httpx._main",
     "pygments",
     "rich",

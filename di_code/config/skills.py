@@ -1,0 +1,113 @@
+"""Skills in the Agent Skills format: a folder holding `SKILL.md`, whose front matter gives the
+skill's `name` and `description`.
+
+They are found in `.di-code/skills/`, `.agents/skills/` and `.claude/skills/` of every folder
+from the workspace up to the repository root, then in `$DI_CODE_HOME/skills/`,
+`~/.agents/skills/` and `~/.claude/skills/`; the first skill of a name wins. The system prompt
+lists only each skill's name, description and the path of its SKILL.md, so a skill costs a few
+tokens until the model decides to read it. A skill is text, like a command template, so an
+untrusted project's skills are listed too; what the model then does is gated as always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
+from di_code.config.project import project_folders
+
+SKILL_FILE = "SKILL.md"
+SKILL_FOLDERS = tuple(Path(folder) / "skills" for folder in (".di-code", ".agents", ".claude"))
+DESCRIPTION_CAP = 1024
+HEAD_CAP = 64 * 1024
+"""How much of a SKILL.md is read to find its front matter."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    name: str
+    description: str
+    path: Path
+    """The SKILL.md file."""
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+
+@dataclass(frozen=True, slots=True)
+class SkillSet:
+    skills: tuple[Skill, ...]
+    warnings: tuple[str, ...] = ()
+
+
+def load_skills(home: Path, workspace: Path) -> SkillSet:
+    """Every skill, nearest first; a SKILL.md that cannot be used is one warning line."""
+    skills: dict[str, Skill] = {}
+    warnings: list[str] = []
+    for path in _skill_files(home, workspace):
+        try:
+            skill = _read_skill(path)
+        except OSError as exc:
+            warnings.append(f"{path}: skipped: {exc.strerror or exc}")
+            continue
+        except FrontMatterError as exc:
+            warnings.append(f"{path}: skipped: bad front matter: {exc}")
+            continue
+        if skill.name in skills:
+            warnings.append(f"{path}: skipped: skill {skill.name} is already defined")
+            continue
+        skills[skill.name] = skill
+    return SkillSet(tuple(skills.values()), tuple(warnings))
+
+
+def skill_folders(home: Path, workspace: Path) -> list[Path]:
+    """Where skills are looked for, nearest first."""
+    project = [folder / sub for folder in project_folders(workspace) for sub in SKILL_FOLDERS]
+    user = [home / "skills", Path.home() / ".agents" / "skills", Path.home() / ".claude" / "skills"]
+    return list(dict.fromkeys([*project, *user]))
+
+
+def skills_prompt(skills: Sequence[Skill]) -> str:
+    """The system prompt's section: what each skill is for and where its file is, no body."""
+    entries = "\n".join(
+        f"<skill>\n<name>{escape(s.name)}</name>\n<description>{escape(s.description)}"
+        f"</description>\n<location>{escape(str(s.path))}</location>\n</skill>"
+        for s in skills
+    )
+    return (
+        "Skills: instructions for particular tasks, kept in files. When a task matches a "
+        "skill's description, first read its SKILL.md with the read tool and follow it; paths "
+        "in a skill are relative to its folder.\n"
+        f"<available_skills>\n{entries}\n</available_skills>"
+    )
+
+
+def escape(text: str) -> str:
+    """Text safe inside the prompt's XML-like tags (xml.sax costs a few ms to import)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _skill_files(home: Path, workspace: Path) -> Iterator[Path]:
+    for folder in skill_folders(home, workspace):
+        try:
+            entries = sorted(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            if is_regular_file(entry / SKILL_FILE):
+                yield entry / SKILL_FILE
+
+
+def _read_skill(path: Path) -> Skill:
+    fields = read_document(path, HEAD_CAP).fields
+    missing = [key for key in ("name", "description") if not fields.get(key, "").strip()]
+    if missing:
+        raise FrontMatterError(f"no {' and no '.join(missing)}")
+    name = " ".join(fields["name"].split())
+    description = " ".join(fields["description"].split())
+    if len(description) > DESCRIPTION_CAP:
+        description = description[: DESCRIPTION_CAP - 1] + "…"
+    return Skill(name, description, path)
