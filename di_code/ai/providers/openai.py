@@ -260,7 +260,7 @@ def parse_chunk(data: str) -> Any:
 
 
 class OpenAIProvider(HttpProvider):
-    def endpoint(self) -> str:
+    def endpoint(self, model: Model) -> str:
         return f"{self.base_url}/chat/completions"
 
     def auth_headers(self) -> dict[str, str]:
