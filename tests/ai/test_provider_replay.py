@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,14 @@ from tests.support.streams import collect, model_for, provider_for
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDAMN8hy"
+SUMMARY = ["**Listing files**\n\nThe user wants the src folder.", "I'll call ls."]
+REASONING_ITEM = {
+    "id": "rs_68a1",
+    "type": "reasoning",
+    "summary": [{"type": "summary_text", "text": text} for text in SUMMARY],
+    "encrypted_content": "gAAAAABoq1x" + "Zk3vQ" * 40 + "==",
+}
+GEMINI_SIGNATURE = "CiQB0e2Kb" + "7Qm2xYp" * 48 + "Q=="
 
 CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
     "openai_text_then_tool.sse": (
@@ -60,6 +69,28 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
         ],
         "tool_use",
         Usage(input=472, output=89, cache_read=300),
+    ),
+    "responses_reasoning_tool.sse": (
+        "responses",
+        [
+            ThinkingContent(
+                "\n\n".join(SUMMARY), json.dumps(REASONING_ITEM, separators=(",", ":"))
+            ),
+            TextContent("I will use the ls tool — ✓."),
+            ToolCall("call_Q1w2", "ls", {"path": "src"}),
+        ],
+        "tool_use",
+        Usage(input=180, output=310, cache_read=1920),
+    ),
+    "gemini_thinking_tool.sse": (
+        "gemini",
+        [
+            ThinkingContent("**Looking at the folder**\n\nThe user wants the src listing."),
+            TextContent("I will use the ls tool — ✓."),
+            ToolCall("call_1", "ls", {"path": "src"}, GEMINI_SIGNATURE),
+        ],
+        "tool_use",
+        Usage(input=176, output=202, cache_read=1024),
     ),
     "anthropic_unknown_events_cr.sse": (
         "anthropic",

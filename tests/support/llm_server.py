@@ -1,14 +1,19 @@
-"""A real HTTP/1.1 model server on 127.0.0.1 for tests: OpenAI and Anthropic wire formats.
+"""A real HTTP/1.1 model server on 127.0.0.1 for tests: OpenAI Chat Completions and Responses,
+Anthropic Messages and Gemini wire formats.
 
 It runs in a background thread, so in-process async tests and `di-code` subprocesses can both
 talk to it. Scripted items are served in order, whichever endpoint is hit:
 
 - `Turn(text=..., thinking=..., tool_calls=(ToolCallSpec(name, arguments, id),), stop_reason,
   input_tokens, output_tokens, chunk_size, delay, fault, fault_after)`: a streamed reply,
-  rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
-  POST /v1/messages (chunked SSE). `fault` is "drop" (close the connection mid-stream),
-  "malformed" (send a chunk that is not JSON, then end) or "stall" (send nothing more until the
-  client closes), after `fault_after` events. `delay` waits between events.
+  rendered as Chat Completions chunks on POST /v1/chat/completions, as Messages events on
+  POST /v1/messages, as Responses events on POST /v1/responses or as Gemini chunks on
+  POST /v1beta/models/MODEL:streamGenerateContent?alt=sse (chunked SSE). A Responses or
+  Gemini request of a shape the real service refuses is answered 400, as it would be
+  (tests/support/wire_responses.py, wire_gemini.py), without taking a scripted reply.
+  `fault` is "drop" (close the connection mid-stream), "malformed" (send a chunk that is not
+  JSON, then end) or "stall" (send nothing more until the client closes), after
+  `fault_after` events. `delay` waits between events.
 - `HttpError(status, message, headers={"retry-after": "0"}, body=None, error_type=...)`: an
   error status whose body is the service's error JSON (or `body` verbatim).
 - `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
@@ -26,7 +31,8 @@ server has seen `n` streams closed by the client.
         ...  # run di-code against it
         assert server.requests[0].body["stream"] is True
 
-Base URLs: `server.openai_base_url` ends in /v1; `server.anthropic_base_url` has no /v1.
+Base URLs: `server.openai_base_url` ends in /v1; `server.anthropic_base_url` (also Gemini's)
+has none.
 In tests use the `llm_server` fixture from tests/conftest.py.
 """
 
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import select
 import socket
 import sys
@@ -45,6 +52,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tests.support.wire import (
     MALFORMED,
@@ -58,10 +66,51 @@ from tests.support.wire import (
     render_anthropic,
     render_openai,
 )
+from tests.support.wire_gemini import (
+    MALFORMED_GEMINI,
+    check_gemini_request,
+    gemini_error_body,
+    render_gemini,
+)
+from tests.support.wire_responses import (
+    MALFORMED_RESPONSES,
+    check_responses_request,
+    render_responses,
+    responses_error_body,
+)
 
 __all__ = ["HttpError", "LLMServer", "RecordedRequest", "Replay", "ToolCallSpec", "Turn"]
 
-_ROUTES = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
+_ROUTES = {
+    "/v1/chat/completions": "openai",
+    "/v1/messages": "anthropic",
+    "/v1/responses": "responses",
+}
+_GEMINI_PATH = re.compile(r"/v1beta/models/[^/:]+:streamGenerateContent")
+_RENDER = {
+    "openai": render_openai,
+    "anthropic": render_anthropic,
+    "responses": render_responses,
+    "gemini": render_gemini,
+}
+_ERROR_BODY = {
+    "openai": openai_error_body,
+    "anthropic": anthropic_error_body,
+    "responses": responses_error_body,
+    "gemini": gemini_error_body,
+}
+_MALFORMED = {**MALFORMED, "responses": MALFORMED_RESPONSES, "gemini": MALFORMED_GEMINI}
+_CHECK = {"responses": check_responses_request, "gemini": check_gemini_request}
+
+
+def _route(path: str) -> str | None:
+    """The wire format a POST path speaks; Gemini's must ask for SSE (`alt=sse`)."""
+    parts = urlsplit(path)
+    if _GEMINI_PATH.fullmatch(parts.path):
+        return "gemini" if parts.query == "alt=sse" else None
+    return _ROUTES.get(path)
+
+
 _POLL = 0.05  # how often a waiting handler checks for a closed client or a server shutdown
 
 
@@ -193,10 +242,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        item = self._record(body, take=True)
-        wire = _ROUTES.get(self.path)
+        wire = _route(self.path)
+        check = _CHECK.get(wire or "")
+        refused = check(body) if check else None
+        item = self._record(body, take=refused is None)
         if wire is None:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+        elif refused is not None:
+            self._send_error(wire, HttpError(400, refused, error_type="invalid_request_error"))
         elif item is None:
             message = "llm_server: no scripted reply left"
             self._send_error(wire, HttpError(400, message, error_type="invalid_request_error"))
@@ -219,12 +272,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_error(self, wire: str, error: HttpError) -> None:
-        if error.body is not None:
-            text = error.body
-        elif wire == "openai":
-            text = openai_error_body(error)
-        else:
-            text = anthropic_error_body(error)
+        text = error.body if error.body is not None else _ERROR_BODY[wire](error)
         data = text.encode()
         self.send_response(error.status)
         self.send_header("content-type", "application/json")
@@ -252,7 +300,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _turn(self, wire: str, turn: Turn) -> None:
-        events = render_openai(turn) if wire == "openai" else render_anthropic(turn)
+        events = _RENDER[wire](turn)
         limit = turn.fault_after if turn.fault else len(events)
         for index, event in enumerate(events[:limit]):
             if index and turn.delay:
@@ -262,7 +310,7 @@ class _Handler(BaseHTTPRequestHandler):
             case None:
                 self._end()
             case "malformed":
-                self._chunk(MALFORMED[wire])
+                self._chunk(_MALFORMED[wire])
                 self._end()
             case "drop":
                 self._drop()
