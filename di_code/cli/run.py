@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
+from collections.abc import Sequence
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
@@ -33,16 +34,25 @@ from di_code.session import CompactionError, CompactionResult, prompt_with_compa
 EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
 
-def run_command(prompt: str | None, output_format: str, options: CliOptions) -> int:
+def run_command(
+    prompt: str | None, output_format: str, options: CliOptions, images: Sequence[str] = ()
+) -> int:
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     text = read_prompt(prompt, sys.stdin)
-    return asyncio.run(_run(text, output_format, options))
+    return asyncio.run(_run(text, output_format, options, images))
 
 
-async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
+async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: Sequence[str]) -> int:
+    from di_code.tools.attachments import AttachmentError, prompt_content
+
     approver = terminal_approver() if fmt == "text" else None
     prepared = await prepare(options, approver=approver)
+    try:
+        content = prompt_content(prompt, prepared.workspace, prepared.model, images)
+    except AttachmentError as exc:
+        await close_provider(prepared.agent.provider)
+        raise UsageError(str(exc)) from None
     out = Writer(sys.stdout)
     tally = RunTally()
     prepared.agent.subscribe(tally)
@@ -52,7 +62,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     try:
         final = await prompt_with_compaction(
             prepared.agent,
-            prompt,
+            content,
             prepared.session,
             signal=controller.signal,
             on_compaction=_report_compaction,
