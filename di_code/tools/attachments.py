@@ -38,12 +38,12 @@ def prompt_content(
     found: dict[Path, ImageContent] = {}
     for raw in images:
         path = _path(root, raw)
-        image = _load(path, raw)
-        if image is None:
+        loaded = _load(path, raw)
+        if loaded is None:
             raise AttachmentError(f"--image {raw}: not a png, jpeg, gif or webp image")
-        found[path] = image
-    for raw in mentioned_images(text, root):
-        found.setdefault(raw[0], raw[1])
+        found[path] = loaded
+    for path, image in mentioned_images(text, root):
+        found.setdefault(path, image)
     if not found:
         return text
     if "image" not in model.input:
