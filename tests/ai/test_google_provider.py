@@ -176,14 +176,14 @@ def test_a_repeated_thought_signature_is_kept_once_per_block() -> None:
     ]
 
 
-def test_calls_keep_the_servers_id_or_get_one_and_max_tokens_is_length() -> None:
+def test_calls_keep_the_servers_id_or_get_one_unique_to_the_response() -> None:
     message = translate(
         [
             chunk({"functionCall": {"id": "fc-9", "name": "ls", "args": {"a": 1}}}),
-            chunk({"functionCall": {"name": "ls"}}, finish="MAX_TOKENS"),
+            chunk({"functionCall": {"name": "ls"}}, finish="MAX_TOKENS", responseId="r7"),
         ]
     )
-    assert message.content == [ToolCall("fc-9", "ls", {"a": 1}), ToolCall("call_2", "ls", {})]
+    assert message.content == [ToolCall("fc-9", "ls", {"a": 1}), ToolCall("call_r7_2", "ls", {})]
     assert message.stop_reason == "length"
 
 

@@ -87,7 +87,7 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
         [
             ThinkingContent("**Looking at the folder**\n\nThe user wants the src listing."),
             TextContent("I will use the ls tool — ✓."),
-            ToolCall("call_1", "ls", {"path": "src"}, GEMINI_SIGNATURE),
+            ToolCall("call_Wq2aaL3dEe_1", "ls", {"path": "src"}, GEMINI_SIGNATURE),
         ],
         "tool_use",
         Usage(input=176, output=202, cache_read=1024),

@@ -157,6 +157,8 @@ class GoogleStreamState:
     """What the translator remembers between chunks."""
 
     calls: int = 0
+    response_id: str = ""
+    """Makes generated call ids unique across turns (the API sends none of its own)."""
     signed: bool = False
     """The open thinking block already has its signature (some servers repeat it)."""
     finish_reason: str | None = None
@@ -171,6 +173,8 @@ def apply_google_chunk(chunk: Any, state: GoogleStreamState, out: MessageBuilder
         _raise(chunk["error"], state)
     if isinstance(chunk.get("usageMetadata"), dict):
         out.usage = google_usage(chunk["usageMetadata"])
+    if isinstance(chunk.get("responseId"), str):
+        state.response_id = chunk["responseId"]
     feedback = chunk.get("promptFeedback")
     if isinstance(feedback, dict) and feedback.get("blockReason"):
         raise ProviderError(f"the prompt was blocked ({feedback['blockReason']})")
@@ -190,7 +194,8 @@ def _apply_part(part: dict[str, Any], state: GoogleStreamState, out: MessageBuil
     if isinstance(call, dict):
         state.content_seen = True
         state.calls += 1
-        call_id = str(call.get("id") or f"call_{state.calls}")
+        prefix = f"call_{state.response_id}_" if state.response_id else "call_"
+        call_id = str(call.get("id") or f"{prefix}{state.calls}")
         out.tool_call_start(call_id, str(call.get("name") or ""), signature)
         out.tool_call_delta(json.dumps(call.get("args") or {}))
         out.close_block()
