@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from di_code.ai.sse import ServerSentEvent, SSEDecoder
 from di_code.ai.types import (
     AssistantContent,
     Context,
@@ -128,3 +129,20 @@ async def test_replayed_transcript_gives_the_expected_message(
             )
     finally:
         await provider.aclose()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_two_piece_split_decodes_to_the_same_events(name: str) -> None:
+    """The replays above cut at a few offsets; here every byte boundary is tried (decoding
+    only: the translators see the same events, so they give the same message)."""
+    data = (FIXTURES / name).read_bytes()
+    whole = decode(data)
+    assert whole
+    for cut in range(1, len(data)):
+        assert decode(data[:cut], data[cut:]) == whole, cut
+
+
+def decode(*pieces: bytes) -> list[ServerSentEvent]:
+    decoder = SSEDecoder()
+    events = [event for piece in pieces for event in decoder.feed(piece)]
+    return events + decoder.close()
