@@ -23,15 +23,16 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider, RetryableError
-from di_code.ai.providers.openai import IMAGE_OMITTED, parse_chunk
+from di_code.ai.providers.openai import parse_chunk
+from di_code.ai.providers.tool_images import IMAGE_OMITTED, result_text, wire_messages
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
-from di_code.ai.transcript import messages_for_request
 from di_code.ai.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ThinkingContent,
@@ -72,30 +73,31 @@ def build_google_request(model: Model, context: Context, options: StreamOptions)
 
 def _contents(model: Model, context: Context) -> list[dict[str, Any]]:
     """Consecutive tool results share one user turn; their images follow in another."""
-    contents: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []
-    for message in messages_for_request(context.messages):
-        if not isinstance(message, ToolResultMessage) and images:
-            contents.append({"role": "user", "parts": images})
-            images = []
+
+    def convert(message: Message, images: list[ImageContent]) -> list[dict[str, Any]]:
         match message:
             case UserMessage():
-                parts = [_part(model, part) for part in message.content]
-                contents.append({"role": "user", "parts": parts})
+                return [{"role": "user", "parts": [_part(model, p) for p in message.content]}]
             case AssistantMessage():
                 parts = _model_parts(model, message)
-                if parts:
-                    contents.append({"role": "model", "parts": parts})
+                return [{"role": "model", "parts": parts}] if parts else []
             case ToolResultMessage():
-                response = _function_response(model, message, images)
-                last = contents[-1] if contents else None
-                if last and last["role"] == "user" and "functionResponse" in last["parts"][0]:
-                    last["parts"].append(response)
-                else:
-                    contents.append({"role": "user", "parts": [response]})
-    if images:
-        contents.append({"role": "user", "parts": images})
+                return [{"role": "user", "parts": [_function_response(model, message, images)]}]
+
+    def images_message(images: list[ImageContent]) -> dict[str, Any]:
+        return {"role": "user", "parts": [image_part(image) for image in images]}
+
+    contents: list[dict[str, Any]] = []
+    for content in wire_messages(context.messages, convert, images_message):
+        if contents and _all_responses(content) and _all_responses(contents[-1]):
+            contents[-1]["parts"].extend(content["parts"])
+        else:
+            contents.append(content)
     return contents
+
+
+def _all_responses(content: dict[str, Any]) -> bool:
+    return all("functionResponse" in part for part in content["parts"])
 
 
 def image_part(image: ImageContent) -> dict[str, Any]:
@@ -134,19 +136,11 @@ def _model_parts(model: Model, message: AssistantMessage) -> list[dict[str, Any]
 
 
 def _function_response(
-    model: Model, message: ToolResultMessage, images: list[dict[str, Any]]
+    model: Model, message: ToolResultMessage, images: list[ImageContent]
 ) -> dict[str, Any]:
-    texts = [part.text for part in message.content if isinstance(part, TextContent)]
-    for part in message.content:
-        if isinstance(part, ImageContent):
-            if "image" in model.input:
-                images.append(image_part(part))
-                texts.append("(image attached in the next message)")
-            else:
-                texts.append(IMAGE_OMITTED)
     key = "error" if message.is_error else "output"
-    response = {"name": message.tool_name, "response": {key: "\n".join(texts)}}
-    return {"functionResponse": response}
+    response = {key: result_text(model, message, images)}
+    return {"functionResponse": {"name": message.tool_name, "response": response}}
 
 
 # ---------------------------------------------------------------- stream translation

@@ -21,15 +21,16 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import RetryableError
-from di_code.ai.providers.openai import IMAGE_OMITTED, OpenAIProvider, parse_chunk
+from di_code.ai.providers.openai import OpenAIProvider, parse_chunk
+from di_code.ai.providers.tool_images import IMAGE_OMITTED, result_text, wire_messages
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
-from di_code.ai.transcript import messages_for_request
 from di_code.ai.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ThinkingContent,
@@ -81,22 +82,19 @@ def build_responses_request(
 
 
 def _input(model: Model, context: Context) -> list[dict[str, Any]]:
-    items: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []  # from tool results, sent in one user message after them
-    for message in messages_for_request(context.messages):
-        if not isinstance(message, ToolResultMessage) and images:
-            items.append({"role": "user", "content": images})
-            images = []
+    def convert(message: Message, images: list[ImageContent]) -> list[dict[str, Any]]:
         match message:
             case UserMessage():
-                items.append({"role": "user", "content": _user_parts(model, message.content)})
+                return [{"role": "user", "content": _user_parts(model, message.content)}]
             case AssistantMessage():
-                items.extend(_assistant_items(message))
+                return _assistant_items(message)
             case ToolResultMessage():
-                items.append(_tool_output(model, message, images))
-    if images:
-        items.append({"role": "user", "content": images})
-    return items
+                return [_tool_output(model, message, images)]
+
+    def images_message(images: list[ImageContent]) -> dict[str, Any]:
+        return {"role": "user", "content": [image_part(image) for image in images]}
+
+    return wire_messages(context.messages, convert, images_message)
 
 
 def image_part(image: ImageContent) -> dict[str, Any]:
@@ -153,17 +151,9 @@ def reasoning_item(signature: str | None) -> dict[str, Any] | None:
 
 
 def _tool_output(
-    model: Model, message: ToolResultMessage, images: list[dict[str, Any]]
+    model: Model, message: ToolResultMessage, images: list[ImageContent]
 ) -> dict[str, Any]:
-    texts = [part.text for part in message.content if isinstance(part, TextContent)]
-    for part in message.content:
-        if isinstance(part, ImageContent):
-            if "image" in model.input:
-                images.append(image_part(part))
-                texts.append("(image attached in the next message)")
-            else:
-                texts.append(IMAGE_OMITTED)
-    output = "\n".join(texts)
+    output = result_text(model, message, images)
     if message.is_error:
         output = f"Error: {output}"
     return {"type": "function_call_output", "call_id": message.tool_call_id, "output": output}
