@@ -97,8 +97,14 @@ def test_reasoning_items_go_back_without_ids_before_what_they_led_to() -> None:
     assert check_responses_request(body) is None
 
 
-def test_other_providers_thinking_is_not_sent() -> None:
-    turn = assistant(ThinkingContent("hmm", "anthropic-sig"), TextContent("ok"), stop="stop")
+def test_other_providers_thinking_and_items_without_encrypted_content_are_not_sent() -> None:
+    unencrypted = json.dumps({"type": "reasoning", "id": "rs_2", "summary": []})
+    turn = assistant(
+        ThinkingContent("hmm", "anthropic-sig"),
+        ThinkingContent("", unencrypted),
+        TextContent("ok"),
+        stop="stop",
+    )
     body = body_for([UserMessage.of("go"), turn])
     assert [item.get("type") for item in body["input"]] == [None, "message"]
 

@@ -137,17 +137,18 @@ def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
 
 def reasoning_item(signature: str | None) -> dict[str, Any] | None:
     """The reasoning item a signature holds, without its id; None for another provider's
-    signature (Anthropic's, Gemini's), which this API cannot take."""
+    signature (Anthropic's, Gemini's), which this API cannot take, or for an item that came
+    without encrypted content."""
     try:
         item = json.loads(signature or "")
     except ValueError:
         return None
     if not isinstance(item, dict) or item.get("type") != "reasoning":
         return None
-    out: dict[str, Any] = {"type": "reasoning", "summary": item.get("summary") or []}
-    if item.get("encrypted_content"):
-        out["encrypted_content"] = item["encrypted_content"]
-    return out
+    if not item.get("encrypted_content"):
+        return None  # without it (or a stored id) the item names nothing the server can use
+    summary = item.get("summary") or []
+    return {"type": "reasoning", "summary": summary, "encrypted_content": item["encrypted_content"]}
 
 
 def _tool_output(
