@@ -162,7 +162,8 @@ class Renderer:
                 self._live.show(_thinking_live(self._thinking))
             case ThinkingEndEvent(content=content):
                 self._live.show(None)
-                self._print(_thinking_block(content), full_only=True)
+                if content.strip():  # an encrypted reasoning item alone has nothing to show
+                    self._print(_thinking_block(content), full_only=True)
             case ToolCallStartEvent(name=name):
                 self._live.show(Text(f"● preparing {name} …", style="dim"))
             case ToolCallDeltaEvent() | ToolCallEndEvent() | StartEvent():
