@@ -110,8 +110,10 @@ def test_signatures_go_back_on_their_own_parts_and_results_share_a_turn() -> Non
     assert check_gemini_request(body) is None
 
 
-def test_other_providers_signatures_are_not_sent_and_gemini_3_gets_the_skip_value() -> None:
-    turn = model_turn(ThinkingContent("hmm", "{not base64}"), ToolCall("t1", "ls", {}, None))
+def test_other_models_signatures_are_not_sent_and_gemini_3_gets_the_skip_value() -> None:
+    """Anthropic's signatures are base64 too: only the model that signed gets them back."""
+    blocks = [ThinkingContent("hmm", "RXFRQkNnSVlB"), ToolCall("t1", "ls", {}, "RXFRQkNnSVlB")]
+    turn = AssistantMessage(blocks, "anthropic", "claude-sonnet-4-5", stop_reason="tool_use")
     result = ToolResultMessage("t1", "ls", [TextContent("ok")])
     gemini3 = model_for("gemini", id="gemini-3-pro-preview", reasoning=True)
     parts = body_for([UserMessage.of("go"), turn, result], gemini3)["contents"][1]["parts"]

@@ -40,7 +40,7 @@ ITEM = {"id": "rs_1", "type": "reasoning", "summary": [], "encrypted_content": "
 
 
 def assistant(*content: Any, stop: Any = "tool_use") -> AssistantMessage:
-    return AssistantMessage(list(content), "openai", "gpt-5", stop_reason=stop)
+    return AssistantMessage(list(content), MODEL.provider, MODEL.id, stop_reason=stop)
 
 
 def body_for(messages: list[Any], model: Any = MODEL, **options: Any) -> dict[str, Any]:
@@ -97,7 +97,7 @@ def test_reasoning_items_go_back_without_ids_before_what_they_led_to() -> None:
     assert check_responses_request(body) is None
 
 
-def test_other_providers_thinking_and_items_without_encrypted_content_are_not_sent() -> None:
+def test_other_models_reasoning_and_items_without_encrypted_content_are_not_sent() -> None:
     unencrypted = json.dumps({"type": "reasoning", "id": "rs_2", "summary": []})
     turn = assistant(
         ThinkingContent("hmm", "anthropic-sig"),
@@ -105,7 +105,8 @@ def test_other_providers_thinking_and_items_without_encrypted_content_are_not_se
         TextContent("ok"),
         stop="stop",
     )
-    body = body_for([UserMessage.of("go"), turn])
+    other = AssistantMessage([ThinkingContent("", json.dumps(ITEM))], "openai", "o3")
+    body = body_for([UserMessage.of("go"), turn, other])
     assert [item.get("type") for item in body["input"]] == [None, "message"]
 
 

@@ -24,7 +24,12 @@ from typing import Any, Literal
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider, RetryableError
 from di_code.ai.providers.openai import parse_chunk
-from di_code.ai.providers.tool_images import IMAGE_OMITTED, result_text, wire_messages
+from di_code.ai.providers.request_shared import (
+    IMAGE_OMITTED,
+    result_text,
+    same_model,
+    wire_messages,
+)
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
@@ -116,18 +121,20 @@ def is_signature(value: str | None) -> bool:
 
 
 def _model_parts(model: Model, message: AssistantMessage) -> list[dict[str, Any]]:
+    """Signatures go back only to the model that made them (Anthropic's look alike)."""
+    same = same_model(message, model)
     parts: list[dict[str, Any]] = []
     for block in message.content:
         match block:
             case ThinkingContent(thinking=thinking, signature=signature):
-                if is_signature(signature):  # another provider's thinking means nothing here
+                if same and is_signature(signature):
                     parts.append({"text": thinking, "thought": True, "thoughtSignature": signature})
             case TextContent(text=text) if text:
                 parts.append({"text": text})
             case ToolCall(name=name, arguments=arguments, signature=signature):
                 args = arguments if isinstance(arguments, dict) else {}
                 part: dict[str, Any] = {"functionCall": {"name": name, "args": args}}
-                if is_signature(signature):
+                if same and is_signature(signature):
                     part["thoughtSignature"] = signature
                 elif "gemini-3" in model.id:
                     part["thoughtSignature"] = SKIP_SIGNATURE

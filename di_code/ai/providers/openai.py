@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider
-from di_code.ai.providers.tool_images import IMAGE_OMITTED, result_text, wire_messages
+from di_code.ai.providers.request_shared import IMAGE_OMITTED, result_text, wire_messages
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions

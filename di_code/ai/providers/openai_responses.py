@@ -22,7 +22,12 @@ from typing import Any, Literal
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import RetryableError
 from di_code.ai.providers.openai import OpenAIProvider, parse_chunk
-from di_code.ai.providers.tool_images import IMAGE_OMITTED, result_text, wire_messages
+from di_code.ai.providers.request_shared import (
+    IMAGE_OMITTED,
+    result_text,
+    same_model,
+    wire_messages,
+)
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
@@ -87,7 +92,7 @@ def _input(model: Model, context: Context) -> list[dict[str, Any]]:
             case UserMessage():
                 return [{"role": "user", "content": _user_parts(model, message.content)}]
             case AssistantMessage():
-                return _assistant_items(message)
+                return _assistant_items(message, same_model(message, model))
             case ToolResultMessage():
                 return [_tool_output(model, message, images)]
 
@@ -114,13 +119,14 @@ def _user_parts(model: Model, content: list[TextContent | ImageContent]) -> list
     return parts
 
 
-def _assistant_items(message: AssistantMessage) -> list[dict[str, Any]]:
-    """Reasoning items (ours only), text as an output message, calls as function_call items;
-    in the order they happened, so each reasoning item precedes what it led to."""
+def _assistant_items(message: AssistantMessage, same: bool) -> list[dict[str, Any]]:
+    """Reasoning items (only this model's own: no other can read them), text as an output
+    message, calls as function_call items; in the order they happened, so each reasoning item
+    precedes what it led to."""
     items: list[dict[str, Any]] = []
     for block in message.content:
         match block:
-            case ThinkingContent(signature=signature):
+            case ThinkingContent(signature=signature) if same:
                 reasoning = reasoning_item(signature)
                 if reasoning is not None:
                     items.append(reasoning)

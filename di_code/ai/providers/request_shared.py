@@ -1,9 +1,10 @@
-"""Turning a transcript into wire messages for the APIs whose tool results carry text only
-(Chat Completions, the Responses API, Gemini).
+"""What several providers' request builders share.
 
-A tool result's images (a screenshot the read tool returned) cannot go in the result itself
-there, so they follow all the consecutive results in one user message, and the result's text
-says so. A model that takes no images gets a note instead of the picture.
+For the APIs whose tool results carry text only (Chat Completions, the Responses API,
+Gemini), a tool result's images (a screenshot the read tool returned) follow all the
+consecutive results in one user message, and the result's text says so; a model that takes
+no images gets a note instead of the picture. And signed reasoning (encrypted reasoning items,
+thought signatures) goes back only to the model that wrote it.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from di_code.ai.transcript import messages_for_request
-from di_code.ai.types import ImageContent, Message, Model, TextContent, ToolResultMessage
+from di_code.ai.types import (
+    AssistantMessage,
+    ImageContent,
+    Message,
+    Model,
+    TextContent,
+    ToolResultMessage,
+)
 
 IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 IMAGE_FOLLOWS = "(image attached in the next message)"
@@ -50,3 +58,9 @@ def result_text(model: Model, message: ToolResultMessage, images: list[ImageCont
             else:
                 texts.append(IMAGE_OMITTED)
     return "\n".join(texts)
+
+
+def same_model(message: AssistantMessage, model: Model) -> bool:
+    """Whether `model` wrote `message`: only then can it read the message's signed reasoning
+    (another model's encrypted reasoning or thought signature is refused)."""
+    return message.provider == model.provider and message.model == model.id
