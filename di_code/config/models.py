@@ -28,7 +28,7 @@ ANTHROPIC_API = "anthropic-messages"
 RESPONSES_API = "openai-responses"
 GOOGLE_API = "google-generative-ai"
 OPENAI_URL = "https://api.openai.com/v1"
-_OPENAI_REASONING = re.compile(r"^(o\d|gpt-5)")
+_OPENAI_REASONING = re.compile(r"^(o\d|gpt-5)(?!.*-chat)")
 _TEXT_IMAGE = frozenset({"text", "image"})
 
 

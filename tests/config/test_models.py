@@ -93,6 +93,7 @@ def test_a_custom_preset_keeps_its_own_name() -> None:
         ("o4-mini", "openai-responses"),
         ("gpt-4.1", "openai-completions"),
         ("gpt-4o", "openai-completions"),
+        ("gpt-5-chat-latest", "openai-completions"),
     ],
 )
 def test_openai_reasoning_models_speak_the_responses_api_at_openai(model_id: str, api: str) -> None:
