@@ -70,7 +70,7 @@ def run(
     def body() -> int:
         from di_code.cli.run import run_command
 
-        return run_command(prompt, output_format, options, image or ())
+        return run_command(prompt, output_format, options, tuple(image or ()))
 
     raise typer.Exit(_guarded(body, options))
 

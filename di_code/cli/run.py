@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import signal
 import sys
-from collections.abc import Sequence
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
 from di_code.ai.stream import close_provider
-from di_code.ai.types import AssistantMessage
+from di_code.ai.types import AssistantMessage, UserContent
 from di_code.cli.approval import terminal_approver
 from di_code.cli.options import CliOptions
 from di_code.cli.output import (
@@ -35,7 +34,7 @@ EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 
 
 def run_command(
-    prompt: str | None, output_format: str, options: CliOptions, images: Sequence[str] = ()
+    prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
 ) -> int:
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -43,16 +42,9 @@ def run_command(
     return asyncio.run(_run(text, output_format, options, images))
 
 
-async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: Sequence[str]) -> int:
-    from di_code.tools.attachments import AttachmentError, prompt_content
-
+async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tuple[str, ...]) -> int:
     approver = terminal_approver() if fmt == "text" else None
     prepared = await prepare(options, approver=approver)
-    try:
-        content = prompt_content(prompt, prepared.workspace, prepared.model, images)
-    except AttachmentError as exc:
-        await close_provider(prepared.agent.provider)
-        raise UsageError(str(exc)) from None
     out = Writer(sys.stdout)
     tally = RunTally()
     prepared.agent.subscribe(tally)
@@ -62,7 +54,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: Sequ
     try:
         final = await prompt_with_compaction(
             prepared.agent,
-            content,
+            _attached(prompt, prepared, images),
             prepared.session,
             signal=controller.signal,
             on_compaction=_report_compaction,
@@ -80,6 +72,17 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: Sequ
     if interrupted.is_set():
         return EXIT_INTERRUPTED
     return EXIT_ERROR if final.stop_reason in ("error", "aborted") else EXIT_OK
+
+
+def _attached(prompt: str, prepared: Prepared, images: tuple[str, ...]) -> str | list[UserContent]:
+    """The prompt with its `@path` and `--image` images; one that cannot be sent (a text-only
+    model, a file that is not an image) is a usage error before any request."""
+    from di_code.tools.attachments import AttachmentError, prompt_content
+
+    try:
+        return prompt_content(prompt, prepared.workspace, prepared.model, images)
+    except AttachmentError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _report_compaction(outcome: CompactionResult | CompactionError) -> None:
