@@ -6,17 +6,18 @@ talk to it. Scripted items are served in order, whichever endpoint is hit:
 
 - `Turn(text=..., thinking=..., tool_calls=(ToolCallSpec(name, arguments, id),), stop_reason,
   input_tokens, output_tokens, chunk_size, delay, fault, fault_after)`: a streamed reply,
-  rendered as Chat Completions chunks on POST /v1/chat/completions, as Messages events on
-  POST /v1/messages, as Responses events on POST /v1/responses or as Gemini chunks on
-  POST /v1beta/models/MODEL:streamGenerateContent?alt=sse (chunked SSE). A Responses or
-  Gemini request of a shape the real service refuses is answered 400, as it would be
-  (tests/support/wire_responses.py, wire_gemini.py), without taking a scripted reply.
-  `fault` is "drop" (close the connection mid-stream), "malformed" (send a chunk that is not
-  JSON, then end) or "stall" (send nothing more until the client closes), after
-  `fault_after` events. `delay` waits between events.
+  rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
+  POST /v1/messages (chunked SSE). `fault` is "drop" (close the connection mid-stream),
+  "malformed" (send a chunk that is not JSON, then end) or "stall" (send nothing more until the
+  client closes), after `fault_after` events. `delay` waits between events.
 - `HttpError(status, message, headers={"retry-after": "0"}, body=None, error_type=...)`: an
   error status whose body is the service's error JSON (or `body` verbatim).
 - `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
+
+A Turn is also rendered as Responses API events on POST /v1/responses and as Gemini chunks on
+POST /v1beta/models/MODEL:streamGenerateContent?alt=sse (tests/support/wire_responses.py,
+wire_gemini.py), with the same faults. A Responses or Gemini request of a shape the real
+service refuses is answered 400, as it would be, without taking a scripted reply.
 
 With the script empty the server answers 400 `llm_server: no scripted reply left`.
 GET /v1/models lists `test-model`. `server.requests` records `RecordedRequest(method, path,

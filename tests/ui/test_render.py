@@ -243,9 +243,3 @@ def test_no_color_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
     output = console.file.getvalue()  # type: ignore[attr-defined]
     assert "bad" in output
     assert "\x1b[31" not in output and "\x1b[91" not in output and "38;" not in output
-
-
-async def test_a_thinking_block_without_text_is_not_drawn() -> None:
-    """The Responses API's encrypted reasoning arrives as a thinking block with no summary."""
-    reply = {"type": "success", "content": [ThinkingContent("", "{}"), TextContent("Hi.")]}
-    assert "✻ thinking" not in "\n".join(await render_prompt([reply], []))
