@@ -15,7 +15,7 @@ import sys
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
 from di_code.ai.stream import close_provider
-from di_code.ai.types import AssistantMessage, UserContent
+from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.options import CliOptions
 from di_code.cli.output import (
@@ -36,13 +36,20 @@ EXIT_OK, EXIT_ERROR, EXIT_INTERRUPTED = 0, 1, 130
 def run_command(
     prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
 ) -> int:
+    from di_code.tools.attachments import AttachmentError
+
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     text = read_prompt(prompt, sys.stdin)
-    return asyncio.run(_run(text, output_format, options, images))
+    try:
+        return asyncio.run(_run(text, output_format, options, images))
+    except AttachmentError as exc:  # found before any request: the command line is wrong
+        raise UsageError(str(exc)) from None
 
 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tuple[str, ...]) -> int:
+    from di_code.tools.attachments import prompt_content
+
     approver = terminal_approver() if fmt == "text" else None
     prepared = await prepare(options, approver=approver)
     out = Writer(sys.stdout)
@@ -54,7 +61,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tupl
     try:
         final = await prompt_with_compaction(
             prepared.agent,
-            _attached(prompt, prepared, images),
+            prompt_content(prompt, prepared.workspace, prepared.model, images),
             prepared.session,
             signal=controller.signal,
             on_compaction=_report_compaction,
@@ -72,17 +79,6 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tupl
     if interrupted.is_set():
         return EXIT_INTERRUPTED
     return EXIT_ERROR if final.stop_reason in ("error", "aborted") else EXIT_OK
-
-
-def _attached(prompt: str, prepared: Prepared, images: tuple[str, ...]) -> str | list[UserContent]:
-    """The prompt with its `@path` and `--image` images; one that cannot be sent (a text-only
-    model, a file that is not an image) is a usage error before any request."""
-    from di_code.tools.attachments import AttachmentError, prompt_content
-
-    try:
-        return prompt_content(prompt, prepared.workspace, prepared.model, images)
-    except AttachmentError as exc:
-        raise UsageError(str(exc)) from None
 
 
 def _report_compaction(outcome: CompactionResult | CompactionError) -> None:
