@@ -127,7 +127,12 @@ def content_from_dict(data: Any) -> Content:
     if kind == "image":
         return ImageContent(_str(obj, "data"), _str(obj, "mime_type"))
     if kind == "tool_call":
-        return ToolCall(_str(obj, "id"), _str(obj, "name"), obj.get("arguments", {}))
+        return ToolCall(
+            _str(obj, "id"),
+            _str(obj, "name"),
+            obj.get("arguments", {}),
+            _optional_str(obj, "signature"),
+        )
     raise CodecError(f"unknown content type {kind!r}")
 
 

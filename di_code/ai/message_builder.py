@@ -79,6 +79,10 @@ class MessageBuilder:
         self.finished: AssistantMessage | None = None
 
     @property
+    def open_kind(self) -> BlockKind | None:
+        return self._open
+
+    @property
     def open_tool_call_id(self) -> str | None:
         return self._tool_id if self._open == "tool_call" else None
 
@@ -117,9 +121,10 @@ class MessageBuilder:
             self.thinking("")
         self._signature = (self._signature or "") + encodable(signature)
 
-    def tool_call_start(self, call_id: str, name: str) -> None:
+    def tool_call_start(self, call_id: str, name: str, signature: str | None = None) -> None:
         """A repeated id gets a suffix (`call_1`, `call_1_2`), so each call has exactly one
-        result and the next request pairs them without doubt."""
+        result and the next request pairs them without doubt. `signature` is kept on the call
+        (ToolCall.signature) for the provider to send back."""
         self._begin("tool_call")
         base = unique = encodable(call_id)
         suffix = 1
@@ -128,6 +133,7 @@ class MessageBuilder:
             unique = f"{base}_{suffix}"
         self._call_ids.add(unique)
         self._tool_id, self._tool_name = unique, encodable(name)
+        self._signature = None if signature is None else encodable(signature)
         self._emit(ToolCallStartEvent(len(self._blocks), unique, self._tool_name))
 
     def tool_call_delta(self, delta: str) -> None:
@@ -147,7 +153,8 @@ class MessageBuilder:
             self._blocks.append(ThinkingContent(text, self._signature))
             self._emit(ThinkingEndEvent(index, text, self._signature))
         elif kind == "tool_call":
-            call = ToolCall(self._tool_id, self._tool_name, parse_tool_arguments(text))
+            arguments = parse_tool_arguments(text)
+            call = ToolCall(self._tool_id, self._tool_name, arguments, self._signature)
             self._blocks.append(call)
             self._emit(ToolCallEndEvent(index, call))
         self._open, self._parts, self._signature = None, [], None

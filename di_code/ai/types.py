@@ -50,6 +50,9 @@ class ToolCall:
     arguments: Any
     """Normally a dict. When a model sends argument text that is not valid JSON the provider
     keeps that text as a string, so validation can tell the model what went wrong."""
+    signature: str | None = None
+    """Opaque data the provider wants back with this call on the next request (Gemini's
+    thought signature); None for the providers that need none."""
     type: ClassVar[Literal["tool_call"]] = "tool_call"
 
 

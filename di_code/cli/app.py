@@ -55,6 +55,10 @@ def run(
     output_format: Annotated[
         str, typer.Option("--output-format", metavar="FORMAT", help="text | json | stream-json.")
     ] = "text",
+    image: Annotated[
+        list[str] | None,
+        typer.Option("--image", metavar="FILE", help="Attach an image (repeatable); or @FILE."),
+    ] = None,
     *,
     options: CliOptions,
 ) -> None:
@@ -66,7 +70,7 @@ def run(
     def body() -> int:
         from di_code.cli.run import run_command
 
-        return run_command(prompt, output_format, options)
+        return run_command(prompt, output_format, options, tuple(image or ()))
 
     raise typer.Exit(_guarded(body, options))
 

@@ -44,12 +44,19 @@ STOP_SIGNALS = {
 }
 
 
-def run_command(prompt: str | None, output_format: str, options: CliOptions) -> int:
+def run_command(
+    prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
+) -> int:
+    from di_code.tools.attachments import AttachmentError
+
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     argument = expand_command(prompt) if prompt is not None else None
     text = read_prompt(argument, sys.stdin)
-    return asyncio.run(_run(text, output_format, options))
+    try:
+        return asyncio.run(_run(text, output_format, options, images))
+    except AttachmentError as exc:  # found before any request: the command line is wrong
+        raise UsageError(str(exc)) from None
 
 
 def expand_command(prompt: str) -> str:
@@ -69,7 +76,9 @@ def expand_command(prompt: str) -> str:
     return prompt if expanded is None else expanded
 
 
-async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
+async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tuple[str, ...]) -> int:
+    from di_code.tools.attachments import prompt_content
+
     approver = terminal_approver() if fmt == "text" else None
     progress = _progress_renderer() if fmt == "text" and sys.stderr.isatty() else None
     if approver is not None and progress is not None:
@@ -84,7 +93,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions) -> int:
     try:
         final = await prompt_with_compaction(
             prepared.agent,
-            prompt,
+            prompt_content(prompt, prepared.workspace, prepared.model, images),
             prepared.session,
             signal=controller.signal,
             on_compaction=_report_compaction,

@@ -3,7 +3,11 @@
 A preset names a wire API, a base URL and the environment variable holding its key (`None`
 for local servers, which need none). Unknown model ids are accepted with defaults.
 
-Figures for OpenAI and Anthropic (context window, max output tokens, USD per million tokens:
+OpenAI's own reasoning models (o-series, gpt-5*) at OpenAI's own URL speak the Responses API
+(it keeps their reasoning between turns); every other OpenAI-compatible URL, and a provider
+table that names its `api`, keeps what it says.
+
+Figures for OpenAI, Anthropic and Google (context window, max output tokens, USD per million tokens:
 input / output / cache read / cache write) are from the vendors' public model and pricing
 pages as known in late 2025; check them there when they matter. Other vendors' models get the
 defaults unless listed.
@@ -12,6 +16,7 @@ defaults unless listed.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 from di_code.ai.types import Model, ModelCost
@@ -20,6 +25,10 @@ DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT = 16_384
 OPENAI_API = "openai-completions"
 ANTHROPIC_API = "anthropic-messages"
+RESPONSES_API = "openai-responses"
+GOOGLE_API = "google-generative-ai"
+OPENAI_URL = "https://api.openai.com/v1"
+_OPENAI_REASONING = re.compile(r"^(o\d|gpt-5)(?!.*-chat)")
 _TEXT_IMAGE = frozenset({"text", "image"})
 
 
@@ -31,6 +40,8 @@ class ProviderPreset:
     api_key_env: str | None
     models: tuple[Model, ...] = ()
     default_model: str | None = None
+    api_chosen: bool = False
+    """The settings name the api: no model is moved to another one."""
 
 
 def _openai(
@@ -90,6 +101,29 @@ ANTHROPIC_MODELS = (
 )
 
 
+def _google(model_id: str, output: int, price: tuple[float, float, float]) -> Model:
+    """Prices for prompts up to 200k tokens."""
+    return Model(
+        id=model_id,
+        name=model_id,
+        provider="gemini",
+        api=GOOGLE_API,
+        context_window=1_048_576,
+        max_output_tokens=output,
+        reasoning=True,
+        input=_TEXT_IMAGE,
+        cost=ModelCost(input=price[0], output=price[1], cache_read=price[2]),
+    )
+
+
+GEMINI_MODELS = (
+    _google("gemini-3-pro-preview", 65_536, (2.0, 12.0, 0.20)),
+    _google("gemini-2.5-pro", 65_536, (1.25, 10.0, 0.125)),
+    _google("gemini-2.5-flash", 65_536, (0.30, 2.50, 0.03)),
+    _google("gemini-2.5-flash-lite", 65_536, (0.10, 0.40, 0.01)),
+)
+
+
 def _compatible(name: str, base_url: str, key: str | None, default: str | None) -> ProviderPreset:
     return ProviderPreset(name, OPENAI_API, base_url, key, (), default)
 
@@ -98,7 +132,7 @@ PRESETS: dict[str, ProviderPreset] = {
     "openai": ProviderPreset(
         "openai",
         OPENAI_API,
-        "https://api.openai.com/v1",
+        OPENAI_URL,
         "OPENAI_API_KEY",
         OPENAI_MODELS,
         "gpt-4.1",
@@ -110,6 +144,14 @@ PRESETS: dict[str, ProviderPreset] = {
         "ANTHROPIC_API_KEY",
         ANTHROPIC_MODELS,
         "claude-sonnet-4-5",
+    ),
+    "gemini": ProviderPreset(
+        "gemini",
+        GOOGLE_API,
+        "https://generativelanguage.googleapis.com",
+        "GEMINI_API_KEY",
+        GEMINI_MODELS,
+        "gemini-2.5-flash",
     ),
     "ollama": _compatible("ollama", "http://localhost:11434/v1", None, None),
     "lmstudio": _compatible("lmstudio", "http://localhost:1234/v1", None, None),
@@ -152,10 +194,20 @@ def resolve_model(preset: ProviderPreset, model_id: str, base_url: str | None = 
             context_window=DEFAULT_CONTEXT_WINDOW,
             max_output_tokens=DEFAULT_MAX_OUTPUT,
         )
+    url = base_url or preset.base_url
+    responses = _speaks_responses(preset, model_id, url)
     return dataclasses.replace(
         known,
         id=model_id,
         provider=preset.name,
-        api=preset.api,
-        base_url=base_url or preset.base_url,
+        api=RESPONSES_API if responses else preset.api,
+        reasoning=known.reasoning or responses,
+        base_url=url,
     )
+
+
+def _speaks_responses(preset: ProviderPreset, model_id: str, base_url: str) -> bool:
+    """OpenAI's reasoning models at OpenAI itself, unless the settings chose the api."""
+    official = base_url.rstrip("/") == OPENAI_URL
+    chat = preset.api == OPENAI_API and not preset.api_chosen
+    return chat and official and bool(_OPENAI_REASONING.match(model_id))

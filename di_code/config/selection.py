@@ -1,7 +1,7 @@
 """Choosing the model, its provider, URL and key from flags, env vars and settings (SPEC §5).
 
 Order: `--model` (`PROVIDER/ID`, or an ID with `--provider`), then `DI_CODE_MODEL`, then the
-settings' `model`; with none, the provider whose key variable is set (OpenAI, then Anthropic)
+settings' `model`; with none, the provider whose key variable is set (OpenAI, Anthropic, Gemini)
 and its default model; with no key either, `select_model` returns None and the caller looks for
 a local server. Base URL: `--base-url`, then `<PROVIDER>_BASE_URL`, then settings, then the
 preset. Key: `--api-key`, then the provider's key variable; a provider that needs a key and has
@@ -18,7 +18,7 @@ from di_code.config.models import PRESETS, ProviderPreset, resolve_model
 from di_code.config.settings import ConfigError, ProviderSettings, Settings
 
 MODEL_ENV = "DI_CODE_MODEL"
-KEYED_DEFAULTS = ("openai", "anthropic")
+KEYED_DEFAULTS = ("openai", "anthropic", "gemini")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +63,7 @@ def _apply(preset: ProviderPreset | None, table: ProviderSettings) -> ProviderPr
         default_model=table.default_model
         or (table.models[0] if table.models else None)
         or (preset.default_model if preset else None),
+        api_chosen=table.api is not None or (preset.api_chosen if preset else False),
     )
 
 

@@ -402,7 +402,8 @@ class Renderer:
                 self._show(_thinking_live(self._thinking))
             case ThinkingEndEvent(content=content):
                 self._show(None)
-                self._print(thinking_panel(visible(content)), full_only=True)
+                if content.strip():  # an encrypted reasoning item alone has nothing to show
+                    self._print(thinking_panel(visible(content)), full_only=True)
             case ToolCallStartEvent(name=name):
                 self._show(Text(f"● preparing {visible(name)} …", style="dim"))
             case RetryEvent(delay=delay):

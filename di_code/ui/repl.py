@@ -297,8 +297,11 @@ class Repl:
 
     def _prompt(self, text: str) -> Callable[[AbortController], Awaitable[None]]:
         async def work(controller: AbortController) -> None:
+            from di_code.tools.attachments import prompt_content
+
+            content = prompt_content(text, self.setup.workspace, self.agent.model)
             await prompt_with_compaction(
-                self.agent, text, self.setup.session, signal=controller.signal
+                self.agent, content, self.setup.session, signal=controller.signal
             )
 
         return work

@@ -39,7 +39,13 @@ assistant = st.builds(
     st.lists(
         st.builds(TextContent, text)
         | st.builds(ThinkingContent, text, st.none() | text)
-        | st.builds(ToolCall, text, text, st.dictionaries(text, json_values, max_size=3)),
+        | st.builds(
+            ToolCall,
+            text,
+            text,
+            st.dictionaries(text, json_values, max_size=3),
+            st.none() | text,
+        ),
         max_size=3,
     ),
     text,

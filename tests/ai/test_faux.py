@@ -42,7 +42,7 @@ async def test_text_is_streamed_in_chunk_size_pieces() -> None:
 
 
 async def test_tool_arguments_stream_as_json_text() -> None:
-    call = ToolCall("c1", "echo", {"value": "hello"})
+    call = ToolCall("c1", "echo", {"value": "hello"}, signature="c2ln")
     faux = create_faux_provider([FauxSuccess([ThinkingContent("hm", "sig"), call])], chunk_size=5)
     events, message = await collect(faux)
     deltas = [e.delta for e in events if isinstance(e, ToolCallDeltaEvent)]

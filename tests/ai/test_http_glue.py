@@ -86,7 +86,8 @@ def test_importing_the_providers_does_not_import_httpx() -> None:
         "import sys, di_code.ai.providers as p, di_code.ai.providers.openai, "
         "di_code.ai.providers.anthropic, di_code.config.models\n"
         "assert 'httpx' not in sys.modules, 'httpx imported'\n"
-        "assert set(p.PROVIDER_CLASSES) == {'openai-completions', 'anthropic-messages'}\n"
+        "assert set(p.PROVIDER_CLASSES) == {'openai-completions', 'anthropic-messages',"
+        " 'openai-responses', 'google-generative-ai'}\n"
         "assert 'httpx' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

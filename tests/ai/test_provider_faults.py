@@ -17,11 +17,18 @@ from di_code.ai.types import AssistantMessage, Context, Model, TextContent, User
 from tests.support.llm_server import HttpError, LLMServer, Replay, Turn
 from tests.support.streams import RecordingSleep, collect, kind_of, model_for, provider_for
 
-KINDS = ["openai", "anthropic"]
+KINDS = ["openai", "anthropic", "responses", "gemini"]
 CONTEXT = Context("be brief", [UserMessage.of("hi")])
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-FIRST_TEXT = {"openai": 2, "anthropic": 4}
+FIRST_TEXT = {"openai": 2, "anthropic": 4, "responses": 4, "gemini": 1}
 """Events a Turn sends up to and including its first text delta."""
+WHOLE = {
+    "openai": "openai_text_then_tool.sse",
+    "anthropic": "anthropic_thinking_tool.sse",
+    "responses": "responses_reasoning_tool.sse",
+    "gemini": "gemini_thinking_tool.sse",
+}
+"""A recorded reply with text and then a tool call, for each wire format."""
 
 
 @pytest.fixture
@@ -149,7 +156,7 @@ async def test_connection_refused_is_retried_then_reported(sleep: RecordingSleep
         assert message.error_message.startswith(f"{kind}: connection to {closed.url}/")
         assert "failed" in message.error_message
         assert message.error_message.endswith("(gave up after 4 retries)")
-    assert len(sleep.delays) == 8
+    assert len(sleep.delays) == 4 * len(KINDS)
 
 
 async def test_a_url_without_a_scheme_fails_at_once(sleep: RecordingSleep) -> None:
@@ -213,12 +220,7 @@ async def test_a_stalled_stream_is_an_error_keeping_the_text(
 async def test_a_stream_cut_before_the_stop_reason_is_an_error(
     provider: HttpProvider, llm_server: LLMServer, tmp_path: Path
 ) -> None:
-    whole = FIXTURES / (
-        "openai_text_then_tool.sse"
-        if kind_of(provider) == "openai"
-        else "anthropic_thinking_tool.sse"
-    )
-    data = whole.read_bytes()
+    data = (FIXTURES / WHOLE[kind_of(provider)]).read_bytes()
     truncated = tmp_path / "cut.sse"
     truncated.write_bytes(data[: data.index(b"tool") + 200])  # ends cleanly, no stop reason
     llm_server.script(Replay(str(truncated)))

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from di_code.ai.sse import ServerSentEvent, SSEDecoder
 from di_code.ai.types import (
     AssistantContent,
     Context,
@@ -20,6 +22,14 @@ from tests.support.streams import collect, model_for, provider_for
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SIGNATURE = "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxDAMN8hy"
+SUMMARY = ["**Listing files**\n\nThe user wants the src folder.", "I'll call ls."]
+REASONING_ITEM = {
+    "id": "rs_68a1",
+    "type": "reasoning",
+    "summary": [{"type": "summary_text", "text": text} for text in SUMMARY],
+    "encrypted_content": "gAAAAABoq1x" + "Zk3vQ" * 40 + "==",
+}
+GEMINI_SIGNATURE = "CiQB0e2Kb" + "7Qm2xYp" * 48 + "Q=="
 
 CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
     "openai_text_then_tool.sse": (
@@ -61,6 +71,28 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
         "tool_use",
         Usage(input=472, output=89, cache_read=300),
     ),
+    "responses_reasoning_tool.sse": (
+        "responses",
+        [
+            ThinkingContent(
+                "\n\n".join(SUMMARY), json.dumps(REASONING_ITEM, separators=(",", ":"))
+            ),
+            TextContent("I will use the ls tool — ✓."),
+            ToolCall("call_Q1w2", "ls", {"path": "src"}),
+        ],
+        "tool_use",
+        Usage(input=180, output=310, cache_read=1920),
+    ),
+    "gemini_thinking_tool.sse": (
+        "gemini",
+        [
+            ThinkingContent("**Looking at the folder**\n\nThe user wants the src listing."),
+            TextContent("I will use the ls tool — ✓."),
+            ToolCall("call_Wq2aaL3dEe_1", "ls", {"path": "src"}, GEMINI_SIGNATURE),
+        ],
+        "tool_use",
+        Usage(input=176, output=202, cache_read=1024),
+    ),
     "anthropic_unknown_events_cr.sse": (
         "anthropic",
         [TextContent("Hi there")],
@@ -97,3 +129,20 @@ async def test_replayed_transcript_gives_the_expected_message(
             )
     finally:
         await provider.aclose()
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_every_two_piece_split_decodes_to_the_same_events(name: str) -> None:
+    """The replays above cut at a few offsets; here every byte boundary is tried (decoding
+    only: the translators see the same events, so they give the same message)."""
+    data = (FIXTURES / name).read_bytes()
+    whole = decode(data)
+    assert whole
+    for cut in range(1, len(data)):
+        assert decode(data[:cut], data[cut:]) == whole, cut
+
+
+def decode(*pieces: bytes) -> list[ServerSentEvent]:
+    decoder = SSEDecoder()
+    events = [event for piece in pieces for event in decoder.feed(piece)]
+    return events + decoder.close()

@@ -6,6 +6,8 @@ import pytest
 
 from di_code.ai.types import Usage, compute_cost
 from di_code.config.models import PRESETS, ProviderPreset, resolve_model
+from di_code.config.selection import providers_from
+from di_code.config.settings import ProviderSettings, Settings
 
 LOCAL = ("ollama", "lmstudio", "llamacpp", "vllm")
 
@@ -19,11 +21,15 @@ def test_every_preset_of_the_spec_exists_with_its_base_url() -> None:
         "llamacpp": "http://localhost:8080/v1",
         "vllm": "http://localhost:8000/v1",
     }
-    assert set(PRESETS) == {*expected, "openrouter", "deepseek", "groq", "mistral", "xai"}
+    others = {"gemini", "openrouter", "deepseek", "groq", "mistral", "xai"}
+    assert set(PRESETS) == {*expected, *others}
     for name, url in expected.items():
         assert PRESETS[name].base_url == url
     assert PRESETS["anthropic"].api == "anthropic-messages"
-    assert all(p.api == "openai-completions" for n, p in PRESETS.items() if n != "anthropic")
+    assert PRESETS["gemini"].api == "google-generative-ai"
+    assert PRESETS["gemini"].base_url == "https://generativelanguage.googleapis.com"
+    native = ("anthropic", "gemini")
+    assert all(p.api == "openai-completions" for n, p in PRESETS.items() if n not in native)
 
 
 def test_local_servers_need_no_key_and_hosted_ones_name_their_variable() -> None:
@@ -33,7 +39,7 @@ def test_local_servers_need_no_key_and_hosted_ones_name_their_variable() -> None
     assert PRESETS["anthropic"].api_key_env == "ANTHROPIC_API_KEY"
 
 
-@pytest.mark.parametrize("name", ["openai", "anthropic"])
+@pytest.mark.parametrize("name", ["openai", "anthropic", "gemini"])
 def test_default_models_are_known_and_priced(name: str) -> None:
     preset = PRESETS[name]
     assert preset.default_model is not None
@@ -76,3 +82,34 @@ def test_cost_is_computed_from_the_registry_prices() -> None:
 def test_a_custom_preset_keeps_its_own_name() -> None:
     preset = ProviderPreset("mybox", "openai-completions", "http://h/v1", None)
     assert resolve_model(preset, "m").provider == "mybox"
+
+
+@pytest.mark.parametrize(
+    ("model_id", "api"),
+    [
+        ("gpt-5", "openai-responses"),
+        ("gpt-5-mini-2025-08-07", "openai-responses"),
+        ("o3", "openai-responses"),
+        ("o4-mini", "openai-responses"),
+        ("gpt-4.1", "openai-completions"),
+        ("gpt-4o", "openai-completions"),
+        ("gpt-5-chat-latest", "openai-completions"),
+    ],
+)
+def test_openai_reasoning_models_speak_the_responses_api_at_openai(model_id: str, api: str) -> None:
+    model = resolve_model(PRESETS["openai"], model_id)
+    assert model.api == api
+    assert model.reasoning or api == "openai-completions"
+
+
+def test_other_openai_compatible_urls_keep_chat_completions() -> None:
+    proxy = resolve_model(PRESETS["openai"], "gpt-5", "http://127.0.0.1:9999/v1")
+    assert proxy.api == "openai-completions"
+    assert resolve_model(PRESETS["openrouter"], "gpt-5").api == "openai-completions"
+
+
+def test_an_api_named_in_the_settings_is_kept() -> None:
+    table = ProviderSettings("openai", api="openai-completions")
+    providers = providers_from(Settings(providers={"openai": table}))
+    assert resolve_model(providers["openai"], "gpt-5").api == "openai-completions"
+    assert resolve_model(PRESETS["openai"], "gpt-5").api == "openai-responses"

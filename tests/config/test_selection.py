@@ -59,6 +59,12 @@ def test_order_flag_then_env_then_settings_then_keys() -> None:
     assert choose(KEYS, settings)[1] == "claude-haiku-4-5"
     assert choose(KEYS)[:2] == ("openai", "gpt-4.1")
     assert choose({"ANTHROPIC_API_KEY": "k"})[:2] == ("anthropic", "claude-sonnet-4-5")
+    assert choose({"GEMINI_API_KEY": "g"}) == (
+        "gemini",
+        "gemini-2.5-flash",
+        "https://generativelanguage.googleapis.com",
+        "g",
+    )
 
 
 def test_nothing_configured_returns_none() -> None:

@@ -1,4 +1,5 @@
-"""A real HTTP/1.1 model server on 127.0.0.1 for tests: OpenAI and Anthropic wire formats.
+"""A real HTTP/1.1 model server on 127.0.0.1 for tests: OpenAI Chat Completions and Responses,
+Anthropic Messages and Gemini wire formats.
 
 It runs in a background thread, so in-process async tests and `di-code` subprocesses can both
 talk to it. Scripted items are served in order, whichever endpoint is hit:
@@ -14,6 +15,11 @@ talk to it. Scripted items are served in order, whichever endpoint is hit:
   error status whose body is the service's error JSON (or `body` verbatim).
 - `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
 
+A Turn is also rendered as Responses API events on POST /v1/responses and as Gemini chunks on
+POST /v1beta/models/MODEL:streamGenerateContent?alt=sse (tests/support/wire_responses.py,
+wire_gemini.py), with the same faults. A Responses or Gemini request of a shape the real
+service refuses is answered 400, as it would be, without taking a scripted reply.
+
 With the script empty the server answers 400 `llm_server: no scripted reply left`.
 GET /v1/models lists `test-model`. `server.requests` records `RecordedRequest(method, path,
 headers (lower-case names), body (parsed JSON))`; `server.wait_disconnects(n)` waits until the
@@ -27,7 +33,8 @@ server has seen `n` streams closed by the client.
         ...  # run di-code against it
         assert server.requests[0].body["stream"] is True
 
-Base URLs: `server.openai_base_url` ends in /v1; `server.anthropic_base_url` has no /v1.
+Base URLs: `server.openai_base_url` ends in /v1; `server.anthropic_base_url` (also Gemini's)
+has none.
 In tests use the `llm_server` fixture from tests/conftest.py.
 """
 
@@ -35,6 +42,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import select
 import socket
 import sys
@@ -46,6 +54,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from tests.support.wire import (
     MALFORMED,
@@ -59,10 +68,51 @@ from tests.support.wire import (
     render_anthropic,
     render_openai,
 )
+from tests.support.wire_gemini import (
+    MALFORMED_GEMINI,
+    check_gemini_request,
+    gemini_error_body,
+    render_gemini,
+)
+from tests.support.wire_responses import (
+    MALFORMED_RESPONSES,
+    check_responses_request,
+    render_responses,
+    responses_error_body,
+)
 
 __all__ = ["HttpError", "LLMServer", "RecordedRequest", "Replay", "ToolCallSpec", "Turn"]
 
-_ROUTES = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
+_ROUTES = {
+    "/v1/chat/completions": "openai",
+    "/v1/messages": "anthropic",
+    "/v1/responses": "responses",
+}
+_GEMINI_PATH = re.compile(r"/v1beta/models/[^/:]+:streamGenerateContent")
+_RENDER = {
+    "openai": render_openai,
+    "anthropic": render_anthropic,
+    "responses": render_responses,
+    "gemini": render_gemini,
+}
+_ERROR_BODY = {
+    "openai": openai_error_body,
+    "anthropic": anthropic_error_body,
+    "responses": responses_error_body,
+    "gemini": gemini_error_body,
+}
+_MALFORMED = {**MALFORMED, "responses": MALFORMED_RESPONSES, "gemini": MALFORMED_GEMINI}
+_CHECK = {"responses": check_responses_request, "gemini": check_gemini_request}
+
+
+def _route(path: str) -> str | None:
+    """The wire format a POST path speaks; Gemini's must ask for SSE (`alt=sse`)."""
+    parts = urlsplit(path)
+    if _GEMINI_PATH.fullmatch(parts.path):
+        return "gemini" if parts.query == "alt=sse" else None
+    return _ROUTES.get(path)
+
+
 _POLL = 0.05  # how often a waiting handler checks for a closed client or a server shutdown
 
 
@@ -194,10 +244,14 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        item = self._record(body, take=True)
-        wire = _ROUTES.get(self.path)
+        wire = _route(self.path)
+        check = _CHECK.get(wire or "")
+        refused = check(body) if check else None
+        item = self._record(body, take=refused is None)
         if wire is None:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
+        elif refused is not None:
+            self._send_error(wire, HttpError(400, refused, error_type="invalid_request_error"))
         elif item is None:
             message = "llm_server: no scripted reply left"
             self._send_error(wire, HttpError(400, message, error_type="invalid_request_error"))
@@ -220,12 +274,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _send_error(self, wire: str, error: HttpError) -> None:
-        if error.body is not None:
-            text = error.body
-        elif wire == "openai":
-            text = openai_error_body(error)
-        else:
-            text = anthropic_error_body(error)
+        text = error.body if error.body is not None else _ERROR_BODY[wire](error)
         data = text.encode()
         self.send_response(error.status)
         self.send_header("content-type", "application/json")
@@ -255,7 +304,7 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _turn(self, wire: str, turn: Turn) -> None:
-        events = render_openai(turn) if wire == "openai" else render_anthropic(turn)
+        events = _RENDER[wire](turn)
         limit = turn.fault_after if turn.fault else len(events)
         for index, event in enumerate(events[:limit]):
             if index and turn.delay:
@@ -265,7 +314,7 @@ class _Handler(BaseHTTPRequestHandler):
             case None:
                 self._end()
             case "malformed":
-                self._chunk(MALFORMED[wire])
+                self._chunk(_MALFORMED[wire])
                 self._end()
             case "drop":
                 self._drop()

@@ -7,26 +7,39 @@ from typing import Any
 from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.events import StreamEvent
 from di_code.ai.providers.anthropic import AnthropicProvider
+from di_code.ai.providers.google import GoogleProvider
 from di_code.ai.providers.http import HttpProvider
 from di_code.ai.providers.openai import OpenAIProvider
+from di_code.ai.providers.openai_responses import OpenAIResponsesProvider
 from di_code.ai.stream import AssistantMessageStream
 from di_code.ai.types import AssistantMessage, Model
 from tests.support.llm_server import LLMServer
 
-API = {"openai": "openai-completions", "anthropic": "anthropic-messages"}
+API = {
+    "openai": "openai-completions",
+    "anthropic": "anthropic-messages",
+    "responses": "openai-responses",
+    "gemini": "google-generative-ai",
+}
+_CLASSES: dict[str, type[HttpProvider]] = {
+    "responses": OpenAIResponsesProvider,  # before its base class: kind_of tries in order
+    "openai": OpenAIProvider,
+    "anthropic": AnthropicProvider,
+    "gemini": GoogleProvider,
+}
 
 
 def provider_for(kind: str, server: LLMServer, **options: Any) -> HttpProvider:
-    """An OpenAI or Anthropic provider pointed at the loopback server."""
+    """A provider of the given wire format pointed at the loopback server."""
     options.setdefault("api_key", "sk-test")
-    if kind == "openai":
-        return OpenAIProvider(base_url=server.openai_base_url, **options)
-    return AnthropicProvider(base_url=server.anthropic_base_url, **options)
+    openai_like = kind in ("openai", "responses")
+    base_url = server.openai_base_url if openai_like else server.anthropic_base_url
+    return _CLASSES[kind](base_url=base_url, **options)
 
 
 def kind_of(provider: HttpProvider) -> str:
-    """The wire format a provider speaks: "openai" or "anthropic"."""
-    return "openai" if isinstance(provider, OpenAIProvider) else "anthropic"
+    """The wire format a provider speaks: "openai", "anthropic", "responses" or "gemini"."""
+    return next(kind for kind, cls in _CLASSES.items() if isinstance(provider, cls))
 
 
 def model_for(kind: str, **fields: Any) -> Model:

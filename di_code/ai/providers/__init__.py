@@ -13,6 +13,8 @@ from importlib import import_module
 _WHERE: dict[str, tuple[str, str]] = {
     "openai-completions": ("di_code.ai.providers.openai", "OpenAIProvider"),
     "anthropic-messages": ("di_code.ai.providers.anthropic", "AnthropicProvider"),
+    "openai-responses": ("di_code.ai.providers.openai_responses", "OpenAIResponsesProvider"),
+    "google-generative-ai": ("di_code.ai.providers.google", "GoogleProvider"),
 }
 
 

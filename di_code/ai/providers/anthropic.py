@@ -260,7 +260,7 @@ def finish_anthropic(state: AnthropicStreamState, out: MessageBuilder) -> None:
 
 
 class AnthropicProvider(HttpProvider):
-    def endpoint(self) -> str:
+    def endpoint(self, model: Model) -> str:
         return f"{self.base_url}/v1/messages"
 
     def auth_headers(self) -> dict[str, str]:

@@ -146,8 +146,8 @@ class Faux:
                         out.thinking(piece)
                     if signature:
                         out.thinking_signature(signature)
-                case ToolCall(id=call_id, name=name, arguments=arguments):
-                    out.tool_call_start(call_id, name)
+                case ToolCall(id=call_id, name=name, arguments=arguments, signature=signature):
+                    out.tool_call_start(call_id, name, signature)
                     text = arguments if isinstance(arguments, str) else json.dumps(arguments)
                     for piece in self._pieces(text):
                         await asyncio.sleep(0)

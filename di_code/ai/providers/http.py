@@ -320,7 +320,7 @@ class HttpProvider:
             headers = {**self.auth_headers(), **self.headers}
 
             async def attempt() -> None:
-                async with self._http.events(self.endpoint(), headers, body) as events:
+                async with self._http.events(self.endpoint(model), headers, body) as events:
                     await self.translate(events, builder)
 
             await with_retries(self._http.retry, attempt, on_retry=builder.retry)
@@ -334,7 +334,7 @@ class HttpProvider:
         values = [v for k, v in self.headers.items() if k.lower() in _SECRET_HEADERS]
         return [self.api_key or "", *values]
 
-    def endpoint(self) -> str:
+    def endpoint(self, model: Model) -> str:
         raise NotImplementedError
 
     def auth_headers(self) -> dict[str, str]:

@@ -17,14 +17,15 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider
+from di_code.ai.providers.request_shared import IMAGE_OMITTED, result_text, wire_messages
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
-from di_code.ai.transcript import messages_for_request
 from di_code.ai.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ToolCall,
@@ -40,7 +41,6 @@ _FINISH: dict[str, Literal["stop", "length", "tool_use"]] = {
     "tool_calls": "tool_use",
     "function_call": "tool_use",
 }
-IMAGE_OMITTED = "(image omitted: this model does not accept images)"
 
 
 # ---------------------------------------------------------------- request
@@ -83,22 +83,20 @@ def build_openai_request(model: Model, context: Context, options: StreamOptions)
 
 
 def _messages(model: Model, context: Context) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    images: list[dict[str, Any]] = []  # from tool results, sent in one user message after them
-    for message in messages_for_request(context.messages):
-        if not isinstance(message, ToolResultMessage) and images:
-            out.append({"role": "user", "content": images})
-            images = []
+    def convert(message: Message, images: list[ImageContent]) -> list[dict[str, Any]]:
         match message:
             case UserMessage():
-                out.append({"role": "user", "content": _user_content(model, message)})
+                return [{"role": "user", "content": _user_content(model, message)}]
             case AssistantMessage():
-                out.append(_assistant(message))
+                return [_assistant(message)]
             case ToolResultMessage():
-                out.append(_tool_result(model, message, images))
-    if images:
-        out.append({"role": "user", "content": images})
-    return out
+                text = result_text(model, message, images)
+                return [{"role": "tool", "tool_call_id": message.tool_call_id, "content": text}]
+
+    def images_message(images: list[ImageContent]) -> dict[str, Any]:
+        return {"role": "user", "content": [_image_part(image) for image in images]}
+
+    return wire_messages(context.messages, convert, images_message)
 
 
 def _image_part(image: ImageContent) -> dict[str, Any]:
@@ -141,20 +139,6 @@ def _tool_call(call: ToolCall) -> dict[str, Any]:
         "type": "function",
         "function": {"name": call.name, "arguments": arguments},
     }
-
-
-def _tool_result(
-    model: Model, message: ToolResultMessage, images: list[dict[str, Any]]
-) -> dict[str, Any]:
-    texts = [part.text for part in message.content if isinstance(part, TextContent)]
-    for part in message.content:
-        if isinstance(part, ImageContent):
-            if "image" in model.input:
-                images.append(_image_part(part))
-                texts.append("(image attached in the next message)")
-            else:
-                texts.append(IMAGE_OMITTED)
-    return {"role": "tool", "tool_call_id": message.tool_call_id, "content": "\n".join(texts)}
 
 
 # ---------------------------------------------------------------- stream translation
@@ -260,7 +244,7 @@ def parse_chunk(data: str) -> Any:
 
 
 class OpenAIProvider(HttpProvider):
-    def endpoint(self) -> str:
+    def endpoint(self, model: Model) -> str:
         return f"{self.base_url}/chat/completions"
 
     def auth_headers(self) -> dict[str, str]:

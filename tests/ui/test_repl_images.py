@@ -1,0 +1,45 @@
+"""`@path` images in the chat REPL: attached to the prompt, or refused before any request."""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+from pathlib import Path
+
+from di_code.agent import Agent
+from di_code.ai.providers.faux import create_faux_provider
+from di_code.ai.types import ImageContent, TextContent, UserMessage
+from di_code.ui.repl import ChatSetup
+from tests.ui.test_repl import chat, text_reply, until
+
+PNG = b"\x89PNG\r\n\x1a\n" + b"\x03" * 16
+
+
+async def test_an_at_path_image_is_attached_to_the_prompt(tmp_path: Path) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    faux = create_faux_provider([text_reply("A red square.")])
+    model = dataclasses.replace(faux.model, input=frozenset({"text", "image"}))
+    setup = ChatSetup(Agent(faux.provider, model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("what is @shot.png\r")
+        await session.answered()
+        session.type("/exit\r")
+    sent = faux.requests[0].messages[-1]
+    assert isinstance(sent, UserMessage)
+    assert sent.content == [
+        TextContent("what is @shot.png"),
+        ImageContent(base64.b64encode(PNG).decode(), "image/png"),
+    ]
+    assert "› what is @shot.png[image]" in session.output
+
+
+async def test_a_text_only_model_says_so_and_sends_nothing(tmp_path: Path) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    faux = create_faux_provider([text_reply("never")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("what is @shot.png\r")
+        await until(lambda: "does not accept images" in session.output)
+        session.type("/exit\r")
+    assert "✗ faux/faux-1 does not accept images (1 attached)" in session.output
+    assert faux.requests == []
