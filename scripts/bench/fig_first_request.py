@@ -12,10 +12,11 @@ from pathlib import Path
 
 from scripts.bench.context import Bench
 from scripts.bench.fig_startup import peer_env
-from scripts.bench.loopback import LoopbackServer, chat_completion_sse
+from scripts.bench.loopback import LoopbackServer
 from scripts.bench.measure import ChildFailed, last_line
 from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
+from scripts.bench.wire import chat_completion_sse
 
 ARRIVAL_TIMEOUT_S = 30.0
 
