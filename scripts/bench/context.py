@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +57,18 @@ class Bench:
             self.log("  preparing npm peers (pi, claude, codex) ...")
             self._npm_bin.append(ensure_npm_peers(self.out))
         return self._npm_bin[0] / command
+
+    @contextmanager
+    def scratch_home(self) -> Iterator[Path]:
+        """A throwaway HOME under .bench/homes, removed afterwards.
+
+        Not under /tmp: Codex refuses to put its helper commands (its sandbox launcher among
+        them) under a temporary folder, and its shell tool then fails on every call.
+        """
+        parent = self.out / "homes"
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="home-", dir=parent) as home:
+            yield Path(home)
 
     def log(self, message: str) -> None:
         if self.verbose:

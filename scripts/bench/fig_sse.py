@@ -16,6 +16,7 @@ from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
 from scripts.bench.wire import chat_completion_sse
 
+PEERS = ("openai",)
 UNIT = "events/s"
 
 

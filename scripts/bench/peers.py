@@ -8,6 +8,7 @@ leaves no marker, and the figures that need that peer report it as skipped, neve
 from __future__ import annotations
 
 import fcntl
+import json
 import shutil
 import subprocess
 import sys
@@ -82,6 +83,25 @@ def ensure_npm_peers(bench_dir: Path) -> Path:
         install += ["--no-update-notifier", *NPM_PACKAGES.values()]
         _run_once(bench_dir, "npm", prefix, [install])
     return prefix / "node_modules" / ".bin"
+
+
+def installed_versions(bench_dir: Path) -> dict[str, str]:
+    """The versions of the peers installed under bench_dir (for the results' header)."""
+    found = {}
+    for name, package in NPM_PACKAGES.items():
+        manifest = bench_dir / "npm" / "node_modules" / package / "package.json"
+        if manifest.exists():
+            found[name] = json.loads(manifest.read_text()).get("version", "?")
+    for name in PEER_PACKAGES:
+        site = sorted((bench_dir / "venvs" / name / "lib").glob("python3*/site-packages"))
+        package = PEER_PACKAGES[name][0].replace("-", "_")
+        for info in site[0].glob(f"{package}-*.dist-info") if site else ():
+            found[name] = info.name.removesuffix(".dist-info").split("-")[-1]
+    node = shutil.which("node")
+    if node:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
+        found["node"] = done.stdout.strip()
+    return found
 
 
 def _run_once(bench_dir: Path, name: str, target: Path, steps: list[list[str]]) -> None:

@@ -94,7 +94,7 @@ def chat_completion_sse(chunks: int, word: str = "tok ") -> bytes:
 
 def anthropic_sse(reply: Reply) -> bytes:
     """message_start, one content block (text deltas or tool_use JSON), message_delta, stop."""
-    message = {
+    message: dict[str, Any] = {
         "id": "msg_bench",
         "type": "message",
         "role": "assistant",
