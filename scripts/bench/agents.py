@@ -162,6 +162,13 @@ def di_code(bench: Bench) -> Agent:
     return Agent("di-code", "chat", bench.bin("di-code"), argv, di_code_settings)
 
 
+def codex_native(bench: Bench) -> Path | None:
+    """Codex's Rust binary itself, which the npm `codex` command starts through Node."""
+    package = bench.npm_bin("codex").parent.parent / "@openai"
+    found = sorted(package.glob("codex-linux-*/vendor/*/bin/codex"))
+    return found[0] if found else None
+
+
 def npm_agent(bench: Bench, name: str) -> Agent:
     """The npm peer `name`, installed on first use; raises PeerUnavailable."""
     command, wire, args, settings = NPM_AGENTS[name]

@@ -1,7 +1,9 @@
 """Figure 1: start-up of `di-code --help` / `--version` against plain Python and the peers.
 
 Python peers (mini, aider) have `--help` only worth timing; the npm peers (pi, Claude Code,
-Codex) are timed on both, each against di-code's same command.
+Codex) are timed on both, each against di-code's same command. `codex` is the command npm
+installs (a Node launcher that starts the Rust binary, what a user runs); `codex-native` is
+the Rust binary started directly, shown for reference.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scripts.bench.agents import NPM_AGENTS, base_env
+from scripts.bench.agents import NPM_AGENTS, base_env, codex_native
 from scripts.bench.context import Bench
 from scripts.bench.measure import ChildFailed, interleaved, last_line, run_child
 from scripts.bench.peers import PeerUnavailable
@@ -80,6 +82,9 @@ def run(bench: Bench) -> list[Row]:
         for name in NPM_AGENTS:
             command = bench.npm_bin(NPM_AGENTS[name][0])
             commands += [Command(f"{name} {flag}", [command, flag]) for flag in FLAGS]
+        native = codex_native(bench)
+        if native:
+            commands += [Command(f"codex-native {flag}", [native, flag]) for flag in FLAGS]
     except PeerUnavailable as exc:
         missing.append(skipped("1", "start-up vs pi, claude, codex", str(exc)))
     with bench.scratch_home() as home:
@@ -93,6 +98,7 @@ TARGETS: dict[str, float | None] = {
     "codex": 1.0,
     "mini --help": 0.3,
     "aider --help": 0.12,
+    "codex-native": None,
     "pi": None,
     "claude": None,
 }
