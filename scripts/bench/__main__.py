@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import platform
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 
 from scripts.bench.context import Bench
+from scripts.bench.offline import isolate_network
+from scripts.bench.peers import PeerUnavailable, installed_versions
 from scripts.bench.report import Row, skipped, table_lines, write_json
 
 FIGURES: dict[str, tuple[str, str]] = {
@@ -23,6 +27,8 @@ FIGURES: dict[str, tuple[str, str]] = {
     "7": ("fig_validation", "tool-argument validation"),
     "8": ("fig_sessions", "sessions"),
     "9": ("fig_checkpoints", "checkpoints"),
+    "10": ("fig_agent_turns", "30 tool turns, headless, vs the npm peers"),
+    "11": ("fig_agent_stream", "20,000-word streamed answer, headless, vs the npm peers"),
 }
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,6 +69,7 @@ def machine() -> dict[str, object]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
+        "load_average": [round(load, 2) for load in os.getloadavg()],
     }
 
 
@@ -78,12 +85,35 @@ def compile_bytecode() -> None:
     compileall.compile_dir(ROOT / "di_code", quiet=1)
 
 
-def run_figure(bench: Bench, number: str) -> list[Row]:
-    module_name, title = FIGURES[number]
-    bench.log(f"figure {number}: {title}")
+def prepare_peers(bench: Bench, wanted: list[str]) -> None:
+    """Install the peers the wanted figures name (their PEERS), while the network is there.
+
+    A peer that cannot be installed is left for its figure to report as skipped.
+    """
+    needed: set[str] = set()
+    for number in wanted:
+        module = _module(number)
+        needed.update(getattr(module, "PEERS", ()) if module else ())
+    for name in sorted(needed):
+        with contextlib.suppress(PeerUnavailable):
+            if name == "npm":
+                bench.npm_bin("pi")
+            else:
+                bench.peer(name)
+
+
+def _module(number: str) -> ModuleType | None:
     try:
-        module = importlib.import_module(f"scripts.bench.{module_name}")
+        return importlib.import_module(f"scripts.bench.{FIGURES[number][0]}")
     except ModuleNotFoundError:
+        return None
+
+
+def run_figure(bench: Bench, number: str) -> list[Row]:
+    _, title = FIGURES[number]
+    bench.log(f"figure {number}: {title}")
+    module = _module(number)
+    if module is None:
         return [skipped(number, title, "not written yet")]
     try:
         rows: list[Row] = module.run(bench)
@@ -105,9 +135,16 @@ def main(argv: list[str] | None = None) -> int:
         ROOT, args.out.resolve(), quick=args.quick, repeats=repeats, verbose=not args.quiet
     )
     started = time.perf_counter()
+    load_at_start = [round(load, 2) for load in os.getloadavg()]
     compile_bytecode()
+    prepare_peers(bench, wanted)
+    network = isolate_network()
+    bench.log(f"network: {network}")
     rows = [row for number in wanted for row in run_figure(bench, number)]
     info = machine() | {
+        "load_average_at_start": load_at_start,
+        "network": network,
+        "peers": installed_versions(bench.out),
         "quick": args.quick,
         "repeats": repeats,
         "elapsed_s": round(time.perf_counter() - started, 1),

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.bench.peers import Peer, ensure_peer
+from scripts.bench.peers import NPM_PACKAGES, Peer, ensure_npm_peers, ensure_peer
 
 
 @dataclass(frozen=True)
@@ -20,6 +23,7 @@ class Bench:
     repeats: int = 5
     verbose: bool = True
     _peers: dict[str, Peer] = field(default_factory=dict, repr=False)
+    _npm_bin: list[Path] = field(default_factory=list, repr=False)
 
     @property
     def python(self) -> Path:
@@ -44,6 +48,27 @@ class Bench:
             self.log(f"  preparing peer venv {name} ...")
             self._peers[name] = ensure_peer(self.out, name)
         return self._peers[name]
+
+    def npm_bin(self, command: str) -> Path:
+        """An npm peer's command (all of them installed on first use); raises PeerUnavailable."""
+        if command not in NPM_PACKAGES:
+            raise KeyError(command)
+        if not self._npm_bin:
+            self.log("  preparing npm peers (pi, claude, codex) ...")
+            self._npm_bin.append(ensure_npm_peers(self.out))
+        return self._npm_bin[0] / command
+
+    @contextmanager
+    def scratch_home(self) -> Iterator[Path]:
+        """A throwaway HOME under .bench/homes, removed afterwards.
+
+        Not under /tmp: Codex refuses to put its helper commands (its sandbox launcher among
+        them) under a temporary folder, and its shell tool then fails on every call.
+        """
+        parent = self.out / "homes"
+        parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="home-", dir=parent) as home:
+            yield Path(home)
 
     def log(self, message: str) -> None:
         if self.verbose:

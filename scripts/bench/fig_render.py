@@ -16,6 +16,7 @@ from scripts.bench.measure import run_worker
 from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
 
+PEERS = ("aider",)
 RATE = 100.0
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from scripts.bench.context import Bench
 from scripts.bench.fig_startup import peer_env
-from scripts.bench.loopback import LoopbackServer, chat_completion_sse
+from scripts.bench.loopback import LoopbackServer
 from scripts.bench.measure import ChildFailed, run_worker
 from scripts.bench.report import Row, Stat, Target, skipped
+from scripts.bench.wire import chat_completion_sse
 
 PROMPT_TIMEOUT_S = 30
 

@@ -10,11 +10,13 @@ import importlib.util
 from pathlib import Path
 
 from scripts.bench.context import Bench
-from scripts.bench.loopback import LoopbackServer, chat_completion_sse
+from scripts.bench.loopback import LoopbackServer
 from scripts.bench.measure import run_worker
 from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
+from scripts.bench.wire import chat_completion_sse
 
+PEERS = ("openai",)
 UNIT = "events/s"
 
 

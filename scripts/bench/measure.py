@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,8 +47,12 @@ def run_child(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     timeout: float = DEFAULT_TIMEOUT_S,
+    on_start: Callable[[int], None] | None = None,
 ) -> ChildRun:
-    """Run to completion with stdin closed; kill it (and fail) after `timeout` seconds."""
+    """Run to completion with stdin closed; kill it (and fail) after `timeout` seconds.
+
+    `on_start` gets the pid of the process started (GNU time, when it wraps the command).
+    """
     with (
         tempfile.TemporaryFile() as out,
         tempfile.TemporaryFile() as err,
@@ -66,6 +70,8 @@ def run_child(
             cwd=cwd,
             start_new_session=True,
         )
+        if on_start:
+            on_start(proc.pid)
         timer = threading.Timer(timeout, _kill_group, (proc.pid,))
         timer.start()
         try:
@@ -116,6 +122,47 @@ def run_worker(
     if not lines:
         raise ChildFailed(f"{worker} printed nothing: {last_line(run.stderr)}")
     return json.loads(lines[-1]), run
+
+
+def rotated(items: Sequence[Any], round_: int) -> list[Any]:
+    """The order for one round of interleaved runs: each item leads one round in turn, so no
+    one always runs first (cold caches) or right after the same neighbour."""
+    shift = round_ % len(items) if items else 0
+    return [*items[shift:], *items[:shift]]
+
+
+def interleaved(items: Sequence[Any], repeats: int) -> Iterator[tuple[bool, Any]]:
+    """(timed, item) for one untimed warm-up round, then `repeats` rotated rounds (ABAB…)."""
+    for round_ in range(repeats + 1):
+        for item in rotated(items, round_):
+            yield round_ > 0, item
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_s(pid: int) -> float:
+    """CPU seconds of a live process and all its descendants (reaped ones included).
+
+    Each /proc/PID/stat gives the process's own user and system time and those of the children
+    it has waited for; live children are walked through /proc/PID/task/*/children.
+    """
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = stat.rpartition(")")[2].split()
+    ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return ticks / CLOCK_TICKS + sum(tree_cpu_s(child) for child in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                found += [int(c) for c in (task / "children").read_text().split()]
+    return found
 
 
 def last_line(text: str) -> str:

@@ -1,12 +1,15 @@
-"""Throwaway venvs under .bench/venvs for the peers di-code is compared with.
+"""Throwaway installs under .bench/ of the peers di-code is compared with.
 
-Each peer gets its own venv so its pins never touch di-code's. An install that fails leaves
-no marker, and the figures that need that peer report it as skipped, never faked.
+Python peers get a venv each under .bench/venvs (their pins never touch di-code's); the npm
+peers share one npm prefix, .bench/npm, installed with npm itself. An install that fails
+leaves no marker, and the figures that need that peer report it as skipped, never faked.
 """
 
 from __future__ import annotations
 
 import fcntl
+import json
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -18,6 +21,12 @@ PEER_PACKAGES: dict[str, list[str]] = {
     "mini": ["mini-swe-agent"],
     "aider": ["aider-chat"],
 }
+NPM_PACKAGES: dict[str, str] = {
+    "pi": "@mariozechner/pi-coding-agent",
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+}
+"""Command name: the npm package that provides it."""
 INSTALL_TIMEOUT_S = 900
 
 
@@ -49,18 +58,62 @@ def ensure_peer(bench_dir: Path, name: str) -> Peer:
 def _install(bench_dir: Path, name: str) -> Peer:
     venv = bench_dir / "venvs" / name
     peer = Peer(name, venv)
-    marker = venv / ".installed"
+    steps = [
+        [sys.executable, "-m", "venv", "--clear", str(venv)],
+        [str(peer.python), "-m", "pip", "install", "-q", *PEER_PACKAGES[name]],
+    ]
+    _run_once(bench_dir, name, venv, steps)
+    return peer
+
+
+def ensure_npm_peers(bench_dir: Path) -> Path:
+    """Install every npm peer into .bench/npm (once); return the folder of their commands.
+
+    All three in one `npm install`: one resolution, one lock, and a failure says which log to
+    read. Without npm on PATH they are skipped with that reason.
+    """
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    prefix = bench_dir / "npm"
+    with (bench_dir / ".npm.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        npm = shutil.which("npm")
+        if npm is None:
+            raise PeerUnavailable("npm not found on PATH")
+        install = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund"]
+        install += ["--no-update-notifier", *NPM_PACKAGES.values()]
+        _run_once(bench_dir, "npm", prefix, [install])
+    return prefix / "node_modules" / ".bin"
+
+
+def installed_versions(bench_dir: Path) -> dict[str, str]:
+    """The versions of the peers installed under bench_dir (for the results' header)."""
+    found = {}
+    for name, package in NPM_PACKAGES.items():
+        manifest = bench_dir / "npm" / "node_modules" / package / "package.json"
+        if manifest.exists():
+            found[name] = json.loads(manifest.read_text()).get("version", "?")
+    for name in PEER_PACKAGES:
+        site = sorted((bench_dir / "venvs" / name / "lib").glob("python3*/site-packages"))
+        package = PEER_PACKAGES[name][0].replace("-", "_")
+        for info in site[0].glob(f"{package}-*.dist-info") if site else ():
+            found[name] = info.name.removesuffix(".dist-info").split("-")[-1]
+    node = shutil.which("node")
+    if node:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False)
+        found["node"] = done.stdout.strip()
+    return found
+
+
+def _run_once(bench_dir: Path, name: str, target: Path, steps: list[list[str]]) -> None:
+    """Run the install steps unless `target` holds a success or a failure marker already."""
+    marker = target / ".installed"
     if marker.exists():
-        return peer
-    failed = venv / ".failed"
+        return
+    failed = target / ".failed"
     if failed.exists():
         raise PeerUnavailable(failed.read_text().strip())
     log = bench_dir / f"install-{name}.log"
     with log.open("w") as out:
-        steps = [
-            [sys.executable, "-m", "venv", "--clear", str(venv)],
-            [str(peer.python), "-m", "pip", "install", "-q", *PEER_PACKAGES[name]],
-        ]
         for step in steps:
             try:
                 done = subprocess.run(
@@ -74,8 +127,7 @@ def _install(bench_dir: Path, name: str) -> Peer:
                 _fail(failed, f"{name}: install timed out (see {log})")
             if done.returncode != 0:
                 _fail(failed, f"{name}: install failed (see {log})")
-    marker.write_text(" ".join(PEER_PACKAGES[name]) + "\n")
-    return peer
+    marker.write_text(" ".join(steps[-1]) + "\n")
 
 
 def _fail(failed: Path, reason: str) -> NoReturn:
@@ -87,6 +139,9 @@ def _fail(failed: Path, reason: str) -> NoReturn:
 if __name__ == "__main__":
     for peer_name in sys.argv[1:]:
         try:
-            print(ensure_peer(Path(".bench"), peer_name).venv)
+            if peer_name == "npm":
+                print(ensure_npm_peers(Path(".bench")))
+            else:
+                print(ensure_peer(Path(".bench"), peer_name).venv)
         except PeerUnavailable as exc:
             print(exc)
