@@ -17,15 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
-from di_code.tools.errors import check_aborted
+from di_code.ai.types import TextContent
+from di_code.tools.base import WorkspaceTool
 from di_code.tools.output_buffer import OutputBuffer, Snapshot
 from di_code.tools.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.sandbox import PRIVATE_TMP, Sandbox
 from di_code.tools.spill import SpillFolder
-from di_code.tools.workspace import Workspace
 
 DEFAULT_TIMEOUT = 120
 MAX_TIMEOUT = 600
@@ -79,8 +78,7 @@ class BashPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class BashTool:
-    workspace: Workspace
+class BashTool(WorkspaceTool):
     policy: BashPolicy = field(default_factory=BashPolicy)
     name: ClassVar[str] = "bash"
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
@@ -90,14 +88,9 @@ class BashTool:
         sandbox = self.policy.sandbox
         return DESCRIPTION if sandbox is None else f"{DESCRIPTION} {sandbox.describe()}"
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         timeout = float(params.get("timeout", DEFAULT_TIMEOUT))
         buffer = OutputBuffer(self.policy.spill)
         argv = [shell(), "-c", params["command"]]

@@ -11,12 +11,13 @@ import os
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
+from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
+from di_code.tools.base import WorkspaceTool
 from di_code.tools.edit_text import Document, Edit, apply_edits, unified_diff
-from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import open_error, open_regular, write_error
 from di_code.tools.resolve import Target
@@ -64,20 +65,14 @@ DESCRIPTION = (
 
 
 @dataclass(frozen=True, slots=True)
-class EditTool:
-    workspace: Workspace
+class EditTool(WorkspaceTool):
     name: ClassVar[str] = "edit"
     description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         edits = edits_of(params)
         target, shown = self.workspace.resolve(params["path"])
         diff = await run_on_file(

@@ -15,15 +15,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
+from di_code.ai.types import TextContent
+from di_code.tools.base import WorkspaceTool
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.ignore import compile_glob, walk_files
 from di_code.tools.names import escape_name
 from di_code.tools.ripgrep import find_ripgrep, name_filter, run_ripgrep
 from di_code.tools.truncation import keep_head
-from di_code.tools.workspace import Workspace
 
 DEFAULT_LIMIT = 1000
 
@@ -56,21 +56,15 @@ DESCRIPTION = (
 
 
 @dataclass(frozen=True, slots=True)
-class FindTool:
-    workspace: Workspace
+class FindTool(WorkspaceTool):
     ripgrep: str | None = field(default_factory=find_ripgrep)
     name: ClassVar[str] = "find"
     description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         top, shown = self.workspace.locate(params.get("path", "."))
         if not top.is_dir():
             raise ToolError(

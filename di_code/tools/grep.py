@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
+from di_code.ai.types import TextContent
+from di_code.tools.base import WorkspaceTool
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.grep_search import Hit, Query, search_python, search_ripgrep
 from di_code.tools.names import escape_name
@@ -97,21 +98,15 @@ class Collector:
 
 
 @dataclass(frozen=True, slots=True)
-class GrepTool:
-    workspace: Workspace
+class GrepTool(WorkspaceTool):
     ripgrep: str | None = field(default_factory=find_ripgrep)
     name: ClassVar[str] = "grep"
     description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         top, shown = self.workspace.locate(params.get("path", "."))
         if not top.exists():
             raise ToolError(f"Path not found: {shown}")

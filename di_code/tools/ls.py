@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
-from di_code.tools.errors import ToolError, check_aborted
+from di_code.ai.types import TextContent
+from di_code.tools.base import WorkspaceTool
+from di_code.tools.errors import ToolError
 from di_code.tools.names import escape_name
 from di_code.tools.truncation import keep_head
-from di_code.tools.workspace import Workspace
 
 DEFAULT_LIMIT = 500
 
@@ -41,20 +41,14 @@ DESCRIPTION = (
 
 
 @dataclass(frozen=True, slots=True)
-class LsTool:
-    workspace: Workspace
+class LsTool(WorkspaceTool):
     name: ClassVar[str] = "ls"
     description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         folder, shown = self.workspace.locate(params.get("path", "."))
         limit = params.get("limit", DEFAULT_LIMIT)
         names = _entries(folder, shown)

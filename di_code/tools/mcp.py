@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
-from di_code.tools.errors import ToolError, check_aborted
+from di_code.tools.base import CheckedTool
+from di_code.tools.errors import ToolError
 from di_code.tools.mcp_config import McpServerConfig
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ def _first_line(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class McpTool:
+class McpTool(CheckedTool):
     """An AgentTool that calls one tool of one MCP server."""
 
     server: McpServer
@@ -188,14 +189,9 @@ class McpTool:
     description: str
     parameters: dict[str, Any]
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolResult:
-        check_aborted(signal)
         result = await self.server.call(self.remote_name, params, signal)
         return result_from_mcp(result)
 

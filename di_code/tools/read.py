@@ -15,15 +15,15 @@ import os
 from dataclasses import dataclass
 from typing import Any, BinaryIO, ClassVar, Literal
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import ImageContent, TextContent, ToolResultContent
-from di_code.tools.errors import ToolError, check_aborted
+from di_code.ai.types import ImageContent, TextContent
+from di_code.tools.base import WorkspaceTool
+from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import count_lines, open_error, open_regular, skip_lines
 from di_code.tools.resolve import Target
 from di_code.tools.truncation import MAX_BYTES, Budget, Truncation
-from di_code.tools.workspace import Workspace
 
 IMAGE_MAX_BYTES = 3 * 1024 * 1024 + 768 * 1024
 SNIFF_BYTES = 8192
@@ -59,20 +59,14 @@ DESCRIPTION = (
 
 
 @dataclass(frozen=True, slots=True)
-class ReadTool:
-    workspace: Workspace
+class ReadTool(WorkspaceTool):
     name: ClassVar[str] = "read"
     description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         target, shown = self.workspace.resolve(params["path"])
         offset, limit = params.get("offset"), params.get("limit")
         return await run_on_file(

@@ -7,15 +7,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
+from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
-from di_code.tools.errors import check_aborted
+from di_code.tools.base import WorkspaceTool
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import existing_file, write_error
 from di_code.tools.resolve import Target
-from di_code.tools.workspace import Workspace
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -37,20 +36,14 @@ DESCRIPTION = (
 
 
 @dataclass(frozen=True, slots=True)
-class WriteTool:
-    workspace: Workspace
+class WriteTool(WorkspaceTool):
     name: ClassVar[str] = "write"
     description: ClassVar[str] = DESCRIPTION
     parameters: ClassVar[dict[str, Any]] = PARAMETERS
 
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        check_aborted(signal)
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
         data = params["content"].encode("utf-8")
         target, shown = self.workspace.resolve(params["path"], make_folders=True)
         await run_on_file(target, lambda found: _write(found, shown, data), serialize=True)
