@@ -4,14 +4,15 @@ It runs in a background thread, so in-process async tests and `di-code` subproce
 talk to it. Scripted items are served in order, whichever endpoint is hit:
 
 - `Turn(text=..., thinking=..., tool_calls=(ToolCallSpec(name, arguments, id),), stop_reason,
-  input_tokens, output_tokens, chunk_size, delay, fault, fault_after)`: a streamed reply,
-  rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
+  input_tokens, output_tokens, chunk_size, delay, first_delay, fault, fault_after)`: a streamed
+  reply, rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
   POST /v1/messages (chunked SSE). `fault` is "drop" (close the connection mid-stream),
   "malformed" (send a chunk that is not JSON, then end) or "stall" (send nothing more until the
   client closes), after `fault_after` events. `delay` waits between events.
 - `HttpError(status, message, headers={"retry-after": "0"}, body=None, error_type=...)`: an
   error status whose body is the service's error JSON (or `body` verbatim).
-- `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
+- `Replay(path, cuts=(10, 57), delay=0, headers={})`: a raw .sse file written in pieces cut at
+  byte offsets, with extra response headers (`content-encoding: gzip` for a compressed file).
 
 With the script empty the server answers 400 `llm_server: no scripted reply left`.
 GET /v1/models lists `test-model`. `server.requests` records `RecordedRequest(method, path,
@@ -239,6 +240,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("transfer-encoding", "chunked")
+        for name, value in (item.headers if isinstance(item, Replay) else {}).items():
+            self.send_header(name, value)
         self.end_headers()
         try:
             if isinstance(item, Replay):
@@ -254,6 +257,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _turn(self, wire: str, turn: Turn) -> None:
         events = render_openai(turn) if wire == "openai" else render_anthropic(turn)
         limit = turn.fault_after if turn.fault else len(events)
+        if turn.first_delay:
+            self._pause(turn.first_delay)
         for index, event in enumerate(events[:limit]):
             if index and turn.delay:
                 self._pause(turn.delay)

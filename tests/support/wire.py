@@ -41,6 +41,8 @@ class Turn:
     chunk_size: int = 4
     delay: float = 0.0
     """Seconds between events (lets a test abort or press Ctrl-C mid-stream)."""
+    first_delay: float = 0.0
+    """Seconds between the headers and the first event (a local model reading the prompt)."""
     fault: Fault | None = None
     fault_after: int = 2
     """How many events are sent before the fault happens."""
@@ -72,6 +74,8 @@ class Replay:
     path: str
     cuts: tuple[int, ...] = ()
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (`content-encoding: gzip` for a compressed file)."""
 
 
 Script = Turn | HttpError | Replay
