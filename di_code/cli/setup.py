@@ -22,7 +22,7 @@ from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.options import CliOptions
 from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
-from di_code.config.selection import ModelRequest, Selection, select_model
+from di_code.config.selection import ModelRequest, Selection, select_model, with_limits
 from di_code.config.settings import PERMISSION_MODES, ConfigError, Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
@@ -70,7 +70,9 @@ async def prepare(
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
     settings = load_settings_files(home, workspace)
-    selection = await choose_model(options, settings, env, notify)
+    selection = await with_limits(
+        await choose_model(options, settings, env, notify), settings, options.context_window
+    )
     roots = extra_roots(options.add_dir, workspace)
     rules = PermissionRules.parse(settings.allow, settings.deny)
     gate = PermissionGate(permission_mode(options, settings), rules, approver)

@@ -11,11 +11,18 @@ none is a one-line configuration error naming the variable.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from di_code.ai.types import Model
-from di_code.config.models import PRESETS, ProviderPreset, resolve_model
-from di_code.config.settings import ConfigError, ProviderSettings, Settings
+from di_code.config.models import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_OUTPUT,
+    OPENAI_API,
+    PRESETS,
+    ProviderPreset,
+    resolve_model,
+)
+from di_code.config.settings import ConfigError, ModelLimits, ProviderSettings, Settings
 
 MODEL_ENV = "DI_CODE_MODEL"
 KEYED_DEFAULTS = ("openai", "anthropic")
@@ -52,7 +59,10 @@ def _apply(preset: ProviderPreset | None, table: ProviderSettings) -> ProviderPr
     base_url = table.base_url or (preset.base_url if preset else None)
     if api is None or base_url is None:
         raise ConfigError(f"providers.{table.name} needs api and base_url")
-    listed = tuple(Model(id=m, name=m, provider=table.name, api=api) for m in table.models)
+    listed = tuple(
+        Model(m, m, table.name, api, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT)
+        for m in table.models
+    )
     known = preset.models if preset else ()
     return ProviderPreset(
         name=table.name,
@@ -87,6 +97,35 @@ def select_model(
         raise ConfigError(f"no model given for {name}: use --model {name}/MODEL_ID")
     base_url = request.base_url or env.get(f"{name.upper()}_BASE_URL") or preset.base_url
     return Selection(resolve_model(preset, model_id, base_url), _api_key(preset, request, env))
+
+
+async def with_limits(
+    selection: Selection, settings: Settings, context_window: int | None = None
+) -> Selection:
+    """The model's context window and output limit, first found wins: `--context-window`,
+    `[providers.NAME.models.ID]`, what a local server publishes about itself (a small local
+    model's window is often 2048 or 4096 tokens, far from the 128k assumed for an unknown
+    model), then the known figures or the defaults."""
+    model = selection.model
+    table = settings.providers.get(model.provider)
+    configured = (table.limits.get(model.id) if table else None) or ModelLimits()
+    preset = providers_from(settings).get(model.provider)
+    local = preset is not None and preset.api_key_env is None and preset.api == OPENAI_API
+    if local and model.base_url and not (context_window or configured.context_window):
+        from di_code.ai.providers.limits import probe_server_limits
+
+        published = await probe_server_limits(model.base_url, model.id)
+        output = min(
+            model.max_output_tokens, published.max_output_tokens or model.max_output_tokens
+        )
+        window = published.context_window or model.context_window
+        model = replace(model, context_window=window, max_output_tokens=output)
+    model = replace(
+        model,
+        context_window=context_window or configured.context_window or model.context_window,
+        max_output_tokens=configured.max_output_tokens or model.max_output_tokens,
+    )
+    return replace(selection, model=model)
 
 
 def _split(

@@ -15,7 +15,9 @@ talk to it. Scripted items are served in order, whichever endpoint is hit:
   byte offsets, with extra response headers (`content-encoding: gzip` for a compressed file).
 
 With the script empty the server answers 400 `llm_server: no scripted reply left`.
-GET /v1/models lists `test-model`. `server.requests` records `RecordedRequest(method, path,
+GET /v1/models lists `test-model`. `server.publish(path, payload)` answers GET or POST `path`
+with that JSON (a local server's `/props`, `/api/show`, ...); other paths answer 404.
+`server.requests` records `RecordedRequest(method, path,
 headers (lower-case names), body (parsed JSON))`; `server.wait_disconnects(n)` waits until the
 server has seen `n` streams closed by the client.
 
@@ -92,6 +94,7 @@ class LLMServer:
         self._stopping = threading.Event()
         self._disconnects = 0
         self.requests: list[RecordedRequest] = []
+        self.published: dict[str, Any] = {}
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(
@@ -117,6 +120,10 @@ class LLMServer:
     def script(self, *items: Script) -> None:
         with self._lock:
             self._queue.extend(items)
+
+    def publish(self, path: str, payload: Any) -> None:
+        """Answer GET or POST `path` with `payload` as JSON."""
+        self.published[path] = payload
 
     def pending(self) -> int:
         with self._lock:
@@ -181,11 +188,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None, take=False)
-        if self.path.rstrip("/") != "/v1/models":
+        if self.path in self.owner.published:
+            self._send_json(200, self.owner.published[self.path])
+        elif self.path.rstrip("/") != "/v1/models":
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
-            return
-        model = {"id": "test-model", "object": "model", "type": "model", "display_name": "Test"}
-        self._send_json(200, {"object": "list", "data": [model], "has_more": False})
+        else:
+            model = {"id": "test-model", "object": "model", "type": "model", "display_name": "Test"}
+            self._send_json(200, {"object": "list", "data": [model], "has_more": False})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -194,9 +203,11 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw) if raw else None
         except ValueError:
             body = raw.decode("utf-8", "replace")
-        item = self._record(body, take=True)
         wire = _ROUTES.get(self.path)
-        if wire is None:
+        item = self._record(body, take=wire is not None)
+        if self.path in self.owner.published:
+            self._send_json(200, self.owner.published[self.path])
+        elif wire is None:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
         elif item is None:
             message = "llm_server: no scripted reply left"

@@ -88,8 +88,8 @@ async def _llama_server(client: Any, base_url: str, model_id: str) -> ServerLimi
     settings = data.get("default_generation_settings") if isinstance(data, dict) else None
     if not isinstance(settings, dict):
         return ServerLimits()
-    params = settings.get("params") if isinstance(settings.get("params"), dict) else {}
-    predict = settings.get("n_predict", params.get("n_predict"))
+    params = settings.get("params")
+    predict = params.get("n_predict") if isinstance(params, dict) else settings.get("n_predict")
     return ServerLimits(_positive(settings.get("n_ctx")), _positive(predict))
 
 
