@@ -14,6 +14,7 @@ import sys
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
+from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.options import CliOptions
@@ -105,7 +106,7 @@ def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
     else:
         err.line("di-code: the model ended its turn without any answer text")
     if final.stop_reason == "length":
-        err.line("di-code: the answer was cut at the model's output token limit")
+        err.line(f"di-code: {cut_reply_note(final)}")
 
 
 def _on_sigint(controller: AbortController) -> asyncio.Event:

@@ -22,7 +22,13 @@ from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.options import CliOptions
 from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
-from di_code.config.selection import ModelRequest, Selection, select_model, with_limits
+from di_code.config.selection import (
+    ModelRequest,
+    Selection,
+    select_model,
+    timeouts_from,
+    with_limits,
+)
 from di_code.config.settings import PERMISSION_MODES, ConfigError, Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.system_prompt import build_system_prompt, prompt_text
@@ -148,7 +154,10 @@ def make_provider(selection: Selection) -> Provider:
     base_url = selection.model.base_url
     if not base_url:
         raise ConfigError(f"no base URL for {selection.model.provider}: pass --base-url")
-    provider: Provider = provider_class(api_key=selection.api_key or None, base_url=base_url)
+    timeouts = timeouts_from(os.environ)
+    provider: Provider = provider_class(
+        api_key=selection.api_key or None, base_url=base_url, **timeouts
+    )
     return provider
 
 

@@ -25,6 +25,11 @@ from di_code.config.models import (
 from di_code.config.settings import ConfigError, ModelLimits, ProviderSettings, Settings
 
 MODEL_ENV = "DI_CODE_MODEL"
+TIMEOUT_ENVS = {
+    "first_byte_timeout": "DI_CODE_FIRST_BYTE_TIMEOUT",
+    "stall_timeout": "DI_CODE_STALL_TIMEOUT",
+}
+"""Seconds a server may stay silent before its reply starts / between two pieces of it."""
 KEYED_DEFAULTS = ("openai", "anthropic")
 
 
@@ -96,7 +101,9 @@ def select_model(
     if not model_id:
         raise ConfigError(f"no model given for {name}: use --model {name}/MODEL_ID")
     base_url = request.base_url or env.get(f"{name.upper()}_BASE_URL") or preset.base_url
-    return Selection(resolve_model(preset, model_id, base_url), _api_key(preset, request, env))
+    model = resolve_model(preset, model_id, base_url)
+    model = _limited(model, _configured(settings, model))
+    return Selection(model, _api_key(preset, request, env))
 
 
 async def with_limits(
@@ -107,8 +114,7 @@ async def with_limits(
     model's window is often 2048 or 4096 tokens, far from the 128k assumed for an unknown
     model), then the known figures or the defaults."""
     model = selection.model
-    table = settings.providers.get(model.provider)
-    configured = (table.limits.get(model.id) if table else None) or ModelLimits()
+    configured = _configured(settings, model)
     preset = providers_from(settings).get(model.provider)
     local = preset is not None and preset.api_key_env is None and preset.api == OPENAI_API
     if local and model.base_url and not (context_window or configured.context_window):
@@ -120,12 +126,39 @@ async def with_limits(
         )
         window = published.context_window or model.context_window
         model = replace(model, context_window=window, max_output_tokens=output)
-    model = replace(
+    if context_window:
+        configured = replace(configured, context_window=context_window)
+    return replace(selection, model=_limited(model, configured))
+
+
+def _configured(settings: Settings, model: Model) -> ModelLimits:
+    table = settings.providers.get(model.provider)
+    return (table.limits.get(model.id) if table else None) or ModelLimits()
+
+
+def _limited(model: Model, limits: ModelLimits) -> Model:
+    return replace(
         model,
-        context_window=context_window or configured.context_window or model.context_window,
-        max_output_tokens=configured.max_output_tokens or model.max_output_tokens,
+        context_window=limits.context_window or model.context_window,
+        max_output_tokens=limits.max_output_tokens or model.max_output_tokens,
     )
-    return replace(selection, model=model)
+
+
+def timeouts_from(env: Mapping[str, str]) -> dict[str, float]:
+    """The provider's silence limits from the environment (absent: the provider's defaults)."""
+    found = {}
+    for name, variable in TIMEOUT_ENVS.items():
+        text = env.get(variable, "").strip()
+        if not text:
+            continue
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = 0.0
+        if not 0 < seconds < float("inf"):
+            raise ConfigError(f"{variable} must be a number of seconds above 0, not {text!r}")
+        found[name] = seconds
+    return found
 
 
 def _split(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import Model, Usage
 
 
@@ -21,29 +22,48 @@ def format_cost(dollars: float) -> str:
 
 @dataclass(slots=True)
 class UsageTotals:
-    """Summed over a session; `context` is the size of the last request and its answer."""
+    """Summed over a session; `context` is the size of the last request and its answer.
+    Replies whose server reported no usage are counted in `unknown`, never as zero tokens:
+    the footer then shows `?` (nothing known) or `≥` (a lower bound)."""
 
     tokens_in: int = 0
     tokens_out: int = 0
     cost: float = 0.0
-    context: int = 0
+    context: int | None = 0
+    unknown: int = 0
 
     def add(self, usage: Usage) -> None:
+        if not usage_known(usage):
+            self.unknown += 1
+            self.context = None
+            return
         sent = usage.input + usage.cache_read + usage.cache_write
         self.tokens_in += sent
         self.tokens_out += usage.output
         self.cost += usage.cost.total
-        if sent or usage.output:
-            self.context = sent + usage.output
+        self.context = sent + usage.output
+
+    def _count(self, tokens: int) -> str:
+        if not self.unknown:
+            return short_count(tokens)
+        return f"≥{short_count(tokens)}" if tokens else "?"
+
+    def _cost(self, model: Model | None) -> str:
+        """A free model (a local one) costs $0 whatever the usage; a priced one is unknown."""
+        priced = model is not None and (model.cost.input or model.cost.output)
+        if not (self.unknown and priced):
+            return format_cost(self.cost)
+        return f"≥{format_cost(self.cost)}" if self.cost else "$?"
 
     def footer(self, model: Model | None) -> str:
         parts = [model.id] if model else []
-        parts.append(f"↑{short_count(self.tokens_in)} ↓{short_count(self.tokens_out)}")
-        parts.append(format_cost(self.cost))
+        parts.append(f"↑{self._count(self.tokens_in)} ↓{self._count(self.tokens_out)}")
+        parts.append(self._cost(model))
         if model and model.context_window:
-            share = 100 * self.context / model.context_window
-            parts.append(
-                f"ctx {short_count(self.context)}/{short_count(model.context_window)}"
-                f" ({share:.0f}%)"
-            )
+            window = short_count(model.context_window)
+            if self.context is None:
+                parts.append(f"ctx ?/{window}")
+            else:
+                share = 100 * self.context / model.context_window
+                parts.append(f"ctx {short_count(self.context)}/{window} ({share:.0f}%)")
         return " · ".join(parts)

@@ -44,6 +44,7 @@ from di_code.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage, Message, Model, TextContent, ToolResultMessage
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import LiveArea, MarkdownStream, default_live
@@ -188,7 +189,7 @@ class Renderer:
                 error = message.error_message or "the request failed"
                 self.console.print(Text(f"✗ error: {error}", style="bold red"))
             case "length":
-                note = "⚠ stopped: the reply reached the output token limit"
+                note = f"⚠ stopped: {cut_reply_note(message)}"
                 self.console.print(Text(note, style="yellow"))
             case "stop" | "tool_use":
                 pass

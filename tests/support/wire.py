@@ -37,6 +37,8 @@ class Turn:
     stop_reason: NeutralStop | None = None
     """Default: tool_use when there are tool calls, else stop."""
     input_tokens: int = 10
+    """With `input_tokens` and `output_tokens` both 0, the OpenAI stream has no usage chunk
+    (a server that ignores `stream_options.include_usage`)."""
     output_tokens: int = 5
     chunk_size: int = 4
     delay: float = 0.0
@@ -128,7 +130,8 @@ def render_openai(turn: Turn) -> list[bytes]:
         "completion_tokens": turn.output_tokens,
         "total_tokens": turn.input_tokens + turn.output_tokens,
     }
-    events.append(sse({"id": "chatcmpl-1", "choices": [], "model": turn.model, "usage": usage}))
+    if turn.input_tokens or turn.output_tokens:
+        events.append(sse({"id": "chatcmpl-1", "choices": [], "model": turn.model, "usage": usage}))
     events.append(b"data: [DONE]\n\n")
     return events
 
