@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import ipaddress
 import json
 import random
 import ssl
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
@@ -215,9 +217,6 @@ class Timeouts:
 
 def is_local_url(url: str) -> bool:
     """A server on this machine or the local network (where models run on local hardware)."""
-    import ipaddress
-    from urllib.parse import urlsplit
-
     host = (urlsplit(url).hostname or "").lower()
     if host == "localhost" or host.endswith((".local", ".localhost", ".lan")):
         return True
