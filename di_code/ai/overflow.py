@@ -36,6 +36,28 @@ _OVERFLOW = re.compile(
 )
 
 
+_STATED_WINDOW = re.compile(
+    "|".join(
+        (
+            r"available context size \((\d+) tokens?\)",  # llama-server
+            r"maximum context length is (\d+) tokens?",  # OpenAI, vLLM
+            r"tokens? > (\d+) maximum",  # Anthropic
+            r"context (?:window|length|size) of (\d+) tokens?",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def stated_context_window(message: AssistantMessage) -> int | None:
+    """The window an overflow error names (`... exceeds the available context size (2048
+    tokens)`), so a wrong assumption about the model is corrected by the failure itself."""
+    if not is_context_overflow(message):
+        return None
+    found = _STATED_WINDOW.search(message.error_message or "")
+    return int(next(group for group in found.groups() if group)) if found else None
+
+
 def is_context_overflow(message: AssistantMessage) -> bool:
     """True when this reply failed because the context was too long for the model."""
     return message.stop_reason == "error" and bool(_OVERFLOW.search(message.error_message or ""))

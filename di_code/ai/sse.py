@@ -8,6 +8,8 @@ after the colon; `data` lines are joined with LF; `event` names the type (defaul
 only; an empty line dispatches, and an event with no data is dropped.
 One chosen deviation: at the end of the stream an event whose lines are complete but that lacks
 the final blank line is still dispatched (some servers end that way); a partial line is not.
+Decoding is linear in the input however it is cut (only new text is searched for line ends),
+and one line longer than `MAX_LINE` characters is an `SSEError`, not unbounded growth.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ import re
 from dataclasses import dataclass
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
+MAX_LINE = 16 * 1024 * 1024
+
+
+class SSEError(ValueError):
+    """The stream cannot be decoded within the limits (a line over `MAX_LINE`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +38,11 @@ class SSEDecoder:
     def __init__(self) -> None:
         self._utf8 = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._at_start = True
-        self._rest = ""
+        self._partial: list[str] = []
+        """Pieces of the line not yet ended; joined once, when its end arrives."""
+        self._partial_size = 0
+        self._skip_lf = False
+        """The last piece ended in CR: a LF at the start of the next is its second half."""
         self._event = ""
         self._data: list[str] = []
         self._last_id: str | None = None
@@ -39,29 +50,41 @@ class SSEDecoder:
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """The events completed by `chunk`."""
-        return self._lines(self._utf8.decode(chunk), final=False)
+        return self._lines(self._utf8.decode(chunk))
 
     def close(self) -> list[ServerSentEvent]:
         """End of stream: a pending event with complete lines is dispatched (see module doc)."""
-        events = self._lines(self._utf8.decode(b"", final=True), final=True)
+        events = self._lines(self._utf8.decode(b"", final=True))
         if self._data:
             events.extend(self._dispatch())
         return events
 
-    def _lines(self, text: str, *, final: bool) -> list[ServerSentEvent]:
+    def _lines(self, text: str) -> list[ServerSentEvent]:
         if self._at_start and text:
             self._at_start = False
             text = text.removeprefix("\ufeff")
-        buffer = self._rest + text
-        held = ""
-        if buffer.endswith("\r") and not final:
-            buffer, held = buffer[:-1], "\r"  # may be the first half of a CRLF
-        *lines, rest = _LINE_END.split(buffer)
-        self._rest = rest + held
+        if self._skip_lf and text:
+            self._skip_lf = False
+            text = text.removeprefix("\n")
+        *ended, rest = _LINE_END.split(text)
         events: list[ServerSentEvent] = []
-        for line in lines:
-            events.extend(self._line(line))
+        if ended:
+            self._skip_lf = text.endswith("\r")
+            ended[0] = "".join([*self._partial, ended[0]])
+            self._partial, self._partial_size = [], 0
+            for line in ended:
+                self._check_length(len(line))
+                events.extend(self._line(line))
+        if rest:
+            self._partial.append(rest)
+            self._partial_size += len(rest)
+            self._check_length(self._partial_size)
         return events
+
+    @staticmethod
+    def _check_length(size: int) -> None:
+        if size > MAX_LINE:
+            raise SSEError(f"an event-stream line is longer than {MAX_LINE // 2**20} MB")
 
     def _line(self, line: str) -> list[ServerSentEvent]:
         if not line:

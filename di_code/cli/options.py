@@ -30,6 +30,8 @@ class CliOptions:
     tools: str | None = None
     add_dir: tuple[str, ...] = ()
     max_turns: int | None = None
+    context_window: int | None = None
+    """Tokens; overrides the settings and what a local server says."""
     system_prompt: str | None = None
     append_system_prompt: str | None = None
     continue_session: bool = False
@@ -79,6 +81,12 @@ def _common(
     ] = None,
     max_turns: Annotated[
         int | None, typer.Option(min=1, metavar="N", help="Stop after N requests.")
+    ] = None,
+    context_window: Annotated[
+        int | None,
+        typer.Option(
+            min=1, metavar="TOKENS", help="The model's context window, if di-code's is wrong."
+        ),
     ] = None,
     system_prompt: Annotated[
         str | None, typer.Option(metavar="TEXT", help="Replace the system prompt (text or file).")

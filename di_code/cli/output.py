@@ -15,6 +15,7 @@ from typing import Any, Literal, TextIO, TypeAlias
 from di_code.agent.events import AgentEvent, TurnEndEvent
 from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
+from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import AssistantMessage, Usage
 
 OutputFormat: TypeAlias = Literal["text", "json", "stream-json"]
@@ -48,6 +49,21 @@ def total_usage(usages: Sequence[Usage]) -> Usage:
     return sum(usages, Usage())
 
 
+_TOKEN_FIELDS = ("input", "output", "cache_read", "cache_write", "total_tokens")
+
+
+def usage_summary(usages: Sequence[Usage]) -> dict[str, Any]:
+    """The summed usage; replies whose server reported none are counted in `unreported_turns`
+    and never added as zeros: with none reported at all, the counts are null (unknown)."""
+    known = [usage for usage in usages if usage_known(usage)]
+    summary: dict[str, Any] = to_dict(total_usage(known))
+    if len(known) < len(usages):
+        summary["unreported_turns"] = len(usages) - len(known)
+        if not known:
+            summary.update(dict.fromkeys((*_TOKEN_FIELDS, "cost")))
+    return summary
+
+
 def result_object(
     final: AssistantMessage, tally: RunTally, session_id: str | None
 ) -> dict[str, Any]:
@@ -60,7 +76,7 @@ def result_object(
         "result": final.error_message if is_error else final.text,
         "session_id": session_id,
         "num_turns": tally.num_turns,
-        "usage": to_dict(total_usage(tally.usages)),
+        "usage": usage_summary(tally.usages),
     }
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from di_code.agent.events import AgentEvent
 from di_code.ai.abort import AbortController
+from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.options import CliOptions
@@ -158,7 +159,7 @@ def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
     else:
         err.line("di-code: the model ended its turn without any answer text")
     if final.stop_reason == "length":
-        err.line("di-code: the answer was cut at the model's output token limit")
+        err.line(f"di-code: {cut_reply_note(final)}")
 
 
 def _on_stop_signals(controller: AbortController) -> list[signal.Signals]:

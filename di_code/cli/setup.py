@@ -23,7 +23,14 @@ from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.options import CliOptions
 from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
-from di_code.config.selection import ModelRequest, Selection, clean_key, select_model
+from di_code.config.selection import (
+    ModelRequest,
+    Selection,
+    clean_key,
+    select_model,
+    timeouts_from,
+    with_limits,
+)
 from di_code.config.settings import (
     PERMISSION_MODES,
     SANDBOX_MODES,
@@ -93,7 +100,9 @@ async def prepare(
     settings = load_settings_files(home, workspace)
     for warning in settings.warnings:
         notify(warning)
-    selection = await choose_model(options, settings, env, notify)
+    selection = await with_limits(
+        await choose_model(options, settings, env, notify), settings, options.context_window
+    )
     register(selection.api_key)  # never printed nor saved from here on
     register_url(selection.model.base_url)
     roots = extra_roots(options.add_dir, workspace)
@@ -242,7 +251,10 @@ def make_provider(selection: Selection) -> Provider:
     base_url = selection.model.base_url
     if not base_url:
         raise ConfigError(f"no base URL for {selection.model.provider}: pass --base-url")
-    provider: Provider = provider_class(api_key=selection.api_key or None, base_url=base_url)
+    timeouts = timeouts_from(os.environ)
+    provider: Provider = provider_class(
+        api_key=selection.api_key or None, base_url=base_url, **timeouts
+    )
     return provider
 
 

@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from di_code.ai.types import Model, ModelCost
 
 DEFAULT_CONTEXT_WINDOW = 128_000
-DEFAULT_MAX_OUTPUT = 16_384
+DEFAULT_MAX_OUTPUT = 8_192
+"""For a model not listed here: high enough for a long file written in one tool call, accepted
+by the current models of every compatible service, and a stop for a weak local model that
+would otherwise generate until its context is full."""
 OPENAI_API = "openai-completions"
 ANTHROPIC_API = "anthropic-messages"
 RESPONSES_API = "openai-responses"

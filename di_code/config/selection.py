@@ -11,13 +11,25 @@ none is a one-line configuration error naming the variable.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from di_code.ai.types import Model
-from di_code.config.models import PRESETS, ProviderPreset, resolve_model
-from di_code.config.settings import ConfigError, ProviderSettings, Settings
+from di_code.config.models import (
+    DEFAULT_CONTEXT_WINDOW,
+    DEFAULT_MAX_OUTPUT,
+    OPENAI_API,
+    PRESETS,
+    ProviderPreset,
+    resolve_model,
+)
+from di_code.config.settings import ConfigError, ModelLimits, ProviderSettings, Settings
 
 MODEL_ENV = "DI_CODE_MODEL"
+TIMEOUT_ENVS = {
+    "first_byte_timeout": "DI_CODE_FIRST_BYTE_TIMEOUT",
+    "stall_timeout": "DI_CODE_STALL_TIMEOUT",
+}
+"""Seconds a server may stay silent before its reply starts / between two pieces of it."""
 KEYED_DEFAULTS = ("openai", "anthropic", "gemini")
 
 
@@ -52,7 +64,10 @@ def _apply(preset: ProviderPreset | None, table: ProviderSettings) -> ProviderPr
     base_url = table.base_url or (preset.base_url if preset else None)
     if api is None or base_url is None:
         raise ConfigError(f"providers.{table.name} needs api and base_url")
-    listed = tuple(Model(id=m, name=m, provider=table.name, api=api) for m in table.models)
+    listed = tuple(
+        Model(m, m, table.name, api, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_OUTPUT)
+        for m in table.models
+    )
     known = preset.models if preset else ()
     return ProviderPreset(
         name=table.name,
@@ -87,7 +102,64 @@ def select_model(
     if not model_id:
         raise ConfigError(f"no model given for {name}: use --model {name}/MODEL_ID")
     base_url = request.base_url or env.get(f"{name.upper()}_BASE_URL") or preset.base_url
-    return Selection(resolve_model(preset, model_id, base_url), _api_key(preset, request, env))
+    model = resolve_model(preset, model_id, base_url)
+    model = _limited(model, _configured(settings, model))
+    return Selection(model, _api_key(preset, request, env))
+
+
+async def with_limits(
+    selection: Selection, settings: Settings, context_window: int | None = None
+) -> Selection:
+    """The model's context window and output limit, first found wins: `--context-window`,
+    `[providers.NAME.models.ID]`, what a local server publishes about itself (a small local
+    model's window is often 2048 or 4096 tokens, far from the 128k assumed for an unknown
+    model), then the known figures or the defaults."""
+    model = selection.model
+    configured = _configured(settings, model)
+    preset = providers_from(settings).get(model.provider)
+    local = preset is not None and preset.api_key_env is None and preset.api == OPENAI_API
+    if local and model.base_url and not (context_window or configured.context_window):
+        from di_code.ai.providers.limits import probe_server_limits
+
+        published = await probe_server_limits(model.base_url, model.id)
+        output = min(
+            model.max_output_tokens, published.max_output_tokens or model.max_output_tokens
+        )
+        window = published.context_window or model.context_window
+        model = replace(model, context_window=window, max_output_tokens=output)
+    if context_window:
+        configured = replace(configured, context_window=context_window)
+    return replace(selection, model=_limited(model, configured))
+
+
+def _configured(settings: Settings, model: Model) -> ModelLimits:
+    table = settings.providers.get(model.provider)
+    return (table.limits.get(model.id) if table else None) or ModelLimits()
+
+
+def _limited(model: Model, limits: ModelLimits) -> Model:
+    return replace(
+        model,
+        context_window=limits.context_window or model.context_window,
+        max_output_tokens=limits.max_output_tokens or model.max_output_tokens,
+    )
+
+
+def timeouts_from(env: Mapping[str, str]) -> dict[str, float]:
+    """The provider's silence limits from the environment (absent: the provider's defaults)."""
+    found = {}
+    for name, variable in TIMEOUT_ENVS.items():
+        text = env.get(variable, "").strip()
+        if not text:
+            continue
+        try:
+            seconds = float(text)
+        except ValueError:
+            seconds = 0.0
+        if not 0 < seconds < float("inf"):
+            raise ConfigError(f"{variable} must be a number of seconds above 0, not {text!r}")
+        found[name] = seconds
+    return found
 
 
 def _split(

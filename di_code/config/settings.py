@@ -11,6 +11,7 @@ Layout (README.md shows a full example):
     [permissions] mode = "ask|auto|read-only", allow = [...], deny = [...]
     [limits] max_turns = 50
     [providers.NAME] api, base_url, api_key_env, models = [...], default_model
+    [providers.NAME.models.ID] context_window = N, max_output_tokens = N   (instead of the list)
     [discovery] urls = ["ollama=http://127.0.0.1:11434/v1", ...]
     [sandbox] mode = "off|workspace-write|read-only", network = true|false
     [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
@@ -38,6 +39,14 @@ SANDBOX_MODES = ("off", "workspace-write", "read-only")
 
 
 @dataclass(frozen=True, slots=True)
+class ModelLimits:
+    """A `[providers.NAME.models.ID]` table: limits the user knows better than di-code."""
+
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderSettings:
     """A `[providers.NAME]` table: a custom provider, or overrides for a preset."""
 
@@ -47,6 +56,8 @@ class ProviderSettings:
     api_key_env: str | None = None
     models: tuple[str, ...] = ()
     default_model: str | None = None
+    limits: Mapping[str, ModelLimits] = field(default_factory=dict)
+    """Model id → its configured limits (when `models` is written as tables)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +152,7 @@ def _merge_provider(base: ProviderSettings | None, top: ProviderSettings) -> Pro
         api_key_env=top.api_key_env or base.api_key_env,
         models=top.models or base.models,
         default_model=top.default_model or base.default_model,
+        limits={**base.limits, **top.limits},
     )
 
 
@@ -223,11 +235,28 @@ class _Reader:
         table = self.table(providers, name, None)
         fields = {"api", "base_url", "api_key_env", "models", "default_model"}
         self.keys(table, f"{key}.", fields)
+        models = table.get("models")
+        limits = self.model_limits(models, f"{key}.models") if isinstance(models, dict) else {}
         return ProviderSettings(
             name=name,
             api=self.typed(table, f"{key}.api", str),
             base_url=self.typed(table, f"{key}.base_url", str),
             api_key_env=self.typed(table, f"{key}.api_key_env", str),
-            models=self.strings(table, f"{key}.models") or (),
+            models=tuple(limits) or self.strings(table, f"{key}.models") or (),
             default_model=self.typed(table, f"{key}.default_model", str),
+            limits=limits,
         )
+
+    def model_limits(self, models: Mapping[str, Any], key: str) -> dict[str, ModelLimits]:
+        """`[providers.NAME.models.ID]` tables: positive whole numbers of tokens."""
+        found = {}
+        for model_id in models:
+            table = self.table(models, model_id, {"context_window", "max_output_tokens"})
+            values = {}
+            for name in ("context_window", "max_output_tokens"):
+                value = self.typed(table, f"{key}.{model_id}.{name}", int)
+                if value is not None and value < 1:
+                    raise self.fail(f"{key}.{model_id}.{name}", "a positive number")
+                values[name] = value
+            found[model_id] = ModelLimits(**values)
+        return found

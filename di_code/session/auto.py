@@ -1,5 +1,9 @@
 """Compaction around an Agent: on demand (`/compact`), before a prompt, and after an overflow.
 
+An overflow error that names the window (llama-server: `exceeds the available context size
+(2048 tokens)`) corrects the model's window first, so the compaction that follows keeps a
+tail that fits instead of finding "nothing to compact" under a 128k assumption.
+
 The session (when there is one) records the compaction entry first; the Agent's transcript is
 then replaced by the session's own context, so the two stay identical.
 """
@@ -7,10 +11,11 @@ then replaced by the session's own context, so the two stay identical.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortSignal
-from di_code.ai.overflow import is_context_overflow
+from di_code.ai.overflow import is_context_overflow, stated_context_window
 from di_code.ai.types import AssistantMessage, UserContent, UserMessage
 from di_code.session.compaction import (
     DEFAULT_KEEP_RECENT_TOKENS,
@@ -90,6 +95,11 @@ async def prompt_with_compaction(
     if should_compact(agent.transcript, agent.model, reserve):
         await run_compaction()
     final = await agent.prompt(prompt, signal)
-    if is_context_overflow(final) and await run_compaction():
+    if not is_context_overflow(final):
+        return final
+    stated = stated_context_window(final)
+    if stated is not None and stated < agent.model.context_window:
+        agent.model = replace(agent.model, context_window=stated)  # the server knows better
+    if await run_compaction():
         final = await agent.continue_(signal)
     return final

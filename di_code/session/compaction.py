@@ -5,6 +5,8 @@ compaction (told apart by timestamp); only messages after it, or all when there 
 estimated at four characters a token.
 The cut keeps the most recent ~`keep_recent_tokens` and is placed only before a user or
 assistant message, never before a tool result, so a tool call and its result stay together.
+The reserve and the kept tail are at most a quarter of the context window each, so a small
+local model (2048 tokens) compacts early enough and keeps a tail that fits.
 """
 
 from __future__ import annotations
@@ -94,9 +96,15 @@ def context_tokens(messages: list[Message]) -> int:
     return sum(estimate_tokens(m) for m in messages)
 
 
+def window_share(model: Model, tokens: int) -> int:
+    """`tokens`, or a quarter of the model's context window when that is smaller."""
+    return min(tokens, model.context_window // 4)
+
+
 def should_compact(messages: list[Message], model: Model, reserve: int = DEFAULT_RESERVE) -> bool:
-    """True when the context has grown past `context_window - reserve`."""
-    return context_tokens(messages) > model.context_window - reserve
+    """True when the context has grown past `context_window - reserve` (scaled down for a
+    small window, see `window_share`)."""
+    return context_tokens(messages) > model.context_window - window_share(model, reserve)
 
 
 def find_cut(messages: list[Message], keep_recent_tokens: int) -> int | None:
@@ -132,12 +140,12 @@ async def compact(
     signal: AbortSignal | None = None,
 ) -> CompactionResult:
     """Ask the model for a summary of the older messages; keep the recent ones as they are."""
-    keep = min(keep_recent_tokens, model.context_window // 4)
-    cut = find_cut(messages, keep)
+    cut = find_cut(messages, window_share(model, keep_recent_tokens))
     if cut is None or not _has_content(messages[:cut]):
         raise NothingToCompact
-    max_tokens = min(model.max_output_tokens, SUMMARY_MAX_TOKENS)
-    budget_chars = max(model.context_window - max_tokens - 2_000, 1_000) * 3
+    max_tokens = window_share(model, min(model.max_output_tokens, SUMMARY_MAX_TOKENS))
+    overhead = window_share(model, 2_000)  # the summary prompt's own instructions
+    budget_chars = max(model.context_window - max_tokens - overhead, 500) * 3
     request = summary_request(messages[:cut], instructions, budget_chars)
     context = Context(SUMMARY_SYSTEM_PROMPT, [UserMessage.of(request)], [])
     stream = provider.stream(model, context, StreamOptions(signal=signal, max_tokens=max_tokens))

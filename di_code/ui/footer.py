@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import Model, Usage
 
 
@@ -22,12 +23,19 @@ def format_cost(dollars: float) -> str:
 
 @dataclass(slots=True)
 class UsageTotals:
-    """Summed over a session; `context` is the size of the last request and its answer."""
+    """Summed over a session; `context` is the size of the last request and its answer.
+    Replies whose server reported no usage are counted in `unknown`, never as zero tokens:
+    the footer then shows `?` (nothing known) or `≥` (a lower bound)."""
 
     total: Usage = field(default_factory=Usage)
-    context: int = 0
+    context: int | None = 0
+    unknown: int = 0
 
     def add(self, usage: Usage) -> None:
+        if not usage_known(usage):
+            self.unknown += 1
+            self.context = None
+            return
         self.total += usage
         self.add_context(usage)
 
@@ -37,16 +45,30 @@ class UsageTotals:
         if usage.context:
             self.context = usage.context
 
+    def _count(self, tokens: int) -> str:
+        if not self.unknown:
+            return short_count(tokens)
+        return f"≥{short_count(tokens)}" if tokens else "?"
+
+    def _cost(self, model: Model | None) -> str:
+        """A free model (a local one) costs $0 whatever the usage; a priced one is unknown."""
+        dollars = self.total.cost.total
+        priced = model is not None and (model.cost.input or model.cost.output)
+        if not (self.unknown and priced):
+            return format_cost(dollars)
+        return f"≥{format_cost(dollars)}" if dollars else "$?"
+
     def footer(self, model: Model | None) -> str:
         parts = [model.id] if model else []
-        parts.append(f"↑{short_count(self.total.sent)} ↓{short_count(self.total.output)}")
-        parts.append(format_cost(self.total.cost.total))
+        parts.append(f"↑{self._count(self.total.sent)} ↓{self._count(self.total.output)}")
+        parts.append(self._cost(model))
         if model and model.context_window:
-            share = 100 * self.context / model.context_window
-            parts.append(
-                f"ctx {short_count(self.context)}/{short_count(model.context_window)}"
-                f" ({share:.0f}%)"
-            )
+            window = short_count(model.context_window)
+            if self.context is None:
+                parts.append(f"ctx ?/{window}")
+            else:
+                share = 100 * self.context / model.context_window
+                parts.append(f"ctx {short_count(self.context)}/{window} ({share:.0f}%)")
         return " · ".join(parts)
 
 

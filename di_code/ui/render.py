@@ -53,6 +53,7 @@ from di_code.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
+from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import (
     AssistantMessage,
     Message,
@@ -435,7 +436,7 @@ class Renderer:
                 error = message.error_message or "the request failed"
                 self.console.print(alert_panel("✗ error", error))
             case "length":
-                note = "⚠ stopped: the reply reached the output token limit"
+                note = f"⚠ stopped: {cut_reply_note(message)}"
                 self.console.print(Text(note, style="yellow"))
             case "stop" | "tool_use":
                 pass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from di_code.config.models import PRESETS, resolve_model
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.streams import collect, model_for, provider_for
 
@@ -111,6 +113,14 @@ def test_failed_turns_are_dropped_and_orphan_calls_get_a_result() -> None:
     assert sent[3]["content"][0]["tool_use_id"] == "t1"
     assert sent[3]["content"][0]["is_error"] is True
     assert "broken" not in str(sent)
+
+
+def test_an_unknown_model_gets_a_sane_max_tokens_within_its_window() -> None:
+    unknown = resolve_model(PRESETS["anthropic"], "local-model")
+    context = Context(None, [UserMessage.of("x")])
+    assert build_anthropic_request(unknown, context, StreamOptions())["max_tokens"] == 8192
+    small = replace(unknown, context_window=4096)
+    assert build_anthropic_request(small, context, StreamOptions())["max_tokens"] == 1024
 
 
 def test_thinking_budget_and_temperature() -> None:

@@ -67,7 +67,24 @@ def test_body_has_system_prompt_tools_and_include_usage() -> None:
             "function": {"name": "ls", "description": "List a folder", "parameters": LS.parameters},
         }
     ]
-    assert "max_tokens" not in body and "reasoning_effort" not in body
+    assert body["max_completion_tokens"] == MODEL.max_output_tokens
+    assert "reasoning_effort" not in body
+
+
+def test_max_tokens_is_always_sent_within_the_model_and_window_limits() -> None:
+    local = Model("gemma", "gemma", "llamacpp", "openai-completions", context_window=2048)
+    body = build_openai_request(local, Context(None, []), StreamOptions())
+    assert body["max_tokens"] == 512  # a quarter of the window: the rest is the prompt's
+    small = model_for("openai", max_output_tokens=100)
+    options = StreamOptions(max_tokens=5000)
+    assert build_openai_request(small, Context(None, []), options)["max_completion_tokens"] == 100
+
+
+def test_an_assistant_message_with_tool_calls_never_has_null_content() -> None:
+    messages: list[Message] = [UserMessage.of("list"), assistant(ToolCall("c1", "ls", {}))]
+    sent = build_openai_request(MODEL, Context(None, messages), StreamOptions())["messages"]
+    assert sent[1]["content"] == ""
+    assert all(isinstance(m["content"], str) for m in sent)
 
 
 def test_tool_calls_and_results_carry_matching_ids() -> None:

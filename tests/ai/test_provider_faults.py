@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from di_code.ai.abort import AbortController
 from di_code.ai.events import RetryEvent, StartEvent, StreamEvent, TextDeltaEvent
-from di_code.ai.providers.http import HttpProvider, RetryPolicy
+from di_code.ai.providers.http import MAX_REPLY_BYTES, HttpProvider, RetryPolicy, Timeouts
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage
@@ -69,14 +70,50 @@ async def test_429_waits_as_long_as_retry_after_says(
 async def test_5xx_backs_off_1_2_4_8_then_gives_up(
     provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep
 ) -> None:
-    llm_server.script(*[HttpError(500, "boom")] * 5)
+    llm_server.script(*[HttpError(503, "busy")] * 5)
     _, message = await run(provider)
     assert message.stop_reason == "error"
     assert message.error_message == (
-        f"{kind_of(provider)}: HTTP 500: boom (gave up after 4 retries)"
+        f"{kind_of(provider)}: HTTP 503: busy (gave up after 4 retries)"
     )
     assert sleep.delays == [1.0, 2.0, 4.0, 8.0]
     assert len(llm_server.requests) == 5
+
+
+async def test_a_5xx_with_the_same_body_twice_is_not_retried_again(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep
+) -> None:
+    llm_server.script(*[HttpError(500, "7 validation errors")] * 5)
+    _, message = await run(provider)
+    assert message.error_message == (
+        f"{kind_of(provider)}: HTTP 500: 7 validation errors "
+        "(the same error twice: not retried again)"
+    )
+    assert sleep.delays == [1.0]
+    assert len(llm_server.requests) == 2
+
+
+async def test_a_5xx_whose_body_changes_is_retried(
+    provider: HttpProvider, llm_server: LLMServer, sleep: RecordingSleep
+) -> None:
+    llm_server.script(HttpError(500, "boom 1"), HttpError(500, "boom 2"), Turn(text="ok"))
+    _, message = await run(provider)
+    assert message.text == "ok"
+    assert sleep.delays == [1.0, 2.0]
+
+
+async def test_the_service_message_is_kept_whole_and_a_raw_body_is_cut(
+    provider: HttpProvider, llm_server: LLMServer
+) -> None:
+    explained = "x" * 700 + " the field content must be a string"
+    fastapi = '{"detail": [{"msg": "Input should be a valid string"}, {"msg": "Field required"}]}'
+    llm_server.script(
+        HttpError(400, explained), HttpError(422, body=fastapi), HttpError(404, body="y" * 900)
+    )
+    messages = [(await run(provider))[1].error_message or "" for _ in range(3)]
+    assert messages[0].endswith(" the field content must be a string")
+    assert messages[1].endswith("HTTP 422: Input should be a valid string; Field required")
+    assert messages[2] == f"{kind_of(provider)}: HTTP 404: " + "y" * 500
 
 
 @pytest.mark.parametrize("status", [408, 409, 503, 529])
@@ -215,6 +252,42 @@ async def test_a_stalled_stream_is_an_error_keeping_the_text(
     assert message.error_message == f"{kind_of(provider)}: stream stalled (no data for 0.5 s)"
     assert message.text == "abcd"
     assert llm_server.wait_disconnects(1)
+
+
+async def test_the_wait_for_the_first_byte_is_its_own_longer_limit(
+    llm_server: LLMServer,
+) -> None:
+    made = provider_for("openai", llm_server, stall_timeout=0.2, first_byte_timeout=0.6)
+    llm_server.script(
+        Turn(text="slow start", first_delay=0.3),
+        Turn(text="abcdefgh", fault="stall", fault_after=0),
+    )
+    try:
+        _, first = await run(made)  # nothing for 0.3 s: under the first-byte limit
+        _, second = await run(made)
+    finally:
+        await made.aclose()
+    assert first.text == "slow start"
+    assert second.error_message == "openai: stream stalled (no reply for 0.6 s)"
+
+
+def test_a_local_server_gets_a_longer_first_byte_wait_by_default() -> None:
+    local = Timeouts.for_url("http://127.0.0.1:8080/v1")
+    remote = Timeouts.for_url("https://api.openai.com/v1")
+    assert local.first_byte > remote.first_byte == local.stall == remote.stall
+    assert Timeouts.for_url("http://localhost:1", first_byte=5, stall=7) == Timeouts(5, 7)
+
+
+async def test_a_gzip_bomb_stops_at_the_reply_cap(
+    provider: HttpProvider, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    bomb = tmp_path / "bomb.sse"
+    bomb.write_bytes(gzip.compress(b": " + b"a" * (MAX_REPLY_BYTES + 1024) + b"\n"))
+    llm_server.script(Replay(str(bomb), headers={"content-encoding": "gzip"}))
+    _, message = await run(provider)
+    assert message.error_message == (
+        f"{kind_of(provider)}: the reply is larger than 64 MB; stopped reading"
+    )
 
 
 async def test_a_stream_cut_before_the_stop_reason_is_an_error(

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from di_code.ai.sse import ServerSentEvent, SSEDecoder
+from di_code.ai.sse import MAX_LINE, ServerSentEvent, SSEDecoder, SSEError
 
 
 def decode(*chunks: bytes) -> list[ServerSentEvent]:
@@ -92,3 +93,23 @@ def test_any_cuts_give_the_same_events(cuts: list[int]) -> None:
     chunks = [SAMPLE[a:b] for a, b in itertools.pairwise(bounds)]
     assert decode(*chunks) == decode(SAMPLE)
     assert [e.data for e in decode(SAMPLE)] == ["α\nβ€", '{"x": 1}', "z"]
+
+
+def test_a_long_line_in_many_pieces_is_one_line() -> None:
+    decoder = SSEDecoder()
+    piece = b"x" * 4096
+    events = decoder.feed(b"data: ")
+    for _ in range(256):
+        events += decoder.feed(piece)
+    events += decoder.feed(b"\r")
+    events += decoder.feed(b"\n\n")
+    assert events == [ServerSentEvent("x" * 4096 * 256)]
+
+
+def test_a_line_over_the_cap_is_a_clear_error() -> None:
+    decoder = SSEDecoder()
+    piece = b"y" * (1024 * 1024)
+    decoder.feed(b"data: ")
+    with pytest.raises(SSEError, match="an event-stream line is longer than 16 MB"):
+        for _ in range(MAX_LINE // len(piece) + 1):
+            decoder.feed(piece)

@@ -56,7 +56,7 @@ def test_unknown_id_gets_defaults_and_a_base_url_override() -> None:
         "ollama",
         "openai-completions",
     )
-    assert (model.context_window, model.max_output_tokens) == (128_000, 16_384)
+    assert (model.context_window, model.max_output_tokens) == (128_000, 8_192)
     assert model.cost.input == model.cost.output == 0
     assert model.base_url == "http://box:11434/v1"
 

@@ -41,7 +41,7 @@ def test_unknown_model_on_a_known_provider_gets_defaults() -> None:
     selection = select_model(ModelRequest(model="openai/brand-new"), Settings(), KEYS)
     assert selection is not None
     assert selection.model.context_window == 128_000
-    assert selection.model.max_output_tokens == 16_384
+    assert selection.model.max_output_tokens == 8_192
     assert selection.model.cost.input == 0
 
 

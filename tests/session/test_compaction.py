@@ -28,7 +28,7 @@ from di_code.session.compaction import find_cut
 from di_code.session.summary import SUMMARY_PREFIX, SUMMARY_SYSTEM_PROMPT
 
 WINDOW = 40_000
-RESERVE = 16_384
+RESERVE = min(16_384, WINDOW // 4)  # the reserve scales down for small windows
 THRESHOLD = WINDOW - RESERVE
 BIG = "x" * 20_000  # 5000 estimated tokens
 SUMMARY = "## Goal\nFix the parser.\n## Next steps\nRun the tests."

@@ -5,15 +5,16 @@ It runs in a background thread, so in-process async tests and `di-code` subproce
 talk to it. Scripted items are served in order, whichever endpoint is hit:
 
 - `Turn(text=..., thinking=..., tool_calls=(ToolCallSpec(name, arguments, id),), stop_reason,
-  input_tokens, output_tokens, chunk_size, delay, fault, fault_after)`: a streamed reply,
-  rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
+  input_tokens, output_tokens, chunk_size, delay, first_delay, fault, fault_after)`: a streamed
+  reply, rendered as Chat Completions chunks on POST /v1/chat/completions or as Messages events on
   POST /v1/messages (chunked SSE). `fault` is "drop" (close the connection mid-stream),
   "malformed" (send a chunk that is not JSON, then end) or "stall" (send nothing more until the
   client closes), after `fault_after` events. `delay` waits between events, `first_delay`
-  before the response (a model slow to answer: not even the headers are sent).
+  between the headers and the first event (a model slow to answer).
 - `HttpError(status, message, headers={"retry-after": "0"}, body=None, error_type=...)`: an
   error status whose body is the service's error JSON (or `body` verbatim).
-- `Replay(path, cuts=(10, 57), delay=0)`: a raw .sse file written in pieces cut at byte offsets.
+- `Replay(path, cuts=(10, 57), delay=0, headers={})`: a raw .sse file written in pieces cut at
+  byte offsets, with extra response headers (`content-encoding: gzip` for a compressed file).
 
 A Turn is also rendered as Responses API events on POST /v1/responses and as Gemini chunks on
 POST /v1beta/models/MODEL:streamGenerateContent?alt=sse (tests/support/wire_responses.py,
@@ -21,7 +22,9 @@ wire_gemini.py), with the same faults. A Responses or Gemini request of a shape 
 service refuses is answered 400, as it would be, without taking a scripted reply.
 
 With the script empty the server answers 400 `llm_server: no scripted reply left`.
-GET /v1/models lists `test-model`. `server.requests` records `RecordedRequest(method, path,
+GET /v1/models lists `test-model`. `server.publish(path, payload)` answers GET or POST `path`
+with that JSON (a local server's `/props`, `/api/show`, ...); other paths answer 404.
+`server.requests` records `RecordedRequest(method, path,
 headers (lower-case names), body (parsed JSON))`; `server.wait_disconnects(n)` waits until the
 server has seen `n` streams closed by the client.
 
@@ -142,6 +145,7 @@ class LLMServer:
         self._stopping = threading.Event()
         self._disconnects = 0
         self.requests: list[RecordedRequest] = []
+        self.published: dict[str, Any] = {}
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self  # type: ignore[attr-defined]
         self._thread = threading.Thread(
@@ -167,6 +171,10 @@ class LLMServer:
     def script(self, *items: Script) -> None:
         with self._lock:
             self._queue.extend(items)
+
+    def publish(self, path: str, payload: Any) -> None:
+        """Answer GET or POST `path` with `payload` as JSON."""
+        self.published[path] = payload
 
     def pending(self) -> int:
         with self._lock:
@@ -231,11 +239,13 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(None, take=False)
-        if self.path.rstrip("/") != "/v1/models":
+        if self.path in self.owner.published:
+            self._send_json(200, self.owner.published[self.path])
+        elif self.path.rstrip("/") != "/v1/models":
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
-            return
-        model = {"id": "test-model", "object": "model", "type": "model", "display_name": "Test"}
-        self._send_json(200, {"object": "list", "data": [model], "has_more": False})
+        else:
+            model = {"id": "test-model", "object": "model", "type": "model", "display_name": "Test"}
+            self._send_json(200, {"object": "list", "data": [model], "has_more": False})
 
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
@@ -247,8 +257,10 @@ class _Handler(BaseHTTPRequestHandler):
         wire = _route(self.path)
         check = _CHECK.get(wire or "")
         refused = check(body) if check else None
-        item = self._record(body, take=refused is None)
-        if wire is None:
+        item = self._record(body, take=wire is not None and refused is None)
+        if self.path in self.owner.published:
+            self._send_json(200, self.owner.published[self.path])
+        elif wire is None:
             self._send_json(404, {"error": {"message": f"no route {self.path}"}})
         elif refused is not None:
             self._send_error(wire, HttpError(400, refused, error_type="invalid_request_error"))
@@ -285,14 +297,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
     def _stream(self, wire: str, item: Turn | Replay) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("transfer-encoding", "chunked")
+        for name, value in (item.headers if isinstance(item, Replay) else {}).items():
+            self.send_header(name, value)
+        self.end_headers()
         try:
-            if isinstance(item, Turn) and item.first_delay:
-                self._pause(item.first_delay)
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("transfer-encoding", "chunked")
-            self.end_headers()
             if isinstance(item, Replay):
                 self._replay(item)
             else:
@@ -306,6 +318,8 @@ class _Handler(BaseHTTPRequestHandler):
     def _turn(self, wire: str, turn: Turn) -> None:
         events = _RENDER[wire](turn)
         limit = turn.fault_after if turn.fault else len(events)
+        if turn.first_delay:
+            self._pause(turn.first_delay)
         for index, event in enumerate(events[:limit]):
             if index and turn.delay:
                 self._pause(turn.delay)

@@ -37,12 +37,15 @@ class Turn:
     stop_reason: NeutralStop | None = None
     """Default: tool_use when there are tool calls, else stop."""
     input_tokens: int = 10
+    """With `input_tokens` and `output_tokens` both 0, the OpenAI stream has no usage chunk
+    (a server that ignores `stream_options.include_usage`)."""
     output_tokens: int = 5
     chunk_size: int = 4
     delay: float = 0.0
     """Seconds between events (lets a test abort or press Ctrl-C mid-stream)."""
     first_delay: float = 0.0
-    """Seconds before the response starts (a model slow to answer)."""
+    """Seconds between the headers and the first event (a model slow to answer, a local model
+    reading the prompt)."""
     fault: Fault | None = None
     fault_after: int = 2
     """How many events are sent before the fault happens."""
@@ -74,6 +77,8 @@ class Replay:
     path: str
     cuts: tuple[int, ...] = ()
     delay: float = 0.0
+    headers: dict[str, str] = field(default_factory=dict)
+    """Extra response headers (`content-encoding: gzip` for a compressed file)."""
 
 
 Script = Turn | HttpError | Replay
@@ -126,7 +131,8 @@ def render_openai(turn: Turn) -> list[bytes]:
         "completion_tokens": turn.output_tokens,
         "total_tokens": turn.input_tokens + turn.output_tokens,
     }
-    events.append(sse({"id": "chatcmpl-1", "choices": [], "model": turn.model, "usage": usage}))
+    if turn.input_tokens or turn.output_tokens:
+        events.append(sse({"id": "chatcmpl-1", "choices": [], "model": turn.model, "usage": usage}))
     events.append(b"data: [DONE]\n\n")
     return events
 

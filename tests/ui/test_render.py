@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,12 +15,13 @@ from rich.console import Console, RenderableType
 from di_code.agent import (
     Agent,
     FunctionTool,
+    MessageEndEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
     ToolResult,
 )
-from di_code.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+from di_code.agent.events import MessageStartEvent, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ThinkingContent, ToolCall
 from di_code.ai.events import (
     RetryEvent,
@@ -142,7 +144,7 @@ async def test_every_event_kind_of_a_prompt_is_drawn() -> None:
         "── turn 3 · faux-1 ─────────────────────────────────────────────────────────────",
         "Done.",
         "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
-        "faux-1 · ↑0 ↓0 · $0.0000 · ctx 0/128k (0%)",
+        "faux-1 · ↑? ↓? · $0.0000 · ctx ?/128k",
     ]
 
 
@@ -161,7 +163,7 @@ async def test_a_failed_request_is_marked_in_red_words() -> None:
         "│ openai: HTTP 500: boom                                                       │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
         "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
-        "faux-1 · ↑0 ↓0 · $0.0000 · ctx 0/128k (0%)",
+        "faux-1 · ↑? ↓? · $0.0000 · ctx ?/128k",
     ]
 
 
@@ -195,14 +197,14 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
         "│ Tool loop aborted                                                            │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
         "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
-        "↑0 ↓0 · $0.0000",
+        "↑? ↓? · $0.0000",
     ]
 
 
 async def test_length_stop_is_explained() -> None:
     script = [{"type": "success", "content": [TextContent("cut")], "stop_reason": "length"}]
     lines = await render_prompt(script, [])
-    assert "⚠ stopped: the reply reached the output token limit" in lines
+    assert "⚠ stopped: the answer was cut at the model's output token limit" in lines
 
 
 class RecordingLive:
@@ -449,6 +451,27 @@ def test_footer_sums_tokens_and_cost_and_shows_context_use() -> None:
     totals.add(Usage(2500, 40, 0, 0, 2540, Cost(total=0.5)))
     model = Model("m1", "M", "openai", "openai", context_window=10_000, cost=ModelCost())
     assert totals.footer(model) == "m1 · ↑4.5k ↓340 · $0.5123 · ctx 2.5k/10k (25%)"
+
+
+def test_missing_usage_is_shown_as_unknown_never_as_zero() -> None:
+    local = Model("gemma", "G", "llamacpp", "openai-completions", context_window=2048)
+    totals = UsageTotals()
+    totals.add(Usage())
+    assert totals.footer(local) == "gemma · ↑? ↓? · $0.0000 · ctx ?/2k"
+    totals.add(Usage(1200, 300))
+    assert totals.footer(local) == "gemma · ↑≥1.2k ↓≥300 · $0.0000 · ctx 1.5k/2k (73%)"
+    priced = replace(local, cost=ModelCost(1.0, 2.0))
+    assert UsageTotals(unknown=1).footer(priced) == "gemma · ↑? ↓? · $? · ctx 0/2k (0%)"
+
+
+def test_tool_calls_cut_by_the_output_limit_are_said_not_run() -> None:
+    console = make_console()
+    calls = [ToolCall("c1", "bash", {}), ToolCall("c2", "bash", {})]
+    cut = AssistantMessage([TextContent("Let me look."), *calls], "p", "m", stop_reason="length")
+    Renderer(console, clock=lambda: 0.0).handle(MessageEndEvent(cut))
+    lines = lines_of(console)
+    note = "⚠ stopped: 2 tool calls not run: the reply hit the output token limit"
+    assert note in lines
 
 
 @pytest.mark.parametrize(

@@ -124,7 +124,7 @@ async def test_a_prompt_gets_its_answer_and_exit_quits(tmp_path: Path) -> None:
         session.type("/exit\r")
     assert "› hi\n" in session.output
     assert "Hello there." in session.output
-    assert "faux-1 · ↑0 ↓0" in session.output
+    assert "faux-1 · ↑? ↓?" in session.output
     assert user_texts(faux, 0) == ["hi"]
     assert "hi" in history.read_text()
 

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider, RetryableError
+from di_code.ai.providers.limits import reply_token_limit
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
@@ -57,7 +58,7 @@ def build_anthropic_request(
     model: Model, context: Context, options: StreamOptions
 ) -> dict[str, Any]:
     """The Messages body for `context` (a pure function)."""
-    max_tokens = options.max_tokens or model.max_output_tokens
+    max_tokens = reply_token_limit(model, options)
     body: dict[str, Any] = {
         "model": model.id,
         "max_tokens": max_tokens,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import ipaddress
 import json
 import random
 import ssl
@@ -21,10 +22,11 @@ from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
-from di_code.ai.redaction import clip
-from di_code.ai.sse import ServerSentEvent, SSEDecoder
+from di_code.ai.redaction import clip, redact
+from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
 
@@ -32,9 +34,19 @@ if TYPE_CHECKING:
     import httpx
 
 STALL_TIMEOUT = 120.0
+"""Silence allowed between two pieces of a reply once it has started."""
+FIRST_BYTE_TIMEOUT = 120.0
+LOCAL_FIRST_BYTE_TIMEOUT = 600.0
+"""A CPU-served local model may process a long prompt for minutes before its first token."""
 CONNECT_TIMEOUT = 30.0
 MAX_ERROR_BODY = 64 * 1024
 MAX_MESSAGE = 500
+"""Where a raw (non-JSON) error body is cut; a service's own message field is kept whole."""
+MAX_REPLY_BYTES = 64 * 1024 * 1024
+"""One reply's decompressed size: far above any real answer, far below running out of memory."""
+TRANSIENT_5XX = frozenset({502, 503, 504, 529})
+"""Gateway and overload answers: the same body again is normal, so they are always retried.
+Any other 5xx that comes back with the same body twice is a server bug that will repeat."""
 
 
 def is_retryable_status(status: int) -> bool:
@@ -42,11 +54,15 @@ def is_retryable_status(status: int) -> bool:
 
 
 class RetryableError(ProviderError):
-    """A failure worth another attempt; `retry_after` is the server's own wait, if it gave one."""
+    """A failure worth another attempt; `retry_after` is the server's own wait, if it gave one.
+    `repeat_key` (status and body) set means: the same key twice is final, not worth a third."""
 
-    def __init__(self, message: str, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, retry_after: float | None = None, repeat_key: str | None = None
+    ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+        self.repeat_key = repeat_key
 
 
 async def _sleep(seconds: float) -> None:
@@ -81,11 +97,15 @@ async def with_retries(
     An abort cancels the task, and with it the backoff sleep, at once. `on_retry` lets the
     stream report the wait (a `retry` event), so a UI is never blank while it backs off."""
     retries = 0
+    previous: str | None = None
     while True:
         try:
             await attempt()
             return
         except RetryableError as exc:
+            if exc.repeat_key is not None and exc.repeat_key == previous:
+                raise ProviderError(f"{exc} (the same error twice: not retried again)") from exc
+            previous = exc.repeat_key
             delay = exc.retry_after if exc.retry_after is not None else policy.backoff(retries)
             if delay > policy.max_retry_after:
                 raise ProviderError(
@@ -123,7 +143,10 @@ def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> f
 
 
 def service_message(body: str) -> str:
-    """The service's own error message from an error body (JSON of any common shape, or text)."""
+    """The service's own error message from an error body (JSON of any common shape, or text).
+
+    The message field is kept whole: servers put the explanation at its end (a validation error
+    lists the offending fields last). Only a raw body, which may be a whole HTML page, is cut."""
     try:
         data: Any = json.loads(body)
     except ValueError:
@@ -132,8 +155,10 @@ def service_message(body: str) -> str:
         value = data.get(key) if isinstance(data, dict) else None
         if isinstance(value, dict):
             value = value.get("message") or value.get("type")
+        if isinstance(value, list):  # FastAPI's validation errors: a list of {"msg": ...}
+            value = "; ".join(str(i.get("msg", i) if isinstance(i, dict) else i) for i in value)
         if isinstance(value, str) and value.strip():
-            return clip(one_line(value), MAX_MESSAGE)
+            return redact(one_line(value))
     return clip(one_line(body), MAX_MESSAGE)
 
 
@@ -182,12 +207,42 @@ def preload_tls() -> None:
     threading.Thread(target=_ssl_context, name="di-code-tls", daemon=True).start()
 
 
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """How long a server may stay silent: before the first piece of its reply (a local model
+    processes the whole prompt first), and between two pieces once it has started."""
+
+    first_byte: float = FIRST_BYTE_TIMEOUT
+    stall: float = STALL_TIMEOUT
+
+    @classmethod
+    def for_url(
+        cls, base_url: str, first_byte: float | None = None, stall: float | None = None
+    ) -> Timeouts:
+        """The defaults for `base_url` (longer first-byte wait on a local server), overridden
+        by the values given."""
+        default = LOCAL_FIRST_BYTE_TIMEOUT if is_local_url(base_url) else FIRST_BYTE_TIMEOUT
+        return cls(first_byte or default, stall or STALL_TIMEOUT)
+
+
+def is_local_url(url: str) -> bool:
+    """A server on this machine or the local network (where models run on local hardware)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host == "localhost" or host.endswith((".local", ".localhost", ".lan")):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
 class HttpClient:
     """One httpx.AsyncClient per provider instance, opened on first use."""
 
-    def __init__(self, *, retry: RetryPolicy, stall_timeout: float) -> None:
+    def __init__(self, *, retry: RetryPolicy, timeouts: Timeouts) -> None:
         self.retry = retry
-        self.stall_timeout = stall_timeout
+        self.timeouts = timeouts
         self._client: httpx.AsyncClient | None = None
 
     def _get(self) -> httpx.AsyncClient:
@@ -223,10 +278,10 @@ class HttpClient:
         client = self._get()
         try:
             request = client.build_request("POST", url, json=body, headers=dict(headers))
-            async with asyncio.timeout(self.stall_timeout):
+            async with asyncio.timeout(self.timeouts.first_byte):
                 return await client.send(request, stream=True)
         except TimeoutError:
-            raise ProviderError(self._stalled("no response")) from None
+            raise ProviderError(self._stalled("no response", self.timeouts.first_byte)) from None
         except (httpx.NetworkError, httpx.TimeoutException, httpx.RemoteProtocolError) as exc:
             message = f"connection to {url} failed: {describe(exc)}"
             raise RetryableError(message) from exc
@@ -245,44 +300,60 @@ class HttpClient:
             raise ProviderError(f"expected an event stream, got: {message}")
         line = error_line(status, text)
         if is_retryable_status(status):
-            raise RetryableError(line, parse_retry_after(response.headers))
+            repeat = None if status < 500 or status in TRANSIENT_5XX else f"{status} {text}"
+            raise RetryableError(line, parse_retry_after(response.headers), repeat)
         raise ProviderError(line)
 
     async def _read_capped(self, response: httpx.Response) -> str:
         import httpx
 
-        data = b""
+        parts: list[bytes] = []
+        size = 0
         try:
             async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) >= MAX_ERROR_BODY:
+                parts.append(chunk)
+                size += len(chunk)
+                if size >= MAX_ERROR_BODY:
                     break
         except httpx.HTTPError:
             pass  # the status line already says what matters
-        return data[:MAX_ERROR_BODY].decode("utf-8", "replace")
+        return b"".join(parts)[:MAX_ERROR_BODY].decode("utf-8", "replace")
 
     async def _decode(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None]:
+        """The reply's events. httpx decompresses; the decompressed total is capped, so a
+        gzip bomb or an endless stream ends in an error instead of filling memory."""
         import httpx
 
         decoder = SSEDecoder()
         chunks = response.aiter_bytes()
+        timeout, received = self.timeouts.first_byte, 0
         while True:
             try:
-                async with asyncio.timeout(self.stall_timeout):
+                async with asyncio.timeout(timeout):
                     chunk = await anext(chunks, None)
             except TimeoutError:
-                raise ProviderError(self._stalled("no data")) from None
+                what = "no data" if received else "no reply"
+                raise ProviderError(self._stalled(what, timeout)) from None
             except httpx.HTTPError as exc:
                 raise ProviderError(f"connection lost: {describe(exc)}") from exc
             if chunk is None:
                 break
-            for event in decoder.feed(chunk):
+            timeout, received = self.timeouts.stall, received + len(chunk)
+            if received > MAX_REPLY_BYTES:
+                limit = MAX_REPLY_BYTES // (1024 * 1024)
+                raise ProviderError(f"the reply is larger than {limit} MB; stopped reading")
+            try:
+                events = decoder.feed(chunk)
+            except SSEError as exc:
+                raise ProviderError(str(exc)) from None
+            for event in events:
                 yield event
         for event in decoder.close():
             yield event
 
-    def _stalled(self, what: str) -> str:
-        return f"stream stalled ({what} for {self.stall_timeout:g} s)"
+    @staticmethod
+    def _stalled(what: str, seconds: float) -> str:
+        return f"stream stalled ({what} for {seconds:g} s)"
 
 
 _SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization")
@@ -301,14 +372,16 @@ class HttpProvider:
         headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
         retry: RetryPolicy | None = None,
-        stall_timeout: float = STALL_TIMEOUT,
+        stall_timeout: float | None = None,
+        first_byte_timeout: float | None = None,
     ) -> None:
         self.api_key = api_key
         self.base_url = base_url.rstrip("/")
         self.headers = dict(headers or {})
         self.extra_body = dict(extra_body or {})
         """Merged into every request body (e.g. `tool_choice`, a server's own options)."""
-        self._http = HttpClient(retry=retry or RetryPolicy(), stall_timeout=stall_timeout)
+        timeouts = Timeouts.for_url(self.base_url, first_byte_timeout, stall_timeout)
+        self._http = HttpClient(retry=retry or RetryPolicy(), timeouts=timeouts)
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider
+from di_code.ai.providers.limits import reply_token_limit
 from di_code.ai.providers.request_shared import IMAGE_OMITTED, result_text, wire_messages
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
@@ -70,9 +71,8 @@ def build_openai_request(model: Model, context: Context, options: StreamOptions)
             }
             for tool in context.tools
         ]
-    if options.max_tokens is not None:
-        key = "max_completion_tokens" if model.provider == "openai" else "max_tokens"
-        body[key] = options.max_tokens
+    key = "max_completion_tokens" if model.provider == "openai" else "max_tokens"
+    body[key] = reply_token_limit(model, options)
     if options.temperature is not None and not (model.reasoning and model.provider == "openai"):
         body["temperature"] = options.temperature  # OpenAI's reasoning models refuse it
     if model.reasoning and options.reasoning != "off":
@@ -121,14 +121,12 @@ def _user_content(model: Model, message: UserMessage) -> str | list[dict[str, An
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
-    """Thinking is not sent back: Chat Completions has no field for it."""
-    text = message.text
-    out: dict[str, Any] = {"role": "assistant", "content": text or None}
-    calls = message.tool_calls
-    if calls:
-        out["tool_calls"] = [_tool_call(call) for call in calls]
-    elif not text:
-        out["content"] = ""
+    """Thinking is not sent back: Chat Completions has no field for it. `content` is always a
+    string: llama-cpp-python refuses both `null` and a missing content beside tool calls (HTTP
+    500, validation errors), while OpenAI, llama-server and vLLM all accept `""`."""
+    out: dict[str, Any] = {"role": "assistant", "content": message.text}
+    if message.tool_calls:
+        out["tool_calls"] = [_tool_call(call) for call in message.tool_calls]
     return out
 
 
