@@ -53,7 +53,7 @@ from di_code.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from di_code.ai.reply_notes import cut_reply_note
+from di_code.ai.reply_notes import cut_reply_note, usage_known
 from di_code.ai.types import (
     AssistantMessage,
     Message,
@@ -445,8 +445,10 @@ class Renderer:
 
 
 def _turn_summary(usage: Usage, seconds: float) -> str:
-    sent = usage.input + usage.cache_read + usage.cache_write
-    return f"↑{short_count(sent)} ↓{short_count(usage.output)} · {format_seconds(seconds)}"
+    """The closing rule's tokens and time; `?` when the server reported no usage."""
+    if not usage_known(usage):
+        return f"↑? ↓? · {format_seconds(seconds)}"
+    return f"↑{short_count(usage.sent)} ↓{short_count(usage.output)} · {format_seconds(seconds)}"
 
 
 def _user_text(message: Message) -> str:
