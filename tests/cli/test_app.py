@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,9 @@ from tests.cli.conftest import cli_env
 from tests.support.imports import CLI_MAIN, loaded_modules, offenders
 from tests.support.llm_server import LLMServer, Turn
 
-# Neither `--help` nor `--version` needs the network stack, the REPL, the event loop, the
-# agent or any provider: each of these cost 10-150 ms of start-up when it crept in.
+# Neither `--help` nor `--version` needs the CLI framework (the saved pages are printed), the
+# network stack, the REPL, the event loop, the agent or any provider: each of these cost
+# 10-150 ms of start-up when it crept in.
 NOT_FOR_HELP = (
     "httpx",
     "httpcore",
@@ -37,6 +39,10 @@ NOT_FOR_HELP = (
     "di_code.cli.setup",
     "di_code.config",
     "tree_sitter",
+    "typer",
+    "click",
+    "di_code.cli.commands",
+    "di_code.cli.options",
 )
 
 
@@ -52,7 +58,7 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     ids=" ".join,
 )
 def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
-    loaded, out = loaded_modules(CLI_MAIN, *args)
+    loaded, out = loaded_modules(CLI_MAIN, *args, env=os.environ | {"COLUMNS": "100"})
     assert "Usage: di-code" in out or out.startswith("di-code ")
     assert offenders(loaded, NOT_FOR_HELP) == []
 
