@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from typing import NoReturn
 
 from di_code import __version__
 
@@ -28,7 +29,32 @@ def main() -> None:
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     from di_code.cli.commands import app
 
-    app()
+    try:
+        app()
+    except SystemExit as done:
+        if done.code is None or isinstance(done.code, int):
+            exit_without_teardown(done.code or 0)
+        raise
+
+
+def exit_without_teardown(code: int) -> NoReturn:
+    """Exit once the exit handlers have run and the output is flushed, without the
+    interpreter's teardown (freeing every module and object: 50-180 ms of CPU after the
+    answer is out). A thread still running, or output that cannot be written, takes the
+    ordinary exit, which waits for that thread or reports the error as it always did."""
+    import atexit
+    import threading
+
+    main_thread = threading.main_thread()
+    if any(not t.daemon and t is not main_thread for t in threading.enumerate()):
+        raise SystemExit(code)
+    atexit._run_exitfuncs()  # e.g. stopping bash's background jobs; they run only once
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except OSError:
+        raise SystemExit(code) from None
+    os._exit(code)
 
 
 def version_line() -> str:

@@ -110,3 +110,34 @@ def test_unknown_flag_is_exit_2() -> None:
     assert done.returncode == 2
     assert "No such option: --bogus" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# The probe: an object that says when the interpreter's teardown frees it.
+TEARDOWN_PROBE = """
+import atexit, sys, threading
+from di_code.cli.app import exit_without_teardown
+class Probe:
+    def __del__(self):
+        print("teardown")
+probe = Probe()
+atexit.register(print, "exit handler")
+print("answer", end=" ")  # still in the buffer
+"""
+
+
+@pytest.mark.parametrize(
+    ("ending", "expected"),
+    [
+        ("sys.exit(3)", "answer exit handler\nteardown\n"),
+        ("exit_without_teardown(3)", "answer exit handler\n"),
+        (  # a thread still working: the ordinary exit waits for it
+            "threading.Thread(target=lambda: threading.Event().wait(0.2)).start()\n"
+            "exit_without_teardown(3)",
+            "answer exit handler\nteardown\n",
+        ),
+    ],
+    ids=["ordinary", "skipped", "thread-running"],
+)
+def test_exit_runs_the_handlers_and_flushes_but_skips_teardown(ending: str, expected: str) -> None:
+    done = run_python(TEARDOWN_PROBE + ending)
+    assert (done.stdout, done.stderr, done.returncode) == (expected, "", 3)
