@@ -64,9 +64,6 @@ def run(
     options: CliOptions,
 ) -> None:
     """Run one prompt and print the answer."""
-    from di_code.ai.providers.http import preload_tls
-
-    preload_tls()  # overlaps the imports and set-up below; the request needs it
 
     def body() -> int:
         from di_code.cli.run import run_command

@@ -100,6 +100,26 @@ def test_run_imports_only_what_it_needs(
     assert offenders(loaded, NOT_FOR_RUN) == []
 
 
+def test_a_plain_http_server_costs_no_ca_bundle(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    llm_server.script(Turn(text="hello there"))
+    report = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('CA bundles:', "
+        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", report + CLI_MAIN, "run", "--no-session", "hi"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=cli_env(di_code_home, llm_server),
+        cwd=str(workspace),
+    )
+    assert done.stdout == "hello there\nCA bundles: 0\n", done.stderr
+
+
 def test_version() -> None:
     done = run_python("from di_code.cli.app import main; main()", "--version")
     assert done.stdout == f"di-code {__version__}\n" and done.returncode == 0
