@@ -94,7 +94,7 @@ async def prepare(
     for warning in settings.warnings:
         notify(warning)
     selection = await choose_model(options, settings, env, notify)
-    if selection.model.base_url.startswith("https://"):
+    if (selection.model.base_url or "").startswith("https://"):
         from di_code.ai.providers.http import preload_tls
 
         preload_tls()  # overlaps the set-up below; a plain-HTTP server needs no CA bundle
