@@ -68,8 +68,26 @@ def help_page(args: list[str]) -> str | None:
         return None
     import shutil
 
-    from di_code.cli.help_pages import MIN_COLUMNS, PAGES
+    from di_code.cli.help_pages import MIN_COLUMNS, PAGES, SOURCES_CRC
 
-    if shutil.get_terminal_size().columns < MIN_COLUMNS:
+    if shutil.get_terminal_size().columns < MIN_COLUMNS or help_sources_crc() != SOURCES_CRC:
         return None
     return PAGES.get(tuple(args[:-1]))
+
+
+HELP_SOURCES = ("commands.py", "options.py")
+"""The files the help text is written in: pages saved from other versions of them are stale
+(a merge that changed an option, say) and Typer answers instead."""
+
+
+def help_sources_crc() -> int | None:
+    import zlib
+
+    crc = 0
+    for name in HELP_SOURCES:
+        try:
+            with open(os.path.join(os.path.dirname(__file__), name), "rb") as source:
+                crc = zlib.crc32(source.read(), crc)
+        except OSError:
+            return None
+    return crc

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from di_code.cli import help_pages
+from di_code.cli.app import help_page
 from di_code.cli.help_gen import MIN_COLUMNS, module_text, typer_pages
 from di_code.cli.help_pages import PAGES
 from tests.cli.conftest import DI_CODE
@@ -53,3 +54,11 @@ def test_other_command_lines_still_go_to_typer() -> None:
     assert done.stdout == PAGES[("run",)]  # Typer's eager --help, the same page
     done = di_code("nosuch", "--help", columns=100)
     assert done.returncode == 2 and "No such command 'nosuch'" in done.stderr
+
+
+def test_pages_saved_from_other_sources_are_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a merge that changed an option, say, Typer answers until they are regenerated."""
+    monkeypatch.setenv("COLUMNS", "100")
+    assert help_page(["run", "--help"]) == PAGES[("run",)]
+    monkeypatch.setattr(help_pages, "SOURCES_CRC", help_pages.SOURCES_CRC + 1)
+    assert help_page(["run", "--help"]) is None
