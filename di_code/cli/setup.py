@@ -105,6 +105,10 @@ async def prepare(
     )
     register(selection.api_key)  # never printed nor saved from here on
     register_url(selection.model.base_url)
+    if (selection.model.base_url or "").startswith("https://"):
+        from di_code.ai.providers.http import preload_tls
+
+        preload_tls()  # overlaps the set-up below; a plain-HTTP server needs no CA bundle
     roots = extra_roots(options.add_dir, workspace)
     skills = load_skills(home, workspace)
     for warning in skills.warnings:

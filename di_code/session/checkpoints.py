@@ -3,8 +3,9 @@
 Before each prompt the files are snapshotted (a git tree inside a git work tree, the originals
 of what write/edit change elsewhere) and recorded in the session as `checkpoint` entries; after
 the prompt the state it left is recorded too, so an undo can tell the user's later edits from
-the agent's and never overwrite them silently. The snapshot runs on a worker thread while the
-model is asked; the first tool waits for it.
+the agent's and never overwrite them silently. The snapshot runs on a worker thread once the
+model's answer starts (git on a large tree would otherwise compete with sending the request);
+the first tool waits for it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from di_code.agent.events import (
     AgentEvent,
     AgentStartEvent,
     MessageEndEvent,
+    MessageUpdateEvent,
     ToolExecutionStartEvent,
 )
 from di_code.ai.types import UserMessage
@@ -186,6 +188,8 @@ class Checkpointer:
     async def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStartEvent):
             self._begin()
+        elif isinstance(event, MessageUpdateEvent):
+            self._start_snapshot()  # the request is out: git no longer competes with it
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, UserMessage):
             self._title = self._title or _title(event.message)
         elif isinstance(event, ToolExecutionStartEvent):
@@ -198,7 +202,12 @@ class Checkpointer:
         self._leaf, self._title = self.session.leaf_id, ""
         self._recorded = self._mutated = self._failed = False
         self._backup = None
-        self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take))
+        self._snapshot = None
+
+    def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
+        if self._snapshot is None:
+            self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take))
+        return self._snapshot
 
     async def _before_tool(self, event: ToolExecutionStartEvent) -> None:
         await self._record_before()
@@ -220,9 +229,8 @@ class Checkpointer:
         if self._recorded:
             return
         self._recorded = True
-        assert self._snapshot is not None
         try:
-            snapshot = await self._snapshot
+            snapshot = await self._start_snapshot()
             if snapshot is not None and self._git is not None:
                 self._git.keep(f"{self.session.id}/{self._number}", snapshot.tree)
         except GitError as exc:

@@ -51,3 +51,19 @@ def test_without_preload_the_first_request_loads_it(fresh_tls_cache: None) -> No
     assert isinstance(context, ssl.SSLContext)
     assert context.verify_mode == ssl.CERT_REQUIRED
     assert http._ssl_context() is context
+
+
+async def test_a_plain_http_client_loads_no_ca_bundle_and_is_never_used_for_https(
+    fresh_tls_cache: None,
+) -> None:
+    client = http.HttpClient(retry=http.RetryPolicy(), stall_timeout=5.0)
+    try:
+        plain = await client._get("http://127.0.0.1:1/v1/chat/completions")
+        assert await client._get("http://127.0.0.1:2/v1") is plain
+        assert http._load_ssl_context.cache_info().currsize == 0
+        secure = await client._get("https://example.invalid/v1")
+        assert secure is not plain and plain.is_closed
+        assert http._load_ssl_context.cache_info().currsize == 1
+        assert await client._get("http://127.0.0.1:1/v1") is secure  # TLS serves both
+    finally:
+        await client.aclose()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,9 @@ from tests.cli.conftest import cli_env
 from tests.support.imports import CLI_MAIN, loaded_modules, offenders
 from tests.support.llm_server import LLMServer, Turn
 
-# Neither `--help` nor `--version` needs the network stack, the REPL, the event loop, the
-# agent or any provider: each of these cost 10-150 ms of start-up when it crept in.
+# Neither `--help` nor `--version` needs the CLI framework (the saved pages are printed), the
+# network stack, the REPL, the event loop, the agent or any provider: each of these cost
+# 10-150 ms of start-up when it crept in.
 NOT_FOR_HELP = (
     "httpx",
     "httpcore",
@@ -37,6 +39,10 @@ NOT_FOR_HELP = (
     "di_code.cli.setup",
     "di_code.config",
     "tree_sitter",
+    "typer",
+    "click",
+    "di_code.cli.commands",
+    "di_code.cli.options",
 )
 
 
@@ -52,7 +58,7 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
     ids=" ".join,
 )
 def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
-    loaded, out = loaded_modules(CLI_MAIN, *args)
+    loaded, out = loaded_modules(CLI_MAIN, *args, env=os.environ | {"COLUMNS": "100"})
     assert "Usage: di-code" in out or out.startswith("di-code ")
     assert offenders(loaded, NOT_FOR_HELP) == []
 
@@ -94,6 +100,26 @@ def test_run_imports_only_what_it_needs(
     assert offenders(loaded, NOT_FOR_RUN) == []
 
 
+def test_a_plain_http_server_costs_no_ca_bundle(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    llm_server.script(Turn(text="hello there"))
+    report = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('CA bundles:', "
+        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", report + CLI_MAIN, "run", "--no-session", "hi"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=cli_env(di_code_home, llm_server),
+        cwd=str(workspace),
+    )
+    assert done.stdout == "hello there\nCA bundles: 0\n", done.stderr
+
+
 def test_version() -> None:
     done = run_python("from di_code.cli.app import main; main()", "--version")
     assert done.stdout == f"di-code {__version__}\n" and done.returncode == 0
@@ -104,3 +130,34 @@ def test_unknown_flag_is_exit_2() -> None:
     assert done.returncode == 2
     assert "No such option: --bogus" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# The probe: an object that says when the interpreter's teardown frees it.
+TEARDOWN_PROBE = """
+import atexit, sys, threading
+from di_code.cli.app import exit_without_teardown
+class Probe:
+    def __del__(self):
+        print("teardown")
+probe = Probe()
+atexit.register(print, "exit handler")
+print("answer", end=" ")  # still in the buffer
+"""
+
+
+@pytest.mark.parametrize(
+    ("ending", "expected"),
+    [
+        ("sys.exit(3)", "answer exit handler\nteardown\n"),
+        ("exit_without_teardown(3)", "answer exit handler\n"),
+        (  # a thread still working: the ordinary exit waits for it
+            "threading.Thread(target=lambda: threading.Event().wait(0.2)).start()\n"
+            "exit_without_teardown(3)",
+            "answer exit handler\nteardown\n",
+        ),
+    ],
+    ids=["ordinary", "skipped", "thread-running"],
+)
+def test_exit_runs_the_handlers_and_flushes_but_skips_teardown(ending: str, expected: str) -> None:
+    done = run_python(TEARDOWN_PROBE + ending)
+    assert (done.stdout, done.stderr, done.returncode) == (expected, "", 3)

@@ -11,9 +11,12 @@ import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 
+# An exit handler: `di-code` exits without the interpreter's teardown, after running them.
 _REPORT = """
-import json as _json, sys as _sys
-print("\\nMODULES:" + _json.dumps(sorted(n for n, m in _sys.modules.items() if m is not None)))
+import atexit as _atexit, json as _json, sys as _sys
+_atexit.register(lambda: print(
+    "\\nMODULES:" + _json.dumps(sorted(n for n, m in _sys.modules.items() if m is not None))
+))
 """
 
 CLI_MAIN = """
@@ -32,7 +35,7 @@ def loaded_modules(
 ) -> tuple[set[str], str]:
     """Run `code` in a fresh interpreter; the modules it left loaded, and its stdout before."""
     done = subprocess.run(
-        [sys.executable, "-c", code + _REPORT, *args],
+        [sys.executable, "-c", _REPORT + code, *args],
         capture_output=True,
         text=True,
         timeout=60,

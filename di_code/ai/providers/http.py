@@ -244,13 +244,20 @@ class HttpClient:
         self.retry = retry
         self.timeouts = timeouts
         self._client: httpx.AsyncClient | None = None
+        self._tls = False
 
-    def _get(self) -> httpx.AsyncClient:
+    async def _get(self, url: str) -> httpx.AsyncClient:
+        """The client for `url`: one for a plain-HTTP server (a local model) loads no CA
+        bundle, and is replaced, never reused, when an https URL comes."""
+        tls = not url.startswith("http://")
+        if tls and not self._tls:
+            await self.aclose()
         if self._client is None:
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            self._client = httpx.AsyncClient(timeout=timeout, verify=_ssl_context())
+            verify = _ssl_context() if tls else False
+            self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
         return self._client
 
     async def aclose(self) -> None:
@@ -275,7 +282,7 @@ class HttpClient:
     async def _send(self, url: str, headers: Mapping[str, str], body: Any) -> httpx.Response:
         import httpx
 
-        client = self._get()
+        client = await self._get(url)
         try:
             request = client.build_request("POST", url, json=body, headers=dict(headers))
             async with asyncio.timeout(self.timeouts.first_byte):
