@@ -6,7 +6,7 @@ tests/cli/test_help_pages.py checks them against the app.
 """
 
 MIN_COLUMNS = 80
-SOURCES_CRC = 3831458428
+SOURCES_CRC = 617861221
 
 PAGES: dict[tuple[str, ...], str] = {
     (): (
@@ -53,6 +53,8 @@ PAGES: dict[tuple[str, ...], str] = {
         "  --tools LIST                 Only these tools, e.g. read,grep.\n"
         "  --add-dir DIR                Another folder the tools may use.\n"
         "  --max-turns N                Stop after N requests.  [x>=1]\n"
+        "  --context-window TOKENS      The model's context window, if di-code's is\n"
+        "                               wrong.  [x>=1]\n"
         "  --system-prompt TEXT         Replace the system prompt (text or file).\n"
         "  --append-system-prompt TEXT  Add to the system prompt (text or file).\n"
         "  -c, --continue               Resume this folder's newest session.\n"
@@ -81,6 +83,8 @@ PAGES: dict[tuple[str, ...], str] = {
         "  --tools LIST                 Only these tools, e.g. read,grep.\n"
         "  --add-dir DIR                Another folder the tools may use.\n"
         "  --max-turns N                Stop after N requests.  [x>=1]\n"
+        "  --context-window TOKENS      The model's context window, if di-code's is\n"
+        "                               wrong.  [x>=1]\n"
         "  --system-prompt TEXT         Replace the system prompt (text or file).\n"
         "  --append-system-prompt TEXT  Add to the system prompt (text or file).\n"
         "  -c, --continue               Resume this folder's newest session.\n"
