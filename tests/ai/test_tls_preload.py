@@ -56,7 +56,7 @@ def test_without_preload_the_first_request_loads_it(fresh_tls_cache: None) -> No
 async def test_a_plain_http_client_loads_no_ca_bundle_and_is_never_used_for_https(
     fresh_tls_cache: None,
 ) -> None:
-    client = http.HttpClient(retry=http.RetryPolicy(), stall_timeout=5.0)
+    client = http.HttpClient(retry=http.RetryPolicy(), timeouts=http.Timeouts(stall=5.0))
     try:
         plain = await client._get("http://127.0.0.1:1/v1/chat/completions")
         assert await client._get("http://127.0.0.1:2/v1") is plain
