@@ -103,6 +103,18 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
         "length",
         Usage(input=5, output=8, cache_read=44),
     ),
+    "llama_server_tool_call.sse": (
+        "openai",
+        [ToolCall("Ue1aQrbxEFrOp9kkGbnTQ2fbJKViw7nV", "get_weather", {"city": "Paris"})],
+        "tool_use",
+        Usage(input=2, output=29, cache_read=579),
+    ),
+    "llama_server_tool_call_length.sse": (
+        "openai",
+        [ToolCall("Do73Bi9cVMOS7lXR2ThgL53hgb4xNQkg", "get_weather", {"city": "Paris"})],
+        "length",
+        Usage(input=2, output=24, cache_read=579),
+    ),
     "llama_server_tool_choice_required.sse": (
         "openai",
         [TextContent("What is the weather in Paris?<|im_")],
@@ -121,6 +133,7 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
         "tool_use",
         Usage(),
     ),
+    "llama_cpp_python_tool_result.sse": ("openai", [], "stop", Usage()),
     "anthropic_unknown_events_cr.sse": (
         "anthropic",
         [TextContent("Hi there")],
