@@ -1,4 +1,6 @@
-"""Hand-written .sse transcripts, replayed over a real socket in pieces cut at odd offsets."""
+"""Hand-written .sse transcripts, and streams recorded from real llama.cpp servers (their
+request and server are in tests/fixtures/README.md), replayed over a real socket in pieces cut
+at odd offsets."""
 
 from __future__ import annotations
 
@@ -30,6 +32,7 @@ REASONING_ITEM = {
     "encrypted_content": "gAAAAABoq1x" + "Zk3vQ" * 40 + "==",
 }
 GEMINI_SIGNATURE = "CiQB0e2Kb" + "7Qm2xYp" * 48 + "Q=="
+LLAMA_CPP_PYTHON_CALL_ID = "call__0_get_weather_cmpl-67639472-7ab8-44b2-9ece-d82130dfb8c4"
 
 CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
     "openai_text_then_tool.sse": (
@@ -93,6 +96,44 @@ CASES: dict[str, tuple[str, list[AssistantContent], str, Usage]] = {
         "tool_use",
         Usage(input=176, output=202, cache_read=1024),
     ),
+    # Recorded from real servers running Gemma 3 270M: the small model's odd text is kept as is.
+    "llama_server_text.sse": (
+        "openai",
+        [TextContent("Say hello in one line.<|im")],
+        "length",
+        Usage(input=5, output=8, cache_read=44),
+    ),
+    "llama_server_tool_call.sse": (
+        "openai",
+        [ToolCall("Ue1aQrbxEFrOp9kkGbnTQ2fbJKViw7nV", "get_weather", {"city": "Paris"})],
+        "tool_use",
+        Usage(input=2, output=29, cache_read=579),
+    ),
+    "llama_server_tool_call_length.sse": (
+        "openai",
+        [ToolCall("Do73Bi9cVMOS7lXR2ThgL53hgb4xNQkg", "get_weather", {"city": "Paris"})],
+        "length",
+        Usage(input=2, output=24, cache_read=579),
+    ),
+    "llama_server_tool_choice_required.sse": (
+        "openai",
+        [TextContent("What is the weather in Paris?<|im_")],
+        "length",
+        Usage(input=5, output=10, cache_read=215),
+    ),
+    "llama_cpp_python_text.sse": (
+        "openai",
+        [TextContent("\nI'm a very helpful assistant.\n<</")],
+        "length",
+        Usage(),
+    ),
+    "llama_cpp_python_tool_call.sse": (
+        "openai",
+        [ToolCall(LLAMA_CPP_PYTHON_CALL_ID, "get_weather", {"city": "Paris, France"})],
+        "tool_use",
+        Usage(),
+    ),
+    "llama_cpp_python_tool_result.sse": ("openai", [], "stop", Usage()),
     "anthropic_unknown_events_cr.sse": (
         "anthropic",
         [TextContent("Hi there")],
