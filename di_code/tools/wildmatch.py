@@ -136,7 +136,7 @@ class Glob:
         stars = sum(isinstance(token, Star) for token in tokens)
         if engine == "regex" or (engine == "auto" and stars <= 1):
             return cls(tokens, re.compile(_regex(tokens), re.S))
-        prefix, suffix = _literal_run(tokens), _literal_run(reversed(tokens))[::-1]
+        prefix, suffix = _literal_run(tokens), _literal_run(reversed(_after_skips(tokens)))[::-1]
         return cls(tokens, None, prefix, suffix, cls(tokens)._close(1))
 
     def name_only(self) -> Glob | None:
@@ -230,6 +230,12 @@ def parse_glob(pattern: str) -> Glob:
             tokens.append(CharSet(frozenset(c), slash=c == "/"))
             i += 1
     return Glob.of(tuple(tokens))
+
+
+def _after_skips(tokens: tuple[Token, ...]) -> tuple[Token, ...]:
+    """The tokens after the last optional run (`**/`): only those must end every match."""
+    ends = [i + token.jump for i, token in enumerate(tokens) if isinstance(token, Skip)]
+    return tokens[max(ends, default=0) :]
 
 
 def _literal_run(tokens: Iterable[Token]) -> str:

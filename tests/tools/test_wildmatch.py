@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from di_code.tools.wildmatch import Glob, GlobError, parse_glob
@@ -105,6 +105,8 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
 
 @settings(max_examples=500, deadline=None)
 @given(pattern_line(), st.lists(st.lists(name(), min_size=1, max_size=3), min_size=1))
+@example("a**/", [["a"]])  # the optional `**/` at the end: the DFA once required the `/`
+@example("a**/b", [["ab"]])
 def test_the_regex_and_the_dfa_agree(pattern: str, paths: list[list[str]]) -> None:
     try:
         glob = parse_glob(pattern)
