@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any
@@ -82,6 +83,21 @@ def question(request: ApprovalRequest) -> str:
     ]
     choices += ["[n]o", "[t]ell it what to do instead"]
     return "Allow? " + " · ".join(choices)
+
+
+def fold(line: str, width: int) -> str:
+    """`line` in lines of at most `width` columns, broken between its ` · ` choices where it
+    can: the prompt draws its message unwrapped, so a long question would lose its end."""
+    from rich.cells import cell_len
+
+    rows: list[str] = []
+    for part in line.split(" · "):
+        joined = f"{rows[-1]} · {part}" if rows else part
+        if rows and cell_len(joined) <= width:
+            rows[-1] = joined
+        else:
+            rows.extend(textwrap.wrap(part, max(width, 1)) or [""])
+    return "\n".join(rows)
 
 
 def outcome(answer: Approval) -> Text:

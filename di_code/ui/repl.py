@@ -26,7 +26,7 @@ from di_code.ai.types import Model
 from di_code.session import Session, SessionStore, prompt_with_compaction
 from di_code.tools.permissions import NO, PermissionGate
 from di_code.tools.workspace import Workspace
-from di_code.ui.approval import ReplApprover
+from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
@@ -338,11 +338,11 @@ class Repl:
         from prompt_toolkit.formatted_text import ANSI
 
         app = get_app()
+        size = app.output.get_size()
         if self.approver.pending is not None:
             # The running call's panel would say "running" while it waits for the answer.
-            asking = self.approver.prompt_line(app.current_buffer.text)
+            asking = fold(self.approver.prompt_line(app.current_buffer.text), size.columns)
             return ANSI(f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m ")
-        size = app.output.get_size()
         live = self.live.render(size.columns, size.rows)
         symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
         return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
