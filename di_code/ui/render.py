@@ -303,12 +303,19 @@ class Renderer:
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        """Nothing live is drawn inside (a question is being asked on the same terminal)."""
+        """Nothing live is drawn inside (a question is being asked on the same terminal), and
+        the time spent inside counts for neither the running calls nor the turn: a command that
+        waited a minute for its approval and ran for 0.2 s took 0.2 s."""
         self._paused = True
         self.redraw()
+        since = self._clock()
         try:
             yield
         finally:
+            waited = self._clock() - since
+            self._turn_started += waited
+            for running in self._running.values():
+                running.started += waited
             self._paused = False
             self.redraw()
 

@@ -127,6 +127,8 @@ class Repl:
         self.approver.invalidate = self.invalidate
         self.approver.workspace = Workspace.create(setup.workspace)
         self.renderer.previewed = self.approver.previewed
+        if setup.gate is not None and setup.gate.approver is not None:
+            setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.shell_context: list[str] = []

@@ -19,7 +19,13 @@ from di_code.agent import (
     ToolExecutionUpdateEvent,
     ToolResult,
 )
-from di_code.agent.events import MessageEndEvent, MessageStartEvent, MessageUpdateEvent
+from di_code.agent.events import (
+    MessageEndEvent,
+    MessageStartEvent,
+    MessageUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
 from di_code.ai import AbortSignal, TextContent, ThinkingContent, ToolCall
 from di_code.ai.events import (
     RetryEvent,
@@ -39,6 +45,7 @@ from di_code.ai.types import (
     Usage,
     UserMessage,
 )
+from di_code.tools.permissions import YES, Approval, ApprovalRequest
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
 from di_code.ui.render import Activity, Renderer, alert_panel, thinking_panel
@@ -496,3 +503,24 @@ def test_the_stream_start_event_is_not_yet_an_answer() -> None:
     renderer.handle(MessageUpdateEvent(TextStartEvent(0)))
     renderer.handle(MessageUpdateEvent(TextDeltaEvent(0, "Hi")))
     assert render_text(live.shown[-1] or "") == ["Hi"]
+
+
+async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn_s() -> None:
+    now = [10.0]
+    renderer = Renderer(make_console(), live=NoLive(), clock=lambda: now[0])
+
+    async def user_thinks_for_a_minute(request: ApprovalRequest) -> Approval:
+        now[0] += 60.0
+        return YES
+
+    ask = renderer.pausing(user_thinks_for_a_minute)
+    renderer.handle(TurnStartEvent())
+    renderer.handle(ToolExecutionStartEvent("c1", "bash", {"command": "make"}))
+    await ask(ApprovalRequest("bash", {"command": "make"}, "bash: make", ()))
+    now[0] += 0.5
+    result = ToolResultMessage("c1", "bash", [TextContent("ok")])
+    renderer.handle(ToolExecutionEndEvent("c1", "bash", result))
+    renderer.handle(TurnEndEvent(AssistantMessage([], "openai", "m"), []))
+    shown = lines_of(renderer.console)
+    assert shown[2].endswith(" 0.5s ─╯")
+    assert shown[3].endswith("↑0 ↓0 · 0.5s")

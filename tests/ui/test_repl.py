@@ -270,6 +270,32 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
     assert ("  allowed" if ran else "  denied") in session.output
 
 
+async def test_a_call_s_duration_leaves_out_the_time_its_question_waited() -> None:
+    async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
+        return ToolResult([TextContent("ok")])
+
+    approver = RecordingApprover()
+    gate = PermissionGate("ask", approver=approver)
+    tools = gate_tools([FunctionTool("bash", "b", {"type": "object"}, run)], gate)
+    faux = create_faux_provider(
+        [
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "true"})]},
+            text_reply("finished"),
+        ]
+    )
+    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate)
+    async with chat(setup, approver=approver) as session:
+        session.type("go\r")
+        await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        await keys_live(approver)
+        await asyncio.sleep(1.0)  # the user reads the question
+        session.type("y")
+        await session.answered()
+        session.type("/exit\r")
+    panel_end = next(line for line in session.output.splitlines() if line.startswith("╰"))
+    assert panel_end.endswith("s ─╯") and float(panel_end.split()[-2][:-1]) < 1.0, panel_end
+
+
 async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     first = store.create(tmp_path)
