@@ -65,14 +65,23 @@ def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) 
         view.append(f"$ {visible(str(args.get('command', '')))}")
         return view
     view.append(visible(summarize_call(request.tool_name, args)))
-    if request.tool_name == "edit":
+    body = approval_body(request, workspace)
+    if body is not None:
         view.append("\n")
-        view.append_text(diff_text(visible(edit_diff(args, workspace))))
-    elif request.tool_name == "write":
-        view.append("\n")
-        content = visible(str(args.get("content", ""))).splitlines()
-        view.append_text(collapse(content or ["(empty file)"], PREVIEW_LINES, "green"))
+        view.append_text(body)
     return view
+
+
+def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) -> Text | None:
+    """What an edit or a write would change, shown under the question's first line in chat
+    and in `run`: the diff, or the content to write."""
+    args = request.arguments
+    if request.tool_name == "edit":
+        return diff_text(visible(edit_diff(args, workspace)))
+    if request.tool_name == "write":
+        content = visible(str(args.get("content", ""))).splitlines()
+        return collapse(content or ["(empty file)"], PREVIEW_LINES, "green")
+    return None
 
 
 def question(request: ApprovalRequest) -> str:
