@@ -67,9 +67,12 @@ class Chat:
 
 @asynccontextmanager
 async def chat(
-    setup: ChatSetup, approver: ReplApprover | None = None, history: Path | None = None
+    setup: ChatSetup,
+    approver: ReplApprover | None = None,
+    history: Path | None = None,
+    width: int = 80,
 ) -> AsyncIterator[Chat]:
-    console = Console(file=io.StringIO(), width=80, color_system=None)
+    console = Console(file=io.StringIO(), width=width, color_system=None)
     with pipe() as pipe_input:
         if approver is not None:
             approver.console = console
@@ -163,6 +166,20 @@ def blocking_tool(started: asyncio.Event, release: asyncio.Event) -> FunctionToo
         return ToolResult([TextContent("done")])
 
     return FunctionTool("bash", "Run a command.", {"type": "object"}, run)
+
+
+async def test_help_on_a_narrow_terminal_keeps_its_columns() -> None:
+    faux = create_faux_provider([])
+    async with chat(ChatSetup(Agent(faux.provider, faux.model)), width=60) as session:
+        session.type("/help\r/exit\r")
+    shown = session.output.split("› /help\n")[1].split("› /exit")[0].splitlines()
+    headings = {"Commands:", "Keys:"}
+    assert headings <= set(shown)
+    assert all(line.startswith("  ") for line in shown if line not in headings), shown
+    summary_column = shown[1].index("this list")
+    for line in shown[1 : shown.index("Keys:")]:
+        assert not line[2:summary_column].strip() or line[summary_column - 1] == " ", line
+    assert any("Shift+Tab" in line for line in shown)
 
 
 async def test_typing_while_the_agent_runs_steers_the_next_request() -> None:
