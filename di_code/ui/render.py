@@ -273,7 +273,10 @@ class Renderer:
             raise ValueError("No tool call to expand yet.")
         index = len(self.finished) if number is None else number
         if not 1 <= index <= len(self.finished):
-            raise ValueError(f"There are {len(self.finished)} tool calls: /expand 1 to N.")
+            count = len(self.finished)
+            if count == 1:
+                raise ValueError("There is 1 tool call: /expand 1.")
+            raise ValueError(f"There are {count} tool calls: /expand 1 to {count}.")
         call = self.finished[index - 1]
         return full_output_panel(index, call.name, call.arguments, call.result)
 

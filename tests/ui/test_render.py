@@ -390,8 +390,13 @@ def test_expand_shows_every_line_of_the_last_or_the_nth_call() -> None:
     assert [line[2:5].strip() for line in full[1:-1]] == [f"l{n}" for n in range(1, 31)]
     assert full[-1].endswith(" 30 lines ─╯")
     assert render_text(renderer.expanded(1))[1].startswith("│ one ")
-    with pytest.raises(ValueError, match="/expand 1 to N"):
+    with pytest.raises(ValueError) as caught:
         renderer.expanded(3)
+    assert str(caught.value) == "There are 2 tool calls: /expand 1 to 2."
+    renderer.finished[1:] = []
+    with pytest.raises(ValueError) as caught:
+        renderer.expanded(9)
+    assert str(caught.value) == "There is 1 tool call: /expand 1."
 
 
 def reply(content: list[Any], usage: Usage | None = None, stop: Any = "stop") -> AssistantMessage:
