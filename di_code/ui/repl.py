@@ -22,7 +22,7 @@ from rich.text import Text
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
 from di_code.ai.stream import Provider
-from di_code.ai.types import Model
+from di_code.ai.types import Model, UserContent
 from di_code.session import Session, SessionStore, prompt_with_compaction
 from di_code.tools.permissions import NO, PermissionGate
 from di_code.tools.workspace import Workspace
@@ -271,8 +271,17 @@ class Repl:
             self.agent.steer(text)
             self.renderer.show_user(text, queued=True)
             return True
-        context, self.shell_context = self.shell_context, []
-        self.start(self._prompt("\n\n".join([*context, text])))
+        from di_code.tools.attachments import AttachmentError, prompt_content
+
+        prompt = "\n\n".join([*self.shell_context, text])
+        try:
+            content = prompt_content(prompt, self.setup.workspace, self.agent.model)
+        except AttachmentError as exc:  # refused before any request: `!command` outputs wait
+            self.renderer.show_user(text)
+            self.console.print(Text(f"✗ {exc}", style="bold red"))
+            return True
+        self.shell_context = []
+        self.start(self._prompt(content))
         return True
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
@@ -297,11 +306,10 @@ class Repl:
             self.abort()
             await self.wait_idle()
 
-    def _prompt(self, text: str) -> Callable[[AbortController], Awaitable[None]]:
+    def _prompt(
+        self, content: str | list[UserContent]
+    ) -> Callable[[AbortController], Awaitable[None]]:
         async def work(controller: AbortController) -> None:
-            from di_code.tools.attachments import prompt_content
-
-            content = prompt_content(text, self.setup.workspace, self.agent.model)
             await prompt_with_compaction(
                 self.agent, content, self.setup.session, signal=controller.signal
             )
