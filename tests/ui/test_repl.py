@@ -257,9 +257,9 @@ async def keys_live(approver: ReplApprover) -> None:
             await asyncio.sleep(0.02)
 
 
-@pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
-async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
-    calls: list[str] = []
+def asking_bash(command: str, calls: list[str]) -> tuple[ChatSetup, RecordingApprover]:
+    """A chat in ask mode whose model runs `command` (its runs recorded), then says
+    "finished"."""
 
     async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
         calls.append(params["command"])
@@ -270,11 +270,17 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
     tools = gate_tools([FunctionTool("bash", "b", {"type": "object"}, run)], gate)
     faux = create_faux_provider(
         [
-            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "rm -r build"})]},
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": command})]},
             text_reply("finished"),
         ]
     )
-    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate)
+    return ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate), approver
+
+
+@pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
+async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
+    calls: list[str] = []
+    setup, approver = asking_bash("rm -r build", calls)
     async with chat(setup, approver=approver) as session:
         session.type("clean\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
@@ -288,19 +294,7 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
 
 
 async def test_a_call_s_duration_leaves_out_the_time_its_question_waited() -> None:
-    async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
-        return ToolResult([TextContent("ok")])
-
-    approver = RecordingApprover()
-    gate = PermissionGate("ask", approver=approver)
-    tools = gate_tools([FunctionTool("bash", "b", {"type": "object"}, run)], gate)
-    faux = create_faux_provider(
-        [
-            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "true"})]},
-            text_reply("finished"),
-        ]
-    )
-    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate)
+    setup, approver = asking_bash("true", [])
     async with chat(setup, approver=approver) as session:
         session.type("go\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
