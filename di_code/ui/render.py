@@ -216,6 +216,8 @@ class Renderer:
         self._schedule = schedule
         self._turn = 0
         self._turn_started = 0.0
+        self._framed = False
+        """Whether this turn's top rule was drawn (then its closing rule is too)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
         self._running: dict[str, RunningTool] = {}
@@ -245,9 +247,11 @@ class Renderer:
                 self._tool_update(call_id, partial.content)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
                 self._tool_end(call_id, result)
-            case TurnEndEvent(message=message):
+            case TurnEndEvent(message=message) if self._framed:
                 seconds = self._clock() - self._turn_started
                 self._print(closing_rule(_turn_summary(message.usage, seconds)), full_only=True)
+            case TurnEndEvent():
+                pass
             case AgentEndEvent():
                 self._show(None)
                 self._print(Text(self.footer(), style="dim"), full_only=True)
@@ -382,8 +386,13 @@ class Renderer:
         self.console.print(tool_panel(result.tool_name, args, result, seconds, shown_before))
 
     def _message_start(self, message: Message) -> None:
-        """The turn's top rule goes before the model's answer, after the prompt it answers."""
-        if message.role == "assistant":
+        """The turn's top rule goes before the model's answer, after the prompt it answers.
+        An answer the loop made up without a request (aborted after the tools, the turn
+        limit) gets no frame: it is not a turn of the model's."""
+        if isinstance(message, AssistantMessage) and message.error_message is not None:
+            self._framed = False
+        elif message.role == "assistant":
+            self._framed = True
             model = self.model.id if self.model else "the model"
             title = f"turn {self._turn}" + (f" · {visible(self.model.id)}" if self.model else "")
             self._print(turn_rule(title), full_only=True)

@@ -191,17 +191,15 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
     agent.abort()
     final = await asyncio.wait_for(task, 10)
     assert final.stop_reason == "aborted"
-    assert lines_of(console)[-11:] == [
+    # No "turn 2" frame with ↑0 ↓0: the loop ended without asking the model again.
+    assert lines_of(console)[-8:] == [
         "╭─ bash $ sleep 100 ───────────────────────────────────────────────────────────╮",
         "│ Tool execution aborted.                                                      │",
         "╰────────────────────────────────────────────────────────────── failed · 0.0s ─╯",
         "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
-        "",
-        "── turn 2 ──────────────────────────────────────────────────────────────────────",
         "╭─ ■ aborted ──────────────────────────────────────────────────────────────────╮",
         "│ Tool loop aborted                                                            │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
-        "─────────────────────────────────────────────────────────────────── ↑0 ↓0 · 0.0s",
         "↑0 ↓0 · $0.0000",
     ]
 
@@ -520,6 +518,7 @@ async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn
 
     ask = renderer.pausing(user_thinks_for_a_minute)
     renderer.handle(TurnStartEvent())
+    renderer.handle(MessageStartEvent(AssistantMessage([], "openai", "m")))
     renderer.handle(ToolExecutionStartEvent("c1", "bash", {"command": "make"}))
     await ask(ApprovalRequest("bash", {"command": "make"}, "bash: make", ()))
     now[0] += 0.5
@@ -527,5 +526,5 @@ async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn
     renderer.handle(ToolExecutionEndEvent("c1", "bash", result))
     renderer.handle(TurnEndEvent(AssistantMessage([], "openai", "m"), []))
     shown = lines_of(renderer.console)
-    assert shown[2].endswith(" 0.5s ─╯")
-    assert shown[3].endswith("↑0 ↓0 · 0.5s")
+    assert shown[-2].endswith(" 0.5s ─╯")
+    assert shown[-1].endswith("↑0 ↓0 · 0.5s")
