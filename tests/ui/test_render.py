@@ -527,4 +527,4 @@ async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn
     renderer.handle(TurnEndEvent(AssistantMessage([], "openai", "m"), []))
     shown = lines_of(renderer.console)
     assert shown[-2].endswith(" 0.5s ─╯")
-    assert shown[-1].endswith("↑0 ↓0 · 0.5s")
+    assert shown[-1].endswith(" · 0.5s") and shown[-1].startswith("─")
