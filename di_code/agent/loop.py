@@ -161,11 +161,12 @@ class _Run:
         return message
 
     async def _local_end(self, reason: StopReason, error_message: str) -> None:
-        """End without asking the model, so the last message is still an assistant's."""
+        """End without asking the model, so the last message is still an assistant's. Its
+        start event already carries the stop reason: a listener can tell no request was made."""
         message = dataclasses.replace(
             self._preview(), stop_reason=reason, error_message=error_message
         )
-        await self.emit(MessageStartEvent(self._preview()))
+        await self.emit(MessageStartEvent(message))
         self.context.append(message)
         self.added.append(message)
         await self.emit(MessageEndEvent(message))

@@ -96,9 +96,11 @@ def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
 def _path(error: Any) -> str:
     parts = [str(part) for part in error.absolute_path]
     if error.validator == "required" and isinstance(error.instance, dict):
+        # One error per missing name, all with the same instance: the message says which.
         missing = [name for name in error.validator_value if name not in error.instance]
-        if missing:
-            parts.append(str(missing[0]))
+        named = [name for name in missing if error.message.startswith(repr(name))]
+        if named or missing:
+            parts.append(str((named or missing)[0]))
     return "/" + "/".join(parts)
 
 

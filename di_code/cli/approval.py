@@ -1,9 +1,9 @@
 """Asking on the terminal whether a bash, write or edit call may run (`run` in ask mode).
 
-The complete command (or the path) is written first, with control characters shown visibly,
-and the question after it on a line of its own: nothing in the command can redraw the
-question. The answer is read in a daemon thread, so an abort (Ctrl-C) never waits for Enter
-and the process can exit while the question is still open.
+The complete command (or the path, with the diff or the content to write) is written first,
+with control characters shown visibly, and the question after it on a line of its own: nothing
+in the command can redraw the question. The answer is read in a daemon thread, so an abort
+(Ctrl-C) never waits for Enter and the process can exit while the question is still open.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import threading
+from pathlib import Path
 from typing import TextIO
 
 from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, Approver
@@ -49,10 +50,14 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         return None
 
     async def approve(request: ApprovalRequest) -> Approval:
+        from di_code.tools.workspace import Workspace
+        from di_code.ui.approval import approval_body
         from di_code.ui.safe_text import visible
 
         shown = visible(request.summary).replace("\n", "\n    ")
-        stderr.write(f"\n? {shown}\n{visible(question(request))}")
+        body = approval_body(request, Workspace.create(Path.cwd()))
+        details = "" if body is None else f"{body.plain}\n"
+        stderr.write(f"\n? {shown}\n{details}{visible(question(request))}")
         stderr.flush()
         return parse_answer(await _read_line(stdin), request)
 

@@ -171,10 +171,14 @@ def trust_project(home: Path, workspace: Path) -> str:
         mcp_line = _trust_mcp_json(home, workspace)
         if mcp_line is not None:
             return mcp_line
+    from di_code.config.settings import parse_settings  # settings reads the trust store
+
     project = _safe_project(home, workspace)
-    mcp_line = _trust_mcp_json(home, workspace)
     data = project.path.read_bytes()
-    _, keys = split_untrusted(decode_toml(data, project.path))
+    document = decode_toml(data, project.path)
+    parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
+    mcp_line = _trust_mcp_json(home, workspace)
+    _, keys = split_untrusted(document)
     TrustStore(home).set(project.folder.resolve(), digest(data))
     allowed = ", ".join(keys) if keys else "nothing that needed trust"
     line = f"trusted {project.path} as it is now; it may set: {allowed}"

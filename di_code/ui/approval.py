@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import difflib
+import textwrap
 import time
 from collections.abc import Callable
 from typing import Any
@@ -64,14 +65,23 @@ def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) 
         view.append(f"$ {visible(str(args.get('command', '')))}")
         return view
     view.append(visible(summarize_call(request.tool_name, args)))
-    if request.tool_name == "edit":
+    body = approval_body(request, workspace)
+    if body is not None:
         view.append("\n")
-        view.append_text(diff_text(visible(edit_diff(args, workspace))))
-    elif request.tool_name == "write":
-        view.append("\n")
-        content = visible(str(args.get("content", ""))).splitlines()
-        view.append_text(collapse(content or ["(empty file)"], PREVIEW_LINES, "green"))
+        view.append_text(body)
     return view
+
+
+def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) -> Text | None:
+    """What an edit or a write would change, shown under the question's first line in chat
+    and in `run`: the diff, or the content to write."""
+    args = request.arguments
+    if request.tool_name == "edit":
+        return diff_text(visible(edit_diff(args, workspace)))
+    if request.tool_name == "write":
+        content = visible(str(args.get("content", ""))).splitlines()
+        return collapse(content or ["(empty file)"], PREVIEW_LINES, "green")
+    return None
 
 
 def question(request: ApprovalRequest) -> str:
@@ -82,6 +92,21 @@ def question(request: ApprovalRequest) -> str:
     ]
     choices += ["[n]o", "[t]ell it what to do instead"]
     return "Allow? " + " · ".join(choices)
+
+
+def fold(line: str, width: int) -> str:
+    """`line` in lines of at most `width` columns, broken between its ` · ` choices where it
+    can: the prompt draws its message unwrapped, so a long question would lose its end."""
+    from rich.cells import cell_len
+
+    rows: list[str] = []
+    for part in line.split(" · "):
+        joined = f"{rows[-1]} · {part}" if rows else part
+        if rows and cell_len(joined) <= width:
+            rows[-1] = joined
+        else:
+            rows.extend(textwrap.wrap(part, max(width, 1)) or [""])
+    return "\n".join(rows)
 
 
 def outcome(answer: Approval) -> Text:

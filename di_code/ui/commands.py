@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.padding import Padding
 from rich.text import Text
 
 from di_code.ai.abort import AbortController
@@ -34,7 +35,7 @@ from di_code.tools.permissions import MODE_CYCLE
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
 
     from di_code.ui.repl import Repl
 
@@ -96,22 +97,43 @@ def _say(repl: Repl, text: str) -> bool:
     return True
 
 
+HELP_KEYS = (
+    "Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
+    "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
+    "Shift+Tab changes the permission mode (ask, accept-edits, auto).",
+    "Ctrl-O shows the full output of the last tool call.",
+    "!command runs a shell command here and adds its output to your next prompt.",
+    "Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
+)
+
+
 async def _help(repl: Repl, arg: str) -> bool:
-    lines = [f"  {c.usage:<22} {c.summary}" for c in COMMANDS.values()]
+    """Two aligned columns whose summaries wrap under themselves on a narrow terminal."""
+    from rich.console import Group
+    from rich.table import Table
+
+    def rows(pairs: list[tuple[str, str]]) -> Table:
+        table = Table.grid(padding=(0, 1))
+        table.add_column(no_wrap=True)
+        table.add_column()
+        for usage, summary in pairs:
+            table.add_row(Text(usage), Text(summary))
+        return table
+
+    def indented(renderable: Table | Text) -> Padding:
+        return Padding(renderable, (0, 0, 0, 2))
+
+    builtin = [(c.usage, c.summary) for c in COMMANDS.values()]
     own = [
-        f"  {visible(f'/{c.name} {c.argument_hint}'.strip()):<22} {visible(c.description)}"
+        (visible(f"/{c.name} {c.argument_hint}".strip()), visible(c.description))
         for c in user_commands(repl).commands.values()
     ]
+    parts: list[RenderableType] = [Text("Commands:"), indented(rows(builtin))]
     if own:
-        lines += ["Your commands:", *own]
-    keys = [
-        "  Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
-        "  While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
-        "  Ctrl-O shows the full output of the last tool call; !command runs a shell command",
-        "  here and adds its output to your next prompt.",
-        "  Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
-    ]
-    return _say(repl, "\n".join(["Commands:", *lines, "Keys:", *keys]))
+        parts += [Text("Your commands:"), indented(rows(own))]
+    parts += [Text("Keys:"), *(indented(Text(line)) for line in HELP_KEYS)]
+    repl.console.print(Group(*parts), markup=False, highlight=False)
+    return True
 
 
 async def _exit(repl: Repl, arg: str) -> bool:

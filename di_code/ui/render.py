@@ -217,6 +217,8 @@ class Renderer:
         self._schedule = schedule
         self._turn = 0
         self._turn_started = 0.0
+        self._framed = False
+        """Whether this turn's top rule was drawn (then its closing rule is too)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
         self._running: dict[str, RunningTool] = {}
@@ -246,9 +248,11 @@ class Renderer:
                 self._tool_update(call_id, partial.content)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
                 self._tool_end(call_id, result)
-            case TurnEndEvent(message=message):
+            case TurnEndEvent(message=message) if self._framed:
                 seconds = self._clock() - self._turn_started
                 self._print(closing_rule(_turn_summary(message.usage, seconds)), full_only=True)
+            case TurnEndEvent():
+                pass
             case AgentEndEvent():
                 self._show(None)
                 self._print(Text(self.footer(), style="dim"), full_only=True)
@@ -274,7 +278,10 @@ class Renderer:
             raise ValueError("No tool call to expand yet.")
         index = len(self.finished) if number is None else number
         if not 1 <= index <= len(self.finished):
-            raise ValueError(f"There are {len(self.finished)} tool calls: /expand 1 to N.")
+            count = len(self.finished)
+            if count == 1:
+                raise ValueError("There is 1 tool call: /expand 1.")
+            raise ValueError(f"There are {count} tool calls: /expand 1 to {count}.")
         call = self.finished[index - 1]
         return full_output_panel(index, call.name, call.arguments, call.result)
 
@@ -304,12 +311,19 @@ class Renderer:
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        """Nothing live is drawn inside (a question is being asked on the same terminal)."""
+        """Nothing live is drawn inside (a question is being asked on the same terminal), and
+        the time spent inside counts for neither the running calls nor the turn: a command that
+        waited a minute for its approval and ran for 0.2 s took 0.2 s."""
         self._paused = True
         self.redraw()
+        since = self._clock()
         try:
             yield
         finally:
+            waited = self._clock() - since
+            self._turn_started += waited
+            for running in self._running.values():
+                running.started += waited
             self._paused = False
             self.redraw()
 
@@ -373,8 +387,13 @@ class Renderer:
         self.console.print(tool_panel(result.tool_name, args, result, seconds, shown_before))
 
     def _message_start(self, message: Message) -> None:
-        """The turn's top rule goes before the model's answer, after the prompt it answers."""
-        if message.role == "assistant":
+        """The turn's top rule goes before the model's answer, after the prompt it answers.
+        An answer the loop made up without a request (aborted after the tools, the turn
+        limit) gets no frame: it is not a turn of the model's."""
+        if isinstance(message, AssistantMessage) and message.error_message is not None:
+            self._framed = False
+        elif message.role == "assistant":
+            self._framed = True
             model = self.model.id if self.model else "the model"
             title = f"turn {self._turn}" + (f" · {visible(self.model.id)}" if self.model else "")
             self._print(turn_rule(title), full_only=True)

@@ -22,11 +22,11 @@ from rich.text import Text
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
 from di_code.ai.stream import Provider
-from di_code.ai.types import Model
+from di_code.ai.types import Model, UserContent
 from di_code.session import Session, SessionStore, prompt_with_compaction
 from di_code.tools.permissions import NO, PermissionGate
 from di_code.tools.workspace import Workspace
-from di_code.ui.approval import ReplApprover
+from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
@@ -127,6 +127,8 @@ class Repl:
         self.approver.invalidate = self.invalidate
         self.approver.workspace = Workspace.create(setup.workspace)
         self.renderer.previewed = self.approver.previewed
+        if setup.gate is not None and setup.gate.approver is not None:
+            setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.shell_context: list[str] = []
@@ -269,8 +271,17 @@ class Repl:
             self.agent.steer(text)
             self.renderer.show_user(text, queued=True)
             return True
-        context, self.shell_context = self.shell_context, []
-        self.start(self._prompt("\n\n".join([*context, text])))
+        from di_code.tools.attachments import AttachmentError, prompt_content
+
+        prompt = "\n\n".join([*self.shell_context, text])
+        try:
+            content = prompt_content(prompt, self.setup.workspace, self.agent.model)
+        except AttachmentError as exc:  # refused before any request: `!command` outputs wait
+            self.renderer.show_user(text)
+            self.console.print(Text(f"✗ {exc}", style="bold red"))
+            return True
+        self.shell_context = []
+        self.start(self._prompt(content))
         return True
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
@@ -295,11 +306,10 @@ class Repl:
             self.abort()
             await self.wait_idle()
 
-    def _prompt(self, text: str) -> Callable[[AbortController], Awaitable[None]]:
+    def _prompt(
+        self, content: str | list[UserContent]
+    ) -> Callable[[AbortController], Awaitable[None]]:
         async def work(controller: AbortController) -> None:
-            from di_code.tools.attachments import prompt_content
-
-            content = prompt_content(text, self.setup.workspace, self.agent.model)
             await prompt_with_compaction(
                 self.agent, content, self.setup.session, signal=controller.signal
             )
@@ -338,11 +348,11 @@ class Repl:
         from prompt_toolkit.formatted_text import ANSI
 
         app = get_app()
+        size = app.output.get_size()
         if self.approver.pending is not None:
             # The running call's panel would say "running" while it waits for the answer.
-            asking = self.approver.prompt_line(app.current_buffer.text)
+            asking = fold(self.approver.prompt_line(app.current_buffer.text), size.columns)
             return ANSI(f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m ")
-        size = app.output.get_size()
         live = self.live.render(size.columns, size.rows)
         symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
         return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")

@@ -65,6 +65,12 @@ def test_missing_required_field_names_its_path() -> None:
     assert lines[1] == "  - /edits: 'edits' is a required property"
 
 
+def test_each_missing_field_gets_its_own_path() -> None:
+    message = error_for({"path": "a.py", "edits": [{"oldText": "a", "newText": "b"}]})
+    assert "  - /edits/0/old_text: 'old_text' is a required property" in message
+    assert "  - /edits/0/new_text: 'new_text' is a required property" in message
+
+
 def test_nested_problems_each_get_a_line() -> None:
     message = error_for({"path": 1, "edits": [{"old_text": "a"}], "mode": "other"})
     assert "  - /path: 1 is not of type 'string'" in message

@@ -4,6 +4,7 @@ and no approver without a terminal."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,21 @@ async def test_a_spoofed_command_shows_its_escapes_and_cannot_redraw_the_questio
     shown = stderr.getvalue()
     assert "\x1b" not in shown and "\r" not in shown
     assert "touch P␛[2K␍git status\nAllow?" in shown
+
+
+async def test_an_edit_shows_its_diff_and_a_write_its_content_before_the_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("one\nhello\nthree\n")
+    edit = {"path": "notes.txt", "edits": [{"old_text": "hello", "new_text": "hi"}]}
+    write = {"path": "new.txt", "content": "alpha\nbeta\n"}
+    stderr = Terminal()
+    approver = terminal_approver(Terminal("y\ny\n"), stderr)
+    assert approver is not None
+    for name, arguments in (("edit", edit), ("write", write)):
+        request = ApprovalRequest(name, arguments, f"{name}: x", grant_offers(name, arguments))
+        assert await approver(request) == YES
+    shown = stderr.getvalue()
+    assert "? edit: x\n@@ -1,3 +1,3 @@\n one\n-hello\n+hi\n three\nAllow?" in shown
+    assert "? write: x\nalpha\nbeta\nAllow?" in shown

@@ -235,3 +235,12 @@ def test_the_trust_command(repo: Path, di_code_home: Path) -> None:
     (repo.parent / "elsewhere").mkdir()
     nothing = run_trust(di_code_home, repo.parent / "elsewhere")
     assert nothing.returncode == 2 and "no .di-code/config.toml" in nothing.stderr
+
+
+def test_a_broken_file_is_refused_not_trusted(repo: Path, di_code_home: Path) -> None:
+    path = repo / ".di-code" / "config.toml"
+    path.write_text('[permissions]\nmode = "auto"\nbogus = 1\n', encoding="utf-8")
+    done = run_trust(di_code_home, repo)
+    assert done.returncode == 2
+    assert done.stderr == f"di-code: {path}: unknown setting permissions.bogus\n"
+    assert trusted_lines(di_code_home) == ["no trusted projects"]

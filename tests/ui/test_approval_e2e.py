@@ -24,11 +24,12 @@ pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not ins
 
 
 class Screen:
-    """What the user sees: the child's output fed into a 100x30 terminal emulator."""
+    """What the user sees: the child's output fed into a terminal emulator (100x30 unless
+    told)."""
 
-    def __init__(self, child: pexpect.spawn) -> None:
+    def __init__(self, child: pexpect.spawn, columns: int = 100) -> None:
         self.child = child
-        self.screen = pyte.Screen(100, 30)
+        self.screen = pyte.Screen(columns, 30)
         self.stream = pyte.Stream(self.screen)
 
     @property
@@ -156,3 +157,29 @@ def test_a_spoofed_command_shows_its_escape_and_the_question_after_it(
         answer(screen, "n")
         screen.wait_for("all done")
     assert not (tmp_path / "P").exists()
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+def test_every_choice_of_a_question_is_readable_on_a_narrow_terminal(
+    llm_server: LLMServer, tmp_path: Path, columns: int
+) -> None:
+    (tmp_path / "notes.txt").write_text("hello\n")
+    edit = {"path": "notes.txt", "edits": [{"old_text": "hello", "new_text": "hello, world"}]}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("edit", edit, "call-1"),)), Turn(text="all done")
+    )
+    child = spawn_chat(llm_server, tmp_path, columns=columns)
+    try:
+        screen = Screen(child, columns)
+        screen.wait_for("›")
+        child.sendline("go on")
+        screen.wait_for("[t]ell it what to do instead")
+        question = screen.text[screen.text.index("Allow?") :]
+        for choice in ("[y]es", "[a] always: edits to notes.txt", "[e] always: all edits", "[n]o"):
+            assert choice in question
+        time.sleep(GUARD_WAIT)
+        child.send("y")
+        screen.wait_for("all done")
+        assert (tmp_path / "notes.txt").read_text() == "hello, world\n"
+    finally:
+        child.close(force=True)

@@ -21,7 +21,12 @@ from di_code.agent import (
     ToolExecutionUpdateEvent,
     ToolResult,
 )
-from di_code.agent.events import MessageStartEvent, MessageUpdateEvent
+from di_code.agent.events import (
+    MessageStartEvent,
+    MessageUpdateEvent,
+    TurnEndEvent,
+    TurnStartEvent,
+)
 from di_code.ai import AbortSignal, TextContent, ThinkingContent, ToolCall
 from di_code.ai.events import (
     RetryEvent,
@@ -41,6 +46,7 @@ from di_code.ai.types import (
     Usage,
     UserMessage,
 )
+from di_code.tools.permissions import YES, Approval, ApprovalRequest
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
 from di_code.ui.render import Activity, Renderer, alert_panel, thinking_panel
@@ -186,17 +192,15 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
     agent.abort()
     final = await asyncio.wait_for(task, 10)
     assert final.stop_reason == "aborted"
-    assert lines_of(console)[-11:] == [
+    # No "turn 2" frame with ↑0 ↓0: the loop ended without asking the model again.
+    assert lines_of(console)[-8:] == [
         "╭─ bash $ sleep 100 ───────────────────────────────────────────────────────────╮",
         "│ Tool execution aborted.                                                      │",
         "╰────────────────────────────────────────────────────────────── failed · 0.0s ─╯",
         "─────────────────────────────────────────────────────────────────── ↑? ↓? · 0.0s",
-        "",
-        "── turn 2 ──────────────────────────────────────────────────────────────────────",
         "╭─ ■ aborted ──────────────────────────────────────────────────────────────────╮",
         "│ Tool loop aborted                                                            │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
-        "─────────────────────────────────────────────────────────────────── ↑? ↓? · 0.0s",
         "↑? ↓? · $0.0000",
     ]
 
@@ -385,8 +389,13 @@ def test_expand_shows_every_line_of_the_last_or_the_nth_call() -> None:
     assert [line[2:5].strip() for line in full[1:-1]] == [f"l{n}" for n in range(1, 31)]
     assert full[-1].endswith(" 30 lines ─╯")
     assert render_text(renderer.expanded(1))[1].startswith("│ one ")
-    with pytest.raises(ValueError, match="/expand 1 to N"):
+    with pytest.raises(ValueError) as caught:
         renderer.expanded(3)
+    assert str(caught.value) == "There are 2 tool calls: /expand 1 to 2."
+    renderer.finished[1:] = []
+    with pytest.raises(ValueError) as caught:
+        renderer.expanded(9)
+    assert str(caught.value) == "There is 1 tool call: /expand 1."
 
 
 def reply(content: list[Any], usage: Usage | None = None, stop: Any = "stop") -> AssistantMessage:
@@ -519,3 +528,25 @@ def test_the_stream_start_event_is_not_yet_an_answer() -> None:
     renderer.handle(MessageUpdateEvent(TextStartEvent(0)))
     renderer.handle(MessageUpdateEvent(TextDeltaEvent(0, "Hi")))
     assert render_text(live.shown[-1] or "") == ["Hi"]
+
+
+async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn_s() -> None:
+    now = [10.0]
+    renderer = Renderer(make_console(), live=NoLive(), clock=lambda: now[0])
+
+    async def user_thinks_for_a_minute(request: ApprovalRequest) -> Approval:
+        now[0] += 60.0
+        return YES
+
+    ask = renderer.pausing(user_thinks_for_a_minute)
+    renderer.handle(TurnStartEvent())
+    renderer.handle(MessageStartEvent(AssistantMessage([], "openai", "m")))
+    renderer.handle(ToolExecutionStartEvent("c1", "bash", {"command": "make"}))
+    await ask(ApprovalRequest("bash", {"command": "make"}, "bash: make", ()))
+    now[0] += 0.5
+    result = ToolResultMessage("c1", "bash", [TextContent("ok")])
+    renderer.handle(ToolExecutionEndEvent("c1", "bash", result))
+    renderer.handle(TurnEndEvent(AssistantMessage([], "openai", "m"), []))
+    shown = lines_of(renderer.console)
+    assert shown[-2].endswith(" 0.5s ─╯")
+    assert shown[-1].endswith(" · 0.5s") and shown[-1].startswith("─")

@@ -67,9 +67,12 @@ class Chat:
 
 @asynccontextmanager
 async def chat(
-    setup: ChatSetup, approver: ReplApprover | None = None, history: Path | None = None
+    setup: ChatSetup,
+    approver: ReplApprover | None = None,
+    history: Path | None = None,
+    width: int = 80,
 ) -> AsyncIterator[Chat]:
-    console = Console(file=io.StringIO(), width=80, color_system=None)
+    console = Console(file=io.StringIO(), width=width, color_system=None)
     with pipe() as pipe_input:
         if approver is not None:
             approver.console = console
@@ -165,6 +168,20 @@ def blocking_tool(started: asyncio.Event, release: asyncio.Event) -> FunctionToo
     return FunctionTool("bash", "Run a command.", {"type": "object"}, run)
 
 
+async def test_help_on_a_narrow_terminal_keeps_its_columns() -> None:
+    faux = create_faux_provider([])
+    async with chat(ChatSetup(Agent(faux.provider, faux.model)), width=60) as session:
+        session.type("/help\r/exit\r")
+    shown = session.output.split("› /help\n")[1].split("› /exit")[0].splitlines()
+    headings = {"Commands:", "Keys:"}
+    assert headings <= set(shown)
+    assert all(line.startswith("  ") for line in shown if line not in headings), shown
+    summary_column = shown[1].index("this list")
+    for line in shown[1 : shown.index("Keys:")]:
+        assert not line[2:summary_column].strip() or line[summary_column - 1] == " ", line
+    assert any("Shift+Tab" in line for line in shown)
+
+
 async def test_typing_while_the_agent_runs_steers_the_next_request() -> None:
     started, release = asyncio.Event(), asyncio.Event()
     faux = create_faux_provider(
@@ -240,9 +257,9 @@ async def keys_live(approver: ReplApprover) -> None:
             await asyncio.sleep(0.02)
 
 
-@pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
-async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
-    calls: list[str] = []
+def asking_bash(command: str, calls: list[str]) -> tuple[ChatSetup, RecordingApprover]:
+    """A chat in ask mode whose model runs `command` (its runs recorded), then says
+    "finished"."""
 
     async def run(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
         calls.append(params["command"])
@@ -253,11 +270,17 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
     tools = gate_tools([FunctionTool("bash", "b", {"type": "object"}, run)], gate)
     faux = create_faux_provider(
         [
-            {"type": "success", "content": [ToolCall("c1", "bash", {"command": "rm -r build"})]},
+            {"type": "success", "content": [ToolCall("c1", "bash", {"command": command})]},
             text_reply("finished"),
         ]
     )
-    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate)
+    return ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate), approver
+
+
+@pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
+async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> None:
+    calls: list[str] = []
+    setup, approver = asking_bash("rm -r build", calls)
     async with chat(setup, approver=approver) as session:
         session.type("clean\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
@@ -268,6 +291,20 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
     assert calls == (["rm -r build"] if ran else [])
     assert "? bash $ rm -r build" in session.output
     assert ("  allowed" if ran else "  denied") in session.output
+
+
+async def test_a_call_s_duration_leaves_out_the_time_its_question_waited() -> None:
+    setup, approver = asking_bash("true", [])
+    async with chat(setup, approver=approver) as session:
+        session.type("go\r")
+        await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
+        await keys_live(approver)
+        await asyncio.sleep(1.0)  # the user reads the question
+        session.type("y")
+        await session.answered()
+        session.type("/exit\r")
+    panel_end = next(line for line in session.output.splitlines() if line.startswith("╰"))
+    assert panel_end.endswith("s ─╯") and float(panel_end.split()[-2][:-1]) < 1.0, panel_end
 
 
 async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import ImageContent, TextContent, UserMessage
 from di_code.ui.repl import ChatSetup
-from tests.ui.test_repl import chat, text_reply, until
+from tests.ui.test_repl import chat, text_reply, until, user_texts
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x03" * 16
 
@@ -43,3 +43,23 @@ async def test_a_text_only_model_says_so_and_sends_nothing(tmp_path: Path) -> No
         session.type("/exit\r")
     assert "✗ faux/faux-1 does not accept images (1 attached)" in session.output
     assert faux.requests == []
+
+
+async def test_a_refused_prompt_is_shown_and_keeps_the_shell_output_for_the_next(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    faux = create_faux_provider([text_reply("I see it")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("!echo local-42\r")
+        await until(lambda: "╰" in session.output and not session.repl.busy)
+        session.type("what is @shot.png\r")
+        await until(lambda: "does not accept images" in session.output)
+        session.type("what did it print?\r")
+        await session.answered()
+        session.type("/exit\r")
+    refused = session.output.split("does not accept images")[0]
+    assert "› what is @shot.png\n" in refused
+    sent = user_texts(faux, 0)[0]
+    assert "local-42" in sent and sent.endswith("what did it print?")
