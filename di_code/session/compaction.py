@@ -88,8 +88,8 @@ def context_tokens(messages: list[Message]) -> int:
         message = messages[index]
         if not isinstance(message, AssistantMessage) or message.stop_reason in ("error", "aborted"):
             continue
-        if since is not None and message.timestamp < since:
-            break
+        if since is not None and message.timestamp <= since:
+            break  # kept from before the summary (a reply in the summary's millisecond too)
         used = message.usage.context
         if used > 0:
             return used + sum(estimate_tokens(m) for m in messages[index + 1 :])

@@ -154,6 +154,16 @@ async def test_manual_compaction_passes_instructions_and_usage_is_not_reused(
     assert context_tokens(agent.transcript) < THRESHOLD
 
 
+def test_a_kept_reply_in_the_summarys_millisecond_is_not_counted_as_new() -> None:
+    from di_code.session.summary import summary_message
+
+    kept = AssistantMessage(
+        [TextContent("ok")], "faux", "faux-1", Usage(input=90_000, output=100), timestamp=7
+    )
+    messages: list[Message] = [summary_message("s", 7), kept, UserMessage.of("next", 8)]
+    assert context_tokens(messages) < 1_000  # estimated, not the old 90k of usage
+
+
 def test_context_tokens_uses_usage_then_estimates() -> None:
     user = UserMessage.of("y" * 400, 1)
     reply = AssistantMessage([TextContent("ok")], "faux", "faux-1", Usage(input=900, output=100))
