@@ -148,12 +148,16 @@ def test_a_spoofed_command_shows_its_escape_and_the_question_after_it(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
     with chat_asking(llm_server, tmp_path, "touch P\x1b[2K\rgit status") as screen:
-        screen.wait_for("[y]es")
-        screen.wait_for("touch P␛[2K␍git status")  # printed above the prompt, maybe after it
-        lines = screen.text.splitlines()
-        command = next(i for i, line in enumerate(lines) if "touch P␛[2K␍git status" in line)
-        question = next(i for i, line in enumerate(lines) if "Allow?" in line)
-        assert command < question
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # both on one snapshot: the prompt area may be mid-redraw in another
+            lines = screen.text.splitlines()
+            command = [i for i, line in enumerate(lines) if "touch P␛[2K␍git status" in line]
+            question = [i for i, line in enumerate(lines) if "Allow?" in line]
+            if command and question:
+                break
+            assert time.monotonic() < deadline, f"no command and question:\n{screen.text}"
+            screen.pump(0.1)
+        assert command[0] < question[0]
         answer(screen, "n")
         screen.wait_for("all done")
     assert not (tmp_path / "P").exists()
