@@ -209,9 +209,14 @@ async def test_a_tool_result_is_accepted_on_the_next_request(llama: OpenAIProvid
 
 
 @pytest.mark.integration
-async def test_a_context_overflow_is_recovered_by_compaction(llama: OpenAIProvider) -> None:
+async def test_a_context_overflow_is_recovered_by_compaction(
+    llama: OpenAIProvider, request: pytest.FixtureRequest
+) -> None:
     """The window is assumed to be 128k (nothing probed); the server's overflow error names
     2048, compaction keeps a tail that fits, and the retried request is answered."""
+    if request.node.callspec.params["llama_base_url"] != "llama-server":
+        reason = "llama-cpp-python 0.3.36 breaks the stream on overflow instead of answering 400"
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=False))
     model = resolve_model(PRESETS["llamacpp"], MODEL.id, llama.base_url)
     history: list[Message] = []
     for n in range(12):
