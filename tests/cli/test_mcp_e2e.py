@@ -17,6 +17,7 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import alive, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
@@ -43,30 +44,6 @@ def toml_table(name: str, table: dict[str, object]) -> str:
         pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
         lines.append(f"env = {{ {pairs} }}")
     return "\n".join(lines) + "\n"
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}").exists() and "Z" not in _state(pid)
-
-
-def _state(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "Z"
-
-
-def wait_gone(pid: int) -> bool:
-    deadline = time.monotonic() + TIMEOUT
-    while pid_alive(pid):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 @pytest.fixture
@@ -134,7 +111,7 @@ def test_stdio_and_http_servers_tools_reach_the_model(
     assert "exploded: on purpose" in request_text(bodies[3])
     assert _tool_result(bodies[4], "c4") == "2"
     pid = int((markers / "fx.pid").read_text())
-    assert wait_gone(pid), "the stdio MCP server outlived di-code"
+    wait_until(lambda: not alive(pid), "the stdio MCP server to end with di-code")
 
 
 def _tool_result(body: dict[str, object], call_id: str) -> object:
@@ -196,7 +173,8 @@ def test_ctrl_c_during_a_call_stops_the_server(
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130, stderr
-    assert wait_gone(int((markers / "fx.pid").read_text()))
+    pid = int((markers / "fx.pid").read_text())
+    wait_until(lambda: not alive(pid), "the stdio MCP server to end with di-code")
 
 
 def test_an_untrusted_projects_mcp_json_starts_nothing(

@@ -5,39 +5,15 @@ process-group mechanism)."""
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-
-SAFETY_TIMEOUT = 30.0
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    """Poll a real condition; the timeout only guards against a hang."""
-    deadline = time.monotonic() + SAFETY_TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.02)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    stat = Path(f"/proc/{pid}/stat")
-    try:  # a zombie has exited; only its parent has not collected it yet
-        return stat.read_text().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
+from tests.support.processes import SAFETY_TIMEOUT, alive, wait_until
 
 
 def saved_stop_reasons(home: Path) -> list[str]:

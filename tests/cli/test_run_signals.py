@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
-from tests.cli.test_run_interrupt import SAFETY_TIMEOUT, alive, wait_until
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import SAFETY_TIMEOUT, alive, wait_until
 
 
 @pytest.mark.parametrize(

@@ -49,12 +49,3 @@ async def error_of(
     message = str(caught.value)
     assert "\n" not in message
     return message
-
-
-def alive(pid: int) -> bool:
-    """True while the process exists and is not a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rfind(")") + 2] != "Z"

@@ -16,7 +16,8 @@ from di_code.tools import process
 from di_code.tools.bash import DEFAULT_TIMEOUT, BashPolicy, BashTool
 from di_code.tools.sandbox import Sandbox
 from di_code.tools.workspace import Workspace
-from tests.tools.conftest import alive, run, text_of
+from tests.support.processes import alive
+from tests.tools.conftest import run, text_of
 
 SAFETY = 30.0  # seconds: only a net so a broken tool fails instead of hanging the suite
 

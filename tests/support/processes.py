@@ -1,0 +1,26 @@
+"""Waiting on real processes in tests: whether one still runs, and polling a condition."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+SAFETY_TIMEOUT = 30.0
+
+
+def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie (exited, not yet collected)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rfind(")") + 2] != "Z"
+
+
+def wait_until(condition: Callable[[], bool], what: str) -> None:
+    """Poll a real condition; the timeout only guards against a hang."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
