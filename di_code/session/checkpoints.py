@@ -160,7 +160,10 @@ class Checkpointer:
         self.on_warning = on_warning
         self._git: GitSnapshots | None = None
         self._git_known = False
-        self._number = 0
+        self._number: int | None = None
+        """The current prompt's number; read from the session once, then counted here."""
+        self._before = ""
+        """The current prompt's before-snapshot tree (git)."""
         self._leaf: str | None = None
         self._title = ""
         self._snapshot: asyncio.Task[Snapshot | None] | None = None
@@ -198,7 +201,9 @@ class Checkpointer:
             await self._end()
 
     def _begin(self) -> None:
-        self._number = 1 + max((c.number for c in prompt_checkpoints(self.session)), default=0)
+        if self._number is None:
+            self._number = max((c.number for c in prompt_checkpoints(self.session)), default=0)
+        self._number += 1
         self._leaf, self._title = self.session.leaf_id, ""
         self._recorded = self._mutated = self._failed = False
         self._backup = None
@@ -243,6 +248,7 @@ class Checkpointer:
             self._backup = FileBackup(folder, max_file_bytes=self.max_file_bytes)
             self._append("before", "files", ref, ())
         else:
+            self._before = snapshot.tree
             self._append("before", "git", snapshot.tree, snapshot.skipped)
 
     async def _end(self) -> None:
@@ -253,9 +259,8 @@ class Checkpointer:
             self._backup.seal()
             self._append("after", "files", str(self._number), ())
             return
-        before = prompt_checkpoints(self.session)[-1]
         if not self._mutated:
-            self._append("after", "git", before.before, ())
+            self._append("after", "git", self._before, ())
             return
         try:
             snapshot = await asyncio.to_thread(self._take)
@@ -271,6 +276,7 @@ class Checkpointer:
         skipped: tuple[str, ...],
     ) -> None:  # fmt: skip
         leaf = self._leaf if phase == "before" else None
+        assert self._number is not None  # set by _begin, which every prompt starts with
         self.session.append_checkpoint(
             self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped
         )
