@@ -137,15 +137,23 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
     return project
 
 
-def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
-    """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
-    (path, None); (None, why not) when there is one that may not be used; (None, None) when
-    there is none."""
+def _mcp_json(workspace: Path) -> tuple[Path | None, str | None]:
+    """The project's `.mcp.json` at its repository root and why it may not be used (another
+    user's or a writable file), or (None, None) when there is none."""
     folder = project_root(workspace.resolve())
     path = folder / MCP_JSON
     if not path.is_file():
         return None, None
-    reason = unsafe_reason(ProjectFile(path, folder))
+    return path, unsafe_reason(ProjectFile(path, folder))
+
+
+def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
+    """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
+    (path, None); (None, why not) when there is one that may not be used; (None, None) when
+    there is none."""
+    path, reason = _mcp_json(workspace)
+    if path is None:
+        return None, None
     if reason is not None:
         return None, f"ignored {path}: {reason}"
     if TrustStore(home).files().get(str(path.resolve())) != digest(path.read_bytes()):
@@ -154,11 +162,9 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
 
 
 def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
-    folder = project_root(workspace.resolve())
-    path = folder / MCP_JSON
-    if not path.is_file():
+    path, reason = _mcp_json(workspace)
+    if path is None:
         return None
-    reason = unsafe_reason(ProjectFile(path, folder))
     if reason is not None:
         raise ConfigError(f"{path} cannot be trusted: {reason}")
     TrustStore(home).set_file(path.resolve(), digest(path.read_bytes()))
