@@ -15,7 +15,7 @@ from di_code.ai.codec import to_dict
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.session.jsonl import encode
 from di_code.tools import default_tools
-from tests.tools.conftest import alive
+from tests.support.processes import alive
 
 
 async def model_sees(
