@@ -53,7 +53,7 @@ from di_code.tools.permissions import (
 )
 
 if TYPE_CHECKING:
-    from di_code.tools.bash import BashPolicy
+    from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.mcp import McpServers
 
 Notify = Callable[[str], None]
@@ -289,7 +289,7 @@ def bash_policy(
 ) -> BashPolicy:
     """The sandbox (--sandbox, else [sandbox] mode, else by permission mode), the key
     variables hidden from commands, and the session's folder for long outputs."""
-    from di_code.tools.bash import KEY_VARIABLES, BashPolicy
+    from di_code.tools.bash_policy import KEY_VARIABLES, BashPolicy
     from di_code.tools.sandbox import SandboxUnavailable, choose_sandbox
     from di_code.tools.spill import SpillFolder
 

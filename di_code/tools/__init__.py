@@ -1,7 +1,7 @@
 """The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4).
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
-import time, and the tool modules are imported only when tools are made.
+import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
-    from di_code.tools.bash import BashPolicy
+    from di_code.tools.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 
@@ -26,23 +26,27 @@ def default_tools(
     """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`;
     read may also read in `read_roots` (the folders of skills kept outside the workspace);
     `bash` says how commands run (sandbox, hidden variables, spill folder)."""
-    from di_code.tools.bash import BashPolicy, BashTool
-    from di_code.tools.edit import EditTool
-    from di_code.tools.find import FindTool
-    from di_code.tools.grep import GrepTool
-    from di_code.tools.ls import LsTool
-    from di_code.tools.read import ReadTool
+    from di_code.tools import cards
+    from di_code.tools.bash_policy import BashPolicy
+    from di_code.tools.lazy import LazyTool
     from di_code.tools.workspace import Workspace
-    from di_code.tools.write import WriteTool
 
     space = Workspace.create(workspace, extra_roots)
     readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
+    policy = bash or BashPolicy()
     return [
-        ReadTool(readable),
-        WriteTool(space),
-        EditTool(space),
-        BashTool(space, bash or BashPolicy()),
-        GrepTool(space),
-        FindTool(space),
-        LsTool(space),
+        LazyTool(cards.READ, "di_code.tools.read", "ReadTool", readable),
+        LazyTool(cards.WRITE, "di_code.tools.write", "WriteTool", space),
+        LazyTool(cards.EDIT, "di_code.tools.edit", "EditTool", space),
+        LazyTool(
+            cards.BASH,
+            "di_code.tools.bash",
+            "BashTool",
+            space,
+            policy,
+            description=policy.tool_description(),
+        ),
+        LazyTool(cards.GREP, "di_code.tools.grep", "GrepTool", space),
+        LazyTool(cards.FIND, "di_code.tools.find", "FindTool", space),
+        LazyTool(cards.LS, "di_code.tools.ls", "LsTool", space),
     ]

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from di_code.ai.types import ImageContent, Model, TextContent, UserContent
-from di_code.tools.read import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
+from di_code.tools.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 
 _MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
 _TRAILING = ".,;:!?)]}>'\""

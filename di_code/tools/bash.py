@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal as signals
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -21,77 +20,28 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.bash_policy import BashPolicy
+from di_code.tools.cards import BASH, BASH_DEFAULT_TIMEOUT
 from di_code.tools.output_buffer import OutputBuffer, Snapshot
 from di_code.tools.process import KILL_AFTER, Exit, run_in_group, shell
-from di_code.tools.sandbox import PRIVATE_TMP, Sandbox
-from di_code.tools.spill import SpillFolder
 
-DEFAULT_TIMEOUT = 120
-MAX_TIMEOUT = 600
 UPDATE_INTERVAL = 0.1
-KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
-"""Kept out of every command's environment even when nobody configured anything."""
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {
-            "type": "string",
-            "description": "Shell command, run with `bash -c` in the working directory. "
-            "Non-interactive: stdin is closed.",
-        },
-        "timeout": {
-            "type": "number",
-            "exclusiveMinimum": 0,
-            "maximum": MAX_TIMEOUT,
-            "description": f"Seconds before the command is killed (default {DEFAULT_TIMEOUT}, "
-            f"max {MAX_TIMEOUT}).",
-        },
-    },
-    "required": ["command"],
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "Run a shell command in the working directory (bash -c, stdin closed, stdout and stderr "
-    "merged). Returns the last 2000 lines / 50 KB of output; longer output is saved to a file "
-    "whose path is given. A non-zero exit is reported as an error. Use it for builds, tests, "
-    "git and other programs; prefer read, grep, find and ls for looking at files. Start "
-    "long-running servers in the background with their output redirected to a file."
-)
-
-
-@dataclass(frozen=True, slots=True)
-class BashPolicy:
-    """How commands run: confined or not, with which variables hidden, spilling where."""
-
-    sandbox: Sandbox | None = None
-    hidden_env: frozenset[str] = KEY_VARIABLES
-    """Variable names removed from the command's environment (the provider keys)."""
-    spill: SpillFolder = field(default_factory=SpillFolder)
-
-    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
-        clean = {name: value for name, value in env.items() if name not in self.hidden_env}
-        if self.sandbox is not None:
-            clean["TMPDIR"] = PRIVATE_TMP
-        return clean
 
 
 @dataclass(frozen=True, slots=True)
 class BashTool(WorkspaceTool):
     policy: BashPolicy = field(default_factory=BashPolicy)
-    name: ClassVar[str] = "bash"
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = BASH.name
+    parameters: ClassVar[dict[str, Any]] = BASH.parameters
 
     @property
     def description(self) -> str:
-        sandbox = self.policy.sandbox
-        return DESCRIPTION if sandbox is None else f"{DESCRIPTION} {sandbox.describe()}"
+        return self.policy.tool_description()
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        timeout = float(params.get("timeout", DEFAULT_TIMEOUT))
+        timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         buffer = OutputBuffer(self.policy.spill)
         argv = [shell(), "-c", params["command"]]
         if self.policy.sandbox is not None:

@@ -16,6 +16,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.cards import EDIT
 from di_code.tools.edit_text import Document, Edit, apply_edits, unified_diff
 from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import run_on_file
@@ -23,52 +24,12 @@ from di_code.tools.files import open_error, open_regular, write_error
 from di_code.tools.resolve import Target
 from di_code.tools.workspace import Workspace
 
-_EDIT_PROPERTIES: dict[str, Any] = {
-    "old_text": {
-        "type": "string",
-        "description": "Exact text to replace, copied from the file with its whitespace; "
-        "it must occur exactly once, so include enough surrounding lines.",
-    },
-    "new_text": {"type": "string", "description": "The text that replaces old_text."},
-}
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "File to edit, relative to the working directory (or absolute).",
-        },
-        "edits": {
-            "type": "array",
-            "minItems": 1,
-            "description": "Replacements, each matched against the original file; they must "
-            "not overlap. All are applied or none.",
-            "items": {
-                "type": "object",
-                "properties": _EDIT_PROPERTIES,
-                "required": ["old_text", "new_text"],
-                "additionalProperties": False,
-            },
-        },
-        **_EDIT_PROPERTIES,
-    },
-    "required": ["path"],
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "Edit a file by exact text replacement. Give `edits`, a list of {old_text, new_text} "
-    "(or a single old_text/new_text). Each old_text must match the file exactly once, "
-    "whitespace included; read the file first. Several changes to one file go in one call."
-)
-
 
 @dataclass(frozen=True, slots=True)
 class EditTool(WorkspaceTool):
-    name: ClassVar[str] = "edit"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = EDIT.name
+    description: ClassVar[str] = EDIT.description
+    parameters: ClassVar[dict[str, Any]] = EDIT.parameters
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None

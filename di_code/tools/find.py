@@ -19,48 +19,20 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.cards import FIND, FIND_DEFAULT_LIMIT
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.ignore import compile_glob, walk_files
 from di_code.tools.names import escape_name
 from di_code.tools.ripgrep import find_ripgrep, name_filter, run_ripgrep
 from di_code.tools.truncation import keep_head
 
-DEFAULT_LIMIT = 1000
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {
-            "type": "string",
-            "description": "Glob: `*.py` matches that name in any folder; with a slash, e.g. "
-            "`src/**/*.test.ts`, it matches paths relative to `path`.",
-        },
-        "path": {
-            "type": "string",
-            "description": "Folder to search (default: the working directory).",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Maximum number of results (default {DEFAULT_LIMIT}).",
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "Find files by glob pattern. Returns paths relative to the working directory, one per "
-    "line; files ignored by .gitignore are left out. Use it to locate files before reading."
-)
-
 
 @dataclass(frozen=True, slots=True)
 class FindTool(WorkspaceTool):
     ripgrep: str | None = field(default_factory=find_ripgrep)
-    name: ClassVar[str] = "find"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = FIND.name
+    description: ClassVar[str] = FIND.description
+    parameters: ClassVar[dict[str, Any]] = FIND.parameters
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
@@ -71,7 +43,7 @@ class FindTool(WorkspaceTool):
                 f"Path not found: {shown}" if not top.exists() else f"Not a directory: {shown}"
             )
         pattern = params["pattern"]
-        limit = int(params.get("limit", DEFAULT_LIMIT))
+        limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
         glob = compile_glob(pattern)
         found: list[Path] = []
 

@@ -17,6 +17,7 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.cards import GREP, GREP_DEFAULT_LIMIT
 from di_code.tools.errors import ToolError, check_aborted
 from di_code.tools.grep_search import Hit, Query, search_python, search_ripgrep
 from di_code.tools.names import escape_name
@@ -24,46 +25,7 @@ from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.truncation import keep_head
 from di_code.tools.workspace import Workspace
 
-DEFAULT_LIMIT = 100
 LINE_CHARS = 500
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {"type": "string", "description": "Regular expression to search for."},
-        "path": {
-            "type": "string",
-            "description": "File or folder to search (default: the working directory).",
-        },
-        "glob": {
-            "type": "string",
-            "description": "Only search files matching this glob, e.g. `*.py` or `src/**/*.ts`.",
-        },
-        "ignore_case": {"type": "boolean", "description": "Match case-insensitively."},
-        "literal": {
-            "type": "boolean",
-            "description": "Treat pattern as plain text, not a regular expression.",
-        },
-        "context": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "Lines of context to show before and after each match.",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Maximum number of matches (default {DEFAULT_LIMIT}).",
-        },
-    },
-    "required": ["pattern"],
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "Search file contents for a regular expression (ripgrep syntax). Returns `path:line: text` "
-    "for each matching line (context lines as `path-line- text`). Honours .gitignore. Use glob "
-    "to narrow the files and literal=true for plain text with special characters."
-)
 
 
 @dataclass
@@ -100,9 +62,9 @@ class Collector:
 @dataclass(frozen=True, slots=True)
 class GrepTool(WorkspaceTool):
     ripgrep: str | None = field(default_factory=find_ripgrep)
-    name: ClassVar[str] = "grep"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = GREP.name
+    description: ClassVar[str] = GREP.description
+    parameters: ClassVar[dict[str, Any]] = GREP.parameters
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
@@ -110,7 +72,7 @@ class GrepTool(WorkspaceTool):
         top, shown = self.workspace.locate(params.get("path", "."))
         if not top.exists():
             raise ToolError(f"Path not found: {shown}")
-        limit = params.get("limit", DEFAULT_LIMIT)
+        limit = params.get("limit", GREP_DEFAULT_LIMIT)
         query = Query(
             params["pattern"], top, params.get("glob"), params.get("ignore_case", False),
             params.get("literal", False), params.get("context", 0), limit,

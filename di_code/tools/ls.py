@@ -12,45 +12,23 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.cards import LS, LS_DEFAULT_LIMIT
 from di_code.tools.errors import ToolError
 from di_code.tools.names import escape_name
 from di_code.tools.truncation import keep_head
 
-DEFAULT_LIMIT = 500
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "Folder to list (default: the working directory).",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": f"Maximum number of entries (default {DEFAULT_LIMIT}).",
-        },
-    },
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "List a folder: one entry per line, sorted, dotfiles included, folders marked with a "
-    "trailing `/`. Use find to search recursively."
-)
-
 
 @dataclass(frozen=True, slots=True)
 class LsTool(WorkspaceTool):
-    name: ClassVar[str] = "ls"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = LS.name
+    description: ClassVar[str] = LS.description
+    parameters: ClassVar[dict[str, Any]] = LS.parameters
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         folder, shown = self.workspace.locate(params.get("path", "."))
-        limit = params.get("limit", DEFAULT_LIMIT)
+        limit = params.get("limit", LS_DEFAULT_LIMIT)
         names = _entries(folder, shown)
         if not names:
             return ToolResult([TextContent("(empty directory)")])

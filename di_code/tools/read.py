@@ -19,50 +19,20 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import ImageContent, TextContent
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.cards import READ
 from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import count_lines, open_error, open_regular, skip_lines
+from di_code.tools.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 from di_code.tools.resolve import Target
 from di_code.tools.truncation import MAX_BYTES, Budget, Truncation
-
-IMAGE_MAX_BYTES = 3 * 1024 * 1024 + 768 * 1024
-SNIFF_BYTES = 8192
-
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "File to read, relative to the working directory (or absolute).",
-        },
-        "offset": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "Line number to start at (1-based). Use it to continue a long file.",
-        },
-        "limit": {
-            "type": "integer",
-            "minimum": 1,
-            "description": "Maximum number of lines to return.",
-        },
-    },
-    "required": ["path"],
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "Read a file. Text comes back as plain lines (no line numbers), at most 2000 lines or "
-    "50 KB per call; a notice at the end tells you the offset to continue from. Use offset and "
-    "limit to read part of a large file. PNG, JPEG, GIF and WebP images come back as images. "
-    "Read a file before editing it."
-)
 
 
 @dataclass(frozen=True, slots=True)
 class ReadTool(WorkspaceTool):
-    name: ClassVar[str] = "read"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = READ.name
+    description: ClassVar[str] = READ.description
+    parameters: ClassVar[dict[str, Any]] = READ.parameters
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
@@ -87,19 +57,6 @@ def _read(target: Target, shown: str, offset: int | None, limit: int | None) -> 
             return _text(f, shown, offset, limit)
     except OSError as exc:
         raise open_error(exc, shown) from exc
-
-
-def image_type(head: bytes) -> str | None:
-    """The MIME type of a supported image format, from its first bytes."""
-    if head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return "image/png"
-    if head.startswith(b"\xff\xd8\xff"):
-        return "image/jpeg"
-    if head.startswith((b"GIF87a", b"GIF89a")):
-        return "image/gif"
-    if head.startswith(b"RIFF") and head[8:12] == b"WEBP":
-        return "image/webp"
-    return None
 
 
 def _image(f: BinaryIO, shown: str, mime: str) -> ToolResult:

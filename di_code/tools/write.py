@@ -12,34 +12,17 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
+from di_code.tools.cards import WRITE
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import existing_file, write_error
 from di_code.tools.resolve import Target
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {
-            "type": "string",
-            "description": "File to write, relative to the working directory (or absolute).",
-        },
-        "content": {"type": "string", "description": "The complete new content of the file."},
-    },
-    "required": ["path", "content"],
-    "additionalProperties": False,
-}
-
-DESCRIPTION = (
-    "Write a file: creates it (and its parent folders) or replaces its whole content. "
-    "Use it for new files or full rewrites; to change part of an existing file use edit."
-)
-
 
 @dataclass(frozen=True, slots=True)
 class WriteTool(WorkspaceTool):
-    name: ClassVar[str] = "write"
-    description: ClassVar[str] = DESCRIPTION
-    parameters: ClassVar[dict[str, Any]] = PARAMETERS
+    name: ClassVar[str] = WRITE.name
+    description: ClassVar[str] = WRITE.description
+    parameters: ClassVar[dict[str, Any]] = WRITE.parameters
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None

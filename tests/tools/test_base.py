@@ -4,6 +4,8 @@ in `tools/base.py`, and every built-in tool and every MCP tool runs through that
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 from di_code.agent.tool import bind_tool
@@ -17,19 +19,49 @@ from tests.tools.conftest import error_of
 
 
 def test_every_coding_tool_has_the_one_frame(workspace: Path) -> None:
-    tools = default_tools(workspace)
     space = Workspace.create(workspace)
-    for tool in tools:
+    for offered in default_tools(workspace):
+        tool = offered.tool  # the stand-in's real tool, built now
         assert isinstance(tool, WorkspaceTool)
         assert type(tool).execute is CheckedTool.execute
         assert tool.workspace == space
-        bound = bind_tool(tool)
-        assert (bound.signal_slot, bound.update_slot, bound.in_thread) == (
-            "keyword",
-            "keyword",
-            False,
-        )
+        for each in (offered, tool):
+            bound = bind_tool(each)
+            assert (bound.signal_slot, bound.update_slot, bound.in_thread) == (
+                "keyword",
+                "keyword",
+                False,
+            )
     assert McpTool.execute is CheckedTool.execute
+
+
+def test_the_model_is_offered_what_the_real_tool_says(workspace: Path) -> None:
+    for offered in default_tools(workspace):
+        real = offered.tool
+        assert (offered.name, offered.description, offered.parameters) == (
+            real.name,
+            real.description,
+            real.parameters,
+        )
+
+
+def test_a_tool_is_loaded_when_first_called(workspace: Path) -> None:
+    """Offering the tools imports none of them; the first call of one loads that one."""
+    script = f"""
+import asyncio, sys
+from pathlib import Path
+from di_code.ai import AbortController
+from di_code.tools import default_tools
+tools = {{t.name: t for t in default_tools(Path({str(workspace)!r}))}}
+names = ("read", "write", "edit", "bash", "grep", "find", "ls")
+print(sorted(n for n in names if f"di_code.tools.{{n}}" in sys.modules))
+asyncio.run(tools["ls"].execute("c1", {{}}, AbortController().signal))
+print(sorted(n for n in names if f"di_code.tools.{{n}}" in sys.modules))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.splitlines() == ["[]", "['ls']"]
 
 
 async def test_an_mcp_tool_refuses_to_start_once_aborted() -> None:

@@ -13,7 +13,8 @@ import pytest
 from di_code.agent import AgentTool, ToolResult
 from di_code.ai import AbortController, ToolArgumentsError, validate_tool_arguments
 from di_code.tools import process
-from di_code.tools.bash import DEFAULT_TIMEOUT, BashPolicy, BashTool
+from di_code.tools.bash import BashPolicy, BashTool
+from di_code.tools.cards import BASH_DEFAULT_TIMEOUT
 from di_code.tools.sandbox import Sandbox
 from di_code.tools.workspace import Workspace
 from tests.support.processes import alive
@@ -179,7 +180,7 @@ async def test_partial_output_is_streamed(tools: dict[str, AgentTool], workspace
 
 def test_timeout_defaults_to_120_s_and_is_capped_at_600_s(tools: dict[str, AgentTool]) -> None:
     bash = tools["bash"]
-    assert (DEFAULT_TIMEOUT, bash.parameters["properties"]["timeout"]["maximum"]) == (120, 600)
+    assert (BASH_DEFAULT_TIMEOUT, bash.parameters["properties"]["timeout"]["maximum"]) == (120, 600)
     assert validate_tool_arguments(bash, {"command": "x", "timeout": 600}) == {
         "command": "x",
         "timeout": 600,

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import AgentTool
-from di_code.tools.bash import KEY_VARIABLES, BashPolicy, BashTool
+from di_code.tools.bash import BashTool
+from di_code.tools.bash_policy import KEY_VARIABLES, BashPolicy
 from di_code.tools.workspace import Workspace
 from tests.tools.conftest import run, text_of
 

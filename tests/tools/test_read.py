@@ -10,7 +10,7 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import ImageContent, TextContent
-from di_code.tools.read import IMAGE_MAX_BYTES
+from di_code.tools.image_files import IMAGE_MAX_BYTES
 from tests.tools.conftest import error_of, run, text_of
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 20

@@ -1,0 +1,240 @@
+"""What the model is told about each built-in tool: its name, description and JSON Schema.
+
+They live apart from the code that runs the tools so that `run` can offer the seven tools
+without importing them (their modules are a tenth of its start-up): `default_tools` hands the
+agent `LazyTool`s made from these cards, and a tool's module is imported when the model first
+calls it. The tool classes take their name and schema from here too, so there is one of each.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class ToolCard(NamedTuple):
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+BASH_DEFAULT_TIMEOUT = 120
+BASH_MAX_TIMEOUT = 600
+GREP_DEFAULT_LIMIT = 100
+FIND_DEFAULT_LIMIT = 1000
+LS_DEFAULT_LIMIT = 500
+
+READ = ToolCard(
+    "read",
+    description=(
+        "Read a file. Text comes back as plain lines (no line numbers), at most 2000 lines or "
+        "50 KB per call; a notice at the end tells you the offset to continue from. Use offset and "
+        "limit to read part of a large file. PNG, JPEG, GIF and WebP images come back as images. "
+        "Read a file before editing it."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "File to read, relative to the working directory (or absolute).",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Line number to start at (1-based). Use it to continue a long file.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "Maximum number of lines to return.",
+            },
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+)
+
+WRITE = ToolCard(
+    "write",
+    description=(
+        "Write a file: creates it (and its parent folders) or replaces its whole content. "
+        "Use it for new files or full rewrites; to change part of an existing file use edit."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "File to write, relative to the working directory (or absolute).",
+            },
+            "content": {"type": "string", "description": "The complete new content of the file."},
+        },
+        "required": ["path", "content"],
+        "additionalProperties": False,
+    },
+)
+
+_EDIT_PROPERTIES: dict[str, Any] = {
+    "old_text": {
+        "type": "string",
+        "description": "Exact text to replace, copied from the file with its whitespace; "
+        "it must occur exactly once, so include enough surrounding lines.",
+    },
+    "new_text": {"type": "string", "description": "The text that replaces old_text."},
+}
+
+EDIT = ToolCard(
+    "edit",
+    description=(
+        "Edit a file by exact text replacement. Give `edits`, a list of {old_text, new_text} "
+        "(or a single old_text/new_text). Each old_text must match the file exactly once, "
+        "whitespace included; read the file first. Several changes to one file go in one call."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "File to edit, relative to the working directory (or absolute).",
+            },
+            "edits": {
+                "type": "array",
+                "minItems": 1,
+                "description": "Replacements, each matched against the original file; they must "
+                "not overlap. All are applied or none.",
+                "items": {
+                    "type": "object",
+                    "properties": _EDIT_PROPERTIES,
+                    "required": ["old_text", "new_text"],
+                    "additionalProperties": False,
+                },
+            },
+            **_EDIT_PROPERTIES,
+        },
+        "required": ["path"],
+        "additionalProperties": False,
+    },
+)
+
+BASH = ToolCard(
+    "bash",
+    description=(
+        "Run a shell command in the working directory (bash -c, stdin closed, stdout and stderr "
+        "merged). Returns the last 2000 lines / 50 KB of output; longer output is saved to a file "
+        "whose path is given. A non-zero exit is reported as an error. Use it for builds, tests, "
+        "git and other programs; prefer read, grep, find and ls for looking at files. Start "
+        "long-running servers in the background with their output redirected to a file."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "command": {
+                "type": "string",
+                "description": "Shell command, run with `bash -c` in the working directory. "
+                "Non-interactive: stdin is closed.",
+            },
+            "timeout": {
+                "type": "number",
+                "exclusiveMinimum": 0,
+                "maximum": BASH_MAX_TIMEOUT,
+                "description": "Seconds before the command is killed "
+                f"(default {BASH_DEFAULT_TIMEOUT}, max {BASH_MAX_TIMEOUT}).",
+            },
+        },
+        "required": ["command"],
+        "additionalProperties": False,
+    },
+)
+
+GREP = ToolCard(
+    "grep",
+    description=(
+        "Search file contents for a regular expression (ripgrep syntax). Returns `path:line: text` "
+        "for each matching line (context lines as `path-line- text`). Honours .gitignore. Use glob "
+        "to narrow the files and literal=true for plain text with special characters."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "pattern": {"type": "string", "description": "Regular expression to search for."},
+            "path": {
+                "type": "string",
+                "description": "File or folder to search (default: the working directory).",
+            },
+            "glob": {
+                "type": "string",
+                "description": "Only search files matching this glob, "
+                "e.g. `*.py` or `src/**/*.ts`.",
+            },
+            "ignore_case": {"type": "boolean", "description": "Match case-insensitively."},
+            "literal": {
+                "type": "boolean",
+                "description": "Treat pattern as plain text, not a regular expression.",
+            },
+            "context": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Lines of context to show before and after each match.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Maximum number of matches (default {GREP_DEFAULT_LIMIT}).",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    },
+)
+
+FIND = ToolCard(
+    "find",
+    description=(
+        "Find files by glob pattern. Returns paths relative to the working directory, one per "
+        "line; files ignored by .gitignore are left out. Use it to locate files before reading."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "pattern": {
+                "type": "string",
+                "description": "Glob: `*.py` matches that name in any folder; with a slash, e.g. "
+                "`src/**/*.test.ts`, it matches paths relative to `path`.",
+            },
+            "path": {
+                "type": "string",
+                "description": "Folder to search (default: the working directory).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Maximum number of results (default {FIND_DEFAULT_LIMIT}).",
+            },
+        },
+        "required": ["pattern"],
+        "additionalProperties": False,
+    },
+)
+
+LS = ToolCard(
+    "ls",
+    description=(
+        "List a folder: one entry per line, sorted, dotfiles included, folders marked with a "
+        "trailing `/`. Use find to search recursively."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "path": {
+                "type": "string",
+                "description": "Folder to list (default: the working directory).",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"Maximum number of entries (default {LS_DEFAULT_LIMIT}).",
+            },
+        },
+        "additionalProperties": False,
+    },
+)
