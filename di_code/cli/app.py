@@ -1,14 +1,16 @@
 """The console-script entry point `main()`.
 
-`di-code --version` and the `--help` pages are answered before any CLI framework is imported:
-Typer alone costs about as much as starting Python. Everything else goes to the Typer app in
-`di_code.cli.commands`.
+`di-code --version`, the `--help` pages and the plain command lines of `run` and `chat` are
+answered before any CLI framework is imported (Typer alone costs about as much as starting
+Python), from what was saved from the Typer app (saved_app.py). Everything else goes to the
+Typer app in `di_code.cli.commands`.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import NoReturn
 
 from di_code import __version__
@@ -27,14 +29,22 @@ def main() -> None:
     # whenever click is installed; di-code never runs it. A None entry makes that import fail
     # at once, and httpx falls back to a stub `main`.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+    from di_code.cli.quick_parse import quick_command
+
+    command = quick_command(args) or typer_app()
+    try:
+        code = command()
+    except SystemExit as done:
+        if done.code is not None and not isinstance(done.code, int):
+            raise
+        code = done.code
+    exit_without_teardown(code or 0)
+
+
+def typer_app() -> Callable[[], int | None]:
     from di_code.cli.commands import app
 
-    try:
-        app()
-    except SystemExit as done:
-        if done.code is None or isinstance(done.code, int):
-            exit_without_teardown(done.code or 0)
-        raise
+    return app
 
 
 def exit_without_teardown(code: int) -> NoReturn:
@@ -68,23 +78,23 @@ def help_page(args: list[str]) -> str | None:
         return None
     import shutil
 
-    from di_code.cli.help_pages import MIN_COLUMNS, PAGES, SOURCES_CRC
+    from di_code.cli.saved_app import MIN_COLUMNS, PAGES, SOURCES_CRC
 
-    if shutil.get_terminal_size().columns < MIN_COLUMNS or help_sources_crc() != SOURCES_CRC:
+    if shutil.get_terminal_size().columns < MIN_COLUMNS or app_sources_crc() != SOURCES_CRC:
         return None
     return PAGES.get(tuple(args[:-1]))
 
 
-HELP_SOURCES = ("commands.py", "options.py")
-"""The files the help text is written in: pages saved from other versions of them are stale
-(a merge that changed an option, say) and Typer answers instead."""
+APP_SOURCES = ("commands.py", "options.py")
+"""The files the commands, options and help are written in: pages and grammars saved from
+other versions of them are stale (a merge that changed an option, say): Typer answers."""
 
 
-def help_sources_crc() -> int | None:
+def app_sources_crc() -> int | None:
     import zlib
 
     crc = 0
-    for name in HELP_SOURCES:
+    for name in APP_SOURCES:
         try:
             with open(os.path.join(os.path.dirname(__file__), name), "rb") as source:
                 crc = zlib.crc32(source.read(), crc)

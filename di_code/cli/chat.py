@@ -10,7 +10,7 @@ from collections.abc import Awaitable
 
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model
-from di_code.cli.options import CliOptions
+from di_code.cli.flags import CliOptions
 from di_code.config.settings import ConfigError, Settings
 
 EXIT_USAGE = 2

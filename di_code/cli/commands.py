@@ -8,16 +8,14 @@ an unexpected error is one line and exit 1, with the traceback only under `--ver
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
 from di_code.cli.app import version_line
-from di_code.cli.options import CliOptions, with_common_options
-
-EXIT_USAGE = 2
+from di_code.cli.bodies import chat_body, guarded, run_body
+from di_code.cli.flags import CliOptions
+from di_code.cli.options import with_common_options
 
 app = typer.Typer(
     name="di-code",
@@ -64,26 +62,14 @@ def run(
     options: CliOptions,
 ) -> None:
     """Run one prompt and print the answer."""
-
-    def body() -> int:
-        from di_code.cli.run import run_command
-
-        return run_command(prompt, output_format, options, tuple(image or ()))
-
-    raise typer.Exit(_guarded(body, options))
+    raise typer.Exit(run_body(prompt, output_format, image, options))
 
 
 @app.command()
 @with_common_options
 def chat(*, options: CliOptions) -> None:
     """Start the interactive REPL."""
-
-    def body() -> int:
-        from di_code.cli.chat import run_chat
-
-        return run_chat(options)
-
-    raise typer.Exit(_guarded(body, options))
+    raise typer.Exit(chat_body(options))
 
 
 @app.command()
@@ -113,7 +99,7 @@ def trust(
         print("\n".join(lines))
         return 0
 
-    raise typer.Exit(_guarded(body, CliOptions()))
+    raise typer.Exit(guarded(body, CliOptions()))
 
 
 mcp_app = typer.Typer(help="MCP servers: what is configured and whether it starts.")
@@ -132,7 +118,7 @@ def mcp_list() -> None:
         print("\n".join(asyncio.run(mcp_status_lines())))
         return 0
 
-    raise typer.Exit(_guarded(body, CliOptions()))
+    raise typer.Exit(guarded(body, CliOptions()))
 
 
 @app.command()
@@ -154,27 +140,4 @@ def undo(
     from di_code.cli.undo import undo_command
 
     body = lambda: undo_command(session, list_checkpoints, to, force)  # noqa: E731
-    raise typer.Exit(_guarded(body, CliOptions()))
-
-
-def _guarded(body: Callable[[], int], options: CliOptions) -> int:
-    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
-
-    The body imports what it needs itself: modules that keep `sys.stderr` as a default
-    argument must see the redacting stream installed here."""
-    from di_code.ai.redaction import redact_output  # not needed by `--help`
-    from di_code.config.settings import ConfigError
-
-    redact_output()  # from here on, whatever leaves the process has the known secrets hidden
-    try:
-        return body()
-    except ConfigError as exc:
-        print(f"di-code: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        if options.verbose:
-            raise
-        print(f"di-code: internal error: {exc} (--verbose shows details)", file=sys.stderr)
-        return 1
+    raise typer.Exit(guarded(body, CliOptions()))

@@ -1,4 +1,4 @@
-"""The options `run` and `chat` share, declared once for Typer and gathered in one dataclass.
+"""The options `run` and `chat` share, declared once for Typer and gathered in `CliOptions`.
 
 `with_common_options` adds the shared parameters to a command's signature (Typer reads
 signatures), and hands the command one `CliOptions` instead of seventeen arguments.
@@ -9,35 +9,12 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Annotated, Any
 
 import typer
 
-
-@dataclass(frozen=True, slots=True)
-class CliOptions:
-    model: str | None = None
-    provider: str | None = None
-    base_url: str | None = None
-    api_key: str | None = None
-    thinking: bool = False
-    permission_mode: str | None = None
-    """ask | accept-edits | auto | read-only, checked when the agent is set up."""
-    yes: bool = False
-    sandbox: str | None = None
-    """off | workspace-write | read-only, checked when the agent is set up."""
-    tools: str | None = None
-    add_dir: tuple[str, ...] = ()
-    max_turns: int | None = None
-    context_window: int | None = None
-    """Tokens; overrides the settings and what a local server says."""
-    system_prompt: str | None = None
-    append_system_prompt: str | None = None
-    continue_session: bool = False
-    session: str | None = None
-    no_session: bool = False
-    verbose: bool = False
+from di_code.cli.flags import CliOptions, options_from
 
 
 def _common(
@@ -111,13 +88,6 @@ def _common(
 _COMMON_PARAMS = list(inspect.signature(_common, eval_str=True).parameters.values())
 _NAMES = [field.name for field in fields(CliOptions)]
 assert [param.name for param in _COMMON_PARAMS] == _NAMES
-
-
-def options_from(values: dict[str, Any]) -> CliOptions:
-    """Build CliOptions from the parsed values, normalising Typer's None lists."""
-    values = dict(values)
-    values["add_dir"] = tuple(values.get("add_dir") or ())
-    return CliOptions(**values)
 
 
 def with_common_options(command: Callable[..., Any]) -> Callable[..., Any]:

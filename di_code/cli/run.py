@@ -21,7 +21,7 @@ from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
-from di_code.cli.options import CliOptions
+from di_code.cli.flags import CliOptions
 from di_code.cli.output import (
     OUTPUT_FORMATS,
     OutputFormat,

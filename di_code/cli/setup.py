@@ -20,7 +20,7 @@ from di_code.agent.tool import AgentTool
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
-from di_code.cli.options import CliOptions
+from di_code.cli.flags import CliOptions
 from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import (

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.cli.options import CliOptions
+from di_code.cli.flags import CliOptions
 from di_code.cli.setup import permission_mode, reasoning, select_tools
 from di_code.config.settings import ConfigError, Settings
 

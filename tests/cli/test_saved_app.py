@@ -1,4 +1,5 @@
-"""The saved `--help` pages are exactly what the Typer app prints, and `main()` uses them."""
+"""The saved `--help` pages and grammars are exactly what the Typer app prints and parses, and
+`main()` uses them."""
 
 from __future__ import annotations
 
@@ -8,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from di_code.cli import help_pages
+from di_code.cli import saved_app
 from di_code.cli.app import help_page
-from di_code.cli.help_gen import MIN_COLUMNS, module_text, typer_pages
-from di_code.cli.help_pages import PAGES
+from di_code.cli.save_app import MIN_COLUMNS, module_text, typer_grammars, typer_pages
+from di_code.cli.saved_app import GRAMMARS, PAGES
 from tests.cli.conftest import DI_CODE
 
-REGENERATE = "the help changed: run `python -m di_code.cli.help_gen` and commit help_pages.py"
+REGENERATE = "the help changed: run `python -m di_code.cli.save_app` and commit saved_app.py"
 
 
 def di_code(*args: str, columns: int) -> subprocess.CompletedProcess[str]:
@@ -28,8 +29,12 @@ def test_the_pages_are_what_typer_prints() -> None:
     assert typer_pages() == PAGES, REGENERATE
 
 
-def test_the_pages_module_is_the_generators_output() -> None:
-    assert Path(help_pages.__file__).read_text() == module_text(PAGES), REGENERATE
+def test_the_grammars_are_the_apps_options() -> None:
+    assert typer_grammars() == GRAMMARS, REGENERATE
+
+
+def test_the_saved_module_is_the_generators_output() -> None:
+    assert Path(saved_app.__file__).read_text() == module_text(PAGES, GRAMMARS), REGENERATE
 
 
 def test_every_command_has_a_page() -> None:
@@ -60,5 +65,5 @@ def test_pages_saved_from_other_sources_are_not_used(monkeypatch: pytest.MonkeyP
     """After a merge that changed an option, say, Typer answers until they are regenerated."""
     monkeypatch.setenv("COLUMNS", "100")
     assert help_page(["run", "--help"]) == PAGES[("run",)]
-    monkeypatch.setattr(help_pages, "SOURCES_CRC", help_pages.SOURCES_CRC + 1)
+    monkeypatch.setattr(saved_app, "SOURCES_CRC", saved_app.SOURCES_CRC + 1)
     assert help_page(["run", "--help"]) is None

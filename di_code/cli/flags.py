@@ -1,0 +1,42 @@
+"""`CliOptions`: the options `run` and `chat` share, as their bodies get them.
+
+Declared for Typer in options.py; kept apart from it so that a command line the saved grammar
+parses (quick_parse.py) reaches the command without importing Typer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class CliOptions:
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    api_key: str | None = None
+    thinking: bool = False
+    permission_mode: str | None = None
+    """ask | accept-edits | auto | read-only, checked when the agent is set up."""
+    yes: bool = False
+    sandbox: str | None = None
+    """off | workspace-write | read-only, checked when the agent is set up."""
+    tools: str | None = None
+    add_dir: tuple[str, ...] = ()
+    max_turns: int | None = None
+    context_window: int | None = None
+    """Tokens; overrides the settings and what a local server says."""
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    continue_session: bool = False
+    session: str | None = None
+    no_session: bool = False
+    verbose: bool = False
+
+
+def options_from(values: dict[str, Any]) -> CliOptions:
+    """Build CliOptions from the parsed values, normalising Typer's None lists."""
+    values = dict(values)
+    values["add_dir"] = tuple(values.get("add_dir") or ())
+    return CliOptions(**values)
