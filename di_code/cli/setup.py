@@ -21,7 +21,6 @@ from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
-from di_code.config.discovery import candidates, discover
 from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import (
     ModelRequest,
@@ -42,8 +41,6 @@ from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.config.trust import project_mcp_json
-from di_code.session import Session, SessionError, SessionStore
-from di_code.session.checkpoints import Checkpointer
 from di_code.tools.permissions import (
     Approver,
     PermissionGate,
@@ -53,6 +50,7 @@ from di_code.tools.permissions import (
 )
 
 if TYPE_CHECKING:
+    from di_code.session import Session
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.mcp import McpServers
 
@@ -192,6 +190,8 @@ def session_recorder(
     files = Workspace.create(workspace, roots)
 
     def attach(agent: Agent, session: Session) -> None:
+        from di_code.session.checkpoints import Checkpointer
+
         session.record(agent)
         checkpoints = Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
         agent.subscribe(checkpoints.on_event)
@@ -203,6 +203,10 @@ def open_session(
     options: CliOptions, home: Path, workspace: Path, notify: Notify
 ) -> tuple[Session | None, list[Message]]:
     """The session to record into (None with --no-session) and the messages to resume."""
+    if options.no_session and options.session is None and not options.continue_session:
+        return None, []  # nothing to read or write: the session code is not even loaded
+    from di_code.session import SessionError, SessionStore
+
     store = SessionStore(home)
     try:
         if options.session is not None:
@@ -231,6 +235,8 @@ async def choose_model(
     selection = select_model(request, settings, env)
     if selection is not None:
         return selection
+    from di_code.config.discovery import candidates, discover  # only when nothing is configured
+
     preset_urls = {name: preset.base_url for name, preset in PRESETS.items()}
     server = await discover(candidates(env, settings.discovery, preset_urls))
     if server is None:

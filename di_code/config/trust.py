@@ -13,10 +13,8 @@ SHA-256 of the settings file's bytes, so a changed file is untrusted again. A pr
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +35,8 @@ SAFE_KEYS = frozenset({"model", "thinking", "limits.max_turns", "permissions.den
 
 
 def digest(data: bytes) -> str:
+    import hashlib  # with tempfile, ~10 ms: only once a project has a file to check
+
     return hashlib.sha256(data).hexdigest()
 
 
@@ -104,6 +104,8 @@ class TrustStore:
 
     def _write(self, data: Any) -> None:
         """Whole or not at all, readable by the user only."""
+        import tempfile
+
         self.home.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=self.home, prefix=".trusted-")
         try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortSignal
@@ -26,8 +27,9 @@ from di_code.session.compaction import (
     compact,
     should_compact,
 )
-from di_code.session.format import SessionError
-from di_code.session.session import Session
+
+if TYPE_CHECKING:  # a run without a session does not load them
+    from di_code.session.session import Session
 
 OnCompaction = Callable[[CompactionResult | CompactionError], None]
 """Told of each automatic compaction, or of why one failed (the prompt still runs)."""
@@ -56,6 +58,8 @@ async def compact_agent(
     if session is None:
         agent.replace_transcript(result.messages)
         return result
+    from di_code.session.format import SessionError
+
     pairs = session.context_with_ids()
     if [message for _, message in pairs] != messages:
         raise SessionError("the conversation and its session file differ; compaction not saved")

@@ -72,8 +72,18 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 # httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
 # coercion, the other provider, the REPL and the Markdown renderer; nor importlib.metadata,
 # which would read every installed distribution to find plugin tools (tens of ms); nor the
-# code of a tool the model did not call (a tenth of the start-up, loaded on first call).
+# code of a tool the model did not call (a tenth of the start-up, loaded on first call); nor
+# Typer for a plain command line; nor, without a session, the session store and checkpoints;
+# nor local-server discovery when a model is configured.
 NOT_FOR_RUN = (
+    "typer",
+    "click",
+    "di_code.cli.commands",
+    "di_code.session.store",
+    "di_code.session.session",
+    "di_code.session.format",
+    "di_code.session.checkpoints",
+    "di_code.config.discovery",
     "di_code.tools.read",
     "di_code.tools.write",
     "di_code.tools.edit",
