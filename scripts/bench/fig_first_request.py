@@ -6,6 +6,7 @@ and the settings it reads are the ones a user would have.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -35,8 +36,10 @@ def first_request_s(
     server: LoopbackServer,
     index: int,
     cwd: Path | None = None,
+    finish: bool = False,
 ) -> float:
-    """Seconds from spawning `argv` to its request's first byte; the child is then ended."""
+    """Seconds from spawning `argv` to its request's first byte; the child is then ended, or
+    with `finish` left to answer and exit (a warm-up: what it caches at exit, it keeps)."""
     with tempfile.TemporaryFile() as err:
         started = time.monotonic()
         proc = subprocess.Popen(
@@ -55,7 +58,11 @@ def first_request_s(
             reason = last_line(err.read().decode(errors="replace"))
             raise ChildFailed(f"{Path(argv[0]).name} sent no request ({exc}): {reason}") from None
         finally:
-            os.killpg(proc.pid, signal.SIGKILL)
+            if finish:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(ARRIVAL_TIMEOUT_S)
+            with contextlib.suppress(ProcessLookupError):  # a finished run may leave none
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     return arrived - started
 
@@ -123,6 +130,7 @@ def run(bench: Bench) -> list[Row]:
                 contender.server,
                 len(contender.server.arrivals),
                 cwd,
+                finish=not timed,
             )
             if timed:
                 times[contender.name].append(elapsed)
