@@ -29,7 +29,7 @@ def main() -> None:
     # whenever click is installed; di-code never runs it. A None entry makes that import fail
     # at once, and httpx falls back to a stub `main`.
     sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
-    from di_code.dataclass_code import install
+    from di_code.cli.dataclass_code import install
 
     install()  # before the modules that make dataclasses: ~40 ms less at every start
     from di_code.cli.quick_parse import quick_command

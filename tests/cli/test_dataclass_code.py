@@ -16,7 +16,7 @@ from tests.cli.conftest import DI_CODE
 PROGRAM = """
 import dataclasses, json, sys
 from pathlib import Path
-from di_code.dataclass_code import install
+from di_code.cli.dataclass_code import install
 cache = install(Path(sys.argv[1]))
 
 @dataclasses.dataclass(frozen=True, slots=True)
