@@ -15,6 +15,7 @@ from pathlib import Path
 
 from di_code.tools.errors import ToolError
 from di_code.tools.files import open_error
+from di_code.tools.names import unescaped_path
 from di_code.tools.resolve import Outside, Target, resolve_path
 
 
@@ -44,7 +45,7 @@ class Workspace:
         missing folders are created, only once the path is known to be inside."""
         text = clean_path(raw)
         try:
-            path = self.root / os.path.expanduser(text)
+            path = Path(unescaped_path(os.path.join(self.root, os.path.expanduser(text))))
             return resolve_path(path, self.contains, make_folders), text
         except Outside:
             raise ToolError(f"Path is outside the workspace: {text}") from None

@@ -255,6 +255,24 @@ async def test_names_that_are_not_utf8_are_shown_escaped(
         text.encode("utf-8")  # what the session file and the next request need
 
 
+async def test_a_name_shown_escaped_can_be_given_back(
+    tree: Path, tools: dict[str, AgentTool], latin1_name: str
+) -> None:
+    """The model reads, edits and lists `caf\\xe9.txt` as it was shown; a file really named
+    with a backslash is still found by its own name first."""
+    assert text_of(await run(tools["read"], {"path": latin1_name})) == "hello"
+    edit = {"path": latin1_name, "old_text": "hello", "new_text": "bonjour"}
+    await run(tools["edit"], edit)
+    assert read_bytes(os.fsencode(tree) + b"/caf\xe9.txt") == b"bonjour\n"
+    (tree / latin1_name).write_text("literal\n")  # a name with a real backslash in it
+    assert text_of(await run(tools["read"], {"path": latin1_name})) == "literal"
+
+
+def read_bytes(path: bytes) -> bytes:
+    with open(path, "rb") as file:
+        return file.read()
+
+
 async def test_the_python_walk_stops_when_aborted(tree: Path) -> None:
     controller = AbortController()
     walk = walk_files(tree, controller.signal)
