@@ -1,0 +1,345 @@
+"""The bottom of di-code's HTTP stack: HTTP/1.1 over asyncio streams with h11, under httpx.
+
+httpx stays the client API (building requests, content decoding, the exception classes); this
+transport replaces httpx's default one, whose httpcore, anyio and sniffio cost about a third of
+the time to a first request. httpx's own rules (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY)
+still decide which URLs go through a proxy; those go through httpx's own proxy transport, made
+only when a request really takes it, so a direct request never imports httpcore.
+Every failure leaves here as the httpx exception http.py already handles, with a one-line
+message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+import select
+import ssl
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import h11
+import httpx
+
+MAX_IDLE = 20
+KEEPALIVE_EXPIRY = 5.0
+"""httpx's own defaults: idle connections kept, and seconds one is kept unused."""
+READ_SIZE = 64 * 1024
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+Origin = tuple[str, str, int]
+"""(scheme, host, port): which idle connections a request may reuse."""
+
+
+def new_async_client(
+    *, timeout: httpx.Timeout | float, verify: ssl.SSLContext | bool = True, trust_env: bool = True
+) -> httpx.AsyncClient:
+    """The httpx client every part of di-code uses (MCP's SDK excepted: it brings its own)."""
+    return _Client(timeout=timeout, verify=verify, trust_env=trust_env)
+
+
+class _Client(httpx.AsyncClient):
+    """An httpx.AsyncClient whose transports httpx asks for through its two private factory
+    hooks, called from `AsyncClient.__init__` with the client's arguments. Overriding them,
+    rather than passing `transport=`, keeps httpx's own proxy decisions (which turn off with
+    `transport=`). tests/ai/test_transport.py fails if httpx renames or reshapes the hooks."""
+
+    def _init_transport(
+        self, verify: Any = True, cert: Any = None, trust_env: bool = True, *_: Any, **rest: Any
+    ) -> httpx.AsyncBaseTransport:
+        given: httpx.AsyncBaseTransport | None = rest.get("transport")
+        return given or LeanTransport(verify=verify, cert=cert, trust_env=trust_env)
+
+    def _init_proxy_transport(
+        self, proxy: httpx.Proxy, *_: Any, **options: Any
+    ) -> httpx.AsyncBaseTransport:
+        return _LazyTransport(functools.partial(httpx.AsyncHTTPTransport, proxy=proxy, **options))
+
+
+class _LazyTransport(httpx.AsyncBaseTransport):
+    """httpx's proxy transport (httpcore), made on the first request that goes through it."""
+
+    def __init__(self, create: Callable[[], httpx.AsyncBaseTransport]) -> None:
+        self._create = create
+        self._transport: httpx.AsyncBaseTransport | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self._transport is None:
+            self._transport = self._create()
+        return await self._transport.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        if self._transport is not None:
+            await self._transport.aclose()
+
+
+class LeanTransport(httpx.AsyncBaseTransport):
+    """HTTP/1.1 with keep-alive: a connection goes back to the pool only when its response was
+    read to the end and h11 says both sides may start the next request on it."""
+
+    def __init__(self, *, verify: Any = True, cert: Any = None, trust_env: bool = True) -> None:
+        self._verify, self._cert, self._trust_env = verify, cert, trust_env
+        self._tls: ssl.SSLContext | None = None
+        self._idle: list[_Connection] = []
+        self._closed = False
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        origin = _origin(request)
+        connection = self._take(origin) or await self._connect(origin, request, timeouts)
+        try:
+            head = await connection.exchange(request, timeouts.get("write"), timeouts.get("read"))
+        except BaseException:
+            connection.close()
+            raise
+        return httpx.Response(
+            head.status_code,
+            headers=head.headers.raw_items(),
+            stream=_Body(self, connection, request, timeouts.get("read")),
+            extensions={"http_version": b"HTTP/" + head.http_version, "reason_phrase": head.reason},
+        )
+
+    async def aclose(self) -> None:
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for connection in idle:
+            connection.close()
+
+    def _take(self, origin: Origin) -> _Connection | None:
+        """The most recently used idle connection to `origin` still fit for a request; the
+        expired or server-closed ones met on the way are closed."""
+        now = time.monotonic()
+        for connection in reversed(self._idle):
+            if connection.origin != origin:
+                continue
+            self._idle.remove(connection)
+            if connection.reusable(now):
+                return connection
+            connection.close()
+        return None
+
+    def release(self, connection: _Connection) -> None:
+        """A connection whose exchange ended cleanly: kept idle if h11 allows, else closed."""
+        if self._closed or not connection.ready_for_next():
+            connection.close()
+            return
+        connection.idle_since = time.monotonic()
+        self._idle.append(connection)
+        if len(self._idle) > MAX_IDLE:
+            self._idle.pop(0).close()
+
+    async def _connect(
+        self, origin: Origin, request: httpx.Request, timeouts: dict[str, float | None]
+    ) -> _Connection:
+        scheme, host, port = origin
+        tls = self._tls_context() if scheme == "https" else None
+        timeout = timeouts.get("connect")
+        try:
+            async with asyncio.timeout(timeout):
+                reader, writer = await asyncio.open_connection(
+                    host, port, ssl=tls, server_hostname=host if tls else None
+                )
+        except TimeoutError:
+            message = f"connecting to {host}:{port} timed out after {timeout:g} s"
+            raise httpx.ConnectTimeout(message, request=request) from None
+        except OSError as exc:
+            message = f"cannot connect to {host}:{port}: {_reason(exc)}"
+            raise httpx.ConnectError(message, request=request) from exc
+        return _Connection(origin, reader, writer)
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """The caller's context (or httpx's for `verify=True`), made on the first https
+        connection only: a plain-HTTP client loads no CA bundle."""
+        if self._tls is None:
+            self._tls = httpx.create_ssl_context(self._verify, self._cert, self._trust_env)
+            self._tls.set_alpn_protocols(["http/1.1"])
+        return self._tls
+
+
+class _Connection:
+    """One socket and its h11 state machine."""
+
+    __slots__ = ("h11", "idle_since", "origin", "reader", "received", "writer")
+
+    def __init__(
+        self, origin: Origin, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.origin, self.reader, self.writer = origin, reader, writer
+        self.h11 = h11.Connection(h11.CLIENT)
+        self.idle_since = 0.0
+        self.received = False
+
+    @property
+    def where(self) -> str:
+        return f"{self.origin[1]}:{self.origin[2]}"
+
+    async def exchange(
+        self, request: httpx.Request, write_timeout: float | None, read_timeout: float | None
+    ) -> h11.Response:
+        """Send `request` and read the response's head. A server may answer (413, 401) and
+        close before taking the whole body: that answer is read and returned all the same."""
+        self.received = False
+        try:
+            await self._send(request, write_timeout)
+        except httpx.WriteError as failed:
+            try:
+                return await self._head(request, read_timeout)
+            except httpx.TransportError:
+                raise failed from None
+        return await self._head(request, read_timeout)
+
+    async def _send(self, request: httpx.Request, timeout: float | None) -> None:
+        head = h11.Request(
+            method=request.method, target=request.url.raw_path, headers=request.headers.raw
+        )
+        self._write(self._encode(head, request), request)
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        async for chunk in request.stream:
+            self._write(self._encode(h11.Data(data=chunk), request), request)
+            await self._drain(request, timeout)
+        self._write(self._encode(h11.EndOfMessage(), request), request)
+        await self._drain(request, timeout)
+
+    def _encode(self, event: h11.Event, request: httpx.Request) -> bytes:
+        try:
+            return self.h11.send(event) or b""
+        except h11.LocalProtocolError as exc:
+            raise httpx.LocalProtocolError(f"invalid request: {exc}", request=request) from None
+
+    def _write(self, data: bytes, request: httpx.Request) -> None:
+        try:
+            self.writer.write(data)
+        except OSError as exc:
+            message = f"sending to {self.where} failed: {_reason(exc)}"
+            raise httpx.WriteError(message, request=request) from exc
+
+    async def _drain(self, request: httpx.Request, timeout: float | None) -> None:
+        try:
+            async with asyncio.timeout(timeout):
+                await self.writer.drain()
+        except TimeoutError:
+            message = f"sending to {self.where} timed out after {timeout:g} s"
+            raise httpx.WriteTimeout(message, request=request) from None
+        except OSError as exc:
+            message = f"sending to {self.where} failed: {_reason(exc)}"
+            raise httpx.WriteError(message, request=request) from exc
+
+    async def _head(self, request: httpx.Request, timeout: float | None) -> h11.Response:
+        while True:
+            event = await self.next_event(request, timeout)
+            if isinstance(event, h11.Response):
+                return event
+            if not isinstance(event, h11.InformationalResponse):  # 100 Continue and the like
+                raise httpx.RemoteProtocolError(
+                    f"unexpected {type(event).__name__}", request=request
+                )
+
+    async def next_event(self, request: httpx.Request, timeout: float | None) -> h11.Event:
+        """h11's next event, reading from the socket as long as h11 needs more."""
+        while True:
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                if not self.received:
+                    message = "the server closed the connection without sending a response"
+                    raise httpx.RemoteProtocolError(message, request=request) from None
+                raise httpx.RemoteProtocolError(str(exc), request=request) from None
+            if event is not h11.NEED_DATA:
+                assert not isinstance(event, type)  # h11's other sentinel, PAUSED
+                return event
+            data = await self._read(request, timeout)
+            self.received = self.received or bool(data)
+            self.h11.receive_data(data)
+
+    async def _read(self, request: httpx.Request, timeout: float | None) -> bytes:
+        try:
+            if timeout is None:
+                return await self.reader.read(READ_SIZE)
+            async with asyncio.timeout(timeout):
+                return await self.reader.read(READ_SIZE)
+        except TimeoutError:
+            message = f"no data from {self.where} for {timeout:g} s"
+            raise httpx.ReadTimeout(message, request=request) from None
+        except OSError as exc:
+            message = f"reading from {self.where} failed: {_reason(exc)}"
+            raise httpx.ReadError(message, request=request) from exc
+
+    def ready_for_next(self) -> bool:
+        """Both sides done and nothing more sent by the server: start the next cycle."""
+        if self.h11.our_state is not h11.DONE or self.h11.their_state is not h11.DONE:
+            return False
+        self.h11.start_next_cycle()
+        return not self.h11.trailing_data[0] and not self.writer.is_closing()
+
+    def reusable(self, now: float) -> bool:
+        """Not expired, and the server has neither closed it nor sent anything while it was
+        idle (an EOF or stray bytes make the socket readable)."""
+        if now - self.idle_since > KEEPALIVE_EXPIRY or self.writer.is_closing():
+            return False
+        if self.reader.at_eof():
+            return False
+        sock = self.writer.get_extra_info("socket")
+        return sock is not None and not select.select([sock], [], [], 0)[0]
+
+    def close(self) -> None:
+        """Drop the socket at once: nothing more is read from or sent on this connection."""
+        self.writer.transport.abort()
+
+
+class _Body(httpx.AsyncByteStream):
+    """The response body, chunk by chunk as it arrives. Read to the end, the connection goes
+    back to the pool; closed before that (an abort, a size cap), the connection is closed."""
+
+    def __init__(
+        self,
+        transport: LeanTransport,
+        connection: _Connection,
+        request: httpx.Request,
+        timeout: float | None,
+    ) -> None:
+        self._transport, self._request, self._timeout = transport, request, timeout
+        self._connection: _Connection | None = connection
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        connection = self._connection
+        if connection is None:
+            return
+        try:
+            while True:
+                event = await connection.next_event(self._request, self._timeout)
+                if isinstance(event, h11.Data):
+                    yield bytes(event.data)
+                elif isinstance(event, h11.EndOfMessage):
+                    break
+        except BaseException:
+            await self.aclose()
+            raise
+        self._connection = None
+        self._transport.release(connection)
+
+    async def aclose(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _origin(request: httpx.Request) -> Origin:
+    url = request.url
+    if url.scheme not in DEFAULT_PORTS:
+        raise httpx.UnsupportedProtocol(f"unsupported URL scheme {url.scheme!r}", request=request)
+    return url.scheme, url.raw_host.decode("ascii"), url.port or DEFAULT_PORTS[url.scheme]
+
+
+def _reason(exc: OSError) -> str:
+    """What went wrong, in a few words: `Connection refused`, `Name or service not known`,
+    `certificate verify failed: self-signed certificate`."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"certificate verify failed: {exc.verify_message}"
+    if isinstance(exc, ssl.SSLError):
+        return exc.reason or str(exc)
+    if exc.errno and exc.errno > 0:
+        return os.strerror(exc.errno)
+    return exc.strerror or str(exc) or type(exc).__name__
