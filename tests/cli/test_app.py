@@ -71,8 +71,13 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 # What `run` must not load on its way to an answer (no terminal, an OpenAI-style server):
 # httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
 # coercion, the other provider, the REPL and the Markdown renderer; nor importlib.metadata,
-# which would read every installed distribution to find plugin tools (tens of ms).
+# which would read every installed distribution to find plugin tools (tens of ms); nor httpcore,
+# anyio and sniffio (a third of the time to a first request): di-code's own transport speaks
+# HTTP/1.1, and httpx's proxy transport is made only for a URL that goes through a proxy.
 NOT_FOR_RUN = (
+    "httpcore",
+    "anyio",
+    "sniffio",
     "importlib.metadata",
     "httpx._main",
     "pygments",
@@ -92,7 +97,9 @@ def test_run_imports_only_what_it_needs(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="hello there"))
-    env = cli_env(di_code_home, llm_server)
+    # as in the benchmarks: a proxy set for everything, the loopback server exempted
+    proxies = {"HTTP_PROXY": "http://127.0.0.1:9", "NO_PROXY": "127.0.0.1,localhost"}
+    env = cli_env(di_code_home, llm_server, **proxies)
     args = ("run", "--no-session", "hi")
     loaded, out = loaded_modules(CLI_MAIN, *args, env=env, cwd=str(workspace))
     assert out.strip() == "hello there"

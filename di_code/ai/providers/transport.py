@@ -179,28 +179,27 @@ class _Connection:
     async def exchange(
         self, request: httpx.Request, write_timeout: float | None, read_timeout: float | None
     ) -> h11.Response:
-        """Send `request` and read the response's head. A server may answer (413, 401) and
-        close before taking the whole body: that answer is read and returned all the same."""
+        """Send `request` and read the response's head."""
         self.received = False
-        try:
-            await self._send(request, write_timeout)
-        except httpx.WriteError as failed:
-            try:
-                return await self._head(request, read_timeout)
-            except httpx.TransportError:
-                raise failed from None
-        return await self._head(request, read_timeout)
+        await self._send(request, write_timeout)
+        while True:
+            event = await self.next_event(request, read_timeout)
+            if isinstance(event, h11.Response):
+                return event
+            if not isinstance(event, h11.InformationalResponse):  # 100 Continue and the like
+                name = type(event).__name__
+                raise httpx.RemoteProtocolError(f"unexpected {name}", request=request)
 
     async def _send(self, request: httpx.Request, timeout: float | None) -> None:
         head = h11.Request(
             method=request.method, target=request.url.raw_path, headers=request.headers.raw
         )
-        self._write(self._encode(head, request), request)
+        self.writer.write(self._encode(head, request))
         assert isinstance(request.stream, httpx.AsyncByteStream)
         async for chunk in request.stream:
-            self._write(self._encode(h11.Data(data=chunk), request), request)
+            self.writer.write(self._encode(h11.Data(data=chunk), request))
             await self._drain(request, timeout)
-        self._write(self._encode(h11.EndOfMessage(), request), request)
+        self.writer.write(self._encode(h11.EndOfMessage(), request))
         await self._drain(request, timeout)
 
     def _encode(self, event: h11.Event, request: httpx.Request) -> bytes:
@@ -208,13 +207,6 @@ class _Connection:
             return self.h11.send(event) or b""
         except h11.LocalProtocolError as exc:
             raise httpx.LocalProtocolError(f"invalid request: {exc}", request=request) from None
-
-    def _write(self, data: bytes, request: httpx.Request) -> None:
-        try:
-            self.writer.write(data)
-        except OSError as exc:
-            message = f"sending to {self.where} failed: {_reason(exc)}"
-            raise httpx.WriteError(message, request=request) from exc
 
     async def _drain(self, request: httpx.Request, timeout: float | None) -> None:
         try:
@@ -226,16 +218,6 @@ class _Connection:
         except OSError as exc:
             message = f"sending to {self.where} failed: {_reason(exc)}"
             raise httpx.WriteError(message, request=request) from exc
-
-    async def _head(self, request: httpx.Request, timeout: float | None) -> h11.Response:
-        while True:
-            event = await self.next_event(request, timeout)
-            if isinstance(event, h11.Response):
-                return event
-            if not isinstance(event, h11.InformationalResponse):  # 100 Continue and the like
-                raise httpx.RemoteProtocolError(
-                    f"unexpected {type(event).__name__}", request=request
-                )
 
     async def next_event(self, request: httpx.Request, timeout: float | None) -> h11.Event:
         """h11's next event, reading from the socket as long as h11 needs more."""
