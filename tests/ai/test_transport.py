@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from di_code.ai.providers import transport
 from di_code.ai.providers.transport import LeanTransport, new_async_client
 
 TIMEOUT = httpx.Timeout(10.0)
@@ -172,6 +173,29 @@ async def test_a_connection_the_server_closed_is_not_reused(serve: list[RawServe
     assert server.connections == 2
 
 
+async def test_idle_connections_are_bounded_and_expire(
+    serve: list[RawServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transport, "MAX_IDLE", 2)
+    servers = [start(serve, ok(b"1"), ok(b"2")) for _ in range(3)]
+    async with new_async_client(timeout=TIMEOUT) as client:
+        for server in (*servers, servers[0], servers[2]):
+            await client.get(server.url)
+        assert [s.connections for s in servers] == [2, 1, 1]  # the oldest idle one was dropped
+        monkeypatch.setattr(transport, "KEEPALIVE_EXPIRY", 0.0)
+        await client.get(servers[1].url + "/expired")
+    assert servers[1].connections == 2
+
+
+def test_a_connection_is_not_reused_on_another_event_loop(serve: list[RawServer]) -> None:
+    server = start(serve, ok(b"first"), ok(b"second"))
+    client = new_async_client(timeout=TIMEOUT)
+    assert asyncio.run(client.get(server.url)).text == "first"
+    assert asyncio.run(client.get(server.url)).text == "second"
+    asyncio.run(client.aclose())
+    assert server.connections == 2
+
+
 async def test_connection_close_from_the_server_is_honoured(serve: list[RawServer]) -> None:
     server = start(serve, ok(b"one", "Connection: close"), ok(b"two"))
     async with new_async_client(timeout=TIMEOUT) as client:
@@ -310,13 +334,13 @@ async def test_an_untrusted_certificate_is_a_connect_error(
 def test_the_client_builds_its_transports_through_httpx_own_hooks() -> None:
     """The factory overrides two private hooks of httpx.AsyncClient: if httpx renames them or
     stops passing these keywords, this fails before any request silently takes httpcore."""
-    options = ["verify", "cert", "trust_env", "http1", "http2", "limits"]
+    options = {"self", "verify", "cert", "trust_env", "http1", "http2", "limits"}
     names = {
-        "_init_transport": ["self", *options, "transport"],
-        "_init_proxy_transport": ["self", "proxy", *options],
+        "_init_transport": options | {"transport"},
+        "_init_proxy_transport": options | {"proxy"},
     }
     for hook, expected in names.items():
-        assert list(inspect.signature(getattr(httpx.AsyncClient, hook)).parameters) == expected
+        assert set(inspect.signature(getattr(httpx.AsyncClient, hook)).parameters) == expected
     source = inspect.getsource(httpx.AsyncClient.__init__)
     assert "self._init_transport(\n" in source and "else self._init_proxy_transport(\n" in source
     client = new_async_client(timeout=TIMEOUT)

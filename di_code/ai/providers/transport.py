@@ -112,13 +112,13 @@ class LeanTransport(httpx.AsyncBaseTransport):
         """The most recently used idle connection to `origin` still fit for a request; the
         expired or server-closed ones met on the way are closed."""
         now = time.monotonic()
-        for connection in reversed(self._idle):
-            if connection.origin != origin:
-                continue
-            self._idle.remove(connection)
-            if connection.reusable(now):
-                return connection
-            connection.close()
+        for index in range(len(self._idle) - 1, -1, -1):
+            connection = self._idle[index]
+            if connection.origin == origin:
+                del self._idle[index]
+                if connection.reusable(now):
+                    return connection
+                connection.close()
         return None
 
     def release(self, connection: _Connection) -> None:
@@ -154,7 +154,9 @@ class LeanTransport(httpx.AsyncBaseTransport):
         """The caller's context (or httpx's for `verify=True`), made on the first https
         connection only: a plain-HTTP client loads no CA bundle."""
         if self._tls is None:
-            self._tls = httpx.create_ssl_context(self._verify, self._cert, self._trust_env)
+            self._tls = httpx.create_ssl_context(
+                verify=self._verify, cert=self._cert, trust_env=self._trust_env
+            )
             self._tls.set_alpn_protocols(["http/1.1"])
         return self._tls
 
@@ -162,7 +164,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
 class _Connection:
     """One socket and its h11 state machine."""
 
-    __slots__ = ("h11", "idle_since", "origin", "reader", "received", "writer")
+    __slots__ = ("h11", "idle_since", "loop", "origin", "reader", "received", "writer")
 
     def __init__(
         self, origin: Origin, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
@@ -171,6 +173,7 @@ class _Connection:
         self.h11 = h11.Connection(h11.CLIENT)
         self.idle_since = 0.0
         self.received = False
+        self.loop = asyncio.get_running_loop()
 
     @property
     def where(self) -> str:
@@ -257,9 +260,12 @@ class _Connection:
         return not self.h11.trailing_data[0] and not self.writer.is_closing()
 
     def reusable(self, now: float) -> bool:
-        """Not expired, and the server has neither closed it nor sent anything while it was
-        idle (an EOF or stray bytes make the socket readable)."""
+        """Not expired, on this event loop (a socket belongs to the loop that opened it), and
+        the server has neither closed it nor sent anything while it was idle (an EOF or stray
+        bytes make the socket readable)."""
         if now - self.idle_since > KEEPALIVE_EXPIRY or self.writer.is_closing():
+            return False
+        if self.loop is not asyncio.get_running_loop():
             return False
         if self.reader.at_eof():
             return False
@@ -267,8 +273,10 @@ class _Connection:
         return sock is not None and not select.select([sock], [], [], 0)[0]
 
     def close(self) -> None:
-        """Drop the socket at once: nothing more is read from or sent on this connection."""
-        self.writer.transport.abort()
+        """Drop the socket at once: nothing more is read from or sent on this connection.
+        (Once its event loop is closed, the socket goes when the transport is freed.)"""
+        if not self.loop.is_closed():
+            self.writer.transport.abort()
 
 
 class _Body(httpx.AsyncByteStream):
