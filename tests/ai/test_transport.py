@@ -400,3 +400,20 @@ async def test_trust_env_off_ignores_the_proxy_variables(
     monkeypatch.delenv("NO_PROXY", raising=False)
     async with new_async_client(timeout=TIMEOUT, trust_env=False) as client:
         assert (await client.get(target.url)).text == "direct"
+
+
+async def test_https_to_a_plain_http_server_is_a_connect_error() -> None:
+    def answer_in_plain_http() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)  # the TLS client hello
+            conn.sendall(ok(b"plain").data)
+
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        threading.Thread(target=answer_in_plain_http, daemon=True).start()
+        port = listener.getsockname()[1]
+        async with new_async_client(timeout=TIMEOUT) as client:
+            with pytest.raises(httpx.ConnectError) as caught:
+                await client.get(f"https://127.0.0.1:{port}/")
+    expected = f"cannot connect to 127.0.0.1:{port}: TLS failed: wrong version number"
+    assert str(caught.value) == expected

@@ -135,6 +135,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
         self, origin: Origin, request: httpx.Request, timeouts: dict[str, float | None]
     ) -> _Connection:
         scheme, host, port = origin
+        where = _where(origin)
         tls = self._tls_context() if scheme == "https" else None
         timeout = timeouts.get("connect")
         try:
@@ -143,10 +144,10 @@ class LeanTransport(httpx.AsyncBaseTransport):
                     host, port, ssl=tls, server_hostname=host if tls else None
                 )
         except TimeoutError:
-            message = f"connecting to {host}:{port} timed out after {timeout:g} s"
+            message = f"connecting to {where} timed out after {timeout:g} s"
             raise httpx.ConnectTimeout(message, request=request) from None
         except OSError as exc:
-            message = f"cannot connect to {host}:{port}: {_reason(exc)}"
+            message = f"cannot connect to {where}: {_reason(exc)}"
             raise httpx.ConnectError(message, request=request) from exc
         return _Connection(origin, reader, writer)
 
@@ -177,7 +178,7 @@ class _Connection:
 
     @property
     def where(self) -> str:
-        return f"{self.origin[1]}:{self.origin[2]}"
+        return _where(self.origin)
 
     async def exchange(
         self, request: httpx.Request, write_timeout: float | None, read_timeout: float | None
@@ -323,13 +324,19 @@ def _origin(request: httpx.Request) -> Origin:
     return url.scheme, url.raw_host.decode("ascii"), url.port or DEFAULT_PORTS[url.scheme]
 
 
+def _where(origin: Origin) -> str:
+    """`host:port`, an IPv6 address in brackets."""
+    _, host, port = origin
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _reason(exc: OSError) -> str:
     """What went wrong, in a few words: `Connection refused`, `Name or service not known`,
     `certificate verify failed: self-signed certificate`."""
     if isinstance(exc, ssl.SSLCertVerificationError):
         return f"certificate verify failed: {exc.verify_message}"
-    if isinstance(exc, ssl.SSLError):
-        return exc.reason or str(exc)
+    if isinstance(exc, ssl.SSLError):  # `WRONG_VERSION_NUMBER`: an https URL, an HTTP server
+        return f"TLS failed: {(exc.reason or str(exc)).replace('_', ' ').lower()}"
     if exc.errno and exc.errno > 0:
         return os.strerror(exc.errno)
     return exc.strerror or str(exc) or type(exc).__name__
