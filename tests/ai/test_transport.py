@@ -225,7 +225,7 @@ async def test_a_refused_connection_is_a_connect_error() -> None:
     async with new_async_client(timeout=TIMEOUT) as client:
         with pytest.raises(httpx.ConnectError) as caught:
             await client.get(f"http://127.0.0.1:{port}/")
-    assert str(caught.value) == f"cannot connect to 127.0.0.1:{port}: Connection refused"
+    assert str(caught.value) == f"connecting to 127.0.0.1:{port} failed: Connection refused"
 
 
 async def test_a_full_backlog_is_a_connect_timeout() -> None:
@@ -248,7 +248,9 @@ async def test_a_full_backlog_is_a_connect_timeout() -> None:
 async def test_a_silent_server_is_a_read_timeout(serve: list[RawServer]) -> None:
     server = start(serve, Answer(b"", hold=True))
     async with new_async_client(timeout=httpx.Timeout(10.0, read=0.2)) as client:
-        with pytest.raises(httpx.ReadTimeout, match=r"^no data from 127\.0\.0\.1:\d+ for 0\.2 s$"):
+        with pytest.raises(
+            httpx.ReadTimeout, match=r"^reading from 127\.0\.0\.1:\d+ timed out after 0\.2 s$"
+        ):
             await client.get(server.url)
 
 
@@ -326,7 +328,7 @@ async def test_an_untrusted_certificate_is_a_connect_error(
         with pytest.raises(httpx.ConnectError) as caught:
             await client.get(server.url)
     assert str(caught.value) == (
-        f"cannot connect to 127.0.0.1:{server.port}: "
+        f"connecting to 127.0.0.1:{server.port} failed: "
         "certificate verify failed: self-signed certificate"
     )
 
@@ -415,5 +417,5 @@ async def test_https_to_a_plain_http_server_is_a_connect_error() -> None:
         async with new_async_client(timeout=TIMEOUT) as client:
             with pytest.raises(httpx.ConnectError) as caught:
                 await client.get(f"https://127.0.0.1:{port}/")
-    expected = f"cannot connect to 127.0.0.1:{port}: TLS failed: wrong version number"
+    expected = f"connecting to 127.0.0.1:{port} failed: wrong version number (TLS)"
     assert str(caught.value) == expected

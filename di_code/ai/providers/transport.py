@@ -2,7 +2,7 @@
 
 httpx stays the client API (building requests, content decoding, the exception classes); this
 transport replaces httpx's default one, whose httpcore, anyio and sniffio cost about a third of
-the time to a first request. httpx's own rules (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY)
+`di-code run`'s time in a profile. httpx's own rules (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY, NO_PROXY)
 still decide which URLs go through a proxy; those go through httpx's own proxy transport, made
 only when a request really takes it, so a direct request never imports httpcore.
 Every failure leaves here as the httpx exception http.py already handles, with a one-line
@@ -18,6 +18,8 @@ import select
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import h11
@@ -135,20 +137,11 @@ class LeanTransport(httpx.AsyncBaseTransport):
         self, origin: Origin, request: httpx.Request, timeouts: dict[str, float | None]
     ) -> _Connection:
         scheme, host, port = origin
-        where = _where(origin)
         tls = self._tls_context() if scheme == "https" else None
-        timeout = timeouts.get("connect")
-        try:
-            async with asyncio.timeout(timeout):
-                reader, writer = await asyncio.open_connection(
-                    host, port, ssl=tls, server_hostname=host if tls else None
-                )
-        except TimeoutError:
-            message = f"connecting to {where} timed out after {timeout:g} s"
-            raise httpx.ConnectTimeout(message, request=request) from None
-        except OSError as exc:
-            message = f"cannot connect to {where}: {_reason(exc)}"
-            raise httpx.ConnectError(message, request=request) from exc
+        async with _failures(CONNECT, _where(origin), timeouts.get("connect"), request):
+            reader, writer = await asyncio.open_connection(
+                host, port, ssl=tls, server_hostname=host if tls else None
+            )
         return _Connection(origin, reader, writer)
 
     def _tls_context(self) -> ssl.SSLContext:
@@ -213,15 +206,8 @@ class _Connection:
             raise httpx.LocalProtocolError(f"invalid request: {exc}", request=request) from None
 
     async def _drain(self, request: httpx.Request, timeout: float | None) -> None:
-        try:
-            async with asyncio.timeout(timeout):
-                await self.writer.drain()
-        except TimeoutError:
-            message = f"sending to {self.where} timed out after {timeout:g} s"
-            raise httpx.WriteTimeout(message, request=request) from None
-        except OSError as exc:
-            message = f"sending to {self.where} failed: {_reason(exc)}"
-            raise httpx.WriteError(message, request=request) from exc
+        async with _failures(WRITE, self.where, timeout, request):
+            await self.writer.drain()
 
     async def next_event(self, request: httpx.Request, timeout: float | None) -> h11.Event:
         """h11's next event, reading from the socket as long as h11 needs more."""
@@ -236,22 +222,10 @@ class _Connection:
             if event is not h11.NEED_DATA:
                 assert not isinstance(event, type)  # h11's other sentinel, PAUSED
                 return event
-            data = await self._read(request, timeout)
+            async with _failures(READ, self.where, timeout, request):
+                data = await self.reader.read(READ_SIZE)
             self.received = self.received or bool(data)
             self.h11.receive_data(data)
-
-    async def _read(self, request: httpx.Request, timeout: float | None) -> bytes:
-        try:
-            if timeout is None:
-                return await self.reader.read(READ_SIZE)
-            async with asyncio.timeout(timeout):
-                return await self.reader.read(READ_SIZE)
-        except TimeoutError:
-            message = f"no data from {self.where} for {timeout:g} s"
-            raise httpx.ReadTimeout(message, request=request) from None
-        except OSError as exc:
-            message = f"reading from {self.where} failed: {_reason(exc)}"
-            raise httpx.ReadError(message, request=request) from exc
 
     def ready_for_next(self) -> bool:
         """Both sides done and nothing more sent by the server: start the next cycle."""
@@ -324,6 +298,37 @@ def _origin(request: httpx.Request) -> Origin:
     return url.scheme, url.raw_host.decode("ascii"), url.port or DEFAULT_PORTS[url.scheme]
 
 
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One socket step, and the httpx exceptions its failures become."""
+
+    doing: str
+    timed_out: type[httpx.TimeoutException]
+    failed: type[httpx.NetworkError]
+
+
+CONNECT = _Step("connecting to", httpx.ConnectTimeout, httpx.ConnectError)
+WRITE = _Step("sending to", httpx.WriteTimeout, httpx.WriteError)
+READ = _Step("reading from", httpx.ReadTimeout, httpx.ReadError)
+
+
+@asynccontextmanager
+async def _failures(
+    step: _Step, where: str, timeout: float | None, request: httpx.Request
+) -> AsyncIterator[None]:
+    """Run a socket step within `timeout` (None: no limit); its failures leave as httpx's
+    exception for that step, in one line: `connecting to host:443 failed: Connection refused`."""
+    try:
+        async with asyncio.timeout(timeout):
+            yield
+    except TimeoutError:
+        message = f"{step.doing} {where} timed out after {timeout:g} s"
+        raise step.timed_out(message, request=request) from None
+    except OSError as exc:
+        message = f"{step.doing} {where} failed: {_reason(exc)}"
+        raise step.failed(message, request=request) from exc
+
+
 def _where(origin: Origin) -> str:
     """`host:port`, an IPv6 address in brackets."""
     _, host, port = origin
@@ -336,7 +341,7 @@ def _reason(exc: OSError) -> str:
     if isinstance(exc, ssl.SSLCertVerificationError):
         return f"certificate verify failed: {exc.verify_message}"
     if isinstance(exc, ssl.SSLError):  # `WRONG_VERSION_NUMBER`: an https URL, an HTTP server
-        return f"TLS failed: {(exc.reason or str(exc)).replace('_', ' ').lower()}"
+        return f"{(exc.reason or str(exc)).replace('_', ' ').lower()} (TLS)"
     if exc.errno and exc.errno > 0:
         return os.strerror(exc.errno)
     return exc.strerror or str(exc) or type(exc).__name__
