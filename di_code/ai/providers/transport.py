@@ -29,6 +29,9 @@ MAX_IDLE = 20
 KEEPALIVE_EXPIRY = 5.0
 """httpx's own defaults: idle connections kept, and seconds one is kept unused."""
 READ_SIZE = 64 * 1024
+HAPPY_EYEBALLS_DELAY = 0.25
+"""Seconds before the next address of a host is tried alongside (RFC 8305, as anyio did under
+httpcore): a host whose IPv6 route is dead is reached over IPv4, not after the connect timeout."""
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
 Origin = tuple[str, str, int]
@@ -140,7 +143,11 @@ class LeanTransport(httpx.AsyncBaseTransport):
         tls = self._tls_context() if scheme == "https" else None
         async with _failures(CONNECT, _where(origin), timeouts.get("connect"), request):
             reader, writer = await asyncio.open_connection(
-                host, port, ssl=tls, server_hostname=host if tls else None
+                host,
+                port,
+                ssl=tls,
+                server_hostname=host if tls else None,
+                happy_eyeballs_delay=HAPPY_EYEBALLS_DELAY,
             )
         return _Connection(origin, reader, writer)
 
