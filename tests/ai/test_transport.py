@@ -4,16 +4,18 @@ bodies, failures and their httpx exception classes, TLS, and httpx's proxy rules
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import inspect
 import os
+import re
 import shutil
 import socket
 import ssl
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -84,23 +86,12 @@ class RawServer:
                 self.alpn.append(conn.selected_alpn_protocol())
             buffer = b""
             while True:
-                while b"\r\n\r\n" not in buffer:
-                    data = conn.recv(65536)
-                    if not data:
-                        return
-                    buffer += data
+                buffer = receive_until(conn, buffer, lambda got: b"\r\n\r\n" in got)
                 head, _, buffer = buffer.partition(b"\r\n\r\n")
-                length = next(
-                    (
-                        int(line.split(b":")[1])
-                        for line in head.split(b"\r\n")
-                        if line.lower().startswith(b"content-length:")
-                    ),
-                    0,
-                )
-                while len(buffer) < length:
-                    buffer += conn.recv(65536)
-                buffer = buffer[length:]
+                found = re.search(rb"(?im)^content-length: *(\d+)", head)
+                length = int(found[1]) if found else 0
+                whole = receive_until(conn, buffer, lambda got: len(got) >= length)  # noqa: B023
+                buffer = whole[length:]
                 with self._lock:
                     self.targets.append(head.split(b"\r\n")[0].decode())
                     answer = self.answers[len(self.targets) - 1]
@@ -111,11 +102,22 @@ class RawServer:
                     while conn.recv(65536):
                         pass
                     return
-        except OSError:
+        except (OSError, EOFError):
             return
         finally:
             conn.close()
             self.gone.release()
+
+
+def receive_until(conn: socket.socket, buffer: bytes, done: Callable[[bytes], bool]) -> bytes:
+    """`buffer` and what `conn` sends next, until `done` says it is enough; EOFError if the
+    peer closes first."""
+    while not done(buffer):
+        data = conn.recv(65536)
+        if not data:
+            raise EOFError
+        buffer += data
+    return buffer
 
 
 @pytest.fixture
@@ -419,3 +421,65 @@ async def test_https_to_a_plain_http_server_is_a_connect_error() -> None:
                 await client.get(f"https://127.0.0.1:{port}/")
     expected = f"connecting to 127.0.0.1:{port} failed: wrong version number (TLS)"
     assert str(caught.value) == expected
+
+
+class TunnelProxy:
+    """A loopback HTTPS proxy: answers CONNECT, then copies bytes both ways; records the
+    CONNECT lines it was sent."""
+
+    def __init__(self) -> None:
+        self.connects: list[str] = []
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        self._listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._tunnel, args=(client,), daemon=True).start()
+
+    def _tunnel(self, client: socket.socket) -> None:
+        client.settimeout(10)
+        try:
+            head = receive_until(client, b"", lambda got: b"\r\n\r\n" in got)
+        except (OSError, EOFError):
+            return
+        line = head.split(b"\r\n")[0].decode()
+        self.connects.append(line)
+        host, _, port = line.split(" ")[1].rpartition(":")
+        upstream = socket.create_connection((host, int(port)), timeout=10)
+        client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+        threading.Thread(target=_pump, args=(upstream, client), daemon=True).start()
+        _pump(client, upstream)
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+def test_https_goes_through_the_proxy_or_direct_as_the_environment_says(
+    serve: list[RawServer], certificate: tuple[Path, Path]
+) -> None:
+    target = start(serve, ok(b"tunnelled"), ok(b"direct"), tls=tls_server_context(certificate))
+    proxy = TunnelProxy()
+    trust = {"SSL_CERT_FILE": str(certificate[0])}  # trust_env: httpx's own CA variable
+    try:
+        tunnelled = request_in_a_fresh_process(target.url, HTTPS_PROXY=proxy.url, **trust)
+        direct = request_in_a_fresh_process(
+            target.url, HTTPS_PROXY=proxy.url, NO_PROXY="127.0.0.1", **trust
+        )
+    finally:
+        proxy.close()
+    assert (tunnelled, direct) == ("tunnelled\nhttpcore\n", "direct\nno httpcore\n")
+    assert proxy.connects == [f"CONNECT 127.0.0.1:{target.port} HTTP/1.1"]
+    assert target.connections == 2
