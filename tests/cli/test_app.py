@@ -71,13 +71,8 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 # What `run` must not load on its way to an answer (no terminal, an OpenAI-style server):
 # httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
 # coercion, the other provider, the REPL and the Markdown renderer; nor importlib.metadata,
-# which would read every installed distribution to find plugin tools (tens of ms); nor httpcore,
-# anyio and sniffio (a third of the time to a first request): di-code's own transport speaks
-# HTTP/1.1, and httpx's proxy transport is made only for a URL that goes through a proxy.
+# which would read every installed distribution to find plugin tools (tens of ms).
 NOT_FOR_RUN = (
-    "httpcore",
-    "anyio",
-    "sniffio",
     "importlib.metadata",
     "httpx._main",
     "pygments",
@@ -90,6 +85,11 @@ NOT_FOR_RUN = (
     "di_code.cli.chat",
     "tree_sitter",
     "tree_sitter_bash",
+    # nor httpx's default transport (httpcore, anyio, sniffio: tens of ms): di-code's own speaks
+    # HTTP/1.1, and httpx's is made only for a URL that really goes through a proxy
+    "httpcore",
+    "anyio",
+    "sniffio",
 )
 
 
