@@ -148,6 +148,7 @@ async def test_a_connection_read_to_the_end_is_reused(serve: list[RawServer]) ->
         first = await client.get(server.url + "/a")
         second = await client.post(server.url + "/b", json={"x": 1})
     assert (first.text, second.text) == ("one", "two")
+    assert (first.http_version, first.reason_phrase) == ("HTTP/1.1", "OK")
     assert server.connections == 1
     assert server.targets == ["GET /a HTTP/1.1", "POST /b HTTP/1.1"]
 

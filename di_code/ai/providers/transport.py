@@ -328,11 +328,11 @@ async def _failures(
     try:
         async with asyncio.timeout(timeout):
             yield
-    except TimeoutError:
-        message = f"{step.doing} {where} timed out after {timeout:g} s"
-        raise step.timed_out(message, request=request) from None
     except OSError as exc:
-        message = f"{step.doing} {where} failed: {_reason(exc)}"
+        if isinstance(exc, TimeoutError) and timeout is not None and exc.errno is None:
+            message = f"{step.doing} {where} timed out after {timeout:g} s"  # our deadline
+            raise step.timed_out(message, request=request) from None
+        message = f"{step.doing} {where} failed: {_reason(exc)}"  # the kernel's ETIMEDOUT too
         raise step.failed(message, request=request) from exc
 
 
