@@ -228,7 +228,7 @@ async def test_a_refused_connection_is_a_connect_error() -> None:
     async with new_async_client(timeout=TIMEOUT) as client:
         with pytest.raises(httpx.ConnectError) as caught:
             await client.get(f"http://127.0.0.1:{port}/")
-    assert str(caught.value) == f"connecting to 127.0.0.1:{port} failed: Connection refused"
+    assert str(caught.value) == "Connection refused"
 
 
 async def test_a_full_backlog_is_a_connect_timeout() -> None:
@@ -245,15 +245,13 @@ async def test_a_full_backlog_is_a_connect_timeout() -> None:
         finally:
             for waiting in queued:
                 waiting.close()
-    assert str(caught.value) == f"connecting to 127.0.0.1:{port} timed out after 0.3 s"
+    assert str(caught.value) == "connect timed out after 0.3 s"
 
 
 async def test_a_silent_server_is_a_read_timeout(serve: list[RawServer]) -> None:
     server = start(serve, Answer(b"", hold=True))
     async with new_async_client(timeout=httpx.Timeout(10.0, read=0.2)) as client:
-        with pytest.raises(
-            httpx.ReadTimeout, match=r"^reading from 127\.0\.0\.1:\d+ timed out after 0\.2 s$"
-        ):
+        with pytest.raises(httpx.ReadTimeout, match=r"^read timed out after 0\.2 s$"):
             await client.get(server.url)
 
 
@@ -261,7 +259,7 @@ async def test_a_server_that_reads_nothing_is_a_write_timeout() -> None:
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
         async with new_async_client(timeout=httpx.Timeout(10.0, write=0.2)) as client:
-            with pytest.raises(httpx.WriteTimeout, match=r"^sending to .* timed out after 0\.2 s"):
+            with pytest.raises(httpx.WriteTimeout, match=r"^send timed out after 0\.2 s$"):
                 await client.post(f"http://127.0.0.1:{port}/", content=b"x" * (64 << 20))
 
 
@@ -330,10 +328,7 @@ async def test_an_untrusted_certificate_is_a_connect_error(
     async with new_async_client(timeout=TIMEOUT) as client:  # the public CA bundle
         with pytest.raises(httpx.ConnectError) as caught:
             await client.get(server.url)
-    assert str(caught.value) == (
-        f"connecting to 127.0.0.1:{server.port} failed: "
-        "certificate verify failed: self-signed certificate"
-    )
+    assert str(caught.value) == "certificate verify failed: self-signed certificate"
 
 
 def test_the_client_builds_its_transports_through_httpx_own_hooks() -> None:
@@ -420,8 +415,7 @@ async def test_https_to_a_plain_http_server_is_a_connect_error() -> None:
         async with new_async_client(timeout=TIMEOUT) as client:
             with pytest.raises(httpx.ConnectError) as caught:
                 await client.get(f"https://127.0.0.1:{port}/")
-    expected = f"connecting to 127.0.0.1:{port} failed: wrong version number (TLS)"
-    assert str(caught.value) == expected
+    assert str(caught.value) == "wrong version number (TLS)"
 
 
 class TunnelProxy:

@@ -141,7 +141,7 @@ class LeanTransport(httpx.AsyncBaseTransport):
     ) -> _Connection:
         scheme, host, port = origin
         tls = self._tls_context() if scheme == "https" else None
-        async with _failures(CONNECT, _where(origin), timeouts.get("connect"), request):
+        async with _failures(CONNECT, timeouts.get("connect"), request):
             reader, writer = await asyncio.open_connection(
                 host,
                 port,
@@ -176,10 +176,6 @@ class _Connection:
         self.received = False
         self.loop = asyncio.get_running_loop()
 
-    @property
-    def where(self) -> str:
-        return _where(self.origin)
-
     async def exchange(
         self, request: httpx.Request, write_timeout: float | None, read_timeout: float | None
     ) -> h11.Response:
@@ -213,7 +209,7 @@ class _Connection:
             raise httpx.LocalProtocolError(f"invalid request: {exc}", request=request) from None
 
     async def _drain(self, request: httpx.Request, timeout: float | None) -> None:
-        async with _failures(WRITE, self.where, timeout, request):
+        async with _failures(WRITE, timeout, request):
             await self.writer.drain()
 
     async def next_event(self, request: httpx.Request, timeout: float | None) -> h11.Event:
@@ -229,7 +225,7 @@ class _Connection:
             if event is not h11.NEED_DATA:
                 assert not isinstance(event, type)  # h11's other sentinel, PAUSED
                 return event
-            async with _failures(READ, self.where, timeout, request):
+            async with _failures(READ, timeout, request):
                 data = await self.reader.read(READ_SIZE)
             self.received = self.received or bool(data)
             self.h11.receive_data(data)
@@ -314,32 +310,26 @@ class _Step:
     failed: type[httpx.NetworkError]
 
 
-CONNECT = _Step("connecting to", httpx.ConnectTimeout, httpx.ConnectError)
-WRITE = _Step("sending to", httpx.WriteTimeout, httpx.WriteError)
-READ = _Step("reading from", httpx.ReadTimeout, httpx.ReadError)
+CONNECT = _Step("connect", httpx.ConnectTimeout, httpx.ConnectError)
+WRITE = _Step("send", httpx.WriteTimeout, httpx.WriteError)
+READ = _Step("read", httpx.ReadTimeout, httpx.ReadError)
 
 
 @asynccontextmanager
 async def _failures(
-    step: _Step, where: str, timeout: float | None, request: httpx.Request
+    step: _Step, timeout: float | None, request: httpx.Request
 ) -> AsyncIterator[None]:
     """Run a socket step within `timeout` (None: no limit); its failures leave as httpx's
-    exception for that step, in one line: `connecting to host:443 failed: Connection refused`."""
+    exception for that step, saying in a few words what happened (`Connection refused`,
+    `read timed out after 30 s`): the caller names the URL."""
     try:
         async with asyncio.timeout(timeout):
             yield
     except OSError as exc:
         if isinstance(exc, TimeoutError) and timeout is not None and exc.errno is None:
-            message = f"{step.doing} {where} timed out after {timeout:g} s"  # our deadline
+            message = f"{step.doing} timed out after {timeout:g} s"  # our deadline
             raise step.timed_out(message, request=request) from None
-        message = f"{step.doing} {where} failed: {_reason(exc)}"  # the kernel's ETIMEDOUT too
-        raise step.failed(message, request=request) from exc
-
-
-def _where(origin: Origin) -> str:
-    """`host:port`, an IPv6 address in brackets."""
-    _, host, port = origin
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        raise step.failed(_reason(exc), request=request) from exc  # the kernel's ETIMEDOUT too
 
 
 def _reason(exc: OSError) -> str:
