@@ -23,9 +23,14 @@ import httpx
 import pytest
 
 from di_code.ai.providers import transport
+from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.providers.transport import LeanTransport, new_async_client
+from di_code.ai.types import Context, UserMessage
+from tests.support.llm_server import LLMServer
+from tests.support.streams import collect, model_for
 
 TIMEOUT = httpx.Timeout(10.0)
+CONTEXT = Context("be brief", [UserMessage.of("hi")])
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,3 +483,22 @@ def test_https_goes_through_the_proxy_or_direct_as_the_environment_says(
     assert (tunnelled, direct) == ("tunnelled\nhttpcore\n", "direct\nno httpcore\n")
     assert proxy.connects == [f"CONNECT 127.0.0.1:{target.port} HTTP/1.1"]
     assert target.connections == 2
+
+
+async def test_a_refused_header_is_named_and_its_value_never_shown(
+    serve: list[RawServer], llm_server: LLMServer
+) -> None:
+    server = start(serve)
+    async with new_async_client(timeout=TIMEOUT) as client:
+        with pytest.raises(httpx.LocalProtocolError) as caught:
+            await client.get(server.url, headers={"x-api-key": "sk-secret\nmore"})
+    expected = "invalid request: the 'x-api-key' header holds characters HTTP does not allow"
+    assert str(caught.value) == expected
+    assert server.connections == 0  # refused before connecting
+    provider = OpenAIProvider(api_key="sk-secret\nmore", base_url=llm_server.openai_base_url)
+    try:
+        _, message = await collect(provider.stream(model_for("openai"), CONTEXT))
+    finally:
+        await provider.aclose()
+    assert message.error_message is not None and "secret" not in message.error_message
+    assert "'authorization' header" in message.error_message

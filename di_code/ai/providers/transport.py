@@ -93,18 +93,21 @@ class LeanTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         assert isinstance(request.stream, httpx.AsyncByteStream)
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
-        origin = _origin(request)
+        origin, request_head = _origin(request), _request_head(request)
         connection = self._take(origin) or await self._connect(origin, request, timeouts)
         try:
-            head = await connection.exchange(request, timeouts.get("write"), timeouts.get("read"))
+            answer = await connection.exchange(request, request_head, timeouts)
         except BaseException:
             connection.close()
             raise
         return httpx.Response(
-            head.status_code,
-            headers=head.headers.raw_items(),
+            answer.status_code,
+            headers=answer.headers.raw_items(),
             stream=_Body(self, connection, request, timeouts.get("read")),
-            extensions={"http_version": b"HTTP/" + head.http_version, "reason_phrase": head.reason},
+            extensions={
+                "http_version": b"HTTP/" + answer.http_version,
+                "reason_phrase": answer.reason,
+            },
         )
 
     async def aclose(self) -> None:
@@ -177,23 +180,20 @@ class _Connection:
         self.loop = asyncio.get_running_loop()
 
     async def exchange(
-        self, request: httpx.Request, write_timeout: float | None, read_timeout: float | None
+        self, request: httpx.Request, head: h11.Request, timeouts: dict[str, float | None]
     ) -> h11.Response:
-        """Send `request` and read the response's head."""
+        """Send `request` (its `head` already checked by h11) and read the response's head."""
         self.received = False
-        await self._send(request, write_timeout)
+        await self._send(request, head, timeouts.get("write"))
         while True:
-            event = await self.next_event(request, read_timeout)
+            event = await self.next_event(request, timeouts.get("read"))
             if isinstance(event, h11.Response):
                 return event
             if not isinstance(event, h11.InformationalResponse):  # 100 Continue and the like
                 name = type(event).__name__
                 raise httpx.RemoteProtocolError(f"unexpected {name}", request=request)
 
-    async def _send(self, request: httpx.Request, timeout: float | None) -> None:
-        head = h11.Request(
-            method=request.method, target=request.url.raw_path, headers=request.headers.raw
-        )
+    async def _send(self, request: httpx.Request, head: h11.Request, timeout: float | None) -> None:
         self.writer.write(self._encode(head, request))
         assert isinstance(request.stream, httpx.AsyncByteStream)
         async for chunk in request.stream:
@@ -299,6 +299,29 @@ def _origin(request: httpx.Request) -> Origin:
     if url.scheme not in DEFAULT_PORTS:
         raise httpx.UnsupportedProtocol(f"unsupported URL scheme {url.scheme!r}", request=request)
     return url.scheme, url.raw_host.decode("ascii"), url.port or DEFAULT_PORTS[url.scheme]
+
+
+def _request_head(request: httpx.Request) -> h11.Request:
+    try:
+        return h11.Request(
+            method=request.method, target=request.url.raw_path, headers=request.headers.raw
+        )
+    except h11.LocalProtocolError as exc:
+        message = f"invalid request: {_bad_header(request) or exc}"
+        raise httpx.LocalProtocolError(message, request=request) from None
+
+
+def _bad_header(request: httpx.Request) -> str | None:
+    """Which header h11 refuses, by name only: h11's own message quotes the value, and that
+    value may be an API key (one pasted with a line break in it)."""
+    for name, value in request.headers.raw:
+        alone = [(name, value)] if name.lower() == b"host" else [(b"host", b"x"), (name, value)]
+        try:
+            h11.Request(method="GET", target="/", headers=alone)
+        except h11.LocalProtocolError:
+            shown = name.decode("ascii", "replace")
+            return f"the {shown!r} header holds characters HTTP does not allow"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
