@@ -486,14 +486,18 @@ def test_https_goes_through_the_proxy_or_direct_as_the_environment_says(
 
 
 async def test_a_refused_header_is_named_and_its_value_never_shown(
-    serve: list[RawServer], llm_server: LLMServer
+    serve: list[RawServer], llm_server: LLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     server = start(serve)
-    async with new_async_client(timeout=TIMEOUT) as client:
-        with pytest.raises(httpx.LocalProtocolError) as caught:
-            await client.get(server.url, headers={"x-api-key": "sk-secret\nmore"})
     expected = "invalid request: the 'x-api-key' header holds characters HTTP does not allow"
-    assert str(caught.value) == expected
+    for proxy in ("", "http://127.0.0.1:9"):  # direct, then through httpx's proxy transport
+        monkeypatch.setenv("HTTP_PROXY", proxy)
+        for name in ("NO_PROXY", "no_proxy", "http_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        async with new_async_client(timeout=TIMEOUT) as client:
+            with pytest.raises(httpx.LocalProtocolError) as caught:
+                await client.get(server.url, headers={"x-api-key": "sk-secret\nmore"})
+        assert str(caught.value) == expected
     assert server.connections == 0  # refused before connecting
     provider = OpenAIProvider(api_key="sk-secret\nmore", base_url=llm_server.openai_base_url)
     try:

@@ -71,6 +71,7 @@ class _LazyTransport(httpx.AsyncBaseTransport):
         self._transport: httpx.AsyncBaseTransport | None = None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        _request_head(request)  # a refused header is named, not quoted, here too
         if self._transport is None:
             self._transport = self._create()
         return await self._transport.handle_async_request(request)
