@@ -65,7 +65,7 @@ class RawServer:
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = self._listener.getsockname()[1]
         self._lock = threading.Lock()
-        threading.Thread(target=self._accept, daemon=True).start()
+        accept_on_a_thread(self._listener, self._serve)
 
     @property
     def url(self) -> str:
@@ -74,16 +74,8 @@ class RawServer:
     def close(self) -> None:
         self._listener.close()
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
     def _serve(self, conn: socket.socket) -> None:
+        self.connections += 1
         conn.settimeout(10)
         try:
             if self.tls is not None:
@@ -112,6 +104,21 @@ class RawServer:
         finally:
             conn.close()
             self.gone.release()
+
+
+def accept_on_a_thread(listener: socket.socket, handle: Callable[[socket.socket], None]) -> None:
+    """Hand each connection `listener` accepts to `handle`, on a thread of its own, until the
+    listener is closed."""
+
+    def accept() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+    threading.Thread(target=accept, daemon=True).start()
 
 
 def receive_until(conn: socket.socket, buffer: bytes, done: Callable[[bytes], bool]) -> bytes:
@@ -431,18 +438,10 @@ class TunnelProxy:
         self.connects: list[str] = []
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}"
-        threading.Thread(target=self._accept, daemon=True).start()
+        accept_on_a_thread(self._listener, self._tunnel)
 
     def close(self) -> None:
         self._listener.close()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self._listener.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._tunnel, args=(client,), daemon=True).start()
 
     def _tunnel(self, client: socket.socket) -> None:
         client.settimeout(10)
