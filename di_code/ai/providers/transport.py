@@ -83,7 +83,9 @@ class _LazyTransport(httpx.AsyncBaseTransport):
 
 class LeanTransport(httpx.AsyncBaseTransport):
     """HTTP/1.1 with keep-alive: a connection goes back to the pool only when its response was
-    read to the end and h11 says both sides may start the next request on it."""
+    read to the end and h11 says both sides may start the next request on it. Connections in
+    use are not counted or capped (di-code opens a handful), so no request ever waits for one
+    and httpx's `pool` timeout has nothing to time."""
 
     def __init__(self, *, verify: Any = True, cert: Any = None, trust_env: bool = True) -> None:
         self._verify, self._cert, self._trust_env = verify, cert, trust_env
