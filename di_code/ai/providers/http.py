@@ -255,9 +255,11 @@ class HttpClient:
         if self._client is None:
             import httpx
 
+            from di_code.ai.providers.transport import new_async_client
+
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
             verify = _ssl_context() if tls else False
-            self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
+            self._client, self._tls = new_async_client(timeout=timeout, verify=verify), tls
         return self._client
 
     async def aclose(self) -> None:
