@@ -73,8 +73,7 @@ def cycle_mode(repl: Repl) -> None:
     gate = repl.setup.gate
     if gate is None or gate.mode not in MODE_CYCLE:
         return
-    gate.mode = MODE_CYCLE[(MODE_CYCLE.index(gate.mode) + 1) % len(MODE_CYCLE)]
-    repl.invalidate()
+    repl.switch_mode(MODE_CYCLE[(MODE_CYCLE.index(gate.mode) + 1) % len(MODE_CYCLE)])
 
 
 def on_ctrl_c(repl: Repl, event: KeyPressEvent) -> None:

@@ -24,7 +24,7 @@ from di_code.ai.abort import AbortController
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model, UserContent
 from di_code.session import Session, SessionStore, prompt_with_compaction
-from di_code.tools.permissions import NO, PermissionGate
+from di_code.tools.permissions import NO, PermissionGate, PermissionMode
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
@@ -186,6 +186,16 @@ class Repl:
         self.renderer.finished.clear()
         if messages:
             self.renderer.replay(messages)
+
+    def switch_mode(self, mode: PermissionMode) -> None:
+        """Shift+Tab and /permissions: the gate's new mode, and what it means for the user
+        (a line such as "auto mode runs bash unsandboxed", once a session)."""
+        gate = self.setup.gate
+        if gate is None:
+            return
+        for note in gate.switch(mode):
+            self.console.print(Text(f"! {visible(note)}", style="yellow"), soft_wrap=True)
+        self.invalidate()
 
     def banner(self) -> Text:
         """The first line: the model and the folder, so a screenshot says where it ran."""
