@@ -18,13 +18,8 @@ from di_code.ai.types import TextContent
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import GREP, GREP_DEFAULT_LIMIT
 from di_code.tools.errors import ToolError, check_aborted
-from di_code.tools.grep_search import (
-    PATTERN_TIME_LIMIT,
-    Hit,
-    Query,
-    search_python,
-    search_ripgrep,
-)
+from di_code.tools.grep_query import Hit, Query
+from di_code.tools.grep_search import PATTERN_TIME_LIMIT, search_python, search_ripgrep
 from di_code.tools.names import escape_name
 from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.truncation import keep_head

@@ -20,65 +20,20 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from di_code.ai.abort import AbortSignal
 from di_code.tools.errors import ToolError
-from di_code.tools.ignore import compile_glob
+from di_code.tools.grep_query import Hit, HitSink, Query, compile_query
+from di_code.tools.grep_worker import TOO_SLOW
 from di_code.tools.ripgrep import RipgrepExit, name_filter, read_lines, run_ripgrep
 
 SORTED_AFTER = 20
 PATTERN_TIME_LIMIT = 10.0
 """How long the Python fallback may match one file before it gives up on the pattern."""
-TOO_SLOW = 3
-"""The worker's exit code when a file took longer than that (rg exits with 0, 1 or 2)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    path: Path
-    line: int
-    text: str
-    is_match: bool
-
-
-HitSink = Callable[[Hit], bool]
-"""Takes one hit; returns False when no more are wanted."""
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    pattern: str
-    top: Path
-    glob: str | None
-    ignore_case: bool
-    literal: bool
-    context: int
-    limit: int
-    """Matches wanted in all; the sink may stop earlier."""
-
-    def __post_init__(self) -> None:
-        if self.glob is not None:
-            compile_glob(self.glob)  # an invalid glob is a ToolError before any search
-
-    def to_json(self) -> dict[str, Any]:
-        """The query for grep's worker process (`from_json` reads it back)."""
-        return {**asdict(self), "top": str(self.top)}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Query:
-        return cls(**{**data, "top": Path(data["top"])})
-
-    def wants(self, path: Path) -> bool:
-        """The glob filter, on the path relative to the searched folder."""
-        if self.glob is None or path == self.top:
-            return True
-        return compile_glob(self.glob).matches(path.relative_to(self.top).as_posix())
 
 
 def path_order(path: Path) -> tuple[str, ...]:
@@ -191,14 +146,6 @@ def _text(field: dict[str, Any]) -> str:
     if "text" in field:
         return str(field["text"])
     return base64.b64decode(field["bytes"]).decode("utf-8", "replace")
-
-
-def compile_query(query: Query) -> re.Pattern[str]:
-    pattern = re.escape(query.pattern) if query.literal else query.pattern
-    try:
-        return re.compile(pattern, re.IGNORECASE if query.ignore_case else 0)
-    except re.error as exc:
-        raise ToolError(f"Invalid regex: {exc}") from None
 
 
 async def search_python(

@@ -19,8 +19,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from di_code.tools.grep_search import TOO_SLOW, Hit, Query, compile_query
+from di_code.tools.grep_query import Hit, Query, compile_query
 from di_code.tools.ignore import walk_files
+
+TOO_SLOW = 3
+"""The exit code when matching one file took longer than the time limit (rg exits with 0, 1
+or 2)."""
 
 
 class _TooSlow(Exception):
