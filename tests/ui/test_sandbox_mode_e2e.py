@@ -115,8 +115,9 @@ def test_auto_without_bubblewrap_says_it_runs_unsandboxed(
     try:
         screen.wait_for("mode: ask ·")
         assert "unsandboxed" not in screen.text
-        child.sendline("/permissions auto")
-        screen.wait_for("Permission mode: auto")
+        switch_to(screen, "accept-edits")
+        assert "unsandboxed" not in screen.text
+        switch_to(screen, "auto")
         screen.wait_for(NO_BUBBLEWRAP_NOTE)
     finally:
         child.close(force=True)
