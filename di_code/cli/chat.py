@@ -31,6 +31,7 @@ async def _chat(options: CliOptions) -> int:
     from rich.console import Console
 
     from di_code.cli.setup import close_prepared, prepare
+    from di_code.config.trust import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
     from di_code.ui.commands import show_startup_warnings
@@ -49,6 +50,7 @@ async def _chat(options: CliOptions) -> int:
         attach_session=prepared.attach_session,
         mcp=prepared.mcp,
         switch_model=lambda spec: _switch_model(spec, prepared.settings),
+        held_back=held_back(prepared.home, prepared.workspace),
     )
     prepared.home.mkdir(parents=True, exist_ok=True)
     repl = Repl(setup, console, history=prepared.home / "history", approver=approver)

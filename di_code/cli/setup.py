@@ -116,7 +116,7 @@ async def prepare(
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     session, history = open_session(options, home, workspace, notify)
-    bash = bash_policy(options, settings, mode, selection, env, session, notify)
+    bash = bash_policy(options, settings, gate, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
     tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
@@ -287,14 +287,15 @@ def reasoning(options: CliOptions, settings: Settings) -> ReasoningLevel:
 def bash_policy(
     options: CliOptions,
     settings: Settings,
-    mode: PermissionMode,
+    gate: PermissionGate,
     selection: Selection,
     env: Mapping[str, str],
     session: Session | None,
     notify: Notify,
 ) -> BashPolicy:
-    """The sandbox (--sandbox, else [sandbox] mode, else by permission mode), the key
-    variables hidden from commands, and the session's folder for long outputs."""
+    """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
+    moment), the key variables hidden from commands, and the session's folder for long
+    outputs."""
     from di_code.tools.bash_policy import KEY_VARIABLES, BashPolicy
     from di_code.tools.sandbox import SandboxUnavailable, choose_sandbox
     from di_code.tools.spill import SpillFolder
@@ -304,17 +305,18 @@ def bash_policy(
         raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}")
     try:
         network = bool(settings.sandbox_network)
-        sandbox, note = choose_sandbox(requested, mode, network)  # type: ignore[arg-type]
+        sandbox, note = choose_sandbox(requested, gate.mode, network)  # type: ignore[arg-type]
     except SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from exc
     if note is not None:
         notify(note)
+    gate.watchers.append(sandbox.note)  # a switch into auto says when bash runs unsandboxed
     configured = [preset.api_key_env for preset in PRESETS.values()]
     configured += [provider.api_key_env for provider in settings.providers.values()]
     holding_key = [name for name, value in env.items() if value and value == selection.api_key]
     hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
-    return BashPolicy(sandbox, hidden, spill)
+    return BashPolicy(sandbox, hidden, spill, lambda: gate.mode)
 
 
 def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:

@@ -158,9 +158,13 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
         return None, None
     if reason is not None:
         return None, f"ignored {path}: {reason}"
-    if TrustStore(home).files().get(str(path.resolve())) != digest(path.read_bytes()):
+    if not _trusted_file(home, path):
         return None, f"{path}: its MCP servers start once you trust the project (di-code trust)"
     return path, None
+
+
+def _trusted_file(home: Path, path: Path) -> bool:
+    return TrustStore(home).files().get(str(path.resolve())) == digest(path.read_bytes())
 
 
 def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
@@ -191,6 +195,25 @@ def trust_project(home: Path, workspace: Path) -> str:
     allowed = ", ".join(keys) if keys else "nothing that needed trust"
     line = f"trusted {project.path} as it is now; it may set: {allowed}"
     return f"{line}\n{mcp_line}" if mcp_line else line
+
+
+def held_back(home: Path, workspace: Path) -> str | None:
+    """What trusting the project would let through now, for chat's first-run question: its
+    settings file and the keys ignored from it, its `.mcp.json`; None when nothing waits."""
+    parts = []
+    project = find_project_config(workspace, home)
+    if project is not None and unsafe_reason(project) is None:
+        try:
+            data = project.path.read_bytes()
+            _, dropped = split_untrusted(decode_toml(data, project.path))
+        except (OSError, ConfigError):
+            dropped = []  # the start-up said what is wrong with it
+        if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
+            parts.append(f"{project.path}: {', '.join(dropped)}")
+    path, reason = _mcp_json(workspace)
+    if path is not None and reason is None and not _trusted_file(home, path):
+        parts.append(f"{path}: its MCP servers")
+    return "; ".join(parts) or None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:

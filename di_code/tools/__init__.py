@@ -44,7 +44,7 @@ def default_tools(
             "BashTool",
             space,
             policy,
-            description=policy.tool_description(),
+            describe=policy.tool_description,
         ),
         LazyTool(cards.GREP, "di_code.tools.grep", "GrepTool", space),
         LazyTool(cards.FIND, "di_code.tools.find", "FindTool", space),

@@ -5,7 +5,8 @@ where the full output is (when cut), and why the command failed (exit code, sign
 abort). Partial output is sent through `on_update` at most every UPDATE_INTERVAL seconds.
 
 The command never sees the provider keys di-code holds: their variables are taken out of its
-environment (sandboxed or not). With a sandbox, it runs inside bubblewrap (`sandbox.py`).
+environment (sandboxed or not). With a sandbox, it runs inside bubblewrap (`sandbox.py`); which
+sandbox, if any, the policy says at the moment the command starts (`bash_policy.py`).
 """
 
 from __future__ import annotations
@@ -43,10 +44,9 @@ class BashTool(WorkspaceTool):
     ) -> ToolOutput:
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         buffer = OutputBuffer(self.policy.spill)
-        argv = [shell(), "-c", params["command"]]
-        if self.policy.sandbox is not None:
-            spill = [self.policy.spill.folder]
-            argv = self.policy.sandbox.wrap(argv, self.workspace.roots, spill)
+        argv, env = self.policy.launch(
+            [shell(), "-c", params["command"]], self.workspace.roots, os.environ
+        )
         fresh = asyncio.Event()
 
         def sink(chunk: bytes) -> None:
@@ -61,7 +61,7 @@ class BashTool(WorkspaceTool):
                 timeout,
                 signal,
                 sink,
-                self.policy.environment(os.environ),
+                env,
             )
         finally:
             ticker.cancel()

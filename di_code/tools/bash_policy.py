@@ -1,37 +1,60 @@
-"""How the bash tool runs commands, decided at start-up: confined by a sandbox or not, which
-variables are hidden from commands, where long outputs spill. Kept apart from the tool so the
-policy (and the tool's description, which names the sandbox) is made without loading it."""
+"""How the bash tool runs commands: confined by a sandbox or not, which variables are hidden
+from commands, where long outputs spill. Made at start-up, kept apart from the tool so the
+policy (and the tool's description, which names the sandbox) is made without loading it.
+
+Whether a command is sandboxed is decided when it starts, from the permission mode of that
+moment (`mode`, the gate's): Shift+Tab or /permissions into auto mode confines the next command,
+back to ask frees it. The mode is kept in one place, the gate, and only read here."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from di_code.tools.cards import BASH
-from di_code.tools.sandbox import PRIVATE_TMP, Sandbox
+from di_code.tools.sandbox import PRIVATE_TMP, Sandbox, SandboxChoice
 from di_code.tools.spill import SpillFolder
 
 KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
 """Kept out of every command's environment even when nobody configured anything."""
 
 
+def _ask() -> str:
+    return "ask"
+
+
 @dataclass(frozen=True, slots=True)
 class BashPolicy:
     """How commands run: confined or not, with which variables hidden, spilling where."""
 
-    sandbox: Sandbox | None = None
+    sandboxing: SandboxChoice = field(default_factory=lambda: SandboxChoice("off"))
     hidden_env: frozenset[str] = KEY_VARIABLES
     """Variable names removed from the command's environment (the provider keys)."""
     spill: SpillFolder = field(default_factory=SpillFolder)
+    mode: Callable[[], str] = _ask
+    """The permission mode now (the gate's), read for every command."""
 
-    def environment(self, env: Mapping[str, str]) -> dict[str, str]:
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox a command started now runs in (None: unsandboxed)."""
+        return self.sandboxing.sandbox(self.mode())
+
+    def launch(
+        self, argv: list[str], roots: Sequence[Path], env: Mapping[str, str]
+    ) -> tuple[list[str], dict[str, str]]:
+        """The command line and environment `argv` starts with now: in the sandbox of this
+        moment (the spill folder readable in it), without the hidden variables."""
         clean = {name: value for name, value in env.items() if name not in self.hidden_env}
-        if self.sandbox is not None:
-            clean["TMPDIR"] = PRIVATE_TMP
-        return clean
+        sandbox = self.sandbox()
+        if sandbox is None:
+            return argv, clean
+        clean["TMPDIR"] = PRIVATE_TMP
+        return sandbox.wrap(argv, roots, [self.spill.folder]), clean
 
     def tool_description(self) -> str:
-        """The bash tool's description: the model is told what the sandbox allows."""
-        if self.sandbox is None:
+        """The bash tool's description: the model is told what the sandbox allows (as of
+        now: a prompt started after a mode switch is told the new state)."""
+        sandbox = self.sandbox()
+        if sandbox is None:
             return BASH.description
-        return f"{BASH.description} {self.sandbox.describe()}"
+        return f"{BASH.description} {sandbox.describe()}"

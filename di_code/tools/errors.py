@@ -6,7 +6,11 @@ one line, written for the model, and never carry a traceback.
 
 from __future__ import annotations
 
-from di_code.ai.abort import AbortSignal
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from di_code.ai.abort import AbortSignal  # annotations only: no asyncio in grep's worker
+
 
 ABORTED_TEXT = "Operation aborted"
 

@@ -8,7 +8,6 @@ last match are still shown. Then the 2000-line / 50 KB output limit applies.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -19,7 +18,8 @@ from di_code.ai.types import TextContent
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import GREP, GREP_DEFAULT_LIMIT
 from di_code.tools.errors import ToolError, check_aborted
-from di_code.tools.grep_search import Hit, Query, search_python, search_ripgrep
+from di_code.tools.grep_query import Hit, Query
+from di_code.tools.grep_search import PATTERN_TIME_LIMIT, search_python, search_ripgrep
 from di_code.tools.names import escape_name
 from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.truncation import keep_head
@@ -62,6 +62,8 @@ class Collector:
 @dataclass(frozen=True, slots=True)
 class GrepTool(WorkspaceTool):
     ripgrep: str | None = field(default_factory=find_ripgrep)
+    time_limit: float = PATTERN_TIME_LIMIT
+    """How long the Python fallback may match one file (see grep_worker)."""
     name: ClassVar[str] = GREP.name
     description: ClassVar[str] = GREP.description
     parameters: ClassVar[dict[str, Any]] = GREP.parameters
@@ -81,7 +83,7 @@ class GrepTool(WorkspaceTool):
         if self.ripgrep is not None:
             await search_ripgrep(self.ripgrep, query, signal, collector.add)
         else:
-            await asyncio.to_thread(search_python, query, signal, collector.add)
+            await search_python(query, signal, collector.add, self.time_limit)
         check_aborted(signal)
         return _result(collector, limit)
 

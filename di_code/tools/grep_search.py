@@ -9,9 +9,10 @@ many matches a file (`--max-count`, whose trailing context rg still prints). A p
 matches everywhere would make that a search of the whole tree where the first files suffice:
 past SORTED_AFTER × (limit + 1) matches the search restarts in rg's sorted order (one thread),
 which stops at the limit.
-Differences left: the regex dialect (Rust's vs Python's `re`, equal for common patterns), and
-binary files: the fallback skips any file with a NUL byte, rg stops at the first NUL it sees.
-The fallback reads one file at a time into memory.
+The Python scan runs in a worker process (`grep_worker`) that writes rg's JSON lines, read here
+as rg's are. Differences left: the regex dialect (Rust's vs Python's `re`, equal for common
+patterns), and binary files: the fallback skips any file with a NUL byte, rg stops at the first
+NUL it sees. The fallback reads one file at a time into memory.
 """
 
 from __future__ import annotations
@@ -19,52 +20,20 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
+import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from di_code.ai.abort import AbortSignal
 from di_code.tools.errors import ToolError
-from di_code.tools.ignore import compile_glob, walk_files
-from di_code.tools.ripgrep import RipgrepExit, name_filter, run_ripgrep
+from di_code.tools.grep_query import Hit, HitSink, Query, compile_query
+from di_code.tools.grep_worker import TOO_SLOW
+from di_code.tools.ripgrep import RipgrepExit, name_filter, read_lines, run_ripgrep
 
 SORTED_AFTER = 20
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    path: Path
-    line: int
-    text: str
-    is_match: bool
-
-
-HitSink = Callable[[Hit], bool]
-"""Takes one hit; returns False when no more are wanted."""
-
-
-@dataclass(frozen=True, slots=True)
-class Query:
-    pattern: str
-    top: Path
-    glob: str | None
-    ignore_case: bool
-    literal: bool
-    context: int
-    limit: int
-    """Matches wanted in all; the sink may stop earlier."""
-
-    def __post_init__(self) -> None:
-        if self.glob is not None:
-            compile_glob(self.glob)  # an invalid glob is a ToolError before any search
-
-    def wants(self, path: Path) -> bool:
-        """The glob filter, on the path relative to the searched folder."""
-        if self.glob is None or path == self.top:
-            return True
-        return compile_glob(self.glob).matches(path.relative_to(self.top).as_posix())
+PATTERN_TIME_LIMIT = 10.0
+"""How long the Python fallback may match one file before it gives up on the pattern."""
 
 
 def path_order(path: Path) -> tuple[str, ...]:
@@ -127,11 +96,17 @@ async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: H
         hits.drain(sink)
         return
 
-    def stream(raw: bytes) -> bool:
+    await run_ripgrep(binary, _rg_args(query, sort=True), signal, _feed(query, sink))
+
+
+def _feed(query: Query, sink: HitSink) -> Callable[[bytes], bool]:
+    """What takes each JSON line, in order: its hit (if it is one, in the glob) to the sink."""
+
+    def feed(raw: bytes) -> bool:
         hit = _hit(raw)
         return hit is None or not query.wants(hit.path) or sink(hit)
 
-    await run_ripgrep(binary, _rg_args(query, sort=True), signal, stream)
+    return feed
 
 
 def _rg_args(query: Query, sort: bool) -> list[str]:
@@ -173,39 +148,18 @@ def _text(field: dict[str, Any]) -> str:
     return base64.b64decode(field["bytes"]).decode("utf-8", "replace")
 
 
-def compile_query(query: Query) -> re.Pattern[str]:
-    pattern = re.escape(query.pattern) if query.literal else query.pattern
-    try:
-        return re.compile(pattern, re.IGNORECASE if query.ignore_case else 0)
-    except re.error as exc:
-        raise ToolError(f"Invalid regex: {exc}") from None
-
-
-def search_python(query: Query, signal: AbortSignal, sink: HitSink) -> None:
-    regex = compile_query(query)
-    files = [query.top] if query.top.is_file() else walk_files(query.top, signal)
-    for path in files:
-        if signal.aborted:
-            return
-        if query.wants(path) and not _search_file(path, regex, query.context, sink):
-            return
-
-
-def _search_file(path: Path, regex: re.Pattern[str], context: int, sink: HitSink) -> bool:
-    """Feed one file's hits to the sink; False once the sink wants no more."""
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return True
-    if b"\0" in data:
-        return True
-    lines = data.decode("utf-8", "replace").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    lines = [line.removesuffix("\r") for line in lines]
-    matches = [i for i, line in enumerate(lines) if regex.search(line)]
-    shown: set[int] = set()
-    for i in matches:
-        shown.update(range(max(0, i - context), min(len(lines), i + context + 1)))
-    matched = set(matches)
-    return all(sink(Hit(path, i + 1, lines[i], i in matched)) for i in sorted(shown))
+async def search_python(
+    query: Query, signal: AbortSignal, sink: HitSink, time_limit: float = PATTERN_TIME_LIMIT
+) -> None:
+    """The Python scan, in a worker process (`grep_worker`): Python's `re` holds the whole
+    interpreter while it matches, so a catastrophic pattern run here would freeze di-code,
+    Ctrl-C included. The worker is killed on abort or once the sink wants no more, and it
+    gives up by itself when matching one file takes longer than `time_limit` seconds."""
+    compile_query(query)  # an invalid pattern is an error before any process starts
+    argv = [sys.executable, "-P", "-m", "di_code.tools.grep_worker"]
+    argv.append(json.dumps([query.to_json(), time_limit]))
+    outcome = await read_lines(argv, signal, _feed(query, sink))
+    if outcome.returncode == TOO_SLOW:
+        raise ToolError(f"grep: the pattern took too long (over {time_limit:g} s) — simplify it")
+    if outcome.returncode > 0 and not signal.aborted:
+        raise ToolError(f"grep failed: {outcome.error or f'exit code {outcome.returncode}'}")

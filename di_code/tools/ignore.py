@@ -22,10 +22,13 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from di_code.ai.abort import AbortSignal
 from di_code.tools.errors import ToolError
 from di_code.tools.wildmatch import Glob, GlobError, parse_glob
+
+if TYPE_CHECKING:
+    from di_code.ai.abort import AbortSignal  # annotations only: no asyncio in grep's worker
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,18 +18,28 @@ from di_code.tools.cards import ToolCard
 
 class LazyTool:
     """An AgentTool with the card's name, description and schema; `execute` builds the real
-    tool (`make(*args)` from `module`) once and hands every call to it."""
+    tool (`make(*args)` from `module`) once and hands every call to it. `describe`, when
+    given, says the description as of now (bash's names the sandbox of the moment)."""
 
-    __slots__ = ("_args", "_make", "_module", "_tool", "description", "name", "parameters")
+    __slots__ = ("_args", "_card", "_describe", "_make", "_module", "_tool", "name", "parameters")
 
     def __init__(
-        self, card: ToolCard, module: str, make: str, *args: Any, description: str | None = None
+        self,
+        card: ToolCard,
+        module: str,
+        make: str,
+        *args: Any,
+        describe: Callable[[], str] | None = None,
     ) -> None:
         self.name = card.name
-        self.description = description or card.description
         self.parameters = card.parameters
+        self._card, self._describe = card, describe
         self._module, self._make, self._args = module, make, args
         self._tool: Any = None
+
+    @property
+    def description(self) -> str:
+        return self._describe() if self._describe is not None else self._card.description
 
     @property
     def tool(self) -> Any:

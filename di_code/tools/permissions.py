@@ -210,9 +210,22 @@ class PermissionGate:
     """Decides each gated call; keeps the session's grants ("don't ask again")."""
 
     mode: PermissionMode
+    """The one record of the mode: what runs unasked, and (bash_policy) what runs sandboxed."""
     rules: PermissionRules = field(default_factory=PermissionRules)
     approver: Approver | None = None
     grants: list[Rule] = field(default_factory=list)
+    watchers: list[Callable[[PermissionMode], str | None]] = field(default_factory=list)
+    """Asked at each switch what the user should know about the new mode (the bash policy:
+    that auto runs unsandboxed); each such line is said once a session."""
+    said: set[str] = field(default_factory=set)
+
+    def switch(self, mode: PermissionMode) -> list[str]:
+        """Change the mode (Shift+Tab, /permissions); the lines to tell the user."""
+        self.mode = mode
+        notes = [note for watch in self.watchers if (note := watch(mode)) is not None]
+        fresh = [note for note in dict.fromkeys(notes) if note not in self.said]
+        self.said.update(fresh)
+        return fresh
 
     async def check(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
         """None if the call may run, else the reason it may not (for the model)."""
@@ -272,7 +285,8 @@ class GatedTool:
 
     @property
     def description(self) -> str:
-        return self.tool.description
+        """The wrapped tool's description as of now (bash's follows the permission mode)."""
+        return self.tool.tool.description
 
     @property
     def parameters(self) -> dict[str, Any]:

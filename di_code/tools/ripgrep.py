@@ -67,10 +67,19 @@ class RipgrepExit:
 async def run_ripgrep(
     binary: str, args: list[str], signal: AbortSignal, on_line: Callable[[bytes], bool]
 ) -> RipgrepExit:
-    """Feed each stdout line to `on_line` until it returns False; killed on abort."""
+    """Feed each line rg writes to `on_line` until it returns False; killed on abort."""
+    return await read_lines([binary, *COMMON_FLAGS, *args], signal, on_line)
+
+
+async def read_lines(
+    argv: list[str], signal: AbortSignal, on_line: Callable[[bytes], bool]
+) -> RipgrepExit:
+    """Run `argv` (rg, or grep's Python worker, which writes rg's JSON lines) and feed each
+    stdout line to `on_line` until it returns False; the process is killed on abort, when no
+    more lines are wanted, and if this coroutine is cancelled."""
     proc = await asyncio.create_subprocess_exec(
-        binary, *COMMON_FLAGS, *args, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, limit=LINE_LIMIT,
+        *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        limit=LINE_LIMIT,
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
 

@@ -101,29 +101,57 @@ class SandboxUnavailable(Exception):
     """A sandbox was asked for, but bubblewrap is missing or does not work here."""
 
 
-def choose_sandbox(
-    requested: SandboxMode | None, permission_mode: str, network: bool
-) -> tuple[Sandbox | None, str | None]:
-    """The sandbox for bash, and a note for the user when auto mode runs unsandboxed.
+@dataclass(frozen=True, slots=True)
+class SandboxChoice:
+    """The user's choice, read for each command against the permission mode of the moment.
 
-    `requested` is the user's explicit mode (flag or settings). Without one, auto mode is
-    sandboxed (workspace-write) when bubblewrap works, and every other mode is not: there,
-    the user approves each command. An explicit mode that cannot be had is an error.
+    `requested` is an explicit mode (--sandbox, `[sandbox] mode`), which holds in every
+    permission mode. Without one, bash is sandboxed (workspace-write, when bubblewrap works)
+    exactly while the mode is auto: there nobody approves the commands, in the other modes
+    the user approves each one. So Shift+Tab into auto confines bash, and back to ask frees it.
     """
-    if requested == "off":
-        return None, None
-    if requested is not None:
-        if not bubblewrap_works():
+
+    requested: SandboxMode | None = None
+    network: bool = False
+
+    def check(self) -> None:
+        """Raise SandboxUnavailable when an explicit sandbox cannot be had here."""
+        if self.requested not in (None, "off") and not bubblewrap_works():
             raise SandboxUnavailable(
-                f"--sandbox {requested}: {_why_unavailable()}; "
+                f"--sandbox {self.requested}: {_why_unavailable()}; "
                 "pass --sandbox off to run bash unsandboxed"
             )
-        return Sandbox(requested, network), None
-    if permission_mode != "auto":
-        return None, None
-    if bubblewrap_works():
-        return Sandbox("workspace-write", network), None
-    return None, f"auto mode runs bash unsandboxed: {_why_unavailable()}"
+
+    def sandbox(self, permission_mode: str) -> Sandbox | None:
+        """The sandbox a command started now runs in (None: unsandboxed)."""
+        if self.requested == "off":
+            return None
+        if self.requested is not None:
+            return Sandbox(self.requested, self.network)
+        if permission_mode == "auto" and bubblewrap_works():
+            return Sandbox("workspace-write", self.network)
+        return None
+
+    def note(self, permission_mode: str) -> str | None:
+        """What to tell the user when bash runs unapproved (auto mode) and unsandboxed."""
+        if permission_mode != "auto" or self.sandbox(permission_mode) is not None:
+            return None
+        if self.requested == "off":
+            why = "the sandbox is off (--sandbox off or [sandbox] mode)"
+        else:
+            why = _why_unavailable()
+        return f"auto mode runs bash unsandboxed: {why}"
+
+
+def choose_sandbox(
+    requested: SandboxMode | None, permission_mode: str, network: bool
+) -> tuple[SandboxChoice, str | None]:
+    """The sandbox choice for bash at start-up, and a note for the user when auto mode runs
+    unsandboxed because bubblewrap does not work (who passed --sandbox off knows it). An
+    explicit mode that cannot be had is an error (SandboxUnavailable)."""
+    choice = SandboxChoice(requested, network)
+    choice.check()
+    return choice, None if requested == "off" else choice.note(permission_mode)
 
 
 def _why_unavailable() -> str:

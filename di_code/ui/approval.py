@@ -17,6 +17,7 @@ import difflib
 import textwrap
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
@@ -34,6 +35,14 @@ GUARD_SECONDS = 0.3
 """How long a question is on screen before a key can answer it."""
 
 ANSWER_KEYS = ("y", *GRANT_KEYS, "n", "t")
+
+
+@dataclass(frozen=True, slots=True)
+class YesNo:
+    """A question that is not a tool call (trusting the project): y answers yes; n, Esc,
+    Enter and Ctrl-C no. It is asked under the same guard as the approvals."""
+
+    text: str
 
 
 def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> str:
@@ -130,7 +139,7 @@ class ReplApprover:
         self.console = console
         self.clock = clock
         self.invalidate = invalidate
-        self.pending: ApprovalRequest | None = None
+        self.pending: ApprovalRequest | YesNo | None = None
         self.telling = False
         """The user pressed t and is typing what the model should do instead."""
         self._shown_at: float | None = None
@@ -145,19 +154,30 @@ class ReplApprover:
         self.console.print(approval_view(request, self.workspace))
         if request.tool_name == "edit":
             self.previewed.append(request.arguments)
+        answer = await self._wait(request)
+        self.console.print(outcome(answer))
+        return answer
+
+    async def confirm(self, question: YesNo) -> bool:
+        """Ask a yes/no question; no unless the user presses y."""
+        self.console.print(Text.assemble(("? ", "bold yellow"), visible(question.text)))
+        answer = await self._wait(question)
+        self.console.print(Text("  yes" if answer.allow else "  no", style="dim"))
+        return answer.allow
+
+    async def _wait(self, question: ApprovalRequest | YesNo) -> Approval:
+        """Open the question in the prompt and wait for the key that answers it."""
         self._answer = asyncio.get_running_loop().create_future()
-        self.pending = request
+        self.pending = question
         self.invalidate()
         try:
-            answer = await self._answer
+            return await self._answer
         finally:
             self.pending = None
             self.telling = False
             self._shown_at = None
             self._answer = None
             self.invalidate()
-        self.console.print(outcome(answer))
-        return answer
 
     def prompt_line(self, typed: str) -> str:
         """The question as the prompt draws it; the first drawing starts the guard delay."""
@@ -167,6 +187,8 @@ class ReplApprover:
             self._shown_at = self.clock()
         if typed:
             self._typed_at = self.clock()
+        if isinstance(self.pending, YesNo):
+            return f"{self.pending.text} (clear the line to answer)" if typed else self.pending.text
         if self.telling:
             return "Tell the model what to do instead (Enter sends, Esc goes back):"
         if typed:
@@ -186,11 +208,15 @@ class ReplApprover:
         )
 
     def press(self, key: str) -> None:
-        """An answer key: y, a or e (a grant offered), n, or t (then type the instead)."""
+        """An answer key: y, a or e (a grant offered), n, or t (then type the instead); a
+        yes/no question takes y and n only."""
         request = self.pending
         if request is None:
             return
-        if key == "t":
+        if isinstance(request, YesNo):
+            if key in ("y", "n"):
+                self.answer(YES if key == "y" else NO)
+        elif key == "t":
             self.telling = True
             self.invalidate()
         elif key in GRANT_KEYS:

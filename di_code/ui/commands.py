@@ -271,7 +271,7 @@ async def _permissions(repl: Repl, arg: str) -> bool:
             raise ValueError(
                 f"/permissions can switch between {', '.join(MODE_CYCLE)} (read-only is fixed)."
             )
-        gate.mode = MODE_CYCLE[MODE_CYCLE.index(arg)]
+        repl.switch_mode(MODE_CYCLE[MODE_CYCLE.index(arg)])
     rules = [f"  allow {rule}" for rule in gate.rules.allow]
     rules += [f"  deny {rule}" for rule in gate.rules.deny]
     grants = [f"  {number}. {rule}" for number, rule in enumerate(gate.grants, 1)]

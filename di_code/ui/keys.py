@@ -1,7 +1,8 @@
 """The REPL's keys: Enter (a trailing backslash continues the line), Alt+Enter for a new line,
 Ctrl-C (abort the run, clear the line, or twice on an empty prompt quit), Shift+Tab (next
 permission mode), and the answers while an approval question is open (`di_code.ui.approval`
-says when a key counts as an answer; otherwise it is typed)."""
+says when a key counts as an answer; otherwise it is typed); Enter answers a yes/no question
+no, its default."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from di_code.tools.permissions import MODE_CYCLE, Approval
-from di_code.ui.approval import ANSWER_KEYS
+from di_code.ui.approval import ANSWER_KEYS, YesNo
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -59,6 +60,8 @@ def key_bindings(repl: Repl) -> KeyBindings:
     for key in ANSWER_KEYS:
         bindings.add(key, filter=answering)(lambda event, key=key: approver.press(key))
     bindings.add("escape", filter=answering)(lambda event: approver.press("n"))
+    yes_no = Condition(lambda: isinstance(approver.pending, YesNo))
+    bindings.add("enter", filter=answering & yes_no)(lambda event: approver.press("n"))
 
     @bindings.add("escape", filter=telling)
     def _back(event: KeyPressEvent) -> None:
@@ -73,8 +76,7 @@ def cycle_mode(repl: Repl) -> None:
     gate = repl.setup.gate
     if gate is None or gate.mode not in MODE_CYCLE:
         return
-    gate.mode = MODE_CYCLE[(MODE_CYCLE.index(gate.mode) + 1) % len(MODE_CYCLE)]
-    repl.invalidate()
+    repl.switch_mode(MODE_CYCLE[(MODE_CYCLE.index(gate.mode) + 1) % len(MODE_CYCLE)])
 
 
 def on_ctrl_c(repl: Repl, event: KeyPressEvent) -> None:

@@ -24,7 +24,7 @@ from di_code.ai.abort import AbortController
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model, UserContent
 from di_code.session import Session, SessionStore, prompt_with_compaction
-from di_code.tools.permissions import NO, PermissionGate
+from di_code.tools.permissions import NO, PermissionGate, PermissionMode
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
@@ -62,6 +62,9 @@ class ChatSetup:
     """The session's MCP servers (/mcp lists them)."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
     """Records the agent's messages (and checkpoints) in a session."""
+    held_back: str | None = None
+    """What the untrusted project's settings would set once trusted (its file and keys): the
+    chat asks once, before the first prompt, whether to trust it."""
 
 
 PASTE_LINES = 10
@@ -187,6 +190,16 @@ class Repl:
         if messages:
             self.renderer.replay(messages)
 
+    def switch_mode(self, mode: PermissionMode) -> None:
+        """Shift+Tab and /permissions: the gate's new mode, and what it means for the user
+        (a line such as "auto mode runs bash unsandboxed", once a session)."""
+        gate = self.setup.gate
+        if gate is None:
+            return
+        for note in gate.switch(mode):
+            self.console.print(Text(f"! {visible(note)}", style="yellow"), soft_wrap=True)
+        self.invalidate()
+
     def banner(self) -> Text:
         """The first line: the model and the folder, so a screenshot says where it ran."""
         model = self.agent.model
@@ -238,6 +251,8 @@ class Repl:
             self.console.print(self.banner())
             if self.agent.transcript:
                 self.renderer.replay(self.agent.transcript)
+            if self.setup.held_back is not None:
+                self.start(self._ask_trust(self.setup.held_back))
             try:
                 while True:
                     try:
@@ -265,7 +280,11 @@ class Repl:
             self.renderer.show_user(text)
             return await run_command(self, text)
         if self.busy and not self.agent.is_streaming:
-            self.console.print(Text("Wait a moment: the conversation is being compacted.", "dim"))
+            if self.approver.pending is not None:  # the trust question, before the first prompt
+                wait = "answer the question first"
+            else:
+                wait = "the conversation is being compacted"
+            self.console.print(Text(f"Wait a moment: {wait}.", "dim"))
             return True
         if self.busy:
             self.agent.steer(text)
@@ -313,6 +332,20 @@ class Repl:
             await prompt_with_compaction(
                 self.agent, content, self.setup.session, signal=controller.signal
             )
+
+        return work
+
+    def _ask_trust(self, held_back: str) -> Callable[[AbortController], Awaitable[None]]:
+        async def work(controller: AbortController) -> None:
+            from di_code.ui.approval import YesNo
+            from di_code.ui.commands import run_command
+
+            question = YesNo(f"Trust this project's settings ({held_back})? y/N")
+            if await self.approver.confirm(question):
+                await run_command(self, "/trust")
+            else:
+                said = "The project's settings stay not trusted (/trust trusts them later)."
+                self.console.print(Text(said, "dim"))
 
         return work
 

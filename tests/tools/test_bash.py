@@ -15,7 +15,7 @@ from di_code.ai import AbortController, ToolArgumentsError, validate_tool_argume
 from di_code.tools import process
 from di_code.tools.bash import BashPolicy, BashTool
 from di_code.tools.cards import BASH_DEFAULT_TIMEOUT
-from di_code.tools.sandbox import Sandbox
+from di_code.tools.sandbox import SandboxChoice
 from di_code.tools.workspace import Workspace
 from tests.support.processes import alive
 from tests.tools.conftest import run, text_of
@@ -192,7 +192,7 @@ def test_timeout_defaults_to_120_s_and_is_capped_at_600_s(tools: dict[str, Agent
 def test_the_model_is_told_when_commands_are_sandboxed(workspace: Path) -> None:
     space = Workspace.create(workspace)
     plain = BashTool(space).description
-    confined = BashTool(space, BashPolicy(Sandbox("read-only"))).description
+    confined = BashTool(space, BashPolicy(SandboxChoice("read-only"))).description
     assert "sandbox" not in plain
     assert confined.startswith(plain)
     assert "read-only except /tmp" in confined and "no network" in confined

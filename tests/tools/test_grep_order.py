@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from di_code.agent import AgentTool
 from di_code.tools import grep_search
 from di_code.tools.grep import GrepTool
-from di_code.tools.grep_search import Hit, InPathOrder
+from di_code.tools.grep_query import Hit
+from di_code.tools.grep_search import InPathOrder
 from di_code.tools.ripgrep import find_ripgrep
 from di_code.tools.workspace import Workspace
 from tests.tools.conftest import run, text_of

@@ -22,6 +22,7 @@ from di_code.tools.permissions import (
     command_prefix,
     gate_tools,
 )
+from di_code.tools.sandbox import SandboxChoice
 
 
 def make_tool(name: str, runs: list[str]) -> FunctionTool:
@@ -348,3 +349,18 @@ def test_rules_name_an_mcp_server_or_one_of_its_tools() -> None:
     assert rules.decide("mcp__docsx__search", {}) is None
     assert rules.decide("mcp__tracker__delete", {}) == "deny"
     assert rules.decide("mcp__tracker__create", {}) is None
+
+
+def test_a_switch_into_auto_with_the_sandbox_off_says_so_once() -> None:
+    gate = PermissionGate("ask")
+    gate.watchers.append(SandboxChoice("off").note)
+    said = [gate.switch(mode) for mode in ("accept-edits", "auto", "ask", "auto")]
+    assert said == [
+        [],
+        ["auto mode runs bash unsandboxed: the sandbox is off (--sandbox off or [sandbox] mode)"],
+        [],
+        [],
+    ]
+    assert gate.mode == "auto"
+    assert SandboxChoice("off").sandbox("auto") is None
+    assert SandboxChoice(None).sandbox("ask") is None

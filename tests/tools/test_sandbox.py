@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from di_code.tools import default_tools
 from di_code.tools.bash import BashPolicy, BashTool
-from di_code.tools.sandbox import Sandbox, bubblewrap_works
+from di_code.tools.permissions import YES, Approval, ApprovalRequest, PermissionGate, gate_tools
+from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
 from di_code.tools.workspace import Workspace
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
@@ -29,7 +31,7 @@ pytestmark = pytest.mark.skipif(
 
 def sandboxed(*roots: Path, mode: str = "workspace-write", network: bool = False) -> BashTool:
     space = Workspace.create(roots[0], roots[1:])
-    return BashTool(space, BashPolicy(Sandbox(mode, network)))  # type: ignore[arg-type]
+    return BashTool(space, BashPolicy(SandboxChoice(mode, network)))  # type: ignore[arg-type]
 
 
 @pytest.fixture
@@ -129,3 +131,33 @@ async def test_the_full_output_file_can_be_read_by_the_next_command(workspace: P
         assert result.is_error and "Read-only file system" in text_of(result)
     finally:
         spill.unlink()
+
+
+async def approve(request: ApprovalRequest) -> Approval:
+    return YES
+
+
+async def test_without_an_explicit_mode_the_sandbox_follows_the_permission_mode(
+    workspace: Path, outside: Path
+) -> None:
+    """Approved in ask mode, a command runs as it is; unapproved in auto, it is confined."""
+    gate = PermissionGate("ask", approver=approve)
+    policy = BashPolicy(SandboxChoice(None), mode=lambda: gate.mode)
+    tools = gate_tools(default_tools(workspace, bash=policy), gate)
+    bash = next(tool for tool in tools if tool.name == "bash")
+
+    asked = await run(bash, {"command": f"echo asked > {outside}/asked.txt"})
+    assert not asked.is_error, text_of(asked)
+    assert (outside / "asked.txt").read_text() == "asked\n"
+    assert "sandbox" not in bash.description
+
+    assert gate.switch("auto") == []  # bubblewrap works: nothing to warn about
+    unasked = await run(bash, {"command": f"echo unasked > {outside}/unasked.txt"})
+    assert unasked.is_error and "Read-only file system" in text_of(unasked)
+    assert not (outside / "unasked.txt").exists()
+    assert "Commands run in a sandbox" in bash.description
+
+    gate.switch("ask")
+    again = await run(bash, {"command": f"echo again > {outside}/again.txt"})
+    assert not again.is_error, text_of(again)
+    assert (outside / "again.txt").read_text() == "again\n"

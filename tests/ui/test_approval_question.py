@@ -8,7 +8,7 @@ import io
 from rich.console import Console
 
 from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
-from di_code.ui.approval import ReplApprover, approval_view, question
+from di_code.ui.approval import ReplApprover, YesNo, approval_view, question
 
 
 def request(tool: str, **arguments: str) -> ApprovalRequest:
@@ -75,3 +75,25 @@ async def test_answers_by_key() -> None:
     await asyncio.sleep(0)
     approver.press("a")
     assert await asking == Approval(True, ls.offers[0])
+
+
+async def test_a_yes_no_question_takes_y_or_n_only_after_the_guard() -> None:
+    clock = Clock()
+    approver = ReplApprover(Console(file=io.StringIO()), clock=clock)
+    trust = YesNo("Trust this project's settings (x.toml: permissions.mode)? y/N")
+    asking = asyncio.create_task(approver.confirm(trust))
+    await asyncio.sleep(0)
+    assert approver.prompt_line("") == trust.text
+    assert approver.prompt_line("hi").endswith("(clear the line to answer)")
+    assert not approver.keys_live("hi")
+    clock.now += 0.5
+    for key in ("t", "a", "e"):  # the approvals' other keys mean nothing here
+        approver.press(key)
+    await asyncio.sleep(0)
+    assert not asking.done() and not approver.telling
+    approver.press("y")
+    assert await asking is True
+    asking = asyncio.create_task(approver.confirm(trust))
+    await asyncio.sleep(0)
+    approver.press("n")
+    assert await asking is False

@@ -1,0 +1,123 @@
+"""The first-run trust question of `di-code chat`, in a real pty read through pyte: a project
+whose settings had keys held back is asked about once, before the first prompt, under the
+approval question's guard; y trusts it (from the next start), Enter or n leaves it untrusted,
+typed-ahead text never answers, and `run` never asks."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from di_code.config.settings import load_settings
+from tests.support.llm_server import LLMServer, Turn
+from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
+from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat, spawn_env
+
+QUESTION = "Trust this project's settings"
+
+pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+
+def untrusted_project(workspace: Path) -> Path:
+    """A repository whose settings set a key only a trusted project may set."""
+    (workspace / ".git").mkdir()
+    config = workspace / ".di-code" / "config.toml"
+    config.parent.mkdir(mode=0o755)
+    config.write_text('[permissions]\nmode = "accept-edits"\n', encoding="utf-8")
+    config.chmod(0o644)
+    return config
+
+
+def answer_key(screen: Screen, key: str) -> None:
+    """Press `key` once the question is on screen and its guard delay is over."""
+    screen.wait_for("y/N")
+    screen.pump(GUARD_WAIT)
+    screen.child.send(key)
+
+
+def test_yes_trusts_the_project_from_the_next_start(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    config = untrusted_project(tmp_path)
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        screen.wait_for(QUESTION)
+        assert "permissions.mode" in screen.text and "y/N" in screen.text
+        answer_key(screen, "y")
+        screen.wait_for("from the next start of di-code")
+        screen.wait_for("mode: ask ·")  # applied from the next start
+    finally:
+        child.close(force=True)
+    assert load_settings(di_code_home, tmp_path).permission_mode == "accept-edits"
+    assert str(config) in "".join(screen.text.split())
+
+
+def test_enter_says_no_and_typed_ahead_text_never_answers(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    untrusted_project(tmp_path)
+    llm_server.script(Turn(text="hello back"))
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        child.send("y")  # typed before the question is drawn: it stays in the input
+        screen.wait_for(QUESTION)
+        screen.pump(GUARD_WAIT * 2)
+        assert "› y" in screen.text
+        child.sendcontrol("u")
+        answer_key(screen, "\r")  # Enter: the default, no
+        screen.wait_for("not trusted")
+        child.sendline("hi")
+        screen.wait_for("hello back")
+        screen.pump(GUARD_WAIT)
+        # Asked again, it would show twice: in the scrollback and in the prompt.
+        assert screen.text.count("y/N") <= 1
+    finally:
+        child.close(force=True)
+    assert load_settings(di_code_home, tmp_path).permission_mode is None
+
+
+def test_ctrl_c_says_no(llm_server: LLMServer, tmp_path: Path, di_code_home: Path) -> None:
+    untrusted_project(tmp_path)
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        screen.wait_for("y/N")
+        child.sendcontrol("c")
+        screen.wait_for("not trusted")
+    finally:
+        child.close(force=True)
+    assert load_settings(di_code_home, tmp_path).permission_mode is None
+
+
+def test_a_trusted_project_is_not_asked_about(llm_server: LLMServer, tmp_path: Path) -> None:
+    untrusted_project(tmp_path)
+    subprocess.run([DI_CODE, "trust"], cwd=tmp_path, env=spawn_env(llm_server), check=True)
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        screen.wait_for("mode: accept-edits ·")
+        screen.pump(GUARD_WAIT)
+        assert QUESTION not in screen.text
+    finally:
+        child.close(force=True)
+
+
+def test_run_never_asks(llm_server: LLMServer, tmp_path: Path) -> None:
+    untrusted_project(tmp_path)
+    llm_server.script(Turn(text="hi"))
+    done = subprocess.run(
+        [DI_CODE, "run", "--model", "openai/test-model", "hello"],
+        cwd=tmp_path,
+        env=spawn_env(llm_server),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert QUESTION not in done.stdout + done.stderr
+    assert "ignored until you trust this project" in done.stderr
