@@ -1,7 +1,9 @@
 """Figure 6 worker: one call of a di-code tool, as the agent loop makes it (arguments validated).
 
 Reports the call's wall time, the process's peak memory before and after (ru_maxrss), and a
-digest of the result; a bash spill file is removed once its size is known.
+digest of the result; a bash spill file is removed once its size is known. The tool's code is
+loaded before the clock starts: the agent loads it at a session's first call of the tool
+(LazyTool), once, and the figure is about the call's own work.
 """
 
 import asyncio
@@ -27,6 +29,7 @@ def peak_mib() -> float:
 
 async def main(workspace: str, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     tool = next(t for t in default_tools(Path(workspace)) if t.name == name)
+    getattr(tool, "tool", None)  # a LazyTool builds its real tool now
     params = validate_tool_arguments(tool, arguments)
     before = peak_mib()
     start = time.perf_counter()
