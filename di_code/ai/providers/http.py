@@ -9,6 +9,7 @@ imported lazily, so importing a provider stays cheap.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ipaddress
 import json
@@ -44,6 +45,10 @@ MAX_MESSAGE = 500
 """Where a raw (non-JSON) error body is cut; a service's own message field is kept whole."""
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 """One reply's decompressed size: far above any real answer, far below running out of memory."""
+DRAIN_TIMEOUT = 0.25
+DRAIN_BYTES = 64 * 1024
+"""What is read of a reply after its last event (normally just the end of the chunked body),
+so its connection is kept for the next request; a reply still going past either is dropped."""
 TRANSIENT_5XX = frozenset({502, 503, 504, 529})
 """Gateway and overload answers: the same body again is normal, so they are always retried.
 Any other 5xx that comes back with the same body twice is a server bug that will repeat."""
@@ -269,12 +274,18 @@ class HttpClient:
     async def events(
         self, url: str, headers: Mapping[str, str], body: Any
     ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
-        """POST `body` and yield the response's SSE events; the response closes on exit."""
+        """POST `body` and yield the response's SSE events; the response closes on exit.
+
+        The translator stops at its stream's last event: what the server still sends after it
+        is read (briefly), since a response closed before its end also closes its connection
+        and the next request would have to open a new one."""
         response = await self._send(url, headers, body)
-        stream = self._decode(response)
+        chunks = response.aiter_bytes()
+        stream = self._decode(chunks)
         try:
             await self._check(response)
             yield stream
+            await _drain(chunks)
         finally:
             await stream.aclose()
             await response.aclose()
@@ -326,13 +337,12 @@ class HttpClient:
             pass  # the status line already says what matters
         return b"".join(parts)[:MAX_ERROR_BODY].decode("utf-8", "replace")
 
-    async def _decode(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None]:
+    async def _decode(self, chunks: AsyncIterator[bytes]) -> AsyncGenerator[ServerSentEvent, None]:
         """The reply's events. httpx decompresses; the decompressed total is capped, so a
         gzip bomb or an endless stream ends in an error instead of filling memory."""
         import httpx
 
         decoder = SSEDecoder()
-        chunks = response.aiter_bytes()
         timeout, received = self.timeouts.first_byte, 0
         while True:
             try:
@@ -361,6 +371,20 @@ class HttpClient:
     @staticmethod
     def _stalled(what: str, seconds: float) -> str:
         return f"stream stalled ({what} for {seconds:g} s)"
+
+
+async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read the rest of a reply whose events are all in, within DRAIN_TIMEOUT and DRAIN_BYTES;
+    past them (or on a transport error) the reply is left to be closed with its connection."""
+    import httpx
+
+    received = 0
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(DRAIN_TIMEOUT):
+            async for chunk in chunks:
+                received += len(chunk)
+                if received > DRAIN_BYTES:
+                    return
 
 
 _SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization")
