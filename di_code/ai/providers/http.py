@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
+from di_code.ai.providers.body_json import BodyEncoder
 from di_code.ai.redaction import clip, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
@@ -250,6 +251,7 @@ class HttpClient:
         self.timeouts = timeouts
         self._client: httpx.AsyncClient | None = None
         self._tls = False
+        self._bodies = BodyEncoder()
 
     async def _get(self, url: str) -> httpx.AsyncClient:
         """The client for `url`: one for a plain-HTTP server (a local model) loads no CA
@@ -272,7 +274,7 @@ class HttpClient:
 
     @asynccontextmanager
     async def events(
-        self, url: str, headers: Mapping[str, str], body: Any
+        self, url: str, headers: Mapping[str, str], body: dict[str, Any]
     ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
         """POST `body` and yield the response's SSE events; the response closes on exit.
 
@@ -290,12 +292,16 @@ class HttpClient:
             await stream.aclose()
             await response.aclose()
 
-    async def _send(self, url: str, headers: Mapping[str, str], body: Any) -> httpx.Response:
+    async def _send(
+        self, url: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> httpx.Response:
         import httpx
 
         client = await self._get(url)
         try:
-            request = client.build_request("POST", url, json=body, headers=dict(headers))
+            content = self._bodies.encode(body)
+            headers = {"content-type": "application/json", **headers}
+            request = client.build_request("POST", url, content=content, headers=headers)
             async with asyncio.timeout(self.timeouts.first_byte):
                 return await client.send(request, stream=True)
         except TimeoutError:
