@@ -16,33 +16,41 @@ from __future__ import annotations
 import json
 from typing import Any
 
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _encode(value: Any) -> bytes:
+    return _json.encode(value).encode()
 
 
 class BodyEncoder:
-    """One per client: the last body's list items and their JSON."""
+    """One per client: the last body's list items and their JSON (UTF-8, joined once)."""
 
     def __init__(self) -> None:
-        self._last: dict[str, list[tuple[Any, str]]] = {}
+        self._last: dict[str, list[tuple[Any, bytes]]] = {}
         self.encoded = 0
         """How many list items the last body needed encoded (the others were reused)."""
 
     def encode(self, body: dict[str, Any]) -> bytes:
+        """The body's JSON, joined once: every copy of a large body costs a fresh allocation."""
         self.encoded = 0
-        fields: list[str] = []
-        kept: dict[str, list[tuple[Any, str]]] = {}
+        parts: list[bytes] = []
+        kept: dict[str, list[tuple[Any, bytes]]] = {}
         for key, value in body.items():
-            if isinstance(value, list):
-                items = self._items(value, self._last.get(key, []))
-                kept[key] = items
-                text = "[" + ",".join(json_text for _, json_text in items) + "]"
-            else:
-                text = _encode(value)
-            fields.append(_encode(key) + ":" + text)
+            parts += (b"," if parts else b"{", _encode(key), b":")
+            if not isinstance(value, list):
+                parts.append(_encode(value))
+                continue
+            items = kept[key] = self._items(value, self._last.get(key, []))
+            parts.append(b"[")
+            for index, (_, text) in enumerate(items):
+                parts += (b",", text) if index else (text,)
+            parts.append(b"]")
         self._last = kept
-        return ("{" + ",".join(fields) + "}").encode()
+        parts.append(b"}" if parts else b"{}")
+        return b"".join(parts)
 
-    def _items(self, values: list[Any], last: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
+    def _items(self, values: list[Any], last: list[tuple[Any, bytes]]) -> list[tuple[Any, bytes]]:
         items = []
         for index, value in enumerate(values):
             if index < len(last) and same_json(value, last[index][0]):
