@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.providers.body_json import BodyEncoder
+from di_code.ai.providers.request_shared import WireMemo
 from di_code.ai.redaction import clip, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
@@ -419,6 +420,8 @@ class HttpProvider:
         """Merged into every request body (e.g. `tool_choice`, a server's own options)."""
         timeouts = Timeouts.for_url(self.base_url, first_byte_timeout, stall_timeout)
         self._http = HttpClient(retry=retry or RetryPolicy(), timeouts=timeouts)
+        self.wire_memo = WireMemo()
+        """The last request's converted messages, for builders that take one (request_shared)."""
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None
