@@ -6,6 +6,9 @@ the same body for every request, or what a `ScriptedModel` answers to the reques
 agents' own wire formats, see wire.py). It records when each request's first byte arrived
 (time.monotonic, shared with child processes on Linux) and how many tool results its
 conversation held, and can call a hook before it answers (the client is then waiting, idle).
+Connections are kept alive as HTTP/1.1 servers do (llama-server, vLLM, OpenAI): requests framed
+by Content-Length are answered in turn on one connection until the client closes it or asks
+`Connection: close`, so an agent that reuses its connection pays no new connect per request.
 Bounded: a fixed number of connections, each with a socket timeout, and the server stops when
 its `with` block ends. GET requests (model lists) get an empty list.
 """
@@ -32,15 +35,12 @@ class Arrival:
     path: str
     tool_results: int
     """Tool results in the request's conversation: the loop's turn, for a scripted model."""
+    connection: int = 0
+    """Which connection carried it, counting from 0 in the order they were accepted."""
 
 
 def response_bytes(content_type: str, body: bytes) -> bytes:
-    head = (
-        "HTTP/1.1 200 OK\r\n"
-        f"Content-Type: {content_type}\r\n"
-        f"Content-Length: {len(body)}\r\n"
-        "Connection: close\r\n\r\n"
-    )
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
     return head.encode() + body
 
 
@@ -56,7 +56,8 @@ class LoopbackServer:
         self._fixed = response_bytes(content_type, body) if isinstance(body, bytes) else None
         self._model = body if isinstance(body, ScriptedModel) else None
         self._on_arrival = on_arrival
-        self._left = max_connections
+        self._max_connections = max_connections
+        self._accepted = 0
         self._listener = socket.create_server(("127.0.0.1", 0))
         self._arrivals: list[Arrival] = []
         self._arrived = threading.Condition()
@@ -79,8 +80,13 @@ class LoopbackServer:
         self._thread.start()
         return self
 
+    @property
+    def connections(self) -> int:
+        """How many connections the clients opened so far."""
+        return self._accepted
+
     def __exit__(self, *_exc: object) -> None:
-        self._left = 0
+        self._max_connections = 0
         self._listener.close()
         self._thread.join(timeout=5)
 
@@ -92,30 +98,31 @@ class LoopbackServer:
             return self._arrivals[index].at
 
     def _serve(self) -> None:
-        while self._left > 0:
+        while self._accepted < self._max_connections:
             try:
                 conn, _ = self._listener.accept()
             except OSError:
                 return
-            self._left -= 1
-            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+            number, self._accepted = self._accepted, self._accepted + 1
+            threading.Thread(target=self._answer, args=(conn, number), daemon=True).start()
 
-    def _answer(self, conn: socket.socket) -> None:
+    def _answer(self, conn: socket.socket, number: int) -> None:
+        """Answer the connection's requests in turn until the client closes it (or asks to)."""
         with conn:
             conn.settimeout(SOCKET_TIMEOUT_S)
+            reader = _RequestReader(conn)
             try:
-                data = conn.recv(65536)
-                at = time.monotonic()
-                request_line, body = _read_request(conn, data)
-                parsed = _json(body)
-                path = request_line.split(" ")[1] if request_line.count(" ") >= 2 else ""
-                arrival = Arrival(at, path, tool_results(parsed))
-                with self._arrived:
-                    self._arrivals.append(arrival)
-                    self._arrived.notify_all()
-                if self._on_arrival:
-                    self._on_arrival(arrival)
-                conn.sendall(self._response(request_line, parsed))
+                while (request := reader.next()) is not None:
+                    parsed = _json(request.body)
+                    arrival = Arrival(request.at, request.path, tool_results(parsed), number)
+                    with self._arrived:
+                        self._arrivals.append(arrival)
+                        self._arrived.notify_all()
+                    if self._on_arrival:
+                        self._on_arrival(arrival)
+                    conn.sendall(self._response(request.line, parsed))
+                    if request.close:
+                        return
             except OSError:
                 return
 
@@ -136,26 +143,55 @@ def _json(body: bytes) -> Any:
         return None
 
 
-def _read_request(conn: socket.socket, data: bytes) -> tuple[str, bytes]:
-    """Read the headers and the Content-Length body (also so closing does not reset the client).
+@dataclass(frozen=True, slots=True)
+class _Request:
+    at: float
+    line: str
+    body: bytes
+    close: bool
+    """The client sent `Connection: close`: answer, then close."""
 
-    Returns the request line and the body.
-    """
-    while b"\r\n\r\n" not in data:
-        more = conn.recv(65536)
-        if not more:
-            return "", b""
-        data += more
-    head, _, rest = data.partition(b"\r\n\r\n")
-    lines = head.split(b"\r\n")
-    length = 0
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(rest) < length:
-        more = conn.recv(65536)
-        if not more:
-            break
-        rest += more
-    return lines[0].decode(errors="replace"), rest
+    @property
+    def path(self) -> str:
+        return self.line.split(" ")[1] if self.line.count(" ") >= 2 else ""
+
+
+class _RequestReader:
+    """Requests one after another from a kept-alive connection: headers, then the
+    Content-Length body (read whole, also so that closing never resets the client)."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        self._conn = conn
+        self._buffer = b""
+
+    def next(self) -> _Request | None:
+        """The next request, or None once the client has closed the connection."""
+        if not self._buffer and not self._receive():
+            return None
+        at = time.monotonic()
+        while (end := self._buffer.find(b"\r\n\r\n")) < 0:
+            if not self._receive():
+                return None
+        lines = self._buffer[:end].split(b"\r\n")
+        self._buffer = self._buffer[end + 4 :]
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            headers[name.strip().lower()] = value.strip().lower()
+        length = int(headers.get(b"content-length") or 0)
+        parts, size = [self._buffer[:length]], min(len(self._buffer), length)
+        self._buffer = self._buffer[length:]
+        while size < length:
+            more = self._conn.recv(max(65536, length - size))
+            if not more:
+                return None
+            parts.append(more[: length - size])
+            self._buffer = more[length - size :]
+            size += len(parts[-1])
+        close = headers.get(b"connection") == b"close"
+        return _Request(at, lines[0].decode(errors="replace"), b"".join(parts), close)
+
+    def _receive(self) -> bool:
+        more = self._conn.recv(65536)
+        self._buffer += more
+        return bool(more)

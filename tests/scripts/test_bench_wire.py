@@ -167,3 +167,24 @@ def test_server_answers_side_requests_and_reports_each_arrival() -> None:
         assert json.loads(body) == {"input_tokens": 10}
     assert [a.path for a in seen] == ["/v1/messages"] * 2 + ["/v1/messages/count_tokens"]
     assert server.arrivals == seen
+
+
+def test_server_keeps_connections_alive_until_the_client_asks_to_close() -> None:
+    """Requests follow each other on one connection, as on real model servers; a client's
+    `Connection: close` is honoured."""
+    with LoopbackServer(ScriptedModel("chat", turns=1, read_path="/f")) as server:
+        port = int(server.origin.rsplit(":", 1)[1])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            bodies = []
+            for headers in ({}, {}, {"Connection": "close"}):
+                conn.request("POST", "/v1/chat/completions", json.dumps({}), headers)
+                bodies.append(conn.getresponse().read())
+            assert all(body.endswith(b"data: [DONE]\n\n") for body in bodies)
+            assert conn.sock is not None
+            assert conn.sock.recv(1) == b""  # the server closed it after the last answer
+        finally:
+            conn.close()
+        post(server, "/v1/chat/completions", {})
+    assert [a.connection for a in server.arrivals] == [0, 0, 0, 1]
+    assert server.connections == 2

@@ -26,7 +26,8 @@ GET /v1/models lists `test-model`. `server.publish(path, payload)` answers GET o
 with that JSON (a local server's `/props`, `/api/show`, ...); other paths answer 404.
 `server.requests` records `RecordedRequest(method, path,
 headers (lower-case names), body (parsed JSON))`; `server.wait_disconnects(n)` waits until the
-server has seen `n` streams closed by the client.
+server has seen `n` streams closed by the client; `server.connections` counts the connections
+clients opened (connections are kept alive between requests, as real servers keep them).
 
     from tests.support.llm_server import LLMServer, Turn, ToolCallSpec
 
@@ -129,6 +130,11 @@ class RecordedRequest:
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
+    accepted = 0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.accepted += 1  # only the serving thread accepts: no lock needed
+        super().process_request(request, client_address)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if isinstance(sys.exc_info()[1], ConnectionError):
@@ -200,6 +206,11 @@ class LLMServer:
         """True once `count` streams have been closed by the client (abort reached the server)."""
         with self._lock:
             return self._lock.wait_for(lambda: self._disconnects >= count, timeout)
+
+    @property
+    def connections(self) -> int:
+        """How many connections clients have opened to the server so far."""
+        return self._httpd.accepted
 
     @property
     def disconnects(self) -> int:

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import tracemalloc
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import ImageContent, TextContent
 from di_code.tools.image_files import IMAGE_MAX_BYTES
+from di_code.tools.read import INLINE_BYTES
 from tests.tools.conftest import error_of, run, text_of
 
+T = TypeVar("T")
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + b"\x00" * 20
 
 
@@ -164,3 +170,31 @@ async def test_a_deep_offset_in_a_big_file_does_not_load_it(
         "row 999999\nrow 1000000\n\n[99999 more lines in file. Use offset=1000002 to continue.]"
     )
     assert peak < size / 4
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    """A real thread pool that counts the work handed to it."""
+
+    submitted = 0
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        self.submitted += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+async def test_a_small_file_is_read_without_a_worker_thread_a_large_one_in_one(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    """The hand-off to a thread costs more than reading a small file; a large one (whose
+    lines are all counted) still leaves the event loop free while it is read."""
+    line = "the quick brown fox jumps over the lazy dog\n"
+    (workspace / "small.txt").write_text(line * (INLINE_BYTES // len(line)))
+    (workspace / "large.txt").write_text(line * (INLINE_BYTES // len(line) + 1))
+    pool = CountingExecutor(max_workers=1)
+    asyncio.get_running_loop().set_default_executor(pool)
+    small = await run(tools["read"], {"path": "small.txt", "limit": 1})
+    assert (text_of(small).split("\n")[0], pool.submitted) == (line.strip(), 0)
+    large = await run(tools["read"], {"path": "large.txt", "limit": 1})
+    assert (text_of(large).split("\n")[0], pool.submitted) == (line.strip(), 1)
+    assert await error_of(tools["read"], {"path": "missing.txt"}) == ("File not found: missing.txt")
+    assert pool.submitted == 2  # what cannot be told small goes to the thread as before

@@ -26,6 +26,7 @@ from di_code.ai.providers.http import HttpProvider, RetryableError
 from di_code.ai.providers.openai import parse_chunk
 from di_code.ai.providers.request_shared import (
     IMAGE_OMITTED,
+    WireMemo,
     result_text,
     same_model,
     wire_messages,
@@ -56,15 +57,19 @@ _FINISH: dict[str, Literal["stop", "length"]] = {"STOP": "stop", "MAX_TOKENS": "
 # ---------------------------------------------------------------- request
 
 
-def build_google_request(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    """The streamGenerateContent body for `context` (a pure function)."""
+def build_google_request(
+    model: Model, context: Context, options: StreamOptions, memo: WireMemo | None = None
+) -> dict[str, Any]:
+    """The streamGenerateContent body for `context` (a pure function, but for what `memo`
+    keeps)."""
     config: dict[str, Any] = {"maxOutputTokens": options.max_tokens or model.max_output_tokens}
     if options.temperature is not None:
         config["temperature"] = options.temperature
     if model.reasoning and options.reasoning != "off":
         budget = THINKING_BUDGET[options.reasoning]
         config["thinkingConfig"] = {"includeThoughts": True, "thinkingBudget": budget}
-    body: dict[str, Any] = {"contents": _contents(model, context), "generationConfig": config}
+    contents = _contents(model, context, memo)
+    body: dict[str, Any] = {"contents": contents, "generationConfig": config}
     if context.system_prompt:
         body["systemInstruction"] = {"parts": [{"text": context.system_prompt}]}
     if context.tools:
@@ -76,8 +81,9 @@ def build_google_request(model: Model, context: Context, options: StreamOptions)
     return body
 
 
-def _contents(model: Model, context: Context) -> list[dict[str, Any]]:
-    """Consecutive tool results share one user turn; their images follow in another."""
+def _contents(model: Model, context: Context, memo: WireMemo | None) -> list[dict[str, Any]]:
+    """Consecutive tool results share one user turn (a new one: wire items are never changed,
+    the memo keeps them); their images follow in another."""
 
     def convert(message: Message, images: list[ImageContent]) -> list[dict[str, Any]]:
         match message:
@@ -93,9 +99,12 @@ def _contents(model: Model, context: Context) -> list[dict[str, Any]]:
         return {"role": "user", "parts": [image_part(image) for image in images]}
 
     contents: list[dict[str, Any]] = []
-    for content in wire_messages(context.messages, convert, images_message):
+    converted = wire_messages(
+        context.messages, convert, images_message, memo and memo.for_model(model)
+    )
+    for content in converted:
         if contents and _all_responses(content) and _all_responses(contents[-1]):
-            contents[-1]["parts"].extend(content["parts"])
+            contents[-1] = {**contents[-1], "parts": [*contents[-1]["parts"], *content["parts"]]}
         else:
             contents.append(content)
     return contents
@@ -255,7 +264,7 @@ class GoogleProvider(HttpProvider):
         return headers
 
     def build_body(self, model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-        return build_google_request(model, context, options)
+        return build_google_request(model, context, options, self.wire_memo)
 
     async def translate(
         self, events: AsyncIterator[ServerSentEvent], builder: MessageBuilder

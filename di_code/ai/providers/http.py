@@ -9,6 +9,7 @@ imported lazily, so importing a provider stays cheap.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import ipaddress
 import json
@@ -25,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
+from di_code.ai.providers.body_json import BodyEncoder
+from di_code.ai.providers.request_shared import WireMemo
 from di_code.ai.redaction import clip, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
@@ -44,6 +47,10 @@ MAX_MESSAGE = 500
 """Where a raw (non-JSON) error body is cut; a service's own message field is kept whole."""
 MAX_REPLY_BYTES = 64 * 1024 * 1024
 """One reply's decompressed size: far above any real answer, far below running out of memory."""
+DRAIN_TIMEOUT = 0.25
+DRAIN_BYTES = 64 * 1024
+"""What is read of a reply after its last event (normally just the end of the chunked body),
+so its connection is kept for the next request; a reply still going past either is dropped."""
 TRANSIENT_5XX = frozenset({502, 503, 504, 529})
 """Gateway and overload answers: the same body again is normal, so they are always retried.
 Any other 5xx that comes back with the same body twice is a server bug that will repeat."""
@@ -245,6 +252,7 @@ class HttpClient:
         self.timeouts = timeouts
         self._client: httpx.AsyncClient | None = None
         self._tls = False
+        self._bodies = BodyEncoder()
 
     async def _get(self, url: str) -> httpx.AsyncClient:
         """The client for `url`: one for a plain-HTTP server (a local model) loads no CA
@@ -269,24 +277,34 @@ class HttpClient:
 
     @asynccontextmanager
     async def events(
-        self, url: str, headers: Mapping[str, str], body: Any
+        self, url: str, headers: Mapping[str, str], body: dict[str, Any]
     ) -> AsyncIterator[AsyncIterator[ServerSentEvent]]:
-        """POST `body` and yield the response's SSE events; the response closes on exit."""
+        """POST `body` and yield the response's SSE events; the response closes on exit.
+
+        The translator stops at its stream's last event: what the server still sends after it
+        is read (briefly), since a response closed before its end also closes its connection
+        and the next request would have to open a new one."""
         response = await self._send(url, headers, body)
-        stream = self._decode(response)
+        chunks = response.aiter_bytes()
+        stream = self._decode(chunks)
         try:
             await self._check(response)
             yield stream
+            await _drain(chunks)
         finally:
             await stream.aclose()
             await response.aclose()
 
-    async def _send(self, url: str, headers: Mapping[str, str], body: Any) -> httpx.Response:
+    async def _send(
+        self, url: str, headers: Mapping[str, str], body: dict[str, Any]
+    ) -> httpx.Response:
         import httpx
 
         client = await self._get(url)
         try:
-            request = client.build_request("POST", url, json=body, headers=dict(headers))
+            content = self._bodies.encode(body)
+            headers = {"content-type": "application/json", **headers}
+            request = client.build_request("POST", url, content=content, headers=headers)
             async with asyncio.timeout(self.timeouts.first_byte):
                 return await client.send(request, stream=True)
         except TimeoutError:
@@ -328,13 +346,12 @@ class HttpClient:
             pass  # the status line already says what matters
         return b"".join(parts)[:MAX_ERROR_BODY].decode("utf-8", "replace")
 
-    async def _decode(self, response: httpx.Response) -> AsyncGenerator[ServerSentEvent, None]:
+    async def _decode(self, chunks: AsyncIterator[bytes]) -> AsyncGenerator[ServerSentEvent, None]:
         """The reply's events. httpx decompresses; the decompressed total is capped, so a
         gzip bomb or an endless stream ends in an error instead of filling memory."""
         import httpx
 
         decoder = SSEDecoder()
-        chunks = response.aiter_bytes()
         timeout, received = self.timeouts.first_byte, 0
         while True:
             try:
@@ -365,6 +382,20 @@ class HttpClient:
         return f"stream stalled ({what} for {seconds:g} s)"
 
 
+async def _drain(chunks: AsyncIterator[bytes]) -> None:
+    """Read the rest of a reply whose events are all in, within DRAIN_TIMEOUT and DRAIN_BYTES;
+    past them (or on a transport error) the reply is left to be closed with its connection."""
+    import httpx
+
+    received = 0
+    with contextlib.suppress(TimeoutError, httpx.HTTPError):
+        async with asyncio.timeout(DRAIN_TIMEOUT):
+            async for chunk in chunks:
+                received += len(chunk)
+                if received > DRAIN_BYTES:
+                    return
+
+
 _SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization")
 
 
@@ -391,6 +422,8 @@ class HttpProvider:
         """Merged into every request body (e.g. `tool_choice`, a server's own options)."""
         timeouts = Timeouts.for_url(self.base_url, first_byte_timeout, stall_timeout)
         self._http = HttpClient(retry=retry or RetryPolicy(), timeouts=timeouts)
+        self.wire_memo = WireMemo()
+        """The last request's converted messages, for builders that take one (request_shared)."""
 
     def stream(
         self, model: Model, context: Context, options: StreamOptions | None = None

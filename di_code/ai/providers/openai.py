@@ -18,7 +18,12 @@ from typing import Any, Literal
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider
 from di_code.ai.providers.limits import reply_token_limit
-from di_code.ai.providers.request_shared import IMAGE_OMITTED, result_text, wire_messages
+from di_code.ai.providers.request_shared import (
+    IMAGE_OMITTED,
+    WireMemo,
+    result_text,
+    wire_messages,
+)
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions
@@ -47,12 +52,14 @@ _FINISH: dict[str, Literal["stop", "length", "tool_use"]] = {
 # ---------------------------------------------------------------- request
 
 
-def build_openai_request(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    """The Chat Completions body for `context` (a pure function)."""
+def build_openai_request(
+    model: Model, context: Context, options: StreamOptions, memo: WireMemo | None = None
+) -> dict[str, Any]:
+    """The Chat Completions body for `context` (a pure function, but for what `memo` keeps)."""
     messages: list[dict[str, Any]] = []
     if context.system_prompt:
         messages.append({"role": "system", "content": context.system_prompt})
-    messages.extend(_messages(model, context))
+    messages.extend(_messages(model, context, memo))
     body: dict[str, Any] = {
         "model": model.id,
         "messages": messages,
@@ -82,7 +89,7 @@ def build_openai_request(model: Model, context: Context, options: StreamOptions)
     return body
 
 
-def _messages(model: Model, context: Context) -> list[dict[str, Any]]:
+def _messages(model: Model, context: Context, memo: WireMemo | None) -> list[dict[str, Any]]:
     def convert(message: Message, images: list[ImageContent]) -> list[dict[str, Any]]:
         match message:
             case UserMessage():
@@ -96,7 +103,7 @@ def _messages(model: Model, context: Context) -> list[dict[str, Any]]:
     def images_message(images: list[ImageContent]) -> dict[str, Any]:
         return {"role": "user", "content": [_image_part(image) for image in images]}
 
-    return wire_messages(context.messages, convert, images_message)
+    return wire_messages(context.messages, convert, images_message, memo and memo.for_model(model))
 
 
 def _image_part(image: ImageContent) -> dict[str, Any]:
@@ -252,7 +259,7 @@ class OpenAIProvider(HttpProvider):
         return headers
 
     def build_body(self, model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-        return build_openai_request(model, context, options)
+        return build_openai_request(model, context, options, self.wire_memo)
 
     async def translate(
         self, events: AsyncIterator[ServerSentEvent], builder: MessageBuilder

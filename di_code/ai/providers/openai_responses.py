@@ -24,6 +24,7 @@ from di_code.ai.providers.http import RetryableError
 from di_code.ai.providers.openai import OpenAIProvider, parse_chunk
 from di_code.ai.providers.request_shared import (
     IMAGE_OMITTED,
+    WireMemo,
     result_text,
     same_model,
     wire_messages,
@@ -52,12 +53,12 @@ _SUMMARY_BREAK = "\n\n"
 
 
 def build_responses_request(
-    model: Model, context: Context, options: StreamOptions
+    model: Model, context: Context, options: StreamOptions, memo: WireMemo | None = None
 ) -> dict[str, Any]:
-    """The /responses body for `context` (a pure function)."""
+    """The /responses body for `context` (a pure function, but for what `memo` keeps)."""
     body: dict[str, Any] = {
         "model": model.id,
-        "input": _input(model, context),
+        "input": _input(model, context, memo),
         "stream": True,
         "store": False,
         "max_output_tokens": options.max_tokens or model.max_output_tokens,
@@ -86,7 +87,7 @@ def build_responses_request(
     return body
 
 
-def _input(model: Model, context: Context) -> list[dict[str, Any]]:
+def _input(model: Model, context: Context, memo: WireMemo | None) -> list[dict[str, Any]]:
     def convert(message: Message, images: list[ImageContent]) -> list[dict[str, Any]]:
         match message:
             case UserMessage():
@@ -99,7 +100,7 @@ def _input(model: Model, context: Context) -> list[dict[str, Any]]:
     def images_message(images: list[ImageContent]) -> dict[str, Any]:
         return {"role": "user", "content": [image_part(image) for image in images]}
 
-    return wire_messages(context.messages, convert, images_message)
+    return wire_messages(context.messages, convert, images_message, memo and memo.for_model(model))
 
 
 def image_part(image: ImageContent) -> dict[str, Any]:
@@ -290,7 +291,7 @@ class OpenAIResponsesProvider(OpenAIProvider):
         return f"{self.base_url}/responses"
 
     def build_body(self, model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-        return build_responses_request(model, context, options)
+        return build_responses_request(model, context, options, self.wire_memo)
 
     async def translate(
         self, events: AsyncIterator[ServerSentEvent], builder: MessageBuilder
