@@ -197,12 +197,15 @@ class _Connection:
                 raise httpx.RemoteProtocolError(f"unexpected {name}", request=request)
 
     async def _send(self, request: httpx.Request, head: h11.Request, timeout: float | None) -> None:
-        self.writer.write(self._encode(head, request))
+        """The head goes out with the body's first piece (a JSON body is one piece): written
+        apart, it woke the server for a head alone, ~1 ms of every local turn."""
+        pending = self._encode(head, request)
         assert isinstance(request.stream, httpx.AsyncByteStream)
         async for chunk in request.stream:
-            self.writer.write(self._encode(h11.Data(data=chunk), request))
+            self.writer.writelines((pending, self._encode(h11.Data(data=chunk), request)))
+            pending = b""
             await self._drain(request, timeout)
-        self.writer.write(self._encode(h11.EndOfMessage(), request))
+        self.writer.writelines((pending, self._encode(h11.EndOfMessage(), request)))
         await self._drain(request, timeout)
 
     def _encode(self, event: h11.Event, request: httpx.Request) -> bytes:
