@@ -32,9 +32,13 @@ def main() -> None:
     from di_code.cli.dataclass_code import install
 
     install()  # before the modules that make dataclasses: ~40 ms less at every start
+    from di_code.cli import collector
     from di_code.cli.quick_parse import quick_command
 
-    command = quick_command(args) or typer_app()
+    quick = quick_command(args)
+    if quick is not None:
+        collector.pause()  # until its set-up is done: cli.setup.prepare resumes it
+    command = quick or typer_app()
     try:
         code = command()
     except SystemExit as done:
