@@ -11,7 +11,7 @@ import pytest
 
 from di_code import __version__
 from tests.cli.conftest import cli_env
-from tests.support.imports import CLI_MAIN, loaded_modules, offenders
+from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main
 from tests.support.llm_server import LLMServer, Turn
 
 # Neither `--help` nor `--version` needs the CLI framework (the saved pages are printed), the
@@ -134,14 +134,8 @@ def test_a_plain_http_server_costs_no_ca_bundle(
         "atexit.register(lambda: print('CA bundles:', "
         "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", report + CLI_MAIN, "run", "--no-session", "hi"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=cli_env(di_code_home, llm_server),
-        cwd=str(workspace),
-    )
+    env = cli_env(di_code_home, llm_server)
+    done = run_main(report, "run", "--no-session", "hi", env=env, cwd=str(workspace))
     assert done.stdout == "hello there\nCA bundles: 0\n", done.stderr
 
 

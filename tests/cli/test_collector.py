@@ -5,13 +5,11 @@ from __future__ import annotations
 
 import gc
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from di_code.cli import collector
 from tests.cli.conftest import cli_env
-from tests.support.imports import CLI_MAIN
+from tests.support.imports import run_main
 from tests.support.llm_server import LLMServer, Turn
 
 REPORT = """
@@ -33,14 +31,8 @@ def test_run_starts_without_the_collector_and_resumes_it(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="hello there"))
-    done = subprocess.run(
-        [sys.executable, "-c", REPORT + CLI_MAIN, "run", "--no-session", "hi"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=cli_env(di_code_home, llm_server),
-        cwd=str(workspace),
-    )
+    env = cli_env(di_code_home, llm_server)
+    done = run_main(REPORT, "run", "--no-session", "hi", env=env, cwd=str(workspace))
     out, _, report = done.stdout.rpartition("GC:")
     assert out.strip() == "hello there", done.stderr
     seen = json.loads(report)

@@ -30,6 +30,21 @@ except SystemExit:
 """
 
 
+def run_main(
+    prelude: str, *args: str, env: Mapping[str, str], cwd: str
+) -> subprocess.CompletedProcess[str]:
+    """`di-code ARGS` in a fresh interpreter, after `prelude` (which may watch it: an exit
+    handler that prints what it saw, say)."""
+    return subprocess.run(
+        [sys.executable, "-c", prelude + CLI_MAIN, *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(env),
+        cwd=cwd,
+    )
+
+
 def loaded_modules(
     code: str, *args: str, env: Mapping[str, str] | None = None, cwd: str | None = None
 ) -> tuple[set[str], str]:
