@@ -51,6 +51,7 @@ async def _chat(options: CliOptions) -> int:
         mcp=prepared.mcp,
         switch_model=lambda spec: _switch_model(spec, prepared.settings),
         held_back=held_back(prepared.home, prepared.workspace),
+        bash_state=prepared.bash.state if prepared.bash is not None else None,
     )
     prepared.home.mkdir(parents=True, exist_ok=True)
     repl = Repl(setup, console, history=prepared.home / "history", approver=approver)

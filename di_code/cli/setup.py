@@ -83,6 +83,8 @@ class Prepared:
     """Records an agent's messages and checkpoints in a session (again after /clear)."""
     mcp: McpServers | None = None
     """The MCP servers started for this session, to stop at the end."""
+    bash: BashPolicy | None = None
+    """How bash runs commands (its sandbox follows the permission mode)."""
 
 
 async def prepare(
@@ -136,7 +138,9 @@ async def prepare(
     if session is not None:
         attach(agent, session)
     collector.resume()  # start-up is done: what it made lives as long as the process
-    return Prepared(agent, selection.model, gate, settings, workspace, home, session, attach, mcp)
+    return Prepared(
+        agent, selection.model, gate, settings, workspace, home, session, attach, mcp, bash
+    )
 
 
 async def start_mcp_servers(

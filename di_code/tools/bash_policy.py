@@ -51,6 +51,14 @@ class BashPolicy:
         clean["TMPDIR"] = PRIVATE_TMP
         return sandbox.wrap(argv, roots, [self.spill.folder]), clean
 
+    def state(self) -> str:
+        """How a command started now runs, for the user (/permissions)."""
+        sandbox = self.sandbox()
+        if sandbox is None:
+            return "unsandboxed"
+        network = "with network" if sandbox.network else "no network"
+        return f"sandboxed ({sandbox.mode}, {network})"
+
     def tool_description(self) -> str:
         """The bash tool's description: the model is told what the sandbox allows (as of
         now: a prompt started after a mode switch is told the new state)."""

@@ -275,7 +275,10 @@ async def _permissions(repl: Repl, arg: str) -> bool:
     rules = [f"  allow {rule}" for rule in gate.rules.allow]
     rules += [f"  deny {rule}" for rule in gate.rules.deny]
     grants = [f"  {number}. {rule}" for number, rule in enumerate(gate.grants, 1)]
-    lines = [f"Permission mode: {gate.mode}", *rules, "Granted for this session:"]
+    lines = [f"Permission mode: {gate.mode}"]
+    if repl.setup.bash_state is not None:
+        lines.append(f"Bash runs {repl.setup.bash_state()}")
+    lines += [*rules, "Granted for this session:"]
     lines += grants or ["  none"]
     if grants:
         lines.append("  /permissions revoke N|all takes a grant back")

@@ -62,6 +62,8 @@ class ChatSetup:
     """The session's MCP servers (/mcp lists them)."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
     """Records the agent's messages (and checkpoints) in a session."""
+    bash_state: Callable[[], str] | None = None
+    """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
     held_back: str | None = None
     """What the untrusted project's settings would set once trusted (its file and keys): the
     chat asks once, before the first prompt, whether to trust it."""

@@ -22,6 +22,7 @@ from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
+from di_code.tools.bash_policy import BashPolicy
 from di_code.tools.permissions import (
     Approval,
     ApprovalRequest,
@@ -30,6 +31,7 @@ from di_code.tools.permissions import (
     Rule,
     gate_tools,
 )
+from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import EXIT_ARMED_SECONDS, ChatSetup, Repl
 from tests.support.llm_server import LLMServer, Turn
@@ -523,3 +525,16 @@ async def test_permissions_lists_and_revokes_the_session_grants() -> None:
     assert listing in output
     assert "Revoked: bash:git status" in output
     assert gate.grants == [Rule("edit", "a.py")] and gate.mode == "accept-edits"
+
+
+async def test_permissions_says_how_bash_runs_now() -> None:
+    """Bash's sandbox follows the mode (when none was asked for): /permissions says which."""
+    faux = create_faux_provider([])
+    gate = PermissionGate("ask", PermissionRules.parse())
+    policy = BashPolicy(SandboxChoice(None), mode=lambda: gate.mode)
+    setup = ChatSetup(Agent(faux.provider, faux.model), gate=gate, bash_state=policy.state)
+    async with chat(setup) as session:
+        session.type("/permissions\r/permissions auto\r/exit\r")
+    assert "Permission mode: ask\nBash runs unsandboxed\n" in session.output
+    confined = "sandboxed (workspace-write, no network)" if bubblewrap_works() else "unsandboxed"
+    assert f"Permission mode: auto\nBash runs {confined}\n" in session.output

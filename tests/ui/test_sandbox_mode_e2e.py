@@ -71,6 +71,7 @@ def test_shift_tab_into_auto_confines_bash_and_back_to_ask_frees_it(
 
         child.sendline("/permissions ask")
         screen.wait_for("Permission mode: ask")
+        screen.wait_for("Bash runs unsandboxed")
         child.sendline("third")
         answer(screen, "y")
         screen.wait_for("third done")
