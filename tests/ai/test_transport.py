@@ -188,6 +188,27 @@ async def test_a_connection_the_server_closed_is_not_reused(serve: list[RawServe
     assert server.connections == 2
 
 
+async def test_a_kept_connection_the_server_drops_as_it_is_reused_is_retried_once(
+    serve: list[RawServer],
+) -> None:
+    """The server closed its idle connection just as the next request went out on it (a
+    keep-alive timeout met halfway): the request goes again at once, on a new connection."""
+    server = start(serve, ok(b"one"), Answer(b"", close=True), ok(b"again"))
+    async with new_async_client(timeout=TIMEOUT) as client:
+        assert (await client.get(server.url + "/a")).text == "one"
+        assert (await client.post(server.url + "/b", json={"x": 1})).text == "again"
+    assert server.targets == ["GET /a HTTP/1.1", "POST /b HTTP/1.1", "POST /b HTTP/1.1"]
+    assert server.connections == 2
+
+
+async def test_a_new_connection_that_fails_is_not_retried(serve: list[RawServer]) -> None:
+    server = start(serve, Answer(b"", close=True), ok(b"never asked"))
+    async with new_async_client(timeout=TIMEOUT) as client:
+        with pytest.raises(httpx.RemoteProtocolError):
+            await client.get(server.url)
+    assert server.targets == ["GET / HTTP/1.1"]
+
+
 async def test_idle_connections_are_bounded_and_expire(
     serve: list[RawServer], monkeypatch: pytest.MonkeyPatch
 ) -> None:

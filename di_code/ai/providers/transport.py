@@ -63,6 +63,14 @@ class _Client(httpx.AsyncClient):
         return _LazyTransport(functools.partial(httpx.AsyncHTTPTransport, proxy=proxy, **options))
 
 
+def _dropped_as_reused(connection: _Connection, request: httpx.Request, exc: BaseException) -> bool:
+    """Whether a kept connection failed as the server closed it (its keep-alive timeout met
+    the request halfway), before any answer: the request may go again on a new connection,
+    if its body can be sent again (bytes, as a JSON body is)."""
+    failed = isinstance(exc, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError)
+    return failed and not connection.received and isinstance(request.stream, httpx.ByteStream)
+
+
 class _LazyTransport(httpx.AsyncBaseTransport):
     """httpx's proxy transport (httpcore), made on the first request that goes through it."""
 
@@ -97,12 +105,17 @@ class LeanTransport(httpx.AsyncBaseTransport):
         assert isinstance(request.stream, httpx.AsyncByteStream)
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
         origin, request_head = _origin(request), _request_head(request)
-        connection = self._take(origin) or await self._connect(origin, request, timeouts)
-        try:
-            answer = await connection.exchange(request, request_head, timeouts)
-        except BaseException:
-            connection.close()
-            raise
+        reused = self._take(origin)
+        while True:
+            connection = reused or await self._connect(origin, request, timeouts)
+            try:
+                answer = await connection.exchange(request, request_head, timeouts)
+                break
+            except BaseException as exc:
+                connection.close()
+                if reused is None or not _dropped_as_reused(connection, request, exc):
+                    raise
+                reused = None  # once more, at once, on a new connection
         return httpx.Response(
             answer.status_code,
             headers=answer.headers.raw_items(),
