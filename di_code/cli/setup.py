@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.tool import AgentTool
+from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
@@ -47,7 +48,7 @@ from di_code.tools.permissions import (
     PermissionGate,
     PermissionMode,
     PermissionRules,
-    gate_tools,
+    offered_tools,
 )
 
 if TYPE_CHECKING:
@@ -122,7 +123,7 @@ async def prepare(
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
-    tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
+    tools = offered_tools([*offered, *(mcp.tools() if mcp else ())], gate.mode)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -133,6 +134,7 @@ async def prepare(
         messages=history,
         max_turns=options.max_turns or settings.max_turns,
         options=StreamOptions(reasoning=reasoning(options, settings)),
+        hooks=ToolHooks(before=[gate.before_tool_call]),
     )
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
