@@ -129,7 +129,7 @@ class DiCodeAcpAgent:
         live = self._live(session_id)
         if mode_id not in {mode for mode, _, _ in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        live.opened.gate.switch(mode_id)  # type: ignore[arg-type]
+        live.opened.gate.switch(mode_id)
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **_: Any) -> None:
