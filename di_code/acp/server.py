@@ -33,9 +33,10 @@ from acp.schema import (
 )
 
 from di_code import __version__
+from di_code.acp.files import ClientFiles
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
-from di_code.acp.updates import EventTranslator
+from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
 from di_code.ai.abort import AbortController
@@ -43,6 +44,7 @@ from di_code.ai.types import AssistantMessage, TextContent, UserContent
 from di_code.config.commands import CommandSet, load_commands
 from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
 from di_code.session.compaction import CompactionError
+from di_code.tools.editor_files import EditorFiles
 from di_code.tools.permissions import PermissionGate, PermissionMode
 
 logger = logging.getLogger(__name__)
@@ -71,8 +73,9 @@ class Opened(Protocol):
     def session(self) -> Any: ...
 
 
-OpenSession = Callable[[Path, str | None], Awaitable[Opened]]
-"""Set up a session for a workspace: a new one, or the stored one with this id."""
+OpenSession = Callable[[Path, str | None, EditorFiles | None], Awaitable[Opened]]
+"""Set up a session for a workspace: a new one, or the stored one with this id; the file
+tools use the editor's files when given."""
 CloseSession = Callable[[Opened], Awaitable[None]]
 
 
@@ -95,11 +98,17 @@ class DiCodeAcpAgent:
         self._close = close_session
         self._client: Any = None
         self._sessions: dict[str, LiveSession] = {}
+        self._editor_fs = False
+        """Whether the client reads and writes text files for the agent (its buffers)."""
 
     def on_connect(self, conn: Any) -> None:
         self._client = conn
 
-    async def initialize(self, protocol_version: int, **_: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: Any = None, **_: Any
+    ) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        self._editor_fs = bool(fs and fs.read_text_file and fs.write_text_file)
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -174,17 +183,20 @@ class DiCodeAcpAgent:
             raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
         if session_id is not None and session_id in self._sessions:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
+        files = ClientFiles(self._client) if self._editor_fs else None
         try:
-            opened = await self._open(workspace, session_id)
+            opened = await self._open(workspace, session_id, files)
         except Exception as exc:  # a configuration error: one line for the editor
             raise RequestError.internal_error({"message": str(exc)}) from None
         stored = opened.session
         live = LiveSession(
             id=stored.id if stored is not None else uuid.uuid4().hex,
             opened=opened,
-            translator=EventTranslator(opened.workspace),
+            translator=EventTranslator(opened.workspace, _text_via(files)),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
         )
+        if files is not None:
+            files.session_id = live.id
         opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live
@@ -195,7 +207,7 @@ class DiCodeAcpAgent:
         async def forward(event: AgentEvent) -> None:
             if isinstance(event, ToolExecutionStartEvent):
                 live.current_call = event.tool_call_id
-            for update in live.translator.updates(event):
+            for update in await live.translator.updates(event):
                 await self._send(live.id, update)
 
         return forward
@@ -230,6 +242,20 @@ class DiCodeAcpAgent:
 
     async def _send(self, session_id: str, update: Any) -> None:
         await self._client.session_update(session_id=session_id, update=update)
+
+
+def _text_via(files: ClientFiles | None) -> TextOf:
+    """How the translator reads a file for a diff: where the file tools read it."""
+    if files is None:
+        return text_on_disk
+
+    async def text_of(path: Path) -> str | None:
+        try:
+            return await files.read_text(path)
+        except OSError:
+            return None
+
+    return text_of
 
 
 def _modes(current: PermissionMode) -> SessionModeState:

@@ -3,6 +3,7 @@ kind, locations and outcome, and for write and edit a diff the editor can show."
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,16 +55,28 @@ def tool_title(name: str, arguments: Any) -> str:
     return name
 
 
+TextOf = Callable[[Path], Awaitable[str | None]]
+"""A file's text (from the disk, or from the editor's buffers), None when absent."""
+
+
+async def text_on_disk(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 @dataclass
 class EventTranslator:
     """Turns one session's AgentEvents into updates; remembers each edited file's text as it
     was when its call started, so the end of the call can send the diff."""
 
     workspace: Path
+    text_of: TextOf = text_on_disk
     before: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     """Per tool call id of a write or edit: its absolute path and the file's old text."""
 
-    def updates(self, event: AgentEvent) -> list[Any]:
+    async def updates(self, event: AgentEvent) -> list[Any]:
         if isinstance(event, MessageUpdateEvent):
             inner = event.event
             if isinstance(inner, TextDeltaEvent):
@@ -72,15 +85,23 @@ class EventTranslator:
                 return [helpers.update_agent_thought_text(inner.delta)]
             return []
         if isinstance(event, ToolExecutionStartEvent):
-            return [self._started(event.tool_call_id, event.tool_name, event.arguments)]
+            call_id, name, arguments = event.tool_call_id, event.tool_name, event.arguments
+            path = self._path(arguments) if name in EDIT_TOOLS else None
+            if path is not None:
+                self.before[call_id] = (str(path), await self.text_of(path))
+            return [self._started(call_id, name, arguments)]
         if isinstance(event, ToolExecutionEndEvent):
-            return [self._ended(event.result)]
+            edited = self.before.pop(event.result.tool_call_id, None)
+            diff = None
+            if edited is not None and not event.result.is_error:
+                where, old = edited
+                new = await self.text_of(Path(where))
+                diff = None if new is None else helpers.tool_diff_content(where, new, old)
+            return [self._ended(event.result, diff)]
         return []
 
     def _started(self, call_id: str, name: str, arguments: Any) -> Any:
         path = self._path(arguments) if name in FILE_TOOLS else None
-        if path is not None and name in EDIT_TOOLS:
-            self.before[call_id] = (str(path), _text_of(path))
         locations = [ToolCallLocation(path=str(path))] if path is not None else None
         return helpers.start_tool_call(
             call_id,
@@ -91,18 +112,14 @@ class EventTranslator:
             raw_input=arguments,
         )
 
-    def _ended(self, result: ToolResultMessage) -> Any:
+    def _ended(self, result: ToolResultMessage, diff: Any = None) -> Any:
         content: list[Any] = [
             helpers.tool_content(helpers.text_block(block.text))
             for block in result.content
             if isinstance(block, TextContent) and block.text
         ]
-        edited = self.before.pop(result.tool_call_id, None)
-        if edited is not None and not result.is_error:
-            path, old = edited
-            new = _text_of(Path(path))
-            if new is not None:
-                content.append(helpers.tool_diff_content(path, new, old))
+        if diff is not None:
+            content.append(diff)
         return helpers.update_tool_call(
             result.tool_call_id,
             status="failed" if result.is_error else "completed",
@@ -134,14 +151,5 @@ class EventTranslator:
                     elif isinstance(part, ToolCall):
                         out.append(self._started(part.id, part.name, part.arguments))
             elif isinstance(message, ToolResultMessage):
-                self.before.pop(message.tool_call_id, None)  # the old text is gone by now
                 out.append(self._ended(message))
         return out
-
-
-def _text_of(path: Path) -> str | None:
-    """The file's text, or None when it is absent or not text (no diff is sent then)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None

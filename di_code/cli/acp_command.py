@@ -10,6 +10,7 @@ from pathlib import Path
 
 from di_code.cli.flags import CliOptions
 from di_code.config.settings import ConfigError
+from di_code.tools.editor_files import EditorFiles
 
 
 def acp_command(options: CliOptions, log_file: str | None) -> int:
@@ -24,11 +25,13 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
     if log_file is not None:
         logging.basicConfig(filename=log_file, level=logging.INFO)
 
-    async def open_session(workspace: Path, session_id: str | None) -> Prepared:
+    async def open_session(
+        workspace: Path, session_id: str | None, editor: EditorFiles | None
+    ) -> Prepared:
         chosen = dataclasses.replace(
             options, session=session_id, continue_session=False, no_session=False
         )
-        return await prepare(chosen, workspace=workspace)
+        return await prepare(chosen, workspace=workspace, editor=editor)
 
     async def close_session(opened: object) -> None:
         assert isinstance(opened, Prepared)

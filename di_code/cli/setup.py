@@ -54,6 +54,7 @@ from di_code.tools.permissions import (
 if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.bash_policy import BashPolicy
+    from di_code.tools.editor_files import EditorFiles
     from di_code.tools.mcp import McpServers
 
 Notify = Callable[[str], None]
@@ -95,6 +96,7 @@ async def prepare(
     env: Mapping[str, str] | None = None,
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
+    editor: EditorFiles | None = None,
 ) -> Prepared:
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
@@ -122,7 +124,7 @@ async def prepare(
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify)
-    offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
+    offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots, editor)
     tools = offered_tools([*offered, *(mcp.tools() if mcp else ())], gate.mode)
     agent = Agent(
         make_provider(selection),
@@ -344,14 +346,22 @@ def select_tools(
     bash: BashPolicy | None = None,
     notify: Notify = notify_stderr,
     read_roots: Sequence[Path] = (),
+    editor: EditorFiles | None = None,
 ) -> list[AgentTool]:
     """The default tools and those of installed plugins, or only those `--tools a,b` names
-    (an unknown name is an error). `read_roots` are folders only the read tool may read."""
+    (an unknown name is an error). `read_roots` are folders only the read tool may read;
+    `editor` is where the file tools find text instead of the disk (`di-code acp`)."""
     from di_code.tools import default_tools
     from di_code.tools.plugins import load_plugin_tools
 
     tools = list(
-        default_tools(workspace, extra_roots=tuple(roots), read_roots=tuple(read_roots), bash=bash)
+        default_tools(
+            workspace,
+            extra_roots=tuple(roots),
+            read_roots=tuple(read_roots),
+            bash=bash,
+            editor=editor,
+        )
     )
     plugins = load_plugin_tools(taken=[tool.name for tool in tools])
     for warning in plugins.warnings:

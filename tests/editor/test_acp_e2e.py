@@ -14,15 +14,19 @@ import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp import PROTOCOL_VERSION, text_block  # noqa: E402
+from acp import PROTOCOL_VERSION, RequestError, text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
     AgentMessageChunk,
     AllowedOutcome,
+    ClientCapabilities,
     DeniedOutcome,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
+    WriteTextFileResponse,
 )
 from acp.stdio import spawn_agent_process  # noqa: E402
 
@@ -72,17 +76,38 @@ async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]
     """A factory: `await agent(client, *args)` -> the connection to a running `di-code acp`."""
     opened: list[Any] = []
 
-    async def start(client: RecordingClient, *args: str) -> Any:
+    async def start(client: RecordingClient, *args: str, capabilities: Any = None) -> Any:
         env = cli_env(di_code_home, llm_server)
         context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env)
         conn, process = await context.__aenter__()
         opened.append((context, process))
-        await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), TIMEOUT)
+        hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
+        await asyncio.wait_for(hello, TIMEOUT)
         return conn
 
     yield start
     for context, _process in opened:
         await context.__aexit__(None, None, None)
+
+
+class EditorClient(RecordingClient):
+    """An editor that serves the agent's file reads and writes from its own buffers."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+        self.served: list[tuple[str, str]] = []
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
+        self.served.append(("read", path))
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
+        self.served.append(("write", path))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
 
 
 async def prompt(conn: Any, session_id: str, text: str) -> Any:
@@ -269,3 +294,37 @@ async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it
     assert replies[-1]["error"]["code"] == -32601  # method not found
     process.stdin.close()
     assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+
+async def test_a_client_with_fs_serves_the_reads_and_writes(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("saved text\n")
+    (tmp_path / "secret.txt").write_text("outside\n")
+    buffers = {str(notes): "unsaved text\n"}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "notes.txt"}),)),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "../secret.txt"}),)),
+        *edit_then_answer("notes.txt", "unsaved", "edited", "done"),
+    )
+    client = EditorClient(buffers)
+    fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    conn = await agent(client, "--permission-mode", "auto", capabilities=ClientCapabilities(fs=fs))
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "read and edit notes")
+
+    first_result = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "unsaved text" in first_result  # the editor's buffer, not the disk
+    second_result = llm_server.requests[2].body["messages"][-1]["content"]
+    assert "outside the workspace" in second_result  # confined before the editor is asked
+    assert buffers[str(notes)] == "edited text\n"
+    assert notes.read_text() == "saved text\n"  # the disk is the editor's to save
+    assert all(path == str(notes) for _, path in client.served)
+    [done] = [
+        u
+        for u in client.of(ToolCallProgress)
+        if u.status == "completed" and u.content and any(c.type == "diff" for c in u.content)
+    ]
+    [diff] = [c for c in done.content if c.type == "diff"]
+    assert (diff.old_text, diff.new_text) == ("unsaved text\n", "edited text\n")
