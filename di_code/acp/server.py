@@ -34,6 +34,7 @@ from acp.schema import (
 
 from di_code import __version__
 from di_code.acp.files import ClientFiles
+from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
@@ -45,6 +46,7 @@ from di_code.config.commands import CommandSet, load_commands
 from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
 from di_code.session.compaction import CompactionError
 from di_code.tools.editor_files import EditorFiles
+from di_code.tools.mcp_config import McpServerConfig
 from di_code.tools.permissions import PermissionGate, PermissionMode
 
 logger = logging.getLogger(__name__)
@@ -73,9 +75,20 @@ class Opened(Protocol):
     def session(self) -> Any: ...
 
 
-OpenSession = Callable[[Path, str | None, EditorFiles | None], Awaitable[Opened]]
-"""Set up a session for a workspace: a new one, or the stored one with this id; the file
-tools use the editor's files when given."""
+@dataclass(frozen=True, slots=True)
+class SessionRequest:
+    """What an editor asks a session to be set up with."""
+
+    workspace: Path
+    session_id: str | None
+    """None for a new session, else the stored one to go on with."""
+    editor: EditorFiles | None
+    """The editor's files, for the file tools, when it offers them."""
+    mcp_servers: tuple[McpServerConfig, ...]
+    """The editor's MCP servers, started beside the configured ones."""
+
+
+OpenSession = Callable[[SessionRequest], Awaitable[Opened]]
 CloseSession = Callable[[Opened], Awaitable[None]]
 
 
@@ -114,7 +127,7 @@ class DiCodeAcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),
             ),
             agent_info=Implementation(name="di-code", title="di-code", version=__version__),
         )
@@ -122,12 +135,16 @@ class DiCodeAcpAgent:
     async def authenticate(self, **_: Any) -> None:
         return None  # keys come from the environment and the config files, as in chat
 
-    async def new_session(self, cwd: str, **_: Any) -> NewSessionResponse:
-        live = await self._start(cwd, None)
+    async def new_session(
+        self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> NewSessionResponse:
+        live = await self._start(cwd, None, mcp_servers or [])
         return NewSessionResponse(session_id=live.id, modes=_modes(live.opened.gate.mode))
 
-    async def load_session(self, cwd: str, session_id: str, **_: Any) -> LoadSessionResponse:
-        live = await self._start(cwd, session_id)
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> LoadSessionResponse:
+        live = await self._start(cwd, session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
         return LoadSessionResponse(modes=_modes(live.opened.gate.mode))
@@ -177,7 +194,7 @@ class DiCodeAcpAgent:
             await self._close(live.opened)
         self._sessions.clear()
 
-    async def _start(self, cwd: str, session_id: str | None) -> LiveSession:
+    async def _start(self, cwd: str, session_id: str | None, servers: list[Any]) -> LiveSession:
         workspace = Path(cwd)
         if not workspace.is_absolute() or not workspace.is_dir():
             raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
@@ -185,7 +202,8 @@ class DiCodeAcpAgent:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
         files = ClientFiles(self._client) if self._editor_fs else None
         try:
-            opened = await self._open(workspace, session_id, files)
+            request = SessionRequest(workspace, session_id, files, mcp_configs(servers))
+            opened = await self._open(request)
         except Exception as exc:  # a configuration error: one line for the editor
             raise RequestError.internal_error({"message": str(exc)}) from None
         stored = opened.session

@@ -6,15 +6,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
-from pathlib import Path
 
 from di_code.cli.flags import CliOptions
 from di_code.config.settings import ConfigError
-from di_code.tools.editor_files import EditorFiles
 
 
 def acp_command(options: CliOptions, log_file: str | None) -> int:
     try:
+        from di_code.acp.server import SessionRequest
         from di_code.acp.stdio import serve
     except ImportError:
         raise ConfigError(
@@ -25,13 +24,16 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
     if log_file is not None:
         logging.basicConfig(filename=log_file, level=logging.INFO)
 
-    async def open_session(
-        workspace: Path, session_id: str | None, editor: EditorFiles | None
-    ) -> Prepared:
+    async def open_session(request: SessionRequest) -> Prepared:
         chosen = dataclasses.replace(
-            options, session=session_id, continue_session=False, no_session=False
+            options, session=request.session_id, continue_session=False, no_session=False
         )
-        return await prepare(chosen, workspace=workspace, editor=editor)
+        return await prepare(
+            chosen,
+            workspace=request.workspace,
+            editor=request.editor,
+            mcp_servers=request.mcp_servers,
+        )
 
     async def close_session(opened: object) -> None:
         assert isinstance(opened, Prepared)

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.editor_files import EditorFiles
     from di_code.tools.mcp import McpServers
+    from di_code.tools.mcp_config import McpServerConfig
 
 Notify = Callable[[str], None]
 
@@ -97,6 +98,7 @@ async def prepare(
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
     editor: EditorFiles | None = None,
+    mcp_servers: Sequence[McpServerConfig] = (),
 ) -> Prepared:
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
@@ -123,7 +125,7 @@ async def prepare(
     gate = PermissionGate(mode, rules, approver)
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
-    mcp = await start_mcp_servers(settings, home, workspace, notify)
+    mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots, editor)
     tools = offered_tools([*offered, *(mcp.tools() if mcp else ())], gate.mode)
     agent = Agent(
@@ -148,13 +150,19 @@ async def prepare(
 
 
 async def start_mcp_servers(
-    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+    settings: Settings,
+    home: Path,
+    workspace: Path,
+    notify: Notify = notify_stderr,
+    extra: Sequence[McpServerConfig] = (),
 ) -> McpServers | None:
-    """The configured MCP servers, started (None when there are none: the SDK is then never
-    imported). A project's `.mcp.json` counts only when the user trusts it."""
+    """The configured MCP servers and `extra` ones (an editor's), started (None when there
+    are none: the SDK is then never imported). A project's `.mcp.json` counts only when the
+    user trusts it."""
     from di_code.tools.mcp_config import parse_servers, read_mcp_json
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
+    configs = [*configs, *extra]
     project_file, why_not = project_mcp_json(home, workspace)
     if project_file is not None:
         more, problems = read_mcp_json(project_file)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,9 @@ from acp.schema import (  # noqa: E402
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
+    EnvVariable,
     FileSystemCapabilities,
+    McpServerStdio,
     ReadTextFileResponse,
     RequestPermissionResponse,
     ToolCallProgress,
@@ -328,3 +331,28 @@ async def test_a_client_with_fs_serves_the_reads_and_writes(
     ]
     [diff] = [c for c in done.content if c.type == "diff"]
     assert (diff.old_text, diff.new_text) == ("unsaved text\n", "edited text\n")
+
+
+async def test_mcp_servers_the_editor_passes_start_and_their_tools_run(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    server = McpServerStdio(
+        name="fx",
+        command=sys.executable,
+        args=["-m", "tests.support.mcp_fixture_server", "stdio"],
+        env=[
+            EnvVariable(name="PYTHONPATH", value=str(root)),
+            EnvVariable(name="MCP_FIXTURE_DIR", value=str(tmp_path)),
+        ],
+    )
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("mcp__fx__add", {"a": 2, "b": 40}),)), Turn(text="42")
+    )
+    client = RecordingClient()
+    conn = await agent(client, "--permission-mode", "auto")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[server])
+    await prompt(conn, session.session_id, "add")
+    offered = {t["function"]["name"] for t in llm_server.requests[0].body["tools"]}
+    assert "mcp__fx__add" in offered
+    assert llm_server.requests[1].body["messages"][-1]["content"] == "42"
