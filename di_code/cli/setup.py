@@ -138,7 +138,7 @@ async def prepare(
         messages=history,
         max_turns=options.max_turns or settings.max_turns,
         options=StreamOptions(reasoning=reasoning(options, settings)),
-        hooks=ToolHooks(before=[gate.before_tool_call]),
+        hooks=tool_hooks(settings, gate, workspace, session, notify),
     )
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
@@ -147,6 +147,29 @@ async def prepare(
     return Prepared(
         agent, selection.model, gate, settings, workspace, home, session, attach, mcp, bash
     )
+
+
+def tool_hooks(
+    settings: Settings,
+    gate: PermissionGate,
+    workspace: Path,
+    session: Session | None,
+    notify: Notify,
+) -> ToolHooks:
+    """The permission gate around every tool call, with the user's PreToolUse and
+    PostToolUse hooks when any are configured (their code is not even loaded otherwise)."""
+    if not settings.hooks:
+        return ToolHooks(before=[gate.before_tool_call])
+    from di_code.tools.hook_config import HookConfigError, parse_hooks
+    from di_code.tools.user_hooks import ToolHookRunner
+
+    try:
+        hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
+    except HookConfigError as exc:
+        raise ConfigError(str(exc)) from None
+    session_id = session.id if session is not None else ""
+    runner = ToolHookRunner(hooks, workspace, session_id, notify)
+    return ToolHooks(before=[runner.gate(gate)], after=[runner.after])
 
 
 async def start_mcp_servers(

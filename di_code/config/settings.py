@@ -15,6 +15,7 @@ Layout (README.md shows a full example):
     [discovery] urls = ["ollama=http://127.0.0.1:11434/v1", ...]
     [sandbox] mode = "off|workspace-write|read-only", network = true|false
     [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
+    [[hooks.PreToolUse]] matcher = "bash", hooks = [{type = "command", command = "..."}]
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ class Settings:
     sandbox_network: bool | None = None
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     """`[mcp_servers.NAME]` tables as written (di_code.tools.mcp_config reads them)."""
+    hooks: tuple[tuple[str, Any], ...] = ()
+    """(file, its `hooks` table as written), the user's then a trusted project's
+    (di_code.tools.hook_config reads them)."""
 
 
 def di_code_home() -> Path:
@@ -136,6 +140,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         warnings=base.warnings + top.warnings,
         sandbox_mode=top.sandbox_mode or base.sandbox_mode,
         mcp_servers={**base.mcp_servers, **top.mcp_servers},
+        hooks=base.hooks + top.hooks,
         sandbox_network=(
             top.sandbox_network if top.sandbox_network is not None else base.sandbox_network
         ),
@@ -159,7 +164,7 @@ def _merge_provider(base: ProviderSettings | None, top: ProviderSettings) -> Pro
 def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     """Check a parsed TOML document's shape; a wrong key or type names the file and key."""
     reader = _Reader(source)
-    tables = {"permissions", "limits", "providers", "discovery", "sandbox", "mcp_servers"}
+    tables = {"permissions", "limits", "providers", "discovery", "sandbox", "mcp_servers", "hooks"}
     reader.keys(data, "", {"model", "thinking", *tables})
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
@@ -185,6 +190,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
         sandbox_mode=reader.choice(sandbox, "sandbox.mode", SANDBOX_MODES),
         sandbox_network=network,
         mcp_servers=reader.table(data, "mcp_servers", None),
+        hooks=((source, data["hooks"]),) if "hooks" in data else (),
     )
 
 

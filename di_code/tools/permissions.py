@@ -31,6 +31,7 @@ from di_code.tools import READ_ONLY_TOOLS
 from di_code.tools.shell_parse import SimpleCommand, parse_line
 
 PermissionMode: TypeAlias = Literal["ask", "accept-edits", "auto", "read-only"]
+HookOpinion: TypeAlias = Literal["allow", "ask"] | None
 MODE_CYCLE: tuple[PermissionMode, ...] = ("ask", "accept-edits", "auto")
 """The modes Shift+Tab steps through in chat (read-only is fixed at start)."""
 
@@ -229,16 +230,23 @@ class PermissionGate:
         """The agent loop's hook: every call is checked here once its arguments are valid."""
         return await self.check(context.call.name, context.params)
 
-    async def check(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
-        """None if the call may run, else the reason it may not (for the model)."""
+    async def check(
+        self, tool_name: str, arguments: dict[str, Any], hook: HookOpinion = None
+    ) -> str | None:
+        """None if the call may run, else the reason it may not (for the model). `hook` is
+        what the user's PreToolUse hooks said: "allow" skips the question, "ask" asks even
+        where nothing would; deny rules and read-only mode refuse either way."""
         decision = self.rules.decide(tool_name, arguments, self.grants)
         if decision == "deny":
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
-        if self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS:
+        if hook == "allow":
             return None
-        if self.mode == "accept-edits" and tool_name in EDIT_TOOLS:
+        unasked = self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS
+        if hook != "ask" and unasked:
+            return None
+        if hook != "ask" and self.mode == "accept-edits" and tool_name in EDIT_TOOLS:
             return None
         if self.approver is None:
             return (

@@ -1,0 +1,84 @@
+"""User hooks: commands the user's config runs around tool calls, in Claude Code's shape.
+
+    [[hooks.PreToolUse]]
+    matcher = "bash|write"                 # a regular expression on the tool name; "" or "*": all
+    hooks = [{ type = "command", command = "~/bin/check-tool", timeout = 30 }]
+
+The same shape as the `hooks` object of Claude Code's settings.json, so one reader serves
+both. Settings keep each file's `hooks` table as written (an untrusted project's is dropped with
+its other unsafe keys); this module reads them when the agent is set up; nothing here runs.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+HOOK_EVENTS = ("PreToolUse", "PostToolUse")
+DEFAULT_HOOK_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class UserHook:
+    event: str
+    matcher: re.Pattern[str] | None
+    """None matches every tool."""
+    command: str
+    timeout: float
+    source: str
+
+    def matches(self, tool_name: str) -> bool:
+        return self.matcher is None or self.matcher.fullmatch(tool_name) is not None
+
+
+class HookConfigError(ValueError):
+    """A `hooks` table of the wrong shape; the message names the file and key."""
+
+
+def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:
+    """The hooks of one `hooks` table; a wrong shape raises HookConfigError."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, Mapping):
+        raise HookConfigError(f"{source}: hooks must be a table of events")
+    found: list[UserHook] = []
+    for event, groups in raw.items():
+        if event not in HOOK_EVENTS:
+            raise HookConfigError(
+                f"{source}: hooks.{event} is not a hook event ({', '.join(HOOK_EVENTS)})"
+            )
+        if not isinstance(groups, list):
+            raise HookConfigError(f"{source}: hooks.{event} must be a list of matchers")
+        for index, group in enumerate(groups):
+            found += _group(event, group, f"{source}: hooks.{event}[{index}]", source)
+    return tuple(found)
+
+
+def _group(event: str, group: Any, where: str, source: str) -> list[UserHook]:
+    if not isinstance(group, Mapping) or not isinstance(group.get("hooks"), list):
+        raise HookConfigError(f"{where} must have a list of hooks")
+    matcher = _matcher(group.get("matcher"), where)
+    hooks = []
+    for entry in group["hooks"]:
+        if not isinstance(entry, Mapping) or entry.get("type", "command") != "command":
+            raise HookConfigError(f'{where}: each hook must be {{type = "command", command = ...}}')
+        command, timeout = entry.get("command"), entry.get("timeout", DEFAULT_HOOK_TIMEOUT)
+        if not isinstance(command, str) or not command.strip():
+            raise HookConfigError(f"{where}: a hook's command must be a non-empty string")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise HookConfigError(f"{where}: a hook's timeout must be a positive number of seconds")
+        hooks.append(UserHook(event, matcher, command, float(timeout), source))
+    return hooks
+
+
+def _matcher(raw: Any, where: str) -> re.Pattern[str] | None:
+    if raw is None or raw in ("", "*"):
+        return None
+    if not isinstance(raw, str):
+        raise HookConfigError(f"{where}: matcher must be a string")
+    try:
+        return re.compile(raw, re.IGNORECASE)  # Claude Code's names are capitalised: Bash
+    except re.error as exc:
+        raise HookConfigError(f"{where}: matcher is not a regular expression ({exc})") from None
