@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
+from di_code.agent.loop import DEFAULT_MAX_TURNS
 from di_code.agent.tool import AgentTool
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
@@ -131,7 +132,7 @@ async def prepare(
             options, [tool.name for tool in tools], workspace, home, roots, skills.skills
         ),
         messages=history,
-        max_turns=options.max_turns or settings.max_turns,
+        max_turns=options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS,
         options=StreamOptions(reasoning=reasoning(options, settings)),
     )
     attach = session_recorder(workspace, roots, notify)

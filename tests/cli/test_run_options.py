@@ -47,6 +47,19 @@ def test_max_turns_ends_the_run_with_exit_1(run_di_code: RunDiCode, llm_server: 
     assert len([r for r in llm_server.requests if r.method == "POST"]) == 1
 
 
+def test_without_configuration_a_model_that_never_stops_is_stopped_at_100_requests(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    never_stops = Turn(tool_calls=(ToolCallSpec("ls", {}),))
+    llm_server.script(*[never_stops] * 150, Turn(text="only reached without a limit"))
+    done = run_di_code("run", "--output-format", "json", "list forever")
+    assert done.returncode == 1
+    assert done.stderr == ""
+    result = json.loads(done.stdout)
+    assert (result["is_error"], result["result"]) == (True, "Turn limit reached (100)")
+    assert len([r for r in llm_server.requests if r.method == "POST"]) == 100
+
+
 def test_system_prompt_replaced_or_appended_from_text_or_file(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
 ) -> None:
