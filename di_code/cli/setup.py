@@ -123,7 +123,8 @@ async def prepare(
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
-    tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
+    mcp_tools = mcp.tools(taken=[tool.name for tool in offered]) if mcp else []
+    tools = gate_tools([*offered, *mcp_tools], gate)
     agent = Agent(
         make_provider(selection),
         selection.model,
