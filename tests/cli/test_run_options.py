@@ -57,6 +57,7 @@ def test_without_configuration_a_model_that_never_stops_is_stopped_at_100_reques
     assert done.stderr == ""
     result = json.loads(done.stdout)
     assert (result["is_error"], result["result"]) == (True, "Turn limit reached (100)")
+    assert result["num_turns"] == 100 and "unreported_turns" not in result["usage"]
     assert len([r for r in llm_server.requests if r.method == "POST"]) == 100
 
 
