@@ -92,12 +92,14 @@ def test_the_deadline_moves_with_events_only() -> None:
     reading = Reading(stall=5, first_byte=60)
     clock = reading.clock
     assert (clock.deadline, clock.why) == (160, "no reply")
+    reading.at(101, b": ping\n")  # keep-alives before the first event: the first-byte wait
+    assert (clock.deadline, clock.why, clock.seconds) == (160, "only keep-alives", 60)
     reading.at(110, b"data: {")  # part of the first event: it has the stall timeout to complete
     assert (clock.deadline, clock.why) == (115, "no complete event")
     reading.at(114, b'"a"')  # more bytes of it move nothing
     reading.at(114.5, b"}\ndata: 2\n")  # complete lines, but no blank line: still no event
     assert clock.deadline == 115
-    reading.at(114.9, b"\n")
+    reading.at(114.9, b"\n: ping\n")  # an event, and a keep-alive with it
     assert (clock.deadline, clock.why) == (119.9, "no data")
     reading.at(118, b": ping\n")  # a keep-alive after an event: waits on, up to the first-byte
     assert (clock.deadline, clock.why) == (123, "no data")  # timeout after that event

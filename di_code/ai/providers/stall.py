@@ -48,10 +48,10 @@ class StallClock:
         if keepalives > self._keepalives and not pending:
             self._keepalives = keepalives
             deadline = max(self.deadline, min(now + self.stall, self._cap))
-            if deadline == self._cap:
-                self._set(deadline, "only keep-alives", self.first_byte)
-            else:
+            if deadline == now + self.stall:
                 self._set(deadline, "no data", self.stall)
+            else:  # held at the first-byte timeout, which keep-alives alone cannot pass
+                self._set(deadline, "only keep-alives", self.first_byte)
         if pending and (events or not self._pending):
             started = now + self.stall
             if self._events:
