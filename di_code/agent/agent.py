@@ -9,7 +9,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
-from di_code.agent.loop import LoopConfig, run_agent_loop
+from di_code.agent.loop import LoopConfig, MoreTurns, run_agent_loop
 from di_code.agent.tool import AgentTool, bind_tool
 from di_code.agent.tool_call import ToolHooks
 from di_code.ai.abort import AbortController, AbortSignal
@@ -49,6 +49,8 @@ class Agent:
         self.model = model
         self.system_prompt = system_prompt
         self.max_turns = max_turns
+        self.more_turns: MoreTurns | None = None
+        """Asks whether to go on when a prompt reaches `max_turns` (the chat's question)."""
         self.options = options or StreamOptions()
         self.hooks = hooks or ToolHooks()
         """Asked around every tool call (permissions, approval, checkpoints)."""
@@ -145,6 +147,7 @@ class Agent:
             system_prompt=self.system_prompt,
             now=self._now,
             max_turns=self.max_turns,
+            more_turns=self.more_turns,
             options=self.options,
             steering=lambda: _drain(self._steering),
             follow_ups=lambda: _drain(self._follow_ups),

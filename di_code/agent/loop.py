@@ -50,6 +50,13 @@ from di_code.ai.types import (
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 MessageSource = Callable[[], list[UserMessage]]
+MoreTurns = Callable[[int], Awaitable[bool]]
+"""Asked when a prompt has made its `max_turns` requests: True allows as many again."""
+
+DEFAULT_MAX_TURNS = 100
+"""Model requests per prompt when neither `--max-turns` nor `[limits] max_turns` says: far
+above what a real task takes (a few dozen), low enough that a model that never stops calling
+tools is stopped before it has cost much."""
 
 ABORTED_LOOP_TEXT = "Tool loop aborted"
 logger = logging.getLogger(__name__)
@@ -70,6 +77,8 @@ class LoopConfig:
     system_prompt: str | None = None
     now: Clock = now_ms
     max_turns: int | None = None
+    more_turns: MoreTurns | None = None
+    """None: the limit ends the prompt with an error (a run without a terminal)."""
     options: StreamOptions = field(default_factory=StreamOptions)
     steering: MessageSource = _no_messages
     """Messages typed while the prompt runs: sent with the next request."""
@@ -111,8 +120,11 @@ class _Run:
                 await self._add(prompt)
             limit = self.config.max_turns
             if limit is not None and requests >= limit:
-                await self._local_end("error", f"Turn limit reached ({limit})")
-                return
+                if await self._more_turns(limit):
+                    requests = 0
+                elif not self.signal.aborted:  # an abort during the question ends as aborted
+                    await self._local_end("error", f"Turn limit reached ({limit})")
+                    return
             if self.signal.aborted:
                 await self._local_end("aborted", ABORTED_REQUEST_TEXT)
                 return
@@ -134,6 +146,10 @@ class _Run:
                 await self._local_end("aborted", ABORTED_LOOP_TEXT)
                 return
             pending = self.config.steering()
+
+    async def _more_turns(self, limit: int) -> bool:
+        ask = self.config.more_turns
+        return ask is not None and not self.signal.aborted and await ask(limit)
 
     async def _add(self, message: Message) -> None:
         await self.emit(MessageStartEvent(message))

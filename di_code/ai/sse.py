@@ -47,6 +47,13 @@ class SSEDecoder:
         self._data: list[str] = []
         self._last_id: str | None = None
         self._retry: int | None = None
+        self.keepalives = 0
+        """Comment lines so far: what proxies send to show a connection is alive."""
+
+    @property
+    def pending(self) -> bool:
+        """Part of an event is in hand: a line not yet ended, or fields not yet dispatched."""
+        return bool(self._partial or self._data or self._event)
 
     def feed(self, chunk: bytes) -> list[ServerSentEvent]:
         """The events completed by `chunk`."""
@@ -90,6 +97,7 @@ class SSEDecoder:
         if not line:
             return self._dispatch()
         if line.startswith(":"):
+            self.keepalives += 1
             return []
         name, colon, value = line.partition(":")
         if colon and value.startswith(" "):

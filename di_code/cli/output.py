@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO, TypeAlias
 
-from di_code.agent.events import AgentEvent, TurnEndEvent
+from di_code.agent.events import AgentEvent, MessageStartEvent, TurnEndEvent
 from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
@@ -37,9 +37,14 @@ class RunTally:
 
     num_turns: int = 0
     usages: list[Usage] = field(default_factory=list)
+    _local: bool = False
+    """The turn ends in a message the loop made without a request (the turn limit, an abort):
+    its start already carries its stop reason. It is not a model request to count."""
 
     def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, TurnEndEvent):
+        if isinstance(event, MessageStartEvent) and isinstance(event.message, AssistantMessage):
+            self._local = event.message.stop_reason in ("error", "aborted")
+        if isinstance(event, TurnEndEvent) and not self._local:
             self.num_turns += 1
             self.usages.append(event.message.usage)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
+from di_code.agent.loop import DEFAULT_MAX_TURNS
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
@@ -127,7 +128,8 @@ async def prepare(
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots, editor)
-    tools = offered_tools([*offered, *(mcp.tools() if mcp else ())], gate.mode)
+    mcp_tools = mcp.tools(taken=[tool.name for tool in offered]) if mcp else []
+    tools = offered_tools([*offered, *mcp_tools], gate.mode)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -136,7 +138,7 @@ async def prepare(
             options, [tool.name for tool in tools], workspace, home, roots, skills.skills
         ),
         messages=history,
-        max_turns=options.max_turns or settings.max_turns,
+        max_turns=options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS,
         options=StreamOptions(reasoning=reasoning(options, settings)),
         hooks=tool_hooks(settings, gate, workspace, session, notify),
     )

@@ -1,4 +1,5 @@
-"""MCP servers as tools: each server's tools appear to the model as `mcp__SERVER__TOOL`.
+"""MCP servers as tools: each server's tools appear to the model as `mcp__SERVER__TOOL`
+(made to fit the providers' name rules and kept distinct by tools/tool_names.py).
 
 Built on the official `mcp` SDK, which is imported only when a server is configured (it costs
 several hundred milliseconds). Servers start in parallel, each within its timeout; one that
@@ -15,8 +16,7 @@ import contextlib
 import json
 import logging
 import os
-import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal, TextIO
@@ -27,6 +27,7 @@ from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.tools.base import CheckedTool
 from di_code.tools.errors import ToolError
 from di_code.tools.mcp_config import McpServerConfig
+from di_code.tools.tool_names import distinct_names
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -35,15 +36,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STOP_TIMEOUT_S = 5.0
-_TOOL_NAME_LIMIT = 64
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
-"""Providers accept tool names of `[A-Za-z0-9_-]{1,64}`; MCP servers may use others."""
 
 ServerState = Literal["starting", "ready", "failed", "stopped"]
-
-
-def tool_name(server: str, tool: str) -> str:
-    return _UNSAFE_NAME.sub("_", f"mcp__{server}__{tool}")[:_TOOL_NAME_LIMIT]
 
 
 @dataclass
@@ -196,6 +190,11 @@ class McpTool(CheckedTool):
         return result_from_mcp(result)
 
 
+def _schema(listed: Any) -> dict[str, Any]:
+    schema = listed.inputSchema if isinstance(listed.inputSchema, dict) else {}
+    return schema or {"type": "object"}
+
+
 def result_from_mcp(result: CallToolResult) -> ToolResult:
     """Text, images and embedded resources as tool result content; a server error stays an
     error result the model can read."""
@@ -242,23 +241,33 @@ class McpServers:
             if server.state == "failed"
         ]
 
-    def tools(self) -> list[McpTool]:
-        tools = []
-        for server in self.servers:
-            if server.state != "ready":
-                continue
-            for listed in server.listed:
-                schema = listed.inputSchema if isinstance(listed.inputSchema, dict) else {}
-                tools.append(
-                    McpTool(
-                        server,
-                        listed.name,
-                        tool_name(server.name, listed.name),
-                        listed.description or f"{listed.name} (from the MCP server {server.name})",
-                        schema or {"type": "object"},
-                    )
-                )
-        return tools
+    def tools(self, taken: Collection[str] = ()) -> list[McpTool]:
+        """The ready servers' tools, named so that none has a name in `taken` (the other
+        tools of the session) or another's."""
+        return [
+            McpTool(
+                server,
+                listed.name,
+                name,
+                listed.description or f"{listed.name} (from the MCP server {server.name})",
+                _schema(listed),
+            )
+            for server, listed, name in self._named(taken)
+            if server.state == "ready"
+        ]
+
+    def _named(self, taken: Collection[str] = ()) -> list[tuple[McpServer, Any, str]]:
+        """Every listed tool with its name for the model: `mcp__SERVER__TOOL` when that is a
+        name providers accept and no other tool has (tools/tool_names.py)."""
+        listed = [(server, tool) for server in self.servers for tool in server.listed]
+        names = distinct_names(
+            [
+                (f"mcp__{server.name}__{tool.name}", json.dumps([server.name, tool.name]))
+                for server, tool in listed
+            ],
+            taken,
+        )
+        return [(server, tool, name) for (server, tool), name in zip(listed, names, strict=True)]
 
     async def aclose(self) -> None:
         await asyncio.gather(*(server.stop() for server in self.servers))
@@ -267,11 +276,12 @@ class McpServers:
     def status_lines(self) -> list[str]:
         """One line per server and its tools, for `/mcp` and `di-code mcp list`."""
         lines = []
+        named = self._named()
         for server in self.servers:
             config = server.config
             where = config.url or " ".join([config.command or "", *config.args])
             state = f"{server.state}: {server.error}" if server.error else server.state
             lines.append(f"{server.name}  ({state})  {where}")
-            lines += [f"    {tool_name(server.name, t.name)}" for t in server.listed]
+            lines += [f"    {name}" for owner, _, name in named if owner is server]
         lines += [f"{name}  (disabled)" for name in self.disabled]
         return lines or ["No MCP servers configured."]

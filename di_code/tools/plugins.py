@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from di_code.agent.tool import AgentTool, bind_tool
+from di_code.tools.tool_names import PROVIDER_NAME
 
 GROUP = "di_code.tools"
-TOOL_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _SECTION = re.compile(r"^\[\s*(.+?)\s*\]\s*$")
 
 
@@ -137,8 +137,8 @@ def _problem(tool: Any, taken: Collection[str]) -> str | None:
     """Why `tool` cannot be offered to the model, or None."""
     if not isinstance(tool, AgentTool):
         return f"{type(tool).__name__} is not an AgentTool (name, description, parameters, execute)"
-    if not isinstance(tool.name, str) or not TOOL_NAME.fullmatch(tool.name):
-        return f"tool name {tool.name!r} is not 1-64 letters, digits, _ or -"
+    if not isinstance(tool.name, str) or not PROVIDER_NAME.fullmatch(tool.name):
+        return f"tool name {tool.name!r} is not 1-64 letters, digits, _ or - (a letter or _ first)"
     if tool.name in taken:
         return f"a tool named {tool.name} exists already"
     if not isinstance(tool.parameters, dict):

@@ -31,6 +31,7 @@ from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
+from di_code.ui.turn_limit import more_turns_question
 
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
@@ -145,6 +146,7 @@ class Repl:
         self._ticker: asyncio.Task[None] | None = None
         self._controller: AbortController | None = None
         self._unsubscribe = setup.agent.subscribe(self.renderer.handle)
+        setup.agent.more_turns = more_turns_question(self.approver)
 
     @property
     def agent(self) -> Agent:
@@ -182,6 +184,7 @@ class Repl:
             options=old.options,
             hooks=old.hooks,
         )
+        agent.more_turns = old.more_turns
         self._unsubscribe()
         self._unsubscribe = agent.subscribe(self.renderer.handle)
         if session is not None:

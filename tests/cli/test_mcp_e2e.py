@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -17,6 +18,7 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.mcp_fixture_server import NAME_TWINS
 from tests.support.processes import alive, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,6 +114,35 @@ def test_stdio_and_http_servers_tools_reach_the_model(
     assert _tool_result(bodies[4], "c4") == "2"
     pid = int((markers / "fx.pid").read_text())
     wait_until(lambda: not alive(pid), "the stdio MCP server to end with di-code")
+
+
+def test_tools_whose_names_collide_once_made_to_fit_each_stay_reachable(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    (di_code_home / "config.toml").write_text(toml_table("fx", stdio_server("fx", markers)))
+    llm_server.script(Turn(text="looked"))
+    assert run_di_code("run", "look").returncode == 0
+    offered = [tool["function"] for tool in llm_server.requests[-1].body["tools"]]
+    names = [tool["name"] for tool in offered]
+    assert len(names) == len(set(names))
+    # what all four wire APIs accept: OpenAI (both), Anthropic, and Gemini's letter-or-_ first
+    assert all(re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]{0,63}", name) for name in names)
+    twins = {
+        tool["description"].removeprefix("Answers ").removesuffix("."): tool["name"]
+        for tool in offered
+        if tool["description"].startswith("Answers ")
+    }
+    assert set(twins) == set(NAME_TWINS.values())
+    assert twins["plain notes"] == "mcp__fx__notes_read"  # a name that fits stays as it is
+
+    llm_server.script(*[call(name, {}, f"c{i}") for i, name in enumerate(twins.values())])
+    llm_server.script(Turn(text="all answered"))
+    done = run_di_code("run", "--yes", "call each")
+    assert done.returncode == 0, done.stderr
+    bodies = [r.body for r in llm_server.requests if r.method == "POST"][-(len(twins) + 1) :]
+    assert [tool["function"]["name"] for tool in bodies[0]["tools"]] == names  # stable names
+    for i, answer in enumerate(twins):
+        assert _tool_result(bodies[i + 1], f"c{i}") == answer
 
 
 def _tool_result(body: dict[str, object], call_id: str) -> object:

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import LLMServer, Replay, ToolCallSpec, Turn
 
 
 def system_text(body: dict[str, object]) -> str:
@@ -45,6 +45,32 @@ def test_max_turns_ends_the_run_with_exit_1(run_di_code: RunDiCode, llm_server: 
     assert done.returncode == 1
     assert done.stderr == "di-code: Turn limit reached (1)\n"
     assert len([r for r in llm_server.requests if r.method == "POST"]) == 1
+
+
+def test_without_configuration_a_model_that_never_stops_is_stopped_at_100_requests(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    never_stops = Turn(tool_calls=(ToolCallSpec("ls", {}),))
+    llm_server.script(*[never_stops] * 150, Turn(text="only reached without a limit"))
+    done = run_di_code("run", "--output-format", "json", "list forever")
+    assert done.returncode == 1
+    assert done.stderr == ""
+    result = json.loads(done.stdout)
+    assert (result["is_error"], result["result"]) == (True, "Turn limit reached (100)")
+    assert result["num_turns"] == 100 and "unreported_turns" not in result["usage"]
+    assert len([r for r in llm_server.requests if r.method == "POST"]) == 100
+
+
+def test_a_reply_trickling_a_byte_at_a_time_ends_at_the_stall_timeout(
+    run_di_code: RunDiCode, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    reply = tmp_path / "trickle.sse"
+    line = b'data: {"choices": [{"index": 0, "delta": {"content": "' + b"x" * 100 + b'"}}]}\n\n'
+    reply.write_bytes(line)
+    llm_server.script(Replay(str(reply), cuts=tuple(range(1, len(line))), delay=0.05))
+    done = run_di_code("run", "hi", env_extra={"DI_CODE_STALL_TIMEOUT": "1"})
+    assert done.returncode == 1
+    assert done.stderr == "di-code: openai: stream stalled (no complete event for 1 s)\n"
 
 
 def test_system_prompt_replaced_or_appended_from_text_or_file(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
@@ -53,7 +54,28 @@ def build(port: int = 0) -> FastMCP:
         await anyio.sleep(seconds)
         return "slept"
 
+    # Names providers do not accept as they are, that become alike when made to fit.
+    for name, answer in NAME_TWINS.items():
+        server.add_tool(_answering(answer), name=name, description=f"Answers {answer}.")
+
     return server
+
+
+LONG_NAME = "a_tool_name_that_goes_on_and_on_past_what_providers_accept_"
+NAME_TWINS = {
+    "notes.read": "dotted notes",
+    "notes_read": "plain notes",
+    f"{LONG_NAME}first": "the first long one",
+    f"{LONG_NAME}second": "the second long one",
+}
+"""Tool name -> what it answers, so a test can tell which tool a call reached."""
+
+
+def _answering(answer: str) -> Callable[[], str]:
+    def tool() -> str:
+        return answer
+
+    return tool
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.providers.body_json import BodyEncoder
 from di_code.ai.providers.request_shared import WireMemo
+from di_code.ai.providers.stall import StallClock
 from di_code.ai.redaction import clip, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
@@ -37,7 +38,7 @@ if TYPE_CHECKING:
     import httpx
 
 STALL_TIMEOUT = 120.0
-"""Silence allowed between two pieces of a reply once it has started."""
+"""How long one SSE event of a reply may take to complete once the reply has started."""
 FIRST_BYTE_TIMEOUT = 120.0
 LOCAL_FIRST_BYTE_TIMEOUT = 600.0
 """A CPU-served local model may process a long prompt for minutes before its first token."""
@@ -216,8 +217,8 @@ def preload_tls() -> None:
 
 @dataclass(frozen=True, slots=True)
 class Timeouts:
-    """How long a server may stay silent: before the first piece of its reply (a local model
-    processes the whole prompt first), and between two pieces once it has started."""
+    """How long a server may keep a reply waiting: before the first piece of it (a local model
+    processes the whole prompt first), and for each event once it has started (stall.py)."""
 
     first_byte: float = FIRST_BYTE_TIMEOUT
     stall: float = STALL_TIMEOUT
@@ -348,23 +349,24 @@ class HttpClient:
 
     async def _decode(self, chunks: AsyncIterator[bytes]) -> AsyncGenerator[ServerSentEvent, None]:
         """The reply's events. httpx decompresses; the decompressed total is capped, so a
-        gzip bomb or an endless stream ends in an error instead of filling memory."""
+        gzip bomb or an endless stream ends in an error instead of filling memory. A reply
+        stalls by the events it completes, not the bytes it sends (providers/stall.py)."""
         import httpx
 
         decoder = SSEDecoder()
-        timeout, received = self.timeouts.first_byte, 0
+        timeouts, received = self.timeouts, 0
+        clock = StallClock(timeouts.first_byte, timeouts.stall, asyncio.get_running_loop().time)
         while True:
             try:
-                async with asyncio.timeout(timeout):
+                async with asyncio.timeout_at(clock.deadline):
                     chunk = await anext(chunks, None)
             except TimeoutError:
-                what = "no data" if received else "no reply"
-                raise ProviderError(self._stalled(what, timeout)) from None
+                raise ProviderError(self._stalled(clock.why, clock.seconds)) from None
             except httpx.HTTPError as exc:
                 raise ProviderError(f"connection lost: {describe(exc)}") from exc
             if chunk is None:
                 break
-            timeout, received = self.timeouts.stall, received + len(chunk)
+            received += len(chunk)
             if received > MAX_REPLY_BYTES:
                 limit = MAX_REPLY_BYTES // (1024 * 1024)
                 raise ProviderError(f"the reply is larger than {limit} MB; stopped reading")
@@ -372,6 +374,7 @@ class HttpClient:
                 events = decoder.feed(chunk)
             except SSEError as exc:
                 raise ProviderError(str(exc)) from None
+            clock.saw(len(events), decoder.keepalives, decoder.pending)
             for event in events:
                 yield event
         for event in decoder.close():
