@@ -127,7 +127,9 @@ async def prepare(
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers)
-    offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots, editor)
+    offered = select_tools(
+        workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts()
+    )
     mcp_tools = mcp.tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
     agent = Agent(
@@ -380,6 +382,7 @@ def select_tools(
     notify: Notify = notify_stderr,
     read_roots: Sequence[Path] = (),
     editor: EditorFiles | None = None,
+    fetch_hosts: frozenset[str] = frozenset(),
 ) -> list[AgentTool]:
     """The default tools and those of installed plugins, or only those `--tools a,b` names
     (an unknown name is an error). `read_roots` are folders only the read tool may read;
@@ -394,6 +397,7 @@ def select_tools(
             read_roots=tuple(read_roots),
             bash=bash,
             editor=editor,
+            fetch_hosts=fetch_hosts,
         )
     )
     plugins = load_plugin_tools(taken=[tool.name for tool in tools])

@@ -1,4 +1,4 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4).
+"""The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4), and fetch.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
@@ -24,11 +24,14 @@ def default_tools(
     read_roots: Sequence[Path] = (),
     bash: BashPolicy | None = None,
     editor: EditorFiles | None = None,
+    fetch_hosts: frozenset[str] = frozenset(),
 ) -> list[AgentTool]:
-    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`;
+    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`, and
+    fetch;
     read may also read in `read_roots` (the folders of skills kept outside the workspace);
     `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
-    given, is where read, write and edit find text (an editor's buffers, over ACP)."""
+    given, is where read, write and edit find text (an editor's buffers, over ACP);
+    `fetch_hosts` are the hosts fetch may reach at a private or local address."""
     from di_code.tools import cards
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.lazy import LazyTool
@@ -52,4 +55,5 @@ def default_tools(
         LazyTool(cards.GREP, "di_code.tools.grep", "GrepTool", space),
         LazyTool(cards.FIND, "di_code.tools.find", "FindTool", space),
         LazyTool(cards.LS, "di_code.tools.ls", "LsTool", space),
+        LazyTool(cards.FETCH, "di_code.tools.fetch", "FetchTool", fetch_hosts),
     ]

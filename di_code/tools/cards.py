@@ -238,3 +238,27 @@ LS = ToolCard(
         "additionalProperties": False,
     },
 )
+
+FETCH_MAX_BYTES = 2 * 1024 * 1024
+
+FETCH = ToolCard(
+    "fetch",
+    description=(
+        "Fetch a web page over HTTP(S) and get it back as Markdown (HTML is converted; plain "
+        "text, Markdown and JSON come back as they are). Use it to read documentation, an issue "
+        "or an API reference the user points to. At most 2 MB are read, within 30 s; redirects "
+        "are followed on the same host only (another host is named for you to fetch). Images, "
+        "archives and other binary content are refused. Needs the user's approval."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "url": {
+                "type": "string",
+                "description": "The http:// or https:// URL to fetch.",
+            },
+        },
+        "required": ["url"],
+        "additionalProperties": False,
+    },
+)

@@ -24,6 +24,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
+from urllib.parse import urlsplit
 
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
@@ -86,9 +87,15 @@ class Rule:
         return False
 
     def covers_path(self, arguments: dict[str, Any]) -> bool:
+        """A file rule names the path; a fetch rule names the URL's host (or a parent
+        domain: `fetch:python.org` covers docs.python.org)."""
         path = arguments.get("path")
         if self.prefix is None:
             return True
+        url = arguments.get("url")
+        if isinstance(url, str):
+            host, wanted = (urlsplit(url).hostname or "").lower(), self.prefix.lower()
+            return host == wanted or host.endswith(f".{wanted}")
         return isinstance(path, str) and posixpath.normpath(path) == posixpath.normpath(self.prefix)
 
 
@@ -100,6 +107,10 @@ class PermissionRules:
     @classmethod
     def parse(cls, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> PermissionRules:
         return cls(tuple(map(Rule.parse, allow)), tuple(map(Rule.parse, deny)))
+
+    def fetch_hosts(self) -> frozenset[str]:
+        """The hosts allow rules name for fetch: it may reach them at a private address."""
+        return frozenset(r.prefix.lower() for r in self.allow if r.tool == "fetch" and r.prefix)
 
     def decide(
         self, tool_name: str, arguments: dict[str, Any], grants: Iterable[Rule] = ()
@@ -197,7 +208,7 @@ Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
 
 def summarize(tool_name: str, arguments: dict[str, Any]) -> str:
     """The line a user approves: the command for bash, the path for write and edit."""
-    for key in ("command", "path"):
+    for key in ("command", "path", "url"):
         value = arguments.get(key)
         if isinstance(value, str):
             return f"{tool_name}: {value}"

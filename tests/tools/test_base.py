@@ -22,9 +22,9 @@ def test_every_coding_tool_has_the_one_frame(workspace: Path) -> None:
     space = Workspace.create(workspace)
     for offered in default_tools(workspace):
         tool = offered.tool  # the stand-in's real tool, built now
-        assert isinstance(tool, WorkspaceTool)
         assert type(tool).execute is CheckedTool.execute
-        assert tool.workspace == space
+        if tool.name != "fetch":  # the one built-in tool with no files to confine
+            assert isinstance(tool, WorkspaceTool) and tool.workspace == space
         for each in (offered, tool):
             bound = bind_tool(each)
             assert (bound.signal_slot, bound.update_slot, bound.in_thread) == (

@@ -92,7 +92,10 @@ async def test_extra_roots_are_part_of_the_workspace(workspace: Path, outside: P
 
 def test_default_tools_are_fresh_and_in_order(workspace: Path) -> None:
     first, second = default_tools(workspace), default_tools(workspace)
-    assert [t.name for t in first] == ["read", "write", "edit", "bash", "grep", "find", "ls"]
+    assert [t.name for t in first] == [
+        *("read", "write", "edit", "bash", "grep", "find", "ls"),
+        "fetch",
+    ]
     assert all(a is not b for a, b in zip(first, second, strict=True))
     assert {"read", "grep", "find", "ls"} == READ_ONLY_TOOLS
     for tool in first:
