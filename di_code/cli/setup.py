@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.mcp import McpServers
+    from di_code.tools.sandbox_mounts import SandboxPaths
 
 Notify = Callable[[str], None]
 
@@ -118,8 +119,9 @@ async def prepare(
     rules = PermissionRules.parse(settings.allow, settings.deny)
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
+    gate.protected = protection(workspace, roots, home)
     session, history = open_session(options, home, workspace, notify)
-    bash = bash_policy(options, settings, gate, selection, env, session, notify)
+    bash = bash_policy(options, settings, gate, selection, env, session, notify, home)
     mcp = await start_mcp_servers(settings, home, workspace, notify)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
     tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
@@ -298,6 +300,7 @@ def bash_policy(
     env: Mapping[str, str],
     session: Session | None,
     notify: Notify,
+    home: Path,
 ) -> BashPolicy:
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
     moment), the key variables hidden from commands, and the session's folder for long
@@ -311,7 +314,8 @@ def bash_policy(
         raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}")
     try:
         network = bool(settings.sandbox_network)
-        sandbox, note = choose_sandbox(requested, gate.mode, network)  # type: ignore[arg-type]
+        paths = sandbox_paths(settings, home)
+        sandbox, note = choose_sandbox(requested, gate.mode, network, paths)  # type: ignore[arg-type]
     except SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from exc
     if note is not None:
@@ -323,6 +327,30 @@ def bash_policy(
     hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
     return BashPolicy(sandbox, hidden, spill, lambda: gate.mode)
+
+
+def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
+    """Why a path the write or edit tool names is protected (the gate asks then)."""
+    from di_code.tools.protected import protected_path
+    from di_code.tools.workspace import Workspace
+
+    space = Workspace.create(workspace, roots)
+    return lambda raw: protected_path(space, raw, home)
+
+
+def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:
+    """DI_CODE_HOME and `[sandbox] hide` / `reveal`: absolute paths, or from `~`."""
+    from di_code.tools.sandbox_mounts import SandboxPaths
+
+    def absolute(key: str, entries: Sequence[str]) -> tuple[Path, ...]:
+        paths = tuple(Path(entry).expanduser() for entry in entries)
+        for entry, path in zip(entries, paths, strict=True):
+            if not path.is_absolute():
+                raise ConfigError(f"sandbox.{key}: {entry!r} must be absolute or start with ~")
+        return paths
+
+    hide = absolute("hide", settings.sandbox_hide)
+    return SandboxPaths(home, hide, absolute("reveal", settings.sandbox_reveal))
 
 
 def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:

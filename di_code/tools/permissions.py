@@ -218,6 +218,9 @@ class PermissionGate:
     """Asked at each switch what the user should know about the new mode (the bash policy:
     that auto runs unsandboxed); each such line is said once a session."""
     said: set[str] = field(default_factory=set)
+    protected: Callable[[str], str | None] | None = None
+    """Why the file a write or edit names is protected (`protected.protected_path`): such a
+    call is asked in ask and accept-edits modes, whatever the rules and grants."""
 
     def switch(self, mode: PermissionMode) -> list[str]:
         """Change the mode (Shift+Tab, /permissions); the lines to tell the user."""
@@ -234,20 +237,24 @@ class PermissionGate:
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
-        if self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS:
+        if self.mode == "auto" or tool_name in READ_ONLY_TOOLS:
             return None
-        if self.mode == "accept-edits" and tool_name in EDIT_TOOLS:
+        guarded = self._protection(tool_name, arguments)
+        if guarded is None and (
+            decision == "allow" or (self.mode == "accept-edits" and tool_name in EDIT_TOOLS)
+        ):
             return None
         if self.approver is None:
+            why = "" if guarded is None else f" ({guarded})"
             return (
-                f"Permission denied: {tool_name} needs the user's approval and there is no "
-                "terminal to ask (the user can run di-code with --yes to allow it)."
+                f"Permission denied: {tool_name} needs the user's approval{why} and there is "
+                "no terminal to ask (the user can run di-code with --yes to allow it)."
             )
-        request = ApprovalRequest(
-            tool_name,
-            arguments,
-            summarize(tool_name, arguments),
-            grant_offers(tool_name, arguments),
+        summary = summarize(tool_name, arguments)
+        request = (
+            ApprovalRequest(tool_name, arguments, summary, grant_offers(tool_name, arguments))
+            if guarded is None
+            else ApprovalRequest(tool_name, arguments, f"{summary} ({guarded})")
         )
         answer = await self.approver(request)
         if answer.allow:
@@ -258,6 +265,12 @@ class PermissionGate:
         if answer.feedback.strip():
             refusal += f" The user says what to do instead: {answer.feedback.strip()}"
         return refusal
+
+    def _protection(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
+        path = arguments.get("path")
+        if self.protected is None or tool_name not in EDIT_TOOLS or not isinstance(path, str):
+            return None
+        return self.protected(path)
 
     def grant(self, rules: Iterable[Rule]) -> None:
         self.grants.extend(rule for rule in rules if rule not in self.grants)

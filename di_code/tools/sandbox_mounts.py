@@ -1,0 +1,142 @@
+"""What a sandboxed command sees: the bubblewrap mounts layered over the read-only system.
+
+- Workspace folders are bound writable (workspace-write) or read-only.
+- Protected paths (`protected.py`) inside a writable folder are bound read-only again. One
+  that does not exist is covered by `/dev/null`, as Codex does, so that it cannot be made;
+  bubblewrap then leaves an empty read-only file as the mount point, which `placeholders.py`
+  removes when the last command using it ends.
+- Secrets are shown empty: an empty tmpfs over a folder, `/dev/null` over a file, for
+  `DI_CODE_HOME`, the usual credential files under `~` (SECRETS) and `[sandbox] hide`;
+  `[sandbox] reveal` lets one through (a revealed path below a hidden folder is bound back
+  read-only).
+- Without network, `/run` and `/var/run` (where services keep their sockets: Docker, D-Bus,
+  ssh and gpg agents) are empty tmpfs too, like `/tmp`; the private network namespace already
+  separates abstract sockets.
+
+Mounts are applied shallowest path first, so a deeper mount always wins over the one it lies
+in (a secret inside the workspace stays hidden; the workspace stays visible below a hidden
+folder).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.tools.protected import protected_entries
+
+SECRETS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".azure",
+    ".kube",
+    ".password-store",
+    ".config/gcloud",
+    ".config/gh",
+    ".config/hub",
+    ".config/op",
+    ".local/share/keyrings",
+    ".docker/config.json",
+    ".netrc",
+    ".git-credentials",
+    ".config/git/credentials",
+    ".npmrc",
+    ".pypirc",
+    ".gem/credentials",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".vault-token",
+    ".pgpass",
+    ".terraform.d/credentials.tfrc.json",
+    ".codex/auth.json",
+    ".claude/.credentials.json",
+)
+"""Credential folders and files, relative to the home folder, hidden by default."""
+SOCKET_FOLDERS = ("/run", "/var/run")
+"""Where local services keep their Unix sockets; emptied when there is no network."""
+NULL = "/dev/null"
+
+
+@dataclass(frozen=True, slots=True)
+class SandboxPaths:
+    """The paths that are not as they are on the host: `DI_CODE_HOME` (protected and
+    hidden), and the user's `[sandbox] hide` and `reveal` lists (absolute paths)."""
+
+    di_code_home: Path | None = None
+    hide: tuple[Path, ...] = ()
+    reveal: tuple[Path, ...] = ()
+
+    def hidden(self) -> list[Path]:
+        """The existing real paths to show empty, but what a reveal lets through."""
+        home = Path.home()
+        wanted = [*(home / name for name in SECRETS), *self.hide]
+        if self.di_code_home is not None:
+            wanted.append(self.di_code_home)
+        revealed = [_real(path) for path in self.reveal]
+        found = []
+        for path in dict.fromkeys(map(_real, wanted)):
+            if os.path.lexists(path) and not any(_within(path, r) for r in revealed):
+                found.append(path)
+        return found
+
+    def revealed(self, hidden: Sequence[Path]) -> list[Path]:
+        """Revealed paths that lie inside a hidden folder, to bind back."""
+        inside = [_real(path) for path in self.reveal]
+        return [p for p in inside if os.path.exists(p) and any(_within(p, h) for h in hidden)]
+
+
+@dataclass(frozen=True, slots=True)
+class Mounts:
+    args: list[str]
+    placeholders: list[Path]
+    """Missing protected paths that bubblewrap makes as mount points on the host."""
+
+
+def mounts(
+    roots: Sequence[Path],
+    writable: bool,
+    paths: SandboxPaths,
+    network: bool,
+    readable: Sequence[Path] = (),
+) -> Mounts:
+    """The mount options for these workspace folders, in the order bubblewrap needs."""
+    layers: list[tuple[Path, list[str]]] = []
+    bind = "--bind" if writable else "--ro-bind"
+    layers += [(root, [bind, str(root), str(root)]) for root in roots]
+    placeholders = []
+    if writable:
+        for path, _ in protected_entries(roots, paths.di_code_home):
+            real = _real(path)
+            if not any(_within(real, root) for root in roots):
+                continue  # read-only already
+            if os.path.lexists(real):
+                layers.append((real, ["--ro-bind", str(real), str(real)]))
+            elif real.parent in roots:  # a missing DI_CODE_HOME is di-code's to make
+                placeholders.append(real)
+                layers.append((real, ["--ro-bind", NULL, str(real)]))
+    hidden = paths.hidden()
+    for path in hidden:
+        # A device bind (not --ro-bind, which forbids devices): the file reads as empty.
+        hide = ["--tmpfs", str(path)] if path.is_dir() else ["--dev-bind", NULL, str(path)]
+        layers.append((path, hide))
+    if not network:
+        for folder in dict.fromkeys(_real(Path(name)) for name in SOCKET_FOLDERS):
+            if folder.is_dir():
+                layers.append((folder, ["--tmpfs", str(folder)]))
+    for path in paths.revealed(hidden):
+        layers.append((path, ["--ro-bind", str(path), str(path)]))
+    # Last: what lies below /tmp or a hidden folder (the spill folder) is still visible.
+    layers += [(folder, ["--ro-bind-try", str(folder), str(folder)]) for folder in readable]
+    layers.sort(key=lambda layer: len(layer[0].parts))  # stable: same depth keeps this order
+    return Mounts([arg for _, args in layers for arg in args], placeholders)
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or path.is_relative_to(folder)
