@@ -10,8 +10,9 @@
   `[sandbox] reveal` lets one through (a revealed path below a hidden folder is bound back
   read-only).
 - Without network, `/run` and `/var/run` (where services keep their sockets: Docker, D-Bus,
-  ssh and gpg agents) are empty tmpfs too, like `/tmp`; the private network namespace already
-  separates abstract sockets.
+  ssh and gpg agents) are empty tmpfs too, like `/tmp`, and every other listening socket the
+  host's `/proc/net/unix` names outside the workspace is covered by `/dev/null`; the private
+  network namespace already separates abstract sockets.
 
 Mounts are applied shallowest path first, so a deeper mount always wins over the one it lies
 in (a secret inside the workspace stays hidden; the workspace stays visible below a hidden
@@ -20,7 +21,9 @@ folder).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,6 +61,8 @@ SECRETS = (
 SOCKET_FOLDERS = ("/run", "/var/run")
 """Where local services keep their Unix sockets; emptied when there is no network."""
 NULL = "/dev/null"
+LISTENING = "00010000"
+"""`__SO_ACCEPTCON` in /proc/net/unix's flags: a socket that accepts connections."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,15 +128,38 @@ def mounts(
         hide = ["--tmpfs", str(path)] if path.is_dir() else ["--dev-bind", NULL, str(path)]
         layers.append((path, hide))
     if not network:
-        for folder in dict.fromkeys(_real(Path(name)) for name in SOCKET_FOLDERS):
+        emptied = [_real(Path(name)) for name in (*SOCKET_FOLDERS, "/tmp")]
+        for folder in dict.fromkeys(emptied[:-1]):
             if folder.is_dir():
                 layers.append((folder, ["--tmpfs", str(folder)]))
+        covered = [*roots, *emptied, *hidden]
+        for path in host_sockets():
+            if not any(_within(path, folder) for folder in covered):
+                layers.append((path, ["--ro-bind", NULL, str(path)]))
     for path in paths.revealed(hidden):
         layers.append((path, ["--ro-bind", str(path), str(path)]))
     # Last: what lies below /tmp or a hidden folder (the spill folder) is still visible.
     layers += [(folder, ["--ro-bind-try", str(folder), str(folder)]) for folder in readable]
     layers.sort(key=lambda layer: len(layer[0].parts))  # stable: same depth keeps this order
     return Mounts([arg for _, args in layers for arg in args], placeholders)
+
+
+def host_sockets(table: str = "/proc/net/unix") -> list[Path]:
+    """The real paths of the Unix sockets listening in this network namespace."""
+    try:
+        with open(table, encoding="utf-8", errors="surrogateescape") as file:
+            lines = file.read().splitlines()[1:]
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        fields = line.split(maxsplit=7)  # Num RefCount Protocol Flags Type St Inode Path
+        if len(fields) == 8 and fields[3] == LISTENING and fields[7].startswith("/"):
+            path = _real(Path(fields[7]))
+            with contextlib.suppress(OSError):
+                if stat.S_ISSOCK(os.lstat(path).st_mode):
+                    found.append(path)
+    return list(dict.fromkeys(found))
 
 
 def _real(path: Path) -> Path:

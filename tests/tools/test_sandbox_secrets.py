@@ -126,13 +126,15 @@ def unix_server(path: str) -> socket.socket:
 
 @pytest.fixture
 def host_sockets() -> Iterator[list[str]]:
-    """Listening sockets where host services keep theirs: /run, /tmp, and an abstract one."""
+    """Listening sockets where host services keep theirs: /run, /tmp, elsewhere (/var/tmp),
+    and an abstract one."""
     made: list[str] = []
     servers = []
     run_folder = Path("/run")
     if os.access(run_folder, os.W_OK):
         made.append(tempfile.mktemp(prefix="di-code-test-", suffix=".sock", dir=run_folder))
     made.append(tempfile.mktemp(prefix="di-code-test-", suffix=".sock", dir="/tmp"))
+    made.append(tempfile.mktemp(prefix="di-code-test-", suffix=".sock", dir="/var/tmp"))
     made.append(f"\0di-code-test-{os.getpid()}")
     try:
         servers = [unix_server(path) for path in made]
