@@ -173,6 +173,8 @@ class ApprovalRequest:
     arguments: dict[str, Any]
     summary: str
     offers: tuple[GrantOffer, ...] = ()
+    why: str = ""
+    """Why it is asked whatever the rules and grants (a protected path), else empty."""
 
     def offer_keys(self) -> dict[str, GrantOffer]:
         """The offers by the key that picks them: [a] this prefix or file, [e] all edits."""
@@ -254,7 +256,7 @@ class PermissionGate:
         request = (
             ApprovalRequest(tool_name, arguments, summary, grant_offers(tool_name, arguments))
             if guarded is None
-            else ApprovalRequest(tool_name, arguments, f"{summary} ({guarded})")
+            else ApprovalRequest(tool_name, arguments, f"{summary} ({guarded})", why=guarded)
         )
         answer = await self.approver(request)
         if answer.allow:
