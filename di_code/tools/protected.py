@@ -67,15 +67,14 @@ def _first_line(path: Path) -> str:
 
 
 def protected_entries(roots: Sequence[Path], di_code_home: Path | None) -> list[tuple[Path, str]]:
-    """Every protected path for these workspace folders, with why; some may not exist. A
-    folder outside any repository gets its own `.git`, so that none can be made there."""
+    """Every protected path for these workspace folders, with why; some may not exist (then
+    none can be made: a `.git` made in a folder, even one inside a repository, would be the
+    repository git uses there)."""
     found: dict[Path, str] = {}
     for root in roots:
         for name, why in WHY.items():
-            if name != GIT:
-                found.setdefault(root / name, why)
-        repository = git_dirs(root)
-        for path in repository or [root / GIT]:
+            found.setdefault(root / name, why)
+        for path in git_dirs(root):
             found.setdefault(path, GIT_WHY)
     if di_code_home is not None:
         found.setdefault(Path(os.path.realpath(di_code_home)), HOME_WHY)

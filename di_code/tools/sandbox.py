@@ -45,7 +45,10 @@ class Sandbox:
     def describe(self) -> str:
         """What the model must know to work inside it (told in the bash tool's description)."""
         if self.mode == "workspace-write":
-            writable = "only the working folder(s) and /tmp are writable"
+            writable = (
+                "only the working folder(s) and /tmp are writable, and in them not .git, "
+                ".di-code, .mcp.json nor .claude"
+            )
         else:
             writable = "the file system is read-only except /tmp"
         network = "" if self.network else "; there is no network access"

@@ -113,8 +113,8 @@ def mounts(
     layers += [(root, [bind, str(root), str(root)]) for root in roots]
     placeholders = []
     if writable:
-        for path, _ in protected_entries(roots, paths.di_code_home):
-            real = _real(path)
+        entries = protected_entries(roots, paths.di_code_home)
+        for real in dict.fromkeys(_real(path) for path, _ in entries):
             if not any(_within(real, root) for root in roots):
                 continue  # read-only already
             if os.path.lexists(real):

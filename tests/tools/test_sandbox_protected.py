@@ -30,6 +30,7 @@ from di_code.tools.workspace import Workspace
 from di_code.ui.approval import approval_view
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
+from tests.tools.test_sandbox import outside  # noqa: F401 (a fixture)
 
 needs_bubblewrap = pytest.mark.skipif(
     not bubblewrap_works(),
@@ -155,6 +156,22 @@ async def test_no_repository_can_be_made_where_there_is_none(tmp_path: Path) -> 
     workspace.mkdir()
     result = await run(sandboxed(workspace), {"command": "git init -q . && echo INITIALIZED"})
     assert result.is_error and "INITIALIZED" not in text_of(result)
+    assert not (workspace / ".git").exists()
+
+
+@needs_bubblewrap
+async def test_no_nested_repository_can_be_made_in_a_subfolder_workspace(
+    outside: Path,
+) -> None:
+    """Working in a repository's subfolder: a `.git` made there would be the repository git
+    uses in it (with its hooks); git still finds the real one."""
+    workspace = repository(outside / "repo") / "sub"
+    workspace.mkdir()
+    tool = sandboxed(workspace)
+    result = await run(tool, {"command": "mkdir -p .git/hooks && echo hook > .git/hooks/x"})
+    assert result.is_error
+    status = await run(tool, {"command": "git rev-parse --show-toplevel"})
+    assert text_of(status) == str(outside / "repo")
     assert not (workspace / ".git").exists()
 
 
