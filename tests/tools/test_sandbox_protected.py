@@ -30,7 +30,6 @@ from di_code.tools.workspace import Workspace
 from di_code.ui.approval import approval_view
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
-from tests.tools.test_sandbox import outside  # noqa: F401 (a fixture)
 
 needs_bubblewrap = pytest.mark.skipif(
     not bubblewrap_works(),

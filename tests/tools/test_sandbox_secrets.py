@@ -7,7 +7,6 @@ Real bubblewrap, a home folder of planted secrets (HOME points at it), real Unix
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import tempfile
 from collections.abc import Iterator
@@ -44,16 +43,15 @@ PLANTED = (
 
 
 @pytest.fixture
-def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home folder with a secret in every usual credential file, and a DI_CODE_HOME with
     another project's session; outside /tmp, which the sandbox replaces with its own."""
-    folder = Path(tempfile.mkdtemp(prefix="di-code-home-", dir="/var/tmp"))
+    folder = outside / "home"
     for name in (*PLANTED, ".di-code/sessions/other/1.jsonl"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(f"{SECRET} in {name}\n")
     monkeypatch.setenv("HOME", str(folder))
-    yield folder
-    shutil.rmtree(folder)
+    return folder
 
 
 def sandboxed(
