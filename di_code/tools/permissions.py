@@ -9,6 +9,9 @@ every mode. Bash commands are parsed (`di_code.tools.shell_parse`): a deny rule 
 simple command anywhere in the line, through wrappers; an allow rule covers a line only when it
 is plain and every command in it is allowed (README, "Permissions", says it exactly).
 
+Write and edit on a protected path (`protected.py`: git directories, `.di-code/`, `.mcp.json`,
+`.claude/`, DI_CODE_HOME) always ask in ask and accept-edits modes; no rule or grant covers them.
+
 An approval can grant more for the rest of the session: the command prefixes of a plain bash
 line, one file, or all edits. Grants are allow rules kept in the gate; /permissions lists and
 revokes them.
