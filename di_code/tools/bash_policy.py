@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from di_code.tools.cards import BASH
-from di_code.tools.sandbox import PRIVATE_TMP, Sandbox, SandboxChoice
+from di_code.tools.sandbox import Sandbox, SandboxChoice
+from di_code.tools.sandbox_mounts import PRIVATE_TMP
 from di_code.tools.spill import SpillFolder
 
 KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})

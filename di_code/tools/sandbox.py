@@ -26,11 +26,10 @@ from pathlib import Path
 from typing import Literal
 
 from di_code.tools.placeholders import holding
-from di_code.tools.sandbox_mounts import SandboxPaths, mounts
+from di_code.tools.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
 PROBE_TIMEOUT = 10.0
-PRIVATE_TMP = "/tmp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +75,7 @@ class Sandbox:
         if not self.network:
             args.append("--unshare-net")
         writable = self.mode == "workspace-write"
-        args += mounts(roots, writable, self.paths, self.network, readable).args
+        args += mounts(roots, writable, self.paths, self.network, readable)
         return [*args, "--", *argv]
 
 

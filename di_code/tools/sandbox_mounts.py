@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.tools.placeholders import placeholder_paths
 from di_code.tools.protected import protected_entries
 
 SECRETS = (
@@ -61,6 +62,7 @@ SECRETS = (
 SOCKET_FOLDERS = ("/run", "/var/run")
 """Where local services keep their Unix sockets; emptied when there is no network."""
 NULL = "/dev/null"
+PRIVATE_TMP = "/tmp"
 LISTENING = "00010000"
 """`__SO_ACCEPTCON` in /proc/net/unix's flags: a socket that accepts connections."""
 
@@ -83,21 +85,18 @@ class SandboxPaths:
         revealed = [_real(path) for path in self.reveal]
         found = []
         for path in dict.fromkeys(map(_real, wanted)):
-            if os.path.lexists(path) and not any(_within(path, r) for r in revealed):
+            if os.path.lexists(path) and not any(path.is_relative_to(r) for r in revealed):
                 found.append(path)
         return found
 
     def revealed(self, hidden: Sequence[Path]) -> list[Path]:
         """Revealed paths that lie inside a hidden folder, to bind back."""
         inside = [_real(path) for path in self.reveal]
-        return [p for p in inside if os.path.exists(p) and any(_within(p, h) for h in hidden)]
+        return [p for p in inside if os.path.exists(p) and any(p.is_relative_to(h) for h in hidden)]
 
 
-@dataclass(frozen=True, slots=True)
-class Mounts:
-    args: list[str]
-    placeholders: list[Path]
-    """Missing protected paths that bubblewrap makes as mount points on the host."""
+Layer = tuple[Path, list[str]]
+"""Where a mount lands, and its bubblewrap options."""
 
 
 def mounts(
@@ -106,42 +105,54 @@ def mounts(
     paths: SandboxPaths,
     network: bool,
     readable: Sequence[Path] = (),
-) -> Mounts:
+) -> list[str]:
     """The mount options for these workspace folders, in the order bubblewrap needs."""
-    layers: list[tuple[Path, list[str]]] = []
     bind = "--bind" if writable else "--ro-bind"
-    layers += [(root, [bind, str(root), str(root)]) for root in roots]
-    placeholders = []
+    layers: list[Layer] = [(root, [bind, str(root), str(root)]) for root in roots]
     if writable:
-        entries = protected_entries(roots, paths.di_code_home)
-        for real in dict.fromkeys(_real(path) for path, _ in entries):
-            if not any(_within(real, root) for root in roots):
-                continue  # read-only already
-            if os.path.lexists(real):
-                layers.append((real, ["--ro-bind", str(real), str(real)]))
-            elif real.parent in roots:  # a missing DI_CODE_HOME is di-code's to make
-                placeholders.append(real)
-                layers.append((real, ["--ro-bind", NULL, str(real)]))
+        layers += _protected(roots, paths.di_code_home)
     hidden = paths.hidden()
     for path in hidden:
         # A device bind (not --ro-bind, which forbids devices): the file reads as empty.
         hide = ["--tmpfs", str(path)] if path.is_dir() else ["--dev-bind", NULL, str(path)]
         layers.append((path, hide))
     if not network:
-        emptied = [_real(Path(name)) for name in (*SOCKET_FOLDERS, "/tmp")]
-        for folder in dict.fromkeys(emptied[:-1]):
-            if folder.is_dir():
-                layers.append((folder, ["--tmpfs", str(folder)]))
-        covered = [*roots, *emptied, *hidden]
-        for path in host_sockets():
-            if not any(_within(path, folder) for folder in covered):
-                layers.append((path, ["--ro-bind", NULL, str(path)]))
-    for path in paths.revealed(hidden):
-        layers.append((path, ["--ro-bind", str(path), str(path)]))
+        layers += _sockets([*roots, *hidden])
+    layers += [(path, ["--ro-bind", str(path), str(path)]) for path in paths.revealed(hidden)]
     # Last: what lies below /tmp or a hidden folder (the spill folder) is still visible.
     layers += [(folder, ["--ro-bind-try", str(folder), str(folder)]) for folder in readable]
     layers.sort(key=lambda layer: len(layer[0].parts))  # stable: same depth keeps this order
-    return Mounts([arg for _, args in layers for arg in args], placeholders)
+    return [arg for _, args in layers for arg in args]
+
+
+def _protected(roots: Sequence[Path], di_code_home: Path | None) -> list[Layer]:
+    """Protected paths in the writable roots bound read-only; a missing one at the top of a
+    root covered by /dev/null (a missing DI_CODE_HOME is di-code's to make)."""
+    coverable = {path for root in roots for path in placeholder_paths(root)}
+    layers: list[Layer] = []
+    entries = protected_entries(roots, di_code_home)
+    for real in dict.fromkeys(_real(path) for path, _ in entries):
+        if not any(real.is_relative_to(root) for root in roots):
+            continue  # read-only already
+        if os.path.lexists(real):
+            layers.append((real, ["--ro-bind", str(real), str(real)]))
+        elif real in coverable:
+            layers.append((real, ["--ro-bind", NULL, str(real)]))
+    return layers
+
+
+def _sockets(visible: Sequence[Path]) -> list[Layer]:
+    """Empty socket folders, and /dev/null over every other listening socket of the host
+    but those in `visible` folders (the workspace; hidden ones are empty already)."""
+    emptied = [_real(Path(name)) for name in SOCKET_FOLDERS]
+    layers: list[Layer] = [
+        (folder, ["--tmpfs", str(folder)]) for folder in dict.fromkeys(emptied) if folder.is_dir()
+    ]
+    skip = [*visible, *emptied, Path(PRIVATE_TMP)]
+    for path in host_sockets():
+        if not any(path.is_relative_to(folder) for folder in skip):
+            layers.append((path, ["--ro-bind", NULL, str(path)]))
+    return layers
 
 
 def host_sockets(table: str = "/proc/net/unix") -> list[Path]:
@@ -164,7 +175,3 @@ def host_sockets(table: str = "/proc/net/unix") -> list[Path]:
 
 def _real(path: Path) -> Path:
     return Path(os.path.realpath(path))
-
-
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or path.is_relative_to(folder)
