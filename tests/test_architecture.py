@@ -17,7 +17,8 @@ ALLOWED: dict[str, set[str]] = {
     "session": {"ai", "agent"},
     "config": {"ai"},
     "ui": {"ai", "agent", "tools", "session", "config"},
-    "cli": {"ai", "agent", "tools", "session", "config", "ui"},
+    "acp": {"ai", "agent", "tools", "session", "config"},
+    "cli": {"ai", "agent", "tools", "session", "config", "ui", "acp"},
 }
 
 

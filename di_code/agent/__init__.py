@@ -16,21 +16,26 @@ from di_code.agent.events import (
 )
 from di_code.agent.loop import LoopConfig, run_agent_loop
 from di_code.agent.tool import AgentTool, FunctionTool, ToolResult, ToolUpdate
+from di_code.agent.tool_call import AfterToolCall, BeforeToolCall, ToolCallContext, ToolHooks
 
 __all__ = [
+    "AfterToolCall",
     "Agent",
     "AgentEndEvent",
     "AgentEvent",
     "AgentStartEvent",
     "AgentTool",
+    "BeforeToolCall",
     "FunctionTool",
     "LoopConfig",
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
+    "ToolCallContext",
     "ToolExecutionEndEvent",
     "ToolExecutionStartEvent",
     "ToolExecutionUpdateEvent",
+    "ToolHooks",
     "ToolResult",
     "ToolUpdate",
     "TurnEndEvent",

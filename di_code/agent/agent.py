@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.agent.loop import LoopConfig, run_agent_loop
 from di_code.agent.tool import AgentTool, bind_tool
+from di_code.agent.tool_call import ToolHooks
 from di_code.ai.abort import AbortController, AbortSignal
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
@@ -42,15 +43,18 @@ class Agent:
         *,
         max_turns: int | None = None,
         options: StreamOptions | None = None,
+        hooks: ToolHooks | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
         self.system_prompt = system_prompt
         self.max_turns = max_turns
         self.options = options or StreamOptions()
+        self.hooks = hooks or ToolHooks()
+        """Asked around every tool call (permissions, approval, checkpoints)."""
         self._tools = list(tools)
-        self._bound = [bind_tool(tool) for tool in self._tools]
-        """Each tool's execute form, read once here instead of on every call."""
+        for tool in self._tools:
+            bind_tool(tool)  # a tool no form can call is refused now, not at its first call
         self._now = now or now_ms
         self._messages: list[Message] = list(messages)
         self._listeners: list[Listener] = []
@@ -136,7 +140,8 @@ class Agent:
         return LoopConfig(
             provider=self.provider,
             model=self.model,
-            tools=list(self._bound),
+            tools=self._tools,
+            hooks=self.hooks,
             system_prompt=self.system_prompt,
             now=self._now,
             max_turns=self.max_turns,

@@ -27,7 +27,8 @@ from di_code.agent.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from di_code.agent.tool import AgentTool, ToolResult, bind_tool
+from di_code.agent.tool import AgentTool, ToolResult
+from di_code.agent.tool_call import ToolHooks, run_tool_call
 from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import encodable, json_safe
 from di_code.ai.stream import ABORTED_REQUEST_TEXT, Provider, StreamOptions
@@ -46,12 +47,10 @@ from di_code.ai.types import (
     UserMessage,
     now_ms,
 )
-from di_code.ai.validation import validate_tool_arguments
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 MessageSource = Callable[[], list[UserMessage]]
 
-ABORTED_TOOL_TEXT = "Tool execution aborted."
 ABORTED_LOOP_TEXT = "Tool loop aborted"
 logger = logging.getLogger(__name__)
 
@@ -65,6 +64,9 @@ class LoopConfig:
     provider: Provider
     model: Model
     tools: Sequence[AgentTool] = ()
+    """Read at every request: a tool's description may change between two (bash's names the
+    sandbox of the moment)."""
+    hooks: ToolHooks = field(default_factory=ToolHooks)
     system_prompt: str | None = None
     now: Clock = now_ms
     max_turns: int | None = None
@@ -99,10 +101,6 @@ class _Run:
         self.signal = signal
         self.context = context
         self.added: list[Message] = []
-        self.tools = {tool.name: bind_tool(tool) for tool in config.tools}
-        self.definitions = [
-            ToolDefinition(tool.name, tool.description, tool.parameters) for tool in config.tools
-        ]
         self.options = dataclasses.replace(config.options, signal=signal)
 
     async def turns(self, pending: list[UserMessage]) -> None:
@@ -149,7 +147,8 @@ class _Run:
 
     async def _request(self) -> AssistantMessage:
         config = self.config
-        context = Context(config.system_prompt, list(self.context), self.definitions)
+        definitions = [ToolDefinition(t.name, t.description, t.parameters) for t in config.tools]
+        context = Context(config.system_prompt, list(self.context), definitions)
         stream = config.provider.stream(config.model, context, self.options)
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
@@ -197,35 +196,12 @@ class _Run:
         return result
 
     async def _outcome(self, call: ToolCall) -> ToolResult:
-        tool = self.tools.get(call.name)
-        if self.signal.aborted:
-            return _error(ABORTED_TOOL_TEXT)
-        if tool is None:
-            return _error(f'Unknown tool "{call.name}".')
-
         async def on_update(partial: ToolResult) -> None:
             partial = _storable(call.name, partial)
             await self.emit(ToolExecutionUpdateEvent(call.id, call.name, partial))
 
-        try:
-            params = validate_tool_arguments(tool, call.arguments)
-            output = await tool.execute(call.id, params, self.signal, on_update)
-        except Exception as exc:
-            if self.signal.aborted:
-                return _error(ABORTED_TOOL_TEXT)
-            return _error(f'Tool "{call.name}" failed: {str(exc) or type(exc).__name__}')
-        if self.signal.aborted:
-            return _error(ABORTED_TOOL_TEXT)
-        if isinstance(output, ToolResult):
-            return output
-        if isinstance(output, list | tuple):
-            return ToolResult(list(output))
-        kind = type(output).__name__
-        return _error(f'Tool "{call.name}" failed: it returned {kind}, not a list of content')
-
-
-def _error(text: str) -> ToolResult:
-    return ToolResult([TextContent(text)], is_error=True)
+        tool = next((tool for tool in self.config.tools if tool.name == call.name), None)
+        return await run_tool_call(call, tool, self.signal, self.config.hooks, on_update)
 
 
 def _storable(tool_name: str, output: ToolResult) -> ToolResult:

@@ -1,8 +1,8 @@
 """The AgentTool protocol: a ToolDefinition plus the code that runs it locally.
 
 Tools are written to the article's contract, `execute(tool_call_id, params, signal?)`, in any
-of its forms; `bind_tool` reads which form once, when the Agent gets its tools, so the loop
-then calls every tool the same way.
+of its forms; `bind_tool` reads which form a tool has (the Agent checks each once when it gets
+them), so the loop then calls every tool the same way.
 """
 
 from __future__ import annotations
@@ -71,11 +71,9 @@ Slot = Literal["positional", "keyword", "absent"]
 
 @dataclass(frozen=True, slots=True)
 class BoundTool:
-    """A tool whose `execute` form has been read once: call it always with all four values."""
+    """How to call a tool's `execute`: always with all four values. It holds no copy of the
+    tool's name, description or schema: those are read from the tool itself, as they are now."""
 
-    name: str
-    description: str
-    parameters: dict[str, Any]
     tool: AgentTool
     signal_slot: Slot
     update_slot: Slot
@@ -113,8 +111,6 @@ class BoundTool:
 
 def bind_tool(tool: AgentTool) -> BoundTool:
     """Read `tool.execute`'s form; a TypeError names a tool that no form can call."""
-    if isinstance(tool, BoundTool):
-        return tool
     execute = tool.execute
     try:
         signature = inspect.signature(execute)
@@ -149,9 +145,7 @@ def bind_tool(tool: AgentTool) -> BoundTool:
             f"optionally signal and on_update: {exc}"
         ) from None
     in_thread = not inspect.iscoroutinefunction(execute)
-    return BoundTool(
-        tool.name, tool.description, tool.parameters, tool, signal_slot, update_slot, in_thread
-    )
+    return BoundTool(tool, signal_slot, update_slot, in_thread)
 
 
 def _blocking(update: ToolUpdate, loop: asyncio.AbstractEventLoop) -> Callable[[ToolResult], None]:

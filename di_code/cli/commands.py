@@ -73,6 +73,25 @@ def chat(*, options: CliOptions) -> None:
 
 
 @app.command()
+@with_common_options
+def acp(
+    log: Annotated[
+        str | None, typer.Option("--log", metavar="FILE", help="Write the log to FILE.")
+    ] = None,
+    *,
+    options: CliOptions,
+) -> None:
+    """Run as an Agent Client Protocol agent for an editor, on stdin and stdout."""
+
+    def body() -> int:
+        from di_code.cli.acp_command import acp_command
+
+        return acp_command(options, log)
+
+    raise typer.Exit(guarded(body, options))
+
+
+@app.command()
 def trust(
     folder: Annotated[
         str | None, typer.Argument(metavar="FOLDER", help="The project (default: here).")

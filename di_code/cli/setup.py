@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.tool import AgentTool
+from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
@@ -47,13 +48,15 @@ from di_code.tools.permissions import (
     PermissionGate,
     PermissionMode,
     PermissionRules,
-    gate_tools,
+    offered_tools,
 )
 
 if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.bash_policy import BashPolicy
+    from di_code.tools.editor_files import EditorFiles
     from di_code.tools.mcp import McpServers
+    from di_code.tools.mcp_config import McpServerConfig
     from di_code.tools.sandbox_mounts import SandboxPaths
 
 Notify = Callable[[str], None]
@@ -95,6 +98,8 @@ async def prepare(
     env: Mapping[str, str] | None = None,
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
+    editor: EditorFiles | None = None,
+    mcp_servers: Sequence[McpServerConfig] = (),
 ) -> Prepared:
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
@@ -122,9 +127,9 @@ async def prepare(
     gate.protected = protection(workspace, roots, home)
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home)
-    mcp = await start_mcp_servers(settings, home, workspace, notify)
-    offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
-    tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
+    mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers)
+    offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots, editor)
+    tools = offered_tools([*offered, *(mcp.tools() if mcp else ())], gate.mode)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -135,6 +140,7 @@ async def prepare(
         messages=history,
         max_turns=options.max_turns or settings.max_turns,
         options=StreamOptions(reasoning=reasoning(options, settings)),
+        hooks=ToolHooks(before=[gate.before_tool_call]),
     )
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
@@ -146,13 +152,19 @@ async def prepare(
 
 
 async def start_mcp_servers(
-    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+    settings: Settings,
+    home: Path,
+    workspace: Path,
+    notify: Notify = notify_stderr,
+    extra: Sequence[McpServerConfig] = (),
 ) -> McpServers | None:
-    """The configured MCP servers, started (None when there are none: the SDK is then never
-    imported). A project's `.mcp.json` counts only when the user trusts it."""
+    """The configured MCP servers and `extra` ones (an editor's), started (None when there
+    are none: the SDK is then never imported). A project's `.mcp.json` counts only when the
+    user trusts it."""
     from di_code.tools.mcp_config import parse_servers, read_mcp_json
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
+    configs = [*configs, *extra]
     project_file, why_not = project_mcp_json(home, workspace)
     if project_file is not None:
         more, problems = read_mcp_json(project_file)
@@ -370,14 +382,22 @@ def select_tools(
     bash: BashPolicy | None = None,
     notify: Notify = notify_stderr,
     read_roots: Sequence[Path] = (),
+    editor: EditorFiles | None = None,
 ) -> list[AgentTool]:
     """The default tools and those of installed plugins, or only those `--tools a,b` names
-    (an unknown name is an error). `read_roots` are folders only the read tool may read."""
+    (an unknown name is an error). `read_roots` are folders only the read tool may read;
+    `editor` is where the file tools find text instead of the disk (`di-code acp`)."""
     from di_code.tools import default_tools
     from di_code.tools.plugins import load_plugin_tools
 
     tools = list(
-        default_tools(workspace, extra_roots=tuple(roots), read_roots=tuple(read_roots), bash=bash)
+        default_tools(
+            workspace,
+            extra_roots=tuple(roots),
+            read_roots=tuple(read_roots),
+            bash=bash,
+            editor=editor,
+        )
     )
     plugins = load_plugin_tools(taken=[tool.name for tool in tools])
     for warning in plugins.warnings:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
     from di_code.tools.bash_policy import BashPolicy
+    from di_code.tools.editor_files import EditorFiles
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
 
@@ -22,10 +23,12 @@ def default_tools(
     extra_roots: Sequence[Path] = (),
     read_roots: Sequence[Path] = (),
     bash: BashPolicy | None = None,
+    editor: EditorFiles | None = None,
 ) -> list[AgentTool]:
     """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`;
     read may also read in `read_roots` (the folders of skills kept outside the workspace);
-    `bash` says how commands run (sandbox, hidden variables, spill folder)."""
+    `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
+    given, is where read, write and edit find text (an editor's buffers, over ACP)."""
     from di_code.tools import cards
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.lazy import LazyTool
@@ -35,9 +38,9 @@ def default_tools(
     readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
     policy = bash or BashPolicy()
     return [
-        LazyTool(cards.READ, "di_code.tools.read", "ReadTool", readable),
-        LazyTool(cards.WRITE, "di_code.tools.write", "WriteTool", space),
-        LazyTool(cards.EDIT, "di_code.tools.edit", "EditTool", space),
+        LazyTool(cards.READ, "di_code.tools.read", "ReadTool", readable, editor),
+        LazyTool(cards.WRITE, "di_code.tools.write", "WriteTool", space, editor),
+        LazyTool(cards.EDIT, "di_code.tools.edit", "EditTool", space, editor),
         LazyTool(
             cards.BASH,
             "di_code.tools.bash",

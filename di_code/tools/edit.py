@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
@@ -18,8 +19,9 @@ from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import EDIT
 from di_code.tools.edit_text import Document, Edit, apply_edits, unified_diff
+from di_code.tools.editor_files import EditorFiles
 from di_code.tools.errors import ToolError
-from di_code.tools.file_lock import run_on_file
+from di_code.tools.file_lock import file_lock, run_on_file
 from di_code.tools.files import open_error, open_regular, write_error
 from di_code.tools.resolve import Target
 from di_code.tools.workspace import Workspace
@@ -30,15 +32,21 @@ class EditTool(WorkspaceTool):
     name: ClassVar[str] = EDIT.name
     description: ClassVar[str] = EDIT.description
     parameters: ClassVar[dict[str, Any]] = EDIT.parameters
+    editor: EditorFiles | None = None
+    """Where the text is read and written instead of the disk: the user's editor."""
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         edits = edits_of(params)
         target, shown = self.workspace.resolve(params["path"])
-        diff = await run_on_file(
-            target, lambda found: _edit_file(found, shown, edits), serialize=True
-        )
+        if self.editor is not None:
+            target.close()
+            diff = await _edit_in_editor(self.editor, target.path, shown, edits)
+        else:
+            diff = await run_on_file(
+                target, lambda found: _edit_file(found, shown, edits), serialize=True
+            )
         plural = "s" if len(edits) > 1 else ""
         return ToolResult(
             [TextContent(f"Successfully applied {len(edits)} edit{plural} to {shown}")],
@@ -82,6 +90,20 @@ def _planned(target: Target, shown: str, edits: list[Edit]) -> tuple[Document, s
     except UnicodeDecodeError:
         raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
     return doc, apply_edits(doc, edits, shown), status
+
+
+async def _edit_in_editor(editor: EditorFiles, path: Path, shown: str, edits: list[Edit]) -> str:
+    async with file_lock(path):
+        try:
+            doc = Document.parse(await editor.read_text(path))
+        except OSError as exc:
+            raise open_error(exc, shown) from exc
+        after = apply_edits(doc, edits, shown)
+        try:
+            await editor.write_text(path, doc.render(after))
+        except OSError as exc:
+            raise write_error(exc, shown) from exc
+    return unified_diff(doc.text, after, shown)
 
 
 def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:

@@ -22,16 +22,14 @@ model can choose another way.
 
 from __future__ import annotations
 
-import asyncio
 import posixpath
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-from di_code.agent.tool import AgentTool, BoundTool, ToolResult, ToolUpdate, bind_tool
-from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent, ToolResultContent
+from di_code.agent.tool import AgentTool
+from di_code.agent.tool_call import ToolCallContext
 from di_code.tools import READ_ONLY_TOOLS
 from di_code.tools.shell_parse import SimpleCommand, parse_line
 
@@ -235,6 +233,10 @@ class PermissionGate:
         self.said.update(fresh)
         return fresh
 
+    async def before_tool_call(self, context: ToolCallContext) -> str | None:
+        """The agent loop's hook: every call is checked here once its arguments are valid."""
+        return await self.check(context.call.name, context.params)
+
     async def check(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
         """None if the call may run, else the reason it may not (for the model)."""
         decision = self.rules.decide(tool_name, arguments, self.grants)
@@ -290,52 +292,6 @@ class PermissionGate:
         return [self.grants.pop(int(which) - 1)]
 
 
-@dataclass(frozen=True, slots=True)
-class GatedTool:
-    """An AgentTool that asks the gate before running the tool it wraps."""
-
-    tool: BoundTool
-    gate: PermissionGate
-
-    @property
-    def name(self) -> str:
-        return self.tool.name
-
-    @property
-    def description(self) -> str:
-        """The wrapped tool's description as of now (bash's follows the permission mode)."""
-        return self.tool.tool.description
-
-    @property
-    def parameters(self) -> dict[str, Any]:
-        return self.tool.parameters
-
-    async def execute(
-        self,
-        tool_call_id: str,
-        params: dict[str, Any],
-        signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
-    ) -> list[ToolResultContent] | ToolResult:
-        refusal = await _until_aborted(self.gate.check(self.tool.name, params), signal)
-        if refusal is not None:
-            return ToolResult([TextContent(refusal)], is_error=True)
-        return await self.tool.execute(tool_call_id, params, signal, on_update)
-
-
-async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> str | None:
-    """The gate's answer, unless Ctrl-C comes first (a question must not block an abort)."""
-    asking = asyncio.ensure_future(check)
-    aborted = asyncio.ensure_future(signal.wait())
-    await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    aborted.cancel()
-    if not asking.done():
-        asking.cancel()
-        return "Operation aborted"
-    return asking.result()
-
-
-def gate_tools(tools: Sequence[AgentTool], gate: PermissionGate) -> list[AgentTool]:
-    """The tools the model is offered: read-only mode drops the others; all are gated."""
-    offered = [tool for tool in tools if gate.mode != "read-only" or tool.name in READ_ONLY_TOOLS]
-    return [GatedTool(bind_tool(tool), gate) for tool in offered]
+def offered_tools(tools: Sequence[AgentTool], mode: PermissionMode) -> list[AgentTool]:
+    """The tools the model is offered: read-only mode drops all but the reading ones."""
+    return [tool for tool in tools if mode != "read-only" or tool.name in READ_ONLY_TOOLS]

@@ -11,6 +11,7 @@ the model is told how to see it with bash.
 from __future__ import annotations
 
 import base64
+import io
 import os
 import stat
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import ImageContent, TextContent
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import READ
+from di_code.tools.editor_files import EditorFiles
 from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import count_lines, open_error, open_regular, skip_lines
@@ -40,12 +42,22 @@ class ReadTool(WorkspaceTool):
     name: ClassVar[str] = READ.name
     description: ClassVar[str] = READ.description
     parameters: ClassVar[dict[str, Any]] = READ.parameters
+    editor: EditorFiles | None = None
+    """The editor's buffers, for text (images are read from the disk)."""
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         target, shown = self.workspace.resolve(params["path"])
         offset, limit = params.get("offset"), params.get("limit")
+        if self.editor is not None and not _image_on_disk(target):
+            path = target.path
+            target.close()
+            try:
+                text = await self.editor.read_text(path)
+            except OSError as exc:
+                raise open_error(exc, shown) from exc
+            return _text(io.BytesIO(text.encode("utf-8")), shown, offset, limit)
 
         def read(found: Target) -> ToolResult:
             return _read(found, shown, offset, limit)
@@ -54,6 +66,15 @@ class ReadTool(WorkspaceTool):
             with target:  # a worker thread's hand-off would cost more than the read
                 return read(target)
         return await run_on_file(target, read, serialize=False)
+
+
+def _image_on_disk(target: Target) -> bool:
+    """Whether the file on disk is an image (False when it is absent or unreadable)."""
+    try:
+        with open_regular(target, target.name) as f:
+            return image_type(f.read(SNIFF_BYTES)) is not None
+    except (OSError, ToolError):
+        return False
 
 
 def _small_file(target: Target) -> bool:

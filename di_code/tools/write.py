@@ -13,7 +13,8 @@ from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import WRITE
-from di_code.tools.file_lock import run_on_file
+from di_code.tools.editor_files import EditorFiles
+from di_code.tools.file_lock import file_lock, run_on_file
 from di_code.tools.files import existing_file, write_error
 from di_code.tools.resolve import Target
 
@@ -23,13 +24,23 @@ class WriteTool(WorkspaceTool):
     name: ClassVar[str] = WRITE.name
     description: ClassVar[str] = WRITE.description
     parameters: ClassVar[dict[str, Any]] = WRITE.parameters
+    editor: EditorFiles | None = None
+    """Where the text goes instead of the disk: the user's editor."""
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         data = params["content"].encode("utf-8")
         target, shown = self.workspace.resolve(params["path"], make_folders=True)
-        await run_on_file(target, lambda found: _write(found, shown, data), serialize=True)
+        if self.editor is not None:
+            target.close()
+            async with file_lock(target.path):
+                try:
+                    await self.editor.write_text(target.path, params["content"])
+                except OSError as exc:
+                    raise write_error(exc, shown) from exc
+        else:
+            await run_on_file(target, lambda found: _write(found, shown, data), serialize=True)
         return [TextContent(f"Successfully wrote {len(data)} bytes to {shown}")]
 
 

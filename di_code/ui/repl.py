@@ -180,6 +180,7 @@ class Repl:
             messages=messages,
             max_turns=old.max_turns,
             options=old.options,
+            hooks=old.hooks,
         )
         self._unsubscribe()
         self._unsubscribe = agent.subscribe(self.renderer.handle)

@@ -20,9 +20,9 @@ from di_code.tools.permissions import (
     PermissionRules,
     Rule,
     command_prefix,
-    gate_tools,
 )
 from di_code.tools.sandbox import SandboxChoice
+from tests.support.gated import gate_tools
 
 
 def make_tool(name: str, runs: list[str]) -> FunctionTool:
@@ -191,8 +191,8 @@ async def run_gated(gate: PermissionGate, name: str, params: dict[str, Any]) -> 
     runs: list[str] = []
     [tool] = gate_tools([make_tool(name, runs)], gate)
     output = await tool.execute("c1", params, AbortController().signal)
-    assert isinstance(output, ToolResult) == (not runs)
-    return output if isinstance(output, ToolResult) else ToolResult(list(output))
+    assert output.is_error == (not runs)  # a refusal is an error result, and the tool never ran
+    return output
 
 
 def refusal_text(result: ToolResult) -> str:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import AgentTool
-from di_code.tools.permissions import PermissionGate, PermissionRules, gate_tools
+from di_code.tools.permissions import PermissionGate, PermissionRules
+from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 
 PAYLOADS = [

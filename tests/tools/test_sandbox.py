@@ -14,9 +14,10 @@ import pytest
 
 from di_code.tools import default_tools
 from di_code.tools.bash import BashPolicy, BashTool
-from di_code.tools.permissions import YES, Approval, ApprovalRequest, PermissionGate, gate_tools
+from di_code.tools.permissions import YES, Approval, ApprovalRequest, PermissionGate
 from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
 from di_code.tools.workspace import Workspace
+from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
 

@@ -21,13 +21,13 @@ from di_code.tools.permissions import (
     PermissionGate,
     PermissionRules,
     Rule,
-    gate_tools,
 )
 from di_code.tools.protected import protected_path
 from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
 from di_code.tools.sandbox_mounts import SandboxPaths
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import approval_view
+from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
 
@@ -251,7 +251,7 @@ async def test_write_and_edit_ask_before_changing_a_protected_path(
     gate.grant([Rule("write"), Rule("edit")])  # "all edits" granted earlier
 
     config = (workspace / ".git/config").read_text()
-    edit = {"path": ".git/config", "old_string": "[core]", "new_string": "[core]\n\tx = 1"}
+    edit = {"path": ".git/config", "old_text": "[core]", "new_text": "[core]\n\tx = 1"}
     writes = [
         ".mcp.json",
         ".di-code/config.toml",

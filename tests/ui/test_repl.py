@@ -29,11 +29,11 @@ from di_code.tools.permissions import (
     PermissionGate,
     PermissionRules,
     Rule,
-    gate_tools,
 )
 from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import EXIT_ARMED_SECONDS, ChatSetup, Repl
+from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn
 
 TIMEOUT = 10

@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
@@ -37,6 +38,13 @@ def outside() -> Iterator[Path]:
 
 def bash_then(command: str, text: str) -> tuple[Turn, Turn]:
     return Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)), Turn(text=text)
+
+
+def bash_description(request_body: dict[str, Any]) -> str:
+    """bash's description as the model was sent it (Chat Completions' tool list)."""
+    [bash] = [t for t in request_body["tools"] if t["function"]["name"] == "bash"]
+    description: str = bash["function"]["description"]
+    return description
 
 
 def switch_to(screen: Screen, mode: str) -> None:
@@ -68,6 +76,10 @@ def test_shift_tab_into_auto_confines_bash_and_back_to_ask_frees_it(
         screen.wait_for("second done")
         assert not (outside / "two.txt").exists()  # unapproved, so confined
         assert "Read-only file system" in last_request(llm_server)
+        # the model is told so: bash's description in the requests after the switch says it
+        first, second = llm_server.requests[0].body, llm_server.requests[2].body
+        assert "sandbox" not in bash_description(first)
+        assert "Commands run in a sandbox" in bash_description(second)
 
         child.sendline("/permissions ask")
         screen.wait_for("Permission mode: ask")

@@ -1,0 +1,39 @@
+"""`di-code acp`'s connection: protocol messages on the real stdout, nothing else.
+
+The process's fd 1 is pointed at stderr before anything runs, so a stray print, a library's
+warning or a child process that writes to its stdout can never corrupt the stream the editor
+parses; the protocol writes to a private copy of the original stdout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from typing import cast
+
+from acp import Agent, run_agent
+
+from di_code.acp.server import CloseSession, DiCodeAcpAgent, OpenSession
+
+STDIO_LIMIT = 50 * 1024 * 1024
+"""Largest message line read: an editor may send a whole file or an image in one."""
+
+
+async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
+    """Answer the editor until it closes stdin; then stop every session's work."""
+    protocol_fd = os.dup(1)
+    os.dup2(2, 1)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    transport, protocol = await loop.connect_write_pipe(
+        asyncio.streams.FlowControlMixin, os.fdopen(protocol_fd, "wb", buffering=0)
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    agent = DiCodeAcpAgent(open_session, close_session)
+    try:
+        # the SDK routes only the methods an agent has: the others answer "method not found"
+        await run_agent(cast(Agent, agent), writer, reader)
+    finally:
+        await agent.close()

@@ -1,0 +1,155 @@
+"""AgentEvents as ACP session updates: streamed text and thinking, tool calls with their
+kind, locations and outcome, and for write and edit a diff the editor can show."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from acp import helpers
+from acp.schema import ToolCallLocation, ToolKind
+
+from di_code.agent.events import (
+    AgentEvent,
+    MessageUpdateEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+)
+from di_code.ai.events import TextDeltaEvent, ThinkingDeltaEvent
+from di_code.ai.types import (
+    AssistantMessage,
+    Message,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+KINDS: dict[str, ToolKind] = {
+    "read": "read",
+    "write": "edit",
+    "edit": "edit",
+    "bash": "execute",
+    "grep": "search",
+    "find": "search",
+    "ls": "search",
+}
+FILE_TOOLS = ("read", "write", "edit")
+EDIT_TOOLS = ("write", "edit")
+
+
+def tool_kind(name: str) -> ToolKind:
+    return KINDS.get(name, "other")
+
+
+def tool_title(name: str, arguments: Any) -> str:
+    """What the editor shows for the call: the command for bash, the path or pattern else."""
+    if isinstance(arguments, dict):
+        for key in ("command", "path", "pattern"):
+            value = arguments.get(key)
+            if isinstance(value, str) and value:
+                return f"{name}: {value}" if key != "command" else value
+    return name
+
+
+TextOf = Callable[[Path], Awaitable[str | None]]
+"""A file's text (from the disk, or from the editor's buffers), None when absent."""
+
+
+async def text_on_disk(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@dataclass
+class EventTranslator:
+    """Turns one session's AgentEvents into updates; remembers each edited file's text as it
+    was when its call started, so the end of the call can send the diff."""
+
+    workspace: Path
+    text_of: TextOf = text_on_disk
+    before: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    """Per tool call id of a write or edit: its absolute path and the file's old text."""
+
+    async def updates(self, event: AgentEvent) -> list[Any]:
+        if isinstance(event, MessageUpdateEvent):
+            inner = event.event
+            if isinstance(inner, TextDeltaEvent):
+                return [helpers.update_agent_message_text(inner.delta)]
+            if isinstance(inner, ThinkingDeltaEvent):
+                return [helpers.update_agent_thought_text(inner.delta)]
+            return []
+        if isinstance(event, ToolExecutionStartEvent):
+            call_id, name, arguments = event.tool_call_id, event.tool_name, event.arguments
+            path = self._path(arguments) if name in EDIT_TOOLS else None
+            if path is not None:
+                self.before[call_id] = (str(path), await self.text_of(path))
+            return [self._started(call_id, name, arguments)]
+        if isinstance(event, ToolExecutionEndEvent):
+            edited = self.before.pop(event.result.tool_call_id, None)
+            diff = None
+            if edited is not None and not event.result.is_error:
+                where, old = edited
+                new = await self.text_of(Path(where))
+                diff = None if new is None else helpers.tool_diff_content(where, new, old)
+            return [self._ended(event.result, diff)]
+        return []
+
+    def _started(self, call_id: str, name: str, arguments: Any) -> Any:
+        path = self._path(arguments) if name in FILE_TOOLS else None
+        locations = [ToolCallLocation(path=str(path))] if path is not None else None
+        return helpers.start_tool_call(
+            call_id,
+            tool_title(name, arguments),
+            kind=tool_kind(name),
+            status="in_progress",
+            locations=locations,
+            raw_input=arguments,
+        )
+
+    def _ended(self, result: ToolResultMessage, diff: Any = None) -> Any:
+        content: list[Any] = [
+            helpers.tool_content(helpers.text_block(block.text))
+            for block in result.content
+            if isinstance(block, TextContent) and block.text
+        ]
+        if diff is not None:
+            content.append(diff)
+        return helpers.update_tool_call(
+            result.tool_call_id,
+            status="failed" if result.is_error else "completed",
+            content=content,
+        )
+
+    def _path(self, arguments: Any) -> Path | None:
+        raw = arguments.get("path") if isinstance(arguments, dict) else None
+        if not isinstance(raw, str) or not raw:
+            return None
+        return self.workspace / raw
+
+    def replay(self, messages: list[Message]) -> list[Any]:
+        """A stored conversation as the updates that would have shown it (session/load)."""
+        out: list[Any] = []
+        for message in messages:
+            if isinstance(message, UserMessage):
+                out += [
+                    helpers.update_user_message_text(block.text)
+                    for block in message.content
+                    if isinstance(block, TextContent)
+                ]
+            elif isinstance(message, AssistantMessage):
+                for part in message.content:
+                    if isinstance(part, TextContent):
+                        out.append(helpers.update_agent_message_text(part.text))
+                    elif isinstance(part, ThinkingContent):
+                        out.append(helpers.update_agent_thought_text(part.thinking))
+                    elif isinstance(part, ToolCall):
+                        out.append(self._started(part.id, part.name, part.arguments))
+            elif isinstance(message, ToolResultMessage):
+                out.append(self._ended(message))
+        return out

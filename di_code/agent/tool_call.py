@@ -1,0 +1,120 @@
+"""One tool call, from the model's proposal to the result the model sees.
+
+The loop's seam for everything that is not the tool itself (pi's `beforeToolCall` and
+`afterToolCall`): a `before` hook is asked once the arguments are valid and may refuse the call
+with a reason for the model (permissions, approval, the sandbox choice); an `after` hook sees
+the result and may replace it (redaction, checkpoint bookkeeping). User hooks will plug in here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate, bind_tool
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent, ToolCall
+from di_code.ai.validation import validate_tool_arguments
+
+ABORTED_TOOL_TEXT = "Tool execution aborted."
+ABORTED_QUESTION_TEXT = "Operation aborted"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallContext:
+    """What a hook knows of a call: the model's call, its validated arguments and the tool."""
+
+    call: ToolCall
+    params: dict[str, Any]
+    tool: AgentTool
+    signal: AbortSignal
+
+
+BeforeToolCall = Callable[[ToolCallContext], Awaitable[str | None]]
+"""Returns None to let the call run, or the refusal the model reads instead of a result."""
+AfterToolCall = Callable[[ToolCallContext, ToolResult], Awaitable[ToolResult]]
+"""Returns the result the model gets (the one it was given, or a replacement)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolHooks:
+    """Hooks run in order: the first refusal wins; each `after` gets the last one's result."""
+
+    before: Sequence[BeforeToolCall] = ()
+    after: Sequence[AfterToolCall] = ()
+
+
+async def run_tool_call(
+    call: ToolCall,
+    tool: AgentTool | None,
+    signal: AbortSignal,
+    hooks: ToolHooks = ToolHooks(),
+    on_update: ToolUpdate | None = None,
+) -> ToolResult:
+    """The result of `call`: unknown tools, invalid arguments, refusals and raising tools all
+    become error results the model reads, so the run goes on."""
+    if signal.aborted:
+        return _error(ABORTED_TOOL_TEXT)
+    if tool is None:
+        return _error(f'Unknown tool "{call.name}".')
+    try:
+        params = validate_tool_arguments(tool, call.arguments)
+    except Exception as exc:
+        return _failed(call, exc)
+    context = ToolCallContext(call, params, tool, signal)
+    for before in hooks.before:
+        refusal = await _until_aborted(_refusal(before, context), signal)
+        if refusal is not None:
+            return _error(refusal)
+    result = await _execute(context, on_update)
+    for after in hooks.after:
+        result = await after(context, result)
+    return result
+
+
+async def _refusal(before: BeforeToolCall, context: ToolCallContext) -> str | None:
+    """A hook that fails refuses: a check that could not be made is no permission."""
+    try:
+        return await before(context)
+    except Exception as exc:
+        return f'Tool "{context.call.name}" was not run: {str(exc) or type(exc).__name__}'
+
+
+async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> str | None:
+    """The hook's answer, unless an abort comes first (a question must not block Ctrl-C)."""
+    asking = asyncio.ensure_future(check)
+    aborted = asyncio.ensure_future(signal.wait())
+    await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    aborted.cancel()
+    if not asking.done():
+        asking.cancel()
+        return ABORTED_QUESTION_TEXT
+    return asking.result()
+
+
+async def _execute(context: ToolCallContext, on_update: ToolUpdate | None) -> ToolResult:
+    call, signal = context.call, context.signal
+    try:
+        output = await bind_tool(context.tool).execute(call.id, context.params, signal, on_update)
+    except Exception as exc:
+        if signal.aborted:
+            return _error(ABORTED_TOOL_TEXT)
+        return _failed(call, exc)
+    if signal.aborted:
+        return _error(ABORTED_TOOL_TEXT)
+    if isinstance(output, ToolResult):
+        return output
+    if isinstance(output, list | tuple):
+        return ToolResult(list(output))
+    kind = type(output).__name__
+    return _error(f'Tool "{call.name}" failed: it returned {kind}, not a list of content')
+
+
+def _failed(call: ToolCall, exc: Exception) -> ToolResult:
+    return _error(f'Tool "{call.name}" failed: {str(exc) or type(exc).__name__}')
+
+
+def _error(text: str) -> ToolResult:
+    return ToolResult([TextContent(text)], is_error=True)

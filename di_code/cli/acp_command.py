@@ -1,0 +1,43 @@
+"""`di-code acp`: di-code as an Agent Client Protocol agent for editors (Zed, JetBrains,
+Neovim), on stdin and stdout. Each editor session is set up as `chat` sets one up."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+
+from di_code.cli.flags import CliOptions
+from di_code.config.settings import ConfigError
+
+
+def acp_command(options: CliOptions, log_file: str | None) -> int:
+    try:
+        from di_code.acp.server import SessionRequest
+        from di_code.acp.stdio import serve
+    except ImportError:
+        raise ConfigError(
+            "di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'"
+        ) from None
+    from di_code.cli.setup import Prepared, close_prepared, prepare
+
+    if log_file is not None:
+        logging.basicConfig(filename=log_file, level=logging.INFO)
+
+    async def open_session(request: SessionRequest) -> Prepared:
+        chosen = dataclasses.replace(
+            options, session=request.session_id, continue_session=False, no_session=False
+        )
+        return await prepare(
+            chosen,
+            workspace=request.workspace,
+            editor=request.editor,
+            mcp_servers=request.mcp_servers,
+        )
+
+    async def close_session(opened: object) -> None:
+        assert isinstance(opened, Prepared)
+        await close_prepared(opened, opened.agent.provider)
+
+    asyncio.run(serve(open_session, close_session))
+    return 0

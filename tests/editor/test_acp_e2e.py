@@ -1,0 +1,358 @@
+"""`di-code acp` driven end to end by the ACP SDK's own client (`spawn_agent_process`), against
+the loopback model server: tool calls and diffs, permissions through the client, cancel, load,
+two sessions in one process, and a broken client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp import PROTOCOL_VERSION, RequestError, text_block  # noqa: E402
+from acp.schema import (  # noqa: E402
+    AgentMessageChunk,
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    EnvVariable,
+    FileSystemCapabilities,
+    McpServerStdio,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+    ToolCallProgress,
+    ToolCallStart,
+    UserMessageChunk,
+    WriteTextFileResponse,
+)
+from acp.stdio import spawn_agent_process  # noqa: E402
+
+from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+
+TIMEOUT = 30
+
+
+class RecordingClient:
+    """An editor: records every update; answers permission questions with `answer`."""
+
+    def __init__(self, answer: str | None = "allow_once") -> None:
+        self.updates: list[tuple[str, Any]] = []
+        self.asked: list[Any] = []
+        self.answer = answer
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.updates.append((session_id, update))
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **_: Any
+    ) -> RequestPermissionResponse:
+        self.asked.append((tool_call, [option.option_id for option in options]))
+        if self.answer is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=self.answer)
+        )
+
+    def of(self, kind: type, session_id: str | None = None) -> list[Any]:
+        return [u for s, u in self.updates if isinstance(u, kind) and session_id in (None, s)]
+
+    def said(self, session_id: str | None = None) -> str:
+        return "".join(u.content.text for u in self.of(AgentMessageChunk, session_id))
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]:
+    """A factory: `await agent(client, *args)` -> the connection to a running `di-code acp`."""
+    opened: list[Any] = []
+
+    async def start(client: RecordingClient, *args: str, capabilities: Any = None) -> Any:
+        env = cli_env(di_code_home, llm_server)
+        context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env)
+        conn, process = await context.__aenter__()
+        opened.append((context, process))
+        hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
+        await asyncio.wait_for(hello, TIMEOUT)
+        return conn
+
+    yield start
+    for context, _process in opened:
+        await context.__aexit__(None, None, None)
+
+
+class EditorClient(RecordingClient):
+    """An editor that serves the agent's file reads and writes from its own buffers."""
+
+    def __init__(self, buffers: dict[str, str]) -> None:
+        super().__init__()
+        self.buffers = buffers
+        self.served: list[tuple[str, str]] = []
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
+        self.served.append(("read", path))
+        if path not in self.buffers:
+            raise RequestError.resource_not_found(path)
+        return ReadTextFileResponse(content=self.buffers[path])
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
+        self.served.append(("write", path))
+        self.buffers[path] = content
+        return WriteTextFileResponse()
+
+
+async def prompt(conn: Any, session_id: str, text: str) -> Any:
+    return await asyncio.wait_for(
+        conn.prompt(session_id=session_id, prompt=[text_block(text)]), TIMEOUT
+    )
+
+
+def edit_then_answer(path: str, old: str, new: str, answer: str) -> tuple[Turn, Turn]:
+    call = ToolCallSpec("edit", {"path": path, "edits": [{"old_text": old, "new_text": new}]})
+    return Turn(tool_calls=(call,)), Turn(text=answer)
+
+
+async def test_initialize_says_who_and_what(llm_server: LLMServer, di_code_home: Path) -> None:
+    client = RecordingClient()
+    env = cli_env(di_code_home, llm_server)
+    async with spawn_agent_process(client, DI_CODE, "acp", env=env) as (conn, _process):
+        reply = await asyncio.wait_for(conn.initialize(protocol_version=PROTOCOL_VERSION), 10)
+    assert reply.protocol_version == PROTOCOL_VERSION
+    assert reply.agent_info.name == "di-code"
+    assert reply.agent_capabilities.load_session is True
+    assert reply.agent_capabilities.prompt_capabilities.image is True
+    assert reply.agent_capabilities.prompt_capabilities.embedded_context is True
+
+
+async def test_an_edit_shows_its_tool_call_a_diff_and_the_answer(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("alpha\nbeta\n")
+    llm_server.script(*edit_then_answer("notes.txt", "beta", "gamma", "Changed it."))
+    client = RecordingClient("allow_once")
+    conn = await agent(client, "--permission-mode", "ask")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    assert {m.id for m in session.modes.available_modes} >= {"ask", "auto", "read-only"}
+
+    reply = await prompt(conn, session.session_id, "change beta")
+    assert reply.stop_reason == "end_turn"
+    [start] = client.of(ToolCallStart)
+    assert start.kind == "edit" and start.locations[0].path == str(workspace / "notes.txt")
+    [(asked_call, options)] = client.asked
+    assert asked_call.tool_call_id == start.tool_call_id
+    assert options == ["allow_once", "allow_always", "reject_once"]
+    [done] = [u for u in client.of(ToolCallProgress) if u.status == "completed"]
+    [diff] = [c for c in done.content if c.type == "diff"]
+    assert (diff.old_text, diff.new_text) == ("alpha\nbeta\n", "alpha\ngamma\n")
+    assert client.said() == "Changed it."
+    assert (workspace / "notes.txt").read_text() == "alpha\ngamma\n"
+
+
+async def test_a_rejected_permission_leaves_the_file_and_tells_the_model(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("beta\n")
+    llm_server.script(*edit_then_answer("notes.txt", "beta", "gamma", "Understood."))
+    client = RecordingClient("reject_once")
+    conn = await agent(client, "--permission-mode", "ask")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "change beta")
+    assert (workspace / "notes.txt").read_text() == "beta\n"
+    [failed] = [u for u in client.of(ToolCallProgress) if u.status == "failed"]
+    assert "declined" in failed.content[0].content.text
+    tool_result = llm_server.requests[1].body["messages"][-1]
+    assert tool_result["role"] == "tool" and "declined" in json.dumps(tool_result)
+
+
+async def test_allow_always_grants_the_rest_of_the_session(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    llm_server.script(
+        *edit_then_answer("a.txt", "one", "two", "first"),
+        *edit_then_answer("a.txt", "two", "three", "second"),
+    )
+    client = RecordingClient("allow_always")
+    conn = await agent(client, "--permission-mode", "ask")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "first")
+    await prompt(conn, session.session_id, "second")
+    assert len(client.asked) == 1  # the grant covered the second edit of the same file
+    assert (workspace / "a.txt").read_text() == "three\n"
+
+
+async def test_cancel_mid_bash_kills_the_command_and_ends_cancelled(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    marker = workspace / "finished"
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": f"sleep 20; touch {marker}"}),))
+    )
+    client = RecordingClient()
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    running = asyncio.create_task(prompt(conn, session.session_id, "sleep"))
+    for _ in range(200):
+        if client.of(ToolCallStart):
+            break
+        await asyncio.sleep(0.05)
+    await conn.cancel(session_id=session.session_id)
+    reply = await running
+    assert reply.stop_reason == "cancelled"
+    await asyncio.sleep(0.5)
+    assert not marker.exists()
+    # the context stays valid: the next prompt is answered
+    llm_server.script(Turn(text="still here"))
+    assert (await prompt(conn, session.session_id, "hello")).stop_reason == "end_turn"
+    assert client.said() == "still here"
+    tool_result = llm_server.requests[-1].body["messages"][-2]
+    assert tool_result["role"] == "tool"  # the cancelled call still has its result
+
+
+async def test_load_replays_a_stored_session_and_goes_on_with_it(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    llm_server.script(Turn(text="The answer is 42."))
+    first = RecordingClient()
+    conn = await agent(first)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "what is the answer?")
+
+    second = RecordingClient()
+    conn2 = await agent(second)
+    await conn2.load_session(cwd=str(workspace), session_id=session.session_id, mcp_servers=[])
+    replayed = [u.content.text for u in second.of(UserMessageChunk)]
+    assert replayed == ["what is the answer?"]
+    assert second.said() == "The answer is 42."
+    llm_server.script(Turn(text="yes"))
+    await prompt(conn2, session.session_id, "sure?")
+    sent = json.dumps(llm_server.requests[-1].body["messages"])
+    assert "what is the answer?" in sent and "The answer is 42." in sent
+
+
+async def test_two_sessions_in_one_process_do_not_mix(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    llm_server.script(Turn(text="for one"), Turn(text="for two"))
+    client = RecordingClient()
+    conn = await agent(client)
+    one = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    two = await conn.new_session(cwd=str(other), mcp_servers=[])
+    assert one.session_id != two.session_id
+    await prompt(conn, one.session_id, "first question")
+    await prompt(conn, two.session_id, "second question")
+    assert client.said(one.session_id) == "for one"
+    assert client.said(two.session_id) == "for two"
+    second_request = json.dumps(llm_server.requests[1].body["messages"])
+    assert "first question" not in second_request
+
+
+async def test_a_provider_failure_ends_the_turn_with_a_message(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    client = RecordingClient()
+    conn = await agent(client)  # nothing scripted: the server answers 400
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    reply = await prompt(conn, session.session_id, "hello")
+    assert reply.stop_reason == "end_turn"
+    assert client.said().startswith("di-code: ") and "no scripted reply" in client.said()
+    llm_server.script(Turn(text="recovered"))
+    await prompt(conn, session.session_id, "again")
+    assert "recovered" in client.said()
+
+
+async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    process = await asyncio.create_subprocess_exec(
+        DI_CODE,
+        "acp",
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"{not json\n")
+    process.stdin.write(b'{"jsonrpc":"2.0","id":7,"method":"no/such","params":{}}\n')
+    await process.stdin.drain()
+    replies = [json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))]
+    while replies[-1].get("id") != 7:
+        replies.append(json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT)))
+    assert replies[-1]["error"]["code"] == -32601  # method not found
+    process.stdin.close()
+    assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+
+async def test_a_client_with_fs_serves_the_reads_and_writes(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("saved text\n")
+    (tmp_path / "secret.txt").write_text("outside\n")
+    buffers = {str(notes): "unsaved text\n"}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "notes.txt"}),)),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "../secret.txt"}),)),
+        *edit_then_answer("notes.txt", "unsaved", "edited", "done"),
+    )
+    client = EditorClient(buffers)
+    fs = FileSystemCapabilities(read_text_file=True, write_text_file=True)
+    conn = await agent(client, "--permission-mode", "auto", capabilities=ClientCapabilities(fs=fs))
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "read and edit notes")
+
+    first_result = llm_server.requests[1].body["messages"][-1]["content"]
+    assert "unsaved text" in first_result  # the editor's buffer, not the disk
+    second_result = llm_server.requests[2].body["messages"][-1]["content"]
+    assert "outside the workspace" in second_result  # confined before the editor is asked
+    assert buffers[str(notes)] == "edited text\n"
+    assert notes.read_text() == "saved text\n"  # the disk is the editor's to save
+    assert all(path == str(notes) for _, path in client.served)
+    [done] = [
+        u
+        for u in client.of(ToolCallProgress)
+        if u.status == "completed" and u.content and any(c.type == "diff" for c in u.content)
+    ]
+    [diff] = [c for c in done.content if c.type == "diff"]
+    assert (diff.old_text, diff.new_text) == ("unsaved text\n", "edited text\n")
+
+
+async def test_mcp_servers_the_editor_passes_start_and_their_tools_run(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    root = Path(__file__).resolve().parents[2]
+    server = McpServerStdio(
+        name="fx",
+        command=sys.executable,
+        args=["-m", "tests.support.mcp_fixture_server", "stdio"],
+        env=[
+            EnvVariable(name="PYTHONPATH", value=str(root)),
+            EnvVariable(name="MCP_FIXTURE_DIR", value=str(tmp_path)),
+        ],
+    )
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("mcp__fx__add", {"a": 2, "b": 40}),)), Turn(text="42")
+    )
+    client = RecordingClient()
+    conn = await agent(client, "--permission-mode", "auto")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[server])
+    await prompt(conn, session.session_id, "add")
+    offered = {t["function"]["name"] for t in llm_server.requests[0].body["tools"]}
+    assert "mcp__fx__add" in offered
+    assert llm_server.requests[1].body["messages"][-1]["content"] == "42"
