@@ -62,6 +62,7 @@ SECRETS = (
 SOCKET_FOLDERS = ("/run", "/var/run")
 """Where local services keep their Unix sockets; emptied when there is no network."""
 NULL = "/dev/null"
+SKILLS = "skills"
 PRIVATE_TMP = "/tmp"
 LISTENING = "00010000"
 """`__SO_ACCEPTCON` in /proc/net/unix's flags: a socket that accepts connections."""
@@ -90,8 +91,12 @@ class SandboxPaths:
         return found
 
     def revealed(self, hidden: Sequence[Path]) -> list[Path]:
-        """Revealed paths that lie inside a hidden folder, to bind back."""
-        inside = [_real(path) for path in self.reveal]
+        """Revealed paths that lie inside a hidden folder, to bind back; DI_CODE_HOME's
+        skills (instructions and scripts the model is told to use) among them."""
+        shown = [*self.reveal]
+        if self.di_code_home is not None:
+            shown.append(self.di_code_home / SKILLS)
+        inside = [_real(path) for path in shown]
         return [p for p in inside if os.path.exists(p) and any(p.is_relative_to(h) for h in hidden)]
 
 

@@ -47,7 +47,7 @@ def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home folder with a secret in every usual credential file, and a DI_CODE_HOME with
     another project's session; outside /tmp, which the sandbox replaces with its own."""
     folder = outside / "home"
-    for name in (*PLANTED, ".di-code/sessions/other/1.jsonl"):
+    for name in (*PLANTED, ".di-code/sessions/other/1.jsonl", ".di-code/skills/lint/SKILL.md"):
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(f"{SECRET} in {name}\n")
     monkeypatch.setenv("HOME", str(folder))
@@ -72,8 +72,12 @@ async def test_credentials_and_di_code_home_look_empty(workspace: Path, home: Pa
     )
     assert SECRET not in text_of(result)
     assert text_of(result).startswith("visible")
-    listing = await run(tool, {"command": "find ~/.ssh ~/.aws ~/.di-code -mindepth 1 | wc -l"})
+    listing = await run(tool, {"command": "find ~/.ssh ~/.aws -mindepth 1 | wc -l"})
     assert text_of(listing) == "0"
+    # Of DI_CODE_HOME only the skills are there, read-only.
+    listing = await run(tool, {"command": "cd ~/.di-code && find . -mindepth 1"})
+    assert text_of(listing).splitlines() == ["./skills", "./skills/lint", "./skills/lint/SKILL.md"]
+    assert (await run(tool, {"command": "touch ~/.di-code/skills/lint/x"})).is_error
     # What a command writes there goes nowhere.
     await run(tool, {"command": "echo planted > ~/.ssh/authorized_keys; true"})
     assert not (home / ".ssh/authorized_keys").exists()
