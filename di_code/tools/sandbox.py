@@ -53,7 +53,8 @@ class Sandbox:
         network = "" if self.network else "; there is no network access"
         return (
             f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
-            f"command){network}; background processes end when the command ends."
+            f"command){network}; credential files (~/.ssh, ~/.aws, ...) look empty; "
+            "background processes end when the command ends."
         )
 
     @contextlib.contextmanager
