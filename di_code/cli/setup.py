@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from di_code.tools.editor_files import EditorFiles
     from di_code.tools.mcp import McpServers
     from di_code.tools.mcp_config import McpServerConfig
+    from di_code.tools.sandbox_mounts import SandboxPaths
 
 Notify = Callable[[str], None]
 
@@ -124,8 +125,9 @@ async def prepare(
     rules = PermissionRules.parse(settings.allow, settings.deny)
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
+    gate.protected = protection(workspace, roots, home)
     session, history = open_session(options, home, workspace, notify)
-    bash = bash_policy(options, settings, gate, selection, env, session, notify)
+    bash = bash_policy(options, settings, gate, selection, env, session, notify, home)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts()
@@ -337,6 +339,7 @@ def bash_policy(
     env: Mapping[str, str],
     session: Session | None,
     notify: Notify,
+    home: Path,
 ) -> BashPolicy:
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
     moment), the key variables hidden from commands, and the session's folder for long
@@ -350,7 +353,8 @@ def bash_policy(
         raise ConfigError(f"--sandbox must be one of {', '.join(SANDBOX_MODES)}")
     try:
         network = bool(settings.sandbox_network)
-        sandbox, note = choose_sandbox(requested, gate.mode, network)  # type: ignore[arg-type]
+        paths = sandbox_paths(settings, home)
+        sandbox, note = choose_sandbox(requested, gate.mode, network, paths)  # type: ignore[arg-type]
     except SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from exc
     if note is not None:
@@ -362,6 +366,30 @@ def bash_policy(
     hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
     return BashPolicy(sandbox, hidden, spill, lambda: gate.mode)
+
+
+def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
+    """Why a path the write or edit tool names is protected (the gate asks then)."""
+    from di_code.tools.protected import protected_path
+    from di_code.tools.workspace import Workspace
+
+    space = Workspace.create(workspace, roots)
+    return lambda raw: protected_path(space, raw, home)
+
+
+def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:
+    """DI_CODE_HOME and `[sandbox] hide` / `reveal`: absolute paths, or from `~`."""
+    from di_code.tools.sandbox_mounts import SandboxPaths
+
+    def absolute(key: str, entries: Sequence[str]) -> tuple[Path, ...]:
+        paths = tuple(Path(entry).expanduser() for entry in entries)
+        for entry, path in zip(entries, paths, strict=True):
+            if not path.is_absolute():
+                raise ConfigError(f"sandbox.{key}: {entry!r} must be absolute or start with ~")
+        return paths
+
+    hide = absolute("hide", settings.sandbox_hide)
+    return SandboxPaths(home, hide, absolute("reveal", settings.sandbox_reveal))
 
 
 def extra_roots(add_dirs: Sequence[str], workspace: Path) -> list[Path]:

@@ -13,7 +13,8 @@ Layout (README.md shows a full example):
     [providers.NAME] api, base_url, api_key_env, models = [...], default_model
     [providers.NAME.models.ID] context_window = N, max_output_tokens = N   (instead of the list)
     [discovery] urls = ["ollama=http://127.0.0.1:11434/v1", ...]
-    [sandbox] mode = "off|workspace-write|read-only", network = true|false
+    [sandbox] mode = "off|workspace-write|read-only", network = true|false,
+              hide = ["~/.secret", ...], reveal = ["~/.npmrc", ...]
     [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
     [[hooks.PreToolUse]] matcher = "bash", hooks = [{type = "command", command = "..."}]
 """
@@ -75,6 +76,9 @@ class Settings:
     """Settings that were ignored, one line each, to show the user."""
     sandbox_mode: str | None = None
     sandbox_network: bool | None = None
+    sandbox_hide: tuple[str, ...] = ()
+    sandbox_reveal: tuple[str, ...] = ()
+    """Paths a sandboxed command sees empty besides the defaults, and defaults it sees."""
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
     """`[mcp_servers.NAME]` tables as written (di_code.tools.mcp_config reads them)."""
     hooks: tuple[tuple[str, Any], ...] = ()
@@ -139,6 +143,8 @@ def merge(base: Settings, top: Settings) -> Settings:
         discovery=top.discovery if top.discovery is not None else base.discovery,
         warnings=base.warnings + top.warnings,
         sandbox_mode=top.sandbox_mode or base.sandbox_mode,
+        sandbox_hide=base.sandbox_hide + top.sandbox_hide,
+        sandbox_reveal=base.sandbox_reveal + top.sandbox_reveal,
         mcp_servers={**base.mcp_servers, **top.mcp_servers},
         hooks=base.hooks + top.hooks,
         sandbox_network=(
@@ -169,7 +175,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
     discovery = reader.table(data, "discovery", {"urls"})
-    sandbox = reader.table(data, "sandbox", {"mode", "network"})
+    sandbox = reader.table(data, "sandbox", {"mode", "network", "hide", "reveal"})
     network = sandbox.get("network")
     if network is not None and not isinstance(network, bool):
         raise reader.fail("sandbox.network", "true or false")
@@ -189,6 +195,8 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
         discovery=reader.strings(discovery, "discovery.urls"),
         sandbox_mode=reader.choice(sandbox, "sandbox.mode", SANDBOX_MODES),
         sandbox_network=network,
+        sandbox_hide=reader.strings(sandbox, "sandbox.hide") or (),
+        sandbox_reveal=reader.strings(sandbox, "sandbox.reveal") or (),
         mcp_servers=reader.table(data, "mcp_servers", None),
         hooks=((source, data["hooks"]),) if "hooks" in data else (),
     )

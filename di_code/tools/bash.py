@@ -44,9 +44,6 @@ class BashTool(WorkspaceTool):
     ) -> ToolOutput:
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         buffer = OutputBuffer(self.policy.spill)
-        argv, env = self.policy.launch(
-            [shell(), "-c", params["command"]], self.workspace.roots, os.environ
-        )
         fresh = asyncio.Event()
 
         def sink(chunk: bytes) -> None:
@@ -54,15 +51,12 @@ class BashTool(WorkspaceTool):
             fresh.set()
 
         ticker = asyncio.create_task(_stream_updates(buffer, fresh, on_update))
+        argv = [shell(), "-c", params["command"]]
         try:
-            exit = await run_in_group(
-                argv,
-                str(self.workspace.root),
-                timeout,
-                signal,
-                sink,
-                env,
-            )
+            with self.policy.launch(argv, self.workspace.roots, os.environ) as (argv, env):
+                exit = await run_in_group(
+                    argv, str(self.workspace.root), timeout, signal, sink, env
+                )
         finally:
             ticker.cancel()
             buffer.close()

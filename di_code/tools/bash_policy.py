@@ -8,12 +8,14 @@ back to ask frees it. The mode is kept in one place, the gate, and only read her
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from di_code.tools.cards import BASH
-from di_code.tools.sandbox import PRIVATE_TMP, Sandbox, SandboxChoice
+from di_code.tools.sandbox import Sandbox, SandboxChoice
+from di_code.tools.sandbox_mounts import PRIVATE_TMP
 from di_code.tools.spill import SpillFolder
 
 KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
@@ -39,17 +41,21 @@ class BashPolicy:
         """The sandbox a command started now runs in (None: unsandboxed)."""
         return self.sandboxing.sandbox(self.mode())
 
+    @contextlib.contextmanager
     def launch(
         self, argv: list[str], roots: Sequence[Path], env: Mapping[str, str]
-    ) -> tuple[list[str], dict[str, str]]:
-        """The command line and environment `argv` starts with now: in the sandbox of this
-        moment (the spill folder readable in it), without the hidden variables."""
+    ) -> Iterator[tuple[list[str], dict[str, str]]]:
+        """The command line and environment `argv` starts with now, held while it runs: in
+        the sandbox of this moment (the spill folder readable in it), without the hidden
+        variables."""
         clean = {name: value for name, value in env.items() if name not in self.hidden_env}
         sandbox = self.sandbox()
         if sandbox is None:
-            return argv, clean
+            yield argv, clean
+            return
         clean["TMPDIR"] = PRIVATE_TMP
-        return sandbox.wrap(argv, roots, [self.spill.folder]), clean
+        with sandbox.launch(argv, roots, [self.spill.folder]) as wrapped:
+            yield wrapped, clean
 
     def state(self) -> str:
         """How a command started now runs, for the user (/permissions)."""

@@ -9,6 +9,9 @@ every mode. Bash commands are parsed (`di_code.tools.shell_parse`): a deny rule 
 simple command anywhere in the line, through wrappers; an allow rule covers a line only when it
 is plain and every command in it is allowed (README, "Permissions", says it exactly).
 
+Write and edit on a protected path (`protected.py`: git directories, `.di-code/`, `.mcp.json`,
+`.claude/`, DI_CODE_HOME) always ask in ask and accept-edits modes; no rule or grant covers them.
+
 An approval can grant more for the rest of the session: the command prefixes of a plain bash
 line, one file, or all edits. Grants are allow rules kept in the gate; /permissions lists and
 revokes them.
@@ -183,6 +186,8 @@ class ApprovalRequest:
     arguments: dict[str, Any]
     summary: str
     offers: tuple[GrantOffer, ...] = ()
+    why: str = ""
+    """Why it is asked whatever the rules and grants (a protected path), else empty."""
 
     def offer_keys(self) -> dict[str, GrantOffer]:
         """The offers by the key that picks them: [a] this prefix or file, [e] all edits."""
@@ -228,6 +233,9 @@ class PermissionGate:
     """Asked at each switch what the user should know about the new mode (the bash policy:
     that auto runs unsandboxed); each such line is said once a session."""
     said: set[str] = field(default_factory=set)
+    protected: Callable[[str], str | None] | None = None
+    """Why the file a write or edit names is protected (`protected.protected_path`): such a
+    call is asked in ask and accept-edits modes, whatever the rules and grants."""
 
     def switch(self, mode: PermissionMode) -> list[str]:
         """Change the mode (Shift+Tab, /permissions); the lines to tell the user."""
@@ -246,29 +254,32 @@ class PermissionGate:
     ) -> str | None:
         """None if the call may run, else the reason it may not (for the model). `hook` is
         what the user's PreToolUse hooks said: "allow" skips the question, "ask" asks even
-        where nothing would; deny rules and read-only mode refuse either way."""
+        where nothing would; deny rules and read-only mode refuse either way, and a protected
+        path is asked about in ask and accept-edits modes whatever a hook or grant says."""
         decision = self.rules.decide(tool_name, arguments, self.grants)
         if decision == "deny":
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
-        if hook == "allow":
+        if hook != "ask" and (self.mode == "auto" or tool_name in READ_ONLY_TOOLS):
             return None
-        unasked = self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS
-        if hook != "ask" and unasked:
-            return None
-        if hook != "ask" and self.mode == "accept-edits" and tool_name in EDIT_TOOLS:
+        guarded = self._protection(tool_name, arguments)
+        unasked = hook == "allow" or decision == "allow"
+        if guarded is None and hook != "ask" and (
+            unasked or (self.mode == "accept-edits" and tool_name in EDIT_TOOLS)
+        ):
             return None
         if self.approver is None:
+            why = "" if guarded is None else f" ({guarded})"
             return (
-                f"Permission denied: {tool_name} needs the user's approval and there is no "
-                "terminal to ask (the user can run di-code with --yes to allow it)."
+                f"Permission denied: {tool_name} needs the user's approval{why} and there is "
+                "no terminal to ask (the user can run di-code with --yes to allow it)."
             )
-        request = ApprovalRequest(
-            tool_name,
-            arguments,
-            summarize(tool_name, arguments),
-            grant_offers(tool_name, arguments),
+        summary = summarize(tool_name, arguments)
+        request = (
+            ApprovalRequest(tool_name, arguments, summary, grant_offers(tool_name, arguments))
+            if guarded is None
+            else ApprovalRequest(tool_name, arguments, f"{summary} ({guarded})", why=guarded)
         )
         answer = await self.approver(request)
         if answer.allow:
@@ -279,6 +290,12 @@ class PermissionGate:
         if answer.feedback.strip():
             refusal += f" The user says what to do instead: {answer.feedback.strip()}"
         return refusal
+
+    def _protection(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
+        path = arguments.get("path")
+        if self.protected is None or tool_name not in EDIT_TOOLS or not isinstance(path, str):
+            return None
+        return self.protected(path)
 
     def grant(self, rules: Iterable[Rule]) -> None:
         self.grants.extend(rule for rule in rules if rule not in self.grants)

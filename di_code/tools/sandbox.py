@@ -6,7 +6,8 @@ minimal one, /proc private. `--unshare-pid` gives the command its own pid namesp
 init is bubblewrap's: when the command's shell exits, or when di-code dies (even by SIGKILL:
 `--die-with-parent` asks the kernel to kill bubblewrap with its parent), every process in it
 is killed, background jobs and `setsid` escapes included. The network is a private, empty
-namespace (`--unshare-net`) unless allowed.
+namespace (`--unshare-net`) unless allowed. Protected paths stay read-only, secrets are shown
+empty and, without network, the host's socket folders too (`sandbox_mounts.py`).
 
 Whether bubblewrap works here (it is installed, and this kernel lets it make namespaces) is
 probed once, with a command that does nothing, the first time someone asks.
@@ -14,18 +15,21 @@ probed once, with a command that does nothing, the first time someone asks.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from di_code.tools.placeholders import holding
+from di_code.tools.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
+
 SandboxMode = Literal["off", "workspace-write", "read-only"]
 PROBE_TIMEOUT = 10.0
-PRIVATE_TMP = "/tmp"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,33 +38,45 @@ class Sandbox:
 
     mode: Literal["workspace-write", "read-only"] = "workspace-write"
     network: bool = False
+    paths: SandboxPaths = field(default_factory=SandboxPaths)
+    """What is hidden, and DI_CODE_HOME (protected)."""
 
     def describe(self) -> str:
         """What the model must know to work inside it (told in the bash tool's description)."""
         if self.mode == "workspace-write":
-            writable = "only the working folder(s) and /tmp are writable"
+            writable = (
+                "only the working folder(s) and /tmp are writable, and in them not .git, "
+                ".di-code, .mcp.json nor .claude"
+            )
         else:
             writable = "the file system is read-only except /tmp"
         network = "" if self.network else "; there is no network access"
         return (
             f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
-            f"command){network}; background processes end when the command ends."
+            f"command){network}; credential files (~/.ssh, ~/.aws, ...) look empty; "
+            "background processes end when the command ends."
         )
+
+    @contextlib.contextmanager
+    def launch(
+        self, argv: Sequence[str], roots: Sequence[Path], readable: Sequence[Path] = ()
+    ) -> Iterator[list[str]]:
+        """`argv` as a bubblewrap command line, held while the command runs: the mount
+        points bubblewrap leaves for missing protected paths are removed afterwards."""
+        writable = roots if self.mode == "workspace-write" else ()
+        with holding(writable):
+            yield self.wrap(argv, roots, readable)
 
     def wrap(
         self, argv: Sequence[str], roots: Sequence[Path], readable: Sequence[Path] = ()
     ) -> list[str]:
         """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
         spill folder) stay visible read-only even below /tmp, when they exist."""
-        bind = "--bind" if self.mode == "workspace-write" else "--ro-bind"
         args = [bubblewrap_path() or "bwrap", *_BASE]
         if not self.network:
             args.append("--unshare-net")
-        # Mounted after the tmpfs, so that what lies below /tmp is still visible.
-        for folder in readable:
-            args += ["--ro-bind-try", str(folder), str(folder)]
-        for root in roots:
-            args += [bind, str(root), str(root)]
+        writable = self.mode == "workspace-write"
+        args += mounts(roots, writable, self.paths, self.network, readable)
         return [*args, "--", *argv]
 
 
@@ -113,6 +129,7 @@ class SandboxChoice:
 
     requested: SandboxMode | None = None
     network: bool = False
+    paths: SandboxPaths = field(default_factory=SandboxPaths)
 
     def check(self) -> None:
         """Raise SandboxUnavailable when an explicit sandbox cannot be had here."""
@@ -127,9 +144,9 @@ class SandboxChoice:
         if self.requested == "off":
             return None
         if self.requested is not None:
-            return Sandbox(self.requested, self.network)
+            return Sandbox(self.requested, self.network, self.paths)
         if permission_mode == "auto" and bubblewrap_works():
-            return Sandbox("workspace-write", self.network)
+            return Sandbox("workspace-write", self.network, self.paths)
         return None
 
     def note(self, permission_mode: str) -> str | None:
@@ -144,12 +161,15 @@ class SandboxChoice:
 
 
 def choose_sandbox(
-    requested: SandboxMode | None, permission_mode: str, network: bool
+    requested: SandboxMode | None,
+    permission_mode: str,
+    network: bool,
+    paths: SandboxPaths | None = None,
 ) -> tuple[SandboxChoice, str | None]:
     """The sandbox choice for bash at start-up, and a note for the user when auto mode runs
     unsandboxed because bubblewrap does not work (who passed --sandbox off knows it). An
     explicit mode that cannot be had is an error (SandboxUnavailable)."""
-    choice = SandboxChoice(requested, network)
+    choice = SandboxChoice(requested, network, paths or SandboxPaths())
     choice.check()
     return choice, None if requested == "off" else choice.note(permission_mode)
 

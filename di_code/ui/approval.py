@@ -74,6 +74,8 @@ def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) 
         view.append(f"$ {visible(str(args.get('command', '')))}")
         return view
     view.append(visible(summarize_call(request.tool_name, args)))
+    if request.why:
+        view.append(f"  ({visible(request.why)})", "yellow")
     body = approval_body(request, workspace)
     if body is not None:
         view.append("\n")

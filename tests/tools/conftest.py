@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,15 @@ def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
     return root
+
+
+@pytest.fixture
+def outside() -> Iterator[Path]:
+    """A writable host folder outside the workspace and outside /tmp (which the sandbox
+    replaces with its own)."""
+    folder = Path(tempfile.mkdtemp(prefix="di-code-sandbox-test-", dir="/var/tmp"))
+    yield folder
+    shutil.rmtree(folder)
 
 
 @pytest.fixture

@@ -6,9 +6,7 @@ or cannot make namespaces (`.ci/run` installs it when it runs as root).
 
 from __future__ import annotations
 
-import shutil
 import socket
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,15 +31,6 @@ pytestmark = pytest.mark.skipif(
 def sandboxed(*roots: Path, mode: str = "workspace-write", network: bool = False) -> BashTool:
     space = Workspace.create(roots[0], roots[1:])
     return BashTool(space, BashPolicy(SandboxChoice(mode, network)))  # type: ignore[arg-type]
-
-
-@pytest.fixture
-def outside() -> Iterator[Path]:
-    """A writable host folder outside the workspace and outside /tmp (which the sandbox
-    replaces with its own)."""
-    folder = Path(tempfile.mkdtemp(prefix="di-code-sandbox-test-", dir="/var/tmp"))
-    yield folder
-    shutil.rmtree(folder)
 
 
 async def test_writes_inside_the_workspace_roots_only(
