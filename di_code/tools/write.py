@@ -13,9 +13,11 @@ from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import WRITE
+from di_code.tools.edit_text import unified_diff
 from di_code.tools.file_lock import run_on_file
-from di_code.tools.files import existing_file, write_error
+from di_code.tools.files import existing_file, open_regular, write_error
 from di_code.tools.resolve import Target
+from di_code.tools.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,19 @@ class WriteTool(WorkspaceTool):
         target, shown = self.workspace.resolve(params["path"], make_folders=True)
         await run_on_file(target, lambda found: _write(found, shown, data), serialize=True)
         return [TextContent(f"Successfully wrote {len(data)} bytes to {shown}")]
+
+
+def preview_write(workspace: Workspace, params: dict[str, Any]) -> str | None:
+    """The diff a write would make to the file it replaces, without writing (what an
+    approval question shows: what goes, not only what comes); None when there is no file
+    there yet; ToolError when the path cannot be written."""
+    target, shown = workspace.resolve(str(params.get("path", "")))
+    with target:
+        if target.folder is None or existing_file(target, shown) is None:
+            return None
+        with open_regular(target, shown) as f:
+            before = f.read().decode("utf-8", errors="replace")
+    return unified_diff(before, str(params.get("content", "")), shown)
 
 
 def _write(target: Target, shown: str, data: bytes) -> None:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from di_code.agent.agent import Agent
@@ -28,6 +28,7 @@ from di_code.tools.permissions import NO, PermissionGate, PermissionMode
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
+from di_code.ui.pager import page
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
@@ -97,22 +98,6 @@ class Pastes:
         return line
 
 
-def page(text: str) -> None:
-    """Show ANSI text in $PAGER (less -R by default), or print it when there is none."""
-    import os
-    import shlex
-    import shutil
-    import subprocess
-    import sys
-
-    command = shlex.split(os.environ.get("PAGER") or "less -R")
-    if not command or shutil.which(command[0]) is None:
-        sys.stdout.write(text)
-        return
-    env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
-    subprocess.run(command, input=text.encode(), env=env, check=False)
-
-
 class Repl:
     def __init__(
         self,
@@ -131,6 +116,8 @@ class Repl:
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
         self.approver.workspace = Workspace.create(setup.workspace)
+        self.approver.screen_rows = self.screen_rows
+        self.approver.show_all = self.show_paged
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
@@ -225,15 +212,24 @@ class Repl:
         except ValueError as exc:
             self.console.print(Text(f"✗ {exc}", style="red"))
             return
-        rows = self.console.height
+        self.show_paged(panel)
+
+    def screen_rows(self) -> int:
         session = self._session
         if session is not None and session.app.is_running:
-            rows = session.app.output.get_size().rows
+            return session.app.output.get_size().rows
+        return self.console.height
+
+    def show_paged(self, renderable: RenderableType) -> None:
+        """Print `renderable`, or page it when it is taller than the screen (the pager runs
+        with the prompt suspended)."""
+        session = self._session
         with self.console.capture() as captured:
-            self.console.print(panel)
+            self.console.print(renderable)
         text = captured.get()
-        if text.count("\n") < rows - 2 or session is None or not session.app.is_running:
-            self.console.print(panel)
+        running = session is not None and session.app.is_running
+        if text.count("\n") < self.screen_rows() - 2 or not running:
+            self.console.print(renderable)
             return
         from prompt_toolkit.application import run_in_terminal
 
