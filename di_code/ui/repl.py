@@ -210,7 +210,7 @@ class Repl:
         try:
             panel = self.renderer.expanded(number)
         except ValueError as exc:
-            self.console.print(Text(f"✗ {exc}", style="red"))
+            self.console.print(Text(f"✗ {visible(str(exc))}", style="red"))
             return
         self.show_paged(panel)
 
@@ -295,7 +295,7 @@ class Repl:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
         except AttachmentError as exc:  # refused before any request: `!command` outputs wait
             self.renderer.show_user(text)
-            self.console.print(Text(f"✗ {exc}", style="bold red"))
+            self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
             return True
         self.shell_context = []
         self.start(self._prompt(content))
@@ -363,7 +363,7 @@ class Repl:
         try:
             await work
         except Exception as exc:
-            self.console.print(Text(f"✗ {exc}", style="bold red"))
+            self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
         finally:
             self._controller = None
             self.invalidate()

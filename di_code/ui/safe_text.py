@@ -59,3 +59,19 @@ def _joins_emoji(text: str, at: int) -> bool:
 def _emoji(char: str) -> bool:
     code = ord(char)
     return 0x1F000 <= code <= 0x1FAFF or 0x2600 <= code <= 0x27BF or code == 0xFE0F
+
+
+def json_escaped(text: str) -> str:
+    """JSON text with every character `visible` would mark written as a `\\u` escape: the
+    same data, safe to show on a terminal (JSON escapes C0 itself, not C1 or the invisible)."""
+    if _UNSAFE.search(text) is None:
+        return text
+    return _UNSAFE.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
