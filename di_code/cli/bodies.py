@@ -39,19 +39,24 @@ def guarded(body: Callable[[], int], options: CliOptions) -> int:
     argument must see the redacting stream installed here."""
     from di_code.ai.redaction import redact_output  # not needed by `--help`
     from di_code.config.settings import ConfigError
-    from di_code.ui.safe_text import visible  # messages may quote files and servers
 
     redact_output()  # from here on, whatever leaves the process has the known secrets hidden
     try:
         return body()
     except ConfigError as exc:
-        print(f"di-code: {visible(str(exc))}", file=sys.stderr)
+        print(f"di-code: {_shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
         if options.verbose:
             raise
-        said = visible(str(exc))
-        print(f"di-code: internal error: {said} (--verbose shows details)", file=sys.stderr)
+        print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)
         return 1
+
+
+def _shown(error: Exception) -> str:
+    """The message through the sanitizer: it may quote files, servers, the command line."""
+    from di_code.ui.safe_text import visible  # only on an error: `run` does not load the UI
+
+    return visible(str(error))
