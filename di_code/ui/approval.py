@@ -43,7 +43,7 @@ class YesNo:
 
     text: str
     details: str = ""
-    """What a yes would allow, printed above the question (it may be many lines)."""
+    """What a yes would allow, printed before the question (it may be many lines)."""
 
 
 def question(request: ApprovalRequest) -> str:
@@ -125,9 +125,9 @@ class ReplApprover:
 
     async def confirm(self, question: YesNo) -> bool:
         """Ask a yes/no question; no unless the user presses y."""
-        self.console.print(Text.assemble(("? ", "bold yellow"), visible(question.text)))
         if question.details:
             self.console.print(Text(visible(question.details)))
+        self.console.print(Text.assemble(("? ", "bold yellow"), visible(question.text)))
         answer = await self._wait(question)
         self.console.print(Text("  yes" if answer.allow else "  no", style="dim"))
         return answer.allow

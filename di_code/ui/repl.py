@@ -338,7 +338,7 @@ class Repl:
             from di_code.ui.approval import YesNo
             from di_code.ui.commands import run_command
 
-            question = YesNo(f"Trust this project's settings ({held_back})? y/N")
+            question = YesNo("Trust this project's settings (all listed above)? y/N", held_back)
             if await self.approver.confirm(question):
                 await run_command(self, "/trust")
             else:
