@@ -1,7 +1,7 @@
 """Asking on the terminal whether a call may run (`run` in ask mode).
 
 The complete command (or the path with the whole diff or content to write, or an MCP call's
-server, tool and arguments: `approval_view`) is written first, with control characters shown
+server, tool and arguments: `ui.approval_view`) is written first, with control characters shown
 visibly, and the question after it on a line of its own: nothing in the command can redraw the
 question. What is taller than the terminal shows its ends, and the answer `v` pages all of it.
 The answer is read in a daemon thread, so an abort (Ctrl-C) never waits for Enter and the

@@ -1,6 +1,6 @@
 """Approval questions in the REPL (SPEC §5, ask and accept-edits modes).
 
-The permission gate awaits `ReplApprover.__call__`. What is at stake (`approval_view`: the
+The permission gate awaits `ReplApprover.__call__`. What is at stake (`ui.approval_view`: the
 complete command, the whole diff or content, the complete arguments) is printed into the
 scrollback through `visible()`, whole or, when taller than the screen, its ends with `v` to
 page through all of it; the question is drawn in the prompt after it, so a control sequence in
@@ -25,15 +25,16 @@ from rich.text import Text
 
 from di_code.tools.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.tools.workspace import Workspace
-from di_code.ui.approval_view import VIEW_KEY, approval_view, fit
+from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit
 from di_code.ui.safe_text import visible
 
 GUARD_SECONDS = 0.3
 """How long a question is on screen before a key can answer it."""
 
 ANSWER_KEYS = ("y", *GRANT_KEYS, "n", "t", VIEW_KEY)
-QUESTION_ROWS = 5
-"""Rows kept for the question, the input line and the footer under what is approved."""
+QUESTION_ROWS = 15
+"""Rows kept under what is approved: its first line, the question (up to three rows), the
+input line, the footer and the room the prompt keeps for its completion menu (eight)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,11 +110,13 @@ class ReplApprover:
         """The whole view of the open question when only its ends are on the screen."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        view = approval_view(request, self.workspace)
-        rows = self.screen_rows() - QUESTION_ROWS
-        shown, hidden = fit(view, rows, self.console.width)
-        self.console.print(shown)
-        self.too_tall = view if hidden else None
+        self.console.print(approval_header(request))
+        body = approval_body(request, self.workspace)
+        if body is not None:
+            rows = self.screen_rows() - QUESTION_ROWS
+            shown, hidden = fit(body, rows, self.console.width)
+            self.console.print(shown)
+            self.too_tall = body if hidden else None
         if request.tool_name == "edit":
             self.previewed.append(request.arguments)
         try:

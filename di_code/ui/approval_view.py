@@ -98,21 +98,15 @@ def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) 
     return body
 
 
-def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) -> Text:
-    """What the user approves: the complete command, or the path and the diff or content,
-    or the server, tool and arguments."""
+def approval_header(request: ApprovalRequest) -> Text:
+    """The question's first line: the tool and the complete command, or the path."""
     args = request.arguments
-    view = Text.assemble(("? ", "bold yellow"), (visible(request.tool_name), "bold"), " ")
+    header = Text.assemble(("? ", "bold yellow"), (visible(request.tool_name), "bold"), " ")
     if request.tool_name == "bash":
-        view.append(f"$ {visible(str(args.get('command', '')))}")
-        return view
-    if request.tool_name in ("edit", "write"):
-        view.append(visible(summarize_call(request.tool_name, args)))
-    body = approval_body(request, workspace)
-    if body is not None:
-        view.append("\n")
-        view.append_text(body)
-    return view
+        header.append(f"$ {visible(str(args.get('command', '')))}")
+    elif request.tool_name in ("edit", "write"):
+        header.append(visible(summarize_call(request.tool_name, args)))
+    return header
 
 
 def fit(body: Text, rows: int, width: int) -> tuple[Text, int]:

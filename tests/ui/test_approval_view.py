@@ -13,11 +13,18 @@ from rich.text import Text
 from di_code.tools.permissions import ApprovalRequest, grant_offers
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover
-from di_code.ui.approval_view import approval_view, fit
+from di_code.ui.approval_view import approval_body, approval_header, fit
 
 
 def request(tool: str, **arguments: object) -> ApprovalRequest:
     return ApprovalRequest(tool, dict(arguments), tool, grant_offers(tool, dict(arguments)))
+
+
+def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) -> Text:
+    """The question's first line and its body, as printed."""
+    view = approval_header(request)
+    body = approval_body(request, workspace)
+    return view if body is None else Text("\n").join([view, body])
 
 
 def numbered(count: int, word: str = "line") -> str:
