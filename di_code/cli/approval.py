@@ -59,8 +59,10 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
         from di_code.ui.safe_text import visible
 
-        shown = visible(request.summary).replace("\n", "\n    ")
         whole = approval_body(request, Workspace.create(Path.cwd()))
+        shown = visible(request.summary)
+        if whole is not None and request.tool_name == "bash":
+            shown = f"{request.tool_name}:"  # its lines are the body
         body, hidden = whole, 0
         if whole is not None:
             columns, lines = _terminal_size(stderr)

@@ -82,12 +82,15 @@ def arguments_body(tool_name: str, arguments: dict[str, Any]) -> Text:
 
 
 def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) -> Text | None:
-    """All a call would do, under the question's first line: None for bash (its command is
-    the first line)."""
+    """All a call would do, under the question's first line: None for a one-line bash
+    command (it is the first line); a command of several lines is the body."""
     args = request.arguments
     match request.tool_name:
         case "bash":
-            return None
+            command = visible(str(args.get("command", "")))
+            if "\n" not in command:
+                return None
+            body = Text(command)
         case "edit":
             body = diff_text(visible(edit_diff(args, workspace)), keep=None)
         case "write":
@@ -103,7 +106,8 @@ def approval_header(request: ApprovalRequest) -> Text:
     args = request.arguments
     header = Text.assemble(("? ", "bold yellow"), (visible(request.tool_name), "bold"), " ")
     if request.tool_name == "bash":
-        header.append(f"$ {visible(str(args.get('command', '')))}")
+        command = visible(str(args.get("command", "")))
+        header.append("$" if "\n" in command else f"$ {command}")
     elif request.tool_name in ("edit", "write"):
         header.append(visible(summarize_call(request.tool_name, args)))
     return header

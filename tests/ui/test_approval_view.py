@@ -106,3 +106,15 @@ async def test_the_chat_question_offers_v_and_v_shows_the_whole_view() -> None:
     assert not short.done()
     approver.press("y")
     await short
+
+
+def test_a_command_of_many_lines_is_a_body_that_fits_the_screen() -> None:
+    command = "echo start\n" + "\n" * 100 + "rm -rf ~/work\n" + "\n" * 100 + "echo end"
+    bash = request("bash", command=command)
+    assert approval_header(bash).plain == "? bash $"
+    body = approval_body(bash)
+    assert body is not None and body.plain == command
+    shown, hidden = fit(body, 20, 80)
+    assert hidden > 0 and f"press v to see all {len(command.splitlines())}" in shown.plain
+    assert approval_header(request("bash", command="ls -la")).plain == "? bash $ ls -la"
+    assert approval_body(request("bash", command="ls -la")) is None
