@@ -32,6 +32,7 @@ def test_the_question_lists_urls_rules_and_commands(llm_server: LLMServer, tmp_p
     screen = Screen(child, columns=140)
     try:
         screen.wait_for("y/N")
+        screen.wait_for("@evil/gh-mcp")  # the scrollback may come just after the prompt
         text = screen.text
     finally:
         child.close(force=True)
