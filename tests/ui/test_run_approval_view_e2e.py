@@ -124,3 +124,22 @@ def test_an_mcp_call_shows_its_arguments_under_the_question(
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+@needs_di_code
+def test_a_30_line_edit_shows_its_whole_diff(llm_server: LLMServer, tmp_path: Path) -> None:
+    old = "".join(f"old {n:03d}\n" for n in range(1, 31))
+    (tmp_path / "list.txt").write_text(old, encoding="utf-8")
+    edit = {"path": "list.txt", "old_text": old, "new_text": numbered(30)}
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("edit", edit, "e1"),)), Turn(text="Edited."))
+    child = spawn_run(llm_server, tmp_path, rows=80)
+    screen = Screen(child, 80, 100)
+    try:
+        lines = screen.wait_text(ASKED)
+        assert all(f"-old {n:03d}" in lines and f"+row {n:03d}" in lines for n in range(1, 31))
+        child.sendline("y")
+        screen.wait_text("Edited.")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert (tmp_path / "list.txt").read_text() == numbered(30)
