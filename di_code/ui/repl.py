@@ -66,8 +66,8 @@ class ChatSetup:
     bash_state: Callable[[], str] | None = None
     """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
     held_back: str | None = None
-    """What the untrusted project's settings would set once trusted (its file and keys): the
-    chat asks once, before the first prompt, whether to trust it."""
+    """What the untrusted project's settings would set once trusted (each value, a line): the
+    chat lists it and asks once, before the first prompt, whether to trust it."""
 
 
 PASTE_LINES = 10
