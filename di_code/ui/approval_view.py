@@ -56,7 +56,7 @@ def write_body(arguments: dict[str, Any], workspace: Workspace | None = None) ->
     if workspace is not None:
         try:
             diff = preview_write(workspace, arguments)
-        except ToolError:
+        except (ToolError, OSError):
             diff = None  # the write will fail and say why; show what it was asked to write
         if diff == "":
             return Text("(no change: the file already holds exactly this)", style="dim")
@@ -76,7 +76,7 @@ def arguments_body(tool_name: str, arguments: dict[str, Any]) -> Text:
         body.append(" · tool ", style="dim")
         body.append(visible(tool), style="bold")
         body.append("\n")
-    shown = json.dumps(arguments, indent=2, ensure_ascii=False) if arguments else "(no arguments)"
+    shown = json.dumps(arguments, indent=2, ensure_ascii=False, default=str) if arguments else "(no arguments)"
     body.append(visible(shown))
     return body
 
