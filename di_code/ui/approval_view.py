@@ -76,8 +76,8 @@ def arguments_body(tool_name: str, arguments: dict[str, Any]) -> Text:
         body.append(" · tool ", style="dim")
         body.append(visible(tool), style="bold")
         body.append("\n")
-    shown = json.dumps(arguments, indent=2, ensure_ascii=False, default=str) if arguments else "(no arguments)"
-    body.append(visible(shown))
+    shown = json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
+    body.append(visible(shown) if arguments else "(no arguments)")
     return body
 
 
