@@ -14,10 +14,14 @@ from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import WRITE
 from di_code.tools.edit_text import unified_diff
+from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import run_on_file
 from di_code.tools.files import existing_file, open_regular, write_error
 from di_code.tools.resolve import Target
 from di_code.tools.workspace import Workspace
+
+PREVIEW_BYTES = 4_000_000
+"""A file bigger than this is not diffed for an approval (it would hold up the question)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +45,11 @@ def preview_write(workspace: Workspace, params: dict[str, Any]) -> str | None:
     there yet; ToolError when the path cannot be written."""
     target, shown = workspace.resolve(str(params.get("path", "")))
     with target:
-        if target.folder is None or existing_file(target, shown) is None:
+        status = None if target.folder is None else existing_file(target, shown)
+        if status is None:
             return None
+        if status.st_size > PREVIEW_BYTES:
+            raise ToolError(f"{shown} holds {status.st_size} bytes: too many to diff")
         with open_regular(target, shown) as f:
             before = f.read().decode("utf-8", errors="replace")
     return unified_diff(before, str(params.get("content", "")), shown)

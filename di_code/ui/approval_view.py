@@ -52,18 +52,21 @@ def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> 
 
 
 def write_body(arguments: dict[str, Any], workspace: Workspace | None = None) -> Text:
-    """A write over a file: the diff against what it replaces; a new file: all its lines."""
+    """A write over a file: the diff against what it replaces; a new file, or one that cannot
+    be diffed (why is said first): all the lines it would hold."""
+    note = None
     if workspace is not None:
         try:
             diff = preview_write(workspace, arguments)
-        except (ToolError, OSError):
-            diff = None  # the write will fail and say why; show what it was asked to write
+        except (ToolError, OSError) as exc:
+            diff, note = None, Text(f"({visible(str(exc))}; the whole new content:)\n", "dim")
         if diff == "":
             return Text("(no change: the file already holds exactly this)", style="dim")
         if diff is not None:
             return diff_text(visible(diff), keep=None)
     lines = visible(str(arguments.get("content", ""))).splitlines()
-    return Text("\n".join(lines), style="green") if lines else Text("(empty file)", style="dim")
+    content = Text("\n".join(lines), "green") if lines else Text("(empty file)", "dim")
+    return content if note is None else note + content
 
 
 def arguments_body(tool_name: str, arguments: dict[str, Any]) -> Text:

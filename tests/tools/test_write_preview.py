@@ -8,7 +8,7 @@ import pytest
 
 from di_code.tools.errors import ToolError
 from di_code.tools.workspace import Workspace
-from di_code.tools.write import preview_write
+from di_code.tools.write import PREVIEW_BYTES, preview_write
 
 
 def test_a_new_file_has_no_diff(tmp_path: Path) -> None:
@@ -27,3 +27,10 @@ def test_a_file_it_replaces_gives_the_diff_and_stays(tmp_path: Path) -> None:
 def test_a_path_outside_the_workspace_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ToolError):
         preview_write(Workspace.create(tmp_path), {"path": "../x.txt", "content": ""})
+
+
+def test_a_file_too_big_to_diff_is_said(tmp_path: Path) -> None:
+    size = PREVIEW_BYTES + 2
+    (tmp_path / "big.log").write_bytes(b"x\n" * (size // 2))
+    with pytest.raises(ToolError, match=rf"big\.log holds {size} bytes: too many to diff"):
+        preview_write(Workspace.create(tmp_path), {"path": "big.log", "content": ""})

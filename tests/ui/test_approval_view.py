@@ -118,3 +118,11 @@ def test_a_command_of_many_lines_is_a_body_that_fits_the_screen() -> None:
     assert hidden > 0 and f"press v to see all {len(command.splitlines())}" in shown.plain
     assert approval_header(request("bash", command="ls -la")).plain == "? bash $ ls -la"
     assert approval_body(request("bash", command="ls -la")) is None
+
+
+def test_a_write_that_cannot_be_diffed_says_why_and_shows_all_it_writes(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    shown = approval_view(
+        request("write", path="dir", content=numbered(3)), Workspace.create(tmp_path)
+    ).plain
+    assert "(Is a directory: dir; the whole new content:)" in shown and "line 3" in shown
