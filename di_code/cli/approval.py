@@ -1,14 +1,17 @@
-"""Asking on the terminal whether a bash, write or edit call may run (`run` in ask mode).
+"""Asking on the terminal whether a call may run (`run` in ask mode).
 
-The complete command (or the path, with the diff or the content to write) is written first,
-with control characters shown visibly, and the question after it on a line of its own: nothing
-in the command can redraw the question. The answer is read in a daemon thread, so an abort
-(Ctrl-C) never waits for Enter and the process can exit while the question is still open.
+The complete command (or the path with the whole diff or content to write, or an MCP call's
+server, tool and arguments: `ui.approval_view`) is written first, with control characters shown
+visibly, and the question after it on a line of its own: nothing in the command can redraw the
+question. What is taller than the terminal shows its ends, and the answer `v` pages all of it.
+The answer is read in a daemon thread, so an abort (Ctrl-C) never waits for Enter and the
+process can exit while the question is still open.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import threading
 from pathlib import Path
@@ -16,6 +19,8 @@ from typing import TextIO
 
 from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, Approver
 
+QUESTION_ROWS = 4
+"""Rows kept for the call's first line and the question under what is approved."""
 _YES = frozenset({"y", "yes"})
 _NO = frozenset({"", "n", "no"})
 
@@ -51,17 +56,41 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
 
     async def approve(request: ApprovalRequest) -> Approval:
         from di_code.tools.workspace import Workspace
-        from di_code.ui.approval import approval_body
+        from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
         from di_code.ui.safe_text import visible
 
-        shown = visible(request.summary).replace("\n", "\n    ")
-        body = approval_body(request, Workspace.create(Path.cwd()))
+        whole = approval_body(request, Workspace.create(Path.cwd()))
+        shown = visible(request.summary)
+        if whole is not None and request.tool_name == "bash":
+            shown = f"{request.tool_name}:"  # its lines are the body
+        body, hidden = whole, 0
+        if whole is not None:
+            columns, lines = _terminal_size(stderr)
+            body, hidden = fit(whole, lines - QUESTION_ROWS, columns)
         details = "" if body is None else f"{body.plain}\n"
-        stderr.write(f"\n? {shown}\n{details}{visible(question(request))}")
+        ask = visible(question(request))
+        if hidden:
+            ask = f"{VIEW_KEY} shows all of it. {ask}"
+        stderr.write(f"\n? {shown}\n{details}{ask}")
         stderr.flush()
-        return parse_answer(await _read_line(stdin), request)
+        typed = await _read_line(stdin)
+        while whole is not None and hidden and typed.strip().lower() == VIEW_KEY:
+            from di_code.ui.pager import page
+
+            page(f"{whole.plain}\n", stderr)
+            stderr.write(ask)
+            stderr.flush()
+            typed = await _read_line(stdin)
+        return parse_answer(typed, request)
 
     return approve
+
+
+def _terminal_size(stream: TextIO) -> os.terminal_size:
+    try:
+        return os.get_terminal_size(stream.fileno())
+    except OSError:
+        return os.terminal_size((80, 24))
 
 
 async def _read_line(stdin: TextIO) -> str:

@@ -44,12 +44,19 @@ def guarded(body: Callable[[], int], options: CliOptions) -> int:
     try:
         return body()
     except ConfigError as exc:
-        print(f"di-code: {exc}", file=sys.stderr)
+        print(f"di-code: {_shown(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
         if options.verbose:
             raise
-        print(f"di-code: internal error: {exc} (--verbose shows details)", file=sys.stderr)
+        print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)
         return 1
+
+
+def _shown(error: Exception) -> str:
+    """The message through the sanitizer: it may quote files, servers, the command line."""
+    from di_code.ui.safe_text import visible  # only on an error: `run` does not load the UI
+
+    return visible(str(error))

@@ -109,13 +109,14 @@ def trust(
 
         from di_code.config.settings import di_code_home
         from di_code.config.trust import revoke_project, trust_project, trusted_lines
+        from di_code.ui.safe_text import visible
 
         home, where = di_code_home(), Path(folder or ".")
         if show:
             lines = trusted_lines(home)
         else:
             lines = [revoke_project(home, where) if revoke else trust_project(home, where)]
-        print("\n".join(lines))
+        print(visible("\n".join(lines)))
         return 0
 
     raise typer.Exit(guarded(body, CliOptions()))
@@ -133,8 +134,9 @@ def mcp_list() -> None:
         import asyncio
 
         from di_code.cli.setup import mcp_status_lines
+        from di_code.ui.safe_text import visible  # a server's name, tools and errors
 
-        print("\n".join(asyncio.run(mcp_status_lines())))
+        print(visible("\n".join(asyncio.run(mcp_status_lines()))))
         return 0
 
     raise typer.Exit(guarded(body, CliOptions()))

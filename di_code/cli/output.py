@@ -2,12 +2,14 @@
 per AgentEvent, then the result object).
 
 Everything written goes through `Writer`, which hides every known secret (the one redaction
-of di_code.ai.redaction): no output may ever carry a key.
+of di_code.ai.redaction): no output may ever carry a key; on a terminal it also shows control
+and invisible characters visibly (`visible`). JSON lines escape those characters themselves.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO, TypeAlias
@@ -18,6 +20,9 @@ from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import AssistantMessage, Usage
 
+_PLAIN = re.compile("[\t\n\x20-\x7e]*")
+"""Text with nothing for the sanitizer to do: `run` then need not load the UI's."""
+
 OutputFormat: TypeAlias = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 
@@ -27,8 +32,29 @@ class Writer:
     stream: TextIO
 
     def line(self, text: str) -> None:
+        if self.stream.isatty():
+            text = sanitized(text)
         self.stream.write(redact(text) + "\n")
         self.stream.flush()
+
+
+def sanitized(text: str) -> str:
+    """`text` as a terminal may show it: control and invisible characters shown visibly."""
+    if _PLAIN.fullmatch(text):
+        return text
+    from di_code.ui.safe_text import visible
+
+    return visible(text)
+
+
+def json_text(data: Any) -> str:
+    """`data` as one line of JSON, with the characters a terminal would act on escaped."""
+    text = json.dumps(data, ensure_ascii=False)
+    if _PLAIN.fullmatch(text):
+        return text
+    from di_code.ui.safe_text import json_escaped
+
+    return json_escaped(text)
 
 
 @dataclass(slots=True)
@@ -87,8 +113,8 @@ def result_object(
 
 def event_line(event: AgentEvent) -> str:
     """One stream-json line: the event as JSON, `type` first."""
-    return json.dumps(to_dict(event), ensure_ascii=False)
+    return json_text(to_dict(event))
 
 
 def result_line(final: AssistantMessage, tally: RunTally, session_id: str | None) -> str:
-    return json.dumps(result_object(final, tally, session_id), ensure_ascii=False)
+    return json_text(result_object(final, tally, session_id))

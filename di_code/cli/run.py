@@ -29,6 +29,7 @@ from di_code.cli.output import (
     Writer,
     event_line,
     result_line,
+    sanitized,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
 from di_code.cli.setup import Prepared, close_prepared, notify_stderr, prepare
@@ -149,10 +150,11 @@ def _attach_progress(
 
 
 def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
-    """The answer on stdout; a failure, an empty or a cut answer said in one line on stderr."""
+    """The answer on stdout (as it is, unless stdout is a terminal: `Writer`); a failure, an
+    empty or a cut answer said in one line on stderr."""
     if final.stop_reason in ("error", "aborted"):
         first = (final.error_message or final.stop_reason).strip().splitlines() or ["failed"]
-        err.line(f"di-code: {first[0]}")
+        err.line(f"di-code: {sanitized(first[0])}")  # a server's error body: from outside
         return
     if final.text:
         out.line(final.text)

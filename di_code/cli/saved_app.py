@@ -9,7 +9,7 @@ tests/cli/test_saved_app.py and test_quick_parse.py check them against the app.
 from di_code.cli.quick_parse import Grammar
 
 MIN_COLUMNS = 80
-SOURCES_CRC = 1528569097
+SOURCES_CRC = 224374299
 
 PAGES: dict[tuple[str, ...], str] = {
     (): (

@@ -65,11 +65,9 @@ Notify = Callable[[str], None]
 
 def notify_stderr(text: str) -> None:
     """One line on stderr; it may quote a project's file, so control characters are shown."""
-    if not text.isprintable():
-        from di_code.ui.safe_text import visible  # only then: `run` does not load the UI
+    from di_code.cli.output import sanitized
 
-        text = visible(text)
-    print(f"di-code: {text}", file=sys.stderr, flush=True)
+    print(f"di-code: {sanitized(text)}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True, slots=True)

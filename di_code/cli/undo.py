@@ -56,4 +56,4 @@ def _session(session_id: str | None) -> Session | None:
 
 
 def _say(text: str) -> None:
-    print(f"di-code: {text}", file=sys.stderr)
+    print(f"di-code: {visible(text)}", file=sys.stderr)

@@ -27,6 +27,7 @@ from di_code.config.project import (
     unsafe_reason,
 )
 from di_code.config.toml_file import ConfigError, decode_toml
+from di_code.config.trust_view import dotted, held_back_values, mcp_json_servers
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"
@@ -45,7 +46,7 @@ def split_untrusted(data: Mapping[str, Any], prefix: str = "") -> tuple[dict[str
     kept: dict[str, Any] = {}
     dropped: list[str] = []
     for key, value in data.items():
-        path = prefix + (key if key.replace("_", "a").isalnum() else json.dumps(key))
+        path = dotted(prefix, key)
         if isinstance(value, dict):
             inner, lost = split_untrusted(value, f"{path}.")
             if inner:
@@ -198,22 +199,26 @@ def trust_project(home: Path, workspace: Path) -> str:
 
 
 def held_back(home: Path, workspace: Path) -> str | None:
-    """What trusting the project would let through now, for chat's first-run question: its
-    settings file and the keys ignored from it, its `.mcp.json`; None when nothing waits."""
+    """What trusting the project would let through now, for chat's first-run question, one
+    value a line: each setting ignored from its settings file, each server of its `.mcp.json`;
+    None when nothing waits."""
     parts = []
     project = find_project_config(workspace, home)
     if project is not None and unsafe_reason(project) is None:
         try:
             data = project.path.read_bytes()
-            _, dropped = split_untrusted(decode_toml(data, project.path))
+            document = decode_toml(data, project.path)
+            _, dropped = split_untrusted(document)
         except (OSError, ConfigError):
             dropped = []  # the start-up said what is wrong with it
         if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
-            parts.append(f"{project.path}: {', '.join(dropped)}")
+            values = held_back_values(document, dropped)
+            parts += [f"{project.path} would set:", *(f"  {line}" for line in values)]
     path, reason = _mcp_json(workspace)
     if path is not None and reason is None and not _trusted_file(home, path):
-        parts.append(f"{path}: its MCP servers")
-    return "; ".join(parts) or None
+        servers = mcp_json_servers(path)
+        parts += [f"{path} would start these MCP servers:", *(f"  {line}" for line in servers)]
+    return "\n".join(parts) or None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:

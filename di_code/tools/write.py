@@ -13,10 +13,16 @@ from di_code.ai.types import TextContent
 from di_code.tools.atomic_write import write_atomically
 from di_code.tools.base import WorkspaceTool
 from di_code.tools.cards import WRITE
+from di_code.tools.edit_text import unified_diff
 from di_code.tools.editor_files import EditorFiles
+from di_code.tools.errors import ToolError
 from di_code.tools.file_lock import file_lock, run_on_file
-from di_code.tools.files import existing_file, write_error
+from di_code.tools.files import existing_file, open_regular, write_error
 from di_code.tools.resolve import Target
+from di_code.tools.workspace import Workspace
+
+PREVIEW_BYTES = 4_000_000
+"""A file bigger than this is not diffed for an approval (it would hold up the question)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +48,22 @@ class WriteTool(WorkspaceTool):
         else:
             await run_on_file(target, lambda found: _write(found, shown, data), serialize=True)
         return [TextContent(f"Successfully wrote {len(data)} bytes to {shown}")]
+
+
+def preview_write(workspace: Workspace, params: dict[str, Any]) -> str | None:
+    """The diff a write would make to the file it replaces, without writing (what an
+    approval question shows: what goes, not only what comes); None when there is no file
+    there yet; ToolError when the path cannot be written."""
+    target, shown = workspace.resolve(str(params.get("path", "")))
+    with target:
+        status = None if target.folder is None else existing_file(target, shown)
+        if status is None:
+            return None
+        if status.st_size > PREVIEW_BYTES:
+            raise ToolError(f"{shown} holds {status.st_size} bytes: too many to diff")
+        with open_regular(target, shown) as f:
+            before = f.read().decode("utf-8", errors="replace")
+    return unified_diff(before, str(params.get("content", "")), shown)
 
 
 def _write(target: Target, shown: str, data: bytes) -> None:

@@ -1,9 +1,10 @@
 """Approval questions in the REPL (SPEC §5, ask and accept-edits modes).
 
-The permission gate awaits `ReplApprover.__call__`. What is at stake (the complete command,
-wrapped, or the diff, or the content to write) is printed into the scrollback through
-`visible()`, and the question is drawn in the prompt after it, so a control sequence in a
-command cannot redraw the question.
+The permission gate awaits `ReplApprover.__call__`. What is at stake (`ui.approval_view`: the
+complete command, the whole diff or content, the complete arguments) is printed into the
+scrollback through `visible()`, whole or, when taller than the screen, its ends with `v` to
+page through all of it; the question is drawn in the prompt after it, so a control sequence in
+a command cannot redraw the question.
 
 A question is never answered by accident: keys count only once it has been on screen for
 GUARD_SECONDS and only while the input line is empty. Text typed before the question (a
@@ -13,7 +14,6 @@ steering message) stays in the input; a key pressed while the user is typing goe
 from __future__ import annotations
 
 import asyncio
-import difflib
 import textwrap
 import time
 from collections.abc import Callable
@@ -23,18 +23,18 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from di_code.tools.edit import preview_diff
-from di_code.tools.errors import ToolError
 from di_code.tools.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.tools.workspace import Workspace
+from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit
 from di_code.ui.safe_text import visible
-from di_code.ui.tool_view import collapse, diff_text, summarize_call
 
-PREVIEW_LINES = 12
 GUARD_SECONDS = 0.3
 """How long a question is on screen before a key can answer it."""
 
-ANSWER_KEYS = ("y", *GRANT_KEYS, "n", "t")
+ANSWER_KEYS = ("y", *GRANT_KEYS, "n", "t", VIEW_KEY)
+QUESTION_ROWS = 15
+"""Rows kept under what is approved: its first line, the question (up to three rows), the
+input line, the footer and the room the prompt keeps for its completion menu (eight)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,56 +43,8 @@ class YesNo:
     Enter and Ctrl-C no. It is asked under the same guard as the approvals."""
 
     text: str
-
-
-def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> str:
-    """The diff an edit would make: at the file's real line numbers when the file can be
-    read, else a diff of the replacements alone."""
-    if workspace is not None:
-        try:
-            return preview_diff(workspace, arguments)
-        except (ToolError, KeyError, TypeError):
-            pass
-    edits = arguments.get("edits")
-    if not isinstance(edits, list):
-        edits = [arguments]
-    lines: list[str] = []
-    for edit in edits:
-        if not isinstance(edit, dict):
-            continue
-        old = str(edit.get("old_text", "")).splitlines()
-        new = str(edit.get("new_text", "")).splitlines()
-        lines.extend(difflib.unified_diff(old, new, lineterm="", n=1))
-    return "\n".join(lines)
-
-
-def approval_view(request: ApprovalRequest, workspace: Workspace | None = None) -> Text:
-    """What the user approves: the complete command, or the path and the diff or content."""
-    args = request.arguments
-    view = Text.assemble(("? ", "bold yellow"), (request.tool_name, "bold"), " ")
-    if request.tool_name == "bash":
-        view.append(f"$ {visible(str(args.get('command', '')))}")
-        return view
-    view.append(visible(summarize_call(request.tool_name, args)))
-    if request.why:
-        view.append(f"  ({visible(request.why)})", "yellow")
-    body = approval_body(request, workspace)
-    if body is not None:
-        view.append("\n")
-        view.append_text(body)
-    return view
-
-
-def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) -> Text | None:
-    """What an edit or a write would change, shown under the question's first line in chat
-    and in `run`: the diff, or the content to write."""
-    args = request.arguments
-    if request.tool_name == "edit":
-        return diff_text(visible(edit_diff(args, workspace)))
-    if request.tool_name == "write":
-        content = visible(str(args.get("content", ""))).splitlines()
-        return collapse(content or ["(empty file)"], PREVIEW_LINES, "green")
-    return None
+    details: str = ""
+    """What a yes would allow, printed before the question (it may be many lines)."""
 
 
 def question(request: ApprovalRequest) -> str:
@@ -151,17 +103,33 @@ class ReplApprover:
         """Where edits are previewed from (their diff at real line numbers)."""
         self.previewed: list[dict[str, Any]] = []
         """Arguments of the edits whose diff a question showed: the result does not repeat it."""
+        self.screen_rows: Callable[[], int] = lambda: console.height
+        self.show_all: Callable[[Text], None] = console.print
+        """Shows a view too tall for the screen in full (the REPL pages it)."""
+        self.too_tall: Text | None = None
+        """The whole view of the open question when only its ends are on the screen."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        self.console.print(approval_view(request, self.workspace))
+        self.console.print(approval_header(request))
+        body = approval_body(request, self.workspace)
+        if body is not None:
+            rows = self.screen_rows() - QUESTION_ROWS
+            shown, hidden = fit(body, rows, self.console.width)
+            self.console.print(shown)
+            self.too_tall = body if hidden else None
         if request.tool_name == "edit":
             self.previewed.append(request.arguments)
-        answer = await self._wait(request)
+        try:
+            answer = await self._wait(request)
+        finally:
+            self.too_tall = None
         self.console.print(outcome(answer))
         return answer
 
     async def confirm(self, question: YesNo) -> bool:
         """Ask a yes/no question; no unless the user presses y."""
+        if question.details:
+            self.console.print(Text(visible(question.details)))
         self.console.print(Text.assemble(("? ", "bold yellow"), visible(question.text)))
         answer = await self._wait(question)
         self.console.print(Text("  yes" if answer.allow else "  no", style="dim"))
@@ -195,6 +163,8 @@ class ReplApprover:
             return "Tell the model what to do instead (Enter sends, Esc goes back):"
         if typed:
             return "Allow? (Enter sends your message, or clear the line to answer)"
+        if self.too_tall is not None:
+            return f"{question(self.pending)} · [{VIEW_KEY}] view all"
         return question(self.pending)
 
     def keys_live(self, typed: str) -> bool:
@@ -210,8 +180,8 @@ class ReplApprover:
         )
 
     def press(self, key: str) -> None:
-        """An answer key: y, a or e (a grant offered), n, or t (then type the instead); a
-        yes/no question takes y and n only."""
+        """An answer key: y, a or e (a grant offered), n, t (then type the instead), or v
+        (see all of a view too tall for the screen); a yes/no question takes y and n only."""
         request = self.pending
         if request is None:
             return
@@ -221,6 +191,9 @@ class ReplApprover:
         elif key == "t":
             self.telling = True
             self.invalidate()
+        elif key == VIEW_KEY:
+            if self.too_tall is not None:
+                self.show_all(self.too_tall)
         elif key in GRANT_KEYS:
             offer = request.offer_keys().get(key)
             if offer is not None:

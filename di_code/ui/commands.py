@@ -88,12 +88,12 @@ async def _user_command(repl: Repl, name: str, arg: str) -> bool:
 
 
 def _fail(repl: Repl, text: str) -> bool:
-    repl.console.print(Text(f"✗ {text}", style="red"))
+    repl.console.print(Text(f"✗ {visible(text)}", style="red"))
     return True
 
 
 def _say(repl: Repl, text: str) -> bool:
-    repl.console.print(Text(text), markup=False, highlight=False)
+    repl.console.print(Text(visible(text)), markup=False, highlight=False)
     return True
 
 
@@ -193,7 +193,7 @@ async def _resume(repl: Repl, arg: str) -> bool:
     else:
         session = setup.store.find(arg, setup.workspace)
     for warning in session.warnings:
-        repl.console.print(Text(f"! {warning}", style="yellow"))
+        repl.console.print(Text(f"! {visible(warning)}", style="yellow"))
     messages = session.context()
     repl.replace_agent(messages, session)
     count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"

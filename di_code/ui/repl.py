@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from di_code.agent.agent import Agent
@@ -28,6 +28,7 @@ from di_code.tools.permissions import NO, PermissionGate, PermissionMode
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
+from di_code.ui.pager import page
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
@@ -66,8 +67,8 @@ class ChatSetup:
     bash_state: Callable[[], str] | None = None
     """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
     held_back: str | None = None
-    """What the untrusted project's settings would set once trusted (its file and keys): the
-    chat asks once, before the first prompt, whether to trust it."""
+    """What the untrusted project's settings would set once trusted (each value, a line): the
+    chat lists it and asks once, before the first prompt, whether to trust it."""
 
 
 PASTE_LINES = 10
@@ -98,22 +99,6 @@ class Pastes:
         return line
 
 
-def page(text: str) -> None:
-    """Show ANSI text in $PAGER (less -R by default), or print it when there is none."""
-    import os
-    import shlex
-    import shutil
-    import subprocess
-    import sys
-
-    command = shlex.split(os.environ.get("PAGER") or "less -R")
-    if not command or shutil.which(command[0]) is None:
-        sys.stdout.write(text)
-        return
-    env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
-    subprocess.run(command, input=text.encode(), env=env, check=False)
-
-
 class Repl:
     def __init__(
         self,
@@ -132,6 +117,8 @@ class Repl:
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
         self.approver.workspace = Workspace.create(setup.workspace)
+        self.approver.screen_rows = self.screen_rows
+        self.approver.show_all = self.show_paged
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
@@ -227,17 +214,26 @@ class Repl:
         try:
             panel = self.renderer.expanded(number)
         except ValueError as exc:
-            self.console.print(Text(f"✗ {exc}", style="red"))
+            self.console.print(Text(f"✗ {visible(str(exc))}", style="red"))
             return
-        rows = self.console.height
+        self.show_paged(panel)
+
+    def screen_rows(self) -> int:
         session = self._session
         if session is not None and session.app.is_running:
-            rows = session.app.output.get_size().rows
+            return session.app.output.get_size().rows
+        return self.console.height
+
+    def show_paged(self, renderable: RenderableType) -> None:
+        """Print `renderable`, or page it when it is taller than the screen (the pager runs
+        with the prompt suspended)."""
+        session = self._session
         with self.console.capture() as captured:
-            self.console.print(panel)
+            self.console.print(renderable)
         text = captured.get()
-        if text.count("\n") < rows - 2 or session is None or not session.app.is_running:
-            self.console.print(panel)
+        running = session is not None and session.app.is_running
+        if text.count("\n") < self.screen_rows() - 2 or not running:
+            self.console.print(renderable)
             return
         from prompt_toolkit.application import run_in_terminal
 
@@ -303,7 +299,7 @@ class Repl:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
         except AttachmentError as exc:  # refused before any request: `!command` outputs wait
             self.renderer.show_user(text)
-            self.console.print(Text(f"✗ {exc}", style="bold red"))
+            self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
             return True
         self.shell_context = []
         self.start(self._prompt(content))
@@ -346,7 +342,7 @@ class Repl:
             from di_code.ui.approval import YesNo
             from di_code.ui.commands import run_command
 
-            question = YesNo(f"Trust this project's settings ({held_back})? y/N")
+            question = YesNo("Trust this project's settings (all listed above)? y/N", held_back)
             if await self.approver.confirm(question):
                 await run_command(self, "/trust")
             else:
@@ -371,7 +367,7 @@ class Repl:
         try:
             await work
         except Exception as exc:
-            self.console.print(Text(f"✗ {exc}", style="bold red"))
+            self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
         finally:
             self._controller = None
             self.invalidate()

@@ -126,15 +126,16 @@ def collapse_tail(lines: list[str], keep: int, style: str) -> Text:
     return body
 
 
-def diff_text(diff: str) -> Text:
-    """A unified diff, coloured line by line, collapsed to DIFF_LINES."""
+def diff_text(diff: str, keep: int | None = DIFF_LINES) -> Text:
+    """A unified diff, coloured line by line, collapsed to `keep` lines (None: all of it)."""
     lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
+    keep = len(lines) if keep is None else keep
     body = Text(no_wrap=True, overflow="ellipsis")
-    for line in lines[:DIFF_LINES]:
+    for line in lines[:keep]:
         style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1], "dim")
         body.append(f"{visible(line)}\n", style=style)
-    if len(lines) > DIFF_LINES:
-        body.append(f"… {len(lines) - DIFF_LINES} more diff lines\n", style="dim")
+    if len(lines) > keep:
+        body.append(f"… {len(lines) - keep} more diff lines\n", style="dim")
     body.rstrip()
     return body
 

@@ -8,7 +8,8 @@ import io
 from rich.console import Console
 
 from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
-from di_code.ui.approval import ReplApprover, YesNo, approval_view, question
+from di_code.ui.approval import ReplApprover, YesNo, question
+from di_code.ui.approval_view import approval_header
 
 
 def request(tool: str, **arguments: str) -> ApprovalRequest:
@@ -25,7 +26,7 @@ class Clock:
 
 def test_the_view_shows_the_complete_command_with_escapes_visible() -> None:
     spoof = "touch P\x1b[2K\rgit status; " + "x" * 300
-    shown = approval_view(request("bash", command=spoof)).plain
+    shown = approval_header(request("bash", command=spoof)).plain
     assert "\x1b" not in shown and "\r" not in shown
     assert "touch P␛[2K␍git status" in shown and shown.endswith("x" * 300)
 

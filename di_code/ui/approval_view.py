@@ -1,0 +1,148 @@
+"""What an approval question shows, in `chat` and in `run`: all that is approved, never cut.
+
+A write shows its whole content, or its whole diff against the file it replaces; an edit its
+whole diff; any other tool (an MCP server's) its server, its tool and its complete arguments.
+Long lines wrap. A body taller than the screen shows its first and last lines around a line
+that says how many are not shown and that `v` shows them all (in a pager): nothing approved is
+ever out of reach, and the question itself stays on the screen.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from rich.cells import cell_len
+from rich.text import Text
+
+from di_code.tools.edit import preview_diff
+from di_code.tools.errors import ToolError
+from di_code.tools.permissions import ApprovalRequest
+from di_code.tools.workspace import Workspace
+from di_code.tools.write import preview_write
+from di_code.ui.safe_text import visible
+from di_code.ui.tool_view import diff_text, summarize_call
+
+VIEW_KEY = "v"
+"""The key (or the answer, in `run`) that shows a body too tall for the screen in full."""
+MIN_ROWS = 8
+"""A body gets at least this many rows, however small the screen."""
+
+
+def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> str:
+    """The diff an edit would make: at the file's real line numbers when the file can be
+    read, else a diff of the replacements alone."""
+    if workspace is not None:
+        try:
+            return preview_diff(workspace, arguments)
+        except (ToolError, KeyError, TypeError):
+            pass
+    edits = arguments.get("edits")
+    if not isinstance(edits, list):
+        edits = [arguments]
+    lines: list[str] = []
+    for edit in edits:
+        if not isinstance(edit, dict):
+            continue
+        old = str(edit.get("old_text", "")).splitlines()
+        new = str(edit.get("new_text", "")).splitlines()
+        lines.extend(difflib.unified_diff(old, new, lineterm="", n=1))
+    return "\n".join(lines)
+
+
+def write_body(arguments: dict[str, Any], workspace: Workspace | None = None) -> Text:
+    """A write over a file: the diff against what it replaces; a new file, or one that cannot
+    be diffed (why is said first): all the lines it would hold."""
+    note = None
+    if workspace is not None:
+        try:
+            diff = preview_write(workspace, arguments)
+        except (ToolError, OSError) as exc:
+            diff, note = None, Text(f"({visible(str(exc))}; the whole new content:)\n", "dim")
+        if diff == "":
+            return Text("(no change: the file already holds exactly this)", style="dim")
+        if diff is not None:
+            return diff_text(visible(diff), keep=None)
+    lines = visible(str(arguments.get("content", ""))).splitlines()
+    content = Text("\n".join(lines), "green") if lines else Text("(empty file)", "dim")
+    return content if note is None else note + content
+
+
+def arguments_body(tool_name: str, arguments: dict[str, Any]) -> Text:
+    """Any other tool: its complete arguments, and for an MCP tool the server it goes to."""
+    body = Text()
+    _, server, tool = [*tool_name.split("__", 2), "", ""][:3]
+    if tool_name.startswith("mcp__") and tool:
+        body.append("MCP server ", style="dim")
+        body.append(visible(server), style="bold")
+        body.append(" · tool ", style="dim")
+        body.append(visible(tool), style="bold")
+        body.append("\n")
+    shown = json.dumps(arguments, indent=2, ensure_ascii=False, default=str)
+    body.append(visible(shown) if arguments else "(no arguments)")
+    return body
+
+
+def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) -> Text | None:
+    """All a call would do, under the question's first line: None for a one-line bash
+    command (it is the first line); a command of several lines is the body."""
+    args = request.arguments
+    match request.tool_name:
+        case "bash":
+            command = visible(str(args.get("command", "")))
+            if "\n" not in command:
+                return None
+            body = Text(command)
+        case "edit":
+            body = diff_text(visible(edit_diff(args, workspace)), keep=None)
+        case "write":
+            body = write_body(args, workspace)
+        case _:
+            body = arguments_body(request.tool_name, args)
+    body.no_wrap, body.overflow = False, "fold"
+    return body
+
+
+def approval_header(request: ApprovalRequest) -> Text:
+    """The question's first line: the tool and the complete command, or the path."""
+    args = request.arguments
+    header = Text.assemble(("? ", "bold yellow"), (visible(request.tool_name), "bold"), " ")
+    if request.tool_name == "bash":
+        command = visible(str(args.get("command", "")))
+        header.append("$" if "\n" in command else f"$ {command}")
+    elif request.tool_name in ("edit", "write"):
+        header.append(visible(summarize_call(request.tool_name, args)))
+    if request.why:  # a protected path: why the question is asked whatever the grants
+        header.append(f"  ({visible(request.why)})", "yellow")
+    return header
+
+
+def fit(body: Text, rows: int, width: int) -> tuple[Text, int]:
+    """`body` as it fits in `rows` rows of `width` columns: whole, or its first and last lines
+    around one that says how many are left out and how to see them; with that count."""
+    lines = body.split("\n")
+    heights = [max(1, -(-cell_len(line.plain) // max(width, 1))) for line in lines]
+    rows = max(rows, MIN_ROWS)
+    if sum(heights) <= rows:
+        return body, 0
+    head = _fill(heights, (rows - 1) // 2)
+    tail = _fill(heights[::-1], rows - 1 - sum(heights[:head]))
+    hidden = len(lines) - head - tail
+    marker = Text(
+        f"… {hidden} more lines here: press {VIEW_KEY} to see all {len(lines)}",
+        style="bold yellow",
+    )
+    shown = Text("\n").join([*lines[:head], marker, *lines[len(lines) - tail :]])
+    shown.no_wrap, shown.overflow = False, "fold"
+    return shown, hidden
+
+
+def _fill(heights: list[int], rows: int) -> int:
+    """How many of the lines (heights in rows, in order) fit in `rows`."""
+    used = count = 0
+    for height in heights:
+        if used + height > rows:
+            break
+        used, count = used + height, count + 1
+    return count

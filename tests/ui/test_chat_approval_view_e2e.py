@@ -1,0 +1,57 @@
+"""`di-code chat` shows all an approval approves (a pty read through pyte): a write taller than
+the screen prints its first and last lines and how many are between (what the prompt's area
+leaves no room for is in the terminal's scrollback); `v` pages all of them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+import pyte
+import pytest
+
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
+from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_env
+
+pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+
+def test_a_tall_write_shows_its_ends_and_v_pages_every_line(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    content = "".join(f"row {n:03d}\n" for n in range(1, 201))
+    write = ToolCallSpec("write", {"path": "big.txt", "content": content}, "w1")
+    llm_server.script(Turn(tool_calls=(write,)), Turn(text="all done"))
+    child = pexpect.spawn(
+        str(DI_CODE),
+        ["chat", "--model", "openai/test-model"],
+        cwd=str(tmp_path),
+        env={**spawn_env(llm_server), "PAGER": "cat"},
+        dimensions=(30, 100),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    screen = Screen(child)
+    screen.screen = pyte.HistoryScreen(100, 30, history=1000)
+    screen.stream = pyte.Stream(screen.screen)
+    try:
+        screen.wait_for("›")
+        child.sendline("write it")
+        screen.wait_for("[v] view all")
+        screen.pump(GUARD_WAIT)
+        scrolled = [
+            "".join(line[x].data for x in sorted(line)) for line in screen.screen.history.top
+        ]
+        text = "\n".join([*scrolled, screen.text])
+        assert "row 001" in text and "row 200" in text
+        assert "more lines here: press v to see all 200" in text
+        screen.pump(GUARD_WAIT)
+        child.send("v")
+        child.expect("row 100")  # what the ends left out, through the pager
+        screen.pump(GUARD_WAIT)
+        child.send("y")
+        screen.wait_for("all done")
+    finally:
+        child.close(force=True)
+    assert (tmp_path / "big.txt").read_text() == content
