@@ -98,7 +98,7 @@ async def prepare(
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
-    settings = load_settings_files(home, workspace)
+    settings = load_settings_files(home, workspace, env)
     for warning in settings.warnings:
         notify(warning)
     selection = await with_limits(

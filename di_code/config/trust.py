@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,22 +40,38 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def split_untrusted(data: Mapping[str, Any], prefix: str = "") -> tuple[dict[str, Any], list[str]]:
-    """(the document with only `SAFE_KEYS`, the dotted keys left out)."""
+def split_untrusted(
+    data: Mapping[str, Any], usable: Collection[str] | None = None, prefix: str = ""
+) -> tuple[dict[str, Any], list[str]]:
+    """(the document with only `SAFE_KEYS`, the dotted keys left out). With `usable` (the
+    providers the user has set up), a `model` on any other provider is left out too."""
     kept: dict[str, Any] = {}
     dropped: list[str] = []
     for key, value in data.items():
         path = prefix + (key if key.replace("_", "a").isalnum() else json.dumps(key))
         if isinstance(value, dict):
-            inner, lost = split_untrusted(value, f"{path}.")
+            inner, lost = split_untrusted(value, usable, f"{path}.")
             if inner:
                 kept[key] = inner
             dropped += lost
-        elif path in SAFE_KEYS:
+        elif path in SAFE_KEYS and not (path == "model" and _elsewhere(value, usable)):
             kept[key] = value
         else:
             dropped.append(path)
     return kept, dropped
+
+
+def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
+    """Whether a project's `model` would choose a provider outside `usable` (an id without a
+    provider counts for the preset that knows it)."""
+    if usable is None or not isinstance(model, str):
+        return False
+    from di_code.config.models import PRESETS
+
+    if "/" in model:
+        return model.split("/", 1)[0] not in usable
+    owners = [name for name, preset in PRESETS.items() if any(m.id == model for m in preset.models)]
+    return bool(owners) and owners[0] not in usable
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,123 @@
+"""Issue 23 §6: an untrusted project may only tighten what the user set: it cannot lift the
+user's limits, nor send the prompt to a provider or local server the user never set up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from di_code.config.settings import load_settings
+from di_code.config.trust import trust_project
+from tests.support.llm_server import LLMServer, Turn
+
+DI_CODE = str(Path(sys.executable).parent / "di-code")
+KEY = "sk-user-own-key-0123456789abcdef"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "clone"
+    (root / ".git").mkdir(parents=True)
+    return root
+
+
+def project(repo: Path, text: str) -> Path:
+    return write(repo / ".di-code" / "config.toml", text)
+
+
+def test_a_project_cannot_lift_the_users_turn_limit(repo: Path, di_code_home: Path) -> None:
+    write(di_code_home / "config.toml", "[limits]\nmax_turns = 5\n")
+    project(repo, "[limits]\nmax_turns = 100000\n")
+    assert load_settings(di_code_home, repo).max_turns == 5
+    trust_project(di_code_home, repo)
+    assert load_settings(di_code_home, repo).max_turns == 5  # trusted or not: only lower
+
+
+def test_a_project_may_lower_the_limit_or_set_one(repo: Path, di_code_home: Path) -> None:
+    project(repo, "[limits]\nmax_turns = 3\n")
+    assert load_settings(di_code_home, repo).max_turns == 3
+    write(di_code_home / "config.toml", "[limits]\nmax_turns = 5\n")
+    assert load_settings(di_code_home, repo).max_turns == 3
+
+
+@pytest.mark.parametrize("model", ["llamacpp/any", "ollama/llama3", "evil/x", "gpt-4.1"])
+def test_a_project_model_on_a_provider_the_user_never_set_up_waits_for_trust(
+    repo: Path, di_code_home: Path, model: str
+) -> None:
+    path = project(repo, f'model = "{model}"\n')
+    settings = load_settings(di_code_home, repo, env={})
+    assert settings.model is None
+    assert settings.warnings == (
+        f"{path}: ignored until you trust this project (di-code trust): model",
+    )
+    trust_project(di_code_home, repo)
+    assert load_settings(di_code_home, repo, env={}).model == model
+
+
+@pytest.mark.parametrize(
+    ("user", "env"),
+    [
+        ("[providers.llamacpp]\nbase_url = 'http://gpu:8080/v1'\n", {}),
+        ("model = 'llamacpp/mine'\n", {}),
+        ("[discovery]\nurls = ['llamacpp=http://127.0.0.1:8080/v1']\n", {}),
+        ("", {"LLAMACPP_BASE_URL": "http://127.0.0.1:8080/v1"}),
+        ("", {"DI_CODE_DISCOVERY": "llamacpp=http://127.0.0.1:8080/v1"}),
+    ],
+)
+def test_a_project_model_on_a_provider_the_user_set_up_applies(
+    repo: Path, di_code_home: Path, user: str, env: dict[str, str]
+) -> None:
+    write(di_code_home / "config.toml", user)
+    project(repo, 'model = "llamacpp/any"\n')
+    settings = load_settings(di_code_home, repo, env=env)
+    assert settings.model == "llamacpp/any"
+    assert settings.warnings == ()
+
+
+def test_a_keyed_provider_counts_once_its_key_is_set(repo: Path, di_code_home: Path) -> None:
+    project(repo, 'model = "anthropic/claude-sonnet-4-5"\n')
+    assert load_settings(di_code_home, repo, env={}).model is None
+    with_key = load_settings(di_code_home, repo, env={"ANTHROPIC_API_KEY": KEY})
+    assert with_key.model == "anthropic/claude-sonnet-4-5"
+
+
+def test_the_prompt_goes_to_the_users_server_not_the_projects_local_one(
+    repo: Path, di_code_home: Path
+) -> None:
+    with LLMServer() as own, LLMServer() as local:
+        own.script(Turn(text="from the user's own server"))
+        local.script(Turn(text="from the project's server"))
+        project(repo, 'model = "llamacpp/any"\n')
+        write(
+            di_code_home / "config.toml",
+            f'model = "openai/test-model"\n[providers.openai]\nbase_url = "{own.openai_base_url}"\n',
+        )
+        env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
+        env.update(
+            DI_CODE_HOME=str(di_code_home),
+            DI_CODE_DISCOVERY=f"{local.openai_base_url}",  # a bare URL names no provider
+            OPENAI_API_KEY=KEY,
+        )
+        env.pop("DI_CODE_MODEL", None)
+        done = subprocess.run(
+            [DI_CODE, "run", "--no-session", "hi"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == "from the user's own server\n"
+        assert local.requests == []
+    assert "ignored until you trust this project (di-code trust): model" in done.stderr
