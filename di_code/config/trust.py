@@ -158,11 +158,10 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
 def _mcp_json(workspace: Path) -> tuple[Path | None, str | None]:
     """The project's `.mcp.json` at its repository root and why it may not be used (another
     user's or a writable file), or (None, None) when there is none."""
-    folder = project_root(workspace.resolve())
-    path = folder / MCP_JSON
+    path = project_root(workspace.resolve()) / MCP_JSON
     if not path.is_file():
         return None, None
-    return path, unsafe_reason(ProjectFile(path, folder))
+    return path, unsafe_reason(ProjectFile(path, path.parent))
 
 
 def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
@@ -180,7 +179,10 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
 
 
 def _trusted_file(home: Path, path: Path) -> bool:
-    return TrustStore(home).files().get(str(path.resolve())) == digest(path.read_bytes())
+    """Trust is keyed to where the file is in this project (its folder's real path), never to
+    where a symlink points: a link to a trusted project's `.mcp.json` is not trusted here,
+    where its relative commands would run this project's programs."""
+    return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
 
 
 def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
@@ -189,7 +191,7 @@ def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
         return None
     if reason is not None:
         raise ConfigError(f"{path} cannot be trusted: {reason}")
-    TrustStore(home).set_file(path.resolve(), digest(path.read_bytes()))
+    TrustStore(home).set_file(path, digest(path.read_bytes()))
     return f"trusted {path} as it is now: its MCP servers may start"
 
 
@@ -233,23 +235,32 @@ def held_back(home: Path, workspace: Path) -> str | None:
 
 
 def revoke_project(home: Path, workspace: Path) -> str:
+    """Take back the trust of the project's settings file and of its `.mcp.json`."""
     project = find_project_config(workspace, home)
     folder = (project.folder if project else workspace).resolve()
+    mcp_json = project_root(workspace.resolve()) / MCP_JSON
     store = TrustStore(home)
-    if str(folder) not in store.entries():
-        return f"{folder} was not trusted"
-    store.set(folder, None)
-    return f"no longer trusted: {folder}"
+    lines = []
+    if str(folder) in store.entries():
+        store.set(folder, None)
+        lines.append(f"no longer trusted: {folder}")
+    if str(mcp_json) in store.files():
+        store.set_file(mcp_json, None)
+        lines.append(f"no longer trusted: {mcp_json}")
+    return "\n".join(lines) or f"{folder} was not trusted"
 
 
 def trusted_lines(home: Path) -> list[str]:
-    """One line per trusted project: its folder and whether its file changed since."""
+    """One line per trusted project and per trusted `.mcp.json`: where it is and whether the
+    file changed since."""
+    store = TrustStore(home)
+    entries = [(Path(f) / ".di-code" / "config.toml", f, d) for f, d in store.entries().items()]
+    entries += [(Path(path), path, d) for path, d in store.files().items()]
     lines = []
-    for folder, recorded in sorted(TrustStore(home).entries().items()):
-        path = Path(folder) / ".di-code" / "config.toml"
+    for path, shown, recorded in sorted(entries, key=lambda entry: entry[1]):
         try:
             state = "trusted" if digest(path.read_bytes()) == recorded else "changed since"
         except OSError:
             state = "file gone"
-        lines.append(f"{folder}  sha256:{recorded[:12]}  {state}")
+        lines.append(f"{shown}  sha256:{recorded[:12]}  {state}")
     return lines or ["no trusted projects"]

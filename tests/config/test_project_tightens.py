@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from di_code.config.trust import trust_project
+from di_code.config.trust import project_mcp_json, trust_project
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -121,3 +121,59 @@ def test_the_prompt_goes_to_the_users_server_not_the_projects_local_one(
         assert done.stdout == "from the user's own server\n"
         assert local.requests == []
     assert "ignored until you trust this project (di-code trust): model" in done.stderr
+
+
+def mcp_json(folder: Path, command: str = "./server.sh") -> Path:
+    (folder / ".git").mkdir(parents=True, exist_ok=True)
+    return write(folder / ".mcp.json", f'{{"mcpServers": {{"s": {{"command": "{command}"}}}}}}')
+
+
+def run_trust(home: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DI_CODE_HOME": str(home)}
+    return subprocess.run(
+        [DI_CODE, "trust", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_symlink_to_a_trusted_projects_mcp_json_is_not_trusted(
+    tmp_path: Path, di_code_home: Path
+) -> None:
+    trusted, clone = tmp_path / "mine", tmp_path / "clone"
+    mcp_json(trusted)
+    assert run_trust(di_code_home, trusted).returncode == 0
+    assert project_mcp_json(di_code_home, trusted) == (trusted / ".mcp.json", None)
+    (clone / ".git").mkdir(parents=True)
+    (clone / ".mcp.json").symlink_to(trusted / ".mcp.json")
+    path, why_not = project_mcp_json(di_code_home, clone)
+    assert path is None
+    assert why_not == (
+        f"{clone / '.mcp.json'}: its MCP servers start once you trust the project (di-code trust)"
+    )
+
+
+def test_mcp_json_trust_is_listed_and_revoked(tmp_path: Path, di_code_home: Path) -> None:
+    folder = tmp_path / "repo"
+    path = mcp_json(folder)
+    assert run_trust(di_code_home, folder).stdout == (
+        f"trusted {path} as it is now: its MCP servers may start\n"
+    )
+    listed = run_trust(di_code_home, folder, "--list").stdout.splitlines()
+    assert len(listed) == 1
+    assert listed[0].startswith(f"{path}  sha256:") and listed[0].endswith("  trusted")
+    path.write_text('{"mcpServers": {}}', encoding="utf-8")
+    assert run_trust(di_code_home, folder, "--list").stdout.endswith("  changed since\n")
+    revoked = run_trust(di_code_home, folder, "--revoke")
+    assert revoked.stdout == f"no longer trusted: {path}\n"
+    assert run_trust(di_code_home, folder, "--list").stdout == "no trusted projects\n"
+
+
+def test_revoke_takes_back_the_settings_file_and_mcp_json(repo: Path, di_code_home: Path) -> None:
+    path = mcp_json(repo)
+    project(repo, "[permissions]\nmode = 'auto'\n")
+    assert run_trust(di_code_home, repo).returncode == 0
+    assert project_mcp_json(di_code_home, repo) == (path, None)
+    assert len(run_trust(di_code_home, repo, "--list").stdout.splitlines()) == 2
+    revoked = run_trust(di_code_home, repo, "--revoke").stdout
+    assert revoked == f"no longer trusted: {repo}\nno longer trusted: {path}\n"
+    assert project_mcp_json(di_code_home, repo)[0] is None
+    assert load_settings(di_code_home, repo).permission_mode is None
