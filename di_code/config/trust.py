@@ -218,12 +218,15 @@ def trust_project(home: Path, workspace: Path) -> str:
 def held_back(home: Path, workspace: Path) -> str | None:
     """What trusting the project would let through now, for chat's first-run question: its
     settings file and the keys ignored from it, its `.mcp.json`; None when nothing waits."""
+    from di_code.config.settings import load_user_settings, user_providers
+
     parts = []
     project = find_project_config(workspace, home)
     if project is not None and unsafe_reason(project) is None:
         try:
             data = project.path.read_bytes()
-            _, dropped = split_untrusted(decode_toml(data, project.path))
+            usable = user_providers(load_user_settings(home), os.environ)
+            _, dropped = split_untrusted(decode_toml(data, project.path), usable)
         except (OSError, ConfigError):
             dropped = []  # the start-up said what is wrong with it
         if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from di_code.config.trust import project_mcp_json, trust_project
+from di_code.config.trust import held_back, project_mcp_json, trust_project
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -177,3 +177,12 @@ def test_revoke_takes_back_the_settings_file_and_mcp_json(repo: Path, di_code_ho
     assert revoked == f"no longer trusted: {repo}\nno longer trusted: {path}\n"
     assert project_mcp_json(di_code_home, repo)[0] is None
     assert load_settings(di_code_home, repo).permission_mode is None
+
+
+def test_the_first_run_question_names_a_held_back_model(
+    repo: Path, di_code_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = project(repo, 'model = "llamacpp/any"\n')
+    monkeypatch.delenv("LLAMACPP_BASE_URL", raising=False)
+    monkeypatch.delenv("DI_CODE_DISCOVERY", raising=False)
+    assert held_back(di_code_home, repo) == f"{path}: model"
