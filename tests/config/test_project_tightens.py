@@ -98,10 +98,10 @@ def test_the_prompt_goes_to_the_users_server_not_the_projects_local_one(
         own.script(Turn(text="from the user's own server"))
         local.script(Turn(text="from the project's server"))
         project(repo, 'model = "llamacpp/any"\n')
-        write(
-            di_code_home / "config.toml",
-            f'model = "openai/test-model"\n[providers.openai]\nbase_url = "{own.openai_base_url}"\n',
+        user = (
+            f'model = "openai/test-model"\n[providers.openai]\nbase_url = "{own.openai_base_url}"'
         )
+        write(di_code_home / "config.toml", user + "\n")
         env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_BASE_URL"))}
         env.update(
             DI_CODE_HOME=str(di_code_home),
