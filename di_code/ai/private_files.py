@@ -12,6 +12,7 @@ It lives in the lowest layer (like di_code.ai.redaction) because every layer wri
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import sys
@@ -23,6 +24,7 @@ FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 
 _replacements: dict[Path, Path] = {}
+"""Folders not used → their stand-ins (or, for a private folder already checked, itself)."""
 _lock = threading.Lock()
 
 
@@ -38,6 +40,7 @@ def private_folder(folder: Path, *, within: Path | None = None) -> Path:
         top = Path(os.path.abspath(within)) if within is not None else None
         reason = _make_private(folder, top)
         if reason is None:
+            _replacements[folder] = folder  # checked once per process: a session appends often
             return folder
         stand_in = Path(tempfile.mkdtemp(prefix="di-code-private-"))  # mkdtemp: 0700, unique
         _replacements[folder] = stand_in
@@ -97,8 +100,8 @@ def _make_private(folder: Path, top: Path | None) -> str | None:
 
 
 def _foreign(path: Path) -> str | None:
-    """Why `path` is not a folder of this user's that only they may write (narrowing it to
-    0700 when it is theirs), or None."""
+    """Why `path` may not be used (another user owns it or the link to it), or None, after
+    narrowing the user's own folder to 0700."""
     try:
         link = os.lstat(path)
         info = os.stat(path)
@@ -106,8 +109,8 @@ def _foreign(path: Path) -> str | None:
         return f"cannot check {path}: {exc.strerror}"
     if link.st_uid != os.getuid() or info.st_uid != os.getuid():
         return f"another user owns {path}"
-    if not stat.S_ISDIR(info.st_mode):
-        return f"{path} is not a folder"
+    if not stat.S_ISDIR(info.st_mode):  # the user's own mistake: an error, not a stand-in
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), str(path))
     if stat.S_IMODE(info.st_mode) != FOLDER_MODE:
         os.chmod(path, FOLDER_MODE)
     return None

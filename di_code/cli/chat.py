@@ -30,6 +30,7 @@ def run_chat(options: CliOptions) -> int:
 async def _chat(options: CliOptions) -> int:
     from rich.console import Console
 
+    from di_code.ai.private_files import private_folder
     from di_code.cli.setup import close_prepared, prepare
     from di_code.config.trust import held_back
     from di_code.session import SessionStore
@@ -53,8 +54,8 @@ async def _chat(options: CliOptions) -> int:
         held_back=held_back(prepared.home, prepared.workspace),
         bash_state=prepared.bash.state if prepared.bash is not None else None,
     )
-    prepared.home.mkdir(parents=True, exist_ok=True)
-    repl = Repl(setup, console, history=prepared.home / "history", approver=approver)
+    history = private_folder(prepared.home) / "history"  # typed prompts: a pasted key too
+    repl = Repl(setup, console, history=history, approver=approver)
     try:
         return await _until_stop_signal(repl.run())
     finally:

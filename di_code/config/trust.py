@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.private_files import private_folder
 from di_code.config.project import (
     ProjectFile,
     find_project_config,
@@ -119,17 +120,18 @@ class TrustStore:
         self._write({"version": 1, "projects": self.entries(), "files": files})
 
     def _write(self, data: Any) -> None:
-        """Whole or not at all, readable by the user only."""
+        """Whole or not at all, readable by the user only (mkstemp makes it 0600), in a 0700
+        folder that is the user's own."""
         import tempfile
 
-        self.home.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.home, prefix=".trusted-")
+        folder = private_folder(self.home)
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=".trusted-")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(data, handle, indent=1, sort_keys=True)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(temp, self.path)
+            os.replace(temp, folder / TRUST_FILE)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
