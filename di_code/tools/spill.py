@@ -54,7 +54,10 @@ class SpillFolder:
     def open(self) -> tuple[BinaryIO, str]:
         """A new, empty spill file (0600, buffered for large writes) and its path."""
         wanted = self.folder
-        within = _temp_base() if self.path is None else wanted.parent
+        if self.path is None:
+            within = _temp_base()
+        else:  # a session's: its sessions folder down (SessionStore's layout), as the session
+            within = wanted.parent.parent if self.session_file is not None else wanted.parent
         folder = private_folder(wanted, within=within)
         self._prune(folder, siblings=folder == wanted)
         fd, path = tempfile.mkstemp(prefix="bash-", suffix=".log", dir=folder)  # 0600

@@ -97,3 +97,32 @@ def test_chat_history_is_private_and_an_old_readable_one_is_narrowed(
         child.close(force=True)
     assert "sk-pasted-secret" in history.read_text()
     assert (mode(history), mode(di_code_home)) == (0o600, 0o700)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="making a folder another user's needs root")
+def test_a_sessions_folder_another_user_owns_is_not_used(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    planted = di_code_home / "sessions"
+    planted.mkdir(mode=0o777)
+    os.chown(planted, 65534, 65534)
+    bash = ToolCallSpec("bash", {"command": "seq 1 5000"}, "b1")
+    llm_server.script(Turn(tool_calls=(bash,)), Turn(text="still works"))
+    done = run_di_code("run", "--yes", "hello")
+    assert (done.returncode, done.stdout) == (0, "still works\n"), done.stderr
+    assert list(planted.iterdir()) == []
+    notes = [line for line in done.stderr.splitlines() if "not using" in line]
+    stand_ins = [Path(note.rsplit("; using ", 1)[1]) for note in notes]
+    try:
+        assert len(notes) == 2  # the session's folder and its spill folder, once each
+        assert all(f"another user owns {planted}" in note for note in notes)
+        (session,) = [p for folder in stand_ins for p in folder.glob("*.jsonl")]
+        (spill,) = [p for folder in stand_ins for p in folder.glob("bash-*.log")]
+        assert (mode(session), mode(spill)) == (0o600, 0o600)
+        assert all(mode(folder) == 0o700 for folder in stand_ins)
+        assert "still works" in session.read_text()
+    finally:
+        import shutil
+
+        for folder in stand_ins:
+            shutil.rmtree(folder)
