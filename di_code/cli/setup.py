@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.mcp import McpServers
+    from di_code.tools.mcp_config import McpServerConfig
 
 Notify = Callable[[str], None]
 
@@ -148,6 +149,21 @@ async def start_mcp_servers(
 ) -> McpServers | None:
     """The configured MCP servers, started (None when there are none: the SDK is then never
     imported). A project's `.mcp.json` counts only when the user trusts it."""
+    configs = mcp_configs(settings, home, workspace, notify)
+    if not configs:
+        return None
+    from di_code.tools.mcp import McpServers
+
+    servers = McpServers(configs)
+    for line in await servers.start():
+        notify(line)
+    return servers
+
+
+def mcp_configs(
+    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+) -> list[McpServerConfig]:
+    """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
     from di_code.tools.mcp_config import parse_servers, read_mcp_json
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
@@ -157,14 +173,7 @@ async def start_mcp_servers(
         configs, warnings = [*configs, *more], [*warnings, *problems]
     for line in [*warnings, *([why_not] if why_not else [])]:
         notify(line)
-    if not configs:
-        return None
-    from di_code.tools.mcp import McpServers
-
-    servers = McpServers(configs)
-    for line in await servers.start():
-        notify(line)
-    return servers
+    return configs
 
 
 async def mcp_status_lines(workspace: Path | None = None) -> list[str]:

@@ -69,6 +69,9 @@ class ChatSetup:
     held_back: str | None = None
     """What the untrusted project's settings would set once trusted (its file and keys): the
     chat asks once, before the first prompt, whether to trust it."""
+    apply_trust: Callable[[], Awaitable[list[str]]] | None = None
+    """Applies what the user has just trusted to this chat (servers start, tools appear);
+    the lines to show."""
 
 
 PASTE_LINES = 10
