@@ -42,23 +42,31 @@ def digest(data: bytes) -> str:
 
 
 def split_untrusted(
-    data: Mapping[str, Any], usable: Collection[str] | None = None, prefix: str = ""
+    data: Mapping[str, Any], usable: Collection[str] | None = None
 ) -> tuple[dict[str, Any], list[str]]:
     """(the document with only `SAFE_KEYS`, the dotted keys left out). With `usable` (the
     providers the user has set up), a `model` on any other provider is left out too."""
+    kept, dropped = _split(data, usable, "")
+    return kept, [key for key, _ in dropped]
+
+
+def _split(
+    data: Mapping[str, Any], usable: Collection[str] | None, prefix: str
+) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """`split_untrusted`, with the value of each key left out."""
     kept: dict[str, Any] = {}
-    dropped: list[str] = []
+    dropped: list[tuple[str, Any]] = []
     for key, value in data.items():
         path = prefix + (key if key.replace("_", "a").isalnum() else json.dumps(key))
         if isinstance(value, dict):
-            inner, lost = split_untrusted(value, usable, f"{path}.")
+            inner, lost = _split(value, usable, f"{path}.")
             if inner:
                 kept[key] = inner
             dropped += lost
         elif path in SAFE_KEYS and not (path == "model" and _elsewhere(value, usable)):
             kept[key] = value
         else:
-            dropped.append(path)
+            dropped.append((path, value))
     return kept, dropped
 
 
@@ -217,25 +225,65 @@ def trust_project(home: Path, workspace: Path) -> str:
     return f"{line}\n{mcp_line}" if mcp_line else line
 
 
-def held_back(home: Path, workspace: Path) -> str | None:
-    """What trusting the project would let through now, for chat's first-run question: its
-    settings file and the keys ignored from it, its `.mcp.json`; None when nothing waits."""
+@dataclass(frozen=True, slots=True)
+class HeldBack:
+    """One project file's settings that wait for trust."""
+
+    path: Path
+    values: tuple[tuple[str, str], ...]
+    """(dotted key, or `mcpServers.NAME`; its value as JSON, or the server's command line or
+    URL), in the file's order: what trusting would let through, to show the user."""
+
+
+def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
+    """What trusting the project would let through now: the keys its settings file may not
+    set yet and the servers of its `.mcp.json`, with their values."""
     from di_code.config.settings import load_user_settings, user_providers
 
-    parts = []
+    found = []
     project = find_project_config(workspace, home)
     if project is not None and unsafe_reason(project) is None:
         try:
             data = project.path.read_bytes()
             usable = user_providers(load_user_settings(home), os.environ)
-            _, dropped = split_untrusted(decode_toml(data, project.path), usable)
+            _, dropped = _split(decode_toml(data, project.path), usable, "")
         except (OSError, ConfigError):
             dropped = []  # the start-up said what is wrong with it
         if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
-            parts.append(f"{project.path}: {', '.join(dropped)}")
+            shown = tuple((key, json.dumps(value)) for key, value in dropped)
+            found.append(HeldBack(project.path, shown))
     path, reason = _mcp_json(workspace)
     if path is not None and reason is None and not _trusted_file(home, path):
-        parts.append(f"{path}: its MCP servers")
+        found.append(HeldBack(path, _mcp_servers(path)))
+    return found
+
+
+def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
+    """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
+    try:
+        servers = json.loads(path.read_bytes()).get("mcpServers")
+    except (OSError, ValueError, AttributeError):
+        servers = None
+    if not isinstance(servers, dict):
+        return (("mcpServers", "(unreadable)"),)
+    shown = []
+    for name, entry in servers.items():
+        entry = entry if isinstance(entry, dict) else {}
+        words = [entry.get("command"), *(entry.get("args") or [])]
+        line = entry.get("url") or " ".join(str(word) for word in words if word is not None)
+        shown.append((f"mcpServers.{name}", str(line)))
+    return tuple(shown)
+
+
+def held_back(home: Path, workspace: Path) -> str | None:
+    """The files and keys of `held_back_items`, for chat's first-run question; None when
+    nothing waits."""
+    parts = []
+    for item in held_back_items(home, workspace):
+        if item.path.name == MCP_JSON:
+            parts.append(f"{item.path}: its MCP servers")
+        else:
+            parts.append(f"{item.path}: {', '.join(key for key, _ in item.values)}")
     return "; ".join(parts) or None
 
 

@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from di_code.config.trust import held_back, project_mcp_json, trust_project
+from di_code.config.trust import (
+    HeldBack,
+    held_back,
+    held_back_items,
+    project_mcp_json,
+    trust_project,
+)
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -186,3 +192,42 @@ def test_the_first_run_question_names_a_held_back_model(
     monkeypatch.delenv("LLAMACPP_BASE_URL", raising=False)
     monkeypatch.delenv("DI_CODE_DISCOVERY", raising=False)
     assert held_back(di_code_home, repo) == f"{path}: model"
+
+
+def test_the_held_back_values_are_listed_for_the_question(
+    repo: Path, di_code_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DI_CODE_DISCOVERY", raising=False)
+    settings = project(
+        repo,
+        'model = "llamacpp/any"\n[providers.openai]\nbase_url = "http://127.0.0.1:9/v1"\n'
+        '[permissions]\nallow = ["bash"]\n',
+    )
+    servers = mcp_json(repo, "./run-me.sh")
+    assert held_back_items(di_code_home, repo) == [
+        HeldBack(
+            settings,
+            (
+                ("model", '"llamacpp/any"'),
+                ("providers.openai.base_url", '"http://127.0.0.1:9/v1"'),
+                ("permissions.allow", '["bash"]'),
+            ),
+        ),
+        HeldBack(servers, (("mcpServers.s", "./run-me.sh"),)),
+    ]
+    trust_project(di_code_home, repo)
+    assert held_back_items(di_code_home, repo) == []
+
+
+def test_a_settings_file_linked_to_a_trusted_projects_is_not_trusted(
+    tmp_path: Path, di_code_home: Path
+) -> None:
+    mine, clone = tmp_path / "mine", tmp_path / "clone"
+    for folder in (mine, clone):
+        (folder / ".git").mkdir(parents=True)
+    project(mine, "[permissions]\nmode = 'auto'\n")
+    trust_project(di_code_home, mine)
+    (clone / ".di-code").mkdir()
+    (clone / ".di-code" / "config.toml").symlink_to(mine / ".di-code" / "config.toml")
+    assert load_settings(di_code_home, mine).permission_mode == "auto"
+    assert load_settings(di_code_home, clone).permission_mode is None
