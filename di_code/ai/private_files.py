@@ -16,7 +16,6 @@ import errno
 import os
 import stat
 import sys
-import tempfile
 import threading
 from pathlib import Path
 
@@ -42,6 +41,8 @@ def private_folder(folder: Path, *, within: Path | None = None) -> Path:
         if reason is None:
             _replacements[folder] = folder  # checked once per process: a session appends often
             return folder
+        import tempfile  # only then: ~5 ms of start-up otherwise
+
         stand_in = Path(tempfile.mkdtemp(prefix="di-code-private-"))  # mkdtemp: 0700, unique
         _replacements[folder] = stand_in
     print(f"di-code: not using {folder}: {reason}; using {stand_in}", file=sys.stderr)

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from di_code.config.discovery import DISCOVERY_ENV
 from di_code.config.models import PRESETS
 from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
 from di_code.config.toml_file import ConfigError as ConfigError  # where callers look for it
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 SANDBOX_MODES = ("off", "workspace-write", "read-only")
+DISCOVERY_ENV = "DI_CODE_DISCOVERY"
+"""Local servers to look for (`NAME=URL` or `URL`, comma-separated): di_code.config.discovery."""
 
 
 @dataclass(frozen=True, slots=True)
