@@ -1,6 +1,7 @@
 """Which projects the user trusts, and what an untrusted project may set.
 
-A project's settings file may choose a model, a thinking level, limits and deny rules; every
+A project's settings file may choose a model (on a provider the user has set up), a thinking
+level, limits (only lower than the user's: di_code.config.settings) and deny rules; every
 other key (where requests and keys go, which key variable is read, the permission mode, allow
 rules, discovery URLs, and any key added later, such as ones that run code or send data) is
 ignored until the user runs `di-code trust` (or `/trust` in chat). It is an allow-list on
@@ -8,7 +9,9 @@ purpose: a new setting is untrusted until someone decides otherwise.
 
 Trust is recorded in `$DI_CODE_HOME/trusted.json` as the project folder's real path and the
 SHA-256 of the settings file's bytes, so a changed file is untrusted again. A project's
-`.mcp.json` (MCP servers are programs that run here) is trusted the same way, by its own hash.
+`.mcp.json` (MCP servers are programs that run here) is trusted the same way, by its own hash
+and its place in the project (never where a symlink points). `trust --list` shows both kinds,
+`--revoke` takes both back; `held_back_items` lists what trusting would let through.
 """
 
 from __future__ import annotations
@@ -85,7 +88,8 @@ def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class TrustStore:
-    """`$DI_CODE_HOME/trusted.json`: {project folder: SHA-256 of its settings file}."""
+    """`$DI_CODE_HOME/trusted.json`: {project folder: SHA-256 of its settings file} and
+    {`.mcp.json` path: SHA-256 of it}."""
 
     home: Path
 
