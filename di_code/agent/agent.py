@@ -68,6 +68,13 @@ class Agent:
     def tools(self) -> list[AgentTool]:
         return list(self._tools)
 
+    @tools.setter
+    def tools(self, tools: Sequence[AgentTool]) -> None:
+        """Tools that change mid-session (MCP servers started once the user trusted the
+        project): the next request offers them."""
+        self._tools = list(tools)
+        self._bound = [bind_tool(tool) for tool in self._tools]
+
     @property
     def transcript(self) -> list[Message]:
         """Independent copies: editing one (its content list, a call's arguments) leaves the

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable
+from dataclasses import replace
 
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model
@@ -30,7 +31,9 @@ def run_chat(options: CliOptions) -> int:
 async def _chat(options: CliOptions) -> int:
     from rich.console import Console
 
+    from di_code.ai.private_files import private_folder
     from di_code.cli.setup import close_prepared, prepare
+    from di_code.cli.trust_now import trust_applier
     from di_code.config.trust import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
@@ -53,12 +56,13 @@ async def _chat(options: CliOptions) -> int:
         held_back=held_back(prepared.home, prepared.workspace),
         bash_state=prepared.bash.state if prepared.bash is not None else None,
     )
-    prepared.home.mkdir(parents=True, exist_ok=True)
-    repl = Repl(setup, console, history=prepared.home / "history", approver=approver)
+    setup.apply_trust = trust_applier(prepared, options, setup)
+    history = private_folder(prepared.home) / "history"  # typed prompts: a pasted key too
+    repl = Repl(setup, console, history=history, approver=approver)
     try:
         return await _until_stop_signal(repl.run())
     finally:
-        await close_prepared(prepared, repl.agent.provider)
+        await close_prepared(replace(prepared, mcp=setup.mcp), repl.agent.provider)
 
 
 async def _until_stop_signal(chat: Awaitable[int]) -> int:

@@ -103,7 +103,7 @@ async def prepare(
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
-    settings = load_settings_files(home, workspace)
+    settings = load_settings_files(home, workspace, env)
     for warning in settings.warnings:
         notify(warning)
     selection = await with_limits(
@@ -186,16 +186,7 @@ async def start_mcp_servers(
     """The configured MCP servers and `extra` ones (an editor's), started (None when there
     are none: the SDK is then never imported). A project's `.mcp.json` counts only when the
     user trusts it."""
-    from di_code.tools.mcp_config import parse_servers, read_mcp_json
-
-    configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
-    configs = [*configs, *extra]
-    project_file, why_not = project_mcp_json(home, workspace)
-    if project_file is not None:
-        more, problems = read_mcp_json(project_file)
-        configs, warnings = [*configs, *more], [*warnings, *problems]
-    for line in [*warnings, *([why_not] if why_not else [])]:
-        notify(line)
+    configs = [*mcp_configs(settings, home, workspace, notify), *extra]
     if not configs:
         return None
     from di_code.tools.mcp import McpServers
@@ -204,6 +195,22 @@ async def start_mcp_servers(
     for line in await servers.start():
         notify(line)
     return servers
+
+
+def mcp_configs(
+    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+) -> list[McpServerConfig]:
+    """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
+    from di_code.tools.mcp_config import parse_servers, read_mcp_json
+
+    configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
+    project_file, why_not = project_mcp_json(home, workspace)
+    if project_file is not None:
+        more, problems = read_mcp_json(project_file)
+        configs, warnings = [*configs, *more], [*warnings, *problems]
+    for line in [*warnings, *([why_not] if why_not else [])]:
+        notify(line)
+    return configs
 
 
 async def mcp_status_lines(workspace: Path | None = None) -> list[str]:

@@ -8,10 +8,16 @@ command lines are not supported on purpose). In the body `$ARGUMENTS` is the who
 text and `$1`…`$9` its words (shell quoting groups words); a template without any of these gets
 the arguments appended, so they are never lost. Front matter may give `description` and
 `argument-hint` for `/help` and completion.
+
+An `@path` in a template attaches a picture (di_code.tools.attachments) only inside the
+workspace: a template is somebody else's text, and `@/home/me/.ssh/shot.png` in a cloned
+project's command must not send a file from outside it. Such a word loses its `@` (the model
+still sees the path); `@` words in the arguments are the user's own and stay.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections.abc import Collection, Iterator
@@ -24,6 +30,8 @@ from di_code.config.project import project_folders
 COMMAND_FOLDERS = (Path(".di-code") / "commands", Path(".claude") / "commands")
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 _PLACEHOLDER = re.compile(r"\$(ARGUMENTS|[1-9])")
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_TRAILING = ".,;:!?)]}>'\""
 FILE_CAP = 256 * 1024
 
 
@@ -35,14 +43,17 @@ class CustomCommand:
     description: str
     argument_hint: str
     template: str
+    workspace: Path
+    """Where the template's `@path` words may point."""
 
     def expand(self, arguments: str) -> str:
         """The prompt: the template with its placeholders filled from `arguments`."""
         arguments = arguments.strip()
         words = _words(arguments)
-        if not _PLACEHOLDER.search(self.template):
-            return f"{self.template.rstrip()}\n\n{arguments}" if arguments else self.template
-        return _PLACEHOLDER.sub(lambda m: _fill(m.group(1), arguments, words), self.template)
+        template = _MENTION.sub(lambda m: _confined(m, self.workspace), self.template)
+        if not _PLACEHOLDER.search(template):
+            return f"{template.rstrip()}\n\n{arguments}" if arguments else template
+        return _PLACEHOLDER.sub(lambda m: _fill(m.group(1), arguments, words), template)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +86,7 @@ def load_commands(home: Path, workspace: Path, reserved: Collection[str] = ()) -
             warnings.append(f"{path}: the built-in /{name} wins over this command file")
             continue
         try:
-            commands[name] = _read_command(name, path)
+            commands[name] = _read_command(name, path, workspace)
         except OSError as exc:
             warnings.append(f"{path}: skipped: {exc.strerror or exc}")
         except FrontMatterError as exc:
@@ -101,12 +112,25 @@ def _command_files(home: Path, workspace: Path) -> Iterator[Path]:
                 yield path
 
 
-def _read_command(name: str, path: Path) -> CustomCommand:
+def _read_command(name: str, path: Path, workspace: Path) -> CustomCommand:
     document = read_document(path, FILE_CAP)
     fields = document.fields
     description = fields.get("description") or _first_line(document.body)
     hint = fields.get("argument-hint", fields.get("argument_hint", ""))
-    return CustomCommand(name, path, description, hint, document.body.strip("\n"))
+    return CustomCommand(
+        name, path, description, hint, document.body.strip("\n"), workspace.resolve()
+    )
+
+
+def _confined(mention: re.Match[str], workspace: Path) -> str:
+    """A template's `@word`, kept only when it names a place inside the workspace (as the
+    attachments read it: from the workspace, `~` expanded, trailing punctuation tried off)."""
+    word = mention.group(0)
+    for candidate in dict.fromkeys((mention.group(1), mention.group(1).rstrip(_TRAILING))):
+        path = os.path.realpath(workspace / os.path.expanduser(candidate))
+        if not Path(path).is_relative_to(workspace):
+            return word[1:]
+    return word
 
 
 def _first_line(body: str) -> str:

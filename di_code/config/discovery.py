@@ -14,7 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-DISCOVERY_ENV = "DI_CODE_DISCOVERY"
+from di_code.config.settings import DISCOVERY_ENV as DISCOVERY_ENV  # where callers look for it
+
 PROBE_TIMEOUT = 0.3
 LOCAL_PRESETS = ("ollama", "lmstudio", "llamacpp", "vllm")
 

@@ -1,8 +1,9 @@
 """Settings files: `$DI_CODE_HOME/config.toml` and the project's `.di-code/config.toml`.
 
 The project file (found and trusted as di_code.config.project and .trust say) wins for single
-values; permission rules from both files add up (a deny rule
-wins over an allow rule anyway); provider tables merge key by key, the project's keys winning.
+values, except limits, which a project can only lower (a cloned repository must not lift the
+user's turn limit); permission rules from both files add up (a deny rule wins over an allow
+rule anyway); provider tables merge key by key, the project's keys winning.
 A bad file is a configuration error with a one-line message naming the file, never a crash.
 Layout (README.md shows a full example):
 
@@ -27,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from di_code.config.models import PRESETS
 from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
 from di_code.config.toml_file import ConfigError as ConfigError  # where callers look for it
 from di_code.config.toml_file import decode_toml, read_bytes, read_toml
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 SANDBOX_MODES = ("off", "workspace-write", "read-only")
+DISCOVERY_ENV = "DI_CODE_DISCOVERY"
+"""Local servers to look for (`NAME=URL` or `URL`, comma-separated): di_code.config.discovery."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,22 +96,46 @@ def di_code_home() -> Path:
     return Path(configured).expanduser() if configured else Path.home() / ".di-code"
 
 
-def load_settings(home: Path, workspace: Path) -> Settings:
+def load_settings(home: Path, workspace: Path, env: Mapping[str, str] | None = None) -> Settings:
     """The user's own file, then the project's as far as it is safe and trusted; either may
-    be missing. What was ignored, and why, is in `warnings`."""
-    settings = Settings()
-    user_file = home / "config.toml"
-    if user_file.is_file():
-        settings = parse_settings(read_toml(user_file), str(user_file))
+    be missing. What was ignored, and why, is in `warnings`. `env` (default: this process's)
+    says which providers the user has keys or URLs for."""
+    settings = load_user_settings(home)
     project = find_project_config(workspace, home)
     if project is None:
         return settings
-    return merge(settings, _project_settings(home, project))
+    usable = user_providers(settings, os.environ if env is None else env)
+    return merge(settings, _project_settings(home, project, usable))
 
 
-def _project_settings(home: Path, project: ProjectFile) -> Settings:
+def load_user_settings(home: Path) -> Settings:
+    """`$DI_CODE_HOME/config.toml` alone (empty when there is none)."""
+    user_file = home / "config.toml"
+    if not user_file.is_file():
+        return Settings()
+    return parse_settings(read_toml(user_file), str(user_file))
+
+
+def user_providers(user: Settings, env: Mapping[str, str]) -> frozenset[str]:
+    """The providers the user has set up: their own `[providers.NAME]` tables and `model`, a
+    preset whose key variable or `<NAME>_BASE_URL` is set, a local server named in
+    `[discovery] urls` or `DI_CODE_DISCOVERY`. An untrusted project's `model` may name only
+    these: any other would send the prompt somewhere the user never chose."""
+    names = set(user.providers)
+    if user.model and "/" in user.model:
+        names.add(user.model.split("/", 1)[0])
+    for name, preset in PRESETS.items():
+        if env.get(preset.api_key_env or "") or env.get(f"{name.upper()}_BASE_URL"):
+            names.add(name)
+    listed = [*(user.discovery or ()), *env.get(DISCOVERY_ENV, "").split(",")]
+    names.update(entry.partition("=")[0].strip() for entry in listed if "=" in entry)
+    return frozenset(names)
+
+
+def _project_settings(home: Path, project: ProjectFile, usable: frozenset[str]) -> Settings:
     """A project file another user could have written is skipped; one the user has not
-    trusted (as it is now) keeps only the keys any project may set."""
+    trusted (as it is now) keeps only the keys any project may set, and a `model` only on a
+    provider the user has set up (`usable`)."""
     reason = unsafe_reason(project)
     if reason is not None:
         return Settings(warnings=(f"ignored {project.path}: {reason}",))
@@ -117,7 +145,7 @@ def _project_settings(home: Path, project: ProjectFile) -> Settings:
     trusted = parse_settings(document, source)  # a broken file is an error either way
     if TrustStore(home).trusts(project.folder.resolve(), digest(data)):
         return trusted
-    kept, dropped = split_untrusted(document)
+    kept, dropped = split_untrusted(document, usable)
     if not dropped:
         return trusted
     warning = (
@@ -127,7 +155,8 @@ def _project_settings(home: Path, project: ProjectFile) -> Settings:
 
 
 def merge(base: Settings, top: Settings) -> Settings:
-    """`top` (the project) wins for single values; rules add up; providers merge per key."""
+    """`top` (the project) wins for single values but may only lower limits; rules add up;
+    providers merge per key."""
     providers = dict(base.providers)
     for name, provider in top.providers.items():
         providers[name] = _merge_provider(providers.get(name), provider)
@@ -138,7 +167,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         permission_mode=top.permission_mode or base.permission_mode,
         allow=base.allow + top.allow,
         deny=base.deny + top.deny,
-        max_turns=top.max_turns if top.max_turns is not None else base.max_turns,
+        max_turns=_lower(base.max_turns, top.max_turns),
         providers=providers,
         discovery=top.discovery if top.discovery is not None else base.discovery,
         warnings=base.warnings + top.warnings,
@@ -151,6 +180,13 @@ def merge(base: Settings, top: Settings) -> Settings:
             top.sandbox_network if top.sandbox_network is not None else base.sandbox_network
         ),
     )
+
+
+def _lower(limit: int | None, project: int | None) -> int | None:
+    """The project's limit only where it is tighter than the user's (or the user set none)."""
+    if limit is None or project is None:
+        return project if limit is None else limit
+    return min(limit, project)
 
 
 def _merge_provider(base: ProviderSettings | None, top: ProviderSettings) -> ProviderSettings:

@@ -1,6 +1,7 @@
 """Which projects the user trusts, and what an untrusted project may set.
 
-A project's settings file may choose a model, a thinking level, limits and deny rules; every
+A project's settings file may choose a model (on a provider the user has set up), a thinking
+level, limits (only lower than the user's: di_code.config.settings) and deny rules; every
 other key (where requests and keys go, which key variable is read, the permission mode, allow
 rules, discovery URLs, and any key added later, such as ones that run code or send data) is
 ignored until the user runs `di-code trust` (or `/trust` in chat). It is an allow-list on
@@ -8,18 +9,21 @@ purpose: a new setting is untrusted until someone decides otherwise.
 
 Trust is recorded in `$DI_CODE_HOME/trusted.json` as the project folder's real path and the
 SHA-256 of the settings file's bytes, so a changed file is untrusted again. A project's
-`.mcp.json` (MCP servers are programs that run here) is trusted the same way, by its own hash.
+`.mcp.json` (MCP servers are programs that run here) is trusted the same way, by its own hash
+and its place in the project (never where a symlink points). `trust --list` shows both kinds,
+`--revoke` takes both back; `held_back_items` lists what trusting would let through.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.private_files import private_folder
 from di_code.config.project import (
     ProjectFile,
     find_project_config,
@@ -27,12 +31,16 @@ from di_code.config.project import (
     unsafe_reason,
 )
 from di_code.config.toml_file import ConfigError, decode_toml
-from di_code.config.trust_view import dotted, held_back_values, mcp_json_servers
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"
 SAFE_KEYS = frozenset({"model", "thinking", "limits.max_turns", "permissions.deny"})
 """The dotted keys an untrusted project may set."""
+
+
+def dotted(prefix: str, key: str) -> str:
+    """A key's dotted path, the key quoted when it is not a plain word."""
+    return prefix + (key if key.replace("_", "a").isalnum() else json.dumps(key))
 
 
 def digest(data: bytes) -> str:
@@ -41,27 +49,52 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def split_untrusted(data: Mapping[str, Any], prefix: str = "") -> tuple[dict[str, Any], list[str]]:
-    """(the document with only `SAFE_KEYS`, the dotted keys left out)."""
+def split_untrusted(
+    data: Mapping[str, Any], usable: Collection[str] | None = None
+) -> tuple[dict[str, Any], list[str]]:
+    """(the document with only `SAFE_KEYS`, the dotted keys left out). With `usable` (the
+    providers the user has set up), a `model` on any other provider is left out too."""
+    kept, dropped = _split(data, usable, "")
+    return kept, [key for key, _ in dropped]
+
+
+def _split(
+    data: Mapping[str, Any], usable: Collection[str] | None, prefix: str
+) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    """`split_untrusted`, with the value of each key left out."""
     kept: dict[str, Any] = {}
-    dropped: list[str] = []
+    dropped: list[tuple[str, Any]] = []
     for key, value in data.items():
         path = dotted(prefix, key)
         if isinstance(value, dict):
-            inner, lost = split_untrusted(value, f"{path}.")
+            inner, lost = _split(value, usable, f"{path}.")
             if inner:
                 kept[key] = inner
             dropped += lost
-        elif path in SAFE_KEYS:
+        elif path in SAFE_KEYS and not (path == "model" and _elsewhere(value, usable)):
             kept[key] = value
         else:
-            dropped.append(path)
+            dropped.append((path, value))
     return kept, dropped
+
+
+def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
+    """Whether a project's `model` would choose a provider outside `usable` (an id without a
+    provider counts for the preset that knows it)."""
+    if usable is None or not isinstance(model, str):
+        return False
+    from di_code.config.models import PRESETS
+
+    if "/" in model:
+        return model.split("/", 1)[0] not in usable
+    owners = [name for name, preset in PRESETS.items() if any(m.id == model for m in preset.models)]
+    return bool(owners) and owners[0] not in usable
 
 
 @dataclass(frozen=True, slots=True)
 class TrustStore:
-    """`$DI_CODE_HOME/trusted.json`: {project folder: SHA-256 of its settings file}."""
+    """`$DI_CODE_HOME/trusted.json`: {project folder: SHA-256 of its settings file} and
+    {`.mcp.json` path: SHA-256 of it}."""
 
     home: Path
 
@@ -104,17 +137,18 @@ class TrustStore:
         self._write({"version": 1, "projects": self.entries(), "files": files})
 
     def _write(self, data: Any) -> None:
-        """Whole or not at all, readable by the user only."""
+        """Whole or not at all, readable by the user only (mkstemp makes it 0600), in a 0700
+        folder that is the user's own."""
         import tempfile
 
-        self.home.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=self.home, prefix=".trusted-")
+        folder = private_folder(self.home)
+        fd, temp = tempfile.mkstemp(dir=folder, prefix=".trusted-")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(data, handle, indent=1, sort_keys=True)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.replace(temp, self.path)
+            os.replace(temp, folder / TRUST_FILE)
         except BaseException:
             Path(temp).unlink(missing_ok=True)
             raise
@@ -143,11 +177,10 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
 def _mcp_json(workspace: Path) -> tuple[Path | None, str | None]:
     """The project's `.mcp.json` at its repository root and why it may not be used (another
     user's or a writable file), or (None, None) when there is none."""
-    folder = project_root(workspace.resolve())
-    path = folder / MCP_JSON
+    path = project_root(workspace.resolve()) / MCP_JSON
     if not path.is_file():
         return None, None
-    return path, unsafe_reason(ProjectFile(path, folder))
+    return path, unsafe_reason(ProjectFile(path, path.parent))
 
 
 def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
@@ -165,7 +198,10 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
 
 
 def _trusted_file(home: Path, path: Path) -> bool:
-    return TrustStore(home).files().get(str(path.resolve())) == digest(path.read_bytes())
+    """Trust is keyed to where the file is in this project (its folder's real path), never to
+    where a symlink points: a link to a trusted project's `.mcp.json` is not trusted here,
+    where its relative commands would run this project's programs."""
+    return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
 
 
 def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
@@ -174,7 +210,7 @@ def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
         return None
     if reason is not None:
         raise ConfigError(f"{path} cannot be trusted: {reason}")
-    TrustStore(home).set_file(path.resolve(), digest(path.read_bytes()))
+    TrustStore(home).set_file(path, digest(path.read_bytes()))
     return f"trusted {path} as it is now: its MCP servers may start"
 
 
@@ -198,47 +234,97 @@ def trust_project(home: Path, workspace: Path) -> str:
     return f"{line}\n{mcp_line}" if mcp_line else line
 
 
-def held_back(home: Path, workspace: Path) -> str | None:
-    """What trusting the project would let through now, for chat's first-run question, one
-    value a line: each setting ignored from its settings file, each server of its `.mcp.json`;
-    None when nothing waits."""
-    parts = []
+@dataclass(frozen=True, slots=True)
+class HeldBack:
+    """One project file's settings that wait for trust."""
+
+    path: Path
+    values: tuple[tuple[str, str], ...]
+    """(dotted key, or `mcpServers.NAME`; its value as JSON, or the server's command line or
+    URL), in the file's order: what trusting would let through, to show the user."""
+
+
+def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
+    """What trusting the project would let through now: the keys its settings file may not
+    set yet and the servers of its `.mcp.json`, with their values."""
+    from di_code.config.settings import load_user_settings, user_providers
+
+    found = []
     project = find_project_config(workspace, home)
     if project is not None and unsafe_reason(project) is None:
         try:
             data = project.path.read_bytes()
-            document = decode_toml(data, project.path)
-            _, dropped = split_untrusted(document)
+            usable = user_providers(load_user_settings(home), os.environ)
+            _, dropped = _split(decode_toml(data, project.path), usable, "")
         except (OSError, ConfigError):
             dropped = []  # the start-up said what is wrong with it
         if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
-            values = held_back_values(document, dropped)
-            parts += [f"{project.path} would set:", *(f"  {line}" for line in values)]
+            shown = tuple((key, json.dumps(value)) for key, value in dropped)
+            found.append(HeldBack(project.path, shown))
     path, reason = _mcp_json(workspace)
     if path is not None and reason is None and not _trusted_file(home, path):
-        servers = mcp_json_servers(path)
-        parts += [f"{path} would start these MCP servers:", *(f"  {line}" for line in servers)]
+        found.append(HeldBack(path, _mcp_servers(path)))
+    return found
+
+
+def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
+    """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
+    try:
+        servers = json.loads(path.read_bytes()).get("mcpServers")
+    except (OSError, ValueError, AttributeError):
+        servers = None
+    if not isinstance(servers, dict):
+        return (("mcpServers", "(unreadable)"),)
+    shown = []
+    for name, entry in servers.items():
+        entry = entry if isinstance(entry, dict) else {}
+        words = [entry.get("command"), *(entry.get("args") or [])]
+        line = entry.get("url") or " ".join(str(word) for word in words if word is not None)
+        shown.append((f"mcpServers.{name}", str(line)))
+    return tuple(shown)
+
+
+def held_back(home: Path, workspace: Path) -> str | None:
+    """`held_back_items` for chat's first-run question, one value a line (the URL, the rule,
+    the command, not only the key's name); None when nothing waits."""
+    parts = []
+    for item in held_back_items(home, workspace):
+        if item.path.name == MCP_JSON:
+            parts.append(f"{item.path} would start these MCP servers:")
+            parts += [f"  {key.removeprefix('mcpServers.')}: {line}" for key, line in item.values]
+        else:
+            parts.append(f"{item.path} would set:")
+            parts += [f"  {key} = {value}" for key, value in item.values]
     return "\n".join(parts) or None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:
+    """Take back the trust of the project's settings file and of its `.mcp.json`."""
     project = find_project_config(workspace, home)
     folder = (project.folder if project else workspace).resolve()
+    mcp_json = project_root(workspace.resolve()) / MCP_JSON
     store = TrustStore(home)
-    if str(folder) not in store.entries():
-        return f"{folder} was not trusted"
-    store.set(folder, None)
-    return f"no longer trusted: {folder}"
+    lines = []
+    if str(folder) in store.entries():
+        store.set(folder, None)
+        lines.append(f"no longer trusted: {folder}")
+    if str(mcp_json) in store.files():
+        store.set_file(mcp_json, None)
+        lines.append(f"no longer trusted: {mcp_json}")
+    return "\n".join(lines) or f"{folder} was not trusted"
 
 
 def trusted_lines(home: Path) -> list[str]:
-    """One line per trusted project: its folder and whether its file changed since."""
+    """One line per trusted project and per trusted `.mcp.json`: where it is and whether the
+    file changed since."""
+    store = TrustStore(home)
+    entries = [(Path(f) / ".di-code" / "config.toml", f, d) for f, d in store.entries().items()]
+    entries += [(Path(path), path, d) for path, d in store.files().items()]
     lines = []
-    for folder, recorded in sorted(TrustStore(home).entries().items()):
-        path = Path(folder) / ".di-code" / "config.toml"
+    for path, shown, recorded in sorted(entries, key=lambda entry: entry[1]):
         try:
             state = "trusted" if digest(path.read_bytes()) == recorded else "changed since"
         except OSError:
             state = "file gone"
-        lines.append(f"{folder}  sha256:{recorded[:12]}  {state}")
+        lines.append(f"{shown}  sha256:{recorded[:12]}  {state}")
     return lines or ["no trusted projects"]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.private_files import open_private, private_folder, write_private
+
 MANIFEST = "manifest.json"
 
 
@@ -60,9 +62,8 @@ class FileBackup:
         if info.st_size > self.max_file_bytes:
             self._record(Original(key, True, info.st_mode & 0o7777, None, too_large=True))
             return
-        self.folder.mkdir(parents=True, exist_ok=True)
         copy = f"{len(self._originals):06d}"
-        shutil.copyfile(path, self.folder / copy)
+        _private_copy(path, self._private_folder() / copy)
         self._record(Original(key, True, info.st_mode & 0o7777, copy))
 
     def seal(self) -> None:
@@ -91,12 +92,14 @@ class FileBackup:
         self._originals[original.path] = original
         self._write()
 
+    def _private_folder(self) -> Path:
+        """The copies hold the user's files (a `.env` too): 0700, never another user's."""
+        self.folder = private_folder(self.folder, within=self.folder.parent.parent)
+        return self.folder
+
     def _write(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
         data = [_to_json(original) for original in self._originals.values()]
-        temp = self.folder / (MANIFEST + ".tmp")
-        temp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(temp, self.folder / MANIFEST)
+        write_private(self._private_folder() / MANIFEST, json.dumps(data).encode("utf-8"))
 
     def _load(self) -> dict[str, Original]:
         try:
@@ -105,6 +108,15 @@ class FileBackup:
             return {}
         loaded = [_from_json(item) for item in raw] if isinstance(raw, list) else []
         return {original.path: original for original in loaded if original is not None}
+
+
+def _private_copy(source: Path, target: Path) -> None:
+    """`source`'s bytes into a new 0600 file `target`, whatever the source's mode."""
+    with (
+        source.open("rb") as reading,
+        os.fdopen(open_private(target, os.O_WRONLY | os.O_TRUNC), "wb") as writing,
+    ):
+        shutil.copyfileobj(reading, writing)
 
 
 def content_hash(path: Path) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
 
 
@@ -119,7 +120,7 @@ def replace_file(path: Path, payload: bytes) -> None:
     """Swap in new content atomically (an upgraded old-version file), holding the lock."""
     temporary = path.with_name(path.name + ".tmp")
     with _locked(path, os.O_RDWR, fcntl.LOCK_EX):
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        fd = open_private(temporary, os.O_WRONLY | os.O_TRUNC)
         try:
             _write_all(fd, payload)
             os.fsync(fd)
@@ -131,7 +132,8 @@ def replace_file(path: Path, payload: bytes) -> None:
 @contextlib.contextmanager
 def _locked(path: Path, flags: int, operation: int) -> Iterator[int]:
     try:
-        fd = os.open(path, flags, 0o600)
+        # a file written to is made 0600, even one an older di-code left readable by others
+        fd = open_private(path, flags) if flags & os.O_CREAT else os.open(path, flags)
     except OSError as exc:
         raise OSError(f"cannot open {path}: {exc.strerror}") from exc
     try:

@@ -17,6 +17,7 @@ from typing import Literal
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.ai.codec import CodecError
+from di_code.ai.private_files import private_folder
 from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
 from di_code.session import jsonl
 from di_code.session.format import (
@@ -262,6 +263,13 @@ class Session:
             if candidate not in self._by_id:
                 return candidate
 
+    def _private_folder(self) -> None:
+        """The session's folder made 0700 (and the sessions folder above it); if another user
+        owns either, the session goes on in a private stand-in folder instead."""
+        folder = private_folder(self.path.parent, within=self.path.parent.parent)
+        if folder != self.path.parent:
+            self.path = folder / self.path.name
+
     def _append(self, entry: Entry) -> None:
         try:
             header = jsonl.encode(self.header.to_dict())
@@ -273,7 +281,7 @@ class Session:
                 body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)
                 jsonl.replace_file(self.path, header + body)
                 self._upgrade = False
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._private_folder()
             jsonl.append_lines(self.path, line, header=header)
         except OSError as exc:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc

@@ -265,8 +265,10 @@ class PermissionGate:
             return None
         guarded = self._protection(tool_name, arguments)
         unasked = hook == "allow" or decision == "allow"
-        if guarded is None and hook != "ask" and (
-            unasked or (self.mode == "accept-edits" and tool_name in EDIT_TOOLS)
+        if (
+            guarded is None
+            and hook != "ask"
+            and (unasked or (self.mode == "accept-edits" and tool_name in EDIT_TOOLS))
         ):
             return None
         if self.approver is None:

@@ -1,7 +1,9 @@
 """Where bash keeps the full output of long commands, and how that space stays bounded.
 
 A session's spill files live next to its file, in `<time>_<id>.bash-output/`; without a
-session, in a private di-code temp folder (`$TMPDIR/di-code-<uid>/bash-output`, mode 0700).
+session, in a private di-code temp folder (`$TMPDIR/di-code-<uid>/bash-output`). Files are 0600
+in 0700 folders; a folder another user made (a `di-code-<uid>` planted in a shared /tmp) is
+not used: di_code.ai.private_files says so once and gives a fresh private one instead.
 One file holds at most FILE_CAP bytes (the rest of the output is not kept; the model still
 sees the last lines). Before a file is made, its folder is pruned: files older than RETENTION
 go, then the oldest until the new file fits in TOTAL_CAP; and the output folders of sessions
@@ -13,12 +15,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import stat
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from di_code.ai.private_files import private_folder
 
 SUFFIX = ".bash-output"
 FILE_CAP = 256 * 1024 * 1024
@@ -49,18 +52,22 @@ class SpillFolder:
         return self.path or _temp_base() / "bash-output"
 
     def open(self) -> tuple[BinaryIO, str]:
-        """A new, empty spill file (buffered for large writes) and its path."""
+        """A new, empty spill file (0600, buffered for large writes) and its path."""
+        wanted = self.folder
         if self.path is None:
-            _check_private(_temp_base())
-        folder = self.folder
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        self._prune(folder)
-        fd, path = tempfile.mkstemp(prefix="bash-", suffix=".log", dir=folder)
+            within = _temp_base()
+        else:  # a session's: its sessions folder down (SessionStore's layout), as the session
+            within = wanted.parent.parent if self.session_file is not None else wanted.parent
+        folder = private_folder(wanted, within=within)
+        self._prune(folder, siblings=folder == wanted)
+        fd, path = tempfile.mkstemp(prefix="bash-", suffix=".log", dir=folder)  # 0600
         return os.fdopen(fd, "wb", buffering=SPILL_BLOCK), path
 
-    def _prune(self, folder: Path) -> None:
+    def _prune(self, folder: Path, *, siblings: bool) -> None:
+        """`siblings`: the other sessions' folders next to this one are pruned too (not
+        when a stand-in folder replaced this one: its neighbours are not ours)."""
         now = time.time() if self.now is None else self.now
-        if self.session_file is not None:
+        if self.session_file is not None and siblings:
             for other in folder.parent.parent.glob(f"*/*{SUFFIX}"):
                 if other != folder and not other.with_suffix(".jsonl").exists():
                     shutil.rmtree(other, ignore_errors=True)
@@ -100,11 +107,3 @@ def _drop_old(files: list[tuple[float, int, Path]], cutoff: float) -> list[tuple
 
 def _temp_base() -> Path:
     return Path(tempfile.gettempdir()) / f"di-code-{os.getuid()}"
-
-
-def _check_private(base: Path) -> None:
-    """Make `base` (mode 0700); refuse it if someone else made it or can write to it."""
-    base.mkdir(mode=0o700, exist_ok=True)
-    info = os.lstat(base)
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise OSError(f"unsafe temp folder (not a private folder of this user): {base}")

@@ -249,8 +249,13 @@ async def _trust(repl: Repl, arg: str) -> bool:
     from di_code.config.settings import di_code_home
     from di_code.config.trust import trust_project
 
+    if repl.agent.is_streaming:  # not needs_idle: the first-run question runs it as a task
+        return _fail(repl, "/trust waits until the agent is done (Ctrl-C stops it).")
     line = trust_project(di_code_home(), repl.setup.workspace)
-    return _say(repl, f"{line} (from the next start of di-code)")
+    if repl.setup.apply_trust is None:
+        return _say(repl, f"{line} (from the next start of di-code)")
+    applied = await repl.setup.apply_trust()
+    return _say(repl, "\n".join([line, *(visible(note) for note in applied)]))
 
 
 def _first_sentence(text: str, limit: int = 68) -> str:
@@ -369,7 +374,7 @@ COMMANDS: dict[str, Command] = {
         Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/skills", "/skills", "the skills the model may read", _skills),
-        Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),
+        Command("/trust", "/trust", "trust this project's settings and .mcp.json", _trust),
         Command(
             "/permissions",
             "/permissions [MODE|revoke N|all]",

@@ -10,6 +10,7 @@ in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.commands
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from di_code.ui.turn_limit import more_turns_question
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.formatted_text import AnyFormattedText
+    from prompt_toolkit.history import FileHistory
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
@@ -69,6 +71,9 @@ class ChatSetup:
     held_back: str | None = None
     """What the untrusted project's settings would set once trusted (each value, a line): the
     chat lists it and asks once, before the first prompt, whether to trust it."""
+    apply_trust: Callable[[], Awaitable[list[str]]] | None = None
+    """Applies what the user has just trusted to this chat (servers start, tools appear);
+    the lines to show."""
 
 
 PASTE_LINES = 10
@@ -394,14 +399,14 @@ class Repl:
 
     def _make_session(self) -> PromptSession[str]:
         from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
+        from prompt_toolkit.history import InMemoryHistory
         from prompt_toolkit.key_binding import merge_key_bindings
 
         from di_code.ui.completion import ChatCompleter
         from di_code.ui.keys import key_bindings
         from di_code.ui.screen_keys import screen_bindings
 
-        history = InMemoryHistory() if self._history is None else FileHistory(self._history)
+        history = InMemoryHistory() if self._history is None else _private_history(self._history)
         return PromptSession(
             self._message,
             history=history,
@@ -414,3 +419,13 @@ class Repl:
             ),
             **self._io,
         )
+
+
+def _private_history(path: Path) -> FileHistory:
+    """prompt_toolkit appends to the file with the umask's mode: it is made 0600 first."""
+    from prompt_toolkit.history import FileHistory
+
+    from di_code.ai.private_files import open_private
+
+    os.close(open_private(path, os.O_WRONLY | os.O_APPEND))
+    return FileHistory(path)

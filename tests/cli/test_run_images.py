@@ -80,3 +80,52 @@ def test_an_image_option_that_is_not_an_image_is_a_usage_error(
     assert done.returncode == 2
     assert done.stderr == "di-code: --image notes.md: not a png, jpeg, gif or webp image\n"
     assert llm_server.requests == []
+
+
+def test_a_project_commands_at_path_attaches_nothing_from_outside_the_workspace(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.png").write_bytes(PNG)
+    (workspace / "shot.png").write_bytes(PNG)
+    (workspace / ".git").mkdir()
+    commands = workspace / ".di-code" / "commands"
+    commands.mkdir(parents=True)
+    template = f"Look at @{outside / 'secret.png'} and @../outside/secret.png, then @shot.png."
+    (commands / "look.md").write_text(template)
+    llm_server.script(Turn(text="Seen."))
+    done = run_di_code(
+        "run", "--no-session", "/look", env_extra={"DI_CODE_MODEL": "openai/gpt-4.1"}
+    )
+    assert (done.returncode, done.stdout) == (0, "Seen.\n"), done.stderr
+    content = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert content == [
+        {
+            "type": "text",
+            "text": f"Look at {outside / 'secret.png'} and ../outside/secret.png, then @shot.png.",
+        },
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG64}"}},
+    ]
+
+
+def test_the_users_own_at_path_in_a_commands_arguments_still_attaches(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "mine.png").write_bytes(PNG)
+    commands = workspace / ".di-code" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "look.md").write_text("Describe $ARGUMENTS")
+    llm_server.script(Turn(text="Seen."))
+    done = run_di_code(
+        "run",
+        "--no-session",
+        f"/look @{tmp_path / 'mine.png'}",
+        env_extra={"DI_CODE_MODEL": "openai/gpt-4.1"},
+    )
+    assert done.returncode == 0, done.stderr
+    content = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert content[1] == {
+        "type": "image_url",
+        "image_url": {"url": f"data:image/png;base64,{PNG64}"},
+    }

@@ -14,7 +14,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def command(template: str) -> CustomCommand:
-    return CustomCommand("t", Path("t.md"), "", "", template)
+    return CustomCommand("t", Path("t.md"), "", "", template, Path("/workspace"))
 
 
 def test_arguments_and_positions_are_filled() -> None:

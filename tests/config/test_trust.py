@@ -54,7 +54,7 @@ def repo(tmp_path: Path) -> Path:
 def test_an_untrusted_project_keeps_only_safe_keys_and_deny_rules(
     repo: Path, di_code_home: Path
 ) -> None:
-    settings = load_settings(di_code_home, repo / "src")
+    settings = load_settings(di_code_home, repo / "src", env={"OPENAI_API_KEY": KEY})
     assert settings.permission_mode is None
     assert settings.allow == ()
     assert settings.deny == ("bash:rm",)
@@ -73,7 +73,7 @@ def test_api_key_env_from_a_project_cannot_pick_another_variable(
     repo: Path, di_code_home: Path
 ) -> None:
     env = {"OPENAI_API_KEY": KEY, "AWS_SECRET_ACCESS_KEY": "aws-secret-do-not-send"}
-    selection = select_model(ModelRequest(), load_settings(di_code_home, repo / "src"), env)
+    selection = select_model(ModelRequest(), load_settings(di_code_home, repo / "src", env), env)
     assert selection is not None
     assert selection.api_key == KEY
     assert selection.model.base_url == "https://api.openai.com/v1"

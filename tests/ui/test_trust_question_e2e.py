@@ -1,6 +1,6 @@
 """The first-run trust question of `di-code chat`, in a real pty read through pyte: a project
 whose settings had keys held back is asked about once, before the first prompt, under the
-approval question's guard; y trusts it (from the next start), Enter or n leaves it untrusted,
+approval question's guard; y trusts it (at once), Enter or n leaves it untrusted,
 typed-ahead text never answers, and `run` never asks."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def answer_key(screen: Screen, key: str) -> None:
     screen.child.send(key)
 
 
-def test_yes_trusts_the_project_from_the_next_start(
+def test_yes_trusts_the_project_at_once(
     llm_server: LLMServer, tmp_path: Path, di_code_home: Path
 ) -> None:
     config = untrusted_project(tmp_path)
@@ -47,8 +47,8 @@ def test_yes_trusts_the_project_from_the_next_start(
         screen.wait_for(QUESTION)
         assert "permissions.mode" in screen.text and "y/N" in screen.text
         answer_key(screen, "y")
-        screen.wait_for("from the next start of di-code")
-        screen.wait_for("mode: ask ·")  # applied from the next start
+        screen.wait_for("Permission mode: accept-edits.")
+        screen.wait_for("mode: accept-edits ·")  # applied in this chat, at once
     finally:
         child.close(force=True)
     assert load_settings(di_code_home, tmp_path).permission_mode == "accept-edits"

@@ -1,0 +1,58 @@
+"""Trust given inside a chat (`/trust`, or `y` to the first-run question) applies at once.
+
+The settings are read again as now trusted: the project's MCP servers start (the others are
+restarted only if the set of servers changed) and their tools are offered from the next
+request; the permission rules and, unless a flag chose it, the permission mode become the
+trusted file's. The model, providers and limits stay as the chat started (a running
+conversation does not change model under the user's feet); they apply from the next start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from di_code.cli.flags import CliOptions
+from di_code.cli.setup import Prepared, mcp_configs, permission_mode
+from di_code.config.settings import load_settings
+from di_code.tools.permissions import PermissionRules, offered_tools
+
+if TYPE_CHECKING:
+    from di_code.ui.repl import ChatSetup
+
+
+def trust_applier(
+    prepared: Prepared, options: CliOptions, setup: ChatSetup
+) -> Callable[[], Awaitable[list[str]]]:
+    """The chat's `apply_trust`: re-reads the settings and applies them to `setup`."""
+
+    async def apply() -> list[str]:
+        lines: list[str] = []
+        settings = load_settings(prepared.home, prepared.workspace)
+        gate = prepared.gate
+        gate.rules = PermissionRules.parse(settings.allow, settings.deny)
+        mode = permission_mode(options, settings)
+        if mode != gate.mode:
+            lines += [f"Permission mode: {mode}.", *gate.switch(mode)]
+        configs = mcp_configs(settings, prepared.home, prepared.workspace, lines.append)
+        running = [server.config for server in setup.mcp.servers] if setup.mcp else []
+        enabled = [config for config in configs if config.enabled]
+        if enabled == running:
+            return lines
+        stopped = set()
+        if setup.mcp is not None:
+            stopped = {tool.name for tool in setup.mcp.tools()}
+            await setup.mcp.aclose()
+        from di_code.tools.mcp import McpServers
+
+        setup.mcp = McpServers(configs)
+        lines += await setup.mcp.start()
+        kept = [tool for tool in setup.agent.tools if tool.name not in stopped]
+        fresh = setup.mcp.tools(taken=[tool.name for tool in kept])
+        offered = offered_tools(fresh, gate.mode)
+        setup.agent.tools = [*kept, *offered]
+        names = ", ".join(tool.name for tool in offered) or "none"
+        lines.append(f"MCP servers started; their tools: {names}.")
+        return lines
+
+    return apply
