@@ -191,7 +191,7 @@ def test_the_first_run_question_names_a_held_back_model(
     path = project(repo, 'model = "llamacpp/any"\n')
     monkeypatch.delenv("LLAMACPP_BASE_URL", raising=False)
     monkeypatch.delenv("DI_CODE_DISCOVERY", raising=False)
-    assert held_back(di_code_home, repo) == f"{path}: model"
+    assert held_back(di_code_home, repo) == f'{path} would set:\n  model = "llamacpp/any"'
 
 
 def test_the_held_back_values_are_listed_for_the_question(

