@@ -1,0 +1,250 @@
+"""The catalogue of bash forms that run code from their arguments, for the permission rules.
+
+A deny rule must see every program a line runs, and an allow rule must not cover a line that
+runs more than its words say. Most code is visible in the syntax tree (`$( )`, `( )`, pipes);
+the forms below are not: their code hides in a word (a subscript bash evaluates, a trap's
+string, a wrapper's option grammar) or in a variable's value. Each entry says why it is here.
+
+`shell_parse` asks two things of this module (and `bash_wrappers`, the other half of the
+catalogue, what a wrapper or a shell runs):
+- `hidden_command` - does this simple command run code the parser cannot see;
+- `hidden_syntax` - does this node of the tree (an expansion, an arithmetic context, `[[ ]]`,
+  a declaration) evaluate code the parser cannot see.
+Whatever is hidden makes the whole line unreadable: it matches every deny rule, and no allow
+rule or grant covers it (the user is asked). A form that cannot be understood is hidden.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+Word = str | None
+"""A word's value as bash will see it, or None when it depends on an expansion."""
+
+SUBSCRIPT_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[$`]")
+"""A name with a subscript holding `$` or a backtick, anywhere in the line's text: bash
+evaluates subscripts of names given to builtins (`printf -v 'a[$(id)]' x`), in assignments
+(`a['$(id)']=1`) and in expansions (`${a['$(id)']}`), even from single-quoted words."""
+
+SOURCES = frozenset({"source", ".", "eval"})
+"""Run code from a file (source, `.`) or from their words joined (eval)."""
+
+SPECIAL_VARIABLES = re.compile(
+    r"PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|BASH_FUNC_.*|LD_PRELOAD|LD_AUDIT"
+    r"|LD_LIBRARY_PATH|BASH_LOADABLES_PATH|EXECIGNORE|GLOBIGNORE"
+)
+"""Variables whose value bash (or a shell it starts, or the loader) runs or reads as code:
+PROMPT_COMMAND and PS0-PS4 (PS4 under `set -x`) are expanded with command substitution,
+BASH_ENV and ENV name a file a new shell sources, SHELLOPTS/BASHOPTS set a new shell's
+options, BASH_FUNC_name%% imports a function, LD_* load a library into every program."""
+
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+"""`[[ x -eq y ]]` evaluates both sides as arithmetic: a name's value is evaluated in turn."""
+
+_NAME_TESTS = frozenset({"-v", "-R"})
+"""`test -v NAME`, `[ -v`, `[[ -v`: bash evaluates NAME's subscript."""
+
+
+def hidden_command(words: tuple[Word, ...]) -> bool:
+    """Whether a simple command runs code that its words do not show (the builtins below)."""
+    if not words or words[0] is None:
+        return False
+    program, args = posixpath.basename(words[0]), words[1:]
+    judge = _BUILTINS.get(program)
+    return judge is not None and judge(args)
+
+
+def changes_shell(words: tuple[Word, ...]) -> bool:
+    """Whether a command is one of the builtins above used to set a variable, an alias, a
+    trap or a callback: harmless perhaps, but what later words mean then depends on it, so
+    no allow rule covers it (`printf -v PATH .; ls` runs ./ls). printf and test without
+    -v are ordinary."""
+    if not words or words[0] is None:
+        return False
+    program, args = posixpath.basename(words[0]), words[1:]
+    if program in ("printf", "test", "["):
+        return any(word in _NAME_TESTS for word in args)
+    return program in _BUILTINS
+
+
+def _always(_args: tuple[Word, ...]) -> bool:
+    return True
+
+
+def _any_argument(args: tuple[Word, ...]) -> bool:
+    return bool(args)
+
+
+def _unsafe_name(word: Word) -> bool:
+    """A variable name bash may evaluate: an expansion, or one with a subscript."""
+    return word is None or "[" in word
+
+
+def _names_unsafe(args: tuple[Word, ...]) -> bool:
+    return any(_unsafe_name(word) for word in args)
+
+
+def _printf(args: tuple[Word, ...]) -> bool:
+    return any(
+        word == "-v" and _unsafe_name(args[i + 1] if i + 1 < len(args) else None)
+        for i, word in enumerate(args)
+    )
+
+
+def _test(args: tuple[Word, ...]) -> bool:
+    return any(
+        word in _NAME_TESTS and _unsafe_name(args[i + 1] if i + 1 < len(args) else None)
+        for i, word in enumerate(args)
+    )
+
+
+def _flagged(*options: str) -> Callable[[tuple[Word, ...]], bool]:
+    """Hidden when any of `options` is given, alone or in a cluster (`-tC`)."""
+
+    def judge(args: tuple[Word, ...]) -> bool:
+        letters = {o[1] for o in options}
+        return any(
+            word is None
+            or word in options
+            or (word.startswith("-") and not word.startswith("--") and letters & set(word[1:]))
+            for word in args
+        )
+
+    return judge
+
+
+def _mapfile(args: tuple[Word, ...]) -> bool:
+    return _flagged("-C")(args) or _names_unsafe(args)
+
+
+_BUILTINS: dict[str, Callable[[tuple[Word, ...]], bool]] = {
+    # printf -v NAME: NAME's subscript is evaluated (`printf -v 'a[$(id)]' x`).
+    "printf": _printf,
+    # test -v NAME / [ -v NAME ]: NAME's subscript is evaluated.
+    "test": _test,
+    "[": _test,
+    # read [-a] NAME…: each NAME's subscript is evaluated.
+    "read": _names_unsafe,
+    # mapfile/readarray -C CODE runs CODE; the array name's subscript is evaluated.
+    "mapfile": _mapfile,
+    "readarray": _mapfile,
+    # let EXPR: arithmetic, in which every name's value is evaluated in turn.
+    "let": _always,
+    # getopts OPTSTRING NAME, wait -p NAME: NAME's subscript is evaluated.
+    "getopts": _names_unsafe,
+    "wait": _flagged("-p"),
+    # declare/typeset/local/export/readonly/unset when tree-sitter reads them as commands
+    # (behind `command`, `builtin`): names and values may be evaluated.
+    "declare": _any_argument,
+    "typeset": _any_argument,
+    "local": _any_argument,
+    "export": _any_argument,
+    "readonly": _any_argument,
+    "unset": _names_unsafe,
+    # trap CODE SIGNAL runs CODE later (at EXIT, DEBUG, ERR); -p and -l only list.
+    "trap": lambda args: any(word not in ("-p", "-l") for word in args),
+    # alias NAME=CODE runs CODE where NAME is used (with expand_aliases); shopt sets it.
+    "alias": _any_argument,
+    "shopt": _any_argument,
+    # hash -p FILE NAME makes NAME run FILE (`hash -p /bin/rm ls`).
+    "hash": _flagged("-p"),
+    # complete -C / compgen -C CODE run CODE; compgen -F runs a function.
+    "complete": _flagged("-C", "-F"),
+    "compgen": _flagged("-C", "-F"),
+    # bind -x KEYSEQ:CODE runs CODE; jobs -x COMMAND runs COMMAND.
+    "bind": _flagged("-x"),
+    "jobs": _flagged("-x"),
+    # enable -f FILE loads a builtin from a shared library; fc runs history lines.
+    "enable": _any_argument,
+    "fc": _always,
+}
+
+
+def hidden_syntax(node: Node) -> bool:
+    """Whether a node of the tree evaluates code that the parser cannot see: `${x@P}`,
+    `${!x}`, arithmetic on names (`$((x))`, `${a[i]}`, `${s:n}`, `[[ x -eq 1 ]]`),
+    `[[ -v NAME ]]`, declarations with attributes or subscripts, special variables."""
+    match node.type:
+        case "expansion":
+            return _hidden_expansion(node)
+        case "arithmetic_expansion" | "c_style_for_statement":
+            return _names_in(node)
+        case "compound_statement":
+            return node.text is not None and node.text.startswith(b"((") and _names_in(node)
+        case "subscript":
+            index = node.child_by_field_name("index")
+            return index is not None and index.type != "number" and _text(index) not in ("@", "*")
+        case "variable_assignment":
+            name = node.child_by_field_name("name")
+            return name is not None and SPECIAL_VARIABLES.fullmatch(_text(name)) is not None
+        case "test_command":
+            return _hidden_test(node, double=_text(node).startswith("[["))
+        case "declaration_command" | "unset_command":
+            return _hidden_declaration(node)
+        case _:
+            return False
+
+
+def _text(node: Node) -> str:
+    return node.text.decode(errors="replace") if node.text is not None else ""
+
+
+def _names_in(node: Node) -> bool:
+    """Arithmetic on anything but numbers: a name's value is evaluated as arithmetic in turn
+    (`x='a[$(id)]'; echo $((x))` runs id)."""
+    stack = list(node.named_children)
+    while stack:
+        child = stack.pop()
+        if child.type in ("variable_name", "word", "simple_expansion", "expansion", "string"):
+            return True
+        stack.extend(child.named_children)
+    return False
+
+
+def _hidden_expansion(node: Node) -> bool:
+    text = _text(node)
+    if text.endswith("@P}"):  # prompt expansion runs `$(…)` from the value
+        return True
+    if text.startswith("${!") and not re.search(r"(\[[@*]\]|[@*])\}$", text):
+        return True  # indirection: the value names a variable, whose subscript is evaluated
+    if re.match(r"\$\{[A-Za-z_0-9]+(\[[^]]*\])?:[^-=?+]", text):  # ${s:offset:length}
+        return re.fullmatch(r"\$\{[^:]+:\s*-?\d+(:\s*-?\d+)?\}", text) is None
+    return False
+
+
+def _hidden_test(node: Node, double: bool) -> bool:
+    """`-v`/`-R` on anything but a plain name; in `[[ ]]` arithmetic on anything but
+    numbers."""
+    for child in node.named_children:
+        operator = child.child_by_field_name("operator")
+        if operator is None:
+            continue
+        op = _text(operator)
+        operands = [c for c in child.named_children if c != operator]
+        if op in _NAME_TESTS and any(not re.fullmatch(r"\w+", _text(c)) for c in operands):
+            return True
+        if double and op in _ARITHMETIC_TESTS and any(c.type != "number" for c in operands):
+            return True
+    return False
+
+
+def _hidden_declaration(node: Node) -> bool:
+    """declare -i/-n make later assignments evaluate; a subscript, an expansion or a special
+    variable among the names hides code."""
+    for child in node.named_children:
+        text = _text(child)
+        if child.type == "word" and text.startswith(("-", "+")) and set(text[1:]) & set("in"):
+            return True
+        if child.type in ("variable_assignment", "variable_name"):
+            continue
+        if child.type not in ("word", "raw_string") or "[" in text or "$" in text:
+            return True
+        if SPECIAL_VARIABLES.fullmatch(text.partition("=")[0].strip("'")):
+            return True
+    return False

@@ -1,0 +1,332 @@
+"""The catalogue's second half: programs that run a command or code given in their words
+(wrappers like `xargs`, `env`, `flock`, and every shell), each with its option grammar.
+
+A wrong guess about which option takes a value hides the command (`xargs --max-args 1 rm`
+would run `1`), so an option not listed here makes the command unreadable: it matches every
+deny rule, and no allow rule covers it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from di_code.tools.bash_forms import SPECIAL_VARIABLES, Word
+
+SHELLS = frozenset(
+    {
+        # Every shell runs code from `-c STRING`, a script file or stdin.
+        "sh",
+        "bash",
+        "rbash",  # restricted bash still runs `-c` code
+        "dash",
+        "zsh",
+        "ksh",
+        "mksh",
+        "ash",
+        "yash",
+        "posh",
+        "fish",
+        "csh",
+        "tcsh",
+        "coproc",  # tree-sitter reads `coproc` as a plain command: its body is not seen
+    }
+)
+
+_SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+"""Shell options whose value is the next word (`bash -o posix -c …`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapper:
+    """A program that runs another command given in its words, and its option grammar.
+
+    An option not listed here makes the command unreadable: a wrong guess about which
+    options take a value would let `xargs --max-args 1 rm` hide `rm` behind `1`."""
+
+    valued: frozenset[str] = frozenset()
+    """Options whose value is the next word, or joined (`-n1`, `--max-args=1`)."""
+    flags: frozenset[str] = frozenset()
+    """Options without a value (or with an optional one, which can only be joined)."""
+    code: frozenset[str] = frozenset()
+    """Options whose value is shell code (`flock -c`, `su -c`, `script -c`)."""
+    hiding: frozenset[str] = frozenset()
+    """Options that hide the command (`env -S 'rm x'` splits a string into a command)."""
+    operands: int = 0
+    """Words between the options and the command (timeout's duration, flock's file)."""
+    assignments: bool = False
+    """NAME=VALUE words may come before the command (env, sudo)."""
+    bare: tuple[str, ...] | None = ()
+    """What runs without a command: nothing (), a default (xargs: echo), None: a shell
+    reading stdin, which cannot be seen."""
+    joins: bool = False
+    """Runs its words joined by spaces as shell code (watch)."""
+
+
+def _set(names: str) -> frozenset[str]:
+    """Option names, written on one line: `_set("-s --signal")`."""
+    return frozenset(names.split())
+
+
+WRAPPERS: dict[str, Wrapper] = {
+    # env [-i] [-u NAME] [NAME=VALUE]… COMMAND; -S splits a string into a command line.
+    "env": Wrapper(
+        valued=_set("-u --unset -C --chdir"),
+        flags=_set(
+            "- -i --ignore-environment -0 --null -v --debug --block-signal --default-signal "
+            "--ignore-signal --list-signal-handling"
+        ),
+        hiding=_set("-S --split-string"),
+        assignments=True,
+    ),
+    # command [-pVv] COMMAND: runs it bypassing functions.
+    "command": Wrapper(flags=_set("-p -v -V")),
+    # builtin NAME: runs a builtin.
+    "builtin": Wrapper(),
+    # exec [-cl] [-a NAME] COMMAND: replaces the shell with it.
+    "exec": Wrapper(valued=_set("-a"), flags=_set("-c -l")),
+    # nice [-n N | -N] COMMAND.
+    "nice": Wrapper(valued=_set("-n --adjustment")),
+    # nohup COMMAND.
+    "nohup": Wrapper(),
+    # timeout [options] DURATION COMMAND.
+    "timeout": Wrapper(
+        valued=_set("-s --signal -k --kill-after"),
+        flags=_set("--preserve-status --foreground -v --verbose"),
+        operands=1,
+    ),
+    # time [-p] COMMAND (the keyword), or /usr/bin/time with -f/-o.
+    "time": Wrapper(
+        valued=_set("-f --format -o --output"),
+        flags=_set("-p -a --append -v --verbose -q --quiet --portability"),
+    ),
+    # xargs [options] [COMMAND]: runs COMMAND (echo without one) with words from stdin.
+    "xargs": Wrapper(
+        valued=_set(
+            "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s "
+            "--max-chars --process-slot-var"
+        ),
+        flags=_set(
+            "-0 --null -e --eof -i --replace -l --max-lines -o --open-tty -p --interactive -r "
+            "--no-run-if-empty -t --verbose -x --exit --show-limits"
+        ),
+        bare=("echo",),
+    ),
+    # sudo [options] [NAME=VALUE]… COMMAND.
+    "sudo": Wrapper(
+        valued=_set(
+            "-u --user -g --group -p --prompt -C --close-from -D --chdir -h --host -r --role "
+            "-t --type -U --other-user -R --chroot -T --command-timeout"
+        ),
+        flags=_set(
+            "-A --askpass -b --background -E --preserve-env -H --set-home -n "
+            "--non-interactive -P --preserve-groups -S --stdin -B --bell -N --no-update"
+        ),
+        assignments=True,
+    ),
+    # doas [-ns] [-u USER] [-C CONFIG] COMMAND.
+    "doas": Wrapper(valued=_set("-u -C"), flags=_set("-n")),
+    # ionice [-c CLASS] [-n LEVEL] [-t] COMMAND.
+    "ionice": Wrapper(valued=_set("-c --class -n --classdata"), flags=_set("-t --ignore")),
+    # setsid [-cfw] COMMAND.
+    "setsid": Wrapper(flags=_set("-c --ctty -f --fork -w --wait")),
+    # stdbuf -i/-o/-e MODE COMMAND (`--output L` takes the next word).
+    "stdbuf": Wrapper(valued=_set("-i --input -o --output -e --error")),
+    # chroot [options] DIR [COMMAND]: without one it starts a shell.
+    "chroot": Wrapper(
+        valued=_set("--userspec --groups"), flags=_set("--skip-chdir"), operands=1, bare=None
+    ),
+    # flock [options] FILE COMMAND, or FILE -c CODE (run by sh -c).
+    "flock": Wrapper(
+        valued=_set("-w --timeout --wait -E --conflict-exit-code"),
+        flags=_set(
+            "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -o --close -F "
+            "--no-fork --verbose"
+        ),
+        code=_set("-c --command"),
+        operands=1,
+    ),
+    # watch [options] COMMAND…: its words joined by spaces are run by `sh -c`.
+    "watch": Wrapper(
+        valued=_set("-n --interval -q --equexit"),
+        flags=_set(
+            "-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit -t "
+            "--no-title -w --no-wrap -x --exec -p --precise -r --no-rerun"
+        ),
+        joins=True,
+    ),
+    # script -c CODE [FILE]: without -c it starts an interactive shell.
+    "script": Wrapper(
+        valued=_set(
+            "-E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -m "
+            "--logging-format -o --output-limit"
+        ),
+        flags=_set("-a --append -e --return -f --flush --force -q --quiet"),
+        code=_set("-c --command"),
+        operands=-1,
+        bare=None,
+    ),
+    # su [options] [-] [USER] -c CODE: without -c it starts the user's shell.
+    "su": Wrapper(
+        valued=_set("-g --group -G --supp-group -s --shell"),
+        flags=_set("- -l --login -m -p --preserve-environment -P --pty"),
+        code=_set("-c --command --session-command"),
+        operands=-1,
+        bare=None,
+    ),
+    # unbuffer COMMAND (expect's).
+    "unbuffer": Wrapper(flags=_set("-p")),
+    # taskset [-a] [-c] MASK COMMAND.
+    "taskset": Wrapper(flags=_set("-a --all-tasks -c --cpu-list"), operands=1),
+    # chrt [policy options] PRIORITY COMMAND.
+    "chrt": Wrapper(
+        valued=_set("-T --sched-runtime -P --sched-period -D --sched-deadline"),
+        flags=_set(
+            "-a --all-tasks -b --batch -d --deadline -f --fifo -i --idle -o --other -r --rr "
+            "-R --reset-on-fork -v --verbose"
+        ),
+        operands=1,
+    ),
+}
+
+Wrapped = tuple[str, "tuple[Word, ...] | str"] | None
+"""What a wrapper runs: ("command", words), ("code", shell code), or None (cannot be seen)."""
+
+
+def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
+    """What `program args` runs, for a wrapper, busybox, parallel or a shell; None when it
+    cannot be seen."""
+    if program == "busybox":
+        # busybox APPLET ARGS: the applet is the program (`busybox sh -c …`, `busybox rm`).
+        return ("command", args) if args and args[0] and not args[0].startswith("-") else None
+    if program == "parallel":
+        return _parallel(args)
+    if program in SHELLS:
+        return _shell(args)
+    grammar = WRAPPERS[program]
+    index, code = _options(grammar, program, args)
+    if index is None or code is not None:
+        return None if code is None else ("code", code)
+    rest = args[index:]
+    if grammar.operands < 0:  # su, script: options anywhere; without -c a shell reads stdin
+        return _code_anywhere(grammar, rest)
+    if any(word is None for word in rest[: grammar.operands]):
+        return None
+    rest = rest[grammar.operands :]
+    if rest and rest[0] in grammar.code:  # flock FILE -c CODE
+        return ("code", rest[1]) if len(rest) > 1 and rest[1] is not None else None
+    if not rest:
+        return None if grammar.bare is None else ("command", grammar.bare)
+    if grammar.joins and "-x" not in args and "--exec" not in args:
+        if any(word is None for word in rest):
+            return None
+        return ("code", " ".join(str(word) for word in rest))
+    return ("command", rest)
+
+
+def is_wrapper(program: str) -> bool:
+    return program in WRAPPERS or program in SHELLS or program in ("busybox", "parallel")
+
+
+def _options(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> tuple[int | None, Word]:
+    """Where the command starts after the options, and the code of a code option (`-c`);
+    (None, None) when an option is unknown, hides the command or is an expansion."""
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word is None:
+            return None, None
+        if word == "--":
+            return index + 1, None
+        if grammar.assignments and "=" in word and not word.startswith("-"):
+            if SPECIAL_VARIABLES.fullmatch(word.partition("=")[0]):
+                return None, None
+            index += 1
+            continue
+        if not word.startswith("-") or (word == "-" and "-" not in grammar.flags):
+            return index, None
+        if program == "nice" and re.fullmatch(r"-\d+", word):  # nice -10 COMMAND
+            index += 1
+            continue
+        option = _one_option(grammar, word)
+        if option is None:
+            return None, None
+        name, joined = option
+        value = joined if joined is not None else (args[index + 1 : index + 2] or (None,))[0]
+        if name in grammar.code:
+            return (None, None) if value is None else (index, value)
+        index += 1 if joined is not None or name not in grammar.valued else 2
+    return index, None
+
+
+def _one_option(grammar: Wrapper, word: str) -> tuple[str, str | None] | None:
+    """The option `word` sets (the one that matters in a cluster like `-tn1`) and its value
+    when joined to it; None when it is unknown or hides the command."""
+    if word.startswith("--") or word == "-":
+        name, equals, value = word.partition("=")
+        if name in grammar.hiding:
+            return None
+        if name in grammar.valued or name in grammar.code:
+            return name, value if equals else None
+        return (name, "") if name in grammar.flags else None
+    for position, char in enumerate(word[1:], start=1):
+        name = f"-{char}"
+        if name in grammar.hiding:
+            return None
+        if name in grammar.valued or name in grammar.code:
+            return name, word[position + 1 :] or None
+        if name not in grammar.flags:
+            return None
+    return word, ""
+
+
+def _code_anywhere(grammar: Wrapper, args: tuple[Word, ...]) -> Wrapped:
+    """su and script take their options anywhere (`su root -c CODE`); without a code option
+    they start a shell, which reads what cannot be seen."""
+    for index, word in enumerate(args):
+        if word is None:
+            return None
+        name = word.partition("=")[0]
+        if name in grammar.code:
+            value = word.partition("=")[2] if "=" in word else None
+            if value is None and index + 1 < len(args):
+                value = args[index + 1]
+            return None if value is None else ("code", value)
+    return None
+
+
+def _shell(args: tuple[Word, ...]) -> Wrapped:
+    """`sh [options] -c CODE`, with joined flags (`-ec`), valued options (`-o posix`) and
+    `--`; a script file or stdin cannot be seen."""
+    runs_code = False
+    index = 0
+    while index < len(args):
+        word = args[index]
+        if word is None:
+            return None
+        if word in ("--", "-"):
+            index += 1
+            break
+        if not word.startswith(("-", "+")) or word == "+":
+            break
+        if word in _SHELL_VALUED:
+            index += 2
+            continue
+        if not word.startswith("--") and "c" in word[1:]:
+            runs_code = True
+        index += 1
+    code = args[index] if index < len(args) else None
+    return ("code", code) if runs_code and code is not None else None
+
+
+def _parallel(args: tuple[Word, ...]) -> Wrapped:
+    """GNU parallel COMMAND ::: ARGS runs COMMAND (joined, by a shell) with each argument;
+    with options or without a command (the arguments are commands) it cannot be seen."""
+    command: list[str] = []
+    for word in args:
+        if word is None or (not command and word.startswith("-")):
+            return None
+        if word.startswith(":::"):
+            break
+        command.append(word)
+    return ("code", " ".join(command)) if command else None
