@@ -27,6 +27,12 @@ if TYPE_CHECKING:
 Word = str | None
 """A word's value as bash will see it, or None when it depends on an expansion."""
 
+
+def names(text: str) -> frozenset[str]:
+    """Names written on one line: `names("-s --signal")`."""
+    return frozenset(text.split())
+
+
 SUBSCRIPT_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[$`]")
 """A name with a subscript holding `$` or a backtick, anywhere in the line's text: bash
 evaluates subscripts of names given to builtins (`printf -v 'a[$(id)]' x`), in assignments
@@ -164,6 +170,33 @@ _BUILTINS: dict[str, Callable[[tuple[Word, ...]], bool]] = {
     "enable": _any_argument,
     "fc": _always,
 }
+
+
+EXACT_ONLY = names(
+    "rm mv cp dd chmod chown chgrp ln truncate shred rmdir unlink install tee rsync scp "
+    "curl wget ssh sudo doas "
+    "sh bash dash zsh ksh node nodejs deno bun ruby perl php lua Rscript java tclsh "
+    "awk gawk mawk sed make cmake ninja gradle mvn rake npm npx yarn pnpm pip pip3 uv "
+    "poetry pipx cargo go docker podman kubectl terraform"
+)
+"""Programs a session grant names exactly, line by line: destructive ones, the network, and
+interpreters and build runners, which run whatever code they are given."""
+EXACT_ONLY_WORDS = {
+    "git": names("push reset clean checkout restore"),
+    "find": names("-delete -exec -execdir -ok -okdir -fprint -fls"),
+}
+"""Programs granted exactly when one of these words follows (`git -C . push` too)."""
+_INTERPRETER = re.compile(r"(python|pypy|node|ruby|perl|php|lua)[0-9.]*")
+
+
+def exact_only(words: tuple[str, ...]) -> bool:
+    """Whether "always" for this command may grant only the exact line (see EXACT_ONLY)."""
+    program = posixpath.basename(words[0])
+    return (
+        program in EXACT_ONLY
+        or _INTERPRETER.fullmatch(program) is not None
+        or not EXACT_ONLY_WORDS.get(program, frozenset()).isdisjoint(words[1:])
+    )
 
 
 def hidden_syntax(node: Node) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from di_code.tools.bash_forms import SPECIAL_VARIABLES, Word
+from di_code.tools.bash_forms import SPECIAL_VARIABLES, Word, names
 
 SHELLS = frozenset(
     {
@@ -63,50 +63,45 @@ class Wrapper:
     """Runs its words joined by spaces as shell code (watch)."""
 
 
-def _set(names: str) -> frozenset[str]:
-    """Option names, written on one line: `_set("-s --signal")`."""
-    return frozenset(names.split())
-
-
 WRAPPERS: dict[str, Wrapper] = {
     # env [-i] [-u NAME] [NAME=VALUE]… COMMAND; -S splits a string into a command line.
     "env": Wrapper(
-        valued=_set("-u --unset -C --chdir"),
-        flags=_set(
+        valued=names("-u --unset -C --chdir"),
+        flags=names(
             "- -i --ignore-environment -0 --null -v --debug --block-signal --default-signal "
             "--ignore-signal --list-signal-handling"
         ),
-        hiding=_set("-S --split-string"),
+        hiding=names("-S --split-string"),
         assignments=True,
     ),
     # command [-pVv] COMMAND: runs it bypassing functions.
-    "command": Wrapper(flags=_set("-p -v -V")),
+    "command": Wrapper(flags=names("-p -v -V")),
     # builtin NAME: runs a builtin.
     "builtin": Wrapper(),
     # exec [-cl] [-a NAME] COMMAND: replaces the shell with it.
-    "exec": Wrapper(valued=_set("-a"), flags=_set("-c -l")),
+    "exec": Wrapper(valued=names("-a"), flags=names("-c -l")),
     # nice [-n N | -N] COMMAND.
-    "nice": Wrapper(valued=_set("-n --adjustment")),
+    "nice": Wrapper(valued=names("-n --adjustment")),
     # nohup COMMAND.
     "nohup": Wrapper(),
     # timeout [options] DURATION COMMAND.
     "timeout": Wrapper(
-        valued=_set("-s --signal -k --kill-after"),
-        flags=_set("--preserve-status --foreground -v --verbose"),
+        valued=names("-s --signal -k --kill-after"),
+        flags=names("--preserve-status --foreground -v --verbose"),
         operands=1,
     ),
     # time [-p] COMMAND (the keyword), or /usr/bin/time with -f/-o.
     "time": Wrapper(
-        valued=_set("-f --format -o --output"),
-        flags=_set("-p -a --append -v --verbose -q --quiet --portability"),
+        valued=names("-f --format -o --output"),
+        flags=names("-p -a --append -v --verbose -q --quiet --portability"),
     ),
     # xargs [options] [COMMAND]: runs COMMAND (echo without one) with words from stdin.
     "xargs": Wrapper(
-        valued=_set(
+        valued=names(
             "-a --arg-file -d --delimiter -E -I -L -n --max-args -P --max-procs -s "
             "--max-chars --process-slot-var"
         ),
-        flags=_set(
+        flags=names(
             "-0 --null -e --eof -i --replace -l --max-lines -o --open-tty -p --interactive -r "
             "--no-run-if-empty -t --verbose -x --exit --show-limits"
         ),
@@ -114,42 +109,42 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
     # sudo [options] [NAME=VALUE]… COMMAND.
     "sudo": Wrapper(
-        valued=_set(
+        valued=names(
             "-u --user -g --group -p --prompt -C --close-from -D --chdir -h --host -r --role "
             "-t --type -U --other-user -R --chroot -T --command-timeout"
         ),
-        flags=_set(
+        flags=names(
             "-A --askpass -b --background -E --preserve-env -H --set-home -n "
             "--non-interactive -P --preserve-groups -S --stdin -B --bell -N --no-update"
         ),
         assignments=True,
     ),
     # doas [-ns] [-u USER] [-C CONFIG] COMMAND.
-    "doas": Wrapper(valued=_set("-u -C"), flags=_set("-n")),
+    "doas": Wrapper(valued=names("-u -C"), flags=names("-n")),
     # ionice [-c CLASS] [-n LEVEL] [-t] COMMAND.
-    "ionice": Wrapper(valued=_set("-c --class -n --classdata"), flags=_set("-t --ignore")),
+    "ionice": Wrapper(valued=names("-c --class -n --classdata"), flags=names("-t --ignore")),
     # setsid [-cfw] COMMAND.
-    "setsid": Wrapper(flags=_set("-c --ctty -f --fork -w --wait")),
+    "setsid": Wrapper(flags=names("-c --ctty -f --fork -w --wait")),
     # stdbuf -i/-o/-e MODE COMMAND (`--output L` takes the next word).
-    "stdbuf": Wrapper(valued=_set("-i --input -o --output -e --error")),
+    "stdbuf": Wrapper(valued=names("-i --input -o --output -e --error")),
     # chroot [options] DIR [COMMAND]: without one it starts a shell.
     "chroot": Wrapper(
-        valued=_set("--userspec --groups"), flags=_set("--skip-chdir"), operands=1, bare=None
+        valued=names("--userspec --groups"), flags=names("--skip-chdir"), operands=1, bare=None
     ),
     # flock [options] FILE COMMAND, or FILE -c CODE (run by sh -c).
     "flock": Wrapper(
-        valued=_set("-w --timeout --wait -E --conflict-exit-code"),
-        flags=_set(
+        valued=names("-w --timeout --wait -E --conflict-exit-code"),
+        flags=names(
             "-s --shared -x -e --exclusive -u --unlock -n --nb --nonblock -o --close -F "
             "--no-fork --verbose"
         ),
-        code=_set("-c --command"),
+        code=names("-c --command"),
         operands=1,
     ),
     # watch [options] COMMAND…: its words joined by spaces are run by `sh -c`.
     "watch": Wrapper(
-        valued=_set("-n --interval -q --equexit"),
-        flags=_set(
+        valued=names("-n --interval -q --equexit"),
+        flags=names(
             "-b --beep -c --color -C --no-color -d --differences -e --errexit -g --chgexit -t "
             "--no-title -w --no-wrap -x --exec -p --precise -r --no-rerun"
         ),
@@ -157,31 +152,31 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
     # script -c CODE [FILE]: without -c it starts an interactive shell.
     "script": Wrapper(
-        valued=_set(
+        valued=names(
             "-E --echo -I --log-in -O --log-out -B --log-io -T --log-timing -m "
             "--logging-format -o --output-limit"
         ),
-        flags=_set("-a --append -e --return -f --flush --force -q --quiet"),
-        code=_set("-c --command"),
+        flags=names("-a --append -e --return -f --flush --force -q --quiet"),
+        code=names("-c --command"),
         operands=-1,
         bare=None,
     ),
     # su [options] [-] [USER] -c CODE: without -c it starts the user's shell.
     "su": Wrapper(
-        valued=_set("-g --group -G --supp-group -s --shell"),
-        flags=_set("- -l --login -m -p --preserve-environment -P --pty"),
-        code=_set("-c --command --session-command"),
+        valued=names("-g --group -G --supp-group -s --shell"),
+        flags=names("- -l --login -m -p --preserve-environment -P --pty"),
+        code=names("-c --command --session-command"),
         operands=-1,
         bare=None,
     ),
     # unbuffer COMMAND (expect's).
-    "unbuffer": Wrapper(flags=_set("-p")),
+    "unbuffer": Wrapper(flags=names("-p")),
     # taskset [-a] [-c] MASK COMMAND.
-    "taskset": Wrapper(flags=_set("-a --all-tasks -c --cpu-list"), operands=1),
+    "taskset": Wrapper(flags=names("-a --all-tasks -c --cpu-list"), operands=1),
     # chrt [policy options] PRIORITY COMMAND.
     "chrt": Wrapper(
-        valued=_set("-T --sched-runtime -P --sched-period -D --sched-deadline"),
-        flags=_set(
+        valued=names("-T --sched-runtime -P --sched-period -D --sched-deadline"),
+        flags=names(
             "-a --all-tasks -b --batch -d --deadline -f --fifo -i --idle -o --other -r --rr "
             "-R --reset-on-fork -v --verbose"
         ),
