@@ -27,17 +27,12 @@ CORPUS = Path(__file__).parent / "bash_corpus" / "forms.txt"
 STUBS = ("rm", "id", "curl", "python3", "touch")
 """Programs replaced by a stub that records it ran (and does nothing else)."""
 
+ALLOWED_PROGRAMS = """echo printf test [ read let ls cat true false xargs env timeout nice stdbuf
+flock trap alias hash shopt mapfile readarray declare export command exec nohup time setsid
+ionice find wait getopts unset jobs complete compgen script watch builtin local readonly
+typeset source ."""
 ALLOWED = PermissionRules.parse(
-    allow=[
-        f"bash:{words}"
-        for words in (
-            "echo printf test [ read let ls cat true false xargs env timeout nice stdbuf "
-            "flock trap alias hash shopt mapfile readarray declare export command exec nohup "
-            "time setsid ionice find wait getopts unset jobs complete compgen script watch "
-            "builtin local readonly typeset source ."
-        ).split()
-    ]
-    + ["bash:git status"]
+    allow=[f"bash:{program}" for program in ALLOWED_PROGRAMS.split()] + ["bash:git status"]
 )
 """Allow rules for everything but the recorded programs: a line they cover must run none."""
 
