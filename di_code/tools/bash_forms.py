@@ -125,6 +125,11 @@ def _flagged(*options: str) -> Callable[[tuple[Word, ...]], bool]:
     return judge
 
 
+def _trap(args: tuple[Word, ...]) -> bool:
+    operands = [word for word in args if word not in ("-p", "-l", "--")]
+    return bool(operands) and operands[0] not in ("-", "")
+
+
 def _mapfile(args: tuple[Word, ...]) -> bool:
     return _flagged("-C")(args) or _names_unsafe(args)
 
@@ -153,8 +158,9 @@ _BUILTINS: dict[str, Callable[[tuple[Word, ...]], bool]] = {
     "export": _any_argument,
     "readonly": _any_argument,
     "unset": _names_unsafe,
-    # trap CODE SIGNAL runs CODE later (at EXIT, DEBUG, ERR); -p and -l only list.
-    "trap": lambda args: any(word not in ("-p", "-l") for word in args),
+    # trap CODE SIGNAL runs CODE later (at EXIT, DEBUG, ERR); -p and -l list, `-` and ''
+    # reset or ignore.
+    "trap": _trap,
     # alias NAME=CODE runs CODE where NAME is used (with expand_aliases); shopt sets it.
     "alias": _any_argument,
     "shopt": _any_argument,

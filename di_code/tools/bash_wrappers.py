@@ -169,6 +169,14 @@ WRAPPERS: dict[str, Wrapper] = {
         operands=-1,
         bare=None,
     ),
+    # runuser -u USER COMMAND, or like su: USER -c CODE; read like su (no -c: unseen).
+    "runuser": Wrapper(
+        valued=names("-u --user -g --group -G --supp-group -s --shell -w"),
+        flags=names("- -l --login -m -p --preserve-environment -P --pty -f"),
+        code=names("-c --command --session-command"),
+        operands=-1,
+        bare=None,
+    ),
     # unbuffer COMMAND (expect's).
     "unbuffer": Wrapper(flags=names("-p")),
     # taskset [-a] [-c] MASK COMMAND.
