@@ -192,8 +192,8 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
 }
 
-Wrapped = tuple[str, "tuple[Word, ...] | str"] | None
-"""What a wrapper runs: ("command", words), ("code", shell code), or None (cannot be seen)."""
+Wrapped = tuple[Word, ...] | str | None
+"""What a wrapper runs: a command's words, a string of shell code, or None (cannot be seen)."""
 
 
 def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
@@ -201,7 +201,7 @@ def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
     cannot be seen."""
     if program == "busybox":
         # busybox APPLET ARGS: the applet is the program (`busybox sh -c …`, `busybox rm`).
-        return ("command", args) if args and args[0] and not args[0].startswith("-") else None
+        return args if args and args[0] and not args[0].startswith("-") else None
     if program == "parallel":
         return _parallel(args)
     if program in SHELLS:
@@ -209,7 +209,7 @@ def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
     grammar = WRAPPERS[program]
     index, code = _options(grammar, program, args)
     if index is None or code is not None:
-        return None if code is None else ("code", code)
+        return code
     rest = args[index:]
     if grammar.operands < 0:  # su, script: options anywhere; without -c a shell reads stdin
         return _code_anywhere(grammar, rest)
@@ -217,14 +217,14 @@ def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
         return None
     rest = rest[grammar.operands :]
     if rest and rest[0] in grammar.code:  # flock FILE -c CODE
-        return ("code", rest[1]) if len(rest) > 1 and rest[1] is not None else None
+        return rest[1] if len(rest) > 1 and rest[1] is not None else None
     if not rest:
-        return None if grammar.bare is None else ("command", grammar.bare)
+        return None if grammar.bare is None else grammar.bare
     if grammar.joins and "-x" not in args and "--exec" not in args:
         if any(word is None for word in rest):
             return None
-        return ("code", " ".join(str(word) for word in rest))
-    return ("command", rest)
+        return " ".join(str(word) for word in rest)
+    return rest
 
 
 def is_wrapper(program: str) -> bool:
@@ -294,7 +294,7 @@ def _code_anywhere(grammar: Wrapper, args: tuple[Word, ...]) -> Wrapped:
             value = word.partition("=")[2] if "=" in word else None
             if value is None and index + 1 < len(args):
                 value = args[index + 1]
-            return None if value is None else ("code", value)
+            return value
     return None
 
 
@@ -319,7 +319,7 @@ def _shell(args: tuple[Word, ...]) -> Wrapped:
             runs_code = True
         index += 1
     code = args[index] if index < len(args) else None
-    return ("code", code) if runs_code and code is not None else None
+    return code if runs_code and code is not None else None
 
 
 def _parallel(args: tuple[Word, ...]) -> Wrapped:
@@ -332,4 +332,4 @@ def _parallel(args: tuple[Word, ...]) -> Wrapped:
         if word.startswith(":::"):
             break
         command.append(word)
-    return ("code", " ".join(command)) if command else None
+    return " ".join(command) if command else None

@@ -11,8 +11,12 @@ A rule about a command is only as good as its idea of what the command runs. Spl
 - `plain_commands` gives the words of each simple command only when the whole line is
   plain: a list or pipeline of simple commands whose words are all literal (no expansion of
   any kind), no assignments, no redirection except to /dev/null and between descriptors, and
-  nothing that runs code from a string or a file (eval, source, `.`, `sh -c`) - what allow
-  rules need.
+  nothing that runs code from a string or a file (eval, source, `.`, `sh -c`) nor a builtin
+  that changes the shell (`printf -v`, `read`, `alias`) - what allow rules need.
+
+What wrappers and shells run is read by their option grammar (`bash_wrappers`); a line that
+holds a form whose code cannot be seen (`bash_forms`: `trap`, `hash -p`, `${x@P}`, a
+subscript bash evaluates) has no commands at all, like a line the parser cannot read.
 
 tree-sitter is imported on first use: `--help`, `--version` and a run without a bash call
 never load it (about 15 ms).
@@ -162,17 +166,16 @@ def _unwrapped(words: tuple[Word, ...], depth: int) -> SimpleCommand:
     if program in ("source", "."):
         return SimpleCommand(words, unreadable=True)
     if program == "eval":
-        runs: Wrapped = None if None in words else ("code", " ".join(map(str, words[1:])))
+        runs: Wrapped = None if None in words else " ".join(map(str, words[1:]))
     elif is_wrapper(program):
         runs = wrapped(program, words[1:])
     else:
         return SimpleCommand(words)
     if runs is None:
         return SimpleCommand(words, unreadable=True)
-    _kind, what = runs
-    if isinstance(what, tuple):
-        return SimpleCommand(words, (_unwrapped(what, depth + 1),) if what else ())
-    inner = _read(what, depth + 1)
+    if isinstance(runs, tuple):
+        return SimpleCommand(words, (_unwrapped(runs, depth + 1),) if runs else ())
+    inner = _read(runs, depth + 1)
     if inner is None:
         return SimpleCommand(words, unreadable=True)
     return SimpleCommand(words, inner, runs_code=True)
