@@ -8,10 +8,11 @@ deny rule, and no allow rule covers it.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 
-from di_code.tools.bash_forms import SPECIAL_VARIABLES, Word, names
+from di_code.tools.bash_forms import SOURCES, SPECIAL_VARIABLES, Word, names
 
 SHELLS = frozenset(
     {
@@ -224,7 +225,40 @@ def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
         if any(word is None for word in rest):
             return None
         return " ".join(str(word) for word in rest)
+    if program == "xargs":
+        return unknown_where(rest, _replace_string(args[:index]))
     return rest
+
+
+def unknown_where(words: tuple[Word, ...], placeholder: str | None) -> tuple[Word, ...]:
+    """The words, with each one that holds `placeholder` unknown where it is read as code or
+    as a command: `xargs -I % sh -c %` and `find -exec sh -c {} ;` run input and file names
+    as code (`find -exec ls {} ;` only passes them on)."""
+    program = words[0] if words else None
+    if placeholder is None or program is None:
+        return words
+    name = posixpath.basename(program)
+    if placeholder not in program and not is_wrapper(name) and name not in SOURCES:
+        return words
+    return tuple(None if word is None or placeholder in word else word for word in words)
+
+
+def _replace_string(options: tuple[Word, ...]) -> str | None:
+    """The string xargs replaces with input (`-I R`, `-tIR`, `-i[R]`, `--replace[=R]`)."""
+    for index, word in enumerate(options):
+        if word is None or not word.startswith("-"):
+            continue
+        if word.startswith("--replace"):
+            return word.partition("=")[2] or "{}"
+        for position, char in enumerate(word[1:] if word[1:2] != "-" else "", start=2):
+            rest = word[position:]
+            if char == "I":
+                return rest or (options[index + 1] if index + 1 < len(options) else None)
+            if char == "i":
+                return rest or "{}"
+            if f"-{char}" in WRAPPERS["xargs"].valued:
+                break
+    return None
 
 
 def is_wrapper(program: str) -> bool:

@@ -37,7 +37,7 @@ from di_code.tools.bash_forms import (
     hidden_command,
     hidden_syntax,
 )
-from di_code.tools.bash_wrappers import Wrapped, is_wrapper, wrapped
+from di_code.tools.bash_wrappers import Wrapped, is_wrapper, unknown_where, wrapped
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -190,7 +190,7 @@ def _find_runs(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
             end = index + 1
             while end < len(words) and words[end] not in (";", "+"):
                 end += 1
-            runs.append(words[index + 1 : end])
+            runs.append(unknown_where(words[index + 1 : end], "{}"))
             index = end
         index += 1
     return runs

@@ -35,6 +35,13 @@ RUNS_RM = [
     "chrt -f 10 rm x",
     "unbuffer rm x",
     "xargs -a list rm",
+    "xargs -I % sh -c %",
+    "xargs -tI% bash -c %",
+    "xargs -i sh -c {}",
+    "xargs --replace=Q sh -c Q",
+    "find . -exec sh -c {} \\;",
+    "find . -exec {} \\;",
+    "find . -execdir env {} \\;",
 ]
 
 
@@ -120,6 +127,7 @@ HARMLESS = [
     ("env -u HOME echo hi", "env"),
     ("env A=1 echo hi", "env"),
     ("busybox echo hi", "busybox"),
+    ("xargs -I % echo %", "xargs"),
 ]
 
 
