@@ -33,10 +33,21 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-SUBSCRIPT_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[$`]")
-"""A name with a subscript holding `$` or a backtick, anywhere in the line's text: bash
-evaluates subscripts of names given to builtins (`printf -v 'a[$(id)]' x`), in assignments
-(`a['$(id)']=1`) and in expansions (`${a['$(id)']}`), even from single-quoted words."""
+SUBSCRIPT_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[$`]|\[[^\]]*[$`][^\]]*\]\+?=")
+"""A subscript holding `$` or a backtick: bash evaluates subscripts of names given to
+builtins (`printf -v 'a[$(id)]' x`), in assignments (`a['$(id)']=1`, `a=(['$(id)']=1)`) and in
+expansions (`${a['$(id)']}`), even from single-quoted words. Looked for in the line's text and
+in each word's value (`printf -va\\[\\$\\(id\\)\\] x` hides it behind backslashes)."""
+
+_JOINED_LINES = re.compile(r"\S\\\n\S")
+"""A backslash-newline inside a word: bash joins the word (`r\\<newline>m x` runs rm),
+tree-sitter reads two words."""
+
+
+def hidden_text(text: str) -> bool:
+    """Whether a line's text holds code the parser cannot see (the two patterns above)."""
+    return SUBSCRIPT_CODE.search(text) is not None or _JOINED_LINES.search(text) is not None
+
 
 SOURCES = frozenset({"source", ".", "eval"})
 """Run code from a file (source, `.`) or from their words joined (eval)."""
@@ -62,6 +73,8 @@ def hidden_command(words: tuple[Word, ...]) -> bool:
     if not words or words[0] is None:
         return False
     program, args = posixpath.basename(words[0]), words[1:]
+    if any(word is not None and SUBSCRIPT_CODE.search(word) for word in words):
+        return True
     judge = _BUILTINS.get(program)
     return judge is not None and judge(args)
 
@@ -97,10 +110,13 @@ def _names_unsafe(args: tuple[Word, ...]) -> bool:
 
 
 def _printf(args: tuple[Word, ...]) -> bool:
-    return any(
-        word == "-v" and _unsafe_name(args[i + 1] if i + 1 < len(args) else None)
-        for i, word in enumerate(args)
-    )
+    """printf -v NAME or -vNAME with a subscript or an expansion."""
+    for index, word in enumerate(args):
+        if word is None or word == "--" or not word.startswith("-v"):
+            return word is None and index == 0
+        name = word[2:] or (args[index + 1] if index + 1 < len(args) else None)
+        return _unsafe_name(name)
+    return False
 
 
 def _test(args: tuple[Word, ...]) -> bool:

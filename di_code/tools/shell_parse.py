@@ -31,11 +31,11 @@ from typing import TYPE_CHECKING, Any
 
 from di_code.tools.bash_forms import (
     SOURCES,
-    SUBSCRIPT_CODE,
     Word,
     changes_shell,
     hidden_command,
     hidden_syntax,
+    hidden_text,
 )
 from di_code.tools.bash_wrappers import Wrapped, is_wrapper, unknown_where, wrapped
 
@@ -120,9 +120,7 @@ def _read(command: str, depth: int) -> tuple[SimpleCommand, ...] | None:
 def _commands(root: Node, depth: int) -> tuple[SimpleCommand, ...] | None:
     """The simple commands of a tree; None when it cannot be read or holds a catalogued form
     (`bash_forms`) whose code cannot be seen."""
-    if root.has_error or SUBSCRIPT_CODE.search(
-        root.text.decode(errors="replace") if root.text else ""
-    ):
+    if root.has_error or hidden_text(root.text.decode(errors="replace") if root.text else ""):
         return None
     nodes = _walk(root)
     if any(map(hidden_syntax, nodes)):
@@ -165,8 +163,9 @@ def _unwrapped(words: tuple[Word, ...], depth: int) -> SimpleCommand:
         return SimpleCommand(words, tuple(_unwrapped(run, depth + 1) for run in _find_runs(words)))
     if program in ("source", "."):
         return SimpleCommand(words, unreadable=True)
-    if program == "eval":
-        runs: Wrapped = None if None in words else " ".join(map(str, words[1:]))
+    if program == "eval":  # its words joined, after a `--`
+        code = words[2:] if words[1:2] == ("--",) else words[1:]
+        runs: Wrapped = None if None in code else " ".join(map(str, code))
     elif is_wrapper(program):
         runs = wrapped(program, words[1:])
     else:
