@@ -91,10 +91,11 @@ WRAPPERS: dict[str, Wrapper] = {
         flags=names("--preserve-status --foreground -v --verbose"),
         operands=1,
     ),
-    # time [-p] COMMAND (the keyword), or /usr/bin/time with -f/-o.
+    # time [-p] [NAME=VALUE]… COMMAND (the keyword), or /usr/bin/time with -f/-o.
     "time": Wrapper(
         valued=names("-f --format -o --output"),
         flags=names("-p -a --append -v --verbose -q --quiet --portability"),
+        assignments=True,
     ),
     # xargs [options] [COMMAND]: runs COMMAND (echo without one) with words from stdin.
     "xargs": Wrapper(
@@ -274,7 +275,7 @@ def _options(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> tuple[in
         if word is None:
             return None, None
         if word == "--":
-            return index + 1, None
+            return _after_assignments(grammar, args, index + 1), None
         if grammar.assignments and "=" in word and not word.startswith("-"):
             if SPECIAL_VARIABLES.fullmatch(word.partition("=")[0]):
                 return None, None
@@ -294,6 +295,18 @@ def _options(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> tuple[in
             return (None, None) if value is None else (index, value)
         index += 1 if joined is not None or name not in grammar.valued else 2
     return index, None
+
+
+def _after_assignments(grammar: Wrapper, args: tuple[Word, ...], index: int) -> int | None:
+    """Where the command starts after `--`: env and sudo still take NAME=VALUE words."""
+    while grammar.assignments and index < len(args):
+        word = args[index]
+        if word is None or "=" not in word:
+            break
+        if SPECIAL_VARIABLES.fullmatch(word.partition("=")[0]):
+            return None
+        index += 1
+    return index
 
 
 def _one_option(grammar: Wrapper, word: str) -> tuple[str, str | None] | None:

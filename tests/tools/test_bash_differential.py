@@ -7,8 +7,9 @@ said. The rules may be stricter than bash (deny a line that runs nothing); never
 - a line that the allow rules below cover ran none of the recorded programs.
 
 The corpus is bash_corpus/forms.txt (README's forms, the catalogue's, issue 23's) and the
-combinations generated here (wrappers x spellings of the program, separators x payloads, code
-runners x quoting). Lines run in parallel, each in its own bash, as the bash tool runs them.
+combinations generated here (wrappers x spellings of the program, wrappers x wrappers,
+separators x payloads, code runners x quoting). Lines run in parallel, each in its own bash
+(`bash -c`, as the bash tool runs them, without BASH_ENV).
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ def corpus() -> list[str]:
     ]
     wrapped = [f"{wrapper}{spelling} x" for wrapper in WRAPPERS for spelling in SPELLINGS]
     wrapped += [f"{wrapper}touch P" for wrapper in WRAPPERS]
+    wrapped += [f"{outer}{inner}rm x" for outer in WRAPPERS for inner in WRAPPERS[1::3]]
     separated = [form.format(payload) for form in SEPARATORS for payload in PAYLOADS]
     runners = [runner.format(code) for runner in RUNNERS for code in QUOTINGS]
     return list(dict.fromkeys(written + wrapped + separated + runners))
