@@ -61,6 +61,17 @@ PROMPT_COMMAND and PS0-PS4 (PS4 under `set -x`) are expanded with command substi
 BASH_ENV and ENV name a file a new shell sources, SHELLOPTS/BASHOPTS set a new shell's
 options, BASH_FUNC_name%% imports a function, LD_* load a library into every program."""
 
+COMMAND_VARIABLES = re.compile(
+    r"PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH"
+    r"|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|SUDO_ASKPASS|GIT_PROXY_COMMAND"
+    r"|LESSOPEN|LESSCLOSE|BROWSER|RSYNC_RSH"
+)
+"""Variables whose value other programs run as a command line (`GIT_PAGER='rm x' git log`
+runs rm through sh): a bare program name is read as a command run by the line, anything
+else hides code."""
+
+PROGRAM_NAME = re.compile(r"[\w./+-]+")
+
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 """`[[ x -eq y ]]` evaluates both sides as arithmetic: a name's value is evaluated in turn."""
 
@@ -75,7 +86,9 @@ def hidden_command(words: tuple[Word, ...]) -> bool:
     program, args = posixpath.basename(words[0]), words[1:]
     if any(word is not None and SUBSCRIPT_CODE.search(word) for word in words):
         return True
-    judge = _BUILTINS.get(program)
+    if words[0].startswith(("/proc/", "/dev/fd/")):  # /proc/self/exe is bash itself
+        return True
+    judge = _BUILTINS.get(program) or _PROGRAMS.get(program)
     return judge is not None and judge(args)
 
 
@@ -221,6 +234,24 @@ def exact_only(words: tuple[str, ...]) -> bool:
     )
 
 
+def _git(args: tuple[Word, ...]) -> bool:
+    """git -c NAME=VALUE (or --config-env, --exec-path) before the subcommand: many config
+    values are commands (`alias.x=!rm x`, core.pager, core.sshCommand, diff.external)."""
+    skip = False
+    for word in args:
+        if word is None or word.startswith(("-c", "--config-env", "--exec-path")):
+            return True
+        if not skip and not word.startswith("-"):
+            return False
+        skip = word == "-C"  # git -C PATH
+    return False
+
+
+_PROGRAMS: dict[str, Callable[[tuple[Word, ...]], bool]] = {"git": _git}
+"""Programs (not builtins) that run code given in their arguments, beyond the shells and
+wrappers of `bash_wrappers` and the interpreters no rule can read."""
+
+
 def hidden_syntax(node: Node) -> bool:
     """Whether a node of the tree evaluates code that the parser cannot see: `${x@P}`,
     `${!x}`, arithmetic on names (`$((x))`, `${a[i]}`, `${s:n}`, `[[ x -eq 1 ]]`),
@@ -236,14 +267,28 @@ def hidden_syntax(node: Node) -> bool:
             index = node.child_by_field_name("index")
             return index is not None and index.type != "number" and _text(index) not in ("@", "*")
         case "variable_assignment":
-            name = node.child_by_field_name("name")
-            return name is not None and SPECIAL_VARIABLES.fullmatch(_text(name)) is not None
+            return _hidden_assignment(node)
         case "test_command":
             return _hidden_test(node, double=_text(node).startswith("[["))
         case "declaration_command" | "unset_command":
             return _hidden_declaration(node)
         case _:
             return False
+
+
+def _hidden_assignment(node: Node) -> bool:
+    name = _text(node.child_by_field_name("name") or node)
+    if SPECIAL_VARIABLES.fullmatch(name):
+        return True
+    value = node.child_by_field_name("value")
+    program = _text(value) if value is not None and value.type == "word" else ""
+    return COMMAND_VARIABLES.fullmatch(name) is not None and not PROGRAM_NAME.fullmatch(program)
+
+
+def special_assignment(word: str) -> bool:
+    """NAME=VALUE given to env or sudo, NAME a special or a command variable (above)."""
+    name = word.partition("=")[0]
+    return bool(SPECIAL_VARIABLES.fullmatch(name) or COMMAND_VARIABLES.fullmatch(name))
 
 
 def _text(node: Node) -> str:

@@ -12,7 +12,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 
-from di_code.tools.bash_forms import SOURCES, SPECIAL_VARIABLES, Word, names
+from di_code.tools.bash_forms import SOURCES, Word, names, special_assignment
 
 SHELLS = frozenset(
     {
@@ -277,7 +277,7 @@ def _options(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> tuple[in
         if word == "--":
             return _after_assignments(grammar, args, index + 1), None
         if grammar.assignments and "=" in word and not word.startswith("-"):
-            if SPECIAL_VARIABLES.fullmatch(word.partition("=")[0]):
+            if special_assignment(word):
                 return None, None
             index += 1
             continue
@@ -303,7 +303,7 @@ def _after_assignments(grammar: Wrapper, args: tuple[Word, ...], index: int) -> 
         word = args[index]
         if word is None or "=" not in word:
             break
-        if SPECIAL_VARIABLES.fullmatch(word.partition("=")[0]):
+        if special_assignment(word):
             return None
         index += 1
     return index

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from di_code.tools.bash_forms import (
+    COMMAND_VARIABLES,
     SOURCES,
     Word,
     changes_shell,
@@ -125,7 +126,23 @@ def _commands(root: Node, depth: int) -> tuple[SimpleCommand, ...] | None:
     nodes = _walk(root)
     if any(map(hidden_syntax, nodes)):
         return None
-    return tuple(_simple(node, depth) for node in nodes if node.type == "command")
+    return tuple(
+        _simple(node, depth) if node.type == "command" else _variable_program(node, depth)
+        for node in nodes
+        if node.type == "command" or _names_a_program(node)
+    )
+
+
+def _names_a_program(node: Node) -> bool:
+    """`GIT_PAGER=less`: an assignment whose value another program runs (bash_forms)."""
+    name = node.child_by_field_name("name") if node.type == "variable_assignment" else None
+    text = name.text.decode(errors="replace") if name is not None and name.text else ""
+    return COMMAND_VARIABLES.fullmatch(text) is not None
+
+
+def _variable_program(node: Node, depth: int) -> SimpleCommand:
+    value = node.child_by_field_name("value")
+    return _unwrapped((literal(value) if value is not None else None,), depth + 1)
 
 
 def _walk(root: Node, stop: frozenset[str] = frozenset()) -> list[Node]:

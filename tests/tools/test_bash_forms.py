@@ -35,6 +35,8 @@ RUNS_RM = [
     "chrt -f 10 rm x",
     "unbuffer rm x",
     "xargs -a list rm",
+    "GIT_PAGER=rm git log",
+    "EDITOR=/bin/rm git commit",
     "xargs -I % sh -c %",
     "xargs -tI% bash -c %",
     "xargs -i sh -c {}",
@@ -128,6 +130,7 @@ HARMLESS = [
     ("env A=1 echo hi", "env"),
     ("busybox echo hi", "busybox"),
     ("xargs -I % echo %", "xargs"),
+    ("git -C . status", "git"),
 ]
 
 
