@@ -114,8 +114,9 @@ def _any_argument(args: tuple[Word, ...]) -> bool:
 
 
 def _unsafe_name(word: Word) -> bool:
-    """A variable name bash may evaluate: an expansion, or one with a subscript."""
-    return word is None or "[" in word
+    """A variable name bash may evaluate (an expansion, one with a subscript), or a special
+    or command variable, set from data (`read BASH_ENV; export BASH_ENV; bash -c :`)."""
+    return word is None or "[" in word or special_name(word)
 
 
 def _names_unsafe(args: tuple[Word, ...]) -> bool:
@@ -195,9 +196,10 @@ _BUILTINS: dict[str, Callable[[tuple[Word, ...]], bool]] = {
     "shopt": _any_argument,
     # hash -p FILE NAME makes NAME run FILE (`hash -p /bin/rm ls`).
     "hash": _flagged("-p"),
-    # complete -C / compgen -C CODE run CODE; compgen -F runs a function.
-    "complete": _flagged("-C", "-F"),
-    "compgen": _flagged("-C", "-F"),
+    # complete -C / compgen -C CODE run CODE; -F runs a function; -W WORDS is expanded
+    # (`compgen -W '$(id)' a` runs id).
+    "complete": _flagged("-C", "-F", "-W"),
+    "compgen": _flagged("-C", "-F", "-W"),
     # bind -x KEYSEQ:CODE runs CODE; jobs -x COMMAND runs COMMAND.
     "bind": _flagged("-x"),
     "jobs": _flagged("-x"),
@@ -272,6 +274,9 @@ def hidden_syntax(node: Node) -> bool:
             return _hidden_test(node, double=_text(node).startswith("[["))
         case "declaration_command" | "unset_command":
             return _hidden_declaration(node)
+        case "for_statement" | "select_statement":
+            variable = node.child_by_field_name("variable")
+            return variable is not None and special_name(_text(variable))
         case _:
             return False
 
@@ -285,10 +290,14 @@ def _hidden_assignment(node: Node) -> bool:
     return COMMAND_VARIABLES.fullmatch(name) is not None and not PROGRAM_NAME.fullmatch(program)
 
 
-def special_assignment(word: str) -> bool:
-    """NAME=VALUE given to env or sudo, NAME a special or a command variable (above)."""
-    name = word.partition("=")[0]
+def special_name(name: str) -> bool:
+    """A special or a command variable (above): whoever sets it chooses code that runs."""
     return bool(SPECIAL_VARIABLES.fullmatch(name) or COMMAND_VARIABLES.fullmatch(name))
+
+
+def special_assignment(word: str) -> bool:
+    """NAME=VALUE given to env or sudo, NAME a special or a command variable."""
+    return special_name(word.partition("=")[0])
 
 
 def _text(node: Node) -> str:
@@ -309,6 +318,9 @@ def _names_in(node: Node) -> bool:
 
 def _hidden_expansion(node: Node) -> bool:
     text = _text(node)
+    assigned = re.match(r"\$\{(\w+):?=", text)  # ${NAME:=value} sets NAME
+    if assigned is not None and special_name(assigned.group(1)):
+        return True
     if text.endswith("@P}"):  # prompt expansion runs `$(…)` from the value
         return True
     if text.startswith("${!") and not re.search(r"(\[[@*]\]|[@*])\}$", text):
@@ -340,6 +352,8 @@ def _hidden_declaration(node: Node) -> bool:
     for child in node.named_children:
         text = _text(child)
         if child.type == "word" and text.startswith(("-", "+")) and set(text[1:]) & set("in"):
+            return True
+        if child.type == "variable_name" and special_name(text):
             return True
         if child.type in ("variable_assignment", "variable_name"):
             continue
