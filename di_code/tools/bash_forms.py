@@ -5,11 +5,14 @@ runs more than its words say. Most code is visible in the syntax tree (`$( )`, `
 the forms below are not: their code hides in a word (a subscript bash evaluates, a trap's
 string, a wrapper's option grammar) or in a variable's value. Each entry says why it is here.
 
-`shell_parse` asks two things of this module (and `bash_wrappers`, the other half of the
-catalogue, what a wrapper or a shell runs):
-- `hidden_command` - does this simple command run code the parser cannot see;
+`shell_parse` asks this module (and `bash_wrappers`, the other half of the catalogue, what a
+wrapper or a shell runs):
+- `hidden_text` - does the line's text hold code the parser cannot see (subscripts);
+- `hidden_command` - does this simple command run code its words do not show;
 - `hidden_syntax` - does this node of the tree (an expansion, an arithmetic context, `[[ ]]`,
-  a declaration) evaluate code the parser cannot see.
+  a declaration, an assignment) evaluate code the parser cannot see;
+- `changes_shell` - is this a builtin that changes what later words mean (never allowed).
+`permissions` asks `exact_only`: which programs an "always" grant names exactly.
 Whatever is hidden makes the whole line unreadable: it matches every deny rule, and no allow
 rule or grant covers it (the user is asked). A form that cannot be understood is hidden.
 """
