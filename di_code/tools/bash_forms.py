@@ -19,6 +19,7 @@ rule or grant covers it (the user is asked). A form that cannot be understood is
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 import re
 from collections.abc import Callable
@@ -262,6 +263,8 @@ def hidden_syntax(node: Node) -> bool:
     `${!x}`, arithmetic on names (`$((x))`, `${a[i]}`, `${s:n}`, `[[ x -eq 1 ]]`),
     `[[ -v NAME ]]`, declarations with attributes or subscripts, special variables."""
     match node.type:
+        case "command" | "declaration_command" | "unset_command":
+            return _split_word(node) or (node.type != "command" and _hidden_declaration(node))
         case "expansion":
             return _hidden_expansion(node)
         case "arithmetic_expansion" | "c_style_for_statement":
@@ -275,8 +278,6 @@ def hidden_syntax(node: Node) -> bool:
             return _hidden_assignment(node)
         case "test_command":
             return _hidden_test(node, double=_text(node).startswith("[["))
-        case "declaration_command" | "unset_command":
-            return _hidden_declaration(node)
         case "for_statement" | "select_statement":
             variable = node.child_by_field_name("variable")
             return variable is not None and special_name(_text(variable))
@@ -301,6 +302,32 @@ def special_name(name: str) -> bool:
 def special_assignment(word: str) -> bool:
     """NAME=VALUE given to env or sudo, NAME a special or a command variable."""
     return special_name(word.partition("=")[0])
+
+
+_WORD_NODES = frozenset(
+    {
+        "command_name",
+        "word",
+        "number",
+        "raw_string",
+        "string",
+        "ansi_c_string",
+        "translated_string",
+        "concatenation",
+        "simple_expansion",
+        "expansion",
+        "command_substitution",
+        "arithmetic_expansion",
+        "process_substitution",
+    }
+)
+
+
+def _split_word(node: Node) -> bool:
+    """Two words with nothing between them: bash reads one word, tree-sitter two (`'a'\\[…`
+    and a newline before `\\rm` are read wrongly), so the line is not what it seems."""
+    words = [child for child in node.named_children if child.type in _WORD_NODES]
+    return any(left.end_byte == right.start_byte for left, right in itertools.pairwise(words))
 
 
 def _text(node: Node) -> str:

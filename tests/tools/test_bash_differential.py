@@ -94,6 +94,29 @@ RUNNERS = [
     "timeout 5 bash -c {}",
 ]
 QUOTINGS = ["'rm x'", '"rm x"', "rm\\ x", "$'rm x'", "'rm'\\ x"]
+NAME_TAKERS = [
+    "printf -v NAME y",
+    "test -v NAME",
+    "read NAME <<< y",
+    "let NAME=1",
+    "declare NAME=1",
+    "mapfile NAME < /dev/null",
+    "echo $(( NAME ))",
+    "[[ NAME -eq 1 ]]",
+    "command printf -v NAME y",
+    "bash -c 'printf -v NAME y'",
+]
+SUBSCRIPTS = [
+    "'a[$(rm x)]'",
+    '"a[\\$(rm x)]"',
+    "a\\[\\$\\(rm\\ x\\)\\]",
+    "'a['\"$(rm x)\"']'",
+    "$'a[\\x24(rm x)]'",
+    "'a[`rm x`]'",
+    "'a[b[$(rm x)]]'",
+    "'a'\\['$(rm x)]'",
+]
+"""Builtins that evaluate a name's subscript x spellings of a subscript that runs rm."""
 
 
 def corpus() -> list[str]:
@@ -107,7 +130,8 @@ def corpus() -> list[str]:
     wrapped += [f"{outer}{inner}rm x" for outer in WRAPPERS for inner in WRAPPERS[1::3]]
     separated = [form.format(payload) for form in SEPARATORS for payload in PAYLOADS]
     runners = [runner.format(code) for runner in RUNNERS for code in QUOTINGS]
-    return list(dict.fromkeys(written + wrapped + separated + runners))
+    named = [taker.replace("NAME", name) for taker in NAME_TAKERS for name in SUBSCRIPTS]
+    return list(dict.fromkeys(written + wrapped + separated + runners + named))
 
 
 def make_stubs(folder: Path, log: Path) -> None:
