@@ -267,6 +267,10 @@ def hidden_syntax(node: Node) -> bool:
             return _split_word(node) or (node.type != "command" and _hidden_declaration(node))
         case "expansion":
             return _hidden_expansion(node)
+        case "heredoc_body":  # tree-sitter does not read backticks in a here-document
+            return "`" in _text(node)
+        case "command_substitution":  # `$((x))` misread as `$( (x) )`: arithmetic on x
+            return _text(node).startswith("$((")
         case "arithmetic_expansion" | "c_style_for_statement":
             return _names_in(node)
         case "compound_statement":
