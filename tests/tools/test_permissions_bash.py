@@ -113,6 +113,7 @@ async def test_a_hidden_rm_really_runs_and_a_deny_rule_stops_it(
     ("command", "allowed"),
     [
         ("printf -v 'a[$(touch P)]' x", "bash:printf"),
+        ("printf -v 'a[$(id > P)]' x", "bash:printf"),
         ("test -v 'a[$(touch P)]'", "bash:test"),
         ("[ -v 'a[$(touch P)]' ]", "bash:["),
         ("read 'a[$(touch P)]' < /dev/null", "bash:read"),
