@@ -142,6 +142,19 @@ class PermissionRules:
         return None
 
 
+UNREADABLE_HINT = (
+    " This line holds code a deny rule cannot check (a form the parser cannot read, or one"
+    " that runs code hidden in an argument: eval, source, traps, aliases, subscripts,"
+    " arithmetic on variables, ${x@P}); write the commands out plainly."
+)
+"""Told to the model with a refusal of a line that no deny rule can read, so it can rewrite."""
+
+
+def _unreadable_bash(tool_name: str, arguments: dict[str, Any]) -> bool:
+    command = arguments.get("command")
+    return tool_name == "bash" and isinstance(command, str) and parse_line(command).commands is None
+
+
 def command_prefix(words: Sequence[str]) -> str:
     """The program and its subcommand, what "don't ask again" remembers: `git status -s` →
     `git status`, `ls -la` → `ls`, `rm x` → `rm x`."""
@@ -247,7 +260,9 @@ class PermissionGate:
         """None if the call may run, else the reason it may not (for the model)."""
         decision = self.rules.decide(tool_name, arguments, self.grants)
         if decision == "deny":
-            return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
+            return f"Permission denied: a deny rule in the settings blocks {tool_name} here." + (
+                UNREADABLE_HINT if _unreadable_bash(tool_name, arguments) else ""
+            )
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
         if self.mode == "auto" or decision == "allow" or tool_name in READ_ONLY_TOOLS:

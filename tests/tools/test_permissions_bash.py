@@ -174,3 +174,13 @@ async def test_always_for_rm_grants_that_exact_line_only(
     await run(bash, {"command": "rm -f notes.txt"})
     assert len(approver.asked) == 2, "the same line is not"
     assert not (workspace / "notes.txt").exists()
+
+
+async def test_the_model_is_told_why_an_unreadable_line_is_denied(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    bash = gated(tools, "auto", deny=["bash:rm"])
+    hidden = text_of(await run(bash, {"command": "for ((i=0; i<2; i++)); do echo $i; done"}))
+    plain = text_of(await run(bash, {"command": "rm x"}))
+    assert "deny rule" in hidden and "cannot check" in hidden and "plainly" in hidden
+    assert "deny rule" in plain and "cannot check" not in plain
