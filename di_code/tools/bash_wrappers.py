@@ -49,6 +49,8 @@ class Wrapper:
     """Options whose value is the next word, or joined (`-n1`, `--max-args=1`)."""
     flags: frozenset[str] = frozenset()
     """Options without a value (or with an optional one, which can only be joined)."""
+    optional: frozenset[str] = frozenset()
+    """Short flags whose optional value is the rest of their word (`xargs -i{}`, `-l1`)."""
     code: frozenset[str] = frozenset()
     """Options whose value is shell code (`flock -c`, `su -c`, `script -c`)."""
     hiding: frozenset[str] = frozenset()
@@ -107,6 +109,7 @@ WRAPPERS: dict[str, Wrapper] = {
             "-0 --null -e --eof -i --replace -l --max-lines -o --open-tty -p --interactive -r "
             "--no-run-if-empty -t --verbose -x --exit --show-limits"
         ),
+        optional=names("-e -i -l"),
         bare=("echo",),
     ),
     # sudo [options] [NAME=VALUE]… COMMAND.
@@ -325,6 +328,8 @@ def _one_option(grammar: Wrapper, word: str) -> tuple[str, str | None] | None:
             return None
         if name in grammar.valued or name in grammar.code:
             return name, word[position + 1 :] or None
+        if name in grammar.optional:
+            return name, word[position + 1 :]
         if name not in grammar.flags:
             return None
     return word, ""
