@@ -100,12 +100,14 @@ def changes_shell(words: tuple[Word, ...]) -> bool:
     """Whether a command is one of the builtins above used to set a variable, an alias, a
     trap or a callback: harmless perhaps, but what later words mean then depends on it, so
     no allow rule covers it (`printf -v PATH .; ls` runs ./ls). printf and test without
-    -v are ordinary."""
+    -v, and `wait`, `hash`, `jobs` without their option, are ordinary."""
     if not words or words[0] is None:
         return False
     program, args = posixpath.basename(words[0]), words[1:]
     if program in ("printf", "test", "["):
         return any(word in _NAME_TESTS for word in args)
+    if program in ("wait", "jobs", "hash", "bind", "complete", "compgen"):
+        return _BUILTINS[program](args)  # ordinary without the option that runs code
     return program in _BUILTINS
 
 
