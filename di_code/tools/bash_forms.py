@@ -310,22 +310,9 @@ def special_assignment(word: str) -> bool:
     return special_name(word.partition("=")[0])
 
 
-_WORD_NODES = frozenset(
-    {
-        "command_name",
-        "word",
-        "number",
-        "raw_string",
-        "string",
-        "ansi_c_string",
-        "translated_string",
-        "concatenation",
-        "simple_expansion",
-        "expansion",
-        "command_substitution",
-        "arithmetic_expansion",
-        "process_substitution",
-    }
+_WORD_NODES = names(
+    "command_name word number raw_string string ansi_c_string translated_string concatenation"
+    " simple_expansion expansion command_substitution arithmetic_expansion process_substitution"
 )
 
 
