@@ -13,7 +13,8 @@ Write and edit on a protected path (`protected.py`: git directories, `.di-code/`
 `.claude/`, DI_CODE_HOME) always ask in ask and accept-edits modes; no rule or grant covers them.
 
 An approval can grant more for the rest of the session: the command prefixes of a plain bash
-line, one file, or all edits. Grants are allow rules kept in the gate; /permissions lists and
+line (only that exact line when it runs a destructive program or an interpreter), one file,
+or all edits. Grants are allow rules kept in the gate; /permissions lists and
 revokes them.
 
 A refusal is a tool result with is_error set, phrased for the model, so the run goes on and the
@@ -32,6 +33,7 @@ from urllib.parse import urlsplit
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
 from di_code.tools import READ_ONLY_TOOLS
+from di_code.tools.bash_forms import exact_only
 from di_code.tools.shell_parse import SimpleCommand, parse_line
 
 PermissionMode: TypeAlias = Literal["ask", "accept-edits", "auto", "read-only"]
@@ -52,6 +54,9 @@ class Rule:
 
     tool: str
     prefix: str | None = None
+    exact: bool = False
+    """A grant for one bash line, as typed (`prefix` is the whole line): `rm -f notes.txt`
+    approved "always" approves that line again, never another `rm`."""
 
     def names(self, tool_name: str) -> bool:
         if self.tool == tool_name:
@@ -64,10 +69,15 @@ class Rule:
         return cls(tool.strip(), prefix.strip() or None)
 
     def __str__(self) -> str:
+        if self.exact:
+            return f"{self.tool} (this exact command): {self.prefix}"
         return self.tool if self.prefix is None else f"{self.tool}:{self.prefix}"
 
     def allows_words(self, words: Sequence[str]) -> bool:
-        """`git status -s` starts with `git status`; `git statusx` and `./git status` do not."""
+        """`git status -s` starts with `git status`; `git statusx` and `./git status` do not.
+        An exact grant allows no words on their own, only its whole line."""
+        if self.exact:
+            return False
         wanted = (self.prefix or "").split()
         return list(words[: len(wanted)]) == wanted
 
@@ -127,6 +137,7 @@ class PermissionRules:
                 return "deny"
             return "allow" if any(rule.covers_path(arguments) for rule in allow) else None
         command = arguments.get("command")
+        line = command.strip() if isinstance(command, str) else None
         parsed = parse_line(command) if isinstance(command, str) else None
         commands = parsed.commands if parsed is not None else None
         if any(
@@ -137,9 +148,24 @@ class PermissionRules:
         if any(rule.prefix is None for rule in allow):
             return "allow"
         plain = parsed.plain if parsed is not None else None
+        if plain and any(rule.exact and rule.prefix == line for rule in allow):
+            return "allow"
         if plain and all(any(rule.allows_words(words) for rule in allow) for words in plain):
             return "allow"
         return None
+
+
+UNREADABLE_HINT = (
+    " This line holds code a deny rule cannot check (a form the parser cannot read, or one"
+    " that runs code hidden in an argument: eval, source, traps, aliases, subscripts,"
+    " arithmetic on variables, ${x@P}); write the commands out plainly."
+)
+"""Told to the model with a refusal of a line that no deny rule can read, so it can rewrite."""
+
+
+def _unreadable_bash(tool_name: str, arguments: dict[str, Any]) -> bool:
+    command = arguments.get("command")
+    return tool_name == "bash" and isinstance(command, str) and parse_line(command).commands is None
 
 
 def command_prefix(words: Sequence[str]) -> str:
@@ -160,7 +186,8 @@ class GrantOffer:
 
 def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer, ...]:
     """The session grants an approval may add: the command prefixes of a plain bash line
-    (none for a line with expansions, which no prefix rule could cover), for write and edit
+    (none for a line with expansions, which no prefix rule could cover; only the exact line
+    when it runs a destructive program or an interpreter), for write and edit
     this file or all edits, for any other tool (MCP, Python tools) that tool."""
     path = arguments.get("path")
     if tool_name in EDIT_TOOLS and isinstance(path, str):
@@ -170,9 +197,11 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     if tool_name != "bash":
         return (GrantOffer(tool_name, (Rule(tool_name),)),)
     command = arguments.get("command")
-    plain = parse_line(command).plain if isinstance(command, str) else None
-    if not plain:
+    if not isinstance(command, str) or not (plain := parse_line(command).plain):
         return ()
+    if any(map(exact_only, plain)):
+        line = (Rule("bash", command.strip(), exact=True),)
+        return (GrantOffer("this exact command only", line),)
     prefixes = list(dict.fromkeys(command_prefix(words) for words in plain))
     return (GrantOffer(", ".join(prefixes), tuple(Rule("bash", p) for p in prefixes)),)
 
@@ -258,7 +287,9 @@ class PermissionGate:
         path is asked about in ask and accept-edits modes whatever a hook or grant says."""
         decision = self.rules.decide(tool_name, arguments, self.grants)
         if decision == "deny":
-            return f"Permission denied: a deny rule in the settings blocks {tool_name} here."
+            return f"Permission denied: a deny rule in the settings blocks {tool_name} here." + (
+                UNREADABLE_HINT if _unreadable_bash(tool_name, arguments) else ""
+            )
         if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
         if hook != "ask" and (self.mode == "auto" or tool_name in READ_ONLY_TOOLS):

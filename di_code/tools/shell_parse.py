@@ -11,8 +11,12 @@ A rule about a command is only as good as its idea of what the command runs. Spl
 - `plain_commands` gives the words of each simple command only when the whole line is
   plain: a list or pipeline of simple commands whose words are all literal (no expansion of
   any kind), no assignments, no redirection except to /dev/null and between descriptors, and
-  nothing that runs code from a string or a file (eval, source, `.`, `sh -c`) - what allow
-  rules need.
+  nothing that runs code from a string or a file (eval, source, `.`, `sh -c`) nor a builtin
+  that changes the shell (`printf -v`, `read`, `alias`) - what allow rules need.
+
+What wrappers and shells run is read by their option grammar (`bash_wrappers`); a line that
+holds a form whose code cannot be seen (`bash_forms`: `trap`, `hash -p`, `${x@P}`, a
+subscript bash evaluates) has no commands at all, like a line the parser cannot read.
 
 tree-sitter is imported on first use: `--help`, `--version` and a run without a bash call
 never load it (about 15 ms).
@@ -25,56 +29,23 @@ import posixpath
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from di_code.tools.bash_forms import (
+    COMMAND_VARIABLES,
+    SOURCES,
+    Word,
+    changes_shell,
+    hidden_command,
+    hidden_syntax,
+    hidden_text,
+)
+from di_code.tools.bash_wrappers import Wrapped, is_wrapper, unknown_where, wrapped
+
 if TYPE_CHECKING:
     from tree_sitter import Node
-
-Word = str | None
-"""A word's value as bash will see it, or None when it depends on an expansion."""
 
 MAX_DEPTH = 8
 """How deep `eval`, `sh -c` and wrappers may nest before a command counts as unreadable."""
 
-_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "coproc"})
-"""Programs that run code from a string, a script or stdin (tree-sitter reads `coproc` as a
-plain command, so its body is not seen either)."""
-_SOURCES = frozenset({"source", ".", "eval"})
-
-# Wrappers run the command that follows their options; the options listed take a value.
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "env": frozenset({"-u", "--unset", "-C", "--chdir"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "exec": frozenset({"-a"}),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "nohup": frozenset(),
-    "timeout": frozenset({"-s", "--signal", "-k", "--kill-after"}),
-    "time": frozenset({"-f", "--format", "-o", "--output"}),
-    "xargs": frozenset(
-        {"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "-n", "-P", "-s"}
-    ),
-    "sudo": frozenset(
-        {
-            "-u",
-            "--user",
-            "-g",
-            "--group",
-            "-p",
-            "--prompt",
-            "-C",
-            "-D",
-            "-h",
-            "-r",
-            "-t",
-            "-U",
-            "-R",
-            "-T",
-        }
-    ),
-    "doas": frozenset({"-u", "-C"}),
-    "ionice": frozenset({"-c", "--class", "-n", "--classdata"}),
-    "setsid": frozenset(),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-}
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 # Node types a plain line may consist of; anything else (if, for, subshells, functions,
@@ -97,6 +68,8 @@ class SimpleCommand:
     words: tuple[Word, ...]
     nested: tuple[SimpleCommand, ...] = ()
     unreadable: bool = False
+    runs_code: bool = False
+    """What it runs comes from a string of code (`sh -c`, `eval`, `watch`), parsed in turn."""
 
     @property
     def program(self) -> Word:
@@ -146,9 +119,30 @@ def _read(command: str, depth: int) -> tuple[SimpleCommand, ...] | None:
 
 
 def _commands(root: Node, depth: int) -> tuple[SimpleCommand, ...] | None:
-    if root.has_error:
+    """The simple commands of a tree; None when it cannot be read or holds a catalogued form
+    (`bash_forms`) whose code cannot be seen."""
+    if root.has_error or hidden_text(root.text.decode(errors="replace") if root.text else ""):
         return None
-    return tuple(_simple(node, depth) for node in _walk(root) if node.type == "command")
+    nodes = _walk(root)
+    if any(map(hidden_syntax, nodes)):
+        return None
+    return tuple(
+        _simple(node, depth) if node.type == "command" else _variable_program(node, depth)
+        for node in nodes
+        if node.type == "command" or _names_a_program(node)
+    )
+
+
+def _names_a_program(node: Node) -> bool:
+    """`GIT_PAGER=less`: an assignment whose value another program runs (bash_forms)."""
+    name = node.child_by_field_name("name") if node.type == "variable_assignment" else None
+    text = name.text.decode(errors="replace") if name is not None and name.text else ""
+    return COMMAND_VARIABLES.fullmatch(text) is not None
+
+
+def _variable_program(node: Node, depth: int) -> SimpleCommand:
+    value = node.child_by_field_name("value")
+    return _unwrapped((literal(value) if value is not None else None,), depth + 1)
 
 
 def _walk(root: Node, stop: frozenset[str] = frozenset()) -> list[Node]:
@@ -180,50 +174,27 @@ def _unwrapped(words: tuple[Word, ...], depth: int) -> SimpleCommand:
     if not words:
         return SimpleCommand(words)
     program = None if words[0] is None else posixpath.basename(words[0])
-    if program is None or depth > MAX_DEPTH:
+    if program is None or depth > MAX_DEPTH or hidden_command(words):
         return SimpleCommand(words, unreadable=True)
-    if program in _WRAPPERS:
-        inner = _after_options(words[1:], program)
-        if inner is None:
-            return SimpleCommand(words, unreadable=True)
-        nested = (_unwrapped(inner, depth + 1),) if inner else ()
-        return SimpleCommand(words, nested)
     if program == "find":
         return SimpleCommand(words, tuple(_unwrapped(run, depth + 1) for run in _find_runs(words)))
-    code = _code_of(program, words[1:])
-    if code is None:
-        return SimpleCommand(words)
-    inner_commands = None if isinstance(code, bool) else _read(code, depth + 1)
-    if inner_commands is None:
+    if program in ("source", "."):
         return SimpleCommand(words, unreadable=True)
-    return SimpleCommand(words, inner_commands)
-
-
-def _after_options(args: tuple[Word, ...], wrapper: str) -> tuple[Word, ...] | None:
-    """The command a wrapper runs; None when its options hide it (`env -S`, an expansion)."""
-    takes_value = _WRAPPERS[wrapper]
-    index = 0
-    while index < len(args):
-        word = args[index]
-        if word is None:
-            return None
-        if word == "--":
-            index += 1
-            break
-        if wrapper in ("env", "sudo") and "=" in word and not word.startswith("-"):
-            index += 1
-        elif word.startswith("-") and len(word) > 1:
-            if wrapper == "env" and word.startswith(("-S", "--split-string")):
-                return None
-            index += 2 if word in takes_value else 1
-        else:
-            break
-    rest = args[index:]
-    if wrapper == "timeout" and rest:
-        rest = rest[1:]  # the duration
-    if wrapper == "xargs" and not rest:
-        return ("echo",)
-    return rest
+    if program == "eval":  # its words joined, after a `--`
+        code = words[2:] if words[1:2] == ("--",) else words[1:]
+        runs: Wrapped = None if None in code else " ".join(map(str, code))
+    elif is_wrapper(program):
+        runs = wrapped(program, words[1:])
+    else:
+        return SimpleCommand(words)
+    if runs is None:
+        return SimpleCommand(words, unreadable=True)
+    if isinstance(runs, tuple):
+        return SimpleCommand(words, (_unwrapped(runs, depth + 1),) if runs else ())
+    inner = _read(runs, depth + 1)
+    if inner is None:
+        return SimpleCommand(words, unreadable=True)
+    return SimpleCommand(words, inner, runs_code=True)
 
 
 def _find_runs(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
@@ -235,30 +206,10 @@ def _find_runs(words: tuple[Word, ...]) -> list[tuple[Word, ...]]:
             end = index + 1
             while end < len(words) and words[end] not in (";", "+"):
                 end += 1
-            runs.append(words[index + 1 : end])
+            runs.append(unknown_where(words[index + 1 : end], "{}"))
             index = end
         index += 1
     return runs
-
-
-def _code_of(program: str, args: tuple[Word, ...]) -> str | bool | None:
-    """The code a command runs from a string (`eval`, `sh -c`), True when that code cannot
-    be seen (`source file`, `bash script`, `eval $x`), None for an ordinary program."""
-    if program == "eval":
-        return True if any(word is None for word in args) else " ".join(str(w) for w in args)
-    if program in ("source", "."):
-        return True
-    if program not in _SHELLS:
-        return None
-    for index, word in enumerate(args):
-        if word is None:
-            return True
-        if word.startswith("-") and not word.startswith("--") and "c" in word:
-            following = args[index + 1] if index + 1 < len(args) else None
-            return True if following is None else following
-        if not word.startswith("-"):
-            return True  # a script file
-    return True  # reads its commands from stdin
 
 
 def literal(node: Node) -> Word:
@@ -336,8 +287,14 @@ def _plain(root: Node, commands: tuple[SimpleCommand, ...]) -> tuple[tuple[str, 
 
 
 def _runs_code(command: SimpleCommand) -> bool:
-    """eval, source, `.` and shells: they run code that a rule about words cannot judge."""
-    return command.unreadable or command.program in _SOURCES or command.program in _SHELLS
+    """Code from a string or a file, or a builtin that changes the shell (a variable, an
+    alias, a trap): a rule about words cannot judge what runs."""
+    return (
+        command.unreadable
+        or command.runs_code
+        or command.program in SOURCES
+        or changes_shell(command.words)
+    )
 
 
 def _plain_structure(root: Node) -> bool:
