@@ -26,7 +26,7 @@ from di_code.tools.protected import protected_path
 from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
 from di_code.tools.sandbox_mounts import SandboxPaths
 from di_code.tools.workspace import Workspace
-from di_code.ui.approval import approval_view
+from di_code.ui.approval_view import approval_header
 from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
@@ -269,7 +269,7 @@ async def test_write_and_edit_ask_before_changing_a_protected_path(
     assert [request.arguments["path"] for request in recorder.asked] == [*writes, ".git/config"]
     assert all("protected" in r.summary or "git directory" in r.summary for r in recorder.asked)
     assert all(request.offers == () for request in recorder.asked)  # no grant covers them
-    shown = approval_view(recorder.asked[0]).plain  # the chat question says why
+    shown = approval_header(recorder.asked[0]).plain  # the chat question says why
     assert "the MCP servers di-code starts" in shown
     assert (workspace / ".git/config").read_text() == config
     assert not any((workspace / path).exists() for path in writes[:5])
