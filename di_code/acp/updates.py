@@ -97,7 +97,7 @@ class EventTranslator:
                 where, old = edited
                 new = await self.text_of(Path(where))
                 diff = None if new is None else helpers.tool_diff_content(where, new, old)
-            return [self._ended(event.result, diff)]
+            return [self._ended(event.result, diff), *_plan(event.result)]
         return []
 
     def _started(self, call_id: str, name: str, arguments: Any) -> Any:
@@ -153,3 +153,26 @@ class EventTranslator:
             elif isinstance(message, ToolResultMessage):
                 out.append(self._ended(message))
         return out
+
+
+PLAN_STATUS: dict[str, Any] = {
+    "pending": "pending",
+    "in_progress": "in_progress",
+    "done": "completed",
+}
+
+
+def _plan(result: ToolResultMessage) -> list[Any]:
+    """The todo tool's list as the editor's plan (ACP's `plan` update replaces the last)."""
+    details = result.details if result.tool_name == "todo" and not result.is_error else None
+    todos = details.get("todos") if isinstance(details, dict) else None
+    if not isinstance(todos, list):
+        return []
+    entries = [
+        helpers.plan_entry(
+            str(t.get("content", "")), status=PLAN_STATUS.get(str(t.get("status")), "pending")
+        )
+        for t in todos
+        if isinstance(t, dict)
+    ]
+    return [helpers.update_plan(entries)]

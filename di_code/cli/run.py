@@ -14,9 +14,10 @@ import asyncio
 import contextlib
 import signal
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from di_code.agent.events import AgentEvent
+from di_code.agent.events import AgentEvent, ToolExecutionEndEvent
 from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
@@ -147,6 +148,21 @@ def _attach_progress(
     elif progress is not None:
         progress.model = prepared.model
         prepared.agent.subscribe(progress.handle)
+    elif fmt == "text":
+        prepared.agent.subscribe(_plan_printer(Writer(sys.stderr)))
+
+
+def _plan_printer(err: Writer) -> Callable[[AgentEvent], None]:
+    """Without the progress panels (stderr is not a terminal), the model's plan is still
+    printed on stderr each time it changes: a CI log shows where the work stands."""
+
+    def show(event: AgentEvent) -> None:
+        if isinstance(event, ToolExecutionEndEvent) and event.tool_name == "todo":
+            result = event.result
+            if not result.is_error and result.content:
+                err.line(getattr(result.content[0], "text", ""))
+
+    return show
 
 
 def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:

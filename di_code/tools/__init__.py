@@ -1,4 +1,4 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4), and fetch.
+"""The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4), fetch and todo.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.editor_files import EditorFiles
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo"})
+"""Tools that change nothing: they run unasked, and are all read-only mode offers."""
 
 
 def default_tools(
@@ -27,7 +28,7 @@ def default_tools(
     fetch_hosts: frozenset[str] = frozenset(),
 ) -> list[AgentTool]:
     """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`, and
-    fetch;
+    fetch and todo;
     read may also read in `read_roots` (the folders of skills kept outside the workspace);
     `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
     given, is where read, write and edit find text (an editor's buffers, over ACP);
@@ -56,4 +57,5 @@ def default_tools(
         LazyTool(cards.FIND, "di_code.tools.find", "FindTool", space),
         LazyTool(cards.LS, "di_code.tools.ls", "LsTool", space),
         LazyTool(cards.FETCH, "di_code.tools.fetch", "FetchTool", fetch_hosts),
+        LazyTool(cards.TODO, "di_code.tools.todo", "TodoTool"),
     ]

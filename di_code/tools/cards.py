@@ -262,3 +262,37 @@ FETCH = ToolCard(
         "additionalProperties": False,
     },
 )
+
+TODO_MAX_ITEMS = 50
+TODO_STATUSES = ("pending", "in_progress", "done")
+
+TODO = ToolCard(
+    "todo",
+    description=(
+        "Keep a short plan for work of several steps, which the user watches: send the whole "
+        "list each time (it replaces the last one), each step with its status: pending, "
+        "in_progress (one at a time) or done. Update it as you start and finish steps. Skip it "
+        "for a question or a one-step change."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "todos": {
+                "type": "array",
+                "maxItems": TODO_MAX_ITEMS,
+                "description": "The plan's steps, in order.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "content": {"type": "string", "minLength": 1, "description": "The step."},
+                        "status": {"type": "string", "enum": list(TODO_STATUSES)},
+                    },
+                    "required": ["content", "status"],
+                    "additionalProperties": False,
+                },
+            },
+        },
+        "required": ["todos"],
+        "additionalProperties": False,
+    },
+)

@@ -18,6 +18,7 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 from acp import PROTOCOL_VERSION, RequestError, text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
     AgentMessageChunk,
+    AgentPlanUpdate,
     AllowedOutcome,
     ClientCapabilities,
     DeniedOutcome,
@@ -356,3 +357,22 @@ async def test_mcp_servers_the_editor_passes_start_and_their_tools_run(
     offered = {t["function"]["name"] for t in llm_server.requests[0].body["tools"]}
     assert "mcp__fx__add" in offered
     assert llm_server.requests[1].body["messages"][-1]["content"] == "42"
+
+
+async def test_the_todo_plan_is_sent_as_an_acp_plan(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    steps = [
+        {"content": "look", "status": "done"},
+        {"content": "fix", "status": "in_progress"},
+    ]
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("todo", {"todos": steps}),)), Turn(text="ok"))
+    client = RecordingClient()
+    conn = await agent(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "plan it")
+    [plan] = client.of(AgentPlanUpdate)
+    assert [(e.content, e.status) for e in plan.entries] == [
+        ("look", "completed"),
+        ("fix", "in_progress"),
+    ]

@@ -94,10 +94,10 @@ def test_default_tools_are_fresh_and_in_order(workspace: Path) -> None:
     first, second = default_tools(workspace), default_tools(workspace)
     assert [t.name for t in first] == [
         *("read", "write", "edit", "bash", "grep", "find", "ls"),
-        "fetch",
+        *("fetch", "todo"),
     ]
     assert all(a is not b for a, b in zip(first, second, strict=True))
-    assert {"read", "grep", "find", "ls"} == READ_ONLY_TOOLS
+    assert {"read", "grep", "find", "ls", "todo"} == READ_ONLY_TOOLS
     for tool in first:
         assert tool.parameters["additionalProperties"] is False
         assert all("description" in p for p in tool.parameters["properties"].values())
