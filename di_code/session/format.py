@@ -87,10 +87,16 @@ class CompactionEntry:
     type: ClassVar[Literal["compaction"]] = "compaction"
 
 
-CheckpointPhase: TypeAlias = Literal["before", "after", "undo", "rewind"]
-CHECKPOINT_PHASES: tuple[CheckpointPhase, ...] = ("before", "after", "undo", "rewind")
-"""before/after a prompt; "undo": the files went back to before prompt N (N and later are
-undone); "rewind": the conversation went back to before prompt N (a new branch starts)."""
+CheckpointPhase: TypeAlias = Literal[
+    "before", "tool-before", "tool-after", "after", "undo", "rewind"
+]
+CHECKPOINT_PHASES: tuple[CheckpointPhase, ...] = (
+    "before", "tool-before", "tool-after", "after", "undo", "rewind"
+)  # fmt: skip
+"""before/after a prompt, and around each of its tool calls that may change files (what
+changed between a tool-before and its tool-after is the tool's, anything else the user's);
+"undo": the files went back to before prompt N (N and later are undone); "rewind": the
+conversation went back to before prompt N (a new branch starts)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,16 +92,17 @@ def test_undo_in_git_restores_tool_and_bash_changes(
     assert done.returncode == 0, done.stderr
     assert not (repo / "script.sh").exists() and (repo / "made_by_bash.txt").exists()
 
-    undone = run_di_code("undo")
+    undone = run_di_code("undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert tree_files(repo) == before_files  # contents and modes, the new files gone
     assert not (repo / "new").exists()
     assert git_state(repo) == before_git
     lines = undone.stdout.splitlines()
-    assert "restored app.py" in lines and "created back script.sh" in lines
-    assert "removed made_by_bash.txt" in lines and "removed new/module.py" in lines
+    assert "undo prompt 1 (change things): restore 2, delete 2, keep 0" in lines
+    assert "restored app.py" in lines and "restored script.sh" in lines
+    assert "deleted made_by_bash.txt" in lines and "deleted new/module.py" in lines
 
-    again = run_di_code("undo")
+    again = run_di_code("undo", "--yes")
     assert again.returncode == 1 and "nothing to undo" in again.stderr
 
 
@@ -121,10 +122,10 @@ def test_undo_without_git_restores_write_and_edit(
     assert run_di_code("run", "--yes", "change things").returncode == 0
     assert (workspace / "app.py").read_text() == "value = 2\n"
 
-    undone = run_di_code("undo")
+    undone = run_di_code("undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert tree_files(workspace) == before
-    assert "removed new/module.py" in undone.stdout.splitlines()
+    assert "deleted new/module.py" in undone.stdout.splitlines()
 
 
 @pytest.mark.parametrize("in_git", [True, False], ids=["git", "files"])
@@ -143,12 +144,14 @@ def test_undo_refuses_to_overwrite_a_later_user_edit(
     assert run_di_code("run", "--yes", "bump").returncode == 0
     (workspace / "app.py").write_text("value = 3  # mine\n")
 
-    refused = run_di_code("undo")
+    refused = run_di_code("undo", "--yes")
     assert refused.returncode == 1
-    assert "app.py" in refused.stderr and "--force" in refused.stderr
+    assert "  keep app.py: changed by you since the tool did" in refused.stdout.splitlines()
+    assert "--force" in refused.stderr
     assert (workspace / "app.py").read_text() == "value = 3  # mine\n"
 
-    forced = run_di_code("undo", "--force")
+    forced = run_di_code("undo", "--force", "--yes")
+    assert "  restore app.py  (--force)" in forced.stdout.splitlines()
     assert forced.returncode == 0, forced.stderr
     assert (workspace / "app.py").read_text() == "value = 1\n"
 
@@ -169,9 +172,15 @@ def test_list_and_undo_to_an_older_prompt(
     listed = run_di_code("undo", "--list")
     assert listed.returncode == 0
     rows = listed.stdout.splitlines()
-    assert len(rows) == 3 and rows[0].endswith("first prompt") and rows[2].endswith("third prompt")
+    assert [row[17:] for row in rows[:3]] == ["* first prompt", "* second prompt", "  third prompt"]
+    assert rows[3] == "*: the prompt changed files"
 
-    undone = run_di_code("undo", "--to", "1")
+    newest = run_di_code("undo", "--yes")  # the third prompt changed nothing: the second
+    assert newest.returncode == 0, newest.stderr
+    assert newest.stdout.splitlines()[-1] == "undone: prompt 2 (second prompt)"
+    assert (repo / "a.txt").exists() and not (repo / "b.txt").exists()
+
+    undone = run_di_code("undo", "--to", "1", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert not (repo / "a.txt").exists() and not (repo / "b.txt").exists()
     assert "(files undone)" in run_di_code("undo", "--list").stdout
