@@ -9,6 +9,7 @@ import pexpect
 import pytest
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_approval_e2e import GUARD_WAIT
 from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
@@ -65,6 +66,7 @@ def test_undo_takes_back_the_last_prompt(llm_server: LLMServer, tmp_path: Path) 
         child.expect("delete made.txt")
         child.expect("Undo this")
         assert (tmp_path / "made.txt").exists()  # not before the user says yes
+        child.expect(pexpect.TIMEOUT, timeout=GUARD_WAIT)  # keys answer after the guard delay
         child.send("y")
         child.expect("deleted made.txt")
         child.expect("Undid prompt 1")
