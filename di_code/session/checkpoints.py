@@ -318,8 +318,9 @@ class Checkpointer:
         if self._failed:
             return
         if self._backup is not None:
-            touched = bool(self._backup.originals)
-            self._append("after", "files", str(self._number) if touched else "", ())
+            originals = self._backup.originals
+            failed = tuple(skip(o.failed, o.path) for o in originals if o.failed)
+            self._append("after", "files", str(self._number) if originals else "", failed)
         elif self._last is not None:
             self._append("after", "git", self._last.tree, ())
 

@@ -124,7 +124,7 @@ def apply(session: Session, undo_plan: UndoPlan) -> UndoResult:
             result.failed.append(f"could not restore {action.shown}: {exc.strerror or exc}")
             continue
         result.done.append(f"{verb} {action.shown}")
-    if not result.failed:
+    if undo_plan.actions and not result.failed:
         target = undo_plan.target
         session.append_checkpoint(target.number, "undo", target.kind, target.before)
     return result
@@ -194,7 +194,8 @@ def _plan_git(
                 undo_plan.forced.append(path)
             first = history.first
             undo_plan.actions.append(Action(path, path, first.old_mode, first.old_blob))
-    undo_plan.keep += _uncaptured(later, set(known))
+    named = {action.path for action in undo_plan.actions} | {path for path, _ in undo_plan.keep}
+    undo_plan.keep += _uncaptured(later, named)
     return undo_plan
 
 
@@ -243,10 +244,15 @@ def _plan_files(
     for path, after in last_after.items():
         if after is None or content_hash(Path(path)) != after:
             user_changed.add(path)
+    for checkpoint in later:  # backups that failed, as the session recorded them
+        for reason, path in map(parse_skip, checkpoint.skipped):
+            if path not in earliest:
+                undo_plan.keep.append((_shown(path, root), f"no backup: {reason}"))
     for path, (backup, original) in sorted(earliest.items()):
         shown = _shown(path, root)
         if original.too_large or original.failed:
-            undo_plan.keep.append((shown, original.failed or "too large, no copy was kept"))
+            reason = f"no backup: {original.failed}" if original.failed else "too large, not kept"
+            undo_plan.keep.append((shown, reason))
         elif _as_before(original, backup):
             continue
         elif path in user_changed and not force:
