@@ -86,6 +86,8 @@ class GitSnapshots:
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
         self._hashes: dict[str, tuple[Fingerprint, str]] = {}
         self._kept: set[str] = set()
+        self._last_entries: dict[str, tuple[str, str]] | None = None
+        self._last_tree = ""
 
     def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
         return run_git(self.top, args, index_file=index_file, stdin=stdin)
@@ -101,8 +103,9 @@ class GitSnapshots:
             untracked = []
         entries: dict[str, tuple[str, str]] = {}
         to_hash: list[tuple[str, Fingerprint, str, bytes | None]] = []
+        top = str(self.top)
         for path in sorted({*tracked, *untracked}):
-            info = _lstat(self.top / path)
+            info = _lstat(f"{top}/{path}")
             if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
                 continue  # gone (absent from the tree), or a folder or device where a file was
             mode = _git_mode(info.st_mode)
@@ -114,14 +117,16 @@ class GitSnapshots:
             if known is not None and known[0] == _fingerprint(info):
                 entries[path] = (mode, known[1])
             else:
-                link = os.readlink(self.top / path).encode() if mode == "120000" else None
+                link = os.readlink(f"{top}/{path}").encode() if mode == "120000" else None
                 to_hash.append((path, _fingerprint(info), mode, link))
         for (path, fingerprint, mode, _), blob in zip(to_hash, self._hash(to_hash), strict=True):
             entries[path] = (mode, blob)
             if time.time_ns() - fingerprint[3] > RACY_NS:
                 self._hashes[path] = (fingerprint, blob)
         watched.update(self._ignored())
-        return Snapshot(self._write_tree(entries), tuple(skipped), watched)
+        if entries != self._last_entries:  # an unchanged tree is not written again
+            self._last_entries, self._last_tree = entries, self._write_tree(entries)
+        return Snapshot(self._last_tree, tuple(skipped), watched)
 
     def keep(self, session_id: str, tree: str) -> None:
         """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
@@ -187,7 +192,7 @@ class GitSnapshots:
         args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
         watched: dict[str, Fingerprint] = {}
         for path in self._paths(args)[:MAX_WATCHED]:
-            info = _lstat(self.top / path)
+            info = _lstat(f"{self.top}/{path}")
             if info is not None:
                 watched[path.rstrip("/")] = _fingerprint(info)
         return watched
@@ -227,9 +232,9 @@ def changed_watched(before: dict[str, Fingerprint], after: dict[str, Fingerprint
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
 
 
-def _lstat(path: Path) -> os.stat_result | None:
+def _lstat(path: str) -> os.stat_result | None:
     try:
-        return path.lstat()
+        return os.lstat(path)
     except OSError:
         return None
 
