@@ -92,6 +92,10 @@ def test_undo_in_git_restores_tool_and_bash_changes(
     assert done.returncode == 0, done.stderr
     assert not (repo / "script.sh").exists() and (repo / "made_by_bash.txt").exists()
 
+    unasked = run_di_code("undo")  # no terminal to ask: nothing is written without --yes
+    assert unasked.returncode == 1 and "--yes" in unasked.stderr
+    assert (repo / "made_by_bash.txt").exists()
+
     undone = run_di_code("undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert tree_files(repo) == before_files  # contents and modes, the new files gone
@@ -227,3 +231,28 @@ def test_a_flood_of_untracked_files_is_not_copied_into_the_repository(repo: Path
     snapshot = git_snapshot.GitSnapshots(repo).take()
     assert snapshot.skipped[-1].startswith("5,002 untracked files")  # and untracked.txt
     assert git(repo, "count-objects", "-v") == objects
+
+
+def test_undo_asks_on_a_terminal(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path, di_code_home: Path
+) -> None:
+    import pexpect
+
+    from tests.cli.conftest import DI_CODE, cli_env
+
+    llm_server.script(call("write", {"path": "a.txt", "content": "a\n"}, "c1"), Turn(text="ok"))
+    assert run_di_code("run", "--yes", "make a").returncode == 0
+    child = pexpect.spawn(
+        DI_CODE, ["undo"], cwd=str(repo), env=cli_env(di_code_home, None), encoding="utf-8",
+        timeout=30,
+    )  # fmt: skip
+    try:
+        child.expect("restore 0, delete 1, keep 0")
+        child.expect(r"Undo this\? \[y/N\]")
+        assert (repo / "a.txt").exists()
+        child.sendline("y")
+        child.expect("undone: prompt 1")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0 and not (repo / "a.txt").exists()

@@ -253,3 +253,21 @@ async def test_a_second_home_never_breaks_the_first_ones_undo(tmp_path: Path) ->
     git(repo, "gc", "-q", "--prune=now")
     _, result = first.undo(to=1)
     assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
+
+
+async def test_outside_git_an_edit_between_two_tool_calls_is_the_users(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    (work / "b.txt").write_text("b\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("tool\n"), "write", "a.txt")
+    await driver.tool(lambda: (work / "b.txt").write_text("tool\n"), "write", "b.txt")
+    (work / "a.txt").write_text("tool, then mine\n")  # while the model thinks
+    await driver.tool(lambda: (work / "a.txt").write_text("tool again\n"), "write", "a.txt")
+    await driver.end()
+    undo_plan, result = driver.undo()
+    assert undo_plan.keep == [("a.txt", USER_CHANGED)]
+    assert result.done == ["restored b.txt"]
+    assert (work / "a.txt").read_text() == "tool again\n" and (work / "b.txt").read_text() == "b\n"
