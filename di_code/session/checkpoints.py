@@ -45,6 +45,7 @@ from di_code.session.git_snapshot import (
     skip,
 )
 from di_code.session.session import Session
+from di_code.session.stat_cache import StatCache
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +138,12 @@ def git_snapshots(
     top = work_tree_top(Path(session.cwd))
     if top is None:
         return None
-    return GitSnapshots(top, max_file_bytes=max_file_bytes, ref_scope=ref_scope(session))
+    key = hashlib.sha256(str(top).encode(errors="surrogateescape")).hexdigest()[:16]
+    home = session.path.parent.parent.parent.resolve()
+    cache = StatCache(home / "snapshot-cache" / f"{key}.json")
+    return GitSnapshots(
+        top, max_file_bytes=max_file_bytes, ref_scope=ref_scope(session), stat_cache=cache
+    )
 
 
 class Checkpointer:
@@ -323,6 +329,8 @@ class Checkpointer:
             self._append("after", "files", str(self._number) if originals else "", failed)
         elif self._last is not None:
             self._append("after", "git", self._last.tree, ())
+        if self._git is not None:
+            await asyncio.to_thread(self._git.stat_cache.save)
 
     def _append(
         self, phase: CheckpointPhase, kind: Literal["git", "files"], ref: str,

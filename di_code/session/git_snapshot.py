@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from di_code.session.git_run import GitError, run_git
+from di_code.session.stat_cache import Fingerprint, StatCache
 
 REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -36,8 +37,6 @@ RACY_NS = 3_000_000_000
 """A file changed this recently may change again within the same clock tick: hashed anew."""
 SUBMODULE = "submodule, not captured"
 IGNORED_CHANGED = "ignored by git, changed by a tool, not captured"
-
-Fingerprint = tuple[int, int, int, int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +77,18 @@ def too_large(max_file_bytes: int) -> str:
 
 class GitSnapshots:
     def __init__(
-        self, top: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES, ref_scope: str = ""
+        self,
+        top: Path,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        ref_scope: str = "",
+        stat_cache: StatCache | None = None,
     ) -> None:
         self.top = top
         self.max_file_bytes = max_file_bytes
         self.ref_scope = ref_scope
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
-        self._hashes: dict[str, tuple[Fingerprint, str]] = {}
+        self.stat_cache = stat_cache or StatCache()
         self._kept: set[str] = set()
         self._last_entries: dict[str, tuple[str, str]] | None = None
         self._last_tree = ""
@@ -96,37 +100,55 @@ class GitSnapshots:
         tracked, submodules = self._tracked()
         untracked = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
         skipped = [skip(SUBMODULE, path) for path in submodules]
-        watched: dict[str, Fingerprint] = {}
         if len(untracked) > MAX_UNTRACKED_FILES:
             count = f"{len(untracked):,} untracked files (over {MAX_UNTRACKED_FILES:,})"
             skipped.append(skip(f"{count}, none captured"))
             untracked = []
+        paths = sorted({*tracked, *untracked})
+        try:
+            entries, large = self._entries(paths)
+            tree = self._tree(entries)
+        except GitError:  # a cached blob may have been pruned: hash everything once more
+            self.stat_cache.clear()
+            entries, large = self._entries(paths)
+            tree = self._tree(entries)
+        skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
+        return Snapshot(tree, tuple(skipped), {**large, **self._ignored()})
+
+    def _entries(
+        self, paths: list[str]
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint]]:
+        """path -> (git mode, blob) of every file and symlink among `paths`, and the stat
+        data of the files over the size limit (not captured)."""
         entries: dict[str, tuple[str, str]] = {}
+        large: dict[str, Fingerprint] = {}
         to_hash: list[tuple[str, Fingerprint, str, bytes | None]] = []
         top = str(self.top)
-        for path in sorted({*tracked, *untracked}):
+        for path in paths:
             info = _lstat(f"{top}/{path}")
             if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
                 continue  # gone (absent from the tree), or a folder or device where a file was
             mode = _git_mode(info.st_mode)
             if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
-                skipped.append(skip(too_large(self.max_file_bytes), path))
-                watched[path] = _fingerprint(info)
+                large[path] = _fingerprint(info)
                 continue
-            known = self._hashes.get(path)
-            if known is not None and known[0] == _fingerprint(info):
-                entries[path] = (mode, known[1])
+            blob = self.stat_cache.get(path, _fingerprint(info))
+            if blob is not None:
+                entries[path] = (mode, blob)
             else:
                 link = os.readlink(f"{top}/{path}").encode() if mode == "120000" else None
                 to_hash.append((path, _fingerprint(info), mode, link))
         for (path, fingerprint, mode, _), blob in zip(to_hash, self._hash(to_hash), strict=True):
             entries[path] = (mode, blob)
-            if time.time_ns() - fingerprint[3] > RACY_NS:
-                self._hashes[path] = (fingerprint, blob)
-        watched.update(self._ignored())
+            if time.time_ns() - fingerprint[2] > RACY_NS:
+                self.stat_cache.put(path, fingerprint, blob)
+        return entries, large
+
+    def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
         if entries != self._last_entries:  # an unchanged tree is not written again
-            self._last_entries, self._last_tree = entries, self._write_tree(entries)
-        return Snapshot(self._last_tree, tuple(skipped), watched)
+            self._last_entries, self._last_tree = None, self._write_tree(entries)
+            self._last_entries = entries
+        return self._last_tree
 
     def keep(self, session_id: str, tree: str) -> None:
         """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""

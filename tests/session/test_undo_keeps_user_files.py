@@ -271,3 +271,22 @@ async def test_outside_git_an_edit_between_two_tool_calls_is_the_users(tmp_path:
     assert undo_plan.keep == [("a.txt", USER_CHANGED)]
     assert result.done == ["restored b.txt"]
     assert (work / "a.txt").read_text() == "tool again\n" and (work / "b.txt").read_text() == "b\n"
+
+
+async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> None:
+    """The stat cache outlives the run; a blob it names that is gone is not trusted."""
+    import json
+
+    repo = new_repo(tmp_path / "repo")
+    (repo / "old.txt").write_text("old\n")
+    os.utime(repo / "old.txt", (1, 1))  # not racy: cached
+    await Driver(tmp_path / "home", repo).prompt(lambda: (repo / "a.txt").write_text("x\n"))
+    cache = next((tmp_path / "home" / "snapshot-cache").glob("*.json"))
+    rows = json.loads(cache.read_text())
+    assert "old.txt" in rows and cache.stat().st_mode & 0o777 == 0o600
+    rows["old.txt"][5] = "1" * 40  # as if gc pruned what the cache names
+    cache.write_text(json.dumps(rows))
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / "old.txt").write_text("new\n"))
+    _, result = driver.undo()
+    assert result.done == ["restored old.txt"] and (repo / "old.txt").read_text() == "old\n"
