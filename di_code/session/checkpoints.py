@@ -253,7 +253,15 @@ class Checkpointer:
     def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
         if self._snapshot is None:
             self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take))
+            self._snapshot.add_done_callback(self._taken)
         return self._snapshot
+
+    def _taken(self, task: asyncio.Task[Snapshot | None]) -> None:
+        """Say what the prompt's first snapshot misses as soon as it is known."""
+        if not task.cancelled() and task.exception() is None:
+            snapshot = task.result()
+            if snapshot is not None:
+                self._warn_incomplete(snapshot.skipped)
 
     async def _record_before(self) -> None:
         if self._recorded:

@@ -116,7 +116,9 @@ def apply(session: Session, undo_plan: UndoPlan) -> UndoResult:
         except GitError as exc:
             result.failed = [f"could not read the snapshot: {exc}"]
             return result
-    for action in undo_plan.actions:
+    deletes = sorted((a for a in undo_plan.actions if a.deletes), key=lambda a: a.path)
+    restores = sorted((a for a in undo_plan.actions if not a.deletes), key=lambda a: a.path)
+    for action in [*reversed(deletes), *restores]:  # a file may come back where a folder was
         verb = "deleted" if action.deletes else "restored"
         try:
             _carry_out(action, undo_plan.top, blobs)

@@ -74,8 +74,12 @@ async def test_a_large_file_the_prompt_shrank_is_kept_and_named(tmp_path: Path) 
     repo = new_repo(tmp_path / "repo")
     (repo / "big.bin").write_bytes(b"\1" * (12 * 1024 * 1024))
     driver = Driver(tmp_path / "home", repo)
-    await driver.prompt(lambda: (repo / "big.bin").write_bytes(b"small"))
+    await driver.start()
+    assert driver.checkpointer._snapshot is not None
+    await driver.checkpointer._snapshot  # the answer streams; no tool has run yet
     assert any("big.bin (larger than 10 MB" in warning for warning in driver.warnings)
+    await driver.tool(lambda: (repo / "big.bin").write_bytes(b"small"))
+    await driver.end()
     undo_plan, result = driver.undo()
     assert not undo_plan.actions and not result.done
     assert undo_plan.keep == [("big.bin", "larger than 10 MB, not captured")]
@@ -126,9 +130,13 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/f.txt": "f\n"})
     os.symlink("a.txt", repo / "link")
     (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "was_a_file").write_text("file\n")
     driver = Driver(tmp_path / "home", repo)
 
     def bash() -> None:
+        (repo / "was_a_file").unlink()
+        (repo / "was_a_file" / "deep").mkdir(parents=True)
+        (repo / "was_a_file" / "deep" / "x").write_text("x\n")
         (repo / "link").unlink()
         (repo / "link").write_text("now a file\n")
         (repo / "run.sh").chmod(0o755)
@@ -142,6 +150,7 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
     assert os.readlink(repo / "link") == "a.txt"
     assert os.stat(repo / "run.sh").st_mode & 0o111 == 0
     assert (repo / "d" / "f.txt").read_text() == "f\n"
+    assert (repo / "was_a_file").read_text() == "file\n"
 
 
 async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
