@@ -256,3 +256,32 @@ def test_undo_asks_on_a_terminal(
     finally:
         child.close(force=True)
     assert child.exitstatus == 0 and not (repo / "a.txt").exists()
+
+
+@pytest.mark.parametrize("sandbox", ["workspace-write", "off"])
+def test_a_filter_the_prompt_plants_never_runs(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path, tmp_path: Path, sandbox: str
+) -> None:
+    """The model writes .gitattributes (write needs no approval in accept-edits) and bash
+    (sandboxed or not) adds a filter to .git/config: di-code's own git, which runs outside any
+    sandbox, never runs it, neither in the prompt's snapshots nor in the next prompt's nor in
+    undo. (Where the sandbox keeps .git read-only, the config is simply not written.)"""
+    marker = tmp_path / "it-ran"
+    program = tmp_path / "filter.sh"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    program.chmod(0o755)
+    config = f'[filter "x"]\\n\\tclean = {program}\\n\\tsmudge = {program}\\n'
+    llm_server.script(
+        call("write", {"path": ".gitattributes", "content": "* filter=x\n"}, "c1"),
+        call("bash", {"command": f"printf '{config}' >> .git/config; echo x > app.py"}, "c2"),
+        Turn(text="planted"),
+        call("write", {"path": "later.txt", "content": "later\n"}, "c3"),
+        Turn(text="more"),
+    )
+    args = ("--sandbox", sandbox) if sandbox != "off" else ("--sandbox", "off")
+    assert run_di_code("run", "--yes", *args, "plant").returncode == 0
+    assert run_di_code("run", "--yes", *args, "-c", "more").returncode == 0
+    undone = run_di_code("undo", "--yes", "--to", "1")
+    assert undone.returncode == 0, undone.stderr
+    assert (repo / "app.py").read_text() == "value = 1\n" and not (repo / "later.txt").exists()
+    assert not marker.exists()
