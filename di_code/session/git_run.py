@@ -80,11 +80,14 @@ def run_git(
 
 
 def work_tree_top(folder: Path) -> Path | None:
-    """The top of the git work tree `folder` is in, or None (no git, not a work tree, or only
-    a bare repository: one inside a project is never taken as the repository)."""
+    """The top of the git work tree `folder` is in, or None (no git, not a work tree, a work
+    tree that does not hold `folder`, or only a bare repository: one inside a project is never
+    taken as the repository)."""
     try:
         top = run_git(folder, ["rev-parse", "--show-toplevel"]).decode(errors="surrogateescape")
     except GitError:
         return None
     top = top.strip()
-    return Path(top) if top else None
+    if not top or not folder.resolve().is_relative_to(top):
+        return None  # a `core.worktree` elsewhere: never snapshot or restore another folder
+    return Path(top)

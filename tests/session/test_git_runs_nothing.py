@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from di_code.session.git_run import work_tree_top
+from di_code.session.undo_plan import NothingToUndo
 from tests.session.prompts import Driver, git, new_repo
 
 
@@ -172,3 +173,21 @@ async def test_eol_crlf_files_come_back_byte_exact(tmp_path: Path) -> None:
     assert not result.failed
     assert {p: (repo / p).read_bytes() for p in before} == before
     assert os.stat(repo / "b.bin").st_mode & 0o777 == 0o755
+
+
+async def test_a_worktree_setting_never_sends_undo_to_another_folder(tmp_path: Path) -> None:
+    """A tool sets core.worktree to a folder outside: undo must not write there."""
+    repo = new_repo(tmp_path / "repo")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    driver = Driver(tmp_path / "home", repo)
+
+    def bash() -> None:
+        (repo / "a.txt").write_text("changed\n")
+        write_config(repo, f"[core]\n\tworktree = {elsewhere}\n")
+
+    await driver.prompt(bash)
+    assert work_tree_top(repo) is None
+    with pytest.raises(NothingToUndo):
+        driver.undo()
+    assert list(elsewhere.iterdir()) == []
