@@ -36,6 +36,7 @@ from di_code.session.file_backup import FileBackup
 from di_code.session.format import CheckpointEntry, CheckpointPhase
 from di_code.session.git_run import GitError, work_tree_top
 from di_code.session.git_snapshot import (
+    CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
     IGNORED_CHANGED,
     GitSnapshots,
@@ -83,8 +84,10 @@ class PromptCheckpoint:
         if self.kind == "files":
             return self.after != ""  # "" marks a prompt whose tools touched no file
         pairs = itertools.pairwise(self.steps)
-        tool = [(a, b) for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS]
-        return any(a[1] != b[1] or b[2] != a[2] for a, b in tool)
+        if any(a[1] != b[1] for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS):
+            return True
+        lost = (p for phase, _, skips in self.steps if phase == "tool-after" for p in skips)
+        return any(CHANGED_BY_TOOL in entry for entry in lost)
 
 
 TOOL_INTERVALS = {("tool-before", "tool-after"), ("before", "after")}
@@ -359,7 +362,7 @@ def _changed_uncaptured(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
 
 
 def _changed(reason: str) -> str:
-    return reason if "changed by a tool" in reason else f"{reason}, changed by a tool"
+    return reason if CHANGED_BY_TOOL in reason else f"{reason}, {CHANGED_BY_TOOL}"
 
 
 SHELL_CONTEXT = re.compile(

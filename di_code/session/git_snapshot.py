@@ -36,7 +36,9 @@ MAX_WATCHED = 5_000
 RACY_NS = 3_000_000_000
 """A file changed this recently may change again within the same clock tick: hashed anew."""
 SUBMODULE = "submodule, not captured"
-IGNORED_CHANGED = "ignored by git, changed by a tool, not captured"
+CHANGED_BY_TOOL = "changed by a tool"
+"""In a `skipped` reason: a tool call changed this uncaptured path (its bytes are lost)."""
+IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
 
 
 @dataclass(frozen=True, slots=True)

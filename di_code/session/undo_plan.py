@@ -24,7 +24,7 @@ from di_code.session.checkpoints import (
 )
 from di_code.session.file_backup import FileBackup, Original, content_hash
 from di_code.session.git_run import GitError
-from di_code.session.git_snapshot import Change, GitSnapshots, parse_skip
+from di_code.session.git_snapshot import CHANGED_BY_TOOL, Change, GitSnapshots, parse_skip
 from di_code.session.safe_files import remove_empty_folders, remove_file, write_file, write_symlink
 from di_code.session.session import Session
 
@@ -208,7 +208,7 @@ def _uncaptured(later: list[PromptCheckpoint], named: set[str]) -> list[tuple[st
     for checkpoint in later:
         for phase, _, skipped in checkpoint.steps:
             for reason, path in map(parse_skip, skipped):
-                by_tool = phase == "tool-after" and "changed by a tool" in reason
+                by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
                 if by_tool or path == "" or reason.startswith("submodule"):
                     found.setdefault(path, reason)
     return sorted((path, reason) for path, reason in found.items() if path not in named)

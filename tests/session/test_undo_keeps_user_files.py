@@ -299,3 +299,17 @@ async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> N
     await driver.prompt(lambda: (repo / "old.txt").write_text("new\n"))
     _, result = driver.undo()
     assert result.done == ["restored old.txt"] and (repo / "old.txt").read_text() == "old\n"
+
+
+async def test_a_prompt_that_only_read_in_a_repository_with_gaps_changed_nothing(
+    tmp_path: Path,
+) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / "big.bin").write_bytes(b"\1" * 2048)
+    driver = Driver(tmp_path / "home", repo, max_file_bytes=1024)
+    await driver.prompt(lambda: (repo / "a.txt").write_text("x\n"), text="first")
+    await driver.start("only a question")
+    await driver.tool(lambda: None, "read", "a.txt")
+    await driver.end()
+    undo_plan, _ = driver.undo()
+    assert undo_plan.target.title == "first"
