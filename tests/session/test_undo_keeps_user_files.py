@@ -313,3 +313,24 @@ async def test_a_prompt_that_only_read_in_a_repository_with_gaps_changed_nothing
     await driver.end()
     undo_plan, _ = driver.undo()
     assert undo_plan.target.title == "first"
+
+
+async def test_a_snapshot_on_a_full_disk_says_so_and_undo_keeps_that_tools_work(
+    tmp_path: Path,
+) -> None:
+    with tiny_disk(tmp_path / "disk", "1m") as disk:
+        repo = new_repo(disk / "repo")
+        driver = Driver(tmp_path / "home", repo)
+        await driver.start()
+        await driver.tool(lambda: (repo / "a.txt").write_text("captured\n"))
+
+        def bash() -> None:
+            fill(disk, leave=64 * 1024)
+            (repo / "made.txt").write_bytes(os.urandom(48 * 1024))  # needs a new object
+
+        await driver.tool(bash)
+        await driver.end()
+        assert [w for w in driver.warnings if w.startswith("checkpoint after this tool failed")]
+        (disk / "filler").unlink()
+        undo_plan, result = driver.undo()
+        assert result.done == ["restored a.txt"] and (repo / "made.txt").exists()
