@@ -11,6 +11,7 @@ each restore that happened and each that failed, never one that did not happen.
 from __future__ import annotations
 
 import itertools
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -141,9 +142,23 @@ def _carry_out(action: Action, top: Path, blobs: dict[str, bytes]) -> None:
     elif action.mode == "120000":
         write_symlink(path, blobs[action.blob or ""].decode(errors="surrogateescape"))
     else:
-        write_file(path, blobs[action.blob or ""], 0o755 if action.mode == "100755" else 0o644)
+        write_file(path, blobs[action.blob or ""], _permissions(path, action.mode))
     if action.deletes:
         remove_empty_folders(path, top)
+
+
+def _permissions(path: Path, mode: str) -> int:
+    """Git keeps only the executable bit: the rest of the file's permissions (a 0600 file)
+    stay as they are now; a file that is gone comes back 0644 or 0755."""
+    executable = mode == "100755"
+    try:
+        info = path.lstat()
+    except OSError:
+        return 0o755 if executable else 0o644
+    if not stat.S_ISREG(info.st_mode):
+        return 0o755 if executable else 0o644
+    current = stat.S_IMODE(info.st_mode)
+    return current | (current & 0o444) >> 2 if executable else current & ~0o111
 
 
 def _target(checkpoints: list[PromptCheckpoint], to: int | None) -> PromptCheckpoint:
@@ -229,7 +244,7 @@ def _plan_files(
     session: Session, target: PromptCheckpoint, later: list[PromptCheckpoint], force: bool
 ) -> UndoPlan:
     root = Path(session.cwd)
-    undo_plan = UndoPlan(target)
+    undo_plan = UndoPlan(target, top=root.resolve())
     earliest: dict[str, tuple[FileBackup, Original]] = {}
     user_changed: set[str] = set()
     last_after: dict[str, str | None] = {}

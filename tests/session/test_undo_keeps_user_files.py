@@ -332,5 +332,29 @@ async def test_a_snapshot_on_a_full_disk_says_so_and_undo_keeps_that_tools_work(
         await driver.end()
         assert [w for w in driver.warnings if w.startswith("checkpoint after this tool failed")]
         (disk / "filler").unlink()
-        undo_plan, result = driver.undo()
+        _, result = driver.undo()
         assert result.done == ["restored a.txt"] and (repo / "made.txt").exists()
+
+
+async def test_in_git_a_private_file_stays_private(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"key.txt": "k\n", "tool.sh": "t\n"})
+    (repo / "key.txt").chmod(0o600)
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(
+        lambda: (repo / "key.txt").write_text("changed\n"), lambda: (repo / "tool.sh").chmod(0o755)
+    )
+    _, result = driver.undo()
+    assert not result.failed and (repo / "key.txt").read_text() == "k\n"
+    assert (repo / "key.txt").stat().st_mode & 0o777 == 0o600
+    assert (repo / "tool.sh").stat().st_mode & 0o777 == 0o644
+
+
+async def test_outside_git_undo_never_removes_the_workspace_itself(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "only.txt").write_text("x\n"), "write", "only.txt")
+    await driver.end()
+    _, result = driver.undo()
+    assert result.done == ["deleted only.txt"] and work.is_dir()
