@@ -57,8 +57,9 @@ FILE_TOOLS = frozenset({"write", "edit"})
 
 Locate = Callable[[str], Path]
 """Turns a tool's `path` argument into the absolute file (raises when it is refused)."""
-Step = tuple[CheckpointPhase, str, tuple[str, ...]]
-"""(phase, tree or folder, skipped) of one recorded snapshot of a prompt."""
+Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...]]
+"""(phase, tree or folder, skipped, paths) of one recorded snapshot of a prompt: `paths`, on
+a tool-after, the only paths the tool calls could change (empty: any)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +87,7 @@ class PromptCheckpoint:
         pairs = itertools.pairwise(self.steps)
         if any(a[1] != b[1] for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS):
             return True
-        lost = (p for phase, _, skips in self.steps if phase == "tool-after" for p in skips)
+        lost = (p for phase, _, skips, _ in self.steps if phase == "tool-after" for p in skips)
         return any(CHANGED_BY_TOOL in entry for entry in lost)
 
 
@@ -102,7 +103,7 @@ def prompt_checkpoints(session: Session) -> list[PromptCheckpoint]:
         if not isinstance(entry, CheckpointEntry):
             continue
         current = found.get(entry.prompt)
-        step: Step = (entry.phase, entry.ref, entry.skipped)
+        step: Step = (entry.phase, entry.ref, entry.skipped, entry.paths)
         if entry.phase == "before":
             found[entry.prompt] = PromptCheckpoint(
                 entry.prompt, entry.title, entry.kind, entry.ref, None, entry.leaf_id,
@@ -180,6 +181,9 @@ class Checkpointer:
         self._running: dict[str, str] = {}
         """Tool calls that may change files and have not ended: call id -> the path argument
         of write/edit ("" for any other tool)."""
+        self._batch: list[str] | None = None
+        """The paths the running tool calls can change, relative to the work tree (None: any,
+        a bash call is running)."""
         self._backup: FileBackup | None = None
         self._recorded = False
         self._failed = False
@@ -209,8 +213,11 @@ class Checkpointer:
         self._running[call_id] = path if name in FILE_TOOLS and isinstance(path, str) else ""
         if self._backup is not None and self._running[call_id]:
             self._save_original(self._backup, self._running[call_id])
-        elif self._git is not None and first:
-            self._tool_before = await self._take_and_record("tool-before", "before this tool")
+        elif self._git is not None:
+            self._batch = [] if first else self._batch
+            self._batch = self._in_tree(self._running[call_id], self._batch)
+            if first:
+                self._tool_before = await self._take_and_record("tool-before", "before this tool")
 
     async def after_tool(self, call_id: str) -> None:
         """Record what the tool call `call_id` left (once no other tool call is running)."""
@@ -222,7 +229,22 @@ class Checkpointer:
                 self._seal(self._backup, path)
         elif self._git is not None and self._tool_before is not None:
             before, self._tool_before = self._tool_before, None
-            await self._take_and_record("tool-after", "after this tool", since=before)
+            paths = tuple(self._batch) if self._batch is not None else ()
+            await self._take_and_record("tool-after", "after this tool", before, paths)
+
+    def _in_tree(self, raw: str, batch: list[str] | None) -> list[str] | None:
+        """`batch` with the work-tree path a write/edit argument stands for; None (any path)
+        for a tool that is not one. A refused or outside path adds nothing: the tool cannot
+        change a file of the tree through it."""
+        if batch is None or not raw or self._git is None:
+            return None
+        try:
+            path = self.locate(raw)
+        except Exception:
+            return batch
+        if path.is_relative_to(self._git.top):
+            batch.append(path.relative_to(self._git.top).as_posix())
+        return batch
 
     def _begin(self) -> None:
         if self._number is None:
@@ -286,7 +308,11 @@ class Checkpointer:
         self._warn_incomplete(snapshot.skipped)
 
     async def _take_and_record(
-        self, phase: CheckpointPhase, when: str, since: Snapshot | None = None
+        self,
+        phase: CheckpointPhase,
+        when: str,
+        since: Snapshot | None = None,
+        paths: tuple[str, ...] = (),
     ) -> Snapshot | None:
         try:
             snapshot = await asyncio.to_thread(self._take)
@@ -296,9 +322,9 @@ class Checkpointer:
         assert snapshot is not None  # inside git, as the prompt's first snapshot found
         skipped = snapshot.skipped
         if since is not None:
-            skipped += _changed_uncaptured(since, snapshot)
+            skipped += _changed_uncaptured(since, snapshot, paths)
         self._last = snapshot
-        self._append(phase, "git", snapshot.tree, skipped)
+        self._append(phase, "git", snapshot.tree, skipped, paths)
         return snapshot
 
     def _warn_incomplete(self, skipped: tuple[str, ...]) -> None:
@@ -345,19 +371,24 @@ class Checkpointer:
 
     def _append(
         self, phase: CheckpointPhase, kind: Literal["git", "files"], ref: str,
-        skipped: tuple[str, ...],
+        skipped: tuple[str, ...], paths: tuple[str, ...] = (),
     ) -> None:  # fmt: skip
         leaf = self._leaf if phase == "before" else None
         assert self._number is not None  # set by _begin, which every prompt starts with
         self.session.append_checkpoint(
-            self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped
-        )
+            self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped,
+            paths=paths,
+        )  # fmt: skip
 
 
-def _changed_uncaptured(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
-    """Skipped or ignored paths whose stat data a tool call changed: lost to undo, named."""
+def _changed_uncaptured(
+    before: Snapshot, after: Snapshot, paths: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Skipped or ignored paths whose stat data a tool call changed (one of `paths`, if any):
+    lost to undo, named."""
     reasons = {path: reason for reason, path in map(parse_skip, before.skipped + after.skipped)}
     changed = changed_watched(before.watched, after.watched)
+    changed = [path for path in changed if not paths or path in paths]
     return tuple(skip(_changed(reasons.get(p, IGNORED_CHANGED)), p) for p in changed)
 
 

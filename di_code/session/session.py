@@ -203,6 +203,7 @@ class Session:
         leaf_id: str | None = None,
         title: str = "",
         skipped: Sequence[str] = (),
+        paths: Sequence[str] = (),
     ) -> CheckpointEntry:
         entry = CheckpointEntry(
             self._new_id(),
@@ -215,6 +216,7 @@ class Session:
             leaf_id,
             title,
             tuple(skipped),
+            tuple(paths),
         )
         self._append(entry)
         return entry

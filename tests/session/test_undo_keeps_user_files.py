@@ -358,3 +358,21 @@ async def test_outside_git_undo_never_removes_the_workspace_itself(tmp_path: Pat
     await driver.end()
     _, result = driver.undo()
     assert result.done == ["deleted only.txt"] and work.is_dir()
+
+
+async def test_a_change_made_while_the_write_tool_runs_is_the_users(tmp_path: Path) -> None:
+    """write and edit can change only their path: anything else changed meanwhile is yours."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
+    driver = Driver(tmp_path / "home", repo)
+
+    def write_while_the_user_saves() -> None:
+        (repo / "a.txt").write_text("tool\n")
+        (repo / "b.txt").write_text("mine\n")
+        (repo / "mine.txt").write_text("mine\n")
+
+    await driver.start()
+    await driver.tool(write_while_the_user_saves, "write", "a.txt")
+    await driver.end()
+    undo_plan, result = driver.undo()
+    assert result.done == ["restored a.txt"] and not undo_plan.keep
+    assert (repo / "b.txt").read_text() == "mine\n" and (repo / "mine.txt").exists()

@@ -1,8 +1,9 @@
 """The undo rule as a property over a real repository: random tool changes (write, delete,
-chmod, symlinks, binary and too-large files, in folders), random user changes between the tool
-calls and after the prompt, then undo. Every path the user changed is as the user left it;
-every path only tools changed is as it was before the prompt, unless a snapshot could not
-capture it (too large), in which case undo left it alone."""
+chmod, symlinks, binary and too-large files, in folders; by bash or by the write tool), random
+user changes between the tool calls and during write-tool calls (to other paths), then undo.
+Every path the user changed is as the user left it; every path only tools changed is as it
+was before the prompt, unless a snapshot could not capture it (too large), in which case undo
+left it alone."""
 
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ changes = st.tuples(
     st.sampled_from(PATHS),
     st.one_of(st.binary(max_size=8), st.binary(min_size=MAX_FILE_BYTES + 1, max_size=80)),
 )
-tool_calls = st.lists(changes, min_size=1, max_size=2)
+tool_calls = st.lists(
+    st.tuples(changes, st.booleans(), st.lists(changes, max_size=1)), min_size=1, max_size=2
+)
+"""(the change, whether the write tool makes it, user changes made while it runs)."""
 steps = st.lists(st.tuples(tool_calls, st.lists(changes, max_size=1)), min_size=1, max_size=3)
 
 
@@ -71,18 +75,36 @@ def too_large(states: list[State], relative: str) -> bool:
     )
 
 
-async def run(root: Path, home: Path, plan: list[tuple[list[Change], list[Change]]]) -> None:
+ToolCall = tuple[Change, bool, list[Change]]
+
+
+async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Change]]]) -> None:
     new_repo(root, INITIAL)
     driver = Driver(home, root, max_file_bytes=MAX_FILE_BYTES)
     before = state(root)
     states, by_user, by_tool = [before], set(), set()
     await driver.start()
     for tool_changes, user_changes in plan:
-        for kind, path, data in tool_changes:
-            await driver.tool(lambda k=kind, p=path, d=data: change(root, k, p, d))
-            states.append(state(root))
-            if states[-1].get(path) != states[-2].get(path):
+        for (kind, path, data), file_tool, during in tool_changes:
+            file_tool = file_tool and kind == "write" and not (root / path).is_symlink()
+            during = [c for c in during if c[1] != path] if file_tool else []
+            middle: list[State] = []
+
+            def call(
+                k: str = kind, p: str = path, d: bytes = data,
+                seen: list[State] = middle, users: list[Change] = during,
+            ) -> None:  # fmt: skip
+                change(root, k, p, d)
+                seen.append(state(root))
+                for user_change in users:  # the user, while the write tool runs
+                    change(root, *user_change)
+
+            await driver.tool(call, "write" if file_tool else "bash", path if file_tool else None)
+            if middle[0].get(path) != states[-1].get(path):
                 by_tool.add(path)
+            states += [middle[0], state(root)]
+            if during and states[-1].get(during[0][1]) != states[-2].get(during[0][1]):
+                by_user.add(during[0][1])
         for kind, path, data in user_changes:  # while the model thinks
             change(root, kind, path, data)
             states.append(state(root))
@@ -107,6 +129,8 @@ async def run(root: Path, home: Path, plan: list[tuple[list[Change], list[Change
     max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(plan=steps)
-def test_undo_restores_only_what_tools_alone_changed(plan: list[tuple[list, list]]) -> None:
+def test_undo_restores_only_what_tools_alone_changed(
+    plan: list[tuple[list[ToolCall], list[Change]]],
+) -> None:
     with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
         asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
