@@ -8,8 +8,8 @@
 {"type": "compaction", "id": "...", "parent_id": "...", "timestamp": ..., "summary": "...",
  "first_kept_entry_id": "...", "tokens_before": 123456}
 {"type": "checkpoint", "id": "...", "parent_id": "...", "timestamp": ..., "prompt": 3,
- "phase": "before", "kind": "git", "ref": "<tree sha>", "leaf_id": "...", "title": "...",
- "skipped": ["big.bin"]}
+ "phase": "tool-after", "kind": "git", "ref": "<tree sha>", "leaf_id": null, "title": "...",
+ "skipped": ["<reason>\t<path>"], "paths": ["src/app.py"]}
 ```
 Timestamps are milliseconds since the epoch. Entries form a tree through `parent_id`; the
 conversation is the path from the last entry to the root. Older versions are upgraded in memory
