@@ -57,9 +57,9 @@ FILE_TOOLS = frozenset({"write", "edit"})
 
 Locate = Callable[[str], Path]
 """Turns a tool's `path` argument into the absolute file (raises when it is refused)."""
-Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...]]
+Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...] | None]
 """(phase, tree or folder, skipped, paths) of one recorded snapshot of a prompt: `paths`, on
-a tool-after, the only paths the tool calls could change (empty: any)."""
+a tool-after, the only paths the tool calls could change (None: any)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +85,9 @@ class PromptCheckpoint:
         if self.kind == "files":
             return self.after != ""  # "" marks a prompt whose tools touched no file
         pairs = itertools.pairwise(self.steps)
-        if any(a[1] != b[1] for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS):
-            return True
+        tool = [(a, b) for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS]
+        if any(a[1] != b[1] and (b[3] is None or b[3]) for a, b in tool):
+            return True  # (a write outside the tree owns no change in it)
         lost = (p for phase, _, skips, _ in self.steps if phase == "tool-after" for p in skips)
         return any(CHANGED_BY_TOOL in entry for entry in lost)
 
@@ -229,7 +230,7 @@ class Checkpointer:
                 self._seal(self._backup, path)
         elif self._git is not None and self._tool_before is not None:
             before, self._tool_before = self._tool_before, None
-            paths = tuple(self._batch) if self._batch is not None else ()
+            paths = tuple(self._batch) if self._batch is not None else None
             await self._take_and_record("tool-after", "after this tool", before, paths)
 
     def _in_tree(self, raw: str, batch: list[str] | None) -> list[str] | None:
@@ -312,7 +313,7 @@ class Checkpointer:
         phase: CheckpointPhase,
         when: str,
         since: Snapshot | None = None,
-        paths: tuple[str, ...] = (),
+        paths: tuple[str, ...] | None = None,
     ) -> Snapshot | None:
         try:
             snapshot = await asyncio.to_thread(self._take)
@@ -371,7 +372,7 @@ class Checkpointer:
 
     def _append(
         self, phase: CheckpointPhase, kind: Literal["git", "files"], ref: str,
-        skipped: tuple[str, ...], paths: tuple[str, ...] = (),
+        skipped: tuple[str, ...], paths: tuple[str, ...] | None = None,
     ) -> None:  # fmt: skip
         leaf = self._leaf if phase == "before" else None
         assert self._number is not None  # set by _begin, which every prompt starts with
@@ -382,13 +383,13 @@ class Checkpointer:
 
 
 def _changed_uncaptured(
-    before: Snapshot, after: Snapshot, paths: tuple[str, ...]
+    before: Snapshot, after: Snapshot, paths: tuple[str, ...] | None
 ) -> tuple[str, ...]:
-    """Skipped or ignored paths whose stat data a tool call changed (one of `paths`, if any):
-    lost to undo, named."""
+    """Skipped or ignored paths whose stat data a tool call changed (one of `paths` unless
+    None): lost to undo, named."""
     reasons = {path: reason for reason, path in map(parse_skip, before.skipped + after.skipped)}
     changed = changed_watched(before.watched, after.watched)
-    changed = [path for path in changed if not paths or path in paths]
+    changed = [path for path in changed if paths is None or path in paths]
     return tuple(skip(_changed(reasons.get(p, IGNORED_CHANGED)), p) for p in changed)
 
 

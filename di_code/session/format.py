@@ -117,9 +117,9 @@ class CheckpointEntry:
     leaf_id: str | None = None
     title: str = ""
     skipped: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-    """tool-after: the only paths the tool call could change (write/edit), relative to the
-    work tree; empty: any path (bash)."""
+    paths: tuple[str, ...] | None = None
+    """tool-after: the only paths the tool calls could change (write/edit), relative to the
+    work tree; None: any path (bash)."""
     type: ClassVar[Literal["checkpoint"]] = "checkpoint"
 
 
@@ -177,15 +177,16 @@ def entry_from_dict(data: Any) -> Entry:
 
 def _checkpoint(entry_id: str, parent_id: str | None, timestamp: int, data: Raw) -> Entry:
     phase, kind, leaf = data.get("phase"), data.get("kind"), data.get("leaf_id")
-    skipped, paths = data.get("skipped", []), data.get("paths", [])
+    skipped, paths = data.get("skipped", []), data.get("paths")
     if phase not in CHECKPOINT_PHASES or kind not in ("git", "files"):
         raise CodecError("checkpoint has an unknown phase or kind")
     if leaf is not None and not isinstance(leaf, str):
         raise CodecError("checkpoint leaf_id must be a string or null")
     if not isinstance(skipped, list) or not all(isinstance(p, str) for p in skipped):
         raise CodecError("checkpoint skipped must be a list of paths")
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        raise CodecError("checkpoint paths must be a list of paths")
+    valid_paths = isinstance(paths, list) and all(isinstance(p, str) for p in paths)
+    if paths is not None and not valid_paths:
+        raise CodecError("checkpoint paths must be a list of paths or null")
     return CheckpointEntry(
         entry_id,
         parent_id,
@@ -197,7 +198,7 @@ def _checkpoint(entry_id: str, parent_id: str | None, timestamp: int, data: Raw)
         leaf,
         str(data.get("title", "")),
         tuple(skipped),
-        tuple(paths),
+        tuple(paths) if paths is not None else None,
     )
 
 

@@ -188,12 +188,12 @@ def _plan_git(
 ) -> UndoPlan:
     now = git.take()
     chain: list[Step] = [step for checkpoint in later for step in checkpoint.steps]
-    chain.append(("tool-before", now.tree, now.skipped, ()))  # now: the user's, like any gap
+    chain.append(("tool-before", now.tree, now.skipped, None))  # now: the user's, like any gap
     known: dict[str, _History] = {}
     for old, new in itertools.pairwise(chain):
         tool_interval = (old[0], new[0]) in TOOL_INTERVALS
         for change in git.changes(old[1], new[1]):
-            by_tool = tool_interval and (not new[3] or change.path in new[3])
+            by_tool = tool_interval and (new[3] is None or change.path in new[3])
             history = known.setdefault(change.path, _History(change))
             history.by_tool = history.by_tool or by_tool
             history.by_user = history.by_user or not by_tool

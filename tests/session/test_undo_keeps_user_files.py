@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES
-from di_code.session.undo_plan import USER_CHANGED
+from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
 from tests.session.prompts import Driver, git, new_repo
 
 
@@ -376,3 +376,19 @@ async def test_a_change_made_while_the_write_tool_runs_is_the_users(tmp_path: Pa
     undo_plan, result = driver.undo()
     assert result.done == ["restored a.txt"] and not undo_plan.keep
     assert (repo / "b.txt").read_text() == "mine\n" and (repo / "mine.txt").exists()
+
+
+async def test_a_write_outside_the_tree_owns_nothing_in_it(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    driver = Driver(tmp_path / "home", repo)
+
+    def write_elsewhere_while_the_user_saves() -> None:
+        (tmp_path / "outside.txt").write_text("tool\n")
+        (repo / "a.txt").write_text("mine\n")
+
+    await driver.start()
+    await driver.tool(write_elsewhere_while_the_user_saves, "write", "../outside.txt")
+    await driver.end()
+    with pytest.raises(NothingToUndo):
+        driver.undo()
+    assert (repo / "a.txt").read_text() == "mine\n"
