@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.session.undo_plan import NothingToUndo
@@ -125,9 +125,7 @@ async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Chan
             assert after.get(path) == before.get(path), path
 
 
-@settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=20, deadline=None)
 @given(plan=steps)
 def test_undo_restores_only_what_tools_alone_changed(
     plan: list[tuple[list[ToolCall], list[Change]]],
