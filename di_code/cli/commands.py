@@ -156,9 +156,10 @@ def undo(
     force: Annotated[
         bool, typer.Option("--force", help="Overwrite files changed since the agent did.")
     ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Undo without asking (for scripts).")] = False,
 ) -> None:
     """Restore the files the newest prompt changed (bash's changes too, inside git)."""
     from di_code.cli.undo import undo_command
 
-    body = lambda: undo_command(session, list_checkpoints, to, force)  # noqa: E731
+    body = lambda: undo_command(session, list_checkpoints, to, force, yes)  # noqa: E731
     raise typer.Exit(guarded(body, CliOptions()))

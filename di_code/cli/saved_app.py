@@ -9,7 +9,7 @@ tests/cli/test_saved_app.py and test_quick_parse.py check them against the app.
 from di_code.cli.quick_parse import Grammar
 
 MIN_COLUMNS = 80
-SOURCES_CRC = 224374299
+SOURCES_CRC = 3266422170
 
 PAGES: dict[tuple[str, ...], str] = {
     (): (
@@ -124,6 +124,7 @@ PAGES: dict[tuple[str, ...], str] = {
         "  --list        List the session's checkpoints.\n"
         "  --to N        Go back to before prompt N.  [x>=1]\n"
         "  --force       Overwrite files changed since the agent did.\n"
+        "  --yes         Undo without asking (for scripts).\n"
         "  --help        Show this message and exit.\n"
     ),
     ("mcp",): (

@@ -1,7 +1,9 @@
-"""`di-code undo`: take back what the newest prompt of this folder's newest session changed.
+"""`di-code undo`: take back what the newest prompt that changed files (in this folder's newest
+session) changed. The plan is printed first and, on a terminal, confirmed; `--yes` is for
+scripts.
 
-Exit codes: 0 restored (or listed); 1 nothing to undo, or refused because the user changed a
-file after the agent did (`--force` overwrites); 2 a bad session id.
+Exit codes: 0 undone (or listed); 1 nothing to undo, nothing undone (declined, no terminal to
+ask, only files the user changed) or a restore failed; 2 a bad session id.
 """
 
 from __future__ import annotations
@@ -11,39 +13,71 @@ from pathlib import Path
 
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import Session, SessionError, SessionStore
-from di_code.session.checkpoints import NothingToUndo, prompt_checkpoints, undo
-from di_code.ui.commands import checkpoint_row
+from di_code.session.checkpoints import prompt_checkpoints
+from di_code.session.undo_plan import NothingToUndo, apply, plan
+from di_code.ui.commands import CHANGED_MARK, checkpoint_row
 from di_code.ui.safe_text import visible
 
 EXIT_OK, EXIT_NOTHING = 0, 1
 
 
-def undo_command(session_id: str | None, list_only: bool, to: int | None, force: bool) -> int:
+def undo_command(
+    session_id: str | None, list_only: bool, to: int | None, force: bool, yes: bool = False
+) -> int:
     session = _session(session_id)
     if session is None:
         _say("no session in this folder to undo")
         return EXIT_NOTHING
     if list_only:
-        checkpoints = prompt_checkpoints(session)
-        for checkpoint in checkpoints:
-            print(checkpoint_row(checkpoint))
-        if not checkpoints:
-            _say(f"session {session.id[:8]} has no checkpoints")
-        return EXIT_OK
+        return _list(session)
     try:
-        report = undo(session, to=to, force=force)
+        undo_plan = plan(session, to=to, force=force)
     except NothingToUndo as exc:
         _say(str(exc))
         return EXIT_NOTHING
-    if not report.applied:
-        _say("not undone: these files changed after the agent changed them (--force overwrites):")
-        for path in report.conflicts:
-            print(f"  {visible(path)}", file=sys.stderr)
-        return EXIT_NOTHING
-    for line in report.lines() or ["the files already match the checkpoint"]:
+    for line in undo_plan.lines():
         print(visible(line))
-    print(f"undone: prompt {report.target.number} ({visible(report.target.title)})")
+    if not undo_plan.actions:
+        forced = " (--force overwrites the files you changed)" if not force else ""
+        _say(f"nothing undone: no file can be restored{forced}")
+        return EXIT_NOTHING
+    if not yes and not _confirmed():
+        return EXIT_NOTHING
+    result = apply(session, undo_plan)
+    for line in result.done:
+        print(visible(line))
+    for line in result.failed:
+        _say(visible(line))
+    if result.failed:
+        _say(f"prompt {undo_plan.target.number} is not fully undone")
+        return EXIT_NOTHING
+    print(f"undone: prompt {undo_plan.target.number} ({visible(undo_plan.target.title)})")
     return EXIT_OK
+
+
+def _list(session: Session) -> int:
+    checkpoints = prompt_checkpoints(session)
+    for checkpoint in checkpoints:
+        print(checkpoint_row(checkpoint))
+    if checkpoints:
+        print(f"{CHANGED_MARK}: the prompt changed files")
+    else:
+        _say(f"session {session.id[:8]} has no checkpoints")
+    return EXIT_OK
+
+
+def _confirmed() -> bool:
+    if not sys.stdin.isatty():
+        _say("not undone: no terminal to ask (--yes undoes without asking)")
+        return False
+    try:
+        answer = input("Undo this? [y/N] ")
+    except EOFError:
+        answer = ""
+    if answer.strip().lower() in ("y", "yes"):
+        return True
+    _say("not undone")
+    return False
 
 
 def _session(session_id: str | None) -> Session | None:

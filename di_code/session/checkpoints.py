@@ -1,21 +1,26 @@
 """Checkpoints: every prompt can be taken back, including what bash changed (SPEC §7).
 
-Before each prompt the files are snapshotted (a git tree inside a git work tree, the originals
-of what write/edit change elsewhere) and recorded in the session as `checkpoint` entries; after
-the prompt the state it left is recorded too, so an undo can tell the user's later edits from
-the agent's and never overwrite them silently. The snapshot runs on a worker thread once the
-model's answer starts (git on a large tree would otherwise compete with sending the request);
-the first tool waits for it.
+Undo may change a file only when it can prove that the prompt's tools made the change and
+nobody changed it since. So the files are recorded at the prompt's start and around each tool
+call that may change them (`before_tool`/`after_tool`): what changed between a tool's two
+snapshots is the tool's, whatever changed at any other time (the user typing in an editor
+while the model thinks) is the user's. Inside git a snapshot is a tree (`git_snapshot`);
+elsewhere the originals of what write and edit change are copied (`file_backup`). The first
+snapshot runs on a worker thread once the model's answer starts (git on a large tree would
+otherwise compete with sending the request); the first tool waits for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import itertools
 import logging
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from di_code.agent.events import (
     AgentEndEvent,
@@ -23,29 +28,38 @@ from di_code.agent.events import (
     AgentStartEvent,
     MessageEndEvent,
     MessageUpdateEvent,
+    ToolExecutionEndEvent,
     ToolExecutionStartEvent,
 )
 from di_code.ai.types import UserMessage
-from di_code.session.file_backup import FileBackup, Original, content_hash
-from di_code.session.format import CheckpointEntry
+from di_code.session.file_backup import FileBackup
+from di_code.session.format import CheckpointEntry, CheckpointPhase
+from di_code.session.git_run import GitError, work_tree_top
 from di_code.session.git_snapshot import (
+    CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
-    GitError,
+    IGNORED_CHANGED,
     GitSnapshots,
     Snapshot,
-    work_tree_top,
+    changed_watched,
+    parse_skip,
+    skip,
 )
 from di_code.session.session import Session
+from di_code.session.stat_cache import StatCache
 
 logger = logging.getLogger(__name__)
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls"})
-"""Tools that change no file: a prompt that ran only these needs no second snapshot."""
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "fetch"})
+"""Tools that change no file: no snapshot around them (their time counts as the user's)."""
 FILE_TOOLS = frozenset({"write", "edit"})
 """Outside git, only these tools' changes are captured (their `path` argument)."""
 
 Locate = Callable[[str], Path]
 """Turns a tool's `path` argument into the absolute file (raises when it is refused)."""
+Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...] | None]
+"""(phase, tree or folder, skipped, paths) of one recorded snapshot of a prompt: `paths`, on
+a tool-after, the only paths the tool calls could change (None: any)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,34 +75,26 @@ class PromptCheckpoint:
     timestamp: int
     skipped: tuple[str, ...] = ()
     undone: bool = False
-
-
-@dataclass(slots=True)
-class UndoReport:
-    target: PromptCheckpoint
-    restored: list[str] = field(default_factory=list)
-    created: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    not_restorable: list[str] = field(default_factory=list)
-    conflicts: list[str] = field(default_factory=list)
-    """Files the user changed after the agent did: left alone unless forced."""
-    applied: bool = False
+    steps: tuple[Step, ...] = ()
 
     @property
     def changed(self) -> bool:
-        return bool(self.restored or self.created or self.removed)
+        """Whether a tool of this prompt changed a file (as far as the snapshots know)."""
+        if self.after is None:
+            return True  # the prompt never ended (a crash): assume it changed something
+        if self.kind == "files":
+            return self.after != ""  # "" marks a prompt whose tools touched no file
+        pairs = itertools.pairwise(self.steps)
+        tool = [(a, b) for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS]
+        if any(a[1] != b[1] and (b[3] is None or b[3]) for a, b in tool):
+            return True  # (a write outside the tree owns no change in it)
+        lost = (p for phase, _, skips, _ in self.steps if phase == "tool-after" for p in skips)
+        return any(CHANGED_BY_TOOL in entry for entry in lost)
 
-    def lines(self) -> list[str]:
-        """What the undo did (or would do), one line per file."""
-        out = [f"restored {path}" for path in self.restored]
-        out += [f"created back {path}" for path in self.created]
-        out += [f"removed {path}" for path in self.removed]
-        out += [f"not restorable (too large or not captured): {p}" for p in self.not_restorable]
-        return out
 
-
-class NothingToUndo(Exception):
-    """No prompt of the session changed a file that is not already undone."""
+TOOL_INTERVALS = {("tool-before", "tool-after"), ("before", "after")}
+"""Snapshot pairs between which only tools ran (before/after alone: a session written before
+tool calls were recorded, which had nothing finer)."""
 
 
 def prompt_checkpoints(session: Session) -> list[PromptCheckpoint]:
@@ -98,53 +104,58 @@ def prompt_checkpoints(session: Session) -> list[PromptCheckpoint]:
         if not isinstance(entry, CheckpointEntry):
             continue
         current = found.get(entry.prompt)
+        step: Step = (entry.phase, entry.ref, entry.skipped, entry.paths)
         if entry.phase == "before":
             found[entry.prompt] = PromptCheckpoint(
-                entry.prompt,
-                entry.title,
-                entry.kind,
-                entry.ref,
-                None,
-                entry.leaf_id,
-                entry.timestamp,
-                entry.skipped,
+                entry.prompt, entry.title, entry.kind, entry.ref, None, entry.leaf_id,
+                entry.timestamp, entry.skipped, steps=(step,),
+            )  # fmt: skip
+        elif entry.phase in ("tool-before", "tool-after", "after") and current is not None:
+            found[entry.prompt] = replace(
+                current,
+                after=entry.ref if entry.phase == "after" else current.after,
+                skipped=tuple(dict.fromkeys((*current.skipped, *entry.skipped))),
+                steps=(*current.steps, step),
             )
-        elif entry.phase == "after" and current is not None:
-            found[entry.prompt] = _with(current, after=entry.ref, skipped=entry.skipped)
         elif entry.phase == "undo":
             for number, checkpoint in found.items():
                 if number >= entry.prompt:
-                    found[number] = _with(checkpoint, undone=True)
+                    found[number] = replace(checkpoint, undone=True)
     return [found[number] for number in sorted(found)]
-
-
-def _with(
-    checkpoint: PromptCheckpoint,
-    *,
-    after: str | None = None,
-    skipped: tuple[str, ...] = (),
-    undone: bool | None = None,
-) -> PromptCheckpoint:
-    return PromptCheckpoint(
-        checkpoint.number,
-        checkpoint.title,
-        checkpoint.kind,
-        checkpoint.before,
-        after if after is not None else checkpoint.after,
-        checkpoint.leaf_id,
-        checkpoint.timestamp,
-        tuple(dict.fromkeys((*checkpoint.skipped, *skipped))),
-        checkpoint.undone if undone is None else undone,
-    )
 
 
 def backup_folder(session: Session, ref: str) -> Path:
     """Where the originals of one prompt are kept (outside git), beside the session file."""
-    return session.path.parent / f"{session.path.stem}.checkpoints" / ref
+    return session.path.parent.resolve() / f"{session.path.stem}.checkpoints" / ref
+
+
+def ref_scope(session: Session) -> str:
+    """The refs of one DI_CODE_HOME (its session store) live apart from another's, so one
+    never prunes the refs the other's undo needs."""
+    store = str(session.path.parent.parent.resolve())
+    return hashlib.sha256(store.encode(errors="surrogateescape")).hexdigest()[:12] + "/"
+
+
+def git_snapshots(
+    session: Session, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+) -> GitSnapshots | None:
+    """Snapshots of the git work tree the session's folder is in; None outside git."""
+    top = work_tree_top(Path(session.cwd))
+    if top is None:
+        return None
+    key = hashlib.sha256(str(top).encode(errors="surrogateescape")).hexdigest()[:16]
+    home = session.path.parent.parent.parent.resolve()
+    cache = StatCache(home / "snapshot-cache" / f"{key}.json")
+    return GitSnapshots(
+        top, max_file_bytes=max_file_bytes, ref_scope=ref_scope(session), stat_cache=cache
+    )
 
 
 class Checkpointer:
-    """Takes the checkpoints of one session's prompts; subscribe `on_event` to the Agent."""
+    """Takes the checkpoints of one session's prompts; subscribe `on_event` to the Agent.
+
+    `before_tool`/`after_tool` are the whole interface a tool runner needs: called around
+    every tool call, in order, they record what that call changed."""
 
     def __init__(
         self,
@@ -162,31 +173,22 @@ class Checkpointer:
         self._git_known = False
         self._number: int | None = None
         """The current prompt's number; read from the session once, then counted here."""
-        self._before = ""
-        """The current prompt's before-snapshot tree (git)."""
         self._leaf: str | None = None
         self._title = ""
         self._snapshot: asyncio.Task[Snapshot | None] | None = None
+        self._last: Snapshot | None = None
+        """The newest snapshot of this prompt (git)."""
+        self._tool_before: Snapshot | None = None
+        self._running: dict[str, str] = {}
+        """Tool calls that may change files and have not ended: call id -> the path argument
+        of write/edit ("" for any other tool)."""
+        self._batch: list[str] | None = None
+        """The paths the running tool calls can change, relative to the work tree (None: any,
+        a bash call is running)."""
         self._backup: FileBackup | None = None
         self._recorded = False
-        self._mutated = False
         self._failed = False
-
-    def _take(self) -> Snapshot | None:
-        """A snapshot of the work tree, or None outside git (found out once, off the main
-        thread, so start-up never waits for git)."""
-        if not self._git_known:
-            self._git = git_snapshots(Path(self.session.cwd), self.max_file_bytes)
-            self._git_known = True
-            if self._git is not None:
-                self._git.prune(self._live_sessions())
-        return self._git.take() if self._git is not None else None
-
-    def _live_sessions(self) -> set[str]:
-        """The ids of every session file in the store (file names end in `_<id>.jsonl`)."""
-        store = self.session.path.parent.parent
-        live = {path.stem.rpartition("_")[2] for path in store.glob("*/*.jsonl")}
-        return live | {self.session.id}
+        self._warned: tuple[str, ...] = ()
 
     async def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStartEvent):
@@ -194,41 +196,98 @@ class Checkpointer:
         elif isinstance(event, MessageUpdateEvent):
             self._start_snapshot()  # the request is out: git no longer competes with it
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, UserMessage):
-            self._title = self._title or _title(event.message)
+            self._title = self._title or typed_title(event.message)
         elif isinstance(event, ToolExecutionStartEvent):
-            await self._before_tool(event)
+            await self.before_tool(event.tool_call_id, event.tool_name, event.arguments)
+        elif isinstance(event, ToolExecutionEndEvent):
+            await self.after_tool(event.tool_call_id)
         elif isinstance(event, AgentEndEvent):
             await self._end()
+
+    async def before_tool(self, call_id: str, name: str, arguments: Any) -> None:
+        """Record the files as they are before a tool that may change them runs."""
+        await self._record_before()
+        if name in READ_ONLY_TOOLS or self._failed:
+            return
+        path = arguments.get("path") if isinstance(arguments, dict) else None
+        first = not self._running
+        self._running[call_id] = path if name in FILE_TOOLS and isinstance(path, str) else ""
+        if self._backup is not None and self._running[call_id]:
+            self._save_original(self._backup, self._running[call_id])
+        elif self._git is not None:
+            self._batch = [] if first else self._batch
+            self._batch = self._in_tree(self._running[call_id], self._batch)
+            if first:
+                self._tool_before = await self._take_and_record("tool-before", "before this tool")
+
+    async def after_tool(self, call_id: str) -> None:
+        """Record what the tool call `call_id` left (once no other tool call is running)."""
+        path = self._running.pop(call_id, None)
+        if path is None or self._running:
+            return
+        if self._backup is not None:
+            if path:
+                self._seal(self._backup, path)
+        elif self._git is not None and self._tool_before is not None:
+            before, self._tool_before = self._tool_before, None
+            paths = tuple(self._batch) if self._batch is not None else None
+            await self._take_and_record("tool-after", "after this tool", before, paths)
+
+    def _in_tree(self, raw: str, batch: list[str] | None) -> list[str] | None:
+        """`batch` with the work-tree path a write/edit argument stands for; None (any path)
+        for a tool that is not one. A refused or outside path adds nothing: the tool cannot
+        change a file of the tree through it."""
+        if batch is None or not raw or self._git is None:
+            return None
+        try:
+            path = self.locate(raw)
+        except Exception:
+            return batch
+        if path.is_relative_to(self._git.top):
+            batch.append(path.relative_to(self._git.top).as_posix())
+        return batch
 
     def _begin(self) -> None:
         if self._number is None:
             self._number = max((c.number for c in prompt_checkpoints(self.session)), default=0)
         self._number += 1
         self._leaf, self._title = self.session.leaf_id, ""
-        self._recorded = self._mutated = self._failed = False
-        self._backup = None
-        self._snapshot = None
+        self._recorded = self._failed = False
+        self._backup = self._last = self._tool_before = self._snapshot = None
+        self._running = {}
+
+    def _take(self) -> Snapshot | None:
+        """A snapshot of the work tree, or None outside git (found out once, off the main
+        thread, so start-up never waits for git)."""
+        if not self._git_known:
+            self._git = git_snapshots(self.session, self.max_file_bytes)
+            self._git_known = True
+            if self._git is not None:
+                self._git.prune(self._live_sessions())
+        if self._git is None:
+            return None
+        snapshot = self._git.take()
+        self._git.keep(self.session.id, snapshot.tree)
+        return snapshot
+
+    def _live_sessions(self) -> set[str]:
+        """The ids of every session file in the store (file names end in `_<id>.jsonl`)."""
+        store = self.session.path.parent.parent
+        live = {path.stem.rpartition("_")[2] for path in store.glob("*/*.jsonl")}
+        return live | {self.session.id}
 
     def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
         if self._snapshot is None:
             self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take))
+            self._snapshot.add_done_callback(self._taken)
         return self._snapshot
 
-    async def _before_tool(self, event: ToolExecutionStartEvent) -> None:
-        await self._record_before()
-        if event.tool_name in READ_ONLY_TOOLS:
-            return
-        self._mutated = True
-        if self._git is None and event.tool_name in FILE_TOOLS and self._backup is not None:
-            path = event.arguments.get("path") if isinstance(event.arguments, dict) else None
-            if isinstance(path, str):
-                self._save_original(self._backup, path)
-
-    def _save_original(self, backup: FileBackup, path: str) -> None:
-        try:
-            backup.save(self.locate(path))
-        except Exception:  # a refused path: the tool says so; an unreadable file: not kept
-            logger.debug("no original kept for %r", path, exc_info=True)
+    def _taken(self, task: asyncio.Task[Snapshot | None]) -> None:
+        """Say what the prompt's first snapshot misses as soon as it is known."""
+        if not task.cancelled() and task.exception() is None:
+            snapshot = task.result()
+            if snapshot is not None:
+                self._warn_incomplete(snapshot.skipped)
 
     async def _record_before(self) -> None:
         if self._recorded:
@@ -236,193 +295,120 @@ class Checkpointer:
         self._recorded = True
         try:
             snapshot = await self._start_snapshot()
-            if snapshot is not None and self._git is not None:
-                self._git.keep(f"{self.session.id}/{self._number}", snapshot.tree)
-        except GitError as exc:
+        except (GitError, OSError) as exc:
             self._failed = True
             self.on_warning(f"checkpoint failed, this prompt cannot be undone: {exc}")
             return
         if snapshot is None:
             ref = str(self._number)
-            folder = backup_folder(self.session, ref)
-            self._backup = FileBackup(folder, max_file_bytes=self.max_file_bytes)
+            self._backup = FileBackup(backup_folder(self.session, ref), self.max_file_bytes)
             self._append("before", "files", ref, ())
-        else:
-            self._before = snapshot.tree
-            self._append("before", "git", snapshot.tree, snapshot.skipped)
+            return
+        self._last = snapshot
+        self._append("before", "git", snapshot.tree, snapshot.skipped)
+        self._warn_incomplete(snapshot.skipped)
+
+    async def _take_and_record(
+        self,
+        phase: CheckpointPhase,
+        when: str,
+        since: Snapshot | None = None,
+        paths: tuple[str, ...] | None = None,
+    ) -> Snapshot | None:
+        try:
+            snapshot = await asyncio.to_thread(self._take)
+        except (GitError, OSError) as exc:
+            self.on_warning(f"checkpoint {when} failed, undo will keep its changes: {exc}")
+            return None
+        assert snapshot is not None  # inside git, as the prompt's first snapshot found
+        skipped = snapshot.skipped
+        if since is not None:
+            skipped += _changed_uncaptured(since, snapshot, paths)
+        self._last = snapshot
+        self._append(phase, "git", snapshot.tree, skipped, paths)
+        return snapshot
+
+    def _warn_incomplete(self, skipped: tuple[str, ...]) -> None:
+        """Say once (until it changes) what the snapshots do not cover, before any tool."""
+        if skipped and skipped != self._warned:
+            shown = [
+                f"{path or 'untracked files'} ({reason})"
+                for reason, path in map(parse_skip, skipped)
+            ]
+            more = f" and {len(shown) - 5} more" if len(shown) > 5 else ""
+            self.on_warning(f"undo will not cover: {'; '.join(shown[:5])}{more}")
+        self._warned = skipped
+
+    def _save_original(self, backup: FileBackup, raw: str) -> None:
+        try:
+            path = self.locate(raw)
+        except Exception:  # a refused path: the tool says so
+            return
+        failure = backup.save(path)
+        if failure:
+            self.on_warning(f"no backup of {raw}, undo cannot restore it: {failure}")
+
+    def _seal(self, backup: FileBackup, raw: str) -> None:
+        try:
+            path = self.locate(raw)
+        except Exception:
+            return
+        failure = backup.seal(path)
+        if failure:
+            self.on_warning(f"backup record of {raw} failed, undo will keep it: {failure}")
 
     async def _end(self) -> None:
         await self._record_before()
         if self._failed:
             return
         if self._backup is not None:
-            self._backup.seal()
-            self._append("after", "files", str(self._number), ())
-            return
-        if not self._mutated:
-            self._append("after", "git", self._before, ())
-            return
-        try:
-            snapshot = await asyncio.to_thread(self._take)
-            assert snapshot is not None and self._git is not None
-            self._git.keep(f"{self.session.id}/{self._number}-after", snapshot.tree)
-        except GitError as exc:
-            self.on_warning(f"checkpoint after the prompt failed: {exc}")
-            return
-        self._append("after", "git", snapshot.tree, snapshot.skipped)
+            originals = self._backup.originals
+            failed = tuple(skip(o.failed, o.path) for o in originals if o.failed)
+            self._append("after", "files", str(self._number) if originals else "", failed)
+        elif self._last is not None:
+            self._append("after", "git", self._last.tree, ())
+        if self._git is not None:
+            await asyncio.to_thread(self._git.stat_cache.save)
 
     def _append(
-        self, phase: Literal["before", "after"], kind: Literal["git", "files"], ref: str,
-        skipped: tuple[str, ...],
+        self, phase: CheckpointPhase, kind: Literal["git", "files"], ref: str,
+        skipped: tuple[str, ...], paths: tuple[str, ...] | None = None,
     ) -> None:  # fmt: skip
         leaf = self._leaf if phase == "before" else None
         assert self._number is not None  # set by _begin, which every prompt starts with
         self.session.append_checkpoint(
-            self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped
-        )
+            self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped,
+            paths=paths,
+        )  # fmt: skip
 
 
-def _title(message: UserMessage) -> str:
+def _changed_uncaptured(
+    before: Snapshot, after: Snapshot, paths: tuple[str, ...] | None
+) -> tuple[str, ...]:
+    """Skipped or ignored paths whose stat data a tool call changed (one of `paths` unless
+    None): lost to undo, named."""
+    reasons = {path: reason for reason, path in map(parse_skip, before.skipped + after.skipped)}
+    changed = changed_watched(before.watched, after.watched)
+    changed = [path for path in changed if paths is None or path in paths]
+    return tuple(skip(_changed(reasons.get(p, IGNORED_CHANGED)), p) for p in changed)
+
+
+def _changed(reason: str) -> str:
+    return reason if CHANGED_BY_TOOL in reason else f"{reason}, {CHANGED_BY_TOOL}"
+
+
+SHELL_CONTEXT = re.compile(
+    r"I ran `.*?` in the shell myself\. Its output:\n```\n.*?\n```\n\n", re.S
+)
+"""The output of a `!command` that the REPL puts before the prompt (ui/shell.py writes it)."""
+
+
+def typed_title(message: UserMessage) -> str:
+    """The first line of what the user typed: a `!command`'s output put before it is not."""
     text = " ".join(part.text for part in message.content if hasattr(part, "text"))
-    return (text.strip().splitlines() or [""])[0][:120]
-
-
-def git_snapshots(
-    folder: Path, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-) -> GitSnapshots | None:
-    """Snapshots of the git work tree `folder` is in; None outside git."""
-    top = work_tree_top(folder)
-    return GitSnapshots(top, max_file_bytes=max_file_bytes) if top is not None else None
-
-
-def undo(session: Session, *, to: int | None = None, force: bool = False) -> UndoReport:
-    """Bring the files back to how they were before prompt `to` (default: the newest prompt
-    that changed something and is not undone). Files the user changed since the agent did
-    are conflicts: with any, nothing is written unless `force`. Raises NothingToUndo."""
-    checkpoints = [c for c in prompt_checkpoints(session) if not c.undone]
-    target = _target(checkpoints, to)
-    git = git_snapshots(Path(session.cwd)) if target.kind == "git" else None
-    later = [c for c in checkpoints if c.number >= target.number]
-    if target.kind == "git":
-        if git is None:
-            raise NothingToUndo("this checkpoint was taken in a git work tree that is gone")
-        report = _undo_git(git, target, later, force)
-    else:
-        report = _undo_files(session, target, later, force)
-    if report.applied:
-        session.append_checkpoint(target.number, "undo", target.kind, target.before)
-    return report
-
-
-def _target(checkpoints: list[PromptCheckpoint], to: int | None) -> PromptCheckpoint:
-    if to is not None:
-        for checkpoint in checkpoints:
-            if checkpoint.number == to:
-                return checkpoint
-        raise NothingToUndo(f"no checkpoint {to} to go back to (see --list)")
-    for checkpoint in reversed(checkpoints):
-        if _changed_anything(checkpoint):
-            return checkpoint
-    raise NothingToUndo("nothing to undo")
-
-
-def _changed_anything(checkpoint: PromptCheckpoint) -> bool:
-    if checkpoint.after is None:
-        return True  # the prompt never ended (a crash): assume it changed something
-    if checkpoint.kind == "files":
-        return True  # its manifest is read by the undo; an empty one restores nothing
-    return checkpoint.before != checkpoint.after
-
-
-def _undo_git(
-    git: GitSnapshots, target: PromptCheckpoint, later: list[PromptCheckpoint], force: bool
-) -> UndoReport:
-    report = UndoReport(target)
-    now = git.take()
-    user_changed = _user_changes(git, later, now.tree)
-    changes = git.changes(now.tree, target.before)
-    report.not_restorable = sorted({p for c in later for p in c.skipped} | set(now.skipped))
-    report.conflicts = sorted(c.path for c in changes if c.path in user_changed)
-    for change in changes:
-        if change.old_mode is None:
-            report.created.append(change.path)
-        elif change.new_mode is None:
-            report.removed.append(change.path)
-        else:
-            report.restored.append(change.path)
-    if report.conflicts and not force:
-        return report
-    git.restore(target.before, [c.path for c in changes if c.new_mode is not None])
-    for path in report.removed:
-        _remove(git.top, path)
-    report.applied = True
-    return report
-
-
-def _user_changes(git: GitSnapshots, later: list[PromptCheckpoint], now: str) -> set[str]:
-    """Paths changed by someone other than the agent: between one prompt's end and the next
-    prompt's start, and since the last prompt's end."""
-    changed: set[str] = set()
-    for current, following in zip(later, [*later[1:], None], strict=True):
-        if current.after is None:
-            continue
-        until = following.before if following is not None else now
-        changed.update(change.path for change in git.changes(current.after, until))
-    return changed
-
-
-def _remove(top: Path, relative: str) -> None:
-    path = top / relative
-    path.unlink(missing_ok=True)
-    folder = path.parent
-    while folder != top and folder.is_relative_to(top):
-        try:
-            folder.rmdir()  # only when empty: a folder the prompt created
-        except OSError:
-            break
-        folder = folder.parent
-
-
-def _undo_files(
-    session: Session, target: PromptCheckpoint, later: list[PromptCheckpoint], force: bool
-) -> UndoReport:
-    report = UndoReport(target)
-    root = Path(session.cwd)
-    earliest: dict[str, tuple[FileBackup, Original]] = {}
-    last_after: dict[str, str | None] = {}
-    for checkpoint in later:
-        backup = FileBackup(backup_folder(session, checkpoint.before), max_file_bytes=0)
-        for original in backup.originals:
-            previous = last_after.get(original.path)
-            copy = backup.folder / original.copy if original.copy is not None else None
-            if previous is not None and copy is not None and content_hash(copy) != previous:
-                report.conflicts.append(_shown(original.path, root))
-            earliest.setdefault(original.path, (backup, original))
-            last_after[original.path] = original.after_hash
-    for path, after in last_after.items():
-        if after is not None and content_hash(Path(path)) != after:
-            report.conflicts.append(_shown(path, root))
-    report.conflicts = sorted(set(report.conflicts))
-    actions: list[tuple[FileBackup, Original]] = []
-    for backup, original in earliest.values():
-        shown, exists = _shown(original.path, root), Path(original.path).exists()
-        if original.too_large:
-            report.not_restorable.append(shown)
-        elif not original.existed:
-            if exists:
-                report.removed.append(shown)
-                actions.append((backup, original))
-        else:
-            (report.restored if exists else report.created).append(shown)
-            actions.append((backup, original))
-    if report.conflicts and not force:
-        return report
-    for backup, original in actions:
-        backup.restore(original)
-    report.applied = True
-    return report
-
-
-def _shown(path: str, root: Path) -> str:
-    candidate = Path(path)
-    return str(candidate.relative_to(root)) if candidate.is_relative_to(root) else path
+    commands = [match.group(0).split("`")[1] for match in SHELL_CONTEXT.finditer(text)]
+    typed = SHELL_CONTEXT.sub("", text).strip()
+    title = (typed.splitlines() or [""])[0]
+    if commands:
+        title = " ".join([*(f"!{c}" for c in commands), title]).strip()
+    return title[:120]

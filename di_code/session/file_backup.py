@@ -1,23 +1,25 @@
 """Checkpoints outside git: the original of each file write/edit change, saved before the
 first change of each prompt, in the session's own folder.
 
-`manifest.json` maps each touched path to whether it existed, its mode, the saved copy, and
-(once the prompt ended) a hash of what the prompt left, so undo can tell the user's later
-edits from the agent's.
+`manifest.json` maps each touched path to whether it existed, its mode, the saved copy, a hash
+of what the last tool call left, and whether the user changed it between two tool calls, so
+undo can tell the user's edits from the agent's. Copies keep the original's mode (a 0600 file
+stays 0600) in 0700 folders, and are read and written without following symlinks.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
-import shutil
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from di_code.ai.private_files import open_private, private_folder, write_private
+from di_code.ai.private_files import private_folder
+from di_code.session.safe_files import read_file, remove_file, write_file
 
 MANIFEST = "manifest.json"
 
@@ -25,20 +27,24 @@ MANIFEST = "manifest.json"
 @dataclass(frozen=True, slots=True)
 class Original:
     path: str
-    """Absolute path of the file."""
+    """Absolute real path of the file."""
     existed: bool
     mode: int | None
     copy: str | None
-    """File name of the saved copy in the backup folder (None: did not exist or too large)."""
+    """File name of the saved copy in the backup folder (None: did not exist or not kept)."""
     too_large: bool = False
     after_hash: str | None = None
-    """sha256 of the file as the prompt left it ("" when it no longer existed)."""
+    """sha256 of the file as the last tool call left it ("" when it no longer existed)."""
+    user_changed: bool = False
+    """Changed by someone else between two of the prompt's tool calls."""
+    failed: str = ""
+    """Why no copy could be kept (a full disk, no permission): undo cannot restore it."""
 
 
 class FileBackup:
     """One prompt's originals, in `folder`."""
 
-    def __init__(self, folder: Path, *, max_file_bytes: int) -> None:
+    def __init__(self, folder: Path, max_file_bytes: int) -> None:
         self.folder = folder
         self.max_file_bytes = max_file_bytes
         self._originals = self._load()
@@ -47,59 +53,76 @@ class FileBackup:
     def originals(self) -> list[Original]:
         return list(self._originals.values())
 
-    def save(self, path: Path) -> None:
-        """Keep `path` as it is now, unless this prompt already kept it."""
+    def save(self, path: Path) -> str:
+        """Keep `path` as it is now, unless this prompt already kept it; "" or why it failed."""
         key = str(path)
-        if key in self._originals:
-            return
+        known = self._originals.get(key)
+        if known is not None:
+            if known.after_hash is not None and content_hash(path) != known.after_hash:
+                return self._record(replace(known, user_changed=True))
+            return ""
         try:
-            info = path.stat()
+            data, info = read_file(path)
         except FileNotFoundError:
-            self._record(Original(key, existed=False, mode=None, copy=None))
-            return
-        if not stat.S_ISREG(info.st_mode):
-            return
+            return self._record(Original(key, existed=False, mode=None, copy=None))
+        except OSError as exc:
+            if _is_file_or_link(path):
+                return self._record(Original(key, True, None, None, failed=_reason(exc)))
+            return ""  # a folder: the tool refuses it
+        mode = stat.S_IMODE(info.st_mode)
         if info.st_size > self.max_file_bytes:
-            self._record(Original(key, True, info.st_mode & 0o7777, None, too_large=True))
-            return
+            return self._record(Original(key, True, mode, None, too_large=True))
         copy = f"{len(self._originals):06d}"
-        _private_copy(path, self._private_folder() / copy)
-        self._record(Original(key, True, info.st_mode & 0o7777, copy))
+        try:
+            self._make_folders()
+            with contextlib.suppress(FileNotFoundError):
+                (self.folder / copy).unlink()
+            write_file(self.folder / copy, data, mode)
+        except OSError as exc:
+            return self._record(Original(key, True, mode, None, failed=_reason(exc)))
+        return self._record(Original(key, True, mode, copy))
 
-    def seal(self) -> None:
-        """Record what the prompt left in each touched file."""
-        if not self._originals:
-            return
-        for key, original in self._originals.items():
-            self._originals[key] = _replace_hash(original, content_hash(Path(key)))
-        self._write()
+    def seal(self, path: Path) -> str:
+        """Record what the tool call left in `path`; "" or why that failed."""
+        known = self._originals.get(str(path))
+        if known is None:
+            return ""
+        return self._record(replace(known, after_hash=content_hash(path)))
+
+    def copy_hash(self, original: Original) -> str:
+        return content_hash(self.folder / original.copy) if original.copy else ""
 
     def restore(self, original: Original) -> None:
+        """Put the original back (raises OSError: the caller names the path that failed)."""
         path = Path(original.path)
         if not original.existed:
-            path.unlink(missing_ok=True)
+            remove_file(path)
             return
         if original.copy is None:
-            return
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.di-code-undo")
-        shutil.copyfile(self.folder / original.copy, temp)
-        if original.mode is not None:
-            os.chmod(temp, original.mode)
-        os.replace(temp, path)
+            raise OSError(original.failed or "no copy was kept")
+        data, _ = read_file(self.folder / original.copy)
+        write_file(path, data, original.mode if original.mode is not None else 0o644)
 
-    def _record(self, original: Original) -> None:
+    def _record(self, original: Original) -> str:
         self._originals[original.path] = original
-        self._write()
+        try:
+            self._write()
+        except OSError as exc:
+            return _reason(exc)
+        return original.failed
 
-    def _private_folder(self) -> Path:
+    def _make_folders(self) -> None:
         """The copies hold the user's files (a `.env` too): 0700, never another user's."""
         self.folder = private_folder(self.folder, within=self.folder.parent.parent)
-        return self.folder
 
     def _write(self) -> None:
+        self._make_folders()
         data = [_to_json(original) for original in self._originals.values()]
-        write_private(self._private_folder() / MANIFEST, json.dumps(data).encode("utf-8"))
+        temp = self.folder / (MANIFEST + ".tmp")
+        with contextlib.suppress(FileNotFoundError):
+            temp.unlink()
+        write_file(temp, json.dumps(data).encode(), 0o600)
+        os.replace(temp, self.folder / MANIFEST)
 
     def _load(self) -> dict[str, Original]:
         try:
@@ -110,36 +133,24 @@ class FileBackup:
         return {original.path: original for original in loaded if original is not None}
 
 
-def _private_copy(source: Path, target: Path) -> None:
-    """`source`'s bytes into a new 0600 file `target`, whatever the source's mode."""
-    with (
-        source.open("rb") as reading,
-        os.fdopen(open_private(target, os.O_WRONLY | os.O_TRUNC), "wb") as writing,
-    ):
-        shutil.copyfileobj(reading, writing)
-
-
 def content_hash(path: Path) -> str:
-    """sha256 of the file's bytes; "" when it does not exist (or is not a readable file)."""
-    digest = hashlib.sha256()
+    """sha256 of the file's bytes; "" when it does not exist (or is not a regular file)."""
     try:
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        data, _ = read_file(path)
     except OSError:
         return ""
-    return digest.hexdigest()
+    return hashlib.sha256(data).hexdigest()
 
 
-def _replace_hash(original: Original, after_hash: str) -> Original:
-    return Original(
-        original.path,
-        original.existed,
-        original.mode,
-        original.copy,
-        original.too_large,
-        after_hash,
-    )
+def _is_file_or_link(path: Path) -> bool:
+    try:
+        return not stat.S_ISDIR(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 def _to_json(original: Original) -> dict[str, Any]:
@@ -150,6 +161,8 @@ def _to_json(original: Original) -> dict[str, Any]:
         "copy": original.copy,
         "too_large": original.too_large,
         "after_hash": original.after_hash,
+        "user_changed": original.user_changed,
+        "failed": original.failed,
     }
 
 
@@ -167,4 +180,6 @@ def _from_json(item: Any) -> Original | None:
         copy,
         bool(item.get("too_large")),
         after if isinstance(after, str) else None,
+        bool(item.get("user_changed")),
+        str(item.get("failed") or ""),
     )

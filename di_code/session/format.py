@@ -8,8 +8,8 @@
 {"type": "compaction", "id": "...", "parent_id": "...", "timestamp": ..., "summary": "...",
  "first_kept_entry_id": "...", "tokens_before": 123456}
 {"type": "checkpoint", "id": "...", "parent_id": "...", "timestamp": ..., "prompt": 3,
- "phase": "before", "kind": "git", "ref": "<tree sha>", "leaf_id": "...", "title": "...",
- "skipped": ["big.bin"]}
+ "phase": "tool-after", "kind": "git", "ref": "<tree sha>", "leaf_id": null, "title": "...",
+ "skipped": ["<reason>\t<path>"], "paths": ["src/app.py"]}
 ```
 Timestamps are milliseconds since the epoch. Entries form a tree through `parent_id`; the
 conversation is the path from the last entry to the root. Older versions are upgraded in memory
@@ -87,10 +87,16 @@ class CompactionEntry:
     type: ClassVar[Literal["compaction"]] = "compaction"
 
 
-CheckpointPhase: TypeAlias = Literal["before", "after", "undo", "rewind"]
-CHECKPOINT_PHASES: tuple[CheckpointPhase, ...] = ("before", "after", "undo", "rewind")
-"""before/after a prompt; "undo": the files went back to before prompt N (N and later are
-undone); "rewind": the conversation went back to before prompt N (a new branch starts)."""
+CheckpointPhase: TypeAlias = Literal[
+    "before", "tool-before", "tool-after", "after", "undo", "rewind"
+]
+CHECKPOINT_PHASES: tuple[CheckpointPhase, ...] = (
+    "before", "tool-before", "tool-after", "after", "undo", "rewind"
+)  # fmt: skip
+"""before/after a prompt, and around each of its tool calls that may change files (what
+changed between a tool-before and its tool-after is the tool's, anything else the user's);
+"undo": the files went back to before prompt N (N and later are undone); "rewind": the
+conversation went back to before prompt N (a new branch starts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +117,9 @@ class CheckpointEntry:
     leaf_id: str | None = None
     title: str = ""
     skipped: tuple[str, ...] = ()
+    paths: tuple[str, ...] | None = None
+    """tool-after: the only paths the tool calls could change (write/edit), relative to the
+    work tree; None: any path (bash)."""
     type: ClassVar[Literal["checkpoint"]] = "checkpoint"
 
 
@@ -168,13 +177,16 @@ def entry_from_dict(data: Any) -> Entry:
 
 def _checkpoint(entry_id: str, parent_id: str | None, timestamp: int, data: Raw) -> Entry:
     phase, kind, leaf = data.get("phase"), data.get("kind"), data.get("leaf_id")
-    skipped = data.get("skipped", [])
+    skipped, paths = data.get("skipped", []), data.get("paths")
     if phase not in CHECKPOINT_PHASES or kind not in ("git", "files"):
         raise CodecError("checkpoint has an unknown phase or kind")
     if leaf is not None and not isinstance(leaf, str):
         raise CodecError("checkpoint leaf_id must be a string or null")
     if not isinstance(skipped, list) or not all(isinstance(p, str) for p in skipped):
         raise CodecError("checkpoint skipped must be a list of paths")
+    valid_paths = isinstance(paths, list) and all(isinstance(p, str) for p in paths)
+    if paths is not None and not valid_paths:
+        raise CodecError("checkpoint paths must be a list of paths or null")
     return CheckpointEntry(
         entry_id,
         parent_id,
@@ -186,6 +198,7 @@ def _checkpoint(entry_id: str, parent_id: str | None, timestamp: int, data: Raw)
         leaf,
         str(data.get("title", "")),
         tuple(skipped),
+        tuple(paths) if paths is not None else None,
     )
 
 

@@ -1,174 +1,277 @@
 """Snapshots of a git work tree that never touch the user's index, HEAD, branches or stash.
 
 A snapshot is a git tree object of the working tree as it is (tracked files and untracked files
-that are not ignored), built in a private index (`GIT_INDEX_FILE`) that starts as a copy of the
-user's own: git's stat cache then tells which files changed, so only those are hashed again.
-The tree is kept alive by a ref under `refs/di-code/`, which `git gc` respects and no branch
-command shows. A snapshot of an unchanged tree writes no new object. Files over a size limit
-are left as they are in the index and named in `skipped`: undo cannot restore them.
+that are not ignored). Every blob is the file's raw bytes (`hash-object --no-filters`), so no
+filter or eol conversion runs and a restore is byte-exact; a symlink's blob is its target. The
+tree is built in a private index from scratch and kept alive by a ref under
+`refs/di-code/<home>/<session>/`, which `git gc` respects and no branch command shows; each
+DI_CODE_HOME prunes only its own refs. File hashes are remembered by their stat data, so a
+snapshot of an unchanged tree reads no file and writes no object.
+
+What a snapshot cannot capture is named in `skipped` with the reason (files over the size
+limit, submodules, every untracked file when there are too many): undo treats those paths as
+unknown and never deletes or overwrites them.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
+import stat
 import tempfile
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from di_code.session.git_run import GitError, run_git
+from di_code.session.stat_cache import Fingerprint, StatCache
 
 REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_UNTRACKED_FILES = 5_000
 """More untracked files than this (a repository at $HOME without a .gitignore) are not
 captured: hashing them all would fill the repository with copies of unrelated files."""
-_SAFE_CONFIG = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
-"""A cloned repository's own config must not run a program (fsmonitor) during a snapshot."""
-
-
-class GitError(Exception):
-    """A git command failed; the message is one line."""
+MAX_WATCHED = 5_000
+"""Ignored entries whose stat data is compared around each tool call (beyond: not watched)."""
+RACY_NS = 3_000_000_000
+"""A file changed this recently may change again within the same clock tick: hashed anew."""
+SUBMODULE = "submodule, not captured"
+CHANGED_BY_TOOL = "changed by a tool"
+"""In a `skipped` reason: a tool call changed this uncaptured path (its bytes are lost)."""
+IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
     tree: str
     skipped: tuple[str, ...] = ()
-    """Paths (relative to the work tree top) too large to capture, or a note that there were
-    too many untracked files to capture any."""
+    """`skip()` entries: what this tree does not show as it really is."""
+    watched: dict[str, Fingerprint] = field(default_factory=dict, compare=False)
+    """Stat data of skipped and ignored paths (kept in memory only): a change around one
+    tool call is then named, though its bytes were not captured."""
 
 
 @dataclass(frozen=True, slots=True)
 class Change:
-    """One path that differs between two snapshots: `old_mode`/`new_mode` None when absent."""
+    """One path that differs between two snapshots: modes and blobs None when absent."""
 
     path: str
     old_mode: str | None
     new_mode: str | None
+    old_blob: str | None = None
+    new_blob: str | None = None
 
 
-def work_tree_top(folder: Path) -> Path | None:
-    """The top of the git work tree `folder` is in, or None (no git, or not a work tree)."""
-    if shutil.which("git") is None:
-        return None
-    try:
-        done = subprocess.run(
-            ["git", *_SAFE_CONFIG, "rev-parse", "--show-toplevel"],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    top = done.stdout.strip()
-    return Path(top) if done.returncode == 0 and top else None
+def skip(reason: str, path: str = "") -> str:
+    """One `skipped` entry; path "" stands for every untracked path (none were captured)."""
+    return f"{reason}\t{path}"
+
+
+def parse_skip(entry: str) -> tuple[str, str]:
+    """(reason, path) of a `skipped` entry (an old entry is a bare path)."""
+    reason, tab, path = entry.partition("\t")
+    return (reason, path) if tab else ("not captured", entry)
+
+
+def too_large(max_file_bytes: int) -> str:
+    return f"larger than {max_file_bytes / (1024 * 1024):g} MB, not captured"
 
 
 class GitSnapshots:
-    def __init__(self, top: Path, *, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES) -> None:
+    def __init__(
+        self,
+        top: Path,
+        *,
+        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        ref_scope: str = "",
+        stat_cache: StatCache | None = None,
+    ) -> None:
         self.top = top
         self.max_file_bytes = max_file_bytes
+        self.ref_scope = ref_scope
+        """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
+        self.stat_cache = stat_cache or StatCache()
+        self._kept: set[str] = set()
+        self._last_entries: dict[str, tuple[str, str]] | None = None
+        self._last_tree = ""
+
+    def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
+        return run_git(self.top, args, index_file=index_file, stdin=stdin)
 
     def take(self) -> Snapshot:
-        with self._private_index(copy_user_index=True) as env:
-            changed = self._lines(["ls-files", "-z", "-m"], env)
-            untracked = self._lines(["ls-files", "-z", "-o", "--exclude-standard"], env)
-            too_many = len(untracked) > MAX_UNTRACKED_FILES
-            changed += [] if too_many else untracked
-            skipped = tuple(path for path in changed if self._too_large(path))
-            if too_many:
-                skipped += (f"{len(untracked):,} untracked files (over {MAX_UNTRACKED_FILES:,})",)
-            wanted = sorted(set(changed) - set(skipped))
-            if wanted:
-                stdin = "".join(f"{path}\0" for path in wanted)
-                self._git(["update-index", "-z", "--add", "--remove", "--stdin"], env, stdin)
-            tree = self._git(["write-tree"], env).strip()
-        return Snapshot(tree, skipped)
+        tracked, submodules = self._tracked()
+        untracked = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
+        skipped = [skip(SUBMODULE, path) for path in submodules]
+        if len(untracked) > MAX_UNTRACKED_FILES:
+            count = f"{len(untracked):,} untracked files (over {MAX_UNTRACKED_FILES:,})"
+            skipped.append(skip(f"{count}, none captured"))
+            untracked = []
+        paths = sorted({*tracked, *untracked})
+        try:
+            entries, large = self._entries(paths)
+            tree = self._tree(entries)
+        except GitError:  # a cached blob may have been pruned: hash everything once more
+            self.stat_cache.clear()
+            entries, large = self._entries(paths)
+            tree = self._tree(entries)
+        skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
+        return Snapshot(tree, tuple(skipped), {**large, **self._ignored()})
 
-    def keep(self, ref_name: str, tree: str) -> None:
-        """Point `refs/di-code/<ref_name>` at `tree` so gc keeps it."""
-        self._git(["update-ref", REF_PREFIX + ref_name, tree])
+    def _entries(
+        self, paths: list[str]
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint]]:
+        """path -> (git mode, blob) of every file and symlink among `paths`, and the stat
+        data of the files over the size limit (not captured)."""
+        entries: dict[str, tuple[str, str]] = {}
+        large: dict[str, Fingerprint] = {}
+        to_hash: list[tuple[str, Fingerprint, str, bytes | None]] = []
+        top = str(self.top)
+        for path in paths:
+            info = _lstat(f"{top}/{path}")
+            if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                continue  # gone (absent from the tree), or a folder or device where a file was
+            mode = _git_mode(info.st_mode)
+            if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
+                large[path] = _fingerprint(info)
+                continue
+            blob = self.stat_cache.get(path, _fingerprint(info))
+            if blob is not None:
+                entries[path] = (mode, blob)
+            else:
+                link = os.readlink(f"{top}/{path}").encode() if mode == "120000" else None
+                to_hash.append((path, _fingerprint(info), mode, link))
+        for (path, fingerprint, mode, _), blob in zip(to_hash, self._hash(to_hash), strict=True):
+            entries[path] = (mode, blob)
+            if time.time_ns() - fingerprint[2] > RACY_NS:
+                self.stat_cache.put(path, fingerprint, blob)
+        return entries, large
+
+    def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
+        if entries != self._last_entries:  # an unchanged tree is not written again
+            self._last_entries, self._last_tree = None, self._write_tree(entries)
+            self._last_entries = entries
+        return self._last_tree
+
+    def keep(self, session_id: str, tree: str) -> None:
+        """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
+        if tree in self._kept:
+            return
+        self.git(["update-ref", f"{REF_PREFIX}{self.ref_scope}{session_id}/{tree}", tree])
+        self._kept.add(tree)
 
     def prune(self, live_sessions: set[str]) -> None:
-        """Delete the refs of every session not in `live_sessions` (its file was deleted), so
-        `git gc` can drop what only they kept."""
-        refs = self._git(["for-each-ref", "--format=%(refname)", REF_PREFIX])
-        dead = [
-            ref for ref in refs.split() if ref[len(REF_PREFIX) :].split("/")[0] not in live_sessions
-        ]
+        """Delete this home's refs of every session not in `live_sessions` (its file was
+        deleted), so `git gc` can drop what only they kept; other homes' refs stay."""
+        scope = REF_PREFIX + self.ref_scope
+        refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode()
+        dead = [ref for ref in refs.split() if ref[len(scope) :].split("/")[0] not in live_sessions]
         if dead:
-            self._git(["update-ref", "--stdin"], stdin="".join(f"delete {ref}\n" for ref in dead))
+            self.git(
+                ["update-ref", "--stdin"], stdin="".join(f"delete {r}\n" for r in dead).encode()
+            )
 
     def changes(self, old_tree: str, new_tree: str) -> list[Change]:
         """Every file path that differs between two trees (no rename detection)."""
         if old_tree == new_tree:
             return []
-        out = self._git(["diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree])
-        fields = out.split("\0")
+        args = ["diff-tree", "-r", "-z", "--no-renames", "--no-textconv", "--no-ext-diff"]
+        fields = self.git([*args, old_tree, new_tree]).decode(errors="surrogateescape").split("\0")
         changes: list[Change] = []
         for meta, path in zip(fields[0::2], fields[1::2], strict=False):
             if not meta.startswith(":"):
                 continue
-            old_mode, new_mode = meta[1:].split(" ", 2)[:2]
-            changes.append(Change(path, _mode(old_mode), _mode(new_mode)))
+            old_mode, new_mode, old_blob, new_blob = meta[1:].split(" ", 4)[:4]
+            old, new = _absent(old_mode), _absent(new_mode)
+            changes.append(Change(path, old, new, old and old_blob, new and new_blob))
         return changes
 
-    def restore(self, tree: str, paths: Sequence[str]) -> None:
-        """Write `paths` into the work tree exactly as `tree` has them (content and mode)."""
-        if not paths:
-            return
-        with self._private_index(copy_user_index=False) as env:
-            self._git(["read-tree", tree], env)
-            stdin = "".join(f"{path}\0" for path in paths)
-            self._git(["checkout-index", "-f", "-z", "--stdin"], env, stdin)
+    def blobs(self, names: Iterable[str]) -> dict[str, bytes]:
+        """The raw bytes of each blob, read in one `cat-file --batch`."""
+        wanted = sorted(set(names))
+        if not wanted:
+            return {}
+        out = self.git(["cat-file", "--batch"], stdin="".join(f"{n}\n" for n in wanted).encode())
+        found: dict[str, bytes] = {}
+        at = 0
+        for name in wanted:
+            header_end = out.index(b"\n", at)
+            header = out[at:header_end].split()
+            if len(header) != 3:
+                raise GitError(f"git cat-file failed: object {name} is missing")
+            size = int(header[2])
+            found[name] = out[header_end + 1 : header_end + 1 + size]
+            at = header_end + 2 + size
+        return found
 
-    def _too_large(self, path: str) -> bool:
-        try:
-            return (self.top / path).lstat().st_size > self.max_file_bytes
-        except OSError:
-            return False  # deleted: update-index --remove records that
+    def _tracked(self) -> tuple[list[str], list[str]]:
+        """Tracked paths, and the submodules among them (their files are another repository)."""
+        tracked: list[str] = []
+        submodules: list[str] = []
+        for line in self._paths(["ls-files", "-z", "-s"]):
+            meta, _, path = line.partition("\t")
+            (submodules if meta.startswith("160000") else tracked).append(path)
+        return list(dict.fromkeys(tracked)), list(dict.fromkeys(submodules))
 
-    @contextmanager
-    def _private_index(self, *, copy_user_index: bool) -> Iterator[dict[str, str]]:
-        fd, name = tempfile.mkstemp(prefix="di-code-index-")
-        os.close(fd)
-        try:
-            user_index = Path(self._git(["rev-parse", "--git-path", "index"]).strip())
-            user_index = user_index if user_index.is_absolute() else self.top / user_index
-            if copy_user_index and user_index.is_file():
-                shutil.copyfile(user_index, name)
-            else:
-                os.unlink(name)  # git wants no file rather than an empty one
-            yield {**os.environ, "GIT_INDEX_FILE": name}
-        finally:
-            Path(name).unlink(missing_ok=True)
-            Path(name + ".lock").unlink(missing_ok=True)
+    def _ignored(self) -> dict[str, Fingerprint]:
+        args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
+        watched: dict[str, Fingerprint] = {}
+        for path in self._paths(args)[:MAX_WATCHED]:
+            info = _lstat(f"{self.top}/{path}")
+            if info is not None:
+                watched[path.rstrip("/")] = _fingerprint(info)
+        return watched
 
-    def _lines(self, args: list[str], env: dict[str, str]) -> list[str]:
-        return [path for path in self._git(args, env).split("\0") if path]
+    def _hash(self, files: list[tuple[str, Fingerprint, str, bytes | None]]) -> list[str]:
+        """Write each file's raw bytes (a symlink's target) as a blob; their names in order."""
+        if not files:
+            return []
+        with tempfile.TemporaryDirectory(prefix="di-code-links-") as links:
+            paths = []
+            for number, (path, _, _, link) in enumerate(files):
+                if link is None:
+                    paths.append(str(self.top / path))
+                    continue
+                stand_in = Path(links, str(number))
+                stand_in.write_bytes(link)
+                paths.append(str(stand_in))
+            stdin = "".join(f"{p}\n" for p in paths).encode(errors="surrogateescape")
+            args = ["hash-object", "-w", "--no-filters", "--stdin-paths"]
+            return self.git(args, stdin=stdin).decode().split()
 
-    def _git(self, args: list[str], env: dict[str, str] | None = None, stdin: str = "") -> str:
-        try:
-            done = subprocess.run(
-                ["git", *_SAFE_CONFIG, *args],
-                cwd=self.top,
-                env=env,
-                input=stdin,
-                capture_output=True,
-                text=True,
-                errors="surrogateescape",
-                timeout=300,
-            )
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise GitError(f"git {args[0]} failed: {exc}") from None
-        if done.returncode != 0:
-            reason = (done.stderr.strip().splitlines() or ["no reason given"])[-1]
-            raise GitError(f"git {args[0]} failed: {reason}")
-        return done.stdout
+    def _write_tree(self, entries: dict[str, tuple[str, str]]) -> str:
+        with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:
+            index = str(Path(folder, "index"))
+            rows = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in entries.items())
+            stdin = rows.encode(errors="surrogateescape")
+            self.git(["update-index", "-z", "--index-info"], index_file=index, stdin=stdin)
+            return self.git(["write-tree"], index_file=index).decode().strip()
+
+    def _paths(self, args: list[str]) -> list[str]:
+        out = self.git(args).decode(errors="surrogateescape")
+        return [path for path in out.split("\0") if path]
 
 
-def _mode(raw: str) -> str | None:
+def changed_watched(before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> list[str]:
+    """The watched paths whose stat data differs (made, changed or removed) between two."""
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def _lstat(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None
+
+
+def _fingerprint(info: os.stat_result) -> Fingerprint:
+    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def _git_mode(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "120000"
+    return "100755" if mode & 0o111 else "100644"
+
+
+def _absent(raw: str) -> str | None:
     return None if raw == "000000" else raw

@@ -204,6 +204,7 @@ class Session:
         leaf_id: str | None = None,
         title: str = "",
         skipped: Sequence[str] = (),
+        paths: Sequence[str] | None = None,
     ) -> CheckpointEntry:
         entry = CheckpointEntry(
             self._new_id(),
@@ -216,6 +217,7 @@ class Session:
             leaf_id,
             title,
             tuple(skipped),
+            tuple(paths) if paths is not None else None,
         )
         self._append(entry)
         return entry

@@ -25,12 +25,8 @@ from di_code.session import (
     SessionError,
     compact_agent,
 )
-from di_code.session.checkpoints import (
-    NothingToUndo,
-    PromptCheckpoint,
-    prompt_checkpoints,
-    undo,
-)
+from di_code.session.checkpoints import PromptCheckpoint, prompt_checkpoints
+from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
 from di_code.tools.permissions import MODE_CYCLE
 from di_code.ui.safe_text import visible
 
@@ -291,25 +287,47 @@ async def _permissions(repl: Repl, arg: str) -> bool:
 
 
 async def _undo(repl: Repl, arg: str) -> bool:
-    if arg not in ("", "--force"):
-        raise ValueError("Usage: /undo [--force]")
-    return _restore_files(repl, None, force=arg == "--force")
+    words = arg.split()
+    if not set(words) <= {"--force", "--yes"}:
+        raise ValueError("Usage: /undo [--force] [--yes]")
+    return _restore_files(repl, None, force="--force" in words, yes="--yes" in words)
 
 
-def _restore_files(repl: Repl, to: int | None, *, force: bool) -> bool:
-    """Files back to before prompt `to` (None: the last that changed any); conflicts asked."""
+def _restore_files(repl: Repl, to: int | None, *, force: bool, yes: bool) -> bool:
+    """Files back to before prompt `to` (None: the last that changed any): the plan is shown,
+    then carried out once the user says yes."""
+    session = _saved_session(repl)
     try:
-        report = undo(_saved_session(repl), to=to, force=force)
+        undo_plan = plan(session, to=to, force=force)
     except NothingToUndo as exc:
         return _say(repl, f"{str(exc).capitalize()}.")
-    if not report.applied:
-        again = "/undo --force" if to is None else f"/rewind {to} files --force"
-        lines = ["These files changed after the agent changed them; they were left alone:"]
-        lines += [f"  {visible(path)}" for path in report.conflicts]
-        return _fail(repl, "\n".join([*lines, f"{again} overwrites them."]))
-    lines = [visible(line) for line in report.lines()] or ["The files already match."]
-    title = visible(report.target.title)
-    return _say(repl, "\n".join([f"Undid prompt {report.target.number} ({title}):", *lines]))
+    _say(repl, "\n".join(visible(line) for line in undo_plan.lines()))
+    if not undo_plan.actions:
+        again = "" if force else " (--force overwrites the files you changed)"
+        return _fail(repl, f"Nothing undone: no file can be restored{again}.")
+
+    if yes:
+        return _apply_plan(repl, session, undo_plan)
+
+    async def ask_first(controller: AbortController) -> None:
+        from di_code.ui.approval import YesNo
+
+        if await repl.approver.confirm(YesNo("Undo this? y/N")):
+            _apply_plan(repl, session, undo_plan)
+        else:
+            _say(repl, "Not undone.")
+
+    repl.start(ask_first)
+    return True
+
+
+def _apply_plan(repl: Repl, session: Session, undo_plan: UndoPlan) -> bool:
+    result = apply(session, undo_plan)
+    lines = [visible(line) for line in result.done + result.failed]
+    number = undo_plan.target.number
+    if result.failed:
+        return _fail(repl, "\n".join([*lines, f"Prompt {number} is not fully undone."]))
+    return _say(repl, "\n".join([*lines, f"Undid prompt {number}."]))
 
 
 def _saved_session(repl: Repl) -> Session:
@@ -339,7 +357,7 @@ async def _rewind(repl: Repl, arg: str) -> bool:
     if target is None:
         raise ValueError(f"No prompt {words[0]} in this session (/rewind lists them).")
     if scope != "conversation":
-        _restore_files(repl, target.number, force=words[2:] == ["--force"])
+        _restore_files(repl, target.number, force=words[2:] == ["--force"], yes=True)
     if scope != "files":
         session.branch_from(target.leaf_id)
         session.append_checkpoint(target.number, "rewind", target.kind, target.before)
@@ -348,11 +366,16 @@ async def _rewind(repl: Repl, arg: str) -> bool:
     return True
 
 
+CHANGED_MARK = "*"
+
+
 def checkpoint_row(checkpoint: PromptCheckpoint) -> str:
-    """One row of a checkpoint list: number, time, the prompt's first line, undone or not."""
+    """One row of a checkpoint list: number, time, whether it changed files (CHANGED_MARK),
+    the first line the user typed, undone or not."""
     when = time.strftime("%m-%d %H:%M", time.localtime(checkpoint.timestamp / 1000))
+    mark = CHANGED_MARK if checkpoint.changed else " "
     undone = "  (files undone)" if checkpoint.undone else ""
-    return f"{checkpoint.number:>3}. {when}  {visible(checkpoint.title)}{undone}"
+    return f"{checkpoint.number:>3}. {when} {mark} {visible(checkpoint.title)}{undone}"
 
 
 async def _mcp(repl: Repl, arg: str) -> bool:
@@ -382,7 +405,13 @@ COMMANDS: dict[str, Command] = {
             _permissions,
         ),
         Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
-        Command("/undo", "/undo [--force]", "take back the files of the last prompt", _undo, True),
+        Command(
+            "/undo",
+            "/undo [--force] [--yes]",
+            "take back the files of the last prompt",
+            _undo,
+            True,
+        ),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
     )
 }

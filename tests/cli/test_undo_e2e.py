@@ -92,16 +92,21 @@ def test_undo_in_git_restores_tool_and_bash_changes(
     assert done.returncode == 0, done.stderr
     assert not (repo / "script.sh").exists() and (repo / "made_by_bash.txt").exists()
 
-    undone = run_di_code("undo")
+    unasked = run_di_code("undo")  # no terminal to ask: nothing is written without --yes
+    assert unasked.returncode == 1 and "--yes" in unasked.stderr
+    assert (repo / "made_by_bash.txt").exists()
+
+    undone = run_di_code("undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert tree_files(repo) == before_files  # contents and modes, the new files gone
     assert not (repo / "new").exists()
     assert git_state(repo) == before_git
     lines = undone.stdout.splitlines()
-    assert "restored app.py" in lines and "created back script.sh" in lines
-    assert "removed made_by_bash.txt" in lines and "removed new/module.py" in lines
+    assert "undo prompt 1 (change things): restore 2, delete 2, keep 0" in lines
+    assert "restored app.py" in lines and "restored script.sh" in lines
+    assert "deleted made_by_bash.txt" in lines and "deleted new/module.py" in lines
 
-    again = run_di_code("undo")
+    again = run_di_code("undo", "--yes")
     assert again.returncode == 1 and "nothing to undo" in again.stderr
 
 
@@ -121,10 +126,10 @@ def test_undo_without_git_restores_write_and_edit(
     assert run_di_code("run", "--yes", "change things").returncode == 0
     assert (workspace / "app.py").read_text() == "value = 2\n"
 
-    undone = run_di_code("undo")
+    undone = run_di_code("undo", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert tree_files(workspace) == before
-    assert "removed new/module.py" in undone.stdout.splitlines()
+    assert "deleted new/module.py" in undone.stdout.splitlines()
 
 
 @pytest.mark.parametrize("in_git", [True, False], ids=["git", "files"])
@@ -143,12 +148,14 @@ def test_undo_refuses_to_overwrite_a_later_user_edit(
     assert run_di_code("run", "--yes", "bump").returncode == 0
     (workspace / "app.py").write_text("value = 3  # mine\n")
 
-    refused = run_di_code("undo")
+    refused = run_di_code("undo", "--yes")
     assert refused.returncode == 1
-    assert "app.py" in refused.stderr and "--force" in refused.stderr
+    assert "  keep app.py: changed by you since the tool did" in refused.stdout.splitlines()
+    assert "--force" in refused.stderr
     assert (workspace / "app.py").read_text() == "value = 3  # mine\n"
 
-    forced = run_di_code("undo", "--force")
+    forced = run_di_code("undo", "--force", "--yes")
+    assert "  restore app.py  (--force)" in forced.stdout.splitlines()
     assert forced.returncode == 0, forced.stderr
     assert (workspace / "app.py").read_text() == "value = 1\n"
 
@@ -169,9 +176,15 @@ def test_list_and_undo_to_an_older_prompt(
     listed = run_di_code("undo", "--list")
     assert listed.returncode == 0
     rows = listed.stdout.splitlines()
-    assert len(rows) == 3 and rows[0].endswith("first prompt") and rows[2].endswith("third prompt")
+    assert [row[17:] for row in rows[:3]] == ["* first prompt", "* second prompt", "  third prompt"]
+    assert rows[3] == "*: the prompt changed files"
 
-    undone = run_di_code("undo", "--to", "1")
+    newest = run_di_code("undo", "--yes")  # the third prompt changed nothing: the second
+    assert newest.returncode == 0, newest.stderr
+    assert newest.stdout.splitlines()[-1] == "undone: prompt 2 (second prompt)"
+    assert (repo / "a.txt").exists() and not (repo / "b.txt").exists()
+
+    undone = run_di_code("undo", "--to", "1", "--yes")
     assert undone.returncode == 0, undone.stderr
     assert not (repo / "a.txt").exists() and not (repo / "b.txt").exists()
     assert "(files undone)" in run_di_code("undo", "--list").stdout
@@ -218,3 +231,57 @@ def test_a_flood_of_untracked_files_is_not_copied_into_the_repository(repo: Path
     snapshot = git_snapshot.GitSnapshots(repo).take()
     assert snapshot.skipped[-1].startswith("5,002 untracked files")  # and untracked.txt
     assert git(repo, "count-objects", "-v") == objects
+
+
+def test_undo_asks_on_a_terminal(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path, di_code_home: Path
+) -> None:
+    import pexpect
+
+    from tests.cli.conftest import DI_CODE, cli_env
+
+    llm_server.script(call("write", {"path": "a.txt", "content": "a\n"}, "c1"), Turn(text="ok"))
+    assert run_di_code("run", "--yes", "make a").returncode == 0
+    child = pexpect.spawn(
+        DI_CODE, ["undo"], cwd=str(repo), env=cli_env(di_code_home, None), encoding="utf-8",
+        timeout=30,
+    )  # fmt: skip
+    try:
+        child.expect("restore 0, delete 1, keep 0")
+        child.expect(r"Undo this\? \[y/N\]")
+        assert (repo / "a.txt").exists()
+        child.sendline("y")
+        child.expect("undone: prompt 1")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0 and not (repo / "a.txt").exists()
+
+
+@pytest.mark.parametrize("sandbox", ["workspace-write", "off"])
+def test_a_filter_the_prompt_plants_never_runs(
+    run_di_code: RunDiCode, llm_server: LLMServer, repo: Path, tmp_path: Path, sandbox: str
+) -> None:
+    """The model writes .gitattributes (write needs no approval in accept-edits) and bash
+    (sandboxed or not) adds a filter to .git/config: di-code's own git, which runs outside any
+    sandbox, never runs it, neither in the prompt's snapshots nor in the next prompt's nor in
+    undo. (Where the sandbox keeps .git read-only, the config is simply not written.)"""
+    marker = tmp_path / "it-ran"
+    program = tmp_path / "filter.sh"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    program.chmod(0o755)
+    config = f'[filter "x"]\\n\\tclean = {program}\\n\\tsmudge = {program}\\n'
+    llm_server.script(
+        call("write", {"path": ".gitattributes", "content": "* filter=x\n"}, "c1"),
+        call("bash", {"command": f"printf '{config}' >> .git/config; echo x > app.py"}, "c2"),
+        Turn(text="planted"),
+        call("write", {"path": "later.txt", "content": "later\n"}, "c3"),
+        Turn(text="more"),
+    )
+    args = ("--sandbox", sandbox) if sandbox != "off" else ("--sandbox", "off")
+    assert run_di_code("run", "--yes", *args, "plant").returncode == 0
+    assert run_di_code("run", "--yes", *args, "-c", "more").returncode == 0
+    undone = run_di_code("undo", "--yes", "--to", "1")
+    assert undone.returncode == 0, undone.stderr
+    assert (repo / "app.py").read_text() == "value = 1\n" and not (repo / "later.txt").exists()
+    assert not marker.exists()

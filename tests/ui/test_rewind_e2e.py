@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_approval_e2e import GUARD_WAIT
 from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
@@ -62,7 +64,13 @@ def test_undo_takes_back_the_last_prompt(llm_server: LLMServer, tmp_path: Path) 
         child.expect("Made it")
         assert (tmp_path / "made.txt").exists()
         child.sendline("/undo")
-        child.expect("removed made.txt")
+        child.expect("delete made.txt")
+        child.expect("Undo this")
+        assert (tmp_path / "made.txt").exists()  # not before the user says yes
+        child.expect(pexpect.TIMEOUT, timeout=GUARD_WAIT)  # keys answer after the guard delay
+        child.send("y")
+        child.expect("deleted made.txt")
+        child.expect("Undid prompt 1")
         assert not (tmp_path / "made.txt").exists()
         child.sendline("/undo")
         child.expect("Nothing to undo")
@@ -70,3 +78,28 @@ def test_undo_takes_back_the_last_prompt(llm_server: LLMServer, tmp_path: Path) 
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
+
+
+def test_undo_list_shows_what_the_user_typed_and_marks_changes(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A `!command` before a prompt is listed as typed, not as the output it put before it."""
+    llm_server.script(Turn(text="Nothing to do."), write("made.txt", "x\n", "c1"), Turn(text="Ok."))
+    child = spawn_chat(llm_server, tmp_path, "--yes")
+    try:
+        child.expect("›")
+        child.sendline("just a question")
+        child.expect("Nothing to do")
+        child.sendline("!echo listing")
+        child.expect("listing")
+        child.sendline("make a file")
+        child.expect("Ok.")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    listed = subprocess.run(
+        [str(DI_CODE), "undo", "--list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    rows = [row[17:] for row in listed.stdout.splitlines()[:2]]
+    assert rows == ["  just a question", "* !echo listing make a file"], listed.stdout

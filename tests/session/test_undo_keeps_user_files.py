@@ -1,0 +1,394 @@
+"""Undo never loses the user's data: each case a real repository (or folder), a checkpointed
+prompt, the user's own changes, and an undo that keeps them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from di_code.session.git_snapshot import MAX_UNTRACKED_FILES
+from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
+from tests.session.prompts import Driver, git, new_repo
+
+
+async def test_a_flood_of_untracked_files_is_never_deleted(tmp_path: Path) -> None:
+    """5,001 untracked files, a bash call removes two: no snapshot captured them, so undo
+    deletes none and says the untracked files were not covered."""
+    repo = new_repo(tmp_path / "repo")
+    for n in range(MAX_UNTRACKED_FILES + 1):
+        (repo / f"stray{n}.txt").write_text(f"{n}\n")
+    driver = Driver(tmp_path / "home", repo)
+
+    def bash() -> None:
+        (repo / "stray1.txt").unlink()
+        (repo / "stray2.txt").unlink()
+        (repo / "a.txt").write_text("edited\n")
+
+    await driver.prompt(bash)
+    assert any("5,001 untracked files" in warning for warning in driver.warnings)
+    undo_plan, result = driver.undo()
+    assert not result.failed and result.done == ["restored a.txt"]
+    assert len(list(repo.glob("stray*.txt"))) == MAX_UNTRACKED_FILES - 1
+    assert ("", "5,001 untracked files (over 5,000), none captured") in undo_plan.keep
+
+
+async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+    driver = Driver(tmp_path / "home", repo)
+    await driver.start()
+    await driver.tool(lambda: (repo / "a.txt").write_text("tool\n"))
+    (repo / "a.txt").write_text("tool, then mine\n")  # the user, while the model thinks
+    (repo / "b.txt").write_text("mine\n")
+    (repo / "mine.txt").write_text("my new file\n")
+    await driver.tool(lambda: (repo / "c.txt").write_text("tool\n"))
+    await driver.end()
+    (repo / "later.txt").write_text("made after the prompt\n")
+
+    undo_plan, result = driver.undo()
+    assert undo_plan.keep == [("a.txt", USER_CHANGED)]
+    assert result.done == ["restored c.txt"] and not result.failed
+    assert (repo / "a.txt").read_text() == "tool, then mine\n"
+    assert (repo / "b.txt").read_text() == "mine\n"
+    assert (repo / "mine.txt").exists() and (repo / "later.txt").exists()
+    assert (repo / "c.txt").read_text() == "c\n"
+
+
+async def test_force_overwrites_the_users_change_and_says_so(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / "a.txt").write_text("tool\n"))
+    (repo / "a.txt").write_text("mine\n")
+    undo_plan, result = driver.undo()
+    assert not undo_plan.actions and not result.done and (repo / "a.txt").read_text() == "mine\n"
+    undo_plan, result = driver.undo(force=True)
+    assert undo_plan.forced == ["a.txt"] and "  restore a.txt  (--force)" in undo_plan.lines()
+    assert (repo / "a.txt").read_text() == "a\n"
+
+
+async def test_a_large_file_the_prompt_shrank_is_kept_and_named(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / "big.bin").write_bytes(b"\1" * (12 * 1024 * 1024))
+    driver = Driver(tmp_path / "home", repo)
+    await driver.start()
+    assert driver.checkpointer._snapshot is not None
+    await driver.checkpointer._snapshot  # the answer streams; no tool has run yet
+    assert any("big.bin (larger than 10 MB" in warning for warning in driver.warnings)
+    await driver.tool(lambda: (repo / "big.bin").write_bytes(b"small"))
+    await driver.end()
+    undo_plan, result = driver.undo()
+    assert not undo_plan.actions and not result.done
+    assert undo_plan.keep == [("big.bin", "larger than 10 MB, not captured")]
+    assert (repo / "big.bin").read_bytes() == b"small"
+
+
+async def test_a_large_file_a_tool_changed_in_place_is_named(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / "big.bin").write_bytes(b"\1" * 2048)
+    driver = Driver(tmp_path / "home", repo, max_file_bytes=1024)
+    await driver.prompt(
+        lambda: (repo / "big.bin").write_bytes(b"\2" * 4096),
+        lambda: (repo / "a.txt").write_text("x\n"),
+    )
+    undo_plan, _ = driver.undo()
+    reason = "larger than 0.000976562 MB, not captured, changed by a tool"
+    assert undo_plan.keep == [("big.bin", reason)]
+
+
+async def test_an_ignored_env_file_changed_by_bash_is_named(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {".gitignore": ".env\n", "a.txt": "a\n"})
+    (repo / ".env").write_text("KEY=1\n")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / ".env").write_text("KEY=2\n"))
+    undo_plan, result = driver.undo()
+    assert undo_plan.keep == [(".env", "ignored by git, changed by a tool, not captured")]
+    assert (repo / ".env").read_text() == "KEY=2\n" and not result.done
+
+
+async def test_a_change_inside_a_submodule_is_named_not_silent(tmp_path: Path) -> None:
+    library = new_repo(tmp_path / "library", {"lib.txt": "lib\n"})
+    repo = new_repo(tmp_path / "repo")
+    allow = ["-c", "protocol.file.allow=always"]
+    git(repo, *allow, "submodule", "add", "-q", str(library), "sub")
+    git(repo, "commit", "-qm", "sub")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.start()
+    await driver.tool(lambda: (repo / "sub" / "lib.txt").write_text("changed\n"))
+    await driver.tool(lambda: (repo / "a.txt").write_text("x\n"))
+    await driver.end()
+    assert any("sub (submodule, not captured)" in warning for warning in driver.warnings)
+    undo_plan, _ = driver.undo()
+    assert ("sub", "submodule, not captured") in undo_plan.keep
+    assert (repo / "sub" / "lib.txt").read_text() == "changed\n"
+
+
+async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/f.txt": "f\n"})
+    os.symlink("a.txt", repo / "link")
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "was_a_file").write_text("file\n")
+    driver = Driver(tmp_path / "home", repo)
+
+    def bash() -> None:
+        (repo / "was_a_file").unlink()
+        (repo / "was_a_file" / "deep").mkdir(parents=True)
+        (repo / "was_a_file" / "deep" / "x").write_text("x\n")
+        (repo / "link").unlink()
+        (repo / "link").write_text("now a file\n")
+        (repo / "run.sh").chmod(0o755)
+        (repo / "d" / "f.txt").unlink()
+        (repo / "d").rmdir()
+        (repo / "d").write_text("a file where a folder was\n")
+
+    await driver.prompt(bash)
+    _, result = driver.undo()
+    assert not result.failed, result.failed
+    assert os.readlink(repo / "link") == "a.txt"
+    assert os.stat(repo / "run.sh").st_mode & 0o111 == 0
+    assert (repo / "d" / "f.txt").read_text() == "f\n"
+    assert (repo / "was_a_file").read_text() == "file\n"
+
+
+async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
+    """Outside git: the model writes cfg/authorized_keys, then swaps cfg for a link to a
+    folder outside the workspace; undo must not write there."""
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    (work / "cfg").mkdir(parents=True)
+    outside.mkdir()
+    (work / "cfg" / "authorized_keys").write_text("mine\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+
+    def write() -> None:
+        (work / "cfg" / "authorized_keys").write_text("the model's\n")
+
+    await driver.tool(write, "write", "cfg/authorized_keys")
+    await driver.tool(lambda: (work / "cfg").rename(work / "old"))
+    await driver.tool(lambda: os.symlink(outside, work / "cfg"))
+    await driver.end()
+    _, result = driver.undo(force=True)
+    assert result.failed and "cfg/authorized_keys" in result.failed[0]
+    assert list(outside.iterdir()) == []
+    assert "undo" not in [c.phase for c in driver.session.entries if hasattr(c, "phase")]
+
+
+async def test_backups_keep_the_mode_in_private_folders(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "secret").write_text("token\n")
+    (work / "secret").chmod(0o600)
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "secret").write_text("x\n"), "write", "secret")
+    await driver.end()
+    folder = next((tmp_path / "home").rglob("manifest.json")).parent
+    assert folder.stat().st_mode & 0o777 == 0o700
+    assert folder.parent.stat().st_mode & 0o777 == 0o700
+    copies = [p for p in folder.iterdir() if p.name != "manifest.json"]
+    assert [p.stat().st_mode & 0o777 for p in copies] == [0o600]
+    _, result = driver.undo()
+    assert result.done == ["restored secret"]
+    assert (work / "secret").read_text() == "token\n"
+    assert (work / "secret").stat().st_mode & 0o777 == 0o600
+
+
+@contextlib.contextmanager
+def tiny_disk(folder: Path, size: str = "256k") -> Iterator[Path]:
+    folder.mkdir(parents=True)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs to fill (needs root)")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def fill(disk: Path, leave: int = 0) -> None:
+    """Fill the disk, then free `leave` bytes (room for small writes, not for large ones)."""
+    with contextlib.suppress(OSError), (disk / "filler").open("wb") as handle:
+        while True:
+            handle.write(b"\0" * 4096)
+            handle.flush()
+    size = (disk / "filler").stat().st_size
+    os.truncate(disk / "filler", max(0, size - leave))
+
+
+async def test_a_backup_on_a_full_disk_says_so_and_undo_never_claims_it(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("mine\n" * 40_000)
+    with tiny_disk(tmp_path / "home", "512k") as home:
+        driver = Driver(home, work)
+        await driver.start()
+        fill(home, leave=32 * 1024)
+        await driver.tool(lambda: (work / "notes.txt").write_text("x\n"), "write", "notes.txt")
+        await driver.end()
+        assert any(w.startswith("no backup of notes.txt") for w in driver.warnings)
+        undo_plan, result = driver.undo()
+    assert undo_plan.keep and undo_plan.keep[0][0] == "notes.txt"
+    assert not result.done and (work / "notes.txt").read_text() == "x\n"
+
+
+async def test_a_restore_on_a_full_disk_fails_in_one_line_and_is_not_undone(
+    tmp_path: Path,
+) -> None:
+    with tiny_disk(tmp_path / "disk", "1m") as disk:
+        repo = new_repo(disk / "repo", {"a.txt": "a\n" * 20_000})
+        driver = Driver(tmp_path / "home", repo)
+        await driver.prompt(lambda: (repo / "a.txt").write_text("short\n"))
+        fill(disk)
+        _, result = driver.undo()
+        assert result.failed == ["could not restore a.txt: No space left on device"]
+        assert result.done == []
+        assert (repo / "a.txt").read_text() == "short\n"
+        (disk / "filler").unlink()
+        _, again = driver.undo()  # not marked undone: it can be tried again
+        assert again.done == ["restored a.txt"]
+
+
+async def test_a_second_home_never_breaks_the_first_ones_undo(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    first = Driver(tmp_path / "home1", repo)
+    await first.prompt(lambda: (repo / "a.txt").write_text("one\n"))
+    second = Driver(tmp_path / "home2", repo)
+    await second.prompt(lambda: (repo / "b.txt").write_text("two\n"))
+    git(repo, "gc", "-q", "--prune=now")
+    _, result = first.undo(to=1)
+    assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
+
+
+async def test_outside_git_an_edit_between_two_tool_calls_is_the_users(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    (work / "b.txt").write_text("b\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("tool\n"), "write", "a.txt")
+    await driver.tool(lambda: (work / "b.txt").write_text("tool\n"), "write", "b.txt")
+    (work / "a.txt").write_text("tool, then mine\n")  # while the model thinks
+    await driver.tool(lambda: (work / "a.txt").write_text("tool again\n"), "write", "a.txt")
+    await driver.end()
+    undo_plan, result = driver.undo()
+    assert undo_plan.keep == [("a.txt", USER_CHANGED)]
+    assert result.done == ["restored b.txt"]
+    assert (work / "a.txt").read_text() == "tool again\n" and (work / "b.txt").read_text() == "b\n"
+
+
+async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> None:
+    """The stat cache outlives the run; a blob it names that is gone is not trusted."""
+    import json
+
+    repo = new_repo(tmp_path / "repo")
+    (repo / "old.txt").write_text("old\n")
+    os.utime(repo / "old.txt", (1, 1))  # not racy: cached
+    await Driver(tmp_path / "home", repo).prompt(lambda: (repo / "a.txt").write_text("x\n"))
+    cache = next((tmp_path / "home" / "snapshot-cache").glob("*.json"))
+    rows = json.loads(cache.read_text())
+    assert "old.txt" in rows and cache.stat().st_mode & 0o777 == 0o600
+    rows["old.txt"][5] = "1" * 40  # as if gc pruned what the cache names
+    cache.write_text(json.dumps(rows))
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / "old.txt").write_text("new\n"))
+    _, result = driver.undo()
+    assert result.done == ["restored old.txt"] and (repo / "old.txt").read_text() == "old\n"
+
+
+async def test_a_prompt_that_only_read_in_a_repository_with_gaps_changed_nothing(
+    tmp_path: Path,
+) -> None:
+    repo = new_repo(tmp_path / "repo")
+    (repo / "big.bin").write_bytes(b"\1" * 2048)
+    driver = Driver(tmp_path / "home", repo, max_file_bytes=1024)
+    await driver.prompt(lambda: (repo / "a.txt").write_text("x\n"), text="first")
+    await driver.start("only a question")
+    await driver.tool(lambda: None, "read", "a.txt")
+    await driver.end()
+    undo_plan, _ = driver.undo()
+    assert undo_plan.target.title == "first"
+
+
+async def test_a_snapshot_on_a_full_disk_says_so_and_undo_keeps_that_tools_work(
+    tmp_path: Path,
+) -> None:
+    with tiny_disk(tmp_path / "disk", "1m") as disk:
+        repo = new_repo(disk / "repo")
+        driver = Driver(tmp_path / "home", repo)
+        await driver.start()
+        await driver.tool(lambda: (repo / "a.txt").write_text("captured\n"))
+
+        def bash() -> None:
+            fill(disk, leave=64 * 1024)
+            (repo / "made.txt").write_bytes(os.urandom(48 * 1024))  # needs a new object
+
+        await driver.tool(bash)
+        await driver.end()
+        assert [w for w in driver.warnings if w.startswith("checkpoint after this tool failed")]
+        (disk / "filler").unlink()
+        _, result = driver.undo()
+        assert result.done == ["restored a.txt"] and (repo / "made.txt").exists()
+
+
+async def test_in_git_a_private_file_stays_private(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"key.txt": "k\n", "tool.sh": "t\n"})
+    (repo / "key.txt").chmod(0o600)
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(
+        lambda: (repo / "key.txt").write_text("changed\n"), lambda: (repo / "tool.sh").chmod(0o755)
+    )
+    _, result = driver.undo()
+    assert not result.failed and (repo / "key.txt").read_text() == "k\n"
+    assert (repo / "key.txt").stat().st_mode & 0o777 == 0o600
+    assert (repo / "tool.sh").stat().st_mode & 0o777 == 0o644
+
+
+async def test_outside_git_undo_never_removes_the_workspace_itself(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "only.txt").write_text("x\n"), "write", "only.txt")
+    await driver.end()
+    _, result = driver.undo()
+    assert result.done == ["deleted only.txt"] and work.is_dir()
+
+
+async def test_a_change_made_while_the_write_tool_runs_is_the_users(tmp_path: Path) -> None:
+    """write and edit can change only their path: anything else changed meanwhile is yours."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
+    driver = Driver(tmp_path / "home", repo)
+
+    def write_while_the_user_saves() -> None:
+        (repo / "a.txt").write_text("tool\n")
+        (repo / "b.txt").write_text("mine\n")
+        (repo / "mine.txt").write_text("mine\n")
+
+    await driver.start()
+    await driver.tool(write_while_the_user_saves, "write", "a.txt")
+    await driver.end()
+    undo_plan, result = driver.undo()
+    assert result.done == ["restored a.txt"] and not undo_plan.keep
+    assert (repo / "b.txt").read_text() == "mine\n" and (repo / "mine.txt").exists()
+
+
+async def test_a_write_outside_the_tree_owns_nothing_in_it(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo")
+    driver = Driver(tmp_path / "home", repo)
+
+    def write_elsewhere_while_the_user_saves() -> None:
+        (tmp_path / "outside.txt").write_text("tool\n")
+        (repo / "a.txt").write_text("mine\n")
+
+    await driver.start()
+    await driver.tool(write_elsewhere_while_the_user_saves, "write", "../outside.txt")
+    await driver.end()
+    with pytest.raises(NothingToUndo):
+        driver.undo()
+    assert (repo / "a.txt").read_text() == "mine\n"
