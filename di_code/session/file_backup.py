@@ -3,8 +3,9 @@ first change of each prompt, in the session's own folder.
 
 `manifest.json` maps each touched path to whether it existed, its mode, the saved copy, a hash
 of what the last tool call left, and whether the user changed it between two tool calls, so
-undo can tell the user's edits from the agent's. Copies keep the original's mode (a 0600 file
-stays 0600) in 0700 folders, and are read and written without following symlinks.
+undo can tell the user's edits from the agent's. Copies are 0600 in 0700 folders whatever
+the original's mode (which the manifest keeps, and a restore gives back), and are read and
+written without following symlinks.
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ class FileBackup:
             self._make_folders()
             with contextlib.suppress(FileNotFoundError):
                 (self.folder / copy).unlink()
-            write_file(self.folder / copy, data, mode)
+            write_file(self.folder / copy, data, 0o600)  # the mode is in the manifest
         except OSError as exc:
             return self._record(Original(key, True, mode, None, failed=_reason(exc)))
         return self._record(Original(key, True, mode, copy))
