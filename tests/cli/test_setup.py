@@ -39,6 +39,8 @@ def test_select_tools_keeps_the_named_ones_in_order(tmp_path: Path) -> None:
         "grep",
         "find",
         "ls",
+        "fetch",
+        "todo",
     ]
     assert [t.name for t in select_tools(tmp_path, [], " ls , read")] == ["read", "ls"]
     with pytest.raises(ConfigError, match="unknown tool 'teleport'"):

@@ -114,7 +114,7 @@ def test_undo_and_its_list_show_the_prompt_safely(
     on_terminal(di_code_home, tmp_path, llm_server, "run", "--yes", f"write {PAYLOAD}")
     assert (tmp_path / "f.txt").exists()
     assert_safe(on_terminal(di_code_home, tmp_path, None, "undo", "--list"), SHOWN)
-    assert_safe(on_terminal(di_code_home, tmp_path, None, "undo"), SHOWN)
+    assert_safe(on_terminal(di_code_home, tmp_path, None, "undo", "--yes"), SHOWN)
     assert not (tmp_path / "f.txt").exists()
 
 
