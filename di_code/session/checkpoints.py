@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import itertools
 import logging
-import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -32,8 +29,9 @@ from di_code.agent.events import (
     ToolExecutionStartEvent,
 )
 from di_code.ai.types import UserMessage
+from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.file_backup import FileBackup
-from di_code.session.format import CheckpointEntry, CheckpointPhase
+from di_code.session.format import CheckpointPhase
 from di_code.session.git_run import GitError, work_tree_top
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
@@ -57,71 +55,6 @@ FILE_TOOLS = frozenset({"write", "edit"})
 
 Locate = Callable[[str], Path]
 """Turns a tool's `path` argument into the absolute file (raises when it is refused)."""
-Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...] | None]
-"""(phase, tree or folder, skipped, paths) of one recorded snapshot of a prompt: `paths`, on
-a tool-after, the only paths the tool calls could change (None: any)."""
-
-
-@dataclass(frozen=True, slots=True)
-class PromptCheckpoint:
-    """One prompt's checkpoint, read back from the session."""
-
-    number: int
-    title: str
-    kind: Literal["git", "files"]
-    before: str
-    after: str | None
-    leaf_id: str | None
-    timestamp: int
-    skipped: tuple[str, ...] = ()
-    undone: bool = False
-    steps: tuple[Step, ...] = ()
-
-    @property
-    def changed(self) -> bool:
-        """Whether a tool of this prompt changed a file (as far as the snapshots know)."""
-        if self.after is None:
-            return True  # the prompt never ended (a crash): assume it changed something
-        if self.kind == "files":
-            return self.after != ""  # "" marks a prompt whose tools touched no file
-        pairs = itertools.pairwise(self.steps)
-        tool = [(a, b) for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS]
-        if any(a[1] != b[1] and (b[3] is None or b[3]) for a, b in tool):
-            return True  # (a write outside the tree owns no change in it)
-        lost = (p for phase, _, skips, _ in self.steps if phase == "tool-after" for p in skips)
-        return any(CHANGED_BY_TOOL in entry for entry in lost)
-
-
-TOOL_INTERVALS = {("tool-before", "tool-after"), ("before", "after")}
-"""Snapshot pairs between which only tools ran (before/after alone: a session written before
-tool calls were recorded, which had nothing finer)."""
-
-
-def prompt_checkpoints(session: Session) -> list[PromptCheckpoint]:
-    """Every prompt's checkpoint in the session file, oldest first, with undo marks."""
-    found: dict[int, PromptCheckpoint] = {}
-    for entry in session.entries:
-        if not isinstance(entry, CheckpointEntry):
-            continue
-        current = found.get(entry.prompt)
-        step: Step = (entry.phase, entry.ref, entry.skipped, entry.paths)
-        if entry.phase == "before":
-            found[entry.prompt] = PromptCheckpoint(
-                entry.prompt, entry.title, entry.kind, entry.ref, None, entry.leaf_id,
-                entry.timestamp, entry.skipped, steps=(step,),
-            )  # fmt: skip
-        elif entry.phase in ("tool-before", "tool-after", "after") and current is not None:
-            found[entry.prompt] = replace(
-                current,
-                after=entry.ref if entry.phase == "after" else current.after,
-                skipped=tuple(dict.fromkeys((*current.skipped, *entry.skipped))),
-                steps=(*current.steps, step),
-            )
-        elif entry.phase == "undo":
-            for number, checkpoint in found.items():
-                if number >= entry.prompt:
-                    found[number] = replace(checkpoint, undone=True)
-    return [found[number] for number in sorted(found)]
 
 
 def backup_folder(session: Session, ref: str) -> Path:
@@ -395,20 +328,3 @@ def _changed_uncaptured(
 
 def _changed(reason: str) -> str:
     return reason if CHANGED_BY_TOOL in reason else f"{reason}, {CHANGED_BY_TOOL}"
-
-
-SHELL_CONTEXT = re.compile(
-    r"I ran `.*?` in the shell myself\. Its output:\n```\n.*?\n```\n\n", re.S
-)
-"""The output of a `!command` that the REPL puts before the prompt (ui/shell.py writes it)."""
-
-
-def typed_title(message: UserMessage) -> str:
-    """The first line of what the user typed: a `!command`'s output put before it is not."""
-    text = " ".join(part.text for part in message.content if hasattr(part, "text"))
-    commands = [match.group(0).split("`")[1] for match in SHELL_CONTEXT.finditer(text)]
-    typed = SHELL_CONTEXT.sub("", text).strip()
-    title = (typed.splitlines() or [""])[0]
-    if commands:
-        title = " ".join([*(f"!{c}" for c in commands), title]).strip()
-    return title[:120]

@@ -15,14 +15,13 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from di_code.session.checkpoints import (
+from di_code.session.checkpoint_list import (
     TOOL_INTERVALS,
     PromptCheckpoint,
     Step,
-    backup_folder,
-    git_snapshots,
     prompt_checkpoints,
 )
+from di_code.session.checkpoints import backup_folder, git_snapshots
 from di_code.session.file_backup import FileBackup, Original, content_hash
 from di_code.session.git_run import GitError
 from di_code.session.git_snapshot import CHANGED_BY_TOOL, Change, GitSnapshots, parse_skip

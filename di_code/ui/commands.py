@@ -25,7 +25,7 @@ from di_code.session import (
     SessionError,
     compact_agent,
 )
-from di_code.session.checkpoints import PromptCheckpoint, prompt_checkpoints
+from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
 from di_code.tools.permissions import MODE_CYCLE
 from di_code.ui.safe_text import visible

@@ -8,7 +8,8 @@ from pathlib import Path
 from di_code.agent.events import AgentEndEvent, AgentStartEvent, MessageUpdateEvent
 from di_code.ai.events import StartEvent
 from di_code.session import SessionStore
-from di_code.session.checkpoints import Checkpointer, prompt_checkpoints
+from di_code.session.checkpoint_list import prompt_checkpoints
+from di_code.session.checkpoints import Checkpointer
 
 
 def git_repo(folder: Path) -> Path:
