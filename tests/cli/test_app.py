@@ -14,9 +14,9 @@ from tests.cli.conftest import cli_env
 from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main
 from tests.support.llm_server import LLMServer, Turn
 
-# Neither `--help` nor `--version` needs the CLI framework (the saved pages are printed), the
-# network stack, the REPL, the event loop, the agent or any provider: each of these cost
-# 10-150 ms of start-up when it crept in.
+# `--help` needs Typer, and nothing of the network stack, the REPL, the event loop, the agent
+# or any provider: each of these cost 10-150 ms of start-up when it crept in. `--version`
+# alone does not even need Typer.
 NOT_FOR_HELP = (
     "httpx",
     "httpcore",
@@ -39,11 +39,8 @@ NOT_FOR_HELP = (
     "di_code.cli.setup",
     "di_code.config",
     "tree_sitter",
-    "typer",
-    "click",
-    "di_code.cli.commands",
-    "di_code.cli.options",
 )
+NOT_FOR_VERSION = (*NOT_FOR_HELP, "typer", "click", "di_code.cli.commands", "di_code.cli.options")
 
 
 def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -54,13 +51,25 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["run", "--help"], ["chat", "--help"], ["mcp", "list", "--help"], ["--version"]],
+    [["--help"], ["run", "--help"], ["chat", "--help"], ["mcp", "list", "--help"]],
     ids=" ".join,
 )
-def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
+def test_help_imports_nothing_heavy(args: list[str]) -> None:
     loaded, out = loaded_modules(CLI_MAIN, *args, env=os.environ | {"COLUMNS": "100"})
-    assert "Usage: di-code" in out or out.startswith("di-code ")
+    assert "Usage: di-code" in out
     assert offenders(loaded, NOT_FOR_HELP) == []
+
+
+def test_version_alone_is_answered_without_typer() -> None:
+    loaded, out = loaded_modules(CLI_MAIN, "--version")
+    assert out == f"di-code {__version__}\n"
+    assert offenders(loaded, NOT_FOR_VERSION) == []
+
+
+def test_version_with_more_goes_through_typer() -> None:
+    loaded, out = loaded_modules(CLI_MAIN, "--version", "run")
+    assert out == f"di-code {__version__}\n"
+    assert "typer" in loaded
 
 
 def test_the_import_check_sees_a_heavy_import() -> None:
@@ -69,16 +78,13 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 
 
 # What `run` must not load on its way to an answer (no terminal, an OpenAI-style server):
-# httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
-# coercion, the other provider, the REPL and the Markdown renderer; nor importlib.metadata,
-# which would read every installed distribution to find plugin tools (tens of ms); nor the
-# code of a tool the model did not call (a tenth of the start-up, loaded on first call); nor
-# Typer for a plain command line; nor, without a session, the session store and checkpoints;
-# nor local-server discovery when a model is configured.
+# typer >= 0.29's pydantic coercion, the other provider, the REPL and the Markdown renderer;
+# nor importlib.metadata, which would read every installed distribution to find plugin tools
+# (tens of ms); nor the code of a tool the model did not call (a tenth of the start-up, loaded
+# on first call); nor, without a session, the session store and checkpoints; nor local-server
+# discovery when a model is configured. (httpx's own command line does load, with click,
+# pygments and rich.console: httpx imports it whenever click is installed.)
 NOT_FOR_RUN = (
-    "typer",
-    "click",
-    "di_code.cli.commands",
     "di_code.session.store",
     "di_code.session.session",
     "di_code.session.format",
@@ -92,9 +98,7 @@ NOT_FOR_RUN = (
     "di_code.tools.find",
     "di_code.tools.ls",
     "importlib.metadata",
-    "httpx._main",
-    "pygments",
-    "rich",
+    "rich.markdown",
     "pydantic",
     "mcp",
     "prompt_toolkit",
@@ -103,11 +107,6 @@ NOT_FOR_RUN = (
     "di_code.cli.chat",
     "tree_sitter",
     "tree_sitter_bash",
-    # nor httpx's default transport (httpcore, anyio, sniffio: tens of ms): di-code's own speaks
-    # HTTP/1.1, and httpx's is made only for a URL that really goes through a proxy
-    "httpcore",
-    "anyio",
-    "sniffio",
 )
 
 
