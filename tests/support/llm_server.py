@@ -191,7 +191,10 @@ class LLMServer:
         return self
 
     def close(self) -> None:
+        """Stop at once: shutting the listening socket down wakes `serve_forever` now, where
+        `shutdown()` alone waits for its next poll (up to _POLL at every test's end)."""
         self._stopping.set()
+        self._httpd.socket.shutdown(socket.SHUT_RDWR)
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
