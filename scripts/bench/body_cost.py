@@ -35,7 +35,8 @@ from di_code.ai.types import (
 from di_code.tools.cards import BASH, EDIT, FIND, GREP, LS, READ, WRITE
 
 MODEL = Model("bench-model", "bench-model", "openai", "openai-completions")
-FILE_TEXT = "\n".join(f"line {n}: some text of a file, as the read tool returns it" for n in range(200))
+FILE_TEXT = "\n".join(f"line {n}: some text of a file, as read returns it" for n in range(200))
+CARDS = (READ, WRITE, EDIT, BASH, GREP, FIND, LS)
 SAMPLES = 41
 
 
@@ -51,7 +52,7 @@ def conversation(turns: int) -> list[Message]:
 def per_request_ms(encode: Callable[[Context], bytes], messages: list[Message]) -> float:
     """The median time to build and encode the request as the conversation grows by a turn:
     the last SAMPLES requests of a loop that starts 2 * SAMPLES messages earlier."""
-    tools = [ToolDefinition(c.name, c.description, c.parameters) for c in (READ, WRITE, EDIT, BASH, GREP, FIND, LS)]
+    tools = [ToolDefinition(c.name, c.description, c.parameters) for c in CARDS]
     start = len(messages) - 2 * SAMPLES
     encode(Context("You are a coding agent.", messages[:start], tools))  # the requests before
     times = []

@@ -99,7 +99,7 @@ def test_importing_the_providers_does_not_import_httpx() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
-@pytest.mark.parametrize("key", ["sk-secret\nmore", "sk-secret\rmore", "sk-secret ", "sk-\x00secret"])
+@pytest.mark.parametrize("key", ["sk-secret\nmore", "sk-secret\r", "sk-secret ", "sk-\x00secret"])
 async def test_a_refused_header_is_named_and_its_value_never_shown(
     llm_server: LLMServer, key: str
 ) -> None:
