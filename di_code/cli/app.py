@@ -6,9 +6,9 @@ before it is imported, since Typer costs about as much as starting Python.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
-from typing import NoReturn
 
 from di_code.cli import version_line
 
@@ -17,32 +17,34 @@ def main() -> None:
     if sys.argv[1:] == ["--version"]:
         print(version_line())
         return
+    last = SkipTeardown()
+    atexit.register(last)  # registered first, so it runs after every other exit handler
     from di_code.cli.commands import app
 
     try:
-        code = app()
+        app()
     except SystemExit as done:
-        if done.code is not None and not isinstance(done.code, int):
-            raise
-        code = done.code
-    exit_without_teardown(code or 0)
+        if done.code is None or isinstance(done.code, int):
+            last.code = done.code or 0
+        raise
 
 
-def exit_without_teardown(code: int) -> NoReturn:
-    """Exit once the exit handlers have run and the output is flushed, without the
-    interpreter's teardown (freeing every module and object: 50-180 ms of CPU after the
-    answer is out). A thread still running, or output that cannot be written, takes the
-    ordinary exit, which waits for that thread or reports the error as it always did."""
-    import atexit
-    import threading
+class SkipTeardown:
+    """The last exit handler: once the others have run and the output is flushed, end the
+    process without the interpreter's teardown (freeing every module and object: 50-180 ms of
+    CPU after the answer is out). Python has already waited for every non-daemon thread by
+    then. Without a `code` (an uncaught error) or with output that cannot be written, it does
+    nothing: the ordinary exit reports them as it always did."""
 
-    main_thread = threading.main_thread()
-    if any(not t.daemon and t is not main_thread for t in threading.enumerate()):
-        raise SystemExit(code)
-    atexit._run_exitfuncs()  # e.g. stopping bash's background jobs; they run only once
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except OSError:
-        raise SystemExit(code) from None
-    os._exit(code)
+    def __init__(self) -> None:
+        self.code: int | None = None
+
+    def __call__(self) -> None:
+        if self.code is None:
+            return
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except OSError:
+            return
+        os._exit(self.code)

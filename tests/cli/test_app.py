@@ -11,7 +11,7 @@ import pytest
 
 from di_code import __version__
 from tests.cli.conftest import cli_env
-from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main
+from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main, when_main_ends
 from tests.support.llm_server import LLMServer, Turn
 
 # `--help` needs Typer, and nothing of the network stack, the REPL, the event loop, the agent
@@ -128,10 +128,9 @@ def test_a_plain_http_server_costs_no_ca_bundle(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="hello there"))
-    report = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('CA bundles:', "
-        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize))\n"
+    report = "import sys\n" + when_main_ends(
+        "print('CA bundles:', "
+        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize)"
     )
     env = cli_env(di_code_home, llm_server)
     done = run_main(report, "run", "--no-session", "hi", env=env, cwd=str(workspace))
@@ -153,7 +152,9 @@ def test_unknown_flag_is_exit_2() -> None:
 # The probe: an object that says when the interpreter's teardown frees it.
 TEARDOWN_PROBE = """
 import atexit, sys, threading
-from di_code.cli.app import exit_without_teardown
+from di_code.cli.app import SkipTeardown
+last = SkipTeardown()
+atexit.register(last)
 class Probe:
     def __del__(self):
         print("teardown")
@@ -167,11 +168,11 @@ print("answer", end=" ")  # still in the buffer
     ("ending", "expected"),
     [
         ("sys.exit(3)", "answer exit handler\nteardown\n"),
-        ("exit_without_teardown(3)", "answer exit handler\n"),
-        (  # a thread still working: the ordinary exit waits for it
-            "threading.Thread(target=lambda: threading.Event().wait(0.2)).start()\n"
-            "exit_without_teardown(3)",
-            "answer exit handler\nteardown\n",
+        ("last.code = 3\nsys.exit(3)", "answer exit handler\n"),
+        (  # a thread still working: Python waits for it before the exit handlers
+            "threading.Thread(target=lambda: (threading.Event().wait(0.2), print('t'))).start()\n"
+            "last.code = 3\nsys.exit(3)",
+            "answer t\nexit handler\n",
         ),
     ],
     ids=["ordinary", "skipped", "thread-running"],
@@ -179,3 +180,13 @@ print("answer", end=" ")  # still in the buffer
 def test_exit_runs_the_handlers_and_flushes_but_skips_teardown(ending: str, expected: str) -> None:
     done = run_python(TEARDOWN_PROBE + ending)
     assert (done.stdout, done.stderr, done.returncode) == (expected, "", 3)
+
+
+def test_di_code_exits_with_typers_code_flushed_without_teardown() -> None:
+    code = TEARDOWN_PROBE.replace("last = SkipTeardown()\natexit.register(last)\n", "")
+    code = code.replace('atexit.register(print, "exit handler")\n', "") + (
+        "sys.argv = ['di-code', 'run', '--bogus']\nfrom di_code.cli.app import main\nmain()\n"
+    )
+    done = run_python(code)
+    assert (done.stdout, done.returncode) == ("answer ", 2)  # flushed; no "teardown"
+    assert "No such option: --bogus" in done.stderr
