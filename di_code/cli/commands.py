@@ -1,19 +1,20 @@
 """The Typer app: the commands, their options and help, and how their errors exit.
 
-`di_code.cli.app.main` imports it only when `--version` or a `--help` page cannot be answered
-without it. Heavy modules (httpx, jsonschema, rich.markdown, prompt_toolkit) are imported
-inside the commands. A user error is one line on stderr and exit code 2;
-an unexpected error is one line and exit 1, with the traceback only under `--verbose`.
+`di_code.cli.app.main` hands it every command line but a lone `--version`. Heavy modules
+(httpx, jsonschema, rich.markdown, prompt_toolkit) are imported inside the commands. A user
+error is one line on stderr and exit code 2; an unexpected error is one line and exit 1, with
+the traceback only under `--verbose`.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
-from di_code.cli.app import version_line
-from di_code.cli.bodies import chat_body, guarded, run_body
+from di_code.cli import version_line
 from di_code.cli.flags import CliOptions
 from di_code.cli.options import with_common_options
 
@@ -62,14 +63,26 @@ def run(
     options: CliOptions,
 ) -> None:
     """Run one prompt and print the answer."""
-    raise typer.Exit(run_body(prompt, output_format, image, options))
+
+    def body() -> int:
+        from di_code.cli.run import run_command
+
+        return run_command(prompt, output_format, options, tuple(image or ()))
+
+    raise typer.Exit(guarded(body, options))
 
 
 @app.command()
 @with_common_options
 def chat(*, options: CliOptions) -> None:
     """Start the interactive REPL."""
-    raise typer.Exit(chat_body(options))
+
+    def body() -> int:
+        from di_code.cli.chat import run_chat
+
+        return run_chat(options)
+
+    raise typer.Exit(guarded(body, options))
 
 
 @app.command()
@@ -163,3 +176,36 @@ def undo(
 
     body = lambda: undo_command(session, list_checkpoints, to, force, yes)  # noqa: E731
     raise typer.Exit(guarded(body, CliOptions()))
+
+
+EXIT_USAGE = 2
+
+
+def guarded(body: Callable[[], int], options: CliOptions) -> int:
+    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
+
+    The body imports what it needs itself: modules that keep `sys.stderr` as a default
+    argument must see the redacting stream installed here."""
+    from di_code.ai.redaction import redact_output  # not needed by `--help`
+    from di_code.config.settings import ConfigError
+
+    redact_output()  # from here on, whatever leaves the process has the known secrets hidden
+    try:
+        return body()
+    except ConfigError as exc:
+        print(f"di-code: {_shown(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if options.verbose:
+            raise
+        print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)
+        return 1
+
+
+def _shown(error: Exception) -> str:
+    """The message through the sanitizer: it may quote files, servers, the command line."""
+    from di_code.ui.safe_text import visible  # only on an error: `run` does not load the UI
+
+    return visible(str(error))

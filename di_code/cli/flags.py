@@ -1,7 +1,7 @@
 """`CliOptions`: the options `run` and `chat` share, as their bodies get them.
 
-Declared for Typer in options.py; kept apart from it so that a command line the saved grammar
-parses (quick_parse.py) reaches the command without importing Typer.
+Declared for Typer in options.py; a plain value here, so that the set-up (setup.py, run.py,
+chat.py) and its tests need nothing of Typer.
 """
 
 from __future__ import annotations

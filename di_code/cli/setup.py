@@ -22,7 +22,6 @@ from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
-from di_code.cli import collector
 from di_code.cli.flags import CliOptions
 from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import (
@@ -147,7 +146,6 @@ async def prepare(
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
-    collector.resume()  # start-up is done: what it made lives as long as the process
     return Prepared(
         agent, selection.model, gate, settings, workspace, home, session, attach, mcp, bash
     )

@@ -61,9 +61,9 @@ async def discover(
     """The first candidate, in order, that lists a model; None when nobody answers."""
     if not found:
         return None
-    from di_code.ai.providers.transport import new_async_client
+    import httpx
 
-    async with new_async_client(timeout=timeout, trust_env=False) as client:
+    async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
         answers = await asyncio.gather(*(_first_model(client, c.base_url) for c in found))
     for candidate, model_id in zip(found, answers, strict=True):
         if model_id is not None:

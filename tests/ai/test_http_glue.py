@@ -12,11 +12,17 @@ from di_code.ai.providers.http import (
     RetryPolicy,
     error_line,
     parse_retry_after,
+    refused_header,
     service_message,
     with_retries,
 )
+from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.stream import ProviderError
-from tests.support.streams import RecordingSleep
+from di_code.ai.types import Context, UserMessage
+from tests.support.llm_server import LLMServer
+from tests.support.streams import RecordingSleep, collect, model_for
+
+CONTEXT = Context("be brief", [UserMessage.of("hi")])
 
 
 def test_backoff_doubles_with_jitter_and_is_capped() -> None:
@@ -91,3 +97,23 @@ def test_importing_the_providers_does_not_import_httpx() -> None:
         "assert 'httpx' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("key", ["sk-secret\nmore", "sk-secret\r", "sk-secret ", "sk-\x00secret"])
+async def test_a_refused_header_is_named_and_its_value_never_shown(
+    llm_server: LLMServer, key: str
+) -> None:
+    """h11's own error quotes the value, and the value of a pasted key is a secret."""
+    provider = OpenAIProvider(api_key=key, base_url=llm_server.openai_base_url)
+    try:
+        _, message = await collect(provider.stream(model_for("openai"), CONTEXT))
+    finally:
+        await provider.aclose()
+    assert message.error_message is not None and "secret" not in message.error_message
+    assert "'authorization' header holds characters HTTP does not allow" in message.error_message
+    assert llm_server.requests == []  # refused before sending
+
+
+def test_headers_http_allows_pass() -> None:
+    assert refused_header({"authorization": "Bearer sk-a\tb", "x": ""}) is None
+    assert refused_header({"ok": "v", "x-api-key": "v\n"}) == "x-api-key"

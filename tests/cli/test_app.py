@@ -11,12 +11,12 @@ import pytest
 
 from di_code import __version__
 from tests.cli.conftest import cli_env
-from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main
+from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main, when_main_ends
 from tests.support.llm_server import LLMServer, Turn
 
-# Neither `--help` nor `--version` needs the CLI framework (the saved pages are printed), the
-# network stack, the REPL, the event loop, the agent or any provider: each of these cost
-# 10-150 ms of start-up when it crept in.
+# `--help` needs Typer, and nothing of the network stack, the REPL, the event loop, the agent
+# or any provider: each of these cost 10-150 ms of start-up when it crept in. `--version`
+# alone does not even need Typer.
 NOT_FOR_HELP = (
     "httpx",
     "httpcore",
@@ -39,11 +39,8 @@ NOT_FOR_HELP = (
     "di_code.cli.setup",
     "di_code.config",
     "tree_sitter",
-    "typer",
-    "click",
-    "di_code.cli.commands",
-    "di_code.cli.options",
 )
+NOT_FOR_VERSION = (*NOT_FOR_HELP, "typer", "click", "di_code.cli.commands", "di_code.cli.options")
 
 
 def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -54,13 +51,25 @@ def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["run", "--help"], ["chat", "--help"], ["mcp", "list", "--help"], ["--version"]],
+    [["--help"], ["run", "--help"], ["chat", "--help"], ["mcp", "list", "--help"]],
     ids=" ".join,
 )
-def test_help_and_version_import_nothing_heavy(args: list[str]) -> None:
+def test_help_imports_nothing_heavy(args: list[str]) -> None:
     loaded, out = loaded_modules(CLI_MAIN, *args, env=os.environ | {"COLUMNS": "100"})
-    assert "Usage: di-code" in out or out.startswith("di-code ")
+    assert "Usage: di-code" in out
     assert offenders(loaded, NOT_FOR_HELP) == []
+
+
+def test_version_alone_is_answered_without_typer() -> None:
+    loaded, out = loaded_modules(CLI_MAIN, "--version")
+    assert out == f"di-code {__version__}\n"
+    assert offenders(loaded, NOT_FOR_VERSION) == []
+
+
+def test_version_with_more_goes_through_typer() -> None:
+    loaded, out = loaded_modules(CLI_MAIN, "--version", "run")
+    assert out == f"di-code {__version__}\n"
+    assert "typer" in loaded
 
 
 def test_the_import_check_sees_a_heavy_import() -> None:
@@ -69,16 +78,13 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 
 
 # What `run` must not load on its way to an answer (no terminal, an OpenAI-style server):
-# httpx's own command line (click, pygments, rich.progress), typer >= 0.29's pydantic
-# coercion, the other provider, the REPL and the Markdown renderer; nor importlib.metadata,
-# which would read every installed distribution to find plugin tools (tens of ms); nor the
-# code of a tool the model did not call (a tenth of the start-up, loaded on first call); nor
-# Typer for a plain command line; nor, without a session, the session store and checkpoints;
-# nor local-server discovery when a model is configured.
+# typer >= 0.29's pydantic coercion, the other provider, the REPL and the Markdown renderer;
+# nor importlib.metadata, which would read every installed distribution to find plugin tools
+# (tens of ms); nor the code of a tool the model did not call (a tenth of the start-up, loaded
+# on first call); nor, without a session, the session store and checkpoints; nor local-server
+# discovery when a model is configured. (httpx's own command line does load, with click,
+# pygments and rich.console: httpx imports it whenever click is installed.)
 NOT_FOR_RUN = (
-    "typer",
-    "click",
-    "di_code.cli.commands",
     "di_code.session.store",
     "di_code.session.session",
     "di_code.session.format",
@@ -96,9 +102,7 @@ NOT_FOR_RUN = (
     "di_code.acp",
     "acp",
     "importlib.metadata",
-    "httpx._main",
-    "pygments",
-    "rich",
+    "rich.markdown",
     "pydantic",
     "mcp",
     "prompt_toolkit",
@@ -107,11 +111,6 @@ NOT_FOR_RUN = (
     "di_code.cli.chat",
     "tree_sitter",
     "tree_sitter_bash",
-    # nor httpx's default transport (httpcore, anyio, sniffio: tens of ms): di-code's own speaks
-    # HTTP/1.1, and httpx's is made only for a URL that really goes through a proxy
-    "httpcore",
-    "anyio",
-    "sniffio",
 )
 
 
@@ -133,10 +132,9 @@ def test_a_plain_http_server_costs_no_ca_bundle(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="hello there"))
-    report = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('CA bundles:', "
-        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize))\n"
+    report = "import sys\n" + when_main_ends(
+        "print('CA bundles:', "
+        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize)"
     )
     env = cli_env(di_code_home, llm_server)
     done = run_main(report, "run", "--no-session", "hi", env=env, cwd=str(workspace))
@@ -158,7 +156,9 @@ def test_unknown_flag_is_exit_2() -> None:
 # The probe: an object that says when the interpreter's teardown frees it.
 TEARDOWN_PROBE = """
 import atexit, sys, threading
-from di_code.cli.app import exit_without_teardown
+from di_code.cli.app import SkipTeardown
+last = SkipTeardown()
+atexit.register(last)
 class Probe:
     def __del__(self):
         print("teardown")
@@ -172,11 +172,11 @@ print("answer", end=" ")  # still in the buffer
     ("ending", "expected"),
     [
         ("sys.exit(3)", "answer exit handler\nteardown\n"),
-        ("exit_without_teardown(3)", "answer exit handler\n"),
-        (  # a thread still working: the ordinary exit waits for it
-            "threading.Thread(target=lambda: threading.Event().wait(0.2)).start()\n"
-            "exit_without_teardown(3)",
-            "answer exit handler\nteardown\n",
+        ("last.code = 3\nsys.exit(3)", "answer exit handler\n"),
+        (  # a thread still working: Python waits for it before the exit handlers
+            "threading.Thread(target=lambda: (threading.Event().wait(0.2), print('t'))).start()\n"
+            "last.code = 3\nsys.exit(3)",
+            "answer t\nexit handler\n",
         ),
     ],
     ids=["ordinary", "skipped", "thread-running"],
@@ -184,3 +184,13 @@ print("answer", end=" ")  # still in the buffer
 def test_exit_runs_the_handlers_and_flushes_but_skips_teardown(ending: str, expected: str) -> None:
     done = run_python(TEARDOWN_PROBE + ending)
     assert (done.stdout, done.stderr, done.returncode) == (expected, "", 3)
+
+
+def test_di_code_exits_with_typers_code_flushed_without_teardown() -> None:
+    code = TEARDOWN_PROBE.replace("last = SkipTeardown()\natexit.register(last)\n", "")
+    code = code.replace('atexit.register(print, "exit handler")\n', "") + (
+        "sys.argv = ['di-code', 'run', '--bogus']\nfrom di_code.cli.app import main\nmain()\n"
+    )
+    done = run_python(code)
+    assert (done.stdout, done.returncode) == ("answer ", 2)  # flushed; no "teardown"
+    assert "No such option: --bogus" in done.stderr

@@ -11,13 +11,22 @@ import subprocess
 import sys
 from collections.abc import Iterable, Mapping
 
-# An exit handler: `di-code` exits without the interpreter's teardown, after running them.
-_REPORT = """
-import atexit as _atexit, json as _json, sys as _sys
-_atexit.register(lambda: print(
-    "\\nMODULES:" + _json.dumps(sorted(n for n, m in _sys.modules.items() if m is not None))
-))
-"""
+
+def when_main_ends(expression: str) -> str:
+    """Prelude code that evaluates `expression` once the main thread is done, on a thread
+    Python waits for before the exit handlers. (An exit handler would not do: di-code's last
+    one, registered as `main` starts, ends the process, so a handler registered before `main`
+    never runs.)"""
+    return (
+        "import threading as _threading\n"
+        "_threading.Thread(target=lambda: (_threading.main_thread().join(), "
+        f"{expression})).start()\n"
+    )
+
+
+_REPORT = "import json as _json, sys as _sys\n" + when_main_ends(
+    'print("\\nMODULES:" + _json.dumps(sorted(n for n, m in _sys.modules.items() if m)))'
+)
 
 CLI_MAIN = """
 import sys

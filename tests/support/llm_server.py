@@ -47,7 +47,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import select
+import selectors
 import socket
 import sys
 import threading
@@ -191,7 +191,10 @@ class LLMServer:
         return self
 
     def close(self) -> None:
+        """Stop at once: shutting the listening socket down wakes `serve_forever` now, where
+        `shutdown()` alone waits for its next poll (up to _POLL at every test's end)."""
         self._stopping.set()
+        self._httpd.socket.shutdown(socket.SHUT_RDWR)
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
@@ -372,11 +375,12 @@ class _Handler(BaseHTTPRequestHandler):
     def _pause(self, seconds: float | None) -> None:
         """Wait `seconds` (None: until the client closes); raise _ClientGone if it closes."""
         deadline = None if seconds is None else time.monotonic() + seconds
-        while not self.owner._stopping.is_set():
-            left = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
-            if left <= 0:
-                return
-            readable, _, _ = select.select([self.connection], [], [], left)
-            if readable and not self.connection.recv(1, socket.MSG_PEEK):
-                raise _ClientGone
+        with selectors.DefaultSelector() as selector:  # select() fails past descriptor 1023
+            selector.register(self.connection, selectors.EVENT_READ)
+            while not self.owner._stopping.is_set():
+                left = _POLL if deadline is None else min(_POLL, deadline - time.monotonic())
+                if left <= 0:
+                    return
+                if selector.select(left) and not self.connection.recv(1, socket.MSG_PEEK):
+                    raise _ClientGone
         raise _Stopping

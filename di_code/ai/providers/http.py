@@ -14,6 +14,7 @@ import functools
 import ipaddress
 import json
 import random
+import re
 import ssl
 import threading
 import time
@@ -181,6 +182,17 @@ def error_line(status: int, body: str) -> str:
     return f"HTTP {status}: {message}"
 
 
+HEADER_RULE = "characters HTTP does not allow"
+_REFUSED_IN_HEADER = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]|^[ \t]|[ \t]$")
+"""Control characters (a line break in a pasted key), or white space at either end."""
+
+
+def refused_header(headers: Mapping[str, str]) -> str | None:
+    """The name of a header whose value HTTP refuses, said before sending: h11's own error
+    quotes the value, and that value may be an API key."""
+    return next((k for k, v in headers.items() if _REFUSED_IN_HEADER.search(v)), None)
+
+
 def describe(exc: BaseException) -> str:
     return one_line(str(exc)) or type(exc).__name__
 
@@ -264,11 +276,9 @@ class HttpClient:
         if self._client is None:
             import httpx
 
-            from di_code.ai.providers.transport import new_async_client
-
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
             verify = _ssl_context() if tls else False
-            self._client, self._tls = new_async_client(timeout=timeout, verify=verify), tls
+            self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
         return self._client
 
     async def aclose(self) -> None:
@@ -301,6 +311,9 @@ class HttpClient:
     ) -> httpx.Response:
         import httpx
 
+        bad = refused_header(headers)
+        if bad is not None:
+            raise ProviderError(f"invalid request: the {bad!r} header holds {HEADER_RULE}")
         client = await self._get(url)
         try:
             content = self._bodies.encode(body)

@@ -50,9 +50,9 @@ async def probe_server_limits(
     `model_id`; any failure means "nothing published". Cached per base URL and model."""
     key = (base_url.rstrip("/"), model_id)
     if key not in _CACHE:
-        from di_code.ai.providers.transport import new_async_client
+        import httpx
 
-        async with new_async_client(timeout=timeout, trust_env=False) as client:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
             answers = await asyncio.gather(
                 *(probe(client, key[0], model_id) for probe in _PROBES),
             )
