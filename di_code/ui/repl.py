@@ -45,6 +45,14 @@ TICK_SECONDS = 0.1
 """Redraws while the agent works: 10 a second, so a spinner (12.5 frames/s) moves every tick."""
 EXIT_ARMED_SECONDS = 2.0
 """How long "press Ctrl-C again to exit" holds."""
+ESCAPE_WAIT_SECONDS = 0.05
+"""How long a lone Esc byte waits for the rest of a key sequence (Alt+Enter, an arrow):
+terminals send a sequence in one write, so 50 ms only guards a slow link (Neovim's default)."""
+WORKING_KEY_WAIT_SECONDS = 0.0
+"""While the agent works, Esc waits for no second key before it stops the agent: a key
+sequence (Alt+Enter is `escape`, `enter`) arrives in one read, so it still matches whole.
+When idle prompt-toolkit's 1 s stays, for Emacs sequences typed by hand (Ctrl-X Ctrl-X)."""
+IDLE_KEY_WAIT_SECONDS = 1.0
 
 
 @dataclass(slots=True)
@@ -308,6 +316,7 @@ class Repl:
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
         """Run `work` as the one busy task; Ctrl-C aborts its controller."""
         controller = self._controller = AbortController()
+        self._key_wait(WORKING_KEY_WAIT_SECONDS)
         self._task = asyncio.create_task(self._guard(work(controller)))
         self._ticker = asyncio.create_task(self._tick(self._task))
 
@@ -370,6 +379,7 @@ class Repl:
             self.console.print(Text(f"✗ {exc}", style="bold red"))
         finally:
             self._controller = None
+            self._key_wait(IDLE_KEY_WAIT_SECONDS)
             self.invalidate()
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
@@ -377,6 +387,11 @@ class Repl:
         while not task.done():
             self.invalidate()
             await asyncio.wait([task], timeout=TICK_SECONDS)
+
+    def _key_wait(self, seconds: float) -> None:
+        """Esc stops the agent at once only if prompt-toolkit stops waiting for a second key."""
+        if self._session is not None:
+            self._session.app.timeoutlen = seconds
 
     def _message(self) -> AnyFormattedText:
         from prompt_toolkit.application import get_app
@@ -402,7 +417,7 @@ class Repl:
         from di_code.ui.screen_keys import screen_bindings
 
         history = InMemoryHistory() if self._history is None else FileHistory(self._history)
-        return PromptSession(
+        session: PromptSession[str] = PromptSession(
             self._message,
             history=history,
             completer=ChatCompleter(self.setup.workspace),
@@ -414,3 +429,5 @@ class Repl:
             ),
             **self._io,
         )
+        session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
+        return session
