@@ -51,7 +51,9 @@ from di_code.ai.validation import validate_tool_arguments
 Emit = Callable[[AgentEvent], Awaitable[None]]
 MessageSource = Callable[[], list[UserMessage]]
 
-ABORTED_TOOL_TEXT = "Tool execution aborted."
+INTERRUPTED_TOOL_TEXT = "Interrupted by the user."
+"""An aborted call's result: the model must know the user stopped it, not that it failed."""
+NOT_RUN_TOOL_TEXT = "Not run: the user interrupted before this tool call started."
 ABORTED_LOOP_TEXT = "Tool loop aborted"
 logger = logging.getLogger(__name__)
 
@@ -83,7 +85,7 @@ async def run_agent_loop(
     signal: AbortSignal,
 ) -> list[Message]:
     """Run one prompt to its end; return the messages it added (the last is an assistant's)."""
-    run = _Run(config, emit, signal, messages_for_request(history, config.now()))
+    run = _Run(config, emit, signal, list(history))
     await emit(AgentStartEvent())
     await run.turns(prompts)
     await emit(AgentEndEvent(list(run.added)))
@@ -149,7 +151,10 @@ class _Run:
 
     async def _request(self) -> AssistantMessage:
         config = self.config
-        context = Context(config.system_prompt, list(self.context), self.definitions)
+        # What may be sent is decided per request: a reply aborted before this prompt goes
+        # as a note once the prompt follows it.
+        messages = messages_for_request(self.context, config.now())
+        context = Context(config.system_prompt, messages, self.definitions)
         stream = config.provider.stream(config.model, context, self.options)
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
@@ -199,12 +204,14 @@ class _Run:
     async def _outcome(self, call: ToolCall) -> ToolResult:
         tool = self.tools.get(call.name)
         if self.signal.aborted:
-            return _error(ABORTED_TOOL_TEXT)
+            return _error(NOT_RUN_TOOL_TEXT)
         if tool is None:
             return _error(f'Unknown tool "{call.name}".')
+        latest: list[ToolResult] = []
 
         async def on_update(partial: ToolResult) -> None:
             partial = _storable(call.name, partial)
+            latest[:] = [partial]
             await self.emit(ToolExecutionUpdateEvent(call.id, call.name, partial))
 
         try:
@@ -212,16 +219,28 @@ class _Run:
             output = await tool.execute(call.id, params, self.signal, on_update)
         except Exception as exc:
             if self.signal.aborted:
-                return _error(ABORTED_TOOL_TEXT)
+                return _interrupted(latest[-1] if latest else None)
             return _error(f'Tool "{call.name}" failed: {str(exc) or type(exc).__name__}')
+        if isinstance(output, list | tuple):
+            output = ToolResult(list(output))
         if self.signal.aborted:
-            return _error(ABORTED_TOOL_TEXT)
+            return _interrupted(output if isinstance(output, ToolResult) else None)
         if isinstance(output, ToolResult):
             return output
-        if isinstance(output, list | tuple):
-            return ToolResult(list(output))
         kind = type(output).__name__
         return _error(f'Tool "{call.name}" failed: it returned {kind}, not a list of content')
+
+
+def _interrupted(output: ToolResult | None) -> ToolResult:
+    """The user stopped the call: said first, then whatever output it had by then."""
+    texts = [] if output is None else [b.text for b in output.content if isinstance(b, TextContent)]
+    so_far = "\n".join(texts).strip()
+    if not so_far:
+        return _error(INTERRUPTED_TOOL_TEXT)
+    details = None if output is None else output.details
+    return ToolResult(
+        [TextContent(f"{INTERRUPTED_TOOL_TEXT} Output so far:\n{so_far}")], details, True
+    )
 
 
 def _error(text: str) -> ToolResult:
