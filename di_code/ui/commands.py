@@ -28,6 +28,7 @@ from di_code.session import (
 from di_code.session.checkpoints import (
     NothingToUndo,
     PromptCheckpoint,
+    UndoReport,
     prompt_checkpoints,
     undo,
 )
@@ -288,11 +289,13 @@ async def _permissions(repl: Repl, arg: str) -> bool:
 async def _undo(repl: Repl, arg: str) -> bool:
     if arg not in ("", "--force"):
         raise ValueError("Usage: /undo [--force]")
-    return _restore_files(repl, None, force=arg == "--force")
+    return _restore_files(repl, None, force=arg == "--force", conversation_stays=True)
 
 
-def _restore_files(repl: Repl, to: int | None, *, force: bool) -> bool:
-    """Files back to before prompt `to` (None: the last that changed any); conflicts asked."""
+def _restore_files(repl: Repl, to: int | None, *, force: bool, conversation_stays: bool) -> bool:
+    """Files back to before prompt `to` (None: the last that changed any); conflicts asked.
+    While the conversation still holds the turns that made the changes, the model is told
+    with the next prompt, else it would build on edits that no longer stand."""
     try:
         report = undo(_saved_session(repl), to=to, force=force)
     except NothingToUndo as exc:
@@ -303,8 +306,19 @@ def _restore_files(repl: Repl, to: int | None, *, force: bool) -> bool:
         lines += [f"  {visible(path)}" for path in report.conflicts]
         return _fail(repl, "\n".join([*lines, f"{again} overwrites them."]))
     lines = [visible(line) for line in report.lines()] or ["The files already match."]
+    if conversation_stays and report.changed:
+        repl.notes_for_model.append(undo_note(report))
     title = visible(report.target.title)
     return _say(repl, "\n".join([f"Undid prompt {report.target.number} ({title}):", *lines]))
+
+
+def undo_note(report: UndoReport) -> str:
+    """What the model reads of an undo: which files are back as they were, by the user."""
+    changes = "; ".join(report.lines())
+    return (
+        f"[Note from di-code: the user undid the file changes since prompt "
+        f"{report.target.number}: {changes}. Edits made since then no longer stand.]"
+    )
 
 
 def _saved_session(repl: Repl) -> Session:
@@ -334,7 +348,8 @@ async def _rewind(repl: Repl, arg: str) -> bool:
     if target is None:
         raise ValueError(f"No prompt {words[0]} in this session (/rewind lists them).")
     if scope != "conversation":
-        _restore_files(repl, target.number, force=words[2:] == ["--force"])
+        force = words[2:] == ["--force"]
+        _restore_files(repl, target.number, force=force, conversation_stays=scope == "files")
     if scope != "files":
         session.branch_from(target.leaf_id)
         session.append_checkpoint(target.number, "rewind", target.kind, target.before)

@@ -144,8 +144,9 @@ class Repl:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
-        self.shell_context: list[str] = []
-        """`!command` outputs not yet sent: they go in front of the next prompt."""
+        self.notes_for_model: list[str] = []
+        """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
+        in front of the next prompt."""
         self._history = history
         self._io: dict[str, Any] = {"input": input, "output": output}
         self._session: PromptSession[str] | None = None
@@ -302,14 +303,14 @@ class Repl:
             return True
         from di_code.tools.attachments import AttachmentError, prompt_content
 
-        prompt = "\n\n".join([*self.shell_context, text])
+        prompt = "\n\n".join([*self.notes_for_model, text])
         try:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
-        except AttachmentError as exc:  # refused before any request: `!command` outputs wait
+        except AttachmentError as exc:  # refused before any request: the notes wait
             self.renderer.show_user(text)
             self.console.print(Text(f"✗ {exc}", style="bold red"))
             return True
-        self.shell_context = []
+        self.notes_for_model = []
         self.start(self._prompt(content))
         return True
 
@@ -367,7 +368,7 @@ class Repl:
             self.renderer.show_user(f"!{command}")
             ran = await run_shell(command, self.setup.workspace, controller.signal, self.renderer)
             if ran is not None:
-                self.shell_context.append(ran)
+                self.notes_for_model.append(ran)
 
         return work
 
