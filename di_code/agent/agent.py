@@ -62,6 +62,12 @@ class Agent:
     def tools(self) -> list[AgentTool]:
         return list(self._tools)
 
+    def add_tools(self, tools: Sequence[AgentTool]) -> None:
+        """Tools that became available later (an MCP server done starting): offered from the
+        next prompt on; a prompt already running keeps the tools it started with."""
+        self._tools += tools
+        self._bound += [bind_tool(tool) for tool in tools]
+
     @property
     def transcript(self) -> list[Message]:
         """Independent copies: editing one (its content list, a call's arguments) leaves the

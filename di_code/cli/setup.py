@@ -94,7 +94,9 @@ async def prepare(
     env: Mapping[str, str] | None = None,
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
+    wait_for_mcp: bool = True,
 ) -> Prepared:
+    """Without `wait_for_mcp` (the chat) MCP servers start in the background, tools later."""
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
@@ -120,9 +122,9 @@ async def prepare(
     gate = PermissionGate(mode, rules, approver)
     session, history = open_session(options, home, workspace, notify)
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
-    mcp = await start_mcp_servers(settings, home, workspace, notify)
+    mcp = await start_mcp_servers(settings, home, workspace, notify, wait=wait_for_mcp)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
-    tools = gate_tools([*offered, *(mcp.tools() if mcp else ())], gate)
+    tools = gate_tools([*offered, *(mcp.new_tools() if mcp else ())], gate)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -144,10 +146,15 @@ async def prepare(
 
 
 async def start_mcp_servers(
-    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+    settings: Settings,
+    home: Path,
+    workspace: Path,
+    notify: Notify = notify_stderr,
+    *,
+    wait: bool = True,
 ) -> McpServers | None:
-    """The configured MCP servers, started (None when there are none: the SDK is then never
-    imported). A project's `.mcp.json` counts only when the user trusts it."""
+    """The configured MCP servers, started (only launched without `wait`); None when there are
+    none. A project's `.mcp.json` counts only when the user trusts it."""
     from di_code.tools.mcp_config import parse_servers, read_mcp_json
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
@@ -162,6 +169,9 @@ async def start_mcp_servers(
     from di_code.tools.mcp import McpServers
 
     servers = McpServers(configs)
+    if not wait:
+        servers.launch()
+        return servers
     for line in await servers.start():
         notify(line)
     return servers

@@ -264,6 +264,7 @@ class Repl:
                 self.renderer.replay(self.agent.transcript)
             if self.setup.held_back is not None:
                 self.start(self._ask_trust(self.setup.held_back))
+            watcher = self._watch_mcp()
             try:
                 while True:
                     try:
@@ -273,8 +274,22 @@ class Repl:
                     if not await self.submit(text):
                         break
             finally:
+                if watcher is not None:
+                    watcher.cancel()
                 await self.stop()
         return 0
+
+    def _watch_mcp(self) -> asyncio.Task[None] | None:
+        from di_code.ui.mcp_watch import watch_mcp
+
+        servers = self.setup.mcp
+        return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
+
+    def status_line(self) -> str:
+        """The bottom line: the permission mode and how many MCP servers are ready."""
+        gate, servers = self.setup.gate, self.setup.mcp
+        line = mode_line(None if gate is None else gate.mode)
+        return line if servers is None or not servers.servers else f"{line} · {servers.progress()}"
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
@@ -425,9 +440,7 @@ class Repl:
             complete_while_typing=True,
             key_bindings=merge_key_bindings([key_bindings(self), screen_bindings(self)]),
             erase_when_done=True,
-            bottom_toolbar=lambda: mode_line(
-                None if self.setup.gate is None else self.setup.gate.mode
-            ),
+            bottom_toolbar=self.status_line,
             **self._io,
         )
         session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
