@@ -28,6 +28,8 @@ from di_code.tools.permissions import NO, PermissionGate, PermissionMode
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
+from di_code.ui.pager import show_paged
+from di_code.ui.pastes import Pastes
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
@@ -75,50 +77,6 @@ class ChatSetup:
     held_back: str | None = None
     """What the untrusted project's settings would set once trusted (its file and keys): the
     chat asks once, before the first prompt, whether to trust it."""
-
-
-PASTE_LINES = 10
-"""A paste longer than this shows in the input as one placeholder."""
-
-
-class Pastes:
-    """Long pastes: the input shows `[pasted 200 lines]`, the prompt sent has the text."""
-
-    def __init__(self) -> None:
-        self._texts: dict[str, str] = {}
-
-    def placeholder(self, text: str) -> str:
-        """What to insert for a paste: the text itself if short, else a placeholder."""
-        lines = len(text.splitlines())
-        if lines <= PASTE_LINES:
-            return text
-        label = f"[pasted {lines} lines]"
-        if label in self._texts:
-            label = f"[pasted {lines} lines #{len(self._texts) + 1}]"
-        self._texts[label] = text
-        return label
-
-    def expand(self, line: str) -> str:
-        for label, text in self._texts.items():
-            line = line.replace(label, text)
-        self._texts.clear()
-        return line
-
-
-def page(text: str) -> None:
-    """Show ANSI text in $PAGER (less -R by default), or print it when there is none."""
-    import os
-    import shlex
-    import shutil
-    import subprocess
-    import sys
-
-    command = shlex.split(os.environ.get("PAGER") or "less -R")
-    if not command or shutil.which(command[0]) is None:
-        sys.stdout.write(text)
-        return
-    env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
-    subprocess.run(command, input=text.encode(), env=env, check=False)
 
 
 class Repl:
@@ -234,19 +192,8 @@ class Repl:
         except ValueError as exc:
             self.console.print(Text(f"✗ {exc}", style="red"))
             return
-        rows = self.console.height
         session = self._session
-        if session is not None and session.app.is_running:
-            rows = session.app.output.get_size().rows
-        with self.console.capture() as captured:
-            self.console.print(panel)
-        text = captured.get()
-        if text.count("\n") < rows - 2 or session is None or not session.app.is_running:
-            self.console.print(panel)
-            return
-        from prompt_toolkit.application import run_in_terminal
-
-        run_in_terminal(lambda: page(text))
+        show_paged(self.console, panel, session.app if session is not None else None)
 
     def clear_screen(self) -> None:
         session = self._session
