@@ -39,7 +39,7 @@ async def _chat(options: CliOptions) -> int:
 
     console = Console()
     approver = ReplApprover(console)
-    prepared = await prepare(options, approver=approver, wait_for_mcp=False)
+    prepared = await prepare(options, approver=approver, chat=True)
     show_startup_warnings(console, prepared.workspace)
     setup = ChatSetup(
         agent=prepared.agent,

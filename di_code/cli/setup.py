@@ -94,9 +94,9 @@ async def prepare(
     env: Mapping[str, str] | None = None,
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
-    wait_for_mcp: bool = True,
+    chat: bool = False,
 ) -> Prepared:
-    """Without `wait_for_mcp` (the chat) MCP servers start in the background, tools later."""
+    """For the chat, MCP servers start in the background and `-c` continues the newest chat."""
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
@@ -120,9 +120,9 @@ async def prepare(
     rules = PermissionRules.parse(settings.allow, settings.deny)
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
-    session, history = open_session(options, home, workspace, notify)
+    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     bash = bash_policy(options, settings, gate, selection, env, session, notify)
-    mcp = await start_mcp_servers(settings, home, workspace, notify, wait=wait_for_mcp)
+    mcp = await start_mcp_servers(settings, home, workspace, notify, wait=not chat)
     offered = select_tools(workspace, roots, options.tools, bash, notify, skill_roots)
     tools = gate_tools([*offered, *(mcp.new_tools() if mcp else ())], gate)
     agent = Agent(
@@ -150,11 +150,10 @@ async def start_mcp_servers(
     home: Path,
     workspace: Path,
     notify: Notify = notify_stderr,
-    *,
     wait: bool = True,
 ) -> McpServers | None:
-    """The configured MCP servers, started (only launched without `wait`); None when there are
-    none. A project's `.mcp.json` counts only when the user trusts it."""
+    """The configured MCP servers, started (launched only, without `wait`), or None; a
+    project's `.mcp.json` counts only when the user trusts it."""
     from di_code.tools.mcp_config import parse_servers, read_mcp_json
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
@@ -216,9 +215,10 @@ def session_recorder(
 
 
 def open_session(
-    options: CliOptions, home: Path, workspace: Path, notify: Notify
+    options: CliOptions, home: Path, workspace: Path, notify: Notify, origin: str
 ) -> tuple[Session | None, list[Message]]:
-    """The session to record into (None with --no-session) and the messages to resume."""
+    """The session to record into (None with --no-session) and the messages to resume
+    (`chat -c` continues the newest chat, `run -c` the newest session of either)."""
     if options.no_session and options.session is None and not options.continue_session:
         return None, []  # nothing to read or write: the session code is not even loaded
     from di_code.session import SessionError, SessionStore
@@ -228,7 +228,7 @@ def open_session(
         if options.session is not None:
             resumed: Session | None = store.find(options.session, workspace)
         elif options.continue_session:
-            resumed = store.latest(workspace)
+            resumed = store.latest(workspace, origin if origin == "chat" else None)
             if resumed is None:
                 raise ConfigError(f"no session to continue in {workspace}")
         else:
@@ -238,7 +238,7 @@ def open_session(
         history = resumed.context() if resumed else []
         if options.no_session:
             return None, history
-        return resumed or store.create(workspace), history
+        return resumed or store.create(workspace, origin), history
     except SessionError as exc:
         raise ConfigError(str(exc)) from exc
 

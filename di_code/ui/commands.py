@@ -143,7 +143,7 @@ async def _exit(repl: Repl, arg: str) -> bool:
 
 async def _clear(repl: Repl, arg: str) -> bool:
     setup = repl.setup
-    session = setup.store.create(setup.workspace) if setup.store is not None else None
+    session = setup.store.create(setup.workspace, "chat") if setup.store is not None else None
     repl.replace_agent([], session)
     repl.clear_screen()
     suffix = f" {session.id}" if session is not None else " (not saved)"
