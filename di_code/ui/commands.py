@@ -144,8 +144,8 @@ async def _exit(repl: Repl, arg: str) -> bool:
 async def _clear(repl: Repl, arg: str) -> bool:
     setup = repl.setup
     session = setup.store.create(setup.workspace, "chat") if setup.store is not None else None
-    repl.replace_agent([], session)
     repl.clear_screen()
+    repl.replace_agent([], session)
     suffix = f" {session.id}" if session is not None else " (not saved)"
     return _say(repl, f"New session{suffix}.")
 

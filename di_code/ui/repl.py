@@ -55,6 +55,8 @@ WORKING_KEY_WAIT_SECONDS = 0.0
 sequence (Alt+Enter is `escape`, `enter`) arrives in one read, so it still matches whole.
 When idle prompt-toolkit's 1 s stays, for Emacs sequences typed by hand (Ctrl-X Ctrl-X)."""
 IDLE_KEY_WAIT_SECONDS = 1.0
+ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
+"""Erase the screen and the scrollback, cursor home."""
 
 
 @dataclass(slots=True)
@@ -196,9 +198,12 @@ class Repl:
         show_paged(self.console, panel, session.app if session is not None else None)
 
     def clear_screen(self) -> None:
-        session = self._session
-        if session is not None and session.app.is_running:
-            session.app.renderer.clear()
+        """/clear: the screen and the terminal's scrollback erased (as `clear` does), the
+        banner again on top. Written where the console writes, so nothing printed before it
+        comes after."""
+        if self._session is not None:
+            self.console.file.write(ERASE_ALL)
+        self.console.print(self.banner())
 
     async def run(self) -> int:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""

@@ -42,3 +42,23 @@ def test_chat_continue_takes_the_newest_chat_not_a_later_run(
         quit_chat(child)
     finally:
         child.close(force=True)
+
+
+def test_clear_erases_the_screen_and_starts_a_new_session(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(Turn(text="An old answer."), Turn(text="A fresh answer."))
+    child, screen = open_chat(llm_server, tmp_path)
+    try:
+        child.sendline("old question")
+        screen.wait_text("An old answer.")
+        child.sendline("/clear")
+        lines = screen.wait_text("New session")
+        assert not any("old" in line for line in lines), "\n".join(lines)
+        assert lines[0].startswith("di-code chat · openai/test-model")
+        child.sendline("new question")
+        screen.wait_text("A fresh answer.")
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+    assert "old question" not in str(llm_server.requests[-1].body)
