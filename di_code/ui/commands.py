@@ -21,6 +21,7 @@ from di_code.config.commands import CommandSet, load_commands
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import (
     CompactionError,
+    NothingToCompact,
     Session,
     SessionError,
     compact_agent,
@@ -202,11 +203,23 @@ async def _resume(repl: Repl, arg: str) -> bool:
 
 
 async def _compact(repl: Repl, arg: str) -> bool:
+    """Asked for, it compacts whatever the size: all but the last message becomes a summary
+    (the automatic one keeps the recent turns whole)."""
+    if not repl.agent.transcript:
+        return _say(repl, "Nothing to compact: the conversation is empty.")
+
     async def work(controller: AbortController) -> None:
         try:
             result = await compact_agent(
-                repl.agent, repl.setup.session, instructions=arg or None, signal=controller.signal
+                repl.agent,
+                repl.setup.session,
+                instructions=arg or None,
+                signal=controller.signal,
+                keep_recent_tokens=0,
             )
+        except NothingToCompact:
+            _fail(repl, "Nothing to compact: all before the last reply is one summary already.")
+            return
         except CompactionError as exc:
             _fail(repl, str(exc))
             return

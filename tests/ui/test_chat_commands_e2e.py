@@ -62,3 +62,32 @@ def test_clear_erases_the_screen_and_starts_a_new_session(
     finally:
         child.close(force=True)
     assert "old question" not in str(llm_server.requests[-1].body)
+
+
+def test_compact_when_asked_compacts_even_a_short_chat(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(
+        Turn(text="One."),
+        Turn(text="Two."),
+        Turn(text="Three."),
+        Turn(text="The user counted to three."),
+        Turn(text="Four."),
+    )
+    child, screen = open_chat(llm_server, tmp_path)
+    try:
+        child.sendline("/compact")
+        screen.wait_text("Nothing to compact: the conversation is empty.")
+        for number, answer in (("first", "One."), ("second", "Two."), ("third", "Three.")):
+            child.sendline(f"{number} question")
+            screen.wait_text(answer)
+        child.sendline("/compact")
+        screen.wait_text("into a summary.")
+        child.sendline("fourth question")
+        screen.wait_text("Four.")
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+    sent = str(llm_server.requests[-1].body["messages"])
+    assert "The user counted to three." in sent
+    assert "first question" not in sent and "second question" not in sent
