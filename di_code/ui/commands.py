@@ -15,16 +15,12 @@ from typing import TYPE_CHECKING
 from rich.padding import Padding
 from rich.text import Text
 
-from di_code.ai.abort import AbortController
-from di_code.ai.stream import close_provider
 from di_code.config.commands import CommandSet, load_commands
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import (
     CompactionError,
-    NothingToCompact,
     Session,
     SessionError,
-    compact_agent,
 )
 from di_code.session.checkpoints import (
     NothingToUndo,
@@ -34,6 +30,15 @@ from di_code.session.checkpoints import (
     undo,
 )
 from di_code.tools.permissions import MODE_CYCLE
+from di_code.ui.command_lines import fail as _fail
+from di_code.ui.command_lines import say as _say
+from di_code.ui.conversation_commands import (
+    clear_command,
+    compact_command,
+    model_command,
+    resume_command,
+    session_command,
+)
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
@@ -89,16 +94,6 @@ async def _user_command(repl: Repl, name: str, arg: str) -> bool:
     return await repl.submit(prompt)
 
 
-def _fail(repl: Repl, text: str) -> bool:
-    repl.console.print(Text(f"✗ {text}", style="red"))
-    return True
-
-
-def _say(repl: Repl, text: str) -> bool:
-    repl.console.print(Text(text), markup=False, highlight=False)
-    return True
-
-
 HELP_KEYS = (
     "Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
@@ -140,94 +135,6 @@ async def _help(repl: Repl, arg: str) -> bool:
 
 async def _exit(repl: Repl, arg: str) -> bool:
     return False
-
-
-async def _clear(repl: Repl, arg: str) -> bool:
-    setup = repl.setup
-    session = setup.store.create(setup.workspace, "chat") if setup.store is not None else None
-    repl.clear_screen()
-    repl.replace_agent([], session)
-    suffix = f" {session.id}" if session is not None else " (not saved)"
-    return _say(repl, f"New session{suffix}.")
-
-
-async def _model(repl: Repl, arg: str) -> bool:
-    agent = repl.agent
-    if not arg:
-        return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
-    if repl.setup.switch_model is None:
-        raise ValueError("Switching models is not available here.")
-    old = agent.provider
-    agent.provider, agent.model = repl.setup.switch_model(arg)
-    if agent.provider is not old:
-        await close_provider(old)
-    repl.renderer.model = agent.model
-    return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
-
-
-async def _session(repl: Repl, arg: str) -> bool:
-    session = repl.setup.session
-    lines = (
-        [f"Session: {session.id}", f"File: {session.path}"]
-        if session is not None
-        else ["Session: not saved (--no-session)"]
-    )
-    lines += [f"Messages: {len(repl.agent.transcript)}", repl.renderer.footer()]
-    return _say(repl, "\n".join(lines))
-
-
-async def _resume(repl: Repl, arg: str) -> bool:
-    setup = repl.setup
-    if setup.store is None:
-        raise ValueError("Sessions are off (--no-session).")
-    recent = setup.store.list(setup.workspace, limit=10)
-    if not arg:
-        if not recent:
-            return _say(repl, "No saved sessions in this folder.")
-        rows = [
-            f"  {n}. {s.id[:8]}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.modified))}"
-            f"  {s.message_count:>4} msgs  {s.first_prompt[:40]}"
-            for n, s in enumerate(recent, 1)
-        ]
-        return _say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
-    if arg.isdigit() and 1 <= int(arg) <= len(recent):
-        session = setup.store.open(recent[int(arg) - 1].path)
-    else:
-        session = setup.store.find(arg, setup.workspace)
-    for warning in session.warnings:
-        repl.console.print(Text(f"! {warning}", style="yellow"))
-    messages = session.context()
-    repl.replace_agent(messages, session)
-    count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
-    return _say(repl, f"Resumed session {session.id} ({count}).")
-
-
-async def _compact(repl: Repl, arg: str) -> bool:
-    """Asked for, it compacts whatever the size: all but the last message becomes a summary
-    (the automatic one keeps the recent turns whole)."""
-    if not repl.agent.transcript:
-        return _say(repl, "Nothing to compact: the conversation is empty.")
-
-    async def work(controller: AbortController) -> None:
-        try:
-            result = await compact_agent(
-                repl.agent,
-                repl.setup.session,
-                instructions=arg or None,
-                signal=controller.signal,
-                keep_recent_tokens=0,
-            )
-        except NothingToCompact:
-            _fail(repl, "Nothing to compact: all before the last reply is one summary already.")
-            return
-        except CompactionError as exc:
-            _fail(repl, str(exc))
-            return
-        _say(repl, f"Compacted {result.tokens_before} tokens into a summary.")
-
-    repl.console.print(Text("Compacting…", style="dim"))
-    repl.start(work)
-    return True
 
 
 async def _expand(repl: Repl, arg: str) -> bool:
@@ -389,11 +296,13 @@ COMMANDS: dict[str, Command] = {
     for command in (
         Command("/help", "/help", "this list", _help),
         Command("/exit", "/exit", "quit", _exit),
-        Command("/clear", "/clear", "start a new session", _clear, needs_idle=True),
-        Command("/model", "/model [provider/id]", "show or switch the model", _model, True),
-        Command("/session", "/session", "this session: id, file, usage", _session),
-        Command("/resume", "/resume [N|id]", "list or resume a saved session", _resume, True),
-        Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
+        Command("/clear", "/clear", "start a new session", clear_command, needs_idle=True),
+        Command("/model", "/model [provider/id]", "show or switch the model", model_command, True),
+        Command("/session", "/session", "this session: id, file, usage", session_command),
+        Command(
+            "/resume", "/resume [N|id]", "list or resume a saved session", resume_command, True
+        ),
+        Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
         Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/skills", "/skills", "the skills the model may read", _skills),
