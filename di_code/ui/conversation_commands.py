@@ -14,6 +14,7 @@ from di_code.session import CompactionError, NothingToCompact, compact_agent
 from di_code.ui.command_lines import fail, say
 
 if TYPE_CHECKING:
+    from di_code.config.model_choices import ModelChoice
     from di_code.ui.repl import Repl
 
 
@@ -29,7 +30,9 @@ async def clear_command(repl: Repl, arg: str) -> bool:
 async def model_command(repl: Repl, arg: str) -> bool:
     agent = repl.agent
     if not arg:
-        return say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
+        return say(
+            repl, model_list(f"{agent.model.provider}/{agent.model.id}", repl.setup.models())
+        )
     if repl.setup.switch_model is None:
         raise ValueError("Switching models is not available here.")
     old = agent.provider
@@ -103,3 +106,14 @@ async def compact_command(repl: Repl, arg: str) -> bool:
     repl.console.print(Text("Compacting…", style="dim"))
     repl.start(work)
     return True
+
+
+def model_list(current: str, choices: list[ModelChoice]) -> str:
+    """The current model, then the configured and known ones; a missing key is named."""
+    rows = [f"Model: {current}", "Models (/model PROVIDER/ID switches; Tab completes):"]
+    width = max((len(choice.spec) for choice in choices), default=0)
+    for choice in choices:
+        mark = "*" if choice.spec == current else " "
+        needs = f"  (set {choice.missing_key})" if choice.missing_key else ""
+        rows.append(f" {mark} {choice.spec:<{width}}{needs}".rstrip())
+    return "\n".join(rows)

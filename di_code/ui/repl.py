@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from di_code.config.model_choices import ModelChoice
     from di_code.tools.mcp import McpServers
 
 SwitchModel = Callable[[str], tuple[Provider, Model]]
@@ -70,6 +71,8 @@ class ChatSetup:
     workspace: Path = field(default_factory=Path.cwd)
     switch_model: SwitchModel | None = None
     """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
+    models: Callable[[], list[ModelChoice]] = list
+    """The configured and known models, for /model's list and its Tab completion."""
     mcp: McpServers | None = None
     """The session's MCP servers (/mcp lists them)."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
@@ -388,7 +391,9 @@ class Repl:
         session: PromptSession[str] = PromptSession(
             self._message,
             history=history,
-            completer=ChatCompleter(self.setup.workspace),
+            completer=ChatCompleter(
+                self.setup.workspace, lambda: [c.spec for c in self.setup.models()]
+            ),
             complete_while_typing=True,
             key_bindings=merge_key_bindings([key_bindings(self), screen_bindings(self)]),
             erase_when_done=True,
