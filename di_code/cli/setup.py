@@ -22,12 +22,10 @@ from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli import collector
 from di_code.cli.flags import CliOptions
-from di_code.config.models import PRESETS, resolve_model
+from di_code.cli.model_setup import choose_model
+from di_code.config.models import PRESETS
 from di_code.config.selection import (
-    ModelRequest,
     Selection,
-    clean_key,
-    select_model,
     timeouts_from,
     with_limits,
 )
@@ -241,30 +239,6 @@ def open_session(
         return resumed or store.create(workspace, origin), history
     except SessionError as exc:
         raise ConfigError(str(exc)) from exc
-
-
-async def choose_model(
-    options: CliOptions, settings: Settings, env: Mapping[str, str], notify: Notify
-) -> Selection:
-    """The configured model, else the first local server that answers, else exit 2."""
-    request = ModelRequest(options.model, options.provider, options.base_url, options.api_key)
-    selection = select_model(request, settings, env)
-    if selection is not None:
-        return selection
-    from di_code.config.discovery import candidates, discover  # only when nothing is configured
-
-    preset_urls = {name: preset.base_url for name, preset in PRESETS.items()}
-    server = await discover(candidates(env, settings.discovery, preset_urls))
-    if server is None:
-        raise ConfigError(
-            "no model configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass "
-            "--model PROVIDER/ID (or set DI_CODE_MODEL or model in config.toml), or start a "
-            "local server (Ollama, LM Studio, llama.cpp or vLLM)"
-        )
-    notify(f"using {server.model_id} from the local {server.name} server at {server.base_url}")
-    preset = PRESETS.get(server.name) or PRESETS["llamacpp"]
-    api_key = clean_key(options.api_key, "--api-key") if options.api_key else ""
-    return Selection(resolve_model(preset, server.model_id, server.base_url), api_key)
 
 
 def make_provider(selection: Selection) -> Provider:
