@@ -138,9 +138,14 @@ async def _exit(repl: Repl, arg: str) -> bool:
 
 
 async def _expand(repl: Repl, arg: str) -> bool:
-    if arg and not arg.isdigit():
-        raise ValueError("Usage: /expand [N] (N counts tool calls from 1).")
-    repl.expand(int(arg) if arg else None)
+    what, _, number = arg.partition(" ")
+    thinking = what == "thinking"
+    number = number.strip() if thinking else what
+    if number and not number.isdigit():
+        raise ValueError(
+            "Usage: /expand [thinking] [N] (N counts tool calls, or thinking, from 1)."
+        )
+    repl.expand(int(number) if number else None, thinking=thinking)
     return True
 
 
@@ -303,7 +308,12 @@ COMMANDS: dict[str, Command] = {
             "/resume", "/resume [N|id]", "list or resume a saved session", resume_command, True
         ),
         Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
-        Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
+        Command(
+            "/expand",
+            "/expand [thinking] [N]",
+            "the last (Nth) tool call or thinking whole",
+            _expand,
+        ),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/skills", "/skills", "the skills the model may read", _skills),
         Command("/trust", "/trust", "trust this project's .di-code/config.toml", _trust),

@@ -73,9 +73,9 @@ from di_code.ui.markdown_stream import (
     loop_schedule,
 )
 from di_code.ui.safe_text import visible
+from di_code.ui.thinking_view import Thoughts, thinking_live, thinking_panel
 from di_code.ui.tool_view import (
     RunningTool,
-    collapse,
     compact_line,
     format_seconds,
     framed,
@@ -84,7 +84,6 @@ from di_code.ui.tool_view import (
     tool_panel,
 )
 
-THINKING_LINES = 3
 STALL_NOTICE = 5.0
 """Seconds without a stream event after which the status line says the stream is silent."""
 ECHO_LINES = 10
@@ -113,18 +112,6 @@ def alert_panel(title: str, reason: str) -> RenderableType:
     """An error or an abort: a red box with the one-line reason (its first line)."""
     first = (reason.strip().splitlines() or [""])[0]
     return framed(Text(visible(first), style="red"), Text(title, style="bold red"), "red")
-
-
-def thinking_panel(thinking: str) -> RenderableType:
-    lines = [line for line in thinking.strip().splitlines() if line.strip()]
-    body = collapse(lines or ["…"], THINKING_LINES, "dim italic")
-    return framed(body, Text("✻ thinking", style="dim italic"), "dim")
-
-
-def _thinking_live(thinking: str) -> RenderableType:
-    last = visible(thinking[-300:].replace("\n", " ").strip())
-    text = Text(last or "…", style="dim italic", no_wrap=True, overflow="ellipsis")
-    return framed(text, Text("✻ thinking", style="dim italic"), "dim")
 
 
 @dataclass(slots=True)
@@ -221,6 +208,9 @@ class Renderer:
         """Whether this turn's top rule was drawn (then its closing rule is too)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
+        self.thoughts = Thoughts()
+        self.thinking_whole = False
+        """Ctrl-T: finished thinking blocks are printed whole, not folded."""
         self._running: dict[str, RunningTool] = {}
 
     def __call__(self, event: AgentEvent) -> None:
@@ -419,11 +409,12 @@ class Renderer:
                 self._thinking = ""
             case ThinkingDeltaEvent(delta=delta):
                 self._thinking += delta
-                self._show(_thinking_live(self._thinking))
+                self._show(thinking_live(self._thinking))
             case ThinkingEndEvent(content=content):
                 self._show(None)
                 if content.strip():  # an encrypted reasoning item alone has nothing to show
-                    self._print(thinking_panel(visible(content)), full_only=True)
+                    self.thoughts.blocks.append(content)
+                    self._print(thinking_panel(content, whole=self.thinking_whole), full_only=True)
             case ToolCallStartEvent(name=name):
                 self._show(Text(f"● preparing {visible(name)} …", style="dim"))
             case RetryEvent(delay=delay):

@@ -31,6 +31,7 @@ from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
 from di_code.ui.prompt_live import PromptLive
+from di_code.ui.prompt_session import key_wait, make_prompt_session
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
 
@@ -48,14 +49,6 @@ TICK_SECONDS = 0.1
 """Redraws while the agent works: 10 a second, so a spinner (12.5 frames/s) moves every tick."""
 EXIT_ARMED_SECONDS = 2.0
 """How long "press Ctrl-C again to exit" holds."""
-ESCAPE_WAIT_SECONDS = 0.05
-"""How long a lone Esc byte waits for the rest of a key sequence (Alt+Enter, an arrow):
-terminals send a sequence in one write, so 50 ms only guards a slow link (Neovim's default)."""
-WORKING_KEY_WAIT_SECONDS = 0.0
-"""While the agent works, Esc waits for no second key before it stops the agent: a key
-sequence (Alt+Enter is `escape`, `enter`) arrives in one read, so it still matches whole.
-When idle prompt-toolkit's 1 s stays, for Emacs sequences typed by hand (Ctrl-X Ctrl-X)."""
-IDLE_KEY_WAIT_SECONDS = 1.0
 ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
 """Erase the screen and the scrollback, cursor home."""
 
@@ -189,16 +182,23 @@ class Repl:
         text.append("\n/help for commands · Esc stops the agent · Ctrl-D quits", style="dim")
         return text
 
-    def expand(self, number: int | None = None) -> None:
-        """Ctrl-O and /expand: the full output of a tool call, paged when it is taller than
-        the screen (the pager runs with the prompt suspended)."""
+    def expand(self, number: int | None = None, *, thinking: bool = False) -> None:
+        """Ctrl-O and /expand: the full output of a tool call (or a thinking block), paged
+        when it is taller than the screen (the pager runs with the prompt suspended)."""
+        renderer = self.renderer
         try:
-            panel = self.renderer.expanded(number)
+            panel = renderer.thoughts.expanded(number) if thinking else renderer.expanded(number)
         except ValueError as exc:
             self.console.print(Text(f"✗ {exc}", style="red"))
             return
         session = self._session
         show_paged(self.console, panel, session.app if session is not None else None)
+
+    def toggle_thinking(self) -> None:
+        """Ctrl-T: thinking blocks from now on whole, or folded again."""
+        whole = self.renderer.thinking_whole = not self.renderer.thinking_whole
+        said = "shown whole" if whole else "folded (/expand thinking shows one whole)"
+        self.console.print(Text(f"Thinking is {said}; Ctrl-T switches.", style="dim"))
 
     def clear_screen(self) -> None:
         """/clear: the screen and the terminal's scrollback erased (as `clear` does), the
@@ -212,7 +212,7 @@ class Repl:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        session = self._session = self._make_session()
+        session = self._session = make_prompt_session(self, self._history, self._io)
         with patch_stdout(raw=True):
             self.console.print(self.banner())
             if self.agent.transcript:
@@ -287,7 +287,7 @@ class Repl:
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
         """Run `work` as the one busy task; Ctrl-C aborts its controller."""
         controller = self._controller = AbortController()
-        self._key_wait(WORKING_KEY_WAIT_SECONDS)
+        key_wait(self._session, working=True)
         self._task = asyncio.create_task(self._guard(work(controller)))
         self._ticker = asyncio.create_task(self._tick(self._task))
 
@@ -350,7 +350,7 @@ class Repl:
             self.console.print(Text(f"✗ {exc}", style="bold red"))
         finally:
             self._controller = None
-            self._key_wait(IDLE_KEY_WAIT_SECONDS)
+            key_wait(self._session, working=False)
             self.invalidate()
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
@@ -359,12 +359,7 @@ class Repl:
             self.invalidate()
             await asyncio.wait([task], timeout=TICK_SECONDS)
 
-    def _key_wait(self, seconds: float) -> None:
-        """Esc stops the agent at once only if prompt-toolkit stops waiting for a second key."""
-        if self._session is not None:
-            self._session.app.timeoutlen = seconds
-
-    def _message(self) -> AnyFormattedText:
+    def prompt_message(self) -> AnyFormattedText:
         from prompt_toolkit.application import get_app
         from prompt_toolkit.formatted_text import ANSI
 
@@ -377,28 +372,3 @@ class Repl:
         live = self.live.render(size.columns, size.rows)
         symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
         return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
-
-    def _make_session(self) -> PromptSession[str]:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory, InMemoryHistory
-        from prompt_toolkit.key_binding import merge_key_bindings
-
-        from di_code.ui.completion import ChatCompleter
-        from di_code.ui.keys import key_bindings
-        from di_code.ui.screen_keys import screen_bindings
-
-        history = InMemoryHistory() if self._history is None else FileHistory(self._history)
-        session: PromptSession[str] = PromptSession(
-            self._message,
-            history=history,
-            completer=ChatCompleter(
-                self.setup.workspace, lambda: [c.spec for c in self.setup.models()]
-            ),
-            complete_while_typing=True,
-            key_bindings=merge_key_bindings([key_bindings(self), screen_bindings(self)]),
-            erase_when_done=True,
-            bottom_toolbar=self.status_line,
-            **self._io,
-        )
-        session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
-        return session

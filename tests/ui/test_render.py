@@ -119,7 +119,7 @@ async def test_every_event_kind_of_a_prompt_is_drawn() -> None:
         "│ Let me think.                                                                │",
         "│ Step two.                                                                    │",
         "│ Three.                                                                       │",
-        "│ … 1 more line                                                                │",
+        "│ … 1 more line (Ctrl-T shows thinking whole)                                  │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
         "I'll look.",
         "",
@@ -330,7 +330,7 @@ def test_thinking_error_and_abort_panels() -> None:
         "│ one                                                                          │",
         "│ two                                                                          │",
         "│ three                                                                        │",
-        "│ … 1 more line                                                                │",
+        "│ … 1 more line (Ctrl-T shows thinking whole)                                  │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
     ]
     assert render_text(alert_panel("■ aborted", "Request aborted\n  at step 2")) == [
