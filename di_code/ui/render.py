@@ -438,7 +438,7 @@ class Renderer:
         self._end_text()
         self._activity = None
         self._show(None)
-        self.usage.add(message.usage)
+        self.usage.add(message.usage, cut_short=message.stop_reason in ("aborted", "error"))
         match message.stop_reason:
             case "aborted":
                 self.console.print(alert_panel("■ aborted", message.error_message or "Aborted."))

@@ -53,7 +53,12 @@ def test_the_stop_key_aborts_a_stalled_reply_and_the_chat_goes_on(
         print(f"\n{name}: key to abort shown {1000 * (time.monotonic() - pressed):.0f} ms")
         assert llm_server.wait_disconnects(1)
         child.sendline("again")
-        screen.wait_text("Back again.")
+        lines = screen.wait_for(
+            lambda now: any(line.startswith("test-model · ") and "%)" in line for line in now),
+            "the footer of the reply after the abort",
+        )
+        footer = [line for line in lines if line.startswith("test-model · ")][-1]
+        assert "?" not in footer and "≥" not in footer, footer
         quit_chat(child)
     finally:
         child.close(force=True)

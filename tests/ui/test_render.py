@@ -551,3 +551,13 @@ async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn
     shown = lines_of(renderer.console)
     assert shown[-2].endswith(" 0.5s ─╯")
     assert shown[-1].endswith(" · 0.5s") and shown[-1].startswith("─")
+
+
+def test_a_reply_cut_short_marks_the_figures_only_until_the_next_whole_reply() -> None:
+    local = Model("gemma", "G", "llamacpp", "openai-completions", context_window=2048)
+    totals = UsageTotals()
+    totals.add(Usage(1000, 100))
+    totals.add(Usage(), cut_short=True)  # aborted mid-stream: the server never said
+    assert totals.footer(local) == "gemma · ↑≥1k ↓≥100 · $0.0000 · ctx ?/2k"
+    totals.add(Usage(1200, 300))
+    assert totals.footer(local) == "gemma · ↑2.2k ↓400 · $0.0000 · ctx 1.5k/2k (73%)"
