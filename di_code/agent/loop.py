@@ -239,7 +239,7 @@ def _interrupted(output: ToolResult | None) -> ToolResult:
         return _error(INTERRUPTED_TOOL_TEXT)
     details = None if output is None else output.details
     return ToolResult(
-        [TextContent(f"{INTERRUPTED_TOOL_TEXT} Output so far:\n{so_far}")], details, True
+        [TextContent(f"{INTERRUPTED_TOOL_TEXT}\nOutput so far:\n{so_far}")], details, True
     )
 
 

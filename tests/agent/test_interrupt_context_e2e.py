@@ -107,6 +107,6 @@ async def test_an_interrupted_command_says_so_with_its_output_so_far(
 
     assert len(llm_server.requests) == 2
     body = json.dumps(last_body(llm_server))
-    assert "Interrupted by the user. Output so far:\\nstarted-here\\n" in body
+    assert "Interrupted by the user.\\nOutput so far:\\nstarted-here\\n" in body
     assert "Tool execution aborted." not in body
     assert roles(kind, last_body(llm_server)) == AFTER_INTERRUPTED_CALL[kind]

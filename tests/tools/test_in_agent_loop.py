@@ -121,7 +121,7 @@ async def test_aborting_the_agent_stops_a_running_command(workspace: Path) -> No
     result = agent.transcript[2]
     assert isinstance(result, ToolResultMessage) and result.is_error
     said = only_text(result)
-    assert said.startswith(f"Interrupted by the user. Output so far:\n{pids[0]}\n")
+    assert said.startswith(f"Interrupted by the user.\nOutput so far:\n{pids[0]}\n")
     assert said.endswith("Command aborted; process group stopped (SIGTERM)")
     assert pids and not alive(pids[0])
 

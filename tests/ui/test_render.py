@@ -193,9 +193,10 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
     final = await asyncio.wait_for(task, 10)
     assert final.stop_reason == "aborted"
     # No "turn 2" frame with ↑0 ↓0: the loop ended without asking the model again.
-    assert lines_of(console)[-9:] == [
+    assert lines_of(console)[-10:] == [
         "╭─ bash $ sleep 100 ───────────────────────────────────────────────────────────╮",
-        "│ Interrupted by the user. Output so far:                                      │",
+        "│ Interrupted by the user.                                                     │",
+        "│ Output so far:                                                               │",
         "│ killed                                                                       │",
         "╰────────────────────────────────────────────────────────────── failed · 0.0s ─╯",
         "─────────────────────────────────────────────────────────────────── ↑? ↓? · 0.0s",
