@@ -99,6 +99,7 @@ HELP_KEYS = (
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
     "Shift+Tab changes the permission mode (ask, accept-edits, auto).",
     "Ctrl-O shows the full output of the last tool call.",
+    "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
     "!command runs a shell command here and adds its output to your next prompt.",
     "Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
 )
