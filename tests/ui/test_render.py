@@ -49,8 +49,10 @@ from di_code.ai.types import (
 from di_code.tools.permissions import YES, Approval, ApprovalRequest
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
-from di_code.ui.render import Activity, Renderer, alert_panel, thinking_panel
+from di_code.ui.render import Renderer
+from di_code.ui.thinking_view import thinking_panel
 from di_code.ui.tool_view import RunningTool, summarize_call, tool_panel
+from di_code.ui.turn_view import Activity, alert_panel
 from tests.support.llm_server import HttpError, LLMServer, Turn
 
 
