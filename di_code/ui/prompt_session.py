@@ -43,6 +43,7 @@ def make_prompt_session(repl: Repl, history: Path | None, io: dict[str, Any]) ->
         **io,
     )
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
+    session.app.before_render += repl.reflow.before_render
     return session
 
 

@@ -32,6 +32,7 @@ from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.prompt_session import key_wait, make_prompt_session
+from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
 
@@ -91,6 +92,7 @@ class Repl:
         self.setup = setup
         self.console = console
         self.live = PromptLive(console, self.invalidate)
+        self.reflow = Reflow()
         self.renderer = Renderer(console, live=self.live, model=setup.agent.model)
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
@@ -368,7 +370,10 @@ class Repl:
         if self.approver.pending is not None:
             # The running call's panel would say "running" while it waits for the answer.
             asking = fold(self.approver.prompt_line(app.current_buffer.text), size.columns)
-            return ANSI(f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m ")
-        live = self.live.render(size.columns, size.rows)
-        symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
-        return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
+            message = f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m "
+        else:
+            live = self.live.render(size.columns, size.rows)
+            symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
+            message = f"{live}{symbol}\x1b[1;36m›\x1b[0m "
+        self.reflow.drawn(size.columns, message + app.current_buffer.text)
+        return ANSI(message)
