@@ -71,9 +71,17 @@ class Agent:
     @tools.setter
     def tools(self, tools: Sequence[AgentTool]) -> None:
         """Tools that change mid-session (MCP servers started once the user trusted the
-        project): the next request offers them."""
+        project): the next prompt offers them."""
+        for tool in tools:
+            bind_tool(tool)
         self._tools = list(tools)
-        self._bound = [bind_tool(tool) for tool in self._tools]
+
+    def add_tools(self, tools: Sequence[AgentTool]) -> None:
+        """Tools that became available later (an MCP server done starting): offered from the
+        next request on, a running prompt's included (its tool list is this one)."""
+        for tool in tools:
+            bind_tool(tool)
+        self._tools += tools
 
     @property
     def transcript(self) -> list[Message]:

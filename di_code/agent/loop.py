@@ -94,7 +94,7 @@ async def run_agent_loop(
     signal: AbortSignal,
 ) -> list[Message]:
     """Run one prompt to its end; return the messages it added (the last is an assistant's)."""
-    run = _Run(config, emit, signal, messages_for_request(history, config.now()))
+    run = _Run(config, emit, signal, list(history))
     await emit(AgentStartEvent())
     await run.turns(prompts)
     await emit(AgentEndEvent(list(run.added)))
@@ -164,7 +164,10 @@ class _Run:
     async def _request(self) -> AssistantMessage:
         config = self.config
         definitions = [ToolDefinition(t.name, t.description, t.parameters) for t in config.tools]
-        context = Context(config.system_prompt, list(self.context), definitions)
+        # What may be sent is decided per request: a reply aborted before this prompt goes
+        # as a note once the prompt follows it.
+        messages = messages_for_request(self.context, config.now())
+        context = Context(config.system_prompt, messages, definitions)
         stream = config.provider.stream(config.model, context, self.options)
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:

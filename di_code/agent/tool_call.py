@@ -18,7 +18,9 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolCall
 from di_code.ai.validation import validate_tool_arguments
 
-ABORTED_TOOL_TEXT = "Tool execution aborted."
+INTERRUPTED_TOOL_TEXT = "Interrupted by the user."
+"""An aborted call's result: the model must know the user stopped it, not that it failed."""
+NOT_RUN_TOOL_TEXT = "Not run: the user interrupted before this tool call started."
 ABORTED_QUESTION_TEXT = "Operation aborted"
 
 
@@ -56,7 +58,7 @@ async def run_tool_call(
     """The result of `call`: unknown tools, invalid arguments, refusals and raising tools all
     become error results the model reads, so the run goes on."""
     if signal.aborted:
-        return _error(ABORTED_TOOL_TEXT)
+        return _error(NOT_RUN_TOOL_TEXT)
     if tool is None:
         return _error(f'Unknown tool "{call.name}".')
     try:
@@ -96,20 +98,39 @@ async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> s
 
 async def _execute(context: ToolCallContext, on_update: ToolUpdate | None) -> ToolResult:
     call, signal = context.call, context.signal
+    latest: list[ToolResult] = []
+
+    async def update(partial: ToolResult) -> None:
+        latest[:] = [partial]  # what the user saw last, if the call is interrupted
+        if on_update is not None:
+            await on_update(partial)
+
     try:
-        output = await bind_tool(context.tool).execute(call.id, context.params, signal, on_update)
+        output = await bind_tool(context.tool).execute(call.id, context.params, signal, update)
     except Exception as exc:
         if signal.aborted:
-            return _error(ABORTED_TOOL_TEXT)
+            return _interrupted(latest[-1] if latest else None)
         return _failed(call, exc)
+    if isinstance(output, list | tuple):
+        output = ToolResult(list(output))
     if signal.aborted:
-        return _error(ABORTED_TOOL_TEXT)
+        return _interrupted(output if isinstance(output, ToolResult) else None)
     if isinstance(output, ToolResult):
         return output
-    if isinstance(output, list | tuple):
-        return ToolResult(list(output))
     kind = type(output).__name__
     return _error(f'Tool "{call.name}" failed: it returned {kind}, not a list of content')
+
+
+def _interrupted(output: ToolResult | None) -> ToolResult:
+    """The user stopped the call: said first, then whatever output it had by then."""
+    texts = [] if output is None else [b.text for b in output.content if isinstance(b, TextContent)]
+    so_far = "\n".join(texts).strip()
+    if not so_far:
+        return _error(INTERRUPTED_TOOL_TEXT)
+    details = None if output is None else output.details
+    return ToolResult(
+        [TextContent(f"{INTERRUPTED_TOOL_TEXT}\nOutput so far:\n{so_far}")], details, True
+    )
 
 
 def _failed(call: ToolCall, exc: Exception) -> ToolResult:

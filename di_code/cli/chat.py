@@ -34,6 +34,7 @@ async def _chat(options: CliOptions) -> int:
     from di_code.ai.private_files import private_folder
     from di_code.cli.setup import close_prepared, prepare
     from di_code.cli.trust_now import trust_applier
+    from di_code.config.model_choices import model_choices
     from di_code.config.trust import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
@@ -42,7 +43,7 @@ async def _chat(options: CliOptions) -> int:
 
     console = Console()
     approver = ReplApprover(console)
-    prepared = await prepare(options, approver=approver)
+    prepared = await prepare(options, approver=approver, chat=True)
     show_startup_warnings(console, prepared.workspace)
     setup = ChatSetup(
         agent=prepared.agent,
@@ -53,6 +54,7 @@ async def _chat(options: CliOptions) -> int:
         attach_session=prepared.attach_session,
         mcp=prepared.mcp,
         switch_model=lambda spec: _switch_model(spec, prepared.settings),
+        models=lambda: model_choices(prepared.settings, os.environ),
         held_back=held_back(prepared.home, prepared.workspace),
         bash_state=prepared.bash.state if prepared.bash is not None else None,
     )

@@ -23,12 +23,10 @@ from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
-from di_code.config.models import PRESETS, resolve_model
+from di_code.cli.model_setup import choose_model
+from di_code.config.models import PRESETS
 from di_code.config.selection import (
-    ModelRequest,
     Selection,
-    clean_key,
-    select_model,
     timeouts_from,
     with_limits,
 )
@@ -98,7 +96,9 @@ async def prepare(
     notify: Notify = notify_stderr,
     editor: EditorFiles | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
+    chat: bool = False,
 ) -> Prepared:
+    """For the chat, MCP servers start in the background and `-c` continues the newest chat."""
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
@@ -123,13 +123,13 @@ async def prepare(
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
-    session, history = open_session(options, home, workspace, notify)
+    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home)
-    mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers)
+    mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts()
     )
-    mcp_tools = mcp.tools(taken=[tool.name for tool in offered]) if mcp else []
+    mcp_tools = mcp.new_tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
     agent = Agent(
         make_provider(selection),
@@ -180,16 +180,21 @@ async def start_mcp_servers(
     workspace: Path,
     notify: Notify = notify_stderr,
     extra: Sequence[McpServerConfig] = (),
+    *,
+    wait: bool = True,
 ) -> McpServers | None:
-    """The configured MCP servers and `extra` ones (an editor's), started (None when there
-    are none: the SDK is then never imported). A project's `.mcp.json` counts only when the
-    user trusts it."""
+    """The configured MCP servers and `extra` ones (an editor's), started (launched only,
+    without `wait`), or None (the SDK is then never imported). A project's `.mcp.json`
+    counts only when the user trusts it."""
     configs = [*mcp_configs(settings, home, workspace, notify), *extra]
     if not configs:
         return None
     from di_code.tools.mcp import McpServers
 
     servers = McpServers(configs)
+    if not wait:
+        servers.launch()
+        return servers
     for line in await servers.start():
         notify(line)
     return servers
@@ -250,9 +255,10 @@ def session_recorder(
 
 
 def open_session(
-    options: CliOptions, home: Path, workspace: Path, notify: Notify
+    options: CliOptions, home: Path, workspace: Path, notify: Notify, origin: str
 ) -> tuple[Session | None, list[Message]]:
-    """The session to record into (None with --no-session) and the messages to resume."""
+    """The session to record into (None with --no-session) and the messages to resume
+    (`chat -c` continues the newest chat, `run -c` the newest session of either)."""
     if options.no_session and options.session is None and not options.continue_session:
         return None, []  # nothing to read or write: the session code is not even loaded
     from di_code.session import SessionError, SessionStore
@@ -262,7 +268,7 @@ def open_session(
         if options.session is not None:
             resumed: Session | None = store.find(options.session, workspace)
         elif options.continue_session:
-            resumed = store.latest(workspace)
+            resumed = store.latest(workspace, origin if origin == "chat" else None)
             if resumed is None:
                 raise ConfigError(f"no session to continue in {workspace}")
         else:
@@ -272,33 +278,9 @@ def open_session(
         history = resumed.context() if resumed else []
         if options.no_session:
             return None, history
-        return resumed or store.create(workspace), history
+        return resumed or store.create(workspace, origin), history
     except SessionError as exc:
         raise ConfigError(str(exc)) from exc
-
-
-async def choose_model(
-    options: CliOptions, settings: Settings, env: Mapping[str, str], notify: Notify
-) -> Selection:
-    """The configured model, else the first local server that answers, else exit 2."""
-    request = ModelRequest(options.model, options.provider, options.base_url, options.api_key)
-    selection = select_model(request, settings, env)
-    if selection is not None:
-        return selection
-    from di_code.config.discovery import candidates, discover  # only when nothing is configured
-
-    preset_urls = {name: preset.base_url for name, preset in PRESETS.items()}
-    server = await discover(candidates(env, settings.discovery, preset_urls))
-    if server is None:
-        raise ConfigError(
-            "no model configured: set OPENAI_API_KEY or ANTHROPIC_API_KEY, pass "
-            "--model PROVIDER/ID (or set DI_CODE_MODEL or model in config.toml), or start a "
-            "local server (Ollama, LM Studio, llama.cpp or vLLM)"
-        )
-    notify(f"using {server.model_id} from the local {server.name} server at {server.base_url}")
-    preset = PRESETS.get(server.name) or PRESETS["llamacpp"]
-    api_key = clean_key(options.api_key, "--api-key") if options.api_key else ""
-    return Selection(resolve_model(preset, server.model_id, server.base_url), api_key)
 
 
 def make_provider(selection: Selection) -> Provider:

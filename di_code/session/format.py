@@ -44,15 +44,20 @@ class SessionHeader:
     cwd: str
     timestamp: int
     version: int = FORMAT_VERSION
+    origin: str | None = None
+    """The command that started it ("chat" or "run"): `chat -c` continues a chat, not a run."""
 
     def to_dict(self) -> Raw:
-        return {
+        data: Raw = {
             "type": "session",
             "version": self.version,
             "id": self.id,
             "cwd": self.cwd,
             "timestamp": self.timestamp,
         }
+        if self.origin is not None:
+            data["origin"] = self.origin
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +147,10 @@ def header_from_dict(data: Any) -> SessionHeader:
         timestamp = int_field(data, "timestamp")
     except CodecError:
         raise SessionError("the session header has an invalid timestamp") from None
-    return SessionHeader(session_id, cwd, timestamp, FORMAT_VERSION)
+    origin = data.get("origin")
+    return SessionHeader(
+        session_id, cwd, timestamp, FORMAT_VERSION, origin if isinstance(origin, str) else None
+    )
 
 
 def entry_from_dict(data: Any) -> Entry:

@@ -56,22 +56,26 @@ class SessionStore:
     def directory(self, cwd: Path) -> Path:
         return self.root / workspace_slug(cwd)
 
-    def create(self, cwd: Path) -> Session:
-        """A new session; its file appears with the first entry."""
+    def create(self, cwd: Path, origin: str | None = None) -> Session:
+        """A new session; its file appears with the first entry. `origin` names the command
+        that started it."""
         timestamp = self._now()
         session_id = uuid.uuid4().hex
         stamp = datetime.fromtimestamp(timestamp / 1000, UTC).strftime("%Y-%m-%dT%H-%M-%S-%f")
         path = self.directory(cwd) / f"{stamp}Z_{session_id}.jsonl"
-        header = SessionHeader(session_id, str(cwd.resolve()), timestamp)
+        header = SessionHeader(session_id, str(cwd.resolve()), timestamp, origin=origin)
         return Session(path, header, now=self._now)
 
     def open(self, path: Path) -> Session:
         return Session.load(path, now=self._now)
 
-    def latest(self, cwd: Path) -> Session | None:
-        """The most recently written session of this workspace (`--continue`)."""
-        files = self._files(self.directory(cwd))
-        return self.open(files[0]) if files else None
+    def latest(self, cwd: Path, origin: str | None = None) -> Session | None:
+        """The most recently written session of this workspace (`--continue`); with `origin`,
+        the newest one not started by another command (older files name none)."""
+        for path in self._files(self.directory(cwd)):
+            if origin is None or _origin(path) in (origin, None):
+                return self.open(path)
+        return None
 
     def find(self, id_or_prefix: str, cwd: Path) -> Session:
         """A session by id or unambiguous id prefix: this workspace first, then any."""
@@ -124,6 +128,15 @@ class SessionStore:
 
 def _session_id(path: Path) -> str:
     return path.stem.partition("_")[2].lower()
+
+
+def _origin(path: Path) -> str | None:
+    """The command that started a session, read from its header line alone."""
+    try:
+        with path.open("rb") as file:
+            return header_from_dict(migrate(json.loads(file.readline()), [])[0]).origin
+    except (OSError, ValueError, AttributeError, SessionError, IndexError):
+        return None
 
 
 def _summarize(path: Path) -> SessionSummary:

@@ -2,8 +2,10 @@
 (made to fit the providers' name rules and kept distinct by tools/tool_names.py).
 
 Built on the official `mcp` SDK, which is imported only when a server is configured (it costs
-several hundred milliseconds). Servers start in parallel, each within its timeout; one that
-fails is one warning and the others go on. Each server lives in its own task, because the
+several hundred milliseconds, so it is imported in a thread). Servers start in parallel, each
+within its timeout; one that fails is one warning and the others go on. `run` waits for them
+before its first request; the chat does not (`launch`): its prompt is ready at once and each
+server's tools join once it is ready. Each server lives in its own task, because the
 SDK's transports are context managers that must be entered and left in the same task; calls
 from the agent loop go through the session that task holds. A stdio server gets only a safe
 environment (the SDK's default: PATH, HOME, ...) plus its own `env`, never di-code's keys.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 import logging
 import os
@@ -102,9 +105,10 @@ class McpServer:
             signal.remove_listener(cancel)
 
     async def _hold(self) -> None:
-        from mcp import ClientSession
-
         try:
+            await asyncio.to_thread(_load_sdk, http=self.config.url is not None)
+            from mcp import ClientSession
+
             async with self._transport() as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
                 self.listed = await _all_tools(session)
@@ -152,6 +156,12 @@ class McpServer:
     def _fail(self, reason: str) -> None:
         self.state, self.error = "failed", reason
         self._settled.set()
+
+
+def _load_sdk(*, http: bool) -> None:
+    """Import the SDK's client (a thread does it: the chat's prompt keeps answering keys)."""
+    importlib.import_module("mcp")
+    importlib.import_module("mcp.client.streamable_http" if http else "mcp.client.stdio")
 
 
 async def _all_tools(session: ClientSession) -> list[Any]:
@@ -231,15 +241,41 @@ class McpServers:
         self._errlog = errlog or open(os.devnull, "w")  # noqa: SIM115 (closed in aclose)
         self.servers = [McpServer(c, self._errlog) for c in configs if c.enabled]
         self.disabled = [c.name for c in configs if not c.enabled]
+        self._starts: list[asyncio.Task[McpServer]] = []
+        self._handed_out: set[str] = set()
+
+    def launch(self) -> None:
+        """Start every server at once in the background; `settled` tells as each is done."""
+        self._starts = [asyncio.create_task(self._start(server)) for server in self.servers]
 
     async def start(self) -> list[str]:
-        """Start every server at once; one warning line per server that failed."""
-        await asyncio.gather(*(server.start() for server in self.servers))
-        return [
-            f"MCP server {server.name} failed to start: {server.error}"
-            for server in self.servers
-            if server.state == "failed"
-        ]
+        """Start every server at once and wait for all (each within its own timeout); one
+        warning line per server that failed."""
+        self.launch()
+        await asyncio.gather(*self._starts)
+        return [failure(server) for server in self.servers if server.state == "failed"]
+
+    async def settled(self) -> AsyncIterator[McpServer]:
+        """Each launched server once it is ready or has failed, the first to settle first."""
+        for next_settled in asyncio.as_completed(self._starts):
+            yield await next_settled
+
+    def progress(self) -> str:
+        """How many servers are ready, for the chat's status line."""
+        ready = sum(server.state == "ready" for server in self.servers)
+        return f"mcp: {ready}/{len(self.servers)} ready"
+
+    def new_tools(self, taken: Collection[str] = ()) -> list[McpTool]:
+        """The tools of servers that became ready since the last call (each handed out once),
+        named apart from `taken`."""
+        fresh = {s.name for s in self.servers if s.state == "ready"} - self._handed_out
+        self._handed_out |= fresh
+        return [tool for tool in self.tools(taken) if tool.server.name in fresh]
+
+    @staticmethod
+    async def _start(server: McpServer) -> McpServer:
+        await server.start()
+        return server
 
     def tools(self, taken: Collection[str] = ()) -> list[McpTool]:
         """The ready servers' tools, named so that none has a name in `taken` (the other
@@ -270,6 +306,8 @@ class McpServers:
         return [(server, tool, name) for (server, tool), name in zip(listed, names, strict=True)]
 
     async def aclose(self) -> None:
+        for starting in self._starts:
+            starting.cancel()
         await asyncio.gather(*(server.stop() for server in self.servers))
         self._errlog.close()
 
@@ -285,3 +323,8 @@ class McpServers:
             lines += [f"    {name}" for owner, _, name in named if owner is server]
         lines += [f"{name}  (disabled)" for name in self.disabled]
         return lines or ["No MCP servers configured."]
+
+
+def failure(server: McpServer) -> str:
+    """The one line that says a server did not start, and why."""
+    return f"MCP server {server.name} failed to start: {server.error}"

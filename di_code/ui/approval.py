@@ -157,8 +157,8 @@ class ReplApprover:
             self._shown_at = self.clock()
         if typed:
             self._typed_at = self.clock()
-        if isinstance(self.pending, YesNo):
-            return f"{self.pending.text} (clear the line to answer)" if typed else self.pending.text
+        if isinstance(self.pending, YesNo):  # the question itself is printed just above
+            return "y/N (clear the line to answer)" if typed else "y/N (Enter: no)"
         if self.telling:
             return "Tell the model what to do instead (Enter sends, Esc goes back):"
         if typed:

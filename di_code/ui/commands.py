@@ -15,24 +15,31 @@ from typing import TYPE_CHECKING
 from rich.padding import Padding
 from rich.text import Text
 
-from di_code.ai.abort import AbortController
-from di_code.ai.stream import close_provider
 from di_code.config.commands import CommandSet, load_commands
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import (
     CompactionError,
     Session,
     SessionError,
-    compact_agent,
 )
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
 from di_code.tools.permissions import MODE_CYCLE
+from di_code.ui.command_lines import fail as _fail
+from di_code.ui.command_lines import say as _say
+from di_code.ui.conversation_commands import (
+    clear_command,
+    compact_command,
+    model_command,
+    resume_command,
+    session_command,
+)
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
+    from di_code.ai.abort import AbortController
     from di_code.ui.repl import Repl
 
 Handler = Callable[["Repl", str], Awaitable[bool]]
@@ -83,21 +90,12 @@ async def _user_command(repl: Repl, name: str, arg: str) -> bool:
     return await repl.submit(prompt)
 
 
-def _fail(repl: Repl, text: str) -> bool:
-    repl.console.print(Text(f"✗ {visible(text)}", style="red"))
-    return True
-
-
-def _say(repl: Repl, text: str) -> bool:
-    repl.console.print(Text(visible(text)), markup=False, highlight=False)
-    return True
-
-
 HELP_KEYS = (
     "Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
     "Shift+Tab changes the permission mode (ask, accept-edits, auto).",
     "Ctrl-O shows the full output of the last tool call.",
+    "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
     "!command runs a shell command here and adds its output to your next prompt.",
     "Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
 )
@@ -136,86 +134,15 @@ async def _exit(repl: Repl, arg: str) -> bool:
     return False
 
 
-async def _clear(repl: Repl, arg: str) -> bool:
-    setup = repl.setup
-    session = setup.store.create(setup.workspace) if setup.store is not None else None
-    repl.replace_agent([], session)
-    repl.clear_screen()
-    suffix = f" {session.id}" if session is not None else " (not saved)"
-    return _say(repl, f"New session{suffix}.")
-
-
-async def _model(repl: Repl, arg: str) -> bool:
-    agent = repl.agent
-    if not arg:
-        return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
-    if repl.setup.switch_model is None:
-        raise ValueError("Switching models is not available here.")
-    old = agent.provider
-    agent.provider, agent.model = repl.setup.switch_model(arg)
-    if agent.provider is not old:
-        await close_provider(old)
-    repl.renderer.model = agent.model
-    return _say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
-
-
-async def _session(repl: Repl, arg: str) -> bool:
-    session = repl.setup.session
-    lines = (
-        [f"Session: {session.id}", f"File: {session.path}"]
-        if session is not None
-        else ["Session: not saved (--no-session)"]
-    )
-    lines += [f"Messages: {len(repl.agent.transcript)}", repl.renderer.footer()]
-    return _say(repl, "\n".join(lines))
-
-
-async def _resume(repl: Repl, arg: str) -> bool:
-    setup = repl.setup
-    if setup.store is None:
-        raise ValueError("Sessions are off (--no-session).")
-    recent = setup.store.list(setup.workspace, limit=10)
-    if not arg:
-        if not recent:
-            return _say(repl, "No saved sessions in this folder.")
-        rows = [
-            f"  {n}. {s.id[:8]}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.modified))}"
-            f"  {s.message_count:>4} msgs  {s.first_prompt[:40]}"
-            for n, s in enumerate(recent, 1)
-        ]
-        return _say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
-    if arg.isdigit() and 1 <= int(arg) <= len(recent):
-        session = setup.store.open(recent[int(arg) - 1].path)
-    else:
-        session = setup.store.find(arg, setup.workspace)
-    for warning in session.warnings:
-        repl.console.print(Text(f"! {visible(warning)}", style="yellow"))
-    messages = session.context()
-    repl.replace_agent(messages, session)
-    count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
-    return _say(repl, f"Resumed session {session.id} ({count}).")
-
-
-async def _compact(repl: Repl, arg: str) -> bool:
-    async def work(controller: AbortController) -> None:
-        try:
-            result = await compact_agent(
-                repl.agent, repl.setup.session, instructions=arg or None, signal=controller.signal
-            )
-        except CompactionError as exc:
-            _fail(repl, str(exc))
-            return
-        _say(repl, f"Compacted {result.tokens_before} tokens into a summary.")
-
-    repl.console.print(Text("Compacting…", style="dim"))
-    repl.start(work)
-    return True
-
-
 async def _expand(repl: Repl, arg: str) -> bool:
-    if arg and not arg.isdigit():
-        raise ValueError("Usage: /expand [N] (N counts tool calls from 1).")
-    repl.expand(int(arg) if arg else None)
+    what, _, number = arg.partition(" ")
+    thinking = what == "thinking"
+    number = number.strip() if thinking else what
+    if number and not number.isdigit():
+        raise ValueError(
+            "Usage: /expand [thinking] [N] (N counts tool calls, or thinking, from 1)."
+        )
+    repl.expand(int(number) if number else None, thinking=thinking)
     return True
 
 
@@ -290,12 +217,17 @@ async def _undo(repl: Repl, arg: str) -> bool:
     words = arg.split()
     if not set(words) <= {"--force", "--yes"}:
         raise ValueError("Usage: /undo [--force] [--yes]")
-    return _restore_files(repl, None, force="--force" in words, yes="--yes" in words)
+    force, yes = "--force" in words, "--yes" in words
+    return _restore_files(repl, None, force=force, yes=yes, conversation_stays=True)
 
 
-def _restore_files(repl: Repl, to: int | None, *, force: bool, yes: bool) -> bool:
+def _restore_files(
+    repl: Repl, to: int | None, *, force: bool, yes: bool, conversation_stays: bool
+) -> bool:
     """Files back to before prompt `to` (None: the last that changed any): the plan is shown,
-    then carried out once the user says yes."""
+    then carried out once the user says yes. While the conversation still holds the turns
+    that made the changes, the model is told with the next prompt, else it would build on
+    edits that no longer stand."""
     session = _saved_session(repl)
     try:
         undo_plan = plan(session, to=to, force=force)
@@ -307,13 +239,13 @@ def _restore_files(repl: Repl, to: int | None, *, force: bool, yes: bool) -> boo
         return _fail(repl, f"Nothing undone: no file can be restored{again}.")
 
     if yes:
-        return _apply_plan(repl, session, undo_plan)
+        return _apply_plan(repl, session, undo_plan, conversation_stays)
 
     async def ask_first(controller: AbortController) -> None:
         from di_code.ui.approval import YesNo
 
         if await repl.approver.confirm(YesNo("Undo this? y/N")):
-            _apply_plan(repl, session, undo_plan)
+            _apply_plan(repl, session, undo_plan, conversation_stays)
         else:
             _say(repl, "Not undone.")
 
@@ -321,13 +253,25 @@ def _restore_files(repl: Repl, to: int | None, *, force: bool, yes: bool) -> boo
     return True
 
 
-def _apply_plan(repl: Repl, session: Session, undo_plan: UndoPlan) -> bool:
+def _apply_plan(
+    repl: Repl, session: Session, undo_plan: UndoPlan, conversation_stays: bool
+) -> bool:
     result = apply(session, undo_plan)
     lines = [visible(line) for line in result.done + result.failed]
     number = undo_plan.target.number
+    if conversation_stays and result.done:
+        repl.notes_for_model.append(undo_note(number, result.done))
     if result.failed:
         return _fail(repl, "\n".join([*lines, f"Prompt {number} is not fully undone."]))
     return _say(repl, "\n".join([*lines, f"Undid prompt {number}."]))
+
+
+def undo_note(number: int, done: list[str]) -> str:
+    """What the model reads of an undo: which files are back as they were, by the user."""
+    return (
+        f"[Note from di-code: the user undid the file changes since prompt "
+        f"{number}: {'; '.join(done)}. Edits made since then no longer stand.]"
+    )
 
 
 def _saved_session(repl: Repl) -> Session:
@@ -357,7 +301,10 @@ async def _rewind(repl: Repl, arg: str) -> bool:
     if target is None:
         raise ValueError(f"No prompt {words[0]} in this session (/rewind lists them).")
     if scope != "conversation":
-        _restore_files(repl, target.number, force=words[2:] == ["--force"], yes=True)
+        force = words[2:] == ["--force"]
+        _restore_files(
+            repl, target.number, force=force, yes=True, conversation_stays=scope == "files"
+        )
     if scope != "files":
         session.branch_from(target.leaf_id)
         session.append_checkpoint(target.number, "rewind", target.kind, target.before)
@@ -389,12 +336,19 @@ COMMANDS: dict[str, Command] = {
     for command in (
         Command("/help", "/help", "this list", _help),
         Command("/exit", "/exit", "quit", _exit),
-        Command("/clear", "/clear", "start a new session", _clear, needs_idle=True),
-        Command("/model", "/model [provider/id]", "show or switch the model", _model, True),
-        Command("/session", "/session", "this session: id, file, usage", _session),
-        Command("/resume", "/resume [N|id]", "list or resume a saved session", _resume, True),
-        Command("/compact", "/compact [focus]", "summarize older turns", _compact, True),
-        Command("/expand", "/expand [N]", "full output of the last (or Nth) tool call", _expand),
+        Command("/clear", "/clear", "start a new session", clear_command, needs_idle=True),
+        Command("/model", "/model [provider/id]", "show or switch the model", model_command, True),
+        Command("/session", "/session", "this session: id, file, usage", session_command),
+        Command(
+            "/resume", "/resume [N|id]", "list or resume a saved session", resume_command, True
+        ),
+        Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
+        Command(
+            "/expand",
+            "/expand [thinking] [N]",
+            "the last (Nth) tool call or thinking whole",
+            _expand,
+        ),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/skills", "/skills", "the skills the model may read", _skills),
         Command("/trust", "/trust", "trust this project's settings and .mcp.json", _trust),

@@ -1,9 +1,9 @@
 """Completion in the REPL: slash commands (built-in and the user's own command files) at the
-start of the line, `@path` anywhere."""
+start of the line, model ids after `/model `, `@path` anywhere."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
@@ -14,14 +14,23 @@ from di_code.config.settings import di_code_home
 from di_code.ui.commands import COMMANDS
 from di_code.ui.safe_text import visible
 
+MODEL_COMMAND = "/model "
+
 
 class ChatCompleter(Completer):
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, models: Callable[[], list[str]] = list) -> None:
         self._workspace = workspace
+        self._models = models
         self._paths = PathCompleter(get_paths=lambda: [str(workspace)], expanduser=True)
 
     def get_completions(self, document: Document, event: CompleteEvent) -> Iterable[Completion]:
         before = document.text_before_cursor
+        if before.startswith(MODEL_COMMAND):
+            typed = before[len(MODEL_COMMAND) :]
+            for spec in self._models():
+                if spec.startswith(typed) or spec.partition("/")[2].startswith(typed):
+                    yield Completion(spec, -len(typed))
+            return
         if before.startswith("/") and " " not in before:
             for command in COMMANDS.values():
                 if command.name.startswith(before):

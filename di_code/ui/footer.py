@@ -25,19 +25,30 @@ def format_cost(dollars: float) -> str:
 class UsageTotals:
     """Summed over a session; `context` is the size of the last request and its answer.
     Replies whose server reported no usage are counted in `unknown`, never as zero tokens:
-    the footer then shows `?` (nothing known) or `≥` (a lower bound)."""
+    the footer then shows `?` (nothing known) or `≥` (a lower bound). A reply cut short (an
+    abort, an error) has no usage either, but that says nothing of the server: its figures
+    are marked until the next whole reply, then shown plain again."""
 
     total: Usage = field(default_factory=Usage)
     context: int | None = 0
     unknown: int = 0
+    cut_short: bool = False
 
-    def add(self, usage: Usage) -> None:
+    def add(self, usage: Usage, *, cut_short: bool = False) -> None:
         if not usage_known(usage):
-            self.unknown += 1
+            if cut_short:
+                self.cut_short = True
+            else:
+                self.unknown += 1
             self.context = None
             return
+        self.cut_short = False
         self.total += usage
         self.add_context(usage)
+
+    @property
+    def _marked(self) -> bool:
+        return bool(self.unknown) or self.cut_short
 
     def add_context(self, usage: Usage) -> None:
         """The context is as big as the last request and its answer (a resumed session's
@@ -46,7 +57,7 @@ class UsageTotals:
             self.context = usage.context
 
     def _count(self, tokens: int) -> str:
-        if not self.unknown:
+        if not self._marked:
             return short_count(tokens)
         return f"≥{short_count(tokens)}" if tokens else "?"
 
@@ -54,7 +65,7 @@ class UsageTotals:
         """A free model (a local one) costs $0 whatever the usage; a priced one is unknown."""
         dollars = self.total.cost.total
         priced = model is not None and (model.cost.input or model.cost.output)
-        if not (self.unknown and priced):
+        if not (self._marked and priced):
             return format_cost(dollars)
         return f"≥{format_cost(dollars)}" if dollars else "$?"
 

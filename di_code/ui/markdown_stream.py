@@ -59,8 +59,15 @@ class NoLive:
         return None
 
 
+ECHO_ROOM = 3
+"""Columns left free right of the live area: `^C` and the cursor after it."""
+
+
 class RichLive:
-    """A transient Rich Live area: started on the first show, stopped (and erased) on None."""
+    """A transient Rich Live area: started on the first show, stopped (and erased) on None.
+    It is drawn ECHO_ROOM columns narrower than the terminal: the `^C` the terminal echoes
+    on Ctrl-C goes after the area's last line, and reaching the last column it would wrap
+    to a new line the area does not know of (erasing it would leave its top line behind)."""
 
     def __init__(self, console: Console, fps: float = 10.0) -> None:
         self._console = console
@@ -73,6 +80,9 @@ class RichLive:
                 self._live.stop()
                 self._live = None
             return
+        from rich.constrain import Constrain
+
+        renderable = Constrain(renderable, max(self._console.width - ECHO_ROOM, 1))
         if self._live is None:
             from rich.live import Live
 

@@ -1,4 +1,4 @@
-"""Showing text taller than the screen: in `$PAGER` (less -R by default)."""
+"""Output taller than the screen goes through the user's pager ($PAGER, less -R by default)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,11 @@ import shlex
 import shutil
 import subprocess
 import sys
-from typing import TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
+    from rich.console import Console, RenderableType
 
 
 def page(text: str, out: TextIO | None = None) -> None:
@@ -22,3 +26,19 @@ def page(text: str, out: TextIO | None = None) -> None:
     env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
     stream.flush()
     subprocess.run(command, input=text.encode(), env=env, check=False, stdout=stream)
+
+
+def show_paged(console: Console, shown: RenderableType, app: Application[Any] | None) -> None:
+    """Print `shown`, or page it when it is taller than the screen (the pager runs with the
+    running prompt suspended)."""
+    running = app is not None and app.is_running
+    rows = app.output.get_size().rows if app is not None and running else console.height
+    with console.capture() as captured:
+        console.print(shown)
+    text = captured.get()
+    if text.count("\n") < rows - 2 or not running:
+        console.print(shown)
+        return
+    from prompt_toolkit.application import run_in_terminal
+
+    run_in_terminal(lambda: page(text))

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, assert_never
 
-from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from di_code.agent.events import (
@@ -53,7 +53,7 @@ from di_code.ai.events import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from di_code.ai.reply_notes import cut_reply_note, usage_known
+from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import (
     AssistantMessage,
     Message,
@@ -61,10 +61,9 @@ from di_code.ai.types import (
     TextContent,
     ToolCall,
     ToolResultMessage,
-    Usage,
 )
 from di_code.tools.permissions import Approval, ApprovalRequest, Approver
-from di_code.ui.footer import UsageTotals, short_count
+from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import (
     LiveArea,
     MarkdownStream,
@@ -73,99 +72,19 @@ from di_code.ui.markdown_stream import (
     loop_schedule,
 )
 from di_code.ui.safe_text import visible
+from di_code.ui.thinking_view import Thoughts, thinking_live, thinking_panel
 from di_code.ui.tool_view import (
     RunningTool,
-    collapse,
     compact_line,
-    format_seconds,
-    framed,
     full_output_panel,
-    new_spinner,
     tool_panel,
 )
+from di_code.ui.turn_view import Activity, alert_panel, closing_rule, turn_rule, turn_summary
 
-THINKING_LINES = 3
-STALL_NOTICE = 5.0
-"""Seconds without a stream event after which the status line says the stream is silent."""
 ECHO_LINES = 10
 """A prompt longer than this (a paste) is echoed cut to its first lines."""
-RETRY_LINGER = 0.5
-"""Seconds the retry line stays after its countdown ends (the new attempt is being sent)."""
 HISTORY_TURNS = 3
 """How many past prompts (with their answers) a resumed conversation shows."""
-
-
-def turn_rule(title: str) -> RenderableType:
-    """The top of a turn's frame (see the module doc for why a rule and not a box)."""
-    from rich.rule import Rule
-
-    title_text = Text.assemble(("── ", "dim"), (title, "bold"))
-    return Group(Text(), Rule(title_text, align="left", style="dim"))
-
-
-def closing_rule(text: str) -> RenderableType:
-    from rich.rule import Rule
-
-    return Rule(Text(text, style="dim"), align="right", style="dim")
-
-
-def alert_panel(title: str, reason: str) -> RenderableType:
-    """An error or an abort: a red box with the one-line reason (its first line)."""
-    first = (reason.strip().splitlines() or [""])[0]
-    return framed(Text(visible(first), style="red"), Text(title, style="bold red"), "red")
-
-
-def thinking_panel(thinking: str) -> RenderableType:
-    lines = [line for line in thinking.strip().splitlines() if line.strip()]
-    body = collapse(lines or ["…"], THINKING_LINES, "dim italic")
-    return framed(body, Text("✻ thinking", style="dim italic"), "dim")
-
-
-def _thinking_live(thinking: str) -> RenderableType:
-    last = visible(thinking[-300:].replace("\n", " ").strip())
-    text = Text(last or "…", style="dim italic", no_wrap=True, overflow="ellipsis")
-    return framed(text, Text("✻ thinking", style="dim italic"), "dim")
-
-
-@dataclass(slots=True)
-class Activity:
-    """The status line under the live area while a request is out: `waiting for m … 3.2s`
-    until the first event, the reason and the countdown while the provider backs off, and
-    a notice when a started stream goes silent. Drawn lazily, so every frame is current."""
-
-    model: str
-    clock: Callable[[], float]
-    since: float
-    streaming: bool = False
-    retry: RetryEvent | None = None
-    retry_at: float = 0.0
-    spinner: Any = field(default_factory=new_spinner)
-
-    def line(self, width: int = 80) -> str | None:
-        """The status for a line `width` wide; a long retry reason is cut, not the countdown."""
-        now = self.clock()
-        if self.retry is not None and now < self.retry_at + RETRY_LINGER:
-            retry = self.retry
-            wait = max(0.0, self.retry_at - now)
-            countdown = f" · retry {retry.attempt}/{retry.max_retries} in {wait:.1f}s"
-            reason = visible(retry.reason.partition(": ")[0])
-            room = max(10, width - 2 - len(countdown))
-            if len(reason) > room:
-                reason = reason[: room - 1] + "…"
-            return reason + countdown
-        silent = now - self.since
-        if not self.streaming:
-            return f"waiting for {visible(self.model)} … {format_seconds(silent)}"
-        if silent >= STALL_NOTICE:
-            return f"no data from {visible(self.model)} for {format_seconds(silent)}"
-        return None
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        line = self.line(options.max_width)
-        if line is None:
-            return
-        self.spinner.update(text=Text(line, style="yellow" if self.retry else "dim"))
-        yield self.spinner
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +140,9 @@ class Renderer:
         """Whether this turn's top rule was drawn (then its closing rule is too)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
+        self.thoughts = Thoughts()
+        self.thinking_whole = False
+        """Ctrl-T: finished thinking blocks are printed whole, not folded."""
         self._running: dict[str, RunningTool] = {}
 
     def __call__(self, event: AgentEvent) -> None:
@@ -250,7 +172,7 @@ class Renderer:
                 self._tool_end(call_id, result)
             case TurnEndEvent(message=message) if self._framed:
                 seconds = self._clock() - self._turn_started
-                self._print(closing_rule(_turn_summary(message.usage, seconds)), full_only=True)
+                self._print(closing_rule(turn_summary(message.usage, seconds)), full_only=True)
             case TurnEndEvent():
                 pass
             case AgentEndEvent():
@@ -419,11 +341,12 @@ class Renderer:
                 self._thinking = ""
             case ThinkingDeltaEvent(delta=delta):
                 self._thinking += delta
-                self._show(_thinking_live(self._thinking))
+                self._show(thinking_live(self._thinking))
             case ThinkingEndEvent(content=content):
                 self._show(None)
                 if content.strip():  # an encrypted reasoning item alone has nothing to show
-                    self._print(thinking_panel(visible(content)), full_only=True)
+                    self.thoughts.blocks.append(content)
+                    self._print(thinking_panel(content, whole=self.thinking_whole), full_only=True)
             case ToolCallStartEvent(name=name):
                 self._show(Text(f"● preparing {visible(name)} …", style="dim"))
             case RetryEvent(delay=delay):
@@ -447,7 +370,7 @@ class Renderer:
         self._end_text()
         self._activity = None
         self._show(None)
-        self.usage.add(message.usage)
+        self.usage.add(message.usage, cut_short=message.stop_reason in ("aborted", "error"))
         match message.stop_reason:
             case "aborted":
                 self.console.print(alert_panel("■ aborted", message.error_message or "Aborted."))
@@ -461,13 +384,6 @@ class Renderer:
                 pass
             case _:
                 assert_never(message.stop_reason)
-
-
-def _turn_summary(usage: Usage, seconds: float) -> str:
-    """The closing rule's tokens and time; `?` when the server reported no usage."""
-    if not usage_known(usage):
-        return f"↑? ↓? · {format_seconds(seconds)}"
-    return f"↑{short_count(usage.sent)} ↓{short_count(usage.output)} · {format_seconds(seconds)}"
 
 
 def _user_text(message: Message) -> str:

@@ -10,7 +10,6 @@ in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.commands
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -29,8 +28,11 @@ from di_code.tools.permissions import NO, PermissionGate, PermissionMode
 from di_code.tools.workspace import Workspace
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
-from di_code.ui.pager import page
+from di_code.ui.pager import show_paged
+from di_code.ui.pastes import Pastes
 from di_code.ui.prompt_live import PromptLive
+from di_code.ui.prompt_session import key_wait, make_prompt_session
+from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
 from di_code.ui.safe_text import visible
 from di_code.ui.turn_limit import more_turns_question
@@ -38,10 +40,10 @@ from di_code.ui.turn_limit import more_turns_question
 if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.formatted_text import AnyFormattedText
-    from prompt_toolkit.history import FileHistory
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from di_code.config.model_choices import ModelChoice
     from di_code.tools.mcp import McpServers
 
 SwitchModel = Callable[[str], tuple[Provider, Model]]
@@ -49,6 +51,8 @@ TICK_SECONDS = 0.1
 """Redraws while the agent works: 10 a second, so a spinner (12.5 frames/s) moves every tick."""
 EXIT_ARMED_SECONDS = 2.0
 """How long "press Ctrl-C again to exit" holds."""
+ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
+"""Erase the screen and the scrollback, cursor home."""
 
 
 @dataclass(slots=True)
@@ -62,6 +66,8 @@ class ChatSetup:
     workspace: Path = field(default_factory=Path.cwd)
     switch_model: SwitchModel | None = None
     """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
+    models: Callable[[], list[ModelChoice]] = list
+    """The configured and known models, for /model's list and its Tab completion."""
     mcp: McpServers | None = None
     """The session's MCP servers (/mcp lists them)."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
@@ -74,34 +80,6 @@ class ChatSetup:
     apply_trust: Callable[[], Awaitable[list[str]]] | None = None
     """Applies what the user has just trusted to this chat (servers start, tools appear);
     the lines to show."""
-
-
-PASTE_LINES = 10
-"""A paste longer than this shows in the input as one placeholder."""
-
-
-class Pastes:
-    """Long pastes: the input shows `[pasted 200 lines]`, the prompt sent has the text."""
-
-    def __init__(self) -> None:
-        self._texts: dict[str, str] = {}
-
-    def placeholder(self, text: str) -> str:
-        """What to insert for a paste: the text itself if short, else a placeholder."""
-        lines = len(text.splitlines())
-        if lines <= PASTE_LINES:
-            return text
-        label = f"[pasted {lines} lines]"
-        if label in self._texts:
-            label = f"[pasted {lines} lines #{len(self._texts) + 1}]"
-        self._texts[label] = text
-        return label
-
-    def expand(self, line: str) -> str:
-        for label, text in self._texts.items():
-            line = line.replace(label, text)
-        self._texts.clear()
-        return line
 
 
 class Repl:
@@ -118,6 +96,7 @@ class Repl:
         self.setup = setup
         self.console = console
         self.live = PromptLive(console, self.invalidate)
+        self.reflow = Reflow()
         self.renderer = Renderer(console, live=self.live, model=setup.agent.model)
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
@@ -129,8 +108,9 @@ class Repl:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
-        self.shell_context: list[str] = []
-        """`!command` outputs not yet sent: they go in front of the next prompt."""
+        self.notes_for_model: list[str] = []
+        """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
+        in front of the next prompt."""
         self._history = history
         self._io: dict[str, Any] = {"input": input, "output": output}
         self._session: PromptSession[str] | None = None
@@ -213,11 +193,12 @@ class Repl:
         text.append("\n/help for commands · Esc stops the agent · Ctrl-D quits", style="dim")
         return text
 
-    def expand(self, number: int | None = None) -> None:
-        """Ctrl-O and /expand: the full output of a tool call, paged when it is taller than
-        the screen (the pager runs with the prompt suspended)."""
+    def expand(self, number: int | None = None, *, thinking: bool = False) -> None:
+        """Ctrl-O and /expand: the full output of a tool call (or a thinking block), paged
+        when it is taller than the screen (the pager runs with the prompt suspended)."""
+        renderer = self.renderer
         try:
-            panel = self.renderer.expanded(number)
+            panel = renderer.thoughts.expanded(number) if thinking else renderer.expanded(number)
         except ValueError as exc:
             self.console.print(Text(f"✗ {visible(str(exc))}", style="red"))
             return
@@ -233,33 +214,34 @@ class Repl:
         """Print `renderable`, or page it when it is taller than the screen (the pager runs
         with the prompt suspended)."""
         session = self._session
-        with self.console.capture() as captured:
-            self.console.print(renderable)
-        text = captured.get()
-        running = session is not None and session.app.is_running
-        if text.count("\n") < self.screen_rows() - 2 or not running:
-            self.console.print(renderable)
-            return
-        from prompt_toolkit.application import run_in_terminal
+        show_paged(self.console, renderable, session.app if session is not None else None)
 
-        run_in_terminal(lambda: page(text))
+    def toggle_thinking(self) -> None:
+        """Ctrl-T: thinking blocks from now on whole, or folded again."""
+        whole = self.renderer.thinking_whole = not self.renderer.thinking_whole
+        said = "shown whole" if whole else "folded (/expand thinking shows one whole)"
+        self.console.print(Text(f"Thinking is {said}; Ctrl-T switches.", style="dim"))
 
     def clear_screen(self) -> None:
-        session = self._session
-        if session is not None and session.app.is_running:
-            session.app.renderer.clear()
+        """/clear: the screen and the terminal's scrollback erased (as `clear` does), the
+        banner again on top. Written where the console writes, so nothing printed before it
+        comes after."""
+        if self._session is not None:
+            self.console.file.write(ERASE_ALL)
+        self.console.print(self.banner())
 
     async def run(self) -> int:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        session = self._session = self._make_session()
+        session = self._session = make_prompt_session(self, self._history, self._io)
         with patch_stdout(raw=True):
             self.console.print(self.banner())
             if self.agent.transcript:
                 self.renderer.replay(self.agent.transcript)
             if self.setup.held_back is not None:
                 self.start(self._ask_trust(self.setup.held_back))
+            watcher = self._watch_mcp()
             try:
                 while True:
                     try:
@@ -269,8 +251,22 @@ class Repl:
                     if not await self.submit(text):
                         break
             finally:
+                if watcher is not None:
+                    watcher.cancel()
                 await self.stop()
         return 0
+
+    def _watch_mcp(self) -> asyncio.Task[None] | None:
+        from di_code.ui.mcp_watch import watch_mcp
+
+        servers = self.setup.mcp
+        return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
+
+    def status_line(self) -> str:
+        """The bottom line: the permission mode and how many MCP servers are ready."""
+        gate, servers = self.setup.gate, self.setup.mcp
+        line = mode_line(None if gate is None else gate.mode)
+        return line if servers is None or not servers.servers else f"{line} · {servers.progress()}"
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
@@ -299,20 +295,21 @@ class Repl:
             return True
         from di_code.tools.attachments import AttachmentError, prompt_content
 
-        prompt = "\n\n".join([*self.shell_context, text])
+        prompt = "\n\n".join([*self.notes_for_model, text])
         try:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
-        except AttachmentError as exc:  # refused before any request: `!command` outputs wait
+        except AttachmentError as exc:  # refused before any request: the notes wait
             self.renderer.show_user(text)
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
             return True
-        self.shell_context = []
+        self.notes_for_model = []
         self.start(self._prompt(content))
         return True
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
         """Run `work` as the one busy task; Ctrl-C aborts its controller."""
         controller = self._controller = AbortController()
+        key_wait(self._session, working=True)
         self._task = asyncio.create_task(self._guard(work(controller)))
         self._ticker = asyncio.create_task(self._tick(self._task))
 
@@ -363,7 +360,7 @@ class Repl:
             self.renderer.show_user(f"!{command}")
             ran = await run_shell(command, self.setup.workspace, controller.signal, self.renderer)
             if ran is not None:
-                self.shell_context.append(ran)
+                self.notes_for_model.append(ran)
 
         return work
 
@@ -375,6 +372,7 @@ class Repl:
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
         finally:
             self._controller = None
+            key_wait(self._session, working=False)
             self.invalidate()
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
@@ -383,7 +381,7 @@ class Repl:
             self.invalidate()
             await asyncio.wait([task], timeout=TICK_SECONDS)
 
-    def _message(self) -> AnyFormattedText:
+    def prompt_message(self) -> AnyFormattedText:
         from prompt_toolkit.application import get_app
         from prompt_toolkit.formatted_text import ANSI
 
@@ -392,40 +390,10 @@ class Repl:
         if self.approver.pending is not None:
             # The running call's panel would say "running" while it waits for the answer.
             asking = fold(self.approver.prompt_line(app.current_buffer.text), size.columns)
-            return ANSI(f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m ")
-        live = self.live.render(size.columns, size.rows)
-        symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
-        return ANSI(f"{live}{symbol}\x1b[1;36m›\x1b[0m ")
-
-    def _make_session(self) -> PromptSession[str]:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import InMemoryHistory
-        from prompt_toolkit.key_binding import merge_key_bindings
-
-        from di_code.ui.completion import ChatCompleter
-        from di_code.ui.keys import key_bindings
-        from di_code.ui.screen_keys import screen_bindings
-
-        history = InMemoryHistory() if self._history is None else _private_history(self._history)
-        return PromptSession(
-            self._message,
-            history=history,
-            completer=ChatCompleter(self.setup.workspace),
-            complete_while_typing=True,
-            key_bindings=merge_key_bindings([key_bindings(self), screen_bindings(self)]),
-            erase_when_done=True,
-            bottom_toolbar=lambda: mode_line(
-                None if self.setup.gate is None else self.setup.gate.mode
-            ),
-            **self._io,
-        )
-
-
-def _private_history(path: Path) -> FileHistory:
-    """prompt_toolkit appends to the file with the umask's mode: it is made 0600 first."""
-    from prompt_toolkit.history import FileHistory
-
-    from di_code.ai.private_files import open_private
-
-    os.close(open_private(path, os.O_WRONLY | os.O_APPEND))
-    return FileHistory(path)
+            message = f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m "
+        else:
+            live = self.live.render(size.columns, size.rows)
+            symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
+            message = f"{live}{symbol}\x1b[1;36m›\x1b[0m "
+        self.reflow.drawn(size.columns, message + app.current_buffer.text)
+        return ANSI(message)

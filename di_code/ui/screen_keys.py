@@ -1,6 +1,7 @@
 """The REPL's screen keys, next to the line-editing ones in `di_code.ui.keys`: Esc aborts
-the run like Ctrl-C, Ctrl-O shows the full output of the last tool call, and a long paste
-shows in the input as one `[pasted N lines]` placeholder (the whole text is sent)."""
+the run like Ctrl-C, Ctrl-O shows the full output of the last tool call, Ctrl-T shows the
+thinking whole or folded, and a long paste shows in the input as one `[pasted N lines]`
+placeholder (the whole text is sent)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,10 @@ def screen_bindings(repl: Repl) -> KeyBindings:
     @bindings.add("c-o")
     def _expand(event: KeyPressEvent) -> None:
         repl.expand()
+
+    @bindings.add("c-t")
+    def _thinking(event: KeyPressEvent) -> None:
+        repl.toggle_thinking()
 
     @bindings.add(Keys.BracketedPaste)
     def _paste(event: KeyPressEvent) -> None:

@@ -11,6 +11,8 @@ from di_code.agent import Agent, AgentEvent, FunctionTool, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.providers.faux import create_faux_provider
+from di_code.ai.transcript import FAILED_REPLY_NOTE, INTERRUPTED_REPLY_NOTE
+from di_code.ai.types import AssistantMessage
 
 EMPTY = {"type": "object", "properties": {}}
 FIRST_TOOL_TURN = [
@@ -91,7 +93,7 @@ async def test_empty_script_is_a_failure_not_an_exception() -> None:
     assert (final.stop_reason, final.error_message) == ("error", "No faux response scripted")
 
 
-async def test_next_prompt_after_abort_sends_no_orphan_call_and_no_failed_message() -> None:
+async def test_next_prompt_after_abort_sends_no_orphan_call_and_notes_the_cut_replies() -> None:
     agent, _, faux = recording_agent(
         [
             {"type": "success", "content": [ToolCall("c1", "ok", {}), ToolCall("c2", "ok", {})]},
@@ -112,8 +114,10 @@ async def test_next_prompt_after_abort_sends_no_orphan_call_and_no_failed_messag
     assert calls == {"c1", "c2"} == answered
     assert all(m.stop_reason not in ("error", "aborted") for m in request if m.role == "assistant")  # type: ignore[union-attr]
     assert [m.role for m in request] == [
-        "user", "assistant", "tool_result", "tool_result", "user", "user"
+        "user", "assistant", "tool_result", "tool_result", "assistant", "user", "assistant", "user"
     ]  # fmt: skip
+    notes = [m.text for m in request[4::2] if isinstance(m, AssistantMessage)]
+    assert notes == [INTERRUPTED_REPLY_NOTE, FAILED_REPLY_NOTE]
     assert len(agent.transcript) == 8  # the failed and aborted messages stay in the transcript
 
 
@@ -270,7 +274,7 @@ async def test_abort_as_a_tool_batch_starts_reports_the_first_call_as_the_articl
     ]  # fmt: skip
     end = next(e for e in events if e.type == "tool_execution_end")
     assert (end.tool_call_id, end.result.is_error, end.result.text) == (  # type: ignore[union-attr]
-        "c1", True, "Tool execution aborted."
+        "c1", True, "Not run: the user interrupted before this tool call started."
     )  # fmt: skip
     assert (final.stop_reason, final.error_message) == ("aborted", "Tool loop aborted")
     assert faux.pending_responses() == 1

@@ -212,7 +212,7 @@ async def test_abort_during_a_tool_stops_the_loop(form: type[Tool]) -> None:
     assert (assistant.stop_reason, assistant.error_message) == ("aborted", "Tool loop aborted")
     assert faux.pending_responses() == 1
     assert tool_result(agent.transcript, "abort-1").content == [
-        TextContent("Tool execution aborted.")
+        TextContent("Interrupted by the user.\nOutput so far:\ntoo late")
     ]
     assert not agent.is_streaming
 

@@ -100,7 +100,7 @@ def test_thinking_signature_goes_back_and_results_share_one_user_message() -> No
     assert results[1]["cache_control"] == CACHE
 
 
-def test_failed_turns_are_dropped_and_orphan_calls_get_a_result() -> None:
+def test_failed_turns_go_as_their_text_and_a_note_and_orphan_calls_get_a_result() -> None:
     messages = [
         UserMessage.of("one"),
         assistant(TextContent("broken"), stop="aborted"),
@@ -109,10 +109,12 @@ def test_failed_turns_are_dropped_and_orphan_calls_get_a_result() -> None:
         UserMessage.of("three"),
     ]
     sent = body_for(messages)["messages"]
-    assert [m["role"] for m in sent] == ["user", "user", "assistant", "user", "user"]
-    assert sent[3]["content"][0]["tool_use_id"] == "t1"
-    assert sent[3]["content"][0]["is_error"] is True
-    assert "broken" not in str(sent)
+    assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "user", "user"]
+    assert sent[1]["content"] == [
+        {"type": "text", "text": "broken\n\n[The user interrupted this reply here.]"}
+    ]
+    assert sent[4]["content"][0]["tool_use_id"] == "t1"
+    assert sent[4]["content"][0]["is_error"] is True
 
 
 def test_an_unknown_model_gets_a_sane_max_tokens_within_its_window() -> None:

@@ -112,7 +112,7 @@ def test_tool_calls_and_results_carry_matching_ids() -> None:
     assert sent[3] == {"role": "tool", "tool_call_id": "c2", "content": "boom"}
 
 
-def test_failed_turns_are_not_replayed_and_no_call_lacks_a_result() -> None:
+def test_failed_turns_go_as_their_text_and_a_note_and_no_call_lacks_a_result() -> None:
     messages: list[Message] = [
         UserMessage.of("one"),
         assistant(TextContent("half"), stop="error"),
@@ -121,9 +121,12 @@ def test_failed_turns_are_not_replayed_and_no_call_lacks_a_result() -> None:
         UserMessage.of("three"),
     ]
     sent = build_openai_request(MODEL, Context(None, messages), StreamOptions())["messages"]
-    assert [m["role"] for m in sent] == ["user", "user", "assistant", "tool", "user"]
-    assert all(m.get("content") != "half" for m in sent)
-    assert sent[3]["tool_call_id"] == "c9"
+    assert [m["role"] for m in sent] == ["user", "assistant", "user", "assistant", "tool", "user"]
+    assert sent[1] == {
+        "role": "assistant",
+        "content": "half\n\n[This reply was cut off here by an error.]",
+    }
+    assert sent[4]["tool_call_id"] == "c9"
 
 
 def test_invalid_json_arguments_are_sent_back_verbatim() -> None:

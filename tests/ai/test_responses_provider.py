@@ -110,12 +110,14 @@ def test_other_models_reasoning_and_items_without_encrypted_content_are_not_sent
     assert [item.get("type") for item in body["input"]] == [None, "message"]
 
 
-def test_orphan_calls_get_a_result_and_failed_turns_are_dropped() -> None:
+def test_orphan_calls_get_a_result_and_failed_turns_go_as_text_and_a_note() -> None:
     failed = assistant(TextContent("half"), stop="error")
     orphan = assistant(ToolCall("call_9", "ls", {}))
     body = body_for([UserMessage.of("a"), failed, orphan, UserMessage.of("b")])
     kinds = [item.get("type", item.get("role")) for item in body["input"]]
-    assert kinds == ["user", "function_call", "function_call_output", "user"]
+    assert kinds == ["user", "message", "function_call", "function_call_output", "user"]
+    said = body["input"][1]["content"][0]["text"]
+    assert said == "half\n\n[This reply was cut off here by an error.]"
     assert check_responses_request(body) is None
 
 

@@ -2,7 +2,9 @@
 
 `python -m tests.support.mcp_fixture_server stdio|http PORT`. It writes its pid to
 `$MCP_FIXTURE_DIR/<name>.pid` when it starts (so a test can check it started, and that it is
-gone after di-code exits) and `<name>.slow` when its slow tool begins.
+gone after di-code exits) and `<name>.slow` when its slow tool begins. With
+`MCP_FIXTURE_START_DELAY=SECONDS` it waits that long before it answers at all (a server slow
+to start).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -82,6 +85,7 @@ def main() -> None:
     path = marker("pid")
     if path is not None:
         path.write_text(str(os.getpid()))
+    time.sleep(float(os.environ.get("MCP_FIXTURE_START_DELAY", "0")))
     if sys.argv[1] == "http":
         build(int(sys.argv[2])).run("streamable-http")
     else:

@@ -119,7 +119,10 @@ async def test_aborting_the_agent_stops_a_running_command(workspace: Path) -> No
     final = await agent.prompt("go")
     assert (final.stop_reason, final.error_message) == ("aborted", "Tool loop aborted")
     result = agent.transcript[2]
-    assert isinstance(result, ToolResultMessage) and only_text(result) == "Tool execution aborted."
+    assert isinstance(result, ToolResultMessage) and result.is_error
+    said = only_text(result)
+    assert said.startswith(f"Interrupted by the user.\nOutput so far:\n{pids[0]}\n")
+    assert said.endswith("Command aborted; process group stopped (SIGTERM)")
     assert pids and not alive(pids[0])
 
 

@@ -84,7 +84,7 @@ async def test_a_yes_no_question_takes_y_or_n_only_after_the_guard() -> None:
     trust = YesNo("Trust this project's settings (x.toml: permissions.mode)? y/N")
     asking = asyncio.create_task(approver.confirm(trust))
     await asyncio.sleep(0)
-    assert approver.prompt_line("") == trust.text
+    assert approver.prompt_line("") == "y/N (Enter: no)"  # the question is printed above
     assert approver.prompt_line("hi").endswith("(clear the line to answer)")
     assert not approver.keys_live("hi")
     clock.now += 0.5

@@ -249,7 +249,7 @@ def test_esc_kills_a_running_command_and_shows_the_abort(
         wait_until_running(["sleep", seconds])
         child.send("\x1b")
         lines = screen.wait_text("■ aborted")
-        assert any(line.startswith("│ Tool execution aborted.") for line in lines)
+        assert any(line.startswith("│ Interrupted by the user.") for line in lines)
         assert wait_until_gone(["sleep", seconds])
         quit_chat(child)
     finally:

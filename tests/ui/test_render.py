@@ -49,8 +49,10 @@ from di_code.ai.types import (
 from di_code.tools.permissions import YES, Approval, ApprovalRequest
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
-from di_code.ui.render import Activity, Renderer, alert_panel, thinking_panel
+from di_code.ui.render import Renderer
+from di_code.ui.thinking_view import thinking_panel
 from di_code.ui.tool_view import RunningTool, summarize_call, tool_panel
+from di_code.ui.turn_view import Activity, alert_panel
 from tests.support.llm_server import HttpError, LLMServer, Turn
 
 
@@ -119,7 +121,7 @@ async def test_every_event_kind_of_a_prompt_is_drawn() -> None:
         "│ Let me think.                                                                │",
         "│ Step two.                                                                    │",
         "│ Three.                                                                       │",
-        "│ … 1 more line                                                                │",
+        "│ … 1 more line (Ctrl-T shows thinking whole)                                  │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
         "I'll look.",
         "",
@@ -193,9 +195,11 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
     final = await asyncio.wait_for(task, 10)
     assert final.stop_reason == "aborted"
     # No "turn 2" frame with ↑0 ↓0: the loop ended without asking the model again.
-    assert lines_of(console)[-8:] == [
+    assert lines_of(console)[-10:] == [
         "╭─ bash $ sleep 100 ───────────────────────────────────────────────────────────╮",
-        "│ Tool execution aborted.                                                      │",
+        "│ Interrupted by the user.                                                     │",
+        "│ Output so far:                                                               │",
+        "│ killed                                                                       │",
         "╰────────────────────────────────────────────────────────────── failed · 0.0s ─╯",
         "─────────────────────────────────────────────────────────────────── ↑? ↓? · 0.0s",
         "╭─ ■ aborted ──────────────────────────────────────────────────────────────────╮",
@@ -329,7 +333,7 @@ def test_thinking_error_and_abort_panels() -> None:
         "│ one                                                                          │",
         "│ two                                                                          │",
         "│ three                                                                        │",
-        "│ … 1 more line                                                                │",
+        "│ … 1 more line (Ctrl-T shows thinking whole)                                  │",
         "╰──────────────────────────────────────────────────────────────────────────────╯",
     ]
     assert render_text(alert_panel("■ aborted", "Request aborted\n  at step 2")) == [
@@ -550,3 +554,13 @@ async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn
     shown = lines_of(renderer.console)
     assert shown[-2].endswith(" 0.5s ─╯")
     assert shown[-1].endswith(" · 0.5s") and shown[-1].startswith("─")
+
+
+def test_a_reply_cut_short_marks_the_figures_only_until_the_next_whole_reply() -> None:
+    local = Model("gemma", "G", "llamacpp", "openai-completions", context_window=2048)
+    totals = UsageTotals()
+    totals.add(Usage(1000, 100))
+    totals.add(Usage(), cut_short=True)  # aborted mid-stream: the server never said
+    assert totals.footer(local) == "gemma · ↑≥1k ↓≥100 · $0.0000 · ctx ?/2k"
+    totals.add(Usage(1200, 300))
+    assert totals.footer(local) == "gemma · ↑2.2k ↓400 · $0.0000 · ctx 1.5k/2k (73%)"

@@ -437,7 +437,7 @@ async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:
         await until(lambda: "│ out 15 " in session.output)
         session.type("/expand 1\r/expand x\r/exit\r")
     assert session.output.count("│ out 15 ") == 2
-    assert "✗ Usage: /expand [N]" in session.output
+    assert "✗ Usage: /expand [thinking] [N]" in session.output
 
 
 async def test_the_exit_armed_by_ctrl_c_expires() -> None:

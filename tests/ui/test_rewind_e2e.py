@@ -103,3 +103,45 @@ def test_undo_list_shows_what_the_user_typed_and_marks_changes(
     )
     rows = [row[17:] for row in listed.stdout.splitlines()[:2]]
     assert rows == ["  just a question", "* !echo listing make a file"], listed.stdout
+
+
+def test_the_model_is_told_what_undo_and_rewind_files_restored(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "notes.txt").write_text("original\n")
+    llm_server.script(
+        write("made.txt", "x\n", "c1"),
+        Turn(text="Made it."),
+        Turn(text="Noted the undo."),
+        write("notes.txt", "changed\n", "c2"),
+        Turn(text="Changed the notes."),
+        Turn(text="Noted the rewind."),
+    )
+    child = spawn_chat(llm_server, tmp_path, "--yes")
+    try:
+        child.expect("›")
+        child.sendline("make a file")
+        child.expect("Made it")
+        child.sendline("/undo --yes")
+        child.expect("deleted made.txt")
+        child.sendline("is it there?")
+        child.expect("Noted the undo")
+        child.sendline("change the notes")
+        child.expect("Changed the notes")
+        child.sendline("/rewind 3 files")
+        child.expect("restored notes.txt")
+        child.sendline("and now?")
+        child.expect("Noted the rewind")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    after_undo = llm_server.requests[2].body["messages"][-1]["content"]
+    assert after_undo == (
+        "[Note from di-code: the user undid the file changes since prompt 1: deleted made.txt. "
+        "Edits made since then no longer stand.]\n\nis it there?"
+    )
+    after_rewind = llm_server.requests[5].body["messages"][-1]["content"]
+    assert after_rewind.startswith("[Note from di-code: the user undid the file changes since")
+    assert "prompt 3: restored notes.txt." in after_rewind
+    assert after_rewind.endswith("\n\nand now?")

@@ -121,3 +121,21 @@ def test_run_never_asks(llm_server: LLMServer, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert QUESTION not in done.stdout + done.stderr
     assert "ignored until you trust this project" in done.stderr
+
+
+def test_the_open_question_is_on_screen_once(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """Printed above the prompt, the question is not drawn again in the prompt's own line."""
+    untrusted_project(tmp_path)
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        screen.wait_for("y/N (Enter: no)")
+        screen.pump(GUARD_WAIT)
+        assert screen.text.count(QUESTION) == 1, screen.text
+        answer_key(screen, "n")
+        screen.wait_for("not trusted")
+        assert screen.text.count(QUESTION) == 1, screen.text
+    finally:
+        child.close(force=True)

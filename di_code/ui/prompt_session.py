@@ -1,0 +1,65 @@
+"""The chat's prompt-toolkit session: its keys, completion, bottom line and history, and how
+long a lone Esc waits for the rest of a key sequence."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    from di_code.ui.repl import Repl
+
+ESCAPE_WAIT_SECONDS = 0.05
+"""How long a lone Esc byte waits for the rest of a key sequence (Alt+Enter, an arrow):
+terminals send a sequence in one write, so 50 ms only guards a slow link (Neovim's default)."""
+WORKING_KEY_WAIT_SECONDS = 0.0
+"""While the agent works, Esc waits for no second key before it stops the agent: a key
+sequence (Alt+Enter is `escape`, `enter`) arrives in one read, so it still matches whole.
+When idle prompt-toolkit's 1 s stays, for Emacs sequences typed by hand (Ctrl-X Ctrl-X)."""
+IDLE_KEY_WAIT_SECONDS = 1.0
+
+
+def make_prompt_session(repl: Repl, history: Path | None, io: dict[str, Any]) -> PromptSession[str]:
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import InMemoryHistory
+    from prompt_toolkit.key_binding import merge_key_bindings
+
+    from di_code.ui.completion import ChatCompleter
+    from di_code.ui.keys import key_bindings
+    from di_code.ui.screen_keys import screen_bindings
+
+    session: PromptSession[str] = PromptSession(
+        repl.prompt_message,
+        history=InMemoryHistory() if history is None else _private_history(history),
+        completer=ChatCompleter(
+            repl.setup.workspace, lambda: [c.spec for c in repl.setup.models()]
+        ),
+        complete_while_typing=True,
+        key_bindings=merge_key_bindings([key_bindings(repl), screen_bindings(repl)]),
+        erase_when_done=True,
+        bottom_toolbar=repl.status_line,
+        **io,
+    )
+    session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
+    session.app.before_render += repl.reflow.before_render
+    return session
+
+
+def key_wait(session: PromptSession[str] | None, *, working: bool) -> None:
+    """Esc stops the agent at once only if prompt-toolkit stops waiting for a second key."""
+    if session is not None:
+        session.app.timeoutlen = WORKING_KEY_WAIT_SECONDS if working else IDLE_KEY_WAIT_SECONDS
+
+
+def _private_history(path: Path) -> FileHistory:
+    """prompt_toolkit appends to the file with the umask's mode: it is made 0600 first."""
+    from prompt_toolkit.history import FileHistory
+
+    from di_code.ai.private_files import open_private
+
+    os.close(open_private(path, os.O_WRONLY | os.O_APPEND))
+    return FileHistory(path)

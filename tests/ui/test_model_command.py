@@ -1,0 +1,65 @@
+"""`/model`: with no argument it lists the configured and known models (and the key each
+still lacks); Tab completes their ids after `/model `."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from di_code.agent import Agent
+from di_code.ai.providers.faux import create_faux_provider
+from di_code.config.model_choices import ModelChoice, model_choices
+from di_code.config.settings import ProviderSettings, Settings
+from di_code.ui.repl import ChatSetup
+from tests.ui.test_repl import chat
+
+
+def test_the_configured_models_come_first_then_the_known_ones_with_their_missing_keys() -> None:
+    settings = Settings(
+        model="local/qwen-coder",
+        providers={
+            "local": ProviderSettings(
+                "local", api="openai-completions", base_url="http://127.0.0.1:1/v1",
+                models=("qwen-coder", "llama-3"),
+            )
+        },
+    )  # fmt: skip
+    choices = model_choices(settings, {"OPENAI_API_KEY": "sk-x"})
+    specs = [choice.spec for choice in choices]
+    assert specs[:2] == ["local/qwen-coder", "local/llama-3"]
+    found = {choice.spec: choice.missing_key for choice in choices}
+    assert found["openai/gpt-5"] is None
+    assert found["anthropic/claude-sonnet-4-5"] == "ANTHROPIC_API_KEY"
+    assert found["gemini/gemini-2.5-flash"] == "GEMINI_API_KEY"
+    assert len(specs) == len(set(specs))
+
+
+def test_tab_completes_model_ids_after_the_command(tmp_path: Path) -> None:
+    from prompt_toolkit.completion import CompleteEvent
+    from prompt_toolkit.document import Document
+
+    from di_code.ui.completion import ChatCompleter
+
+    specs = ["openai/gpt-5", "openai/gpt-4.1", "anthropic/claude-sonnet-4-5"]
+    completer = ChatCompleter(tmp_path, lambda: specs)
+
+    def complete(text: str) -> list[str]:
+        return [c.text for c in completer.get_completions(Document(text), CompleteEvent())]
+
+    assert complete("/model ") == specs
+    assert complete("/model openai/gpt-4") == ["openai/gpt-4.1"]
+    assert complete("/model claude") == ["anthropic/claude-sonnet-4-5"]
+    assert complete("/mod") == ["/model"]
+
+
+async def test_model_alone_lists_the_choices_and_marks_the_current_one() -> None:
+    faux = create_faux_provider([])
+    choices = [ModelChoice("faux/faux-1"), ModelChoice("anthropic/opus", "ANTHROPIC_API_KEY")]
+    setup = ChatSetup(Agent(faux.provider, faux.model, []), models=lambda: choices)
+    async with chat(setup) as session:
+        session.type("/model\r/exit\r")
+    assert (
+        "Model: faux/faux-1\n"
+        "Models (/model PROVIDER/ID switches; Tab completes):\n"
+        " * faux/faux-1\n"
+        "   anthropic/opus  (set ANTHROPIC_API_KEY)\n"
+    ) in session.output
