@@ -218,8 +218,11 @@ async def test_cancel_mid_bash_kills_the_command_and_ends_cancelled(
     llm_server.script(Turn(text="still here"))
     assert (await prompt(conn, session.session_id, "hello")).stop_reason == "end_turn"
     assert client.said() == "still here"
-    tool_result = llm_server.requests[-1].body["messages"][-2]
-    assert tool_result["role"] == "tool"  # the cancelled call still has its result
+    sent = llm_server.requests[-1].body["messages"]
+    [tool_result] = [m for m in sent if m["role"] == "tool"]  # the cancelled call's result
+    assert tool_result["content"].startswith("Interrupted by the user.")
+    roles = [m["role"] for m in sent]
+    assert ("user", "user") not in list(zip(roles, roles[1:], strict=False))
 
 
 async def test_load_replays_a_stored_session_and_goes_on_with_it(

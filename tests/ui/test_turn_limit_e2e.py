@@ -25,11 +25,17 @@ def posts(server: LLMServer) -> int:
     return len([request for request in server.requests if request.method == "POST"])
 
 
+def asking(screen: Screen) -> bool:
+    """The question printed, and the prompt line waiting for its answer."""
+    lines = screen.text.splitlines()
+    return any(QUESTION in line for line in lines) and "y/N (Enter: no)" in lines
+
+
 def answer_after(screen: Screen, server: LLMServer, requests: int, key: str) -> None:
     """Once `requests` were made and the question is open (drawn in the prompt, not only left
     in the scrollback) for the guard delay, press `key`."""
     deadline = time.monotonic() + TIMEOUT
-    while not (posts(server) == requests and QUESTION in screen.text.splitlines()):
+    while not (posts(server) == requests and asking(screen)):
         assert time.monotonic() < deadline, f"never asked after {requests}:\n{screen.text}"
         screen.pump(0.1)
     screen.pump(GUARD_WAIT)
