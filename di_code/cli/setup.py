@@ -61,6 +61,8 @@ if TYPE_CHECKING:
     from di_code.tools.sandbox_mounts import SandboxPaths
 
 Notify = Callable[[str], None]
+TASK_TOOL = "task"
+"""Made after the other tools (it hands them to subagents): di_code.cli.subagents."""
 
 
 def notify_stderr(text: str) -> None:
@@ -132,18 +134,24 @@ async def prepare(
     )
     mcp_tools = mcp.tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
+    names = [tool.name for tool in tools]
+    task = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     agent = Agent(
         make_provider(selection),
         selection.model,
         tools,
         system_prompt(
-            options, [tool.name for tool in tools], workspace, home, roots, skills.skills
+            options, [*names, TASK_TOOL] if task else names, workspace, home, roots, skills.skills
         ),
         messages=history,
         max_turns=options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS,
         options=StreamOptions(reasoning=reasoning(options, settings)),
         hooks=tool_hooks(settings, gate, workspace, session, notify),
     )
+    if task:
+        from di_code.cli.subagents import add_task_tool
+
+        add_task_tool(agent, settings, env, workspace, roots, skills.skills, session, notify)
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
@@ -440,7 +448,7 @@ def select_tools(
     if names is None:
         return tools
     wanted = [name.strip() for name in names.split(",") if name.strip()]
-    known = {tool.name for tool in tools}
+    known = {tool.name for tool in tools} | {TASK_TOOL}
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise ConfigError(f"unknown tool {unknown[0]!r} (known: {', '.join(sorted(known))})")

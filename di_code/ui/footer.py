@@ -39,6 +39,10 @@ class UsageTotals:
         self.total += usage
         self.add_context(usage)
 
+    def add_elsewhere(self, usage: Usage) -> None:
+        """Tokens spent in another context (a subagent's): counted, the context unchanged."""
+        self.total += usage
+
     def add_context(self, usage: Usage) -> None:
         """The context is as big as the last request and its answer (a resumed session's
         size comes from its last answer)."""
