@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.loop import DEFAULT_MAX_TURNS
+from di_code.agent.prompt_hooks import PromptHooks
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
@@ -136,6 +137,7 @@ async def prepare(
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
     names = [tool.name for tool in tools]
     task = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
+    hooks, prompt_hooks = tool_hooks(settings, gate, workspace, session, notify)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -146,7 +148,8 @@ async def prepare(
         messages=history,
         max_turns=options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS,
         options=StreamOptions(reasoning=reasoning(options, settings)),
-        hooks=tool_hooks(settings, gate, workspace, session, notify),
+        hooks=hooks,
+        prompt_hooks=prompt_hooks,
     )
     if task:
         from di_code.cli.subagents import add_task_tool
@@ -167,12 +170,14 @@ def tool_hooks(
     workspace: Path,
     session: Session | None,
     notify: Notify,
-) -> ToolHooks:
+) -> tuple[ToolHooks, PromptHooks | None]:
     """The permission gate around every tool call, with the user's PreToolUse and
-    PostToolUse hooks when any are configured (their code is not even loaded otherwise)."""
+    PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
+    are configured (their code is not even loaded otherwise)."""
     if not settings.hooks:
-        return ToolHooks(before=[gate.before_tool_call])
+        return ToolHooks(before=[gate.before_tool_call]), None
     from di_code.tools.hook_config import HookConfigError, parse_hooks
+    from di_code.tools.prompt_user_hooks import PromptHookRunner
     from di_code.tools.user_hooks import ToolHookRunner
 
     try:
@@ -181,7 +186,8 @@ def tool_hooks(
         raise ConfigError(str(exc)) from None
     session_id = session.id if session is not None else ""
     runner = ToolHookRunner(hooks, workspace, session_id, notify)
-    return ToolHooks(before=[runner.gate(gate)], after=[runner.after])
+    prompts = PromptHookRunner(hooks, workspace, session_id, notify)
+    return ToolHooks(before=[runner.gate(gate)], after=[runner.after]), prompts
 
 
 async def start_mcp_servers(

@@ -1,4 +1,5 @@
-"""User hooks: commands the user's config runs around tool calls, in Claude Code's shape.
+"""User hooks: commands the user's config runs around tool calls and prompts, in Claude Code's
+shape.
 
     [[hooks.PreToolUse]]
     matcher = "bash|write"                 # a regular expression on the tool name; "" or "*": all
@@ -16,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-HOOK_EVENTS = ("PreToolUse", "PostToolUse")
+HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
+"""UserPromptSubmit and Stop are events of the prompt: their matcher is ignored (as Claude
+Code ignores it)."""
 DEFAULT_HOOK_TIMEOUT = 60.0
 
 
