@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, cast
 
 from di_code.agent.agent import Agent
 from di_code.agent.loop import DEFAULT_MAX_TURNS
-from di_code.agent.prompt_hooks import PromptHooks
 from di_code.agent.tool import AgentTool
-from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli import collector
 from di_code.cli.flags import CliOptions
+from di_code.cli.hooks_setup import agent_hooks
 from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import (
     ModelRequest,
@@ -137,7 +136,7 @@ async def prepare(
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
     names = [tool.name for tool in tools]
     task = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
-    hooks, prompt_hooks = tool_hooks(settings, gate, workspace, session, notify)
+    hooks, prompt_hooks = agent_hooks(settings, gate, workspace, session, notify)
     agent = Agent(
         make_provider(selection),
         selection.model,
@@ -162,32 +161,6 @@ async def prepare(
     return Prepared(
         agent, selection.model, gate, settings, workspace, home, session, attach, mcp, bash
     )
-
-
-def tool_hooks(
-    settings: Settings,
-    gate: PermissionGate,
-    workspace: Path,
-    session: Session | None,
-    notify: Notify,
-) -> tuple[ToolHooks, PromptHooks | None]:
-    """The permission gate around every tool call, with the user's PreToolUse and
-    PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
-    are configured (their code is not even loaded otherwise)."""
-    if not settings.hooks:
-        return ToolHooks(before=[gate.before_tool_call]), None
-    from di_code.tools.hook_config import HookConfigError, parse_hooks
-    from di_code.tools.prompt_user_hooks import PromptHookRunner
-    from di_code.tools.user_hooks import ToolHookRunner
-
-    try:
-        hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
-    except HookConfigError as exc:
-        raise ConfigError(str(exc)) from None
-    session_id = session.id if session is not None else ""
-    runner = ToolHookRunner(hooks, workspace, session_id, notify)
-    prompts = PromptHookRunner(hooks, workspace, session_id, notify)
-    return ToolHooks(before=[runner.gate(gate)], after=[runner.after]), prompts
 
 
 async def start_mcp_servers(

@@ -89,6 +89,8 @@ class Settings:
     hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` table as written), the user's then a trusted project's
     (di_code.tools.hook_config reads them)."""
+    claude_hooks: tuple[tuple[str, Any], ...] = ()
+    """(file, its `hooks` object) of a trusted project's `.claude/settings.json`."""
     subagent_model: str | None = None
     """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
 
@@ -105,10 +107,13 @@ def load_settings(home: Path, workspace: Path, env: Mapping[str, str] | None = N
     says which providers the user has keys or URLs for."""
     settings = load_user_settings(home)
     project = find_project_config(workspace, home)
-    if project is None:
-        return settings
-    usable = user_providers(settings, os.environ if env is None else env)
-    return merge(settings, _project_settings(home, project, usable))
+    if project is not None:
+        usable = user_providers(settings, os.environ if env is None else env)
+        settings = merge(settings, _project_settings(home, project, usable))
+    from di_code.config.claude_settings import claude_hooks
+
+    hooks, warnings = claude_hooks(home, workspace)
+    return replace(settings, claude_hooks=hooks, warnings=settings.warnings + warnings)
 
 
 def load_user_settings(home: Path) -> Settings:

@@ -178,9 +178,18 @@ class ToolHookRunner:
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "tool_name": context.call.name,
-            "tool_input": context.params,
+            "tool_input": _claude_input(context.params, self.workspace),
             "tool_use_id": context.call.id,
         }
+
+
+def _claude_input(params: dict[str, Any], workspace: Path) -> dict[str, Any]:
+    """The arguments, with Claude Code's `file_path` (absolute) beside a file tool's `path`:
+    hooks written for it read that key."""
+    path = params.get("path")
+    if not isinstance(path, str) or "file_path" in params:
+        return params
+    return {**params, "file_path": str(workspace / os.path.expanduser(path))}
 
 
 def hook_json(text: str) -> dict[str, Any]:
