@@ -102,8 +102,9 @@ async def _execute(context: ToolCallContext, on_update: ToolUpdate | None) -> To
         if signal.aborted:
             return _error(ABORTED_TOOL_TEXT)
         return _failed(call, exc)
-    if signal.aborted:
-        return _error(ABORTED_TOOL_TEXT)
+    if signal.aborted:  # what the tool kept (a subagent's transcript and usage) still counts
+        details = output.details if isinstance(output, ToolResult) else None
+        return ToolResult([TextContent(ABORTED_TOOL_TEXT)], details, is_error=True)
     if isinstance(output, ToolResult):
         return output
     if isinstance(output, list | tuple):

@@ -133,6 +133,9 @@ def test_one_ctrl_c_stops_both_parallel_subagents(
     ends = [e for e in stream_events(stdout) if e["type"] == "tool_execution_end"]
     assert sorted(e["tool_call_id"] for e in ends) == ["t1", "t2"]
     assert all(e["result"]["is_error"] for e in ends)
+    for end in ends:  # each subagent's transcript is kept, with its aborted end
+        transcript = Path(end["result"]["details"]["transcript"])
+        assert '"stop_reason":"aborted"' in transcript.read_text().replace(" ", "")
     assert len(llm_server.requests) == 3  # nothing asked after the abort
 
 
@@ -169,3 +172,20 @@ def test_an_unknown_subagent_type_is_an_error_the_model_reads(
     sent = tool_results(llm_server.requests[-1].body)["t1"]
     assert 'No subagent "nobody"' in sent
     assert len(llm_server.requests) == 2
+
+
+def test_subagents_use_the_configured_model(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    (di_code_home / "config.toml").write_text('[subagents]\nmodel = "openai/cheap-model"\n')
+    llm_server.script(
+        Turn(tool_calls=(task("t1", "summarise the readme"),)),
+        Turn(text="short summary", model="cheap-model"),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "--output-format", "json", "summarise")
+    assert done.returncode == 0, done.stderr
+    parent, sub, final = (request.body for request in llm_server.requests)
+    assert parent["model"] == final["model"] == "test-model"
+    assert sub["model"] == "cheap-model"
+    assert "sk-test-secret-4711" not in done.stdout + done.stderr
