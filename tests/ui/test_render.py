@@ -550,3 +550,26 @@ async def test_the_time_an_approval_question_waits_is_not_the_tool_s_or_the_turn
     shown = lines_of(renderer.console)
     assert shown[-2].endswith(" 0.5s ─╯")
     assert shown[-1].endswith(" · 0.5s") and shown[-1].startswith("─")
+
+
+def test_a_task_panel_names_its_job_and_counts_its_calls_and_the_footer_adds_its_usage() -> None:
+    from di_code.ai.codec import to_dict
+
+    console = make_console()
+    renderer = Renderer(console, clock=lambda: 0.0)
+    model = Model("m1", "M", "openai", "openai", context_window=10_000, cost=ModelCost())
+    renderer.model = model
+    renderer.handle(MessageEndEvent(reply([TextContent("hi")], Usage(1000, 100))))
+    spent = Usage(5000, 500, cost=Cost(total=0.25))
+    calls = [{"id": "r1", "name": "read", "arguments": {"path": "a"}, "is_error": False}]
+    result = ToolResultMessage(
+        "t1", "task", [TextContent("alpha is in a.py")],
+        details={"tool_calls": calls, "usage": to_dict(spent)},
+    )  # fmt: skip
+    arguments = {"description": "find alpha", "prompt": "where is alpha?"}
+    renderer.handle(ToolExecutionStartEvent("t1", "task", arguments))
+    renderer.handle(ToolExecutionEndEvent("t1", "task", result))
+    shown = "\n".join(lines_of(console))
+    assert "task find alpha" in shown and "1 tool call" in shown
+    assert "alpha is in a.py" in shown
+    assert renderer.footer() == "m1 · ↑6k ↓600 · $0.2500 · ctx 1.1k/10k (11%)"
