@@ -189,3 +189,20 @@ def test_subagents_use_the_configured_model(
     assert parent["model"] == final["model"] == "test-model"
     assert sub["model"] == "cheap-model"
     assert "sk-test-secret-4711" not in done.stdout + done.stderr
+
+
+def test_a_session_with_a_task_is_continued_with_the_task_s_answer(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    llm_server.script(
+        Turn(tool_calls=(task("t1", "find the config loader"),)),
+        Turn(text="it is in config.py"),
+        Turn(text="the loader is in config.py"),
+        Turn(text="yes, config.py"),
+    )
+    assert run_di_code("run", "where is the loader?").returncode == 0
+    done = run_di_code("run", "--continue", "sure?")
+    assert done.returncode == 0, done.stderr
+    resumed = llm_server.requests[-1].body
+    assert tool_results(resumed) == {"t1": "it is in config.py"}
+    assert "find the config loader" not in json.dumps(messages_of(resumed, "user"))
