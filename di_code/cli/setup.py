@@ -135,7 +135,8 @@ async def prepare(
     mcp_tools = mcp.tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
     names = [tool.name for tool in tools]
-    task = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
+    wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
+    task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
     hooks, prompt_hooks = agent_hooks(settings, gate, workspace, session, notify)
     agent = Agent(
         make_provider(selection),
