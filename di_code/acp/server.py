@@ -40,6 +40,7 @@ from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
+from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, TextContent, UserContent
 from di_code.config.commands import CommandSet, load_commands
@@ -181,6 +182,9 @@ class DiCodeAcpAgent:
             final = await prompt_with_compaction(
                 live.opened.agent, content, live.opened.session, signal=controller.signal
             )
+        except PromptBlocked as exc:  # a UserPromptSubmit hook: nothing was sent
+            await self._send(live.id, helpers.update_agent_message_text(f"di-code: {exc}"))
+            return PromptResponse(stop_reason="refusal")
         finally:
             live.controller = None
         return await self._ended(live, final)

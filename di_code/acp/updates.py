@@ -36,6 +36,7 @@ KINDS: dict[str, ToolKind] = {
     "grep": "search",
     "find": "search",
     "ls": "search",
+    "task": "think",
 }
 FILE_TOOLS = ("read", "write", "edit")
 EDIT_TOOLS = ("write", "edit")
@@ -48,7 +49,7 @@ def tool_kind(name: str) -> ToolKind:
 def tool_title(name: str, arguments: Any) -> str:
     """What the editor shows for the call: the command for bash, the path or pattern else."""
     if isinstance(arguments, dict):
-        for key in ("command", "path", "pattern"):
+        for key in ("command", "path", "pattern", "description"):
             value = arguments.get(key)
             if isinstance(value, str) and value:
                 return f"{name}: {value}" if key != "command" else value

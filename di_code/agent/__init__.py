@@ -15,6 +15,7 @@ from di_code.agent.events import (
     TurnStartEvent,
 )
 from di_code.agent.loop import LoopConfig, run_agent_loop
+from di_code.agent.prompt_hooks import PromptBlocked, PromptHooks
 from di_code.agent.tool import AgentTool, FunctionTool, ToolResult, ToolUpdate
 from di_code.agent.tool_call import AfterToolCall, BeforeToolCall, ToolCallContext, ToolHooks
 
@@ -31,6 +32,8 @@ __all__ = [
     "MessageEndEvent",
     "MessageStartEvent",
     "MessageUpdateEvent",
+    "PromptBlocked",
+    "PromptHooks",
     "ToolCallContext",
     "ToolExecutionEndEvent",
     "ToolExecutionStartEvent",

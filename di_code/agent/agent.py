@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.agent.loop import LoopConfig, MoreTurns, run_agent_loop
+from di_code.agent.prompt_hooks import MAX_STOP_CONTINUES, PromptHooks
 from di_code.agent.tool import AgentTool, bind_tool
 from di_code.agent.tool_call import ToolHooks
 from di_code.ai.abort import AbortController, AbortSignal
@@ -44,6 +45,7 @@ class Agent:
         max_turns: int | None = None,
         options: StreamOptions | None = None,
         hooks: ToolHooks | None = None,
+        prompt_hooks: PromptHooks | None = None,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -54,6 +56,8 @@ class Agent:
         self.options = options or StreamOptions()
         self.hooks = hooks or ToolHooks()
         """Asked around every tool call (permissions, approval, checkpoints)."""
+        self.prompt_hooks = prompt_hooks
+        """Asked when a prompt is submitted and when the agent would stop (user hooks)."""
         self._tools = list(tools)
         for tool in self._tools:
             bind_tool(tool)  # a tool no form can call is refused now, not at its first call
@@ -120,12 +124,25 @@ class Agent:
     async def prompt(
         self, prompt: str | list[UserContent] | UserMessage, signal: AbortSignal | None = None
     ) -> AssistantMessage:
-        """Run one prompt to its end and return the final assistant message."""
+        """Run one prompt to its end and return the final assistant message; the prompt hooks
+        may refuse it first (PromptBlocked) or have the agent go on once it would stop."""
         self._require_idle()
         message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt, self._now())
         if not any(getattr(block, "text", True) for block in message.content):
             raise ValueError("Prompt is empty.")
-        return await self._run([message], signal)
+        hooks = self.prompt_hooks
+        if hooks is None:
+            return await self._run([message], signal)
+        watched = signal or AbortController().signal
+        final = await self._run([await hooks.submitted(message, watched)], signal)
+        for count in range(MAX_STOP_CONTINUES):
+            if final.stop_reason in ("error", "aborted") or watched.aborted:
+                break
+            reason = await hooks.stopping(final, count > 0, watched)
+            if not reason:
+                break
+            final = await self._run([UserMessage.of(reason, self._now())], signal)
+        return final
 
     async def continue_(self, signal: AbortSignal | None = None) -> AssistantMessage:
         """Ask the model again from the transcript as it is (a retry after compaction)."""

@@ -2,13 +2,16 @@
 
 The loop knows nothing of its audience: it reports through `emit` and returns the messages it
 added. Its rules (SPEC §3.2): tools run only for `stop_reason == "tool_use"`, serially and in
-order; unknown tools, invalid arguments and raising tools become error results the model sees;
-an abort stops the remaining tools and any further request and ends with a local `aborted`
-assistant message; a provider failure ends the prompt with that failed message.
+order, except that consecutive calls of tools that declare `parallel_safe = True` (subagents)
+run together, their results still added in call order; unknown tools, invalid arguments and
+raising tools become error results the model sees; an abort stops the remaining tools and any
+further request and ends with a local `aborted` assistant message; a provider failure ends the
+prompt with that failed message.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -192,13 +195,33 @@ class _Run:
 
     async def _run_tools(self, calls: list[ToolCall]) -> list[ToolResultMessage]:
         results: list[ToolResultMessage] = []
-        for call in calls:
-            result = await self._execute(call)
-            results.append(result)
-            await self._add(result)
+        for batch in self._batches(calls):
+            if len(batch) == 1:
+                done = [await self._execute(batch[0])]
+            else:
+                done = list(await asyncio.gather(*(self._execute(call) for call in batch)))
+            for result in done:
+                results.append(result)
+                await self._add(result)
             if self.signal.aborted:  # after the call, as the article does: an abort before the
                 break  # batch still reports the first call, as aborted
         return results
+
+    def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
+        """The calls in order, consecutive parallel-safe ones grouped to run together."""
+        batches: list[list[ToolCall]] = []
+        for call in calls:
+            if batches and self._parallel(call) and self._parallel(batches[-1][-1]):
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+        return batches
+
+    def _parallel(self, call: ToolCall) -> bool:
+        return getattr(self._tool(call.name), "parallel_safe", False) is True
+
+    def _tool(self, name: str) -> AgentTool | None:
+        return next((tool for tool in self.config.tools if tool.name == name), None)
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
         await self.emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
@@ -219,7 +242,7 @@ class _Run:
             partial = _storable(call.name, partial)
             await self.emit(ToolExecutionUpdateEvent(call.id, call.name, partial))
 
-        tool = next((tool for tool in self.config.tools if tool.name == call.name), None)
+        tool = self._tool(call.name)
         return await run_tool_call(call, tool, self.signal, self.config.hooks, on_update)
 
 

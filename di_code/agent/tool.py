@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import ToolResultContent
+from di_code.ai.codec import CodecError, usage_from_dict
+from di_code.ai.types import ToolResultContent, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,21 @@ class ToolResult:
     content: list[ToolResultContent]
     details: Any = None
     is_error: bool = False
+
+
+USAGE_DETAIL = "usage"
+"""The `details` key where a tool that asks a model itself (a subagent) puts the Usage of those
+requests, so the run's totals and the chat's footer count them."""
+
+
+def usage_in_details(details: Any) -> Usage | None:
+    """The model usage a tool result reports in its details, if any."""
+    if not isinstance(details, dict) or USAGE_DETAIL not in details:
+        return None
+    try:
+        return usage_from_dict(details[USAGE_DETAIL])
+    except CodecError:
+        return None
 
 
 ToolOutput: TypeAlias = list[ToolResultContent] | ToolResult

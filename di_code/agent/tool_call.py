@@ -125,9 +125,9 @@ def _interrupted(output: ToolResult | None) -> ToolResult:
     """The user stopped the call: said first, then whatever output it had by then."""
     texts = [] if output is None else [b.text for b in output.content if isinstance(b, TextContent)]
     so_far = "\n".join(texts).strip()
+    details = None if output is None else output.details  # a subagent's transcript and usage
     if not so_far:
-        return _error(INTERRUPTED_TOOL_TEXT)
-    details = None if output is None else output.details
+        return ToolResult([TextContent(INTERRUPTED_TOOL_TEXT)], details, is_error=True)
     return ToolResult(
         [TextContent(f"{INTERRUPTED_TOOL_TEXT}\nOutput so far:\n{so_far}")], details, True
     )

@@ -14,7 +14,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO, TypeAlias
 
-from di_code.agent.events import AgentEvent, MessageStartEvent, TurnEndEvent
+from di_code.agent.events import (
+    AgentEvent,
+    MessageStartEvent,
+    ToolExecutionEndEvent,
+    TurnEndEvent,
+)
+from di_code.agent.tool import usage_in_details
 from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
@@ -73,6 +79,10 @@ class RunTally:
         if isinstance(event, TurnEndEvent) and not self._local:
             self.num_turns += 1
             self.usages.append(event.message.usage)
+        if isinstance(event, ToolExecutionEndEvent):  # a subagent's requests count too
+            usage = usage_in_details(event.result.details)
+            if usage is not None:
+                self.usages.append(usage)
 
 
 def total_usage(usages: Sequence[Usage]) -> Usage:

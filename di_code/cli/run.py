@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from di_code.agent.events import AgentEvent, ToolExecutionEndEvent
+from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
@@ -101,6 +102,9 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tupl
             signal=controller.signal,
             on_compaction=_report_compaction,
         )
+    except PromptBlocked as exc:  # a UserPromptSubmit hook: nothing was sent
+        notify_stderr(str(exc))
+        return EXIT_ERROR
     finally:
         for number in STOP_SIGNALS:
             asyncio.get_running_loop().remove_signal_handler(number)

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, cast
 from di_code.agent.agent import Agent
 from di_code.agent.loop import DEFAULT_MAX_TURNS
 from di_code.agent.tool import AgentTool
-from di_code.agent.tool_call import ToolHooks
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
+from di_code.cli.hooks_setup import agent_hooks
 from di_code.cli.model_setup import choose_model
 from di_code.config.models import PRESETS
 from di_code.config.selection import (
@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     from di_code.tools.sandbox_mounts import SandboxPaths
 
 Notify = Callable[[str], None]
+TASK_TOOL = "task"
+"""Made after the other tools (it hands them to subagents): di_code.cli.subagents."""
 
 
 def notify_stderr(text: str) -> None:
@@ -131,47 +133,33 @@ async def prepare(
     )
     mcp_tools = mcp.new_tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
+    names = [tool.name for tool in tools]
+    wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
+    task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
+    hooks, prompt_hooks = agent_hooks(settings, gate, workspace, session, notify)
     agent = Agent(
         make_provider(selection),
         selection.model,
         tools,
         system_prompt(
-            options, [tool.name for tool in tools], workspace, home, roots, skills.skills
+            options, [*names, TASK_TOOL] if task else names, workspace, home, roots, skills.skills
         ),
         messages=history,
         max_turns=options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS,
         options=StreamOptions(reasoning=reasoning(options, settings)),
-        hooks=tool_hooks(settings, gate, workspace, session, notify),
+        hooks=hooks,
+        prompt_hooks=prompt_hooks,
     )
+    if task:
+        from di_code.cli.subagents import add_task_tool
+
+        add_task_tool(agent, settings, env, workspace, roots, skills.skills, session, notify)
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
     return Prepared(
         agent, selection.model, gate, settings, workspace, home, session, attach, mcp, bash
     )
-
-
-def tool_hooks(
-    settings: Settings,
-    gate: PermissionGate,
-    workspace: Path,
-    session: Session | None,
-    notify: Notify,
-) -> ToolHooks:
-    """The permission gate around every tool call, with the user's PreToolUse and
-    PostToolUse hooks when any are configured (their code is not even loaded otherwise)."""
-    if not settings.hooks:
-        return ToolHooks(before=[gate.before_tool_call])
-    from di_code.tools.hook_config import HookConfigError, parse_hooks
-    from di_code.tools.user_hooks import ToolHookRunner
-
-    try:
-        hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
-    except HookConfigError as exc:
-        raise ConfigError(str(exc)) from None
-    session_id = session.id if session is not None else ""
-    runner = ToolHookRunner(hooks, workspace, session_id, notify)
-    return ToolHooks(before=[runner.gate(gate)], after=[runner.after])
 
 
 async def start_mcp_servers(
@@ -420,7 +408,7 @@ def select_tools(
     if names is None:
         return tools
     wanted = [name.strip() for name in names.split(",") if name.strip()]
-    known = {tool.name for tool in tools}
+    known = {tool.name for tool in tools} | {TASK_TOOL}
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise ConfigError(f"unknown tool {unknown[0]!r} (known: {', '.join(sorted(known))})")

@@ -18,6 +18,7 @@ Layout (README.md shows a full example):
               hide = ["~/.secret", ...], reveal = ["~/.npmrc", ...]
     [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
     [[hooks.PreToolUse]] matcher = "bash", hooks = [{type = "command", command = "..."}]
+    [subagents] model = "PROVIDER/ID"   # the task tool's subagents (default: the session's)
 """
 
 from __future__ import annotations
@@ -88,6 +89,10 @@ class Settings:
     hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` table as written), the user's then a trusted project's
     (di_code.tools.hook_config reads them)."""
+    claude_hooks: tuple[tuple[str, Any], ...] = ()
+    """(file, its `hooks` object) of a trusted project's `.claude/settings.json`."""
+    subagent_model: str | None = None
+    """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
 
 
 def di_code_home() -> Path:
@@ -102,10 +107,13 @@ def load_settings(home: Path, workspace: Path, env: Mapping[str, str] | None = N
     says which providers the user has keys or URLs for."""
     settings = load_user_settings(home)
     project = find_project_config(workspace, home)
-    if project is None:
-        return settings
-    usable = user_providers(settings, os.environ if env is None else env)
-    return merge(settings, _project_settings(home, project, usable))
+    if project is not None:
+        usable = user_providers(settings, os.environ if env is None else env)
+        settings = merge(settings, _project_settings(home, project, usable))
+    from di_code.config.claude_settings import claude_hooks
+
+    hooks, warnings = claude_hooks(home, workspace)
+    return replace(settings, claude_hooks=hooks, warnings=settings.warnings + warnings)
 
 
 def load_user_settings(home: Path) -> Settings:
@@ -176,6 +184,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         sandbox_reveal=base.sandbox_reveal + top.sandbox_reveal,
         mcp_servers={**base.mcp_servers, **top.mcp_servers},
         hooks=base.hooks + top.hooks,
+        subagent_model=top.subagent_model or base.subagent_model,
         sandbox_network=(
             top.sandbox_network if top.sandbox_network is not None else base.sandbox_network
         ),
@@ -207,9 +216,11 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     """Check a parsed TOML document's shape; a wrong key or type names the file and key."""
     reader = _Reader(source)
     tables = {"permissions", "limits", "providers", "discovery", "sandbox", "mcp_servers", "hooks"}
+    tables.add("subagents")
     reader.keys(data, "", {"model", "thinking", *tables})
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
+    subagents = reader.table(data, "subagents", {"model"})
     discovery = reader.table(data, "discovery", {"urls"})
     sandbox = reader.table(data, "sandbox", {"mode", "network", "hide", "reveal"})
     network = sandbox.get("network")
@@ -235,6 +246,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
         sandbox_reveal=reader.strings(sandbox, "sandbox.reveal") or (),
         mcp_servers=reader.table(data, "mcp_servers", None),
         hooks=((source, data["hooks"]),) if "hooks" in data else (),
+        subagent_model=reader.typed(subagents, "subagents.model", str),
     )
 
 

@@ -33,6 +33,8 @@ _TOOL_GUIDES = {
     "grep": "grep: search file contents by regular expression (respects .gitignore).",
     "find": "find: list files by glob pattern (respects .gitignore).",
     "ls": "ls: list a folder.",
+    "task": "task: hand a self-contained search, review or summary to a subagent with its own "
+    "context; give it complete instructions. Several task calls in one reply run in parallel.",
 }
 
 _GUIDELINES = """\

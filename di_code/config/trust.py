@@ -9,9 +9,10 @@ purpose: a new setting is untrusted until someone decides otherwise.
 
 Trust is recorded in `$DI_CODE_HOME/trusted.json` as the project folder's real path and the
 SHA-256 of the settings file's bytes, so a changed file is untrusted again. A project's
-`.mcp.json` (MCP servers are programs that run here) is trusted the same way, by its own hash
-and its place in the project (never where a symlink points). `trust --list` shows both kinds,
-`--revoke` takes both back; `held_back_items` lists what trusting would let through.
+`.mcp.json` (MCP servers are programs that run here) and Claude Code's `.claude/settings.json`
+(its hooks are commands) are trusted the same way, each by its own hash and its place in the
+project (never where a symlink points). `trust --list` shows every kind, `--revoke` takes them
+all back; `held_back_items` lists what trusting would let through.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ from di_code.config.toml_file import ConfigError, decode_toml
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"
+CLAUDE_SETTINGS = ".claude/settings.json"
+ROOT_FILES = {MCP_JSON: "its MCP servers may start", CLAUDE_SETTINGS: "its hooks may run"}
+"""Files at the repository root that run programs, trusted one by one: what trust allows."""
 SAFE_KEYS = frozenset({"model", "thinking", "limits.max_turns", "permissions.deny"})
 """The dotted keys an untrusted project may set."""
 
@@ -174,10 +178,10 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
     return project
 
 
-def _mcp_json(workspace: Path) -> tuple[Path | None, str | None]:
-    """The project's `.mcp.json` at its repository root and why it may not be used (another
+def _root_file(workspace: Path, name: str) -> tuple[Path | None, str | None]:
+    """The project's file `name` at its repository root and why it may not be used (another
     user's or a writable file), or (None, None) when there is none."""
-    path = project_root(workspace.resolve()) / MCP_JSON
+    path = project_root(workspace.resolve()) / name
     if not path.is_file():
         return None, None
     return path, unsafe_reason(ProjectFile(path, path.parent))
@@ -187,7 +191,7 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
     """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
     (path, None); (None, why not) when there is one that may not be used; (None, None) when
     there is none."""
-    path, reason = _mcp_json(workspace)
+    path, reason = _root_file(workspace, MCP_JSON)
     if path is None:
         return None, None
     if reason is not None:
@@ -204,34 +208,36 @@ def _trusted_file(home: Path, path: Path) -> bool:
     return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
 
 
-def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
-    path, reason = _mcp_json(workspace)
-    if path is None:
-        return None
-    if reason is not None:
-        raise ConfigError(f"{path} cannot be trusted: {reason}")
-    TrustStore(home).set_file(path, digest(path.read_bytes()))
-    return f"trusted {path} as it is now: its MCP servers may start"
+def _trust_root_files(home: Path, workspace: Path) -> list[str]:
+    lines = []
+    for name, allowed in ROOT_FILES.items():
+        path, reason = _root_file(workspace, name)
+        if path is None:
+            continue
+        if reason is not None:
+            raise ConfigError(f"{path} cannot be trusted: {reason}")
+        TrustStore(home).set_file(path, digest(path.read_bytes()))
+        lines.append(f"trusted {path} as it is now: {allowed}")
+    return lines
 
 
 def trust_project(home: Path, workspace: Path) -> str:
     """Trust the project settings file (and `.mcp.json`) as it is now; the line to show."""
     if find_project_config(workspace, home) is None:
-        mcp_line = _trust_mcp_json(home, workspace)
-        if mcp_line is not None:
-            return mcp_line
+        file_lines = _trust_root_files(home, workspace)
+        if file_lines:
+            return "\n".join(file_lines)
     from di_code.config.settings import parse_settings  # settings reads the trust store
 
     project = _safe_project(home, workspace)
     data = project.path.read_bytes()
     document = decode_toml(data, project.path)
     parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
-    mcp_line = _trust_mcp_json(home, workspace)
+    file_lines = _trust_root_files(home, workspace)
     _, keys = split_untrusted(document)
     TrustStore(home).set(project.folder.resolve(), digest(data))
     allowed = ", ".join(keys) if keys else "nothing that needed trust"
-    line = f"trusted {project.path} as it is now; it may set: {allowed}"
-    return f"{line}\n{mcp_line}" if mcp_line else line
+    return "\n".join([f"trusted {project.path} as it is now; it may set: {allowed}", *file_lines])
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,10 +267,31 @@ def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
         if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
             shown = tuple((key, json.dumps(value)) for key, value in dropped)
             found.append(HeldBack(project.path, shown))
-    path, reason = _mcp_json(workspace)
-    if path is not None and reason is None and not _trusted_file(home, path):
-        found.append(HeldBack(path, _mcp_servers(path)))
+    for name, shown_by in ((MCP_JSON, _mcp_servers), (CLAUDE_SETTINGS, _claude_hooks)):
+        path, reason = _root_file(workspace, name)
+        if path is not None and reason is None and not _trusted_file(home, path):
+            values = shown_by(path)
+            if values:
+                found.append(HeldBack(path, values))
     return found
+
+
+def _claude_hooks(path: Path) -> tuple[tuple[str, str], ...]:
+    """`hooks.EVENT` and each hook's command (nothing when the file has no hooks)."""
+    try:
+        hooks = json.loads(path.read_bytes()).get("hooks")
+    except (OSError, ValueError, AttributeError):
+        return (("hooks", "(unreadable)"),)
+    if not isinstance(hooks, dict):
+        return ()
+    shown = []
+    for event, groups in hooks.items():
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else []:
+                command = entry.get("command") if isinstance(entry, dict) else None
+                shown.append((f"hooks.{event}", str(command)))
+    return tuple(shown)
 
 
 def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
@@ -292,6 +319,9 @@ def held_back(home: Path, workspace: Path) -> str | None:
         if item.path.name == MCP_JSON:
             parts.append(f"{item.path} would start these MCP servers:")
             parts += [f"  {key.removeprefix('mcpServers.')}: {line}" for key, line in item.values]
+        elif item.path.parent.name == ".claude":
+            parts.append(f"{item.path} would run these hooks:")
+            parts += [f"  {key.removeprefix('hooks.')}: {line}" for key, line in item.values]
         else:
             parts.append(f"{item.path} would set:")
             parts += [f"  {key} = {value}" for key, value in item.values]
@@ -302,15 +332,16 @@ def revoke_project(home: Path, workspace: Path) -> str:
     """Take back the trust of the project's settings file and of its `.mcp.json`."""
     project = find_project_config(workspace, home)
     folder = (project.folder if project else workspace).resolve()
-    mcp_json = project_root(workspace.resolve()) / MCP_JSON
     store = TrustStore(home)
     lines = []
     if str(folder) in store.entries():
         store.set(folder, None)
         lines.append(f"no longer trusted: {folder}")
-    if str(mcp_json) in store.files():
-        store.set_file(mcp_json, None)
-        lines.append(f"no longer trusted: {mcp_json}")
+    for name in ROOT_FILES:
+        path = project_root(workspace.resolve()) / name
+        if str(path) in store.files():
+            store.set_file(path, None)
+            lines.append(f"no longer trusted: {path}")
     return "\n".join(lines) or f"{folder} was not trusted"
 
 

@@ -15,8 +15,9 @@ if TYPE_CHECKING:
     from di_code.tools.bash_policy import BashPolicy
     from di_code.tools.editor_files import EditorFiles
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo"})
-"""Tools that change nothing: they run unasked, and are all read-only mode offers."""
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task"})
+"""Tools that change nothing: they run unasked, and are all read-only mode offers (a task's
+subagent is asked about each of its own calls like the session is)."""
 
 
 def default_tools(

@@ -15,6 +15,8 @@ class ToolCard(NamedTuple):
     name: str
     description: str
     parameters: dict[str, Any]
+    parallel_safe: bool = False
+    """Several calls of it in one turn may run at the same time (the loop honours it)."""
 
 
 BASH_DEFAULT_TIMEOUT = 120
@@ -295,4 +297,36 @@ TODO = ToolCard(
         "required": ["todos"],
         "additionalProperties": False,
     },
+)
+
+TASK = ToolCard(
+    "task",
+    description=(
+        "Hand a self-contained job (a search across the code, a review, a summary) to a "
+        "subagent: a fresh assistant with its own context and, by default, only the read, grep, "
+        "find and ls tools. It cannot see this conversation, so the prompt must say everything "
+        "it needs and what to report back; its final answer is this tool's result, and its "
+        "reading does not fill your context. Several task calls in one turn run in parallel."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "description": {
+                "type": "string",
+                "description": "A short (3-5 words) title of the job, shown to the user.",
+            },
+            "prompt": {
+                "type": "string",
+                "minLength": 1,
+                "description": "The complete instructions for the subagent.",
+            },
+            "subagent_type": {
+                "type": "string",
+                "description": "A custom subagent's name; leave out for the general one.",
+            },
+        },
+        "required": ["description", "prompt"],
+        "additionalProperties": False,
+    },
+    parallel_safe=True,
 )

@@ -1,4 +1,5 @@
-"""User hooks: commands the user's config runs around tool calls, in Claude Code's shape.
+"""User hooks: commands the user's config runs around tool calls and prompts, in Claude Code's
+shape.
 
     [[hooks.PreToolUse]]
     matcher = "bash|write"                 # a regular expression on the tool name; "" or "*": all
@@ -16,8 +17,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-HOOK_EVENTS = ("PreToolUse", "PostToolUse")
+HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
+"""UserPromptSubmit and Stop are events of the prompt: their matcher is ignored (as Claude
+Code ignores it)."""
 DEFAULT_HOOK_TIMEOUT = 60.0
+CLAUDE_TOOL_NAMES = {"find": "Glob", "fetch": "WebFetch", "todo": "TodoWrite", "task": "Task"}
+"""Claude Code's names for di-code's tools where they differ by more than case."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +35,11 @@ class UserHook:
     source: str
 
     def matches(self, tool_name: str) -> bool:
-        return self.matcher is None or self.matcher.fullmatch(tool_name) is not None
+        """By di-code's name or Claude Code's (`Glob` for find), so its matchers work."""
+        if self.matcher is None:
+            return True
+        names = (tool_name, CLAUDE_TOOL_NAMES.get(tool_name, tool_name))
+        return any(self.matcher.fullmatch(name) is not None for name in names)
 
 
 class HookConfigError(ValueError):
@@ -54,6 +63,22 @@ def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:
         for index, group in enumerate(groups):
             found += _group(event, group, f"{source}: hooks.{event}[{index}]", source)
     return tuple(found)
+
+
+def parse_claude_hooks(raw: Any, source: str) -> tuple[tuple[UserHook, ...], list[str]]:
+    """The hooks of Claude Code's settings.json: an event di-code does not have (Notification,
+    SessionStart...) or a group it cannot run (a `prompt` hook) is skipped with a warning line,
+    since the file is written for another program."""
+    if not isinstance(raw, Mapping):
+        return (), [f"{source}: hooks must be an object of events; not used"]
+    found: list[UserHook] = []
+    warnings = []
+    for event, groups in raw.items():
+        try:
+            found += parse_hooks({event: groups}, source)
+        except HookConfigError as exc:
+            warnings.append(f"{exc}; skipped")
+    return tuple(found), warnings
 
 
 def _group(event: str, group: Any, where: str, source: str) -> list[UserHook]:

@@ -21,7 +21,17 @@ class LazyTool:
     tool (`make(*args)` from `module`) once and hands every call to it. `describe`, when
     given, says the description as of now (bash's names the sandbox of the moment)."""
 
-    __slots__ = ("_args", "_card", "_describe", "_make", "_module", "_tool", "name", "parameters")
+    __slots__ = (
+        "_args",
+        "_card",
+        "_describe",
+        "_make",
+        "_module",
+        "_tool",
+        "name",
+        "parallel_safe",
+        "parameters",
+    )
 
     def __init__(
         self,
@@ -33,6 +43,7 @@ class LazyTool:
     ) -> None:
         self.name = card.name
         self.parameters = card.parameters
+        self.parallel_safe = card.parallel_safe
         self._card, self._describe = card, describe
         self._module, self._make, self._args = module, make, args
         self._tool: Any = None

@@ -99,7 +99,7 @@ def _verdict(run: HookRun) -> PreToolVerdict:
         detail = run.stderr.strip().splitlines()[:1]
         why = f"the PreToolUse hook `{run.hook.command}` {failed}"
         return PreToolVerdict("deny", f"{why}: {detail[0]}" if detail else why)
-    said = _json(run.stdout)
+    said = hook_json(run.stdout)
     specific = said.get("hookSpecificOutput")
     if isinstance(specific, dict) and specific.get("permissionDecision") in (
         "allow",
@@ -162,7 +162,7 @@ class ToolHookRunner:
         notes: list[str] = []
         for hook in hooks:
             run = await run_hook(hook, payload, self.workspace)
-            said = _json(run.stdout) if run.code == 0 else {}
+            said = hook_json(run.stdout) if run.code == 0 else {}
             if run.code == BLOCKING_EXIT or said.get("decision") == "block":
                 notes.append(str(said.get("reason") or "") or run.reason())
             elif run.code != 0:
@@ -178,12 +178,21 @@ class ToolHookRunner:
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "tool_name": context.call.name,
-            "tool_input": context.params,
+            "tool_input": _claude_input(context.params, self.workspace),
             "tool_use_id": context.call.id,
         }
 
 
-def _json(text: str) -> dict[str, Any]:
+def _claude_input(params: dict[str, Any], workspace: Path) -> dict[str, Any]:
+    """The arguments, with Claude Code's `file_path` (absolute) beside a file tool's `path`:
+    hooks written for it read that key."""
+    path = params.get("path")
+    if not isinstance(path, str) or "file_path" in params:
+        return params
+    return {**params, "file_path": str(workspace / os.path.expanduser(path))}
+
+
+def hook_json(text: str) -> dict[str, Any]:
     stripped = text.strip()
     if not stripped.startswith("{"):
         return {}

@@ -50,6 +50,10 @@ class UsageTotals:
     def _marked(self) -> bool:
         return bool(self.unknown) or self.cut_short
 
+    def add_elsewhere(self, usage: Usage) -> None:
+        """Tokens spent in another context (a subagent's): counted, the context unchanged."""
+        self.total += usage
+
     def add_context(self, usage: Usage) -> None:
         """The context is as big as the last request and its answer (a resumed session's
         size comes from its last answer)."""

@@ -37,6 +37,7 @@ from di_code.agent.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
+from di_code.agent.tool import usage_in_details
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
@@ -169,6 +170,8 @@ class Renderer:
             case ToolExecutionUpdateEvent(tool_call_id=call_id, partial_result=partial):
                 self._tool_update(call_id, partial.content)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
+                if (spent := usage_in_details(result.details)) is not None:
+                    self.usage.add_elsewhere(spent)
                 self._tool_end(call_id, result)
             case TurnEndEvent(message=message) if self._framed:
                 seconds = self._clock() - self._turn_started

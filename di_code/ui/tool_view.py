@@ -68,6 +68,9 @@ def _summary(name: str, args: dict[str, Any]) -> str:
             where = f" in {path}" if path else ""
             glob = f" ({args['glob']})" if args.get("glob") else ""
             return f"{args.get('pattern', '')}{where}{glob}"
+        case "task":
+            kind = f" ({args['subagent_type']})" if args.get("subagent_type") else ""
+            return f"{args.get('description') or args.get('prompt', '')}{kind}"
         case _:
             return ""
 
@@ -164,8 +167,11 @@ def result_body(result: ToolResultMessage, diff_shown: bool = False) -> Text:
 def status_line(result: ToolResultMessage, seconds: float | None) -> str | None:
     """The subtitle of a finished call: `exit 1 · 0.3s`, `failed · 0.3s` or `0.3s` (no time
     for a call replayed from a saved session)."""
-    code = result.details.get("exit_code") if isinstance(result.details, dict) else None
+    details = result.details if isinstance(result.details, dict) else {}
+    code, calls = details.get("exit_code"), details.get("tool_calls")
     parts = [f"exit {code}"] if isinstance(code, int) and code != 0 else []
+    if isinstance(calls, list):  # a subagent's
+        parts.append(_plural(len(calls), "tool call"))
     if result.is_error and not parts:
         parts.append("failed")
     if seconds is not None:

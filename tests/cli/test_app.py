@@ -97,6 +97,7 @@ NOT_FOR_RUN = (
     "di_code.tools.grep",
     "di_code.tools.find",
     "di_code.tools.ls",
+    "di_code.tools.task",  # the subagents' code: loaded when the model first starts one
     "di_code.tools.user_hooks",  # no hooks configured: their code is not loaded
     "di_code.tools.hook_config",
     "di_code.acp",

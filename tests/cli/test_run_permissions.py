@@ -48,7 +48,7 @@ def test_read_only_offers_no_write_edit_or_bash(
     assert done.returncode == 0, done.stderr
     assert not (workspace / "w.txt").exists()
     first = llm_server.requests[0].body
-    assert tool_names(first) == {"read", "grep", "find", "ls", "todo"}
+    assert tool_names(first) == {"read", "grep", "find", "ls", "todo", "task"}
     assert 'Unknown tool \\"write\\"' in request_text(llm_server.requests[-1].body)
 
 

@@ -380,3 +380,30 @@ async def test_the_todo_plan_is_sent_as_an_acp_plan(
         ("look", "completed"),
         ("fix", "in_progress"),
     ]
+
+
+async def test_a_task_shows_as_a_tool_call_and_a_refused_prompt_is_a_refusal(
+    agent: Any, llm_server: LLMServer, workspace: Path, di_code_home: Path, tmp_path: Path
+) -> None:
+    guard = tmp_path / "guard.sh"
+    guard.write_text('case "$(cat)" in *secret*) echo "no secrets" >&2; exit 2;; esac\n')
+    (di_code_home / "config.toml").write_text(
+        f'[[hooks.UserPromptSubmit]]\nhooks = [{{ type = "command", command = "bash {guard}" }}]\n'
+    )
+    job = {"description": "find the entry point", "prompt": "find main"}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", job, "t1"),)),
+        Turn(text="main is in app.py"),
+        Turn(text="found it"),
+    )
+    client = RecordingClient()
+    conn = await agent(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    done = await prompt(conn, session.session_id, "where is main?")
+    assert done.stop_reason == "end_turn"
+    [start] = [u for u in client.of(ToolCallStart) if u.tool_call_id == "t1"]
+    assert (start.kind, start.title) == ("think", "task: find the entry point")
+    refused = await prompt(conn, session.session_id, "my secret is 42")
+    assert refused.stop_reason == "refusal"
+    assert "no secrets" in client.said(session.session_id)
+    assert len(llm_server.requests) == 3  # the refused prompt was never sent

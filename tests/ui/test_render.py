@@ -564,3 +564,26 @@ def test_a_reply_cut_short_marks_the_figures_only_until_the_next_whole_reply() -
     assert totals.footer(local) == "gemma · ↑≥1k ↓≥100 · $0.0000 · ctx ?/2k"
     totals.add(Usage(1200, 300))
     assert totals.footer(local) == "gemma · ↑2.2k ↓400 · $0.0000 · ctx 1.5k/2k (73%)"
+
+
+def test_a_task_panel_names_its_job_and_counts_its_calls_and_the_footer_adds_its_usage() -> None:
+    from di_code.ai.codec import to_dict
+
+    console = make_console()
+    renderer = Renderer(console, clock=lambda: 0.0)
+    model = Model("m1", "M", "openai", "openai", context_window=10_000, cost=ModelCost())
+    renderer.model = model
+    renderer.handle(MessageEndEvent(reply([TextContent("hi")], Usage(1000, 100))))
+    spent = Usage(5000, 500, cost=Cost(total=0.25))
+    calls = [{"id": "r1", "name": "read", "arguments": {"path": "a"}, "is_error": False}]
+    result = ToolResultMessage(
+        "t1", "task", [TextContent("alpha is in a.py")],
+        details={"tool_calls": calls, "usage": to_dict(spent)},
+    )  # fmt: skip
+    arguments = {"description": "find alpha", "prompt": "where is alpha?"}
+    renderer.handle(ToolExecutionStartEvent("t1", "task", arguments))
+    renderer.handle(ToolExecutionEndEvent("t1", "task", result))
+    shown = "\n".join(lines_of(console))
+    assert "task find alpha" in shown and "1 tool call" in shown
+    assert "alpha is in a.py" in shown
+    assert renderer.footer() == "m1 · ↑6k ↓600 · $0.2500 · ctx 1.1k/10k (11%)"

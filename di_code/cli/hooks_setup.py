@@ -1,0 +1,48 @@
+"""The hooks around an agent's tool calls and prompts: the permission gate always, the user's
+hooks (their config, a trusted project's, Claude Code's `.claude/settings.json` once trusted)
+when any are configured; their code is not even loaded otherwise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from di_code.agent.prompt_hooks import PromptHooks
+from di_code.agent.tool_call import ToolHooks
+from di_code.config.settings import ConfigError, Settings
+from di_code.tools.permissions import PermissionGate
+
+if TYPE_CHECKING:
+    from di_code.session import Session
+
+
+def agent_hooks(
+    settings: Settings,
+    gate: PermissionGate,
+    workspace: Path,
+    session: Session | None,
+    notify: Callable[[str], None],
+) -> tuple[ToolHooks, PromptHooks | None]:
+    """The permission gate around every tool call, with the user's PreToolUse and
+    PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
+    are configured (their code is not even loaded otherwise)."""
+    if not settings.hooks and not settings.claude_hooks:
+        return ToolHooks(before=[gate.before_tool_call]), None
+    from di_code.tools.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
+    from di_code.tools.prompt_user_hooks import PromptHookRunner
+    from di_code.tools.user_hooks import ToolHookRunner
+
+    try:
+        hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
+    except HookConfigError as exc:
+        raise ConfigError(str(exc)) from None
+    for source, raw in settings.claude_hooks:
+        more, warnings = parse_claude_hooks(raw, source)
+        hooks += more
+        for line in warnings:
+            notify(line)
+    session_id = session.id if session is not None else ""
+    runner = ToolHookRunner(hooks, workspace, session_id, notify)
+    prompts = PromptHookRunner(hooks, workspace, session_id, notify)
+    return ToolHooks(before=[runner.gate(gate)], after=[runner.after]), prompts

@@ -1,0 +1,122 @@
+"""Custom subagents: Markdown files whose front matter names a subagent the `task` tool can start.
+
+Files `*.md` are read from the project's `.di-code/agents/` and `.claude/agents/` (in every
+folder from the workspace up to the repository root), then `$DI_CODE_HOME/agents/` and
+`~/.claude/agents/`; the first file for a name wins. Claude Code's format:
+
+    ---
+    name: code-reviewer
+    description: Reviews a change for bugs; use after editing code.
+    tools: Read, Grep, Glob        # optional; Claude Code's names are understood
+    model: inherit                 # optional: PROVIDER/ID; inherit, sonnet, opus, haiku:
+                                   # the subagents' default model
+    ---
+    You are a careful reviewer...  (the subagent's instructions)
+
+A subagent file is only a prompt, so an untrusted project's are used too (like commands): its
+`tools` can only narrow the tools the session already has, and every call still passes the
+session's permission rules and hooks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
+from di_code.config.project import project_folders
+
+AGENT_FOLDERS = (Path(".di-code") / "agents", Path(".claude") / "agents")
+NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+FILE_CAP = 256 * 1024
+CLAUDE_TOOL_NAMES = {
+    "glob": "find",
+    "multiedit": "edit",
+    "webfetch": "fetch",
+    "todowrite": "todo",
+}
+"""Claude Code's tool names that differ from di-code's (the others only differ in case)."""
+CLAUDE_MODEL_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku"})
+"""Claude Code's model names, which name no model of a di-code provider: the default is used."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentFile:
+    name: str
+    description: str
+    tools: tuple[str, ...] | None
+    """di-code tool names; None: the session's tools."""
+    model: str | None
+    """`PROVIDER/ID` (or an ID); None: the subagents' default model."""
+    prompt: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSet:
+    agents: dict[str, AgentFile]
+    warnings: tuple[str, ...] = ()
+    """Files that were skipped, and why, one line each."""
+
+
+def load_agents(home: Path, workspace: Path) -> AgentSet:
+    """Every subagent file, nearest first."""
+    agents: dict[str, AgentFile] = {}
+    warnings: list[str] = []
+    for path in _agent_files(home, workspace):
+        try:
+            agent = read_agent(path)
+        except OSError as exc:
+            warnings.append(f"{path}: skipped: {exc.strerror or exc}")
+            continue
+        except FrontMatterError as exc:
+            warnings.append(f"{path}: skipped: bad front matter: {exc}")
+            continue
+        if not NAME.fullmatch(agent.name):
+            warnings.append(f"{path}: skipped: {agent.name!r} is not a usable subagent name")
+        elif agent.name not in agents:
+            agents[agent.name] = agent
+    return AgentSet(agents, tuple(warnings))
+
+
+def agent_folders(home: Path, workspace: Path) -> list[Path]:
+    project = [folder / sub for folder in project_folders(workspace) for sub in AGENT_FOLDERS]
+    return [*project, home / "agents", Path.home() / ".claude" / "agents"]
+
+
+def read_agent(path: Path) -> AgentFile:
+    document = read_document(path, FILE_CAP)
+    fields = document.fields
+    body = document.body.strip("\n")
+    lines = [line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip()]
+    description = " ".join(fields.get("description", "").split()) or (lines[0] if lines else "")
+    model = fields.get("model", "").strip()
+    return AgentFile(
+        name=fields.get("name", "").strip() or path.stem,
+        description=description,
+        tools=tool_names(fields["tools"]) if "tools" in fields else None,
+        model=None if model.lower() in CLAUDE_MODEL_ALIASES or not model else model,
+        prompt=body,
+        path=path,
+    )
+
+
+def tool_names(raw: str) -> tuple[str, ...]:
+    """`Read, Grep, Glob`, `[read, grep]` or a `- Read` list as di-code's tool names."""
+    words = re.split(r"[,\n]", raw.strip().strip("[]"))
+    names = (word.strip().lstrip("-").strip().strip("'\"") for word in words)
+    return tuple(dict.fromkeys(CLAUDE_TOOL_NAMES.get(n.lower(), n.lower()) for n in names if n))
+
+
+def _agent_files(home: Path, workspace: Path) -> Iterator[Path]:
+    for folder in dict.fromkeys(agent_folders(home, workspace)):
+        try:
+            names = sorted(entry.name for entry in folder.iterdir())
+        except OSError:
+            continue
+        for name in names:
+            path = folder / name
+            if name.endswith(".md") and is_regular_file(path):
+                yield path
