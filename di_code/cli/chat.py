@@ -35,11 +35,11 @@ async def _chat(options: CliOptions) -> int:
     from di_code.cli.setup import close_prepared, prepare
     from di_code.cli.trust_now import trust_applier
     from di_code.config.model_choices import model_choices
-    from di_code.config.trust import held_back
+    from di_code.config.trusting import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
-    from di_code.ui.commands import show_startup_warnings
     from di_code.ui.repl import ChatSetup, Repl
+    from di_code.ui.slash_commands import show_startup_warnings
 
     console = Console()
     approver = ReplApprover(console)

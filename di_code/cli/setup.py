@@ -41,7 +41,7 @@ from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.config.trust import project_mcp_json
-from di_code.tools.permissions import (
+from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
     PermissionMode,
@@ -51,11 +51,11 @@ from di_code.tools.permissions import (
 
 if TYPE_CHECKING:
     from di_code.session import Session
-    from di_code.tools.bash_policy import BashPolicy
-    from di_code.tools.editor_files import EditorFiles
-    from di_code.tools.mcp import McpServers
-    from di_code.tools.mcp_config import McpServerConfig
-    from di_code.tools.sandbox_mounts import SandboxPaths
+    from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.extensions.mcp import McpServers
+    from di_code.tools.extensions.mcp_config import McpServerConfig
+    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 Notify = Callable[[str], None]
 
@@ -162,8 +162,8 @@ def tool_hooks(
     PostToolUse hooks when any are configured (their code is not even loaded otherwise)."""
     if not settings.hooks:
         return ToolHooks(before=[gate.before_tool_call])
-    from di_code.tools.hook_config import HookConfigError, parse_hooks
-    from di_code.tools.user_hooks import ToolHookRunner
+    from di_code.tools.policy.hook_config import HookConfigError, parse_hooks
+    from di_code.tools.policy.user_hooks import ToolHookRunner
 
     try:
         hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
@@ -189,7 +189,7 @@ async def start_mcp_servers(
     configs = [*mcp_configs(settings, home, workspace, notify), *extra]
     if not configs:
         return None
-    from di_code.tools.mcp import McpServers
+    from di_code.tools.extensions.mcp import McpServers
 
     servers = McpServers(configs)
     if not wait:
@@ -204,7 +204,7 @@ def mcp_configs(
     settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
 ) -> list[McpServerConfig]:
     """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
-    from di_code.tools.mcp_config import parse_servers, read_mcp_json
+    from di_code.tools.extensions.mcp_config import parse_servers, read_mcp_json
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
     project_file, why_not = project_mcp_json(home, workspace)
@@ -240,7 +240,7 @@ def session_recorder(
 ) -> Callable[[Agent, Session], None]:
     """What ties an agent to its session: every message recorded, and a checkpoint before
     every prompt so `/undo` and `di-code undo` can take it back."""
-    from di_code.tools.workspace import Workspace
+    from di_code.tools.builtin.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
 
@@ -329,9 +329,9 @@ def bash_policy(
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
     moment), the key variables hidden from commands, and the session's folder for long
     outputs."""
-    from di_code.tools.bash_policy import KEY_VARIABLES, BashPolicy
-    from di_code.tools.sandbox import SandboxUnavailable, choose_sandbox
-    from di_code.tools.spill import SpillFolder
+    from di_code.tools.builtin.spill import SpillFolder
+    from di_code.tools.policy.bash_policy import KEY_VARIABLES, BashPolicy
+    from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
 
     requested = options.sandbox or settings.sandbox_mode
     if requested is not None and requested not in SANDBOX_MODES:
@@ -355,8 +355,8 @@ def bash_policy(
 
 def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
     """Why a path the write or edit tool names is protected (the gate asks then)."""
-    from di_code.tools.protected import protected_path
-    from di_code.tools.workspace import Workspace
+    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.policy.protected import protected_path
 
     space = Workspace.create(workspace, roots)
     return lambda raw: protected_path(space, raw, home)
@@ -364,7 +364,7 @@ def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[
 
 def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:
     """DI_CODE_HOME and `[sandbox] hide` / `reveal`: absolute paths, or from `~`."""
-    from di_code.tools.sandbox_mounts import SandboxPaths
+    from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
     def absolute(key: str, entries: Sequence[str]) -> tuple[Path, ...]:
         paths = tuple(Path(entry).expanduser() for entry in entries)
@@ -401,7 +401,7 @@ def select_tools(
     (an unknown name is an error). `read_roots` are folders only the read tool may read;
     `editor` is where the file tools find text instead of the disk (`di-code acp`)."""
     from di_code.tools import default_tools
-    from di_code.tools.plugins import load_plugin_tools
+    from di_code.tools.extensions.plugins import load_plugin_tools
 
     tools = list(
         default_tools(

@@ -30,7 +30,7 @@ from di_code.config.project import (
     project_root,
     unsafe_reason,
 )
-from di_code.config.toml_file import ConfigError, decode_toml
+from di_code.config.toml_file import ConfigError
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"
@@ -54,11 +54,11 @@ def split_untrusted(
 ) -> tuple[dict[str, Any], list[str]]:
     """(the document with only `SAFE_KEYS`, the dotted keys left out). With `usable` (the
     providers the user has set up), a `model` on any other provider is left out too."""
-    kept, dropped = _split(data, usable, "")
+    kept, dropped = split_by_providers(data, usable, "")
     return kept, [key for key, _ in dropped]
 
 
-def _split(
+def split_by_providers(
     data: Mapping[str, Any], usable: Collection[str] | None, prefix: str
 ) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     """`split_untrusted`, with the value of each key left out."""
@@ -67,7 +67,7 @@ def _split(
     for key, value in data.items():
         path = dotted(prefix, key)
         if isinstance(value, dict):
-            inner, lost = _split(value, usable, f"{path}.")
+            inner, lost = split_by_providers(value, usable, f"{path}.")
             if inner:
                 kept[key] = inner
             dropped += lost
@@ -162,7 +162,7 @@ def _with(table: dict[str, str], key: str, value: str | None) -> dict[str, str]:
     return table
 
 
-def _safe_project(home: Path, workspace: Path) -> ProjectFile:
+def safe_project(home: Path, workspace: Path) -> ProjectFile:
     project = find_project_config(workspace, home)
     if project is None:
         raise ConfigError(
@@ -174,7 +174,7 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
     return project
 
 
-def _mcp_json(workspace: Path) -> tuple[Path | None, str | None]:
+def mcp_json_file(workspace: Path) -> tuple[Path | None, str | None]:
     """The project's `.mcp.json` at its repository root and why it may not be used (another
     user's or a writable file), or (None, None) when there is none."""
     path = project_root(workspace.resolve()) / MCP_JSON
@@ -187,115 +187,31 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
     """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
     (path, None); (None, why not) when there is one that may not be used; (None, None) when
     there is none."""
-    path, reason = _mcp_json(workspace)
+    path, reason = mcp_json_file(workspace)
     if path is None:
         return None, None
     if reason is not None:
         return None, f"ignored {path}: {reason}"
-    if not _trusted_file(home, path):
+    if not trusted_file(home, path):
         return None, f"{path}: its MCP servers start once you trust the project (di-code trust)"
     return path, None
 
 
-def _trusted_file(home: Path, path: Path) -> bool:
+def trusted_file(home: Path, path: Path) -> bool:
     """Trust is keyed to where the file is in this project (its folder's real path), never to
     where a symlink points: a link to a trusted project's `.mcp.json` is not trusted here,
     where its relative commands would run this project's programs."""
     return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
 
 
-def _trust_mcp_json(home: Path, workspace: Path) -> str | None:
-    path, reason = _mcp_json(workspace)
+def trust_mcp_json(home: Path, workspace: Path) -> str | None:
+    path, reason = mcp_json_file(workspace)
     if path is None:
         return None
     if reason is not None:
         raise ConfigError(f"{path} cannot be trusted: {reason}")
     TrustStore(home).set_file(path, digest(path.read_bytes()))
     return f"trusted {path} as it is now: its MCP servers may start"
-
-
-def trust_project(home: Path, workspace: Path) -> str:
-    """Trust the project settings file (and `.mcp.json`) as it is now; the line to show."""
-    if find_project_config(workspace, home) is None:
-        mcp_line = _trust_mcp_json(home, workspace)
-        if mcp_line is not None:
-            return mcp_line
-    from di_code.config.settings import parse_settings  # settings reads the trust store
-
-    project = _safe_project(home, workspace)
-    data = project.path.read_bytes()
-    document = decode_toml(data, project.path)
-    parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
-    mcp_line = _trust_mcp_json(home, workspace)
-    _, keys = split_untrusted(document)
-    TrustStore(home).set(project.folder.resolve(), digest(data))
-    allowed = ", ".join(keys) if keys else "nothing that needed trust"
-    line = f"trusted {project.path} as it is now; it may set: {allowed}"
-    return f"{line}\n{mcp_line}" if mcp_line else line
-
-
-@dataclass(frozen=True, slots=True)
-class HeldBack:
-    """One project file's settings that wait for trust."""
-
-    path: Path
-    values: tuple[tuple[str, str], ...]
-    """(dotted key, or `mcpServers.NAME`; its value as JSON, or the server's command line or
-    URL), in the file's order: what trusting would let through, to show the user."""
-
-
-def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
-    """What trusting the project would let through now: the keys its settings file may not
-    set yet and the servers of its `.mcp.json`, with their values."""
-    from di_code.config.settings import load_user_settings, user_providers
-
-    found = []
-    project = find_project_config(workspace, home)
-    if project is not None and unsafe_reason(project) is None:
-        try:
-            data = project.path.read_bytes()
-            usable = user_providers(load_user_settings(home), os.environ)
-            _, dropped = _split(decode_toml(data, project.path), usable, "")
-        except (OSError, ConfigError):
-            dropped = []  # the start-up said what is wrong with it
-        if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
-            shown = tuple((key, json.dumps(value)) for key, value in dropped)
-            found.append(HeldBack(project.path, shown))
-    path, reason = _mcp_json(workspace)
-    if path is not None and reason is None and not _trusted_file(home, path):
-        found.append(HeldBack(path, _mcp_servers(path)))
-    return found
-
-
-def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
-    """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
-    try:
-        servers = json.loads(path.read_bytes()).get("mcpServers")
-    except (OSError, ValueError, AttributeError):
-        servers = None
-    if not isinstance(servers, dict):
-        return (("mcpServers", "(unreadable)"),)
-    shown = []
-    for name, entry in servers.items():
-        entry = entry if isinstance(entry, dict) else {}
-        words = [entry.get("command"), *(entry.get("args") or [])]
-        line = entry.get("url") or " ".join(str(word) for word in words if word is not None)
-        shown.append((f"mcpServers.{name}", str(line)))
-    return tuple(shown)
-
-
-def held_back(home: Path, workspace: Path) -> str | None:
-    """`held_back_items` for chat's first-run question, one value a line (the URL, the rule,
-    the command, not only the key's name); None when nothing waits."""
-    parts = []
-    for item in held_back_items(home, workspace):
-        if item.path.name == MCP_JSON:
-            parts.append(f"{item.path} would start these MCP servers:")
-            parts += [f"  {key.removeprefix('mcpServers.')}: {line}" for key, line in item.values]
-        else:
-            parts.append(f"{item.path} would set:")
-            parts += [f"  {key} = {value}" for key, value in item.values]
-    return "\n".join(parts) or None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.tools.permissions import MODE_CYCLE, Approval
+from di_code.tools.policy.permissions import MODE_CYCLE, Approval
 from di_code.ui.approval import ANSWER_KEYS, YesNo
 
 if TYPE_CHECKING:

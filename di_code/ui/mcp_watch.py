@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.tools.mcp import failure
-from di_code.tools.permissions import offered_tools
+from di_code.tools.extensions.mcp import failure
+from di_code.tools.policy.permissions import offered_tools
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
-    from di_code.tools.mcp import McpServers
+    from di_code.tools.extensions.mcp import McpServers
     from di_code.ui.repl import Repl
 
 

@@ -3,7 +3,7 @@
 One task owns each prompt (or /compact); the prompt keeps reading, so a line typed meanwhile
 becomes a steering message and Ctrl-C aborts the run through the agent's signal. Output goes
 through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
-in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.commands`, keys in
+in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
 """
 
@@ -24,8 +24,8 @@ from di_code.ai.abort import AbortController
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model, UserContent
 from di_code.session import Session, SessionStore, prompt_with_compaction
-from di_code.tools.permissions import NO, PermissionGate, PermissionMode
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.permissions import NO, PermissionGate, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.pager import show_paged
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
     from di_code.config.model_choices import ModelChoice
-    from di_code.tools.mcp import McpServers
+    from di_code.tools.extensions.mcp import McpServers
 
 SwitchModel = Callable[[str], tuple[Provider, Model]]
 TICK_SECONDS = 0.1
@@ -270,7 +270,7 @@ class Repl:
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
-        from di_code.ui.commands import run_command
+        from di_code.ui.slash_commands import run_command
 
         self.exit_armed = False
         text = self.pastes.expand(text).strip()
@@ -293,7 +293,7 @@ class Repl:
             self.agent.steer(text)
             self.renderer.show_user(text, queued=True)
             return True
-        from di_code.tools.attachments import AttachmentError, prompt_content
+        from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
         prompt = "\n\n".join([*self.notes_for_model, text])
         try:
@@ -342,7 +342,7 @@ class Repl:
     def _ask_trust(self, held_back: str) -> Callable[[AbortController], Awaitable[None]]:
         async def work(controller: AbortController) -> None:
             from di_code.ui.approval import YesNo
-            from di_code.ui.commands import run_command
+            from di_code.ui.slash_commands import run_command
 
             question = YesNo("Trust this project's settings (all listed above)? y/N", held_back)
             if await self.approver.confirm(question):
