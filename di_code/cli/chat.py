@@ -38,7 +38,8 @@ async def _chat(options: CliOptions) -> int:
     from di_code.config.trusting import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
-    from di_code.ui.repl import ChatSetup, Repl
+    from di_code.ui.chat_view import ChatSetup
+    from di_code.ui.repl import Repl
     from di_code.ui.slash_commands import show_startup_warnings
 
     console = Console()

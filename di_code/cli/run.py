@@ -29,11 +29,12 @@ from di_code.cli.output import (
     RunTally,
     Writer,
     event_line,
+    notify_stderr,
     result_line,
     sanitized,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import Prepared, close_prepared, notify_stderr, prepare
+from di_code.cli.setup import Prepared, close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
 if TYPE_CHECKING:

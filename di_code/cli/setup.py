@@ -8,7 +8,6 @@ raises `ConfigError` with one line; the command turns it into exit code 2.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -23,7 +22,9 @@ from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
+from di_code.cli.mcp_setup import start_mcp_servers
 from di_code.cli.model_setup import choose_model
+from di_code.cli.output import Notify, notify_stderr
 from di_code.config.models import PRESETS
 from di_code.config.selection import (
     Selection,
@@ -40,7 +41,6 @@ from di_code.config.settings import (
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
-from di_code.config.trust import project_mcp_json
 from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
@@ -56,15 +56,6 @@ if TYPE_CHECKING:
     from di_code.tools.extensions.mcp_config import McpServerConfig
     from di_code.tools.policy.bash_policy import BashPolicy
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
-
-Notify = Callable[[str], None]
-
-
-def notify_stderr(text: str) -> None:
-    """One line on stderr; it may quote a project's file, so control characters are shown."""
-    from di_code.cli.output import sanitized
-
-    print(f"di-code: {sanitized(text)}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,60 +163,6 @@ def tool_hooks(
     session_id = session.id if session is not None else ""
     runner = ToolHookRunner(hooks, workspace, session_id, notify)
     return ToolHooks(before=[runner.gate(gate)], after=[runner.after])
-
-
-async def start_mcp_servers(
-    settings: Settings,
-    home: Path,
-    workspace: Path,
-    notify: Notify = notify_stderr,
-    extra: Sequence[McpServerConfig] = (),
-    *,
-    wait: bool = True,
-) -> McpServers | None:
-    """The configured MCP servers and `extra` ones (an editor's), started (launched only,
-    without `wait`), or None (the SDK is then never imported). A project's `.mcp.json`
-    counts only when the user trusts it."""
-    configs = [*mcp_configs(settings, home, workspace, notify), *extra]
-    if not configs:
-        return None
-    from di_code.tools.extensions.mcp import McpServers
-
-    servers = McpServers(configs)
-    if not wait:
-        servers.launch()
-        return servers
-    for line in await servers.start():
-        notify(line)
-    return servers
-
-
-def mcp_configs(
-    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
-) -> list[McpServerConfig]:
-    """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
-    from di_code.tools.extensions.mcp_config import parse_servers, read_mcp_json
-
-    configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
-    project_file, why_not = project_mcp_json(home, workspace)
-    if project_file is not None:
-        more, problems = read_mcp_json(project_file)
-        configs, warnings = [*configs, *more], [*warnings, *problems]
-    for line in [*warnings, *([why_not] if why_not else [])]:
-        notify(line)
-    return configs
-
-
-async def mcp_status_lines(workspace: Path | None = None) -> list[str]:
-    """`di-code mcp list`: each configured server's state and tools, after starting it."""
-    home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
-    servers = await start_mcp_servers(load_settings_files(home, workspace), home, workspace)
-    if servers is None:
-        return ["No MCP servers configured."]
-    try:
-        return servers.status_lines()
-    finally:
-        await servers.aclose()
 
 
 async def close_prepared(prepared: Prepared, provider: Provider) -> None:

@@ -147,7 +147,7 @@ def mcp_list() -> None:
     def body() -> int:
         import asyncio
 
-        from di_code.cli.setup import mcp_status_lines
+        from di_code.cli.mcp_setup import mcp_status_lines
         from di_code.ui.safe_text import visible  # a server's name, tools and errors
 
         print(visible("\n".join(asyncio.run(mcp_status_lines()))))

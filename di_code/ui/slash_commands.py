@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
     from di_code.ai.abort import AbortController
-    from di_code.ui.repl import Repl
+    from di_code.ui.chat_view import ChatView
 
-Handler = Callable[["Repl", str], Awaitable[bool]]
+Handler = Callable[["ChatView", str], Awaitable[bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ class Command:
     needs_idle: bool = False
 
 
-async def run_command(repl: Repl, line: str) -> bool:
+async def run_command(repl: ChatView, line: str) -> bool:
     name, _, arg = line.partition(" ")
     command = COMMANDS.get(name)
     if command is None:
@@ -67,7 +67,7 @@ async def run_command(repl: Repl, line: str) -> bool:
         return _fail(repl, str(exc))
 
 
-def user_commands(repl: Repl) -> CommandSet:
+def user_commands(repl: ChatView) -> CommandSet:
     """The user's command files, read again each time so a new or edited file counts at once."""
     return load_commands(di_code_home(), repl.setup.workspace, reserved=COMMANDS)
 
@@ -78,7 +78,7 @@ def show_startup_warnings(console: Console, workspace: Path) -> None:
         console.print(Text(f"! {visible(warning)}", style="yellow"), soft_wrap=True)
 
 
-async def _user_command(repl: Repl, name: str, arg: str) -> bool:
+async def _user_command(repl: ChatView, name: str, arg: str) -> bool:
     command = user_commands(repl).commands.get(name[1:])
     if command is None:
         return _fail(repl, f"Unknown command {visible(name)}. /help lists the commands.")
@@ -101,7 +101,7 @@ HELP_KEYS = (
 )
 
 
-async def _help(repl: Repl, arg: str) -> bool:
+async def _help(repl: ChatView, arg: str) -> bool:
     """Two aligned columns whose summaries wrap under themselves on a narrow terminal."""
     from rich.console import Group
     from rich.table import Table
@@ -130,11 +130,11 @@ async def _help(repl: Repl, arg: str) -> bool:
     return True
 
 
-async def _exit(repl: Repl, arg: str) -> bool:
+async def _exit(repl: ChatView, arg: str) -> bool:
     return False
 
 
-async def _expand(repl: Repl, arg: str) -> bool:
+async def _expand(repl: ChatView, arg: str) -> bool:
     what, _, number = arg.partition(" ")
     thinking = what == "thinking"
     number = number.strip() if thinking else what
@@ -146,7 +146,7 @@ async def _expand(repl: Repl, arg: str) -> bool:
     return True
 
 
-async def _tools(repl: Repl, arg: str) -> bool:
+async def _tools(repl: ChatView, arg: str) -> bool:
     rows = [f"  {tool.name:<8} {_first_sentence(tool.description)}" for tool in repl.agent.tools]
     return _say(repl, "\n".join(["Tools:", *rows]) if rows else "No tools.")
 
@@ -154,7 +154,7 @@ async def _tools(repl: Repl, arg: str) -> bool:
 NO_SKILLS = "No skills: a skill is a folder with a SKILL.md in .di-code/skills or .agents/skills."
 
 
-async def _skills(repl: Repl, arg: str) -> bool:
+async def _skills(repl: ChatView, arg: str) -> bool:
     from di_code.config.skills import load_skills
 
     found = load_skills(di_code_home(), repl.setup.workspace)
@@ -168,7 +168,7 @@ async def _skills(repl: Repl, arg: str) -> bool:
     return _say(repl, "\n".join([title, *rows]))
 
 
-async def _trust(repl: Repl, arg: str) -> bool:
+async def _trust(repl: ChatView, arg: str) -> bool:
     from di_code.config.settings import di_code_home
     from di_code.config.trusting import trust_project
 
@@ -186,7 +186,7 @@ def _first_sentence(text: str, limit: int = 68) -> str:
     return sentence if len(sentence) <= limit else sentence[: limit - 1] + "…"
 
 
-async def _permissions(repl: Repl, arg: str) -> bool:
+async def _permissions(repl: ChatView, arg: str) -> bool:
     gate = repl.setup.gate
     if gate is None:
         return _say(repl, "Permissions: every tool runs without asking.")
@@ -213,7 +213,7 @@ async def _permissions(repl: Repl, arg: str) -> bool:
     return _say(repl, visible("\n".join(lines)))
 
 
-async def _undo(repl: Repl, arg: str) -> bool:
+async def _undo(repl: ChatView, arg: str) -> bool:
     words = arg.split()
     if not set(words) <= {"--force", "--yes"}:
         raise ValueError("Usage: /undo [--force] [--yes]")
@@ -222,7 +222,7 @@ async def _undo(repl: Repl, arg: str) -> bool:
 
 
 def _restore_files(
-    repl: Repl, to: int | None, *, force: bool, yes: bool, conversation_stays: bool
+    repl: ChatView, to: int | None, *, force: bool, yes: bool, conversation_stays: bool
 ) -> bool:
     """Files back to before prompt `to` (None: the last that changed any): the plan is shown,
     then carried out once the user says yes. While the conversation still holds the turns
@@ -254,7 +254,7 @@ def _restore_files(
 
 
 def _apply_plan(
-    repl: Repl, session: Session, undo_plan: UndoPlan, conversation_stays: bool
+    repl: ChatView, session: Session, undo_plan: UndoPlan, conversation_stays: bool
 ) -> bool:
     result = apply(session, undo_plan)
     lines = [visible(line) for line in result.done + result.failed]
@@ -274,7 +274,7 @@ def undo_note(number: int, done: list[str]) -> str:
     )
 
 
-def _saved_session(repl: Repl) -> Session:
+def _saved_session(repl: ChatView) -> Session:
     session = repl.setup.session
     if session is None:
         raise ValueError("Undo needs a saved session (--no-session keeps no checkpoints).")
@@ -284,7 +284,7 @@ def _saved_session(repl: Repl) -> Session:
 REWIND_SCOPES = ("both", "files", "conversation")
 
 
-async def _rewind(repl: Repl, arg: str) -> bool:
+async def _rewind(repl: ChatView, arg: str) -> bool:
     session = _saved_session(repl)
     checkpoints = prompt_checkpoints(session)
     words = arg.split()
@@ -325,7 +325,7 @@ def checkpoint_row(checkpoint: PromptCheckpoint) -> str:
     return f"{checkpoint.number:>3}. {when} {mark} {visible(checkpoint.title)}{undone}"
 
 
-async def _mcp(repl: Repl, arg: str) -> bool:
+async def _mcp(repl: ChatView, arg: str) -> bool:
     servers = repl.setup.mcp
     lines = servers.status_lines() if servers is not None else ["No MCP servers configured."]
     return _say(repl, "\n".join(visible(line) for line in lines))

@@ -16,7 +16,7 @@ from di_code.ai.providers.anthropic import (
     build_anthropic_request,
     finish_anthropic,
 )
-from di_code.ai.providers.http import RetryableError
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.types import (
     AssistantMessage,

@@ -17,7 +17,7 @@ from di_code.ai.providers.google import (
     build_google_request,
     finish_google,
 )
-from di_code.ai.providers.http import RetryableError
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.types import (
     AssistantMessage,

@@ -11,13 +11,13 @@ import pytest
 from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
-from di_code.ai.providers.http import RetryableError
 from di_code.ai.providers.openai_responses import (
     ResponsesStreamState,
     apply_responses_event,
     build_responses_request,
     finish_responses,
 )
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.types import (
     AssistantMessage,

@@ -32,7 +32,8 @@ from di_code.tools.policy.permissions import (
 )
 from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
-from di_code.ui.repl import EXIT_ARMED_SECONDS, ChatSetup, Repl
+from di_code.ui.chat_view import ChatSetup
+from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
 from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn
 
