@@ -1,7 +1,7 @@
 """Write a synthetic session file (default 10,000 messages) and time loading it.
 
 Usage: python scripts/make_session.py [--messages N] [--home DIR] [--cwd DIR]
-The benchmark suite can call `di_code.session.synthetic.make_session_file` directly.
+The benchmark suite can call `scripts.synthetic_session.make_session_file` directly.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from di_code.session import SessionStore
-from di_code.session.synthetic import make_session_file
+from scripts.synthetic_session import make_session_file
 
 
 def main() -> None:

@@ -62,3 +62,75 @@ def test_the_checker_catches_a_violation(tmp_path: Path) -> None:
 def test_every_package_module_belongs_to_a_layer() -> None:
     top = {p.name for p in PACKAGE.iterdir() if p.is_dir() and not p.name.startswith("__")}
     assert top <= set(ALLOWED), f"unknown layers: {sorted(top - set(ALLOWED))}"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def module_imports(path: Path, known: set[str]) -> set[str]:
+    """The di_code modules `path` imports anywhere in it (type-checking and function-level
+    imports too: a circle through them is still a circle for the reader)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in known else node.module)
+    return {name for name in found if name in known}
+
+
+def import_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Tarjan's strongly connected components of more than one module (or a self-import)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph[node]:
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph[node]:
+                circles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return circles
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    paths = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    known = set(paths)
+    graph = {name: module_imports(path, known) - {name} for name, path in paths.items()}
+    assert import_circles(graph) == []
+
+
+def test_the_circle_finder_finds_one() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert import_circles(graph) == [["a", "b", "c"]]
+
+
+def test_no_module_is_over_400_lines() -> None:
+    long = {
+        str(path.relative_to(PACKAGE)): n
+        for path in PACKAGE.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}

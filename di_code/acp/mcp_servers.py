@@ -8,7 +8,7 @@ from typing import Any
 
 from acp.schema import HttpMcpServer, McpServerStdio
 
-from di_code.tools.mcp_config import McpServerConfig
+from di_code.tools.extensions.mcp_config import McpServerConfig
 
 SOURCE = "the editor"
 

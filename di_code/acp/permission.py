@@ -9,7 +9,7 @@ from typing import Any
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
 from di_code.acp.updates import tool_kind, tool_title
-from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, Approver
+from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, Approver
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
 

@@ -43,12 +43,12 @@ from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, TextContent, UserContent
-from di_code.config.commands import CommandSet, load_commands
+from di_code.config.custom_commands import CommandSet, load_commands
 from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
 from di_code.session.compaction import CompactionError
-from di_code.tools.editor_files import EditorFiles
-from di_code.tools.mcp_config import McpServerConfig
-from di_code.tools.permissions import PermissionGate, PermissionMode
+from di_code.tools.builtin.editor_files import EditorFiles
+from di_code.tools.extensions.mcp_config import McpServerConfig
+from di_code.tools.policy.permissions import PermissionGate, PermissionMode
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
 reason) or return it with more context added; `stopping` may return a reason for the agent to
 go on, sent as the next user message, at most MAX_STOP_CONTINUES times per prompt so a hook
 that always objects cannot keep the model busy forever. The user's UserPromptSubmit and Stop
-hooks (di_code.tools.user_hooks) plug in here.
+hooks (di_code.tools.policy.user_hooks) plug in here.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Stream events: what a provider emits while an assistant message is being produced.
 
-The order rules live in `di_code.ai.event_sequence`; `di_code.ai.message_builder` produces
-events that follow them by construction.
+The order rules are checked by `tests/support/event_sequence.py`;
+`di_code.ai.message_builder` produces events that follow them by construction.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The console-script entry point `main()`.
 
-Typer (di_code.cli.commands) parses every command line; `di-code --version` alone is answered
+Typer (di_code.cli.typer_app) parses every command line; `di-code --version` alone is answered
 before it is imported, since Typer costs about as much as starting Python.
 """
 
@@ -19,7 +19,7 @@ def main() -> None:
         return
     last = SkipTeardown()
     atexit.register(last)  # registered first, so it runs after every other exit handler
-    from di_code.cli.commands import app
+    from di_code.cli.typer_app import app
 
     try:
         app()

@@ -17,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, Approver
+from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, Approver
 
 QUESTION_ROWS = 4
 """Rows kept for the call's first line and the question under what is approved."""
@@ -55,7 +55,7 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         return None
 
     async def approve(request: ApprovalRequest) -> Approval:
-        from di_code.tools.workspace import Workspace
+        from di_code.tools.builtin.workspace import Workspace
         from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
         from di_code.ui.safe_text import visible
 

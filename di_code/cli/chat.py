@@ -35,11 +35,12 @@ async def _chat(options: CliOptions) -> int:
     from di_code.cli.setup import close_prepared, prepare
     from di_code.cli.trust_now import trust_applier
     from di_code.config.model_choices import model_choices
-    from di_code.config.trust import held_back
+    from di_code.config.trusting import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
-    from di_code.ui.commands import show_startup_warnings
-    from di_code.ui.repl import ChatSetup, Repl
+    from di_code.ui.chat_view import ChatSetup
+    from di_code.ui.repl import Repl
+    from di_code.ui.slash_commands import show_startup_warnings
 
     console = Console()
     approver = ReplApprover(console)
@@ -94,7 +95,7 @@ async def _until_stop_signal(chat: Awaitable[int]) -> int:
 
 def _switch_model(spec: str, settings: Settings) -> tuple[Provider, Model]:
     """/model provider/id: resolved like --model, with the same keys and settings."""
-    from di_code.cli.setup import make_provider
+    from di_code.cli.model_setup import make_provider
     from di_code.config.selection import ModelRequest, select_model
 
     selection = select_model(ModelRequest(model=spec), settings, os.environ)

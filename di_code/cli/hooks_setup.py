@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from di_code.agent.prompt_hooks import PromptHooks
 from di_code.agent.tool_call import ToolHooks
 from di_code.config.settings import ConfigError, Settings
-from di_code.tools.permissions import PermissionGate
+from di_code.tools.policy.permissions import PermissionGate
 
 if TYPE_CHECKING:
     from di_code.session import Session
@@ -29,9 +29,9 @@ def agent_hooks(
     are configured (their code is not even loaded otherwise)."""
     if not settings.hooks and not settings.claude_hooks:
         return ToolHooks(before=[gate.before_tool_call]), None
-    from di_code.tools.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
-    from di_code.tools.prompt_user_hooks import PromptHookRunner
-    from di_code.tools.user_hooks import ToolHookRunner
+    from di_code.tools.policy.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
+    from di_code.tools.policy.prompt_user_hooks import PromptHookRunner
+    from di_code.tools.policy.user_hooks import ToolHookRunner
 
     try:
         hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))

@@ -4,8 +4,10 @@ server that answers; else one line naming every way to configure a model (exit 2
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 
+from di_code.ai.stream import Provider
 from di_code.cli.flags import CliOptions
 from di_code.config.models import PRESETS, resolve_model
 from di_code.config.selection import (
@@ -15,6 +17,7 @@ from di_code.config.selection import (
     Selection,
     clean_key,
     select_model,
+    timeouts_from,
 )
 from di_code.config.settings import ConfigError, Settings
 
@@ -77,3 +80,20 @@ def no_model_message() -> str:
         "model in config.toml; or pass --base-url URL of an OpenAI-compatible server; or "
         "start a local server (Ollama, LM Studio, llama.cpp or vLLM)"
     )
+
+
+def make_provider(selection: Selection) -> Provider:
+    from di_code.ai.providers import PROVIDER_CLASSES
+
+    api = selection.model.api
+    provider_class = PROVIDER_CLASSES.get(api)
+    if provider_class is None:
+        raise ConfigError(f'unknown api "{api}" (known: {", ".join(sorted(PROVIDER_CLASSES))})')
+    base_url = selection.model.base_url
+    if not base_url:
+        raise ConfigError(f"no base URL for {selection.model.provider}: pass --base-url")
+    timeouts = timeouts_from(os.environ)
+    provider: Provider = provider_class(
+        api_key=selection.api_key or None, base_url=base_url, **timeouts
+    )
+    return provider

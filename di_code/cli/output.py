@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO, TypeAlias
 
@@ -128,3 +129,12 @@ def event_line(event: AgentEvent) -> str:
 
 def result_line(final: AssistantMessage, tally: RunTally, session_id: str | None) -> str:
     return json_text(result_object(final, tally, session_id))
+
+
+Notify = Callable[[str], None]
+"""Tells the user one line (a warning, what was held back)."""
+
+
+def notify_stderr(text: str) -> None:
+    """One line on stderr; it may quote a project's file, so control characters are shown."""
+    print(f"di-code: {sanitized(text)}", file=sys.stderr, flush=True)

@@ -30,11 +30,12 @@ from di_code.cli.output import (
     RunTally,
     Writer,
     event_line,
+    notify_stderr,
     result_line,
     sanitized,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import Prepared, close_prepared, notify_stderr, prepare
+from di_code.cli.setup import Prepared, close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ STOP_SIGNALS = {
 def run_command(
     prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
 ) -> int:
-    from di_code.tools.attachments import AttachmentError
+    from di_code.tools.builtin.attachments import AttachmentError
 
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
@@ -70,7 +71,7 @@ def expand_command(prompt: str) -> str:
         return prompt
     from pathlib import Path
 
-    from di_code.config.commands import load_commands
+    from di_code.config.custom_commands import load_commands
     from di_code.config.settings import di_code_home
 
     commands = load_commands(di_code_home(), Path.cwd())
@@ -81,7 +82,7 @@ def expand_command(prompt: str) -> str:
 
 
 async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tuple[str, ...]) -> int:
-    from di_code.tools.attachments import prompt_content
+    from di_code.tools.builtin.attachments import prompt_content
 
     approver = terminal_approver() if fmt == "text" else None
     progress = _progress_renderer() if fmt == "text" and sys.stderr.isatty() else None

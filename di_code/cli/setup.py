@@ -8,7 +8,6 @@ raises `ConfigError` with one line; the command turns it into exit code 2.
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -23,11 +22,12 @@ from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
-from di_code.cli.model_setup import choose_model
+from di_code.cli.mcp_setup import start_mcp_servers
+from di_code.cli.model_setup import choose_model, make_provider
+from di_code.cli.output import Notify, notify_stderr
 from di_code.config.models import PRESETS
 from di_code.config.selection import (
     Selection,
-    timeouts_from,
     with_limits,
 )
 from di_code.config.settings import (
@@ -40,8 +40,7 @@ from di_code.config.settings import (
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
-from di_code.config.trust import project_mcp_json
-from di_code.tools.permissions import (
+from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
     PermissionMode,
@@ -51,22 +50,14 @@ from di_code.tools.permissions import (
 
 if TYPE_CHECKING:
     from di_code.session import Session
-    from di_code.tools.bash_policy import BashPolicy
-    from di_code.tools.editor_files import EditorFiles
-    from di_code.tools.mcp import McpServers
-    from di_code.tools.mcp_config import McpServerConfig
-    from di_code.tools.sandbox_mounts import SandboxPaths
+    from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.extensions.mcp import McpServers
+    from di_code.tools.extensions.mcp_config import McpServerConfig
+    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
-Notify = Callable[[str], None]
 TASK_TOOL = "task"
 """Made after the other tools (it hands them to subagents): di_code.cli.subagents."""
-
-
-def notify_stderr(text: str) -> None:
-    """One line on stderr; it may quote a project's file, so control characters are shown."""
-    from di_code.cli.output import sanitized
-
-    print(f"di-code: {sanitized(text)}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,60 +153,6 @@ async def prepare(
     )
 
 
-async def start_mcp_servers(
-    settings: Settings,
-    home: Path,
-    workspace: Path,
-    notify: Notify = notify_stderr,
-    extra: Sequence[McpServerConfig] = (),
-    *,
-    wait: bool = True,
-) -> McpServers | None:
-    """The configured MCP servers and `extra` ones (an editor's), started (launched only,
-    without `wait`), or None (the SDK is then never imported). A project's `.mcp.json`
-    counts only when the user trusts it."""
-    configs = [*mcp_configs(settings, home, workspace, notify), *extra]
-    if not configs:
-        return None
-    from di_code.tools.mcp import McpServers
-
-    servers = McpServers(configs)
-    if not wait:
-        servers.launch()
-        return servers
-    for line in await servers.start():
-        notify(line)
-    return servers
-
-
-def mcp_configs(
-    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
-) -> list[McpServerConfig]:
-    """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
-    from di_code.tools.mcp_config import parse_servers, read_mcp_json
-
-    configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
-    project_file, why_not = project_mcp_json(home, workspace)
-    if project_file is not None:
-        more, problems = read_mcp_json(project_file)
-        configs, warnings = [*configs, *more], [*warnings, *problems]
-    for line in [*warnings, *([why_not] if why_not else [])]:
-        notify(line)
-    return configs
-
-
-async def mcp_status_lines(workspace: Path | None = None) -> list[str]:
-    """`di-code mcp list`: each configured server's state and tools, after starting it."""
-    home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
-    servers = await start_mcp_servers(load_settings_files(home, workspace), home, workspace)
-    if servers is None:
-        return ["No MCP servers configured."]
-    try:
-        return servers.status_lines()
-    finally:
-        await servers.aclose()
-
-
 async def close_prepared(prepared: Prepared, provider: Provider) -> None:
     """Close the HTTP client and stop the MCP servers, before the event loop ends."""
     await close_provider(provider)
@@ -228,7 +165,7 @@ def session_recorder(
 ) -> Callable[[Agent, Session], None]:
     """What ties an agent to its session: every message recorded, and a checkpoint before
     every prompt so `/undo` and `di-code undo` can take it back."""
-    from di_code.tools.workspace import Workspace
+    from di_code.tools.builtin.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
 
@@ -271,23 +208,6 @@ def open_session(
         raise ConfigError(str(exc)) from exc
 
 
-def make_provider(selection: Selection) -> Provider:
-    from di_code.ai.providers import PROVIDER_CLASSES
-
-    api = selection.model.api
-    provider_class = PROVIDER_CLASSES.get(api)
-    if provider_class is None:
-        raise ConfigError(f'unknown api "{api}" (known: {", ".join(sorted(PROVIDER_CLASSES))})')
-    base_url = selection.model.base_url
-    if not base_url:
-        raise ConfigError(f"no base URL for {selection.model.provider}: pass --base-url")
-    timeouts = timeouts_from(os.environ)
-    provider: Provider = provider_class(
-        api_key=selection.api_key or None, base_url=base_url, **timeouts
-    )
-    return provider
-
-
 def permission_mode(options: CliOptions, settings: Settings) -> PermissionMode:
     """--permission-mode, then --yes (auto), then the settings, then ask."""
     mode = options.permission_mode or ("auto" if options.yes else None)
@@ -317,9 +237,9 @@ def bash_policy(
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
     moment), the key variables hidden from commands, and the session's folder for long
     outputs."""
-    from di_code.tools.bash_policy import KEY_VARIABLES, BashPolicy
-    from di_code.tools.sandbox import SandboxUnavailable, choose_sandbox
-    from di_code.tools.spill import SpillFolder
+    from di_code.tools.builtin.spill import SpillFolder
+    from di_code.tools.policy.bash_policy import KEY_VARIABLES, BashPolicy
+    from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
 
     requested = options.sandbox or settings.sandbox_mode
     if requested is not None and requested not in SANDBOX_MODES:
@@ -343,8 +263,8 @@ def bash_policy(
 
 def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
     """Why a path the write or edit tool names is protected (the gate asks then)."""
-    from di_code.tools.protected import protected_path
-    from di_code.tools.workspace import Workspace
+    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.policy.protected import protected_path
 
     space = Workspace.create(workspace, roots)
     return lambda raw: protected_path(space, raw, home)
@@ -352,7 +272,7 @@ def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[
 
 def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:
     """DI_CODE_HOME and `[sandbox] hide` / `reveal`: absolute paths, or from `~`."""
-    from di_code.tools.sandbox_mounts import SandboxPaths
+    from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
     def absolute(key: str, entries: Sequence[str]) -> tuple[Path, ...]:
         paths = tuple(Path(entry).expanduser() for entry in entries)
@@ -389,7 +309,7 @@ def select_tools(
     (an unknown name is an error). `read_roots` are folders only the read tool may read;
     `editor` is where the file tools find text instead of the disk (`di-code acp`)."""
     from di_code.tools import default_tools
-    from di_code.tools.plugins import load_plugin_tools
+    from di_code.tools.extensions.plugins import load_plugin_tools
 
     tools = list(
         default_tools(

@@ -26,9 +26,9 @@ from di_code.config.system_prompt import build_system_prompt
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
-    from di_code.cli.setup import Notify
+    from di_code.cli.output import Notify
     from di_code.session import Session
-    from di_code.tools.subagents import ChooseModel, RecordTranscript
+    from di_code.tools.builtin.subagents import ChooseModel, RecordTranscript
 
 TRANSCRIPTS_SUFFIX = ".subagents"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -45,9 +45,9 @@ def add_task_tool(
     notify: Notify,
 ) -> None:
     """Offer `agent` the task tool; its subagents pick from the agent's other tools."""
-    from di_code.tools import cards
-    from di_code.tools.lazy import LazyTool
-    from di_code.tools.subagents import Subagents
+    from di_code.tools.builtin import cards
+    from di_code.tools.builtin.lazy import LazyTool
+    from di_code.tools.builtin.subagents import Subagents
 
     home = di_code_home()
     found = load_agents(home, workspace)
@@ -73,7 +73,11 @@ def add_task_tool(
         record=transcript_recorder(session) if session is not None else None,
     )
     task = LazyTool(
-        cards.TASK, "di_code.tools.task", "TaskTool", subagents, describe=subagents.description
+        cards.TASK,
+        "di_code.tools.builtin.task",
+        "TaskTool",
+        subagents,
+        describe=subagents.description,
     )
     agent.tools = [*agent.tools, task]
 
@@ -82,7 +86,7 @@ def model_chooser(settings: Settings, env: Mapping[str, str]) -> ChooseModel:
     """`PROVIDER/ID` resolved as `--model` would be, with a provider of its own."""
 
     def choose(spec: str) -> tuple[Provider, Model]:
-        from di_code.cli.setup import make_provider
+        from di_code.cli.model_setup import make_provider
 
         try:
             selection = select_model(ModelRequest(model=spec), settings, env)

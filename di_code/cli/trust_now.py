@@ -13,12 +13,13 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from di_code.cli.flags import CliOptions
-from di_code.cli.setup import Prepared, mcp_configs, permission_mode
+from di_code.cli.mcp_setup import mcp_configs
+from di_code.cli.setup import Prepared, permission_mode
 from di_code.config.settings import load_settings
-from di_code.tools.permissions import PermissionRules, offered_tools
+from di_code.tools.policy.permissions import PermissionRules, offered_tools
 
 if TYPE_CHECKING:
-    from di_code.ui.repl import ChatSetup
+    from di_code.ui.chat_view import ChatSetup
 
 
 def trust_applier(
@@ -43,7 +44,7 @@ def trust_applier(
         if setup.mcp is not None:
             stopped = {tool.name for tool in setup.mcp.tools()}
             await setup.mcp.aclose()
-        from di_code.tools.mcp import McpServers
+        from di_code.tools.extensions.mcp import McpServers
 
         setup.mcp = McpServers(configs)
         lines += await setup.mcp.start()

@@ -1,7 +1,7 @@
 """The hooks of Claude Code's project settings, `.claude/settings.json` at the repository root.
 
 Its `hooks` object has the shape of di-code's `[hooks]` table, so the same reader takes it
-(di_code.tools.hook_config). Hooks are commands, so the file counts only once the user trusts
+(di_code.tools.policy.hook_config). Hooks are commands, so the file counts only once the user trusts
 the project as it is now (di_code.config.trust); until then a file that has hooks is one
 warning line. Its other keys (permissions, env, model) are Claude Code's own and not read.
 """

@@ -85,10 +85,10 @@ class Settings:
     sandbox_reveal: tuple[str, ...] = ()
     """Paths a sandboxed command sees empty besides the defaults, and defaults it sees."""
     mcp_servers: Mapping[str, Any] = field(default_factory=dict)
-    """`[mcp_servers.NAME]` tables as written (di_code.tools.mcp_config reads them)."""
+    """`[mcp_servers.NAME]` tables as written (di_code.tools.extensions.mcp_config reads them)."""
     hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` table as written), the user's then a trusted project's
-    (di_code.tools.hook_config reads them)."""
+    (di_code.tools.policy.hook_config reads them)."""
     claude_hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` object) of a trusted project's `.claude/settings.json`."""
     subagent_model: str | None = None

@@ -31,7 +31,7 @@ from di_code.config.project import (
     project_root,
     unsafe_reason,
 )
-from di_code.config.toml_file import ConfigError, decode_toml
+from di_code.config.toml_file import ConfigError
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"
@@ -58,11 +58,11 @@ def split_untrusted(
 ) -> tuple[dict[str, Any], list[str]]:
     """(the document with only `SAFE_KEYS`, the dotted keys left out). With `usable` (the
     providers the user has set up), a `model` on any other provider is left out too."""
-    kept, dropped = _split(data, usable, "")
+    kept, dropped = split_by_providers(data, usable, "")
     return kept, [key for key, _ in dropped]
 
 
-def _split(
+def split_by_providers(
     data: Mapping[str, Any], usable: Collection[str] | None, prefix: str
 ) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
     """`split_untrusted`, with the value of each key left out."""
@@ -71,7 +71,7 @@ def _split(
     for key, value in data.items():
         path = dotted(prefix, key)
         if isinstance(value, dict):
-            inner, lost = _split(value, usable, f"{path}.")
+            inner, lost = split_by_providers(value, usable, f"{path}.")
             if inner:
                 kept[key] = inner
             dropped += lost
@@ -166,7 +166,7 @@ def _with(table: dict[str, str], key: str, value: str | None) -> dict[str, str]:
     return table
 
 
-def _safe_project(home: Path, workspace: Path) -> ProjectFile:
+def safe_project(home: Path, workspace: Path) -> ProjectFile:
     project = find_project_config(workspace, home)
     if project is None:
         raise ConfigError(
@@ -178,7 +178,7 @@ def _safe_project(home: Path, workspace: Path) -> ProjectFile:
     return project
 
 
-def _root_file(workspace: Path, name: str) -> tuple[Path | None, str | None]:
+def root_file(workspace: Path, name: str) -> tuple[Path | None, str | None]:
     """The project's file `name` at its repository root and why it may not be used (another
     user's or a writable file), or (None, None) when there is none."""
     path = project_root(workspace.resolve()) / name
@@ -191,141 +191,21 @@ def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | No
     """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
     (path, None); (None, why not) when there is one that may not be used; (None, None) when
     there is none."""
-    path, reason = _root_file(workspace, MCP_JSON)
+    path, reason = root_file(workspace, MCP_JSON)
     if path is None:
         return None, None
     if reason is not None:
         return None, f"ignored {path}: {reason}"
-    if not _trusted_file(home, path):
+    if not trusted_file(home, path):
         return None, f"{path}: its MCP servers start once you trust the project (di-code trust)"
     return path, None
 
 
-def _trusted_file(home: Path, path: Path) -> bool:
+def trusted_file(home: Path, path: Path) -> bool:
     """Trust is keyed to where the file is in this project (its folder's real path), never to
     where a symlink points: a link to a trusted project's `.mcp.json` is not trusted here,
     where its relative commands would run this project's programs."""
     return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
-
-
-def _trust_root_files(home: Path, workspace: Path) -> list[str]:
-    lines = []
-    for name, allowed in ROOT_FILES.items():
-        path, reason = _root_file(workspace, name)
-        if path is None:
-            continue
-        if reason is not None:
-            raise ConfigError(f"{path} cannot be trusted: {reason}")
-        TrustStore(home).set_file(path, digest(path.read_bytes()))
-        lines.append(f"trusted {path} as it is now: {allowed}")
-    return lines
-
-
-def trust_project(home: Path, workspace: Path) -> str:
-    """Trust the project settings file (and `.mcp.json`) as it is now; the line to show."""
-    if find_project_config(workspace, home) is None:
-        file_lines = _trust_root_files(home, workspace)
-        if file_lines:
-            return "\n".join(file_lines)
-    from di_code.config.settings import parse_settings  # settings reads the trust store
-
-    project = _safe_project(home, workspace)
-    data = project.path.read_bytes()
-    document = decode_toml(data, project.path)
-    parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
-    file_lines = _trust_root_files(home, workspace)
-    _, keys = split_untrusted(document)
-    TrustStore(home).set(project.folder.resolve(), digest(data))
-    allowed = ", ".join(keys) if keys else "nothing that needed trust"
-    return "\n".join([f"trusted {project.path} as it is now; it may set: {allowed}", *file_lines])
-
-
-@dataclass(frozen=True, slots=True)
-class HeldBack:
-    """One project file's settings that wait for trust."""
-
-    path: Path
-    values: tuple[tuple[str, str], ...]
-    """(dotted key, or `mcpServers.NAME`; its value as JSON, or the server's command line or
-    URL), in the file's order: what trusting would let through, to show the user."""
-
-
-def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
-    """What trusting the project would let through now: the keys its settings file may not
-    set yet and the servers of its `.mcp.json`, with their values."""
-    from di_code.config.settings import load_user_settings, user_providers
-
-    found = []
-    project = find_project_config(workspace, home)
-    if project is not None and unsafe_reason(project) is None:
-        try:
-            data = project.path.read_bytes()
-            usable = user_providers(load_user_settings(home), os.environ)
-            _, dropped = _split(decode_toml(data, project.path), usable, "")
-        except (OSError, ConfigError):
-            dropped = []  # the start-up said what is wrong with it
-        if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
-            shown = tuple((key, json.dumps(value)) for key, value in dropped)
-            found.append(HeldBack(project.path, shown))
-    for name, shown_by in ((MCP_JSON, _mcp_servers), (CLAUDE_SETTINGS, _claude_hooks)):
-        path, reason = _root_file(workspace, name)
-        if path is not None and reason is None and not _trusted_file(home, path):
-            values = shown_by(path)
-            if values:
-                found.append(HeldBack(path, values))
-    return found
-
-
-def _claude_hooks(path: Path) -> tuple[tuple[str, str], ...]:
-    """`hooks.EVENT` and each hook's command (nothing when the file has no hooks)."""
-    try:
-        hooks = json.loads(path.read_bytes()).get("hooks")
-    except (OSError, ValueError, AttributeError):
-        return (("hooks", "(unreadable)"),)
-    if not isinstance(hooks, dict):
-        return ()
-    shown = []
-    for event, groups in hooks.items():
-        for group in groups if isinstance(groups, list) else []:
-            entries = group.get("hooks") if isinstance(group, dict) else None
-            for entry in entries if isinstance(entries, list) else []:
-                command = entry.get("command") if isinstance(entry, dict) else None
-                shown.append((f"hooks.{event}", str(command)))
-    return tuple(shown)
-
-
-def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
-    """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
-    try:
-        servers = json.loads(path.read_bytes()).get("mcpServers")
-    except (OSError, ValueError, AttributeError):
-        servers = None
-    if not isinstance(servers, dict):
-        return (("mcpServers", "(unreadable)"),)
-    shown = []
-    for name, entry in servers.items():
-        entry = entry if isinstance(entry, dict) else {}
-        words = [entry.get("command"), *(entry.get("args") or [])]
-        line = entry.get("url") or " ".join(str(word) for word in words if word is not None)
-        shown.append((f"mcpServers.{name}", str(line)))
-    return tuple(shown)
-
-
-def held_back(home: Path, workspace: Path) -> str | None:
-    """`held_back_items` for chat's first-run question, one value a line (the URL, the rule,
-    the command, not only the key's name); None when nothing waits."""
-    parts = []
-    for item in held_back_items(home, workspace):
-        if item.path.name == MCP_JSON:
-            parts.append(f"{item.path} would start these MCP servers:")
-            parts += [f"  {key.removeprefix('mcpServers.')}: {line}" for key, line in item.values]
-        elif item.path.parent.name == ".claude":
-            parts.append(f"{item.path} would run these hooks:")
-            parts += [f"  {key.removeprefix('hooks.')}: {line}" for key, line in item.values]
-        else:
-            parts.append(f"{item.path} would set:")
-            parts += [f"  {key} = {value}" for key, value in item.values]
-    return "\n".join(parts) or None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:

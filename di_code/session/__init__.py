@@ -21,7 +21,7 @@ Errors are one line each: `SessionError` (not found, ambiguous prefix, newer for
 unreadable file, write failure) and `CompactionError` / `NothingToCompact` ("Nothing to
 compact"). `is_context_overflow(message)` lives in `di_code.ai.overflow`.
 Files: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl`; format in `format.py`.
-`make_session_file` (in `synthetic.py`) writes a large session for benchmarks.
+`make_session_file` (scripts/synthetic_session.py) writes a large session for benchmarks.
 
 The names below are loaded from their modules when first used: a run without a session
 (`--no-session`) then loads only compaction, not the store, the format or the checkpoints.

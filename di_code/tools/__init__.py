@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
-    from di_code.tools.bash_policy import BashPolicy
-    from di_code.tools.editor_files import EditorFiles
+    from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.policy.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task"})
 """Tools that change nothing: they run unasked, and are all read-only mode offers (a task's
@@ -34,29 +34,29 @@ def default_tools(
     `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
     given, is where read, write and edit find text (an editor's buffers, over ACP);
     `fetch_hosts` are the hosts fetch may reach at a private or local address."""
-    from di_code.tools import cards
-    from di_code.tools.bash_policy import BashPolicy
-    from di_code.tools.lazy import LazyTool
-    from di_code.tools.workspace import Workspace
+    from di_code.tools.builtin import cards
+    from di_code.tools.builtin.lazy import LazyTool
+    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.policy.bash_policy import BashPolicy
 
     space = Workspace.create(workspace, extra_roots)
     readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
     policy = bash or BashPolicy()
     return [
-        LazyTool(cards.READ, "di_code.tools.read", "ReadTool", readable, editor),
-        LazyTool(cards.WRITE, "di_code.tools.write", "WriteTool", space, editor),
-        LazyTool(cards.EDIT, "di_code.tools.edit", "EditTool", space, editor),
+        LazyTool(cards.READ, "di_code.tools.builtin.read", "ReadTool", readable, editor),
+        LazyTool(cards.WRITE, "di_code.tools.builtin.write", "WriteTool", space, editor),
+        LazyTool(cards.EDIT, "di_code.tools.builtin.edit", "EditTool", space, editor),
         LazyTool(
             cards.BASH,
-            "di_code.tools.bash",
+            "di_code.tools.builtin.bash",
             "BashTool",
             space,
             policy,
             describe=policy.tool_description,
         ),
-        LazyTool(cards.GREP, "di_code.tools.grep", "GrepTool", space),
-        LazyTool(cards.FIND, "di_code.tools.find", "FindTool", space),
-        LazyTool(cards.LS, "di_code.tools.ls", "LsTool", space),
-        LazyTool(cards.FETCH, "di_code.tools.fetch", "FetchTool", fetch_hosts),
-        LazyTool(cards.TODO, "di_code.tools.todo", "TodoTool"),
+        LazyTool(cards.GREP, "di_code.tools.builtin.grep", "GrepTool", space),
+        LazyTool(cards.FIND, "di_code.tools.builtin.find", "FindTool", space),
+        LazyTool(cards.LS, "di_code.tools.builtin.ls", "LsTool", space),
+        LazyTool(cards.FETCH, "di_code.tools.builtin.fetch", "FetchTool", fetch_hosts),
+        LazyTool(cards.TODO, "di_code.tools.builtin.todo", "TodoTool"),
     ]

@@ -16,11 +16,11 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Text
 
-from di_code.tools.edit import preview_diff
-from di_code.tools.errors import ToolError
-from di_code.tools.permissions import ApprovalRequest
-from di_code.tools.workspace import Workspace
-from di_code.tools.write import preview_write
+from di_code.tools.builtin.edit import preview_diff
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.write import preview_write
+from di_code.tools.policy.permissions import ApprovalRequest
 from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import diff_text, summarize_call
 

@@ -10,16 +10,16 @@ from rich.text import Text
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
-    from di_code.ui.repl import Repl
+    from di_code.ui.chat_view import ChatView
 
 
-def fail(repl: Repl, text: str) -> bool:
+def fail(repl: ChatView, text: str) -> bool:
     """A failure, in red; True: the REPL goes on."""
     repl.console.print(Text(f"✗ {visible(text)}", style="red"))
     return True
 
 
-def say(repl: Repl, text: str) -> bool:
+def say(repl: ChatView, text: str) -> bool:
     """An answer, printed as it is (no markup); True: the REPL goes on."""
     repl.console.print(Text(visible(text)), markup=False, highlight=False)
     return True

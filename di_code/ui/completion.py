@@ -9,10 +9,10 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion, PathCompleter
 from prompt_toolkit.document import Document
 
-from di_code.config.commands import load_commands
+from di_code.config.custom_commands import load_commands
 from di_code.config.settings import di_code_home
-from di_code.ui.commands import COMMANDS
 from di_code.ui.safe_text import visible
+from di_code.ui.slash_commands import COMMANDS
 
 MODEL_COMMAND = "/model "
 

@@ -16,10 +16,10 @@ from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.config.model_choices import ModelChoice
-    from di_code.ui.repl import Repl
+    from di_code.ui.chat_view import ChatView
 
 
-async def clear_command(repl: Repl, arg: str) -> bool:
+async def clear_command(repl: ChatView, arg: str) -> bool:
     setup = repl.setup
     session = setup.store.create(setup.workspace, "chat") if setup.store is not None else None
     repl.clear_screen()
@@ -28,7 +28,7 @@ async def clear_command(repl: Repl, arg: str) -> bool:
     return say(repl, f"New session{suffix}.")
 
 
-async def model_command(repl: Repl, arg: str) -> bool:
+async def model_command(repl: ChatView, arg: str) -> bool:
     agent = repl.agent
     if not arg:
         return say(
@@ -44,7 +44,7 @@ async def model_command(repl: Repl, arg: str) -> bool:
     return say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
 
 
-async def session_command(repl: Repl, arg: str) -> bool:
+async def session_command(repl: ChatView, arg: str) -> bool:
     session = repl.setup.session
     lines = (
         [f"Session: {session.id}", f"File: {session.path}"]
@@ -55,7 +55,7 @@ async def session_command(repl: Repl, arg: str) -> bool:
     return say(repl, "\n".join(lines))
 
 
-async def resume_command(repl: Repl, arg: str) -> bool:
+async def resume_command(repl: ChatView, arg: str) -> bool:
     setup = repl.setup
     if setup.store is None:
         raise ValueError("Sessions are off (--no-session).")
@@ -81,7 +81,7 @@ async def resume_command(repl: Repl, arg: str) -> bool:
     return say(repl, f"Resumed session {session.id} ({count}).")
 
 
-async def compact_command(repl: Repl, arg: str) -> bool:
+async def compact_command(repl: ChatView, arg: str) -> bool:
     """Asked for, it compacts whatever the size: all but the last message becomes a summary
     (the automatic one keeps the recent turns whole)."""
     if not repl.agent.transcript:

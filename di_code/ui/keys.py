@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.tools.permissions import MODE_CYCLE, Approval
+from di_code.tools.policy.permissions import MODE_CYCLE, Approval
 from di_code.ui.approval import ANSWER_KEYS, YesNo
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-    from di_code.ui.repl import Repl
+    from di_code.ui.chat_view import ChatView
 
 
-def key_bindings(repl: Repl) -> KeyBindings:
+def key_bindings(repl: ChatView) -> KeyBindings:
     from prompt_toolkit.application import get_app
     from prompt_toolkit.filters import Condition
     from prompt_toolkit.key_binding import KeyBindings
@@ -71,7 +71,7 @@ def key_bindings(repl: Repl) -> KeyBindings:
     return bindings
 
 
-def cycle_mode(repl: Repl) -> None:
+def cycle_mode(repl: ChatView) -> None:
     """ask → accept-edits → auto → ask; read-only (and no gate) stays as it is."""
     gate = repl.setup.gate
     if gate is None or gate.mode not in MODE_CYCLE:
@@ -79,7 +79,7 @@ def cycle_mode(repl: Repl) -> None:
     repl.switch_mode(MODE_CYCLE[(MODE_CYCLE.index(gate.mode) + 1) % len(MODE_CYCLE)])
 
 
-def on_ctrl_c(repl: Repl, event: KeyPressEvent) -> None:
+def on_ctrl_c(repl: ChatView, event: KeyPressEvent) -> None:
     buffer = event.current_buffer
     if repl.busy:
         repl.abort()

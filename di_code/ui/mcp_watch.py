@@ -8,16 +8,16 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.tools.mcp import failure
-from di_code.tools.permissions import offered_tools
+from di_code.tools.extensions.mcp import failure
+from di_code.tools.policy.permissions import offered_tools
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
-    from di_code.tools.mcp import McpServers
-    from di_code.ui.repl import Repl
+    from di_code.tools.extensions.mcp import McpServers
+    from di_code.ui.chat_view import ChatView
 
 
-async def watch_mcp(repl: Repl, servers: McpServers) -> None:
+async def watch_mcp(repl: ChatView, servers: McpServers) -> None:
     """Until every launched server is ready or failed (the REPL cancels it at the end)."""
     async for server in servers.settled():
         if server.state == "failed":

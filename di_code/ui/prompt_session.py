@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory
 
-    from di_code.ui.repl import Repl
+    from di_code.ui.chat_view import ChatView
 
 ESCAPE_WAIT_SECONDS = 0.05
 """How long a lone Esc byte waits for the rest of a key sequence (Alt+Enter, an arrow):
@@ -23,7 +23,9 @@ When idle prompt-toolkit's 1 s stays, for Emacs sequences typed by hand (Ctrl-X 
 IDLE_KEY_WAIT_SECONDS = 1.0
 
 
-def make_prompt_session(repl: Repl, history: Path | None, io: dict[str, Any]) -> PromptSession[str]:
+def make_prompt_session(
+    repl: ChatView, history: Path | None, io: dict[str, Any]
+) -> PromptSession[str]:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import InMemoryHistory
     from prompt_toolkit.key_binding import merge_key_bindings

@@ -63,7 +63,7 @@ from di_code.ai.types import (
     ToolCall,
     ToolResultMessage,
 )
-from di_code.tools.permissions import Approval, ApprovalRequest, Approver
+from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import (
     LiveArea,

@@ -3,7 +3,7 @@
 One task owns each prompt (or /compact); the prompt keeps reading, so a line typed meanwhile
 becomes a steering message and Ctrl-C aborts the run through the agent's signal. Output goes
 through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
-in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.commands`, keys in
+in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
 """
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +20,12 @@ from rich.text import Text
 
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
-from di_code.ai.stream import Provider
-from di_code.ai.types import Model, UserContent
-from di_code.session import Session, SessionStore, prompt_with_compaction
-from di_code.tools.permissions import NO, PermissionGate, PermissionMode
-from di_code.tools.workspace import Workspace
+from di_code.ai.types import UserContent
+from di_code.session import Session, prompt_with_compaction
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
+from di_code.ui.chat_view import ChatSetup
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
@@ -43,43 +42,13 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
-    from di_code.config.model_choices import ModelChoice
-    from di_code.tools.mcp import McpServers
 
-SwitchModel = Callable[[str], tuple[Provider, Model]]
 TICK_SECONDS = 0.1
 """Redraws while the agent works: 10 a second, so a spinner (12.5 frames/s) moves every tick."""
 EXIT_ARMED_SECONDS = 2.0
 """How long "press Ctrl-C again to exit" holds."""
 ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
 """Erase the screen and the scrollback, cursor home."""
-
-
-@dataclass(slots=True)
-class ChatSetup:
-    """What the CLI hands the REPL. `store` is None with --no-session."""
-
-    agent: Agent
-    session: Session | None = None
-    store: SessionStore | None = None
-    gate: PermissionGate | None = None
-    workspace: Path = field(default_factory=Path.cwd)
-    switch_model: SwitchModel | None = None
-    """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
-    models: Callable[[], list[ModelChoice]] = list
-    """The configured and known models, for /model's list and its Tab completion."""
-    mcp: McpServers | None = None
-    """The session's MCP servers (/mcp lists them)."""
-    attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
-    """Records the agent's messages (and checkpoints) in a session."""
-    bash_state: Callable[[], str] | None = None
-    """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
-    held_back: str | None = None
-    """What the untrusted project's settings would set once trusted (each value, a line): the
-    chat lists it and asks once, before the first prompt, whether to trust it."""
-    apply_trust: Callable[[], Awaitable[list[str]]] | None = None
-    """Applies what the user has just trusted to this chat (servers start, tools appear);
-    the lines to show."""
 
 
 class Repl:
@@ -270,7 +239,7 @@ class Repl:
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
-        from di_code.ui.commands import run_command
+        from di_code.ui.slash_commands import run_command
 
         self.exit_armed = False
         text = self.pastes.expand(text).strip()
@@ -293,7 +262,7 @@ class Repl:
             self.agent.steer(text)
             self.renderer.show_user(text, queued=True)
             return True
-        from di_code.tools.attachments import AttachmentError, prompt_content
+        from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
         prompt = "\n\n".join([*self.notes_for_model, text])
         try:
@@ -342,7 +311,7 @@ class Repl:
     def _ask_trust(self, held_back: str) -> Callable[[AbortController], Awaitable[None]]:
         async def work(controller: AbortController) -> None:
             from di_code.ui.approval import YesNo
-            from di_code.ui.commands import run_command
+            from di_code.ui.slash_commands import run_command
 
             question = YesNo("Trust this project's settings (all listed above)? y/N", held_back)
             if await self.approver.confirm(question):

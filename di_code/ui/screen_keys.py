@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-    from di_code.ui.repl import Repl
+    from di_code.ui.chat_view import ChatView
 
 
-def screen_bindings(repl: Repl) -> KeyBindings:
+def screen_bindings(repl: ChatView) -> KeyBindings:
     from prompt_toolkit.filters import Condition
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.keys import Keys

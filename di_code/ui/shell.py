@@ -18,9 +18,9 @@ from di_code.agent.events import (
 from di_code.agent.tool import ToolResult
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultMessage
-from di_code.tools.bash import BashTool
-from di_code.tools.errors import ToolError
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.bash import BashTool
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.workspace import Workspace
 from di_code.ui.render import Renderer
 
 NAME = "!"

@@ -32,7 +32,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from di_code.tools.cards import BASH, EDIT, FIND, GREP, LS, READ, WRITE
+from di_code.tools.builtin.cards import BASH, EDIT, FIND, GREP, LS, READ, WRITE
 
 MODEL = Model("bench-model", "bench-model", "openai", "openai-completions")
 FILE_TEXT = "\n".join(f"line {n}: some text of a file, as read returns it" for n in range(200))

@@ -14,15 +14,13 @@ from scripts.bench.context import Bench
 from scripts.bench.fig_startup import peer_env
 from scripts.bench.loopback import LoopbackServer
 from scripts.bench.measure import ChildFailed, run_worker
-from scripts.bench.report import Row, Stat, Target, skipped
+from scripts.bench.report import Row, Stat, Target
 from scripts.bench.wire import chat_completion_sse
 
 PROMPT_TIMEOUT_S = 30
 
 
 def run(bench: Bench) -> list[Row]:
-    if not bench.has("di_code.session.synthetic"):
-        return [skipped("8", "sessions", "di_code.session not written yet")]
     with tempfile.TemporaryDirectory(prefix="sessions-", dir=_mkdir(bench.out)) as scratch:
         home, cwd = Path(scratch) / "home", Path(scratch) / "work"
         cwd.mkdir(parents=True)

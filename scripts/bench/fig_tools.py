@@ -35,7 +35,7 @@ def shell_wall(command: str, cwd: Path) -> float:
 
 
 def run(bench: Bench) -> list[Row]:
-    if not bench.has("di_code.tools.grep"):
+    if not bench.has("di_code.tools.builtin.grep"):
         return [skipped("6", "tools", "di_code.tools not written yet")]
     bench.out.mkdir(parents=True, exist_ok=True)
     rows: list[Row] = []
@@ -111,7 +111,7 @@ def _read(bench: Bench, scratch: Path) -> list[Row]:
 
 
 def _bash(bench: Bench, scratch: Path) -> list[Row]:
-    from di_code.tools.spill import FILE_CAP
+    from di_code.tools.builtin.spill import FILE_CAP
 
     size = bench.scale(1_000_000_000, 100_000_000)
     command = f"yes '{'a' * 99}' | head -c {size}"

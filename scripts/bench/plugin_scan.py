@@ -2,9 +2,10 @@
 
 Each sample is a fresh interpreter (the same venv) timing, with perf_counter, either
 importlib.metadata's import plus `entry_points(group=...)`, or di-code's own scan of the
-`*.dist-info/entry_points.txt` files on sys.path (`di_code.tools.plugins.entry_points`, whose
-module `run` imports anyway). Printed: the median and the range in ms, and how many
-distributions the interpreter sees. A benchmark, not a test: nothing is asserted.
+`*.dist-info/entry_points.txt` files on sys.path
+(`di_code.tools.extensions.plugins.entry_points`, whose module `run` imports anyway).
+Printed: the median and the range in ms, and how many distributions the interpreter sees.
+A benchmark, not a test: nothing is asserted.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ print(json.dumps((time.perf_counter() - started) * 1000))
 """
 OWN_SCAN = """
 import time, json, sys
-from di_code.tools.plugins import GROUP, entry_points
+from di_code.tools.extensions.plugins import GROUP, entry_points
 started = time.perf_counter()
 found = list(entry_points(GROUP, sys.path))
 print(json.dumps((time.perf_counter() - started) * 1000))

@@ -9,10 +9,10 @@ import pytest
 
 from di_code.agent import Agent, AgentEvent, FunctionTool, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ToolCall
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.transcript import FAILED_REPLY_NOTE, INTERRUPTED_REPLY_NOTE
 from di_code.ai.types import AssistantMessage
+from tests.support.event_sequence import check_event_sequence
 
 EMPTY = {"type": "object", "properties": {}}
 FIRST_TOOL_TURN = [

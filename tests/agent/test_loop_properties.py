@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 
 from di_code.agent import Agent, AgentEvent, FunctionTool
 from di_code.ai import AbortSignal, TextContent, ThinkingContent, ToolCall
-from di_code.ai.event_sequence import EventSequenceChecker
 from di_code.ai.providers.faux import create_faux_provider
+from tests.support.event_sequence import EventSequenceChecker
 
 ECHO = {"type": "object", "properties": {"value": {"type": "string"}}, "required": ["value"]}
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.anthropic import (
@@ -16,7 +15,7 @@ from di_code.ai.providers.anthropic import (
     build_anthropic_request,
     finish_anthropic,
 )
-from di_code.ai.providers.http import RetryableError
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.types import (
     AssistantMessage,
@@ -30,6 +29,7 @@ from di_code.ai.types import (
     UserMessage,
 )
 from di_code.config.models import PRESETS, resolve_model
+from tests.support.event_sequence import check_event_sequence
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.streams import collect, model_for, provider_for
 

@@ -23,8 +23,8 @@ from di_code.ai import (
     ToolCallEndEvent,
     ToolCallStartEvent,
 )
-from di_code.ai.event_sequence import EventSequenceError, check_event_sequence
 from di_code.ai.events import RetryEvent
+from tests.support.event_sequence import EventSequenceError, check_event_sequence
 
 
 def message(content: list, stop_reason: str = "stop", error: str | None = None) -> AssistantMessage:

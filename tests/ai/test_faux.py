@@ -19,8 +19,8 @@ from di_code.ai import (
     ToolCallDeltaEvent,
     UserMessage,
 )
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.providers.faux import FauxProviderError, FauxSuccess, create_faux_provider
+from tests.support.event_sequence import check_event_sequence
 
 
 async def collect(faux: Any, signal: Any = None) -> tuple[list[StreamEvent], Any]:

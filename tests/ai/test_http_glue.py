@@ -7,16 +7,9 @@ import sys
 
 import pytest
 
-from di_code.ai.providers.http import (
-    RetryableError,
-    RetryPolicy,
-    error_line,
-    parse_retry_after,
-    refused_header,
-    service_message,
-    with_retries,
-)
+from di_code.ai.providers.http import error_line, refused_header, service_message
 from di_code.ai.providers.openai import OpenAIProvider
+from di_code.ai.providers.retry import RetryableError, RetryPolicy, parse_retry_after, with_retries
 from di_code.ai.stream import ProviderError
 from di_code.ai.types import Context, UserMessage
 from tests.support.llm_server import LLMServer

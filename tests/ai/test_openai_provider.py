@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 from di_code.agent import Agent
 from di_code.agent.tool import FunctionTool
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.openai import (
@@ -36,6 +35,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from tests.support.event_sequence import check_event_sequence
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.streams import collect, model_for, provider_for
 

@@ -8,16 +8,15 @@ from typing import Any
 
 import pytest
 
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
-from di_code.ai.providers.http import RetryableError
 from di_code.ai.providers.openai_responses import (
     ResponsesStreamState,
     apply_responses_event,
     build_responses_request,
     finish_responses,
 )
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.stream import ProviderError, StreamOptions
 from di_code.ai.types import (
     AssistantMessage,
@@ -30,6 +29,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from tests.support.event_sequence import check_event_sequence
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.streams import collect, model_for, provider_for
 from tests.support.wire_responses import check_responses_request

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 from di_code.ai import AbortController, ProviderError
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.faux import FAUX_MODEL
 from di_code.ai.stream import start_stream
+from tests.support.event_sequence import check_event_sequence
 
 
 async def drain(stream, events=None):  # type: ignore[no-untyped-def]

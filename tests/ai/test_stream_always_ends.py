@@ -11,11 +11,11 @@ import pytest
 
 from di_code.agent import Agent
 from di_code.ai import AbortController, ProviderError, TextContent
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.faux import FAUX_MODEL, create_faux_provider
 from di_code.ai.stream import AssistantMessageStream, StreamOptions, start_stream
 from di_code.ai.types import Context, Model, Usage
+from tests.support.event_sequence import check_event_sequence
 
 LIMIT = 10  # seconds: a hang fails the test instead of stalling the suite
 

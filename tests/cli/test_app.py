@@ -40,7 +40,7 @@ NOT_FOR_HELP = (
     "di_code.config",
     "tree_sitter",
 )
-NOT_FOR_VERSION = (*NOT_FOR_HELP, "typer", "click", "di_code.cli.commands", "di_code.cli.options")
+NOT_FOR_VERSION = (*NOT_FOR_HELP, "typer", "click", "di_code.cli.typer_app", "di_code.cli.options")
 
 
 def run_python(code: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -90,16 +90,16 @@ NOT_FOR_RUN = (
     "di_code.session.format",
     "di_code.session.checkpoints",
     "di_code.config.discovery",
-    "di_code.tools.read",
-    "di_code.tools.write",
-    "di_code.tools.edit",
-    "di_code.tools.bash",
-    "di_code.tools.grep",
-    "di_code.tools.find",
-    "di_code.tools.ls",
-    "di_code.tools.task",  # the subagents' code: loaded when the model first starts one
-    "di_code.tools.user_hooks",  # no hooks configured: their code is not loaded
-    "di_code.tools.hook_config",
+    "di_code.tools.builtin.read",
+    "di_code.tools.builtin.write",
+    "di_code.tools.builtin.edit",
+    "di_code.tools.builtin.bash",
+    "di_code.tools.builtin.grep",
+    "di_code.tools.builtin.find",
+    "di_code.tools.builtin.ls",
+    "di_code.tools.builtin.task",  # the subagents' code: loaded when the model first starts one
+    "di_code.tools.policy.user_hooks",  # no hooks configured: their code is not loaded
+    "di_code.tools.policy.hook_config",
     "di_code.acp",
     "acp",
     "importlib.metadata",

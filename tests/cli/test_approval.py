@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from di_code.cli.approval import parse_answer, terminal_approver
-from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
+from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
 
 
 class Terminal(io.StringIO):

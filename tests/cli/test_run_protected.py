@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.sandbox import bubblewrap_works
+from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.cli.conftest import RunDiCode, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.sandbox import bubblewrap_works
+from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text
 from tests.cli.test_run_interrupt import SAFETY_TIMEOUT, wait_until
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn

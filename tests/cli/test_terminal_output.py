@@ -147,7 +147,7 @@ def test_chat_shows_the_answer_safely(
 def test_a_warning_line_marks_what_looks_printable_but_is_invisible(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from di_code.cli.setup import notify_stderr
+    from di_code.cli.output import notify_stderr
 
     notify_stderr("skipped cmd\u3164.md: x\ufe0e")  # a Hangul filler, a variation selector
     assert capsys.readouterr().err == "di-code: skipped cmd<U+3164>.md: x<U+FE0E>\n"

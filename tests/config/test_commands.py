@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from di_code.config.commands import CustomCommand, load_commands
+from di_code.config.custom_commands import CustomCommand, load_commands
 
 
 def write(path: Path, text: str) -> Path:

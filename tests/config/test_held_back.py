@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from di_code.config.trust import held_back, trust_project
+from di_code.config.trusting import held_back, trust_project
 
 SETTINGS = """
 model = "openai/gpt-4.1"

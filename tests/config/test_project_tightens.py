@@ -11,13 +11,8 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from di_code.config.trust import (
-    HeldBack,
-    held_back,
-    held_back_items,
-    project_mcp_json,
-    trust_project,
-)
+from di_code.config.trust import project_mcp_json
+from di_code.config.trusting import HeldBack, held_back, held_back_items, trust_project
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")

@@ -18,7 +18,7 @@ def write(path: Path, text: str) -> Path:
 
 
 def test_hide_and_reveal_add_up_from_the_user_and_a_trusted_project(tmp_path: Path) -> None:
-    from di_code.config.trust import trust_project
+    from di_code.config.trusting import trust_project
 
     home, workspace = tmp_path / "home", tmp_path / "repo"
     write(home / "config.toml", '[sandbox]\nhide = ["~/notes"]\nreveal = ["~/.npmrc"]\n')

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import ConfigError, load_settings, parse_settings
-from di_code.config.trust import trust_project
+from di_code.config.trusting import trust_project
 
 HOME_CONFIG = """
 model = "openai/gpt-4.1"

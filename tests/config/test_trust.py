@@ -13,7 +13,8 @@ import pytest
 from di_code.config.project import ProjectFile, find_project_config
 from di_code.config.selection import ModelRequest, select_model
 from di_code.config.settings import load_settings
-from di_code.config.trust import revoke_project, split_untrusted, trust_project, trusted_lines
+from di_code.config.trust import revoke_project, split_untrusted, trusted_lines
+from di_code.config.trusting import trust_project
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")

@@ -10,7 +10,7 @@ import pytest
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from di_code.session import FORMAT_VERSION, SessionError, SessionStore
 from di_code.session import format as session_format
-from di_code.session.synthetic import make_session_file
+from scripts.synthetic_session import make_session_file
 
 
 def reply(text: str) -> AssistantMessage:

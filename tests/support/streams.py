@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from di_code.ai.event_sequence import check_event_sequence
 from di_code.ai.events import StreamEvent
 from di_code.ai.providers.anthropic import AnthropicProvider
 from di_code.ai.providers.google import GoogleProvider
@@ -13,6 +12,7 @@ from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.providers.openai_responses import OpenAIResponsesProvider
 from di_code.ai.stream import AssistantMessageStream
 from di_code.ai.types import AssistantMessage, Model
+from tests.support.event_sequence import check_event_sequence
 from tests.support.llm_server import LLMServer
 
 API = {

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
-from di_code.tools.cards import FETCH_MAX_BYTES
+from di_code.tools.builtin.cards import FETCH_MAX_BYTES
 
 PAGE = (
     "<html><head><title>Guide</title><script>steal()</script></head><body>"

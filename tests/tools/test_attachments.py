@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from di_code.ai.types import ImageContent, Model, TextContent
-from di_code.tools.attachments import AttachmentError, prompt_content
-from di_code.tools.image_files import IMAGE_MAX_BYTES
+from di_code.tools.builtin.attachments import AttachmentError, prompt_content
+from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 24

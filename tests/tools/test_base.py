@@ -1,5 +1,6 @@
 """The tool frame (issue 11 §6): the article's `execute` and its abort check are written once,
-in `tools/base.py`, and every built-in tool and every MCP tool runs through that one frame."""
+in `tools/builtin/base.py`, and every built-in tool and every MCP tool runs through that one
+frame."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ from pathlib import Path
 from di_code.agent.tool import bind_tool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.base import CheckedTool, WorkspaceTool
-from di_code.tools.mcp import McpServer, McpTool
-from di_code.tools.mcp_config import McpServerConfig
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.base import CheckedTool, WorkspaceTool
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.extensions.mcp import McpServer, McpTool
+from di_code.tools.extensions.mcp_config import McpServerConfig
 from tests.tools.conftest import error_of
 
 

@@ -21,8 +21,8 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from di_code.tools.permissions import PermissionRules
-from di_code.tools.process import shell
+from di_code.tools.builtin.process import shell
+from di_code.tools.policy.permissions import PermissionRules
 
 CORPUS = Path(__file__).parent / "bash_corpus" / "forms.txt"
 STUBS = ("rm", "id", "curl", "python3", "touch")

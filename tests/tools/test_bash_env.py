@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import AgentTool
-from di_code.tools.bash import BashTool
-from di_code.tools.bash_policy import KEY_VARIABLES, BashPolicy
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.bash import BashTool
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.bash_policy import KEY_VARIABLES, BashPolicy
 from tests.tools.conftest import run, text_of
 
 SECRET = "sk-never-in-bash-0042"

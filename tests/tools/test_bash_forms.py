@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from di_code.tools.permissions import PermissionRules, grant_offers
+from di_code.tools.policy.permissions import PermissionRules, grant_offers
 
 DENY_RM = PermissionRules.parse(allow=["bash"], deny=["bash:rm"])
 

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from di_code.tools.cards import FETCH_MAX_BYTES
-from di_code.tools.fetch import FetchTool
+from di_code.tools.builtin.cards import FETCH_MAX_BYTES
+from di_code.tools.builtin.fetch import FetchTool
 from tests.support.web_site import BIG, Site, serve_site
 from tests.tools.conftest import error_of, run, text_of
 

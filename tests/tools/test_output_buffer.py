@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.ai import AbortController
-from di_code.tools import process
-from di_code.tools.output_buffer import OutputBuffer, count_newlines
-from di_code.tools.truncation import MAX_BYTES, MAX_LINES, keep_tail
+from di_code.tools.builtin import process
+from di_code.tools.builtin.output_buffer import OutputBuffer, count_newlines
+from di_code.tools.builtin.truncation import MAX_BYTES, MAX_LINES, keep_tail
 
 LINE_LENGTHS = [0, 1, 5, 40, 100, 3_000, 70_000]
 CHUNK_SIZES = [13, 4_096, 65_536, 1024 * 1024]

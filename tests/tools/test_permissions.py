@@ -11,7 +11,7 @@ import pytest
 from di_code.agent.tool import FunctionTool, ToolResult
 from di_code.ai.abort import AbortController
 from di_code.ai.types import TextContent
-from di_code.tools.permissions import (
+from di_code.tools.policy.permissions import (
     NO,
     YES,
     Approval,
@@ -21,7 +21,7 @@ from di_code.tools.permissions import (
     Rule,
     command_prefix,
 )
-from di_code.tools.sandbox import SandboxChoice
+from di_code.tools.policy.sandbox import SandboxChoice
 from tests.support.gated import gate_tools
 
 

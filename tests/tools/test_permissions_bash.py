@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import AgentTool
-from di_code.tools.permissions import (
+from di_code.tools.policy.permissions import (
     Approval,
     ApprovalRequest,
     PermissionGate,

@@ -11,8 +11,8 @@ import pytest
 from di_code.agent.tool import FunctionTool
 from di_code.ai.abort import AbortController
 from di_code.ai.types import TextContent
-from di_code.tools.permissions import PermissionGate
-from di_code.tools.plugins import entry_points, load_plugin_tools
+from di_code.tools.extensions.plugins import entry_points, load_plugin_tools
+from di_code.tools.policy.permissions import PermissionGate
 from tests.support.gated import gate_tools
 
 MODULE = """

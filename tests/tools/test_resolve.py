@@ -10,8 +10,8 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.tools import default_tools
-from di_code.tools.resolve import resolve_path
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.resolve import resolve_path
+from di_code.tools.builtin.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from di_code.tools import default_tools
-from di_code.tools.bash import BashPolicy, BashTool
-from di_code.tools.permissions import YES, Approval, ApprovalRequest, PermissionGate
-from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.bash import BashPolicy, BashTool
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest, PermissionGate
+from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
 from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until

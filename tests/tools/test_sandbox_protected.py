@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from di_code.tools import default_tools
-from di_code.tools.bash import BashPolicy, BashTool
-from di_code.tools.permissions import (
+from di_code.tools.builtin.bash import BashPolicy, BashTool
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.permissions import (
     NO,
     Approval,
     ApprovalRequest,
@@ -22,10 +23,9 @@ from di_code.tools.permissions import (
     PermissionRules,
     Rule,
 )
-from di_code.tools.protected import protected_path
-from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
-from di_code.tools.sandbox_mounts import SandboxPaths
-from di_code.tools.workspace import Workspace
+from di_code.tools.policy.protected import protected_path
+from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from di_code.ui.approval_view import approval_header
 from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.bash import BashPolicy, BashTool
-from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
-from di_code.tools.sandbox_mounts import SandboxPaths
-from di_code.tools.spill import SpillFolder
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.bash import BashPolicy, BashTool
+from di_code.tools.builtin.spill import SpillFolder
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from tests.tools.conftest import run, text_of
 
 pytestmark = pytest.mark.skipif(

@@ -10,11 +10,11 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
-from di_code.tools.find import FindTool
-from di_code.tools.grep import GrepTool
-from di_code.tools.ignore import walk_files
-from di_code.tools.ripgrep import find_ripgrep
-from di_code.tools.workspace import Workspace
+from di_code.tools.builtin.find import FindTool
+from di_code.tools.builtin.grep import GrepTool
+from di_code.tools.builtin.ignore import walk_files
+from di_code.tools.builtin.ripgrep import find_ripgrep
+from di_code.tools.builtin.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
 

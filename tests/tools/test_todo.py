@@ -3,7 +3,7 @@ one step in progress at a time (`run` printing it: tests/cli/test_run_todo.py)."
 
 from __future__ import annotations
 
-from di_code.tools.todo import TodoTool
+from di_code.tools.builtin.todo import TodoTool
 from tests.tools.conftest import error_of, run, text_of
 
 STEPS = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from di_code.tools.tool_names import distinct_names
+from di_code.tools.extensions.tool_names import distinct_names
 
 ACCEPTED_BY_ALL = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
 """OpenAI Chat Completions and Responses, Anthropic: [A-Za-z0-9_-]{1,64}; Gemini: a letter or

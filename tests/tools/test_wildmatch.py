@@ -12,7 +12,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from di_code.tools.wildmatch import Glob, GlobError, parse_glob
+from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
 from tests.tools.test_gitignore_vs_git import name, pattern_line
 
 
@@ -80,10 +80,10 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
         f"""
         import asyncio
         from di_code.ai import AbortController
-        from di_code.tools.find import FindTool
-        from di_code.tools.grep import GrepTool
-        from di_code.tools.ripgrep import find_ripgrep
-        from di_code.tools.workspace import Workspace
+        from di_code.tools.builtin.find import FindTool
+        from di_code.tools.builtin.grep import GrepTool
+        from di_code.tools.builtin.ripgrep import find_ripgrep
+        from di_code.tools.builtin.workspace import Workspace
 
         async def main():
             glob = "**/" + "a*" * 25 + "b"

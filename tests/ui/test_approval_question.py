@@ -7,7 +7,7 @@ import io
 
 from rich.console import Console
 
-from di_code.tools.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
+from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
 from di_code.ui.approval import ReplApprover, YesNo, question
 from di_code.ui.approval_view import approval_header
 

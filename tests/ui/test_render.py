@@ -46,7 +46,7 @@ from di_code.ai.types import (
     Usage,
     UserMessage,
 )
-from di_code.tools.permissions import YES, Approval, ApprovalRequest
+from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
 from di_code.ui.render import Renderer

@@ -22,17 +22,18 @@ from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
-from di_code.tools.bash_policy import BashPolicy
-from di_code.tools.permissions import (
+from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.policy.permissions import (
     Approval,
     ApprovalRequest,
     PermissionGate,
     PermissionRules,
     Rule,
 )
-from di_code.tools.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
-from di_code.ui.repl import EXIT_ARMED_SECONDS, ChatSetup, Repl
+from di_code.ui.chat_view import ChatSetup
+from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
 from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn
 
@@ -484,8 +485,8 @@ async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: P
 
 
 async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Path) -> None:
-    from di_code.tools.edit import EditTool
-    from di_code.tools.workspace import Workspace
+    from di_code.tools.builtin.edit import EditTool
+    from di_code.tools.builtin.workspace import Workspace
 
     target = tmp_path / "notes.txt"
     target.write_text("".join(f"line {n}\n" for n in range(1, 21)))

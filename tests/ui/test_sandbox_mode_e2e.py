@@ -14,7 +14,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from di_code.tools.sandbox import bubblewrap_works
+from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_approval_e2e import Screen, answer, last_request
 from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat, spawn_env

@@ -9,7 +9,7 @@ import pytest
 
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.ui.repl import ChatSetup
+from di_code.ui.chat_view import ChatSetup
 from tests.ui.test_repl import chat, text_reply, user_texts
 
 

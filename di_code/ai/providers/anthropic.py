@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
-from di_code.ai.providers.http import HttpProvider, RetryableError
+from di_code.ai.providers.http import HttpProvider
 from di_code.ai.providers.limits import reply_token_limit
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from di_code.ai.message_builder import MessageBuilder
-from di_code.ai.providers.http import RetryableError
 from di_code.ai.providers.openai import OpenAIProvider, parse_chunk
 from di_code.ai.providers.request_shared import (
     IMAGE_OMITTED,
@@ -29,6 +28,7 @@ from di_code.ai.providers.request_shared import (
     same_model,
     wire_messages,
 )
+from di_code.ai.providers.retry import RetryableError
 from di_code.ai.redaction import clip
 from di_code.ai.sse import ServerSentEvent
 from di_code.ai.stream import ProviderError, StreamOptions

@@ -22,7 +22,7 @@ def peak_mib() -> float:
 
 
 def make(home: str, cwd: str, messages: int) -> dict[str, Any]:
-    from di_code.session.synthetic import make_session_file
+    from scripts.synthetic_session import make_session_file
 
     path = make_session_file(Path(home), Path(cwd), messages)
     return {"path": str(path), "bytes": path.stat().st_size}

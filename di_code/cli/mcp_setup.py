@@ -1,0 +1,71 @@
+"""The session's MCP servers: which are configured (the user's, a trusted project's
+`.mcp.json`, an editor's), started or launched in the background, and `di-code mcp list`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from di_code.cli.output import Notify, notify_stderr
+from di_code.config.settings import Settings, di_code_home
+from di_code.config.settings import load_settings as load_settings_files
+from di_code.config.trust import project_mcp_json
+
+if TYPE_CHECKING:
+    from di_code.tools.extensions.mcp import McpServers
+    from di_code.tools.extensions.mcp_config import McpServerConfig
+
+
+async def start_mcp_servers(
+    settings: Settings,
+    home: Path,
+    workspace: Path,
+    notify: Notify = notify_stderr,
+    extra: Sequence[McpServerConfig] = (),
+    *,
+    wait: bool = True,
+) -> McpServers | None:
+    """The configured MCP servers and `extra` ones (an editor's), started (launched only,
+    without `wait`), or None (the SDK is then never imported). A project's `.mcp.json`
+    counts only when the user trusts it."""
+    configs = [*mcp_configs(settings, home, workspace, notify), *extra]
+    if not configs:
+        return None
+    from di_code.tools.extensions.mcp import McpServers
+
+    servers = McpServers(configs)
+    if not wait:
+        servers.launch()
+        return servers
+    for line in await servers.start():
+        notify(line)
+    return servers
+
+
+def mcp_configs(
+    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+) -> list[McpServerConfig]:
+    """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
+    from di_code.tools.extensions.mcp_config import parse_servers, read_mcp_json
+
+    configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
+    project_file, why_not = project_mcp_json(home, workspace)
+    if project_file is not None:
+        more, problems = read_mcp_json(project_file)
+        configs, warnings = [*configs, *more], [*warnings, *problems]
+    for line in [*warnings, *([why_not] if why_not else [])]:
+        notify(line)
+    return configs
+
+
+async def mcp_status_lines(workspace: Path | None = None) -> list[str]:
+    """`di-code mcp list`: each configured server's state and tools, after starting it."""
+    home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
+    servers = await start_mcp_servers(load_settings_files(home, workspace), home, workspace)
+    if servers is None:
+        return ["No MCP servers configured."]
+    try:
+        return servers.status_lines()
+    finally:
+        await servers.aclose()

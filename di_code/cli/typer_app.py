@@ -1,0 +1,212 @@
+"""The Typer app: the commands, their options and help, and how their errors exit.
+
+`di_code.cli.app.main` hands it every command line but a lone `--version`. Heavy modules
+(httpx, jsonschema, rich.markdown, prompt_toolkit) are imported inside the commands. A user
+error is one line on stderr and exit code 2; an unexpected error is one line and exit 1, with
+the traceback only under `--verbose`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Annotated
+
+import typer
+
+from di_code.cli import version_line
+from di_code.cli.flags import CliOptions
+from di_code.cli.options import with_common_options
+
+app = typer.Typer(
+    name="di-code",
+    help="di-code: a terminal coding agent.",
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+    no_args_is_help=True,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(version_line())
+        raise typer.Exit()
+
+
+@app.callback()
+def root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version."),
+    ] = False,
+) -> None:
+    """di-code: a terminal coding agent. The model proposes tool calls; di-code runs them."""
+
+
+@app.command()
+@with_common_options
+def run(
+    prompt: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="PROMPT", help="The prompt; - reads stdin; piped stdin is appended."
+        ),
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--output-format", metavar="FORMAT", help="text | json | stream-json.")
+    ] = "text",
+    image: Annotated[
+        list[str] | None,
+        typer.Option("--image", metavar="FILE", help="Attach an image (repeatable); or @FILE."),
+    ] = None,
+    *,
+    options: CliOptions,
+) -> None:
+    """Run one prompt and print the answer."""
+
+    def body() -> int:
+        from di_code.cli.run import run_command
+
+        return run_command(prompt, output_format, options, tuple(image or ()))
+
+    raise typer.Exit(guarded(body, options))
+
+
+@app.command()
+@with_common_options
+def chat(*, options: CliOptions) -> None:
+    """Start the interactive REPL."""
+
+    def body() -> int:
+        from di_code.cli.chat import run_chat
+
+        return run_chat(options)
+
+    raise typer.Exit(guarded(body, options))
+
+
+@app.command()
+@with_common_options
+def acp(
+    log: Annotated[
+        str | None, typer.Option("--log", metavar="FILE", help="Write the log to FILE.")
+    ] = None,
+    *,
+    options: CliOptions,
+) -> None:
+    """Run as an Agent Client Protocol agent for an editor, on stdin and stdout."""
+
+    def body() -> int:
+        from di_code.cli.acp_command import acp_command
+
+        return acp_command(options, log)
+
+    raise typer.Exit(guarded(body, options))
+
+
+@app.command()
+def trust(
+    folder: Annotated[
+        str | None, typer.Argument(metavar="FOLDER", help="The project (default: here).")
+    ] = None,
+    show: Annotated[bool, typer.Option("--list", help="List the trusted projects.")] = False,
+    revoke: Annotated[bool, typer.Option("--revoke", help="Stop trusting the project.")] = False,
+) -> None:
+    """Trust the project's settings file as it is now.
+
+    From then on its .di-code/config.toml may set providers, key variables, the permission
+    mode, allow rules and everything else that needs trust; a change to the file undoes it."""
+
+    def body() -> int:
+        from pathlib import Path
+
+        from di_code.config.settings import di_code_home
+        from di_code.config.trust import revoke_project, trusted_lines
+        from di_code.config.trusting import trust_project
+        from di_code.ui.safe_text import visible
+
+        home, where = di_code_home(), Path(folder or ".")
+        if show:
+            lines = trusted_lines(home)
+        else:
+            lines = [revoke_project(home, where) if revoke else trust_project(home, where)]
+        print(visible("\n".join(lines)))
+        return 0
+
+    raise typer.Exit(guarded(body, CliOptions()))
+
+
+mcp_app = typer.Typer(help="MCP servers: what is configured and whether it starts.")
+app.add_typer(mcp_app, name="mcp")
+
+
+@mcp_app.command("list")
+def mcp_list() -> None:
+    """Start the configured MCP servers, list them with their state and tools, stop them."""
+
+    def body() -> int:
+        import asyncio
+
+        from di_code.cli.mcp_setup import mcp_status_lines
+        from di_code.ui.safe_text import visible  # a server's name, tools and errors
+
+        print(visible("\n".join(asyncio.run(mcp_status_lines()))))
+        return 0
+
+    raise typer.Exit(guarded(body, CliOptions()))
+
+
+@app.command()
+def undo(
+    session: Annotated[
+        str | None, typer.Option(metavar="ID", help="Undo in this session, not the newest.")
+    ] = None,
+    list_checkpoints: Annotated[
+        bool, typer.Option("--list", help="List the session's checkpoints.")
+    ] = False,
+    to: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Go back to before prompt N.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Overwrite files changed since the agent did.")
+    ] = False,
+    yes: Annotated[bool, typer.Option("--yes", help="Undo without asking (for scripts).")] = False,
+) -> None:
+    """Restore the files the newest prompt changed (bash's changes too, inside git)."""
+    from di_code.cli.undo import undo_command
+
+    body = lambda: undo_command(session, list_checkpoints, to, force, yes)  # noqa: E731
+    raise typer.Exit(guarded(body, CliOptions()))
+
+
+EXIT_USAGE = 2
+
+
+def guarded(body: Callable[[], int], options: CliOptions) -> int:
+    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
+
+    The body imports what it needs itself: modules that keep `sys.stderr` as a default
+    argument must see the redacting stream installed here."""
+    from di_code.ai.redaction import redact_output  # not needed by `--help`
+    from di_code.config.settings import ConfigError
+
+    redact_output()  # from here on, whatever leaves the process has the known secrets hidden
+    try:
+        return body()
+    except ConfigError as exc:
+        print(f"di-code: {_shown(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if options.verbose:
+            raise
+        print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)
+        return 1
+
+
+def _shown(error: Exception) -> str:
+    """The message through the sanitizer: it may quote files, servers, the command line."""
+    from di_code.ui.safe_text import visible  # only on an error: `run` does not load the UI
+
+    return visible(str(error))

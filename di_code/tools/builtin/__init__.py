@@ -1,0 +1,1 @@
+"""The built-in tools and what they share: files, processes, output limits."""

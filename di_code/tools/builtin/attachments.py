@@ -1,0 +1,91 @@
+"""Images a user attaches to a prompt: `@path` words that name an image, and `--image FILE`.
+
+An `@path` word naming an image file (png, jpeg, gif or webp, judged by its first bytes as the
+read tool judges) becomes an ImageContent after the prompt's text; the text keeps the word, so
+the model knows which file the picture is. Any other `@word` (a text file, a name, a path that
+does not exist) is left as it is: the model reads files with its tools. Trailing punctuation
+(`@shot.png?`) is tried without. Paths are taken from the workspace root, `~` expanded; the
+user names them, so they are not confined to the workspace as a model's paths are.
+
+The checks happen before any request: a `--image` that is not a readable image, an image over
+the read tool's size limit, or any image for a model that takes text only is an
+`AttachmentError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+from di_code.ai.types import ImageContent, Model, TextContent, UserContent
+from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
+
+_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_TRAILING = ".,;:!?)]}>'\""
+
+
+class AttachmentError(ValueError):
+    """An attachment that cannot be sent; the message is one line for the user."""
+
+
+def prompt_content(
+    text: str, root: Path, model: Model, images: Sequence[str] = ()
+) -> str | list[UserContent]:
+    """The prompt as sent: `text` alone, or its text followed by the attached images."""
+    found: dict[Path, ImageContent] = {}
+    for raw in images:
+        path = _path(root, raw)
+        loaded = _load(path, raw)
+        if loaded is None:
+            raise AttachmentError(f"--image {raw}: not a png, jpeg, gif or webp image")
+        found[path] = loaded
+    for path, image in mentioned_images(text, root):
+        found.setdefault(path, image)
+    if not found:
+        return text
+    if "image" not in model.input:
+        raise AttachmentError(
+            f"{model.provider}/{model.id} does not accept images "
+            f"({len(found)} attached); use a model with image input"
+        )
+    return [TextContent(text), *found.values()]
+
+
+def mentioned_images(text: str, root: Path) -> list[tuple[Path, ImageContent]]:
+    """The images the `@path` words of `text` name, in order, each file once."""
+    out: list[tuple[Path, ImageContent]] = []
+    for match in _MENTION.finditer(text):
+        word = match.group(1)
+        for candidate in dict.fromkeys((word, word.rstrip(_TRAILING))):
+            path = _path(root, candidate)
+            if candidate and path.is_file():
+                image = _load(path, candidate)
+                if image is not None and all(path != seen for seen, _ in out):
+                    out.append((path, image))
+                break
+    return out
+
+
+def _path(root: Path, raw: str) -> Path:
+    return Path(os.path.realpath(root / os.path.expanduser(raw)))
+
+
+def _load(path: Path, shown: str) -> ImageContent | None:
+    """The image at `path`, None when the file is not an image."""
+    try:
+        with path.open("rb") as f:
+            mime = image_type(f.read(SNIFF_BYTES))
+            if mime is None:
+                return None
+            size = os.fstat(f.fileno()).st_size
+            if size > IMAGE_MAX_BYTES:
+                raise AttachmentError(
+                    f"image too large: {shown} is {size} bytes (limit {IMAGE_MAX_BYTES})"
+                )
+            f.seek(0)
+            return ImageContent(base64.b64encode(f.read()).decode("ascii"), mime)
+    except OSError as exc:
+        raise AttachmentError(f"cannot read {shown}: {exc.strerror or exc}") from None

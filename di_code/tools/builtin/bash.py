@@ -1,0 +1,132 @@
+"""The bash tool: run a command in the workspace and report its output, exit code and fate.
+
+The model sees the last 2000 lines / 50 KB of the interleaved output, then one line per fact:
+where the full output is (when cut), and why the command failed (exit code, signal, timeout or
+abort). Partial output is sent through `on_update` at most every UPDATE_INTERVAL seconds.
+
+The command never sees the provider keys di-code holds: their variables are taken out of its
+environment (sandboxed or not). With a sandbox, it runs inside bubblewrap (`sandbox.py`); which
+sandbox, if any, the policy says at the moment the command starts (`bash_policy.py`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal as signals
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.base import WorkspaceTool
+from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
+from di_code.tools.builtin.output_buffer import OutputBuffer, Snapshot
+from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
+from di_code.tools.policy.bash_policy import BashPolicy
+
+UPDATE_INTERVAL = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class BashTool(WorkspaceTool):
+    policy: BashPolicy = field(default_factory=BashPolicy)
+    name: ClassVar[str] = BASH.name
+    parameters: ClassVar[dict[str, Any]] = BASH.parameters
+
+    @property
+    def description(self) -> str:
+        return self.policy.tool_description()
+
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
+        timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
+        buffer = OutputBuffer(self.policy.spill)
+        fresh = asyncio.Event()
+
+        def sink(chunk: bytes) -> None:
+            buffer.feed(chunk)
+            fresh.set()
+
+        ticker = asyncio.create_task(_stream_updates(buffer, fresh, on_update))
+        argv = [shell(), "-c", params["command"]]
+        try:
+            with self.policy.launch(argv, self.workspace.roots, os.environ) as (argv, env):
+                exit = await run_in_group(
+                    argv, str(self.workspace.root), timeout, signal, sink, env
+                )
+        finally:
+            ticker.cancel()
+            buffer.close()
+        return _result(buffer.snapshot(), exit, timeout)
+
+
+async def _stream_updates(
+    buffer: OutputBuffer, fresh: asyncio.Event, on_update: ToolUpdate | None
+) -> None:
+    """Send the output so far when there is new output, at most every UPDATE_INTERVAL."""
+    if on_update is None:
+        return
+    while True:
+        await fresh.wait()
+        fresh.clear()
+        await on_update(_partial(buffer.snapshot()))
+        await asyncio.sleep(UPDATE_INTERVAL)
+
+
+def _details(snapshot: Snapshot, code: int | None) -> dict[str, Any]:
+    return {
+        "exit_code": code,
+        "full_output_path": snapshot.spill_path,
+        "truncated": snapshot.truncation is not None,
+    }
+
+
+def _partial(snapshot: Snapshot) -> ToolResult:
+    return ToolResult([TextContent(snapshot.text)], _details(snapshot, None))
+
+
+def _result(snapshot: Snapshot, exit: Exit, timeout: float) -> ToolResult:
+    parts = [snapshot.text or "(no output)"]
+    if snapshot.truncation is not None:
+        last = snapshot.first_line + snapshot.truncation.output_lines - 1
+        parts.append(
+            f"[Showing lines {snapshot.first_line}-{last} of {snapshot.truncation.total_lines}. "
+            f"Full output: {snapshot.spill_path}]"
+        )
+    if snapshot.spill_cut_at is not None:
+        parts.append(
+            f"[The output file keeps only the first {snapshot.spill_cut_at} bytes; "
+            "the rest was not saved.]"
+        )
+    fate = _fate(exit, timeout)
+    if fate:
+        parts.append(fate)
+    is_error = bool(fate)
+    return ToolResult([TextContent("\n\n".join(parts))], _details(snapshot, exit.code), is_error)
+
+
+def _fate(exit: Exit, timeout: float) -> str | None:
+    """Why the command failed, or None when it exited 0."""
+    how = f"SIGKILL after {KILL_AFTER:g} s" if exit.killed else "SIGTERM"
+    match exit.stopped:
+        case "timeout":
+            return f"Command timed out after {timeout:g} seconds; process group stopped ({how})"
+        case "aborted":
+            return f"Command aborted; process group stopped ({how})"
+        case None:
+            pass
+    if exit.code is None or exit.code == 0:
+        return None
+    if exit.code < 0:
+        return f"Command killed by signal {_signal_name(-exit.code)}"
+    return f"Command exited with code {exit.code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)

@@ -1,0 +1,115 @@
+"""The edit tool: exact text replacements in one file, all or nothing, under the file's lock.
+
+The rules (unique, non-overlapping, endings and BOM kept, closest-match hints) live in
+`edit_text`; this module reads and writes the file and shapes the result: a short sentence for
+the model and `{"diff", "path"}` in details for the UI.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.atomic_write import write_atomically
+from di_code.tools.builtin.base import WorkspaceTool
+from di_code.tools.builtin.cards import EDIT
+from di_code.tools.builtin.edit_text import Document, Edit, apply_edits, unified_diff
+from di_code.tools.builtin.editor_files import EditorFiles
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.file_lock import file_lock, run_on_file
+from di_code.tools.builtin.files import open_error, open_regular, write_error
+from di_code.tools.builtin.resolve import Target
+from di_code.tools.builtin.workspace import Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class EditTool(WorkspaceTool):
+    name: ClassVar[str] = EDIT.name
+    description: ClassVar[str] = EDIT.description
+    parameters: ClassVar[dict[str, Any]] = EDIT.parameters
+    editor: EditorFiles | None = None
+    """Where the text is read and written instead of the disk: the user's editor."""
+
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
+        edits = edits_of(params)
+        target, shown = self.workspace.resolve(params["path"])
+        if self.editor is not None:
+            target.close()
+            diff = await _edit_in_editor(self.editor, target.path, shown, edits)
+        else:
+            diff = await run_on_file(
+                target, lambda found: _edit_file(found, shown, edits), serialize=True
+            )
+        plural = "s" if len(edits) > 1 else ""
+        return ToolResult(
+            [TextContent(f"Successfully applied {len(edits)} edit{plural} to {shown}")],
+            {"diff": diff, "path": shown},
+        )
+
+
+def edits_of(params: dict[str, Any]) -> list[Edit]:
+    """The edits list, from `edits` or from a single old_text/new_text pair."""
+    single = "old_text" in params or "new_text" in params
+    if "edits" in params and single:
+        raise ToolError("Give either edits or old_text/new_text, not both")
+    if "edits" in params:
+        return [Edit(e["old_text"], e["new_text"]) for e in params["edits"]]
+    if "old_text" not in params or "new_text" not in params:
+        raise ToolError("Give edits, or both old_text and new_text")
+    return [Edit(params["old_text"], params["new_text"])]
+
+
+def preview_diff(workspace: Workspace, params: dict[str, Any]) -> str:
+    """The diff the edit would make, at the file's real line numbers, without writing it
+    (what an approval question shows); ToolError when the edit would fail."""
+    target, shown = workspace.resolve(str(params.get("path", "")))
+    try:
+        doc, after, _ = _planned(target, shown, edits_of(params))
+    finally:
+        target.close()
+    return unified_diff(doc.text, after, shown)
+
+
+def _planned(target: Target, shown: str, edits: list[Edit]) -> tuple[Document, str, os.stat_result]:
+    """The file as it is, the text after the edits, and the file's status (to keep its mode)."""
+    with open_regular(target, shown) as f:
+        try:
+            raw = f.read()
+        except OSError as exc:
+            raise open_error(exc, shown) from exc
+        status = os.fstat(f.fileno())
+    try:
+        doc = Document.parse(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
+    return doc, apply_edits(doc, edits, shown), status
+
+
+async def _edit_in_editor(editor: EditorFiles, path: Path, shown: str, edits: list[Edit]) -> str:
+    async with file_lock(path):
+        try:
+            doc = Document.parse(await editor.read_text(path))
+        except OSError as exc:
+            raise open_error(exc, shown) from exc
+        after = apply_edits(doc, edits, shown)
+        try:
+            await editor.write_text(path, doc.render(after))
+        except OSError as exc:
+            raise write_error(exc, shown) from exc
+    return unified_diff(doc.text, after, shown)
+
+
+def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
+    doc, after, status = _planned(target, shown, edits)
+    try:
+        write_atomically(target, doc.render(after).encode("utf-8"), status)
+    except OSError as exc:
+        raise write_error(exc, shown) from exc
+    return unified_diff(doc.text, after, shown)

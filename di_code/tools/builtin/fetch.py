@@ -1,0 +1,202 @@
+"""The fetch tool: GET a web page and hand the model its text, HTML turned into Markdown.
+
+It sends data out (the URL itself can carry what the model read), so it asks in ask mode like
+bash, and an allow or deny rule may name a host (`fetch:docs.python.org` covers that host and
+its subdomains). What it refuses on its own:
+
+- private, loopback and link-local addresses (a model must not probe the user's network or a
+  local service), unless an allow rule names that host (`fetch:127.0.0.1`). The host is
+  resolved once, checked, and connected to at that address (the TLS name stays the host's),
+  so a DNS answer cannot change between the check and the connection;
+- redirects to another host: the model is told where it leads and fetches that URL itself,
+  which the permission rules then judge; redirects on the same host are followed (5 at most);
+- binary content, by its type or a NUL byte; more than FETCH_MAX_BYTES (the rest is never read)
+  or 30 s in all.
+
+HTML becomes Markdown with html-to-markdown (~35 ms for a 100 KB page, against ~400 ms with
+markdownify); text, Markdown and JSON are kept as they are. Connections go directly, not
+through the environment's proxy, since the address they reach is the one that was checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+from urllib.parse import urljoin, urlsplit
+
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.base import CheckedTool
+from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.truncation import keep_head
+
+TIMEOUT_S = 30.0
+MAX_REDIRECTS = 5
+TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml")
+TEXT_SUFFIXES = ("+json", "+xml")
+USER_AGENT = "di-code (fetch tool; +https://github.com)"
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    url: str
+    status: int
+    content_type: str
+    body: bytes
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FetchTool(CheckedTool):
+    private_hosts: frozenset[str] = field(default_factory=frozenset)
+    """Hosts an allow rule names: they may be private or local addresses."""
+    name: ClassVar[str] = FETCH.name
+    description: ClassVar[str] = FETCH.description
+    parameters: ClassVar[dict[str, Any]] = FETCH.parameters
+
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
+        fetching = asyncio.ensure_future(fetch_page(params["url"], self.private_hosts))
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            await asyncio.wait({fetching, aborted}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            aborted.cancel()
+        if not fetching.done():
+            fetching.cancel()
+            raise ToolError("Fetch aborted")
+        page = fetching.result()
+        return _result(page)
+
+
+async def fetch_page(url: str, private_hosts: frozenset[str]) -> Page:
+    import httpx
+
+    try:
+        async with asyncio.timeout(TIMEOUT_S):
+            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S) as client:
+                for _ in range(MAX_REDIRECTS + 1):
+                    page_or_next = await _get(client, url, private_hosts)
+                    if isinstance(page_or_next, Page):
+                        return page_or_next
+                    url = page_or_next
+    except TimeoutError:
+        raise ToolError(f"Fetch timed out after {TIMEOUT_S:g} s: {url}") from None
+    except httpx.HTTPError as exc:
+        raise ToolError(f"Fetch failed: {url}: {exc or type(exc).__name__}") from None
+    raise ToolError(f"Too many redirects (more than {MAX_REDIRECTS}) from {url}")
+
+
+async def _get(client: Any, url: str, private_hosts: frozenset[str]) -> Page | str:
+    """The page at `url`, or the same-host URL a redirect leads to."""
+    import httpx
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ToolError(f"Only http:// and https:// URLs can be fetched, not {url!r}")
+    host = parts.hostname
+    address = await _checked_address(
+        host, parts.port or (443 if parts.scheme == "https" else 80), private_hosts
+    )
+    target = httpx.URL(url).copy_with(host=address)
+    request = client.build_request(
+        "GET",
+        target,
+        headers={"Host": parts.netloc.rpartition("@")[2], "User-Agent": USER_AGENT},
+        extensions={"sni_hostname": host},
+    )
+    response = await client.send(request, stream=True)
+    try:
+        if response.is_redirect:
+            return _same_host(url, response.headers.get("location", ""))
+        content_type = response.headers.get("content-type", "")
+        if not _is_text_type(content_type):
+            raise ToolError(f"Not fetched: {url} is {content_type} (binary content is refused)")
+        body, cut = await _read_capped(response.aiter_bytes())
+        if b"\0" in body[:8192]:
+            raise ToolError(f"Not fetched: {url} holds binary content")
+        return Page(url, response.status_code, content_type, body, cut)
+    finally:
+        await response.aclose()
+
+
+async def _checked_address(host: str, port: int, private_hosts: frozenset[str]) -> str:
+    loop = asyncio.get_running_loop()
+    try:
+        found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        raise ToolError(f"Cannot resolve {host}: {exc}") from None
+    addresses = [ipaddress.ip_address(str(entry[4][0]).split("%")[0]) for entry in found]
+    local = [address for address in addresses if not address.is_global]
+    if local and host.lower() not in private_hosts:
+        raise ToolError(
+            f"Not fetched: {host} is a private or local address ({local[0]}); "
+            f'an allow rule "fetch:{host}" lets it through'
+        )
+    return str(addresses[0])
+
+
+def _same_host(url: str, location: str) -> str:
+    if not location:
+        raise ToolError(f"{url} redirects without saying where")
+    following = urljoin(url, location)
+    if urlsplit(following).hostname != urlsplit(url).hostname:
+        raise ToolError(
+            f"{url} redirects to another host: {following} (fetch that URL to follow it)"
+        )
+    return following
+
+
+def _is_text_type(content_type: str) -> bool:
+    kind = content_type.split(";")[0].strip().lower()
+    return not kind or kind.startswith(TEXT_TYPES) or kind.endswith(TEXT_SUFFIXES)
+
+
+async def _read_capped(chunks: Any) -> tuple[bytes, bool]:
+    """At most FETCH_MAX_BYTES; the rest is never read (the connection is closed)."""
+    body = bytearray()
+    async for chunk in chunks:
+        body += chunk
+        if len(body) > FETCH_MAX_BYTES:
+            return bytes(body[:FETCH_MAX_BYTES]), True
+    return bytes(body), False
+
+
+def _result(page: Page) -> ToolResult:
+    charset = _charset(page.content_type)
+    text = page.body.decode(charset, errors="replace")
+    if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
+        text = html_to_markdown(text)
+    lines, truncation = keep_head(text.splitlines())
+    notes = [f"[{page.status} {page.url}]"]
+    if page.cut:
+        notes.append(f"[Only the first {FETCH_MAX_BYTES} bytes were read.]")
+    if truncation is not None:
+        notes.append(f"[Showing the first {len(lines)} lines of {truncation.total_lines}.]")
+    details = {"url": page.url, "status": page.status, "bytes": len(page.body), "cut": page.cut}
+    body = "\n".join(lines)
+    return ToolResult([TextContent("\n".join([notes[0], "", body, *notes[1:]]))], details)
+
+
+def html_to_markdown(html: str) -> str:
+    from html_to_markdown import convert
+
+    return convert(html).content or ""
+
+
+def _charset(content_type: str) -> str:
+    for part in content_type.split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        if key.lower() == "charset" and value:
+            try:
+                "".encode(value.strip('"'))
+                return value.strip('"')
+            except LookupError:
+                break
+    return "utf-8"

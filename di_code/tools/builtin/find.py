@@ -1,0 +1,100 @@
+"""The find tool: list files whose path matches a glob, honouring .gitignore.
+
+Choices: only files are listed (as `rg --files` does), in `rg --sort path` order, relative to
+the working directory. The glob follows gitignore rules: without a `/` it matches a file name
+at any depth (`*.py`), with one it matches the path relative to the searched folder
+(`src/**/*.ts`). The file list comes from ripgrep when present, else from the Python walk in
+`ignore`; the glob itself is always applied in Python, so both give the same answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.base import WorkspaceTool
+from di_code.tools.builtin.cards import FIND, FIND_DEFAULT_LIMIT
+from di_code.tools.builtin.errors import ToolError, check_aborted
+from di_code.tools.builtin.ignore import compile_glob, walk_files
+from di_code.tools.builtin.names import escape_name
+from di_code.tools.builtin.ripgrep import find_ripgrep, name_filter, run_ripgrep
+from di_code.tools.builtin.truncation import keep_head
+
+
+@dataclass(frozen=True, slots=True)
+class FindTool(WorkspaceTool):
+    ripgrep: str | None = field(default_factory=find_ripgrep)
+    name: ClassVar[str] = FIND.name
+    description: ClassVar[str] = FIND.description
+    parameters: ClassVar[dict[str, Any]] = FIND.parameters
+
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
+        top, shown = self.workspace.locate(params.get("path", "."))
+        if not top.is_dir():
+            raise ToolError(
+                f"Path not found: {shown}" if not top.exists() else f"Not a directory: {shown}"
+            )
+        pattern = params["pattern"]
+        limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
+        glob = compile_glob(pattern)
+        found: list[Path] = []
+
+        def take(path: Path) -> bool:
+            """Keep matches; one more than the limit tells that the limit was reached."""
+            if glob.matches(path.relative_to(top).as_posix()):
+                found.append(path)
+            return len(found) <= limit
+
+        if self.ripgrep is not None:
+            await _list_ripgrep(self.ripgrep, top, pattern, signal, take)
+        else:
+            await asyncio.to_thread(_list_python, top, signal, take)
+        check_aborted(signal)
+        return self._result(found, limit, pattern)
+
+    def _result(self, found: list[Path], limit: int, pattern: str) -> ToolResult:
+        if not found:
+            return ToolResult([TextContent(f"No files found matching {pattern}")])
+        lines, cut = keep_head([escape_name(self.workspace.display(p)) for p in found[:limit]])
+        notices = []
+        details: dict[str, Any] = {}
+        if len(found) > limit:
+            notices.append(f"[Result limit {limit} reached. Use limit={limit * 2} for more, "
+                           "or narrow the pattern.]")  # fmt: skip
+            details["limit_reached"] = limit
+        if cut is not None:
+            notices.append(f"[Output cut to the first {cut.output_lines} results (50 KB limit). "
+                           "Narrow the pattern.]")  # fmt: skip
+            details.update(cut.to_dict())
+        text = "\n".join(lines) + "".join(f"\n\n{notice}" for notice in notices)
+        return ToolResult([TextContent(text)], details or None)
+
+
+async def _list_ripgrep(
+    binary: str, top: Path, pattern: str, signal: AbortSignal, take: Callable[[Path], bool]
+) -> None:
+    def on_line(raw: bytes) -> bool:
+        return take(Path(raw.decode("utf-8", "surrogateescape").removesuffix("\n")))
+
+    outcome = await run_ripgrep(
+        binary,
+        ["--files", "--sort", "path", *name_filter(pattern), "--", str(top)],
+        signal,
+        on_line,
+    )
+    if outcome.returncode == 2 and not signal.aborted:
+        raise ToolError(f"find failed: {outcome.error}")
+
+
+def _list_python(top: Path, signal: AbortSignal, take: Callable[[Path], bool]) -> None:
+    for path in walk_files(top, signal):
+        if not take(path):
+            return

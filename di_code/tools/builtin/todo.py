@@ -1,0 +1,48 @@
+"""The todo tool: the model's plan for long work, a list of steps it rewrites as it goes.
+
+It changes nothing but the plan, so it runs in every mode without asking. The list comes back
+in `details` (`{"todos": [...]}`) for the screens that show it (chat's plan panel, `run`'s
+stderr, ACP's plan update) and is kept in the session with the tool result, so a resumed
+conversation has it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.base import CheckedTool
+from di_code.tools.builtin.cards import TODO
+from di_code.tools.builtin.errors import ToolError
+
+MARKS = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]"}
+
+
+@dataclass(frozen=True, slots=True)
+class TodoTool(CheckedTool):
+    name: ClassVar[str] = TODO.name
+    description: ClassVar[str] = TODO.description
+    parameters: ClassVar[dict[str, Any]] = TODO.parameters
+
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
+        todos = [{"content": t["content"], "status": t["status"]} for t in params["todos"]]
+        working = [t for t in todos if t["status"] == "in_progress"]
+        if len(working) > 1:
+            raise ToolError("Only one step can be in_progress at a time")
+        return ToolResult([TextContent(plan_text(todos))], {"todos": todos})
+
+
+def plan_text(todos: list[dict[str, str]]) -> str:
+    """`Plan: 1/3 done` and a line per step with its mark: what the model reads back and
+    what `run` prints."""
+    if not todos:
+        return "Plan cleared."
+    done = sum(t["status"] == "done" for t in todos)
+    lines = [f"Plan: {done}/{len(todos)} done"]
+    lines += [f"{MARKS.get(t['status'], '[?]')} {t['content']}" for t in todos]
+    return "\n".join(lines)

@@ -1,0 +1,73 @@
+"""Workspace confinement: every path a model names must resolve inside one of the roots.
+
+A path is taken relative to the primary root (the working directory); `~` is expanded and a
+leading `@` (how users mention files in a prompt) is stripped. The check runs on the realpath,
+so `..` and symlinks are followed before deciding; a file that does not exist yet is judged by
+the realpath of its nearest existing parent (that is what `os.path.realpath` does).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.files import open_error
+from di_code.tools.builtin.names import unescaped_path
+from di_code.tools.builtin.resolve import Outside, Target, resolve_path
+
+
+@dataclass(frozen=True, slots=True)
+class Workspace:
+    roots: tuple[Path, ...]
+    """Real paths; the first is the working directory that relative paths start from."""
+
+    @classmethod
+    def create(cls, root: Path, extra_roots: Sequence[Path] = ()) -> Workspace:
+        return cls(tuple(Path(os.path.realpath(p)) for p in (root, *extra_roots)))
+
+    @property
+    def root(self) -> Path:
+        return self.roots[0]
+
+    def locate(self, raw: str) -> tuple[Path, str]:
+        """The real path of `raw` and the path as the model meant it (for messages);
+        ToolError if it lies outside every root."""
+        target, text = self.resolve(raw)
+        target.close()
+        return target.path, text
+
+    def resolve(self, raw: str, make_folders: bool = False) -> tuple[Target, str]:
+        """The target of `raw` (its folder held open: the caller closes it) and the path as
+        the model meant it; ToolError if it lies outside every root. With `make_folders` the
+        missing folders are created, only once the path is known to be inside."""
+        text = clean_path(raw)
+        try:
+            path = Path(unescaped_path(os.path.join(self.root, os.path.expanduser(text))))
+            return resolve_path(path, self.contains, make_folders), text
+        except Outside:
+            raise ToolError(f"Path is outside the workspace: {text}") from None
+        except OSError as exc:
+            raise open_error(exc, text) from exc
+        except ValueError:  # a NUL character, which no system call accepts
+            raise ToolError("Path contains a NUL character") from None
+
+    def contains(self, path: Path) -> bool:
+        """True when the real path `path` lies inside one of the roots."""
+        return any(path.is_relative_to(root) for root in self.roots)
+
+    def display(self, path: Path) -> str:
+        """How a path is shown to the model: relative to the root when inside it."""
+        if path.is_relative_to(self.root):
+            return path.relative_to(self.root).as_posix() or "."
+        return str(path)
+
+
+def clean_path(raw: str) -> str:
+    """The path as the model meant it: without a leading `@`, and `.` for an empty one."""
+    text = raw.strip()
+    if text.startswith("@"):
+        text = text[1:]
+    return text or "."

@@ -1,0 +1,1 @@
+"""Tools from outside: MCP servers and installed plugins."""

@@ -1,0 +1,1 @@
+"""The permission policy: rules, shell parsing, grants, the sandbox, user hooks."""

@@ -1,0 +1,74 @@
+"""How the bash tool runs commands: confined by a sandbox or not, which variables are hidden
+from commands, where long outputs spill. Made at start-up, kept apart from the tool so the
+policy (and the tool's description, which names the sandbox) is made without loading it.
+
+Whether a command is sandboxed is decided when it starts, from the permission mode of that
+moment (`mode`, the gate's): Shift+Tab or /permissions into auto mode confines the next command,
+back to ask frees it. The mode is kept in one place, the gate, and only read here."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from di_code.tools.builtin.cards import BASH
+from di_code.tools.builtin.spill import SpillFolder
+from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
+from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP
+
+KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
+"""Kept out of every command's environment even when nobody configured anything."""
+
+
+def _ask() -> str:
+    return "ask"
+
+
+@dataclass(frozen=True, slots=True)
+class BashPolicy:
+    """How commands run: confined or not, with which variables hidden, spilling where."""
+
+    sandboxing: SandboxChoice = field(default_factory=lambda: SandboxChoice("off"))
+    hidden_env: frozenset[str] = KEY_VARIABLES
+    """Variable names removed from the command's environment (the provider keys)."""
+    spill: SpillFolder = field(default_factory=SpillFolder)
+    mode: Callable[[], str] = _ask
+    """The permission mode now (the gate's), read for every command."""
+
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox a command started now runs in (None: unsandboxed)."""
+        return self.sandboxing.sandbox(self.mode())
+
+    @contextlib.contextmanager
+    def launch(
+        self, argv: list[str], roots: Sequence[Path], env: Mapping[str, str]
+    ) -> Iterator[tuple[list[str], dict[str, str]]]:
+        """The command line and environment `argv` starts with now, held while it runs: in
+        the sandbox of this moment (the spill folder readable in it), without the hidden
+        variables."""
+        clean = {name: value for name, value in env.items() if name not in self.hidden_env}
+        sandbox = self.sandbox()
+        if sandbox is None:
+            yield argv, clean
+            return
+        clean["TMPDIR"] = PRIVATE_TMP
+        with sandbox.launch(argv, roots, [self.spill.folder]) as wrapped:
+            yield wrapped, clean
+
+    def state(self) -> str:
+        """How a command started now runs, for the user (/permissions)."""
+        sandbox = self.sandbox()
+        if sandbox is None:
+            return "unsandboxed"
+        network = "with network" if sandbox.network else "no network"
+        return f"sandboxed ({sandbox.mode}, {network})"
+
+    def tool_description(self) -> str:
+        """The bash tool's description: the model is told what the sandbox allows (as of
+        now: a prompt started after a mode switch is told the new state)."""
+        sandbox = self.sandbox()
+        if sandbox is None:
+            return BASH.description
+        return f"{BASH.description} {sandbox.describe()}"

@@ -1,0 +1,348 @@
+"""The permission gate: which tool calls may run without asking, which are refused.
+
+Modes (SPEC §5): `auto` runs everything; `ask` needs approval for every tool but read, grep,
+find and ls (bash, write, edit, MCP and plugin tools);
+`accept-edits` runs write and edit and asks for bash; `read-only` offers the model only read,
+grep, find and ls. Rules from settings allow or deny a tool (`"write"`), a bash command prefix
+(`"bash:git status"`) or a file (`"edit:src/app.py"`); a deny rule wins over an allow rule, in
+every mode. Bash commands are parsed (`di_code.tools.policy.shell_parse`): a deny rule matches any
+simple command anywhere in the line, through wrappers; an allow rule covers a line only when it
+is plain and every command in it is allowed (README, "Permissions", says it exactly).
+
+Write and edit on a protected path (`protected.py`: git directories, `.di-code/`, `.mcp.json`,
+`.claude/`, DI_CODE_HOME) always ask in ask and accept-edits modes; no rule or grant covers them.
+
+An approval can grant more for the rest of the session: the command prefixes of a plain bash
+line (only that exact line when it runs a destructive program or an interpreter), one file,
+or all edits. Grants are allow rules kept in the gate; /permissions lists and
+revokes them.
+
+A refusal is a tool result with is_error set, phrased for the model, so the run goes on and the
+model can choose another way.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeAlias
+from urllib.parse import urlsplit
+
+from di_code.agent.tool import AgentTool
+from di_code.agent.tool_call import ToolCallContext
+from di_code.tools import READ_ONLY_TOOLS
+from di_code.tools.policy.bash_forms import exact_only
+from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
+
+PermissionMode: TypeAlias = Literal["ask", "accept-edits", "auto", "read-only"]
+HookOpinion: TypeAlias = Literal["allow", "ask"] | None
+MODE_CYCLE: tuple[PermissionMode, ...] = ("ask", "accept-edits", "auto")
+"""The modes Shift+Tab steps through in chat (read-only is fixed at start)."""
+
+EDIT_TOOLS = frozenset({"write", "edit"})
+GRANT_KEYS = ("a", "e")
+
+_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`.
+    `mcp__SERVER` names every tool of that MCP server (`mcp__SERVER__TOOL` one of them)."""
+
+    tool: str
+    prefix: str | None = None
+    exact: bool = False
+    """A grant for one bash line, as typed (`prefix` is the whole line): `rm -f notes.txt`
+    approved "always" approves that line again, never another `rm`."""
+
+    def names(self, tool_name: str) -> bool:
+        if self.tool == tool_name:
+            return True
+        return self.tool.startswith("mcp__") and tool_name.startswith(f"{self.tool}__")
+
+    @classmethod
+    def parse(cls, text: str) -> Rule:
+        tool, _, prefix = text.partition(":")
+        return cls(tool.strip(), prefix.strip() or None)
+
+    def __str__(self) -> str:
+        if self.exact:
+            return f"{self.tool} (this exact command): {self.prefix}"
+        return self.tool if self.prefix is None else f"{self.tool}:{self.prefix}"
+
+    def allows_words(self, words: Sequence[str]) -> bool:
+        """`git status -s` starts with `git status`; `git statusx` and `./git status` do not.
+        An exact grant allows no words on their own, only its whole line."""
+        if self.exact:
+            return False
+        wanted = (self.prefix or "").split()
+        return list(words[: len(wanted)]) == wanted
+
+    def denies(self, command: SimpleCommand) -> bool:
+        """A deny rule matches the command or anything it runs; the program by name, a word
+        that is an expansion matches any word, an unreadable command matches every rule."""
+        wanted = (self.prefix or "").split()
+        for layer in command.layers():
+            if layer.unreadable:
+                return True
+            words = layer.words
+            if len(words) < len(wanted):
+                continue
+            names = [layer.program, *words[1 : len(wanted)]]
+            wanted_names = [posixpath.basename(wanted[0]), *wanted[1:]]
+            if all(
+                got is None or got == want for got, want in zip(names, wanted_names, strict=True)
+            ):
+                return True
+        return False
+
+    def covers_path(self, arguments: dict[str, Any]) -> bool:
+        """A file rule names the path; a fetch rule names the URL's host (or a parent
+        domain: `fetch:python.org` covers docs.python.org)."""
+        path = arguments.get("path")
+        if self.prefix is None:
+            return True
+        url = arguments.get("url")
+        if isinstance(url, str):
+            host, wanted = (urlsplit(url).hostname or "").lower(), self.prefix.lower()
+            return host == wanted or host.endswith(f".{wanted}")
+        return isinstance(path, str) and posixpath.normpath(path) == posixpath.normpath(self.prefix)
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionRules:
+    allow: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+
+    @classmethod
+    def parse(cls, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> PermissionRules:
+        return cls(tuple(map(Rule.parse, allow)), tuple(map(Rule.parse, deny)))
+
+    def fetch_hosts(self) -> frozenset[str]:
+        """The hosts allow rules name for fetch: it may reach them at a private address."""
+        return frozenset(r.prefix.lower() for r in self.allow if r.tool == "fetch" and r.prefix)
+
+    def decide(
+        self, tool_name: str, arguments: dict[str, Any], grants: Iterable[Rule] = ()
+    ) -> Literal["allow", "deny"] | None:
+        """deny if any deny rule matches; allow if the allow rules (and grants) cover the
+        whole call; else None (ask)."""
+        deny = [rule for rule in self.deny if rule.names(tool_name)]
+        allow = [rule for rule in (*self.allow, *grants) if rule.names(tool_name)]
+        if tool_name != "bash":
+            if any(rule.covers_path(arguments) for rule in deny):
+                return "deny"
+            return "allow" if any(rule.covers_path(arguments) for rule in allow) else None
+        command = arguments.get("command")
+        line = command.strip() if isinstance(command, str) else None
+        parsed = parse_line(command) if isinstance(command, str) else None
+        commands = parsed.commands if parsed is not None else None
+        if any(
+            rule.prefix is None or commands is None or any(map(rule.denies, commands))
+            for rule in deny
+        ):
+            return "deny"
+        if any(rule.prefix is None for rule in allow):
+            return "allow"
+        plain = parsed.plain if parsed is not None else None
+        if plain and any(rule.exact and rule.prefix == line for rule in allow):
+            return "allow"
+        if plain and all(any(rule.allows_words(words) for rule in allow) for words in plain):
+            return "allow"
+        return None
+
+
+UNREADABLE_HINT = (
+    " This line holds code a deny rule cannot check (a form the parser cannot read, or one"
+    " that runs code hidden in an argument: eval, source, traps, aliases, subscripts,"
+    " arithmetic on variables, ${x@P}); write the commands out plainly."
+)
+"""Told to the model with a refusal of a line that no deny rule can read, so it can rewrite."""
+
+
+def _unreadable_bash(tool_name: str, arguments: dict[str, Any]) -> bool:
+    command = arguments.get("command")
+    return tool_name == "bash" and isinstance(command, str) and parse_line(command).commands is None
+
+
+def command_prefix(words: Sequence[str]) -> str:
+    """The program and its subcommand, what "don't ask again" remembers: `git status -s` →
+    `git status`, `ls -la` → `ls`, `rm x` → `rm x`."""
+    if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]):
+        return f"{words[0]} {words[1]}"
+    return words[0]
+
+
+@dataclass(frozen=True, slots=True)
+class GrantOffer:
+    """A "yes, and don't ask again for …" choice: what it says and the rules it adds."""
+
+    label: str
+    rules: tuple[Rule, ...]
+
+
+def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer, ...]:
+    """The session grants an approval may add: the command prefixes of a plain bash line
+    (none for a line with expansions, which no prefix rule could cover; only the exact line
+    when it runs a destructive program or an interpreter), for write and edit
+    this file or all edits, for any other tool (MCP, Python tools) that tool."""
+    path = arguments.get("path")
+    if tool_name in EDIT_TOOLS and isinstance(path, str):
+        this_file = tuple(Rule(tool, path) for tool in sorted(EDIT_TOOLS))
+        every_edit = tuple(Rule(tool) for tool in sorted(EDIT_TOOLS))
+        return (GrantOffer(f"edits to {path}", this_file), GrantOffer("all edits", every_edit))
+    if tool_name != "bash":
+        return (GrantOffer(tool_name, (Rule(tool_name),)),)
+    command = arguments.get("command")
+    if not isinstance(command, str) or not (plain := parse_line(command).plain):
+        return ()
+    if any(map(exact_only, plain)):
+        line = (Rule("bash", command.strip(), exact=True),)
+        return (GrantOffer("this exact command only", line),)
+    prefixes = list(dict.fromkeys(command_prefix(words) for words in plain))
+    return (GrantOffer(", ".join(prefixes), tuple(Rule("bash", p) for p in prefixes)),)
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    """What the user is asked about: the tool, its arguments, a one-line summary and the
+    session grants a "don't ask again" answer may add."""
+
+    tool_name: str
+    arguments: dict[str, Any]
+    summary: str
+    offers: tuple[GrantOffer, ...] = ()
+    why: str = ""
+    """Why it is asked whatever the rules and grants (a protected path), else empty."""
+
+    def offer_keys(self) -> dict[str, GrantOffer]:
+        """The offers by the key that picks them: [a] this prefix or file, [e] all edits."""
+        return dict(zip(GRANT_KEYS, self.offers, strict=False))
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """The user's answer: run or not, the grant chosen (if any), and what to tell the model
+    instead (with a refusal)."""
+
+    allow: bool
+    grant: GrantOffer | None = None
+    feedback: str = ""
+
+
+YES = Approval(True)
+NO = Approval(False)
+
+Approver = Callable[[ApprovalRequest], Awaitable[Approval]]
+"""Asks the user (the REPL, a terminal prompt). None where there is nobody to ask."""
+
+
+def summarize(tool_name: str, arguments: dict[str, Any]) -> str:
+    """The line a user approves: the command for bash, the path for write and edit."""
+    for key in ("command", "path", "url"):
+        value = arguments.get(key)
+        if isinstance(value, str):
+            return f"{tool_name}: {value}"
+    return tool_name
+
+
+@dataclass(slots=True)
+class PermissionGate:
+    """Decides each gated call; keeps the session's grants ("don't ask again")."""
+
+    mode: PermissionMode
+    """The one record of the mode: what runs unasked, and (bash_policy) what runs sandboxed."""
+    rules: PermissionRules = field(default_factory=PermissionRules)
+    approver: Approver | None = None
+    grants: list[Rule] = field(default_factory=list)
+    watchers: list[Callable[[PermissionMode], str | None]] = field(default_factory=list)
+    """Asked at each switch what the user should know about the new mode (the bash policy:
+    that auto runs unsandboxed); each such line is said once a session."""
+    said: set[str] = field(default_factory=set)
+    protected: Callable[[str], str | None] | None = None
+    """Why the file a write or edit names is protected (`protected.protected_path`): such a
+    call is asked in ask and accept-edits modes, whatever the rules and grants."""
+
+    def switch(self, mode: PermissionMode) -> list[str]:
+        """Change the mode (Shift+Tab, /permissions); the lines to tell the user."""
+        self.mode = mode
+        notes = [note for watch in self.watchers if (note := watch(mode)) is not None]
+        fresh = [note for note in dict.fromkeys(notes) if note not in self.said]
+        self.said.update(fresh)
+        return fresh
+
+    async def before_tool_call(self, context: ToolCallContext) -> str | None:
+        """The agent loop's hook: every call is checked here once its arguments are valid."""
+        return await self.check(context.call.name, context.params)
+
+    async def check(
+        self, tool_name: str, arguments: dict[str, Any], hook: HookOpinion = None
+    ) -> str | None:
+        """None if the call may run, else the reason it may not (for the model). `hook` is
+        what the user's PreToolUse hooks said: "allow" skips the question, "ask" asks even
+        where nothing would; deny rules and read-only mode refuse either way, and a protected
+        path is asked about in ask and accept-edits modes whatever a hook or grant says."""
+        decision = self.rules.decide(tool_name, arguments, self.grants)
+        if decision == "deny":
+            return f"Permission denied: a deny rule in the settings blocks {tool_name} here." + (
+                UNREADABLE_HINT if _unreadable_bash(tool_name, arguments) else ""
+            )
+        if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
+            return f"Permission denied: {tool_name} is not available in read-only mode."
+        if hook != "ask" and (self.mode == "auto" or tool_name in READ_ONLY_TOOLS):
+            return None
+        guarded = self._protection(tool_name, arguments)
+        unasked = hook == "allow" or decision == "allow"
+        if (
+            guarded is None
+            and hook != "ask"
+            and (unasked or (self.mode == "accept-edits" and tool_name in EDIT_TOOLS))
+        ):
+            return None
+        if self.approver is None:
+            why = "" if guarded is None else f" ({guarded})"
+            return (
+                f"Permission denied: {tool_name} needs the user's approval{why} and there is "
+                "no terminal to ask (the user can run di-code with --yes to allow it)."
+            )
+        summary = summarize(tool_name, arguments)
+        request = (
+            ApprovalRequest(tool_name, arguments, summary, grant_offers(tool_name, arguments))
+            if guarded is None
+            else ApprovalRequest(tool_name, arguments, f"{summary} ({guarded})", why=guarded)
+        )
+        answer = await self.approver(request)
+        if answer.allow:
+            if answer.grant is not None:
+                self.grant(answer.grant.rules)
+            return None
+        refusal = f"Permission denied: the user declined this {tool_name} call."
+        if answer.feedback.strip():
+            refusal += f" The user says what to do instead: {answer.feedback.strip()}"
+        return refusal
+
+    def _protection(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
+        path = arguments.get("path")
+        if self.protected is None or tool_name not in EDIT_TOOLS or not isinstance(path, str):
+            return None
+        return self.protected(path)
+
+    def grant(self, rules: Iterable[Rule]) -> None:
+        self.grants.extend(rule for rule in rules if rule not in self.grants)
+
+    def revoke(self, which: str) -> list[Rule]:
+        """Revoke grant number `which` (1-based, as /permissions lists them) or `all`."""
+        if which == "all":
+            revoked, self.grants[:] = list(self.grants), []
+            return revoked
+        if not which.isdigit() or not 1 <= int(which) <= len(self.grants):
+            raise ValueError(f"no grant {which!r}: /permissions lists them, numbered")
+        return [self.grants.pop(int(which) - 1)]
+
+
+def offered_tools(tools: Sequence[AgentTool], mode: PermissionMode) -> list[AgentTool]:
+    """The tools the model is offered: read-only mode drops all but the reading ones."""
+    return [tool for tool in tools if mode != "read-only" or tool.name in READ_ONLY_TOOLS]

@@ -1,0 +1,106 @@
+"""The user's UserPromptSubmit and Stop hooks, with Claude Code's contract (the agent's
+PromptHooks seam).
+
+UserPromptSubmit gets `{prompt}`: exit 2 (or `{"decision": "block", "reason": ...}`) refuses
+the prompt, nothing is sent and the reason is shown; exit 0 adds its stdout (or
+`hookSpecificOutput.additionalContext`) to the prompt as context. Stop runs when the agent
+would end its answer: exit 2 (or `{"decision": "block", "reason": ...}`) makes it go on, the
+reason sent as the next user message (a few times per prompt at most). Any other exit, a
+timeout or a hook that cannot start is reported to the user and changes nothing. An abort ends
+a hook still running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from di_code.agent.prompt_hooks import PromptBlocked
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import AssistantMessage, TextContent, UserMessage
+from di_code.tools.policy.hook_config import UserHook
+from di_code.tools.policy.user_hooks import BLOCKING_EXIT, HookRun, hook_json, run_hook
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class PromptHookRunner:
+    hooks: tuple[UserHook, ...]
+    workspace: Path
+    session_id: str = ""
+    report: Callable[[str], None] = lambda line: None
+    """Tells the user about a hook that failed."""
+
+    async def submitted(self, message: UserMessage, signal: AbortSignal) -> UserMessage:
+        prompt = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+        runs = await self._run("UserPromptSubmit", {"prompt": prompt}, signal)
+        blocks, context = [], []
+        for run in runs:
+            said = hook_json(run.stdout) if run.code == 0 else {}
+            if run.code == BLOCKING_EXIT or said.get("decision") == "block":
+                blocks.append(str(said.get("reason") or "") or run.reason())
+            elif run.code != 0:
+                self._failed(run)
+            elif said:
+                specific = said.get("hookSpecificOutput")
+                added = specific.get("additionalContext") if isinstance(specific, dict) else None
+                context += [str(added)] if added else []
+            elif run.stdout.strip():
+                context.append(run.stdout.strip())
+        if blocks:
+            raise PromptBlocked(f"UserPromptSubmit hook refused the prompt: {'; '.join(blocks)}")
+        if not context:
+            return message
+        added = [TextContent(f"[UserPromptSubmit hook]\n{text}") for text in context]
+        return UserMessage([*message.content, *added], message.timestamp)
+
+    async def stopping(
+        self, final: AssistantMessage, continued: bool, signal: AbortSignal
+    ) -> str | None:
+        runs = await self._run("Stop", {"stop_hook_active": continued}, signal)
+        reasons = []
+        for run in runs:
+            said = hook_json(run.stdout) if run.code == 0 else {}
+            if run.code == BLOCKING_EXIT or said.get("decision") == "block":
+                reasons.append(str(said.get("reason") or "") or run.reason())
+            elif run.code != 0:
+                self._failed(run)
+        return "\n".join(reasons) or None
+
+    async def _run(self, event: str, fields: dict[str, Any], signal: AbortSignal) -> list[HookRun]:
+        payload = {
+            "session_id": self.session_id,
+            "cwd": str(self.workspace),
+            "hook_event_name": event,
+            **fields,
+        }
+        runs: list[HookRun] = []
+        for hook in (h for h in self.hooks if h.event == event):
+            run = await _until_aborted(run_hook(hook, payload, self.workspace), signal)
+            if run is None:
+                break
+            runs.append(run)
+        return runs
+
+    def _failed(self, run: HookRun) -> None:
+        failed = "timed out" if run.code is None else f"exited {run.code}"
+        detail = run.stderr.strip().splitlines()[:1]
+        line = f"{run.hook.event} hook `{run.hook.command}` {failed}"
+        self.report(f"{line}: {detail[0]}" if detail else line)
+
+
+async def _until_aborted(work: Awaitable[T], signal: AbortSignal) -> T | None:
+    """`work`'s result, or None when the signal aborts first (the hook is then killed)."""
+    running = asyncio.ensure_future(work)
+    aborted = asyncio.ensure_future(signal.wait())
+    await asyncio.wait({running, aborted}, return_when=asyncio.FIRST_COMPLETED)
+    aborted.cancel()
+    if running.done():
+        return running.result()
+    running.cancel()
+    await asyncio.gather(running, return_exceptions=True)
+    return None

@@ -1,0 +1,207 @@
+"""Running the user's hooks around tool calls, with Claude Code's contract.
+
+Each hook gets the event as JSON on stdin and runs in the workspace with `bash -c`, in a
+process group of its own that is killed at its timeout. A PreToolUse hook decides by its exit
+code and stdout: exit 2 refuses the call with stderr as the reason; exit 0 with JSON may say
+`hookSpecificOutput.permissionDecision` ("allow", "ask" or "deny", with
+`permissionDecisionReason`) or the older `decision` ("approve" or "block", with `reason`).
+Any other exit, a timeout or a hook that cannot start refuses too: a check that could not be
+made is no permission. A PostToolUse hook that exits 2 (or says `"decision": "block"`) adds its
+reason to the result the model reads; its failures are reported to the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from di_code.agent.tool import ToolResult
+from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
+from di_code.ai.types import TextContent
+from di_code.tools.policy.hook_config import UserHook
+from di_code.tools.policy.permissions import PermissionGate
+
+Decision = Literal["allow", "ask", "deny"]
+BLOCKING_EXIT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class HookRun:
+    hook: UserHook
+    code: int | None
+    """None when it timed out or could not start (`stderr` says which)."""
+    stdout: str
+    stderr: str
+
+    def reason(self) -> str:
+        return self.stderr.strip() or f"a {self.hook.event} hook refused ({self.hook.command})"
+
+
+@dataclass(frozen=True, slots=True)
+class PreToolVerdict:
+    decision: Decision | None
+    """None: the hooks have no opinion, the permission rules decide alone."""
+    reason: str = ""
+
+
+async def run_hook(hook: UserHook, payload: dict[str, Any], workspace: Path) -> HookRun:
+    env = {**os.environ, "DI_CODE_PROJECT_DIR": str(workspace)}
+    env["CLAUDE_PROJECT_DIR"] = str(workspace)  # what hooks written for Claude Code read
+    try:
+        process = await asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            hook.command,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            cwd=workspace,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        return HookRun(hook, None, "", f"hook could not start: {exc}")
+    data = json.dumps(payload, ensure_ascii=False, default=str).encode()
+    try:
+        out, err = await asyncio.wait_for(process.communicate(data), hook.timeout)
+    except (TimeoutError, asyncio.CancelledError) as stopped:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+        if isinstance(stopped, asyncio.CancelledError):
+            raise
+        return HookRun(hook, None, "", f"hook timed out after {hook.timeout:g} s")
+    return HookRun(hook, process.returncode, _text(out), _text(err))
+
+
+def pre_tool_verdict(runs: Sequence[HookRun]) -> PreToolVerdict:
+    """All the hooks' answers as one: any refusal wins, then ask, then allow."""
+    verdicts = [_verdict(run) for run in runs]
+    for wanted in ("deny", "ask", "allow"):
+        for verdict in verdicts:
+            if verdict.decision == wanted:
+                return verdict
+    return PreToolVerdict(None)
+
+
+def _verdict(run: HookRun) -> PreToolVerdict:
+    if run.code == BLOCKING_EXIT:
+        return PreToolVerdict("deny", run.reason())
+    if run.code != 0:
+        failed = "timed out" if run.code is None else f"exited {run.code}"
+        detail = run.stderr.strip().splitlines()[:1]
+        why = f"the PreToolUse hook `{run.hook.command}` {failed}"
+        return PreToolVerdict("deny", f"{why}: {detail[0]}" if detail else why)
+    said = hook_json(run.stdout)
+    specific = said.get("hookSpecificOutput")
+    if isinstance(specific, dict) and specific.get("permissionDecision") in (
+        "allow",
+        "ask",
+        "deny",
+    ):
+        reason = str(specific.get("permissionDecisionReason") or "")
+        return PreToolVerdict(specific["permissionDecision"], reason or run.reason())
+    legacy = said.get("decision")
+    if legacy == "block" or said.get("continue") is False:
+        reason = str(said.get("reason") or said.get("stopReason") or "") or run.reason()
+        return PreToolVerdict("deny", reason)
+    if legacy == "approve":
+        return PreToolVerdict("allow")
+    return PreToolVerdict(None)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolHookRunner:
+    """The user's PreToolUse and PostToolUse hooks for one workspace and session."""
+
+    hooks: tuple[UserHook, ...]
+    workspace: Path
+    session_id: str = ""
+    report: Callable[[str], None] = lambda line: None
+    """Tells the user about a PostToolUse hook that failed."""
+
+    def gate(self, gate: PermissionGate) -> BeforeToolCall:
+        """The loop's before hook: the user's PreToolUse hooks, then the permission gate
+        told what they said (a refusal by a hook never reaches the gate)."""
+
+        async def before(context: ToolCallContext) -> str | None:
+            verdict = await self.before(context)
+            if verdict.decision == "deny":
+                return f"Permission denied by a PreToolUse hook: {verdict.reason}"
+            return await gate.check(context.call.name, context.params, verdict.decision)
+
+        return before
+
+    def wants(self, event: str, tool_name: str) -> list[UserHook]:
+        return [h for h in self.hooks if h.event == event and h.matches(tool_name)]
+
+    async def before(self, context: ToolCallContext) -> PreToolVerdict:
+        hooks = self.wants("PreToolUse", context.call.name)
+        if not hooks:
+            return PreToolVerdict(None)
+        payload = self._payload("PreToolUse", context)
+        runs = [await run_hook(hook, payload, self.workspace) for hook in hooks]
+        return pre_tool_verdict(runs)
+
+    async def after(self, context: ToolCallContext, result: ToolResult) -> ToolResult:
+        hooks = self.wants("PostToolUse", context.call.name)
+        if not hooks:
+            return result
+        payload = self._payload("PostToolUse", context)
+        payload["tool_response"] = {
+            "content": [b.text for b in result.content if isinstance(b, TextContent)],
+            "is_error": result.is_error,
+        }
+        notes: list[str] = []
+        for hook in hooks:
+            run = await run_hook(hook, payload, self.workspace)
+            said = hook_json(run.stdout) if run.code == 0 else {}
+            if run.code == BLOCKING_EXIT or said.get("decision") == "block":
+                notes.append(str(said.get("reason") or "") or run.reason())
+            elif run.code != 0:
+                self.report(f"PostToolUse hook `{hook.command}` failed: {run.reason()}")
+        if not notes:
+            return result
+        added = [TextContent(f"[PostToolUse hook] {note}") for note in notes]
+        return ToolResult([*result.content, *added], result.details, result.is_error)
+
+    def _payload(self, event: str, context: ToolCallContext) -> dict[str, Any]:
+        return {
+            "session_id": self.session_id,
+            "cwd": str(self.workspace),
+            "hook_event_name": event,
+            "tool_name": context.call.name,
+            "tool_input": _claude_input(context.params, self.workspace),
+            "tool_use_id": context.call.id,
+        }
+
+
+def _claude_input(params: dict[str, Any], workspace: Path) -> dict[str, Any]:
+    """The arguments, with Claude Code's `file_path` (absolute) beside a file tool's `path`:
+    hooks written for it read that key."""
+    path = params.get("path")
+    if not isinstance(path, str) or "file_path" in params:
+        return params
+    return {**params, "file_path": str(workspace / os.path.expanduser(path))}
+
+
+def hook_json(text: str) -> dict[str, Any]:
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return {}
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
