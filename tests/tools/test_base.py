@@ -55,9 +55,9 @@ from di_code.ai import AbortController
 from di_code.tools import default_tools
 tools = {{t.name: t for t in default_tools(Path({str(workspace)!r}))}}
 names = ("read", "write", "edit", "bash", "grep", "find", "ls")
-print(sorted(n for n in names if f"di_code.tools.{{n}}" in sys.modules))
+print(sorted(n for n in names if f"di_code.tools.builtin.{{n}}" in sys.modules))
 asyncio.run(tools["ls"].execute("c1", {{}}, AbortController().signal))
-print(sorted(n for n in names if f"di_code.tools.{{n}}" in sys.modules))
+print(sorted(n for n in names if f"di_code.tools.builtin.{{n}}" in sys.modules))
 """
     done = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
