@@ -1,4 +1,4 @@
-"""A headless editor for figure 12: `python -m scripts.bench.workers.acp_client DI_CODE PROMPT`
+"""A headless editor for figure 12: `python scripts/bench/workers/acp_client.py DI_CODE PROMPT`
 starts `DI_CODE acp` with the ACP SDK's own client, opens a session in the current folder
 (auto mode, so no question is asked), sends PROMPT, prints the answer and exits. It prints
 `initialize: N ms` on stderr: spawn to the answer of `initialize`."""
