@@ -60,7 +60,6 @@ from di_code.ai.types import (
     Message,
     Model,
     TextContent,
-    ToolCall,
     ToolResultMessage,
 )
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
@@ -72,6 +71,7 @@ from di_code.ui.markdown_stream import (
     default_live,
     loop_schedule,
 )
+from di_code.ui.plan_view import plan_of, plan_panel
 from di_code.ui.safe_text import visible
 from di_code.ui.thinking_view import Thoughts, thinking_live, thinking_panel
 from di_code.ui.tool_view import (
@@ -84,7 +84,6 @@ from di_code.ui.turn_view import Activity, alert_panel, closing_rule, turn_rule,
 
 ECHO_LINES = 10
 """A prompt longer than this (a paste) is echoed cut to its first lines."""
-HISTORY_TURNS = 3
 """How many past prompts (with their answers) a resumed conversation shows."""
 
 
@@ -145,6 +144,8 @@ class Renderer:
         self.thinking_whole = False
         """Ctrl-T: finished thinking blocks are printed whole, not folded."""
         self._running: dict[str, RunningTool] = {}
+        self.plan: list[dict[str, str]] | None = None
+        """The model's plan while a prompt runs: drawn in the live area, updated in place."""
 
     def __call__(self, event: AgentEvent) -> None:
         self.handle(event)
@@ -180,6 +181,9 @@ class Renderer:
                 pass
             case AgentEndEvent():
                 self._show(None)
+                if self.plan is not None:  # the plan as the prompt left it, once
+                    self._print(plan_panel(self.plan), full_only=True)
+                    self.plan = None
                 self._print(Text(self.footer(), style="dim"), full_only=True)
             case _:
                 assert_never(event)
@@ -210,30 +214,6 @@ class Renderer:
         call = self.finished[index - 1]
         return full_output_panel(index, call.name, call.arguments, call.result)
 
-    def replay(self, messages: Sequence[Message]) -> None:
-        """Print the last HISTORY_TURNS prompts of a resumed conversation and their answers
-        (tool calls collapsed), and take the context size from its last answer."""
-        users = [n for n, message in enumerate(messages) if message.role == "user"]
-        start = users[-HISTORY_TURNS] if len(users) >= HISTORY_TURNS else 0
-        if start:
-            self.console.print(Text(f"… {len(users) - HISTORY_TURNS} earlier prompts", "dim"))
-        calls: dict[str, ToolCall] = {}
-        for message in messages[start:]:
-            if isinstance(message, AssistantMessage):
-                calls.update((c.id, c) for c in message.content if isinstance(c, ToolCall))
-                if message.text.strip():
-                    self._print_reply(message.text)
-            elif isinstance(message, ToolResultMessage):
-                call = calls.get(message.tool_call_id)
-                self._remember(message.tool_name, call.arguments if call else None, message)
-                self.console.print(tool_panel(message.tool_name, call and call.arguments, message))
-            else:
-                self.show_user(_user_text(message))
-        answers = [m for m in messages if isinstance(m, AssistantMessage)]
-        if answers:
-            self.usage.add_context(answers[-1].usage)
-        self.console.print(closing_rule(f"resumed · {self.footer()}"))
-
     @contextmanager
     def paused(self) -> Iterator[None]:
         """Nothing live is drawn inside (a question is being asked on the same terminal), and
@@ -263,13 +243,12 @@ class Renderer:
         return ask
 
     def redraw(self) -> None:
-        content, activity = self._slot.content, self._activity
-        if self._paused or (content is None and activity is None):
+        plan = None if self.plan is None or self.compact else plan_panel(self.plan)
+        parts = [part for part in (plan, self._slot.content, self._activity) if part is not None]
+        if self._paused or not parts:
             self._live.show(None)
-        elif activity is None:
-            self._live.show(content)
         else:
-            self._live.show(activity if content is None else Group(content, activity))
+            self._live.show(parts[0] if len(parts) == 1 else Group(*parts))
 
     def _show(self, renderable: RenderableType | None) -> None:
         self._slot.show(renderable)
@@ -283,12 +262,12 @@ class Renderer:
             self.console, live=self._slot, clock=self._clock, schedule=self._schedule
         )
 
-    def _print_reply(self, text: str) -> None:
+    def print_reply(self, text: str) -> None:
         stream = self._reply_stream()
         stream.append(visible(text))
         stream.finish()
 
-    def _remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
+    def remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
         self.finished.append(FinishedTool(name, arguments, result))
 
     def _tool_update(self, call_id: str, content: Sequence[object]) -> None:
@@ -302,7 +281,11 @@ class Renderer:
         running = self._running.pop(call_id, None)
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
-        self._remember(result.tool_name, args, result)
+        self.remember(result.tool_name, args, result)
+        if not self.compact and (steps := plan_of(result)) is not None:
+            self.plan = steps  # redrawn in place, not a new panel per change
+            self.redraw()
+            return
         if self.compact:
             self.console.print(compact_line(result.tool_name, args, result, seconds))
             return
@@ -325,7 +308,7 @@ class Renderer:
             self._activity = Activity(model, self._clock, self._clock())
             self.redraw()
         elif message.role == "user" and not self.compact:
-            self.show_user(_user_text(message))
+            self.show_user(user_text(message))
 
     def _stream(self, event: StreamEvent) -> None:
         activity = self._activity
@@ -389,7 +372,7 @@ class Renderer:
                 assert_never(message.stop_reason)
 
 
-def _user_text(message: Message) -> str:
+def user_text(message: Message) -> str:
     return "".join(
         block.text if isinstance(block, TextContent) else "[image]" for block in message.content
     )

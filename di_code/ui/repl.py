@@ -33,6 +33,7 @@ from di_code.ui.prompt_live import PromptLive
 from di_code.ui.prompt_session import key_wait, make_prompt_session
 from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
+from di_code.ui.replay import replay
 from di_code.ui.safe_text import visible
 from di_code.ui.turn_limit import more_turns_question
 
@@ -135,7 +136,7 @@ class Repl:
         self.renderer.usage = UsageTotals()
         self.renderer.finished.clear()
         if messages:
-            self.renderer.replay(messages)
+            replay(self.renderer, messages)
 
     def switch_mode(self, mode: PermissionMode) -> None:
         """Shift+Tab and /permissions: the gate's new mode, and what it means for the user
@@ -207,7 +208,7 @@ class Repl:
         with patch_stdout(raw=True):
             self.console.print(self.banner())
             if self.agent.transcript:
-                self.renderer.replay(self.agent.transcript)
+                replay(self.renderer, self.agent.transcript)
             if self.setup.held_back is not None:
                 self.start(self._ask_trust(self.setup.held_back))
             watcher = self._watch_mcp()

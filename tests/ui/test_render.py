@@ -50,6 +50,7 @@ from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import NoLive, RichLive, default_live
 from di_code.ui.render import Renderer
+from di_code.ui.replay import replay
 from di_code.ui.thinking_view import thinking_panel
 from di_code.ui.tool_view import RunningTool, summarize_call, tool_panel
 from di_code.ui.turn_view import Activity, alert_panel
@@ -416,7 +417,7 @@ def test_a_resumed_conversation_shows_its_last_turns_and_context_size() -> None:
         reply([TextContent("There is **a.txt**.")], Usage(1200, 30, 0, 0, 1230)),
     ]
     renderer = Renderer(make_console(), live=NoLive(), model=model)
-    renderer.replay(messages)
+    replay(renderer, messages)
     assert lines_of(renderer.console) == [
         "› list files",
         "╭─ bash $ ls ──────────────────────────────────────────────────────────────────╮",

@@ -1,0 +1,50 @@
+"""The model's plan (the todo tool) in chat: one panel in the live area, above the status
+line, redrawn in place each time the model changes the plan, printed once into the
+scrollback when the prompt ends (and when a conversation is resumed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from di_code.ai.types import Message, ToolResultMessage
+from di_code.ui.safe_text import visible
+from di_code.ui.tool_view import framed
+
+MARKS = {"done": ("☑ ", "dim"), "in_progress": ("◐ ", "bold yellow"), "pending": ("☐ ", "")}
+TOOL = "todo"
+
+
+def plan_of(result: ToolResultMessage) -> list[dict[str, str]] | None:
+    """The steps a todo call set, or None when `result` is not one (or failed)."""
+    if result.tool_name != TOOL or result.is_error or not isinstance(result.details, dict):
+        return None
+    todos = result.details.get("todos")
+    if not isinstance(todos, list):
+        return None
+    return [
+        {"content": str(t.get("content", "")), "status": str(t.get("status", "pending"))}
+        for t in todos
+        if isinstance(t, dict)
+    ]
+
+
+def last_plan(messages: Sequence[Message]) -> list[dict[str, str]] | None:
+    """The plan as the conversation left it (a resumed chat shows it)."""
+    for message in reversed(messages):
+        if isinstance(message, ToolResultMessage) and (plan := plan_of(message)) is not None:
+            return plan
+    return None
+
+
+def plan_panel(steps: list[dict[str, Any]]) -> RenderableType:
+    done = sum(step["status"] == "done" for step in steps)
+    body = Text()
+    for number, step in enumerate(steps):
+        mark, style = MARKS.get(step["status"], ("? ", ""))
+        body.append(("\n" if number else "") + mark + visible(step["content"]), style)
+    title = Text(f"plan {done}/{len(steps)} done", style="bold cyan")
+    return framed(body if steps else Text("(no steps)", "dim"), title, "cyan")
