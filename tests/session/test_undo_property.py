@@ -2,8 +2,9 @@
 chmod, symlinks, binary and too-large files, in folders; by bash or by the write tool), random
 user changes between the tool calls and during write-tool calls (to other paths), then undo.
 Every path the user changed is as the user left it; every path only tools changed is as it
-was before the prompt, unless a snapshot could not capture it (too large), in which case undo
-left it alone."""
+was before the prompt, unless a snapshot could not capture it (too large): then what is there
+is left alone, and only a path the tools left empty may get its old file back. 20 examples a
+run; DI_CODE_UNDO_EXAMPLES=300 searches deeper."""
 
 from __future__ import annotations
 
@@ -119,13 +120,17 @@ async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Chan
     assert result is None or not result.failed
     after = state(root)
     for path in PATHS:
-        if path in by_user or too_large(states, path) or path not in by_tool:
+        if path in by_user or path not in by_tool:
             assert after.get(path) == left.get(path), path
+        elif too_large(states, path):  # unknown at some point: what is there is never touched;
+            kept = after.get(path) == left.get(path)  # a path the tools left empty may come back
+            back = left.get(path) is None and after.get(path) == before.get(path)
+            assert kept or back, path
         else:
             assert after.get(path) == before.get(path), path
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=int(os.environ.get("DI_CODE_UNDO_EXAMPLES", "20")), deadline=None)
 @given(plan=steps)
 def test_undo_restores_only_what_tools_alone_changed(
     plan: list[tuple[list[ToolCall], list[Change]]],
