@@ -13,6 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -130,10 +131,30 @@ async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Chan
             assert after.get(path) == before.get(path), path
 
 
-@settings(max_examples=int(os.environ.get("DI_CODE_UNDO_EXAMPLES", "20")), deadline=None)
+@settings(
+    max_examples=int(os.environ.get("DI_CODE_UNDO_EXAMPLES", "20")),
+    deadline=None,
+    derandomize=os.environ.get("DI_CODE_UNDO_EXAMPLES") is None,  # CI: the same 20 every run
+)
 @given(plan=steps)
 def test_undo_restores_only_what_tools_alone_changed(
     plan: list[tuple[list[ToolCall], list[Change]]],
 ) -> None:
+    with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
+        asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known gap: a tool deletes a path, the user writes a file there too large to "
+    "capture, a tool deletes it again; undo then brings the old file back where the user's "
+    "unknown file was (found by DI_CODE_UNDO_EXAMPLES=300)",
+)
+def test_a_user_file_too_large_to_capture_is_not_replaced_by_undo() -> None:
+    big = b"\0" * (MAX_FILE_BYTES + 1)
+    plan: list[tuple[list[ToolCall], list[Change]]] = [
+        ([(("delete", "b.bin", b""), False, [])], [("write", "b.bin", big)]),
+        ([(("delete", "b.bin", b""), False, [])], []),
+    ]
     with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
         asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
