@@ -18,7 +18,8 @@ ALLOWED: dict[str, set[str]] = {
     "config": {"ai"},
     "ui": {"ai", "agent", "tools", "session", "config"},
     "acp": {"ai", "agent", "tools", "session", "config"},
-    "cli": {"ai", "agent", "tools", "session", "config", "ui", "acp"},
+    "batch": {"ai", "agent", "tools", "session", "config"},
+    "cli": {"ai", "agent", "tools", "session", "config", "ui", "acp", "batch"},
 }
 
 

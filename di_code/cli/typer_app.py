@@ -136,6 +136,58 @@ def trust(
     raise typer.Exit(guarded(body, CliOptions()))
 
 
+@app.command()
+def batch(
+    tasks: Annotated[str, typer.Argument(metavar="TASKS", help="The task file (JSON lines).")],
+    out: Annotated[str, typer.Option("--out", metavar="FILE", help="The results file.")],
+    jobs: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Tasks at a time (default: CPUs).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.001, metavar="SECONDS", help="Each task's time limit.")
+    ] = None,
+    keep: Annotated[bool, typer.Option("--keep", help="Keep the tasks' checkouts.")] = False,
+    retry: Annotated[
+        str | None, typer.Option(metavar="failed", help="Run failed tasks again.")
+    ] = None,
+    events: Annotated[bool, typer.Option("--events", help="JSON events on stdout.")] = False,
+    max_requests: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Model requests at a time, per provider.")
+    ] = None,
+    ray: Annotated[
+        str | None, typer.Option(metavar="auto|ADDRESS", help="Run on a Ray cluster.")
+    ] = None,
+    workdir: Annotated[
+        str | None, typer.Option(metavar="DIR", help="Checkouts and logs (default OUT.work).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", "-m", metavar="MODEL", help="Unless a task names one.")
+    ] = None,
+    provider: Annotated[str | None, typer.Option(metavar="NAME", help="Provider name.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(metavar="URL", help="Override the provider's URL.")
+    ] = None,
+    permission_mode: Annotated[
+        str, typer.Option(metavar="MODE", help="Unless a task names one (default auto).")
+    ] = "auto",
+    max_turns: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Unless a task names one.")
+    ] = None,
+    tools: Annotated[
+        str | None, typer.Option(metavar="LIST", help="Unless a task names them.")
+    ] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", help="Show tracebacks.")] = False,
+) -> None:
+    """Run many tasks, each in its own checkout; results to a JSON-lines file (resumable)."""
+    from di_code.cli.batch_command import BatchOptions, batch_command
+
+    chosen = BatchOptions(
+        tasks, out, jobs, timeout, keep, retry, events, max_requests, ray, workdir, model,
+        provider, base_url, permission_mode, max_turns, tools,
+    )  # fmt: skip
+    raise typer.Exit(guarded(lambda: batch_command(chosen), CliOptions(verbose=verbose)))
+
+
 mcp_app = typer.Typer(help="MCP servers: what is configured and whether it starts.")
 app.add_typer(mcp_app, name="mcp")
 

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.providers.body_json import BodyEncoder
 from di_code.ai.providers.request_shared import WireMemo
+from di_code.ai.providers.request_slots import request_slot
 from di_code.ai.providers.retry import (
     TRANSIENT_5XX,
     RetryableError,
@@ -361,7 +362,10 @@ class HttpProvider:
             headers = {**self.auth_headers(), **self.headers}
 
             async def attempt() -> None:
-                async with self._http.events(self.endpoint(model), headers, body) as events:
+                async with (
+                    request_slot(self.base_url),  # batch's cap; a 429's backoff holds none
+                    self._http.events(self.endpoint(model), headers, body) as events,
+                ):
                     await self.translate(events, builder)
 
             await with_retries(self._http.retry, attempt, on_retry=builder.retry)

@@ -1,0 +1,1 @@
+"""`di-code batch`: many tasks over many repositories, isolated, resumable."""

@@ -1,0 +1,117 @@
+"""`di-code batch --ray auto|ADDRESS`: each task a Ray task on a cluster, same results file.
+
+Ray is imported only here (the `di-code[ray]` extra). A task is one Ray task (one CPU) that
+does what a local worker thread does on whichever node it lands: checkout, `di-code run`
+process, record. If the worker running it dies, Ray runs it once more (max_retries=1): the
+retry removes what the dead attempt left. The driver keeps only the tasks in flight and writes
+each record as its task ends (ray.wait), so its memory stays bounded. Ctrl-C cancels the
+running tasks (the task's process is ended on its node) and records them as cancelled.
+
+Repositories must be reachable from every node: git URLs, or paths on a shared file system.
+The request cap (--max-requests) holds for the whole cluster: a Ray actor keeps the slots
+(di_code.batch.ray_slots).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import logging
+import threading
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+from typing import Any
+
+from di_code.ai.providers.request_slots import SOCKET_PREFIX
+from di_code.batch.ray_slots import SlotDoor, start_keeper
+from di_code.batch.runner import Reporter, Stop, run_batch
+from di_code.batch.tasks import Task
+from di_code.batch.worker import Live, RunSettings, finish_record, run_task
+
+RAY_TASK_OPTIONS: dict[str, Any] = {"num_cpus": 1, "max_retries": 1}
+IN_FLIGHT_PER_CPU = 2
+"""Tasks handed to Ray per CPU: the next is queued there when one ends, so Ray's own dispatch
+does not leave a CPU idle between tasks; still bounded, so the driver's memory is."""
+
+
+class RayUnavailable(Exception):
+    """Ray is not installed, or the cluster cannot be reached."""
+
+
+def run_on_node(task: Task, settings: RunSettings, keeper: Any = None) -> dict[str, Any]:
+    """The Ray task's body: the task run on this node, as a local worker would run it (its
+    model requests through a door to the batch's slot keeper, with --max-requests)."""
+    if keeper is None:
+        return run_task(task, settings, threading.Event(), Live())
+    with SlotDoor(importlib.import_module("ray"), keeper) as door:
+        through_door = dataclasses.replace(settings, request_slots=SOCKET_PREFIX + str(door.path))
+        return run_task(task, through_door, threading.Event(), Live())
+
+
+def run_ray(
+    tasks: Sequence[Task],
+    results: Path,
+    settings: RunSettings,
+    address: str,
+    reporter: Reporter,
+    retry_failed: bool = False,
+    max_requests: int | None = None,
+    jobs: int | None = None,
+) -> int:
+    """The batch on the cluster at `address`: `jobs` tasks in flight (default two per CPU)."""
+    try:
+        ray: Any = importlib.import_module("ray")  # typed as Any: the extra may be missing
+        errors: Any = importlib.import_module("ray.exceptions")
+    except ImportError:
+        raise RayUnavailable("--ray needs Ray: pip install 'di-code[ray]'") from None
+    try:
+        ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc}") from None
+    try:
+        keeper = start_keeper(ray, max_requests) if max_requests else None
+        remote = ray.remote(**RAY_TASK_OPTIONS)(run_on_node)
+        pool = RayPool(ray, errors, remote, settings, keeper)
+        jobs = jobs or IN_FLIGHT_PER_CPU * max(1, int(ray.cluster_resources().get("CPU", 1)))
+        return run_batch(tasks, results, pool, jobs, reporter, retry_failed, Stop())
+    finally:
+        ray.shutdown()
+
+
+class RayPool:
+    """Tasks as Ray tasks; a task that Ray could not finish is a failed (or cancelled) record."""
+
+    def __init__(
+        self, ray: Any, errors: Any, remote: Any, settings: RunSettings, keeper: Any
+    ) -> None:
+        self._ray, self._errors, self._remote = ray, errors, remote
+        self._settings, self._keeper = settings, keeper
+
+    def submit(self, task: Task, live: Live) -> Hashable:
+        ref: Hashable = self._remote.remote(task, self._settings, self._keeper)
+        return ref
+
+    def ready(self, handles: Sequence[Hashable], timeout: float) -> list[Hashable]:
+        ready, rest = self._ray.wait(list(handles), num_returns=1, timeout=timeout)
+        if ready and rest:  # whatever else has ended meanwhile, without waiting
+            more, _ = self._ray.wait(rest, num_returns=len(rest), timeout=0)
+            ready += more
+        return list(ready)
+
+    def result(self, handle: Hashable, task: Task, live: Live) -> dict[str, Any]:
+        try:
+            record: dict[str, Any] = self._ray.get(handle)
+            return record
+        except self._errors.TaskCancelledError:
+            return _unfinished(task, live, "cancelled", "cancelled")
+        except self._errors.RayError as exc:
+            return _unfinished(task, live, "failed", f"ray: {str(exc).splitlines()[0]}")
+
+    def cancel(self, handles: Sequence[Hashable]) -> None:
+        for handle in handles:
+            self._ray.cancel(handle)
+
+
+def _unfinished(task: Task, live: Live, status: str, error: str) -> dict[str, Any]:
+    """The record of a task whose own record never came back from the cluster."""
+    return finish_record({"id": task.id, "status": status, "repo": task.repo}, live, error=error)

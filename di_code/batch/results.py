@@ -1,0 +1,85 @@
+"""RESULTS.jsonl: one line per finished task, appended, flushed and fsynced as each finishes.
+
+A driver killed mid-write leaves at most a last line without its newline: it is not a result
+(that task runs again), and the next batch on the file cuts it off before it appends, so the
+file is whole JSON lines again. Resume reads only the ids
+and statuses, never holds the answers or patches of earlier lines.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+STATUSES = ("done", "failed", "timeout", "cancelled")
+FINISHED = frozenset({"done", "failed", "timeout"})
+"""A cancelled task (Ctrl-C) did not finish: the next run runs it again."""
+
+
+def finished_statuses(path: Path) -> dict[str, str]:
+    """Each task id with a result in `path`, with its latest status (later lines win)."""
+    statuses: dict[str, str] = {}
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError:
+        return statuses
+    with handle:
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                break  # cut by a crash: no result
+            try:
+                record = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                statuses[record["id"]] = str(record.get("status"))
+    return statuses
+
+
+class ResultsBusy(Exception):
+    """Another batch is writing the same results file."""
+
+
+class ResultsFile:
+    """Appends result lines durably; only the driver's one thread writes. The file is locked
+    while the batch runs, so two batches never interleave their lines in one file (the lock
+    goes with the driver, however it ends)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self._fd)
+            raise ResultsBusy(f"{path} is being written by another batch") from None
+        complete = _complete_length(path)
+        if complete < os.fstat(self._fd).st_size:
+            os.ftruncate(self._fd, complete)  # a crash's cut line: not a result, its task reruns
+
+    def append(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
+        os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+def _complete_length(path: Path, chunk: int = 65536) -> int:
+    """The file's length up to and including its last newline."""
+    with path.open("rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        while end > 0:
+            start = max(0, end - chunk)
+            handle.seek(start)
+            newline = handle.read(end - start).rfind(b"\n")
+            if newline >= 0:
+                return start + newline + 1
+            end = start
+        return 0

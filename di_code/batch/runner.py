@@ -1,0 +1,169 @@
+"""The batch driver: a bounded number of tasks in flight, each result written as it finishes.
+
+The same loop drives local worker threads and a Ray cluster (a `Pool` each). Tasks are handed
+out only as slots free up, and a result is written and dropped at once: the driver's memory
+does not grow with the batch. SIGINT (Ctrl-C) and SIGTERM stop every running task (their
+records say `cancelled`; the next run runs them again) and start no new one; the exit code is
+then 128 + the signal's number.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Hashable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from di_code.batch.results import FINISHED, ResultsFile, finished_statuses
+from di_code.batch.tasks import Task
+from di_code.batch.worker import Live, RunSettings, finish_record, run_task
+
+TICK_SECONDS = 0.25
+RETRYABLE = frozenset({"failed", "timeout"})
+
+
+class Reporter(Protocol):
+    """Where the batch's progress goes (a live display, JSON events, plain lines)."""
+
+    def begin(self, total: int, skipped: int) -> None: ...
+    def started(self, task: Task) -> None: ...
+    def finished(self, record: dict[str, Any]) -> None: ...
+    def tick(self, running: dict[str, Live]) -> None: ...
+    def end(self, counts: dict[str, int], stopped_by: str | None) -> None: ...
+
+
+class Pool(Protocol):
+    """Where tasks run: `submit` starts one, `ready` says which have ended (waiting at most
+    `timeout` seconds), `result` is an ended task's record, `cancel` stops the running ones."""
+
+    def submit(self, task: Task, live: Live) -> Hashable: ...
+    def ready(self, handles: Sequence[Hashable], timeout: float) -> list[Hashable]: ...
+    def result(self, handle: Hashable, task: Task, live: Live) -> dict[str, Any]: ...
+    def cancel(self, handles: Sequence[Hashable]) -> None: ...
+
+
+@dataclass(slots=True)
+class Stop:
+    """Set by a stop signal; the workers' processes end when it is set."""
+
+    event: threading.Event = field(default_factory=threading.Event)
+    signal_number: int | None = None
+
+    def __call__(self, number: int, _frame: object = None) -> None:
+        self.signal_number = self.signal_number or number
+        self.event.set()
+
+
+def tasks_to_run(tasks: Sequence[Task], results: Path, retry_failed: bool) -> list[Task]:
+    """The tasks without a result (and with `--retry failed` the failed and timed-out ones)."""
+    statuses = finished_statuses(results)
+    rerun = RETRYABLE if retry_failed else frozenset()
+    return [t for t in tasks if statuses.get(t.id) not in FINISHED - rerun]
+
+
+def run_local(
+    tasks: Sequence[Task],
+    results: Path,
+    settings: RunSettings,
+    jobs: int,
+    reporter: Reporter,
+    retry_failed: bool = False,
+) -> int:
+    """The batch on `jobs` worker threads, each running one task's process at a time."""
+    stop = Stop()
+    with ThreadPoolExecutor(max(1, jobs), thread_name_prefix="batch-task") as executor:
+        pool = LocalPool(executor, settings, stop.event)
+        return run_batch(tasks, results, pool, max(1, jobs), reporter, retry_failed, stop)
+
+
+def run_batch(
+    tasks: Sequence[Task],
+    results: Path,
+    pool: Pool,
+    jobs: int,
+    reporter: Reporter,
+    retry_failed: bool,
+    stop: Stop | None = None,
+) -> int:
+    """Run the tasks that need running; 0 when all of them are done, 1 when one failed or
+    timed out, 128 + N when signal N stopped the batch."""
+    stop = stop or Stop()
+    out = ResultsFile(results)  # locked first: what is done is read under the lock
+    pending = tasks_to_run(tasks, results, retry_failed)
+    reporter.begin(len(pending), len(tasks) - len(pending))
+    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
+    counts = dict.fromkeys(("done", "failed", "timeout", "cancelled"), 0)
+    try:
+        _drive(iter(pending), pool, jobs, stop, reporter, out, counts)
+    finally:
+        out.close()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    stopped = signal.Signals(stop.signal_number).name if stop.signal_number else None
+    reporter.end(counts, stopped)
+    if stop.signal_number:
+        return 128 + stop.signal_number
+    return 1 if counts["failed"] or counts["timeout"] else 0
+
+
+def _drive(
+    pending: Iterator[Task],
+    pool: Pool,
+    jobs: int,
+    stop: Stop,
+    reporter: Reporter,
+    out: ResultsFile,
+    counts: dict[str, int],
+) -> None:
+    running: dict[Hashable, tuple[Task, Live]] = {}
+    cancelled = False
+    while True:
+        while len(running) < jobs and not stop.event.is_set():
+            task = next(pending, None)
+            if task is None:
+                break
+            live = Live()
+            running[pool.submit(task, live)] = (task, live)
+            reporter.started(task)
+        if stop.event.is_set() and not cancelled:
+            pool.cancel(list(running))
+            cancelled = True
+        if not running:
+            return
+        for handle in pool.ready(list(running), TICK_SECONDS):
+            task, live = running.pop(handle)
+            record = pool.result(handle, task, live)
+            out.append(record)
+            counts[record["status"]] += 1
+            reporter.finished(record)
+        reporter.tick({task.id: live for task, live in running.values()})
+
+
+class LocalPool:
+    """Worker threads of this process; each task's own process is started by its thread."""
+
+    def __init__(
+        self, executor: ThreadPoolExecutor, settings: RunSettings, stop: threading.Event
+    ) -> None:
+        self._executor, self._settings, self._stop = executor, settings, stop
+
+    def submit(self, task: Task, live: Live) -> Future[dict[str, Any]]:
+        return self._executor.submit(run_task, task, self._settings, self._stop, live)
+
+    def ready(self, handles: Sequence[Any], timeout: float) -> list[Hashable]:
+        done, _ = wait(handles, timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def result(self, handle: Any, task: Task, live: Live) -> dict[str, Any]:
+        try:
+            record: dict[str, Any] = handle.result()
+        except Exception as exc:  # a bug in one task's handling: the batch goes on
+            first = {"id": task.id, "status": "failed", "repo": task.repo}
+            return finish_record(first, live, error=f"internal error: {exc!r}")
+        return record
+
+    def cancel(self, handles: Sequence[Hashable]) -> None:
+        """Nothing more to do: each worker sees the stop event and ends its task."""

@@ -1,0 +1,141 @@
+"""`di-code batch TASKS.jsonl --out RESULTS.jsonl`: the command line made into a batch run.
+
+The task file is checked whole first (a bad line: exit 2, nothing run). Then the sandbox is
+said once, the shared request cap set up, and the tasks run locally or on Ray.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from di_code.config.settings import ConfigError
+
+if TYPE_CHECKING:
+    from di_code.batch.runner import Reporter
+    from di_code.batch.tasks import Task
+    from di_code.batch.worker import RunSettings
+
+RETRY_CHOICES = ("failed",)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    tasks: str
+    out: str
+    jobs: int | None = None
+    timeout: float | None = None
+    keep: bool = False
+    retry: str | None = None
+    events: bool = False
+    max_requests: int | None = None
+    ray: str | None = None
+    workdir: str | None = None
+    model: str | None = None
+    provider: str | None = None
+    base_url: str | None = None
+    permission_mode: str = "auto"
+    max_turns: int | None = None
+    tools: str | None = None
+
+
+def batch_command(options: BatchOptions) -> int:
+    from di_code.batch.results import ResultsBusy
+    from di_code.batch.tasks import PERMISSION_MODES, TaskFileError, read_tasks
+    from di_code.batch.worker import RunSettings
+
+    if options.retry is not None and options.retry not in RETRY_CHOICES:
+        raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
+    if options.permission_mode not in PERMISSION_MODES:
+        raise ConfigError(f"--permission-mode must be one of {', '.join(PERMISSION_MODES)}")
+    try:
+        tasks = read_tasks(Path(options.tasks))
+    except TaskFileError as exc:
+        raise ConfigError(str(exc)) from None
+    out = Path(options.out).resolve()
+    try:  # a results file that cannot be written is found before any task runs
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.open("ab").close()
+    except OSError as exc:
+        raise ConfigError(f"--out {options.out}: {exc.strerror or exc}") from None
+    workdir = (
+        Path(options.workdir).resolve() if options.workdir else out.with_name(out.name + ".work")
+    )
+    # on Ray the slots are kept by an actor (ray_runner); here by slot files
+    slots = None if options.ray else _request_slots(options.max_requests, workdir)
+    settings = RunSettings(
+        workdir=workdir,
+        keep=options.keep,
+        model=options.model,
+        provider=options.provider,
+        base_url=options.base_url,
+        permission_mode=options.permission_mode,
+        max_turns=options.max_turns,
+        timeout=options.timeout,
+        tools=options.tools,
+        request_slots=slots,
+    )
+    reporter = _reporter(options.events)
+    _say_sandbox(options.permission_mode)
+    try:
+        return _run(tasks, out, settings, options, reporter)
+    except ResultsBusy as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _run(
+    tasks: list[Task], out: Path, settings: RunSettings, options: BatchOptions, reporter: Reporter
+) -> int:
+    retry_failed = options.retry == "failed"
+    if options.ray is not None:
+        from di_code.batch.ray_runner import RayUnavailable, run_ray
+
+        try:
+            return run_ray(
+                tasks,
+                out,
+                settings,
+                options.ray,
+                reporter,
+                retry_failed,
+                options.max_requests,
+                options.jobs,
+            )
+        except RayUnavailable as exc:
+            raise ConfigError(str(exc)) from None
+    from di_code.batch.runner import run_local
+
+    jobs = options.jobs or os.cpu_count() or 1
+    return run_local(tasks, out, settings, jobs, reporter, retry_failed)
+
+
+def _request_slots(max_requests: int | None, workdir: Path) -> str | None:
+    if max_requests is None:
+        return None
+    from di_code.ai.providers.request_slots import slots_value
+
+    folder = workdir / "request-slots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return slots_value(max_requests, folder)
+
+
+def _reporter(events: bool) -> Reporter:
+    from di_code.batch.progress import EventsReporter, LineReporter, LiveReporter
+
+    if events:
+        return EventsReporter()
+    return LiveReporter() if sys.stderr.isatty() else LineReporter()
+
+
+def _say_sandbox(permission_mode: str) -> None:
+    """Once for the whole batch: whether bash runs confined (auto mode, bubblewrap works)."""
+    from di_code.tools.policy.sandbox import SandboxChoice
+
+    if permission_mode != "auto":
+        return
+    note = SandboxChoice().note("auto")
+    text = note or "bash runs in the bubblewrap sandbox (workspace-write)"
+    print(f"di-code batch: {text}", file=sys.stderr)
