@@ -81,6 +81,9 @@ class Repl:
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
         in front of the next prompt."""
+        self._waiting: list[str] = []
+        """Lines typed while a `!command` or compaction ran: submitted when it ends."""
+        self._next: asyncio.Task[bool] | None = None
         self._history = history
         self._io: dict[str, Any] = {"input": input, "output": output}
         self._session: PromptSession[str] | None = None
@@ -240,24 +243,26 @@ class Repl:
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
-        from di_code.ui.slash_commands import run_command
-
         self.exit_armed = False
         text = self.pastes.expand(text).strip()
-        if not text:
-            return True
+        return await self._dispatch(text) if text else True
+
+    async def _dispatch(self, text: str) -> bool:
+        """A line's pastes expanded: a `!command`, a /command, steering, or a new prompt."""
+        from di_code.ui.slash_commands import run_command
+
         if text.startswith("!") and not self.busy:
             self.start(self._shell(text[1:].strip()))
             return True
         if text.startswith("/"):
             self.renderer.show_user(text)
             return await run_command(self, text)
-        if self.busy and not self.agent.is_streaming:
+        if self.busy and (text.startswith("!") or not self.agent.is_streaming):
             if self.approver.pending is not None:  # the trust question, before the first prompt
-                wait = "answer the question first"
-            else:
-                wait = "the conversation is being compacted"
-            self.console.print(Text(f"Wait a moment: {wait}.", "dim"))
+                self.console.print(Text("Wait a moment: answer the question first.", "dim"))
+            else:  # nothing to steer: the line runs when the command or compaction ends
+                self._waiting.append(text)
+                self.renderer.show_user(text, queued=True)
             return True
         if self.busy:
             self.agent.steer(text)
@@ -344,6 +349,11 @@ class Repl:
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
+            if self._waiting:  # once this task is done, so that the line does not wait again
+                asyncio.get_running_loop().call_soon(self._submit_waiting)
+
+    def _submit_waiting(self) -> None:
+        self._next = asyncio.create_task(self._dispatch(self._waiting.pop(0)))
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
         """Redraw the prompt while the task runs, so spinners and elapsed times move."""

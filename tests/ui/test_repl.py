@@ -415,6 +415,25 @@ async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt
     assert len(faux.requests) == 1
 
 
+async def test_a_prompt_typed_while_a_bang_command_runs_is_sent_after_it(
+    tmp_path: Path,
+) -> None:
+    """Typed ahead, not lost: the line waits for the command and goes with its output."""
+    faux = create_faux_provider([text_reply("I see it")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("!sleep 0.5; echo waited-$((6*7))\r")
+        await until(lambda: session.repl.busy)
+        session.type("what did it print?\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert "queued › what did it print?" in session.output
+    assert "Wait a moment" not in session.output
+    sent = user_texts(faux, 0)[0]
+    assert "waited-42" in sent and sent.endswith("what did it print?")
+    assert len(faux.requests) == 1
+
+
 async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:
     lines = "\n".join(f"out {n}" for n in range(1, 31))
 

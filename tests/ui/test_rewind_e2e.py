@@ -90,8 +90,8 @@ def test_undo_list_shows_what_the_user_typed_and_marks_changes(
         child.expect("›")
         child.sendline("just a question")
         child.expect("Nothing to do")
-        child.sendline("!echo listing")
-        child.expect("listing")
+        child.sendline("!echo listing-$((6*7))")
+        child.expect("listing-42")  # the output, not the typed line's echo
         child.sendline("make a file")
         child.expect("Ok.")
         child.sendline("/exit")
@@ -102,7 +102,7 @@ def test_undo_list_shows_what_the_user_typed_and_marks_changes(
         [str(DI_CODE), "undo", "--list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     rows = [row[17:] for row in listed.stdout.splitlines()[:2]]
-    assert rows == ["  just a question", "* !echo listing make a file"], listed.stdout
+    assert rows == ["  just a question", "* !echo listing-$((6*7)) make a file"], listed.stdout
 
 
 def test_the_model_is_told_what_undo_and_rewind_files_restored(
