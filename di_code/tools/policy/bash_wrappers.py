@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from di_code.tools.policy.bash_forms import SOURCES, Word, names, special_assignment
 
@@ -65,6 +65,16 @@ class Wrapper:
     joins: bool = False
     """Runs its words joined by spaces as shell code (watch)."""
 
+
+SU = Wrapper(
+    valued=names("-g --group -G --supp-group -s --shell"),
+    flags=names("- -l --login -m -p --preserve-environment -P --pty"),
+    code=names("-c --command --session-command"),
+    operands=-1,
+    bare=None,
+)
+"""su [options] [-] [USER] -c CODE: without -c it starts the user's shell. runuser has the
+same grammar and a few options more."""
 
 WRAPPERS: dict[str, Wrapper] = {
     # env [-i] [-u NAME] [NAME=VALUE]… COMMAND; -S splits a string into a command line.
@@ -166,22 +176,9 @@ WRAPPERS: dict[str, Wrapper] = {
         operands=-1,
         bare=None,
     ),
-    # su [options] [-] [USER] -c CODE: without -c it starts the user's shell.
-    "su": Wrapper(
-        valued=names("-g --group -G --supp-group -s --shell"),
-        flags=names("- -l --login -m -p --preserve-environment -P --pty"),
-        code=names("-c --command --session-command"),
-        operands=-1,
-        bare=None,
-    ),
+    "su": SU,  # above: runuser starts from it
     # runuser -u USER COMMAND, or like su: USER -c CODE; read like su (no -c: unseen).
-    "runuser": Wrapper(
-        valued=names("-u --user -g --group -G --supp-group -s --shell -w"),
-        flags=names("- -l --login -m -p --preserve-environment -P --pty -f"),
-        code=names("-c --command --session-command"),
-        operands=-1,
-        bare=None,
-    ),
+    "runuser": replace(SU, valued=SU.valued | names("-u --user -w"), flags=SU.flags | names("-f")),
     # unbuffer COMMAND (expect's).
     "unbuffer": Wrapper(flags=names("-p")),
     # taskset [-a] [-c] MASK COMMAND.
