@@ -105,6 +105,17 @@ def test_a_post_tool_use_hook_tells_the_model_more(hooked: HookedRun, workspace:
     assert "[PostToolUse hook] lint: 3 warnings in made.txt" in hooked.sent()
 
 
+def test_a_failing_post_tool_use_hook_is_reported_and_the_result_stands(
+    hooked: HookedRun, workspace: Path
+) -> None:
+    hooked.hook("PostToolUse", "broken.sh", "echo lint crashed >&2\nexit 3\n")
+    done = hooked.bash("touch made.txt", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "made.txt").exists()
+    assert "PostToolUse hook `bash " in done.stderr and "failed: lint crashed" in done.stderr
+    assert "lint crashed" not in hooked.sent()
+
+
 def test_an_untrusted_projects_hooks_never_run(
     hooked: HookedRun, workspace: Path, tmp_path: Path
 ) -> None:
