@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from di_code.tools.policy.bash_forms import SOURCES, Word, names, special_assignment
@@ -201,13 +202,9 @@ Wrapped = tuple[Word, ...] | str | None
 def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
     """What `program args` runs, for a wrapper, busybox, parallel or a shell; None when it
     cannot be seen."""
-    if program == "busybox":
-        # busybox APPLET ARGS: the applet is the program (`busybox sh -c …`, `busybox rm`).
-        return args if args and args[0] and not args[0].startswith("-") else None
-    if program == "parallel":
-        return _parallel(args)
-    if program in SHELLS:
-        return _shell(args)
+    read = _READERS.get(program)
+    if read is not None:
+        return read(args)
     grammar = WRAPPERS[program]
     index, code = _options(grammar, program, args)
     if index is None or code is not None:
@@ -263,7 +260,7 @@ def _replace_string(options: tuple[Word, ...]) -> str | None:
 
 
 def is_wrapper(program: str) -> bool:
-    return program in WRAPPERS or program in SHELLS or program in ("busybox", "parallel")
+    return program in WRAPPERS or program in _READERS
 
 
 def _options(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> tuple[int | None, Word]:
@@ -371,6 +368,11 @@ def _shell(args: tuple[Word, ...]) -> Wrapped:
     return code if runs_code and code is not None else None
 
 
+def _busybox(args: tuple[Word, ...]) -> Wrapped:
+    """busybox APPLET ARGS: the applet is the program (`busybox sh -c …`, `busybox rm`)."""
+    return args if args and args[0] and not args[0].startswith("-") else None
+
+
 def _parallel(args: tuple[Word, ...]) -> Wrapped:
     """GNU parallel COMMAND ::: ARGS runs COMMAND (joined, by a shell) with each argument;
     with options or without a command (the arguments are commands) it cannot be seen."""
@@ -382,3 +384,11 @@ def _parallel(args: tuple[Word, ...]) -> Wrapped:
             break
         command.append(word)
     return " ".join(command) if command else None
+
+
+_READERS: dict[str, Callable[[tuple[Word, ...]], Wrapped]] = {
+    "busybox": _busybox,
+    "parallel": _parallel,
+    **dict.fromkeys(SHELLS, _shell),
+}
+"""Programs whose words are read by a function of their own rather than by a Wrapper grammar."""
