@@ -8,14 +8,18 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_chat_e2e import (
     DI_CODE,
+    TIMEOUT,
+    Screen,
     open_chat,
     processes_with_argv,
     quit_chat,
+    spawn_env,
     wait_until_gone,
     wait_until_running,
 )
@@ -176,3 +180,37 @@ def test_parallel_tasks_keep_their_own_calls_and_one_ctrl_c_stops_them_all(
             for pid in processes_with_argv(["sleep", wait]):
                 os.kill(pid, 9)
 
+
+
+def test_run_s_progress_lists_a_subagent_s_calls_under_its_task_line(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("alpha\n")
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", {"description": "look", "prompt": "look"}, "t1"),)),
+        Turn(
+            tool_calls=(
+                ToolCallSpec("read", {"path": "a.txt"}, "r1"),
+                ToolCallSpec("read", {"path": "nope.txt"}, "r2"),
+            )
+        ),
+        Turn(text="alpha it is"),
+        Turn(text="The answer is alpha."),
+    )
+    child = pexpect.spawn(
+        str(DI_CODE),
+        ["run", "--model", "openai/test-model", "what is in a.txt?"],
+        cwd=str(tmp_path),
+        env=spawn_env(llm_server),
+        dimensions=(30, 100),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
+    screen = Screen(child, 30, 100)
+    try:
+        lines = screen.wait_text("The answer is alpha.")
+    finally:
+        child.close(force=True)
+    task_line = next(n for n, line in enumerate(lines) if line.startswith("● task look"))
+    assert lines[task_line + 1].startswith("  ✓ read a.txt"), lines
+    assert lines[task_line + 2].startswith("  ✗ read nope.txt"), lines
