@@ -190,7 +190,9 @@ def with_nested(calls: list[dict[str, Any]] | None, body: Text, keep: int | None
     """`body` under the subagent's calls, when there are any."""
     if not calls:
         return body
-    return Text("\n", no_wrap=True, overflow="ellipsis").join([nested_view(calls, keep), body])
+    joined = Text("\n").join([nested_view(calls, keep), body])
+    joined.no_wrap, joined.overflow = body.no_wrap, body.overflow
+    return joined
 
 
 def output_lines(result: ToolResultMessage) -> list[str]:
@@ -262,6 +264,9 @@ def full_output_panel(number: int, name: str, arguments: Any, result: ToolResult
     lines = output_lines(result) or ["(no output)"]
     body = Text("\n".join(visible(line) for line in lines), style="red" if result.is_error else "")
     body = with_nested(nested_calls(result.details), body, None)
+    transcript = result.details.get("transcript") if isinstance(result.details, dict) else None
+    if isinstance(transcript, str):  # a subagent's whole conversation is kept there
+        body.append(f"\ntranscript: {visible(transcript)}", style="dim")
     title = Text(f"#{number} ", style="dim")
     title.append_text(tool_title(name, arguments))
     border = "red" if result.is_error else "green"

@@ -6,6 +6,7 @@ one Ctrl-C stops the parent and both subagents (their commands killed) and the c
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
@@ -54,16 +55,17 @@ def with_worker(workspace: Path) -> Path:
 
 
 def panel(lines: list[str], title: str) -> list[str]:
-    """The rows of the box whose top border carries `title`, borders included."""
-    top = next(n for n, line in enumerate(lines) if "╭" in line and title in line)
-    bottom = next(n for n, line in enumerate(lines) if n > top and "╰" in line)
+    """The rows of the box whose top border carries `title`, borders included (empty while
+    it is not drawn whole)."""
+    top = next((n for n, line in enumerate(lines) if "╭" in line and title in line), None)
+    if top is None:
+        return []
+    bottom = next((n for n, line in enumerate(lines) if n > top and "╰" in line), top - 1)
     return lines[top : bottom + 1]
 
 
-def panel_holds(title: str, *texts: str):  # type: ignore[no-untyped-def]
+def panel_holds(title: str, *texts: str) -> Callable[[list[str]], bool]:
     def found(lines: list[str]) -> bool:
-        if not any("╭" in line and title in line for line in lines):
-            return False
         body = "\n".join(panel(lines, title))
         return all(text in body for text in texts)
 
@@ -130,6 +132,8 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
             "✓",
         ]
         assert "Looked at everything." in "\n".join(expanded)
+        unwrapped = "".join(row.strip("│ ") for row in expanded)
+        assert ".subagents/t1.jsonl" in unwrapped  # where the whole conversation is kept
         quit_chat(child)
     finally:
         child.close(force=True)
