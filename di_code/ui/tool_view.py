@@ -168,9 +168,8 @@ def nested_line(call: dict[str, Any]) -> Text:
     """`✓ read src/app.py`: the call's state, its tool and what it does."""
     mark, style = NESTED_MARKS[nested_state(call)]
     name = str(call.get("name", "?"))
-    return Text.assemble(
-        (mark, style), " ", (visible(name), "bold"), " ", summarize_call(name, call.get("arguments"))
-    )
+    does = summarize_call(name, call.get("arguments"))
+    return Text.assemble((mark, style), " ", (visible(name), "bold"), " ", does)
 
 
 def nested_view(calls: list[dict[str, Any]], keep: int | None = NESTED_LINES) -> Text:

@@ -185,7 +185,6 @@ def test_parallel_tasks_keep_their_own_calls_and_one_ctrl_c_stops_them_all(
                 os.kill(pid, 9)
 
 
-
 def test_run_s_progress_lists_a_subagent_s_calls_under_its_task_line(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
