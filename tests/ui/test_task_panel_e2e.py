@@ -73,7 +73,7 @@ def panel_holds(title: str, *texts: str) -> Callable[[list[str]], bool]:
 
 
 def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_place(
-    llm_server: LLMServer, tmp_path: Path
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
 ) -> None:
     workspace = with_worker(tmp_path)
     (workspace / "a.txt").write_text("alpha\n")
@@ -111,7 +111,9 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
         assert "… 3 earlier calls" in "\n".join(panel(lines, title))
 
         (workspace / "go-2").touch()
-        lines = screen.wait_text("The subagent is done.")
+        screen.wait_text("The subagent is done.")
+        # the footer counts the subagent's 4 requests with the parent's 2 (10 in, 5 out each)
+        lines = screen.wait_text("test-model · ↑60 ↓30 · ")
         box = panel(lines, title)  # the finished panel: the calls folded, then the answer
         assert "… 3 earlier calls" in box[1] and "7 tool calls" in box[-1]
         assert any("✓ " + second in row for row in box)
@@ -137,6 +139,9 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
         quit_chat(child)
     finally:
         child.close(force=True)
+    (transcript,) = di_code_home.glob("sessions/*/*.subagents/t1.jsonl")
+    kept = transcript.read_text()  # the subagent's whole conversation, with the session
+    assert "missing.txt" in kept and "Looked at everything." in kept
 
 
 def test_parallel_tasks_keep_their_own_calls_and_one_ctrl_c_stops_them_all(
