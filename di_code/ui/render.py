@@ -211,7 +211,10 @@ class Renderer:
                 raise ValueError("There is 1 tool call: /expand 1.")
             raise ValueError(f"There are {count} tool calls: /expand 1 to {count}.")
         call = self.finished[index - 1]
-        return full_output_panel(index, call.name, call.arguments, call.result)
+        from di_code.ui.task_transcript import transcript_panel  # reads a session file
+
+        whole = transcript_panel(index, call.name, call.arguments, call.result)
+        return whole or full_output_panel(index, call.name, call.arguments, call.result)
 
     @contextmanager
     def paused(self) -> Iterator[None]:

@@ -28,6 +28,7 @@ from tests.ui.test_chat_e2e import (
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
 ROWS = 40
+TALL = 70
 WORKER = (
     "---\nname: worker\ndescription: Runs and reads things\ntools: Bash, Read, LS\n---\n"
     "You work hard.\n"
@@ -60,7 +61,9 @@ def panel(lines: list[str], title: str) -> list[str]:
     top = next((n for n, line in enumerate(lines) if "╭" in line and title in line), None)
     if top is None:
         return []
-    bottom = next((n for n, line in enumerate(lines) if n > top and "╰" in line), top - 1)
+    column = lines[top].index("╭")
+    rows = enumerate(lines[top + 1 :], top + 1)
+    bottom = next((n for n, line in rows if line[column : column + 1] == "╰"), top - 1)
     return lines[top : bottom + 1]
 
 
@@ -89,7 +92,7 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
         Turn(text="Looked at everything."),
         Turn(text="The subagent is done."),
     )
-    child, screen = open_chat(llm_server, workspace, "--yes", rows=ROWS)
+    child, screen = open_chat(llm_server, workspace, "--yes", rows=TALL)
     try:
         child.sendline("delegate the look")
         title = "task job t1 (worker)"
@@ -119,23 +122,27 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
         assert any("✓ " + second in row for row in box)
         assert any("Looked at everything." in row for row in box)
 
-        child.sendcontrol("o")  # every call and the whole answer
+        child.sendcontrol("o")  # the subagent's whole conversation, kept with the session
         lines = screen.wait_for(
-            lambda now: any("✗ read missing.txt" in line for line in now), "the failed read"
+            panel_holds("#1 task job t1 (worker)", "› look around", "transcript: "),
+            "the task's transcript",
         )
         expanded = panel(lines, "#1 task job t1 (worker)")
-        assert [row.split()[1] for row in expanded if row.split()[1:2] in (["✓"], ["✗"])] == [
-            "✓",
-            "✓",
-            "✗",
-            "✓",
-            "✓",
-            "✓",
-            "✓",
-        ]
-        assert "Looked at everything." in "\n".join(expanded)
-        unwrapped = "".join(row.strip("│ ") for row in expanded)
-        assert ".subagents/t1.jsonl" in unwrapped  # where the whole conversation is kept
+        inner = [row.strip("│ ") for row in expanded[1:-1]]
+        tops = [row.removeprefix("╭─ ") for row in inner if row.startswith("╭─ ")]
+        titles = [top.split("─")[0].strip() for top in tops]
+        assert titles == [
+            "ls",
+            "read a.txt",
+            "read missing.txt",
+            "read a.txt",
+            "read a.txt",
+            f"bash $ {waiting_for('go-1')}",
+            f"bash $ {waiting_for('go-2')}",
+        ], expanded
+        assert "alpha" in "\n".join(inner)  # what the subagent read, never in the parent's
+        assert "Looked at everything." in "\n".join(inner)
+        assert ".subagents/t1.jsonl" in "".join(inner)
         quit_chat(child)
     finally:
         child.close(force=True)
