@@ -165,11 +165,10 @@ class Renderer:
                 if isinstance(message, AssistantMessage):
                     self._assistant_end(message)
             case ToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, arguments=args):
-                running = RunningTool(name, args, self._clock(), self._clock)
-                self._running[call_id] = running
-                self._show(running)
+                self._running[call_id] = RunningTool(name, args, self._clock(), self._clock)
+                self._show(None)  # the `preparing` line gives way to the running panels
             case ToolExecutionUpdateEvent(tool_call_id=call_id, partial_result=partial):
-                self._tool_update(call_id, partial.content)
+                self._tool_update(call_id, partial.content, partial.details)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
                 if (spent := usage_in_details(result.details)) is not None:
                     self.usage.add_elsewhere(spent)
@@ -212,7 +211,10 @@ class Renderer:
                 raise ValueError("There is 1 tool call: /expand 1.")
             raise ValueError(f"There are {count} tool calls: /expand 1 to {count}.")
         call = self.finished[index - 1]
-        return full_output_panel(index, call.name, call.arguments, call.result)
+        from di_code.ui.task_transcript import transcript_panel  # reads a session file
+
+        whole = transcript_panel(index, call.name, call.arguments, call.result)
+        return whole or full_output_panel(index, call.name, call.arguments, call.result)
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -243,8 +245,11 @@ class Renderer:
         return ask
 
     def redraw(self) -> None:
+        """The live area: the plan, a panel per running call (parallel calls each have one),
+        the open part of the reply, the status line."""
         plan = None if self.plan is None or self.compact else plan_panel(self.plan)
-        parts = [part for part in (plan, self._slot.content, self._activity) if part is not None]
+        live = (plan, *self._running.values(), self._slot.content, self._activity)
+        parts = [part for part in live if part is not None]
         if self._paused or not parts:
             self._live.show(None)
         else:
@@ -270,15 +275,15 @@ class Renderer:
     def remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
         self.finished.append(FinishedTool(name, arguments, result))
 
-    def _tool_update(self, call_id: str, content: Sequence[object]) -> None:
+    def _tool_update(self, call_id: str, content: Sequence[object], details: Any) -> None:
         running = self._running.get(call_id)
         if running is not None:
-            running.set_output(_text_of(content))
-            self._show(running)
+            running.set_output(_text_of(content), details)
+            self.redraw()
 
     def _tool_end(self, call_id: str, result: ToolResultMessage) -> None:
-        self._show(None)
         running = self._running.pop(call_id, None)
+        self._show(None)
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
         self.remember(result.tool_name, args, result)
