@@ -62,12 +62,12 @@ BUILT_IN_COMMANDS = {"compact": ("Summarize older turns to free context", "focus
 
 
 class Opened(Protocol):
-    """What the CLI's set-up gives a session (cli.setup.Prepared has these)."""
+    """What the CLI's set-up gives a session (di_code.ui.prepared.Prepared has these)."""
 
     @property
     def agent(self) -> Agent: ...
     @property
-    def gate(self) -> PermissionGate: ...
+    def gate(self) -> PermissionGate | None: ...
     @property
     def workspace(self) -> Path: ...
     @property
@@ -102,6 +102,12 @@ class LiveSession:
     controller: AbortController | None = None
     current_call: str = ""
     unsubscribe: Callable[[], None] = field(default=lambda: None)
+
+    @property
+    def gate(self) -> PermissionGate:
+        gate = self.opened.gate
+        assert gate is not None  # the CLI's set-up always makes one
+        return gate
 
 
 class DiCodeAcpAgent:
@@ -140,7 +146,7 @@ class DiCodeAcpAgent:
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
         live = await self._start(cwd, None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id, modes=_modes(live.opened.gate.mode))
+        return NewSessionResponse(session_id=live.id, modes=_modes(live.gate.mode))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -148,7 +154,7 @@ class DiCodeAcpAgent:
         live = await self._start(cwd, session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
-        return LoadSessionResponse(modes=_modes(live.opened.gate.mode))
+        return LoadSessionResponse(modes=_modes(live.gate.mode))
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
@@ -156,7 +162,7 @@ class DiCodeAcpAgent:
         live = self._live(session_id)
         if mode_id not in {mode for mode, _, _ in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        live.opened.gate.switch(mode_id)
+        live.gate.switch(mode_id)
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **_: Any) -> None:
@@ -219,7 +225,7 @@ class DiCodeAcpAgent:
         )
         if files is not None:
             files.session_id = live.id
-        opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
+        live.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live
         await self._send(live.id, helpers.update_available_commands(_commands(live.commands)))
