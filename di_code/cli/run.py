@@ -39,7 +39,7 @@ from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
 if TYPE_CHECKING:
-    from di_code.ui.prepared import Prepared
+    from di_code.setup.prepared import Prepared
     from di_code.ui.render import Renderer
 
 EXIT_OK, EXIT_ERROR = 0, 1

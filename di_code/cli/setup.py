@@ -39,6 +39,7 @@ from di_code.config.settings import (
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
+from di_code.setup.prepared import Prepared
 from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
@@ -46,7 +47,6 @@ from di_code.tools.policy.permissions import (
     PermissionRules,
     offered_tools,
 )
-from di_code.ui.prepared import Prepared
 
 if TYPE_CHECKING:
     from di_code.session import Session

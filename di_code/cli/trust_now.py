@@ -15,8 +15,8 @@ from di_code.cli.flags import CliOptions
 from di_code.cli.mcp_setup import mcp_configs
 from di_code.cli.setup import permission_mode
 from di_code.config.settings import load_settings
+from di_code.setup.prepared import Prepared
 from di_code.tools.policy.permissions import PermissionRules, offered_tools
-from di_code.ui.prepared import Prepared
 
 
 def trust_applier(prepared: Prepared, options: CliOptions) -> Callable[[], Awaitable[list[str]]]:

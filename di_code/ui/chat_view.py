@@ -1,6 +1,6 @@
-"""What the chat's parts see of it: `ChatView` (what the REPL offers its keys, commands and
-watchers; what the CLI hands the REPL is `di_code.ui.prepared.Prepared`). The parts are typed
-against these, not against the REPL itself, so the REPL can import them without an import
+"""What the chat's parts see of it: `ChatView`, what the REPL offers its keys, commands and
+watchers (what the CLI hands the REPL is a `di_code.setup.prepared.Prepared`). The parts are
+typed against it, not against the REPL itself, so the REPL can import them without an import
 circle."""
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ if TYPE_CHECKING:
     from di_code.agent.agent import Agent
     from di_code.ai.abort import AbortController
     from di_code.session import Session
+    from di_code.setup.prepared import Prepared
     from di_code.tools.policy.permissions import PermissionMode
     from di_code.ui.approval import ReplApprover
     from di_code.ui.pastes import Pastes
-    from di_code.ui.prepared import Prepared
     from di_code.ui.reflow import Reflow
     from di_code.ui.render import Renderer
 

@@ -22,13 +22,13 @@ from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
+from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
-from di_code.ui.prepared import Prepared
 from di_code.ui.prompt_live import PromptLive
 from di_code.ui.prompt_session import key_wait, make_prompt_session
 from di_code.ui.reflow import Reflow

@@ -9,7 +9,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.model_choices import ModelChoice, model_choices
 from di_code.config.settings import ProviderSettings, Settings
-from di_code.ui.prepared import Prepared
+from di_code.setup.prepared import Prepared
 from tests.ui.test_repl import chat
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from di_code.agent import Agent
 from di_code.ai import TextContent, ThinkingContent
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.ui.prepared import Prepared
+from di_code.setup.prepared import Prepared
 from di_code.ui.thinking_view import THINKING_LINES, thinking_live, thinking_panel
 from tests.ui.test_render import render_prompt, render_text
 from tests.ui.test_repl import chat, until

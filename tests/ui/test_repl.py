@@ -22,6 +22,7 @@ from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
+from di_code.setup.prepared import Prepared
 from di_code.tools.policy.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import (
     Approval,
@@ -32,7 +33,6 @@ from di_code.tools.policy.permissions import (
 )
 from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
-from di_code.ui.prepared import Prepared
 from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
 from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn

@@ -7,7 +7,7 @@ from pathlib import Path
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.settings import load_settings
-from di_code.ui.prepared import Prepared
+from di_code.setup.prepared import Prepared
 from tests.ui.test_repl import chat
 
 

@@ -1,9 +1,9 @@
 """`Prepared`: the agent and everything it runs with, as `prepare` (di_code.cli.setup) makes it
-for `run`, `chat` and `acp`, and as the chat's REPL reads it.
+for `run`, `chat` and `acp`, and as the chat's REPL and the ACP server read it.
 
-It lives here, not in the CLI, because the REPL is typed against it and the ui may not import
-the cli. A test makes one from an agent alone: the defaults are a chat with no session, no
-permission gate (every tool runs without asking) and no model list.
+It sits below the front ends, which may not import the cli, and outside the ui, which `run`
+does not load. A test makes one from an agent alone: the defaults are a chat with no session,
+no permission gate (every tool runs without asking) and no model list.
 """
 
 from __future__ import annotations
