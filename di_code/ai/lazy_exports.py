@@ -12,7 +12,9 @@ module is imported when that name is first used. A package's `__init__.py`:
     else:
         __getattr__, __dir__ = lazy_exports(__name__, __file__)
 
-`__all__` is the block's names, so `from package import *` gives exactly them.
+`__all__` is the block's names, so `from package import *` gives exactly them. pyproject.toml
+names each such package for ruff (F401: the block's imports are not unused) and for mypy
+(implicit_reexport: they are the package's exports).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     )
     from di_code.session.session import Session
     from di_code.session.store import SessionStore, SessionSummary, workspace_slug
-else:
+else:  # hidden from type checkers, so a misspelt name is still an error
     from di_code.ai.lazy_exports import lazy_exports
 
     __getattr__, __dir__ = lazy_exports(__name__, __file__)
