@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from acp import PROTOCOL_VERSION, RequestError, helpers
 from acp.schema import (
@@ -38,7 +38,6 @@ from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
-from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
@@ -46,6 +45,7 @@ from di_code.ai.types import AssistantMessage, TextContent, UserContent
 from di_code.config.custom_commands import CommandSet, load_commands
 from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
 from di_code.session.compaction import CompactionError
+from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.policy.permissions import PermissionGate, PermissionMode
@@ -61,21 +61,6 @@ MODES: tuple[tuple[PermissionMode, str, str], ...] = (
 BUILT_IN_COMMANDS = {"compact": ("Summarize older turns to free context", "focus (optional)")}
 
 
-class Opened(Protocol):
-    """What the CLI's set-up gives a session (cli.setup.Prepared has these)."""
-
-    @property
-    def agent(self) -> Agent: ...
-    @property
-    def gate(self) -> PermissionGate: ...
-    @property
-    def workspace(self) -> Path: ...
-    @property
-    def home(self) -> Path: ...
-    @property
-    def session(self) -> Any: ...
-
-
 @dataclass(frozen=True, slots=True)
 class SessionRequest:
     """What an editor asks a session to be set up with."""
@@ -89,19 +74,25 @@ class SessionRequest:
     """The editor's MCP servers, started beside the configured ones."""
 
 
-OpenSession = Callable[[SessionRequest], Awaitable[Opened]]
-CloseSession = Callable[[Opened], Awaitable[None]]
+OpenSession = Callable[[SessionRequest], Awaitable[Prepared]]
+CloseSession = Callable[[Prepared], Awaitable[None]]
 
 
 @dataclass
 class LiveSession:
     id: str
-    opened: Opened
+    opened: Prepared
     translator: EventTranslator
     commands: CommandSet
     controller: AbortController | None = None
     current_call: str = ""
     unsubscribe: Callable[[], None] = field(default=lambda: None)
+
+    @property
+    def gate(self) -> PermissionGate:
+        gate = self.opened.gate
+        assert gate is not None  # `prepare` always makes one
+        return gate
 
 
 class DiCodeAcpAgent:
@@ -140,7 +131,7 @@ class DiCodeAcpAgent:
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
         live = await self._start(cwd, None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id, modes=_modes(live.opened.gate.mode))
+        return NewSessionResponse(session_id=live.id, modes=_modes(live.gate.mode))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -148,7 +139,7 @@ class DiCodeAcpAgent:
         live = await self._start(cwd, session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
-        return LoadSessionResponse(modes=_modes(live.opened.gate.mode))
+        return LoadSessionResponse(modes=_modes(live.gate.mode))
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
@@ -156,7 +147,7 @@ class DiCodeAcpAgent:
         live = self._live(session_id)
         if mode_id not in {mode for mode, _, _ in MODES}:
             raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        live.opened.gate.switch(mode_id)
+        live.gate.switch(mode_id)
         return SetSessionModeResponse()
 
     async def cancel(self, session_id: str, **_: Any) -> None:
@@ -219,7 +210,7 @@ class DiCodeAcpAgent:
         )
         if files is not None:
             files.session_id = live.id
-        opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
+        live.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live
         await self._send(live.id, helpers.update_available_commands(_commands(live.commands)))

@@ -19,7 +19,8 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         raise ConfigError(
             "di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'"
         ) from None
-    from di_code.cli.setup import Prepared, close_prepared, prepare
+    from di_code.cli.setup import close_prepared, prepare
+    from di_code.setup.prepared import Prepared
 
     if log_file is not None:
         logging.basicConfig(filename=log_file, level=logging.INFO)
@@ -35,8 +36,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
             mcp_servers=request.mcp_servers,
         )
 
-    async def close_session(opened: object) -> None:
-        assert isinstance(opened, Prepared)
+    async def close_session(opened: Prepared) -> None:
         await close_prepared(opened, opened.agent.provider)
 
     asyncio.run(serve(open_session, close_session))

@@ -22,10 +22,10 @@ from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
+from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
-from di_code.ui.chat_view import ChatSetup
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
@@ -55,7 +55,7 @@ ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
 class Repl:
     def __init__(
         self,
-        setup: ChatSetup,
+        setup: Prepared,
         console: Console,
         *,
         history: Path | None = None,
