@@ -420,7 +420,7 @@ async def test_a_prompt_typed_while_a_bang_command_runs_is_sent_after_it(
 ) -> None:
     """Typed ahead, not lost: the line waits for the command and goes with its output."""
     faux = create_faux_provider([text_reply("I see it")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("!sleep 0.5; echo waited-$((6*7))\r")
         await until(lambda: session.repl.busy)
