@@ -10,21 +10,21 @@ each restore that happened and each that failed, never one that did not happen.
 
 from __future__ import annotations
 
-import itertools
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from di_code.session.checkpoint_list import (
-    TOOL_INTERVALS,
-    PromptCheckpoint,
-    Step,
-    prompt_checkpoints,
-)
+from di_code.session.checkpoint_list import PromptCheckpoint, Step, prompt_checkpoints
 from di_code.session.checkpoints import backup_folder, git_snapshots
 from di_code.session.file_backup import FileBackup, Original, content_hash
 from di_code.session.git_run import GitError
-from di_code.session.git_snapshot import CHANGED_BY_TOOL, Change, GitSnapshots, parse_skip
+from di_code.session.git_snapshot import (
+    CHANGED_BY_TOOL,
+    DEFAULT_MAX_FILE_BYTES,
+    GitSnapshots,
+    parse_skip,
+)
+from di_code.session.path_history import PathHistory, path_histories
 from di_code.session.safe_files import remove_empty_folders, remove_file, write_file, write_symlink
 from di_code.session.session import Session
 
@@ -62,6 +62,9 @@ class UndoPlan:
     keep: list[tuple[str, str]] = field(default_factory=list)
     """(path, why it is kept) for every path a tool changed that undo leaves alone."""
     forced: list[str] = field(default_factory=list)
+    yours: list[str] = field(default_factory=list)
+    """Paths that go back to what the user left there during the prompt (a tool changed
+    them after), not to what they were before it."""
     top: Path = Path("/")
     git: GitSnapshots | None = None
 
@@ -78,12 +81,15 @@ class UndoPlan:
         n, m, k = len(self.restores), len(self.deletes), len(self.keep)
         out = [f"undo prompt {self.target.number} ({self.target.title}): "
                f"restore {n}, delete {m}, keep {k}"]  # fmt: skip
-        out += [
-            f"  restore {p}" + ("  (--force)" if p in self.forced else "") for p in self.restores
-        ]
-        out += [f"  delete {p}" + ("  (--force)" if p in self.forced else "") for p in self.deletes]
+        out += [f"  restore {p}{self._note(p)}" for p in self.restores]
+        out += [f"  delete {p}{self._note(p)}" for p in self.deletes]
         out += [f"  keep {path or 'untracked files'}: {reason}" for path, reason in self.keep]
         return out
+
+    def _note(self, shown: str) -> str:
+        if shown in self.forced:
+            return "  (--force)"
+        return "  (as you left it)" if shown in self.yours else ""
 
 
 @dataclass(slots=True)
@@ -92,15 +98,22 @@ class UndoResult:
     failed: list[str] = field(default_factory=list)
 
 
-def plan(session: Session, *, to: int | None = None, force: bool = False) -> UndoPlan:
+def plan(
+    session: Session,
+    *,
+    to: int | None = None,
+    force: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> UndoPlan:
     """What undoing prompt `to` (default: the newest prompt that changed something and is not
-    undone) and every later prompt would do. Raises NothingToUndo."""
+    undone) and every later prompt would do; `max_file_bytes` as the prompts' snapshots had
+    it. Raises NothingToUndo."""
     checkpoints = [c for c in prompt_checkpoints(session) if not c.undone]
     target = _target(checkpoints, to)
     later = [c for c in checkpoints if c.number >= target.number]
     if target.kind == "files":
         return _plan_files(session, target, later, force)
-    git = git_snapshots(session)
+    git = git_snapshots(session, max_file_bytes)
     if git is None:
         raise NothingToUndo("this checkpoint was taken in a git work tree that is gone")
     return _plan_git(git, target, later, force)
@@ -172,48 +185,42 @@ def _target(checkpoints: list[PromptCheckpoint], to: int | None) -> PromptCheckp
     raise NothingToUndo("nothing to undo")
 
 
-@dataclass(slots=True)
-class _History:
-    """What happened to one path over the snapshots since the target prompt started."""
-
-    first: Change
-    by_tool: bool = False
-    by_user: bool = False
-    unknown: str = ""
-
-
 def _plan_git(
     git: GitSnapshots, target: PromptCheckpoint, later: list[PromptCheckpoint], force: bool
 ) -> UndoPlan:
     now = git.take()
     chain: list[Step] = [step for checkpoint in later for step in checkpoint.steps]
     chain.append(("tool-before", now.tree, now.skipped, None))  # now: the user's, like any gap
-    known: dict[str, _History] = {}
-    for old, new in itertools.pairwise(chain):
-        tool_interval = (old[0], new[0]) in TOOL_INTERVALS
-        for change in git.changes(old[1], new[1]):
-            by_tool = tool_interval and (new[3] is None or change.path in new[3])
-            history = known.setdefault(change.path, _History(change))
-            history.by_tool = history.by_tool or by_tool
-            history.by_user = history.by_user or not by_tool
-            history.unknown = history.unknown or _unknown(change, old, new)
-    differs = {change.path for change in git.changes(target.before, now.tree)}
     undo_plan = UndoPlan(target, top=git.top, git=git)
-    for path, history in sorted(known.items()):
-        if not history.by_tool or path not in differs:
-            continue  # only the user changed it, or it is as it was before the prompt
-        if history.unknown:
-            undo_plan.keep.append((path, history.unknown))
-        elif history.by_user and not force:
-            undo_plan.keep.append((path, USER_CHANGED))
-        else:
-            if history.by_user:
-                undo_plan.forced.append(path)
-            first = history.first
-            undo_plan.actions.append(Action(path, path, first.old_mode, first.old_blob))
+    for history in path_histories(git, chain):
+        _plan_path(undo_plan, history, force)
     named = {action.path for action in undo_plan.actions} | {path for path, _ in undo_plan.keep}
     undo_plan.keep += _uncaptured(later, named)
     return undo_plan
+
+
+def _plan_path(undo_plan: UndoPlan, history: PathHistory, force: bool) -> None:
+    """Back to the state the user's last change left (the prompt's start when none), so
+    only what tools changed after it is undone; `force` goes back to the prompt's start.
+    Never to or over an unknown state."""
+    path, states = history.path, history.states
+    if not any(history.by_tool) or states[-1] == states[0]:
+        return  # only the user changed it, or it is as it was before the prompt
+    mine = history.last_user_change
+    forced = force and not states[0].unknown and states[0] != states[mine]
+    back = 0 if forced else mine
+    if states[-1].unknown:
+        undo_plan.keep.append((path, states[-1].unknown))
+    elif not forced and not history.tool_changed_since(mine):
+        undo_plan.keep.append((path, USER_CHANGED))
+    elif states[back].unknown:
+        undo_plan.keep.append((path, states[back].unknown))
+    elif states[back] != states[-1]:
+        if forced:
+            undo_plan.forced.append(path)
+        elif mine:
+            undo_plan.yours.append(path)
+        undo_plan.actions.append(Action(path, path, states[back].mode, states[back].blob))
 
 
 def _uncaptured(later: list[PromptCheckpoint], named: set[str]) -> list[tuple[str, str]]:
@@ -227,17 +234,6 @@ def _uncaptured(later: list[PromptCheckpoint], named: set[str]) -> list[tuple[st
                 if by_tool or path == "" or reason.startswith("submodule"):
                     found.setdefault(path, reason)
     return sorted((path, reason) for path, reason in found.items() if path not in named)
-
-
-def _unknown(change: Change, old: Step, new: Step) -> str:
-    """Why a change's path cannot be known (skipped in one of its two snapshots), or ""."""
-    for reason, path in (*map(parse_skip, old[2]), *map(parse_skip, new[2])):
-        if path == change.path:
-            return reason
-    for side, step in ((change.old_mode, old), (change.new_mode, new)):
-        if side is None and any(path == "" for _, path in map(parse_skip, step[2])):
-            return "untracked, and that snapshot captured no untracked file"
-    return ""
 
 
 def _plan_files(
