@@ -241,40 +241,55 @@ def _plan_files(
 ) -> UndoPlan:
     root = Path(session.cwd)
     undo_plan = UndoPlan(target, top=root.resolve())
-    earliest: dict[str, tuple[FileBackup, Original]] = {}
-    user_changed: set[str] = set()
-    last_after: dict[str, str | None] = {}
+    chains: dict[str, list[tuple[FileBackup, Original]]] = {}
     for checkpoint in later:
         backup = FileBackup(backup_folder(session, checkpoint.before), max_file_bytes=0)
         for original in backup.originals:
-            previous = last_after.get(original.path)
-            if original.user_changed or (
-                previous is not None and original.copy and backup.copy_hash(original) != previous
-            ):
-                user_changed.add(original.path)
-            earliest.setdefault(original.path, (backup, original))
-            last_after[original.path] = original.after_hash
-    for path, after in last_after.items():
-        if after is None or content_hash(Path(path)) != after:
-            user_changed.add(path)
+            chains.setdefault(original.path, []).append((backup, original))
     for checkpoint in later:  # backups that failed, as the session recorded them
         for reason, path in map(parse_skip, checkpoint.skipped):
-            if path not in earliest:
+            if path not in chains:
                 undo_plan.keep.append((_shown(path, root), f"no backup: {reason}"))
-    for path, (backup, original) in sorted(earliest.items()):
-        shown = _shown(path, root)
-        if original.too_large or original.failed:
-            reason = f"no backup: {original.failed}" if original.failed else "too large, not kept"
-            undo_plan.keep.append((shown, reason))
-        elif _as_before(original, backup):
-            continue
-        elif path in user_changed and not force:
-            undo_plan.keep.append((shown, USER_CHANGED))
-        else:
-            if path in user_changed:
-                undo_plan.forced.append(shown)
-            undo_plan.actions.append(Action(path, shown, original=original, backup=backup))
+    for path, chain in sorted(chains.items()):
+        _plan_file(undo_plan, _shown(path, root), chain, force)
     return undo_plan
+
+
+def _plan_file(
+    undo_plan: UndoPlan, shown: str, chain: list[tuple[FileBackup, Original]], force: bool
+) -> None:
+    """As in git, back to what the user's last change left: here the original a later
+    prompt kept when the user changed the file between prompts. A change of the user's
+    between two tool calls of one prompt is not kept (only originals are), so the file is."""
+    mine, unkept = 0, False
+    for number, (backup, original) in enumerate(chain):
+        if number and _kept_hash(backup, original) != chain[number - 1][1].after_hash:
+            mine, unkept = number, False
+        unkept = unkept or original.user_changed
+    last = chain[-1][1]
+    users_last = unkept or last.after_hash != content_hash(Path(last.path))
+    back = 0 if force else mine
+    backup, original = chain[back]
+    if original.too_large or original.failed:
+        reason = f"no backup: {original.failed}" if original.failed else "too large, not kept"
+        undo_plan.keep.append((shown, reason))
+    elif _as_before(original, backup):
+        return
+    elif users_last and not force:
+        undo_plan.keep.append((shown, USER_CHANGED))
+    else:
+        if force and (users_last or mine):
+            undo_plan.forced.append(shown)
+        elif mine:
+            undo_plan.yours.append(shown)
+        undo_plan.actions.append(Action(original.path, shown, original=original, backup=backup))
+
+
+def _kept_hash(backup: FileBackup, original: Original) -> str | None:
+    """sha256 of the file as this original kept it ("": absent), None when not kept."""
+    if not original.existed:
+        return ""
+    return backup.copy_hash(original) if original.copy else None
 
 
 def _as_before(original: Original, backup: FileBackup) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from di_code.session.undo_plan import plan
 from tests.session.prompts import Driver, new_repo
 
 
@@ -71,3 +72,25 @@ async def test_a_path_the_user_changed_last_is_kept_whatever_the_tools_did_befor
     undo_plan, result = driver.undo()
     assert undo_plan.keep == [("a.txt", "changed by you since the tool did")]
     assert result.done == ["deleted b.txt"] and (repo / "a.txt").read_text() == "mine\n"
+
+
+async def test_outside_git_an_edit_between_prompts_is_what_undo_goes_back_to(
+    tmp_path: Path,
+) -> None:
+    """The second prompt kept the user's version as its original: undoing both prompts
+    brings that back, not the file before the first one (--force would)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("tool\n"), "write", "a.txt")
+    await driver.end()
+    (work / "a.txt").write_text("mine\n")
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("tool again\n"), "write", "a.txt")
+    await driver.end()
+    assert "  restore a.txt  (--force)" in plan(driver.session, to=1, force=True).lines()
+    undo_plan, result = driver.undo(to=1)
+    assert "  restore a.txt  (as you left it)" in undo_plan.lines()
+    assert result.done == ["restored a.txt"] and (work / "a.txt").read_text() == "mine\n"
