@@ -268,21 +268,26 @@ def _plan_file(
         unkept = unkept or original.user_changed
     last = chain[-1][1]
     users_last = unkept or last.after_hash != content_hash(Path(last.path))
-    back = 0 if force else mine
-    backup, original = chain[back]
-    if original.too_large or original.failed:
+    first_kept = _restorable(chain[0][1])
+    forced = force and first_kept and (users_last or mine > 0)
+    backup, original = chain[0 if forced else mine]
+    if first_kept and _as_before(*chain[0]):
+        return  # as it was before the prompt
+    if users_last and not forced:
+        undo_plan.keep.append((shown, USER_CHANGED))
+    elif not _restorable(original):
         reason = f"no backup: {original.failed}" if original.failed else "too large, not kept"
         undo_plan.keep.append((shown, reason))
-    elif _as_before(original, backup):
-        return
-    elif users_last and not force:
-        undo_plan.keep.append((shown, USER_CHANGED))
-    else:
-        if force and (users_last or mine):
+    elif not _as_before(backup, original):
+        if forced:
             undo_plan.forced.append(shown)
         elif mine:
             undo_plan.yours.append(shown)
         undo_plan.actions.append(Action(original.path, shown, original=original, backup=backup))
+
+
+def _restorable(original: Original) -> bool:
+    return not (original.too_large or original.failed)
 
 
 def _kept_hash(backup: FileBackup, original: Original) -> str | None:
@@ -292,7 +297,7 @@ def _kept_hash(backup: FileBackup, original: Original) -> str | None:
     return backup.copy_hash(original) if original.copy else None
 
 
-def _as_before(original: Original, backup: FileBackup) -> bool:
+def _as_before(backup: FileBackup, original: Original) -> bool:
     now = content_hash(Path(original.path))
     return now == (backup.copy_hash(original) if original.existed else "")
 
