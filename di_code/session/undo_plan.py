@@ -24,7 +24,7 @@ from di_code.session.git_snapshot import (
     GitSnapshots,
     parse_skip,
 )
-from di_code.session.path_history import PathHistory, path_histories
+from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
 from di_code.session.safe_files import remove_empty_folders, remove_file, write_file, write_symlink
 from di_code.session.session import Session
 
@@ -195,7 +195,7 @@ def _plan_git(
     for history in path_histories(git, chain):
         _plan_path(undo_plan, history, force)
     named = {action.path for action in undo_plan.actions} | {path for path, _ in undo_plan.keep}
-    undo_plan.keep += _uncaptured(later, named)
+    undo_plan.keep += _uncaptured(chain, named)
     return undo_plan
 
 
@@ -209,12 +209,12 @@ def _plan_path(undo_plan: UndoPlan, history: PathHistory, force: bool) -> None:
     mine = history.last_user_change
     forced = force and not states[0].unknown and states[0] != states[mine]
     back = 0 if forced else mine
-    if states[-1].unknown:
-        undo_plan.keep.append((path, states[-1].unknown))
+    if states[-1].unknown or states[back].unknown:
+        unknown = states[-1].unknown or states[back].unknown
+        if unknown != NO_UNTRACKED:  # those are all named at once, as "untracked files"
+            undo_plan.keep.append((path, unknown))
     elif not forced and not history.tool_changed_since(mine):
         undo_plan.keep.append((path, USER_CHANGED))
-    elif states[back].unknown:
-        undo_plan.keep.append((path, states[back].unknown))
     elif states[back] != states[-1]:
         if forced:
             undo_plan.forced.append(path)
@@ -223,16 +223,15 @@ def _plan_path(undo_plan: UndoPlan, history: PathHistory, force: bool) -> None:
         undo_plan.actions.append(Action(path, path, states[back].mode, states[back].blob))
 
 
-def _uncaptured(later: list[PromptCheckpoint], named: set[str]) -> list[tuple[str, str]]:
+def _uncaptured(chain: list[Step], named: set[str]) -> list[tuple[str, str]]:
     """What the snapshots could not capture at all: changes a tool made to skipped or ignored
     paths, submodules, every untracked file when there were too many."""
     found: dict[str, str] = {}
-    for checkpoint in later:
-        for phase, _, skipped, _ in checkpoint.steps:
-            for reason, path in map(parse_skip, skipped):
-                by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
-                if by_tool or path == "" or reason.startswith("submodule"):
-                    found.setdefault(path, reason)
+    for phase, _, skipped, _ in chain:
+        for reason, path in map(parse_skip, skipped):
+            by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
+            if by_tool or path == "" or reason.startswith("submodule"):
+                found.setdefault(path, reason)
     return sorted((path, reason) for path, reason in found.items() if path not in named)
 
 
