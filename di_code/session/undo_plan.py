@@ -204,23 +204,27 @@ def _plan_path(undo_plan: UndoPlan, history: PathHistory, force: bool) -> None:
     only what tools changed after it is undone; `force` goes back to the prompt's start.
     Never to or over an unknown state."""
     path, states = history.path, history.states
-    if not any(history.by_tool) or states[-1] == states[0]:
-        return  # only the user changed it, or it is as it was before the prompt
+    if not any(history.by_tool):
+        return  # only the user changed it
     mine = history.last_user_change
     forced = force and not states[0].unknown and states[0] != states[mine]
-    back = 0 if forced else mine
-    if states[-1].unknown or states[back].unknown:
-        unknown = states[-1].unknown or states[back].unknown
-        if unknown != NO_UNTRACKED:  # those are all named at once, as "untracked files"
-            undo_plan.keep.append((path, unknown))
-    elif not forced and not history.tool_changed_since(mine):
-        undo_plan.keep.append((path, USER_CHANGED))
-    elif states[back] != states[-1]:
+    back, now = states[0 if forced else mine], states[-1]
+    if not forced and not history.tool_changed_since(mine):  # the user's change is the last
+        if now != states[0]:
+            _keep(undo_plan, path, now.unknown or USER_CHANGED)
+    elif now.unknown or back.unknown:
+        _keep(undo_plan, path, now.unknown or back.unknown)
+    elif back != now:
         if forced:
             undo_plan.forced.append(path)
         elif mine:
             undo_plan.yours.append(path)
-        undo_plan.actions.append(Action(path, path, states[back].mode, states[back].blob))
+        undo_plan.actions.append(Action(path, path, back.mode, back.blob))
+
+
+def _keep(undo_plan: UndoPlan, path: str, reason: str) -> None:
+    if reason != NO_UNTRACKED:  # those are all named at once, as "untracked files"
+        undo_plan.keep.append((path, reason))
 
 
 def _uncaptured(chain: list[Step], named: set[str]) -> list[tuple[str, str]]:

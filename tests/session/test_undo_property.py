@@ -167,3 +167,15 @@ def test_a_user_file_too_large_to_capture_is_not_replaced_by_undo() -> None:
     ]
     with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
         asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
+
+
+def test_a_tool_that_reverts_the_users_change_is_undone_to_the_users_version() -> None:
+    """The user makes b.bin executable, a tool makes it not: b.bin is as before the prompt,
+    yet undo must give the user's executable b.bin back (it once saw "as before" and left
+    it; found by DI_CODE_UNDO_EXAMPLES=300)."""
+    plan: list[tuple[list[ToolCall], list[Change]]] = [
+        ([(("write", "a.txt", b""), False, [])], [("chmod", "b.bin", b"")]),
+        ([(("chmod", "b.bin", b""), False, [])], []),
+    ]
+    with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
+        asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
