@@ -1,6 +1,7 @@
 """The undo rule as a property over a real repository: random tool changes (write, delete,
 chmod, symlinks, binary and too-large files, in folders; by bash or by the write tool), random
-user changes between the tool calls and during write-tool calls (to other paths), then undo.
+user changes between the tool calls, between prompts and during write-tool calls (to other
+paths), then undo of every prompt.
 Each path ends as the user's last change left it (as before the prompt when the user never
 changed it): what tools changed after that is undone, a change of the user's never is. Where
 a state since then was too large to capture (unknown), what is there is left alone, and only
@@ -38,7 +39,11 @@ tool_calls = st.lists(
     st.tuples(changes, st.booleans(), st.lists(changes, max_size=1)), min_size=1, max_size=2
 )
 """(the change, whether the write tool makes it, user changes made while it runs)."""
-steps = st.lists(st.tuples(tool_calls, st.lists(changes, max_size=1)), min_size=1, max_size=3)
+steps = st.lists(
+    st.tuples(tool_calls, st.lists(changes, max_size=1), st.booleans()), min_size=1, max_size=3
+)
+"""(tool calls, then user changes while the model thinks, whether a new prompt starts first:
+undo takes back every prompt)."""
 
 
 def state(root: Path) -> State:
@@ -73,9 +78,10 @@ def change(root: Path, kind: str, relative: str, data: bytes) -> None:
 
 
 ToolCall = tuple[Change, bool, list[Change]]
+Step = tuple[list[ToolCall], list[Change], bool]
 
 
-async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Change]]]) -> None:
+async def run(root: Path, home: Path, plan: list[Step]) -> None:
     new_repo(root, INITIAL)
     driver = Driver(home, root, max_file_bytes=MAX_FILE_BYTES)
     before = state(root)
@@ -87,7 +93,7 @@ async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Chan
             events[path].append((by, states[-1].get(path)))
 
     await driver.start()
-    for tool_changes, user_changes in plan:
+    for tool_changes, user_changes, new_prompt in plan:
         for (kind, path, data), file_tool, during in tool_changes:
             file_tool = file_tool and kind == "write" and not (root / path).is_symlink()
             during = [c for c in during if c[1] != path] if file_tool else []
@@ -108,14 +114,18 @@ async def run(root: Path, home: Path, plan: list[tuple[list[ToolCall], list[Chan
             states.append(state(root))
             for user_change in during:
                 changed(user_change[1], "user")
-        for kind, path, data in user_changes:  # while the model thinks
+        if new_prompt:
+            await driver.end()
+        for kind, path, data in user_changes:  # while the model thinks, or between prompts
             change(root, kind, path, data)
             states.append(state(root))
             changed(path, "user")
+        if new_prompt:
+            await driver.start()
     await driver.end()
     left = state(root)
     try:
-        _, result = driver.undo()
+        _, result = driver.undo(to=1)
     except NothingToUndo:
         result = None
     assert result is None or not result.failed
@@ -149,9 +159,7 @@ def _too_large(entry: Entry) -> bool:
     derandomize=os.environ.get("DI_CODE_UNDO_EXAMPLES") is None,  # CI: the same 20 every run
 )
 @given(plan=steps)
-def test_undo_restores_only_what_tools_alone_changed(
-    plan: list[tuple[list[ToolCall], list[Change]]],
-) -> None:
+def test_undo_restores_only_what_tools_alone_changed(plan: list[Step]) -> None:
     with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
         asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
 
@@ -161,9 +169,9 @@ def test_a_user_file_too_large_to_capture_is_not_replaced_by_undo() -> None:
     the state the user left is unknown, so undo keeps the path (it once brought the old
     b.bin back where the user's file had been; found by DI_CODE_UNDO_EXAMPLES=300)."""
     big = b"\0" * (MAX_FILE_BYTES + 1)
-    plan: list[tuple[list[ToolCall], list[Change]]] = [
-        ([(("delete", "b.bin", b""), False, [])], [("write", "b.bin", big)]),
-        ([(("delete", "b.bin", b""), False, [])], []),
+    plan: list[Step] = [
+        ([(("delete", "b.bin", b""), False, [])], [("write", "b.bin", big)], False),
+        ([(("delete", "b.bin", b""), False, [])], [], False),
     ]
     with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
         asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
@@ -173,9 +181,9 @@ def test_a_tool_that_reverts_the_users_change_is_undone_to_the_users_version() -
     """The user makes b.bin executable, a tool makes it not: b.bin is as before the prompt,
     yet undo must give the user's executable b.bin back (it once saw "as before" and left
     it; found by DI_CODE_UNDO_EXAMPLES=300)."""
-    plan: list[tuple[list[ToolCall], list[Change]]] = [
-        ([(("write", "a.txt", b""), False, [])], [("chmod", "b.bin", b"")]),
-        ([(("chmod", "b.bin", b""), False, [])], []),
+    plan: list[Step] = [
+        ([(("write", "a.txt", b""), False, [])], [("chmod", "b.bin", b"")], False),
+        ([(("chmod", "b.bin", b""), False, [])], [], False),
     ]
     with tempfile.TemporaryDirectory(prefix="di-code-undo-") as folder:
         asyncio.run(run(Path(folder, "repo"), Path(folder, "home"), plan))
