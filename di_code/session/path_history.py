@@ -58,17 +58,17 @@ def path_histories(git: GitSnapshots, chain: list[Step]) -> list[PathHistory]:
             states = trees.setdefault(change.path, [State(change.old_mode, change.old_blob)])
             states += [states[-1]] * (number - len(states) + 1)  # unchanged until this step
             states.append(State(change.new_mode, change.new_blob))
+    skips = [_Skips.of(step[2]) for step in chain]
     histories = []
     for path, states in sorted(trees.items()):
         states += [states[-1]] * (len(chain) - len(states))
-        captured = [_as_captured(path, s, step) for s, step in zip(states, chain, strict=True)]
+        captured = [skip.captured(path, s) for s, skip in zip(states, skips, strict=True)]
         history = PathHistory(path, captured)
-        for (was, became), (before, after) in zip(
-            itertools.pairwise(captured), itertools.pairwise(chain), strict=True
-        ):
+        for number, (was, became) in enumerate(itertools.pairwise(captured)):
+            before, after = chain[number], chain[number + 1]
             tools_only = (before[0], after[0]) in TOOL_INTERVALS
             tool_may = tools_only and (after[3] is None or path in after[3])
-            seen = was != became or _noticed(path, after[2])
+            seen = was != became or path in skips[number + 1].noticed
             unseen = bool(was.unknown or became.unknown)
             history.by_tool.append(tool_may and seen)
             history.by_user.append(not tool_may and (seen or unseen))
@@ -76,19 +76,27 @@ def path_histories(git: GitSnapshots, chain: list[Step]) -> list[PathHistory]:
     return histories
 
 
-def _as_captured(path: str, state: State, step: Step) -> State:
-    """`state` as the tree shows it, or unknown when the step's snapshot skipped the path
-    (an entry saying a tool changed it is a notice of that change, not of the capture)."""
-    skipped = [parse_skip(entry) for entry in step[2] if CHANGED_BY_TOOL not in entry]
-    for reason, skipped_path in skipped:
-        if skipped_path == path:
-            return State(unknown=reason)
-    if state.mode is None and any(skipped_path == "" for _, skipped_path in skipped):
-        return State(unknown=NO_UNTRACKED)
-    return state
+@dataclass(frozen=True, slots=True)
+class _Skips:
+    """One snapshot's `skipped` entries, by path."""
 
+    uncaptured: dict[str, str]
+    """path -> why the snapshot could not capture it ("": every untracked path)."""
+    noticed: frozenset[str]
+    """Paths the snapshot after a tool call saw the tool change, though not their bytes (a
+    notice of that change, not of the capture)."""
 
-def _noticed(path: str, skipped: Iterable[str]) -> bool:
-    """Whether a snapshot after a tool call saw the tool change `path` though it could not
-    capture its bytes."""
-    return any(p == path and CHANGED_BY_TOOL in reason for reason, p in map(parse_skip, skipped))
+    @classmethod
+    def of(cls, skipped: Iterable[str]) -> _Skips:
+        entries = [parse_skip(entry) for entry in skipped]
+        noticed = frozenset(path for reason, path in entries if CHANGED_BY_TOOL in reason)
+        uncaptured = {path: reason for reason, path in entries if CHANGED_BY_TOOL not in reason}
+        return cls(uncaptured, noticed)
+
+    def captured(self, path: str, state: State) -> State:
+        """`state` as the tree shows it, or unknown when the snapshot skipped the path."""
+        if path in self.uncaptured:
+            return State(unknown=self.uncaptured[path])
+        if state.mode is None and "" in self.uncaptured:
+            return State(unknown=NO_UNTRACKED)
+        return state
