@@ -1,11 +1,11 @@
 """What happened to each path over a prompt's git snapshots, the ground undo plans on.
 
 A path's history is the chain of its states, one per snapshot: its mode and blob, absent, or
-*unknown* (that snapshot could not capture it, with the reason). Between two snapshots either
-only tools ran (what changed there is the tools') or they did not (what changed is the
-user's). A change the snapshots cannot see, because the path is unknown on one side, counts
-as the user's unless the snapshot after a tool call noticed the tool change it: so a file the
-user made too large to capture is never taken for the tool's.
+*unknown* (that snapshot could not capture it, with the reason). Between two snapshots around
+tool calls, what differs (or what the later snapshot saw a tool change) is the tools'.
+Between any other two, what differs is the user's, and so is whatever may have changed
+unseen (the path unknown on either side): a file the user made too large to capture is
+never taken for a tool's.
 """
 
 from __future__ import annotations
