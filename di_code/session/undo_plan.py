@@ -1,11 +1,13 @@
 """Undo: bring back the files a prompt's tools changed, and only those.
 
 The rule: undo changes a file only when it can prove that the prompt's tools made the change
-and nobody changed it since. A path changed at any time no tool was running is the user's and
-is kept (restored only with `force`, which is named per path); a path a snapshot could not
-capture (too large, a submodule, too many untracked files, ignored, a failed backup) is
-unknown and kept. `plan()` says all of that before anything is written; `apply()` reports
-each restore that happened and each that failed, never one that did not happen.
+and nobody changed it since. So each path goes back to the state the user's last change left
+(the prompt's start when none; with `force`, which is named per path, the prompt's start): a
+path the user changed last is kept, and so is one whose state to go back to, or whose state
+now, a snapshot could not capture (too large, a submodule, too many untracked files,
+ignored, a failed backup), with the reason. `plan()` says all of that before anything is
+written; `apply()` reports each restore that happened and each that failed, never one that
+did not happen.
 """
 
 from __future__ import annotations
@@ -63,8 +65,8 @@ class UndoPlan:
     """(path, why it is kept) for every path a tool changed that undo leaves alone."""
     forced: list[str] = field(default_factory=list)
     yours: list[str] = field(default_factory=list)
-    """Paths that go back to what the user left there during the prompt (a tool changed
-    them after), not to what they were before it."""
+    """Paths that go back to what the user's last change left there (a tool changed them
+    after it), not to what they were before the prompt."""
     top: Path = Path("/")
     git: GitSnapshots | None = None
 
