@@ -37,6 +37,7 @@ from di_code.acp.files import ClientFiles
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
+from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
@@ -47,6 +48,7 @@ from di_code.config.custom_commands import CommandSet, load_commands
 from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
 from di_code.session.compaction import CompactionError
 from di_code.tools.builtin.editor_files import EditorFiles
+from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.policy.permissions import PermissionGate, PermissionMode
 
@@ -85,6 +87,8 @@ class SessionRequest:
     """None for a new session, else the stored one to go on with."""
     editor: EditorFiles | None
     """The editor's files, for the file tools, when it offers them."""
+    terminals: EditorTerminals | None
+    """The editor's terminals, for bash, when it offers them."""
     mcp_servers: tuple[McpServerConfig, ...]
     """The editor's MCP servers, started beside the configured ones."""
 
@@ -114,6 +118,8 @@ class DiCodeAcpAgent:
         self._sessions: dict[str, LiveSession] = {}
         self._editor_fs = False
         """Whether the client reads and writes text files for the agent (its buffers)."""
+        self._editor_terminal = False
+        """Whether the client runs commands in its terminals for the agent."""
 
     def on_connect(self, conn: Any) -> None:
         self._client = conn
@@ -123,6 +129,7 @@ class DiCodeAcpAgent:
     ) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         self._editor_fs = bool(fs and fs.read_text_file and fs.write_text_file)
+        self._editor_terminal = bool(getattr(client_capabilities, "terminal", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -205,8 +212,10 @@ class DiCodeAcpAgent:
         if session_id is not None and session_id in self._sessions:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
         files = ClientFiles(self._client) if self._editor_fs else None
+        terminals = ClientTerminals(self._client) if self._editor_terminal else None
         try:
-            request = SessionRequest(workspace, session_id, files, mcp_configs(servers))
+            servers_given = mcp_configs(servers)
+            request = SessionRequest(workspace, session_id, files, terminals, servers_given)
             opened = await self._open(request)
         except Exception as exc:  # a configuration error: one line for the editor
             raise RequestError.internal_error({"message": str(exc)}) from None
@@ -219,6 +228,9 @@ class DiCodeAcpAgent:
         )
         if files is not None:
             files.session_id = live.id
+        if terminals is not None:
+            terminals.session_id = live.id
+            terminals.shown_call = lambda: live.current_call
         opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live

@@ -93,12 +93,12 @@ class EventTranslator:
             return [self._started(call_id, name, arguments)]
         if isinstance(event, ToolExecutionEndEvent):
             edited = self.before.pop(event.result.tool_call_id, None)
-            diff = None
+            shown = _terminal(event.result)
             if edited is not None and not event.result.is_error:
                 where, old = edited
                 new = await self.text_of(Path(where))
-                diff = None if new is None else helpers.tool_diff_content(where, new, old)
-            return [self._ended(event.result, diff), *_plan(event.result)]
+                shown = None if new is None else helpers.tool_diff_content(where, new, old)
+            return [self._ended(event.result, shown), *_plan(event.result)]
         return []
 
     def _started(self, call_id: str, name: str, arguments: Any) -> Any:
@@ -113,14 +113,18 @@ class EventTranslator:
             raw_input=arguments,
         )
 
-    def _ended(self, result: ToolResultMessage, diff: Any = None) -> Any:
-        content: list[Any] = [
-            helpers.tool_content(helpers.text_block(block.text))
-            for block in result.content
-            if isinstance(block, TextContent) and block.text
-        ]
-        if diff is not None:
-            content.append(diff)
+    def _ended(self, result: ToolResultMessage, shown: Any = None) -> Any:
+        """The call's outcome: its text, and what the editor shows best (an edit's diff), or
+        only the editor's terminal, which shows the command's output itself."""
+        content: list[Any] = []
+        if shown is None or shown.type != "terminal":
+            content = [
+                helpers.tool_content(helpers.text_block(block.text))
+                for block in result.content
+                if isinstance(block, TextContent) and block.text
+            ]
+        if shown is not None:
+            content.append(shown)
         return helpers.update_tool_call(
             result.tool_call_id,
             status="failed" if result.is_error else "completed",
@@ -154,6 +158,14 @@ class EventTranslator:
             elif isinstance(message, ToolResultMessage):
                 out.append(self._ended(message))
         return out
+
+
+def _terminal(result: ToolResultMessage) -> Any:
+    """The editor's terminal a command ran in, kept in the call's content at its end (the
+    editor still shows a released terminal's output; a replayed session shows the text)."""
+    details = result.details
+    terminal_id = details.get("terminal_id") if isinstance(details, dict) else None
+    return helpers.tool_terminal_ref(terminal_id) if isinstance(terminal_id, str) else None
 
 
 PLAN_STATUS: dict[str, Any] = {

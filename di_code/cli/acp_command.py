@@ -32,6 +32,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
             chosen,
             workspace=request.workspace,
             editor=request.editor,
+            terminals=request.terminals,
             mcp_servers=request.mcp_servers,
         )
 

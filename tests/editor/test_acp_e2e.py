@@ -8,7 +8,6 @@ import asyncio
 import itertools
 import json
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,109 +15,22 @@ import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp import PROTOCOL_VERSION, RequestError, text_block  # noqa: E402
+from acp import PROTOCOL_VERSION  # noqa: E402
 from acp.schema import (  # noqa: E402
-    AgentMessageChunk,
     AgentPlanUpdate,
-    AllowedOutcome,
     ClientCapabilities,
-    DeniedOutcome,
     EnvVariable,
     FileSystemCapabilities,
     McpServerStdio,
-    ReadTextFileResponse,
-    RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
-    WriteTextFileResponse,
 )
 from acp.stdio import spawn_agent_process  # noqa: E402
 
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
+from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
-
-TIMEOUT = 30
-
-
-class RecordingClient:
-    """An editor: records every update; answers permission questions with `answer`."""
-
-    def __init__(self, answer: str | None = "allow_once") -> None:
-        self.updates: list[tuple[str, Any]] = []
-        self.asked: list[Any] = []
-        self.answer = answer
-
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
-        self.updates.append((session_id, update))
-
-    async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[Any], **_: Any
-    ) -> RequestPermissionResponse:
-        self.asked.append((tool_call, [option.option_id for option in options]))
-        if self.answer is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.answer)
-        )
-
-    def of(self, kind: type, session_id: str | None = None) -> list[Any]:
-        return [u for s, u in self.updates if isinstance(u, kind) and session_id in (None, s)]
-
-    def said(self, session_id: str | None = None) -> str:
-        return "".join(u.content.text for u in self.of(AgentMessageChunk, session_id))
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    folder = tmp_path / "workspace"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]:
-    """A factory: `await agent(client, *args)` -> the connection to a running `di-code acp`."""
-    opened: list[Any] = []
-
-    async def start(client: RecordingClient, *args: str, capabilities: Any = None) -> Any:
-        env = cli_env(di_code_home, llm_server)
-        context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env)
-        conn, process = await context.__aenter__()
-        opened.append((context, process))
-        hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
-        await asyncio.wait_for(hello, TIMEOUT)
-        return conn
-
-    yield start
-    for context, _process in opened:
-        await context.__aexit__(None, None, None)
-
-
-class EditorClient(RecordingClient):
-    """An editor that serves the agent's file reads and writes from its own buffers."""
-
-    def __init__(self, buffers: dict[str, str]) -> None:
-        super().__init__()
-        self.buffers = buffers
-        self.served: list[tuple[str, str]] = []
-
-    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
-        self.served.append(("read", path))
-        if path not in self.buffers:
-            raise RequestError.resource_not_found(path)
-        return ReadTextFileResponse(content=self.buffers[path])
-
-    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
-        self.served.append(("write", path))
-        self.buffers[path] = content
-        return WriteTextFileResponse()
-
-
-async def prompt(conn: Any, session_id: str, text: str) -> Any:
-    return await asyncio.wait_for(
-        conn.prompt(session_id=session_id, prompt=[text_block(text)]), TIMEOUT
-    )
 
 
 def edit_then_answer(path: str, old: str, new: str, answer: str) -> tuple[Turn, Turn]:
