@@ -19,35 +19,35 @@ from typing import Any, Protocol
 
 from acp import RequestError, helpers
 from acp.schema import (
-    AvailableCommand,
-    AvailableCommandInput,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
-    UnstructuredCommandInput,
+    StopReason,
 )
 
+from di_code.acp.commands import BUILT_IN_COMMANDS, command_of, offered, run_command
 from di_code.acp.files import ClientFiles
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
+from di_code.acp.usage import SessionUsage
 from di_code.agent.agent import Agent
-from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
+from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, TextContent, UserContent
 from di_code.config.custom_commands import CommandSet, load_commands
-from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
-from di_code.session.compaction import CompactionError
+from di_code.session import prompt_with_compaction
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.policy.permissions import PermissionGate, PermissionMode
+from di_code.ui.safe_text import visible
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +57,6 @@ MODES: tuple[tuple[PermissionMode, str, str], ...] = (
     ("auto", "Auto", "Run every tool without asking (bash sandboxed where bubblewrap works)"),
     ("read-only", "Read only", "Only read, grep, find and ls"),
 )
-BUILT_IN_COMMANDS = {"compact": ("Summarize older turns to free context", "focus (optional)")}
 
 
 class Opened(Protocol):
@@ -88,6 +87,9 @@ class SessionRequest:
     """The editor's terminals, for bash, when it offers them."""
     mcp_servers: tuple[McpServerConfig, ...]
     """The editor's MCP servers, started beside the configured ones."""
+    notify: Callable[[str], None]
+    """Where the set-up and the session's tools say what the user must know (an untrusted
+    project's settings held back, a checkpoint that failed): to the editor."""
 
 
 OpenSession = Callable[[SessionRequest], Awaitable[Opened]]
@@ -103,6 +105,11 @@ class LiveSession:
     controller: AbortController | None = None
     current_call: str = ""
     unsubscribe: Callable[[], None] = field(default=lambda: None)
+    to_say: list[str] = field(default_factory=list)
+    """What di-code has to tell the user, said at the next prompt's start or end."""
+    for_model: list[str] = field(default_factory=list)
+    """What the model has not seen yet (what /undo restored): it goes before the next prompt."""
+    usage: SessionUsage = field(default_factory=SessionUsage)
 
 
 class Sessions:
@@ -157,25 +164,33 @@ class Sessions:
         live = self._live(session_id)
         if live.controller is not None:
             raise RequestError.invalid_request({"sessionId": "a prompt is already running"})
+        await self._say_pending(live)
         text = prompt_text(prompt).strip()
-        if text.split(None, 1)[:1] == ["/compact"]:
-            return await self._compact(live, text.removeprefix("/compact").strip())
+        command = command_of(text)
+        if command is not None:
+            done = await run_command(*command, live.opened.agent, live.opened.session)
+            live.for_model += [done.for_model] if done.for_model else []
+            await self._say(live, done.said)
+            return PromptResponse(stop_reason="end_turn")
         expanded = live.commands.expand_prompt(text) if text.startswith("/") else None
         content: list[UserContent] = (
             [TextContent(expanded)] if expanded is not None else user_content(prompt)
         )
         if not content:
             raise RequestError.invalid_params({"prompt": "the prompt is empty"})
+        notes: list[UserContent] = [TextContent(note) for note in live.for_model]
         controller = live.controller = AbortController()
+        live.usage.start_prompt()
         try:
             final = await prompt_with_compaction(
-                live.opened.agent, content, live.opened.session, signal=controller.signal
+                live.opened.agent, notes + content, live.opened.session, signal=controller.signal
             )
         except PromptBlocked as exc:  # a UserPromptSubmit hook: nothing was sent
-            await self._send(live.id, helpers.update_agent_message_text(f"di-code: {exc}"))
+            await self._say(live, str(exc))
             return PromptResponse(stop_reason="refusal")
         finally:
             live.controller = None
+        live.for_model.clear()
         return await self._ended(live, final)
 
     async def close(self) -> None:
@@ -194,10 +209,13 @@ class Sessions:
         if session_id is not None and session_id in self._sessions:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
         files = ClientFiles(self._client) if self._editor_fs else None
+        to_say: list[str] = []
         terminals = ClientTerminals(self._client) if self._editor_terminal else None
         try:
             servers_given = mcp_configs(servers)
-            request = SessionRequest(workspace, session_id, files, terminals, servers_given)
+            request = SessionRequest(
+                workspace, session_id, files, terminals, servers_given, to_say.append
+            )
             opened = await self._open(request)
         except Exception as exc:  # a configuration error: one line for the editor
             raise RequestError.internal_error({"message": str(exc)}) from None
@@ -207,6 +225,7 @@ class Sessions:
             opened=opened,
             translator=EventTranslator(opened.workspace, _text_via(files)),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
+            to_say=to_say,
         )
         if files is not None:
             files.session_id = live.id
@@ -216,39 +235,43 @@ class Sessions:
         opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live
-        await self._send(live.id, helpers.update_available_commands(_commands(live.commands)))
+        await self._send(live.id, helpers.update_available_commands(offered(live.commands)))
         return live
 
     def _forwarder(self, live: LiveSession) -> Callable[[AgentEvent], Awaitable[None]]:
         async def forward(event: AgentEvent) -> None:
             if isinstance(event, ToolExecutionStartEvent):
                 live.current_call = event.tool_call_id
+            if isinstance(event, TurnEndEvent):
+                window = live.opened.agent.model.context_window
+                await self._send(live.id, live.usage.add(event.message.usage, window))
             for update in await live.translator.updates(event):
                 await self._send(live.id, update)
 
         return forward
 
     async def _ended(self, live: LiveSession, final: AssistantMessage) -> PromptResponse:
+        stop: StopReason = "end_turn"
         if final.stop_reason == "aborted":
-            return PromptResponse(stop_reason="cancelled")
-        if final.stop_reason == "length":
-            return PromptResponse(stop_reason="max_tokens")
-        if final.stop_reason == "error":
+            stop = "cancelled"
+        elif final.stop_reason == "length":
+            stop = "max_tokens"
+        elif final.stop_reason == "error":
             message = (final.error_message or "the request failed").strip()
-            await self._send(live.id, helpers.update_agent_message_text(f"di-code: {message}"))
+            live.to_say.append(message)
             if message.startswith("Turn limit reached"):
-                return PromptResponse(stop_reason="max_turn_requests")
-        return PromptResponse(stop_reason="end_turn")
+                stop = "max_turn_requests"
+        await self._say_pending(live)
+        return PromptResponse(stop_reason=stop, usage=live.usage.of_prompt())
 
-    async def _compact(self, live: LiveSession, focus: str) -> PromptResponse:
-        opened = live.opened
-        try:
-            result = await compact_agent(opened.agent, opened.session, instructions=focus or None)
-            said = f"Compacted the conversation ({result.tokens_before} tokens before)."
-        except (NothingToCompact, CompactionError) as exc:
-            said = f"Not compacted: {exc}"
-        await self._send(live.id, helpers.update_agent_message_text(said))
-        return PromptResponse(stop_reason="end_turn")
+    async def _say_pending(self, live: LiveSession) -> None:
+        """What di-code has had to say since the last prompt (the set-up's notes first)."""
+        while live.to_say:
+            await self._say(live, live.to_say.pop(0))
+
+    async def _say(self, live: LiveSession, text: str) -> None:
+        said = visible(text if text.startswith("di-code: ") else f"di-code: {text}")
+        await self._send(live.id, helpers.update_agent_message_text(said + "\n"))
 
     def _live(self, session_id: str) -> LiveSession:
         live = self._sessions.get(session_id)
@@ -279,24 +302,3 @@ def _modes(current: PermissionMode) -> SessionModeState:
         current_mode_id=current,
         available_modes=[SessionMode(id=m, name=n, description=d) for m, n, d in MODES],
     )
-
-
-def _commands(commands: CommandSet) -> list[AvailableCommand]:
-    offered = [
-        AvailableCommand(
-            name=name,
-            description=description,
-            input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
-        )
-        for name, (description, hint) in BUILT_IN_COMMANDS.items()
-    ]
-    for command in commands.commands.values():
-        hint = command.argument_hint or "arguments"
-        offered.append(
-            AvailableCommand(
-                name=command.name,
-                description=command.description,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
-            )
-        )
-    return offered

@@ -43,6 +43,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
             editor=request.editor,
             terminals=request.terminals,
             mcp_servers=request.mcp_servers,
+            notify=request.notify,
         )
 
     async def close_session(opened: object) -> None:
