@@ -1,11 +1,13 @@
 """The built-in slash commands an editor may send as a prompt (`/compact`, `/undo`), and the
-list of commands the editor is offered: those and the custom commands.
+list of commands the editor is offered: those, the custom commands and the skills.
 
 They are the chat's commands without its questions: the editor's user typed the command,
-which is the go-ahead (`/undo` is the chat's `/undo --yes`)."""
+which is the go-ahead (`/undo` is the chat's `/undo --yes`). A skill's command asks the
+model to follow that skill, which it reads as it would when a task matches."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +15,7 @@ from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredComm
 
 from di_code.agent.agent import Agent
 from di_code.config.custom_commands import CommandSet
+from di_code.config.skills import Skill
 from di_code.session import NothingToCompact, compact_agent
 from di_code.session.compaction import CompactionError
 from di_code.session.undo_plan import NothingToUndo, apply, plan
@@ -76,12 +79,25 @@ def _undo(session: Any, arg: str) -> Done:
     return Done("\n".join([*lines, *result.done, *result.failed, end]), note)
 
 
-def offered(commands: CommandSet) -> list[AvailableCommand]:
-    """The built-in commands and the custom ones, for `available_commands_update`."""
+def skill_prompt(skills: Sequence[Skill], text: str) -> str | None:
+    """`/NAME task` for a skill as the prompt the model gets; None when no skill is named."""
+    word, _, task = text.strip().partition(" ")
+    for skill in skills:
+        if word == f"/{skill.name}":
+            ask = f"Use the skill {skill.name} (read {skill.path} first)"
+            return f"{ask}: {task.strip()}" if task.strip() else f"{ask}."
+    return None
+
+
+def offered(commands: CommandSet, skills: Sequence[Skill]) -> list[AvailableCommand]:
+    """The built-in commands, the custom ones and the skills (a name taken by an earlier
+    kind is not offered again), for `available_commands_update`."""
     named = [(name, text, hint) for name, (text, hint) in BUILT_IN_COMMANDS.items()]
     named += [
         (c.name, c.description, c.argument_hint or "arguments") for c in commands.commands.values()
     ]
+    taken = {name for name, _, _ in named}
+    named += [(k.name, k.description, "task (optional)") for k in skills if k.name not in taken]
     return [
         AvailableCommand(
             name=name,

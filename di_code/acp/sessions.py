@@ -28,7 +28,13 @@ from acp.schema import (
     StopReason,
 )
 
-from di_code.acp.commands import BUILT_IN_COMMANDS, command_of, offered, run_command
+from di_code.acp.commands import (
+    BUILT_IN_COMMANDS,
+    command_of,
+    offered,
+    run_command,
+    skill_prompt,
+)
 from di_code.acp.files import ClientFiles
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
@@ -42,6 +48,7 @@ from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, TextContent, UserContent
 from di_code.config.custom_commands import CommandSet, load_commands
+from di_code.config.skills import Skill, load_skills
 from di_code.session import prompt_with_compaction
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.editor_terminal import EditorTerminals
@@ -102,6 +109,7 @@ class LiveSession:
     opened: Opened
     translator: EventTranslator
     commands: CommandSet
+    skills: tuple[Skill, ...]
     controller: AbortController | None = None
     current_call: str = ""
     unsubscribe: Callable[[], None] = field(default=lambda: None)
@@ -172,7 +180,9 @@ class Sessions:
             live.for_model += [done.for_model] if done.for_model else []
             await self._say(live, done.said)
             return PromptResponse(stop_reason="end_turn")
-        expanded = live.commands.expand_prompt(text) if text.startswith("/") else None
+        expanded = None
+        if text.startswith("/"):
+            expanded = live.commands.expand_prompt(text) or skill_prompt(live.skills, text)
         content: list[UserContent] = (
             [TextContent(expanded)] if expanded is not None else user_content(prompt)
         )
@@ -225,6 +235,7 @@ class Sessions:
             opened=opened,
             translator=EventTranslator(opened.workspace, _text_via(files)),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
+            skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
         )
         if files is not None:
@@ -235,7 +246,8 @@ class Sessions:
         opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live
-        await self._send(live.id, helpers.update_available_commands(offered(live.commands)))
+        commands = offered(live.commands, live.skills)
+        await self._send(live.id, helpers.update_available_commands(commands))
         return live
 
     def _forwarder(self, live: LiveSession) -> Callable[[AgentEvent], Awaitable[None]]:

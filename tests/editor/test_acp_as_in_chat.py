@@ -168,3 +168,22 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rfind(")") + 2] != "Z"
+
+
+async def test_skills_are_offered_as_commands_and_ask_the_model_to_follow_them(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    folder = workspace / ".di-code" / "skills" / "release"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: release\ndescription: Cut a release\n---\nSteps\n")
+    llm_server.script(Turn(text="releasing"))
+    client = RecordingClient()
+    conn = await agent(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    [offered] = client.of(AvailableCommandsUpdate)
+    [release] = [c for c in offered.available_commands if c.name == "release"]
+    assert release.description == "Cut a release"
+    await prompt(conn, session.session_id, "/release v2.0")
+    asked = json.dumps(llm_server.requests[0].body["messages"][-1])
+    assert "Use the skill release" in asked and "v2.0" in asked
+    assert str(folder / "SKILL.md") in asked
