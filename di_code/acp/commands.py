@@ -18,7 +18,7 @@ from di_code.config.custom_commands import CommandSet
 from di_code.config.skills import Skill
 from di_code.session import NothingToCompact, compact_agent
 from di_code.session.compaction import CompactionError
-from di_code.session.undo_plan import NothingToUndo, apply, plan
+from di_code.session.undo_plan import NothingToUndo, apply, plan, undo_note
 
 BUILT_IN_COMMANDS = {
     "compact": ("Summarize older turns to free context", "focus (optional)"),
@@ -58,8 +58,6 @@ async def _compact(agent: Agent, session: Any, focus: str) -> Done:
 def _undo(session: Any, arg: str) -> Done:
     """The files back as they were before the last prompt that changed any; files the user
     changed since are left alone unless `--force`."""
-    from di_code.ui.slash_commands import undo_note
-
     if arg not in ("", "--force"):
         return Done("Usage: /undo [--force]")
     if session is None:

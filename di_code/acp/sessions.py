@@ -54,7 +54,6 @@ from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.policy.permissions import PermissionGate, PermissionMode
-from di_code.ui.safe_text import visible
 
 logger = logging.getLogger(__name__)
 
@@ -282,7 +281,7 @@ class Sessions:
             await self._say(live, live.to_say.pop(0))
 
     async def _say(self, live: LiveSession, text: str) -> None:
-        said = visible(text if text.startswith("di-code: ") else f"di-code: {text}")
+        said = text if text.startswith("di-code: ") else f"di-code: {text}"
         await self._send(live.id, helpers.update_agent_message_text(said + "\n"))
 
     def _live(self, session_id: str) -> LiveSession:

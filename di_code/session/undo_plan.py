@@ -92,6 +92,14 @@ class UndoResult:
     failed: list[str] = field(default_factory=list)
 
 
+def undo_note(number: int, done: list[str]) -> str:
+    """What the model reads of an undo: which files are back as they were, by the user."""
+    return (
+        f"[Note from di-code: the user undid the file changes since prompt "
+        f"{number}: {'; '.join(done)}. Edits made since then no longer stand.]"
+    )
+
+
 def plan(session: Session, *, to: int | None = None, force: bool = False) -> UndoPlan:
     """What undoing prompt `to` (default: the newest prompt that changed something and is not
     undone) and every later prompt would do. Raises NothingToUndo."""
