@@ -124,6 +124,23 @@ async def test_the_timeout_kills_the_terminal_and_long_output_is_cut(
     assert result.endswith("Command timed out after 2 seconds; the editor's terminal was killed")
 
 
+async def test_output_the_editor_dropped_is_said(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    llm_server.script(*bash_then_answer("yes 0123456789 | head -c 1500000; echo last-line"))
+    client = TerminalClient(editor_env)
+    conn = await agent(
+        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
+    )
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "flood")
+    [terminal] = client.terminals.values()
+    assert terminal.limit == 1024 * 1024 and terminal.truncated  # asked of the editor
+    result = tool_result(llm_server)
+    assert "last-line\n\n[The editor's terminal kept only the end of the output" in result
+    assert "Full output: " in result  # the end it kept, cut to 50 KB for the model
+
+
 async def test_cancel_kills_the_terminal_command_and_ends_cancelled(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
