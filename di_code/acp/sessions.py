@@ -254,8 +254,7 @@ class Sessions:
             if isinstance(event, ToolExecutionStartEvent):
                 live.current_call = event.tool_call_id
             if isinstance(event, TurnEndEvent):
-                window = live.opened.agent.model.context_window
-                await self._send(live.id, live.usage.add(event.message.usage, window))
+                live.usage.add(event.message.usage)
             for update in await live.translator.updates(event):
                 await self._send(live.id, update)
 
@@ -273,7 +272,11 @@ class Sessions:
             if message.startswith("Turn limit reached"):
                 stop = "max_turn_requests"
         await self._say_pending(live)
-        return PromptResponse(stop_reason=stop, usage=live.usage.of_prompt())
+        used = live.usage.of_prompt()
+        if used is not None:
+            window = live.opened.agent.model.context_window
+            await self._send(live.id, live.usage.update(window))
+        return PromptResponse(stop_reason=stop, usage=used)
 
     async def _say_pending(self, live: LiveSession) -> None:
         """What di-code has had to say since the last prompt (the set-up's notes first)."""

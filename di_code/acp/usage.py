@@ -1,6 +1,7 @@
-"""Token usage for the editor: after each model response, how full the context window is
-(`usage_update`, with the session's cost when the model is priced), and with each prompt's
-answer the tokens that prompt used."""
+"""Token usage for the editor: at the end of each prompt, how full the context window is
+(`usage_update`, with the session's cost when the model is priced) and the tokens the
+prompt used (in its answer). Once per prompt, not per model response: a tool loop of many
+turns costs the editor one more message, not one per turn."""
 
 from __future__ import annotations
 
@@ -17,20 +18,23 @@ class SessionUsage:
     """This prompt's requests, summed."""
     cost: float = 0.0
     """The session's cost so far (US dollars), as far as this process has seen it."""
+    context: int = 0
+    """Tokens in the context after the last response."""
 
     def start_prompt(self) -> None:
         self.turn = types.Usage()
 
-    def add(self, usage: types.Usage, context_window: int) -> UsageUpdate:
-        """One response's usage counted; the update that says how full the context is."""
+    def add(self, usage: types.Usage) -> None:
+        """One model response's usage counted."""
         self.turn = self.turn + usage
         self.cost += usage.cost.total
+        self.context = usage.context
+
+    def update(self, context_window: int) -> UsageUpdate:
+        """How full the context is after the last response, and the session's cost."""
         spent = Cost(amount=self.cost, currency="USD") if self.cost else None
         return UsageUpdate(
-            session_update="usage_update",
-            used=usage.context,
-            size=context_window,
-            cost=spent,
+            session_update="usage_update", used=self.context, size=context_window, cost=spent
         )
 
     def of_prompt(self) -> Usage | None:
