@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -319,3 +320,20 @@ async def test_a_task_shows_as_a_tool_call_and_a_refused_prompt_is_a_refusal(
     assert refused.stop_reason == "refusal"
     assert "no secrets" in client.said(session.session_id)
     assert len(llm_server.requests) == 3  # the refused prompt was never sent
+
+
+def test_without_the_sdk_acp_says_how_to_install_it(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    shadow = tmp_path / "shadow" / "acp"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the SDK is not installed')\n")
+    env = cli_env(di_code_home, llm_server, PYTHONPATH=str(shadow.parent))
+    done = subprocess.run(
+        [DI_CODE, "acp"], env=env, input="", capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "di-code: di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'\n"
+    )
+    assert done.stdout == ""
