@@ -10,6 +10,7 @@ has been answered.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -117,6 +118,9 @@ class LiveSession:
     for_model: list[str] = field(default_factory=list)
     """What the model has not seen yet (what /undo restored): it goes before the next prompt."""
     usage: SessionUsage = field(default_factory=SessionUsage)
+    announce: asyncio.Task[None] | None = None
+    """The commands offered, sent once the answer giving the session's id has gone out: a
+    client may not know an update's session before (JetBrains' then hangs)."""
 
 
 class Sessions:
@@ -245,8 +249,8 @@ class Sessions:
         opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._sessions[live.id] = live
-        commands = offered(live.commands, live.skills)
-        await self._send(live.id, helpers.update_available_commands(commands))
+        commands = helpers.update_available_commands(offered(live.commands, live.skills))
+        live.announce = asyncio.create_task(self._send(live.id, commands))
         return live
 
     def _forwarder(self, live: LiveSession) -> Callable[[AgentEvent], Awaitable[None]]:

@@ -15,7 +15,6 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp import PROTOCOL_VERSION, text_block  # noqa: E402
 from acp.schema import (  # noqa: E402
-    AvailableCommandsUpdate,
     ToolCallProgress,
     ToolCallStart,
     UsageUpdate,
@@ -40,8 +39,7 @@ async def test_undo_from_the_editor_restores_the_files_and_tells_the_model(
     client = RecordingClient()
     conn = await agent(client, "--permission-mode", "auto")
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    [offered] = client.of(AvailableCommandsUpdate)
-    assert {"compact", "undo"} <= {c.name for c in offered.available_commands}
+    assert {"compact", "undo"} <= {c.name for c in await client.offered()}
     await prompt(conn, session.session_id, "edit it")
     assert notes.read_text() == "two\n"
 
@@ -180,8 +178,7 @@ async def test_skills_are_offered_as_commands_and_ask_the_model_to_follow_them(
     client = RecordingClient()
     conn = await agent(client)
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    [offered] = client.of(AvailableCommandsUpdate)
-    [release] = [c for c in offered.available_commands if c.name == "release"]
+    [release] = [c for c in await client.offered() if c.name == "release"]
     assert release.description == "Cut a release"
     await prompt(conn, session.session_id, "/release v2.0")
     asked = json.dumps(llm_server.requests[0].body["messages"][-1])

@@ -337,3 +337,26 @@ def test_without_the_sdk_acp_says_how_to_install_it(
         "di-code: di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'\n"
     )
     assert done.stdout == ""
+
+
+async def test_the_commands_are_offered_after_the_answer_to_session_new(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    process = await asyncio.create_subprocess_exec(
+        DI_CODE, "acp", env=cli_env(di_code_home, llm_server), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    requests = [
+        {"id": 0, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}},
+        {"id": 1, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}},
+    ]
+    for request in requests:
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", **request}).encode() + b"\n")
+    seen: list[str] = []
+    while "session/update" not in seen:
+        message = json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))
+        seen.append(message.get("method") or f"answer {message['id']}")
+    assert seen == ["answer 0", "answer 1", "session/update"]  # JetBrains' client needs it so
+    process.stdin.close()
+    assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0

@@ -17,6 +17,7 @@ from acp import RequestError, text_block
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
+    AvailableCommandsUpdate,
     CreateTerminalResponse,
     DeniedOutcome,
     KillTerminalResponse,
@@ -57,6 +58,14 @@ class RecordingClient:
 
     def said(self, session_id: str | None = None) -> str:
         return "".join(u.content.text for u in self.of(AgentMessageChunk, session_id))
+
+    async def offered(self) -> list[Any]:
+        """The commands offered, once their update has come (it follows session/new's answer)."""
+        for _ in range(TIMEOUT * 20):
+            if updates := self.of(AvailableCommandsUpdate):
+                return list(updates[-1].available_commands)
+            await asyncio.sleep(0.05)
+        raise AssertionError("no available_commands_update")
 
 
 class EditorClient(RecordingClient):
