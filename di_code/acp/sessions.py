@@ -47,10 +47,11 @@ from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
-from di_code.ai.types import AssistantMessage, TextContent, UserContent
+from di_code.ai.types import AssistantMessage, ImageContent, TextContent, UserContent
 from di_code.config.custom_commands import CommandSet, load_commands
 from di_code.config.skills import Skill, load_skills
 from di_code.session import prompt_with_compaction
+from di_code.tools.builtin.attachments import AttachmentError, refuse_images
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
@@ -191,6 +192,12 @@ class Sessions:
         )
         if not content:
             raise RequestError.invalid_params({"prompt": "the prompt is empty"})
+        try:  # as chat refuses them: nothing is sent
+            images = sum(isinstance(block, ImageContent) for block in content)
+            refuse_images(live.opened.agent.model, images)
+        except AttachmentError as exc:
+            await self._say(live, str(exc))
+            return PromptResponse(stop_reason="refusal")
         notes: list[UserContent] = [TextContent(note) for note in live.for_model]
         controller = live.controller = AbortController()
         live.usage.start_prompt()

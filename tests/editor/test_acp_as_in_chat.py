@@ -13,8 +13,16 @@ import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp import PROTOCOL_VERSION, text_block  # noqa: E402
+from acp import (  # noqa: E402
+    PROTOCOL_VERSION,
+    embedded_text_resource,
+    image_block,
+    resource_block,
+    resource_link_block,
+    text_block,
+)
 from acp.schema import (  # noqa: E402
+    AgentThoughtChunk,
     ToolCallProgress,
     ToolCallStart,
     UsageUpdate,
@@ -184,3 +192,53 @@ async def test_skills_are_offered_as_commands_and_ask_the_model_to_follow_them(
     asked = json.dumps(llm_server.requests[0].body["messages"][-1])
     assert "Use the skill release" in asked and "v2.0" in asked
     assert str(folder / "SKILL.md") in asked
+
+
+PIXEL = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9"
+    "awAAAABJRU5ErkJggg=="
+)
+"""A 1x1 PNG."""
+
+
+async def test_a_prompt_with_a_mention_a_link_and_an_image_and_a_thinking_answer(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("saved on disk\n")
+    llm_server.script(Turn(thinking="let me look", text="seen"))
+    client = RecordingClient()
+    conn = await agent(client, "--model", "openai/gpt-4.1")  # a model with image input
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    blocks = [
+        text_block("compare"),
+        resource_block(embedded_text_resource(notes.as_uri(), "unsaved in the editor\n")),
+        resource_link_block("other.txt", (workspace / "other.txt").as_uri()),
+        image_block(PIXEL, "image/png"),
+    ]
+    reply = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=blocks), 30)
+    assert reply.stop_reason == "end_turn"
+    sent = json.dumps(llm_server.requests[0].body["messages"][-1])
+    assert "compare" in sent
+    assert "unsaved in the editor" in sent and "saved on disk" not in sent  # the editor's text
+    assert f'<file path=\\"{notes}\\">' in sent
+    assert f"[other.txt]({workspace / 'other.txt'})" in sent  # a link: the model reads it
+    assert f"data:image/png;base64,{PIXEL}" in sent
+    thought = "".join(u.content.text for u in client.of(AgentThoughtChunk))
+    assert (thought, client.said()) == ("let me look", "seen")
+
+
+async def test_an_image_for_a_text_only_model_is_refused_before_any_request(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    client = RecordingClient()
+    conn = await agent(client)  # openai/test-model: unknown, so text only
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    blocks = [text_block("what is this?"), image_block(PIXEL, "image/png")]
+    reply = await asyncio.wait_for(conn.prompt(session_id=session.session_id, prompt=blocks), 30)
+    assert reply.stop_reason == "refusal"
+    assert client.said() == (
+        "di-code: openai/test-model does not accept images (1 attached); "
+        "use a model with image input\n"
+    )
+    assert llm_server.requests == []
