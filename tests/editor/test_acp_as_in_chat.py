@@ -15,6 +15,7 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp import (  # noqa: E402
     PROTOCOL_VERSION,
+    RequestError,
     embedded_text_resource,
     image_block,
     resource_block,
@@ -242,3 +243,39 @@ async def test_an_image_for_a_text_only_model_is_refused_before_any_request(
         "use a model with image input\n"
     )
     assert llm_server.requests == []
+
+
+async def test_set_mode_switches_what_runs_unasked(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("one\n")
+    llm_server.script(edit("notes.txt", "one", "two"), Turn(text="edited"))
+    client = RecordingClient(answer="reject_once")
+    conn = await agent(client, "--permission-mode", "ask")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    assert session.modes.current_mode_id == "ask"
+    await conn.set_session_mode(session_id=session.session_id, mode_id="accept-edits")
+    await prompt(conn, session.session_id, "edit")
+    assert client.asked == [] and notes.read_text() == "two\n"
+    with pytest.raises(RequestError):
+        await conn.set_session_mode(session_id=session.session_id, mode_id="yolo")
+
+
+async def test_custom_commands_expand_and_compact_is_di_codes(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    commands = workspace / ".di-code" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text("---\ndescription: Review a file\n---\nReview $ARGUMENTS")
+    llm_server.script(Turn(text="looks fine"))
+    client = RecordingClient()
+    conn = await agent(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    assert "review" in {c.name for c in await client.offered()}
+    await prompt(conn, session.session_id, "/review app.py")
+    assert "Review app.py" in json.dumps(llm_server.requests[0].body["messages"][-1])
+    reply = await prompt(conn, session.session_id, "/compact")
+    assert reply.stop_reason == "end_turn"
+    assert client.said().endswith("di-code: Not compacted: Nothing to compact\n")
+    assert len(llm_server.requests) == 1  # one short turn: nothing to summarize
