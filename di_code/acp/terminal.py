@@ -136,4 +136,4 @@ def _code(status: Any) -> int | None:
     for candidate in (name, f"SIG{name}"):
         if candidate in signals.Signals.__members__:
             return -signals.Signals[candidate].value
-    return int(name) * -1 if name.isdigit() else None
+    return -int(name) if name.isdigit() else None
