@@ -124,6 +124,19 @@ async def test_the_timeout_kills_the_terminal_and_long_output_is_cut(
     assert result.endswith("Command timed out after 2 seconds; the editor's terminal was killed")
 
 
+async def test_a_command_that_dies_of_a_signal_says_which(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    llm_server.script(*bash_then_answer("echo before; kill -TERM $$"))
+    client = TerminalClient(editor_env)
+    conn = await agent(
+        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
+    )
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "die")
+    assert tool_result(llm_server) == "before\n\nCommand killed by signal SIGTERM"
+
+
 async def test_output_the_editor_dropped_is_said(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
