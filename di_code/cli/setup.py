@@ -51,6 +51,7 @@ from di_code.tools.policy.permissions import (
 if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.builtin.editor_terminal import EditorTerminals
     from di_code.tools.extensions.mcp_config import McpServerConfig
     from di_code.tools.policy.bash_policy import BashPolicy
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
@@ -67,6 +68,7 @@ async def prepare(
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
     editor: EditorFiles | None = None,
+    terminals: EditorTerminals | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
     chat: bool = False,
 ) -> Prepared:
@@ -97,7 +99,7 @@ async def prepare(
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
     session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
-    bash = bash_policy(options, settings, gate, selection, env, session, notify, home)
+    bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts()
@@ -222,10 +224,11 @@ def bash_policy(
     session: Session | None,
     notify: Notify,
     home: Path,
+    terminals: EditorTerminals | None = None,
 ) -> BashPolicy:
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
-    moment), the key variables hidden from commands, and the session's folder for long
-    outputs."""
+    moment), the key variables hidden from commands, the session's folder for long
+    outputs, and the editor's terminals commands run in (`di-code acp`)."""
     from di_code.tools.builtin.spill import SpillFolder
     from di_code.tools.policy.bash_policy import KEY_VARIABLES, BashPolicy
     from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
@@ -247,7 +250,7 @@ def bash_policy(
     holding_key = [name for name, value in env.items() if value and value == selection.api_key]
     hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
-    return BashPolicy(sandbox, hidden, spill, lambda: gate.mode)
+    return BashPolicy(sandbox, hidden, spill, lambda: gate.mode, terminals)
 
 
 def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
