@@ -27,7 +27,6 @@ from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
 from di_code.tools.builtin.editor_terminal import EditorTerminals
-from di_code.tools.builtin.errors import check_aborted
 from di_code.tools.builtin.output_buffer import OutputBuffer, Snapshot
 from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.policy.bash_policy import BashPolicy
@@ -47,15 +46,14 @@ class BashTool(WorkspaceTool):
     def description(self) -> str:
         return self.policy.tool_description()
 
-    async def execute(
+    async def run_call(
         self,
         tool_call_id: str,
         params: dict[str, Any],
         signal: AbortSignal,
-        on_update: ToolUpdate | None = None,
+        on_update: ToolUpdate | None,
     ) -> ToolOutput:
-        """As every checked tool's, but a call the editor shows may run in its terminal."""
-        check_aborted(signal)
+        """A call the editor shows runs in the editor's terminal, when it offers them."""
         terminals = self.policy.terminals
         if terminals is not None and terminals.shows(tool_call_id):
             return await self._in_terminal(terminals, tool_call_id, params, signal)
