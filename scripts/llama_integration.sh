@@ -53,7 +53,7 @@ install() {
 run_tests() {
     cd "$root"
     DI_CODE_LLAMA_TEMPLATE="$template" \
-        "$venv/bin/pytest" -m integration -rs -q -p no:cacheprovider tests/ai/test_llama_integration.py
+        "$venv/bin/pytest" -n 0 -m integration -rs -q -p no:cacheprovider tests/ai/test_llama_integration.py
 }
 
 case "${1:-all}" in
