@@ -12,7 +12,14 @@ import subprocess
 from pathlib import Path
 
 from di_code.batch.results import STOPPED
-from tests.batch.conftest import bash_call, git, make_repo, read_results, write_tasks
+from tests.batch.conftest import (
+    RunBatch,
+    bash_call,
+    git,
+    make_repo,
+    read_results,
+    write_tasks,
+)
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import alive, wait_until
@@ -45,7 +52,7 @@ def start_batch(home: Path, server: LLMServer, cwd: Path, *args: str) -> subproc
 
 
 def test_bad_lines_are_all_reported_with_their_numbers_and_nothing_runs(
-    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(
@@ -56,14 +63,7 @@ def test_bad_lines_are_all_reported_with_their_numbers_and_nothing_runs(
         '{"id": "ok", "repo": ".", "prompt": "again"}\n'
         '{"id": "t", "repo": ".", "prompt": "hi", "timeout": -1, "env": {"A": 1}}\n'
     )
-    done = subprocess.run(
-        [DI_CODE, "batch", str(tasks), "--out", "r.jsonl"],
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_batch(str(tasks), "--out", "r.jsonl")
     assert done.returncode == 2
     lines = done.stderr.splitlines()
     numbers = [re.search(r"tasks\.jsonl:(\d+): ", line) for line in lines]
@@ -165,18 +165,11 @@ def test_a_killed_driver_loses_only_the_running_task(
 
 
 def test_a_results_file_that_cannot_be_written_is_exit_2_before_anything_runs(
-    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "a", "repo": ".", "prompt": "hi"}])
     (tmp_path / "file").write_text("")
-    done = subprocess.run(
-        [DI_CODE, "batch", str(tasks), "--out", "file/r.jsonl"],
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_batch(str(tasks), "--out", "file/r.jsonl")
     assert done.returncode == 2
     assert done.stderr.startswith("di-code: --out file/r.jsonl: ") and done.stderr.count("\n") == 1
     assert llm_server.requests == []
