@@ -8,6 +8,7 @@ parses; the protocol writes to a private copy of the original stdout.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from typing import TYPE_CHECKING, cast
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest message line read: an editor may send a whole file or an image in one."""
+PARSE_ERROR = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
 
 
 async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
@@ -28,15 +30,44 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     protocol_fd = os.dup(1)
     os.dup2(2, 1)
     loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader(limit=STDIO_LIMIT)
-    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    stdin = asyncio.StreamReader(limit=STDIO_LIMIT)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(protocol_fd, "wb", buffering=0)
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    messages = asyncio.StreamReader(limit=STDIO_LIMIT)
+    checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer))
     agent = DiCodeAcpAgent(open_session, close_session)
     try:
         # the SDK routes only the methods an agent has: the others answer "method not found"
-        await run_agent(cast(Agent, agent), writer, reader)
+        await run_agent(cast(Agent, agent), writer, messages)
     finally:
+        checking.cancel()
         await agent.close()
+
+
+async def _pass_json_lines(
+    stdin: asyncio.StreamReader, messages: asyncio.StreamReader, writer: asyncio.StreamWriter
+) -> None:
+    """The editor's lines on to the SDK; a line that is not JSON gets JSON-RPC's parse error
+    (the SDK would only log it, and the editor would wait for an answer)."""
+    try:
+        while line := await stdin.readline():
+            if line.strip() and not _is_json(line):
+                writer.write(PARSE_ERROR)
+            else:
+                messages.feed_data(line)
+    except ValueError:  # a line over the limit: where the next message starts is unknown
+        too_long = f"di-code acp: a message over {STDIO_LIMIT >> 20} MB; stopped reading"
+        print(too_long, file=sys.stderr)
+    finally:
+        messages.feed_eof()
+
+
+def _is_json(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True

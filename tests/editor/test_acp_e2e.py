@@ -29,6 +29,7 @@ from acp.schema import (  # noqa: E402
 )
 from acp.stdio import spawn_agent_process  # noqa: E402
 
+from di_code.acp.stdio import STDIO_LIMIT  # noqa: E402
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
@@ -193,6 +194,9 @@ async def test_a_provider_failure_ends_the_turn_with_a_message(
     assert "recovered" in client.said()
 
 
+PARSE_ERROR = {"code": -32700, "message": "Parse error"}  # JSON-RPC 2.0 for a line not JSON
+
+
 async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
@@ -212,9 +216,30 @@ async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it
     replies = [json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))]
     while replies[-1].get("id") != 7:
         replies.append(json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT)))
+    assert replies[0] == {"jsonrpc": "2.0", "id": None, "error": PARSE_ERROR}
     assert replies[-1]["error"]["code"] == -32601  # method not found
     process.stdin.close()
     assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+
+
+async def test_a_message_over_the_line_limit_ends_the_stream_with_one_line(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    process = await asyncio.create_subprocess_exec(
+        DI_CODE,
+        "acp",
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    huge = b'{"jsonrpc":"2.0","id":1,"method":"x","params":"' + b"a" * STDIO_LIMIT + b'"}\n'
+    _, err = await asyncio.wait_for(process.communicate(huge), TIMEOUT)
+    assert process.returncode == 0
+    assert err.decode().strip().splitlines()[-1] == (
+        "di-code acp: a message over 50 MB; stopped reading"
+    )
 
 
 async def test_a_client_with_fs_serves_the_reads_and_writes(
