@@ -124,7 +124,7 @@ class Renderer:
         self.model = model
         self.usage = UsageTotals()
         self.finished: list[FinishedTool] = []
-        """Every finished tool call, for Ctrl-O and /expand."""
+        """Every finished tool call shown as a panel (not a plan update), for Ctrl-O and /expand."""
         self.previewed: list[Any] = []
         """Arguments of calls whose diff an approval question already showed (shared with
         the approver): their result panel does not show it again."""
@@ -180,10 +180,10 @@ class Renderer:
             case TurnEndEvent():
                 pass
             case AgentEndEvent():
-                self._show(None)
                 if self.plan is not None:  # the plan as the prompt left it, once
                     self._print(plan_panel(self.plan), full_only=True)
                     self.plan = None
+                self._show(None)  # after the plan is gone, or the live area keeps it
                 self._print(Text(self.footer(), style="dim"), full_only=True)
             case _:
                 assert_never(event)
@@ -268,6 +268,7 @@ class Renderer:
         stream.finish()
 
     def remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
+        """A call shown as a panel, for Ctrl-O and /expand (a plan update is no panel)."""
         self.finished.append(FinishedTool(name, arguments, result))
 
     def _tool_update(self, call_id: str, content: Sequence[object]) -> None:
@@ -281,11 +282,11 @@ class Renderer:
         running = self._running.pop(call_id, None)
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
-        self.remember(result.tool_name, args, result)
         if not self.compact and (steps := plan_of(result)) is not None:
             self.plan = steps  # redrawn in place, not a new panel per change
             self.redraw()
             return
+        self.remember(result.tool_name, args, result)
         if self.compact:
             self.console.print(compact_line(result.tool_name, args, result, seconds))
             return
