@@ -62,6 +62,7 @@ from di_code.ai.types import (
     TextContent,
     ToolResultMessage,
 )
+from di_code.session.prompt_notes import split_notes
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import (
@@ -374,9 +375,12 @@ class Renderer:
 
 
 def user_text(message: Message) -> str:
-    return "".join(
+    """What the user typed of a prompt: the notes di-code put in front for the model (a
+    `!command`'s output, what /undo restored) were shown when they happened."""
+    text = "".join(
         block.text if isinstance(block, TextContent) else "[image]" for block in message.content
     )
+    return split_notes(text)[1]
 
 
 def _text_of(content: Sequence[object]) -> str:

@@ -22,6 +22,7 @@ from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
+from di_code.session.prompt_notes import with_notes
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
@@ -265,7 +266,7 @@ class Repl:
             return True
         from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
-        prompt = "\n\n".join([*self.notes_for_model, text])
+        prompt = with_notes(self.notes_for_model, text)
         try:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
         except AttachmentError as exc:  # refused before any request: the notes wait

@@ -23,6 +23,7 @@ from di_code.session import (
     SessionError,
 )
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
+from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
 from di_code.tools.policy.permissions import MODE_CYCLE
 from di_code.ui.command_lines import fail as _fail
@@ -264,14 +265,6 @@ def _apply_plan(
     if result.failed:
         return _fail(repl, "\n".join([*lines, f"Prompt {number} is not fully undone."]))
     return _say(repl, "\n".join([*lines, f"Undid prompt {number}."]))
-
-
-def undo_note(number: int, done: list[str]) -> str:
-    """What the model reads of an undo: which files are back as they were, by the user."""
-    return (
-        f"[Note from di-code: the user undid the file changes since prompt "
-        f"{number}: {'; '.join(done)}. Edits made since then no longer stand.]"
-    )
 
 
 def _saved_session(repl: ChatView) -> Session:
