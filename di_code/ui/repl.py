@@ -366,5 +366,4 @@ class Repl:
             live = self.live.render(size.columns, size.rows)
             symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
             message = f"{live}{symbol}\x1b[1;36m›\x1b[0m "
-        self.reflow.drawn(size.columns, message + app.current_buffer.text)
         return ANSI(message)
