@@ -25,8 +25,8 @@ last row the second clear is of the same row.)"""
 
 
 def inline_output() -> Output | None:
-    """The output for the chat's prompt on a terminal; None (prompt-toolkit's own choice) when
-    stdout is not one."""
+    """The output for the chat's prompt on a VT100 terminal; None (prompt-toolkit's own
+    choice) when stdout is not one."""
     from prompt_toolkit.output import ColorDepth
     from prompt_toolkit.output.vt100 import Vt100_Output
     from prompt_toolkit.utils import get_bell_environment_variable, get_term_environment_variable
@@ -35,7 +35,7 @@ def inline_output() -> Output | None:
         def erase_down(self) -> None:
             self.write_raw(ERASE_DOWN)
 
-    if not sys.stdout.isatty():
+    if sys.platform == "win32" or not sys.stdout.isatty():
         return None
     return InlineOutput.from_pty(
         sys.stdout,

@@ -1,7 +1,8 @@
 """The chat REPL: a prompt-toolkit PromptSession on asyncio that stays open while the agent runs.
 
-One task owns each prompt (or /compact); the prompt keeps reading, so a line typed meanwhile
-becomes a steering message and Ctrl-C aborts the run through the agent's signal. Output goes
+One task owns each prompt (or /compact, or a `!command`); the prompt keeps reading, so a line
+typed meanwhile becomes a steering message (or, behind a `!command` or /compact, the next
+prompt) and Ctrl-C aborts the run through the agent's signal. Output goes
 through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
 in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
@@ -79,6 +80,8 @@ class Repl:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
+        self.waiting: list[str] = []
+        """Prompts typed while a `!command` or /compact ran: sent when it is done."""
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
         in front of the next prompt."""
@@ -253,17 +256,22 @@ class Repl:
         if text.startswith("/"):
             self.renderer.show_user(text)
             return await run_command(self, text)
-        if self.busy and not self.agent.is_streaming:
-            if self.approver.pending is not None:  # the trust question, before the first prompt
-                wait = "answer the question first"
-            else:
-                wait = "the conversation is being compacted"
-            self.console.print(Text(f"Wait a moment: {wait}.", "dim"))
+        if self.busy and self.approver.pending is not None and not self.agent.is_streaming:
+            # the trust question, before the first prompt
+            self.console.print(Text("Wait a moment: answer the question first.", "dim"))
             return True
         if self.busy:
-            self.agent.steer(text)
+            if self.agent.is_streaming:
+                self.agent.steer(text)
+            else:  # a !command or /compact: the prompt follows once it is done
+                self.waiting.append(text)
             self.renderer.show_user(text, queued=True)
             return True
+        self._send(text)
+        return True
+
+    def _send(self, text: str) -> None:
+        """Start the prompt `text`, behind the notes the model has not seen yet."""
         from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
         prompt = with_notes(self.notes_for_model, text)
@@ -272,10 +280,9 @@ class Repl:
         except AttachmentError as exc:  # refused before any request: the notes wait
             self.renderer.show_user(text)
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
-            return True
+            return
         self.notes_for_model = []
         self.start(self._prompt(content))
-        return True
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
         """Run `work` as the one busy task; Ctrl-C aborts its controller."""
@@ -345,6 +352,9 @@ class Repl:
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
+            if self.waiting:  # typed while a !command or /compact ran: sent now, as one
+                text, self.waiting = "\n\n".join(self.waiting), []
+                self._send(text)
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
         """Redraw the prompt while the task runs, so spinners and elapsed times move."""

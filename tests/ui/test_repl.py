@@ -415,6 +415,23 @@ async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt
     assert len(faux.requests) == 1
 
 
+async def test_a_prompt_typed_while_a_bang_command_runs_follows_it(tmp_path: Path) -> None:
+    """Nothing typed is lost: the prompt waits for the command, then goes with its output."""
+    faux = create_faux_provider([text_reply("I see it")])
+    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("!sleep 0.5; echo slept\r")
+        await until(lambda: session.repl.busy)
+        session.type("what did it print?\r")
+        await session.answered()
+        session.type("/exit\r")
+    assert "queued › what did it print?" in session.output
+    assert "compacted" not in session.output
+    sent = user_texts(faux, 0)[0]
+    assert sent.startswith("I ran `sleep 0.5; echo slept` in the shell myself.")
+    assert "slept" in sent and sent.endswith("what did it print?")
+
+
 async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:
     lines = "\n".join(f"out {n}" for n in range(1, 31))
 
