@@ -147,6 +147,9 @@ class Renderer:
         self._running: dict[str, RunningTool] = {}
         self.plan: list[dict[str, str]] | None = None
         """The model's plan while a prompt runs: drawn in the live area, updated in place."""
+        self.echo_next: str | None = None
+        """How the next prompt is echoed: as the input showed it (a long paste as its
+        placeholder); else the prompt's text, without the notes for the model."""
 
     def __call__(self, event: AgentEvent) -> None:
         self.handle(event)
@@ -181,6 +184,7 @@ class Renderer:
             case TurnEndEvent():
                 pass
             case AgentEndEvent():
+                self.echo_next = None
                 if self.plan is not None:  # the plan as the prompt left it, once
                     self._print(plan_panel(self.plan), full_only=True)
                     self.plan = None
@@ -310,7 +314,8 @@ class Renderer:
             self._activity = Activity(model, self._clock, self._clock())
             self.redraw()
         elif message.role == "user" and not self.compact:
-            self.show_user(user_text(message))
+            shown, self.echo_next = self.echo_next, None
+            self.show_user(user_text(message) if shown is None else shown)
 
     def _stream(self, event: StreamEvent) -> None:
         activity = self._activity

@@ -80,7 +80,7 @@ class Repl:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
-        self.waiting: list[str] = []
+        self.waiting: list[tuple[str, str]] = []
         """Prompts typed while a `!command` or /compact ran: sent when it is done."""
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
@@ -247,6 +247,7 @@ class Repl:
         from di_code.ui.slash_commands import run_command
 
         self.exit_armed = False
+        shown = text.strip()  # as the input showed it: a long paste as its placeholder
         text = self.pastes.expand(text).strip()
         if not text:
             return True
@@ -264,24 +265,26 @@ class Repl:
             if self.agent.is_streaming:
                 self.agent.steer(text)
             else:  # a !command or /compact: the prompt follows once it is done
-                self.waiting.append(text)
-            self.renderer.show_user(text, queued=True)
+                self.waiting.append((text, shown))
+            self.renderer.show_user(shown, queued=True)
             return True
-        self._send(text)
+        self._send(text, shown)
         return True
 
-    def _send(self, text: str) -> None:
-        """Start the prompt `text`, behind the notes the model has not seen yet."""
+    def _send(self, text: str, shown: str) -> None:
+        """Start the prompt `text`, behind the notes the model has not seen yet; its echo is
+        `shown`, what the input showed."""
         from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
         prompt = with_notes(self.notes_for_model, text)
         try:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
         except AttachmentError as exc:  # refused before any request: the notes wait
-            self.renderer.show_user(text)
+            self.renderer.show_user(shown)
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
             return
         self.notes_for_model = []
+        self.renderer.echo_next = shown
         self.start(self._prompt(content))
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
@@ -353,8 +356,9 @@ class Repl:
             key_wait(self._session, working=False)
             self.invalidate()
             if self.waiting:  # typed while a !command or /compact ran: sent now, as one
-                text, self.waiting = "\n\n".join(self.waiting), []
-                self._send(text)
+                texts, shown = zip(*self.waiting, strict=True)
+                self.waiting = []
+                self._send("\n\n".join(texts), "\n\n".join(shown))
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
         """Redraw the prompt while the task runs, so spinners and elapsed times move."""

@@ -393,7 +393,8 @@ async def test_a_long_paste_is_one_placeholder_and_is_sent_whole() -> None:
         await session.answered()
         session.type("/exit\r")
     assert user_texts(faux, 0) == [f"look: {pasted}"]
-    assert "… 20 more lines" in session.output
+    assert "› look: [pasted 30 lines]" in session.output  # echoed as the input showed it
+    assert "row 1" not in session.output
 
 
 async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt(
