@@ -139,6 +139,9 @@ class Renderer:
         self._turn_started = 0.0
         self._framed = False
         """Whether this turn's top rule was drawn (then its closing rule is too)."""
+        self._made_up = False
+        """The last answer was made up by the loop without a request (its start carried its
+        stop reason)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
         self.thoughts = Thoughts()
@@ -303,8 +306,10 @@ class Renderer:
     def _message_start(self, message: Message) -> None:
         """The turn's top rule goes before the model's answer, after the prompt it answers.
         An answer the loop made up without a request (aborted after the tools, the turn
-        limit) gets no frame: it is not a turn of the model's."""
-        if isinstance(message, AssistantMessage) and message.error_message is not None:
+        limit) gets no frame: it is not a turn of the model's, and it spent no tokens."""
+        if isinstance(message, AssistantMessage):
+            self._made_up = message.error_message is not None
+        if self._made_up and message.role == "assistant":
             self._framed = False
         elif message.role == "assistant":
             self._framed = True
@@ -363,7 +368,8 @@ class Renderer:
         self._end_text()
         self._activity = None
         self._show(None)
-        self.usage.add(message.usage, cut_short=message.stop_reason in ("aborted", "error"))
+        if not self._made_up:
+            self.usage.add(message.usage, cut_short=message.stop_reason in ("aborted", "error"))
         match message.stop_reason:
             case "aborted":
                 self.console.print(alert_panel("■ aborted", message.error_message or "Aborted."))
