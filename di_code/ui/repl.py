@@ -1,8 +1,8 @@
 """The chat REPL: a prompt-toolkit PromptSession on asyncio that stays open while the agent runs.
 
 One task owns each prompt (or /compact, or a `!command`); the prompt keeps reading, so a line
-typed meanwhile becomes a steering message (or, behind a `!command` or /compact, the next
-prompt) and Ctrl-C aborts the run through the agent's signal. Output goes
+typed meanwhile becomes a steering message (or, behind a `!command`, /compact or the trust
+question, the next prompt) and Ctrl-C aborts the run through the agent's signal. Output goes
 through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
 in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
@@ -81,7 +81,8 @@ class Repl:
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.waiting: list[tuple[str, str]] = []
-        """Prompts typed while a `!command` or /compact ran: sent when it is done."""
+        """Prompts typed while a `!command`, /compact or the trust question was under way:
+        sent when it is done."""
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
         in front of the next prompt."""
@@ -257,14 +258,10 @@ class Repl:
         if text.startswith("/"):
             self.renderer.show_user(text)
             return await run_command(self, text)
-        if self.busy and self.approver.pending is not None and not self.agent.is_streaming:
-            # the trust question, before the first prompt
-            self.console.print(Text("Wait a moment: answer the question first.", "dim"))
-            return True
         if self.busy:
             if self.agent.is_streaming:
                 self.agent.steer(text)
-            else:  # a !command or /compact: the prompt follows once it is done
+            else:  # a !command, /compact, the trust question: the prompt follows it
                 self.waiting.append((text, shown))
             self.renderer.show_user(shown, queued=True)
             return True
@@ -352,13 +349,24 @@ class Repl:
         except Exception as exc:
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
         finally:
+            stopped = self._controller is not None and self._controller.signal.aborted
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
-            if self.waiting:  # typed while a !command or /compact ran: sent now, as one
-                texts, shown = zip(*self.waiting, strict=True)
-                self.waiting = []
-                self._send("\n\n".join(texts), "\n\n".join(shown))
+            self._send_waiting(stopped)
+
+    def _send_waiting(self, stopped: bool) -> None:
+        """The prompts typed while the task ran, as one: sent now, or, when the user stopped
+        the task, put back in the input (nothing typed is lost, nothing starts unasked)."""
+        if not self.waiting:
+            return
+        texts, shown = ("\n\n".join(parts) for parts in zip(*self.waiting, strict=True))
+        self.waiting = []
+        if not stopped:
+            self._send(texts, shown)
+        elif self._session is not None:
+            self._session.default_buffer.insert_text(texts)
+            self.console.print(Text("Stopped: the queued prompt is back in the input.", "dim"))
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
         """Redraw the prompt while the task runs, so spinners and elapsed times move."""
