@@ -320,7 +320,7 @@ class Renderer:
             self.redraw()
         elif message.role == "user" and not self.compact:
             shown, self.echo_next = self.echo_next, None
-            self.show_user(user_text(message) if shown is None else shown)
+            self.show_user(user_text(message, shown))
 
     def _stream(self, event: StreamEvent) -> None:
         activity = self._activity
@@ -385,13 +385,13 @@ class Renderer:
                 assert_never(message.stop_reason)
 
 
-def user_text(message: Message) -> str:
-    """What the user typed of a prompt: the notes di-code put in front for the model (a
-    `!command`'s output, what /undo restored) were shown when they happened."""
-    text = "".join(
-        block.text if isinstance(block, TextContent) else "[image]" for block in message.content
-    )
-    return split_notes(text)[1]
+def user_text(message: Message, typed: str | None = None) -> str:
+    """What the user typed of a prompt (`typed`, as the input showed it; else the prompt's
+    text without the notes di-code put in front for the model, a `!command`'s output or what
+    /undo restored, shown when they happened), and `[image]` for each picture attached."""
+    text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+    images = sum(not isinstance(block, TextContent) for block in message.content)
+    return (split_notes(text)[1] if typed is None else typed) + "[image]" * images
 
 
 def _text_of(content: Sequence[object]) -> str:
