@@ -16,10 +16,11 @@ ALLOWED: dict[str, set[str]] = {
     "tools": {"ai", "agent"},
     "session": {"ai", "agent"},
     "config": {"ai"},
-    "ui": {"ai", "agent", "tools", "session", "config"},
-    "acp": {"ai", "agent", "tools", "session", "config"},
-    "batch": {"ai", "agent", "tools", "session", "config"},
-    "cli": {"ai", "agent", "tools", "session", "config", "ui", "acp", "batch"},
+    "setup": {"ai", "agent", "tools", "session", "config"},
+    "ui": {"ai", "agent", "tools", "session", "config", "setup"},
+    "acp": {"ai", "agent", "tools", "session", "config", "setup"},
+    "batch": {"ai", "agent", "tools", "session", "config", "setup"},
+    "cli": {"ai", "agent", "tools", "session", "config", "setup", "ui", "acp", "batch"},
 }
 
 

@@ -1,24 +1,18 @@
-"""The ACP agent: sessions, prompts, cancel and modes, on the same Agent the chat drives.
+"""The ACP agent the SDK serves: `initialize` answered at once, the session methods handed to
+`sessions.Sessions`.
 
-Each ACP session is a di-code session in the same store `chat --resume` reads (the ids are
-the same), set up for the editor's `cwd` by the `open_session` the CLI hands in, with the
-project's trust, rules, sandbox and checkpoints as in chat. Approvals go to the editor.
+An editor starts `di-code acp` and waits for the answer to `initialize` before anything else,
+so that answer needs nothing but the SDK: di-code's agent machinery (the agent, tools,
+sessions, settings) is loaded when the first session is asked for.
 """
 
 from __future__ import annotations
 
-import logging
-import uuid
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, RequestError, helpers
+from acp import PROTOCOL_VERSION
 from acp.schema import (
     AgentCapabilities,
-    AvailableCommand,
-    AvailableCommandInput,
     Implementation,
     InitializeResponse,
     LoadSessionResponse,
@@ -26,82 +20,13 @@ from acp.schema import (
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
-    SessionMode,
-    SessionModeState,
     SetSessionModeResponse,
-    UnstructuredCommandInput,
 )
 
 from di_code import __version__
-from di_code.acp.files import ClientFiles
-from di_code.acp.mcp_servers import mcp_configs
-from di_code.acp.permission import editor_approver
-from di_code.acp.prompt import prompt_text, user_content
-from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
-from di_code.agent.agent import Agent
-from di_code.agent.events import AgentEvent, ToolExecutionStartEvent
-from di_code.agent.prompt_hooks import PromptBlocked
-from di_code.ai.abort import AbortController
-from di_code.ai.types import AssistantMessage, TextContent, UserContent
-from di_code.config.custom_commands import CommandSet, load_commands
-from di_code.session import NothingToCompact, compact_agent, prompt_with_compaction
-from di_code.session.compaction import CompactionError
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.extensions.mcp_config import McpServerConfig
-from di_code.tools.policy.permissions import PermissionGate, PermissionMode
 
-logger = logging.getLogger(__name__)
-
-MODES: tuple[tuple[PermissionMode, str, str], ...] = (
-    ("ask", "Ask", "Ask before bash, edits and other tools that change things"),
-    ("accept-edits", "Accept edits", "Edit files without asking; ask before bash"),
-    ("auto", "Auto", "Run every tool without asking (bash sandboxed where bubblewrap works)"),
-    ("read-only", "Read only", "Only read, grep, find and ls"),
-)
-BUILT_IN_COMMANDS = {"compact": ("Summarize older turns to free context", "focus (optional)")}
-
-
-class Opened(Protocol):
-    """What the CLI's set-up gives a session (cli.setup.Prepared has these)."""
-
-    @property
-    def agent(self) -> Agent: ...
-    @property
-    def gate(self) -> PermissionGate: ...
-    @property
-    def workspace(self) -> Path: ...
-    @property
-    def home(self) -> Path: ...
-    @property
-    def session(self) -> Any: ...
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
-    """What an editor asks a session to be set up with."""
-
-    workspace: Path
-    session_id: str | None
-    """None for a new session, else the stored one to go on with."""
-    editor: EditorFiles | None
-    """The editor's files, for the file tools, when it offers them."""
-    mcp_servers: tuple[McpServerConfig, ...]
-    """The editor's MCP servers, started beside the configured ones."""
-
-
-OpenSession = Callable[[SessionRequest], Awaitable[Opened]]
-CloseSession = Callable[[Opened], Awaitable[None]]
-
-
-@dataclass
-class LiveSession:
-    id: str
-    opened: Opened
-    translator: EventTranslator
-    commands: CommandSet
-    controller: AbortController | None = None
-    current_call: str = ""
-    unsubscribe: Callable[[], None] = field(default=lambda: None)
+if TYPE_CHECKING:
+    from di_code.acp.sessions import CloseSession, OpenSession, Sessions
 
 
 class DiCodeAcpAgent:
@@ -111,9 +36,9 @@ class DiCodeAcpAgent:
         self._open = open_session
         self._close = close_session
         self._client: Any = None
-        self._sessions: dict[str, LiveSession] = {}
+        self._live: Sessions | None = None
         self._editor_fs = False
-        """Whether the client reads and writes text files for the agent (its buffers)."""
+        self._editor_terminal = False
 
     def on_connect(self, conn: Any) -> None:
         self._client = conn
@@ -123,6 +48,7 @@ class DiCodeAcpAgent:
     ) -> InitializeResponse:
         fs = getattr(client_capabilities, "fs", None)
         self._editor_fs = bool(fs and fs.read_text_file and fs.write_text_file)
+        self._editor_terminal = bool(getattr(client_capabilities, "terminal", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -139,170 +65,35 @@ class DiCodeAcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
-        live = await self._start(cwd, None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id, modes=_modes(live.opened.gate.mode))
+        return await self._sessions().new_session(cwd, mcp_servers)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        live = await self._start(cwd, session_id, mcp_servers or [])
-        for update in live.translator.replay(live.opened.agent.transcript):
-            await self._send(live.id, update)
-        return LoadSessionResponse(modes=_modes(live.opened.gate.mode))
+        return await self._sessions().load_session(cwd, session_id, mcp_servers)
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
-        live = self._live(session_id)
-        if mode_id not in {mode for mode, _, _ in MODES}:
-            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        live.opened.gate.switch(mode_id)
-        return SetSessionModeResponse()
+        return await self._sessions().set_session_mode(mode_id, session_id)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
-        live = self._sessions.get(session_id)
-        if live is not None and live.controller is not None:
-            live.controller.abort("cancelled by the editor")
+        if self._live is not None:
+            await self._live.cancel(session_id)
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
-        live = self._live(session_id)
-        if live.controller is not None:
-            raise RequestError.invalid_request({"sessionId": "a prompt is already running"})
-        text = prompt_text(prompt).strip()
-        if text.split(None, 1)[:1] == ["/compact"]:
-            return await self._compact(live, text.removeprefix("/compact").strip())
-        expanded = live.commands.expand_prompt(text) if text.startswith("/") else None
-        content: list[UserContent] = (
-            [TextContent(expanded)] if expanded is not None else user_content(prompt)
-        )
-        if not content:
-            raise RequestError.invalid_params({"prompt": "the prompt is empty"})
-        controller = live.controller = AbortController()
-        try:
-            final = await prompt_with_compaction(
-                live.opened.agent, content, live.opened.session, signal=controller.signal
-            )
-        except PromptBlocked as exc:  # a UserPromptSubmit hook: nothing was sent
-            await self._send(live.id, helpers.update_agent_message_text(f"di-code: {exc}"))
-            return PromptResponse(stop_reason="refusal")
-        finally:
-            live.controller = None
-        return await self._ended(live, final)
+        return await self._sessions().prompt(prompt, session_id)
 
     async def close(self) -> None:
         """Stop every session's servers and tools (the client closed the connection)."""
-        for live in list(self._sessions.values()):
-            if live.controller is not None:
-                live.controller.abort("the editor closed the connection")
-            live.unsubscribe()
-            await self._close(live.opened)
-        self._sessions.clear()
+        if self._live is not None:
+            await self._live.close()
 
-    async def _start(self, cwd: str, session_id: str | None, servers: list[Any]) -> LiveSession:
-        workspace = Path(cwd)
-        if not workspace.is_absolute() or not workspace.is_dir():
-            raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
-        if session_id is not None and session_id in self._sessions:
-            raise RequestError.invalid_request({"sessionId": "that session is already open"})
-        files = ClientFiles(self._client) if self._editor_fs else None
-        try:
-            request = SessionRequest(workspace, session_id, files, mcp_configs(servers))
-            opened = await self._open(request)
-        except Exception as exc:  # a configuration error: one line for the editor
-            raise RequestError.internal_error({"message": str(exc)}) from None
-        stored = opened.session
-        live = LiveSession(
-            id=stored.id if stored is not None else uuid.uuid4().hex,
-            opened=opened,
-            translator=EventTranslator(opened.workspace, _text_via(files)),
-            commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
-        )
-        if files is not None:
-            files.session_id = live.id
-        opened.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
-        live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
-        self._sessions[live.id] = live
-        await self._send(live.id, helpers.update_available_commands(_commands(live.commands)))
-        return live
+    def _sessions(self) -> Sessions:
+        if self._live is None:
+            from di_code.acp.sessions import Sessions
 
-    def _forwarder(self, live: LiveSession) -> Callable[[AgentEvent], Awaitable[None]]:
-        async def forward(event: AgentEvent) -> None:
-            if isinstance(event, ToolExecutionStartEvent):
-                live.current_call = event.tool_call_id
-            for update in await live.translator.updates(event):
-                await self._send(live.id, update)
-
-        return forward
-
-    async def _ended(self, live: LiveSession, final: AssistantMessage) -> PromptResponse:
-        if final.stop_reason == "aborted":
-            return PromptResponse(stop_reason="cancelled")
-        if final.stop_reason == "length":
-            return PromptResponse(stop_reason="max_tokens")
-        if final.stop_reason == "error":
-            message = (final.error_message or "the request failed").strip()
-            await self._send(live.id, helpers.update_agent_message_text(f"di-code: {message}"))
-            if message.startswith("Turn limit reached"):
-                return PromptResponse(stop_reason="max_turn_requests")
-        return PromptResponse(stop_reason="end_turn")
-
-    async def _compact(self, live: LiveSession, focus: str) -> PromptResponse:
-        opened = live.opened
-        try:
-            result = await compact_agent(opened.agent, opened.session, instructions=focus or None)
-            said = f"Compacted the conversation ({result.tokens_before} tokens before)."
-        except (NothingToCompact, CompactionError) as exc:
-            said = f"Not compacted: {exc}"
-        await self._send(live.id, helpers.update_agent_message_text(said))
-        return PromptResponse(stop_reason="end_turn")
-
-    def _live(self, session_id: str) -> LiveSession:
-        live = self._sessions.get(session_id)
-        if live is None:
-            raise RequestError.invalid_params({"sessionId": f"no open session {session_id!r}"})
-        return live
-
-    async def _send(self, session_id: str, update: Any) -> None:
-        await self._client.session_update(session_id=session_id, update=update)
-
-
-def _text_via(files: ClientFiles | None) -> TextOf:
-    """How the translator reads a file for a diff: where the file tools read it."""
-    if files is None:
-        return text_on_disk
-
-    async def text_of(path: Path) -> str | None:
-        try:
-            return await files.read_text(path)
-        except OSError:
-            return None
-
-    return text_of
-
-
-def _modes(current: PermissionMode) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=current,
-        available_modes=[SessionMode(id=m, name=n, description=d) for m, n, d in MODES],
-    )
-
-
-def _commands(commands: CommandSet) -> list[AvailableCommand]:
-    offered = [
-        AvailableCommand(
-            name=name,
-            description=description,
-            input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
-        )
-        for name, (description, hint) in BUILT_IN_COMMANDS.items()
-    ]
-    for command in commands.commands.values():
-        hint = command.argument_hint or "arguments"
-        offered.append(
-            AvailableCommand(
-                name=command.name,
-                description=command.description,
-                input=AvailableCommandInput(root=UnstructuredCommandInput(hint=hint)),
+            self._live = Sessions(
+                self._client, self._open, self._close, self._editor_fs, self._editor_terminal
             )
-        )
-    return offered
+        return self._live

@@ -10,11 +10,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from acp import Agent, run_agent
 
-from di_code.acp.server import CloseSession, DiCodeAcpAgent, OpenSession
+from di_code.acp.server import DiCodeAcpAgent
+
+if TYPE_CHECKING:
+    from di_code.acp.sessions import CloseSession, OpenSession
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest message line read: an editor may send a whole file or an image in one."""

@@ -93,17 +93,20 @@ class EventTranslator:
             return [self._started(call_id, name, arguments)]
         if isinstance(event, ToolExecutionEndEvent):
             edited = self.before.pop(event.result.tool_call_id, None)
-            diff = None
+            shown, located = _terminal(event.result), None
             if edited is not None and not event.result.is_error:
                 where, old = edited
                 new = await self.text_of(Path(where))
-                diff = None if new is None else helpers.tool_diff_content(where, new, old)
-            return [self._ended(event.result, diff), *_plan(event.result)]
+                if new is not None:
+                    shown = helpers.tool_diff_content(where, new, old)
+                    located = [ToolCallLocation(path=where, line=first_change(old or "", new))]
+            return [self._ended(event.result, shown, located), *_plan(event.result)]
         return []
 
     def _started(self, call_id: str, name: str, arguments: Any) -> Any:
         path = self._path(arguments) if name in FILE_TOOLS else None
-        locations = [ToolCallLocation(path=str(path))] if path is not None else None
+        line = _read_from(arguments) if name == "read" else None
+        locations = [ToolCallLocation(path=str(path), line=line)] if path is not None else None
         return helpers.start_tool_call(
             call_id,
             tool_title(name, arguments),
@@ -113,18 +116,26 @@ class EventTranslator:
             raw_input=arguments,
         )
 
-    def _ended(self, result: ToolResultMessage, diff: Any = None) -> Any:
-        content: list[Any] = [
-            helpers.tool_content(helpers.text_block(block.text))
-            for block in result.content
-            if isinstance(block, TextContent) and block.text
-        ]
-        if diff is not None:
-            content.append(diff)
+    def _ended(
+        self, result: ToolResultMessage, shown: Any = None, located: list[Any] | None = None
+    ) -> Any:
+        """The call's outcome: its text, and what the editor shows best (an edit's diff, at
+        the first line it changed), or only the editor's terminal, which shows the command's
+        output itself."""
+        content: list[Any] = []
+        if shown is None or shown.type != "terminal":
+            content = [
+                helpers.tool_content(helpers.text_block(block.text))
+                for block in result.content
+                if isinstance(block, TextContent) and block.text
+            ]
+        if shown is not None:
+            content.append(shown)
         return helpers.update_tool_call(
             result.tool_call_id,
             status="failed" if result.is_error else "completed",
             content=content,
+            locations=located,
         )
 
     def _path(self, arguments: Any) -> Path | None:
@@ -154,6 +165,28 @@ class EventTranslator:
             elif isinstance(message, ToolResultMessage):
                 out.append(self._ended(message))
         return out
+
+
+def _read_from(arguments: Any) -> int | None:
+    """The line a read starts at, as ACP counts lines (from 0; the tool counts from 1)."""
+    offset = arguments.get("offset") if isinstance(arguments, dict) else None
+    return offset - 1 if isinstance(offset, int) and offset >= 1 else None
+
+
+def first_change(old: str, new: str) -> int:
+    """The first line (from 0) where `new` differs from `old`: where the editor should look."""
+    old_lines, new_lines = old.splitlines(), new.splitlines()
+    pairs = zip(old_lines, new_lines, strict=False)
+    first = next((n for n, (before, after) in enumerate(pairs) if before != after), None)
+    return min(len(old_lines), len(new_lines)) if first is None else first
+
+
+def _terminal(result: ToolResultMessage) -> Any:
+    """The editor's terminal a command ran in, kept in the call's content at its end (the
+    editor still shows a released terminal's output; a replayed session shows the text)."""
+    details = result.details
+    terminal_id = details.get("terminal_id") if isinstance(details, dict) else None
+    return helpers.tool_terminal_ref(terminal_id) if isinstance(terminal_id, str) else None
 
 
 PLAN_STATUS: dict[str, Any] = {

@@ -8,6 +8,7 @@ import sys
 import time
 from typing import IO, Any, TextIO
 
+from di_code.batch.results import STATUSES
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live
 
@@ -40,6 +41,11 @@ class EventsReporter:
         self._emit("end", **counts, stopped_by=stopped_by)
 
 
+def finish_line(record: dict[str, Any]) -> str:
+    why = f": {record['error']}" if record.get("error") else ""
+    return f"{record['id']} {record['status']} in {record['duration']:.1f} s{why}"
+
+
 class LineReporter:
     """A line per finished task on stderr: what a log or CI shows."""
 
@@ -58,8 +64,7 @@ class LineReporter:
         pass
 
     def finished(self, record: dict[str, Any]) -> None:
-        why = f": {record['error']}" if record.get("error") else ""
-        self._line(f"{record['id']} {record['status']} in {record['duration']:.1f} s{why}")
+        self._line(finish_line(record))
 
     def tick(self, running: dict[str, Live]) -> None:
         pass
@@ -80,7 +85,7 @@ class LiveReporter(LineReporter):
 
         self._console = Console(stderr=True)
         super().__init__(self._console.file)
-        self._counts = dict.fromkeys(("done", "failed", "timeout", "cancelled"), 0)
+        self._counts = dict.fromkeys(STATUSES, 0)
         self._total = 0
         self._live = RichLive(console=self._console, auto_refresh=False, transient=True)
 
@@ -91,12 +96,7 @@ class LiveReporter(LineReporter):
 
     def finished(self, record: dict[str, Any]) -> None:
         self._counts[record["status"]] += 1
-        why = f": {record['error']}" if record.get("error") else ""
-        self._console.print(
-            f"{record['id']} {record['status']} in {record['duration']:.1f} s{why}",
-            markup=False,
-            highlight=False,
-        )
+        self._console.print(finish_line(record), markup=False, highlight=False)
 
     def tick(self, running: dict[str, Live]) -> None:
         from rich.table import Table

@@ -24,6 +24,7 @@ from typing import Any
 
 from di_code.ai.providers.request_slots import SOCKET_PREFIX
 from di_code.batch.ray_slots import SlotDoor, start_keeper
+from di_code.batch.results import STOPPED
 from di_code.batch.runner import Reporter, Stop, run_batch
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live, RunSettings, finish_record, run_task
@@ -103,7 +104,7 @@ class RayPool:
             record: dict[str, Any] = self._ray.get(handle)
             return record
         except self._errors.TaskCancelledError:
-            return _unfinished(task, live, "cancelled", "cancelled")
+            return _unfinished(task, live, "cancelled", STOPPED)
         except self._errors.RayError as exc:
             return _unfinished(task, live, "failed", f"ray: {str(exc).splitlines()[0]}")
 

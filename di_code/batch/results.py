@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 STATUSES = ("done", "failed", "timeout", "cancelled")
+STOPPED = "the batch was stopped before the task finished"
+"""A cancelled task's `error`."""
 FINISHED = frozenset({"done", "failed", "timeout"})
 """A cancelled task (Ctrl-C) did not finish: the next run runs it again."""
 

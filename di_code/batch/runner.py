@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from di_code.batch.results import FINISHED, ResultsFile, finished_statuses
+from di_code.batch.results import FINISHED, STATUSES, ResultsFile, finished_statuses
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live, RunSettings, finish_record, run_task
 
@@ -95,7 +95,7 @@ def run_batch(
     pending = tasks_to_run(tasks, results, retry_failed)
     reporter.begin(len(pending), len(tasks) - len(pending))
     previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
-    counts = dict.fromkeys(("done", "failed", "timeout", "cancelled"), 0)
+    counts = dict.fromkeys(STATUSES, 0)
     try:
         _drive(iter(pending), pool, jobs, stop, reporter, out, counts)
     finally:

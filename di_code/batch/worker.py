@@ -27,6 +27,7 @@ from di_code.ai.providers.request_slots import SLOTS_VARIABLE
 from di_code.ai.redaction import clip
 from di_code.batch.checkout import CheckoutError, make_checkout, patch_of, remove_checkout
 from di_code.batch.processes import end_process_tree
+from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
 from di_code.session.git_run import GitError
 
@@ -142,7 +143,7 @@ def _run_process(
     if status == "timeout":
         return status, result, f"timed out after {timeout:g} s"
     if status == "cancelled":
-        return status, result, "cancelled"
+        return status, result, STOPPED
     if result is None or result.get("is_error") or process.returncode != 0:
         return "failed", result, _failure(result, stderr_path, process.returncode)
     return "done", result, None

@@ -1,30 +1,39 @@
 """`di-code acp`: di-code as an Agent Client Protocol agent for editors (Zed, JetBrains,
-Neovim), on stdin and stdout. Each editor session is set up as `chat` sets one up."""
+Neovim), on stdin and stdout. Each editor session is set up as `chat` sets one up.
+
+Only the SDK is loaded before the editor's `initialize` is answered: the set-up (settings,
+providers, tools) loads with the first session."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import logging
+from typing import TYPE_CHECKING
 
 from di_code.cli.flags import CliOptions
-from di_code.config.settings import ConfigError
+
+if TYPE_CHECKING:
+    from di_code.acp.sessions import SessionRequest
+    from di_code.setup.prepared import Prepared
 
 
 def acp_command(options: CliOptions, log_file: str | None) -> int:
     try:
-        from di_code.acp.server import SessionRequest
         from di_code.acp.stdio import serve
     except ImportError:
+        from di_code.config.settings import ConfigError
+
         raise ConfigError(
             "di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'"
         ) from None
-    from di_code.cli.setup import Prepared, close_prepared, prepare
 
     if log_file is not None:
         logging.basicConfig(filename=log_file, level=logging.INFO)
 
     async def open_session(request: SessionRequest) -> Prepared:
+        from di_code.cli.setup import prepare
+
         chosen = dataclasses.replace(
             options, session=request.session_id, continue_session=False, no_session=False
         )
@@ -32,11 +41,14 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
             chosen,
             workspace=request.workspace,
             editor=request.editor,
+            terminals=request.terminals,
             mcp_servers=request.mcp_servers,
+            notify=request.notify,
         )
 
-    async def close_session(opened: object) -> None:
-        assert isinstance(opened, Prepared)
+    async def close_session(opened: Prepared) -> None:
+        from di_code.cli.setup import close_prepared
+
         await close_prepared(opened, opened.agent.provider)
 
     asyncio.run(serve(open_session, close_session))

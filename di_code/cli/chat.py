@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
 import sys
 from collections.abc import Awaitable
-from dataclasses import replace
 
-from di_code.ai.stream import Provider
-from di_code.ai.types import Model
 from di_code.cli.flags import CliOptions
-from di_code.config.settings import ConfigError, Settings
 
 EXIT_USAGE = 2
 NO_TERMINAL = (
@@ -34,11 +29,9 @@ async def _chat(options: CliOptions) -> int:
     from di_code.ai.private_files import private_folder
     from di_code.cli.setup import close_prepared, prepare
     from di_code.cli.trust_now import trust_applier
-    from di_code.config.model_choices import model_choices
     from di_code.config.trusting import held_back
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
-    from di_code.ui.chat_view import ChatSetup
     from di_code.ui.repl import Repl
     from di_code.ui.slash_commands import show_startup_warnings
 
@@ -46,26 +39,16 @@ async def _chat(options: CliOptions) -> int:
     approver = ReplApprover(console)
     prepared = await prepare(options, approver=approver, chat=True)
     show_startup_warnings(console, prepared.workspace)
-    setup = ChatSetup(
-        agent=prepared.agent,
-        session=prepared.session,
-        store=SessionStore(prepared.home) if prepared.session is not None else None,
-        gate=prepared.gate,
-        workspace=prepared.workspace,
-        attach_session=prepared.attach_session,
-        mcp=prepared.mcp,
-        switch_model=lambda spec: _switch_model(spec, prepared.settings),
-        models=lambda: model_choices(prepared.settings, os.environ),
-        held_back=held_back(prepared.home, prepared.workspace),
-        bash_state=prepared.bash.state if prepared.bash is not None else None,
-    )
-    setup.apply_trust = trust_applier(prepared, options, setup)
+    if prepared.session is not None:
+        prepared.store = SessionStore(prepared.home)
+    prepared.held_back = held_back(prepared.home, prepared.workspace)
+    prepared.apply_trust = trust_applier(prepared, options)
     history = private_folder(prepared.home) / "history"  # typed prompts: a pasted key too
-    repl = Repl(setup, console, history=history, approver=approver)
+    repl = Repl(prepared, console, history=history, approver=approver)
     try:
         return await _until_stop_signal(repl.run())
     finally:
-        await close_prepared(replace(prepared, mcp=setup.mcp), repl.agent.provider)
+        await close_prepared(prepared, repl.agent.provider)
 
 
 async def _until_stop_signal(chat: Awaitable[int]) -> int:
@@ -91,14 +74,3 @@ async def _until_stop_signal(chat: Awaitable[int]) -> int:
     finally:
         for number in (signal.SIGTERM, signal.SIGHUP):
             loop.remove_signal_handler(number)
-
-
-def _switch_model(spec: str, settings: Settings) -> tuple[Provider, Model]:
-    """/model provider/id: resolved like --model, with the same keys and settings."""
-    from di_code.cli.model_setup import make_provider
-    from di_code.config.selection import ModelRequest, select_model
-
-    selection = select_model(ModelRequest(model=spec), settings, os.environ)
-    if selection is None:
-        raise ConfigError(f"no provider for {spec!r}: use PROVIDER/ID")
-    return make_provider(selection), selection.model

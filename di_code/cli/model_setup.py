@@ -1,11 +1,13 @@
 """Which model a command talks to when the command line does not say it all: the configured
 one; else, for `--base-url` alone, the first model that server lists; else the first local
-server that answers; else one line naming every way to configure a model (exit 2)."""
+server that answers; else one line naming every way to configure a model (exit 2). Also the
+chat's `/model`: its list, and the switch to the model it names."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from di_code.ai.stream import Provider
 from di_code.cli.flags import CliOptions
@@ -20,6 +22,10 @@ from di_code.config.selection import (
     timeouts_from,
 )
 from di_code.config.settings import ConfigError, Settings
+
+if TYPE_CHECKING:
+    from di_code.ai.types import Model
+    from di_code.config.model_choices import ModelChoice
 
 LISTING_TIMEOUT = 5.0
 """A server the user named may be remote and slower than the 300 ms local probe."""
@@ -97,3 +103,18 @@ def make_provider(selection: Selection) -> Provider:
         api_key=selection.api_key or None, base_url=base_url, **timeouts
     )
     return provider
+
+
+def switch_model(spec: str, settings: Settings, env: Mapping[str, str]) -> tuple[Provider, Model]:
+    """The chat's /model provider/id: resolved like --model, with the same keys and settings."""
+    selection = select_model(ModelRequest(model=spec), settings, env)
+    if selection is None:
+        raise ConfigError(f"no provider for {spec!r}: use PROVIDER/ID")
+    return make_provider(selection), selection.model
+
+
+def model_list(settings: Settings, env: Mapping[str, str]) -> list[ModelChoice]:
+    """The chat's /model list, loaded only when it is first shown."""
+    from di_code.config.model_choices import model_choices
+
+    return model_choices(settings, env)

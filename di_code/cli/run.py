@@ -35,10 +35,11 @@ from di_code.cli.output import (
     sanitized,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import Prepared, close_prepared, prepare
+from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
 
 if TYPE_CHECKING:
+    from di_code.setup.prepared import Prepared
     from di_code.ui.render import Renderer
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -98,7 +99,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tupl
     try:
         final = await prompt_with_compaction(
             prepared.agent,
-            prompt_content(prompt, prepared.workspace, prepared.model, images),
+            prompt_content(prompt, prepared.workspace, prepared.agent.model, images),
             prepared.session,
             signal=controller.signal,
             on_compaction=_report_compaction,
@@ -151,7 +152,7 @@ def _attach_progress(
 
         prepared.agent.subscribe(stream)
     elif progress is not None:
-        progress.model = prepared.model
+        progress.model = prepared.agent.model
         prepared.agent.subscribe(progress.handle)
     elif fmt == "text":
         prepared.agent.subscribe(_plan_printer(Writer(sys.stderr)))

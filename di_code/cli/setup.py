@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -19,11 +18,11 @@ from di_code.agent.loop import DEFAULT_MAX_TURNS
 from di_code.agent.tool import AgentTool
 from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider, StreamOptions, close_provider
-from di_code.ai.types import Message, Model, ReasoningLevel
+from di_code.ai.types import Message, ReasoningLevel
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
 from di_code.cli.mcp_setup import start_mcp_servers
-from di_code.cli.model_setup import choose_model, make_provider
+from di_code.cli.model_setup import choose_model, make_provider, model_list, switch_model
 from di_code.cli.output import Notify, notify_stderr
 from di_code.config.models import PRESETS
 from di_code.config.selection import (
@@ -40,6 +39,7 @@ from di_code.config.settings import (
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
+from di_code.setup.prepared import Prepared
 from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
@@ -51,33 +51,13 @@ from di_code.tools.policy.permissions import (
 if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.builtin.editor_files import EditorFiles
-    from di_code.tools.extensions.mcp import McpServers
+    from di_code.tools.builtin.editor_terminal import EditorTerminals
     from di_code.tools.extensions.mcp_config import McpServerConfig
     from di_code.tools.policy.bash_policy import BashPolicy
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 TASK_TOOL = "task"
 """Made after the other tools (it hands them to subagents): di_code.cli.subagents."""
-
-
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """Everything a command needs to run prompts."""
-
-    agent: Agent
-    model: Model
-    gate: PermissionGate
-    settings: Settings
-    workspace: Path
-    home: Path
-    session: Session | None
-    """Where the conversation is recorded; None with --no-session."""
-    attach_session: Callable[[Agent, Session], None]
-    """Records an agent's messages and checkpoints in a session (again after /clear)."""
-    mcp: McpServers | None = None
-    """The MCP servers started for this session, to stop at the end."""
-    bash: BashPolicy | None = None
-    """How bash runs commands (its sandbox follows the permission mode)."""
 
 
 async def prepare(
@@ -88,10 +68,12 @@ async def prepare(
     workspace: Path | None = None,
     notify: Notify = notify_stderr,
     editor: EditorFiles | None = None,
+    terminals: EditorTerminals | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
     chat: bool = False,
 ) -> Prepared:
-    """For the chat, MCP servers start in the background and `-c` continues the newest chat."""
+    """For the chat, MCP servers start in the background and `-c` continues the newest chat;
+    the chat adds what only it uses to what this returns."""
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
@@ -117,7 +99,7 @@ async def prepare(
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
     session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
-    bash = bash_policy(options, settings, gate, selection, env, session, notify, home)
+    bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts()
@@ -149,7 +131,16 @@ async def prepare(
     if session is not None:
         attach(agent, session)
     return Prepared(
-        agent, selection.model, gate, settings, workspace, home, session, attach, mcp, bash
+        agent,
+        session,
+        gate=gate,
+        workspace=workspace,
+        home=home,
+        switch_model=lambda spec: switch_model(spec, settings, env),
+        models=lambda: model_list(settings, env),
+        mcp=mcp,
+        attach_session=attach,
+        bash_state=bash.state,
     )
 
 
@@ -233,10 +224,11 @@ def bash_policy(
     session: Session | None,
     notify: Notify,
     home: Path,
+    terminals: EditorTerminals | None = None,
 ) -> BashPolicy:
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
-    moment), the key variables hidden from commands, and the session's folder for long
-    outputs."""
+    moment), the key variables hidden from commands, the session's folder for long
+    outputs, and the editor's terminals commands run in (`di-code acp`)."""
     from di_code.tools.builtin.spill import SpillFolder
     from di_code.tools.policy.bash_policy import KEY_VARIABLES, BashPolicy
     from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
@@ -258,7 +250,7 @@ def bash_policy(
     holding_key = [name for name, value in env.items() if value and value == selection.api_key]
     hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
-    return BashPolicy(sandbox, hidden, spill, lambda: gate.mode)
+    return BashPolicy(sandbox, hidden, spill, lambda: gate.mode, terminals)
 
 
 def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:

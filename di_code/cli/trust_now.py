@@ -10,48 +10,44 @@ conversation does not change model under the user's feet); they apply from the n
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
 
 from di_code.cli.flags import CliOptions
 from di_code.cli.mcp_setup import mcp_configs
-from di_code.cli.setup import Prepared, permission_mode
+from di_code.cli.setup import permission_mode
 from di_code.config.settings import load_settings
+from di_code.setup.prepared import Prepared
 from di_code.tools.policy.permissions import PermissionRules, offered_tools
 
-if TYPE_CHECKING:
-    from di_code.ui.chat_view import ChatSetup
 
-
-def trust_applier(
-    prepared: Prepared, options: CliOptions, setup: ChatSetup
-) -> Callable[[], Awaitable[list[str]]]:
-    """The chat's `apply_trust`: re-reads the settings and applies them to `setup`."""
+def trust_applier(prepared: Prepared, options: CliOptions) -> Callable[[], Awaitable[list[str]]]:
+    """The chat's `apply_trust`: re-reads the settings and applies them to `prepared`."""
 
     async def apply() -> list[str]:
         lines: list[str] = []
         settings = load_settings(prepared.home, prepared.workspace)
         gate = prepared.gate
+        assert gate is not None  # `prepare` always makes one; only the chat's tests have none
         gate.rules = PermissionRules.parse(settings.allow, settings.deny)
         mode = permission_mode(options, settings)
         if mode != gate.mode:
             lines += [f"Permission mode: {mode}.", *gate.switch(mode)]
         configs = mcp_configs(settings, prepared.home, prepared.workspace, lines.append)
-        running = [server.config for server in setup.mcp.servers] if setup.mcp else []
+        running = [server.config for server in prepared.mcp.servers] if prepared.mcp else []
         enabled = [config for config in configs if config.enabled]
         if enabled == running:
             return lines
         stopped = set()
-        if setup.mcp is not None:
-            stopped = {tool.name for tool in setup.mcp.tools()}
-            await setup.mcp.aclose()
+        if prepared.mcp is not None:
+            stopped = {tool.name for tool in prepared.mcp.tools()}
+            await prepared.mcp.aclose()
         from di_code.tools.extensions.mcp import McpServers
 
-        setup.mcp = McpServers(configs)
-        lines += await setup.mcp.start()
-        kept = [tool for tool in setup.agent.tools if tool.name not in stopped]
-        fresh = setup.mcp.tools(taken=[tool.name for tool in kept])
+        prepared.mcp = McpServers(configs)
+        lines += await prepared.mcp.start()
+        kept = [tool for tool in prepared.agent.tools if tool.name not in stopped]
+        fresh = prepared.mcp.tools(taken=[tool.name for tool in kept])
         offered = offered_tools(fresh, gate.mode)
-        setup.agent.tools = [*kept, *offered]
+        prepared.agent.tools = [*kept, *offered]
         names = ", ".join(tool.name for tool in offered) or "none"
         lines.append(f"MCP servers started; their tools: {names}.")
         return lines

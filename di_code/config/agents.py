@@ -21,12 +21,16 @@ session's permission rules and hooks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
-from di_code.config.project import project_folders
+from di_code.config.front_matter import (
+    Document,
+    first_line,
+    markdown_files,
+    read_or_warn,
+    search_folders,
+)
 
 AGENT_FOLDERS = (Path(".di-code") / "agents", Path(".claude") / "agents")
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
@@ -65,14 +69,9 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
     """Every subagent file, nearest first."""
     agents: dict[str, AgentFile] = {}
     warnings: list[str] = []
-    for path in _agent_files(home, workspace):
-        try:
-            agent = read_agent(path)
-        except OSError as exc:
-            warnings.append(f"{path}: skipped: {exc.strerror or exc}")
-            continue
-        except FrontMatterError as exc:
-            warnings.append(f"{path}: skipped: bad front matter: {exc}")
+    for path in markdown_files(agent_folders(home, workspace)):
+        agent = read_or_warn(path, FILE_CAP, _agent, warnings)
+        if agent is None:
             continue
         if not NAME.fullmatch(agent.name):
             warnings.append(f"{path}: skipped: {agent.name!r} is not a usable subagent name")
@@ -82,16 +81,15 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
 
 
 def agent_folders(home: Path, workspace: Path) -> list[Path]:
-    project = [folder / sub for folder in project_folders(workspace) for sub in AGENT_FOLDERS]
-    return [*project, home / "agents", Path.home() / ".claude" / "agents"]
+    """Where subagent files are looked for, nearest first."""
+    user = [home / "agents", Path.home() / ".claude" / "agents"]
+    return search_folders(workspace, AGENT_FOLDERS, user)
 
 
-def read_agent(path: Path) -> AgentFile:
-    document = read_document(path, FILE_CAP)
+def _agent(path: Path, document: Document) -> AgentFile:
     fields = document.fields
     body = document.body.strip("\n")
-    lines = [line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip()]
-    description = " ".join(fields.get("description", "").split()) or (lines[0] if lines else "")
+    description = " ".join(fields.get("description", "").split()) or first_line(body)
     model = fields.get("model", "").strip()
     return AgentFile(
         name=fields.get("name", "").strip() or path.stem,
@@ -108,15 +106,3 @@ def tool_names(raw: str) -> tuple[str, ...]:
     words = re.split(r"[,\n]", raw.strip().strip("[]"))
     names = (word.strip().lstrip("-").strip().strip("'\"") for word in words)
     return tuple(dict.fromkeys(CLAUDE_TOOL_NAMES.get(n.lower(), n.lower()) for n in names if n))
-
-
-def _agent_files(home: Path, workspace: Path) -> Iterator[Path]:
-    for folder in dict.fromkeys(agent_folders(home, workspace)):
-        try:
-            names = sorted(entry.name for entry in folder.iterdir())
-        except OSError:
-            continue
-        for name in names:
-            path = folder / name
-            if name.endswith(".md") and is_regular_file(path):
-                yield path

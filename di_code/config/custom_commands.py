@@ -20,12 +20,18 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Collection, Iterator
+from collections.abc import Collection
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
-from di_code.config.project import project_folders
+from di_code.config.front_matter import (
+    Document,
+    first_line,
+    markdown_files,
+    read_or_warn,
+    search_folders,
+)
 
 COMMAND_FOLDERS = (Path(".di-code") / "commands", Path(".claude") / "commands")
 NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
@@ -78,48 +84,32 @@ def load_commands(home: Path, workspace: Path, reserved: Collection[str] = ()) -
     reserved_names = {name.removeprefix("/") for name in reserved}
     commands: dict[str, CustomCommand] = {}
     warnings: list[str] = []
-    for path in _command_files(home, workspace):
+    build = partial(_command, workspace.resolve())
+    for path in markdown_files(command_folders(home, workspace)):
         name = path.stem
-        if name in commands:
+        if not NAME.fullmatch(name) or name in commands:
             continue
         if name in reserved_names:
             warnings.append(f"{path}: the built-in /{name} wins over this command file")
             continue
-        try:
-            commands[name] = _read_command(name, path, workspace)
-        except OSError as exc:
-            warnings.append(f"{path}: skipped: {exc.strerror or exc}")
-        except FrontMatterError as exc:
-            warnings.append(f"{path}: skipped: bad front matter: {exc}")
+        command = read_or_warn(path, FILE_CAP, build, warnings)
+        if command is not None:
+            commands[name] = command
     return CommandSet(commands, tuple(warnings))
 
 
 def command_folders(home: Path, workspace: Path) -> list[Path]:
     """Where command files are looked for, the first found for a name winning."""
-    project = [folder / sub for folder in project_folders(workspace) for sub in COMMAND_FOLDERS]
-    return [*project, home / "commands", Path.home() / ".claude" / "commands"]
+    user = [home / "commands", Path.home() / ".claude" / "commands"]
+    return search_folders(workspace, COMMAND_FOLDERS, user)
 
 
-def _command_files(home: Path, workspace: Path) -> Iterator[Path]:
-    for folder in dict.fromkeys(command_folders(home, workspace)):
-        try:
-            names = sorted(entry.name for entry in folder.iterdir())
-        except OSError:
-            continue
-        for name in names:
-            path = folder / name
-            if name.endswith(".md") and NAME.fullmatch(path.stem) and is_regular_file(path):
-                yield path
-
-
-def _read_command(name: str, path: Path, workspace: Path) -> CustomCommand:
-    document = read_document(path, FILE_CAP)
+def _command(workspace: Path, path: Path, document: Document) -> CustomCommand:
     fields = document.fields
-    description = fields.get("description") or _first_line(document.body)
+    description = fields.get("description") or first_line(document.body)
     hint = fields.get("argument-hint", fields.get("argument_hint", ""))
-    return CustomCommand(
-        name, path, description, hint, document.body.strip("\n"), workspace.resolve()
-    )
+    template = document.body.strip("\n")
+    return CustomCommand(path.stem, path, description, hint, template, workspace)
 
 
 def _confined(mention: re.Match[str], workspace: Path) -> str:
@@ -131,11 +121,6 @@ def _confined(mention: re.Match[str], workspace: Path) -> str:
         if not Path(path).is_relative_to(workspace):
             return word[1:]
     return word
-
-
-def _first_line(body: str) -> str:
-    lines = [line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip()]
-    return lines[0] if lines else ""
 
 
 def _words(arguments: str) -> list[str]:

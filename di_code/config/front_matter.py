@@ -1,4 +1,9 @@
-"""Markdown files with YAML front matter (command templates, SKILL.md), read without PyYAML.
+"""Markdown files with YAML front matter (command templates, subagents, SKILL.md): where they
+are found, and how they are read, without PyYAML.
+
+Each kind is looked for in the same places (its folders below every folder from the workspace up
+to the repository root, then the user's own), and a file that cannot be used is one warning line
+naming it; the loaders only say what is particular to their kind.
 
 Only the subset these files use is understood: `key: value` lines, single- or double-quoted
 strings, plain values continued on more-indented lines, and `>` (folded) or `|` (literal) block
@@ -12,12 +17,17 @@ from __future__ import annotations
 
 import re
 import stat
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
+
+from di_code.config.project import project_folders
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")
 _DOUBLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0"}
+T = TypeVar("T")
 
 
 class FrontMatterError(ValueError):
@@ -30,6 +40,48 @@ class Document:
     """The front matter's keys and their text values (empty without front matter)."""
     body: str
     """The Markdown after the front matter."""
+
+
+def search_folders(workspace: Path, project: Sequence[Path], user: Sequence[Path]) -> list[Path]:
+    """The `project` folders (relative) below the workspace and each parent up to the repository
+    root, then the `user` folders: nearest first, each once."""
+    nearest = [folder / sub for folder in project_folders(workspace) for sub in project]
+    return list(dict.fromkeys([*nearest, *user]))
+
+
+def markdown_files(folders: Iterable[Path], inside: str = "") -> Iterator[Path]:
+    """Each folder's `*.md` files by name or, given `inside`, the file of that name in each of
+    its subfolders (a skill's SKILL.md); a folder that cannot be listed is passed over."""
+    for folder in folders:
+        try:
+            names = sorted(entry.name for entry in folder.iterdir())
+        except OSError:
+            continue
+        for name in names:
+            path = folder / name / inside if inside else folder / name
+            if path.name.endswith(".md") and is_regular_file(path):
+                yield path
+
+
+def read_or_warn(
+    path: Path, cap: int, build: Callable[[Path, Document], T], warnings: list[str]
+) -> T | None:
+    """What `build` makes of the file, or None and one line in `warnings` saying why it was
+    skipped: it could not be read, or its front matter is bad (to the parser or to `build`)."""
+    try:
+        return build(path, read_document(path, cap))
+    except OSError as exc:
+        warnings.append(f"{path}: skipped: {exc.strerror or exc}")
+    except FrontMatterError as exc:
+        warnings.append(f"{path}: skipped: bad front matter: {exc}")
+    return None
+
+
+def first_line(body: str) -> str:
+    """The body's first line with text, less any `#` heading marks: the description of a file
+    whose front matter gives none."""
+    lines = (line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip())
+    return next(lines, "")
 
 
 def read_document(path: Path, cap: int) -> Document:

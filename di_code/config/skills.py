@@ -11,12 +11,17 @@ untrusted project's skills are listed too; what the model then does is gated as 
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.config.front_matter import FrontMatterError, is_regular_file, read_document
-from di_code.config.project import project_folders
+from di_code.config.front_matter import (
+    Document,
+    FrontMatterError,
+    markdown_files,
+    read_or_warn,
+    search_folders,
+)
 
 SKILL_FILE = "SKILL.md"
 SKILL_FOLDERS = tuple(Path(folder) / "skills" for folder in (".di-code", ".agents", ".claude"))
@@ -47,14 +52,9 @@ def load_skills(home: Path, workspace: Path) -> SkillSet:
     """Every skill, nearest first; a SKILL.md that cannot be used is one warning line."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
-    for path in _skill_files(home, workspace):
-        try:
-            skill = _read_skill(path)
-        except OSError as exc:
-            warnings.append(f"{path}: skipped: {exc.strerror or exc}")
-            continue
-        except FrontMatterError as exc:
-            warnings.append(f"{path}: skipped: bad front matter: {exc}")
+    for path in markdown_files(skill_folders(home, workspace), inside=SKILL_FILE):
+        skill = read_or_warn(path, HEAD_CAP, _skill, warnings)
+        if skill is None:
             continue
         if skill.name in skills:
             warnings.append(f"{path}: skipped: skill {skill.name} is already defined")
@@ -65,9 +65,8 @@ def load_skills(home: Path, workspace: Path) -> SkillSet:
 
 def skill_folders(home: Path, workspace: Path) -> list[Path]:
     """Where skills are looked for, nearest first."""
-    project = [folder / sub for folder in project_folders(workspace) for sub in SKILL_FOLDERS]
     user = [home / "skills", Path.home() / ".agents" / "skills", Path.home() / ".claude" / "skills"]
-    return list(dict.fromkeys([*project, *user]))
+    return search_folders(workspace, SKILL_FOLDERS, user)
 
 
 def skills_prompt(skills: Sequence[Skill]) -> str:
@@ -90,19 +89,8 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _skill_files(home: Path, workspace: Path) -> Iterator[Path]:
-    for folder in skill_folders(home, workspace):
-        try:
-            entries = sorted(folder.iterdir())
-        except OSError:
-            continue
-        for entry in entries:
-            if is_regular_file(entry / SKILL_FILE):
-                yield entry / SKILL_FILE
-
-
-def _read_skill(path: Path) -> Skill:
-    fields = read_document(path, HEAD_CAP).fields
+def _skill(path: Path, document: Document) -> Skill:
+    fields = document.fields
     missing = [key for key in ("name", "description") if not fields.get(key, "").strip()]
     if missing:
         raise FrontMatterError(f"no {' and no '.join(missing)}")

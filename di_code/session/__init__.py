@@ -23,12 +23,12 @@ compact"). `is_context_overflow(message)` lives in `di_code.ai.overflow`.
 Files: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl`; format in `format.py`.
 `make_session_file` (scripts/synthetic_session.py) writes a large session for benchmarks.
 
-The names below are loaded from their modules when first used: a run without a session
-(`--no-session`) then loads only compaction, not the store, the format or the checkpoints.
+The public names are the imports below, loaded from their modules when first used
+(di_code.ai.lazy_exports): a run without a session (`--no-session`) then loads only
+compaction, not the store, the format or the checkpoints.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.session.auto import compact_agent, prompt_with_compaction
@@ -55,63 +55,7 @@ if TYPE_CHECKING:
     )
     from di_code.session.session import Session
     from di_code.session.store import SessionStore, SessionSummary, workspace_slug
+else:  # hidden from type checkers, so a misspelt name is still an error
+    from di_code.ai.lazy_exports import lazy_exports
 
-_MODULES = {
-    "compact_agent": "auto",
-    "prompt_with_compaction": "auto",
-    "DEFAULT_KEEP_RECENT_TOKENS": "compaction",
-    "DEFAULT_RESERVE": "compaction",
-    "NOTHING_TO_COMPACT": "compaction",
-    "CompactionError": "compaction",
-    "CompactionResult": "compaction",
-    "NothingToCompact": "compaction",
-    "compact": "compaction",
-    "context_tokens": "compaction",
-    "estimate_tokens": "compaction",
-    "should_compact": "compaction",
-    "FORMAT_VERSION": "format",
-    "CompactionEntry": "format",
-    "Entry": "format",
-    "MessageEntry": "format",
-    "ModelChangeEntry": "format",
-    "SessionError": "format",
-    "SessionHeader": "format",
-    "Session": "session",
-    "SessionStore": "store",
-    "SessionSummary": "store",
-    "workspace_slug": "store",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module 'di_code.session' has no attribute {name!r}")
-    return getattr(import_module(f"di_code.session.{module}"), name)
-
-
-__all__ = [
-    "DEFAULT_KEEP_RECENT_TOKENS",
-    "DEFAULT_RESERVE",
-    "FORMAT_VERSION",
-    "NOTHING_TO_COMPACT",
-    "CompactionEntry",
-    "CompactionError",
-    "CompactionResult",
-    "Entry",
-    "MessageEntry",
-    "ModelChangeEntry",
-    "NothingToCompact",
-    "Session",
-    "SessionError",
-    "SessionHeader",
-    "SessionStore",
-    "SessionSummary",
-    "compact",
-    "compact_agent",
-    "context_tokens",
-    "estimate_tokens",
-    "prompt_with_compaction",
-    "should_compact",
-    "workspace_slug",
-]
+    __getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -1,30 +1,32 @@
 """Undo: bring back the files a prompt's tools changed, and only those.
 
 The rule: undo changes a file only when it can prove that the prompt's tools made the change
-and nobody changed it since. A path changed at any time no tool was running is the user's and
-is kept (restored only with `force`, which is named per path); a path a snapshot could not
-capture (too large, a submodule, too many untracked files, ignored, a failed backup) is
-unknown and kept. `plan()` says all of that before anything is written; `apply()` reports
-each restore that happened and each that failed, never one that did not happen.
+and nobody changed it since. So each path goes back to the state the user's last change left
+(the prompt's start when none; with `force`, which is named per path, the prompt's start): a
+path the user changed last is kept, and so is one whose state to go back to, or whose state
+now, a snapshot could not capture (too large, a submodule, too many untracked files,
+ignored, a failed backup), with the reason. `plan()` says all of that before anything is
+written; `apply()` reports each restore that happened and each that failed, never one that
+did not happen.
 """
 
 from __future__ import annotations
 
-import itertools
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from di_code.session.checkpoint_list import (
-    TOOL_INTERVALS,
-    PromptCheckpoint,
-    Step,
-    prompt_checkpoints,
-)
+from di_code.session.checkpoint_list import PromptCheckpoint, Step, prompt_checkpoints
 from di_code.session.checkpoints import backup_folder, git_snapshots
 from di_code.session.file_backup import FileBackup, Original, content_hash
 from di_code.session.git_run import GitError
-from di_code.session.git_snapshot import CHANGED_BY_TOOL, Change, GitSnapshots, parse_skip
+from di_code.session.git_snapshot import (
+    CHANGED_BY_TOOL,
+    DEFAULT_MAX_FILE_BYTES,
+    GitSnapshots,
+    parse_skip,
+)
+from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
 from di_code.session.safe_files import remove_empty_folders, remove_file, write_file, write_symlink
 from di_code.session.session import Session
 
@@ -62,6 +64,9 @@ class UndoPlan:
     keep: list[tuple[str, str]] = field(default_factory=list)
     """(path, why it is kept) for every path a tool changed that undo leaves alone."""
     forced: list[str] = field(default_factory=list)
+    yours: list[str] = field(default_factory=list)
+    """Paths that go back to what the user's last change left there (a tool changed them
+    after it), not to what they were before the prompt."""
     top: Path = Path("/")
     git: GitSnapshots | None = None
 
@@ -78,12 +83,15 @@ class UndoPlan:
         n, m, k = len(self.restores), len(self.deletes), len(self.keep)
         out = [f"undo prompt {self.target.number} ({self.target.title}): "
                f"restore {n}, delete {m}, keep {k}"]  # fmt: skip
-        out += [
-            f"  restore {p}" + ("  (--force)" if p in self.forced else "") for p in self.restores
-        ]
-        out += [f"  delete {p}" + ("  (--force)" if p in self.forced else "") for p in self.deletes]
+        out += [f"  restore {p}{self._note(p)}" for p in self.restores]
+        out += [f"  delete {p}{self._note(p)}" for p in self.deletes]
         out += [f"  keep {path or 'untracked files'}: {reason}" for path, reason in self.keep]
         return out
+
+    def _note(self, shown: str) -> str:
+        if shown in self.forced:
+            return "  (--force)"
+        return "  (as you left it)" if shown in self.yours else ""
 
 
 @dataclass(slots=True)
@@ -92,15 +100,22 @@ class UndoResult:
     failed: list[str] = field(default_factory=list)
 
 
-def plan(session: Session, *, to: int | None = None, force: bool = False) -> UndoPlan:
+def plan(
+    session: Session,
+    *,
+    to: int | None = None,
+    force: bool = False,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+) -> UndoPlan:
     """What undoing prompt `to` (default: the newest prompt that changed something and is not
-    undone) and every later prompt would do. Raises NothingToUndo."""
+    undone) and every later prompt would do; `max_file_bytes` as the prompts' snapshots had
+    it. Raises NothingToUndo."""
     checkpoints = [c for c in prompt_checkpoints(session) if not c.undone]
     target = _target(checkpoints, to)
     later = [c for c in checkpoints if c.number >= target.number]
     if target.kind == "files":
         return _plan_files(session, target, later, force)
-    git = git_snapshots(session)
+    git = git_snapshots(session, max_file_bytes)
     if git is None:
         raise NothingToUndo("this checkpoint was taken in a git work tree that is gone")
     return _plan_git(git, target, later, force)
@@ -172,72 +187,58 @@ def _target(checkpoints: list[PromptCheckpoint], to: int | None) -> PromptCheckp
     raise NothingToUndo("nothing to undo")
 
 
-@dataclass(slots=True)
-class _History:
-    """What happened to one path over the snapshots since the target prompt started."""
-
-    first: Change
-    by_tool: bool = False
-    by_user: bool = False
-    unknown: str = ""
-
-
 def _plan_git(
     git: GitSnapshots, target: PromptCheckpoint, later: list[PromptCheckpoint], force: bool
 ) -> UndoPlan:
     now = git.take()
     chain: list[Step] = [step for checkpoint in later for step in checkpoint.steps]
     chain.append(("tool-before", now.tree, now.skipped, None))  # now: the user's, like any gap
-    known: dict[str, _History] = {}
-    for old, new in itertools.pairwise(chain):
-        tool_interval = (old[0], new[0]) in TOOL_INTERVALS
-        for change in git.changes(old[1], new[1]):
-            by_tool = tool_interval and (new[3] is None or change.path in new[3])
-            history = known.setdefault(change.path, _History(change))
-            history.by_tool = history.by_tool or by_tool
-            history.by_user = history.by_user or not by_tool
-            history.unknown = history.unknown or _unknown(change, old, new)
-    differs = {change.path for change in git.changes(target.before, now.tree)}
     undo_plan = UndoPlan(target, top=git.top, git=git)
-    for path, history in sorted(known.items()):
-        if not history.by_tool or path not in differs:
-            continue  # only the user changed it, or it is as it was before the prompt
-        if history.unknown:
-            undo_plan.keep.append((path, history.unknown))
-        elif history.by_user and not force:
-            undo_plan.keep.append((path, USER_CHANGED))
-        else:
-            if history.by_user:
-                undo_plan.forced.append(path)
-            first = history.first
-            undo_plan.actions.append(Action(path, path, first.old_mode, first.old_blob))
+    for history in path_histories(git, chain):
+        _plan_path(undo_plan, history, force)
     named = {action.path for action in undo_plan.actions} | {path for path, _ in undo_plan.keep}
-    undo_plan.keep += _uncaptured(later, named)
+    undo_plan.keep += _uncaptured(chain, named)
     return undo_plan
 
 
-def _uncaptured(later: list[PromptCheckpoint], named: set[str]) -> list[tuple[str, str]]:
+def _plan_path(undo_plan: UndoPlan, history: PathHistory, force: bool) -> None:
+    """Back to the state the user's last change left (the prompt's start when none), so
+    only what tools changed after it is undone; `force` goes back to the prompt's start.
+    Never to or over an unknown state."""
+    path, states = history.path, history.states
+    if not any(history.by_tool):
+        return  # only the user changed it
+    mine = history.last_user_change
+    forced = force and not states[0].unknown and states[0] != states[mine]
+    back, now = states[0 if forced else mine], states[-1]
+    if not forced and not history.tool_changed_since(mine):  # the user's change is the last
+        if now != states[0]:
+            _keep(undo_plan, path, now.unknown or USER_CHANGED)
+    elif now.unknown or back.unknown:
+        _keep(undo_plan, path, now.unknown or back.unknown)
+    elif back != now:
+        if forced:
+            undo_plan.forced.append(path)
+        elif mine:
+            undo_plan.yours.append(path)
+        undo_plan.actions.append(Action(path, path, back.mode, back.blob))
+
+
+def _keep(undo_plan: UndoPlan, path: str, reason: str) -> None:
+    if reason != NO_UNTRACKED:  # those are all named at once, as "untracked files"
+        undo_plan.keep.append((path, reason))
+
+
+def _uncaptured(chain: list[Step], named: set[str]) -> list[tuple[str, str]]:
     """What the snapshots could not capture at all: changes a tool made to skipped or ignored
     paths, submodules, every untracked file when there were too many."""
     found: dict[str, str] = {}
-    for checkpoint in later:
-        for phase, _, skipped, _ in checkpoint.steps:
-            for reason, path in map(parse_skip, skipped):
-                by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
-                if by_tool or path == "" or reason.startswith("submodule"):
-                    found.setdefault(path, reason)
+    for phase, _, skipped, _ in chain:
+        for reason, path in map(parse_skip, skipped):
+            by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
+            if by_tool or path == "" or reason.startswith("submodule"):
+                found.setdefault(path, reason)
     return sorted((path, reason) for path, reason in found.items() if path not in named)
-
-
-def _unknown(change: Change, old: Step, new: Step) -> str:
-    """Why a change's path cannot be known (skipped in one of its two snapshots), or ""."""
-    for reason, path in (*map(parse_skip, old[2]), *map(parse_skip, new[2])):
-        if path == change.path:
-            return reason
-    for side, step in ((change.old_mode, old), (change.new_mode, new)):
-        if side is None and any(path == "" for _, path in map(parse_skip, step[2])):
-            return "untracked, and that snapshot captured no untracked file"
-    return ""
 
 
 def _plan_files(
@@ -245,43 +246,63 @@ def _plan_files(
 ) -> UndoPlan:
     root = Path(session.cwd)
     undo_plan = UndoPlan(target, top=root.resolve())
-    earliest: dict[str, tuple[FileBackup, Original]] = {}
-    user_changed: set[str] = set()
-    last_after: dict[str, str | None] = {}
+    chains: dict[str, list[tuple[FileBackup, Original]]] = {}
     for checkpoint in later:
         backup = FileBackup(backup_folder(session, checkpoint.before), max_file_bytes=0)
         for original in backup.originals:
-            previous = last_after.get(original.path)
-            if original.user_changed or (
-                previous is not None and original.copy and backup.copy_hash(original) != previous
-            ):
-                user_changed.add(original.path)
-            earliest.setdefault(original.path, (backup, original))
-            last_after[original.path] = original.after_hash
-    for path, after in last_after.items():
-        if after is None or content_hash(Path(path)) != after:
-            user_changed.add(path)
+            chains.setdefault(original.path, []).append((backup, original))
     for checkpoint in later:  # backups that failed, as the session recorded them
         for reason, path in map(parse_skip, checkpoint.skipped):
-            if path not in earliest:
+            if path not in chains:
                 undo_plan.keep.append((_shown(path, root), f"no backup: {reason}"))
-    for path, (backup, original) in sorted(earliest.items()):
-        shown = _shown(path, root)
-        if original.too_large or original.failed:
-            reason = f"no backup: {original.failed}" if original.failed else "too large, not kept"
-            undo_plan.keep.append((shown, reason))
-        elif _as_before(original, backup):
-            continue
-        elif path in user_changed and not force:
-            undo_plan.keep.append((shown, USER_CHANGED))
-        else:
-            if path in user_changed:
-                undo_plan.forced.append(shown)
-            undo_plan.actions.append(Action(path, shown, original=original, backup=backup))
+    for path, chain in sorted(chains.items()):
+        _plan_file(undo_plan, _shown(path, root), chain, force)
     return undo_plan
 
 
-def _as_before(original: Original, backup: FileBackup) -> bool:
+def _plan_file(
+    undo_plan: UndoPlan, shown: str, chain: list[tuple[FileBackup, Original]], force: bool
+) -> None:
+    """As in git, back to what the user's last change left: here the original a later
+    prompt kept when the user changed the file between prompts. A change of the user's
+    between two tool calls of one prompt is not kept (only originals are), so the file is."""
+    mine, unkept = 0, False
+    for number, (backup, original) in enumerate(chain):
+        if number and _kept_hash(backup, original) != chain[number - 1][1].after_hash:
+            mine, unkept = number, False
+        unkept = unkept or original.user_changed
+    last = chain[-1][1]
+    users_last = unkept or last.after_hash != content_hash(Path(last.path))
+    first_kept = _restorable(chain[0][1])
+    forced = force and first_kept and (users_last or mine > 0)
+    backup, original = chain[0 if forced else mine]
+    if first_kept and _as_before(*chain[0]):
+        return  # as it was before the prompt
+    if users_last and not forced:
+        undo_plan.keep.append((shown, USER_CHANGED))
+    elif not _restorable(original):
+        reason = f"no backup: {original.failed}" if original.failed else "too large, not kept"
+        undo_plan.keep.append((shown, reason))
+    elif not _as_before(backup, original):
+        if forced:
+            undo_plan.forced.append(shown)
+        elif mine:
+            undo_plan.yours.append(shown)
+        undo_plan.actions.append(Action(original.path, shown, original=original, backup=backup))
+
+
+def _restorable(original: Original) -> bool:
+    return not (original.too_large or original.failed)
+
+
+def _kept_hash(backup: FileBackup, original: Original) -> str | None:
+    """sha256 of the file as this original kept it ("": absent), None when not kept."""
+    if not original.existed:
+        return ""
+    return backup.copy_hash(original) if original.copy else None
+
+
+def _as_before(backup: FileBackup, original: Original) -> bool:
     now = content_hash(Path(original.path))
     return now == (backup.copy_hash(original) if original.existed else "")
 

@@ -140,8 +140,7 @@ class Renderer:
         self._framed = False
         """Whether this turn's top rule was drawn (then its closing rule is too)."""
         self._made_up = False
-        """The last answer was made up by the loop without a request (its start carried its
-        stop reason)."""
+        """The last answer was made up by the loop, without a request (it cost nothing)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
         self.thoughts = Thoughts()
@@ -151,8 +150,7 @@ class Renderer:
         self.plan: list[dict[str, str]] | None = None
         """The model's plan while a prompt runs: drawn in the live area, updated in place."""
         self.echo_next: str | None = None
-        """How the next prompt is echoed: as the input showed it (a long paste as its
-        placeholder); else the prompt's text, without the notes for the model."""
+        """The next prompt as the input showed it (a long paste as its placeholder)."""
 
     def __call__(self, event: AgentEvent) -> None:
         self.handle(event)
@@ -172,11 +170,10 @@ class Renderer:
                 if isinstance(message, AssistantMessage):
                     self._assistant_end(message)
             case ToolExecutionStartEvent(tool_call_id=call_id, tool_name=name, arguments=args):
-                running = RunningTool(name, args, self._clock(), self._clock)
-                self._running[call_id] = running
-                self._show(running)
+                self._running[call_id] = RunningTool(name, args, self._clock(), self._clock)
+                self._show(None)  # the `preparing` line gives way to the running panels
             case ToolExecutionUpdateEvent(tool_call_id=call_id, partial_result=partial):
-                self._tool_update(call_id, partial.content)
+                self._tool_update(call_id, partial.content, partial.details)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
                 if (spent := usage_in_details(result.details)) is not None:
                     self.usage.add_elsewhere(spent)
@@ -188,10 +185,10 @@ class Renderer:
                 pass
             case AgentEndEvent():
                 self.echo_next = None
-                if self.plan is not None:  # the plan as the prompt left it, once
+                if self.plan is not None:  # the plan as the prompt left it, once, not kept live
                     self._print(plan_panel(self.plan), full_only=True)
                     self.plan = None
-                self._show(None)  # after the plan is gone, or the live area keeps it
+                self._show(None)
                 self._print(Text(self.footer(), style="dim"), full_only=True)
             case _:
                 assert_never(event)
@@ -220,7 +217,10 @@ class Renderer:
                 raise ValueError("There is 1 tool call: /expand 1.")
             raise ValueError(f"There are {count} tool calls: /expand 1 to {count}.")
         call = self.finished[index - 1]
-        return full_output_panel(index, call.name, call.arguments, call.result)
+        from di_code.ui.task_transcript import transcript_panel  # reads a session file
+
+        whole = transcript_panel(index, call.name, call.arguments, call.result)
+        return whole or full_output_panel(index, call.name, call.arguments, call.result)
 
     @contextmanager
     def paused(self) -> Iterator[None]:
@@ -251,8 +251,11 @@ class Renderer:
         return ask
 
     def redraw(self) -> None:
+        """The live area: the plan, a panel per running call (parallel calls each have one),
+        the open part of the reply, the status line."""
         plan = None if self.plan is None or self.compact else plan_panel(self.plan)
-        parts = [part for part in (plan, self._slot.content, self._activity) if part is not None]
+        live = (plan, *self._running.values(), self._slot.content, self._activity)
+        parts = [part for part in live if part is not None]
         if self._paused or not parts:
             self._live.show(None)
         else:
@@ -276,18 +279,17 @@ class Renderer:
         stream.finish()
 
     def remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
-        """A call shown as a panel, for Ctrl-O and /expand (a plan update is no panel)."""
         self.finished.append(FinishedTool(name, arguments, result))
 
-    def _tool_update(self, call_id: str, content: Sequence[object]) -> None:
+    def _tool_update(self, call_id: str, content: Sequence[object], details: Any) -> None:
         running = self._running.get(call_id)
         if running is not None:
-            running.set_output(_text_of(content))
-            self._show(running)
+            running.set_output(_text_of(content), details)
+            self.redraw()
 
     def _tool_end(self, call_id: str, result: ToolResultMessage) -> None:
-        self._show(None)
         running = self._running.pop(call_id, None)
+        self._show(None)
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
         if not self.compact and (steps := plan_of(result)) is not None:

@@ -2,7 +2,7 @@
 
 One task owns each prompt (or /compact, or a `!command`); the prompt keeps reading, so a line
 typed meanwhile becomes a steering message (or, behind a `!command`, /compact or the trust
-question, the next prompt) and Ctrl-C aborts the run through the agent's signal. Output goes
+question, the next line run) and Ctrl-C aborts the run through the agent's signal. Output goes
 through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
 in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
@@ -24,10 +24,10 @@ from di_code.ai.abort import AbortController
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
 from di_code.session.prompt_notes import with_notes
+from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
-from di_code.ui.chat_view import ChatSetup
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
@@ -57,7 +57,7 @@ ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
 class Repl:
     def __init__(
         self,
-        setup: ChatSetup,
+        setup: Prepared,
         console: Console,
         *,
         history: Path | None = None,
@@ -80,12 +80,13 @@ class Repl:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
         self._armed_at: float | None = None
         self.pastes = Pastes()
-        self.waiting: list[tuple[str, str]] = []
-        """Prompts typed while a `!command`, /compact or the trust question was under way:
-        sent when it is done."""
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
         in front of the next prompt."""
+        self._waiting: list[tuple[str, str]] = []
+        """Lines typed while a `!command`, a compaction or the trust question was under way
+        (as sent, as shown): submitted when it ends, or put back in the input if stopped."""
+        self._next: asyncio.Task[bool] | None = None
         self._history = history
         self._io: dict[str, Any] = {"input": input, "output": output}
         self._session: PromptSession[str] | None = None
@@ -245,32 +246,31 @@ class Repl:
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
-        from di_code.ui.slash_commands import run_command
-
         self.exit_armed = False
         shown = text.strip()  # as the input showed it: a long paste as its placeholder
         text = self.pastes.expand(text).strip()
-        if not text:
-            return True
+        return await self._dispatch(text, shown) if text else True
+
+    async def _dispatch(self, text: str, shown: str) -> bool:
+        """A line's pastes expanded: a `!command`, a /command, steering, or a new prompt
+        (echoed as `shown`)."""
+        from di_code.ui.slash_commands import run_command
+
         if text.startswith("!") and not self.busy:
             self.start(self._shell(text[1:].strip()))
             return True
         if text.startswith("/"):
             self.renderer.show_user(text)
             return await run_command(self, text)
-        if self.busy:
-            if self.agent.is_streaming:
-                self.agent.steer(text)
-            else:  # a !command, /compact, the trust question: the prompt follows it
-                self.waiting.append((text, shown))
+        if self.busy and (text.startswith("!") or not self.agent.is_streaming):
+            # nothing to steer: the line runs when the command, compaction or question ends
+            self._waiting.append((text, shown))
             self.renderer.show_user(shown, queued=True)
             return True
-        self._send(text, shown)
-        return True
-
-    def _send(self, text: str, shown: str) -> None:
-        """Start the prompt `text`, behind the notes the model has not seen yet; its echo is
-        `shown`, what the input showed."""
+        if self.busy:
+            self.agent.steer(text)
+            self.renderer.show_user(shown, queued=True)
+            return True
         from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
         prompt = with_notes(self.notes_for_model, text)
@@ -279,10 +279,11 @@ class Repl:
         except AttachmentError as exc:  # refused before any request: the notes wait
             self.renderer.show_user(shown)
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
-            return
+            return True
         self.notes_for_model = []
         self.renderer.echo_next = shown
         self.start(self._prompt(content))
+        return True
 
     def start(self, work: Callable[[AbortController], Awaitable[None]]) -> None:
         """Run `work` as the one busy task; Ctrl-C aborts its controller."""
@@ -353,20 +354,22 @@ class Repl:
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
-            self._send_waiting(stopped)
+            if self._waiting and stopped:
+                self._restore_waiting()
+            elif self._waiting:  # once this task is done, so that the line does not wait again
+                asyncio.get_running_loop().call_soon(self._submit_waiting)
 
-    def _send_waiting(self, stopped: bool) -> None:
-        """The prompts typed while the task ran, as one: sent now, or, when the user stopped
-        the task, put back in the input (nothing typed is lost, nothing starts unasked)."""
-        if not self.waiting:
-            return
-        texts, shown = ("\n\n".join(parts) for parts in zip(*self.waiting, strict=True))
-        self.waiting = []
-        if not stopped:
-            self._send(texts, shown)
-        elif self._session is not None:
+    def _submit_waiting(self) -> None:
+        self._next = asyncio.create_task(self._dispatch(*self._waiting.pop(0)))
+
+    def _restore_waiting(self) -> None:
+        """The user stopped the task: what was typed meanwhile starts nothing unasked, and is
+        not lost either, but back in the input."""
+        texts = "\n\n".join(text for text, _ in self._waiting)
+        self._waiting = []
+        if self._session is not None:
             self._session.default_buffer.insert_text(texts)
-            self.console.print(Text("Stopped: the queued prompt is back in the input.", "dim"))
+            self.console.print(Text("Stopped: the queued line is back in the input.", "dim"))
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
         """Redraw the prompt while the task runs, so spinners and elapsed times move."""

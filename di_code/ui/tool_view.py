@@ -8,6 +8,10 @@ read/grep/find/ls the first ones, an edit's diff. While the call runs, `RunningT
 same panel with a spinner, the elapsed time and the last lines of the partial output; when it
 ends the finished panel is printed once (green or red border, the duration and exit code in
 the subtitle). Every string from outside goes through `visible()`.
+
+A call that delegates (the `task` tool: its `details.tool_calls` list a subagent's calls) shows
+those calls nested in its panel, one line each with its state (◌ running, ✓ done, ✗ failed),
+folded to the last NESTED_LINES with a count of the earlier ones; Ctrl-O lists them all.
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ ERROR_LINES = 8
 DIFF_LINES = 24
 PARTIAL_LINES = 5
 SUMMARY_CHARS = 200
+NESTED_LINES = 4
+NESTED_MARKS = {"running": ("◌", "cyan"), "done": ("✓", "green"), "failed": ("✗", "red")}
 TAIL_FIRST = frozenset({"bash", "!"})
 """Tools whose output is read from the end: the outcome of a command comes last."""
 
@@ -143,6 +149,51 @@ def diff_text(diff: str, keep: int | None = DIFF_LINES) -> Text:
     return body
 
 
+def nested_calls(details: Any) -> list[dict[str, Any]] | None:
+    """The subagent calls a delegating call's details list, or None for any other call."""
+    calls = details.get("tool_calls") if isinstance(details, dict) else None
+    if not isinstance(calls, list):
+        return None
+    return [call for call in calls if isinstance(call, dict)]
+
+
+def nested_state(call: dict[str, Any]) -> str:
+    """A subagent call gets its `is_error` when it ends; until then it is running."""
+    if "is_error" not in call:
+        return "running"
+    return "failed" if call["is_error"] else "done"
+
+
+def nested_line(call: dict[str, Any]) -> Text:
+    """`✓ read src/app.py`: the call's state, its tool and what it does."""
+    mark, style = NESTED_MARKS[nested_state(call)]
+    name = str(call.get("name", "?"))
+    does = summarize_call(name, call.get("arguments"))
+    return Text.assemble((mark, style), " ", (visible(name), "bold"), " ", does)
+
+
+def nested_view(calls: list[dict[str, Any]], keep: int | None = NESTED_LINES) -> Text:
+    """The calls, one line each: the last `keep` (None: all) after a count of the others."""
+    shown = calls if keep is None else calls[-keep:] if keep else []
+    body = Text(no_wrap=True, overflow="ellipsis")
+    if len(calls) > len(shown):
+        body.append(f"… {_plural(len(calls) - len(shown), 'earlier call')}\n", style="dim")
+    for call in shown:
+        body.append_text(nested_line(call))
+        body.append("\n")
+    body.rstrip()
+    return body
+
+
+def with_nested(calls: list[dict[str, Any]] | None, body: Text, keep: int | None) -> Text:
+    """`body` under the subagent's calls, when there are any."""
+    if not calls:
+        return body
+    joined = Text("\n").join([nested_view(calls, keep), body])
+    joined.no_wrap, joined.overflow = body.no_wrap, body.overflow
+    return joined
+
+
 def output_lines(result: ToolResultMessage) -> list[str]:
     lines = result.text.rstrip("\n").splitlines()
     if any(block.type == "image" for block in result.content):
@@ -203,14 +254,18 @@ def tool_panel(
 ) -> Panel:
     """A finished call, as printed once into the scrollback."""
     border = "red" if result.is_error else "green"
-    body = result_body(result, diff_shown)
+    body = with_nested(nested_calls(result.details), result_body(result, diff_shown), NESTED_LINES)
     return framed(body, tool_title(name, arguments), border, status_line(result, seconds))
 
 
 def full_output_panel(number: int, name: str, arguments: Any, result: ToolResultMessage) -> Panel:
-    """Ctrl-O and /expand: every line the call returned."""
+    """Ctrl-O and /expand: every line the call returned (after every call of its subagent)."""
     lines = output_lines(result) or ["(no output)"]
     body = Text("\n".join(visible(line) for line in lines), style="red" if result.is_error else "")
+    body = with_nested(nested_calls(result.details), body, None)
+    transcript = result.details.get("transcript") if isinstance(result.details, dict) else None
+    if isinstance(transcript, str):  # a subagent's whole conversation is kept there
+        body.append(f"\ntranscript: {visible(transcript)}", style="dim")
     title = Text(f"#{number} ", style="dim")
     title.append_text(tool_title(name, arguments))
     border = "red" if result.is_error else "green"
@@ -223,6 +278,9 @@ def compact_line(name: str, arguments: Any, result: ToolResultMessage, seconds: 
     if result.is_error:
         first = (result.text.strip().splitlines() or ["failed"])[0]
         line.append(f"  {visible(first)}", style="red")
+    for call in nested_calls(result.details) or []:  # a log: every call of a subagent
+        line.append("\n  ")
+        line.append_text(nested_line(call))
     return line
 
 
@@ -245,12 +303,15 @@ class RunningTool:
     clock: Callable[[], float]
     partial: list[str] = field(default_factory=list)
     earlier: int = 0
+    calls: list[dict[str, Any]] | None = None
+    """A subagent's calls so far, drawn instead of the partial output."""
     spinner: Any = field(default_factory=new_spinner)
 
-    def set_output(self, text: str) -> None:
+    def set_output(self, text: str, details: Any = None) -> None:
         lines = text.rstrip("\n").splitlines()
         self.partial = lines[-PARTIAL_LINES:]
         self.earlier = len(lines) - len(self.partial)
+        self.calls = nested_calls(details)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.table import Table
@@ -259,7 +320,9 @@ class RunningTool:
         status = Table.grid(padding=(0, 1))
         status.add_row(self.spinner, Text(f"running  {elapsed}", style="dim"))
         parts: list[RenderableType] = [status]
-        if self.partial:
+        if self.calls:
+            parts.append(nested_view(self.calls))
+        elif self.partial:
             body = collapse_tail(self.partial, PARTIAL_LINES, "dim")
             if self.earlier:
                 marker = f"… {_plural(self.earlier, 'earlier line')}\n"

@@ -15,6 +15,7 @@ its `with` block ends. GET requests (model lists) get an empty list.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -87,6 +88,8 @@ class LoopbackServer:
 
     def __exit__(self, *_exc: object) -> None:
         self._max_connections = 0
+        with contextlib.suppress(OSError):  # wakes the blocked accept(); close() alone does not
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         self._thread.join(timeout=5)
 

@@ -105,9 +105,8 @@ def _wait_until_serving(process: subprocess.Popen[str], ready_line: str) -> None
     if any(ready_line in line for line in log) and process.poll() is None:
         return
     process.kill()
-    if (
-        process.wait(timeout=10) == -signal.SIGILL
-    ):  # a binary built for another CPU (a cached wheel)
+    # A binary built for another CPU (a cached wheel) dies of SIGILL before it listens.
+    if process.wait(timeout=10) == -signal.SIGILL:
         pytest.skip("the server was built for another CPU (SIGILL): rebuild it on this machine")
     pytest.fail("the server did not start:\n" + "".join(log[-30:]))
 

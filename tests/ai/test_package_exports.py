@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import pytest
 
 import di_code.ai
+from di_code.ai.lazy_exports import exported_names
 from tests.support.imports import loaded_modules, offenders
 
 # Importing the package, or only the data types, must not start the stream machinery: the
@@ -24,14 +26,19 @@ NOT_FOR_TYPES = (
 )
 
 
-def test_the_lazy_table_lists_exactly_the_public_names() -> None:
-    assert sorted(di_code.ai._MODULE_OF) == sorted(di_code.ai.__all__)
+HOMES = exported_names(Path(di_code.ai.__file__))
 
 
-@pytest.mark.parametrize("name", di_code.ai.__all__)
+def test_the_public_names_are_what_the_type_checking_block_imports() -> None:
+    assert sorted(HOMES) == di_code.ai.__all__
+    spec_names = {"AbortController", "AbortSignal", "validate_tool_arguments", "ToolArgumentsError"}
+    assert spec_names | {"UserMessage", "StreamEvent", "Model"} <= set(di_code.ai.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(HOMES))
 def test_every_public_name_is_the_submodule_object(name: str) -> None:
-    home = importlib.import_module(f"di_code.ai.{di_code.ai._MODULE_OF[name]}")
-    assert getattr(di_code.ai, name) is getattr(home, name)
+    module, original = HOMES[name]
+    assert getattr(di_code.ai, name) is getattr(importlib.import_module(module), original)
     assert name in dir(di_code.ai)
 
 

@@ -23,6 +23,7 @@ import pytest
 
 from di_code.ai.providers.request_slots import SOCKET_PREFIX, request_slot
 from di_code.batch.ray_slots import SlotDoor, start_keeper
+from di_code.batch.results import STOPPED
 from tests.batch.conftest import bash_call, git, make_repo, read_results, write_call, write_tasks
 from tests.batch.test_batch_stops import processes_running
 from tests.cli.conftest import DI_CODE, cli_env
@@ -154,7 +155,7 @@ def test_ctrl_c_cancels_the_ray_tasks_and_ends_their_processes(
     branches = lambda: git(repo, "branch", "--list")  # noqa: E731
     wait_until(lambda: "di-code/batch" not in branches(), "the worker to remove its checkout")
     record = read_results(tmp_path / "r.jsonl")["long"]
-    assert (record["status"], record["error"]) == ("cancelled", "cancelled")
+    assert (record["status"], record["error"]) == ("cancelled", STOPPED)
 
 
 async def test_the_slot_keeper_grants_one_request_at_a_time_across_doors(ray_head: str) -> None:

@@ -11,6 +11,7 @@ import signal
 import subprocess
 from pathlib import Path
 
+from di_code.batch.results import STOPPED
 from tests.batch.conftest import bash_call, git, make_repo, read_results, write_tasks
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
@@ -92,7 +93,7 @@ def test_a_task_timeout_kills_its_bash_and_is_recorded(
     assert driver.returncode == 128 + signal.SIGTERM
     assert processes_running(marker) == []
     record = read_results(tmp_path / "r.jsonl")["slow"]
-    assert (record["status"], record["error"]) == ("cancelled", "cancelled")
+    assert (record["status"], record["error"]) == ("cancelled", STOPPED)
 
     llm_server.script(bash_call(marker))
     timed = start_batch(

@@ -18,6 +18,7 @@ API_KEY = "sk-test-secret-4711"
 DI_CODE = str(Path(sys.executable).parent / "di-code")
 
 RunDiCode = Callable[..., subprocess.CompletedProcess[str]]
+WriteHook = Callable[..., None]
 
 
 def cli_env(home: Path, server: LLMServer | None, **extra: str) -> dict[str, str]:
@@ -64,6 +65,22 @@ def run_di_code(di_code_home: Path, workspace: Path, llm_server: LLMServer) -> R
         )
 
     return run
+
+
+@pytest.fixture
+def user_hook(di_code_home: Path, tmp_path: Path) -> WriteHook:
+    """`user_hook(event, name, body, matcher="")`: the user's one hook (it replaces any), a bash
+    script `name` holding `body`, kept in tmp_path and named in DI_CODE_HOME's config."""
+
+    def write(event: str, name: str, body: str, matcher: str = "") -> None:
+        script = tmp_path / name
+        script.write_text(body)
+        (di_code_home / "config.toml").write_text(
+            f'[[hooks.{event}]]\nmatcher = "{matcher}"\n'
+            f'hooks = [{{ type = "command", command = "bash {script}", timeout = 10 }}]\n'
+        )
+
+    return write
 
 
 def request_text(body: Any) -> str:

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.conftest import RunDiCode, request_text
-from tests.cli.test_user_hooks_e2e import hook_config, script
+from tests.cli.conftest import RunDiCode, WriteHook, request_text
 from tests.support.llm_server import LLMServer, Turn
 
 GUARD = """
@@ -35,9 +34,9 @@ def user_texts(body: dict[str, object]) -> list[str]:
 
 
 def test_a_user_prompt_submit_hook_refuses_a_prompt_and_nothing_is_sent(
-    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+    run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook
 ) -> None:
-    hook_config(di_code_home, "UserPromptSubmit", script(tmp_path, "guard.sh", GUARD), "")
+    user_hook("UserPromptSubmit", "guard.sh", GUARD)
     done = run_di_code("run", "my password is hunter2")
     assert done.returncode == 1
     assert "prompts must not carry passwords" in done.stderr
@@ -46,11 +45,11 @@ def test_a_user_prompt_submit_hook_refuses_a_prompt_and_nothing_is_sent(
 
 
 def test_a_user_prompt_submit_hook_adds_context_to_the_prompt(
-    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+    run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook, tmp_path: Path
 ) -> None:
     seen = tmp_path / "seen.json"
     body = f"tee {seen} >/dev/null\necho 'Ticket context: the release is on Friday.'\n"
-    hook_config(di_code_home, "UserPromptSubmit", script(tmp_path, "ctx.sh", body), "")
+    user_hook("UserPromptSubmit", "ctx.sh", body)
     llm_server.script(Turn(text="noted"))
     done = run_di_code("run", "when do we ship?")
     assert done.returncode == 0, done.stderr
@@ -62,9 +61,9 @@ def test_a_user_prompt_submit_hook_adds_context_to_the_prompt(
 
 
 def test_a_stop_hook_makes_the_agent_go_on_once_with_its_reason(
-    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+    run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook
 ) -> None:
-    hook_config(di_code_home, "Stop", script(tmp_path, "once.sh", ONCE), "")
+    user_hook("Stop", "once.sh", ONCE)
     llm_server.script(Turn(text="done, I think"), Turn(text="tests pass; done"))
     done = run_di_code("run", "fix it")
     assert done.returncode == 0, done.stderr
@@ -74,10 +73,10 @@ def test_a_stop_hook_makes_the_agent_go_on_once_with_its_reason(
 
 
 def test_a_stop_hook_that_always_objects_is_bounded(
-    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+    run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook
 ) -> None:
     always = '{"decision": "block", "reason": "keep going"}'
-    hook_config(di_code_home, "Stop", script(tmp_path, "always.sh", f"echo '{always}'\n"), "")
+    user_hook("Stop", "always.sh", f"echo '{always}'\n")
     llm_server.script(*(Turn(text=f"answer {n}") for n in range(10)))
     done = run_di_code("run", "work")
     assert done.returncode == 0, done.stderr
@@ -86,9 +85,9 @@ def test_a_stop_hook_that_always_objects_is_bounded(
 
 
 def test_a_failing_stop_hook_is_reported_and_the_answer_stands(
-    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+    run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook
 ) -> None:
-    hook_config(di_code_home, "Stop", script(tmp_path, "bad.sh", "echo broken >&2\nexit 3\n"), "")
+    user_hook("Stop", "bad.sh", "echo broken >&2\nexit 3\n")
     llm_server.script(Turn(text="the answer"))
     done = run_di_code("run", "work")
     assert done.returncode == 0

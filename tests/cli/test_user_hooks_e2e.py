@@ -5,9 +5,14 @@ an untrusted project's hooks never run."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
-from tests.cli.conftest import RunDiCode, request_text
+import pytest
+
+from tests.cli.conftest import RunDiCode, WriteHook, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 NO_RM = """
@@ -19,120 +24,100 @@ exit 0
 """
 
 
-def bash_then_answer(server: LLMServer, command: str) -> None:
-    server.script(
-        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)), Turn(text="finished")
-    )
+@dataclass
+class HookedRun:
+    """A user hook for the bash tool, then a `di-code run` whose model calls bash once."""
+
+    run_di_code: RunDiCode
+    llm_server: LLMServer
+    user_hook: WriteHook
+
+    def hook(self, event: str, name: str, body: str) -> None:
+        """The hook: a bash script `name` holding `body`, for the bash tool (replaces any)."""
+        self.user_hook(event, name, body, "bash")
+
+    def bash(self, command: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        """`di-code run` (with `flags`) while the model runs `command` then says it finished."""
+        call = ToolCallSpec("bash", {"command": command})
+        self.llm_server.script(Turn(tool_calls=(call,)), Turn(text="finished"))
+        return self.run_di_code("run", *flags, "make it")
+
+    def sent(self) -> str:
+        """What the model was sent last: where a hook's words reach it."""
+        return request_text(self.llm_server.requests[-1].body)
 
 
-def hook_config(home: Path, event: str, script: Path, matcher: str = "bash") -> None:
-    (home / "config.toml").write_text(
-        f'[[hooks.{event}]]\nmatcher = "{matcher}"\n'
-        f'hooks = [{{ type = "command", command = "bash {script}", timeout = 10 }}]\n'
-    )
-
-
-def script(folder: Path, name: str, body: str) -> Path:
-    path = folder / name
-    path.write_text(body)
-    return path
+@pytest.fixture
+def hooked(run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook) -> HookedRun:
+    return HookedRun(run_di_code, llm_server, user_hook)
 
 
 def test_a_pre_tool_use_hook_refuses_rm_and_the_model_reads_why(
-    run_di_code: RunDiCode,
-    llm_server: LLMServer,
-    workspace: Path,
-    di_code_home: Path,
-    tmp_path: Path,
+    hooked: HookedRun, workspace: Path
 ) -> None:
     (workspace / "keep.txt").write_text("precious\n")
-    hook_config(di_code_home, "PreToolUse", script(tmp_path, "no_rm.sh", NO_RM))
-    bash_then_answer(llm_server, "rm keep.txt")
-    done = run_di_code("run", "--yes", "clean up")
+    hooked.hook("PreToolUse", "no_rm.sh", NO_RM)
+    done = hooked.bash("rm keep.txt", "--yes")
     assert done.returncode == 0, done.stderr
     assert (workspace / "keep.txt").exists()
-    sent = request_text(llm_server.requests[-1].body)
-    assert "Permission denied by a PreToolUse hook: no rm here: use git rm" in sent
+    assert "Permission denied by a PreToolUse hook: no rm here: use git rm" in hooked.sent()
 
 
 def test_the_hook_sees_the_call_as_json_and_lets_others_run(
-    run_di_code: RunDiCode,
-    llm_server: LLMServer,
-    workspace: Path,
-    di_code_home: Path,
-    tmp_path: Path,
+    hooked: HookedRun, workspace: Path, tmp_path: Path
 ) -> None:
     seen = tmp_path / "seen.json"
-    hook_config(di_code_home, "PreToolUse", script(tmp_path, "log.sh", f"cat > {seen}\n"))
-    bash_then_answer(llm_server, "touch made.txt")
-    assert run_di_code("run", "--yes", "make it").returncode == 0
+    hooked.hook("PreToolUse", "log.sh", f"cat > {seen}\n")
+    assert hooked.bash("touch made.txt", "--yes").returncode == 0
     assert (workspace / "made.txt").exists()
-    import json
-
     event = json.loads(seen.read_text())
     assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "bash"
     assert event["tool_input"] == {"command": "touch made.txt"}
     assert event["cwd"] == str(workspace.resolve())
 
 
-def test_a_failing_hook_fails_closed(
-    run_di_code: RunDiCode,
-    llm_server: LLMServer,
-    workspace: Path,
-    di_code_home: Path,
-    tmp_path: Path,
-) -> None:
-    hook_config(
-        di_code_home, "PreToolUse", script(tmp_path, "broken.sh", "echo oops >&2\nexit 1\n")
-    )
-    bash_then_answer(llm_server, "touch made.txt")
-    assert run_di_code("run", "--yes", "make it").returncode == 0
+def test_a_failing_hook_fails_closed(hooked: HookedRun, workspace: Path) -> None:
+    hooked.hook("PreToolUse", "broken.sh", "echo oops >&2\nexit 1\n")
+    assert hooked.bash("touch made.txt", "--yes").returncode == 0
     assert not (workspace / "made.txt").exists()
-    assert "exited 1: oops" in request_text(llm_server.requests[-1].body)
+    assert "exited 1: oops" in hooked.sent()
 
 
 def test_allow_skips_the_question_and_ask_asks_even_in_auto(
-    run_di_code: RunDiCode,
-    llm_server: LLMServer,
-    workspace: Path,
-    di_code_home: Path,
-    tmp_path: Path,
+    hooked: HookedRun, workspace: Path
 ) -> None:
     allow = '{"hookSpecificOutput": {"permissionDecision": "allow"}}'
-    hook_config(di_code_home, "PreToolUse", script(tmp_path, "allow.sh", f"echo '{allow}'\n"))
-    bash_then_answer(llm_server, "touch allowed.txt")
-    assert run_di_code("run", "make it").returncode == 0  # ask mode, no terminal to ask
+    hooked.hook("PreToolUse", "allow.sh", f"echo '{allow}'\n")
+    assert hooked.bash("touch allowed.txt").returncode == 0  # ask mode, no terminal to ask
     assert (workspace / "allowed.txt").exists()
 
     ask = '{"hookSpecificOutput": {"permissionDecision": "ask"}}'
-    hook_config(di_code_home, "PreToolUse", script(tmp_path, "ask.sh", f"echo '{ask}'\n"))
-    bash_then_answer(llm_server, "touch asked.txt")
-    assert run_di_code("run", "--yes", "make it").returncode == 0
+    hooked.hook("PreToolUse", "ask.sh", f"echo '{ask}'\n")
+    assert hooked.bash("touch asked.txt", "--yes").returncode == 0
     assert not (workspace / "asked.txt").exists()
-    assert "no terminal to ask" in request_text(llm_server.requests[-1].body)
+    assert "no terminal to ask" in hooked.sent()
 
 
-def test_a_post_tool_use_hook_tells_the_model_more(
-    run_di_code: RunDiCode,
-    llm_server: LLMServer,
-    workspace: Path,
-    di_code_home: Path,
-    tmp_path: Path,
-) -> None:
-    body = "echo 'lint: 3 warnings in made.txt' >&2\nexit 2\n"
-    hook_config(di_code_home, "PostToolUse", script(tmp_path, "lint.sh", body))
-    bash_then_answer(llm_server, "touch made.txt")
-    assert run_di_code("run", "--yes", "make it").returncode == 0
+def test_a_post_tool_use_hook_tells_the_model_more(hooked: HookedRun, workspace: Path) -> None:
+    hooked.hook("PostToolUse", "lint.sh", "echo 'lint: 3 warnings in made.txt' >&2\nexit 2\n")
+    assert hooked.bash("touch made.txt", "--yes").returncode == 0
     assert (workspace / "made.txt").exists()
-    sent = request_text(llm_server.requests[-1].body)
-    assert "[PostToolUse hook] lint: 3 warnings in made.txt" in sent
+    assert "[PostToolUse hook] lint: 3 warnings in made.txt" in hooked.sent()
+
+
+def test_a_failing_post_tool_use_hook_is_reported_and_the_result_stands(
+    hooked: HookedRun, workspace: Path
+) -> None:
+    hooked.hook("PostToolUse", "broken.sh", "echo lint crashed >&2\nexit 3\n")
+    done = hooked.bash("touch made.txt", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "made.txt").exists()
+    assert "PostToolUse hook `bash " in done.stderr and "failed: lint crashed" in done.stderr
+    assert "lint crashed" not in hooked.sent()
 
 
 def test_an_untrusted_projects_hooks_never_run(
-    run_di_code: RunDiCode,
-    llm_server: LLMServer,
-    workspace: Path,
-    tmp_path: Path,
+    hooked: HookedRun, workspace: Path, tmp_path: Path
 ) -> None:
     marker = tmp_path / "ran"
     (workspace / ".di-code").mkdir()
@@ -140,8 +125,7 @@ def test_an_untrusted_projects_hooks_never_run(
         '[[hooks.PreToolUse]]\nmatcher = ""\n'
         f'hooks = [{{ type = "command", command = "touch {marker}" }}]\n'
     )
-    bash_then_answer(llm_server, "touch made.txt")
-    done = run_di_code("run", "--yes", "make it")
+    done = hooked.bash("touch made.txt", "--yes")
     assert done.returncode == 0
     assert (workspace / "made.txt").exists() and not marker.exists()
     assert "ignored until you trust this project" in done.stderr and "hooks" in done.stderr

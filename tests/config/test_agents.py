@@ -30,7 +30,7 @@ def test_claude_code_tool_names_become_di_code_s(raw: str, names: tuple[str, ...
     assert tool_names(raw) == names
 
 
-def test_the_nearest_file_wins_and_front_matter_is_read(tmp_path: Path) -> None:
+def test_the_nearest_file_wins_and_front_matter_is_read(tmp_path: Path, user_home: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "repo" / "sub"
     (tmp_path / "repo" / ".git").mkdir(parents=True)
     write(
@@ -53,15 +53,19 @@ def test_the_nearest_file_wins_and_front_matter_is_read(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("model", ["inherit", "sonnet", "Opus", "haiku", ""])
-def test_claude_code_model_aliases_mean_the_default_model(tmp_path: Path, model: str) -> None:
+def test_claude_code_model_aliases_mean_the_default_model(
+    tmp_path: Path, user_home: Path, model: str
+) -> None:
     write(tmp_path / ".claude" / "agents" / "a.md", f"---\nname: a\nmodel: {model}\n---\nGo.")
     assert load_agents(tmp_path / "home", tmp_path).agents["a"].model is None
 
 
-def test_bad_files_are_one_warning_each(tmp_path: Path) -> None:
-    write(tmp_path / ".claude" / "agents" / "bad.md", '---\nname: "unclosed\n---\nx')
-    write(tmp_path / ".claude" / "agents" / "odd.md", "---\nname: has space\n---\nx")
+def test_bad_files_are_one_warning_each(tmp_path: Path, user_home: Path) -> None:
+    bad = write(tmp_path / ".claude" / "agents" / "bad.md", '---\nname: "unclosed\n---\nx')
+    odd = write(tmp_path / ".claude" / "agents" / "odd.md", "---\nname: has space\n---\nx")
     found = load_agents(tmp_path / "home", tmp_path)
     assert found.agents == {}
-    assert len(found.warnings) == 2
-    assert all("skipped" in line for line in found.warnings)
+    assert found.warnings == (
+        f'{bad}: skipped: bad front matter: line 2: the quoted value has no closing "',
+        f"{odd}: skipped: 'has space' is not a usable subagent name",
+    )

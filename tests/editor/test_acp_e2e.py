@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -16,109 +16,22 @@ import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp import PROTOCOL_VERSION, RequestError, text_block  # noqa: E402
+from acp import PROTOCOL_VERSION  # noqa: E402
 from acp.schema import (  # noqa: E402
-    AgentMessageChunk,
     AgentPlanUpdate,
-    AllowedOutcome,
     ClientCapabilities,
-    DeniedOutcome,
     EnvVariable,
     FileSystemCapabilities,
     McpServerStdio,
-    ReadTextFileResponse,
-    RequestPermissionResponse,
     ToolCallProgress,
     ToolCallStart,
     UserMessageChunk,
-    WriteTextFileResponse,
 )
 from acp.stdio import spawn_agent_process  # noqa: E402
 
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
+from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
-
-TIMEOUT = 30
-
-
-class RecordingClient:
-    """An editor: records every update; answers permission questions with `answer`."""
-
-    def __init__(self, answer: str | None = "allow_once") -> None:
-        self.updates: list[tuple[str, Any]] = []
-        self.asked: list[Any] = []
-        self.answer = answer
-
-    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
-        self.updates.append((session_id, update))
-
-    async def request_permission(
-        self, session_id: str, tool_call: Any, options: list[Any], **_: Any
-    ) -> RequestPermissionResponse:
-        self.asked.append((tool_call, [option.option_id for option in options]))
-        if self.answer is None:
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=self.answer)
-        )
-
-    def of(self, kind: type, session_id: str | None = None) -> list[Any]:
-        return [u for s, u in self.updates if isinstance(u, kind) and session_id in (None, s)]
-
-    def said(self, session_id: str | None = None) -> str:
-        return "".join(u.content.text for u in self.of(AgentMessageChunk, session_id))
-
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    folder = tmp_path / "workspace"
-    folder.mkdir()
-    return folder
-
-
-@pytest.fixture
-async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]:
-    """A factory: `await agent(client, *args)` -> the connection to a running `di-code acp`."""
-    opened: list[Any] = []
-
-    async def start(client: RecordingClient, *args: str, capabilities: Any = None) -> Any:
-        env = cli_env(di_code_home, llm_server)
-        context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env)
-        conn, process = await context.__aenter__()
-        opened.append((context, process))
-        hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
-        await asyncio.wait_for(hello, TIMEOUT)
-        return conn
-
-    yield start
-    for context, _process in opened:
-        await context.__aexit__(None, None, None)
-
-
-class EditorClient(RecordingClient):
-    """An editor that serves the agent's file reads and writes from its own buffers."""
-
-    def __init__(self, buffers: dict[str, str]) -> None:
-        super().__init__()
-        self.buffers = buffers
-        self.served: list[tuple[str, str]] = []
-
-    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
-        self.served.append(("read", path))
-        if path not in self.buffers:
-            raise RequestError.resource_not_found(path)
-        return ReadTextFileResponse(content=self.buffers[path])
-
-    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
-        self.served.append(("write", path))
-        self.buffers[path] = content
-        return WriteTextFileResponse()
-
-
-async def prompt(conn: Any, session_id: str, text: str) -> Any:
-    return await asyncio.wait_for(
-        conn.prompt(session_id=session_id, prompt=[text_block(text)]), TIMEOUT
-    )
 
 
 def edit_then_answer(path: str, old: str, new: str, answer: str) -> tuple[Turn, Turn]:
@@ -407,3 +320,43 @@ async def test_a_task_shows_as_a_tool_call_and_a_refused_prompt_is_a_refusal(
     assert refused.stop_reason == "refusal"
     assert "no secrets" in client.said(session.session_id)
     assert len(llm_server.requests) == 3  # the refused prompt was never sent
+
+
+def test_without_the_sdk_acp_says_how_to_install_it(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    shadow = tmp_path / "shadow" / "acp"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("raise ImportError('the SDK is not installed')\n")
+    env = cli_env(di_code_home, llm_server, PYTHONPATH=str(shadow.parent))
+    done = subprocess.run(
+        [DI_CODE, "acp"], env=env, input="", capture_output=True, text=True, timeout=TIMEOUT
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "di-code: di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'\n"
+    )
+    assert done.stdout == ""
+
+
+async def test_the_commands_are_offered_after_the_answer_to_session_new(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    process = await asyncio.create_subprocess_exec(
+        DI_CODE, "acp", env=cli_env(di_code_home, llm_server), stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    requests = [
+        {"id": 0, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}},
+        {"id": 1, "method": "session/new", "params": {"cwd": str(workspace), "mcpServers": []}},
+    ]
+    for request in requests:
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", **request}).encode() + b"\n")
+    seen: list[str] = []
+    while "session/update" not in seen:
+        message = json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))
+        seen.append(message.get("method") or f"answer {message['id']}")
+    assert seen == ["answer 0", "answer 1", "session/update"]  # JetBrains' client needs it so
+    process.stdin.close()
+    assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0

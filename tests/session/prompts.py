@@ -63,6 +63,7 @@ class Driver:
         self.work = work
         self.session: Session = SessionStore(home).create(work)
         self.warnings: list[str] = []
+        self.options = options
         self.checkpointer = Checkpointer(
             self.session, lambda raw: (work / raw).resolve(), on_warning=self.warnings.append,
             **options,
@@ -93,5 +94,5 @@ class Driver:
         await self.end()
 
     def undo(self, *, force: bool = False, to: int | None = None) -> tuple[UndoPlan, UndoResult]:
-        undo_plan = plan(self.session, force=force, to=to)
+        undo_plan = plan(self.session, force=force, to=to, **self.options)
         return undo_plan, apply(self.session, undo_plan)

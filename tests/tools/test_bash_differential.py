@@ -95,16 +95,16 @@ RUNNERS = [
 ]
 QUOTINGS = ["'rm x'", '"rm x"', "rm\\ x", "$'rm x'", "'rm'\\ x"]
 NAME_TAKERS = [
-    "printf -v NAME y",
-    "test -v NAME",
-    "read NAME <<< y",
-    "let NAME=1",
-    "declare NAME=1",
-    "mapfile NAME < /dev/null",
-    "echo $(( NAME ))",
-    "[[ NAME -eq 1 ]]",
-    "command printf -v NAME y",
-    "bash -c 'printf -v NAME y'",
+    "printf -v {} y",
+    "test -v {}",
+    "read {} <<< y",
+    "let {}=1",
+    "declare {}=1",
+    "mapfile {} < /dev/null",
+    "echo $(( {} ))",
+    "[[ {} -eq 1 ]]",
+    "command printf -v {} y",
+    "bash -c 'printf -v {} y'",
 ]
 SUBSCRIPTS = [
     "'a[$(rm x)]'",
@@ -116,7 +116,9 @@ SUBSCRIPTS = [
     "'a[b[$(rm x)]]'",
     "'a'\\['$(rm x)]'",
 ]
-"""Builtins that evaluate a name's subscript x spellings of a subscript that runs rm."""
+FILLED = [(SEPARATORS, PAYLOADS), (RUNNERS, QUOTINGS), (NAME_TAKERS, SUBSCRIPTS)]
+"""Forms x what goes in their `{}`: separators x payloads, code runners x quoting, builtins that
+evaluate a name's subscript x spellings of a subscript that runs rm."""
 
 
 def corpus() -> list[str]:
@@ -128,10 +130,8 @@ def corpus() -> list[str]:
     wrapped = [f"{wrapper}{spelling} x" for wrapper in WRAPPERS for spelling in SPELLINGS]
     wrapped += [f"{wrapper}touch P" for wrapper in WRAPPERS]
     wrapped += [f"{outer}{inner}rm x" for outer in WRAPPERS for inner in WRAPPERS[1::3]]
-    separated = [form.format(payload) for form in SEPARATORS for payload in PAYLOADS]
-    runners = [runner.format(code) for runner in RUNNERS for code in QUOTINGS]
-    named = [taker.replace("NAME", name) for taker in NAME_TAKERS for name in SUBSCRIPTS]
-    return list(dict.fromkeys(written + wrapped + separated + runners + named))
+    filled = [form.format(text) for forms, texts in FILLED for form in forms for text in texts]
+    return list(dict.fromkeys(written + wrapped + filled))
 
 
 def make_stubs(folder: Path, log: Path) -> None:

@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +74,27 @@ def spawn_chat(
     )
 
 
+@contextlib.contextmanager
+def chatting(server: LLMServer, workspace: Path, *args: str) -> Iterator[pexpect.spawn]:
+    """A chat at its first prompt; a block that ends without an error leaves it by `/exit` and
+    waits for it to end, and the chat is closed however the block ends."""
+    child = spawn_chat(server, workspace, *args)
+    try:
+        child.expect("›")
+        yield child
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+
+
+def say(child: pexpect.spawn, line: str, *replies: str) -> None:
+    """Type `line` and wait for each of `replies` in turn."""
+    child.sendline(line)
+    for reply in replies:
+        child.expect(reply)
+
+
 class Screen:
     """What a person sees: the child's output fed through a terminal emulator (pyte)."""
 
@@ -136,23 +157,14 @@ def test_chat_answers_aborts_a_tool_with_ctrl_c_and_goes_on(
         Turn(tool_calls=(ToolCallSpec("bash", {"command": f"sleep {seconds}"}, "call-1"),)),
         Turn(text="Still alive after the abort."),
     )
-    child = spawn_chat(llm_server, tmp_path, "--yes")
-    try:
-        child.expect("›")
-        child.sendline("what is the answer?")
-        child.expect("forty-two")
-        child.sendline("sleep for a while")
-        child.expect(f"sleep {seconds}")
+    with chatting(llm_server, tmp_path, "--yes") as child:
+        say(child, "what is the answer?", "forty-two")
+        say(child, "sleep for a while", f"sleep {seconds}")
         wait_until_running(["sleep", seconds])
         child.sendcontrol("c")
         child.expect("aborted")
         assert wait_until_gone(["sleep", seconds])
-        child.sendline("are you there?")
-        child.expect("Still alive after the abort")
-        child.sendline("/exit")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close(force=True)
+        say(child, "are you there?", "Still alive after the abort")
     assert child.exitstatus == 0
     assert len(llm_server.requests) == 3
 

@@ -9,7 +9,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.model_choices import ModelChoice, model_choices
 from di_code.config.settings import ProviderSettings, Settings
-from di_code.ui.chat_view import ChatSetup
+from di_code.setup.prepared import Prepared
 from tests.ui.test_repl import chat
 
 
@@ -54,7 +54,7 @@ def test_tab_completes_model_ids_after_the_command(tmp_path: Path) -> None:
 async def test_model_alone_lists_the_choices_and_marks_the_current_one() -> None:
     faux = create_faux_provider([])
     choices = [ModelChoice("faux/faux-1"), ModelChoice("anthropic/opus", "ANTHROPIC_API_KEY")]
-    setup = ChatSetup(Agent(faux.provider, faux.model, []), models=lambda: choices)
+    setup = Prepared(Agent(faux.provider, faux.model, []), models=lambda: choices)
     async with chat(setup) as session:
         session.type("/model\r/exit\r")
     assert (

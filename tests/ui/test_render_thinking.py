@@ -7,7 +7,7 @@ from __future__ import annotations
 from di_code.agent import Agent
 from di_code.ai import TextContent, ThinkingContent
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.ui.chat_view import ChatSetup
+from di_code.setup.prepared import Prepared
 from di_code.ui.thinking_view import THINKING_LINES, thinking_live, thinking_panel
 from tests.ui.test_render import render_prompt, render_text
 from tests.ui.test_repl import chat, until
@@ -54,7 +54,7 @@ async def test_ctrl_t_shows_the_next_thinking_whole_and_expand_reaches_a_block()
             {"type": "success", "content": [ThinkingContent(steps), TextContent("Two.")]},
         ]
     )
-    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model))) as session:
         session.type("first\r")
         await session.answered()
         session.type("\x14")

@@ -22,6 +22,7 @@ from di_code.ai.providers.faux import Faux, create_faux_provider
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
+from di_code.setup.prepared import Prepared
 from di_code.tools.policy.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import (
     Approval,
@@ -32,7 +33,6 @@ from di_code.tools.policy.permissions import (
 )
 from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
-from di_code.ui.chat_view import ChatSetup
 from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
 from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn
@@ -70,7 +70,7 @@ class Chat:
 
 @asynccontextmanager
 async def chat(
-    setup: ChatSetup,
+    setup: Prepared,
     approver: ReplApprover | None = None,
     history: Path | None = None,
     width: int = 80,
@@ -124,7 +124,7 @@ def user_texts(faux: Faux, request: int) -> list[str]:
 async def test_a_prompt_gets_its_answer_and_exit_quits(tmp_path: Path) -> None:
     faux = create_faux_provider([text_reply("Hello **there**.")])
     history = tmp_path / "history"
-    async with chat(ChatSetup(Agent(faux.provider, faux.model)), history=history) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model)), history=history) as session:
         session.type("hi\r")
         await session.answered()
         session.type("/exit\r")
@@ -137,7 +137,7 @@ async def test_a_prompt_gets_its_answer_and_exit_quits(tmp_path: Path) -> None:
 
 async def test_trailing_backslash_continues_the_line() -> None:
     faux = create_faux_provider([text_reply("ok")])
-    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model))) as session:
         session.type("first\\\rsecond\r")
         await session.answered()
         session.type("/exit\r")
@@ -147,7 +147,7 @@ async def test_trailing_backslash_continues_the_line() -> None:
 async def test_slash_commands_answer_and_unknown_ones_are_refused() -> None:
     faux = create_faux_provider([])
     tool = FunctionTool("ls", "List a folder.\nMore.", {}, lambda *a: None)  # type: ignore[arg-type]
-    async with chat(ChatSetup(Agent(faux.provider, faux.model, [tool]))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model, [tool]))) as session:
         session.type("/tools\r/model\r/nope\r/help\r/exit\r")
     output = session.output
     assert "Tools:\n  ls       List a folder\n" in output
@@ -173,7 +173,7 @@ def blocking_tool(started: asyncio.Event, release: asyncio.Event) -> FunctionToo
 
 async def test_help_on_a_narrow_terminal_keeps_its_columns() -> None:
     faux = create_faux_provider([])
-    async with chat(ChatSetup(Agent(faux.provider, faux.model)), width=60) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model)), width=60) as session:
         session.type("/help\r/exit\r")
     shown = session.output.split("› /help\n")[1].split("› /exit")[0].splitlines()
     headings = {"Commands:", "Keys:"}
@@ -194,7 +194,7 @@ async def test_typing_while_the_agent_runs_steers_the_next_request() -> None:
         ]
     )
     agent = Agent(faux.provider, faux.model, [blocking_tool(started, release)])
-    async with chat(ChatSetup(agent)) as session:
+    async with chat(Prepared(agent)) as session:
         session.type("build it\r")
         await asyncio.wait_for(started.wait(), TIMEOUT)
         session.type("also run the tests\r")
@@ -215,7 +215,7 @@ async def test_ctrl_c_aborts_the_run_and_the_session_goes_on() -> None:
         ]
     )
     agent = Agent(faux.provider, faux.model, [blocking_tool(started, release)])
-    async with chat(ChatSetup(agent)) as session:
+    async with chat(Prepared(agent)) as session:
         session.type("sleep\r")
         await asyncio.wait_for(started.wait(), TIMEOUT)
         session.type("\x03")
@@ -230,14 +230,14 @@ async def test_ctrl_c_aborts_the_run_and_the_session_goes_on() -> None:
 
 async def test_ctrl_c_twice_on_an_empty_prompt_quits() -> None:
     faux = create_faux_provider([])
-    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model))) as session:
         session.type("abc\x03\x03\x03")
     assert session.output.count("Press Ctrl-C again to exit.") == 1
 
 
 async def test_ctrl_d_quits() -> None:
     faux = create_faux_provider([])
-    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model))) as session:
         session.type("\x04")
 
 
@@ -260,7 +260,7 @@ async def keys_live(approver: ReplApprover) -> None:
             await asyncio.sleep(0.02)
 
 
-def asking_bash(command: str, calls: list[str]) -> tuple[ChatSetup, RecordingApprover]:
+def asking_bash(command: str, calls: list[str]) -> tuple[Prepared, RecordingApprover]:
     """A chat in ask mode whose model runs `command` (its runs recorded), then says
     "finished"."""
 
@@ -277,7 +277,7 @@ def asking_bash(command: str, calls: list[str]) -> tuple[ChatSetup, RecordingApp
             text_reply("finished"),
         ]
     )
-    return ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate), approver
+    return Prepared(Agent(faux.provider, faux.model, tools), gate=gate), approver
 
 
 @pytest.mark.parametrize(("key", "ran"), [("y", True), ("n", False)])
@@ -316,7 +316,7 @@ async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) ->
     faux = create_faux_provider([text_reply("one")])
     agent = Agent(faux.provider, faux.model)
     first.record(agent)
-    setup = ChatSetup(agent, session=first, store=store, workspace=tmp_path)
+    setup = Prepared(agent, session=first, store=store, workspace=tmp_path)
     async with chat(setup) as session:
         session.type("remember one\r")
         await session.answered()
@@ -353,7 +353,7 @@ async def test_resume_by_number_loads_that_conversation(tmp_path: Path) -> None:
     old = store.create(tmp_path)
     old.append_message(UserMessage.of("an old question"))
     faux = create_faux_provider([])
-    setup = ChatSetup(
+    setup = Prepared(
         Agent(faux.provider, faux.model),
         session=store.create(tmp_path),
         store=store,
@@ -371,7 +371,7 @@ async def test_model_switch_closes_the_old_providers_http_client(llm_server: LLM
     old = OpenAIProvider(api_key="test-key", base_url=llm_server.openai_base_url)
     model = Model("test-model", "Test", "openai", "openai-completions")
     faux = create_faux_provider([])
-    setup = ChatSetup(Agent(old, model), switch_model=lambda spec: (faux.provider, faux.model))
+    setup = Prepared(Agent(old, model), switch_model=lambda spec: (faux.provider, faux.model))
     async with chat(setup) as session:
         session.type("hello\r")
         await session.answered()
@@ -384,7 +384,7 @@ async def test_model_switch_closes_the_old_providers_http_client(llm_server: LLM
 async def test_a_long_paste_is_one_placeholder_and_is_sent_whole() -> None:
     faux = create_faux_provider([text_reply("got it")])
     pasted = "\n".join(f"row {n}" for n in range(1, 31))
-    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model))) as session:
         session.type(f"look: \x1b[200~{pasted}\x1b[201~")
         await until(lambda: "[pasted 30 lines]" in session.repl.pastes._texts)
         assert session.repl._session is not None
@@ -401,7 +401,7 @@ async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt
     tmp_path: Path,
 ) -> None:
     faux = create_faux_provider([text_reply("I see it")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("!echo local-$((6*7))\r")
         await until(lambda: "╰" in session.output and not session.repl.busy)
@@ -416,21 +416,23 @@ async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt
     assert len(faux.requests) == 1
 
 
-async def test_a_prompt_typed_while_a_bang_command_runs_follows_it(tmp_path: Path) -> None:
-    """Nothing typed is lost: the prompt waits for the command, then goes with its output."""
+async def test_a_prompt_typed_while_a_bang_command_runs_is_sent_after_it(
+    tmp_path: Path,
+) -> None:
+    """Typed ahead, not lost: the line waits for the command and goes with its output."""
     faux = create_faux_provider([text_reply("I see it")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
-        session.type("!sleep 0.5; echo slept\r")
+        session.type("!sleep 0.5; echo waited-$((6*7))\r")
         await until(lambda: session.repl.busy)
         session.type("what did it print?\r")
         await session.answered()
         session.type("/exit\r")
     assert "queued › what did it print?" in session.output
-    assert "compacted" not in session.output
+    assert "Wait a moment" not in session.output
     sent = user_texts(faux, 0)[0]
-    assert sent.startswith("I ran `sleep 0.5; echo slept` in the shell myself.")
-    assert "slept" in sent and sent.endswith("what did it print?")
+    assert "waited-42" in sent and sent.endswith("what did it print?")
+    assert len(faux.requests) == 1
 
 
 async def test_a_prompt_queued_behind_a_stopped_command_goes_back_to_the_input(
@@ -438,7 +440,7 @@ async def test_a_prompt_queued_behind_a_stopped_command_goes_back_to_the_input(
 ) -> None:
     """Ctrl-C stops the command and starts nothing: what was queued is back in the input."""
     faux = create_faux_provider([text_reply("unused")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("!sleep 30\r")
         await until(lambda: session.repl.busy)
@@ -465,7 +467,7 @@ async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:
         ]
     )
     agent = Agent(faux.provider, faux.model, [FunctionTool("bash", "b", {}, run)])
-    async with chat(ChatSetup(agent)) as session:
+    async with chat(Prepared(agent)) as session:
         session.type("/expand\r")
         await until(lambda: "No tool call to expand yet." in session.output)
         session.type("go\r")
@@ -480,7 +482,7 @@ async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:
 
 async def test_the_exit_armed_by_ctrl_c_expires() -> None:
     faux = create_faux_provider([])
-    async with chat(ChatSetup(Agent(faux.provider, faux.model))) as session:
+    async with chat(Prepared(Agent(faux.provider, faux.model))) as session:
         session.type("\x03")
         await until(lambda: session.repl.exit_armed)
         session.repl._armed_at = time.monotonic() - EXIT_ARMED_SECONDS
@@ -497,7 +499,7 @@ async def test_esc_aborts_the_run_like_ctrl_c() -> None:
         [{"type": "success", "content": [ToolCall("c1", "bash", {"command": "sleep 100"})]}]
     )
     agent = Agent(faux.provider, faux.model, [blocking_tool(started, release)])
-    async with chat(ChatSetup(agent)) as session:
+    async with chat(Prepared(agent)) as session:
         session.type("sleep\r")
         await asyncio.wait_for(started.wait(), TIMEOUT)
         session.type("\x1b")
@@ -513,7 +515,7 @@ async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: P
         [TextContent("The answer was 42.")], "faux", "faux-1", usage=Usage(2000, 60, 0, 0, 2060)
     )
     agent = Agent(faux.provider, faux.model, messages=[UserMessage.of("old question"), answer])
-    async with chat(ChatSetup(agent, workspace=tmp_path)) as session:
+    async with chat(Prepared(agent, workspace=tmp_path)) as session:
         session.type("/session\r/exit\r")
     banner = session.output.split("/help for commands")[0].replace("\n", "")
     assert banner == f"di-code chat · faux/faux-1 · {tmp_path}"
@@ -537,7 +539,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
             text_reply("edited"),
         ]
     )
-    setup = ChatSetup(Agent(faux.provider, faux.model, tools), gate=gate, workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model, tools), gate=gate, workspace=tmp_path)
     async with chat(setup, approver=approver) as session:
         session.type("edit it\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
@@ -555,7 +557,7 @@ async def test_permissions_lists_and_revokes_the_session_grants() -> None:
     faux = create_faux_provider([])
     gate = PermissionGate("ask", PermissionRules.parse(deny=["bash:rm"]))
     gate.grant([Rule("bash", "git status"), Rule("edit", "a.py")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), gate=gate)
+    setup = Prepared(Agent(faux.provider, faux.model), gate=gate)
     async with chat(setup) as session:
         session.type("/permissions\r/permissions revoke 1\r/permissions accept-edits\r/exit\r")
     output = session.output
@@ -570,7 +572,7 @@ async def test_permissions_says_how_bash_runs_now() -> None:
     faux = create_faux_provider([])
     gate = PermissionGate("ask", PermissionRules.parse())
     policy = BashPolicy(SandboxChoice(None), mode=lambda: gate.mode)
-    setup = ChatSetup(Agent(faux.provider, faux.model), gate=gate, bash_state=policy.state)
+    setup = Prepared(Agent(faux.provider, faux.model), gate=gate, bash_state=policy.state)
     async with chat(setup) as session:
         session.type("/permissions\r/permissions auto\r/exit\r")
     assert "Permission mode: ask\nBash runs unsandboxed\n" in session.output

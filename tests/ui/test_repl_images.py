@@ -9,7 +9,7 @@ from pathlib import Path
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import ImageContent, TextContent, UserMessage
-from di_code.ui.chat_view import ChatSetup
+from di_code.setup.prepared import Prepared
 from tests.ui.test_repl import chat, text_reply, until, user_texts
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x03" * 16
@@ -19,7 +19,7 @@ async def test_an_at_path_image_is_attached_to_the_prompt(tmp_path: Path) -> Non
     (tmp_path / "shot.png").write_bytes(PNG)
     faux = create_faux_provider([text_reply("A red square.")])
     model = dataclasses.replace(faux.model, input=frozenset({"text", "image"}))
-    setup = ChatSetup(Agent(faux.provider, model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("what is @shot.png\r")
         await session.answered()
@@ -36,7 +36,7 @@ async def test_an_at_path_image_is_attached_to_the_prompt(tmp_path: Path) -> Non
 async def test_a_text_only_model_says_so_and_sends_nothing(tmp_path: Path) -> None:
     (tmp_path / "shot.png").write_bytes(PNG)
     faux = create_faux_provider([text_reply("never")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("what is @shot.png\r")
         await until(lambda: "does not accept images" in session.output)
@@ -50,7 +50,7 @@ async def test_a_refused_prompt_is_shown_and_keeps_the_shell_output_for_the_next
 ) -> None:
     (tmp_path / "shot.png").write_bytes(PNG)
     faux = create_faux_provider([text_reply("I see it")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("!echo local-42\r")
         await until(lambda: "╰" in session.output and not session.repl.busy)

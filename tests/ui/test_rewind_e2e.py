@@ -12,7 +12,7 @@ import pytest
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
+from tests.ui.test_chat_e2e import DI_CODE, chatting, say, spawn_chat
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -32,25 +32,14 @@ def test_rewind_to_the_first_prompt_restores_files_and_conversation(
         Turn(text="Added a file."),
         Turn(text="Starting over."),
     )
-    child = spawn_chat(llm_server, tmp_path, "--yes")
-    try:
-        child.expect("›")
-        child.sendline("change the notes")
-        child.expect("Changed it once")
-        child.sendline("add a file")
-        child.expect("Added a file")
-        child.sendline("/rewind")
-        child.expect("change the notes")
-        child.sendline("/rewind 1")
-        child.expect("back to before prompt 1")
+    with chatting(llm_server, tmp_path, "--yes") as child:
+        say(child, "change the notes", "Changed it once")
+        say(child, "add a file", "Added a file")
+        say(child, "/rewind", "change the notes")
+        say(child, "/rewind 1", "back to before prompt 1")
         assert (tmp_path / "notes.txt").read_text() == "original\n"
         assert not (tmp_path / "extra.txt").exists()
-        child.sendline("try something else")
-        child.expect("Starting over")
-        child.sendline("/exit")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close(force=True)
+        say(child, "try something else", "Starting over")
     last = json.dumps(llm_server.requests[-1].body)
     assert "try something else" in last
     assert "change the notes" not in last and "add a file" not in last
@@ -58,27 +47,17 @@ def test_rewind_to_the_first_prompt_restores_files_and_conversation(
 
 def test_undo_takes_back_the_last_prompt(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(write("made.txt", "x\n", "c1"), Turn(text="Made it."))
-    child = spawn_chat(llm_server, tmp_path, "--yes")
-    try:
-        child.expect("›")
-        child.sendline("make a file")
-        child.expect("Made it")
+    with chatting(llm_server, tmp_path, "--yes") as child:
+        say(child, "make a file", "Made it")
         assert (tmp_path / "made.txt").exists()
-        child.sendline("/undo")
-        child.expect("delete made.txt")
-        child.expect("Undo this")
+        say(child, "/undo", "delete made.txt", "Undo this")
         assert (tmp_path / "made.txt").exists()  # not before the user says yes
         child.expect(pexpect.TIMEOUT, timeout=GUARD_WAIT)  # keys answer after the guard delay
         child.send("y")
         child.expect("deleted made.txt")
         child.expect("Undid prompt 1")
         assert not (tmp_path / "made.txt").exists()
-        child.sendline("/undo")
-        child.expect("Nothing to undo")
-        child.sendline("/exit")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close(force=True)
+        say(child, "/undo", "Nothing to undo")
 
 
 def test_undo_list_shows_what_the_user_typed_and_marks_changes(
@@ -86,24 +65,15 @@ def test_undo_list_shows_what_the_user_typed_and_marks_changes(
 ) -> None:
     """A `!command` before a prompt is listed as typed, not as the output it put before it."""
     llm_server.script(Turn(text="Nothing to do."), write("made.txt", "x\n", "c1"), Turn(text="Ok."))
-    child = spawn_chat(llm_server, tmp_path, "--yes")
-    try:
-        child.expect("›")
-        child.sendline("just a question")
-        child.expect("Nothing to do")
-        child.sendline("!echo listing")
-        child.expect("listing")
-        child.sendline("make a file")
-        child.expect("Ok.")
-        child.sendline("/exit")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close(force=True)
+    with chatting(llm_server, tmp_path, "--yes") as child:
+        say(child, "just a question", "Nothing to do")
+        say(child, "!echo listing-$((6*7))", "listing-42")  # the output, not the echo
+        say(child, "make a file", "Ok.")
     listed = subprocess.run(
         [str(DI_CODE), "undo", "--list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     rows = [row[17:] for row in listed.stdout.splitlines()[:2]]
-    assert rows == ["  just a question", "* !echo listing make a file"], listed.stdout
+    assert rows == ["  just a question", "* !echo listing-$((6*7)) make a file"], listed.stdout
 
 
 def test_the_model_is_told_what_undo_and_rewind_files_restored(
@@ -118,25 +88,13 @@ def test_the_model_is_told_what_undo_and_rewind_files_restored(
         Turn(text="Changed the notes."),
         Turn(text="Noted the rewind."),
     )
-    child = spawn_chat(llm_server, tmp_path, "--yes")
-    try:
-        child.expect("›")
-        child.sendline("make a file")
-        child.expect("Made it")
-        child.sendline("/undo --yes")
-        child.expect("deleted made.txt")
-        child.sendline("is it there?")
-        child.expect("Noted the undo")
-        child.sendline("change the notes")
-        child.expect("Changed the notes")
-        child.sendline("/rewind 3 files")
-        child.expect("restored notes.txt")
-        child.sendline("and now?")
-        child.expect("Noted the rewind")
-        child.sendline("/exit")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close(force=True)
+    with chatting(llm_server, tmp_path, "--yes") as child:
+        say(child, "make a file", "Made it")
+        say(child, "/undo --yes", "deleted made.txt")
+        say(child, "is it there?", "Noted the undo")
+        say(child, "change the notes", "Changed the notes")
+        say(child, "/rewind 3 files", "restored notes.txt")
+        say(child, "and now?", "Noted the rewind")
     after_undo = llm_server.requests[2].body["messages"][-1]["content"]
     assert after_undo == (
         "[Note from di-code: the user undid the file changes since prompt 1: deleted made.txt. "

@@ -7,7 +7,7 @@ from pathlib import Path
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.settings import load_settings
-from di_code.ui.chat_view import ChatSetup
+from di_code.setup.prepared import Prepared
 from tests.ui.test_repl import chat
 
 
@@ -19,7 +19,7 @@ async def test_slash_trust_records_the_project(tmp_path: Path, di_code_home: Pat
     config.chmod(0o644)
     assert load_settings(di_code_home, tmp_path).permission_mode is None
     faux = create_faux_provider([])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("/trust\r/exit\r")
     said = "".join(session.output.split())  # the console wraps the long line

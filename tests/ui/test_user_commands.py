@@ -9,7 +9,7 @@ import pytest
 
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.ui.chat_view import ChatSetup
+from di_code.setup.prepared import Prepared
 from tests.ui.test_repl import chat, text_reply, user_texts
 
 
@@ -23,7 +23,7 @@ async def test_a_command_file_becomes_the_prompt_or_a_clear_refusal(
     (folder / "empty.md").write_text("---\ndescription: nothing\n---\n")
     (folder / "alias.md").write_text("/explain $ARGUMENTS\n")
     faux = create_faux_provider([text_reply("Sure.")])
-    setup = ChatSetup(Agent(faux.provider, faux.model), workspace=tmp_path)
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("/empty\r/alias x\r/explain recursion child\r")
         await session.answered()

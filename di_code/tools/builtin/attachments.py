@@ -46,12 +46,18 @@ def prompt_content(
         found.setdefault(path, image)
     if not found:
         return text
-    if "image" not in model.input:
+    refuse_images(model, len(found))
+    return [TextContent(text), *found.values()]
+
+
+def refuse_images(model: Model, count: int) -> None:
+    """Raise AttachmentError when `count` images are attached for a model that takes text
+    only (an editor's pasted images are refused the same way)."""
+    if count and "image" not in model.input:
         raise AttachmentError(
             f"{model.provider}/{model.id} does not accept images "
-            f"({len(found)} attached); use a model with image input"
+            f"({count} attached); use a model with image input"
         )
-    return [TextContent(text), *found.values()]
 
 
 def mentioned_images(text: str, root: Path) -> list[tuple[Path, ImageContent]]:

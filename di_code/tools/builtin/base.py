@@ -30,6 +30,17 @@ class CheckedTool(ABC):
         on_update: ToolUpdate | None = None,
     ) -> ToolOutput:
         check_aborted(signal)
+        return await self.run_call(tool_call_id, params, signal, on_update)
+
+    async def run_call(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None,
+    ) -> ToolOutput:
+        """`run`, for the tools that do not need to know which call they serve (all but bash,
+        which shows a call the editor shows in the editor's terminal)."""
         return await self.run(params, signal, on_update)
 
     @abstractmethod

@@ -7,11 +7,15 @@ abort). Partial output is sent through `on_update` at most every UPDATE_INTERVAL
 The command never sees the provider keys di-code holds: their variables are taken out of its
 environment (sandboxed or not). With a sandbox, it runs inside bubblewrap (`sandbox.py`); which
 sandbox, if any, the policy says at the moment the command starts (`bash_policy.py`).
+
+Under `di-code acp`, when the editor offers terminals, the same command line (sandbox and all)
+runs in the editor's terminal instead (`editor_terminal.py`); the model is told the same way.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal as signals
 from dataclasses import dataclass, field
@@ -22,11 +26,14 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
+from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.builtin.output_buffer import OutputBuffer, Snapshot
 from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.policy.bash_policy import BashPolicy
 
 UPDATE_INTERVAL = 0.1
+TERMINAL_STOPPED = "the editor's terminal was killed"
+TERMINAL_DROPPED = "[The editor's terminal kept only the end of the output; the rest is lost.]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +45,19 @@ class BashTool(WorkspaceTool):
     @property
     def description(self) -> str:
         return self.policy.tool_description()
+
+    async def run_call(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None,
+    ) -> ToolOutput:
+        """A call the editor shows runs in the editor's terminal, when it offers them."""
+        terminals = self.policy.terminals
+        if terminals is not None and terminals.shows(tool_call_id):
+            return await self._in_terminal(terminals, tool_call_id, params, signal)
+        return await self.run(params, signal, on_update)
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
@@ -61,6 +81,31 @@ class BashTool(WorkspaceTool):
             ticker.cancel()
             buffer.close()
         return _result(buffer.snapshot(), exit, timeout)
+
+    async def _in_terminal(
+        self,
+        terminals: EditorTerminals,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+    ) -> ToolOutput:
+        """The command in the editor's terminal; its output is cut and spilled as ours is."""
+        timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
+        argv = [shell(), "-c", params["command"]]
+        with self.policy.launch(argv, self.workspace.roots, os.environ) as (argv, env):
+            ran = await terminals.run(
+                tool_call_id, argv, str(self.workspace.root), env, timeout, signal
+            )
+        buffer = OutputBuffer(self.policy.spill)
+        try:
+            buffer.feed(ran.output.encode("utf-8"))
+        finally:
+            buffer.close()
+        dropped = TERMINAL_DROPPED if ran.dropped else None
+        result = _result(buffer.snapshot(), ran.exit, timeout, TERMINAL_STOPPED, dropped)
+        return dataclasses.replace(
+            result, details={**result.details, "terminal_id": ran.terminal_id}
+        )
 
 
 async def _stream_updates(
@@ -88,8 +133,18 @@ def _partial(snapshot: Snapshot) -> ToolResult:
     return ToolResult([TextContent(snapshot.text)], _details(snapshot, None))
 
 
-def _result(snapshot: Snapshot, exit: Exit, timeout: float) -> ToolResult:
+def _result(
+    snapshot: Snapshot,
+    exit: Exit,
+    timeout: float,
+    stopped: str | None = None,
+    dropped: str | None = None,
+) -> ToolResult:
+    """`stopped` says how a stopped command was stopped (else: its process group's fate);
+    `dropped`, that the output's beginning was lost before it reached us."""
     parts = [snapshot.text or "(no output)"]
+    if dropped is not None:
+        parts.append(dropped)
     if snapshot.truncation is not None:
         last = snapshot.first_line + snapshot.truncation.output_lines - 1
         parts.append(
@@ -101,21 +156,22 @@ def _result(snapshot: Snapshot, exit: Exit, timeout: float) -> ToolResult:
             f"[The output file keeps only the first {snapshot.spill_cut_at} bytes; "
             "the rest was not saved.]"
         )
-    fate = _fate(exit, timeout)
+    fate = _fate(exit, timeout, stopped)
     if fate:
         parts.append(fate)
     is_error = bool(fate)
     return ToolResult([TextContent("\n\n".join(parts))], _details(snapshot, exit.code), is_error)
 
 
-def _fate(exit: Exit, timeout: float) -> str | None:
+def _fate(exit: Exit, timeout: float, stopped: str | None = None) -> str | None:
     """Why the command failed, or None when it exited 0."""
     how = f"SIGKILL after {KILL_AFTER:g} s" if exit.killed else "SIGTERM"
+    stopped = stopped or f"process group stopped ({how})"
     match exit.stopped:
         case "timeout":
-            return f"Command timed out after {timeout:g} seconds; process group stopped ({how})"
+            return f"Command timed out after {timeout:g} seconds; {stopped}"
         case "aborted":
-            return f"Command aborted; process group stopped ({how})"
+            return f"Command aborted; {stopped}"
         case None:
             pass
     if exit.code is None or exit.code == 0:

@@ -12,11 +12,15 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from di_code.tools.builtin.cards import BASH
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP
+
+if TYPE_CHECKING:  # the process machinery loads with the bash tool, not at start-up
+    from di_code.tools.builtin.editor_terminal import EditorTerminals
 
 KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
 """Kept out of every command's environment even when nobody configured anything."""
@@ -28,7 +32,8 @@ def _ask() -> str:
 
 @dataclass(frozen=True, slots=True)
 class BashPolicy:
-    """How commands run: confined or not, with which variables hidden, spilling where."""
+    """How commands run: confined or not, with which variables hidden, spilling where, and
+    where (di-code's own processes, or the editor's terminals)."""
 
     sandboxing: SandboxChoice = field(default_factory=lambda: SandboxChoice("off"))
     hidden_env: frozenset[str] = KEY_VARIABLES
@@ -36,6 +41,8 @@ class BashPolicy:
     spill: SpillFolder = field(default_factory=SpillFolder)
     mode: Callable[[], str] = _ask
     """The permission mode now (the gate's), read for every command."""
+    terminals: EditorTerminals | None = None
+    """The editor's terminals, where commands run under `di-code acp` when it offers them."""
 
     def sandbox(self) -> Sandbox | None:
         """The sandbox a command started now runs in (None: unsandboxed)."""

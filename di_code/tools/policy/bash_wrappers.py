@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 
 from di_code.tools.policy.bash_forms import SOURCES, Word, names, special_assignment
 
@@ -65,6 +66,16 @@ class Wrapper:
     joins: bool = False
     """Runs its words joined by spaces as shell code (watch)."""
 
+
+SU = Wrapper(
+    valued=names("-g --group -G --supp-group -s --shell"),
+    flags=names("- -l --login -m -p --preserve-environment -P --pty"),
+    code=names("-c --command --session-command"),
+    operands=-1,
+    bare=None,
+)
+"""su [options] [-] [USER] -c CODE: without -c it starts the user's shell. runuser has the
+same grammar and a few options more."""
 
 WRAPPERS: dict[str, Wrapper] = {
     # env [-i] [-u NAME] [NAME=VALUE]… COMMAND; -S splits a string into a command line.
@@ -166,22 +177,9 @@ WRAPPERS: dict[str, Wrapper] = {
         operands=-1,
         bare=None,
     ),
-    # su [options] [-] [USER] -c CODE: without -c it starts the user's shell.
-    "su": Wrapper(
-        valued=names("-g --group -G --supp-group -s --shell"),
-        flags=names("- -l --login -m -p --preserve-environment -P --pty"),
-        code=names("-c --command --session-command"),
-        operands=-1,
-        bare=None,
-    ),
+    "su": SU,  # above: runuser starts from it
     # runuser -u USER COMMAND, or like su: USER -c CODE; read like su (no -c: unseen).
-    "runuser": Wrapper(
-        valued=names("-u --user -g --group -G --supp-group -s --shell -w"),
-        flags=names("- -l --login -m -p --preserve-environment -P --pty -f"),
-        code=names("-c --command --session-command"),
-        operands=-1,
-        bare=None,
-    ),
+    "runuser": replace(SU, valued=SU.valued | names("-u --user -w"), flags=SU.flags | names("-f")),
     # unbuffer COMMAND (expect's).
     "unbuffer": Wrapper(flags=names("-p")),
     # taskset [-a] [-c] MASK COMMAND.
@@ -204,13 +202,9 @@ Wrapped = tuple[Word, ...] | str | None
 def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
     """What `program args` runs, for a wrapper, busybox, parallel or a shell; None when it
     cannot be seen."""
-    if program == "busybox":
-        # busybox APPLET ARGS: the applet is the program (`busybox sh -c …`, `busybox rm`).
-        return args if args and args[0] and not args[0].startswith("-") else None
-    if program == "parallel":
-        return _parallel(args)
-    if program in SHELLS:
-        return _shell(args)
+    read = _READERS.get(program)
+    if read is not None:
+        return read(args)
     grammar = WRAPPERS[program]
     index, code = _options(grammar, program, args)
     if index is None or code is not None:
@@ -266,7 +260,7 @@ def _replace_string(options: tuple[Word, ...]) -> str | None:
 
 
 def is_wrapper(program: str) -> bool:
-    return program in WRAPPERS or program in SHELLS or program in ("busybox", "parallel")
+    return program in WRAPPERS or program in _READERS
 
 
 def _options(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> tuple[int | None, Word]:
@@ -374,6 +368,11 @@ def _shell(args: tuple[Word, ...]) -> Wrapped:
     return code if runs_code and code is not None else None
 
 
+def _busybox(args: tuple[Word, ...]) -> Wrapped:
+    """busybox APPLET ARGS: the applet is the program (`busybox sh -c …`, `busybox rm`)."""
+    return args if args and args[0] and not args[0].startswith("-") else None
+
+
 def _parallel(args: tuple[Word, ...]) -> Wrapped:
     """GNU parallel COMMAND ::: ARGS runs COMMAND (joined, by a shell) with each argument;
     with options or without a command (the arguments are commands) it cannot be seen."""
@@ -385,3 +384,11 @@ def _parallel(args: tuple[Word, ...]) -> Wrapped:
             break
         command.append(word)
     return " ".join(command) if command else None
+
+
+_READERS: dict[str, Callable[[tuple[Word, ...]], Wrapped]] = {
+    "busybox": _busybox,
+    "parallel": _parallel,
+    **dict.fromkeys(SHELLS, _shell),
+}
+"""Programs whose words are read by a function of their own rather than by a Wrapper grammar."""

@@ -22,7 +22,7 @@ from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.tools.policy.hook_config import UserHook
-from di_code.tools.policy.user_hooks import BLOCKING_EXIT, HookRun, hook_json, run_hook
+from di_code.tools.policy.user_hooks import HookRun, blocking, run_hook
 
 T = TypeVar("T")
 
@@ -38,14 +38,10 @@ class PromptHookRunner:
     async def submitted(self, message: UserMessage, signal: AbortSignal) -> UserMessage:
         prompt = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
         runs = await self._run("UserPromptSubmit", {"prompt": prompt}, signal)
-        blocks, context = [], []
-        for run in runs:
-            said = hook_json(run.stdout) if run.code == 0 else {}
-            if run.code == BLOCKING_EXIT or said.get("decision") == "block":
-                blocks.append(str(said.get("reason") or "") or run.reason())
-            elif run.code != 0:
-                self._failed(run)
-            elif said:
+        blocks, answered = blocking(runs, self._failed)
+        context = []
+        for run in answered:
+            if said := run.said():
                 specific = said.get("hookSpecificOutput")
                 added = specific.get("additionalContext") if isinstance(specific, dict) else None
                 context += [str(added)] if added else []
@@ -62,13 +58,7 @@ class PromptHookRunner:
         self, final: AssistantMessage, continued: bool, signal: AbortSignal
     ) -> str | None:
         runs = await self._run("Stop", {"stop_hook_active": continued}, signal)
-        reasons = []
-        for run in runs:
-            said = hook_json(run.stdout) if run.code == 0 else {}
-            if run.code == BLOCKING_EXIT or said.get("decision") == "block":
-                reasons.append(str(said.get("reason") or "") or run.reason())
-            elif run.code != 0:
-                self._failed(run)
+        reasons, _ = blocking(runs, self._failed)
         return "\n".join(reasons) or None
 
     async def _run(self, event: str, fields: dict[str, Any], signal: AbortSignal) -> list[HookRun]:
@@ -87,10 +77,7 @@ class PromptHookRunner:
         return runs
 
     def _failed(self, run: HookRun) -> None:
-        failed = "timed out" if run.code is None else f"exited {run.code}"
-        detail = run.stderr.strip().splitlines()[:1]
-        line = f"{run.hook.event} hook `{run.hook.command}` {failed}"
-        self.report(f"{line}: {detail[0]}" if detail else line)
+        self.report(f"{run.hook.event} hook {run.failure()}")
 
 
 async def _until_aborted(work: Awaitable[T], signal: AbortSignal) -> T | None:

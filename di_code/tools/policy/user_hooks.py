@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -42,6 +42,17 @@ class HookRun:
 
     def reason(self) -> str:
         return self.stderr.strip() or f"a {self.hook.event} hook refused ({self.hook.command})"
+
+    def said(self) -> dict[str, Any]:
+        """The JSON object the hook printed, when it exited 0 ({} for anything else)."""
+        return hook_json(self.stdout) if self.code == 0 else {}
+
+    def failure(self) -> str:
+        """`COMMAND` timed out or exited N, with the first line of its stderr."""
+        failed = "timed out" if self.code is None else f"exited {self.code}"
+        detail = self.stderr.strip().splitlines()[:1]
+        line = f"`{self.hook.command}` {failed}"
+        return f"{line}: {detail[0]}" if detail else line
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +92,25 @@ async def run_hook(hook: UserHook, payload: dict[str, Any], workspace: Path) -> 
     return HookRun(hook, process.returncode, _text(out), _text(err))
 
 
+def blocking(
+    runs: Iterable[HookRun], failed: Callable[[HookRun], None]
+) -> tuple[list[str], list[HookRun]]:
+    """The reasons of the runs that block (exit 2, or JSON `"decision": "block"`), and the runs
+    that answered without blocking; any other run failed and goes to `failed` (PostToolUse,
+    UserPromptSubmit and Stop read their hooks alike)."""
+    reasons: list[str] = []
+    answered: list[HookRun] = []
+    for run in runs:
+        said = run.said()
+        if run.code == BLOCKING_EXIT or said.get("decision") == "block":
+            reasons.append(str(said.get("reason") or "") or run.reason())
+        elif run.code != 0:
+            failed(run)
+        else:
+            answered.append(run)
+    return reasons, answered
+
+
 def pre_tool_verdict(runs: Sequence[HookRun]) -> PreToolVerdict:
     """All the hooks' answers as one: any refusal wins, then ask, then allow."""
     verdicts = [_verdict(run) for run in runs]
@@ -95,11 +125,8 @@ def _verdict(run: HookRun) -> PreToolVerdict:
     if run.code == BLOCKING_EXIT:
         return PreToolVerdict("deny", run.reason())
     if run.code != 0:
-        failed = "timed out" if run.code is None else f"exited {run.code}"
-        detail = run.stderr.strip().splitlines()[:1]
-        why = f"the PreToolUse hook `{run.hook.command}` {failed}"
-        return PreToolVerdict("deny", f"{why}: {detail[0]}" if detail else why)
-    said = hook_json(run.stdout)
+        return PreToolVerdict("deny", f"the PreToolUse hook {run.failure()}")
+    said = run.said()
     specific = said.get("hookSpecificOutput")
     if isinstance(specific, dict) and specific.get("permissionDecision") in (
         "allow",
@@ -159,18 +186,15 @@ class ToolHookRunner:
             "content": [b.text for b in result.content if isinstance(b, TextContent)],
             "is_error": result.is_error,
         }
-        notes: list[str] = []
-        for hook in hooks:
-            run = await run_hook(hook, payload, self.workspace)
-            said = hook_json(run.stdout) if run.code == 0 else {}
-            if run.code == BLOCKING_EXIT or said.get("decision") == "block":
-                notes.append(str(said.get("reason") or "") or run.reason())
-            elif run.code != 0:
-                self.report(f"PostToolUse hook `{hook.command}` failed: {run.reason()}")
+        runs = [await run_hook(hook, payload, self.workspace) for hook in hooks]
+        notes, _ = blocking(runs, self._failed)
         if not notes:
             return result
         added = [TextContent(f"[PostToolUse hook] {note}") for note in notes]
         return ToolResult([*result.content, *added], result.details, result.is_error)
+
+    def _failed(self, run: HookRun) -> None:
+        self.report(f"PostToolUse hook `{run.hook.command}` failed: {run.reason()}")
 
     def _payload(self, event: str, context: ToolCallContext) -> dict[str, Any]:
         return {

@@ -1,0 +1,139 @@
+"""The editor's terminals over ACP (`terminal/create`, `terminal/wait_for_exit`,
+`terminal/output`, `terminal/kill`, `terminal/release`), as bash's EditorTerminals.
+
+The terminal is embedded in the bash call's content as soon as it exists, so the editor shows
+the output live. The editor starts the command with its own environment plus what we send:
+variables di-code's command must not see (the provider keys) are taken out by running it
+through `env -u NAME`, and those set or changed for it (TMPDIR in the sandbox) are sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal as signals
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from acp import RequestError, helpers
+from acp.schema import EnvVariable
+
+from di_code.ai.abort import AbortSignal
+from di_code.tools.builtin.editor_terminal import TerminalRun
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.process import KILL_AFTER, Exit, StopReason
+
+OUTPUT_LIMIT = 1024 * 1024
+"""Bytes of output the editor keeps (its last ones): the model is shown the last 50 KB, and
+the whole of it goes to the spill file when longer."""
+EXIT_AFTER_KILL = KILL_AFTER + 3.0
+"""How long a killed terminal may take to report its exit before we stop waiting."""
+
+
+@dataclass
+class ClientTerminals:
+    client: Any
+    session_id: str = ""
+    """Set once the session has its id (the tools are made before it)."""
+    shown_call: Callable[[], str] = lambda: ""
+    """The id of the tool call the editor was last shown starting."""
+
+    def shows(self, tool_call_id: str) -> bool:
+        return tool_call_id == self.shown_call()
+
+    async def run(
+        self,
+        tool_call_id: str,
+        argv: Sequence[str],
+        cwd: str,
+        env: Mapping[str, str],
+        timeout: float,
+        signal: AbortSignal,
+    ) -> TerminalRun:
+        command, args, variables = _command_line(argv, env)
+        try:
+            created = await self.client.create_terminal(
+                session_id=self.session_id,
+                command=command,
+                args=args,
+                env=variables,
+                cwd=cwd,
+                output_byte_limit=OUTPUT_LIMIT,
+            )
+        except RequestError as exc:
+            raise ToolError(f"the editor could not start the command: {exc}") from None
+        terminal_id: str = created.terminal_id
+        try:
+            embed = helpers.update_tool_call(
+                tool_call_id, content=[helpers.tool_terminal_ref(terminal_id)]
+            )
+            await self.client.session_update(session_id=self.session_id, update=embed)
+            stopped, status = await self._wait(terminal_id, timeout, signal)
+            output = await self.client.terminal_output(
+                session_id=self.session_id, terminal_id=terminal_id
+            )
+        except RequestError as exc:
+            raise ToolError(f"the editor's terminal failed: {exc}") from None
+        finally:
+            with contextlib.suppress(Exception):  # released even when the turn is torn down
+                await self.client.release_terminal(
+                    session_id=self.session_id, terminal_id=terminal_id
+                )
+        status = status or output.exit_status
+        exit = Exit(_code(status), stopped)
+        return TerminalRun(terminal_id, output.output, bool(output.truncated), exit)
+
+    async def _wait(
+        self, terminal_id: str, timeout: float, signal: AbortSignal
+    ) -> tuple[StopReason | None, Any]:
+        """Until the command exits, or is killed at the timeout or the abort: why it was
+        stopped (None: it exited) and its exit status (None if a killed one never said)."""
+        ids = {"session_id": self.session_id, "terminal_id": terminal_id}
+        exited = asyncio.ensure_future(self.client.wait_for_terminal_exit(**ids))
+        aborted = asyncio.ensure_future(signal.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {exited, aborted}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if exited in done:
+                return None, exited.result()
+            stopped: StopReason = "aborted" if aborted in done else "timeout"
+            await self.client.kill_terminal(**ids)
+            finished, _ = await asyncio.wait({exited}, timeout=EXIT_AFTER_KILL)
+            return stopped, exited.result() if finished else None
+        finally:
+            aborted.cancel()
+            if not exited.done():
+                exited.cancel()
+
+
+def _command_line(
+    argv: Sequence[str], env: Mapping[str, str]
+) -> tuple[str, list[str], list[EnvVariable]]:
+    """`argv` as the editor should start it, given that its process gets the editor's
+    environment (taken to be di-code's own, which the editor started) plus `variables`."""
+    removed = sorted(name for name in os.environ if name not in env)
+    unset = [part for name in removed for part in ("-u", name)]
+    full = ["env", *unset, "--", *argv] if unset else list(argv)
+    variables = [
+        EnvVariable(name=name, value=value)
+        for name, value in env.items()
+        if os.environ.get(name) != value
+    ]
+    return full[0], full[1:], variables
+
+
+def _code(status: Any) -> int | None:
+    """The exit code, or minus the signal's number (Python's convention), or None."""
+    if status is None:
+        return None
+    if status.exit_code is not None:
+        code: int = status.exit_code
+        return code
+    name = str(status.signal or "")
+    for candidate in (name, f"SIG{name}"):
+        if candidate in signals.Signals.__members__:
+            return -signals.Signals[candidate].value
+    return -int(name) if name.isdigit() else None

@@ -1,0 +1,58 @@
+"""`Prepared`: the agent and everything it runs with, as `prepare` (di_code.cli.setup) makes it
+for `run`, `chat` and `acp`, and as the chat's REPL and the ACP server read it.
+
+It sits below the front ends, which may not import the cli, and outside the ui, which `run`
+does not load. A test makes one from an agent alone: the defaults are a chat with no session,
+no permission gate (every tool runs without asking) and no model list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from di_code.config.settings import di_code_home
+
+if TYPE_CHECKING:
+    from di_code.agent.agent import Agent
+    from di_code.ai.stream import Provider
+    from di_code.ai.types import Model
+    from di_code.config.model_choices import ModelChoice
+    from di_code.session import Session, SessionStore
+    from di_code.tools.extensions.mcp import McpServers
+    from di_code.tools.policy.permissions import PermissionGate
+
+SwitchModel = Callable[[str], "tuple[Provider, Model]"]
+
+
+@dataclass(slots=True)
+class Prepared:
+    """What a command runs prompts with. Mutable: trust given in a chat starts new MCP servers
+    (`mcp`), and the chat adds what only it uses (`store`, `held_back`, `apply_trust`)."""
+
+    agent: Agent
+    session: Session | None = None
+    """Where the conversation is recorded; None with --no-session."""
+    store: SessionStore | None = None
+    """Where /resume finds the workspace's other sessions; None with --no-session."""
+    gate: PermissionGate | None = None
+    workspace: Path = field(default_factory=Path.cwd)
+    home: Path = field(default_factory=di_code_home)
+    switch_model: SwitchModel | None = None
+    """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
+    models: Callable[[], list[ModelChoice]] = list
+    """The configured and known models, for /model's list and its Tab completion."""
+    mcp: McpServers | None = None
+    """The session's MCP servers (/mcp lists them), stopped when the command ends."""
+    attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
+    """Records an agent's messages (and checkpoints) in a session (again after /clear)."""
+    bash_state: Callable[[], str] | None = None
+    """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
+    held_back: str | None = None
+    """What the untrusted project's settings would set once trusted (each value, a line): the
+    chat lists it and asks once, before the first prompt, whether to trust it."""
+    apply_trust: Callable[[], Awaitable[list[str]]] | None = None
+    """Applies what the user has just trusted to this chat (servers start, tools appear);
+    the lines to show."""

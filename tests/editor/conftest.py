@@ -1,0 +1,51 @@
+"""`di-code acp` started by the ACP SDK's own client (`spawn_agent_process`), against the
+loopback model server."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.llm_server import LLMServer
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    folder = tmp_path / "workspace"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]:
+    """A factory: `await agent(client, *args)` -> the connection to a running `di-code acp`."""
+    from acp import PROTOCOL_VERSION
+    from acp.stdio import spawn_agent_process
+
+    from tests.support.acp_editor import TIMEOUT
+
+    opened: list[Any] = []
+
+    async def start(client: Any, *args: str, capabilities: Any = None) -> Any:
+        env = cli_env(di_code_home, llm_server)
+        context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env)
+        conn, process = await context.__aenter__()
+        opened.append((context, process))
+        hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
+        await asyncio.wait_for(hello, TIMEOUT)
+        return conn
+
+    yield start
+    for context, _process in opened:
+        await context.__aexit__(None, None, None)
+
+
+@pytest.fixture
+def editor_env(llm_server: LLMServer, di_code_home: Path) -> dict[str, str]:
+    """The environment the editor starts `di-code acp` with (and its terminals)."""
+    return cli_env(di_code_home, llm_server)
