@@ -18,7 +18,8 @@ from di_code.config.custom_commands import CommandSet
 from di_code.config.skills import Skill
 from di_code.session import NothingToCompact, compact_agent
 from di_code.session.compaction import CompactionError
-from di_code.session.undo_plan import NothingToUndo, apply, plan, undo_note
+from di_code.session.prompt_notes import undo_note
+from di_code.session.undo_plan import NothingToUndo, apply, plan
 
 BUILT_IN_COMMANDS = {
     "compact": ("Summarize older turns to free context", "focus (optional)"),

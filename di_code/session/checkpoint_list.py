@@ -4,13 +4,13 @@ what undo plans from (the recording itself is `checkpoints.Checkpointer`)."""
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from di_code.ai.types import UserMessage
 from di_code.session.format import CheckpointEntry, CheckpointPhase
 from di_code.session.git_snapshot import CHANGED_BY_TOOL
+from di_code.session.prompt_notes import split_notes
 from di_code.session.session import Session
 
 Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...] | None]
@@ -80,18 +80,12 @@ def prompt_checkpoints(session: Session) -> list[PromptCheckpoint]:
     return [found[number] for number in sorted(found)]
 
 
-SHELL_CONTEXT = re.compile(
-    r"I ran `.*?` in the shell myself\. Its output:\n```\n.*?\n```\n\n", re.S
-)
-"""The output of a `!command` that the REPL puts before the prompt (ui/shell.py writes it)."""
-
-
 def typed_title(message: UserMessage) -> str:
-    """The first line of what the user typed: a `!command`'s output put before it is not."""
+    """The first line of what the user typed, after the `!commands` whose output led it (the
+    notes di-code put before it are not the user's)."""
     text = " ".join(part.text for part in message.content if hasattr(part, "text"))
-    commands = [match.group(0).split("`")[1] for match in SHELL_CONTEXT.finditer(text)]
-    typed = SHELL_CONTEXT.sub("", text).strip()
-    title = (typed.splitlines() or [""])[0]
+    commands, typed = split_notes(text)
+    title = (typed.strip().splitlines() or [""])[0]
     if commands:
         title = " ".join([*(f"!{c}" for c in commands), title]).strip()
     return title[:120]

@@ -100,14 +100,6 @@ class UndoResult:
     failed: list[str] = field(default_factory=list)
 
 
-def undo_note(number: int, done: list[str]) -> str:
-    """What the model reads of an undo: which files are back as they were, by the user."""
-    return (
-        f"[Note from di-code: the user undid the file changes since prompt "
-        f"{number}: {'; '.join(done)}. Edits made since then no longer stand.]"
-    )
-
-
 def plan(
     session: Session,
     *,

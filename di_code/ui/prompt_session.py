@@ -31,6 +31,7 @@ def make_prompt_session(
     from prompt_toolkit.key_binding import merge_key_bindings
 
     from di_code.ui.completion import ChatCompleter
+    from di_code.ui.inline_output import inline_output
     from di_code.ui.keys import key_bindings
     from di_code.ui.screen_keys import screen_bindings
 
@@ -44,10 +45,12 @@ def make_prompt_session(
         key_bindings=merge_key_bindings([key_bindings(repl), screen_bindings(repl)]),
         erase_when_done=True,
         bottom_toolbar=repl.status_line,
-        **io,
+        input=io.get("input"),
+        output=io.get("output") or inline_output(),
     )
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
     session.app.before_render += repl.reflow.before_render
+    session.app.after_render += repl.reflow.after_render
     return session
 
 

@@ -62,6 +62,7 @@ from di_code.ai.types import (
     TextContent,
     ToolResultMessage,
 )
+from di_code.session.prompt_notes import split_notes
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import (
@@ -124,7 +125,7 @@ class Renderer:
         self.model = model
         self.usage = UsageTotals()
         self.finished: list[FinishedTool] = []
-        """Every finished tool call, for Ctrl-O and /expand."""
+        """Every finished tool call shown as a panel (not a plan update), for Ctrl-O and /expand."""
         self.previewed: list[Any] = []
         """Arguments of calls whose diff an approval question already showed (shared with
         the approver): their result panel does not show it again."""
@@ -138,6 +139,8 @@ class Renderer:
         self._turn_started = 0.0
         self._framed = False
         """Whether this turn's top rule was drawn (then its closing rule is too)."""
+        self._made_up = False
+        """The last answer was made up by the loop, without a request (it cost nothing)."""
         self._markdown: MarkdownStream | None = None
         self._thinking = ""
         self.thoughts = Thoughts()
@@ -146,6 +149,8 @@ class Renderer:
         self._running: dict[str, RunningTool] = {}
         self.plan: list[dict[str, str]] | None = None
         """The model's plan while a prompt runs: drawn in the live area, updated in place."""
+        self.echo_next: str | None = None
+        """The next prompt as the input showed it (a long paste as its placeholder)."""
 
     def __call__(self, event: AgentEvent) -> None:
         self.handle(event)
@@ -179,10 +184,11 @@ class Renderer:
             case TurnEndEvent():
                 pass
             case AgentEndEvent():
-                self._show(None)
-                if self.plan is not None:  # the plan as the prompt left it, once
+                self.echo_next = None
+                if self.plan is not None:  # the plan as the prompt left it, once, not kept live
                     self._print(plan_panel(self.plan), full_only=True)
                     self.plan = None
+                self._show(None)
                 self._print(Text(self.footer(), style="dim"), full_only=True)
             case _:
                 assert_never(event)
@@ -286,11 +292,11 @@ class Renderer:
         self._show(None)
         args = running.arguments if running else None
         seconds = self._clock() - running.started if running else 0.0
-        self.remember(result.tool_name, args, result)
         if not self.compact and (steps := plan_of(result)) is not None:
             self.plan = steps  # redrawn in place, not a new panel per change
             self.redraw()
             return
+        self.remember(result.tool_name, args, result)
         if self.compact:
             self.console.print(compact_line(result.tool_name, args, result, seconds))
             return
@@ -302,8 +308,10 @@ class Renderer:
     def _message_start(self, message: Message) -> None:
         """The turn's top rule goes before the model's answer, after the prompt it answers.
         An answer the loop made up without a request (aborted after the tools, the turn
-        limit) gets no frame: it is not a turn of the model's."""
-        if isinstance(message, AssistantMessage) and message.error_message is not None:
+        limit) gets no frame: it is not a turn of the model's, and it spent no tokens."""
+        if isinstance(message, AssistantMessage):
+            self._made_up = message.error_message is not None
+        if self._made_up and message.role == "assistant":
             self._framed = False
         elif message.role == "assistant":
             self._framed = True
@@ -313,7 +321,8 @@ class Renderer:
             self._activity = Activity(model, self._clock, self._clock())
             self.redraw()
         elif message.role == "user" and not self.compact:
-            self.show_user(user_text(message))
+            shown, self.echo_next = self.echo_next, None
+            self.show_user(user_text(message, shown))
 
     def _stream(self, event: StreamEvent) -> None:
         activity = self._activity
@@ -361,7 +370,8 @@ class Renderer:
         self._end_text()
         self._activity = None
         self._show(None)
-        self.usage.add(message.usage, cut_short=message.stop_reason in ("aborted", "error"))
+        if not self._made_up:
+            self.usage.add(message.usage, cut_short=message.stop_reason in ("aborted", "error"))
         match message.stop_reason:
             case "aborted":
                 self.console.print(alert_panel("■ aborted", message.error_message or "Aborted."))
@@ -377,10 +387,13 @@ class Renderer:
                 assert_never(message.stop_reason)
 
 
-def user_text(message: Message) -> str:
-    return "".join(
-        block.text if isinstance(block, TextContent) else "[image]" for block in message.content
-    )
+def user_text(message: Message, typed: str | None = None) -> str:
+    """What the user typed of a prompt (`typed`, as the input showed it; else the prompt's
+    text without the notes di-code put in front for the model, a `!command`'s output or what
+    /undo restored, shown when they happened), and `[image]` for each picture attached."""
+    text = "".join(block.text for block in message.content if isinstance(block, TextContent))
+    images = sum(not isinstance(block, TextContent) for block in message.content)
+    return (split_notes(text)[1] if typed is None else typed) + "[image]" * images
 
 
 def _text_of(content: Sequence[object]) -> str:

@@ -1,7 +1,8 @@
 """The chat REPL: a prompt-toolkit PromptSession on asyncio that stays open while the agent runs.
 
-One task owns each prompt (or /compact); the prompt keeps reading, so a line typed meanwhile
-becomes a steering message and Ctrl-C aborts the run through the agent's signal. Output goes
+One task owns each prompt (or /compact, or a `!command`); the prompt keeps reading, so a line
+typed meanwhile becomes a steering message (or, behind a `!command`, /compact or the trust
+question, the next line run) and Ctrl-C aborts the run through the agent's signal. Output goes
 through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
 in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
@@ -22,6 +23,7 @@ from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
+from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
@@ -81,8 +83,9 @@ class Repl:
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
         in front of the next prompt."""
-        self._waiting: list[str] = []
-        """Lines typed while a `!command` or compaction ran: submitted when it ends."""
+        self._waiting: list[tuple[str, str]] = []
+        """Lines typed while a `!command`, a compaction or the trust question was under way
+        (as sent, as shown): submitted when it ends, or put back in the input if stopped."""
         self._next: asyncio.Task[bool] | None = None
         self._history = history
         self._io: dict[str, Any] = {"input": input, "output": output}
@@ -244,11 +247,13 @@ class Repl:
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
         self.exit_armed = False
+        shown = text.strip()  # as the input showed it: a long paste as its placeholder
         text = self.pastes.expand(text).strip()
-        return await self._dispatch(text) if text else True
+        return await self._dispatch(text, shown) if text else True
 
-    async def _dispatch(self, text: str) -> bool:
-        """A line's pastes expanded: a `!command`, a /command, steering, or a new prompt."""
+    async def _dispatch(self, text: str, shown: str) -> bool:
+        """A line's pastes expanded: a `!command`, a /command, steering, or a new prompt
+        (echoed as `shown`)."""
         from di_code.ui.slash_commands import run_command
 
         if text.startswith("!") and not self.busy:
@@ -258,26 +263,25 @@ class Repl:
             self.renderer.show_user(text)
             return await run_command(self, text)
         if self.busy and (text.startswith("!") or not self.agent.is_streaming):
-            if self.approver.pending is not None:  # the trust question, before the first prompt
-                self.console.print(Text("Wait a moment: answer the question first.", "dim"))
-            else:  # nothing to steer: the line runs when the command or compaction ends
-                self._waiting.append(text)
-                self.renderer.show_user(text, queued=True)
+            # nothing to steer: the line runs when the command, compaction or question ends
+            self._waiting.append((text, shown))
+            self.renderer.show_user(shown, queued=True)
             return True
         if self.busy:
             self.agent.steer(text)
-            self.renderer.show_user(text, queued=True)
+            self.renderer.show_user(shown, queued=True)
             return True
         from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 
-        prompt = "\n\n".join([*self.notes_for_model, text])
+        prompt = with_notes(self.notes_for_model, text)
         try:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
         except AttachmentError as exc:  # refused before any request: the notes wait
-            self.renderer.show_user(text)
+            self.renderer.show_user(shown)
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
             return True
         self.notes_for_model = []
+        self.renderer.echo_next = shown
         self.start(self._prompt(content))
         return True
 
@@ -346,14 +350,26 @@ class Repl:
         except Exception as exc:
             self.console.print(Text(f"✗ {visible(str(exc))}", style="bold red"))
         finally:
+            stopped = self._controller is not None and self._controller.signal.aborted
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
-            if self._waiting:  # once this task is done, so that the line does not wait again
+            if self._waiting and stopped:
+                self._restore_waiting()
+            elif self._waiting:  # once this task is done, so that the line does not wait again
                 asyncio.get_running_loop().call_soon(self._submit_waiting)
 
     def _submit_waiting(self) -> None:
-        self._next = asyncio.create_task(self._dispatch(self._waiting.pop(0)))
+        self._next = asyncio.create_task(self._dispatch(*self._waiting.pop(0)))
+
+    def _restore_waiting(self) -> None:
+        """The user stopped the task: what was typed meanwhile starts nothing unasked, and is
+        not lost either, but back in the input."""
+        texts = "\n\n".join(text for text, _ in self._waiting)
+        self._waiting = []
+        if self._session is not None:
+            self._session.default_buffer.insert_text(texts)
+            self.console.print(Text("Stopped: the queued line is back in the input.", "dim"))
 
     async def _tick(self, task: asyncio.Task[None]) -> None:
         """Redraw the prompt while the task runs, so spinners and elapsed times move."""
@@ -375,5 +391,4 @@ class Repl:
             live = self.live.render(size.columns, size.rows)
             symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
             message = f"{live}{symbol}\x1b[1;36m›\x1b[0m "
-        self.reflow.drawn(size.columns, message + app.current_buffer.text)
         return ANSI(message)

@@ -31,8 +31,8 @@ def replay(renderer: Renderer, messages: Sequence[Message]) -> None:
                 renderer.print_reply(message.text)
         elif isinstance(message, ToolResultMessage):
             call = calls.get(message.tool_call_id)
-            renderer.remember(message.tool_name, call.arguments if call else None, message)
             if plan_of(message) is None:
+                renderer.remember(message.tool_name, call.arguments if call else None, message)
                 renderer.console.print(
                     tool_panel(message.tool_name, call and call.arguments, message)
                 )

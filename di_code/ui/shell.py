@@ -18,6 +18,7 @@ from di_code.agent.events import (
 from di_code.agent.tool import ToolResult
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultMessage
+from di_code.session.prompt_notes import shell_note
 from di_code.tools.builtin.bash import BashTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
@@ -50,4 +51,4 @@ async def run_shell(
         call_id, NAME, result.content, result.is_error, details=result.details
     )
     renderer.handle(ToolExecutionEndEvent(call_id, NAME, message))
-    return f"I ran `{command}` in the shell myself. Its output:\n```\n{message.text}\n```"
+    return shell_note(command, message.text)

@@ -17,6 +17,8 @@ import pytest
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat
 
+CPR = "\x1b[6n"
+"""A cursor position request (a terminal answers `ESC [ row ; column R`)."""
 GUARD_WAIT = 0.6
 """Longer than the approval guard delay (0.3 s): after it, a key answers."""
 
@@ -31,6 +33,8 @@ class Screen:
         self.child = child
         self.screen = pyte.Screen(columns, 30)
         self.stream = pyte.Stream(self.screen)
+        self._held = ""
+        """The start of a cursor position request that the last read cut off."""
 
     @property
     def text(self) -> str:
@@ -38,17 +42,23 @@ class Screen:
 
     def pump(self, seconds: float) -> None:
         """Read what the child writes for `seconds`, answering cursor position requests as a
-        terminal does (prompt-toolkit draws its bottom toolbar only once it knows the rows)."""
+        terminal does: once each, with the cursor where everything written before the
+        request left it (prompt-toolkit makes its drawing as tall as the rows below that
+        position, so a wrong answer scrolls the screen). A request cut in two by a read is
+        answered once its second half arrives."""
         deadline = time.monotonic() + seconds
         while (left := deadline - time.monotonic()) > 0:
             try:
-                data = self.child.read_nonblocking(65536, timeout=min(left, 0.1))
+                data = self._held + self.child.read_nonblocking(65536, timeout=min(left, 0.1))
             except pexpect.TIMEOUT:
                 continue
-            for part in data.split("\x1b[6n"):
-                if part is not data:
-                    cursor = self.screen.cursor
-                    self.child.send(f"\x1b[{cursor.y + 1};{cursor.x + 1}R")
+            kept = next((n for n in range(len(CPR) - 1, 0, -1) if data.endswith(CPR[:n])), 0)
+            data, self._held = data[: len(data) - kept], data[len(data) - kept :]
+            first, *requested = data.split(CPR)
+            self.stream.feed(first)
+            for part in requested:
+                cursor = self.screen.cursor
+                self.child.send(f"\x1b[{cursor.y + 1};{cursor.x + 1}R")
                 self.stream.feed(part)
 
     def wait_for(self, needle: str) -> None:

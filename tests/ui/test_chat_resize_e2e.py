@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_env
 
 pytestmark = [
@@ -27,6 +27,7 @@ PARAGRAPHS = [
 ]
 
 Tmux = Callable[..., str]
+SETTLE = 1.0
 
 
 @pytest.fixture
@@ -41,16 +42,25 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
 
 
-def screen_text(tmux: Tmux) -> str:
-    return tmux("capture-pane", "-p", "-S", "-200")
+def screen_text(tmux: Tmux, *, history: bool = True) -> str:
+    """The screen, and the history above it unless told."""
+    return tmux("capture-pane", "-p", *(("-S", "-200") if history else ()))
 
 
-def wait_for(tmux: Tmux, found: Callable[[str], bool], what: str) -> str:
+def wait_for(tmux: Tmux, found: Callable[[str], bool], what: str, *, history: bool = True) -> str:
     deadline = time.monotonic() + TIMEOUT
-    while not found(text := screen_text(tmux)):
+    while not found(text := screen_text(tmux, history=history)):
         assert time.monotonic() < deadline, f"never saw {what}:\n{text}"
         time.sleep(0.05)
     return text
+
+
+def chat_command(server: LLMServer) -> str:
+    """`di-code chat` against the server, as a tmux window's command."""
+    env = spawn_env(server)
+    names = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DI_CODE_HOME", "TERM", "PATH")
+    assignments = " ".join(f"{name}={shlex.quote(env[name])}" for name in names if name in env)
+    return f"env {assignments} {DI_CODE} chat --model openai/test-model --yes"
 
 
 def test_narrowing_the_terminal_mid_reply_prints_no_line_twice(
@@ -59,10 +69,7 @@ def test_narrowing_the_terminal_mid_reply_prints_no_line_twice(
     llm_server.script(Turn(text="\n\n".join(PARAGRAPHS), chunk_size=6, delay=0.03))
     workspace = tmp_path / "work"
     workspace.mkdir()
-    env = spawn_env(llm_server)
-    names = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DI_CODE_HOME", "TERM", "PATH")
-    assignments = " ".join(f"{name}={shlex.quote(env[name])}" for name in names if name in env)
-    chat = f"env {assignments} {DI_CODE} chat --model openai/test-model"
+    chat = chat_command(llm_server)
     tmux("new-session", "-d", "-x", "100", "-y", "40", "-c", str(workspace), chat)
     wait_for(tmux, lambda text: "›" in text, "the prompt")
     tmux("send-keys", "go", "Enter")
@@ -72,3 +79,40 @@ def test_narrowing_the_terminal_mid_reply_prints_no_line_twice(
     text = wait_for(tmux, lambda text: "ctx " in text, "the end of the reply")
     counts = {n: text.count(f"Paragraph {n} says") for n in range(1, 9)}
     assert counts == dict.fromkeys(range(1, 9), 1), text
+
+
+def test_narrowing_the_terminal_under_a_running_tool_leaves_one_panel_on_screen(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """The live panel is taller, rewrapped, than the rows above the prompt: tmux keeps the
+    cursor's row and moves the rows that do not fit into its history, out of reach. What is
+    still on screen is erased whole, and without clearing from the top-left corner, which
+    tmux takes for `clear` and copies the screen (the old panel) into its history."""
+    command = "for i in $(seq 1 300); do echo line $i; sleep 0.05; done"
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "b1"),)), Turn(text="Done.")
+    )
+    workspace = tmp_path / "work"
+    workspace.mkdir()
+    chat = chat_command(llm_server)
+    tmux("new-session", "-d", "-x", "100", "-y", "30", "-c", str(workspace), chat)
+    wait_for(tmux, lambda text: "›" in text, "the prompt")
+    tmux("send-keys", "go", "Enter")
+    wait_for(tmux, lambda text: "line 9" in text, "the running panel")
+    tmux("resize-window", "-x", "60", "-y", "30")
+    wait_for(tmux, lambda text: "…─╮" in text, "the panel drawn again", history=False)
+    time.sleep(SETTLE)  # the redraws after the resize (a second SIGWINCH, the spinner)
+    visible = screen_text(tmux, history=False)
+    rows = visible.splitlines()
+    assert half_rows(rows) == [], visible  # no row of the old panel, cut in two by the rewrap
+    assert sum(row.startswith("╭─") for row in rows) == 1, visible
+    # Nor was the screen copied into the history: only its top rows, rewrapped past the top
+    # of the screen, are there (the panel's title and status lines, not its output lines).
+    history = screen_text(tmux)
+    assert not [row for row in half_rows(history.splitlines()) if "│ line" in row], history
+    tmux("send-keys", "C-c")
+
+
+def half_rows(rows: list[str]) -> list[str]:
+    """Rows of a panel 100 columns wide that a 60-column terminal cut in two."""
+    return [row for row in rows if row.strip() and row.strip()[0] in "│╭╰" and len(row) < 60]

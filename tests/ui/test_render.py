@@ -210,6 +210,28 @@ async def test_an_aborted_tool_run_shows_aborted() -> None:
     ]
 
 
+async def test_an_abort_between_requests_leaves_the_figures_exact() -> None:
+    """Stopped while a tool ran, the loop ends without a request: no tokens went unseen, so
+    the footer keeps exact figures (not `↑≥… ctx ?` as after a reply cut mid-stream)."""
+    started = asyncio.Event()
+
+    async def wait(call_id: str, params: dict[str, Any], signal: AbortSignal) -> ToolResult:
+        started.set()
+        await signal.wait()
+        return ToolResult([TextContent("killed")], is_error=True)
+
+    call = ToolCall("c1", "bash", {"command": "sleep 100"})
+    faux = create_faux_provider([{"type": "success", "content": [call], "usage": Usage(1000, 100)}])
+    console = make_console()
+    agent = Agent(faux.provider, faux.model, [FunctionTool("bash", "b", {}, wait)])
+    agent.subscribe(Renderer(console, model=faux.model, clock=lambda: 0.0))
+    task = asyncio.create_task(agent.prompt("sleep"))
+    await asyncio.wait_for(started.wait(), 10)
+    agent.abort()
+    await asyncio.wait_for(task, 10)
+    assert lines_of(console)[-1] == "faux-1 · ↑1k ↓100 · $0.0000 · ctx 1.1k/128k (1%)"
+
+
 async def test_length_stop_is_explained() -> None:
     script = [{"type": "success", "content": [TextContent("cut")], "stop_reason": "length"}]
     lines = await render_prompt(script, [])

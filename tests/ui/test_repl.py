@@ -393,7 +393,8 @@ async def test_a_long_paste_is_one_placeholder_and_is_sent_whole() -> None:
         await session.answered()
         session.type("/exit\r")
     assert user_texts(faux, 0) == [f"look: {pasted}"]
-    assert "… 20 more lines" in session.output
+    assert "› look: [pasted 30 lines]" in session.output  # echoed as the input showed it
+    assert "row 1" not in session.output
 
 
 async def test_a_bang_command_runs_here_and_its_output_goes_with_the_next_prompt(
@@ -432,6 +433,25 @@ async def test_a_prompt_typed_while_a_bang_command_runs_is_sent_after_it(
     sent = user_texts(faux, 0)[0]
     assert "waited-42" in sent and sent.endswith("what did it print?")
     assert len(faux.requests) == 1
+
+
+async def test_a_prompt_queued_behind_a_stopped_command_goes_back_to_the_input(
+    tmp_path: Path,
+) -> None:
+    """Ctrl-C stops the command and starts nothing: what was queued is back in the input."""
+    faux = create_faux_provider([text_reply("unused")])
+    setup = Prepared(Agent(faux.provider, faux.model), workspace=tmp_path)
+    async with chat(setup) as session:
+        session.type("!sleep 30\r")
+        await until(lambda: session.repl.busy)
+        session.type("then this\r")
+        await until(lambda: "queued › then this" in session.output)
+        session.type("\x03")
+        await until(lambda: not session.repl.busy)
+        assert session.repl._session is not None
+        assert session.repl._session.default_buffer.text == "then this"
+        session.type("\x03\x03\x03")  # clear the line, then quit
+    assert faux.requests == []
 
 
 async def test_expand_shows_the_whole_output_of_a_tool_call() -> None:

@@ -7,11 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pexpect
+import pyte
 import pytest
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_approval_e2e import GUARD_WAIT
-from tests.ui.test_chat_e2e import DI_CODE, chatting, say
+from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
+from tests.ui.test_chat_e2e import DI_CODE, chatting, say, spawn_chat
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -103,3 +104,54 @@ def test_the_model_is_told_what_undo_and_rewind_files_restored(
     assert after_rewind.startswith("[Note from di-code: the user undid the file changes since")
     assert "prompt 3: restored notes.txt." in after_rewind
     assert after_rewind.endswith("\n\nand now?")
+
+
+def test_the_notes_for_the_model_are_not_shown_as_what_the_user_typed(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """After `!command` and /undo the next prompt carries their notes to the model; the echo
+    of the prompt, a resumed chat and the checkpoint list show only what the user typed."""
+    llm_server.script(write("made.txt", "x\n", "c1"), Turn(text="Made it."), Turn(text="Gone."))
+    child = spawn_chat(llm_server, tmp_path, "--yes", rows=60)
+    screen = tall_screen(child)
+    try:
+        screen.wait_for("›")
+        child.sendline("make a file")
+        screen.wait_for("Made it.")
+        child.sendline("!echo listing")
+        screen.wait_for("╰")
+        child.sendline("/undo --yes")
+        screen.wait_for("Undid prompt 1.")
+        child.sendline("is it there?")
+        screen.wait_for("Gone.")
+        assert "› is it there?" in screen.text
+        assert "in the shell myself" not in screen.text
+        assert "Note from di-code" not in screen.text
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    sent = llm_server.requests[-1].body["messages"][-1]["content"]
+    assert sent.startswith("I ran `echo listing` in the shell myself.") and "undid" in sent
+
+    listed = subprocess.run(
+        [str(DI_CODE), "undo", "--list"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    rows = [row[17:] for row in listed.stdout.splitlines()[:2]]
+    assert rows == ["* make a file  (files undone)", "  !echo listing is it there?"], listed.stdout
+
+    resumed = spawn_chat(llm_server, tmp_path, "--yes", "-c", rows=60)
+    again = tall_screen(resumed)
+    try:
+        again.wait_for("resumed")
+        assert "› is it there?" in again.text
+        assert "Note from di-code" not in again.text
+    finally:
+        resumed.close(force=True)
+
+
+def tall_screen(child: pexpect.spawn) -> Screen:
+    screen = Screen(child)
+    screen.screen = pyte.Screen(100, 60)
+    screen.stream = pyte.Stream(screen.screen)
+    return screen

@@ -139,3 +139,23 @@ def test_the_open_question_is_on_screen_once(
         assert screen.text.count(QUESTION) == 1, screen.text
     finally:
         child.close(force=True)
+
+
+def test_a_prompt_sent_before_the_answer_follows_it(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """Nothing typed is lost: a prompt entered while the question is open (it never answers
+    it) is queued and sent once the question is answered."""
+    untrusted_project(tmp_path)
+    llm_server.script(Turn(text="hello back"))
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        screen.wait_for(QUESTION)
+        child.sendline("what is this project?")
+        screen.wait_for("queued › what is this project?")
+        answer_key(screen, "n")
+        screen.wait_for("hello back")
+    finally:
+        child.close(force=True)
+    assert llm_server.requests[0].body["messages"][-1]["content"] == "what is this project?"

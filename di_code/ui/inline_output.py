@@ -1,0 +1,45 @@
+"""The chat's terminal output: prompt-toolkit's, except how it erases its own drawing.
+
+prompt-toolkit erases the rows it drew (before printing above them, and on a resize) by moving
+to the drawing's first row and clearing to the end of the screen. When that row is the top of
+the screen, tmux (its `scroll-on-clear`, on by default) takes this for the `clear` command and
+copies the screen into its history first: the old drawing (a tool panel, a line of the reply)
+stays in the scrollback for good. It happens whenever the drawing starts at the top: after a
+narrower window rewrapped it (see reflow), or with a live area as tall as the screen. Clearing
+the first row on its own and the rest from the row below erases the same cells, and is never
+taken for a `clear`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from prompt_toolkit.output import Output
+
+ERASE_DOWN = "\x1b7\x1b[K\x1b[B\r\x1b[J\x1b8"
+"""Save the cursor, clear to the end of this row, then from the start of the next row to the
+end of the screen, and go back. (prompt-toolkit erases down from the first column; on the
+last row the second clear is of the same row.)"""
+
+
+def inline_output() -> Output | None:
+    """The output for the chat's prompt on a VT100 terminal; None (prompt-toolkit's own
+    choice) when stdout is not one."""
+    from prompt_toolkit.output import ColorDepth
+    from prompt_toolkit.output.vt100 import Vt100_Output
+    from prompt_toolkit.utils import get_bell_environment_variable, get_term_environment_variable
+
+    class InlineOutput(Vt100_Output):
+        def erase_down(self) -> None:
+            self.write_raw(ERASE_DOWN)
+
+    if sys.platform == "win32" or not sys.stdout.isatty():
+        return None
+    return InlineOutput.from_pty(
+        sys.stdout,
+        term=get_term_environment_variable(),
+        default_color_depth=ColorDepth.from_env(),
+        enable_bell=get_bell_environment_variable(),
+    )
