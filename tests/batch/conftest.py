@@ -71,12 +71,3 @@ def run_batch(di_code_home: Path, tmp_path: Path, llm_server: LLMServer) -> RunB
         )
 
     return run
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The batch tests look for their tasks' processes by name across the machine: under
-    pytest-xdist they run one after another on one worker, so no batch test sees another's."""
-    here = Path(__file__).parent
-    for item in items:
-        if here in item.path.parents:
-            item.add_marker(pytest.mark.xdist_group("batch"))

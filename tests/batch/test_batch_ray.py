@@ -25,7 +25,7 @@ from di_code.ai.providers.request_slots import SOCKET_PREFIX, request_slot
 from di_code.batch.ray_slots import SlotDoor, start_keeper
 from di_code.batch.results import STOPPED
 from tests.batch.conftest import bash_call, git, make_repo, read_results, write_call, write_tasks
-from tests.batch.test_batch_stops import processes_running
+from tests.batch.test_batch_stops import CHILD, processes_running
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import wait_until
@@ -107,7 +107,7 @@ def test_ray_tasks_stream_results_and_a_killed_worker_is_retried(
     )
     try:
         wait_until(lambda: bool(processes_running("sleep 86405")), "the second task's bash")
-        task_process = processes_running("di_code.cli.batch_child")[0]
+        task_process = min(processes_running(CHILD, tmp_path))  # the keeper: forks `run`
         os.kill(parent_of(task_process), signal.SIGKILL)  # the Ray worker running the task
         out, err = driver.communicate(timeout=120)
     finally:

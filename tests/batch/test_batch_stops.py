@@ -24,15 +24,22 @@ from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import alive, wait_until
 
+CHILD = "di_code.cli.batch_child"
+"""In the command line of a task's keeper and its `run`."""
 
-def processes_running(marker: str) -> list[int]:
-    """The pids whose command line holds `marker` (whatever namespace started them)."""
+
+def processes_running(marker: str, under: Path | None = None) -> list[int]:
+    """The pids whose command line holds `marker` (whatever namespace started them); with
+    `under`, only those working in that folder (another test's tasks run beside, under xdist)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
                 command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                cwd = (entry / "cwd").readlink() if under is not None else None
             except OSError:
+                continue
+            if under is not None and (cwd is None or not cwd.is_relative_to(under)):
                 continue
             if marker in command and alive(int(entry.name)):
                 found.append(int(entry.name))
@@ -145,7 +152,7 @@ def test_a_killed_driver_loses_only_the_running_task(
     wait_until(lambda: bool(processes_running("sleep 86403")), "the second task's bash")
     os.kill(driver.pid, signal.SIGKILL)
     driver.communicate(timeout=60)
-    wait_until(lambda: not processes_running("di_code.cli.batch_child"), "the task to end")
+    wait_until(lambda: not processes_running(CHILD, tmp_path), "the task to end")
     wait_until(lambda: not processes_running("sleep 86403"), "its bash to end")
     assert [json.loads(line)["id"] for line in results.read_text().splitlines()] == ["one"]
 
