@@ -17,6 +17,7 @@ from di_code.ai.types import AssistantMessage, Message, TextContent, ToolResultM
 
 MISSING_RESULT_TEXT = "No result: the tool call was interrupted before it finished."
 INTERRUPTED_REPLY_NOTE = "[The user interrupted this reply here.]"
+STOPPED_BEFORE_REPLY_NOTE = "[The user stopped the work here, before the next reply began.]"
 FAILED_REPLY_NOTE = "[This reply was cut off here by an error.]"
 
 
@@ -53,8 +54,11 @@ def _answer(out: list[Message], unanswered: dict[str, str], now: int) -> None:
 def cut_off_reply(message: AssistantMessage) -> AssistantMessage:
     """A failed or aborted reply as the model may read it: its text so far and a note. It is
     a finished message now (stop reason "stop"), so a second pass leaves it as it is."""
-    note = INTERRUPTED_REPLY_NOTE if message.stop_reason == "aborted" else FAILED_REPLY_NOTE
     text = message.text.rstrip()
+    if message.stop_reason != "aborted":
+        note = FAILED_REPLY_NOTE
+    else:  # stopped while a tool ran, the reply not yet asked for, or stopped mid-reply
+        note = INTERRUPTED_REPLY_NOTE if message.content else STOPPED_BEFORE_REPLY_NOTE
     return dataclasses.replace(
         message, content=[TextContent(f"{text}\n\n{note}" if text else note)], stop_reason="stop"
     )

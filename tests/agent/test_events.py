@@ -10,7 +10,7 @@ import pytest
 from di_code.agent import Agent, AgentEvent, FunctionTool, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import create_faux_provider
-from di_code.ai.transcript import FAILED_REPLY_NOTE, INTERRUPTED_REPLY_NOTE
+from di_code.ai.transcript import FAILED_REPLY_NOTE, STOPPED_BEFORE_REPLY_NOTE
 from di_code.ai.types import AssistantMessage
 from tests.support.event_sequence import check_event_sequence
 
@@ -117,7 +117,7 @@ async def test_next_prompt_after_abort_sends_no_orphan_call_and_notes_the_cut_re
         "user", "assistant", "tool_result", "tool_result", "assistant", "user", "assistant", "user"
     ]  # fmt: skip
     notes = [m.text for m in request[4::2] if isinstance(m, AssistantMessage)]
-    assert notes == [INTERRUPTED_REPLY_NOTE, FAILED_REPLY_NOTE]
+    assert notes == [STOPPED_BEFORE_REPLY_NOTE, FAILED_REPLY_NOTE]  # stopped between the calls
     assert len(agent.transcript) == 8  # the failed and aborted messages stay in the transcript
 
 

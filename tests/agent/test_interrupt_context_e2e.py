@@ -15,7 +15,7 @@ import pytest
 from di_code.agent import Agent, AgentEvent, MessageUpdateEvent, ToolExecutionUpdateEvent
 from di_code.ai.events import TextDeltaEvent
 from di_code.ai.providers.http import HttpProvider
-from di_code.ai.transcript import INTERRUPTED_REPLY_NOTE
+from di_code.ai.transcript import INTERRUPTED_REPLY_NOTE, STOPPED_BEFORE_REPLY_NOTE
 from di_code.tools import default_tools
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.streams import model_for, provider_for
@@ -110,3 +110,5 @@ async def test_an_interrupted_command_says_so_with_its_output_so_far(
     assert "Interrupted by the user.\\nOutput so far:\\nstarted-here\\n" in body
     assert "Tool execution aborted." not in body
     assert roles(kind, last_body(llm_server)) == AFTER_INTERRUPTED_CALL[kind]
+    # the model's reply was whole (the call); what the user stopped was the work after it
+    assert STOPPED_BEFORE_REPLY_NOTE in body and INTERRUPTED_REPLY_NOTE not in body
