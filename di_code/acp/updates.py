@@ -16,6 +16,7 @@ from di_code.agent.events import (
     MessageUpdateEvent,
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
+    ToolExecutionUpdateEvent,
 )
 from di_code.ai.events import TextDeltaEvent, ThinkingDeltaEvent
 from di_code.ai.types import (
@@ -40,6 +41,9 @@ KINDS: dict[str, ToolKind] = {
 }
 FILE_TOOLS = ("read", "write", "edit")
 EDIT_TOOLS = ("write", "edit")
+SHOWN_WHILE_RUNNING = ("task",)
+"""Tools whose partial results the editor is sent: a subagent's calls so far, a line each
+(a command's output reaches the editor through its terminal, or whole at the end)."""
 
 
 def tool_kind(name: str) -> ToolKind:
@@ -91,6 +95,14 @@ class EventTranslator:
             if path is not None:
                 self.before[call_id] = (str(path), await self.text_of(path))
             return [self._started(call_id, name, arguments)]
+        if isinstance(event, ToolExecutionUpdateEvent):
+            if event.tool_name not in SHOWN_WHILE_RUNNING:
+                return []
+            text = "".join(
+                b.text for b in event.partial_result.content if isinstance(b, TextContent)
+            )
+            content = [helpers.tool_content(helpers.text_block(text))] if text else []
+            return [helpers.update_tool_call(event.tool_call_id, content=content)]
         if isinstance(event, ToolExecutionEndEvent):
             edited = self.before.pop(event.result.tool_call_id, None)
             shown, located = _terminal(event.result), None

@@ -347,6 +347,29 @@ async def test_a_task_shows_as_a_tool_call_and_a_refused_prompt_is_a_refusal(
     assert len(llm_server.requests) == 3  # the refused prompt was never sent
 
 
+async def test_a_task_shows_its_subagents_calls_under_it_as_they_run(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "app.py").write_text("def main(): ...\n")
+    job = {"description": "find the entry point", "prompt": "find main"}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", job, "t1"),)),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "app.py"}, "r1"),)),
+        Turn(text="main is in app.py"),
+        Turn(text="found it"),
+    )
+    client = RecordingClient()
+    conn = await agent(client)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "where is main?")
+    progress = [u for u in client.of(ToolCallProgress) if u.tool_call_id == "t1"]
+    shown = [" ".join(c.content.text for c in u.content or []) for u in progress]
+    running = [text for u, text in zip(progress, shown, strict=True) if u.status != "completed"]
+    assert any('read {"path": "app.py"}' in text for text in running), shown
+    assert shown[-1] == "main is in app.py"  # the answer, once the task is done
+    assert not any(u.tool_call_id == "r1" for u in client.of(ToolCallStart))  # nested, not top
+
+
 def test_without_the_sdk_acp_says_how_to_install_it(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
