@@ -48,3 +48,16 @@ def plan_panel(steps: list[dict[str, Any]]) -> RenderableType:
         body.append(("\n" if number else "") + mark + visible(step["content"]), style)
     title = Text(f"plan {done}/{len(steps)} done", style="bold cyan")
     return framed(body if steps else Text("(no steps)", "dim"), title, "cyan")
+
+
+def plan_change_line(steps: list[dict[str, Any]]) -> Text:
+    """What the scrollback keeps of one change of the plan (the panel itself is live): the
+    step now in progress, so a turn that only changed the plan is not an empty frame."""
+    current = next((step["content"] for step in steps if step["status"] == "in_progress"), None)
+    if current is not None:
+        now = f"◐ {visible(current)}"
+    elif steps and all(step["status"] == "done" for step in steps):
+        now = "every step done"
+    else:
+        now = f"{len(steps)} step{'' if len(steps) == 1 else 's'}"
+    return Text(f"◆ plan changed · {now}", style="dim")

@@ -72,7 +72,7 @@ from di_code.ui.markdown_stream import (
     default_live,
     loop_schedule,
 )
-from di_code.ui.plan_view import plan_of, plan_panel
+from di_code.ui.plan_view import plan_change_line, plan_of, plan_panel
 from di_code.ui.safe_text import visible
 from di_code.ui.thinking_view import Thoughts, thinking_live, thinking_panel
 from di_code.ui.tool_view import (
@@ -294,6 +294,7 @@ class Renderer:
         seconds = self._clock() - running.started if running else 0.0
         if not self.compact and (steps := plan_of(result)) is not None:
             self.plan = steps  # redrawn in place, not a new panel per change
+            self.console.print(plan_change_line(steps))
             self.redraw()
             return
         self.remember(result.tool_name, args, result)

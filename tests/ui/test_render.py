@@ -610,3 +610,23 @@ def test_a_task_panel_names_its_job_and_counts_its_calls_and_the_footer_adds_its
     assert "task find alpha" in shown and "1 tool call" in shown
     assert "alpha is in a.py" in shown
     assert renderer.footer() == "m1 · ↑6k ↓600 · $0.2500 · ctx 1.1k/10k (11%)"
+
+
+async def test_a_turn_that_only_changes_the_plan_says_so_inside_its_frame() -> None:
+    from di_code.tools.builtin.todo import TodoTool
+
+    steps = [
+        {"content": "Read the code", "status": "done"},
+        {"content": "Write the tests", "status": "in_progress"},
+    ]
+    call = ToolCall("p1", "todo", {"todos": steps})
+    lines = await render_prompt(
+        [
+            {"type": "success", "content": [call]},
+            {"type": "success", "content": [TextContent("Working on it.")]},
+        ],
+        [TodoTool()],
+    )
+    first_turn = lines[lines.index(next(x for x in lines if x.startswith("── turn 1"))) :]
+    inside = first_turn[1 : next(i for i, x in enumerate(first_turn) if x.startswith("──", 1))]
+    assert inside == ["◆ plan changed · ◐ Write the tests"]
