@@ -98,9 +98,7 @@ class EventTranslator:
         if isinstance(event, ToolExecutionUpdateEvent):
             if event.tool_name not in SHOWN_WHILE_RUNNING:
                 return []
-            text = "".join(
-                b.text for b in event.partial_result.content if isinstance(b, TextContent)
-            )
+            text = event.partial_result.text
             content = [helpers.tool_content(helpers.text_block(text))] if text else []
             return [helpers.update_tool_call(event.tool_call_id, content=content)]
         if isinstance(event, ToolExecutionEndEvent):

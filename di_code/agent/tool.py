@@ -15,7 +15,7 @@ from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import CodecError, usage_from_dict
-from di_code.ai.types import ToolResultContent, Usage
+from di_code.ai.types import TextContent, ToolResultContent, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,10 @@ class ToolResult:
     content: list[ToolResultContent]
     details: Any = None
     is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(block.text for block in self.content if isinstance(block, TextContent))
 
 
 USAGE_DETAIL = "usage"

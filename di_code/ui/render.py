@@ -16,7 +16,7 @@ purpose: code selected and copied from the answer then carries no border glyph a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, assert_never
@@ -173,7 +173,7 @@ class Renderer:
                 self._running[call_id] = RunningTool(name, args, self._clock(), self._clock)
                 self._show(None)  # the `preparing` line gives way to the running panels
             case ToolExecutionUpdateEvent(tool_call_id=call_id, partial_result=partial):
-                self._tool_update(call_id, partial.content, partial.details)
+                self._tool_update(call_id, partial.text, partial.details)
             case ToolExecutionEndEvent(tool_call_id=call_id, result=result):
                 if (spent := usage_in_details(result.details)) is not None:
                     self.usage.add_elsewhere(spent)
@@ -281,10 +281,10 @@ class Renderer:
     def remember(self, name: str, arguments: Any, result: ToolResultMessage) -> None:
         self.finished.append(FinishedTool(name, arguments, result))
 
-    def _tool_update(self, call_id: str, content: Sequence[object], details: Any) -> None:
+    def _tool_update(self, call_id: str, text: str, details: Any) -> None:
         running = self._running.get(call_id)
         if running is not None:
-            running.set_output(_text_of(content), details)
+            running.set_output(text, details)
             self.redraw()
 
     def _tool_end(self, call_id: str, result: ToolResultMessage) -> None:
@@ -395,7 +395,3 @@ def user_text(message: Message, typed: str | None = None) -> str:
     text = "".join(block.text for block in message.content if isinstance(block, TextContent))
     images = sum(not isinstance(block, TextContent) for block in message.content)
     return (split_notes(text)[1] if typed is None else typed) + "[image]" * images
-
-
-def _text_of(content: Sequence[object]) -> str:
-    return "".join(block.text for block in content if isinstance(block, TextContent))

@@ -112,7 +112,7 @@ async def test_aborting_the_agent_stops_a_running_command(workspace: Path) -> No
 
     def on_event(event: AgentEvent) -> None:
         if isinstance(event, ToolExecutionUpdateEvent):
-            pids.append(int(only_text_of(event.partial_result.content)))
+            pids.append(int(event.partial_result.text))
             agent.abort()
 
     agent.subscribe(on_event)
@@ -124,11 +124,6 @@ async def test_aborting_the_agent_stops_a_running_command(workspace: Path) -> No
     assert said.startswith(f"Interrupted by the user.\nOutput so far:\n{pids[0]}\n")
     assert said.endswith("Command aborted; process group stopped (SIGTERM)")
     assert pids and not alive(pids[0])
-
-
-def only_text_of(content: list[Any]) -> str:
-    assert isinstance(content[0], TextContent)
-    return content[0].text
 
 
 @pytest.mark.parametrize("name, arguments", [("ls", {}), ("find", {"pattern": "*"})])

@@ -119,7 +119,7 @@ def test_the_notes_for_the_model_are_not_shown_as_what_the_user_typed(
         child.sendline("make a file")
         screen.wait_for("Made it.")
         child.sendline("!echo listing")
-        screen.wait_for("╰")
+        screen.wait_for("│ listing")  # its output (the write's panel closed with ╰ already)
         child.sendline("/undo --yes")
         screen.wait_for("Undid prompt 1.")
         child.sendline("is it there?")
