@@ -158,6 +158,9 @@ def _wait(
 ) -> str:
     """done (the process ended on its own), cancelled or timeout (it was ended)."""
     exit_fd = _exit_fd(process.pid)
+    exited = select.poll()  # poll, not select(): a descriptor number past 1024 is fine
+    if exit_fd is not None:
+        exited.register(exit_fd, select.POLLIN)
     try:
         while process.poll() is None:
             if stop.is_set() or (timeout is not None and time.monotonic() - live.started > timeout):
@@ -168,7 +171,7 @@ def _wait(
             if exit_fd is None:
                 stop.wait(POLL_SECONDS)
             else:  # wakes the moment the process exits: no polling delay per task
-                select.select([exit_fd], [], [], POLL_SECONDS)
+                exited.poll(POLL_SECONDS * 1000)
     except BaseException:  # a Ray cancel raises KeyboardInterrupt here: the task ends too
         end_process_tree(process)
         raise
