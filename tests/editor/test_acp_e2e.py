@@ -197,18 +197,23 @@ async def test_a_provider_failure_ends_the_turn_with_a_message(
 PARSE_ERROR = {"code": -32700, "message": "Parse error"}  # JSON-RPC 2.0 for a line not JSON
 
 
-async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it(
-    llm_server: LLMServer, di_code_home: Path, workspace: Path
-) -> None:
-    process = await asyncio.create_subprocess_exec(
+async def raw_acp(home: Path, server: LLMServer, workspace: Path) -> asyncio.subprocess.Process:
+    """`di-code acp` with its pipes bare, for bytes no SDK client would send."""
+    return await asyncio.create_subprocess_exec(
         DI_CODE,
         "acp",
         cwd=workspace,
-        env=cli_env(di_code_home, llm_server),
+        env=cli_env(home, server),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+
+
+async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    process = await raw_acp(di_code_home, llm_server, workspace)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(b"{not json\n")
     process.stdin.write(b'{"jsonrpc":"2.0","id":7,"method":"no/such","params":{}}\n')
@@ -225,15 +230,7 @@ async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it
 async def test_a_message_over_the_line_limit_ends_the_stream_with_one_line(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
-    process = await asyncio.create_subprocess_exec(
-        DI_CODE,
-        "acp",
-        cwd=workspace,
-        env=cli_env(di_code_home, llm_server),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    process = await raw_acp(di_code_home, llm_server, workspace)
     huge = b'{"jsonrpc":"2.0","id":1,"method":"x","params":"' + b"a" * STDIO_LIMIT + b'"}\n'
     _, err = await asyncio.wait_for(process.communicate(huge), TIMEOUT)
     assert process.returncode == 0
