@@ -50,6 +50,7 @@ from di_code.ai.types import AssistantMessage, ImageContent, TextContent, UserCo
 from di_code.config.custom_commands import CommandSet, load_commands
 from di_code.config.skills import Skill, load_skills
 from di_code.session import prompt_with_compaction
+from di_code.session.prompt_notes import content_with_notes
 from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.attachments import AttachmentError, refuse_images
 from di_code.tools.builtin.editor_files import EditorFiles
@@ -189,12 +190,14 @@ class Sessions:
         except AttachmentError as exc:
             await self._say(live, str(exc))
             return PromptResponse(stop_reason="refusal")
-        notes: list[UserContent] = [TextContent(note) for note in live.for_model]
         controller = live.controller = AbortController()
         live.usage.start_prompt()
         try:
             final = await prompt_with_compaction(
-                live.opened.agent, notes + content, live.opened.session, signal=controller.signal
+                live.opened.agent,
+                content_with_notes(live.for_model, content),
+                live.opened.session,
+                signal=controller.signal,
             )
         except PromptBlocked as exc:  # a UserPromptSubmit hook: nothing was sent
             await self._say(live, str(exc))

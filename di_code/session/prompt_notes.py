@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from di_code.ai.types import TextContent, UserContent
+
 _SHELL_NOTE = re.compile(
     r"I ran `(.*?)` in the shell myself\. Its output:\n(`{3,})\n.*?\n\2(?!`)", re.S
 )
@@ -34,6 +36,16 @@ def undo_note(number: int, done: list[str]) -> str:
 def with_notes(notes: list[str], typed: str) -> str:
     """The prompt the model is sent: the notes, then what the user typed."""
     return _SEPARATOR.join([*notes, typed])
+
+
+def content_with_notes(notes: list[str], content: list[UserContent]) -> list[UserContent]:
+    """`with_notes` for a prompt of several blocks (an editor's text, files, images): the
+    notes go in front of its first text, so `split_notes` takes them off the same way."""
+    if not notes:
+        return content
+    if content and isinstance(content[0], TextContent):
+        return [TextContent(with_notes(notes, content[0].text)), *content[1:]]
+    return [TextContent(with_notes(notes, "")), *content]
 
 
 def split_notes(prompt: str) -> tuple[list[str], str]:

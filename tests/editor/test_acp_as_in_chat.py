@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ def edit(path: str, old: str, new: str) -> Turn:
 
 
 async def test_undo_from_the_editor_restores_the_files_and_tells_the_model(
-    agent: Any, llm_server: LLMServer, workspace: Path
+    agent: Any, llm_server: LLMServer, workspace: Path, di_code_home: Path
 ) -> None:
     notes = workspace / "notes.txt"
     notes.write_text("one\n")
@@ -63,6 +64,17 @@ async def test_undo_from_the_editor_restores_the_files_and_tells_the_model(
     sent = llm_server.requests[-1].body["messages"][-1]
     assert "the user undid the file changes since prompt 1" in json.dumps(sent)
     assert "what now?" in json.dumps(sent)
+    listed = subprocess.run(
+        [DI_CODE, "undo", "--list"],
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    # the list shows what the user typed, not the note di-code put before it
+    rows = [row[19:] for row in listed.stdout.splitlines()[:2]]
+    assert rows == ["edit it  (files undone)", "what now?"], listed.stdout
 
 
 async def test_an_untrusted_projects_settings_are_held_back_and_said(
