@@ -1,0 +1,56 @@
+"""Before a task's process starts: does this machine have the key of the task's model?
+
+Without it every task for that provider fails the same way, one after the other (on Ray, the
+nodes' environment gives the key, not the driver's, which is where the user set it). So the
+task's model is chosen as its `di-code run` will choose it (same flags, same environment, same
+settings, through di_code.config.selection), and a missing key is KeyMissing: the batch stops
+at the first one with one message that says where and what to do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from di_code.batch.tasks import Task
+    from di_code.batch.worker import RunSettings
+
+
+class KeyMissing(Exception):
+    """No key for `provider` here (on `node`, when the task ran on a Ray node)."""
+
+    def __init__(self, provider: str, variable: str, node: str | None = None) -> None:
+        super().__init__(provider, variable, node)  # args: Ray pickles it back to the driver
+        self.provider, self.variable, self.node = provider, variable, node
+
+    def __str__(self) -> str:
+        if self.node is None:
+            return f"no API key for {self.provider}: set {self.variable}"
+        return (
+            f"node {self.node} has no API key for {self.provider}: set {self.variable} in the "
+            f"environment its Ray runs in (where `ray start` ran), or pass --ray-env "
+            f"{self.variable} to forward yours (Ray then keeps it in its control store)"
+        )
+
+
+def model_flags(task: Task, settings: RunSettings) -> tuple[str | None, str | None, str | None]:
+    """The task's `--model`, `--provider` and `--base-url` (a task's own model wins)."""
+    model = task.model or settings.model
+    return model, settings.provider if not task.model else None, settings.base_url
+
+
+def check_key(task: Task, settings: RunSettings, cwd: Path, env: Mapping[str, str]) -> None:
+    """KeyMissing when the task's `run` in `cwd` with `env` would have no key for its model;
+    any other problem with the model is the task's own, and its run says it."""
+    from di_code.config.selection import MissingKey, ModelRequest, select_model
+    from di_code.config.settings import ConfigError, di_code_home, load_settings
+
+    request = ModelRequest(*model_flags(task, settings))
+    try:
+        select_model(request, load_settings(di_code_home(env), cwd, env), env)
+    except MissingKey as exc:
+        raise KeyMissing(exc.provider, exc.variable) from None
+    except ConfigError:
+        return
