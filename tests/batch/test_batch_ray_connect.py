@@ -122,3 +122,23 @@ def connected_to(port: int) -> bool:
         if fields[1] == wanted and fields[3] != "0A":  # not the listening socket itself
             return True
     return False
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("--ray", "127.0.0.2:1", "--ray-env", "NOT_SET_HERE"), "--ray-env NOT_SET_HERE: not set"),
+        (("--ray-timeout", "5"), "--ray-timeout and --ray-env need --ray"),
+        (("--ray-env", "HOME"), "--ray-timeout and --ray-env need --ray"),
+    ],
+)
+def test_ray_options_that_cannot_work_are_exit_2_before_connecting(
+    di_code_home: Path,
+    llm_server: LLMServer,
+    tmp_path: Path,
+    options: tuple[str, ...],
+    message: str,
+) -> None:
+    code, err, _ = finish(start_batch(tmp_path, di_code_home, llm_server, *options))
+    assert code == 2, err
+    assert err.strip().splitlines()[-1].startswith(f"di-code: {message}")
