@@ -11,11 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from di_code.batch.tasks import Task
-    from di_code.batch.worker import RunSettings
 
 
 class KeyMissing(Exception):
@@ -35,19 +30,17 @@ class KeyMissing(Exception):
         )
 
 
-def model_flags(task: Task, settings: RunSettings) -> tuple[str | None, str | None, str | None]:
-    """The task's `--model`, `--provider` and `--base-url` (a task's own model wins)."""
-    model = task.model or settings.model
-    return model, settings.provider if not task.model else None, settings.base_url
+ModelFlags = tuple[str | None, str | None, str | None]
+"""A task's `--model`, `--provider` and `--base-url`."""
 
 
-def check_key(task: Task, settings: RunSettings, cwd: Path, env: Mapping[str, str]) -> None:
-    """KeyMissing when the task's `run` in `cwd` with `env` would have no key for its model;
-    any other problem with the model is the task's own, and its run says it."""
+def check_key(flags: ModelFlags, cwd: Path, env: Mapping[str, str]) -> None:
+    """KeyMissing when a `run` with these flags in `cwd` with `env` would have no key for its
+    model; any other problem with the model is the task's own, and its run says it."""
     from di_code.config.selection import MissingKey, ModelRequest, select_model
     from di_code.config.settings import ConfigError, di_code_home, load_settings
 
-    request = ModelRequest(*model_flags(task, settings))
+    request = ModelRequest(*flags)
     try:
         select_model(request, load_settings(di_code_home(env), cwd, env), env)
     except MissingKey as exc:
