@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.batch.conftest import make_repo, write_tasks
+from tests.batch.test_batch_stops import processes_running
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer
 from tests.support.processes import wait_until
@@ -111,6 +112,7 @@ def test_ctrl_c_while_connecting_exits_130_at_once(
     assert code == 130, err
     assert took < 10, took
     assert "Traceback" not in err
+    assert processes_running("", tmp_path) == []  # nothing the driver started is left
 
 
 def connected_to(port: int) -> bool:
