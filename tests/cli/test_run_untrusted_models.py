@@ -1,0 +1,202 @@
+"""What a cloned project names cannot pick where a request goes (issue 32, models).
+
+A real listener on a local server's own port (one of the ports the `ollama`, `lmstudio`,
+`llamacpp` and `vllm` presets name, the first that is free here) stands in for whatever a
+cloned project would like the prompt sent to. The user's own model is the loopback test
+server. Each untrusted source names the local preset; the listener must see no connection,
+and a subagent still runs, on the user's model.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import RunDiCode
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+
+LOCAL_PRESETS = {"llamacpp": 8080, "vllm": 8000, "lmstudio": 1234, "ollama": 11434}
+
+
+class Listener:
+    """Accepts on 127.0.0.1:port, counts connections, closes them at once."""
+
+    def __init__(self, name: str, port: int, sock: socket.socket) -> None:
+        self.name, self.port, self._sock = name, port, sock
+        self.connections = 0
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._sock.close()
+        self._thread.join(timeout=5)
+
+
+@pytest.fixture
+def local_port() -> Iterator[Listener]:
+    for name, port in LOCAL_PRESETS.items():
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # an earlier test's TIME_WAIT
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            continue
+        sock.listen(16)
+        listener = Listener(name, port, sock)
+        try:
+            yield listener
+        finally:
+            listener.close()
+        return
+    pytest.skip("every local preset's port is taken on this machine")
+
+
+def a_repository(workspace: Path) -> None:
+    (workspace / ".git").mkdir()
+
+
+def agent_file(folder: Path, model: str, name: str = "helper") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.md"
+    path.write_text(
+        f"---\nname: {name}\ndescription: Helps with jobs\nmodel: {model}\n---\nYou help.\n"
+    )
+    return path
+
+
+def task(kind: str | None = None) -> ToolCallSpec:
+    arguments = {"description": "a job", "prompt": "look at the code"}
+    if kind is not None:
+        arguments["subagent_type"] = kind
+    return ToolCallSpec("task", arguments, "t1")
+
+
+def script_one_task(llm_server: LLMServer, kind: str | None) -> None:
+    llm_server.script(
+        Turn(tool_calls=(task(kind),)), Turn(text="the sub's answer"), Turn(text="all done")
+    )
+
+
+@pytest.mark.parametrize("folder", [".claude/agents", ".di-code/agents"])
+def test_a_project_s_agent_file_cannot_send_its_subagent_to_a_local_port(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    local_port: Listener,
+    folder: str,
+) -> None:
+    a_repository(workspace)
+    path = agent_file(workspace / folder, f"{local_port.name}/any")
+    script_one_task(llm_server, "helper")
+    done = run_di_code("run", "delegate it")
+    assert done.returncode == 0, done.stderr
+    assert local_port.connections == 0
+    assert done.stdout.strip() == "all done"
+    parent, sub, _ = (request.body for request in llm_server.requests)
+    assert sub["model"] == "test-model"  # the subagent ran, on the user's own model
+    said = [line for line in done.stderr.splitlines() if f"{local_port.name}/any" in line]
+    assert len(said) == 1, done.stderr
+    assert str(path) in said[0] and "not set up" in said[0]
+
+
+def test_every_task_of_a_held_back_file_says_it_once(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, local_port: Listener
+) -> None:
+    a_repository(workspace)
+    agent_file(workspace / ".claude" / "agents", f"{local_port.name}/any")
+    calls = tuple(
+        ToolCallSpec("task", {"prompt": f"job {n}", "subagent_type": "helper"}, f"t{n}")
+        for n in range(3)
+    )
+    llm_server.script(Turn(tool_calls=calls), *[Turn(text="ok")] * 3, Turn(text="done"))
+    done = run_di_code("run", "delegate")
+    assert done.returncode == 0, done.stderr
+    assert local_port.connections == 0
+    assert done.stderr.count(f"{local_port.name}/any") == 1
+
+
+def test_the_user_s_own_agent_file_still_picks_the_local_server(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    di_code_home: Path,
+    local_port: Listener,
+) -> None:
+    """The control: the listener is reachable, and the user's own choice is kept."""
+    a_repository(workspace)
+    agent_file(di_code_home / "agents", f"{local_port.name}/any")
+    llm_server.script(Turn(tool_calls=(task("helper"),)), Turn(text="done anyway"))
+    done = run_di_code("run", "delegate it")
+    assert local_port.connections >= 1, done.stderr
+
+
+def test_a_project_agent_file_may_name_a_provider_the_user_set_up(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    a_repository(workspace)
+    agent_file(workspace / ".claude" / "agents", "openai/cheap-model")
+    llm_server.script(
+        Turn(tool_calls=(task("helper"),)),
+        Turn(text="cheap answer", model="cheap-model"),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "delegate it")
+    assert done.returncode == 0, done.stderr
+    assert llm_server.requests[1].body["model"] == "cheap-model"
+    assert "cheap-model" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "config",
+    ['model = "{name}/any"\n', '[subagents]\nmodel = "{name}/any"\n'],
+    ids=["model", "subagents.model"],
+)
+def test_a_project_config_cannot_pick_a_local_port(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    local_port: Listener,
+    config: str,
+) -> None:
+    a_repository(workspace)
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text(config.format(name=local_port.name))
+    script_one_task(llm_server, None)
+    done = run_di_code("run", "delegate it", env_extra={"DI_CODE_MODEL": ""})
+    assert done.returncode == 0, done.stderr
+    assert local_port.connections == 0
+    assert "ignored until you trust this project" in done.stderr
+
+
+def test_a_project_command_or_skill_naming_a_model_picks_none(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, local_port: Listener
+) -> None:
+    a_repository(workspace)
+    model = f"{local_port.name}/any"
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "go.md").write_text(f"---\nmodel: {model}\n---\nDelegate the job.\n")
+    skill = workspace / ".claude" / "skills" / "helper"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        f"---\nname: helper\ndescription: helps\nmodel: {model}\n---\nUse {model}.\n"
+    )
+    script_one_task(llm_server, None)
+    done = run_di_code("run", "/go")
+    assert done.returncode == 0, done.stderr
+    assert local_port.connections == 0
+    assert [r.body["model"] for r in llm_server.requests] == ["test-model"] * 3
