@@ -106,7 +106,7 @@ def test_a_project_s_agent_file_cannot_send_its_subagent_to_a_local_port(
     assert done.returncode == 0, done.stderr
     assert local_port.connections == 0
     assert done.stdout.strip() == "all done"
-    parent, sub, _ = (request.body for request in llm_server.requests)
+    sub = llm_server.requests[1].body
     assert sub["model"] == "test-model"  # the subagent ran, on the user's own model
     said = [line for line in done.stderr.splitlines() if f"{local_port.name}/any" in line]
     assert len(said) == 1, done.stderr

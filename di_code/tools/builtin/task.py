@@ -110,8 +110,8 @@ class TaskTool:
             model,
             tools,
             prompt,
-            max_turns=parent.max_turns,
             options=parent.options,
+            budget=parent.budget,
             hooks=self._one_question_at_a_time(parent.hooks),
         )
 
