@@ -41,6 +41,7 @@ class Listener:
             conn.close()
 
     def close(self) -> None:
+        self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept (close alone would not)
         self._sock.close()
         self._thread.join(timeout=5)
 
@@ -110,7 +111,7 @@ def test_a_project_s_agent_file_cannot_send_its_subagent_to_a_local_port(
     assert sub["model"] == "test-model"  # the subagent ran, on the user's own model
     said = [line for line in done.stderr.splitlines() if f"{local_port.name}/any" in line]
     assert len(said) == 1, done.stderr
-    assert str(path) in said[0] and "not set up" in said[0]
+    assert str(path) in said[0] and "not one you set up" in said[0]
 
 
 def test_every_task_of_a_held_back_file_says_it_once(
@@ -119,7 +120,9 @@ def test_every_task_of_a_held_back_file_says_it_once(
     a_repository(workspace)
     agent_file(workspace / ".claude" / "agents", f"{local_port.name}/any")
     calls = tuple(
-        ToolCallSpec("task", {"prompt": f"job {n}", "subagent_type": "helper"}, f"t{n}")
+        ToolCallSpec(
+            "task", {"description": "j", "prompt": f"job {n}", "subagent_type": "helper"}, f"t{n}"
+        )
         for n in range(3)
     )
     llm_server.script(Turn(tool_calls=calls), *[Turn(text="ok")] * 3, Turn(text="done"))
