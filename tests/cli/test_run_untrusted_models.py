@@ -203,3 +203,20 @@ def test_a_project_command_or_skill_naming_a_model_picks_none(
     assert done.returncode == 0, done.stderr
     assert local_port.connections == 0
     assert [r.body["model"] for r in llm_server.requests] == ["test-model"] * 3
+
+
+def test_a_discovery_entry_elsewhere_does_not_open_the_preset_s_own_port(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, local_port: Listener
+) -> None:
+    """`NAME=URL` in DI_CODE_DISCOVERY sets up NAME at URL; `NAME/ID` would go to the preset's
+    own port instead, which the user never named: a project may not pick it."""
+    a_repository(workspace)
+    agent_file(workspace / ".di-code" / "agents", f"{local_port.name}/any")
+    (workspace / ".di-code" / "config.toml").write_text(f'model = "{local_port.name}/any"\n')
+    script_one_task(llm_server, "helper")
+    elsewhere = f"{local_port.name}={llm_server.openai_base_url}"
+    done = run_di_code("run", "delegate it", env_extra={"DI_CODE_DISCOVERY": elsewhere})
+    assert done.returncode == 0, done.stderr
+    assert local_port.connections == 0
+    assert "ignored until you trust this project (di-code trust): model" in done.stderr
+    assert f"ignored model '{local_port.name}/any'" in done.stderr
