@@ -139,8 +139,8 @@ def user_providers(user: Settings, env: Mapping[str, str]) -> frozenset[str]:
     listed = [*(user.discovery or ()), *env.get(DISCOVERY_ENV, "").split(",")]
     for entry in listed:
         name, _, url = (part.strip() for part in entry.partition("="))
-        preset = PRESETS.get(name)
-        if preset is not None and _same_place(url, preset.base_url):
+        known = PRESETS.get(name)
+        if known is not None and _same_place(url, known.base_url):
             names.add(name)
     return frozenset(names)
 
