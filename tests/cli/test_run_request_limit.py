@@ -5,6 +5,7 @@ output says what it counts."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.cli.conftest import RunDiCode
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
@@ -43,3 +44,20 @@ def test_without_subagents_both_counts_are_the_same(
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["num_turns"] == result["num_requests"] == posts(llm_server) == 2
+
+
+def test_subagents_on_a_model_of_their_own_count_too(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    (di_code_home / "config.toml").write_text('[subagents]\nmodel = "openai/cheap-model"\n')
+    calls = tuple(
+        ToolCallSpec("task", {"description": "job", "prompt": f"part {n}"}, f"t{n}")
+        for n in range(3)
+    )
+    reading = Turn(tool_calls=(ToolCallSpec("ls", {}),), model="cheap-model")
+    llm_server.script(Turn(tool_calls=calls), *[reading] * 10, Turn(text="never"))
+    done = run_di_code("run", "--max-turns", "3", "--output-format", "json", "look")
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert posts(llm_server) == result["num_requests"] == 3
+    assert result["result"] == "Turn limit reached (3)"
