@@ -83,16 +83,15 @@ def split_by_providers(
 
 
 def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
-    """Whether a project's `model` would choose a provider outside `usable` (an id without a
-    provider counts for the preset that knows it)."""
+    """Whether a project's `model` would choose a provider outside `usable`: the provider it
+    names, read as the model door reads a spec (an id alone counts for the preset that
+    knows it; one no provider knows names none)."""
     if usable is None or not isinstance(model, str):
         return False
-    from di_code.config.models import PRESETS
+    from di_code.config.selection import provider_named
+    from di_code.config.settings import Settings
 
-    if "/" in model:
-        return model.split("/", 1)[0] not in usable
-    owners = [name for name, preset in PRESETS.items() if any(m.id == model for m in preset.models)]
-    return bool(owners) and owners[0] not in usable
+    return provider_named(model, Settings()) not in usable
 
 
 @dataclass(frozen=True, slots=True)
