@@ -1,16 +1,13 @@
 """What a cloned project names cannot pick where a request goes (issue 32, models).
 
-A real listener on a local server's own port (one of the ports the `ollama`, `lmstudio`,
-`llamacpp` and `vllm` presets name, the first that is free here) stands in for whatever a
-cloned project would like the prompt sent to. The user's own model is the loopback test
-server. Each untrusted source names the local preset; the listener must see no connection,
-and a subagent still runs, on the user's model.
+A real listener on a local server's own port (tests/support/local_port.py) stands in for
+whatever a cloned project would like the prompt sent to. The user's own model is the loopback
+test server. Each untrusted source names the local preset; the listener must see no
+connection, and a subagent still runs, on the user's model.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,52 +15,13 @@ import pytest
 
 from tests.cli.conftest import RunDiCode
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-
-LOCAL_PRESETS = {"llamacpp": 8080, "vllm": 8000, "lmstudio": 1234, "ollama": 11434}
-
-
-class Listener:
-    """Accepts on 127.0.0.1:port, counts connections, closes them at once."""
-
-    def __init__(self, name: str, port: int, sock: socket.socket) -> None:
-        self.name, self.port, self._sock = name, port, sock
-        self.connections = 0
-        self._thread = threading.Thread(target=self._serve, daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self._sock.accept()
-            except OSError:
-                return
-            self.connections += 1
-            conn.close()
-
-    def close(self) -> None:
-        self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept (close alone would not)
-        self._sock.close()
-        self._thread.join(timeout=5)
+from tests.support.local_port import Listener, local_preset_listener
 
 
 @pytest.fixture
 def local_port() -> Iterator[Listener]:
-    for name, port in LOCAL_PRESETS.items():
-        sock = socket.socket()
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # an earlier test's TIME_WAIT
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            sock.close()
-            continue
-        sock.listen(16)
-        listener = Listener(name, port, sock)
-        try:
-            yield listener
-        finally:
-            listener.close()
-        return
-    pytest.skip("every local preset's port is taken on this machine")
+    with local_preset_listener() as listener:
+        yield listener
 
 
 def a_repository(workspace: Path) -> None:
