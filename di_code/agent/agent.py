@@ -82,10 +82,6 @@ class Agent:
         self._provider = self.budget.wrap(provider)
 
     @property
-    def max_turns(self) -> int | None:
-        return self.budget.limit
-
-    @property
     def tools(self) -> list[AgentTool]:
         return list(self._tools)
 

@@ -83,15 +83,17 @@ def split_by_providers(
 
 
 def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
-    """Whether a project's `model` would choose a provider outside `usable`: the provider it
-    names, read as the model door reads a spec (an id alone counts for the preset that
-    knows it; one no provider knows names none)."""
+    """Whether a project's `model` would choose a provider outside `usable`, read as the model
+    door reads a spec (di_code.config.selection.provider_named, on the presets): an id alone
+    counts for the preset that knows it; one no preset knows names no provider of the user's."""
     if usable is None or not isinstance(model, str):
         return False
-    from di_code.config.selection import provider_named
-    from di_code.config.settings import Settings
+    from di_code.config.models import PRESETS
 
-    return provider_named(model, Settings()) not in usable
+    if "/" in model:
+        return model.split("/", 1)[0] not in usable
+    owners = [name for name, preset in PRESETS.items() if any(m.id == model for m in preset.models)]
+    return not owners or owners[0] not in usable
 
 
 @dataclass(frozen=True, slots=True)
