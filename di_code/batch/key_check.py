@@ -3,7 +3,7 @@
 Without it every task for that provider fails the same way, one after the other (on Ray, the
 nodes' environment gives the key, not the driver's, which is where the user set it). So the
 task's model is chosen as its `di-code run` will choose it (same flags, same environment, same
-settings, through di_code.config.selection), and a missing key is KeyMissing: the batch stops
+settings, through the model door), and a missing key is KeyMissing: the batch stops
 at the first one with one message that says where and what to do.
 """
 
@@ -37,12 +37,13 @@ ModelFlags = tuple[str | None, str | None, str | None]
 def check_key(flags: ModelFlags, cwd: Path, env: Mapping[str, str]) -> None:
     """KeyMissing when a `run` with these flags in `cwd` with `env` would have no key for its
     model; any other problem with the model is the task's own, and its run says it."""
-    from di_code.config.selection import MissingKey, ModelRequest, select_model
+    from di_code.config.model_door import ModelDoor
+    from di_code.config.selection import MissingKey, ModelRequest
     from di_code.config.settings import ConfigError, di_code_home, load_settings
 
-    request = ModelRequest(*flags)
     try:
-        select_model(request, load_settings(di_code_home(env), cwd, env), env)
+        settings = load_settings(di_code_home(env), cwd, env)
+        ModelDoor(settings, env, notify=lambda _line: None).pick(ModelRequest(*flags))
     except MissingKey as exc:
         raise KeyMissing(exc.provider, exc.variable) from None
     except ConfigError:
