@@ -10,6 +10,7 @@ NUL, and a bad value is echoed shortened.
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -184,7 +185,7 @@ def _number(data: dict[str, Any], name: str, kind: type[int] | type[float]) -> A
     if value is None:
         return None
     wrong_kind = isinstance(value, bool) or not isinstance(value, int | float)
-    if wrong_kind or (kind is int and not isinstance(value, int)) or value <= 0:
+    if wrong_kind or (kind is int and not isinstance(value, int)) or not 0 < value < math.inf:
         raise ValueError(f"{name} must be a positive {'integer' if kind is int else 'number'}")
     return kind(value)
 

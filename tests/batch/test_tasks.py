@@ -69,6 +69,8 @@ def test_a_url_is_kept_as_it_is(tmp_path: Path) -> None:
         ({"id": "x", "repo": "r", "prompt_file": "missing.md"}, "prompt_file 'missing.md'"),
         ({"id": "x", "repo": "r", "prompt": "p", "max_turns": 1.5}, "max_turns must be"),
         ({"id": "x", "repo": "r", "prompt": "p", "max_turns": True}, "max_turns must be"),
+        ('{"id": "x", "repo": "r", "prompt": "p", "timeout": NaN}', "timeout must be"),
+        ('{"id": "x", "repo": "r", "prompt": "p", "timeout": Infinity}', "timeout must be"),
         ({"id": "x", "repo": "r", "prompt": "p", "permission_mode": "yolo"}, "permission_mode"),
         ({"id": "x", "repo": "r", "prompt": "p", "env": {"A=B": "c"}}, "env must be"),
         (["not", "an", "object"], "a task is a JSON object"),
