@@ -23,6 +23,8 @@ pytest.importorskip("ray", reason="Ray is not installed here: pip install 'di-co
 HOST = "127.0.0.2"
 BOUND = 60.0
 """Exits within this: far under the minutes a retrying connect took."""
+STARTUP = 25.0
+"""More than di-code and Ray take to start and stop on a loaded machine."""
 
 
 @pytest.fixture
@@ -72,14 +74,13 @@ def test_a_closed_port_exits_2_within_the_timeout_naming_the_address(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     address = closed_port()
-    started = time.monotonic()
     driver = start_batch(tmp_path, di_code_home, llm_server, "--ray", address, "--ray-timeout", "2")
-    code, err, _ = finish(driver)
+    code, err, took = finish(driver)
     assert code == 2, err
     assert err.strip().splitlines()[-1] == (
         f"di-code: the Ray cluster at {address} did not answer within 2 s (--ray-timeout)"
     )
-    assert time.monotonic() - started < BOUND
+    assert took < 2 + STARTUP, took
     assert not (tmp_path / "r.jsonl").read_text()
 
 
@@ -91,9 +92,10 @@ def test_a_listener_that_says_nothing_exits_2_within_the_timeout(
 ) -> None:
     address = silent_listener
     driver = start_batch(tmp_path, di_code_home, llm_server, "--ray", address, "--ray-timeout", "3")
-    code, err, _ = finish(driver)
+    code, err, took = finish(driver)
     assert code == 2, err
     assert f"the Ray cluster at {address} did not answer within 3 s" in err
+    assert took < 3 + STARTUP, took
     assert "Traceback" not in err
 
 
