@@ -7,8 +7,6 @@ and the settings it reads are the ones a user would have.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
 import subprocess
 import tempfile
 import time
@@ -21,7 +19,7 @@ from scripts.bench.agents import API_KEY, NPM_AGENTS, Agent, di_code, npm_agent
 from scripts.bench.context import Bench
 from scripts.bench.fig_startup import peer_env
 from scripts.bench.loopback import LoopbackServer
-from scripts.bench.measure import ChildFailed, interleaved, last_line
+from scripts.bench.measure import ChildFailed, end_group, interleaved, last_line
 from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
 from scripts.bench.wire import MODEL, ScriptedModel
@@ -61,8 +59,7 @@ def first_request_s(
             if finish:
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(ARRIVAL_TIMEOUT_S)
-            with contextlib.suppress(ProcessLookupError):  # a finished run may leave none
-                os.killpg(proc.pid, signal.SIGKILL)
+            end_group(proc.pid)  # a finished run may leave none
             proc.wait()
     return arrived - started
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import threading
@@ -125,17 +126,54 @@ def run_worker(
 
 
 def rotated(items: Sequence[Any], round_: int) -> list[Any]:
-    """The order for one round of interleaved runs: each item leads one round in turn, so no
-    one always runs first (cold caches) or right after the same neighbour."""
-    shift = round_ % len(items) if items else 0
-    return [*items[shift:], *items[:shift]]
+    """The order for one round of interleaved runs (a Williams design): each item leads one
+    round in turn and, over len(items) rounds (twice that for an odd count), runs right after
+    every other item equally often. A plain rotation kept the cyclic order, so one peer always
+    ran right after the same neighbour (Codex after Claude Code, whose dying 300 MiB process
+    slowed it)."""
+    count = len(items)
+    if not count:
+        return []
+    first, low, high = [0], 1, count - 1
+    while low <= high:
+        first.append(low)
+        if low != high:
+            first.append(high)
+        low, high = low + 1, high - 1
+    order = [items[(index + round_) % count] for index in first]
+    return order[::-1] if count % 2 and (round_ // count) % 2 else order
 
 
 def interleaved(items: Sequence[Any], repeats: int) -> Iterator[tuple[bool, Any]]:
-    """(timed, item) for one untimed warm-up round, then `repeats` rotated rounds (ABAB…)."""
+    """(timed, item) for one untimed warm-up round, then `repeats` rounds (ABAB…) in the
+    order `rotated` gives."""
     for round_ in range(repeats + 1):
         for item in rotated(items, round_):
             yield round_ > 0, item
+
+
+def end_group(pgid: int, timeout: float = 5.0) -> None:
+    """Kill a process group and wait until none of it is still running (zombies left for
+    init aside), so that the next measured run starts on a machine no longer busy tearing
+    down this one's processes: killing reaps only the leader we started."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while _running_in_group(pgid) and time.monotonic() < deadline:
+        time.sleep(0.005)
+
+
+def _running_in_group(pgid: int) -> bool:
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in "ZX":
+            return True
+    return False
 
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")

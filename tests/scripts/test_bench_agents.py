@@ -2,16 +2,22 @@
 
 Checked without npm: the files are written as each agent documents them, every URL they hold
 is on 127.0.0.1, telemetry and update checks are off, no real key is passed on; npm missing is
-a skip with its reason; the harness's own network namespace leaves loopback only.
+a skip with its reason; the harness's own network namespace leaves loopback only; runs are
+ordered so none always follows the same neighbour, and a killed run is over before the next.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import json
 import os
 import subprocess
 import sys
+import time
 import tomllib
+from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +31,7 @@ from scripts.bench.agents import (
     di_code_settings,
     pi_settings,
 )
-from scripts.bench.measure import interleaved, rotated, tree_cpu_s
+from scripts.bench.measure import end_group, interleaved, rotated, tree_cpu_s
 from scripts.bench.peers import PeerUnavailable, ensure_npm_peers
 
 ORIGIN = "http://127.0.0.1:4321"
@@ -111,15 +117,47 @@ def test_npm_missing_is_a_skip_with_the_reason(
     assert not (tmp_path / "bench" / "npm" / ".installed").exists()
 
 
-def test_runs_are_interleaved_with_the_order_rotated_each_round() -> None:
-    assert [rotated("ABC", r) for r in range(4)] == [
+def test_runs_are_interleaved_each_leading_a_round_and_after_every_other_alike() -> None:
+    assert [rotated("ABC", r) for r in range(3)] == [
         ["A", "B", "C"],
         ["B", "C", "A"],
         ["C", "A", "B"],
-        ["A", "B", "C"],
     ]
+    for items, rounds in (("ABCD", 4), ("ABCDE", 10), ("AB", 2)):
+        orders = [rotated(items, r) for r in range(rounds)]
+        assert sorted(order[0] for order in orders) == sorted(items * (rounds // len(items)))
+        follows = Counter((a, b) for order in orders for a, b in itertools.pairwise(order))
+        assert len(follows) == len(items) * (len(items) - 1)  # every ordered pair
+        assert len(set(follows.values())) == 1  # each as often
     runs = list(interleaved("AB", 2))
     assert runs == [(False, "A"), (False, "B"), (True, "B"), (True, "A"), (True, "A"), (True, "B")]
+
+
+def test_ending_a_group_waits_until_none_of_it_runs() -> None:
+    proc = subprocess.Popen(["sh", "-c", "sleep 30 & sleep 30 & wait"], start_new_session=True)
+    try:
+        _wait_for(lambda: len(_group(proc.pid)) >= 3)
+        end_group(proc.pid)
+        assert [pid for pid, state in _group(proc.pid) if state not in "ZX"] == []
+    finally:
+        proc.wait()
+
+
+def _group(pgid: int) -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, ValueError):
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            if int(fields[2]) == pgid:
+                found.append((int(entry.name), fields[0]))
+    return found
+
+
+def _wait_for(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, "the group never started"
+        time.sleep(0.01)
 
 
 def test_tree_cpu_of_a_process_that_is_gone_is_zero() -> None:
