@@ -1,78 +1,72 @@
-"""AgentEvents: what the loop reports to the UI, the session writer and the JSON output."""
+"""AgentEvents: what the loop reports to the UI, the session writer and the JSON output.
+
+Frozen msgspec Structs, as the stream events are (`di_code.ai.events` says why).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
+
+from msgspec import Struct
 
 from di_code.agent.tool import ToolResult
 from di_code.ai.events import StreamEvent
 from di_code.ai.types import AssistantMessage, Message, ToolResultMessage
 
 
-@dataclass(frozen=True, slots=True)
-class AgentStartEvent:
+class AgentStartEvent(Struct, frozen=True):
     type: ClassVar[Literal["agent_start"]] = "agent_start"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnStartEvent:
+class TurnStartEvent(Struct, frozen=True):
     type: ClassVar[Literal["turn_start"]] = "turn_start"
 
 
-@dataclass(frozen=True, slots=True)
-class MessageStartEvent:
+class MessageStartEvent(Struct, frozen=True):
     """For an assistant message, `message` is an empty preview; message_end has the real one."""
 
     message: Message
     type: ClassVar[Literal["message_start"]] = "message_start"
 
 
-@dataclass(frozen=True, slots=True)
-class MessageUpdateEvent:
+class MessageUpdateEvent(Struct, frozen=True):
     event: StreamEvent
     type: ClassVar[Literal["message_update"]] = "message_update"
 
 
-@dataclass(frozen=True, slots=True)
-class MessageEndEvent:
+class MessageEndEvent(Struct, frozen=True):
     message: Message
     type: ClassVar[Literal["message_end"]] = "message_end"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolExecutionStartEvent:
+class ToolExecutionStartEvent(Struct, frozen=True):
     tool_call_id: str
     tool_name: str
     arguments: Any
     type: ClassVar[Literal["tool_execution_start"]] = "tool_execution_start"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolExecutionUpdateEvent:
+class ToolExecutionUpdateEvent(Struct, frozen=True):
     tool_call_id: str
     tool_name: str
     partial_result: ToolResult
     type: ClassVar[Literal["tool_execution_update"]] = "tool_execution_update"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolExecutionEndEvent:
+class ToolExecutionEndEvent(Struct, frozen=True):
     tool_call_id: str
     tool_name: str
     result: ToolResultMessage
     type: ClassVar[Literal["tool_execution_end"]] = "tool_execution_end"
 
 
-@dataclass(frozen=True, slots=True)
-class TurnEndEvent:
+class TurnEndEvent(Struct, frozen=True):
     message: AssistantMessage
     tool_results: list[ToolResultMessage]
     type: ClassVar[Literal["turn_end"]] = "turn_end"
 
 
-@dataclass(frozen=True, slots=True)
-class AgentEndEvent:
+class AgentEndEvent(Struct, frozen=True):
     """`messages` are the messages this prompt added to the transcript."""
 
     messages: list[Message]

@@ -13,6 +13,8 @@ import math
 import re
 from typing import Any
 
+from msgspec import Struct
+
 from di_code.ai.types import (
     AssistantMessage,
     Content,
@@ -95,14 +97,15 @@ def json_safe(value: Any, converted: set[str], depth: int = MAX_JSON_DEPTH) -> A
 
 
 def to_dict(value: Any) -> Any:
-    """Any di-code dataclass (recursively, with lists and dicts) as JSON-ready data."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    """Any di-code dataclass or Struct (recursively, with lists and dicts) as JSON-ready data."""
+    names = _field_names(type(value))
+    if names is not None:
         out: dict[str, Any] = {}
         for tag in ("type", "role"):
-            if hasattr(type(value), tag) and tag not in _field_names(type(value)):
+            if hasattr(type(value), tag) and tag not in names:
                 out[tag] = getattr(value, tag)
-        for field in dataclasses.fields(value):
-            out[field.name] = to_dict(getattr(value, field.name))
+        for name in names:
+            out[name] = to_dict(getattr(value, name))
         return out
     if isinstance(value, list | tuple):
         return [to_dict(item) for item in value]
@@ -113,8 +116,13 @@ def to_dict(value: Any) -> Any:
     return value
 
 
-def _field_names(cls: type) -> frozenset[str]:
-    return frozenset(field.name for field in dataclasses.fields(cls))
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass or msgspec Struct class, in order; None for anything else."""
+    if issubclass(cls, Struct):
+        return cls.__struct_fields__
+    if dataclasses.is_dataclass(cls):
+        return tuple(field.name for field in dataclasses.fields(cls))
+    return None
 
 
 def content_from_dict(data: Any) -> Content:

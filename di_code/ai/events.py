@@ -2,86 +2,80 @@
 
 The order rules are checked by `tests/support/event_sequence.py`;
 `di_code.ai.message_builder` produces events that follow them by construction.
+
+Each event is a frozen msgspec `Struct`: a frozen slots dataclass generates and compiles its
+methods when the module is imported (~0.7 ms a class here, ~30 per start-up in the event
+modules), a Struct is built in C.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar, Literal, TypeAlias
+
+from msgspec import Struct
 
 from di_code.ai.types import AssistantMessage, ToolCall
 
 
-@dataclass(frozen=True, slots=True)
-class StartEvent:
+class StartEvent(Struct, frozen=True):
     type: ClassVar[Literal["start"]] = "start"
 
 
-@dataclass(frozen=True, slots=True)
-class TextStartEvent:
+class TextStartEvent(Struct, frozen=True):
     content_index: int
     type: ClassVar[Literal["text_start"]] = "text_start"
 
 
-@dataclass(frozen=True, slots=True)
-class TextDeltaEvent:
+class TextDeltaEvent(Struct, frozen=True):
     content_index: int
     delta: str
     type: ClassVar[Literal["text_delta"]] = "text_delta"
 
 
-@dataclass(frozen=True, slots=True)
-class TextEndEvent:
+class TextEndEvent(Struct, frozen=True):
     content_index: int
     content: str
     type: ClassVar[Literal["text_end"]] = "text_end"
 
 
-@dataclass(frozen=True, slots=True)
-class ThinkingStartEvent:
+class ThinkingStartEvent(Struct, frozen=True):
     content_index: int
     type: ClassVar[Literal["thinking_start"]] = "thinking_start"
 
 
-@dataclass(frozen=True, slots=True)
-class ThinkingDeltaEvent:
+class ThinkingDeltaEvent(Struct, frozen=True):
     content_index: int
     delta: str
     type: ClassVar[Literal["thinking_delta"]] = "thinking_delta"
 
 
-@dataclass(frozen=True, slots=True)
-class ThinkingEndEvent:
+class ThinkingEndEvent(Struct, frozen=True):
     content_index: int
     content: str
     signature: str | None = None
     type: ClassVar[Literal["thinking_end"]] = "thinking_end"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallStartEvent:
+class ToolCallStartEvent(Struct, frozen=True):
     content_index: int
     id: str
     name: str
     type: ClassVar[Literal["tool_call_start"]] = "tool_call_start"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallDeltaEvent:
+class ToolCallDeltaEvent(Struct, frozen=True):
     content_index: int
     delta: str
     type: ClassVar[Literal["tool_call_delta"]] = "tool_call_delta"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallEndEvent:
+class ToolCallEndEvent(Struct, frozen=True):
     content_index: int
     tool_call: ToolCall
     type: ClassVar[Literal["tool_call_end"]] = "tool_call_end"
 
 
-@dataclass(frozen=True, slots=True)
-class RetryEvent:
+class RetryEvent(Struct, frozen=True):
     """The request failed in a way worth another attempt; the provider waits `delay` seconds
     and then tries again (attempt `attempt` of `max_retries`). Only before the first block:
     a retry starts the answer over, so it never follows content."""
@@ -93,15 +87,13 @@ class RetryEvent:
     type: ClassVar[Literal["retry"]] = "retry"
 
 
-@dataclass(frozen=True, slots=True)
-class DoneEvent:
+class DoneEvent(Struct, frozen=True):
     reason: Literal["stop", "length", "tool_use"]
     message: AssistantMessage
     type: ClassVar[Literal["done"]] = "done"
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorEvent:
+class ErrorEvent(Struct, frozen=True):
     reason: Literal["error", "aborted"]
     message: AssistantMessage
     type: ClassVar[Literal["error"]] = "error"
