@@ -56,7 +56,7 @@ def test_three_repositories_each_patch_applies_to_its_base(
         assert record["error"] is None and record["turns"] == 2
         assert record["tokens"] >= 12 and Path(record["session"]).is_file()
         assert f"+notes {number}" in record["patch"]
-    # the user's working tree is untouched, and the worktree and its branch are gone
+    # the user's working tree is untouched, and no branch or worktree was made there
     assert (worktree / "a.txt").read_text() == "the user's own unsaved change\n"
     assert not (worktree / "NOTES.md").exists()
     assert "di-code/batch" not in git(worktree, "branch", "--list")
@@ -130,7 +130,8 @@ def test_a_429_backs_off_the_task_env_and_model_apply_and_keep_keeps_the_checkou
     assert "+m-4711" in record["patch"]
     kept = Path(record["checkout"])
     assert (kept / "mark.txt").read_text() == "m-4711\n"
-    assert "di-code/batch/env" in git(repo, "branch", "--list")
+    assert git(kept, "branch", "--show-current") == "di-code/batch/env\n"
+    assert "di-code/batch" not in git(repo, "branch", "--list")  # the checkout's own branch
     assert not (repo / "mark.txt").exists()
     posts = [r for r in llm_server.requests if r.method == "POST"]
     assert {r.body["model"] for r in posts} == {"per-task-model"}
