@@ -18,7 +18,7 @@ _IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@t")
 
 def raw_git(repo: Path, *args: str, stdin: bytes = b"") -> bytes:
     done = subprocess.run(
-        ["git", "-c", "core.hooksPath=/dev/null", *_IDENTITY, *args],
+        ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", *_IDENTITY, *args],
         cwd=repo,
         env={**os.environ, **_CLEAN_ENV},
         input=stdin,

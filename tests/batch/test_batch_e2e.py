@@ -150,3 +150,27 @@ def test_a_folder_holding_the_results_is_copied_without_them(
     assert done.returncode == 0, done.stderr
     results = read_results(tmp_path / "r.jsonl")
     assert [results[f"t{n}"]["patch"] for n in range(2)] == ["", ""]
+
+
+def test_the_task_runs_git_in_its_checkout_on_its_branch(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """The checkout borrows the user's objects: the task's own git reads its history and
+    commits on its branch (unsandboxed here: the sandbox's private /tmp hides a repository
+    under /tmp, and keeps .git read-only); the patch is still the whole change against the
+    base, and the user's repository has no new commit."""
+    (di_code_home / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "g", "repo": str(repo), "prompt": "go"}])
+    commands = (
+        "git log --format=%s; git branch --show-current; echo b > b.txt; git add b.txt; "
+        "git -c user.name=m -c user.email=m@m commit -qm second && echo committed"
+    )
+    llm_server.script(bash_call(commands), Turn(text="ok"))
+    done = run_batch(str(tasks), "--out", "r.jsonl")
+    assert done.returncode == 0, done.stderr
+    record = read_results(tmp_path / "r.jsonl")["g"]
+    assert record["status"] == "done" and "+b" in record["patch"]
+    [result] = [m for m in llm_server.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert result["content"].startswith("first\ndi-code/batch/g\ncommitted")
+    assert git(repo, "log", "--format=%s") == "first\n"

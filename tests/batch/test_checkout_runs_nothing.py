@@ -181,3 +181,24 @@ def test_a_folder_outside_git_is_copied_and_hashed_without_filters(
     remove_checkout(fresh)
     assert sorted(p.name for p in markers.iterdir()) == []
     assert read_tree(plain) == BASE
+
+
+def test_a_submodule_is_neither_fetched_nor_in_the_patch(
+    hostile: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    """`.gitmodules` names an `ext::` URL and the home config says `submodule.recurse`."""
+    repo, _, markers = hostile
+    gitmodules = f'[submodule "sub"]\n\tpath = sub\n\turl = ext::sh -c touch% {markers}/ext\n'
+    blob = raw_git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=gitmodules.encode())
+    for entry in (f"100644,{blob.decode().strip()},.gitmodules", f"160000,{'1' * 40},sub"):
+        raw_git(repo, "update-index", "--add", "--cacheinfo", entry)
+    tree = raw_git(repo, "write-tree").decode().strip()
+    commit = raw_git(repo, "commit-tree", tree, "-p", "main", "-m", "sub").decode().strip()
+    raw_git(repo, "update-ref", "refs/heads/main", commit)
+    checkout = make_checkout(str(repo), None, tmp_path / "checkouts" / "s", "s")
+    assert list((checkout.path / "sub").iterdir()) == []
+    (checkout.path / "a.txt").write_bytes(b"changed\n")
+    patch = patch_of(checkout)
+    remove_checkout(checkout)
+    assert patch.startswith(b"diff --git a/a.txt b/a.txt\n") and b"sub" not in patch
+    assert sorted(p.name for p in markers.iterdir()) == []

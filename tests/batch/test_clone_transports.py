@@ -95,6 +95,27 @@ def test_no_caller_puts_its_own_settings_before_the_command(tmp_path: Path) -> N
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("where", ["environment", "gitconfig"])
+def test_an_ssh_url_is_cloned_with_the_users_own_ssh_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """The user's GIT_SSH_COMMAND or ~/.gitconfig `core.sshCommand` reaches the server (here
+    a stand-in that runs the server side locally); only a repository could not name one."""
+    origin = make_repo(tmp_path / "origin", {"a.txt": "a\n"})
+    ssh = tmp_path / "ssh"
+    ssh.write_text(f'#!/bin/sh\ntouch {tmp_path / "ssh-ran"}\nexec sh -c "$2"\n')
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_VARIANT", "simple")  # host and command only
+    if where == "environment":
+        monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    else:
+        (tmp_path / ".gitconfig").write_text(f"[core]\n\tsshCommand = {ssh}\n")
+        monkeypatch.setenv("HOME", str(tmp_path))
+    checkout = make_checkout(f"ssh://server{origin}", None, tmp_path / "c" / "s", "s")
+    assert (checkout.path / "a.txt").read_text() == "a\n"
+    assert (tmp_path / "ssh-ran").exists()
+
+
 def test_the_task_file_check_refuses_the_repo_with_its_line(
     run_batch: RunBatch, tmp_path: Path
 ) -> None:
