@@ -60,8 +60,6 @@ CLONE_CONFIG = _options(
 credential helpers (their ~/.gitconfig) may fetch it, over TRANSPORTS only."""
 
 TIMEOUT_SECONDS = 300
-
-
 _USER_SSH = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
 """The user's own ssh settings (a repository cannot set them): kept for a clone only."""
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -155,8 +153,9 @@ def _run(
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
     if done.returncode != 0:
-        stderr = done.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {(stderr or ['no reason given'])[-1]}")
+        lines = done.stderr.decode(errors="replace").strip().splitlines() or ["no reason given"]
+        fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
+        raise GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
     return done.stdout
 
 

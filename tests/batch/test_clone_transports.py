@@ -116,6 +116,21 @@ def test_an_ssh_url_is_cloned_with_the_users_own_ssh_command(
     assert (tmp_path / "ssh-ran").exists()
 
 
+def test_a_failed_clone_says_why_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """git ends a failed ssh clone with advice lines: the error is its `fatal:` line."""
+    ssh = tmp_path / "ssh"
+    ssh.write_text("#!/bin/sh\necho 'ssh: connect to host server port 22: refused' >&2\nexit 255\n")
+    ssh.chmod(0o755)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    monkeypatch.setenv("GIT_SSH_VARIANT", "simple")
+    with pytest.raises(CheckoutError) as failed:
+        make_checkout("git@server:org/x.git", None, tmp_path / "c" / "x", "x")
+    assert str(failed.value) == "git clone failed: fatal: Could not read from remote repository."
+    assert not (tmp_path / "c" / "x").exists()
+
+
 def test_the_task_file_check_refuses_the_repo_with_its_line(
     run_batch: RunBatch, tmp_path: Path
 ) -> None:
