@@ -28,14 +28,20 @@ BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
 """No eol conversion, no filter (clean, smudge, process), no `$Id$`, no re-encoding."""
 _AUTHOR = ("di-code batch", "batch@di-code.invalid")
-_PATCH = ["diff-tree", "-p", "--binary", "--full-index", "--no-textconv", "--no-ext-diff"]
-_PATCH += [
+_PATCH = [
+    "diff-tree",
+    "-p",
+    "--binary",
+    "--full-index",
+    "--no-textconv",
+    "--no-ext-diff",
     "--no-renames",
     "--ignore-submodules",
     "--no-color",
     "--src-prefix=a/",
     "--dst-prefix=b/",
 ]
+"""Plumbing (no `diff.*` settings of the user's), no program, every blob named in full."""
 
 
 class CheckoutError(Exception):
