@@ -90,6 +90,7 @@ class GitSnapshots:
         self.top = top
         self.max_file_bytes = max_file_bytes
         self.max_untracked_files = max_untracked_files
+        """Limits for undo; a batch task's patch (batch.checkout) takes every file."""
         self.ref_scope = ref_scope
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
         self.stat_cache = stat_cache or StatCache()
