@@ -5,12 +5,15 @@ marker file when it runs, and the marker folder must stay empty."""
 
 from __future__ import annotations
 
+from base64 import b64decode
 from pathlib import Path
 
 import pytest
 
 from di_code.batch.checkout import make_checkout, patch_of, remove_checkout
+from tests.batch.conftest import RunBatch, bash_call, read_results, write_tasks
 from tests.batch.raw_repo import RawTree, blobs_of, commit_raw, listing, raw_git, read_tree
+from tests.support.llm_server import LLMServer, Turn
 
 HOOKS = (
     "post-checkout",
@@ -201,4 +204,26 @@ def test_a_submodule_is_neither_fetched_nor_in_the_patch(
     patch = patch_of(checkout)
     remove_checkout(checkout)
     assert patch.startswith(b"diff --git a/a.txt b/a.txt\n") and b"sub" not in patch
+    assert sorted(p.name for p in markers.iterdir()) == []
+
+
+def test_a_batch_on_the_planted_repository_runs_nothing(
+    hostile: tuple[Path, str, Path], tmp_path: Path, run_batch: RunBatch, llm_server: LLMServer
+) -> None:
+    """The whole chain: the driver's checkout and patch, and the task's `di-code run` (its
+    checkpoints run git in the checkout too), with the planted repository and home."""
+    repo, _, markers = hostile
+    tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "h", "repo": str(repo), "prompt": "go"}])
+    change = "printf 'x\\r\\ny' > d.crlf; printf '\\0\\377PNG' > g.png; rm e.id; echo n > n.txt"
+    llm_server.script(bash_call(change), Turn(text="changed"))
+    done = run_batch(str(tasks), "--out", "r.jsonl", "--keep")
+    assert done.returncode == 0, done.stderr
+    record = read_results(tmp_path / "r.jsonl")["h"]
+    kept = Path(record["checkout"])
+    fresh = make_checkout(str(repo), None, tmp_path / "fresh", "fresh")
+    patch = record.get("patch")
+    raw_git(
+        fresh.path, "apply", stdin=patch.encode() if patch else b64decode(record["patch_base64"])
+    )
+    assert read_tree(fresh.path) == read_tree(kept) != BASE
     assert sorted(p.name for p in markers.iterdir()) == []
