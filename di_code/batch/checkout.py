@@ -2,9 +2,10 @@
 
 A checkout is a repository of its own in the task's folder, on a branch `di-code/batch/ID` at
 the task's base commit. A local repository is cloned with its objects shared (nothing is
-copied, and nothing is written into the user's repository: any number of tasks can start and
-end on one repository at once), a git URL is cloned (README's transports only), a folder
-outside git is copied and its files hashed as they are into a first commit.
+copied, and nothing but git's refresh of an object's time is written into the user's
+repository: any number of tasks can start and end on one repository at once), a git URL is
+cloned (README's transports only), a folder outside git is copied and its files hashed as
+they are into a first commit.
 
 No program a repository names runs: every git call goes through session.git_run, the clone
 copies no hooks, and the checkout's own `info/attributes` (which beats every `.gitattributes`)
