@@ -12,7 +12,7 @@ import pytest
 
 from di_code.config.settings import load_settings
 from di_code.config.trust import project_mcp_json
-from di_code.config.trusting import HeldBack, held_back, held_back_items, trust_project
+from di_code.config.trusting import HeldBack, held_back_items, trust_offer, trust_project
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -186,7 +186,8 @@ def test_the_first_run_question_names_a_held_back_model(
     path = project(repo, 'model = "llamacpp/any"\n')
     monkeypatch.delenv("LLAMACPP_BASE_URL", raising=False)
     monkeypatch.delenv("DI_CODE_DISCOVERY", raising=False)
-    assert held_back(di_code_home, repo) == f'{path} would set:\n  model = "llamacpp/any"'
+    offer = trust_offer(di_code_home, repo)
+    assert offer is not None and offer.text == f'{path} would set:\n  model = "llamacpp/any"'
 
 
 def test_the_held_back_values_are_listed_for_the_question(
