@@ -22,7 +22,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.providers.body_json import BodyEncoder
@@ -158,7 +157,12 @@ class Timeouts:
 
 def is_local_url(url: str) -> bool:
     """A server on this machine or the local network (where models run on local hardware)."""
-    host = (urlsplit(url).hostname or "").lower()
+    from di_code.ai.web_address import BadAddress, web_address
+
+    try:
+        host = web_address(url).host
+    except BadAddress:
+        return False
     if host == "localhost" or host.endswith((".local", ".localhost", ".lan")):
         return True
     try:

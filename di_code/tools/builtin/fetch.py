@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import socket
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
+from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
 from di_code.tools.builtin.errors import ToolError
@@ -54,7 +54,9 @@ class Page:
 @dataclass(frozen=True, slots=True)
 class FetchTool(CheckedTool):
     private_hosts: frozenset[str] = field(default_factory=frozenset)
-    """Hosts an allow rule names: they may be private or local addresses."""
+    """Hosts an allow rule names (normalised): they may be private or local addresses."""
+    resolver: Resolver | None = None
+    """Resolves a normalised host; None: the system's resolver."""
     name: ClassVar[str] = FETCH.name
     description: ClassVar[str] = FETCH.description
     parameters: ClassVar[dict[str, Any]] = FETCH.parameters
@@ -62,7 +64,9 @@ class FetchTool(CheckedTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        fetching = asyncio.ensure_future(fetch_page(params["url"], self.private_hosts))
+        fetching = asyncio.ensure_future(
+            fetch_page(params["url"], self.private_hosts, self.resolver)
+        )
         aborted = asyncio.ensure_future(signal.wait())
         try:
             await asyncio.wait({fetching, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -75,14 +79,16 @@ class FetchTool(CheckedTool):
         return _result(page)
 
 
-async def fetch_page(url: str, private_hosts: frozenset[str]) -> Page:
+async def fetch_page(
+    url: str, private_hosts: frozenset[str], resolver: Resolver | None = None
+) -> Page:
     import httpx
 
     try:
         async with asyncio.timeout(TIMEOUT_S):
             async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S) as client:
                 for _ in range(MAX_REDIRECTS + 1):
-                    page_or_next = await _get(client, url, private_hosts)
+                    page_or_next = await _get(client, _address(url), private_hosts, resolver)
                     if isinstance(page_or_next, Page):
                         return page_or_next
                     url = page_or_next
@@ -93,28 +99,31 @@ async def fetch_page(url: str, private_hosts: frozenset[str]) -> Page:
     raise ToolError(f"Too many redirects (more than {MAX_REDIRECTS}) from {url}")
 
 
-async def _get(client: Any, url: str, private_hosts: frozenset[str]) -> Page | str:
-    """The page at `url`, or the same-host URL a redirect leads to."""
+def _address(url: str) -> WebAddress:
+    try:
+        return web_address(url)
+    except BadAddress as exc:
+        raise ToolError(str(exc)) from None
+
+
+async def _get(
+    client: Any, address: WebAddress, private_hosts: frozenset[str], resolver: Resolver | None
+) -> Page | str:
+    """The page at `address`, or the same-host URL a redirect leads to."""
     import httpx
 
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ToolError(f"Only http:// and https:// URLs can be fetched, not {url!r}")
-    host = parts.hostname
-    address = await _checked_address(
-        host, parts.port or (443 if parts.scheme == "https" else 80), private_hosts
-    )
-    target = httpx.URL(url).copy_with(host=address)
+    url = address.url
+    ip = await _checked_address(address, private_hosts, resolver)
     request = client.build_request(
         "GET",
-        target,
-        headers={"Host": parts.netloc.rpartition("@")[2], "User-Agent": USER_AGENT},
-        extensions={"sni_hostname": host},
+        httpx.URL(url).copy_with(host=ip),
+        headers={"Host": address.host_header, "User-Agent": USER_AGENT},
+        extensions={"sni_hostname": address.host},
     )
     response = await client.send(request, stream=True)
     try:
         if response.is_redirect:
-            return _same_host(url, response.headers.get("location", ""))
+            return _same_host(address, response.headers.get("location", ""))
         content_type = response.headers.get("content-type", "")
         if not _is_text_type(content_type):
             raise ToolError(f"Not fetched: {url} is {content_type} (binary content is refused)")
@@ -126,15 +135,19 @@ async def _get(client: Any, url: str, private_hosts: frozenset[str]) -> Page | s
         await response.aclose()
 
 
-async def _checked_address(host: str, port: int, private_hosts: frozenset[str]) -> str:
-    loop = asyncio.get_running_loop()
+async def _checked_address(
+    address: WebAddress, private_hosts: frozenset[str], resolver: Resolver | None
+) -> str:
+    host = address.host
     try:
-        found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = await resolve(address, resolver)
     except OSError as exc:
         raise ToolError(f"Cannot resolve {host}: {exc}") from None
-    addresses = [ipaddress.ip_address(str(entry[4][0]).split("%")[0]) for entry in found]
-    local = [address for address in addresses if not address.is_global]
-    if local and host.lower() not in private_hosts:
+    addresses = [ipaddress.ip_address(entry.split("%")[0]) for entry in found]
+    if not addresses:
+        raise ToolError(f"Cannot resolve {host}: no address")
+    local = [ip for ip in addresses if not ip.is_global]
+    if local and host not in private_hosts:
         raise ToolError(
             f"Not fetched: {host} is a private or local address ({local[0]}); "
             f'an allow rule "fetch:{host}" lets it through'
@@ -142,13 +155,13 @@ async def _checked_address(host: str, port: int, private_hosts: frozenset[str]) 
     return str(addresses[0])
 
 
-def _same_host(url: str, location: str) -> str:
+def _same_host(address: WebAddress, location: str) -> str:
     if not location:
-        raise ToolError(f"{url} redirects without saying where")
-    following = urljoin(url, location)
-    if urlsplit(following).hostname != urlsplit(url).hostname:
+        raise ToolError(f"{address.url} redirects without saying where")
+    following = urljoin(address.url, location)
+    if _address(following).host != address.host:
         raise ToolError(
-            f"{url} redirects to another host: {following} (fetch that URL to follow it)"
+            f"{address.url} redirects to another host: {following} (fetch that URL to follow it)"
         )
     return following
 
