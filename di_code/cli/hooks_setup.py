@@ -23,10 +23,12 @@ def agent_hooks(
     workspace: Path,
     session: Session | None,
     notify: Callable[[str], None],
+    hidden: frozenset[str],
 ) -> tuple[ToolHooks, PromptHooks | None]:
     """The permission gate around every tool call, with the user's PreToolUse and
     PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
-    are configured (their code is not even loaded otherwise)."""
+    are configured (their code is not even loaded otherwise). Hooks start without the
+    `hidden` variables, as bash's commands do."""
     if not settings.hooks and not settings.claude_hooks:
         return ToolHooks(before=[gate.before_tool_call]), None
     from di_code.tools.policy.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
@@ -43,6 +45,6 @@ def agent_hooks(
         for line in warnings:
             notify(line)
     session_id = session.id if session is not None else ""
-    runner = ToolHookRunner(hooks, workspace, session_id, notify)
-    prompts = PromptHookRunner(hooks, workspace, session_id, notify)
+    runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden)
+    prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden)
     return ToolHooks(before=[runner.gate(gate)], after=[runner.after]), prompts
