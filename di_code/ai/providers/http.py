@@ -110,7 +110,7 @@ def describe(exc: BaseException) -> str:
 _TLS_LOCK = threading.Lock()
 
 
-def _ssl_context() -> ssl.SSLContext:
+def ssl_context() -> ssl.SSLContext:
     """The process's one TLS context; a caller waits for a load already under way."""
     with _TLS_LOCK:
         return _load_ssl_context()
@@ -134,7 +134,7 @@ def preload_tls() -> None:
     import certifi  # noqa: F401  (httpx.create_ssl_context imports it)
     import httpx  # noqa: F401
 
-    threading.Thread(target=_ssl_context, name="di-code-tls", daemon=True).start()
+    threading.Thread(target=ssl_context, name="di-code-tls", daemon=True).start()
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +192,7 @@ class HttpClient:
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            verify = _ssl_context() if tls else False
+            verify = ssl_context() if tls else False
             self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
         return self._client
 

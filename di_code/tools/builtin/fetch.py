@@ -14,7 +14,8 @@ its subdomains). What it refuses on its own:
   or 30 s in all.
 
 HTML becomes Markdown with html-to-markdown (~35 ms for a 100 KB page, against ~400 ms with
-markdownify); text, Markdown and JSON are kept as they are. Connections go directly, not
+markdownify; made by `web_text`, off the event loop); text, Markdown and JSON are kept as they
+are. Connections go directly, not
 through the environment's proxy, since the address they reach is the one that was checked.
 """
 
@@ -28,27 +29,18 @@ from urllib.parse import urljoin
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent
+from di_code.ai.providers.http import ssl_context
 from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
 from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.truncation import keep_head
+from di_code.tools.builtin.web_text import Page, page_result
 
 TIMEOUT_S = 30.0
 MAX_REDIRECTS = 5
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/xhtml+xml")
 TEXT_SUFFIXES = ("+json", "+xml")
 USER_AGENT = "di-code (fetch tool; +https://github.com)"
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    url: str
-    status: int
-    content_type: str
-    body: bytes
-    cut: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +56,7 @@ class FetchTool(CheckedTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        fetching = asyncio.ensure_future(
-            fetch_page(params["url"], self.private_hosts, self.resolver)
-        )
+        fetching = asyncio.ensure_future(self._fetch(params["url"]))
         aborted = asyncio.ensure_future(signal.wait())
         try:
             await asyncio.wait({fetching, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -75,8 +65,13 @@ class FetchTool(CheckedTool):
         if not fetching.done():
             fetching.cancel()
             raise ToolError("Fetch aborted")
-        page = fetching.result()
-        return _result(page)
+        return fetching.result()
+
+    async def _fetch(self, url: str) -> ToolResult:
+        """The page as text; made in a worker thread (seconds for a large page), which a stop
+        leaves behind."""
+        page = await fetch_page(url, self.private_hosts, self.resolver)
+        return await asyncio.to_thread(page_result, page)
 
 
 async def fetch_page(
@@ -86,7 +81,9 @@ async def fetch_page(
 
     try:
         async with asyncio.timeout(TIMEOUT_S):
-            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S) as client:
+            verify = await asyncio.to_thread(ssl_context)  # the CA bundle: once, off the loop
+            client = httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S, verify=verify)
+            async with client:
                 for _ in range(MAX_REDIRECTS + 1):
                     page_or_next = await _get(client, _address(url), private_hosts, resolver)
                     if isinstance(page_or_next, Page):
@@ -179,37 +176,3 @@ async def _read_capped(chunks: Any) -> tuple[bytes, bool]:
         if len(body) > FETCH_MAX_BYTES:
             return bytes(body[:FETCH_MAX_BYTES]), True
     return bytes(body), False
-
-
-def _result(page: Page) -> ToolResult:
-    charset = _charset(page.content_type)
-    text = page.body.decode(charset, errors="replace")
-    if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
-        text = html_to_markdown(text)
-    lines, truncation = keep_head(text.splitlines())
-    notes = [f"[{page.status} {page.url}]"]
-    if page.cut:
-        notes.append(f"[Only the first {FETCH_MAX_BYTES} bytes were read.]")
-    if truncation is not None:
-        notes.append(f"[Showing the first {len(lines)} lines of {truncation.total_lines}.]")
-    details = {"url": page.url, "status": page.status, "bytes": len(page.body), "cut": page.cut}
-    body = "\n".join(lines)
-    return ToolResult([TextContent("\n".join([notes[0], "", body, *notes[1:]]))], details)
-
-
-def html_to_markdown(html: str) -> str:
-    from html_to_markdown import convert
-
-    return convert(html).content or ""
-
-
-def _charset(content_type: str) -> str:
-    for part in content_type.split(";")[1:]:
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "charset" and value:
-            try:
-                "".encode(value.strip('"'))
-                return value.strip('"')
-            except LookupError:
-                break
-    return "utf-8"
