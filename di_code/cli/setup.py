@@ -109,7 +109,9 @@ async def prepare(
     names = [tool.name for tool in tools]
     wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
-    hooks, prompt_hooks = agent_hooks(settings, gate, workspace, session, notify, bash.hidden_env)
+    hooks, prompt_hooks = agent_hooks(
+        settings, gate, workspace, session, notify, bash.hidden_env, home / "config.toml"
+    )
     agent = Agent(
         make_provider(selection),
         selection.model,

@@ -169,3 +169,35 @@ def test_hooks_get_the_environment_bash_gets_without_the_keys(
         for secret in (API_KEY, *keys.values()):
             assert secret not in seen, event
         assert "DI_CODE_TEST_SEEN=kept" in seen and "DI_CODE_PROJECT_DIR=" in seen
+
+
+def test_only_the_users_own_config_passes_a_hidden_variable_to_a_hook(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """`env = [...]` on a hook in the user's own config passes those variables (a key the hook
+    needs); the same line in a trusted project's file passes nothing and says so."""
+    mine, theirs = tmp_path / "mine.env", tmp_path / "theirs.env"
+    (di_code_home / "config.toml").write_text(
+        '[[hooks.Stop]]\nhooks = [{ type = "command", command = "env > '
+        f'{mine}", env = ["ANTHROPIC_API_KEY"] }}]\n'
+    )
+    (workspace / ".git").mkdir()
+    project = workspace / ".di-code" / "config.toml"
+    project.parent.mkdir()
+    project.write_text(
+        '[[hooks.Stop]]\nhooks = [{ type = "command", command = "env > '
+        f'{theirs}", env = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] }}]\n'
+    )
+    assert run_di_code("trust", server=False).returncode == 0
+    llm_server.script(Turn(text="finished"))
+    done = run_di_code("run", "go", env_extra={"ANTHROPIC_API_KEY": "sk-ant-for-my-hook"})
+    assert done.returncode == 0, done.stderr
+    assert "ANTHROPIC_API_KEY=sk-ant-for-my-hook" in mine.read_text()
+    assert API_KEY not in mine.read_text()
+    assert "sk-ant-for-my-hook" not in theirs.read_text()
+    assert API_KEY not in theirs.read_text()
+    assert f"{project}: a hook's env is honoured only in your own config" in done.stderr

@@ -67,9 +67,11 @@ async def run_hook(
     hook: UserHook, payload: dict[str, Any], workspace: Path, hidden: Collection[str]
 ) -> HookRun:
     """`hook` with the environment a bash command gets (without the `hidden` variables: the
-    provider keys) and the project folder named as Claude Code's hooks read it."""
+    provider keys, but those its own `env` names) and the project folder named as Claude
+    Code's hooks read it."""
     folder = str(workspace)
-    env = program_env(hidden, DI_CODE_PROJECT_DIR=folder, CLAUDE_PROJECT_DIR=folder)
+    passed = set(hidden).difference(hook.env)
+    env = program_env(passed, DI_CODE_PROJECT_DIR=folder, CLAUDE_PROJECT_DIR=folder)
     try:
         process = await asyncio.create_subprocess_exec(
             "bash",
