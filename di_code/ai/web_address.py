@@ -56,6 +56,8 @@ def web_address(url: str) -> WebAddress:
         port = parts.port
     except ValueError as exc:
         raise BadAddress(f"Invalid URL {url!r}: {exc}") from None
+    if port == 0:
+        raise BadAddress(f"Invalid URL {url!r}: port 0")
     if parts.scheme not in ("http", "https"):
         raise BadAddress(f"Only http:// and https:// URLs can be fetched, not {url!r}")
     userinfo, at, hostport = parts.netloc.rpartition("@")

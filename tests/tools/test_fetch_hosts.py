@@ -62,6 +62,8 @@ def test_a_rules_own_host_is_normalised_the_same_way(rule: str) -> None:
         "http://localhost .example.org/",
         "http://evil%2e.example.org/",
         "http://a..example.org/",
+        "http://example.org:0/",
+        "http://-a.example.org/",
     ],
 )
 def test_an_allow_rule_never_covers_a_host_that_cannot_be_named(url: str) -> None:
