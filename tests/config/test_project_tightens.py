@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from di_code.config.trust import project_mcp_json
+from di_code.config.trust import trusted_mcp_json
 from di_code.config.trusting import HeldBack, held_back_items, trust_offer, trust_project
 from tests.support.llm_server import LLMServer, Turn
 
@@ -122,6 +122,12 @@ def test_the_prompt_goes_to_the_users_server_not_the_projects_local_one(
         assert done.stdout == "from the user's own server\n"
         assert local.requests == []
     assert "ignored until you trust this project (di-code trust): model" in done.stderr
+
+
+def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
+    """The `.mcp.json` used (if trusted) and why not."""
+    path, data, why_not = trusted_mcp_json(home, workspace)
+    return (path if data is not None else None), why_not
 
 
 def mcp_json(folder: Path, command: str = "./server.sh") -> Path:
