@@ -143,6 +143,7 @@ async def prepare(
         mcp=mcp,
         attach_session=attach,
         bash_state=bash.state,
+        hidden_env=bash.hidden_env,
     )
 
 

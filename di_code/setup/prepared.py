@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.config.settings import di_code_home
+from di_code.tools.policy.program_env import KEY_VARIABLES
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
@@ -51,6 +52,9 @@ class Prepared:
     """Records an agent's messages (and checkpoints) in a session (again after /clear)."""
     bash_state: Callable[[], str] | None = None
     """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
+    hidden_env: frozenset[str] = KEY_VARIABLES
+    """The variables every program run for the user starts without (bash's `hidden_env`):
+    a `!command` too."""
     trust_offer: TrustOffer | None = None
     """What the untrusted project's files would set once trusted (each value, a line, and the
     files as read for it): the chat lists it and asks once, before the first prompt."""

@@ -333,7 +333,8 @@ class Repl:
             from di_code.ui.shell import run_shell
 
             self.renderer.show_user(f"!{command}")
-            ran = await run_shell(command, self.setup.workspace, controller.signal, self.renderer)
+            where, signal = self.setup.workspace, controller.signal
+            ran = await run_shell(command, where, signal, self.renderer, self.setup.hidden_env)
             if ran is not None:
                 self.notes_for_model.append(ran)
 
