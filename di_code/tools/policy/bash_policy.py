@@ -9,7 +9,7 @@ back to ask frees it. The mode is kept in one place, the gate, and only read her
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -49,12 +49,12 @@ class BashPolicy:
 
     @contextlib.contextmanager
     def launch(
-        self, argv: list[str], roots: Sequence[Path], env: Mapping[str, str]
+        self, argv: list[str], roots: Sequence[Path]
     ) -> Iterator[tuple[list[str], dict[str, str]]]:
         """The command line and environment `argv` starts with now, held while it runs: in
         the sandbox of this moment (the spill folder readable in it), without the hidden
         variables."""
-        clean = program_env(self.hidden_env, env)
+        clean = program_env(self.hidden_env)
         sandbox = self.sandbox()
         if sandbox is None:
             yield argv, clean
