@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
+
+from msgspec.structs import replace
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.agent.loop import LoopConfig, MoreTurns, run_agent_loop
@@ -224,17 +225,17 @@ def _independent(message: Message) -> Message:
     a call's arguments and a result's details are copied (a whole deepcopy is 5x slower)."""
     if isinstance(message, AssistantMessage):
         content: list[AssistantContent] = [
-            dataclasses.replace(block, arguments=copy.deepcopy(block.arguments))
+            replace(block, arguments=copy.deepcopy(block.arguments))
             if isinstance(block, ToolCall)
             else block
             for block in message.content
         ]
-        return dataclasses.replace(message, content=content)
+        return replace(message, content=content)
     if isinstance(message, ToolResultMessage):
-        return dataclasses.replace(
+        return replace(
             message, content=list(message.content), details=copy.deepcopy(message.details)
         )
-    return dataclasses.replace(message, content=list(message.content))
+    return replace(message, content=list(message.content))
 
 
 def _drain(queue: list[UserMessage]) -> list[UserMessage]:

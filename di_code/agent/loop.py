@@ -17,6 +17,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+import msgspec.structs
+
 from di_code.agent.events import (
     AgentEndEvent,
     AgentEvent,
@@ -185,7 +187,7 @@ class _Run:
     async def _local_end(self, reason: StopReason, error_message: str) -> None:
         """End without asking the model, so the last message is still an assistant's. Its
         start event already carries the stop reason: a listener can tell no request was made."""
-        message = dataclasses.replace(
+        message = msgspec.structs.replace(
             self._preview(), stop_reason=reason, error_message=error_message
         )
         await self.emit(MessageStartEvent(message))

@@ -1,6 +1,6 @@
-"""Lossless conversion between di-code's dataclasses and JSON-ready dicts.
+"""Lossless conversion between di-code's data types (Structs, dataclasses) and JSON dicts.
 
-`to_dict` works for every dataclass di-code writes (content, messages, stream and agent
+`to_dict` works for every data type di-code writes (content, messages, stream and agent
 events): the class's tag (`type` or `role`) comes first, then the fields in order, snake_case.
 `message_from_dict` reads messages back from untrusted JSON (session files) and raises
 `CodecError` with a one-line reason instead of crashing on a bad shape.
@@ -30,7 +30,7 @@ from di_code.ai.types import (
 )
 
 _STOP_REASONS = ("stop", "length", "tool_use", "error", "aborted")
-_COST_FIELDS = tuple(field.name for field in dataclasses.fields(Cost))
+_COST_FIELDS = Cost.__struct_fields__
 _USER_CONTENT = (TextContent, ImageContent)
 _ASSISTANT_CONTENT = (TextContent, ThinkingContent, ToolCall)
 

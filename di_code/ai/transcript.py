@@ -10,8 +10,9 @@ Only a failed reply that ends the transcript is dropped: a retry asks for it aga
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
+
+import msgspec.structs
 
 from di_code.ai.types import AssistantMessage, Message, TextContent, ToolResultMessage
 
@@ -59,6 +60,6 @@ def cut_off_reply(message: AssistantMessage) -> AssistantMessage:
         note = FAILED_REPLY_NOTE
     else:  # stopped while a tool ran, the reply not yet asked for, or stopped mid-reply
         note = INTERRUPTED_REPLY_NOTE if message.content else STOPPED_BEFORE_REPLY_NOTE
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         message, content=[TextContent(f"{text}\n\n{note}" if text else note)], stop_reason="stop"
     )

@@ -6,6 +6,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import msgspec.structs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -167,7 +168,7 @@ def test_a_kept_reply_in_the_summarys_millisecond_is_not_counted_as_new() -> Non
 def test_context_tokens_uses_usage_then_estimates() -> None:
     user = UserMessage.of("y" * 400, 1)
     reply = AssistantMessage([TextContent("ok")], "faux", "faux-1", Usage(input=900, output=100))
-    failed = dataclasses.replace(reply, stop_reason="error", error_message="x", usage=Usage(5))
+    failed = msgspec.structs.replace(reply, stop_reason="error", error_message="x", usage=Usage(5))
     assert context_tokens([user]) == 100
     assert context_tokens([user, reply, user]) == 1000 + 100
     assert context_tokens([user, reply, failed]) == 1000
