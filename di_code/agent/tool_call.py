@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate, bind_tool
 from di_code.ai.abort import AbortSignal
@@ -24,8 +25,7 @@ NOT_RUN_TOOL_TEXT = "Not run: the user interrupted before this tool call started
 ABORTED_QUESTION_TEXT = "Operation aborted"
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallContext:
+class ToolCallContext(Struct, frozen=True):
     """What a hook knows of a call: the model's call, its validated arguments and the tool."""
 
     call: ToolCall
@@ -40,19 +40,21 @@ AfterToolCall = Callable[[ToolCallContext, ToolResult], Awaitable[ToolResult]]
 """Returns the result the model gets (the one it was given, or a replacement)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ToolHooks:
+class ToolHooks(Struct, frozen=True):
     """Hooks run in order: the first refusal wins; each `after` gets the last one's result."""
 
     before: Sequence[BeforeToolCall] = ()
     after: Sequence[AfterToolCall] = ()
 
 
+NO_HOOKS = ToolHooks()
+
+
 async def run_tool_call(
     call: ToolCall,
     tool: AgentTool | None,
     signal: AbortSignal,
-    hooks: ToolHooks = ToolHooks(),
+    hooks: ToolHooks = NO_HOOKS,
     on_update: ToolUpdate | None = None,
 ) -> ToolResult:
     """The result of `call`: unknown tools, invalid arguments, refusals and raising tools all

@@ -26,8 +26,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
+
+import msgspec
+from msgspec import Struct
 
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
@@ -47,8 +49,7 @@ GRANT_KEYS = ("a", "e")
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(Struct, frozen=True):
     """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`.
     `mcp__SERVER` names every tool of that MCP server (`mcp__SERVER__TOOL` one of them)."""
 
@@ -117,8 +118,7 @@ class Rule:
         return isinstance(path, str) and posixpath.normpath(path) == posixpath.normpath(self.prefix)
 
 
-@dataclass(frozen=True, slots=True)
-class PermissionRules:
+class PermissionRules(Struct, frozen=True):
     allow: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
 
@@ -183,8 +183,7 @@ def command_prefix(words: Sequence[str]) -> str:
     return words[0]
 
 
-@dataclass(frozen=True, slots=True)
-class GrantOffer:
+class GrantOffer(Struct, frozen=True):
     """A "yes, and don't ask again for …" choice: what it says and the rules it adds."""
 
     label: str
@@ -213,8 +212,7 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     return (GrantOffer(", ".join(prefixes), tuple(Rule("bash", p) for p in prefixes)),)
 
 
-@dataclass(frozen=True, slots=True)
-class ApprovalRequest:
+class ApprovalRequest(Struct, frozen=True):
     """What the user is asked about: the tool, its arguments, a one-line summary and the
     session grants a "don't ask again" answer may add."""
 
@@ -230,8 +228,7 @@ class ApprovalRequest:
         return dict(zip(GRANT_KEYS, self.offers, strict=False))
 
 
-@dataclass(frozen=True, slots=True)
-class Approval:
+class Approval(Struct, frozen=True):
     """The user's answer: run or not, the grant chosen (if any), and what to tell the model
     instead (with a refusal)."""
 
@@ -256,19 +253,18 @@ def summarize(tool_name: str, arguments: dict[str, Any]) -> str:
     return tool_name
 
 
-@dataclass(slots=True)
-class PermissionGate:
+class PermissionGate(Struct):
     """Decides each gated call; keeps the session's grants ("don't ask again")."""
 
     mode: PermissionMode
     """The one record of the mode: what runs unasked, and (bash_policy) what runs sandboxed."""
-    rules: PermissionRules = field(default_factory=PermissionRules)
+    rules: PermissionRules = msgspec.field(default_factory=PermissionRules)
     approver: Approver | None = None
-    grants: list[Rule] = field(default_factory=list)
-    watchers: list[Callable[[PermissionMode], str | None]] = field(default_factory=list)
+    grants: list[Rule] = msgspec.field(default_factory=list)
+    watchers: list[Callable[[PermissionMode], str | None]] = msgspec.field(default_factory=list)
     """Asked at each switch what the user should know about the new mode (the bash policy:
     that auto runs unsandboxed); each such line is said once a session."""
-    said: set[str] = field(default_factory=set)
+    said: set[str] = msgspec.field(default_factory=set)
     protected: Callable[[str], str | None] | None = None
     """Why the file a write or edit names is protected (`protected.protected_path`): such a
     call is asked in ask and accept-edits modes, whatever the rules and grants."""
