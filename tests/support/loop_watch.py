@@ -1,0 +1,61 @@
+"""The loop watch (DI_CODE_LOOP_WATCH=1): every event loop of a test, in pytest and in each
+di-code it starts, runs in asyncio's debug mode, where a callback that holds the loop longer
+than `slow_callback_duration` (100 ms, asyncio's default) is logged as "Executing ... took
+X seconds". Such a callback is one during which Ctrl-C, Esc and every other task wait; the
+test that saw one fails, naming it.
+
+In pytest the records are collected here; a di-code subprocess imports
+tests/support/loopwatch/sitecustomize.py (put first on its PYTHONPATH), which appends them to
+the file named in DI_CODE_LOOP_WATCH_LOG. Debug mode itself is asyncio's own switch,
+PYTHONASYNCIODEBUG, read by every new loop. A subprocess started with an environment of its
+own that drops these variables is not watched."""
+
+from __future__ import annotations
+
+import logging
+import os
+from pathlib import Path
+
+SWITCH = "DI_CODE_LOOP_WATCH"
+LOG_VARIABLE = "DI_CODE_LOOP_WATCH_LOG"
+SLOW_MESSAGE = "Executing %s took %.3f seconds"
+"""asyncio's own message for a slow callback (asyncio.base_events)."""
+
+
+def enabled() -> bool:
+    return os.environ.get(SWITCH, "") not in ("", "0")
+
+
+class SlowCallbacks(logging.Handler):
+    """Keeps asyncio's slow-callback records (appended to `path` when given); passes any
+    other record on as logging would have without this handler (its last resort)."""
+
+    def __init__(self, path: str | None = None) -> None:
+        super().__init__(logging.WARNING)
+        self.path = path
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.msg != SLOW_MESSAGE:
+            last = logging.lastResort
+            if last is not None and not logging.getLogger().handlers:
+                last.handle(record)
+            return
+        line = f"pid {os.getpid()}: {record.getMessage()}"
+        self.seen.append(line)
+        if self.path:
+            with open(self.path, "a", encoding="utf-8") as file:
+                file.write(line.replace("\n", " ") + "\n")
+
+
+def install(path: str | None = None) -> SlowCallbacks:
+    handler = SlowCallbacks(path)
+    logging.getLogger("asyncio").addHandler(handler)
+    return handler
+
+
+def seen_in(path: Path) -> list[str]:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
