@@ -23,7 +23,12 @@ from pathlib import Path
 from di_code.ai.types import ImageContent, Model, TextContent, UserContent
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 
-_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_WORD = re.compile(r"\S+")
+_SPACE = re.compile(r"\s")
+MAX_MENTIONS = 100
+"""Distinct `@` words looked up as files, at most: a pasted log full of `@` costs no more."""
+PATH_MAX = 4096
+"""A longer `@` word names no file (Linux's PATH_MAX): it is not looked up."""
 _TRAILING = ".,;:!?)]}>'\""
 
 
@@ -63,8 +68,7 @@ def refuse_images(model: Model, count: int) -> None:
 def mentioned_images(text: str, root: Path) -> list[tuple[Path, ImageContent]]:
     """The images the `@path` words of `text` name, in order, each file once."""
     out: list[tuple[Path, ImageContent]] = []
-    for match in _MENTION.finditer(text):
-        word = match.group(1)
+    for word in mention_words(text):
         for candidate in dict.fromkeys((word, word.rstrip(_TRAILING))):
             path = _path(root, candidate)
             if candidate and path.is_file():
@@ -73,6 +77,23 @@ def mentioned_images(text: str, root: Path) -> list[tuple[Path, ImageContent]]:
                     out.append((path, image))
                 break
     return out
+
+
+def mention_words(text: str) -> list[str]:
+    """The distinct `@` words of `text` (an `@` at the start or after white space, up to the
+    next white space), in order, at most MAX_MENTIONS. Work bounded by what is looked up: the
+    `@`s are found by `str.find` and each word is matched from its `@` only, so a 100 MB
+    prompt costs a scan at memory speed (a regex tried at every position took seconds)."""
+    words: dict[str, None] = {}
+    at = text.find("@")
+    while at != -1 and len(words) < MAX_MENTIONS:
+        word = _WORD.match(text, at + 1, at + 2 + PATH_MAX)
+        end = at + 1 if word is None else word.end()
+        if word is not None and (at == 0 or _SPACE.match(text, at - 1)):
+            if len(word.group()) <= PATH_MAX:
+                words.setdefault(word.group())
+        at = text.find("@", end)
+    return list(words)
 
 
 def _path(root: Path, raw: str) -> Path:
