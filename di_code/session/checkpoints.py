@@ -31,7 +31,7 @@ from di_code.agent.events import (
 from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.file_backup import FileBackup
-from di_code.session.format import CheckpointPhase
+from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, work_tree_top
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
@@ -307,12 +307,18 @@ class Checkpointer:
         self, phase: CheckpointPhase, kind: Literal["git", "files"], ref: str,
         skipped: tuple[str, ...], paths: tuple[str, ...] | None = None,
     ) -> None:  # fmt: skip
+        if self._failed:
+            return
         leaf = self._leaf if phase == "before" else None
         assert self._number is not None  # set by _begin, which every prompt starts with
-        self.session.append_checkpoint(
-            self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped,
-            paths=paths,
-        )  # fmt: skip
+        try:
+            self.session.append_checkpoint(
+                self._number, phase, kind, ref, leaf_id=leaf, title=self._title,
+                skipped=skipped, paths=paths,
+            )  # fmt: skip
+        except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail
+            self._failed = True
+            self.on_warning(f"checkpoint not recorded, undo may miss this prompt's changes: {exc}")
 
 
 def _changed_uncaptured(

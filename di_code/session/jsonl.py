@@ -104,14 +104,20 @@ def _parse_each(path: Path, numbered: list[tuple[int, bytes]]) -> tuple[list[Rec
 
 
 def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bool = True) -> None:
-    """Append complete lines; write `header` first when the file is new or empty."""
+    """Append complete lines; write `header` first when the file is new or empty. A write
+    that fails (a full disk) leaves the file as it was."""
     with _locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, fcntl.LOCK_EX) as fd:
         size = os.fstat(fd).st_size
         if size == 0:
             payload = header + payload
         elif os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload
-        _write_all(fd, payload)
+        try:
+            _write_all(fd, payload)
+        except OSError:  # a full disk: no half line is left for the next append to follow
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
         if durable:
             os.fsync(fd)
 
