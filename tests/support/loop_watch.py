@@ -54,6 +54,10 @@ def install(path: str | None = None) -> SlowCallbacks:
     return handler
 
 
+def uninstall(handler: SlowCallbacks) -> None:
+    logging.getLogger("asyncio").removeHandler(handler)
+
+
 def seen_in(path: Path) -> list[str]:
     try:
         return path.read_text(encoding="utf-8").splitlines()

@@ -14,25 +14,87 @@ The output is what httpx's `json=` sends: compact separators, UTF-8, NaN refused
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+PIECE = 1 << 20
+"""A longer string (a 100 MB prompt) is encoded a piece of this size at a time: one call of
+the C encoder holds the GIL throughout, so a body encoded on a worker thread (providers/http)
+would still stop the event loop for the whole of it."""
 
 
 def _encode(value: Any) -> bytes:
-    return _json.encode(value).encode()
+    if not _holds_long(value):
+        return _json.encode(value).encode()
+    parts: list[bytes] = []
+    _encode_pieces(value, parts)
+    return b"".join(parts)
+
+
+def _holds_long(value: Any) -> bool:
+    if isinstance(value, str):
+        return len(value) > PIECE
+    if isinstance(value, dict):
+        return any(map(_holds_long, value.values()))
+    if isinstance(value, list | tuple):
+        return any(map(_holds_long, value))
+    return False
+
+
+def _encode_pieces(value: Any, parts: list[bytes]) -> None:
+    """The same JSON as `_json.encode(value)`, as several calls: each character is escaped on
+    its own, so the pieces of a string escape to the pieces of its escape."""
+    if isinstance(value, str) and len(value) > PIECE:
+        parts.append(b'"')
+        for start in range(0, len(value), PIECE):
+            parts.append(_json.encode(value[start : start + PIECE])[1:-1].encode())
+        parts.append(b'"')
+    elif isinstance(value, dict) and _holds_long(value):
+        for index, (key, item) in enumerate(value.items()):
+            parts += (b"," if index else b"{", _json.encode(key).encode(), b":")
+            _encode_pieces(item, parts)
+        parts.append(b"}" if value else b"{}")
+    elif isinstance(value, list | tuple) and _holds_long(value):
+        for index, item in enumerate(value):
+            parts.append(b"," if index else b"[")
+            _encode_pieces(item, parts)
+        parts.append(b"]" if value else b"[]")
+    else:
+        parts.append(_json.encode(value).encode())
+
+
+def sendable(content: bytes) -> bytes | AsyncIterator[bytes]:
+    """The body as httpx is to send it: over PIECE, a piece at a time (the caller sets its
+    Content-Length). One write of 100 MB held the event loop for seconds: asyncio (3.11)
+    copies it into its buffer, then moves what is left to the front after every send."""
+    if len(content) <= PIECE:
+        return content
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(content), PIECE):
+            yield content[start : start + PIECE]
+
+    return pieces()
 
 
 class BodyEncoder:
     """One per client: the last body's list items and their JSON (UTF-8, joined once)."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
+        """Bodies are encoded on worker threads (providers/http): one at a time."""
         self._last: dict[str, list[tuple[Any, bytes]]] = {}
         self.encoded = 0
         """How many list items the last body needed encoded (the others were reused)."""
 
     def encode(self, body: dict[str, Any]) -> bytes:
         """The body's JSON, joined once: every copy of a large body costs a fresh allocation."""
+        with self._lock:
+            return self._encode_body(body)
+
+    def _encode_body(self, body: dict[str, Any]) -> bytes:
         self.encoded = 0
         parts: list[bytes] = []
         kept: dict[str, list[tuple[Any, bytes]]] = {}
