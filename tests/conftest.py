@@ -22,6 +22,7 @@ if loop_watch.enabled():
             [str(Path(__file__).parent / "support" / "loopwatch"), os.environ.get("PYTHONPATH")],
         )
     )
+    loop_watch.warm()
     WATCH = loop_watch.install()
 
 

@@ -22,6 +22,24 @@ SLOW_MESSAGE = "Executing %s took %.3f seconds"
 """asyncio's own message for a slow callback (asyncio.base_events)."""
 
 
+FIRST_USE_IMPORTS = (
+    "jsonschema",
+    "httpx",
+    "httpcore._async.http11",
+    "anyio._backends._asyncio",
+    "rich.console",
+    "rich.live",
+    "rich.markdown",
+    "prompt_toolkit.application",
+    "prompt_toolkit.shortcuts",
+)
+"""Imported, with every module of di_code, before pytest's own loops are watched: di-code
+imports these on first use, once per process (a tool's module at its first call, jsonschema
+at the first argument check: each up to ~0.2 s), and in one pytest process whichever test came
+first would pay for all. A di-code subprocess is watched with nothing imported ahead: there
+its first-use imports count."""
+
+
 def enabled() -> bool:
     return os.environ.get(SWITCH, "") not in ("", "0")
 
@@ -46,6 +64,17 @@ class SlowCallbacks(logging.Handler):
         if self.path:
             with open(self.path, "a", encoding="utf-8") as file:
                 file.write(line.replace("\n", " ") + "\n")
+
+
+def warm() -> None:
+    import importlib
+    import pkgutil
+
+    import di_code
+
+    found = pkgutil.walk_packages(di_code.__path__, "di_code.")
+    for name in [*FIRST_USE_IMPORTS, *(module.name for module in found)]:
+        importlib.import_module(name)
 
 
 def install(path: str | None = None) -> SlowCallbacks:
