@@ -1,7 +1,8 @@
 """How the model's thinking is drawn: while it streams, its last lines with their line
 breaks; once done, folded to THINKING_LINES (Ctrl-T shows the last folded block whole at
-once and every later block whole, and `/expand thinking [N]` shows a past one whole). Lines are counted as drawn, wrapped at the
-panel's width, so a long paragraph cannot fill the screen."""
+once and every later block whole, and `/expand thinking [N]` shows a past one whole). Lines
+are counted as drawn, wrapped at the panel's width, so a long paragraph cannot fill the
+screen."""
 
 from __future__ import annotations
 

@@ -89,9 +89,9 @@ def mention_words(text: str) -> list[str]:
     while at != -1 and len(words) < MAX_MENTIONS:
         word = _WORD.match(text, at + 1, at + 2 + PATH_MAX)
         end = at + 1 if word is None else word.end()
-        if word is not None and (at == 0 or _SPACE.match(text, at - 1)):
-            if len(word.group()) <= PATH_MAX:
-                words.setdefault(word.group())
+        after_space = at == 0 or _SPACE.match(text, at - 1)
+        if word is not None and after_space and len(word.group()) <= PATH_MAX:
+            words.setdefault(word.group())
         at = text.find("@", end)
     return list(words)
 
