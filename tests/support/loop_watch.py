@@ -8,7 +8,12 @@ In pytest the records are collected here; a di-code subprocess imports
 tests/support/loopwatch/sitecustomize.py (put first on its PYTHONPATH), which appends them to
 the file named in DI_CODE_LOOP_WATCH_LOG. Debug mode itself is asyncio's own switch,
 PYTHONASYNCIODEBUG, read by every new loop. A subprocess started with an environment of its
-own that drops these variables is not watched."""
+own that drops these variables is not watched; one that keeps PYTHONASYNCIODEBUG but sets its
+own PYTHONPATH writes asyncio's warnings to its stderr instead (a test that compares stderr
+whole then fails: tests/cli/test_extensions_e2e.py).
+
+CI (.ci/run) runs the in-process agent scenarios under it; the whole set is
+`DI_CODE_LOOP_WATCH=1 .venv/bin/pytest tests/agent tests/tools tests/cli tests/ui tests/editor`."""
 
 from __future__ import annotations
 
