@@ -76,7 +76,9 @@ def test_ctrl_c_ends_a_run_with_a_100_mb_prompt_at_once(
 ) -> None:
     """A 100 MB prompt piped in (a log: `@` words on every line, distinct ones too) is work
     for the loop: its `@` mentions are looked for and its request body encoded. Ctrl-C at any
-    moment of it ends the run with 130 within 1.5 s (it took 4-5 s)."""
+    moment of it ends the run with 130 within 1.5 s (it took 4-5 s). Without a session: the
+    session file's append of the message still runs on the loop (~6 s for 100 MB), not yet
+    covered here."""
     (tmp_path / "notes.txt").write_text("not an image\n")
     line = b"user@host said: see @notes.txt and @%d, then more words follow here\n"
     prompt = b"".join(line % (n % 5000) for n in range(1_450_000))
