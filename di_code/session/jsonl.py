@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.json_pieces import holds_long, text_pieces, utf8
 from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
 
@@ -28,10 +29,15 @@ class Record:
     data: Any
 
 
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(data: Any) -> bytes:
-    """One line; known secrets never reach the disk (see di_code.ai.redaction)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return redact(text).encode("utf-8") + b"\n"
+    """One line; known secrets never reach the disk (see di_code.ai.redaction). A line with a
+    very long string is made in pieces (json_pieces), so a thread making it lets the loop run."""
+    if not holds_long(data):
+        return redact(_json.encode(data)).encode("utf-8") + b"\n"
+    return utf8(redact("".join(text_pieces(data, _json)))) + b"\n"
 
 
 def read_lines(path: Path) -> list[bytes]:

@@ -76,16 +76,15 @@ def test_ctrl_c_ends_a_run_with_a_100_mb_prompt_at_once(
 ) -> None:
     """A 100 MB prompt piped in (a log: `@` words on every line, distinct ones too) is work
     for the loop: its `@` mentions are looked for and its request body encoded. Ctrl-C at any
-    moment of it ends the run with 130 within 1.5 s (it took 4-5 s). Without a session: the
-    session file's append of the message still runs on the loop (~6 s for 100 MB), not yet
-    covered here."""
+    moment of it ends the run with 130 within 1.5 s (it took 4-5 s), and so does the session
+    file's append of it (a thread of its own writes it)."""
     (tmp_path / "notes.txt").write_text("not an image\n")
     line = b"user@host said: see @notes.txt and @%d, then more words follow here\n"
     prompt = b"".join(line % (n % 5000) for n in range(1_450_000))
     assert len(prompt) > 100_000_000
     llm_server.script(Turn(text="never seen", first_delay=30))
     process = subprocess.Popen(
-        [DI_CODE, "run", "--no-session"],
+        [DI_CODE, "run"],
         cwd=tmp_path,
         env=cli_env(di_code_home, llm_server),
         stdin=subprocess.PIPE,

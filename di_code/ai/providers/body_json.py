@@ -18,57 +18,22 @@ import threading
 from collections.abc import AsyncIterator
 from typing import Any
 
+from di_code.ai.json_pieces import PIECE, holds_long, text_pieces, utf8
+
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-PIECE = 1 << 20
-"""A longer string (a 100 MB prompt) is encoded a piece of this size at a time: one call of
-the C encoder holds the GIL throughout, so a body encoded on a worker thread (providers/http)
-would still stop the event loop for the whole of it."""
 
 
 def _encode(value: Any) -> bytes:
-    if not _holds_long(value):
+    if not holds_long(value):
         return _json.encode(value).encode()
-    parts: list[bytes] = []
-    _encode_pieces(value, parts)
-    return b"".join(parts)
-
-
-def _holds_long(value: Any) -> bool:
-    if isinstance(value, str):
-        return len(value) > PIECE
-    if isinstance(value, dict):
-        return any(map(_holds_long, value.values()))
-    if isinstance(value, list | tuple):
-        return any(map(_holds_long, value))
-    return False
-
-
-def _encode_pieces(value: Any, parts: list[bytes]) -> None:
-    """The same JSON as `_json.encode(value)`, as several calls: each character is escaped on
-    its own, so the pieces of a string escape to the pieces of its escape."""
-    if isinstance(value, str) and len(value) > PIECE:
-        parts.append(b'"')
-        for start in range(0, len(value), PIECE):
-            parts.append(_json.encode(value[start : start + PIECE])[1:-1].encode())
-        parts.append(b'"')
-    elif isinstance(value, dict) and _holds_long(value):
-        for index, (key, item) in enumerate(value.items()):
-            parts += (b"," if index else b"{", _json.encode(key).encode(), b":")
-            _encode_pieces(item, parts)
-        parts.append(b"}" if value else b"{}")
-    elif isinstance(value, list | tuple) and _holds_long(value):
-        for index, item in enumerate(value):
-            parts.append(b"," if index else b"[")
-            _encode_pieces(item, parts)
-        parts.append(b"]" if value else b"[]")
-    else:
-        parts.append(_json.encode(value).encode())
+    return b"".join(utf8(piece) for piece in text_pieces(value, _json))
 
 
 def sendable(content: bytes) -> bytes | AsyncIterator[bytes]:
-    """The body as httpx is to send it: over PIECE, a piece at a time (the caller sets its
-    Content-Length). One write of 100 MB held the event loop for seconds: asyncio (3.11)
-    copies it into its buffer, then moves what is left to the front after every send."""
+    """The body as httpx is to send it: over PIECE (json_pieces), a piece at a time (the
+    caller sets its Content-Length). One write of 100 MB held the event loop for seconds:
+    asyncio (3.11) copies it into its buffer, then moves what is left to the front after every
+    send."""
     if len(content) <= PIECE:
         return content
 
