@@ -83,8 +83,9 @@ def split_by_providers(
 
 
 def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
-    """Whether a project's `model` would choose a provider outside `usable` (an id without a
-    provider counts for the preset that knows it)."""
+    """Whether a project's `model` would choose a provider outside `usable`, read as the model
+    door reads a spec (di_code.config.selection.provider_named, on the presets): an id alone
+    counts for the preset that knows it; one no preset knows names no provider of the user's."""
     if usable is None or not isinstance(model, str):
         return False
     from di_code.config.models import PRESETS
@@ -92,7 +93,7 @@ def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
     if "/" in model:
         return model.split("/", 1)[0] not in usable
     owners = [name for name, preset in PRESETS.items() if any(m.id == model for m in preset.models)]
-    return bool(owners) and owners[0] not in usable
+    return not owners or owners[0] not in usable
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,25 +188,30 @@ def root_file(workspace: Path, name: str) -> tuple[Path | None, str | None]:
     return path, unsafe_reason(ProjectFile(path, path.parent))
 
 
-def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
-    """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
-    (path, None); (None, why not) when there is one that may not be used; (None, None) when
-    there is none."""
+def trusted_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, bytes | None, str | None]:
+    """The project's `.mcp.json` (at its repository root) and its bytes if the user trusts it
+    as it is now, read once: what is used is what was checked (read again, it may have
+    changed in between). (path, None, why not) when there is one that may not be used;
+    (None, None, None) when there is none."""
     path, reason = root_file(workspace, MCP_JSON)
     if path is None:
-        return None, None
+        return None, None, None
     if reason is not None:
-        return None, f"ignored {path}: {reason}"
-    if not trusted_file(home, path):
-        return None, f"{path}: its MCP servers start once you trust the project (di-code trust)"
-    return path, None
+        return path, None, f"ignored {path}: {reason}"
+    data = trusted_bytes(home, path)
+    if data is None:
+        why_not = f"{path}: its MCP servers start once you trust the project (di-code trust)"
+        return path, None, why_not
+    return path, data, None
 
 
-def trusted_file(home: Path, path: Path) -> bool:
-    """Trust is keyed to where the file is in this project (its folder's real path), never to
-    where a symlink points: a link to a trusted project's `.mcp.json` is not trusted here,
-    where its relative commands would run this project's programs."""
-    return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
+def trusted_bytes(home: Path, path: Path) -> bytes | None:
+    """The file's bytes if their digest is the trusted one, read once, else None. Trust is
+    keyed to where the file is in this project (its folder's real path), never to where a
+    symlink points: a link to a trusted project's `.mcp.json` is not trusted here, where its
+    relative commands would run this project's programs."""
+    data = path.read_bytes()
+    return data if TrustStore(home).files().get(str(path)) == digest(data) else None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:
