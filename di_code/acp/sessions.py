@@ -40,6 +40,7 @@ from di_code.acp.files import ClientFiles
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
+from di_code.acp.stored import check_stored
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
 from di_code.acp.usage import SessionUsage
@@ -131,6 +132,8 @@ class Sessions:
         self._open = open_session
         self._close = close_session
         self._sessions: dict[str, LiveSession] = {}
+        self._opening: set[str] = set()
+        """Stored sessions being opened: a second load of one is refused until it is open."""
         self._editor_fs = editor_fs
         """Whether the client reads and writes text files for the agent (its buffers)."""
         self._editor_terminal = editor_terminal
@@ -139,13 +142,13 @@ class Sessions:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
-        live = await self._start(cwd, None, mcp_servers or [])
+        live = await self._start(_folder(cwd), None, mcp_servers or [])
         return NewSessionResponse(session_id=live.id, modes=_modes(live.gate.mode))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        live = await self._start(cwd, session_id, mcp_servers or [])
+        live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
         return LoadSessionResponse(modes=_modes(live.gate.mode))
@@ -216,12 +219,21 @@ class Sessions:
             await self._close(live.opened)
         self._sessions.clear()
 
-    async def _start(self, cwd: str, session_id: str | None, servers: list[Any]) -> LiveSession:
-        workspace = Path(cwd)
-        if not workspace.is_absolute() or not workspace.is_dir():
-            raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
-        if session_id is not None and session_id in self._sessions:
+    async def _reopen(self, workspace: Path, session_id: str, servers: list[Any]) -> LiveSession:
+        """A stored session opened again: by its whole id, in its own folder, and once (the
+        id is taken before the first wait, so a second load at the same time is refused)."""
+        if session_id in self._sessions or session_id in self._opening:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
+        self._opening.add(session_id)
+        try:
+            await check_stored(session_id, workspace)
+            return await self._start(workspace, session_id, servers)
+        finally:
+            self._opening.discard(session_id)
+
+    async def _start(
+        self, workspace: Path, session_id: str | None, servers: list[Any]
+    ) -> LiveSession:
         files = ClientFiles(self._client) if self._editor_fs else None
         to_say: list[str] = []
         terminals = ClientTerminals(self._client) if self._editor_terminal else None
@@ -234,8 +246,12 @@ class Sessions:
         except Exception as exc:  # a configuration error: one line for the editor
             raise RequestError.internal_error({"message": str(exc)}) from None
         stored = opened.session
+        live_id = stored.id if stored is not None else uuid.uuid4().hex
+        if session_id not in (None, live_id):  # the store changed under us: never two ids
+            await self._close(opened)
+            raise RequestError.internal_error({"sessionId": f"{session_id!r} was not opened"})
         live = LiveSession(
-            id=stored.id if stored is not None else uuid.uuid4().hex,
+            id=live_id,
             opened=opened,
             translator=EventTranslator(opened.workspace, _text_via(files)),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
@@ -249,10 +265,16 @@ class Sessions:
             terminals.shown_call = lambda: live.current_call
         live.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
-        self._sessions[live.id] = live
+        self._register(live)
         commands = helpers.update_available_commands(offered(live.commands, live.skills))
         live.announce = asyncio.create_task(self._send(live.id, commands))
         return live
+
+    def _register(self, live: LiveSession) -> None:
+        """The one place a session becomes open: under the one id the editor knows it by."""
+        if live.id in self._sessions:
+            raise RequestError.invalid_request({"sessionId": "that session is already open"})
+        self._sessions[live.id] = live
 
     def _forwarder(self, live: LiveSession) -> Callable[[AgentEvent], Awaitable[None]]:
         async def forward(event: AgentEvent) -> None:
@@ -300,6 +322,15 @@ class Sessions:
 
     async def _send(self, session_id: str, update: Any) -> None:
         await self._client.session_update(session_id=session_id, update=update)
+
+
+def _folder(cwd: str) -> Path:
+    """The folder a session works in, as the editor names it: tools, checkpoints and undo
+    all take this one value (a stored session of another folder is refused)."""
+    workspace = Path(cwd)
+    if not workspace.is_absolute() or not workspace.is_dir():
+        raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+    return workspace
 
 
 def _text_via(files: ClientFiles | None) -> TextOf:

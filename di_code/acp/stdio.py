@@ -8,13 +8,13 @@ parses; the protocol writes to a private copy of the original stdout.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, cast
 
 from acp import Agent, run_agent
 
+from di_code.acp.jsonrpc_lines import refusal
 from di_code.acp.server import DiCodeAcpAgent
 
 if TYPE_CHECKING:
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest message line read: an editor may send a whole file or an image in one."""
-PARSE_ERROR = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
+CHECKED_ON_LOOP = 64 * 1024
+"""A longer line is parsed for its check in a thread, not on the event loop."""
 
 
 async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
@@ -50,12 +51,14 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
 async def _pass_json_lines(
     stdin: asyncio.StreamReader, messages: asyncio.StreamReader, writer: asyncio.StreamWriter
 ) -> None:
-    """The editor's lines on to the SDK; a line that is not JSON gets JSON-RPC's parse error
-    (the SDK would only log it, and the editor would wait for an answer)."""
+    """The editor's lines on to the SDK, each a JSON-RPC message; any other line is answered
+    with JSON-RPC's error for it (`jsonrpc_lines`) and the agent goes on."""
     try:
         while line := await stdin.readline():
-            if line.strip() and not _is_json(line):
-                writer.write(PARSE_ERROR)
+            small = len(line) <= CHECKED_ON_LOOP
+            error = refusal(line) if small else await asyncio.to_thread(refusal, line)
+            if error is not None:
+                writer.write(error)
             else:
                 messages.feed_data(line)
     except ValueError:  # a line over the limit: where the next message starts is unknown
@@ -63,11 +66,3 @@ async def _pass_json_lines(
         print(too_long, file=sys.stderr)
     finally:
         messages.feed_eof()
-
-
-def _is_json(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
