@@ -95,7 +95,7 @@ def is_opening_add(node: ast.AST) -> bool:
 
 def test_the_folder_an_editor_names_is_read_in_one_place() -> None:
     """The editor's `cwd` becomes a session's folder only through `_folder` (server.py hands
-    it on to the method of the same name)."""
+    it on to the method of the same name; `list_page` only filters the list by it)."""
     session_modules = [PACKAGE / "acp" / "server.py", PACKAGE / "acp" / "sessions.py"]
     for path, function in functions(session_modules):
         if function.name == "_folder":
@@ -105,7 +105,8 @@ def test_the_folder_an_editor_names_is_read_in_one_place() -> None:
         for call in (n for n in own_nodes(function) if isinstance(n, ast.Call)):
             passed = [a for a in call.args if a in uses]
             handed_on = getattr(call.func, "attr", None) == function.name
-            assert not passed or calls(call, "_folder") or handed_on, where
+            checked = calls(call, "_folder") or calls(call, "list_page")
+            assert not passed or checked or handed_on, where
             uses = [use for use in uses if use not in passed]
         assert not uses, f"{where} reads cwd itself"
     requests = places(ACP, lambda node: calls(node, "SessionRequest"))

@@ -13,20 +13,28 @@ from typing import TYPE_CHECKING, Any
 from acp import PROTOCOL_VERSION
 from acp.schema import (
     AgentCapabilities,
+    CloseSessionResponse,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
     SetSessionModeResponse,
 )
 
 from di_code import __version__
 
 if TYPE_CHECKING:
-    from di_code.acp.sessions import CloseSession, OpenSession, Sessions
+    from di_code.acp.live import CloseSession, OpenSession
+    from di_code.acp.sessions import Sessions
 
 
 class DiCodeAcpAgent:
@@ -55,6 +63,11 @@ class DiCodeAcpAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
             ),
             agent_info=Implementation(name="di-code", title="di-code", version=__version__),
         )
@@ -71,6 +84,21 @@ class DiCodeAcpAgent:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
         return await self._sessions().load_session(cwd, session_id, mcp_servers)
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> ResumeSessionResponse:
+        return await self._sessions().resume_session(cwd, session_id, mcp_servers)
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        from di_code.acp.stored import list_page  # the store alone: no session is opened
+
+        return await list_page(cwd, cursor)
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        return await self._sessions().close_session(session_id)
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any

@@ -14,17 +14,16 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acp import RequestError, helpers
 from acp.schema import (
+    CloseSessionResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
-    SessionMode,
-    SessionModeState,
+    ResumeSessionResponse,
     SetSessionModeResponse,
     StopReason,
 )
@@ -37,84 +36,24 @@ from di_code.acp.commands import (
     skill_prompt,
 )
 from di_code.acp.files import ClientFiles
+from di_code.acp.live import MODES, CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.stored import check_stored
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
-from di_code.acp.usage import SessionUsage
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, ImageContent, TextContent, UserContent
-from di_code.config.custom_commands import CommandSet, load_commands
-from di_code.config.skills import Skill, load_skills
+from di_code.config.custom_commands import load_commands
+from di_code.config.skills import load_skills
 from di_code.session import prompt_with_compaction
 from di_code.session.prompt_notes import content_with_notes
-from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.attachments import AttachmentError, refuse_images
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.editor_terminal import EditorTerminals
-from di_code.tools.extensions.mcp_config import McpServerConfig
-from di_code.tools.policy.permissions import PermissionGate, PermissionMode
 
 logger = logging.getLogger(__name__)
-
-MODES: tuple[tuple[PermissionMode, str, str], ...] = (
-    ("ask", "Ask", "Ask before bash, edits and other tools that change things"),
-    ("accept-edits", "Accept edits", "Edit files without asking; ask before bash"),
-    ("auto", "Auto", "Run every tool without asking (bash sandboxed where bubblewrap works)"),
-    ("read-only", "Read only", "Only read, grep, find and ls"),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
-    """What an editor asks a session to be set up with."""
-
-    workspace: Path
-    session_id: str | None
-    """None for a new session, else the stored one to go on with."""
-    editor: EditorFiles | None
-    """The editor's files, for the file tools, when it offers them."""
-    terminals: EditorTerminals | None
-    """The editor's terminals, for bash, when it offers them."""
-    mcp_servers: tuple[McpServerConfig, ...]
-    """The editor's MCP servers, started beside the configured ones."""
-    notify: Callable[[str], None]
-    """Where the set-up and the session's tools say what the user must know (an untrusted
-    project's settings held back, a checkpoint that failed): to the editor."""
-
-
-OpenSession = Callable[[SessionRequest], Awaitable[Prepared]]
-CloseSession = Callable[[Prepared], Awaitable[None]]
-
-
-@dataclass
-class LiveSession:
-    id: str
-    opened: Prepared
-    translator: EventTranslator
-    commands: CommandSet
-    skills: tuple[Skill, ...]
-    controller: AbortController | None = None
-    current_call: str = ""
-    unsubscribe: Callable[[], None] = field(default=lambda: None)
-    to_say: list[str] = field(default_factory=list)
-    """What di-code has to tell the user, said at the next prompt's start or end."""
-    for_model: list[str] = field(default_factory=list)
-    """What the model has not seen yet (what /undo restored): it goes before the next prompt."""
-    usage: SessionUsage = field(default_factory=SessionUsage)
-    announce: asyncio.Task[None] | None = None
-    """The commands offered, sent once the answer giving the session's id has gone out: a
-    client may not know an update's session before (JetBrains' then hangs)."""
-
-    @property
-    def gate(self) -> PermissionGate:
-        gate = self.opened.gate
-        assert gate is not None  # `prepare` always makes one
-        return gate
 
 
 class Sessions:
@@ -143,7 +82,7 @@ class Sessions:
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
         live = await self._start(_folder(cwd), None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id, modes=_modes(live.gate.mode))
+        return NewSessionResponse(session_id=live.id, modes=modes(live.gate.mode))
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -151,7 +90,19 @@ class Sessions:
         live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
-        return LoadSessionResponse(modes=_modes(live.gate.mode))
+        return LoadSessionResponse(modes=modes(live.gate.mode))
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> ResumeSessionResponse:
+        """As `load_session`, without replaying the conversation (the editor still shows it)."""
+        live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
+        return ResumeSessionResponse(modes=modes(live.gate.mode))
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        """End one session: its running prompt cancelled, its servers and tools stopped."""
+        await self._end(self._live(session_id), "the editor closed the session")
+        return CloseSessionResponse()
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
@@ -194,6 +145,7 @@ class Sessions:
             await self._say(live, str(exc))
             return PromptResponse(stop_reason="refusal")
         controller = live.controller = AbortController()
+        live.idle.clear()
         live.usage.start_prompt()
         try:
             final = await prompt_with_compaction(
@@ -207,17 +159,26 @@ class Sessions:
             return PromptResponse(stop_reason="refusal")
         finally:
             live.controller = None
+            live.idle.set()
         live.for_model.clear()
         return await self._ended(live, final)
 
     async def close(self) -> None:
         """Stop every session's servers and tools (the client closed the connection)."""
         for live in list(self._sessions.values()):
-            if live.controller is not None:
-                live.controller.abort("the editor closed the connection")
-            live.unsubscribe()
-            await self._close(live.opened)
-        self._sessions.clear()
+            await self._end(live, "the editor closed the connection")
+
+    async def _end(self, live: LiveSession, why: str) -> None:
+        """The one place a session stops being open: its prompt cancelled and waited for (so
+        nothing of it runs on), then what it holds let go."""
+        self._sessions.pop(live.id, None)
+        if live.controller is not None:
+            live.controller.abort(why)
+        await live.idle.wait()
+        if live.announce is not None:
+            live.announce.cancel()
+        live.unsubscribe()
+        await self._close(live.opened)
 
     async def _reopen(self, workspace: Path, session_id: str, servers: list[Any]) -> LiveSession:
         """A stored session opened again: by its whole id, in its own folder, and once (the
@@ -258,6 +219,7 @@ class Sessions:
             skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
         )
+        live.idle.set()
         if files is not None:
             files.session_id = live.id
         if terminals is not None:
@@ -345,10 +307,3 @@ def _text_via(files: ClientFiles | None) -> TextOf:
             return None
 
     return text_of
-
-
-def _modes(current: PermissionMode) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=current,
-        available_modes=[SessionMode(id=m, name=n, description=d) for m, n, d in MODES],
-    )

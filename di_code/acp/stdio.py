@@ -18,7 +18,7 @@ from di_code.acp.jsonrpc_lines import refusal
 from di_code.acp.server import DiCodeAcpAgent
 
 if TYPE_CHECKING:
-    from di_code.acp.sessions import CloseSession, OpenSession
+    from di_code.acp.live import CloseSession, OpenSession
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest message line read: an editor may send a whole file or an image in one."""
@@ -41,8 +41,9 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer))
     agent = DiCodeAcpAgent(open_session, close_session)
     try:
-        # the SDK routes only the methods an agent has: the others answer "method not found"
-        await run_agent(cast(Agent, agent), writer, messages)
+        # the SDK routes only the methods an agent has: the others answer "method not found";
+        # its "unstable" methods include session/resume and session/close, which ACP v1 has
+        await run_agent(cast(Agent, agent), writer, messages, use_unstable_protocol=True)
     finally:
         checking.cancel()
         await agent.close()

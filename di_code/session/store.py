@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +34,8 @@ class SessionSummary:
 
     id: str
     path: Path
+    cwd: str
+    """The folder the session works in."""
     first_prompt: str
     modified: float
     """Seconds since the epoch (the file's mtime)."""
@@ -109,33 +112,55 @@ class SessionStore:
 
     def list(self, cwd: Path, limit: int = 20) -> list[SessionSummary]:
         """The newest sessions of this workspace; unreadable files are left out."""
-        out: list[SessionSummary] = []
-        for path in self._files(self.directory(cwd)):
-            if len(out) >= limit:
-                break
-            try:
-                out.append(_summarize(path))
-            except (SessionError, OSError, ValueError, IndexError):
-                continue
-        return out
+        return summaries(self._files(self.directory(cwd)), limit)
+
+    def newest(self, cwd: Path | None) -> builtins.list[tuple[int, Path]]:
+        """The session files of one workspace, or of all (None), the most recently written
+        first, each with its time of writing (ns)."""
+        if cwd is not None:
+            return self._stamped(self.directory(cwd))
+        folders = [p for p in self.root.iterdir() if p.is_dir()] if self.root.is_dir() else []
+        stamped = (item for folder in folders for item in self._stamped(folder))
+        return sorted(stamped, key=_newest_first, reverse=True)
 
     def _all_files(self) -> builtins.list[Path]:
         if not self.root.is_dir():
             return []
         return sorted(self.root.glob("*/*.jsonl"))
 
-    @staticmethod
-    def _files(directory: Path) -> builtins.list[Path]:
+    @classmethod
+    def _files(cls, directory: Path) -> builtins.list[Path]:
         """Session files, the most recently written first."""
+        return [path for _, path in cls._stamped(directory)]
+
+    @staticmethod
+    def _stamped(directory: Path) -> builtins.list[tuple[int, Path]]:
         if not directory.is_dir():
             return []
         stamped = []
         for path in directory.glob("*.jsonl"):
             try:
-                stamped.append((path.stat().st_mtime_ns, path.name, path))
+                stamped.append((path.stat().st_mtime_ns, path))
             except OSError:
                 continue
-        return [path for _, _, path in sorted(stamped, reverse=True)]
+        return sorted(stamped, key=_newest_first, reverse=True)
+
+
+def _newest_first(item: tuple[int, Path]) -> tuple[int, str]:
+    return item[0], item[1].name
+
+
+def summaries(paths: Iterable[Path], limit: int) -> list[SessionSummary]:
+    """The first `limit` of these sessions that can be read; unreadable files are left out."""
+    out: list[SessionSummary] = []
+    for path in paths:
+        if len(out) >= limit:
+            break
+        try:
+            out.append(_summarize(path))
+        except (SessionError, OSError, ValueError, IndexError):
+            continue
+    return out
 
 
 def session_id_of(path: Path) -> str:
@@ -183,6 +208,7 @@ def _summarize(path: Path) -> SessionSummary:
     return SessionSummary(
         id=header.id,
         path=path,
+        cwd=header.cwd,
         first_prompt=_first_prompt(messages),
         modified=stat.st_mtime,
         size=stat.st_size,
