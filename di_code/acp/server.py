@@ -27,6 +27,7 @@ from acp.schema import (
     SessionCloseCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
 )
 
@@ -104,6 +105,11 @@ class DiCodeAcpAgent:
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
         return await self._sessions().set_session_mode(mode_id, session_id)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        return await self._sessions().set_config_option(config_id, session_id, value)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if self._live is not None:

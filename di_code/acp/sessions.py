@@ -24,6 +24,7 @@ from acp.schema import (
     NewSessionResponse,
     PromptResponse,
     ResumeSessionResponse,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
 )
@@ -35,8 +36,9 @@ from di_code.acp.commands import (
     run_command,
     skill_prompt,
 )
+from di_code.acp.config_options import config_options, options_update, set_option, switch_mode
 from di_code.acp.files import ClientFiles
-from di_code.acp.live import MODES, CloseSession, LiveSession, OpenSession, SessionRequest, modes
+from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.prompt import prompt_text, user_content
@@ -82,7 +84,9 @@ class Sessions:
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
         live = await self._start(_folder(cwd), None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id, modes=modes(live.gate.mode))
+        return NewSessionResponse(
+            session_id=live.id, modes=modes(live.gate.mode), config_options=config_options(live)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -90,14 +94,16 @@ class Sessions:
         live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
-        return LoadSessionResponse(modes=modes(live.gate.mode))
+        return LoadSessionResponse(modes=modes(live.gate.mode), config_options=config_options(live))
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> ResumeSessionResponse:
         """As `load_session`, without replaying the conversation (the editor still shows it)."""
         live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
-        return ResumeSessionResponse(modes=modes(live.gate.mode))
+        return ResumeSessionResponse(
+            modes=modes(live.gate.mode), config_options=config_options(live)
+        )
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         """End one session: its running prompt cancelled, its servers and tools stopped."""
@@ -108,10 +114,17 @@ class Sessions:
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
         live = self._live(session_id)
-        if mode_id not in {mode for mode, _, _ in MODES}:
-            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        live.gate.switch(mode_id)
+        switch_mode(live, mode_id)
+        await self._send(live.id, options_update(live))
         return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        live = self._live(session_id)
+        for update in await set_option(live, config_id, value):
+            await self._send(live.id, update)
+        return SetSessionConfigOptionResponse(config_options=config_options(live))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         live = self._sessions.get(session_id)
