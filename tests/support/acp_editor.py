@@ -32,6 +32,7 @@ from acp.schema import (
 )
 
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.acp_schema import schema_problems
 from tests.support.llm_server import LLMServer
 
 TIMEOUT = 30
@@ -215,6 +216,8 @@ async def raw_acp(home: Path, server: LLMServer, workspace: Path) -> asyncio.sub
 
 
 async def next_message(process: asyncio.subprocess.Process) -> Any:
-    """The next line `di-code acp` writes, decoded."""
+    """The next line `di-code acp` writes, decoded (and checked against ACP v1)."""
     assert process.stdout is not None
-    return json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))
+    message = json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))
+    assert schema_problems(message) == [], message
+    return message
