@@ -78,18 +78,18 @@ def test_a_session_is_registered_in_one_place() -> None:
 
 def test_a_reopened_id_is_taken_before_the_first_wait() -> None:
     """Two loads of one session at once: the second must see the first's id taken."""
-    taking = [f for _, f in functions(ACP) if any(is_opening_add(n) for n in own_nodes(f))]
+    taking = [f for _, f in functions(ACP) if any(is_changing_add(n) for n in own_nodes(f))]
     assert taking, "no function takes a stored session's id while it opens"
     for function in taking:
-        first_add = min(n.lineno for n in own_nodes(function) if is_opening_add(n))
+        first_add = min(n.lineno for n in own_nodes(function) if is_changing_add(n))
         awaits = [n.lineno for n in own_nodes(function) if isinstance(n, ast.Await)]
         assert all(first_add < line for line in awaits), function.name
 
 
-def is_opening_add(node: ast.AST) -> bool:
+def is_changing_add(node: ast.AST) -> bool:
     func = node.func if isinstance(node, ast.Call) else None
     return (
-        isinstance(func, ast.Attribute) and func.attr == "add" and is_attr(func.value, "_opening")
+        isinstance(func, ast.Attribute) and func.attr == "add" and is_attr(func.value, "_changing")
     )
 
 
@@ -146,11 +146,11 @@ def test_the_checks_see_a_second_door(tmp_path: Path) -> None:
     rogue.write_text(
         "def sneak(self, live):\n    self._sessions[live.id] = live\n"
         "def load(path):\n    return Session.load(path)\n"
-        "async def take(self, x):\n    await y()\n    self._opening.add(x)\n"
+        "async def take(self, x):\n    await y()\n    self._changing.add(x)\n"
     )
     assert places([rogue], lambda node: adds_to(node, "_sessions"))
     [(_, take)] = [(p, f) for p, f in functions([rogue]) if f.name == "take"]
-    assert any(is_opening_add(n) for n in own_nodes(take))
+    assert any(is_changing_add(n) for n in own_nodes(take))
     assert any(
         isinstance(n, ast.Call) and is_load(n.func)
         for _, f in functions([rogue])

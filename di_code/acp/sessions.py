@@ -11,6 +11,7 @@ has been answered.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -57,6 +58,9 @@ from di_code.tools.builtin.attachments import AttachmentError, refuse_images
 
 logger = logging.getLogger(__name__)
 
+CLOSE_WAIT = 10.0
+"""Seconds a closed session's cancelled prompt is waited for before its servers stop."""
+
 
 class Sessions:
     """The session methods of the SDK's Agent interface (session/*), for `server.py`."""
@@ -73,8 +77,9 @@ class Sessions:
         self._open = open_session
         self._close = close_session
         self._sessions: dict[str, LiveSession] = {}
-        self._opening: set[str] = set()
-        """Stored sessions being opened: a second load of one is refused until it is open."""
+        self._changing: set[str] = set()
+        """Sessions being opened or closed: a load of one is refused until that is done (so
+        a session is never open twice, nor opened again while it still runs)."""
         self._editor_fs = editor_fs
         """Whether the client reads and writes text files for the agent (its buffers)."""
         self._editor_terminal = editor_terminal
@@ -183,27 +188,33 @@ class Sessions:
 
     async def _end(self, live: LiveSession, why: str) -> None:
         """The one place a session stops being open: its prompt cancelled and waited for (so
-        nothing of it runs on), then what it holds let go."""
+        nothing of it runs on; bounded, so a stuck tool cannot hold the exit), then what it
+        holds let go. Its id stays taken until then."""
+        self._changing.add(live.id)
         self._sessions.pop(live.id, None)
-        if live.controller is not None:
-            live.controller.abort(why)
-        await live.idle.wait()
-        if live.announce is not None:
-            live.announce.cancel()
-        live.unsubscribe()
-        await self._close(live.opened)
+        try:
+            if live.controller is not None:
+                live.controller.abort(why)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(live.idle.wait(), CLOSE_WAIT)
+            if live.announce is not None:
+                live.announce.cancel()
+            live.unsubscribe()
+            await self._close(live.opened)
+        finally:
+            self._changing.discard(live.id)
 
     async def _reopen(self, workspace: Path, session_id: str, servers: list[Any]) -> LiveSession:
         """A stored session opened again: by its whole id, in its own folder, and once (the
         id is taken before the first wait, so a second load at the same time is refused)."""
-        if session_id in self._sessions or session_id in self._opening:
+        if session_id in self._sessions or session_id in self._changing:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
-        self._opening.add(session_id)
+        self._changing.add(session_id)
         try:
             await check_stored(session_id, workspace)
             return await self._start(workspace, session_id, servers)
         finally:
-            self._opening.discard(session_id)
+            self._changing.discard(session_id)
 
     async def _start(
         self, workspace: Path, session_id: str | None, servers: list[Any]
