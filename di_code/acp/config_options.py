@@ -21,6 +21,8 @@ from di_code.config.settings import ConfigError
 
 MODEL = "model"
 MODE = "mode"
+COMMANDS = {"model": MODEL, "permissions": MODE}
+"""The session's own commands for its options (the chat's `/model` and `/permissions`)."""
 
 
 def config_options(
@@ -92,3 +94,19 @@ async def _switch_model(live: LiveSession, spec: str) -> None:
     old, agent.provider, agent.model = agent.provider, provider, model
     if provider is not old:
         await close_provider(old)
+
+
+async def command(live: LiveSession, name: str, arg: str) -> tuple[str, list[object]]:
+    """`/model [PROVIDER/ID]` or `/permissions [MODE]` typed in the editor: what to say, and
+    the updates that announce the change (`config_option_update`, and the mode's own)."""
+    option = COMMANDS[name]
+    if not arg:
+        [now] = [o.current_value for o in config_options(live) if o.id == option]
+        wanted = "PROVIDER/ID" if option == MODEL else "|".join(m for m, _, _ in MODES)
+        return f"{option.capitalize()}: {now} (/{name} {wanted} switches)", []
+    try:
+        updates = await set_option(live, option, arg)
+    except RequestError as exc:
+        reason = exc.data if isinstance(exc.data, dict) else {}
+        return f"Not switched: {' '.join(map(str, reason.values())) or exc}", []
+    return f"{option.capitalize()}: {arg}", [*updates, options_update(live)]

@@ -37,6 +37,8 @@ from di_code.acp.commands import (
     run_command,
     skill_prompt,
 )
+from di_code.acp.config_options import COMMANDS as SETTING_COMMANDS
+from di_code.acp.config_options import command as setting_command
 from di_code.acp.config_options import config_options, options_update, set_option, switch_mode
 from di_code.acp.files import ClientFiles
 from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
@@ -143,6 +145,12 @@ class Sessions:
         await self._say_pending(live)
         text = prompt_text(prompt).strip()
         command = command_of(text)
+        if command is not None and command[0] in SETTING_COMMANDS:
+            said, updates = await setting_command(live, *command)
+            for update in updates:
+                await self._send(live.id, update)
+            await self._say(live, said)
+            return PromptResponse(stop_reason="end_turn")
         if command is not None:
             done = await run_command(*command, live.opened.agent, live.opened.session)
             live.for_model += [done.for_model] if done.for_model else []

@@ -98,3 +98,25 @@ async def test_the_model_cannot_change_under_a_running_prompt(
     assert refused.value.code == -32600
     await conn.cancel(session_id=session.session_id)
     assert (await running).stop_reason == "cancelled"
+
+
+async def test_the_sessions_own_commands_change_the_options_and_announce_it(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    client = RecordingClient()
+    conn = await agent(client, "--permission-mode", "ask")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    assert {"model", "permissions"} <= {c.name for c in await client.offered()}
+    await prompt(conn, session.session_id, "/model openai/other-model")
+    await prompt(conn, session.session_id, "/permissions read-only")
+    await prompt(conn, session.session_id, "/model no-such-provider/x")
+    first, second = client.of(ConfigOptionUpdate)
+    assert current(first.config_options) == {"model": "openai/other-model", "mode": "ask"}
+    assert current(second.config_options)["mode"] == "read-only"
+    assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == ["read-only"]
+    said = client.said()
+    assert "Model: openai/other-model" in said and "Mode: read-only" in said
+    assert "Not switched: " in said and "Traceback" not in said
+    llm_server.script(Turn(text="hi"))
+    await prompt(conn, session.session_id, "hello")
+    assert llm_server.requests[-1].body["model"] == "other-model"
