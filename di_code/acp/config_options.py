@@ -21,7 +21,7 @@ from di_code.config.settings import ConfigError
 
 MODEL = "model"
 MODE = "mode"
-COMMANDS = {"model": MODEL, "permissions": MODE}
+SETTING_COMMANDS = {"model": MODEL, "permissions": MODE}
 """The session's own commands for its options (the chat's `/model` and `/permissions`)."""
 
 
@@ -96,10 +96,10 @@ async def _switch_model(live: LiveSession, spec: str) -> None:
         await close_provider(old)
 
 
-async def command(live: LiveSession, name: str, arg: str) -> tuple[str, list[object]]:
+async def setting_command(live: LiveSession, name: str, arg: str) -> tuple[str, list[object]]:
     """`/model [PROVIDER/ID]` or `/permissions [MODE]` typed in the editor: what to say, and
     the updates that announce the change (`config_option_update`, and the mode's own)."""
-    option = COMMANDS[name]
+    option = SETTING_COMMANDS[name]
     if not arg:
         [now] = [o.current_value for o in config_options(live) if o.id == option]
         wanted = "PROVIDER/ID" if option == MODEL else "|".join(m for m, _, _ in MODES)

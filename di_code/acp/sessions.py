@@ -37,9 +37,14 @@ from di_code.acp.commands import (
     run_command,
     skill_prompt,
 )
-from di_code.acp.config_options import COMMANDS as SETTING_COMMANDS
-from di_code.acp.config_options import command as setting_command
-from di_code.acp.config_options import config_options, options_update, set_option, switch_mode
+from di_code.acp.config_options import (
+    SETTING_COMMANDS,
+    config_options,
+    options_update,
+    set_option,
+    setting_command,
+    switch_mode,
+)
 from di_code.acp.files import ClientFiles
 from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
