@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from di_code.cli.flags import CliOptions
 
 if TYPE_CHECKING:
-    from di_code.acp.sessions import SessionRequest
+    from di_code.acp.live import SessionRequest
     from di_code.setup.prepared import Prepared
 
 
