@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.files.door import read_at_most
+from di_code.ai.files.resolve import Target
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.atomic_write import write_atomically
 from di_code.tools.builtin.base import WorkspaceTool
@@ -23,8 +25,10 @@ from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import file_lock, run_on_file
 from di_code.tools.builtin.files import open_error, open_regular, write_error
-from di_code.tools.builtin.resolve import Target
 from di_code.tools.builtin.workspace import Workspace
+
+EDIT_MAX_BYTES = 64 * 1024 * 1024
+"""A larger file is not read whole to edit it (nor to preview the edit): use bash."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +85,7 @@ def _planned(target: Target, shown: str, edits: list[Edit]) -> tuple[Document, s
     """The file as it is, the text after the edits, and the file's status (to keep its mode)."""
     with open_regular(target, shown) as f:
         try:
-            raw = f.read()
+            raw = read_at_most(f, EDIT_MAX_BYTES)
         except OSError as exc:
             raise open_error(exc, shown) from exc
         status = os.fstat(f.fileno())
