@@ -54,3 +54,18 @@ def existing_file(target: Target, shown: str) -> os.stat_result | None:
         return status_of(target)
     except OSError as exc:
         raise open_error(exc, shown) from exc
+
+
+def searchable(target: Target, shown: str) -> bool:
+    """Whether the path grep, find or ls is given is a folder (True) or a regular file
+    (False), judged without opening it; ToolError for a missing path, a FIFO or a device
+    (a search would wait on it for ever)."""
+    try:
+        status = status_of(target)
+    except IsADirectoryError:
+        return True
+    except OSError as exc:
+        raise open_error(exc, shown) from exc
+    if status is None:
+        raise ToolError(f"Path not found: {shown}")
+    return False
