@@ -39,9 +39,10 @@ from di_code.acp.commands import (
 from di_code.acp.files import ClientFiles
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
+from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.terminal import ClientTerminals
-from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
+from di_code.acp.updates import EventTranslator
 from di_code.acp.usage import SessionUsage
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
@@ -237,7 +238,9 @@ class Sessions:
         live = LiveSession(
             id=stored.id if stored is not None else uuid.uuid4().hex,
             opened=opened,
-            translator=EventTranslator(opened.workspace, _text_via(files)),
+            translator=EventTranslator(
+                opened.workspace, preview_of(lambda: opened.agent.tools, files)
+            ),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
             skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
@@ -300,20 +303,6 @@ class Sessions:
 
     async def _send(self, session_id: str, update: Any) -> None:
         await self._client.session_update(session_id=session_id, update=update)
-
-
-def _text_via(files: ClientFiles | None) -> TextOf:
-    """How the translator reads a file for a diff: where the file tools read it."""
-    if files is None:
-        return text_on_disk
-
-    async def text_of(path: Path) -> str | None:
-        try:
-            return await files.read_text(path)
-        except OSError:
-            return None
-
-    return text_of
 
 
 def _modes(current: PermissionMode) -> SessionModeState:
