@@ -90,3 +90,20 @@ def test_a_stop_signal_works_after_a_write_on_a_fifo(
             process.kill()
     assert process.returncode == 143, stderr
     assert stderr.strip().splitlines()[-1] == "di-code: terminated"
+
+
+def test_an_image_attachment_that_is_a_fifo_is_refused_at_once(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    work = outside_git(tmp_path)
+    done = subprocess.run(
+        [DI_CODE, "run", "--image", "pipe", "what is in @pipe"],
+        cwd=work,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=SAFETY_TIMEOUT,
+    )
+    assert (done.returncode, done.stderr) == (2, "di-code: cannot read pipe: Not a regular file\n")
+    assert llm_server.requests == []

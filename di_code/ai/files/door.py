@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from di_code.ai.files.resolve import Target
+from di_code.ai.files.resolve import Target, resolve_path
 
 if TYPE_CHECKING:
     from di_code.ai.abort import AbortSignal  # annotations only: no asyncio in grep's worker
@@ -72,6 +72,19 @@ def open_target(target: Target) -> BinaryIO:
     if target.folder is None:
         raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), target.name)
     return open_in(target.folder, target.name)
+
+
+def open_path(path: Path) -> BinaryIO:
+    """The regular file at `path` (relative to the working directory), links followed: a file
+    the user or a project names, not confined as a model's paths are."""
+    with resolve_path(Path(os.path.abspath(path)), lambda real: True) as target:
+        return open_target(target)
+
+
+def read_path(path: Path, limit: int) -> bytes:
+    """The bytes of the regular file at `path` (as `open_path`); FileTooLarge past `limit`."""
+    with open_path(path) as f:
+        return read_at_most(f, limit)
 
 
 def open_real(path: Path) -> BinaryIO:
