@@ -68,12 +68,15 @@ def outside(tmp_path: Path, workspace: Path) -> Path:
     return folder
 
 
-async def test_the_editor_is_never_asked_for_a_file_outside_the_workspace(
+async def test_the_editor_is_never_asked_for_a_file_outside_the_workspace_or_a_fifo(
     acp_agent: Start, llm_server: LLMServer, workspace: Path, outside: Path
 ) -> None:
     (workspace / "notes.txt").write_text("secret\n")
+    os.mkfifo(workspace / "pipe")
     llm_server.script(
         *writes("../outside/secret.txt", str(outside / "secret.txt"), "linked/secret.txt")[:-1],
+        *writes("pipe")[:-1],
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "pipe"}),)),
         *writes("notes.txt"),
     )
     client = EditorClient({str(workspace / "notes.txt"): "secret\n"})
@@ -83,6 +86,7 @@ async def test_the_editor_is_never_asked_for_a_file_outside_the_workspace(
     assert reply.stop_reason == "end_turn"
     read = [path for kind, path in client.served if kind == "read"]
     assert read and all(Path(p).resolve().is_relative_to(workspace.resolve()) for p in read)
+    assert str(workspace / "pipe") not in [path for _, path in client.served]
     assert (outside / "secret.txt").read_text() == "secret\n"
 
 

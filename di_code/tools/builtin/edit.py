@@ -24,7 +24,7 @@ from di_code.tools.builtin.edit_text import Document, Edit, apply_edits, unified
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import file_lock, run_on_file
-from di_code.tools.builtin.files import open_error, open_regular, write_error
+from di_code.tools.builtin.files import existing_file, open_error, open_regular, write_error
 from di_code.tools.builtin.workspace import Workspace
 
 EDIT_MAX_BYTES = 64 * 1024 * 1024
@@ -45,7 +45,8 @@ class EditTool(WorkspaceTool):
         edits = edits_of(params)
         target, shown = self.workspace.resolve(params["path"])
         if self.editor is not None:
-            target.close()
+            with target:  # the editor is not asked for a FIFO or a device either
+                existing_file(target, shown)
             diff = await _edit_in_editor(self.editor, target.path, shown, edits)
         else:
             diff = await run_on_file(

@@ -26,7 +26,7 @@ from di_code.tools.builtin.cards import READ
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import run_on_file
-from di_code.tools.builtin.files import open_error, open_regular
+from di_code.tools.builtin.files import existing_file, open_error, open_regular
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 from di_code.tools.builtin.truncation import MAX_BYTES, Budget, Truncation
 
@@ -52,7 +52,8 @@ class ReadTool(WorkspaceTool):
         offset, limit = params.get("offset"), params.get("limit")
         if self.editor is not None and not _image_on_disk(target):
             path = target.path
-            target.close()
+            with target:  # the editor is not asked for a FIFO or a device either
+                existing_file(target, shown)
             try:
                 text = await self.editor.read_text(path)
             except OSError as exc:

@@ -40,7 +40,8 @@ class WriteTool(WorkspaceTool):
         data = params["content"].encode("utf-8")
         target, shown = self.workspace.resolve(params["path"], make_folders=True)
         if self.editor is not None:
-            target.close()
+            with target:  # the editor is not asked to write a FIFO or a device either
+                existing_file(target, shown)
             async with file_lock(target.path):
                 try:
                     await self.editor.write_text(target.path, params["content"])
