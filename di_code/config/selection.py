@@ -33,6 +33,14 @@ TIMEOUT_ENVS = {
 KEYED_DEFAULTS = ("openai", "anthropic", "gemini")
 
 
+class MissingKey(ConfigError):
+    """A provider that needs a key has none: which provider, which variable would give it."""
+
+    def __init__(self, provider: str, variable: str) -> None:
+        super().__init__(f"no API key for {provider}: set {variable} (or pass --api-key)")
+        self.provider, self.variable = provider, variable
+
+
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
     """What the command line asked for."""
@@ -180,6 +188,15 @@ def _split(
     return owners[0], spec
 
 
+def provider_named(spec: str, settings: Settings) -> str | None:
+    """The provider `spec` names (`PROVIDER/ID`, or an ID only one provider's list has); None
+    when it names none."""
+    try:
+        return _split(spec, None, providers_from(settings))[0]
+    except ConfigError:
+        return None
+
+
 def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, str]) -> str:
     if request.api_key:
         return clean_key(request.api_key, "--api-key")
@@ -188,7 +205,7 @@ def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, st
         return ""
     key = env.get(variable, "")
     if not key.strip():
-        raise ConfigError(f"no API key for {preset.name}: set {variable} (or pass --api-key)")
+        raise MissingKey(preset.name, variable)
     return clean_key(key, variable)
 
 
