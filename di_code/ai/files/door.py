@@ -160,7 +160,7 @@ def read_at_most(f: BinaryIO, limit: int, stop: AbortSignal | None = None) -> by
         parts.append(chunk)
         taken += len(chunk)
         if taken > limit:
-            raise FileTooLarge(max(taken, os.fstat(f.fileno()).st_size), limit)
+            raise FileTooLarge(max(taken, _size(f)), limit)
     return b"".join(parts)
 
 
@@ -188,6 +188,14 @@ def skip_lines(f: BinaryIO, count: int, stop: AbortSignal | None = None) -> int:
 def count_lines(f: BinaryIO, stop: AbortSignal | None = None) -> int | None:
     """The lines from the current position to the end, None when more than COUNT_BYTES
     follow (they are not read)."""
-    if os.fstat(f.fileno()).st_size - f.tell() > COUNT_BYTES:
+    if _size(f) - f.tell() > COUNT_BYTES:
         return None
     return skip_lines(f, 1 << 62, stop)
+
+
+def _size(f: BinaryIO) -> int:
+    """The size of a file or of text in memory (an editor's buffer), the position kept."""
+    here = f.tell()
+    end = f.seek(0, os.SEEK_END)
+    f.seek(here)
+    return end
