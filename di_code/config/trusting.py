@@ -9,9 +9,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.ai.files.door import read_path
 from di_code.config.project import find_project_config, unsafe_reason
 from di_code.config.settings import load_user_settings, parse_settings, user_providers
-from di_code.config.toml_file import ConfigError, decode_toml
+from di_code.config.toml_file import MAX_BYTES, ConfigError, decode_toml
 from di_code.config.trust import (
     CLAUDE_SETTINGS,
     MCP_JSON,
@@ -34,7 +35,7 @@ def trust_root_files(home: Path, workspace: Path) -> list[str]:
             continue
         if reason is not None:
             raise ConfigError(f"{path} cannot be trusted: {reason}")
-        TrustStore(home).set_file(path, digest(path.read_bytes()))
+        TrustStore(home).set_file(path, digest(read_path(path, MAX_BYTES)))
         lines.append(f"trusted {path} as it is now: {allowed}")
     return lines
 
@@ -46,7 +47,7 @@ def trust_project(home: Path, workspace: Path) -> str:
         if file_lines:
             return "\n".join(file_lines)
     project = safe_project(home, workspace)
-    data = project.path.read_bytes()
+    data = read_path(project.path, MAX_BYTES)
     document = decode_toml(data, project.path)
     parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
     file_lines = trust_root_files(home, workspace)
@@ -73,7 +74,7 @@ def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
     project = find_project_config(workspace, home)
     if project is not None and unsafe_reason(project) is None:
         try:
-            data = project.path.read_bytes()
+            data = read_path(project.path, MAX_BYTES)
             usable = user_providers(load_user_settings(home), os.environ)
             _, dropped = split_by_providers(decode_toml(data, project.path), usable, "")
         except (OSError, ConfigError):
@@ -93,7 +94,7 @@ def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
 def _claude_hooks(path: Path) -> tuple[tuple[str, str], ...]:
     """`hooks.EVENT` and each hook's command (nothing when the file has no hooks)."""
     try:
-        hooks = json.loads(path.read_bytes()).get("hooks")
+        hooks = json.loads(read_path(path, MAX_BYTES)).get("hooks")
     except (OSError, ValueError, AttributeError):
         return (("hooks", "(unreadable)"),)
     if not isinstance(hooks, dict):
@@ -111,7 +112,7 @@ def _claude_hooks(path: Path) -> tuple[tuple[str, str], ...]:
 def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
     """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
     try:
-        servers = json.loads(path.read_bytes()).get("mcpServers")
+        servers = json.loads(read_path(path, MAX_BYTES)).get("mcpServers")
     except (OSError, ValueError, AttributeError):
         servers = None
     if not isinstance(servers, dict):
