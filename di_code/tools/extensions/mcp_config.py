@@ -27,10 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from di_code.ai.files.door import read_path
-
-MAX_BYTES = 16 * 1024 * 1024
-"""A larger `.mcp.json` is not read (through the file door: a FIFO is refused too)."""
 DEFAULT_TIMEOUT_S = 30.0
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 """Server names become part of tool names (`mcp__NAME__TOOL`), which providers restrict."""
@@ -65,13 +61,11 @@ def parse_servers(raw: Any, source: str) -> tuple[list[McpServerConfig], list[st
     return servers, warnings
 
 
-def read_mcp_json(path: Path) -> tuple[list[McpServerConfig], list[str]]:
-    """The servers of a project's `.mcp.json` (none when it does not exist)."""
+def parse_mcp_json(path: Path, raw: bytes) -> tuple[list[McpServerConfig], list[str]]:
+    """The servers of a project's `.mcp.json`, from the bytes that were found trusted."""
     try:
-        data = json.loads(read_path(path, MAX_BYTES).decode("utf-8"))
-    except FileNotFoundError:
-        return [], []
-    except (OSError, ValueError) as exc:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
         return [], [f"{path}: not valid JSON ({exc}); its MCP servers are ignored"]
     if not isinstance(data, dict):
         return [], [f"{path}: expected an object with mcpServers"]
