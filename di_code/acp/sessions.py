@@ -49,10 +49,11 @@ from di_code.acp.files import ClientFiles
 from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
+from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.stored import check_stored
 from di_code.acp.terminal import ClientTerminals
-from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
+from di_code.acp.updates import EventTranslator
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
@@ -251,7 +252,9 @@ class Sessions:
         live = LiveSession(
             id=live_id,
             opened=opened,
-            translator=EventTranslator(opened.workspace, _text_via(files)),
+            translator=EventTranslator(
+                opened.workspace, preview_of(lambda: opened.agent.tools, files)
+            ),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
             skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
@@ -330,17 +333,3 @@ def _folder(cwd: str) -> Path:
     if not workspace.is_absolute() or not workspace.is_dir():
         raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
     return workspace
-
-
-def _text_via(files: ClientFiles | None) -> TextOf:
-    """How the translator reads a file for a diff: where the file tools read it."""
-    if files is None:
-        return text_on_disk
-
-    async def text_of(path: Path) -> str | None:
-        try:
-            return await files.read_text(path)
-        except OSError:
-            return None
-
-    return text_of

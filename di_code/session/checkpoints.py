@@ -119,6 +119,7 @@ class Checkpointer:
         """The paths the running tool calls can change, relative to the work tree (None: any,
         a bash call is running)."""
         self._backup: FileBackup | None = None
+        self._backup_lock = asyncio.Lock()
         self._recorded = False
         self._failed = False
         self._warned: tuple[str, ...] = ()
@@ -146,7 +147,7 @@ class Checkpointer:
         first = not self._running
         self._running[call_id] = path if name in FILE_TOOLS and isinstance(path, str) else ""
         if self._backup is not None and self._running[call_id]:
-            self._save_original(self._backup, self._running[call_id])
+            await self._off_loop(self._save_original, self._backup, self._running[call_id])
         elif self._git is not None:
             self._batch = [] if first else self._batch
             self._batch = self._in_tree(self._running[call_id], self._batch)
@@ -160,7 +161,7 @@ class Checkpointer:
             return
         if self._backup is not None:
             if path:
-                self._seal(self._backup, path)
+                await self._off_loop(self._seal, self._backup, path)
         elif self._git is not None and self._tool_before is not None:
             before, self._tool_before = self._tool_before, None
             paths = tuple(self._batch) if self._batch is not None else None
@@ -272,23 +273,29 @@ class Checkpointer:
             self.on_warning(f"undo will not cover: {'; '.join(shown[:5])}{more}")
         self._warned = skipped
 
-    def _save_original(self, backup: FileBackup, raw: str) -> None:
+    async def _off_loop(self, work: Callable[[FileBackup, str], str], *args: Any) -> None:
+        """A backup's file work in a thread (a large file is read and hashed), one at a
+        time; its warning said on the loop."""
+        async with self._backup_lock:
+            warning = await asyncio.to_thread(work, *args)
+        if warning:
+            self.on_warning(warning)
+
+    def _save_original(self, backup: FileBackup, raw: str) -> str:
         try:
             path = self.locate(raw)
         except Exception:  # a refused path: the tool says so
-            return
+            return ""
         failure = backup.save(path)
-        if failure:
-            self.on_warning(f"no backup of {raw}, undo cannot restore it: {failure}")
+        return f"no backup of {raw}, undo cannot restore it: {failure}" if failure else ""
 
-    def _seal(self, backup: FileBackup, raw: str) -> None:
+    def _seal(self, backup: FileBackup, raw: str) -> str:
         try:
             path = self.locate(raw)
         except Exception:
-            return
+            return ""
         failure = backup.seal(path)
-        if failure:
-            self.on_warning(f"backup record of {raw} failed, undo will keep it: {failure}")
+        return f"backup record of {raw} failed, undo will keep it: {failure}" if failure else ""
 
     async def _end(self) -> None:
         await self._record_before()

@@ -252,7 +252,7 @@ def _plan_files(
     undo_plan = UndoPlan(target, top=root.resolve())
     chains: dict[str, list[tuple[FileBackup, Original]]] = {}
     for checkpoint in later:
-        backup = FileBackup(backup_folder(session, checkpoint.before), max_file_bytes=0)
+        backup = FileBackup(backup_folder(session, checkpoint.before), DEFAULT_MAX_FILE_BYTES)
         for original in backup.originals:
             chains.setdefault(original.path, []).append((backup, original))
     for checkpoint in later:  # backups that failed, as the session recorded them

@@ -5,7 +5,8 @@ read tool judges) becomes an ImageContent after the prompt's text; the text keep
 the model knows which file the picture is. Any other `@word` (a text file, a name, a path that
 does not exist) is left as it is: the model reads files with its tools. Trailing punctuation
 (`@shot.png?`) is tried without. Paths are taken from the workspace root, `~` expanded; the
-user names them, so they are not confined to the workspace as a model's paths are.
+user names them, so they are not confined to the workspace as a model's paths are, but they
+are opened through the file door all the same: a FIFO or a device is refused, never waited on.
 
 The checks happen before any request: a `--image` that is not a readable image, an image over
 the read tool's size limit, or any image for a model that takes text only is an
@@ -20,6 +21,7 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from di_code.ai.files.door import open_path, read_at_most
 from di_code.ai.types import ImageContent, Model, TextContent, UserContent
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 
@@ -103,7 +105,7 @@ def _path(root: Path, raw: str) -> Path:
 def _load(path: Path, shown: str) -> ImageContent | None:
     """The image at `path`, None when the file is not an image."""
     try:
-        with path.open("rb") as f:
+        with open_path(path) as f:
             mime = image_type(f.read(SNIFF_BYTES))
             if mime is None:
                 return None
@@ -113,6 +115,7 @@ def _load(path: Path, shown: str) -> ImageContent | None:
                     f"image too large: {shown} is {size} bytes (limit {IMAGE_MAX_BYTES})"
                 )
             f.seek(0)
-            return ImageContent(base64.b64encode(f.read()).decode("ascii"), mime)
+            data = read_at_most(f, IMAGE_MAX_BYTES)
+            return ImageContent(base64.b64encode(data).decode("ascii"), mime)
     except OSError as exc:
         raise AttachmentError(f"cannot read {shown}: {exc.strerror or exc}") from None
