@@ -18,6 +18,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from di_code.ai.children import run_child
+
 SAFE_CONFIG: tuple[str, ...] = tuple(
     part
     for setting in (
@@ -63,7 +65,7 @@ def run_git(
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
     command = ["git", "--no-pager", *SAFE_CONFIG, *args]
     try:
-        done = subprocess.run(
+        done = run_child(
             command,
             cwd=cwd,
             env=git_env(index_file),

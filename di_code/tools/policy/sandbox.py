@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from di_code.ai.children import run_child
 from di_code.tools.policy.placeholders import holding
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
 
@@ -100,7 +101,7 @@ def bubblewrap_works() -> bool:
     if bubblewrap_path() is None:
         return False
     try:
-        done = subprocess.run(
+        done = run_child(
             Sandbox().wrap(["/bin/sh", "-c", ":"], []),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
+from di_code.ai.children import start_child
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.permissions import PermissionGate
@@ -66,7 +67,7 @@ async def run_hook(hook: UserHook, payload: dict[str, Any], workspace: Path) -> 
     env = {**os.environ, "DI_CODE_PROJECT_DIR": str(workspace)}
     env["CLAUDE_PROJECT_DIR"] = str(workspace)  # what hooks written for Claude Code read
     try:
-        process = await asyncio.create_subprocess_exec(
+        process = await start_child(
             "bash",
             "-c",
             hook.command,
@@ -75,7 +76,6 @@ async def run_hook(hook: UserHook, payload: dict[str, Any], workspace: Path) -> 
             stderr=asyncio.subprocess.PIPE,
             cwd=workspace,
             env=env,
-            start_new_session=True,
         )
     except OSError as exc:
         return HookRun(hook, None, "", f"hook could not start: {exc}")
