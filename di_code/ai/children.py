@@ -47,7 +47,9 @@ async def start_child(
     *argv: str, own_group: bool = True, **options: Any
 ) -> asyncio.subprocess.Process:
     """`asyncio.create_subprocess_exec` through the door."""
-    process = await asyncio.create_subprocess_exec(*argv, **_door(own_group), **options)
+    process = await asyncio.create_subprocess_exec(
+        *argv, start_new_session=own_group, preexec_fn=_in_child(), **options
+    )
     if own_group:
         remember(process.pid)
     return process
@@ -58,7 +60,7 @@ def run_child(
 ) -> subprocess.CompletedProcess[bytes]:
     """`subprocess.run` through the door (for short children waited on at once: git, a
     probe, the pager); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG."""
-    return subprocess.run(argv, **_door(own_group), **options)
+    return subprocess.run(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
 
 
 def dying_argv(argv: Sequence[str]) -> list[str]:
@@ -74,9 +76,10 @@ def set_death_signal(number: int) -> None:
     _prctl()(PR_SET_PDEATHSIG, number)
 
 
-def _door(own_group: bool) -> dict[str, Any]:
+def _in_child() -> Callable[[], None] | None:
+    """The `preexec_fn` that sets PR_SET_PDEATHSIG (Linux; elsewhere none)."""
     if not sys.platform.startswith("linux"):
-        return {"start_new_session": own_group}
+        return None
     prctl, parent = _prctl(), os.getpid()
 
     def in_child() -> None:  # between fork and exec: no imports, no locks
@@ -84,14 +87,14 @@ def _door(own_group: bool) -> dict[str, Any]:
         if os.getppid() != parent:
             os._exit(1)
 
-    return {"start_new_session": own_group, "preexec_fn": in_child}
+    return in_child
 
 
 @functools.cache
 def _prctl() -> Callable[..., int]:
     import ctypes
 
-    return ctypes.CDLL(None, use_errno=True).prctl  # type: ignore[no-any-return]
+    return ctypes.CDLL(None, use_errno=True).prctl
 
 
 _started: set[int] = set()
