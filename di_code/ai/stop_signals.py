@@ -94,11 +94,11 @@ async def until_stopped(work: Awaitable[int]) -> int:
 
     with responding(cancel):
         try:
-            return await work
+            code = await work  # a server may end quietly when cancelled
         except asyncio.CancelledError:
             if not received:
                 raise
-            return 128 + received[0]
+        return 128 + received[0] if received else code
 
 
 def _on_signal(number: int, _frame: object) -> None:

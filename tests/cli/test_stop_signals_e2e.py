@@ -24,9 +24,8 @@ from tests.cli.conftest import DI_CODE, WriteHook, cli_env
 from tests.cli.test_mcp_e2e import ROOT, toml_table
 from tests.cli.test_run_interrupt import saved_stop_reasons
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.support.processes import SAFETY_TIMEOUT, alive, wait_until
+from tests.support.processes import MARK, SAFETY_TIMEOUT, alive, marked, wait_until
 
-MARK = "DI_CODE_STOP_MARK"
 EXIT_BOUND = 15.0
 """Seconds: a hang is what is caught, not a slow exit."""
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -59,21 +58,6 @@ class Deaf(_Tool):
         await asyncio.sleep(1000)  # it never listens to the abort
         return []
 """
-
-
-def marked(mark: str) -> list[int]:
-    """The live processes whose environment holds the marker."""
-    needle = f"{MARK}={mark}".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                environ = (entry / "environ").read_bytes()
-            except OSError:
-                continue
-            if needle in environ.split(b"\0") and alive(int(entry.name)):
-                found.append(int(entry.name))
-    return found
 
 
 def call(name: str, arguments: dict[str, object]) -> Turn:
