@@ -72,6 +72,7 @@ def run_git(
             input=stdin,
             capture_output=True,
             timeout=TIMEOUT_SECONDS,
+            bounded=True,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
