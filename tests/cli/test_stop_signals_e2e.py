@@ -132,10 +132,8 @@ def launch(di_code_home: Path, llm_server: LLMServer, tmp_path: Path) -> Iterato
         made.end()
 
 
-@EACH_SIGNAL
-def test_a_signal_while_an_mcp_server_starts(
-    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
-) -> None:
+def slow_mcp_server(launch: Launch, home: Path) -> None:
+    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long."""
     env = {
         "MCP_FIXTURE_DIR": str(launch.folder),
         "MCP_FIXTURE_NAME": "slow",
@@ -149,7 +147,14 @@ def test_a_signal_while_an_mcp_server_starts(
         "timeout": 600,
         "env": env,
     }
-    (di_code_home / "config.toml").write_text(toml_table("slow", server))
+    (home / "config.toml").write_text(toml_table("slow", server))
+
+
+@EACH_SIGNAL
+def test_a_signal_while_an_mcp_server_starts(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    slow_mcp_server(launch, di_code_home)
     llm_server.script(Turn(text="never asked"))
     launch.start()
     launch.wait_for("slow.init")
@@ -231,4 +236,21 @@ def test_a_second_signal_within_two_seconds_ends_at_once(
     code, seconds, stderr = launch.stop(signal.SIGINT)
     assert code == 143, stderr  # the first signal's code
     assert seconds < EXIT_BOUND
+    launch.assert_nothing_left()
+
+
+def test_kill_9_takes_the_mcp_server_and_the_command_with_it(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """No handler runs on SIGKILL: the kernel ends each child (PR_SET_PDEATHSIG)."""
+    slow_mcp_server(launch, di_code_home)
+    llm_server.script(call("bash", {"command": f"touch {launch.folder}/bash; exec sleep 1000"}))
+    launch.start()
+    launch.wait_for("slow.init")
+    assert launch.stop(signal.SIGKILL)[0] == -signal.SIGKILL
+    launch.assert_nothing_left()
+    (di_code_home / "config.toml").unlink()  # the model's first reply is the one left
+    launch.start()
+    launch.wait_for("bash")
+    assert launch.stop(signal.SIGKILL)[0] == -signal.SIGKILL
     launch.assert_nothing_left()
