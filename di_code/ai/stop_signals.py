@@ -95,9 +95,9 @@ async def until_stopped(work: Awaitable[int]) -> int:
     with responding(cancel):
         try:
             code = await work  # a server may end quietly when cancelled
-        except asyncio.CancelledError:
-            if not received:
-                raise
+        except (asyncio.CancelledError, Exception):
+            if not received:  # once stopped, an error on the way out (a terminal gone after
+                raise  # SIGHUP, that prompt-toolkit still writes to) does not change the code
         return 128 + received[0] if received else code
 
 
