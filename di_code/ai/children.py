@@ -9,8 +9,8 @@ Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started
 - with PR_SET_PDEATHSIG (Linux; not git's quick calls, see `run_child`): the kernel kills it
   with SIGKILL when di-code is gone, even by SIGKILL. The flag is set between fork and exec
   (`preexec_fn`: one prctl call on a function looked up beforehand, then a check that the
-  parent did not die before it), or, for a child a library starts (the MCP SDK's stdio servers), by `dying_argv`: a `python -I -S -c` that sets
-  it and execs the command.
+  parent did not die before it), or, for a child a library starts (the MCP SDK's stdio
+  servers), by `dying_argv`: a `python -I -S -c` that sets it and execs the command.
 The flag reaches the child itself, not what it starts: when di-code is killed with SIGKILL, a
 bash command's own children outlive it (only the sandbox's pid namespace catches those).
 """
