@@ -14,6 +14,7 @@ from di_code.agent.prompt_hooks import MAX_STOP_CONTINUES, PromptHooks
 from di_code.agent.tool import AgentTool, bind_tool
 from di_code.agent.tool_call import ToolHooks
 from di_code.ai.abort import AbortController, AbortSignal
+from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
     AssistantContent,
@@ -46,11 +47,13 @@ class Agent:
         options: StreamOptions | None = None,
         hooks: ToolHooks | None = None,
         prompt_hooks: PromptHooks | None = None,
+        budget: RequestBudget | None = None,
     ) -> None:
+        self.budget = budget or RequestBudget(max_turns)
+        """The model requests a prompt may cause; a subagent shares its parent's."""
         self.provider = provider
         self.model = model
         self.system_prompt = system_prompt
-        self.max_turns = max_turns
         self.more_turns: MoreTurns | None = None
         """Asks whether to go on when a prompt reaches `max_turns` (the chat's question)."""
         self.options = options or StreamOptions()
@@ -67,6 +70,16 @@ class Agent:
         self._controller: AbortController | None = None
         self._steering: list[UserMessage] = []
         self._follow_ups: list[UserMessage] = []
+
+    @property
+    def provider(self) -> Provider:
+        return self._provider
+
+    @provider.setter
+    def provider(self, provider: Provider) -> None:
+        """Every request through the agent's provider (the loop's, compaction's, a subagent
+        reusing it) is counted against the agent's budget."""
+        self._provider = self.budget.wrap(provider)
 
     @property
     def tools(self) -> list[AgentTool]:
@@ -130,6 +143,10 @@ class Agent:
         message = prompt if isinstance(prompt, UserMessage) else UserMessage.of(prompt, self._now())
         if not any(getattr(block, "text", True) for block in message.content):
             raise ValueError("Prompt is empty.")
+        with self.budget.prompt():
+            return await self._prompt(message, signal)
+
+    async def _prompt(self, message: UserMessage, signal: AbortSignal | None) -> AssistantMessage:
         hooks = self.prompt_hooks
         if hooks is None:
             return await self._run([message], signal)
@@ -149,7 +166,8 @@ class Agent:
         self._require_idle()
         if not self._messages:
             raise ValueError("Nothing to continue: the transcript is empty.")
-        return await self._run([], signal)
+        with self.budget.prompt():
+            return await self._run([], signal)
 
     async def _run(
         self, prompts: list[UserMessage], signal: AbortSignal | None
@@ -178,7 +196,7 @@ class Agent:
             hooks=self.hooks,
             system_prompt=self.system_prompt,
             now=self._now,
-            max_turns=self.max_turns,
+            budget=self.budget,
             more_turns=self.more_turns,
             options=self.options,
             steering=lambda: _drain(self._steering),

@@ -33,6 +33,7 @@ from di_code.agent.events import (
 from di_code.agent.tool import AgentTool, ToolResult
 from di_code.agent.tool_call import ToolHooks, run_tool_call
 from di_code.ai.abort import AbortSignal
+from di_code.ai.budget import RequestBudget, limit_message
 from di_code.ai.codec import encodable, json_safe
 from di_code.ai.stream import ABORTED_REQUEST_TEXT, Provider, StreamOptions
 from di_code.ai.transcript import messages_for_request
@@ -79,7 +80,9 @@ class LoopConfig:
     hooks: ToolHooks = field(default_factory=ToolHooks)
     system_prompt: str | None = None
     now: Clock = now_ms
-    max_turns: int | None = None
+    budget: RequestBudget = field(default_factory=RequestBudget)
+    """Counts every request the prompt causes (the provider is wrapped with it); read here
+    to end cleanly at the limit."""
     more_turns: MoreTurns | None = None
     """None: the limit ends the prompt with an error (a run without a terminal)."""
     options: StreamOptions = field(default_factory=StreamOptions)
@@ -116,22 +119,20 @@ class _Run:
         self.options = dataclasses.replace(config.options, signal=signal)
 
     async def turns(self, pending: list[UserMessage]) -> None:
-        requests = 0
+        budget = self.config.budget
         while True:
             await self.emit(TurnStartEvent())
             for prompt in pending:
                 await self._add(prompt)
-            limit = self.config.max_turns
-            if limit is not None and requests >= limit:
-                if await self._more_turns(limit):
-                    requests = 0
+            if budget.exhausted and budget.limit is not None:
+                if await self._more_turns(budget.limit):
+                    budget.grant_again()
                 elif not self.signal.aborted:  # an abort during the question ends as aborted
-                    await self._local_end("error", f"Turn limit reached ({limit})")
+                    await self._local_end("error", limit_message(budget.limit))
                     return
             if self.signal.aborted:
                 await self._local_end("aborted", ABORTED_REQUEST_TEXT)
                 return
-            requests += 1
             assistant = await self._request()
             calls = assistant.tool_calls
             if assistant.stop_reason != "tool_use" or not calls:
@@ -171,7 +172,7 @@ class _Run:
         # as a note once the prompt follows it.
         messages = messages_for_request(self.context, config.now())
         context = Context(config.system_prompt, messages, definitions)
-        stream = config.provider.stream(config.model, context, self.options)
+        stream = config.budget.wrap(config.provider).stream(config.model, context, self.options)
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
             await self.emit(MessageUpdateEvent(event))

@@ -1,30 +1,20 @@
 """Which model a command talks to when the command line does not say it all: the configured
 one; else, for `--base-url` alone, the first model that server lists; else the first local
-server that answers; else one line naming every way to configure a model (exit 2). Also the
-chat's `/model`: its list, and the switch to the model it names."""
+server that answers; else one line naming every way to configure a model (exit 2). Each is
+picked through the model door (di_code.config.model_door). Also the chat's `/model` list."""
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from di_code.ai.stream import Provider
 from di_code.cli.flags import CliOptions
-from di_code.config.models import PRESETS, resolve_model
-from di_code.config.selection import (
-    KEYED_DEFAULTS,
-    MODEL_ENV,
-    ModelRequest,
-    Selection,
-    clean_key,
-    select_model,
-    timeouts_from,
-)
+from di_code.config.model_door import ModelDoor
+from di_code.config.models import PRESETS
+from di_code.config.selection import KEYED_DEFAULTS, MODEL_ENV, ModelRequest, Selection
 from di_code.config.settings import ConfigError, Settings
 
 if TYPE_CHECKING:
-    from di_code.ai.types import Model
     from di_code.config.model_choices import ModelChoice
 
 LISTING_TIMEOUT = 5.0
@@ -33,15 +23,14 @@ GENERIC_PRESET = "llamacpp"
 """The preset of an OpenAI-compatible server that is none of the known ones."""
 
 
-async def choose_model(
-    options: CliOptions, settings: Settings, env: Mapping[str, str], notify: Callable[[str], None]
-) -> Selection:
+async def choose_model(options: CliOptions, door: ModelDoor) -> Selection:
     """The configured model, else the named server's first, else the first local server's."""
+    settings, env = door.settings, door.env
     from_settings = env.get(MODEL_ENV) or settings.model
     if options.base_url and not (options.model or options.provider or from_settings):
-        return await _first_listed(options, notify)
+        return await _first_listed(options, door)
     request = ModelRequest(options.model, options.provider, options.base_url, options.api_key)
-    selection = select_model(request, settings, env)
+    selection = door.pick(request)
     if selection is not None:
         return selection
     from di_code.config.discovery import candidates, discover  # only when nothing is configured
@@ -50,12 +39,12 @@ async def choose_model(
     server = await discover(candidates(env, settings.discovery, preset_urls))
     if server is None:
         raise ConfigError(no_model_message())
-    notify(f"using {server.model_id} from the local {server.name} server at {server.base_url}")
-    preset = PRESETS.get(server.name) or PRESETS[GENERIC_PRESET]
-    return Selection(resolve_model(preset, server.model_id, server.base_url), _key(options))
+    door.notify(f"using {server.model_id} from the local {server.name} server at {server.base_url}")
+    preset = server.name if server.name in PRESETS else GENERIC_PRESET
+    return _served(door, preset, server.model_id, server.base_url, options)
 
 
-async def _first_listed(options: CliOptions, notify: Callable[[str], None]) -> Selection:
+async def _first_listed(options: CliOptions, door: ModelDoor) -> Selection:
     """`--base-url` alone: the first model the server lists at `/models`, said on stderr."""
     from di_code.config.discovery import Candidate, discover
 
@@ -64,12 +53,17 @@ async def _first_listed(options: CliOptions, notify: Callable[[str], None]) -> S
     if server is None:
         listing = url.rstrip("/") + "/models"
         raise ConfigError(f"no model listed at {listing}: pass --model ID with --base-url")
-    notify(f"using {server.model_id}, the first model {url} lists (--model picks another)")
-    return Selection(resolve_model(PRESETS[GENERIC_PRESET], server.model_id, url), _key(options))
+    door.notify(f"using {server.model_id}, the first model {url} lists (--model picks another)")
+    return _served(door, GENERIC_PRESET, server.model_id, url, options)
 
 
-def _key(options: CliOptions) -> str:
-    return clean_key(options.api_key, "--api-key") if options.api_key else ""
+def _served(
+    door: ModelDoor, preset: str, model_id: str, url: str, options: CliOptions
+) -> Selection:
+    """A model a server at `url` lists, as the preset `preset` speaks to it."""
+    selection = door.pick(ModelRequest(f"{preset}/{model_id}", None, url, options.api_key))
+    assert selection is not None  # a model was named
+    return selection
 
 
 def no_model_message() -> str:
@@ -86,31 +80,6 @@ def no_model_message() -> str:
         "model in config.toml; or pass --base-url URL of an OpenAI-compatible server; or "
         "start a local server (Ollama, LM Studio, llama.cpp or vLLM)"
     )
-
-
-def make_provider(selection: Selection) -> Provider:
-    from di_code.ai.providers import PROVIDER_CLASSES
-
-    api = selection.model.api
-    provider_class = PROVIDER_CLASSES.get(api)
-    if provider_class is None:
-        raise ConfigError(f'unknown api "{api}" (known: {", ".join(sorted(PROVIDER_CLASSES))})')
-    base_url = selection.model.base_url
-    if not base_url:
-        raise ConfigError(f"no base URL for {selection.model.provider}: pass --base-url")
-    timeouts = timeouts_from(os.environ)
-    provider: Provider = provider_class(
-        api_key=selection.api_key or None, base_url=base_url, **timeouts
-    )
-    return provider
-
-
-def switch_model(spec: str, settings: Settings, env: Mapping[str, str]) -> tuple[Provider, Model]:
-    """The chat's /model provider/id: resolved like --model, with the same keys and settings."""
-    selection = select_model(ModelRequest(model=spec), settings, env)
-    if selection is None:
-        raise ConfigError(f"no provider for {spec!r}: use PROVIDER/ID")
-    return make_provider(selection), selection.model
 
 
 def model_list(settings: Settings, env: Mapping[str, str]) -> list[ModelChoice]:

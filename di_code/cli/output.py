@@ -22,6 +22,7 @@ from di_code.agent.events import (
     TurnEndEvent,
 )
 from di_code.agent.tool import usage_in_details
+from di_code.ai.budget import RequestBudget
 from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
@@ -66,8 +67,10 @@ def json_text(data: Any) -> str:
 
 @dataclass(slots=True)
 class RunTally:
-    """Counts turns and adds up usage as the events go by."""
+    """Counts turns and adds up usage as the events go by; the prompt's requests of every
+    kind (its subagents', compaction's) are read from the budget they were counted in."""
 
+    budget: RequestBudget | None = None
     num_turns: int = 0
     usages: list[Usage] = field(default_factory=list)
     _local: bool = False
@@ -84,6 +87,10 @@ class RunTally:
             usage = usage_in_details(event.result.details)
             if usage is not None:
                 self.usages.append(usage)
+
+    @property
+    def num_requests(self) -> int:
+        return self.budget.made if self.budget is not None else self.num_turns
 
 
 def total_usage(usages: Sequence[Usage]) -> Usage:
@@ -118,6 +125,7 @@ def result_object(
         "result": final.error_message if is_error else final.text,
         "session_id": session_id,
         "num_turns": tally.num_turns,
+        "num_requests": tally.num_requests,
         "usage": usage_summary(tally.usages),
     }
 

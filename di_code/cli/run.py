@@ -87,7 +87,7 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tupl
         approver = progress.pausing(approver)
     prepared = await prepare(options, approver=approver)
     out = Writer(sys.stdout)
-    tally = RunTally()
+    tally = RunTally(prepared.agent.budget)
     prepared.agent.subscribe(tally)
     _attach_progress(prepared, fmt, out, progress)
     controller = AbortController()

@@ -16,14 +16,15 @@ from typing import TYPE_CHECKING, cast
 from di_code.agent.agent import Agent
 from di_code.agent.loop import DEFAULT_MAX_TURNS
 from di_code.agent.tool import AgentTool
-from di_code.ai.redaction import register, register_url
+from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions, close_provider
-from di_code.ai.types import Message, ReasoningLevel
+from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
 from di_code.cli.mcp_setup import start_mcp_servers
-from di_code.cli.model_setup import choose_model, make_provider, model_list, switch_model
+from di_code.cli.model_setup import choose_model, model_list
 from di_code.cli.output import Notify, notify_stderr
+from di_code.config.model_door import ModelDoor
 from di_code.config.models import PRESETS
 from di_code.config.selection import (
     Selection,
@@ -80,11 +81,12 @@ async def prepare(
     settings = load_settings_files(home, workspace, env)
     for warning in settings.warnings:
         notify(warning)
+    budget = RequestBudget(options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS)
+    door = ModelDoor(settings, env, notify, budget)
     selection = await with_limits(
-        await choose_model(options, settings, env, notify), settings, options.context_window
+        await choose_model(options, door), settings, options.context_window
     )
-    register(selection.api_key)  # never printed nor saved from here on
-    register_url(selection.model.base_url)
+    provider = door.open(selection)  # its key and URL are never printed nor saved from here on
     if (selection.model.base_url or "").startswith("https://"):
         from di_code.ai.providers.http import preload_tls
 
@@ -111,14 +113,14 @@ async def prepare(
     task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
     hooks, prompt_hooks = agent_hooks(settings, gate, workspace, session, notify)
     agent = Agent(
-        make_provider(selection),
+        provider,
         selection.model,
         tools,
         system_prompt(
             options, [*names, TASK_TOOL] if task else names, workspace, home, roots, skills.skills
         ),
         messages=history,
-        max_turns=options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS,
+        budget=budget,
         options=StreamOptions(reasoning=reasoning(options, settings)),
         hooks=hooks,
         prompt_hooks=prompt_hooks,
@@ -126,7 +128,7 @@ async def prepare(
     if task:
         from di_code.cli.subagents import add_task_tool
 
-        add_task_tool(agent, settings, env, workspace, roots, skills.skills, session, notify)
+        add_task_tool(agent, door, workspace, roots, skills.skills, session)
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
@@ -136,12 +138,19 @@ async def prepare(
         gate=gate,
         workspace=workspace,
         home=home,
-        switch_model=lambda spec: switch_model(spec, settings, env),
+        switch_model=lambda spec: switched(door, spec),
         models=lambda: model_list(settings, env),
         mcp=mcp,
         attach_session=attach,
         bash_state=bash.state,
     )
+
+
+def switched(door: ModelDoor, spec: str) -> tuple[Provider, Model]:
+    """The chat's /model provider/id: resolved like --model, with the same keys and settings."""
+    chosen = door.choose(spec)
+    assert chosen is not None  # the user named it: an error is raised, never held back
+    return chosen
 
 
 async def close_prepared(prepared: Prepared, provider: Provider) -> None:

@@ -10,23 +10,21 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.ai.redaction import register, register_url
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model, now_ms
 from di_code.config.agents import load_agents
-from di_code.config.selection import ModelRequest, select_model
-from di_code.config.settings import ConfigError, Settings, di_code_home
+from di_code.config.model_door import ModelDoor
+from di_code.config.settings import ConfigError, di_code_home
 from di_code.config.skills import Skill
 from di_code.config.system_prompt import build_system_prompt
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
-    from di_code.cli.output import Notify
     from di_code.session import Session
     from di_code.tools.builtin.subagents import ChooseModel, RecordTranscript
 
@@ -36,15 +34,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def add_task_tool(
     agent: Agent,
-    settings: Settings,
-    env: Mapping[str, str],
+    door: ModelDoor,
     workspace: Path,
     roots: Sequence[Path],
     skills: Sequence[Skill],
     session: Session | None,
-    notify: Notify,
 ) -> None:
-    """Offer `agent` the task tool; its subagents pick from the agent's other tools."""
+    """Offer `agent` the task tool; its subagents pick from the agent's other tools, and
+    their models through the session's model door."""
     from di_code.tools.builtin import cards
     from di_code.tools.builtin.lazy import LazyTool
     from di_code.tools.builtin.subagents import Subagents
@@ -52,7 +49,7 @@ def add_task_tool(
     home = di_code_home()
     found = load_agents(home, workspace)
     for warning in found.warnings:
-        notify(warning)
+        door.notify(warning)
 
     def system_prompt(tool_names: Sequence[str]) -> str:
         return build_system_prompt(
@@ -68,8 +65,8 @@ def add_task_tool(
         agent,
         system_prompt,
         kinds=found.agents,
-        default_model=settings.subagent_model,
-        choose_model=model_chooser(settings, env),
+        default_model=door.settings.subagent_model,
+        choose_model=model_chooser(door),
         record=transcript_recorder(session) if session is not None else None,
     )
     task = LazyTool(
@@ -82,19 +79,13 @@ def add_task_tool(
     agent.tools = [*agent.tools, task]
 
 
-def model_chooser(settings: Settings, env: Mapping[str, str]) -> ChooseModel:
-    """`PROVIDER/ID` resolved as `--model` would be, with a provider of its own."""
+def model_chooser(door: ModelDoor) -> ChooseModel:
+    """`PROVIDER/ID` resolved as `--model` would be, with a provider of its own; None when
+    the untrusted file naming it may not pick it (the door has said so)."""
 
-    def choose(spec: str) -> tuple[Provider, Model]:
-        from di_code.cli.model_setup import make_provider
-
+    def choose(spec: str, named_by: str | None) -> tuple[Provider, Model] | None:
         try:
-            selection = select_model(ModelRequest(model=spec), settings, env)
-            if selection is None:
-                raise ConfigError("no provider for it is set up")
-            register(selection.api_key)
-            register_url(selection.model.base_url)
-            return make_provider(selection), selection.model
+            return door.choose(spec, named_by)
         except ConfigError as exc:
             raise ValueError(str(exc)) from None
 

@@ -14,14 +14,15 @@ folder from the workspace up to the repository root), then `$DI_CODE_HOME/agents
     You are a careful reviewer...  (the subagent's instructions)
 
 A subagent file is only a prompt, so an untrusted project's are used too (like commands): its
-`tools` can only narrow the tools the session already has, and every call still passes the
-session's permission rules and hooks.
+`tools` can only narrow the tools the session already has, every call still passes the
+session's permission rules and hooks, and its `model` counts only on a provider the user set up
+(di_code.config.model_door).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from di_code.config.front_matter import (
@@ -56,6 +57,14 @@ class AgentFile:
     """`PROVIDER/ID` (or an ID); None: the subagents' default model."""
     prompt: str
     path: Path
+    from_project: bool = False
+    """Found in the project's folders (read untrusted) rather than the user's own."""
+
+    @property
+    def model_named_by(self) -> str | None:
+        """The file, when a project's file names the model: the model door holds such a
+        `model` to the providers the user set up."""
+        return str(self.path) if self.from_project and self.model else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +78,12 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
     """Every subagent file, nearest first."""
     agents: dict[str, AgentFile] = {}
     warnings: list[str] = []
+    users = user_folders(home)
     for path in markdown_files(agent_folders(home, workspace)):
         agent = read_or_warn(path, FILE_CAP, _agent, warnings)
         if agent is None:
             continue
+        agent = replace(agent, from_project=path.parent not in users)
         if not NAME.fullmatch(agent.name):
             warnings.append(f"{path}: skipped: {agent.name!r} is not a usable subagent name")
         elif agent.name not in agents:
@@ -82,8 +93,12 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
 
 def agent_folders(home: Path, workspace: Path) -> list[Path]:
     """Where subagent files are looked for, nearest first."""
-    user = [home / "agents", Path.home() / ".claude" / "agents"]
-    return search_folders(workspace, AGENT_FOLDERS, user)
+    return search_folders(workspace, AGENT_FOLDERS, user_folders(home))
+
+
+def user_folders(home: Path) -> list[Path]:
+    """The user's own subagent folders (`$DI_CODE_HOME/agents`, `~/.claude/agents`)."""
+    return [home / "agents", Path.home() / ".claude" / "agents"]
 
 
 def _agent(path: Path, document: Document) -> AgentFile:

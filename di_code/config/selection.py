@@ -180,6 +180,15 @@ def _split(
     return owners[0], spec
 
 
+def provider_named(spec: str, settings: Settings) -> str | None:
+    """The provider `spec` names (`PROVIDER/ID`, or an ID only one provider's list has); None
+    when it names none."""
+    try:
+        return _split(spec, None, providers_from(settings))[0]
+    except ConfigError:
+        return None
+
+
 def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, str]) -> str:
     if request.api_key:
         return clean_key(request.api_key, "--api-key")

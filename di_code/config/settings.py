@@ -126,9 +126,10 @@ def load_user_settings(home: Path) -> Settings:
 
 def user_providers(user: Settings, env: Mapping[str, str]) -> frozenset[str]:
     """The providers the user has set up: their own `[providers.NAME]` tables and `model`, a
-    preset whose key variable or `<NAME>_BASE_URL` is set, a local server named in
-    `[discovery] urls` or `DI_CODE_DISCOVERY`. An untrusted project's `model` may name only
-    these: any other would send the prompt somewhere the user never chose."""
+    preset whose key variable or `<NAME>_BASE_URL` is set, a local preset that `[discovery]
+    urls` or `DI_CODE_DISCOVERY` names at the preset's own URL (`NAME/ID` goes there; listed at
+    another URL, the preset's own port is not one the user chose). What a project names may
+    pick only these: any other would send the prompt somewhere the user never chose."""
     names = set(user.providers)
     if user.model and "/" in user.model:
         names.add(user.model.split("/", 1)[0])
@@ -136,8 +137,38 @@ def user_providers(user: Settings, env: Mapping[str, str]) -> frozenset[str]:
         if env.get(preset.api_key_env or "") or env.get(f"{name.upper()}_BASE_URL"):
             names.add(name)
     listed = [*(user.discovery or ()), *env.get(DISCOVERY_ENV, "").split(",")]
-    names.update(entry.partition("=")[0].strip() for entry in listed if "=" in entry)
+    for entry in listed:
+        name, _, url = (part.strip() for part in entry.partition("="))
+        known = PRESETS.get(name)
+        if known is not None and _same_place(url, known.base_url):
+            names.add(name)
     return frozenset(names)
+
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def _same_place(url: str, other: str) -> bool:
+    """Whether two base URLs reach the same server and path (`localhost` and the loopback
+    addresses are one place)."""
+    from urllib.parse import urlsplit
+
+    try:
+        a, b = urlsplit(url.strip()), urlsplit(other)
+        ports = (a.port, b.port)
+    except ValueError:
+        return False
+
+    def host(name: str | None) -> str:
+        name = (name or "").lower()
+        return "localhost" if name in LOOPBACK_NAMES else name
+
+    return (a.scheme, host(a.hostname), ports[0], a.path.rstrip("/")) == (
+        b.scheme,
+        host(b.hostname),
+        ports[1],
+        b.path.rstrip("/"),
+    )
 
 
 def _project_settings(home: Path, project: ProjectFile, usable: frozenset[str]) -> Settings:

@@ -83,8 +83,9 @@ def split_by_providers(
 
 
 def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
-    """Whether a project's `model` would choose a provider outside `usable` (an id without a
-    provider counts for the preset that knows it)."""
+    """Whether a project's `model` would choose a provider outside `usable`, read as the model
+    door reads a spec (di_code.config.selection.provider_named, on the presets): an id alone
+    counts for the preset that knows it; one no preset knows names no provider of the user's."""
     if usable is None or not isinstance(model, str):
         return False
     from di_code.config.models import PRESETS
@@ -92,7 +93,7 @@ def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
     if "/" in model:
         return model.split("/", 1)[0] not in usable
     owners = [name for name, preset in PRESETS.items() if any(m.id == model for m in preset.models)]
-    return bool(owners) and owners[0] not in usable
+    return not owners or owners[0] not in usable
 
 
 @dataclass(frozen=True, slots=True)

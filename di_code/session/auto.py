@@ -45,16 +45,18 @@ async def compact_agent(
 ) -> CompactionResult:
     """Summarize the agent's older messages, record it, and replace the transcript.
 
-    Raises NothingToCompact or CompactionError (one-line messages for the user)."""
+    Raises NothingToCompact or CompactionError (one-line messages for the user). Its request
+    counts against the prompt's budget (on its own, `/compact`, it is a prompt of its own)."""
     messages = agent.transcript
-    result = await compact(
-        agent.provider,
-        agent.model,
-        messages,
-        keep_recent_tokens=keep_recent_tokens,
-        instructions=instructions,
-        signal=signal,
-    )
+    with agent.budget.prompt():
+        result = await compact(
+            agent.provider,
+            agent.model,
+            messages,
+            keep_recent_tokens=keep_recent_tokens,
+            instructions=instructions,
+            signal=signal,
+        )
     if session is None:
         agent.replace_transcript(result.messages)
         return result
@@ -80,7 +82,8 @@ async def prompt_with_compaction(
     on_compaction: OnCompaction | None = None,
 ) -> AssistantMessage:
     """`agent.prompt`, compacting first when the context is near full, and once more followed
-    by one retry (`agent.continue_`) when the provider reports a context overflow."""
+    by one retry (`agent.continue_`) when the provider reports a context overflow. All of it
+    is one prompt for the request budget."""
 
     async def run_compaction() -> bool:
         outcome: CompactionResult | CompactionError
@@ -96,14 +99,15 @@ async def prompt_with_compaction(
             on_compaction(outcome)
         return isinstance(outcome, CompactionResult)
 
-    if should_compact(agent.transcript, agent.model, reserve):
-        await run_compaction()
-    final = await agent.prompt(prompt, signal)
-    if not is_context_overflow(final):
+    with agent.budget.prompt():
+        if should_compact(agent.transcript, agent.model, reserve):
+            await run_compaction()
+        final = await agent.prompt(prompt, signal)
+        if not is_context_overflow(final):
+            return final
+        stated = stated_context_window(final)
+        if stated is not None and stated < agent.model.context_window:
+            agent.model = replace(agent.model, context_window=stated)  # the server knows better
+        if await run_compaction():
+            final = await agent.continue_(signal)
         return final
-    stated = stated_context_window(final)
-    if stated is not None and stated < agent.model.context_window:
-        agent.model = replace(agent.model, context_window=stated)  # the server knows better
-    if await run_compaction():
-        final = await agent.continue_(signal)
-    return final

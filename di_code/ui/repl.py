@@ -128,8 +128,8 @@ class Repl:
             old.tools,
             old.system_prompt,
             messages=messages,
-            max_turns=old.max_turns,
             options=old.options,
+            budget=old.budget,
             hooks=old.hooks,
         )
         agent.more_turns = old.more_turns

@@ -36,11 +36,16 @@ class SubagentKind(Protocol):
     def model(self) -> str | None: ...
     @property
     def prompt(self) -> str: ...
+    @property
+    def model_named_by(self) -> str | None:
+        """The untrusted file whose `model` this is (a project's); None: the user's own."""
+        ...
 
 
-ChooseModel = Callable[[str], tuple[Provider, Model]]
-"""`PROVIDER/ID` → a new provider (closed after the subagent) and the model; raises
-ValueError with a one-line reason."""
+ChooseModel = Callable[[str, str | None], tuple[Provider, Model] | None]
+"""(`PROVIDER/ID`, the untrusted file naming it or None) → a new provider (closed after the
+subagent) and the model; None when the file may not pick it (the default model is used);
+raises ValueError with a one-line reason."""
 RecordTranscript = Callable[[str, "Agent"], str | None]
 """Keeps a subagent's messages with the session (by its tool call id); returns the file."""
 

@@ -88,16 +88,23 @@ class TaskTool:
         return kind
 
     def _model(self, kind: SubagentKind | None) -> tuple[Provider, Model, bool]:
-        """The provider and model to use, and whether the provider is made for this call."""
-        wanted = (kind.model if kind else None) or self.subagents.default_model
+        """The provider and model to use, and whether the provider is made for this call:
+        the file's model, else (or when the file may not pick it) `[subagents] model`, else
+        the parent's."""
+        wanted: list[tuple[str | None, str | None]] = [(self.subagents.default_model, None)]
+        if kind is not None and kind.model:
+            wanted.insert(0, (kind.model, kind.model_named_by))
         choose = self.subagents.choose_model
-        if wanted is None or choose is None:
-            return self.subagents.parent.provider, self.subagents.parent.model, False
-        try:
-            provider, model = choose(wanted)
-        except ValueError as exc:
-            raise ToolError(f"Subagent model {wanted}: {exc}") from None
-        return provider, model, True
+        for spec, named_by in wanted:
+            if spec is None or choose is None:
+                continue
+            try:
+                chosen = choose(spec, named_by)
+            except ValueError as exc:
+                raise ToolError(f"Subagent model {spec}: {exc}") from None
+            if chosen is not None:
+                return *chosen, True
+        return self.subagents.parent.provider, self.subagents.parent.model, False
 
     def _agent(self, kind: SubagentKind | None, provider: Provider, model: Model) -> Agent:
         subagents, parent = self.subagents, self.subagents.parent
@@ -110,8 +117,8 @@ class TaskTool:
             model,
             tools,
             prompt,
-            max_turns=parent.max_turns,
             options=parent.options,
+            budget=parent.budget,
             hooks=self._one_question_at_a_time(parent.hooks),
         )
 

@@ -1,0 +1,112 @@
+"""The one door every model and provider is picked through (issue 32): the session's model,
+a subagent's (its file's `model:` or `[subagents] model`), a local server found by discovery,
+`--base-url` alone, the chat's `/model`, and so every ACP session and batch task (each is set
+up by the same `prepare`). tests/test_door_models.py fails when another module resolves a
+model or makes a provider on its own.
+
+Who names a model decides what it may pick. What the user names (flags, `DI_CODE_MODEL`, their
+own config and subagent files, `/model`, a batch's task file, a project's config they trust)
+is resolved as it says. A project's subagent file is read untrusted (it is used anyway: it is
+only text): its `model` counts only when it names a provider the user has set up (the rule of an
+untrusted project's `model`, di_code.config.settings.user_providers). Any other is not
+resolved at all (no preset, base URL or local port the user did not choose is contacted): one
+line says so, once, and the subagent runs on the default model. Falling back rather than
+failing the task keeps the job going on the model the user chose, as the project's `model` key
+falls back to the user's.
+
+Every provider made here counts its requests against the session's request budget.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+
+from di_code.ai.budget import RequestBudget
+from di_code.ai.redaction import register, register_url
+from di_code.ai.stream import Provider
+from di_code.ai.types import Model
+from di_code.config.selection import (
+    ModelRequest,
+    Selection,
+    provider_named,
+    select_model,
+    timeouts_from,
+)
+from di_code.config.settings import ConfigError, Settings, user_providers
+
+
+class ModelDoor:
+    """The session's settings, environment and request budget, and what it has said."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        env: Mapping[str, str],
+        notify: Callable[[str], None],
+        budget: RequestBudget | None = None,
+    ) -> None:
+        self.settings = settings
+        self.env = env
+        self.notify = notify
+        self.budget = budget
+        self._said: set[str] = set()
+
+    def pick(self, request: ModelRequest, named_by: str | None = None) -> Selection | None:
+        """The model `request` names, resolved as `--model` is (a ConfigError names what to
+        fix); None when nothing at all is configured (the caller looks for a local server),
+        or when `named_by`, a file read untrusted, names a provider the user has not set up
+        (said in one line; the caller uses its default)."""
+        if named_by is not None and request.model:
+            refusal = self._refusal(request.model, named_by)
+            if refusal is not None:
+                self._say(refusal)
+                return None
+        return select_model(request, self.settings, self.env)
+
+    def open(self, selection: Selection) -> Provider:
+        """A provider for the selection; its key and URL are never shown from now on."""
+        from di_code.ai.providers import PROVIDER_CLASSES
+
+        register(selection.api_key)
+        register_url(selection.model.base_url)
+        api = selection.model.api
+        provider_class = PROVIDER_CLASSES.get(api)
+        if provider_class is None:
+            known = ", ".join(sorted(PROVIDER_CLASSES))
+            raise ConfigError(f'unknown api "{api}" (known: {known})')
+        base_url = selection.model.base_url
+        if not base_url:
+            raise ConfigError(f"no base URL for {selection.model.provider}: pass --base-url")
+        timeouts = timeouts_from(os.environ)
+        provider: Provider = provider_class(
+            api_key=selection.api_key or None, base_url=base_url, **timeouts
+        )
+        return self.budget.wrap(provider) if self.budget is not None else provider
+
+    def choose(self, spec: str, named_by: str | None = None) -> tuple[Provider, Model] | None:
+        """`PROVIDER/ID` as a new provider and its model; None when `named_by` (an untrusted
+        file) may not pick it (said in one line: the default applies)."""
+        selection = self.pick(ModelRequest(model=spec), named_by)
+        if selection is None:
+            if named_by is not None:
+                return None
+            raise ConfigError(f"no provider for {spec!r}: use PROVIDER/ID")
+        return self.open(selection), selection.model
+
+    def _refusal(self, spec: str, named_by: str) -> str | None:
+        """Why an untrusted file's `spec` is not used; None when it names a provider the user
+        set up (in their config, a key or `<NAME>_BASE_URL` variable, or discovery URLs)."""
+        name = provider_named(spec, self.settings)
+        if name is not None and name in user_providers(self.settings, self.env):
+            return None
+        which = f"provider {name!r}" if name is not None else "its provider"
+        return (
+            f"{named_by}: ignored model {spec!r}: {which} is not one you set up "
+            "(its subagent uses the default model)"
+        )
+
+    def _say(self, line: str) -> None:
+        if line not in self._said:
+            self._said.add(line)
+            self.notify(line)

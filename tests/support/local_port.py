@@ -1,0 +1,59 @@
+"""A listener on a local server's own port (the first of the `llamacpp`, `vllm`, `lmstudio`
+and `ollama` presets' ports free here): it stands in for whatever a cloned project would like
+a prompt sent to, and counts the connections it gets (closing each at once)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+LOCAL_PRESETS = {"llamacpp": 8080, "vllm": 8000, "lmstudio": 1234, "ollama": 11434}
+
+
+class Listener:
+    """Accepts on 127.0.0.1:port, counts connections, closes them at once."""
+
+    def __init__(self, name: str, port: int, sock: socket.socket) -> None:
+        self.name, self.port, self._sock = name, port, sock
+        self.connections = 0
+        self._thread = threading.Thread(target=self._serve, daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self._sock.accept()
+            except OSError:
+                return
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept (close alone would not)
+        self._sock.close()
+        self._thread.join(timeout=5)
+
+
+@contextlib.contextmanager
+def local_preset_listener() -> Iterator[Listener]:
+    """The listener; the test is skipped when every one of those ports is taken."""
+    for name, port in LOCAL_PRESETS.items():
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # an earlier test's TIME_WAIT
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            sock.close()
+            continue
+        sock.listen(16)
+        listener = Listener(name, port, sock)
+        try:
+            yield listener
+        finally:
+            listener.close()
+        return
+    pytest.skip("every local preset's port is taken on this machine")
