@@ -60,6 +60,17 @@ class Deaf(_Tool):
 """
 
 
+def plugin_site(folder: Path) -> Path:
+    """A folder for PYTHONPATH where PLUGIN is installed as pip leaves a distribution."""
+    site = folder / "site"
+    (site / "stop_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[di_code.tools]\nblock = stop_plugin:Block\ndeaf = stop_plugin:Deaf\n"
+    )
+    (site / "stop_plugin.py").write_text(PLUGIN)
+    return site
+
+
 def call(name: str, arguments: dict[str, object]) -> Turn:
     return Turn(tool_calls=(ToolCallSpec(name, arguments, "c1"),))
 
@@ -72,12 +83,7 @@ class Launch:
         self.mark = uuid.uuid4().hex
         self.process: subprocess.Popen[str] | None = None
         self.pty: PtyProcess | None = None
-        site = folder / "site"
-        (site / "stop_plugin-1.0.dist-info").mkdir(parents=True)
-        (site / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
-            "[di_code.tools]\nblock = stop_plugin:Block\ndeaf = stop_plugin:Deaf\n"
-        )
-        (site / "stop_plugin.py").write_text(PLUGIN)
+        site = plugin_site(folder)
         self.env = cli_env(
             home, server, **{MARK: self.mark, "PYTHONPATH": str(site), "STOP_TEST_DIR": str(folder)}
         )
