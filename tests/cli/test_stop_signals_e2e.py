@@ -260,3 +260,35 @@ def test_kill_9_takes_the_mcp_server_and_the_command_with_it(
     launch.wait_for("bash")
     assert launch.stop(signal.SIGKILL)[0] == -signal.SIGKILL
     launch.assert_nothing_left()
+
+
+def reading_stdin(pid: int) -> bool:
+    """The process waits in read(2) on descriptor 0 (x86-64's syscall number 0)."""
+    try:
+        return Path(f"/proc/{pid}/syscall").read_text().startswith("0 0x0 ")
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
+@EACH_SIGNAL
+def test_a_signal_while_the_prompt_is_read_from_stdin(
+    launch: Launch, llm_server: LLMServer, number: signal.Signals
+) -> None:
+    launch.argv = launch.argv[:-1]  # no prompt argument: it is read from stdin
+    process = subprocess.Popen(
+        launch.argv,
+        cwd=launch.folder,
+        env=launch.env,
+        stdin=subprocess.PIPE,  # open, and nothing written yet
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    launch.process = process
+    wait_until(lambda: reading_stdin(process.pid), "di-code to read its prompt")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert not llm_server.requests
