@@ -5,8 +5,8 @@ signal); 2 usage or configuration error (raised as ConfigError, handled by the a
 signal's number when stopped by one: 130 Ctrl-C (SIGINT), 143 SIGTERM (a CI `timeout`), 129
 SIGHUP (a closed terminal). Each aborts the agent's signal, which kills the running tool's
 process group, and the aborted message is saved; the process groups bash started (background
-jobs) are stopped at exit. Before and after the prompt, a second signal within 2 s, or a loop
-that does not act on the first within 1 s, end the process at once (di_code.ai.stop_signals).
+jobs) are stopped at exit. A signal before or after the prompt, a second one within 2 s, or
+one the loop does not act on within 1 s ends the process at once (di_code.ai.stop_signals).
 """
 
 from __future__ import annotations
