@@ -95,9 +95,9 @@ class Settings:
     """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
 
 
-def di_code_home() -> Path:
-    """`$DI_CODE_HOME`, else `~/.di-code`."""
-    configured = os.environ.get("DI_CODE_HOME")
+def di_code_home(env: Mapping[str, str] | None = None) -> Path:
+    """`$DI_CODE_HOME` (of `env`, default this process's), else `~/.di-code`."""
+    configured = (os.environ if env is None else env).get("DI_CODE_HOME")
     return Path(configured).expanduser() if configured else Path.home() / ".di-code"
 
 
