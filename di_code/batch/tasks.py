@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from di_code.batch.checkout import is_url
+from di_code.batch.checkout import CheckoutError, is_url
 
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -192,7 +192,11 @@ def _number(data: dict[str, Any], name: str, kind: type[int] | type[float]) -> A
 
 def _repo(repo: str, base: Path) -> str:
     """A URL as it is; a path from the task file's folder (so the file works from anywhere)."""
-    if is_url(repo):
+    try:
+        url = is_url(repo)
+    except CheckoutError as exc:  # a transport README does not name (`ext::` runs a command)
+        raise ValueError(str(exc)) from None
+    if url:
         return repo
     try:
         folder = base / Path(repo).expanduser()

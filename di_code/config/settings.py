@@ -149,26 +149,22 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def _same_place(url: str, other: str) -> bool:
-    """Whether two base URLs reach the same server and path (`localhost` and the loopback
-    addresses are one place)."""
+    """Whether two base URLs reach the same server and path, their hosts normalised by the one
+    door (di_code.ai.web_address: `LOCALHOST.` is `localhost`, `127.1` is `127.0.0.1`), and
+    `localhost` and the loopback addresses one place."""
     from urllib.parse import urlsplit
 
+    from di_code.ai.web_address import BadAddress, web_address
+
+    def place(text: str) -> tuple[str, str, int, str]:
+        address = web_address(text.strip())
+        host = "localhost" if address.host in LOOPBACK_NAMES else address.host
+        return address.scheme, host, address.port, urlsplit(address.url).path.rstrip("/")
+
     try:
-        a, b = urlsplit(url.strip()), urlsplit(other)
-        ports = (a.port, b.port)
-    except ValueError:
+        return place(url) == place(other)
+    except BadAddress:
         return False
-
-    def host(name: str | None) -> str:
-        name = (name or "").lower()
-        return "localhost" if name in LOOPBACK_NAMES else name
-
-    return (a.scheme, host(a.hostname), ports[0], a.path.rstrip("/")) == (
-        b.scheme,
-        host(b.hostname),
-        ports[1],
-        b.path.rstrip("/"),
-    )
 
 
 def _project_settings(home: Path, project: ProjectFile, usable: frozenset[str]) -> Settings:

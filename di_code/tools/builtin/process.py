@@ -68,7 +68,7 @@ async def run_in_group(
     timeout: float,
     signal: AbortSignal,
     sink: OutputSink,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> Exit:
     """Run `argv`, feeding its output to `sink`, until it exits or is stopped."""
     loop = asyncio.get_running_loop()
@@ -77,7 +77,7 @@ async def run_in_group(
         _enlarge(write_fd)
         proc = await start_child(
             *argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, cwd=cwd,
-            env=None if env is None else dict(env),
+            env=dict(env),
         )  # fmt: skip
     except BaseException:
         os.close(read_fd)
