@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task"})
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
 """Tools that change nothing: they run unasked, and are all read-only mode offers (a task's
 subagent is asked about each of its own calls like the session is)."""
 

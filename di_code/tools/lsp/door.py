@@ -175,3 +175,22 @@ def _read(path: Path) -> str | None:
         return path.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+
+
+def status_lines(servers: LanguageServers) -> list[str]:
+    """`di-code lsp` and `/lsp`: each server, what it serves, its state per workspace root,
+    and each preset whose program is missing with the command that installs it."""
+    lines = []
+    for spec in servers.catalog.servers:
+        serves = " ".join([*spec.extensions, *spec.globs])
+        lines.append(f"{spec.name}: {' '.join(spec.command)} ({serves})")
+        slots = [s for s in servers.slots.values() if s.spec.name == spec.name]
+        for slot in slots:
+            reason = f": {slot.reason}" if slot.reason else ""
+            lines.append(f"  {slot.root}: {slot.state}{reason}")
+        if not slots:
+            lines.append("  not started (starts on the first file it serves)")
+    for spec in servers.catalog.missing:
+        lines.append(f"{spec.name}: not installed ({spec.command[0]} not on PATH); {spec.install}")
+    lines += list(servers.catalog.warnings)
+    return lines or ["No language servers configured."]
