@@ -4,6 +4,8 @@ reaches here: di_code.config.trust leaves the key out until the project is trust
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,12 +17,21 @@ if TYPE_CHECKING:
     from di_code.tools.lsp.door import LanguageServers
 
 
+OFF_VARIABLE = "DI_CODE_LSP"
+"""`DI_CODE_LSP=off` starts no language server (write and edit then wait for none)."""
+
+
 def language_servers(
-    settings: Settings, workspace: Path, notify: Notify = notify_stderr
+    settings: Settings,
+    workspace: Path,
+    notify: Notify = notify_stderr,
+    env: Mapping[str, str] = os.environ,
 ) -> LanguageServers:
     from di_code.tools.lsp.door import LanguageServers
-    from di_code.tools.lsp.servers import catalog
+    from di_code.tools.lsp.servers import Catalog, catalog
 
+    if env.get(OFF_VARIABLE, "").lower() in ("off", "0", "false", "no"):
+        return LanguageServers(Catalog((), ()), workspace)
     found = catalog(settings.lsp)
     for warning in found.warnings:
         notify(warning)

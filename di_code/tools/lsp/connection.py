@@ -179,8 +179,12 @@ class Connection:
         return await asyncio.wait_for(reply, timeout)
 
     async def wait_exit(self) -> int | None:
+        """The server's exit code, once it exits; whoever waits for diagnostics is woken."""
         assert self._process is not None
-        return await self._process.wait()
+        code = await self._process.wait()
+        async with self._published:
+            self._published.notify_all()
+        return code
 
     async def aclose(self) -> None:
         """shutdown and exit, briefly; then the group is killed whatever it did."""

@@ -14,7 +14,7 @@ from di_code.ai.types import TextContent
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.lsp.door import LanguageServers
-from di_code.tools.lsp.report import changes, summary
+from di_code.tools.lsp.report import changes, details, summary
 
 
 class Diagnosed:
@@ -62,9 +62,6 @@ class Diagnosed:
         lines = [summary(shown, introduced, fixed), *self.lsp.take_notes()]
         text = "\n".join(line for line in lines if line)
         result = output if isinstance(output, ToolResult) else ToolResult(list(output))
-        details = dict(result.details) if isinstance(result.details, dict) else {}
-        details["diagnostics"] = [p.to_dict(shown) for p in introduced]
-        if fixed:
-            details["fixed_diagnostics"] = [p.to_dict(shown) for p in fixed]
+        kept = result.details if isinstance(result.details, dict) else {}
         content = [*result.content, TextContent("\n" + text)] if text else result.content
-        return ToolResult(content, details, result.is_error)
+        return ToolResult(content, {**kept, **details(shown, introduced, fixed)}, result.is_error)

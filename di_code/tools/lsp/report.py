@@ -60,12 +60,17 @@ def changes(before: list[Problem], after: list[Problem]) -> tuple[list[Problem],
     """(introduced, fixed): what `after` has more of than `before`, and the reverse, each
     matched by severity, source, code and message."""
     old, new = Counter(p.key for p in before), Counter(p.key for p in after)
-    return _take(after, new - old), _take(before, old - new)
+    return _take(after, new - old, before), _take(before, old - new, after)
 
 
-def _take(problems: list[Problem], wanted: Counter[tuple[str, str, str, str]]) -> list[Problem]:
+def _take(
+    problems: list[Problem], wanted: Counter[tuple[str, str, str, str]], other: list[Problem]
+) -> list[Problem]:
+    """`wanted`'s problems from `problems`; of two alike, the one on a line where `other`
+    has none is taken (the new one, not the old one it repeats)."""
+    seen = {(p.line, p.key) for p in other}
     left, out = Counter(wanted), []
-    for p in sorted(problems, key=lambda p: (p.line, p.column)):
+    for p in sorted(problems, key=lambda p: ((p.line, p.key) in seen, p.line, p.column)):
         if left[p.key] > 0:
             left[p.key] -= 1
             out.append(p)
@@ -85,3 +90,13 @@ def summary(path: str, introduced: list[Problem], fixed: list[Problem]) -> str:
         more = f" (and {len(fixed) - 5} more)" if len(fixed) > 5 else ""
         lines.append(f"Fixed in {path}: {shown}{more}")
     return "\n".join(lines)
+
+
+def details(path: str, introduced: list[Problem], fixed: list[Problem]) -> dict[str, Any]:
+    """The `details` keys for the UIs and the JSON output, bounded like the text."""
+    out: dict[str, Any] = {"diagnostics": [p.to_dict(path) for p in introduced[:MAX_SHOWN]]}
+    if len(introduced) > MAX_SHOWN:
+        out["diagnostics_total"] = len(introduced)
+    if fixed:
+        out["fixed_diagnostics"] = [p.to_dict(path) for p in fixed[:MAX_SHOWN]]
+    return out
