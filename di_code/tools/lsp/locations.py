@@ -53,7 +53,7 @@ def locations(result: Any) -> list[tuple[str, int, int, str]]:
     """Location | Location[] | LocationLink[] | None as (uri, line, character, '')."""
     if result is None:
         return []
-    items = result if isinstance(result, list) else [result]
+    items = result if isinstance(result, list | tuple) else [result]
     out = []
     for item in items:
         uri = getattr(item, "uri", None) or getattr(item, "target_uri", None)
@@ -88,6 +88,6 @@ def hover_text(result: Any) -> str:
     if result is None:
         return ""
     contents = result.contents
-    parts = contents if isinstance(contents, list) else [contents]
+    parts = contents if isinstance(contents, list | tuple) else [contents]
     text = "\n".join(p if isinstance(p, str) else str(getattr(p, "value", p)) for p in parts)
     return str(text).strip()[:4000]
