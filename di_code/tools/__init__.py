@@ -64,7 +64,7 @@ def default_tools(
         LazyTool(cards.TODO, "di_code.tools.builtin.todo", "TodoTool"),
     ]
     if lsp is not None and lsp.catalog.servers:
-        from di_code.tools.lsp.tool import with_language_servers
+        from di_code.tools.lsp.offer import with_language_servers
 
         tools = with_language_servers(tools, space, lsp)
     return tools

@@ -57,9 +57,9 @@ class Diagnosed:
         output: ToolOutput = await self._tool.execute(tool_call_id, params, signal, on_update)
         if not served or path is None:
             return output
-        old, new = await self.lsp.changed(path, before)
+        old, new, unsure = await self.lsp.changed(path, before)
         introduced, fixed = changes(old, new)
-        lines = [summary(shown, introduced, fixed), *self.lsp.take_notes()]
+        lines = [summary(shown, introduced, fixed, unsure), *self.lsp.take_notes()]
         text = "\n".join(line for line in lines if line)
         result = output if isinstance(output, ToolResult) else ToolResult(list(output))
         kept = result.details if isinstance(result.details, dict) else {}

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 DIAGNOSTICS_WAIT = 2.0
 """Seconds an edit's result waits for a server's diagnostics of the new text."""
-FIRST_WAIT = 5.0
+FIRST_WAIT = 10.0
 """Seconds to wait for the diagnostics of a file a server has not seen (it may be reading
 the project first); without them, the file's old problems would count as new."""
 MAX_FILE = 2_000_000
@@ -105,36 +105,42 @@ class LanguageServers:
         slot.retry_at = time.monotonic() + _backoff(slot.crashes)
         self.notes.append(f"Language server {slot.spec.name} {slot.reason}.")
 
-    async def baseline(self, path: Path) -> dict[Connection, list[Problem]]:
+    async def baseline(self, path: Path) -> dict[Connection, list[Problem] | None]:
         """The problems each server sees in `path` now (before a change): the last ones it
-        published, or, for a file it has not seen, those of the file as it is on disk."""
+        published, or, for a file it has not seen, those of the file as it is on disk (None
+        when they did not come in time)."""
         connections = await self.connections(path)
         text = await asyncio.to_thread(_read, path)
         results = await asyncio.gather(*(self._current(c, path, text) for c in connections))
         return dict(zip(connections, results, strict=True))
 
-    async def _current(self, connection: Connection, path: Path, text: str | None) -> list[Problem]:
+    async def _current(
+        self, connection: Connection, path: Path, text: str | None
+    ) -> list[Problem] | None:
         uri = path.as_uri()
         if uri in connection.versions:
             return _problems(connection, connection.diagnostics.get(uri, (None, []))[1])
         if text is None:
             return []
-        got = await self._synced(connection, path, text, max(self.wait, FIRST_WAIT))
-        return got or []
+        return await self._synced(connection, path, text, max(self.wait, FIRST_WAIT))
 
     async def changed(
-        self, path: Path, before: dict[Connection, list[Problem]]
-    ) -> tuple[list[Problem], list[Problem]]:
-        """(before, after) over all servers for `path` once its new text is synced and each
-        server's diagnostics for it came (or the wait ran out: that server is left out)."""
+        self, path: Path, before: dict[Connection, list[Problem] | None]
+    ) -> tuple[list[Problem], list[Problem], bool]:
+        """(before, after, unsure) over all servers for `path` once its new text is synced
+        and each server's diagnostics for it came (or the wait ran out: that server is left
+        out); `unsure` when a server's problems before the change are not known, so some of
+        `after` may be older than the change."""
         text = await asyncio.to_thread(_read, path)
         if text is None or not before:
-            return [], []
+            return [], [], False
         live = [c for c in before if c.alive]
         after = await asyncio.gather(*(self._synced(c, path, text, self.wait) for c in live))
-        old = [p for c, got in zip(live, after, strict=True) if got is not None for p in before[c]]
-        new = [p for got in after if got is not None for p in got]
-        return serious(old), serious(new)
+        answered = [(c, got) for c, got in zip(live, after, strict=True) if got is not None]
+        old = [p for c, _ in answered for p in before[c] or []]
+        new = [p for _, got in answered for p in got]
+        unsure = any(before[c] is None for c, _ in answered)
+        return serious(old), serious(new), unsure
 
     async def _synced(
         self, connection: Connection, path: Path, text: str, wait: float

@@ -77,11 +77,17 @@ def _take(
     return out
 
 
-def summary(path: str, introduced: list[Problem], fixed: list[Problem]) -> str:
-    """The lines appended to a write or edit result ('' when nothing changed)."""
+def summary(
+    path: str, introduced: list[Problem], fixed: list[Problem], unsure: bool = False
+) -> str:
+    """The lines appended to a write or edit result ('' when nothing changed); `unsure`:
+    the problems before the change are not known (a server still reading the project)."""
     lines = []
     if introduced:
-        lines.append(f"New problems in {path} (language server):")
+        maybe = "; some may predate this change" if unsure else ""
+        lines.append(
+            f"{'Problems' if unsure else 'New problems'} in {path} (language server{maybe}):"
+        )
         lines += [p.line_text(path) for p in introduced[:MAX_SHOWN]]
         if len(introduced) > MAX_SHOWN:
             lines.append(f"... and {len(introduced) - MAX_SHOWN} more")

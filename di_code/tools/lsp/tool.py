@@ -5,59 +5,22 @@ server is configured or found on PATH (`with_language_servers`)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from lsprotocol import types
 
-from di_code.agent.tool import AgentTool, ToolOutput, ToolUpdate
+from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
-from di_code.tools.builtin.cards import ToolCard
 from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection
-from di_code.tools.lsp.diagnosed import Diagnosed
 from di_code.tools.lsp.door import LanguageServers, _read
 from di_code.tools.lsp.locations import hover_text, locations, place_lines, symbols
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
-
-OPERATIONS = ("definition", "references", "hover", "symbols", "diagnostics")
-LSP_CARD = ToolCard(
-    "lsp",
-    description=(
-        "Ask the language servers about code. operation: definition, references or hover of "
-        "the symbol at path + line + character (1-based), or of a `symbol` name (in path, or "
-        "anywhere in the workspace); symbols of a file (path) or of the workspace (symbol = "
-        "a name to look for); diagnostics of a file (path) or of every file the servers have "
-        "seen. Results are path:line:col with the line's text. Finds what grep misses: "
-        "aliases, re-exports, methods."
-    ),
-    parameters={
-        "type": "object",
-        "properties": {
-            "operation": {"type": "string", "enum": list(OPERATIONS)},
-            "path": {"type": "string", "description": "File, relative to the working directory."},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line."},
-            "character": {"type": "integer", "minimum": 1, "description": "1-based column."},
-            "symbol": {"type": "string", "minLength": 1, "description": "A symbol's name."},
-        },
-        "required": ["operation"],
-        "additionalProperties": False,
-    },
-    parallel_safe=True,
-)
-
-
-def with_language_servers(
-    tools: Sequence[AgentTool], space: Workspace, lsp: LanguageServers
-) -> list[AgentTool]:
-    """write and edit wrapped so their results carry new diagnostics, and the lsp tool."""
-    wrapped = [Diagnosed(t, space, lsp) if t.name in ("write", "edit") else t for t in tools]
-    return [*wrapped, LspTool(space, lsp)]
 
 
 @dataclass(frozen=True, slots=True)
