@@ -8,14 +8,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RunDiCode, cli_env, request_text
+from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.imports import CLI_MAIN, loaded_modules, offenders
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import alive, wait_until
 
 BIN = str(Path(sys.executable).parent)
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "lsp_fixture_server.py"
@@ -104,3 +107,42 @@ def test_run_loads_no_language_server_code_before_a_file_needs_it(
     )
     loaded, _ = loaded_modules(CLI_MAIN, "--help", env=env, cwd=str(workspace))
     assert offenders(loaded, ("pygls", "lsprotocol", "di_code.tools.lsp")) == []
+
+
+def fixture_pids(workspace: Path) -> list[int]:
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0") if proc.name.isdigit() else []
+        except OSError:
+            continue
+        if str(FIXTURE).encode() in argv and str(workspace).encode() in argv:
+            pids.append(int(proc.name))
+    return [pid for pid in pids if alive(pid)]
+
+
+def test_a_server_dies_with_di_code_killed_by_sigkill(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    (di_code_home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "lines", "{workspace}"]\n'
+        'extensions = [".txt"]\n'
+    )
+    (workspace / "a.txt").write_text("x\n")
+    edit = {"path": "a.txt", "old_text": "x", "new_text": "BAD"}
+    llm_server.script(call("edit", edit, "c1"), Turn(text="never", first_delay=60))
+    env = cli_env(di_code_home, llm_server, **NO_SERVERS)
+    process = subprocess.Popen(
+        [DI_CODE, "run", "--yes", "edit it"], cwd=workspace, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: len(llm_server.requests) == 2, "the request after the edit")
+        [pid] = fixture_pids(workspace)
+        assert "a.txt:1:1: error: BAD found here" in request_text(llm_server.requests[1].body)
+        os.kill(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+        wait_until(lambda: not alive(pid), "the language server to die with di-code")
+    finally:
+        if process.poll() is None:
+            process.kill()
