@@ -125,7 +125,7 @@ def test_a_server_dies_with_di_code_killed_by_sigkill(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     (di_code_home / "config.toml").write_text(
-        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "lines", "{workspace}"]\n'
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "stubborn", "{workspace}"]\n'
         'extensions = [".txt"]\n'
     )
     (workspace / "a.txt").write_text("x\n")

@@ -5,7 +5,8 @@
 Modes: `lines` publishes one error per line that holds `BAD` (with the document's version);
 `crash` is `lines`, but exits with code 3 on the first change of a session while the file
 named by $LSP_FIXTURE_CRASH_ONCE does not exist yet (it creates it: the restarted server
-keeps running); `flood` publishes 5,000 errors on every open and change; `silent` reads its
+keeps running); `stubborn` is `lines` that lives on after its input ends (most servers exit
+then; this one only dies when killed); `flood` publishes 5,000 errors on every open and change; `silent` reads its
 input and never answers, not even initialize.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 from lsprotocol import types
@@ -71,6 +73,8 @@ def serve(mode: str) -> None:
         publish(params.text_document.uri, params.text_document.version, text)
 
     server.start_io()
+    if mode == "stubborn":
+        time.sleep(3600)
 
 
 if __name__ == "__main__":
