@@ -58,6 +58,10 @@ class Connection:
         self._answer_server_requests()
 
     @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    @property
     def alive(self) -> bool:
         return self._process is not None and self._process.returncode is None
 
