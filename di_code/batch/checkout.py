@@ -1,24 +1,48 @@
-"""Each task's own checkout, so that no task touches the user's working tree or another task's.
+"""Each task's own checkout, so that no task touches the user's repository or another task's.
 
-A local repository gets a `git worktree` on a new branch (`di-code/batch/ID`), a git URL a
-clone, a folder outside git a copy made into a repository of its own (so that its patch can be
-taken the same way). The patch is the checkout's whole state against its base commit, new
-files included, binary-safe: `git add -A` into the checkout's own index, then
-`git diff --cached --binary BASE`. git runs with di-code's safe settings (session.git_run): no
-hook or program the repository names runs.
+A checkout is a repository of its own in the task's folder, on a branch `di-code/batch/ID` at
+the task's base commit. A local repository is cloned with its objects shared (nothing is
+copied, and nothing but git's refresh of an object's time is written into the user's
+repository: any number of tasks can start and end on one repository at once), a git URL is
+cloned (README's transports only), a folder outside git is copied and its files hashed as
+they are into a first commit.
+
+No program a repository names runs: every git call goes through session.git_run, the clone
+copies no hooks, and the checkout's own `info/attributes` (which beats every `.gitattributes`)
+unsets each attribute that converts bytes or picks a filter, so each file is its blob's bytes.
+The patch is a snapshot of the checkout (session.git_snapshot: raw bytes, no filter) against
+the base, by `diff-tree` without textconv or external diff: `git apply` on the base gives back
+the task's files byte for byte.
 """
 
 from __future__ import annotations
 
-import contextlib
 import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.session.git_run import GitError, run_git
+from di_code.session.git_run import GitError, clone, remote_transport, run_git, work_tree_top
+from di_code.session.git_snapshot import GitSnapshots
 
 BRANCH_PREFIX = "di-code/batch/"
-_AUTHOR = ("-c", "user.name=di-code batch", "-c", "user.email=batch@di-code.invalid")
+RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
+"""No eol conversion, no filter (clean, smudge, process), no `$Id$`, no re-encoding."""
+_AUTHOR = ("di-code batch", "batch@di-code.invalid")
+_PATCH = [
+    "diff-tree",
+    "-p",
+    "--binary",
+    "--full-index",
+    "--no-textconv",
+    "--no-ext-diff",
+    "--no-renames",
+    "--ignore-submodules",
+    "--no-color",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+]
+"""Plumbing (no `diff.*` settings of the user's), no program, every blob named in full."""
 
 
 class CheckoutError(Exception):
@@ -30,105 +54,97 @@ class Checkout:
     path: Path
     base: str
     """The commit the task started from: its patch is against it."""
-    source: Path | None
-    """The local repository a worktree belongs to (None for a clone or a copy)."""
-    branch: str | None
 
 
 def is_url(repo: str) -> bool:
-    return "://" in repo or (repo.startswith("git@") and ":" in repo)
-
-
-def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Checkout:
-    """A fresh checkout of `repo` at `ref` in `where` (anything left there by a killed run is
-    removed first; a worktree's branch is reset by `-B`, a stale registration overridden)."""
-    if where.exists():
-        remove_leftover(repo, where, task_id)
-    where.parent.mkdir(parents=True, exist_ok=True)
+    """Whether `repo` is a git URL to clone (else a folder); CheckoutError (one line) for a
+    transport README does not name (`ext::`, `fd::`, ...)."""
     try:
-        if is_url(repo):
-            return _clone(repo, ref, where)
-        folder = Path(repo).expanduser().resolve()
-        if not folder.is_dir():
-            raise CheckoutError(f"repo {repo!r} is not a folder or a git URL")
-        top = _toplevel(folder)
-        if top is None:
-            if ref is not None:
-                raise CheckoutError(f"repo {repo!r} is not in git: it has no ref {ref!r}")
-            return _copy(folder, where)
-        return _worktree(top, ref, where, task_id)
+        return remote_transport(repo) is not None
     except GitError as exc:
         raise CheckoutError(str(exc)) from None
 
 
-def _toplevel(folder: Path) -> Path | None:
+def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Checkout:
+    """A fresh checkout of `repo` at `ref` in `where` (anything a killed run left there is
+    removed first; nothing is left there when this fails)."""
+    shutil.rmtree(where, ignore_errors=True)
+    where.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return Path(run_git(folder, ["rev-parse", "--show-toplevel"]).decode().strip())
-    except GitError:
-        return None
+        if is_url(repo):
+            clone(repo, where)
+            return _on_branch(where, _commit(where, ref), task_id)
+        folder = Path(repo).expanduser().resolve()
+        if not folder.is_dir():
+            raise CheckoutError(f"repo {repo!r} is not a folder or a git URL")
+        top = work_tree_top(folder)
+        if top is None:
+            if ref is not None:
+                raise CheckoutError(f"repo {repo!r} is not in git: it has no ref {ref!r}")
+            return _copy(folder, where, task_id)
+        base = _commit(top, ref)
+        clone(str(top), where, shared=True)
+        return _on_branch(where, base, task_id)
+    except (CheckoutError, GitError) as exc:
+        shutil.rmtree(where, ignore_errors=True)
+        raise CheckoutError(str(exc)) from None
 
 
-def _worktree(top: Path, ref: str | None, where: Path, task_id: str) -> Checkout:
-    base = _commit(top, ref or "HEAD")
+def _on_branch(where: Path, base: str, task_id: str) -> Checkout:
+    _raw_attributes(where)
     branch = BRANCH_PREFIX + task_id
-    run_git(top, ["worktree", "add", "--quiet", "--force", "-B", branch, str(where), base])
-    return Checkout(where, base, top, branch)
+    run_git(where, ["checkout", "--quiet", "--no-recurse-submodules", "-B", branch, base])
+    return Checkout(where, base)
 
 
-def _clone(url: str, ref: str | None, where: Path) -> Checkout:
-    # the URL is the user's own choice (the task file): any transport git knows may fetch it
-    run_git(where.parent, ["-c", "protocol.allow=always", "clone", "--quiet", url, str(where)])
-    base = _commit(where, ref or "HEAD")
-    run_git(where, ["checkout", "--quiet", "--detach", base])
-    return Checkout(where, base, None, None)
-
-
-def _copy(folder: Path, where: Path) -> Checkout:
+def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     batch_folder = where.parent.parent.resolve()  # OUT.work: never copied into a task's copy
 
-    def inside_batch(directory: str, names: list[str]) -> list[str]:
-        return [name for name in names if (Path(directory) / name).resolve() == batch_folder]
+    def left_out(directory: str, names: list[str]) -> list[str]:
+        path = Path(directory)
+        return [
+            name
+            for name in names
+            if (path / name).resolve() == batch_folder or (path == folder and name == ".git")
+        ]
 
-    shutil.copytree(folder, where, symlinks=True, ignore=inside_batch)
-    run_git(where, ["init", "--quiet"])
-    run_git(where, ["add", "-A"])
-    run_git(where, [*_AUTHOR, "commit", "--quiet", "--allow-empty", "-m", "base"])
-    return Checkout(where, _commit(where, "HEAD"), None, None)
+    shutil.copytree(folder, where, symlinks=True, ignore=left_out)
+    run_git(where, ["init", "--quiet", "--template="])
+    _raw_attributes(where)
+    tree = _snapshot(where)
+    base = run_git(where, ["commit-tree", "--no-gpg-sign", "-m", "base", tree], author=_AUTHOR)
+    run_git(where, ["symbolic-ref", "HEAD", f"refs/heads/{BRANCH_PREFIX}{task_id}"])
+    run_git(where, ["reset", "--quiet", base.decode().strip()])
+    return Checkout(where, base.decode().strip())
 
 
-def _commit(repo: Path, ref: str) -> str:
+def _raw_attributes(where: Path) -> None:
+    """The checkout's own git directory (made by di-code, never the user's) unsets every
+    attribute that would change bytes or run a filter, above any `.gitattributes`."""
+    info = where / ".git" / "info"
+    info.mkdir(exist_ok=True)
+    (info / "attributes").write_text(RAW_ATTRIBUTES, encoding="utf-8")
+
+
+def _commit(repo: Path, ref: str | None) -> str:
+    name = f"{ref or 'HEAD'}^{{commit}}"
     try:
-        return run_git(repo, ["rev-parse", "--verify", f"{ref}^{{commit}}"]).decode().strip()
+        return run_git(repo, ["rev-parse", "--verify", "--end-of-options", name]).decode().strip()
     except GitError:
-        raise CheckoutError(f"no commit {ref!r} in {repo}") from None
+        raise CheckoutError(f"no commit {ref or 'HEAD'!r} in {repo}") from None
+
+
+def _snapshot(folder: Path) -> str:
+    """The tree of every file in `folder` that git does not ignore, as its raw bytes."""
+    snapshots = GitSnapshots(folder, max_file_bytes=sys.maxsize, max_untracked_files=sys.maxsize)
+    return snapshots.take().tree
 
 
 def patch_of(checkout: Checkout) -> bytes:
     """Everything the task changed, as a patch `git apply` takes on the base commit."""
-    run_git(checkout.path, ["add", "-A"])
-    return run_git(checkout.path, ["diff", "--cached", "--binary", "--no-ext-diff", checkout.base])
+    return run_git(checkout.path, [*_PATCH, checkout.base, _snapshot(checkout.path)])
 
 
 def remove_checkout(checkout: Checkout) -> None:
-    """The checkout, and a worktree's branch, gone (best effort: a leftover is said by git)."""
-    if checkout.source is not None:
-        _remove_worktree(checkout.source, checkout.path, checkout.branch)
+    """The checkout gone (best effort); the user's repository holds nothing of it."""
     shutil.rmtree(checkout.path, ignore_errors=True)
-
-
-def remove_leftover(repo: str, where: Path, task_id: str) -> None:
-    """What a killed earlier run left in `where` for this task."""
-    if not is_url(repo):
-        top = _toplevel(Path(repo).expanduser().resolve()) if Path(repo).is_dir() else None
-        if top is not None:
-            _remove_worktree(top, where, BRANCH_PREFIX + task_id)
-    shutil.rmtree(where, ignore_errors=True)
-
-
-def _remove_worktree(top: Path, where: Path, branch: str | None) -> None:
-    steps = [["worktree", "remove", "--force", str(where)]]
-    if branch is not None:
-        steps.append(["branch", "-D", "--quiet", branch])
-    for args in steps:
-        with contextlib.suppress(GitError):  # already gone
-            run_git(top, args)

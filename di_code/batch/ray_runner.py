@@ -9,20 +9,25 @@ running tasks (the task's process is ended on its node) and records them as canc
 
 Repositories must be reachable from every node: git URLs, or paths on a shared file system.
 The request cap (--max-requests) holds for the whole cluster: a Ray actor keeps the slots
-(di_code.batch.ray_slots).
+(di_code.batch.ray_slots). Joining the cluster is bounded and stoppable, and what `--ray-env`
+forwards goes with it (di_code.batch.ray_connect). A node without the model's key stops the
+batch at its first task, naming the node (KeyMissing).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import importlib
-import logging
+import socket
 import threading
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from di_code.ai.providers.request_slots import SOCKET_PREFIX
+from di_code.batch.key_check import KeyMissing
+from di_code.batch.ray_connect import DEFAULT_TIMEOUT, RayUnavailable, connect, forwarded
 from di_code.batch.ray_slots import SlotDoor, start_keeper
 from di_code.batch.results import STOPPED
 from di_code.batch.runner import Reporter, Stop, run_batch
@@ -35,45 +40,56 @@ IN_FLIGHT_PER_CPU = 2
 does not leave a CPU idle between tasks; still bounded, so the driver's memory is."""
 
 
-class RayUnavailable(Exception):
-    """Ray is not installed, or the cluster cannot be reached."""
+@dataclass(frozen=True, slots=True)
+class RayOptions:
+    address: str
+    """`auto` or HOST:PORT."""
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds to join the cluster (--ray-timeout)."""
+    env: tuple[str, ...] = ()
+    """Names of the driver's variables forwarded to the tasks (--ray-env)."""
+    max_requests: int | None = None
+    jobs: int | None = None
 
 
 def run_on_node(task: Task, settings: RunSettings, keeper: Any = None) -> dict[str, Any]:
     """The Ray task's body: the task run on this node, as a local worker would run it (its
     model requests through a door to the batch's slot keeper, with --max-requests)."""
-    if keeper is None:
-        return run_task(task, settings, threading.Event(), Live())
-    with SlotDoor(importlib.import_module("ray"), keeper) as door:
-        through_door = dataclasses.replace(settings, request_slots=SOCKET_PREFIX + str(door.path))
-        return run_task(task, through_door, threading.Event(), Live())
+    ray: Any = importlib.import_module("ray")
+    try:
+        if keeper is None:
+            return run_task(task, settings, threading.Event(), Live())
+        with SlotDoor(ray, keeper) as door:
+            slots = SOCKET_PREFIX + str(door.path)
+            through_door = dataclasses.replace(settings, request_slots=slots)
+            return run_task(task, through_door, threading.Event(), Live())
+    except KeyMissing as exc:
+        node = f"{ray.util.get_node_ip_address()} ({socket.gethostname()})"
+        raise KeyMissing(exc.provider, exc.variable, node) from None
 
 
 def run_ray(
     tasks: Sequence[Task],
     results: Path,
     settings: RunSettings,
-    address: str,
+    options: RayOptions,
     reporter: Reporter,
     retry_failed: bool = False,
-    max_requests: int | None = None,
-    jobs: int | None = None,
 ) -> int:
-    """The batch on the cluster at `address`: `jobs` tasks in flight (default two per CPU)."""
+    """The batch on the cluster: `jobs` tasks in flight (default two per CPU)."""
+    env_vars = forwarded(options.env)
     try:
         ray: Any = importlib.import_module("ray")  # typed as Any: the extra may be missing
         errors: Any = importlib.import_module("ray.exceptions")
     except ImportError:
         raise RayUnavailable("--ray needs Ray: pip install 'di-code[ray]'") from None
+    connect(ray, options.address, options.timeout, env_vars)
     try:
-        ray.init(address=address, log_to_driver=False, logging_level=logging.ERROR)
-    except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise RayUnavailable(f"cannot reach the Ray cluster at {address}: {exc}") from None
-    try:
-        keeper = start_keeper(ray, max_requests) if max_requests else None
+        keeper = start_keeper(ray, options.max_requests) if options.max_requests else None
         remote = ray.remote(**RAY_TASK_OPTIONS)(run_on_node)
         pool = RayPool(ray, errors, remote, settings, keeper)
-        jobs = jobs or IN_FLIGHT_PER_CPU * max(1, int(ray.cluster_resources().get("CPU", 1)))
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        jobs = options.jobs or IN_FLIGHT_PER_CPU * cpus
         return run_batch(tasks, results, pool, jobs, reporter, retry_failed, Stop())
     finally:
         ray.shutdown()
@@ -106,6 +122,9 @@ class RayPool:
         except self._errors.TaskCancelledError:
             return _unfinished(task, live, "cancelled", STOPPED)
         except self._errors.RayError as exc:
+            cause = getattr(exc, "cause", None)  # a RayTaskError's: what the task raised
+            if isinstance(cause, KeyMissing):
+                raise cause from None
             return _unfinished(task, live, "failed", f"ray: {str(exc).splitlines()[0]}")
 
     def cancel(self, handles: Sequence[Hashable]) -> None:

@@ -4,7 +4,8 @@ The same loop drives local worker threads and a Ray cluster (a `Pool` each). Tas
 out only as slots free up, and a result is written and dropped at once: the driver's memory
 does not grow with the batch. SIGINT (Ctrl-C) and SIGTERM stop every running task (their
 records say `cancelled`; the next run runs them again) and start no new one; the exit code is
-then 128 + the signal's number.
+then 128 + the signal's number. A task that finds its machine without the model's key
+(KeyMissing) stops the batch the same way, and run_batch raises it once at the end.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from di_code.batch.key_check import KeyMissing
 from di_code.batch.results import FINISHED, STATUSES, ResultsFile, finished_statuses
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live, RunSettings, finish_record, run_task
@@ -47,13 +49,18 @@ class Pool(Protocol):
 
 @dataclass(slots=True)
 class Stop:
-    """Set by a stop signal; the workers' processes end when it is set."""
+    """Set by a stop signal or a missing key; the workers' processes end when it is set."""
 
     event: threading.Event = field(default_factory=threading.Event)
     signal_number: int | None = None
+    missing: KeyMissing | None = None
 
     def __call__(self, number: int, _frame: object = None) -> None:
         self.signal_number = self.signal_number or number
+        self.event.set()
+
+    def key_missing(self, error: KeyMissing) -> None:
+        self.missing = self.missing or error
         self.event.set()
 
 
@@ -89,7 +96,7 @@ def run_batch(
     stop: Stop | None = None,
 ) -> int:
     """Run the tasks that need running; 0 when all of them are done, 1 when one failed or
-    timed out, 128 + N when signal N stopped the batch."""
+    timed out, 128 + N when signal N stopped the batch; KeyMissing when a task found no key."""
     stop = stop or Stop()
     out = ResultsFile(results)  # locked first: what is done is read under the lock
     pending = tasks_to_run(tasks, results, retry_failed)
@@ -103,9 +110,11 @@ def run_batch(
         for number, handler in previous.items():
             signal.signal(number, handler)
     stopped = signal.Signals(stop.signal_number).name if stop.signal_number else None
-    reporter.end(counts, stopped)
+    reporter.end(counts, stopped or ("missing key" if stop.missing else None))
     if stop.signal_number:
         return 128 + stop.signal_number
+    if stop.missing:
+        raise stop.missing
     return 1 if counts["failed"] or counts["timeout"] else 0
 
 
@@ -135,7 +144,12 @@ def _drive(
             return
         for handle in pool.ready(list(running), TICK_SECONDS):
             task, live = running.pop(handle)
-            record = pool.result(handle, task, live)
+            try:
+                record = pool.result(handle, task, live)
+            except KeyMissing as exc:  # it runs again on the next run, once there is a key
+                first = {"id": task.id, "status": "cancelled", "repo": task.repo}
+                record = finish_record(first, live, error=str(exc))
+                stop.key_missing(exc)
             out.append(record)
             counts[record["status"]] += 1
             reporter.finished(record)
@@ -160,6 +174,8 @@ class LocalPool:
     def result(self, handle: Any, task: Task, live: Live) -> dict[str, Any]:
         try:
             record: dict[str, Any] = handle.result()
+        except KeyMissing:
+            raise
         except Exception as exc:  # a bug in one task's handling: the batch goes on
             first = {"id": task.id, "status": "failed", "repo": task.repo}
             return finish_record(first, live, error=f"internal error: {exc!r}")

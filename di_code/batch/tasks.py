@@ -1,23 +1,44 @@
 """The task file of `di-code batch`: one JSON object a line, checked whole before anything runs.
 
 A batch that fails on line 900 after 899 tasks ran is half-run: every line is read and checked
-first, and all the bad ones are reported together with their line numbers (exit 2).
+first, and all the bad ones are reported together with their line numbers (exit 2). The check
+is exact, so that nothing it lets through fails later: lines end at `\n` only (JSON strings may
+hold U+2028), an id is a valid git branch name component, every text is bounded and free of
+NUL, and a bad value is echoed shortened.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from di_code.batch.checkout import is_url
+from di_code.batch.checkout import CheckoutError, is_url
 
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
-"""Ids name folders and branches: a safe, short alphabet."""
+"""Ids name folders and branches: a safe alphabet, and git's rules (ref_component_problem)."""
+MAX_CHARS = {
+    "id": 100,
+    "repo": 4096,
+    "ref": 256,
+    "prompt": 2_000_000,
+    "prompt_file": 4096,
+    "model": 256,
+    "permission_mode": 64,
+    "tools": 4096,
+}
+ENV_NAME_CHARS, ENV_VALUE_CHARS = 256, 32_768
+ECHO_CHARS = 60
+"""A bad value is echoed with at most this many characters."""
+JSON_BLANKS = " \t\r"
+_NOT_IN_REFS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\/]")
 _FIELDS = {
     "id",
     "repo",
@@ -61,8 +82,8 @@ def read_tasks(path: Path) -> list[Task]:
     tasks: list[Task] = []
     errors: list[str] = []
     seen: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip(JSON_BLANKS):
             continue
         try:
             task = _task(json.loads(line), number, path.parent)
@@ -89,15 +110,18 @@ def _task(data: Any, line: int, base: Path) -> Task:
         raise ValueError("a task is a JSON object")
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
-        raise ValueError(f"unknown field {unknown[0]!r}")
-    task_id = _text(data, "id", required=True)
-    if not _ID.fullmatch(task_id or ""):
+        raise ValueError(f"unknown field {echo(unknown[0])}")
+    task_id = _text(data, "id", required=True) or ""
+    if not _ID.fullmatch(task_id):
         raise ValueError("id must be 1-100 letters, digits, '.', '_' or '-'")
+    problem = ref_component_problem(task_id)
+    if problem is not None:
+        raise ValueError(f"id must be a valid git branch name: it {problem}")
     mode = _text(data, "permission_mode")
     if mode is not None and mode not in PERMISSION_MODES:
         raise ValueError(f"permission_mode must be one of {', '.join(PERMISSION_MODES)}")
     return Task(
-        id=task_id or "",
+        id=task_id,
         repo=_repo(_text(data, "repo", required=True) or "", base),
         prompt=_prompt(data, base),
         ref=_text(data, "ref"),
@@ -117,7 +141,43 @@ def _text(data: dict[str, Any], name: str, *, required: bool = False) -> str | N
         return None
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{name} must be a non-empty string")
+    return checked(value, name, MAX_CHARS[name])
+
+
+def checked(value: str, name: str, limit: int) -> str:
+    """`value` when it has no NUL (no file name, argument or variable can hold one) and at
+    most `limit` characters; else ValueError naming it."""
+    if "\0" in value:
+        raise ValueError(f"{name} contains a NUL character")
+    if len(value) > limit:
+        raise ValueError(f"{name} is {len(value)} characters long (at most {limit})")
     return value
+
+
+def echo(value: str) -> str:
+    """`value` quoted for an error message, cut to ECHO_CHARS characters."""
+    if len(value) <= ECHO_CHARS:
+        return repr(value)
+    shown = repr(value[:ECHO_CHARS])
+    return f"{shown[:-1]}…{shown[-1]}"
+
+
+def ref_component_problem(name: str) -> str | None:
+    """What makes `name` no valid component of a git ref name (the rules of
+    `git check-ref-format`), or None when it is one."""
+    bad = _NOT_IN_REFS.search(name)
+    for problem, found in (
+        ("is empty", not name),
+        ("starts with '.'", name.startswith(".")),
+        ("contains '..'", ".." in name),
+        ("contains '@{'", "@{" in name),
+        (f"contains {bad.group()!r}" if bad else "", bad is not None),
+        ("ends with '.'", name.endswith(".")),
+        ("ends with '.lock'", name.endswith(".lock")),
+    ):
+        if found:
+            return problem
+    return None
 
 
 def _number(data: dict[str, Any], name: str, kind: type[int] | type[float]) -> Any:
@@ -125,18 +185,28 @@ def _number(data: dict[str, Any], name: str, kind: type[int] | type[float]) -> A
     if value is None:
         return None
     wrong_kind = isinstance(value, bool) or not isinstance(value, int | float)
-    if wrong_kind or (kind is int and not isinstance(value, int)) or value <= 0:
+    if wrong_kind or (kind is int and not isinstance(value, int)) or not 0 < value < math.inf:
         raise ValueError(f"{name} must be a positive {'integer' if kind is int else 'number'}")
     return kind(value)
 
 
 def _repo(repo: str, base: Path) -> str:
     """A URL as it is; a path from the task file's folder (so the file works from anywhere)."""
-    if is_url(repo):
+    try:
+        url = is_url(repo)
+    except CheckoutError as exc:  # a transport README does not name (`ext::` runs a command)
+        raise ValueError(str(exc)) from None
+    if url:
         return repo
-    folder = base / Path(repo).expanduser()
-    if not folder.is_dir():
-        raise ValueError(f"repo {repo!r} is neither a folder nor a git URL")
+    try:
+        folder = base / Path(repo).expanduser()
+        is_folder = folder.is_dir()
+    except RuntimeError as exc:  # ~user with no such user
+        raise ValueError(f"repo {echo(repo)}: {exc}") from None
+    except OSError as exc:  # a name longer than the file system takes
+        raise ValueError(f"repo {echo(repo)}: {exc.strerror or exc}") from None
+    if not is_folder:
+        raise ValueError(f"repo {echo(repo)} is neither a folder nor a git URL")
     return str(folder)
 
 
@@ -147,12 +217,27 @@ def _prompt(data: dict[str, Any], base: Path) -> str:
     if "prompt" in data:
         return _text(data, "prompt", required=True) or ""
     name = _text(data, "prompt_file", required=True) or ""
+    shown = f"prompt_file {echo(name)}"
+    limit = MAX_CHARS["prompt"]
     try:
-        return (base / name).read_text(encoding="utf-8")
+        raw = _read_bounded(base / name, 4 * limit + 1)  # UTF-8: at most 4 bytes a character
+        if len(raw) > 4 * limit:
+            raise ValueError(f"{shown} is over {limit} characters long")
+        return checked(raw.decode("utf-8"), shown, limit)
     except OSError as exc:
-        raise ValueError(f"prompt_file {name!r}: {exc.strerror or exc}") from None
+        raise ValueError(f"{shown}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
-        raise ValueError(f"prompt_file {name!r} is not UTF-8 text") from None
+        raise ValueError(f"{shown} is not UTF-8 text") from None
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    """At most `limit` bytes of the regular file `path` (a FIFO or a device is refused
+    without waiting on it)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(descriptor, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise OSError(0, "not a regular file")
+        return handle.read(limit)
 
 
 def _env(data: dict[str, Any]) -> dict[str, str]:
@@ -162,4 +247,7 @@ def _env(data: dict[str, Any]) -> dict[str, str]:
         for key, value in env.items()
     ):
         raise ValueError("env must be an object of string names to string values")
+    for name, value in env.items():
+        checked(name, f"env name {echo(name)}", ENV_NAME_CHARS)
+        checked(value, f"env {echo(name)}", ENV_VALUE_CHARS)
     return dict(env)

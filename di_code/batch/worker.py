@@ -26,6 +26,7 @@ from di_code.ai.private_files import private_folder
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
 from di_code.ai.redaction import clip
 from di_code.batch.checkout import CheckoutError, make_checkout, patch_of, remove_checkout
+from di_code.batch.key_check import ModelFlags, check_key
 from di_code.batch.processes import end_process_tree
 from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
@@ -70,7 +71,8 @@ class Live:
 def run_task(
     task: Task, settings: RunSettings, stop: threading.Event, live: Live | None = None
 ) -> dict[str, Any]:
-    """The task's result record; never raises for the task's own failures."""
+    """The task's result record; never raises for the task's own failures (KeyMissing, which
+    every such task would meet here, stops the batch)."""
     live = live or Live()
     record: dict[str, Any] = {"id": task.id, "status": "failed", "repo": task.repo}
     try:
@@ -81,6 +83,7 @@ def run_task(
         return finish_record(record, live, error=f"checkout: {exc}")
     record.update(base=checkout.base, checkout=str(checkout.path) if settings.keep else None)
     try:
+        check_key(_model_flags(task, settings), checkout.path, _environment(task, settings))
         status, result, error = _run_process(task, settings, checkout.path, stop, live)
         record["status"] = status
         record.update(_from_result(result, checkout.path))
@@ -193,16 +196,23 @@ def _exit_fd(pid: int) -> int | None:
 def _command(task: Task, settings: RunSettings) -> list[str]:
     command = [sys.executable, "-m", CHILD_MODULE, "run", "--output-format", "stream-json"]
     command += ["--permission-mode", task.permission_mode or settings.permission_mode]
+    model, provider, base_url = _model_flags(task, settings)
     for flag, value in (
-        ("--model", task.model or settings.model),
-        ("--provider", settings.provider if not task.model else None),
-        ("--base-url", settings.base_url),
+        ("--model", model),
+        ("--provider", provider),
+        ("--base-url", base_url),
         ("--max-turns", task.max_turns or settings.max_turns),
         ("--tools", task.tools or settings.tools),
     ):
         if value is not None:
             command += [flag, str(value)]
     return [*command, "-"]
+
+
+def _model_flags(task: Task, settings: RunSettings) -> ModelFlags:
+    """A task's own model wins, and then the command line's provider is not its provider."""
+    model = task.model or settings.model
+    return model, settings.provider if not task.model else None, settings.base_url
 
 
 def _environment(task: Task, settings: RunSettings) -> dict[str, str]:

@@ -33,6 +33,8 @@ class BatchOptions:
     events: bool = False
     max_requests: int | None = None
     ray: str | None = None
+    ray_timeout: float | None = None
+    ray_env: tuple[str, ...] = ()
     workdir: str | None = None
     model: str | None = None
     provider: str | None = None
@@ -43,6 +45,7 @@ class BatchOptions:
 
 
 def batch_command(options: BatchOptions) -> int:
+    from di_code.batch.key_check import KeyMissing
     from di_code.batch.results import ResultsBusy
     from di_code.batch.tasks import PERMISSION_MODES, TaskFileError, read_tasks
     from di_code.batch.worker import RunSettings
@@ -51,6 +54,8 @@ def batch_command(options: BatchOptions) -> int:
         raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
     if options.permission_mode not in PERMISSION_MODES:
         raise ConfigError(f"--permission-mode must be one of {', '.join(PERMISSION_MODES)}")
+    if options.ray is None and (options.ray_timeout is not None or options.ray_env):
+        raise ConfigError("--ray-timeout and --ray-env need --ray")
     try:
         tasks = read_tasks(Path(options.tasks))
     except TaskFileError as exc:
@@ -82,7 +87,7 @@ def batch_command(options: BatchOptions) -> int:
     _say_sandbox(options.permission_mode)
     try:
         return _run(tasks, out, settings, options, reporter)
-    except ResultsBusy as exc:
+    except (ResultsBusy, KeyMissing) as exc:
         raise ConfigError(str(exc)) from None
 
 
@@ -91,19 +96,15 @@ def _run(
 ) -> int:
     retry_failed = options.retry == "failed"
     if options.ray is not None:
-        from di_code.batch.ray_runner import RayUnavailable, run_ray
+        from di_code.batch.ray_connect import DEFAULT_TIMEOUT, RayUnavailable
+        from di_code.batch.ray_runner import RayOptions, run_ray
 
+        timeout = options.ray_timeout or DEFAULT_TIMEOUT
+        chosen = RayOptions(
+            options.ray, timeout, options.ray_env, options.max_requests, options.jobs
+        )
         try:
-            return run_ray(
-                tasks,
-                out,
-                settings,
-                options.ray,
-                reporter,
-                retry_failed,
-                options.max_requests,
-                options.jobs,
-            )
+            return run_ray(tasks, out, settings, chosen, reporter, retry_failed)
         except RayUnavailable as exc:
             raise ConfigError(str(exc)) from None
     from di_code.batch.runner import run_local

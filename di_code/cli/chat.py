@@ -29,7 +29,7 @@ async def _chat(options: CliOptions) -> int:
     from di_code.ai.private_files import private_folder
     from di_code.cli.setup import close_prepared, prepare
     from di_code.cli.trust_now import trust_applier
-    from di_code.config.trusting import held_back
+    from di_code.config.trusting import trust_offer
     from di_code.session import SessionStore
     from di_code.ui.approval import ReplApprover
     from di_code.ui.repl import Repl
@@ -41,7 +41,7 @@ async def _chat(options: CliOptions) -> int:
     show_startup_warnings(console, prepared.workspace)
     if prepared.session is not None:
         prepared.store = SessionStore(prepared.home)
-    prepared.held_back = held_back(prepared.home, prepared.workspace)
+    prepared.trust_offer = trust_offer(prepared.home, prepared.workspace)
     prepared.apply_trust = trust_applier(prepared, options)
     history = private_folder(prepared.home) / "history"  # typed prompts: a pasted key too
     repl = Repl(prepared, console, history=history, approver=approver)

@@ -5,6 +5,7 @@ when any are configured; their code is not even loaded otherwise."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from di_code.tools.policy.permissions import PermissionGate
 
 if TYPE_CHECKING:
     from di_code.session import Session
+    from di_code.tools.policy.hook_config import UserHook
 
 
 def agent_hooks(
@@ -23,10 +25,14 @@ def agent_hooks(
     workspace: Path,
     session: Session | None,
     notify: Callable[[str], None],
+    hidden: frozenset[str],
+    own_config: Path,
 ) -> tuple[ToolHooks, PromptHooks | None]:
     """The permission gate around every tool call, with the user's PreToolUse and
     PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
-    are configured (their code is not even loaded otherwise)."""
+    are configured (their code is not even loaded otherwise). Hooks start without the
+    `hidden` variables, as bash's commands do, but those a hook in `own_config` (the user's
+    own file) names in its `env`."""
     if not settings.hooks and not settings.claude_hooks:
         return ToolHooks(before=[gate.before_tool_call]), None
     from di_code.tools.policy.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
@@ -42,7 +48,17 @@ def agent_hooks(
         hooks += more
         for line in warnings:
             notify(line)
+    hooks = tuple(_own_env(hook, own_config, notify) for hook in hooks)
     session_id = session.id if session is not None else ""
-    runner = ToolHookRunner(hooks, workspace, session_id, notify)
-    prompts = PromptHookRunner(hooks, workspace, session_id, notify)
+    runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden)
+    prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden)
     return ToolHooks(before=[runner.gate(gate)], after=[runner.after]), prompts
+
+
+def _own_env(hook: UserHook, own_config: Path, notify: Callable[[str], None]) -> UserHook:
+    """`hook`, its `env` dropped (and said) unless it comes from the user's own config: a
+    project, even a trusted one, does not get the keys di-code holds."""
+    if not hook.env or hook.source == str(own_config):
+        return hook
+    notify(f"{hook.source}: a hook's env is honoured only in your own config; not passed")
+    return replace(hook, env=())

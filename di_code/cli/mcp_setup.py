@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from di_code.cli.output import Notify, notify_stderr
 from di_code.config.settings import Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
-from di_code.config.trust import project_mcp_json
+from di_code.config.trust import trusted_mcp_json
 
 if TYPE_CHECKING:
     from di_code.tools.extensions.mcp import McpServers
@@ -47,12 +47,12 @@ def mcp_configs(
     settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
 ) -> list[McpServerConfig]:
     """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
-    from di_code.tools.extensions.mcp_config import parse_servers, read_mcp_json
+    from di_code.tools.extensions.mcp_config import parse_mcp_json, parse_servers
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
-    project_file, why_not = project_mcp_json(home, workspace)
-    if project_file is not None:
-        more, problems = read_mcp_json(project_file)
+    project_file, data, why_not = trusted_mcp_json(home, workspace)
+    if project_file is not None and data is not None:
+        more, problems = parse_mcp_json(project_file, data)
         configs, warnings = [*configs, *more], [*warnings, *problems]
     for line in [*warnings, *([why_not] if why_not else [])]:
         notify(line)

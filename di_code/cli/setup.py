@@ -114,7 +114,9 @@ async def prepare(
     names = [tool.name for tool in tools]
     wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
-    hooks, prompt_hooks = agent_hooks(settings, gate, workspace, session, notify)
+    hooks, prompt_hooks = agent_hooks(
+        settings, gate, workspace, session, notify, bash.hidden_env, home / "config.toml"
+    )
     agent = Agent(
         provider,
         selection.model,
@@ -147,6 +149,7 @@ async def prepare(
         lsp=lsp,
         attach_session=attach,
         bash_state=bash.state,
+        hidden_env=bash.hidden_env,
     )
 
 
@@ -245,7 +248,8 @@ def bash_policy(
     moment), the key variables hidden from commands, the session's folder for long
     outputs, and the editor's terminals commands run in (`di-code acp`)."""
     from di_code.tools.builtin.spill import SpillFolder
-    from di_code.tools.policy.bash_policy import KEY_VARIABLES, BashPolicy
+    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.policy.program_env import KEY_VARIABLES
     from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
 
     requested = options.sandbox or settings.sandbox_mode

@@ -157,6 +157,14 @@ def batch(
     ray: Annotated[
         str | None, typer.Option(metavar="auto|ADDRESS", help="Run on a Ray cluster.")
     ] = None,
+    ray_timeout: Annotated[
+        float | None,
+        typer.Option(min=0.001, metavar="SECONDS", help="To join the Ray cluster (default 30)."),
+    ] = None,
+    ray_env: Annotated[
+        list[str] | None,
+        typer.Option(metavar="NAME", help="Forward this variable to the Ray tasks (repeatable)."),
+    ] = None,
     workdir: Annotated[
         str | None, typer.Option(metavar="DIR", help="Checkouts and logs (default OUT.work).")
     ] = None,
@@ -182,8 +190,8 @@ def batch(
     from di_code.cli.batch_command import BatchOptions, batch_command
 
     chosen = BatchOptions(
-        tasks, out, jobs, timeout, keep, retry, events, max_requests, ray, workdir, model,
-        provider, base_url, permission_mode, max_turns, tools,
+        tasks, out, jobs, timeout, keep, retry, events, max_requests, ray, ray_timeout,
+        tuple(ray_env or ()), workdir, model, provider, base_url, permission_mode, max_turns, tools,
     )  # fmt: skip
     raise typer.Exit(guarded(lambda: batch_command(chosen), CliOptions(verbose=verbose)))
 

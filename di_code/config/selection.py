@@ -33,6 +33,14 @@ TIMEOUT_ENVS = {
 KEYED_DEFAULTS = ("openai", "anthropic", "gemini")
 
 
+class MissingKey(ConfigError):
+    """A provider that needs a key has none: which provider, which variable would give it."""
+
+    def __init__(self, provider: str, variable: str) -> None:
+        super().__init__(f"no API key for {provider}: set {variable} (or pass --api-key)")
+        self.provider, self.variable = provider, variable
+
+
 @dataclass(frozen=True, slots=True)
 class ModelRequest:
     """What the command line asked for."""
@@ -197,7 +205,7 @@ def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, st
         return ""
     key = env.get(variable, "")
     if not key.strip():
-        raise ConfigError(f"no API key for {preset.name}: set {variable} (or pass --api-key)")
+        raise MissingKey(preset.name, variable)
     return clean_key(key, variable)
 
 

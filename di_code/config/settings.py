@@ -98,9 +98,9 @@ class Settings:
     """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
 
 
-def di_code_home() -> Path:
-    """`$DI_CODE_HOME`, else `~/.di-code`."""
-    configured = os.environ.get("DI_CODE_HOME")
+def di_code_home(env: Mapping[str, str] | None = None) -> Path:
+    """`$DI_CODE_HOME` (of `env`, default this process's), else `~/.di-code`."""
+    configured = (os.environ if env is None else env).get("DI_CODE_HOME")
     return Path(configured).expanduser() if configured else Path.home() / ".di-code"
 
 
@@ -152,26 +152,22 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def _same_place(url: str, other: str) -> bool:
-    """Whether two base URLs reach the same server and path (`localhost` and the loopback
-    addresses are one place)."""
+    """Whether two base URLs reach the same server and path, their hosts normalised by the one
+    door (di_code.ai.web_address: `LOCALHOST.` is `localhost`, `127.1` is `127.0.0.1`), and
+    `localhost` and the loopback addresses one place."""
     from urllib.parse import urlsplit
 
+    from di_code.ai.web_address import BadAddress, web_address
+
+    def place(text: str) -> tuple[str, str, int, str]:
+        address = web_address(text.strip())
+        host = "localhost" if address.host in LOOPBACK_NAMES else address.host
+        return address.scheme, host, address.port, urlsplit(address.url).path.rstrip("/")
+
     try:
-        a, b = urlsplit(url.strip()), urlsplit(other)
-        ports = (a.port, b.port)
-    except ValueError:
+        return place(url) == place(other)
+    except BadAddress:
         return False
-
-    def host(name: str | None) -> str:
-        name = (name or "").lower()
-        return "localhost" if name in LOOPBACK_NAMES else name
-
-    return (a.scheme, host(a.hostname), ports[0], a.path.rstrip("/")) == (
-        b.scheme,
-        host(b.hostname),
-        ports[1],
-        b.path.rstrip("/"),
-    )
 
 
 def _project_settings(home: Path, project: ProjectFile, usable: frozenset[str]) -> Settings:

@@ -188,25 +188,30 @@ def root_file(workspace: Path, name: str) -> tuple[Path | None, str | None]:
     return path, unsafe_reason(ProjectFile(path, path.parent))
 
 
-def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
-    """The project's `.mcp.json` (at its repository root) if the user trusts it as it is now:
-    (path, None); (None, why not) when there is one that may not be used; (None, None) when
-    there is none."""
+def trusted_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, bytes | None, str | None]:
+    """The project's `.mcp.json` (at its repository root) and its bytes if the user trusts it
+    as it is now, read once: what is used is what was checked (read again, it may have
+    changed in between). (path, None, why not) when there is one that may not be used;
+    (None, None, None) when there is none."""
     path, reason = root_file(workspace, MCP_JSON)
     if path is None:
-        return None, None
+        return None, None, None
     if reason is not None:
-        return None, f"ignored {path}: {reason}"
-    if not trusted_file(home, path):
-        return None, f"{path}: its MCP servers start once you trust the project (di-code trust)"
-    return path, None
+        return path, None, f"ignored {path}: {reason}"
+    data = trusted_bytes(home, path)
+    if data is None:
+        why_not = f"{path}: its MCP servers start once you trust the project (di-code trust)"
+        return path, None, why_not
+    return path, data, None
 
 
-def trusted_file(home: Path, path: Path) -> bool:
-    """Trust is keyed to where the file is in this project (its folder's real path), never to
-    where a symlink points: a link to a trusted project's `.mcp.json` is not trusted here,
-    where its relative commands would run this project's programs."""
-    return TrustStore(home).files().get(str(path)) == digest(path.read_bytes())
+def trusted_bytes(home: Path, path: Path) -> bytes | None:
+    """The file's bytes if their digest is the trusted one, read once, else None. Trust is
+    keyed to where the file is in this project (its folder's real path), never to where a
+    symlink points: a link to a trusted project's `.mcp.json` is not trusted here, where its
+    relative commands would run this project's programs."""
+    data = path.read_bytes()
+    return data if TrustStore(home).files().get(str(path)) == digest(data) else None
 
 
 def revoke_project(home: Path, workspace: Path) -> str:

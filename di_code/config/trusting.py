@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.config.project import find_project_config, unsafe_reason
+from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
 from di_code.config.settings import load_user_settings, parse_settings, user_providers
 from di_code.config.toml_file import ConfigError, decode_toml
 from di_code.config.trust import (
-    CLAUDE_SETTINGS,
     MCP_JSON,
     ROOT_FILES,
     TrustStore,
@@ -22,38 +22,57 @@ from di_code.config.trust import (
     safe_project,
     split_by_providers,
     split_untrusted,
-    trusted_file,
 )
 
 
-def trust_root_files(home: Path, workspace: Path) -> list[str]:
-    lines = []
+class FilesChanged(ConfigError):
+    """A project file changed after the trust question showed it: nothing was trusted."""
+
+
+def _root_files(workspace: Path) -> dict[Path, tuple[str, bytes]]:
+    """The project's files at its repository root that trusting records: what trusting each
+    allows and its bytes, read once."""
+    files = {}
     for name, allowed in ROOT_FILES.items():
         path, reason = root_file(workspace, name)
         if path is None:
             continue
         if reason is not None:
             raise ConfigError(f"{path} cannot be trusted: {reason}")
-        TrustStore(home).set_file(path, digest(path.read_bytes()))
+        files[path] = (allowed, path.read_bytes())
+    return files
+
+
+def trust_project(home: Path, workspace: Path, shown: Mapping[str, str] | None = None) -> str:
+    """Trust the project settings file (and `.mcp.json`, `.claude/settings.json`) as it is
+    now; the line to show. With `shown` (each file's SHA-256 as the question read it), only
+    those exact bytes: a file changed, added or gone since raises `FilesChanged`."""
+    project = find_project_config(workspace, home)
+    if project is not None:
+        project = safe_project(home, workspace)
+    files = _root_files(workspace)
+    data = project.path.read_bytes() if project is not None else b""
+    read = {str(path): digest(body) for path, (_, body) in files.items()}
+    if project is not None:
+        read[str(project.path)] = digest(data)
+    if shown is not None and read != dict(shown):
+        raise FilesChanged("the project's files changed after the question was asked: not trusted")
+    if project is None and not files:
+        safe_project(home, workspace)  # says there is nothing to trust
+    if project is not None:
+        document = decode_toml(data, project.path)
+        parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
+    store = TrustStore(home)
+    lines = []
+    for path, (allowed, body) in files.items():
+        store.set_file(path, digest(body))
         lines.append(f"trusted {path} as it is now: {allowed}")
-    return lines
-
-
-def trust_project(home: Path, workspace: Path) -> str:
-    """Trust the project settings file (and `.mcp.json`) as it is now; the line to show."""
-    if find_project_config(workspace, home) is None:
-        file_lines = trust_root_files(home, workspace)
-        if file_lines:
-            return "\n".join(file_lines)
-    project = safe_project(home, workspace)
-    data = project.path.read_bytes()
-    document = decode_toml(data, project.path)
-    parse_settings(document, str(project.path))  # a file that cannot be used is not trusted
-    file_lines = trust_root_files(home, workspace)
+    if project is None:
+        return "\n".join(lines)
     _, keys = split_untrusted(document)
-    TrustStore(home).set(project.folder.resolve(), digest(data))
+    store.set(project.folder.resolve(), digest(data))
     allowed = ", ".join(keys) if keys else "nothing that needed trust"
-    return "\n".join([f"trusted {project.path} as it is now; it may set: {allowed}", *file_lines])
+    return "\n".join([f"trusted {project.path} as it is now; it may set: {allowed}", *lines])
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,35 +85,79 @@ class HeldBack:
     URL), in the file's order: what trusting would let through, to show the user."""
 
 
+@dataclass(frozen=True, slots=True)
+class TrustOffer:
+    """Chat's trust question: what it lists, and the files as read for that list, so that a
+    yes trusts exactly the bytes it showed."""
+
+    text: str
+    """Each value a yes lets through, a line (the URL, the rule, the command)."""
+    shown: tuple[tuple[str, str], ...]
+    """(path, SHA-256) of each project file trusting records, as read for `text`."""
+
+
+def trust_offer(home: Path, workspace: Path) -> TrustOffer | None:
+    """What chat's first-run question asks about; None when nothing waits for trust."""
+    project, files = _files_now(home, workspace)
+    items = _held_back(home, project, files)
+    if not items:
+        return None
+    shown = tuple((str(path), digest(data)) for path, data in files.items())
+    return TrustOffer(_listed(items), shown)
+
+
 def held_back_items(home: Path, workspace: Path) -> list[HeldBack]:
     """What trusting the project would let through now: the keys its settings file may not
-    set yet and the servers of its `.mcp.json`, with their values."""
-    found = []
+    set yet, the servers of its `.mcp.json` and the hooks of `.claude/settings.json`, with
+    their values."""
+    return _held_back(home, *_files_now(home, workspace))
+
+
+def _files_now(home: Path, workspace: Path) -> tuple[ProjectFile | None, dict[Path, bytes]]:
+    """The project's settings file (None without one) and each project file trusting
+    records that may be used (a file another user may write is left out), read once."""
     project = find_project_config(workspace, home)
-    if project is not None and unsafe_reason(project) is None:
-        try:
-            data = project.path.read_bytes()
-            usable = user_providers(load_user_settings(home), os.environ)
-            _, dropped = split_by_providers(decode_toml(data, project.path), usable, "")
-        except (OSError, ConfigError):
-            dropped = []  # the start-up said what is wrong with it
-        if dropped and not TrustStore(home).trusts(project.folder.resolve(), digest(data)):
-            shown = tuple((key, json.dumps(value)) for key, value in dropped)
-            found.append(HeldBack(project.path, shown))
-    for name, shown_by in ((MCP_JSON, _mcp_servers), (CLAUDE_SETTINGS, _claude_hooks)):
+    if project is not None and unsafe_reason(project) is not None:
+        project = None
+    paths = [project.path] if project is not None else []
+    for name in ROOT_FILES:
         path, reason = root_file(workspace, name)
-        if path is not None and reason is None and not trusted_file(home, path):
-            values = shown_by(path)
+        if path is not None and reason is None:
+            paths.append(path)
+    files = {}
+    for path in paths:
+        try:
+            files[path] = path.read_bytes()
+        except OSError:
+            continue  # the start-up said what is wrong with it
+    return project, files
+
+
+def _held_back(home: Path, project: ProjectFile | None, files: dict[Path, bytes]) -> list[HeldBack]:
+    found = []
+    store = TrustStore(home)
+    for path, data in files.items():
+        if project is not None and path == project.path:
+            try:
+                usable = user_providers(load_user_settings(home), os.environ)
+                _, dropped = split_by_providers(decode_toml(data, path), usable, "")
+            except ConfigError:
+                dropped = []  # the start-up said what is wrong with it
+            if dropped and not store.trusts(project.folder.resolve(), digest(data)):
+                shown = tuple((key, json.dumps(value)) for key, value in dropped)
+                found.append(HeldBack(path, shown))
+        elif store.files().get(str(path)) != digest(data):
+            values = (_mcp_servers if path.name == MCP_JSON else _claude_hooks)(data)
             if values:
                 found.append(HeldBack(path, values))
     return found
 
 
-def _claude_hooks(path: Path) -> tuple[tuple[str, str], ...]:
+def _claude_hooks(data: bytes) -> tuple[tuple[str, str], ...]:
     """`hooks.EVENT` and each hook's command (nothing when the file has no hooks)."""
     try:
-        hooks = json.loads(path.read_bytes()).get("hooks")
-    except (OSError, ValueError, AttributeError):
+        hooks = json.loads(data).get("hooks")
+    except (ValueError, AttributeError):
         return (("hooks", "(unreadable)"),)
     if not isinstance(hooks, dict):
         return ()
@@ -108,11 +171,11 @@ def _claude_hooks(path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(shown)
 
 
-def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
+def _mcp_servers(data: bytes) -> tuple[tuple[str, str], ...]:
     """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
     try:
-        servers = json.loads(path.read_bytes()).get("mcpServers")
-    except (OSError, ValueError, AttributeError):
+        servers = json.loads(data).get("mcpServers")
+    except (ValueError, AttributeError):
         servers = None
     if not isinstance(servers, dict):
         return (("mcpServers", "(unreadable)"),)
@@ -125,11 +188,11 @@ def _mcp_servers(path: Path) -> tuple[tuple[str, str], ...]:
     return tuple(shown)
 
 
-def held_back(home: Path, workspace: Path) -> str | None:
-    """`held_back_items` for chat's first-run question, one value a line (the URL, the rule,
-    the command, not only the key's name); None when nothing waits."""
+def _listed(items: list[HeldBack]) -> str:
+    """`items` for chat's first-run question, one value a line (the URL, the rule, the
+    command, not only the key's name)."""
     parts = []
-    for item in held_back_items(home, workspace):
+    for item in items:
         if item.path.name == MCP_JSON:
             parts.append(f"{item.path} would start these MCP servers:")
             parts += [f"  {key.removeprefix('mcpServers.')}: {line}" for key, line in item.values]
@@ -139,4 +202,4 @@ def held_back(home: Path, workspace: Path) -> str | None:
         else:
             parts.append(f"{item.path} would set:")
             parts += [f"  {key} = {value}" for key, value in item.values]
-    return "\n".join(parts) or None
+    return "\n".join(parts)

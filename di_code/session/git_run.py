@@ -1,5 +1,7 @@
 """The one way di-code runs git: configured so that git runs no program a repository names.
 
+No other module starts git (tests/test_door_git.py reads the code to hold that).
+
 A repository's `.git/config` (a cloned archive, an embedded bare repository, or one the model
 or a sandboxed command wrote) can name programs that git runs on its own: clean/smudge filters,
 fsmonitor, hooks, textconv, an external diff, a pager, credential helpers, ssh commands and
@@ -8,65 +10,142 @@ of those is switched off here; filters cannot be blanked by name, so di-code's g
 for them (callers hash with `hash-object --no-filters` and read blobs with `cat-file`). The
 environment is rebuilt without the `GIT_*` variables that redirect git (`GIT_DIR`,
 `GIT_WORK_TREE`, `GIT_CONFIG_*`, `GIT_EXTERNAL_DIFF`, ...); only the private index a caller
-names is passed on.
+names is passed on. No caller can put an option of its own before the subcommand (it would beat
+these settings).
+
+A clone (`clone`) reaches only the transports README names, checked here and by git's own
+`protocol.<name>.allow` settings, so `ext::` (which runs a command) and `fd::` never run.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-SAFE_CONFIG: tuple[str, ...] = tuple(
-    part
-    for setting in (
-        "core.fsmonitor=false",
-        "core.hooksPath=/dev/null",
-        "core.attributesFile=/dev/null",
-        "core.pager=cat",
-        "core.sshCommand=false",
-        "core.askPass=",
-        "core.untrackedCache=false",
-        "credential.helper=",
-        "diff.external=",
-        "protocol.allow=never",
-        "safe.bareRepository=explicit",
-        "gc.auto=0",
-        "maintenance.auto=false",
-    )
-    for part in ("-c", setting)
+_NO_PROGRAMS = (
+    "core.fsmonitor=false",
+    "core.hooksPath=/dev/null",
+    "core.attributesFile=/dev/null",
+    "core.pager=cat",
+    "core.untrackedCache=false",
+    "diff.external=",
+    "safe.bareRepository=explicit",
+    "submodule.recurse=false",
+    "gc.auto=0",
+    "maintenance.auto=false",
+)
+TRANSPORTS = ("https", "ssh", "git", "file")
+"""What a clone may reach (README, Batch runs); git refuses the rest (`ext::`, `fd::`, ...)."""
+
+
+def _options(*settings: str) -> tuple[str, ...]:
+    return tuple(part for setting in settings for part in ("-c", setting))
+
+
+SAFE_CONFIG = _options(
+    *_NO_PROGRAMS,
+    "core.sshCommand=false",
+    "core.askPass=",
+    "credential.helper=",
+    "protocol.allow=never",
 )
 """Command-line settings beat the repository's config: none of these names a program."""
+CLONE_CONFIG = _options(
+    *_NO_PROGRAMS, "protocol.allow=never", *(f"protocol.{name}.allow=always" for name in TRANSPORTS)
+)
+"""A clone makes a new repository, which names nothing yet: the user's own ssh command and
+credential helpers (their ~/.gitconfig) may fetch it, over TRANSPORTS only."""
 
 TIMEOUT_SECONDS = 300
+_USER_SSH = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
+"""The user's own ssh settings (a repository cannot set them): kept for a clone only."""
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+_HELPER = re.compile(r"([A-Za-z0-9][A-Za-z0-9+.-]*)::")
+_SCP = re.compile(r"[^\s@/:-][^\s@/:]*@(\[[^\s\]/]+\]|[^\s@/:\[-][^\s@/:]*):\S")
+_ALIASES = {"git+ssh": "ssh", "ssh+git": "ssh"}
+ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 
 
 class GitError(Exception):
     """A git command failed; the message is one line."""
 
 
-def git_env(index_file: str | None = None) -> dict[str, str]:
-    """The environment without any `GIT_*` variable (they redirect or reconfigure git), with
-    the system config and the terminal prompt off, and `index_file` as the index if given."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("GIT_")}
+def git_env(
+    index_file: str | None = None,
+    *,
+    author: tuple[str, str] | None = None,
+    keep: tuple[str, ...] = (),
+) -> dict[str, str]:
+    """The environment without any `GIT_*` variable (they redirect or reconfigure git) but
+    those named in `keep`, with the system config and the terminal prompt off, `index_file` as
+    the index and `author` (name, email) as author and committer if given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in keep}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat")
     env["GIT_NO_LAZY_FETCH"] = "1"  # git >= 2.44: a partial clone never fetches on its own
     if index_file is not None:
         env["GIT_INDEX_FILE"] = index_file
+    if author is not None:
+        for role in ("AUTHOR", "COMMITTER"):
+            env[f"GIT_{role}_NAME"], env[f"GIT_{role}_EMAIL"] = author
     return env
 
 
 def run_git(
-    cwd: Path, args: Sequence[str], *, index_file: str | None = None, stdin: bytes = b""
+    cwd: Path,
+    args: Sequence[str],
+    *,
+    index_file: str | None = None,
+    stdin: bytes = b"",
+    author: tuple[str, str] | None = None,
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
-    command = ["git", "--no-pager", *SAFE_CONFIG, *args]
+    return _run(cwd, SAFE_CONFIG, args, git_env(index_file, author=author), stdin)
+
+
+def clone(source: str, where: Path, *, shared: bool = False) -> None:
+    """Clone `source` (a URL of TRANSPORTS, or a local repository's absolute path) into the new
+    folder `where`, checking nothing out and copying no template (hooks); `shared` borrows a
+    local repository's objects instead of copying them (nothing is written there)."""
+    if not source.startswith("/") and remote_transport(source) is None:
+        raise GitError(f"{source!r} is neither an absolute path nor a git URL")
+    options = ["--no-checkout", "--quiet", "--template=", *(["--shared"] if shared else [])]
+    env = git_env(keep=_USER_SSH)
+    _run(where.parent, CLONE_CONFIG, ["clone", *options, "--", source, str(where)], env, b"")
+
+
+def remote_transport(repo: str) -> str | None:
+    """The transport a clone of `repo` takes (one of TRANSPORTS), or None for a local path;
+    GitError (one line, naming the repo) for any other: a `NAME::` remote helper (`ext::` runs
+    a command, `fd::`), another URL scheme, or an scp-like address git could take as options."""
+    shown = repr(repo if len(repo) <= 100 else repo[:100] + "…")
+    helper, scheme = _HELPER.match(repo), _SCHEME.match(repo)
+    name = helper.group(1) if helper else scheme.group(1).lower() if scheme else None
+    if name is not None:
+        transport = None if helper else _ALIASES.get(name, name)
+        if transport not in TRANSPORTS:
+            raise GitError(f"repo {shown}: transport {name!r} is not allowed (only {ALLOWED})")
+        return transport
+    before_colon = repo.partition(":")[0]
+    if ":" in repo and "/" not in before_colon and "@" in before_colon:
+        if _SCP.match(repo) is None:
+            raise GitError(f"repo {shown} is not a git URL di-code clones (only {ALLOWED})")
+        return "ssh"
+    return None
+
+
+def _run(
+    cwd: Path, config: tuple[str, ...], args: Sequence[str], env: dict[str, str], stdin: bytes
+) -> bytes:
+    if not args or args[0].startswith("-"):
+        raise ValueError("a git subcommand comes first: an option before it beats the door's")
     try:
         done = subprocess.run(
-            command,
+            ["git", "--no-pager", *config, *args],
             cwd=cwd,
-            env=git_env(index_file),
+            env=env,
             input=stdin,
             capture_output=True,
             timeout=TIMEOUT_SECONDS,
@@ -74,8 +153,9 @@ def run_git(
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
     if done.returncode != 0:
-        stderr = done.stderr.decode(errors="replace").strip().splitlines()
-        raise GitError(f"git {args[0]} failed: {(stderr or ['no reason given'])[-1]}")
+        lines = done.stderr.decode(errors="replace").strip().splitlines() or ["no reason given"]
+        fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
+        raise GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
     return done.stdout
 
 

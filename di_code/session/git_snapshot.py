@@ -83,11 +83,14 @@ class GitSnapshots:
         top: Path,
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_untracked_files: int = MAX_UNTRACKED_FILES,
         ref_scope: str = "",
         stat_cache: StatCache | None = None,
     ) -> None:
         self.top = top
         self.max_file_bytes = max_file_bytes
+        self.max_untracked_files = max_untracked_files
+        """Limits for undo; a batch task's patch (batch.checkout) takes every file."""
         self.ref_scope = ref_scope
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
         self.stat_cache = stat_cache or StatCache()
@@ -102,8 +105,8 @@ class GitSnapshots:
         tracked, submodules = self._tracked()
         untracked = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
         skipped = [skip(SUBMODULE, path) for path in submodules]
-        if len(untracked) > MAX_UNTRACKED_FILES:
-            count = f"{len(untracked):,} untracked files (over {MAX_UNTRACKED_FILES:,})"
+        if len(untracked) > self.max_untracked_files:
+            count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
             untracked = []
         paths = sorted({*tracked, *untracked})

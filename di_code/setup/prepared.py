@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.config.settings import di_code_home
+from di_code.tools.policy.program_env import KEY_VARIABLES
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
     from di_code.ai.stream import Provider
     from di_code.ai.types import Model
     from di_code.config.model_choices import ModelChoice
+    from di_code.config.trusting import TrustOffer
     from di_code.session import Session, SessionStore
     from di_code.tools.extensions.mcp import McpServers
     from di_code.tools.lsp.door import LanguageServers
@@ -31,7 +33,7 @@ SwitchModel = Callable[[str], "tuple[Provider, Model]"]
 @dataclass(slots=True)
 class Prepared:
     """What a command runs prompts with. Mutable: trust given in a chat starts new MCP servers
-    (`mcp`), and the chat adds what only it uses (`store`, `held_back`, `apply_trust`)."""
+    (`mcp`), and the chat adds what only it uses (`store`, `trust_offer`, `apply_trust`)."""
 
     agent: Agent
     session: Session | None = None
@@ -53,9 +55,12 @@ class Prepared:
     """Records an agent's messages (and checkpoints) in a session (again after /clear)."""
     bash_state: Callable[[], str] | None = None
     """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
-    held_back: str | None = None
-    """What the untrusted project's settings would set once trusted (each value, a line): the
-    chat lists it and asks once, before the first prompt, whether to trust it."""
+    hidden_env: frozenset[str] = KEY_VARIABLES
+    """The variables every program run for the user starts without (bash's `hidden_env`):
+    a `!command` too."""
+    trust_offer: TrustOffer | None = None
+    """What the untrusted project's files would set once trusted (each value, a line, and the
+    files as read for it): the chat lists it and asks once, before the first prompt."""
     apply_trust: Callable[[], Awaitable[list[str]]] | None = None
     """Applies what the user has just trusted to this chat (servers start, tools appear);
     the lines to show."""

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application
     from rich.console import Console, RenderableType
@@ -23,7 +25,7 @@ def page(text: str, out: TextIO | None = None) -> None:
         stream.write(text)
         stream.flush()
         return
-    env = {**os.environ, "LESS": os.environ.get("LESS", "-R")}
+    env = program_env(KEY_VARIABLES, LESS=os.environ.get("LESS", "-R"))
     stream.flush()
     subprocess.run(command, input=text.encode(), env=env, check=False, stdout=stream)
 

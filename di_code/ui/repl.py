@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from prompt_toolkit.input import Input
     from prompt_toolkit.output import Output
 
+    from di_code.config.trusting import TrustOffer
+
 
 TICK_SECONDS = 0.1
 """Redraws while the agent works: 10 a second, so a spinner (12.5 frames/s) moves every tick."""
@@ -215,8 +217,8 @@ class Repl:
             self.console.print(self.banner())
             if self.agent.transcript:
                 replay(self.renderer, self.agent.transcript)
-            if self.setup.held_back is not None:
-                self.start(self._ask_trust(self.setup.held_back))
+            if self.setup.trust_offer is not None:
+                self.start(self._ask_trust(self.setup.trust_offer))
             watcher = self._watch_mcp()
             try:
                 while True:
@@ -318,17 +320,11 @@ class Repl:
 
         return work
 
-    def _ask_trust(self, held_back: str) -> Callable[[AbortController], Awaitable[None]]:
+    def _ask_trust(self, offer: TrustOffer) -> Callable[[AbortController], Awaitable[None]]:
         async def work(controller: AbortController) -> None:
-            from di_code.ui.approval import YesNo
-            from di_code.ui.slash_commands import run_command
+            from di_code.ui.trust_question import ask_trust
 
-            question = YesNo("Trust this project's settings (all listed above)? y/N", held_back)
-            if await self.approver.confirm(question):
-                await run_command(self, "/trust")
-            else:
-                said = "The project's settings stay not trusted (/trust trusts them later)."
-                self.console.print(Text(said, "dim"))
+            await ask_trust(self, offer)
 
         return work
 
@@ -337,7 +333,8 @@ class Repl:
             from di_code.ui.shell import run_shell
 
             self.renderer.show_user(f"!{command}")
-            ran = await run_shell(command, self.setup.workspace, controller.signal, self.renderer)
+            where, signal = self.setup.workspace, controller.signal
+            ran = await run_shell(command, where, signal, self.renderer, self.setup.hidden_env)
             if ran is not None:
                 self.notes_for_model.append(ran)
 

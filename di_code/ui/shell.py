@@ -22,6 +22,7 @@ from di_code.session.prompt_notes import shell_note
 from di_code.tools.builtin.bash import BashTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.policy.bash_policy import BashPolicy
 from di_code.ui.render import Renderer
 
 NAME = "!"
@@ -29,9 +30,10 @@ _ids = itertools.count(1)
 
 
 async def run_shell(
-    command: str, root: Path, signal: AbortSignal, renderer: Renderer
+    command: str, root: Path, signal: AbortSignal, renderer: Renderer, hidden: frozenset[str]
 ) -> str | None:
-    """Run `command` in `root`; the context text for the next prompt, None if nothing ran."""
+    """Run `command` in `root` without the `hidden` variables (as bash's commands); the
+    context text for the next prompt, None if nothing ran."""
     if not command:
         return None
     call_id = f"shell-{next(_ids)}"
@@ -41,7 +43,7 @@ async def run_shell(
     async def update(partial: ToolResult) -> None:
         renderer.handle(ToolExecutionUpdateEvent(call_id, NAME, partial))
 
-    tool = BashTool(Workspace.create(root))
+    tool = BashTool(Workspace.create(root), BashPolicy(hidden_env=hidden))
     try:
         outcome = await tool.execute(call_id, arguments, signal, update)
         result = outcome if isinstance(outcome, ToolResult) else ToolResult(outcome)

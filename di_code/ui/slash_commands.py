@@ -170,16 +170,10 @@ async def _skills(repl: ChatView, arg: str) -> bool:
 
 
 async def _trust(repl: ChatView, arg: str) -> bool:
-    from di_code.config.settings import di_code_home
-    from di_code.config.trusting import trust_project
+    from di_code.ui.trust_question import trust_now
 
-    if repl.agent.is_streaming:  # not needs_idle: the first-run question runs it as a task
-        return _fail(repl, "/trust waits until the agent is done (Ctrl-C stops it).")
-    line = trust_project(di_code_home(), repl.setup.workspace)
-    if repl.setup.apply_trust is None:
-        return _say(repl, f"{line} (from the next start of di-code)")
-    applied = await repl.setup.apply_trust()
-    return _say(repl, "\n".join([line, *(visible(note) for note in applied)]))
+    await trust_now(repl)
+    return True
 
 
 def _first_sentence(text: str, limit: int = 68) -> str:
@@ -352,7 +346,13 @@ COMMANDS: dict[str, Command] = {
         ),
         Command("/tools", "/tools", "the tools the model may use", _tools),
         Command("/skills", "/skills", "the skills the model may read", _skills),
-        Command("/trust", "/trust", "trust this project's settings and .mcp.json", _trust),
+        Command(
+            "/trust",
+            "/trust",
+            "trust this project's settings and .mcp.json",
+            _trust,
+            needs_idle=True,
+        ),
         Command(
             "/permissions",
             "/permissions [MODE|revoke N|all]",

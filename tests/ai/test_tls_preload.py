@@ -37,20 +37,20 @@ def test_a_request_waits_for_the_load_under_way(
     http.preload_tls()
     assert loading.wait(10), "the helper thread did not start loading"
     got: list[ssl.SSLContext] = []
-    request = threading.Thread(target=lambda: got.append(http._ssl_context()))
+    request = threading.Thread(target=lambda: got.append(http.ssl_context()))
     request.start()
     release.set()
     request.join(10)
     assert got == [loaded]
     assert loaders == ["di-code-tls"]  # loaded once, by the helper
-    assert http._ssl_context() is loaded
+    assert http.ssl_context() is loaded
 
 
 def test_without_preload_the_first_request_loads_it(fresh_tls_cache: None) -> None:
-    context = http._ssl_context()
+    context = http.ssl_context()
     assert isinstance(context, ssl.SSLContext)
     assert context.verify_mode == ssl.CERT_REQUIRED
-    assert http._ssl_context() is context
+    assert http.ssl_context() is context
 
 
 async def test_a_plain_http_client_loads_no_ca_bundle_and_is_never_used_for_https(

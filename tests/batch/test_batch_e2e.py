@@ -56,7 +56,7 @@ def test_three_repositories_each_patch_applies_to_its_base(
         assert record["error"] is None and record["turns"] == 2
         assert record["tokens"] >= 12 and Path(record["session"]).is_file()
         assert f"+notes {number}" in record["patch"]
-    # the user's working tree is untouched, and the worktree and its branch are gone
+    # the user's working tree is untouched, and no branch or worktree was made there
     assert (worktree / "a.txt").read_text() == "the user's own unsaved change\n"
     assert not (worktree / "NOTES.md").exists()
     assert "di-code/batch" not in git(worktree, "branch", "--list")
@@ -130,7 +130,8 @@ def test_a_429_backs_off_the_task_env_and_model_apply_and_keep_keeps_the_checkou
     assert "+m-4711" in record["patch"]
     kept = Path(record["checkout"])
     assert (kept / "mark.txt").read_text() == "m-4711\n"
-    assert "di-code/batch/env" in git(repo, "branch", "--list")
+    assert git(kept, "branch", "--show-current") == "di-code/batch/env\n"
+    assert "di-code/batch" not in git(repo, "branch", "--list")  # the checkout's own branch
     assert not (repo / "mark.txt").exists()
     posts = [r for r in llm_server.requests if r.method == "POST"]
     assert {r.body["model"] for r in posts} == {"per-task-model"}
@@ -149,3 +150,27 @@ def test_a_folder_holding_the_results_is_copied_without_them(
     assert done.returncode == 0, done.stderr
     results = read_results(tmp_path / "r.jsonl")
     assert [results[f"t{n}"]["patch"] for n in range(2)] == ["", ""]
+
+
+def test_the_task_runs_git_in_its_checkout_on_its_branch(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """The checkout borrows the user's objects: the task's own git reads its history and
+    commits on its branch (unsandboxed here: the sandbox's private /tmp hides a repository
+    under /tmp, and keeps .git read-only); the patch is still the whole change against the
+    base, and the user's repository has no new commit."""
+    (di_code_home / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "g", "repo": str(repo), "prompt": "go"}])
+    commands = (
+        "git log --format=%s; git branch --show-current; echo b > b.txt; git add b.txt; "
+        "git -c user.name=m -c user.email=m@m commit -qm second && echo committed"
+    )
+    llm_server.script(bash_call(commands), Turn(text="ok"))
+    done = run_batch(str(tasks), "--out", "r.jsonl")
+    assert done.returncode == 0, done.stderr
+    record = read_results(tmp_path / "r.jsonl")["g"]
+    assert record["status"] == "done" and "+b" in record["patch"]
+    [result] = [m for m in llm_server.requests[-1].body["messages"] if m["role"] == "tool"]
+    assert result["content"].startswith("first\ndi-code/batch/g\ncommitted")
+    assert git(repo, "log", "--format=%s") == "first\n"

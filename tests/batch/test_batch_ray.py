@@ -50,15 +50,21 @@ def accepts(port: int) -> bool:
 
 @pytest.fixture
 def ray_head(di_code_home: Path, llm_server: LLMServer) -> Iterator[str]:
-    """A Ray head on 127.0.0.1 with one CPU; stopped by its process group at the end (never
-    `ray stop`, which would stop every Ray on the machine)."""
+    with ray_head_with(cli_env(di_code_home, llm_server)) as address:
+        yield address
+
+
+@contextlib.contextmanager
+def ray_head_with(env: dict[str, str]) -> Iterator[str]:
+    """A Ray head on 127.0.0.1 with one CPU whose workers get `env`; stopped by its process
+    group at the end (never `ray stop`, which would stop every Ray on the machine)."""
     temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths are long
     port = free_port()
     command = [RAY, "start", "--head", "--block", f"--port={port}", f"--temp-dir={temp}"]
     command += ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--include-dashboard=false"]
     head = subprocess.Popen(
         [*command, "--disable-usage-stats"],
-        env=cli_env(di_code_home, llm_server),
+        env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

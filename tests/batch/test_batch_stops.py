@@ -200,3 +200,28 @@ def test_a_second_batch_on_the_same_results_file_is_refused(
     assert done.returncode == 2
     assert done.stderr.endswith("r.jsonl is being written by another batch\n")
     assert results.read_text() == "" and llm_server.requests == []
+
+
+def test_no_key_here_fails_the_batch_once_and_runs_no_task(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    tasks = write_tasks(
+        tmp_path / "t.jsonl", [{"id": f"t{n}", "repo": ".", "prompt": "hi"} for n in range(4)]
+    )
+    env = cli_env(di_code_home, llm_server)
+    del env["OPENAI_API_KEY"]
+    done = subprocess.run(
+        [DI_CODE, "batch", str(tasks), "--out", "r.jsonl", "--jobs", "2"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == "di-code: no API key for openai: set OPENAI_API_KEY"
+    assert "(stopped by missing key)" in done.stderr
+    statuses = {record["status"] for record in read_results(tmp_path / "r.jsonl").values()}
+    assert statuses == {"cancelled"}
+    assert not llm_server.requests

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import RunDiCode, WriteHook, request_text
+from tests.cli.conftest import API_KEY, RunDiCode, WriteHook, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 NO_RM = """
@@ -139,3 +139,65 @@ def test_a_malformed_hooks_table_is_one_line_and_exit_2(
     assert done.returncode == 2
     assert "hooks.BeforeEverything is not a hook event" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_hooks_get_the_environment_bash_gets_without_the_keys(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    """Every hook (around a tool call and around the prompt) starts with the environment a
+    bash command gets: the provider keys di-code holds, a configured `api_key_env` among them,
+    are not in it; other variables and the project folder are."""
+    dumps = {event: tmp_path / f"{event}.env" for event in ("PreToolUse", "Stop")}
+    tables = "".join(
+        f'[[hooks.{event}]]\nhooks = [{{ type = "command", command = "env > {path}" }}]\n'
+        for event, path in dumps.items()
+    )
+    gateway = '[providers.gateway]\napi = "openai"\napi_key_env = "MY_GATEWAY_TOKEN"\n'
+    gateway += 'base_url = "http://127.0.0.1:9/v1"\n'
+    (di_code_home / "config.toml").write_text(gateway + tables)
+    call = ToolCallSpec("bash", {"command": "true"})
+    llm_server.script(Turn(tool_calls=(call,)), Turn(text="finished"))
+    keys = {
+        "ANTHROPIC_API_KEY": "sk-ant-hook-0001",
+        "GEMINI_API_KEY": "gm-hook-0002",
+        "MY_GATEWAY_TOKEN": "gw-hook-0003",
+    }
+    done = run_di_code("run", "--yes", "go", env_extra={**keys, "DI_CODE_TEST_SEEN": "kept"})
+    assert done.returncode == 0, done.stderr
+    for event, path in dumps.items():
+        seen = path.read_text()
+        for secret in (API_KEY, *keys.values()):
+            assert secret not in seen, event
+        assert "DI_CODE_TEST_SEEN=kept" in seen and "DI_CODE_PROJECT_DIR=" in seen
+
+
+def test_only_the_users_own_config_passes_a_hidden_variable_to_a_hook(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """`env = [...]` on a hook in the user's own config passes those variables (a key the hook
+    needs); the same line in a trusted project's file passes nothing and says so."""
+    mine, theirs = tmp_path / "mine.env", tmp_path / "theirs.env"
+    (di_code_home / "config.toml").write_text(
+        '[[hooks.Stop]]\nhooks = [{ type = "command", command = "env > '
+        f'{mine}", env = ["ANTHROPIC_API_KEY"] }}]\n'
+    )
+    (workspace / ".git").mkdir()
+    project = workspace / ".di-code" / "config.toml"
+    project.parent.mkdir()
+    project.write_text(
+        '[[hooks.Stop]]\nhooks = [{ type = "command", command = "env > '
+        f'{theirs}", env = ["OPENAI_API_KEY", "ANTHROPIC_API_KEY"] }}]\n'
+    )
+    assert run_di_code("trust", server=False).returncode == 0
+    llm_server.script(Turn(text="finished"))
+    done = run_di_code("run", "go", env_extra={"ANTHROPIC_API_KEY": "sk-ant-for-my-hook"})
+    assert done.returncode == 0, done.stderr
+    assert "ANTHROPIC_API_KEY=sk-ant-for-my-hook" in mine.read_text()
+    assert API_KEY not in mine.read_text()
+    assert "sk-ant-for-my-hook" not in theirs.read_text()
+    assert API_KEY not in theirs.read_text()
+    assert f"{project}: a hook's env is honoured only in your own config" in done.stderr

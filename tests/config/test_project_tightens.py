@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from di_code.config.trust import project_mcp_json
-from di_code.config.trusting import HeldBack, held_back, held_back_items, trust_project
+from di_code.config.trust import trusted_mcp_json
+from di_code.config.trusting import HeldBack, held_back_items, trust_offer, trust_project
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -124,6 +124,12 @@ def test_the_prompt_goes_to_the_users_server_not_the_projects_local_one(
     assert "ignored until you trust this project (di-code trust): model" in done.stderr
 
 
+def project_mcp_json(home: Path, workspace: Path) -> tuple[Path | None, str | None]:
+    """The `.mcp.json` used (if trusted) and why not."""
+    path, data, why_not = trusted_mcp_json(home, workspace)
+    return (path if data is not None else None), why_not
+
+
 def mcp_json(folder: Path, command: str = "./server.sh") -> Path:
     (folder / ".git").mkdir(parents=True, exist_ok=True)
     return write(folder / ".mcp.json", f'{{"mcpServers": {{"s": {{"command": "{command}"}}}}}}')
@@ -186,7 +192,8 @@ def test_the_first_run_question_names_a_held_back_model(
     path = project(repo, 'model = "llamacpp/any"\n')
     monkeypatch.delenv("LLAMACPP_BASE_URL", raising=False)
     monkeypatch.delenv("DI_CODE_DISCOVERY", raising=False)
-    assert held_back(di_code_home, repo) == f'{path} would set:\n  model = "llamacpp/any"'
+    offer = trust_offer(di_code_home, repo)
+    assert offer is not None and offer.text == f'{path} would set:\n  model = "llamacpp/any"'
 
 
 def test_the_held_back_values_are_listed_for_the_question(

@@ -19,6 +19,8 @@ BIG = FETCH_MAX_BYTES * 32  # far past what loopback's socket buffers hold
 
 class Site(BaseHTTPRequestHandler):
     sent: ClassVar[list[int]] = []
+    pages: ClassVar[dict[str, tuple[str, bytes]]] = {}
+    """More pages a test serves: path -> (content type, body)."""
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -36,6 +38,9 @@ class Site(BaseHTTPRequestHandler):
         if self.path == "/big":
             self._big()
             return
+        routes.update(
+            (path, (200, {"content-type": kind}, body)) for path, (kind, body) in Site.pages.items()
+        )
         status, headers, body = routes.get(self.path, (404, {}, b"not found"))
         self.send_response(status)
         for name, value in headers.items():

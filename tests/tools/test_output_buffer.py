@@ -17,10 +17,13 @@ from di_code.ai import AbortController
 from di_code.tools.builtin import process
 from di_code.tools.builtin.output_buffer import OutputBuffer, count_newlines
 from di_code.tools.builtin.truncation import MAX_BYTES, MAX_LINES, keep_tail
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 LINE_LENGTHS = [0, 1, 5, 40, 100, 3_000, 70_000]
 CHUNK_SIZES = [13, 4_096, 65_536, 1024 * 1024]
 RUN_BYTES = 150_000
+
+ENV = program_env(KEY_VARIABLES)
 
 
 @st.composite
@@ -162,7 +165,9 @@ async def test_a_failing_sink_is_raised_once_the_command_ends(tmp_path: Path) ->
     command = "head -c 20000000 /dev/zero; touch finished"
     with pytest.raises(OSError, match="No space left on device"):
         await asyncio.wait_for(
-            process.run_in_group(bash(command), str(tmp_path), 30, AbortController().signal, sink),
+            process.run_in_group(
+                bash(command), str(tmp_path), 30, AbortController().signal, sink, ENV
+            ),
             30,
         )
     assert calls == 1
@@ -178,7 +183,7 @@ async def test_a_failing_sink_is_raised_despite_a_background_child(tmp_path: Pat
         with pytest.raises(OSError, match="No space left on device"):
             await asyncio.wait_for(
                 process.run_in_group(
-                    bash(command), str(tmp_path), 30, AbortController().signal, sink
+                    bash(command), str(tmp_path), 30, AbortController().signal, sink, ENV
                 ),
                 30,
             )
@@ -192,7 +197,7 @@ async def test_output_larger_than_the_pipe_arrives_whole_and_in_order(tmp_path: 
     command = "seq 1 300000; seq 1 300000 >&2"
     exit = await asyncio.wait_for(
         process.run_in_group(
-            bash(command), str(tmp_path), 30, AbortController().signal, received.append
+            bash(command), str(tmp_path), 30, AbortController().signal, received.append, ENV
         ),
         30,
     )

@@ -82,15 +82,18 @@ async def test_byte_limit_of_50_kb_keeps_whole_lines(
     assert result.details is not None and result.details["truncated_by"] == "bytes"
 
 
-async def test_a_line_longer_than_50_kb_points_to_bash(
+async def test_a_line_longer_than_50_kb_shows_its_start_and_points_to_bash(
     tools: dict[str, AgentTool], workspace: Path
 ) -> None:
-    (workspace / "a.txt").write_text("short\n" + "y" * 60_000 + "\nafter\n")
+    """Never nothing: the line's first 50 KB (cut between characters), then how to go on."""
+    (workspace / "a.txt").write_text("short\n" + "é" * 30_000 + "\nafter\n")
     result = await run(tools["read"], {"path": "a.txt", "offset": 2})
-    assert text_of(result) == (
-        "[Line 2 is longer than 50 KB. Use bash: sed -n '2p' a.txt | head -c 51200, "
-        "or offset=3 to continue.]"
+    assert text_of(result) == "é" * 25_600 + (
+        "\n\n[Line 2 is longer than 50 KB: its first 50 KB are shown. Use bash: "
+        "sed -n '2p' a.txt | cut -b 51201-102400 for the next 50 KB, or offset=3 to continue.]"
     )
+    assert text_of(await run(tools["read"], {"path": "a.txt"})).startswith("short\n\n[Showing")
+    assert text_of(await run(tools["read"], {"path": "a.txt", "offset": 3})) == "after"
 
 
 async def test_offset_beyond_the_end(tools: dict[str, AgentTool], workspace: Path) -> None:

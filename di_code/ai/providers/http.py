@@ -22,7 +22,6 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.providers.body_json import BodyEncoder
@@ -111,7 +110,7 @@ def describe(exc: BaseException) -> str:
 _TLS_LOCK = threading.Lock()
 
 
-def _ssl_context() -> ssl.SSLContext:
+def ssl_context() -> ssl.SSLContext:
     """The process's one TLS context; a caller waits for a load already under way."""
     with _TLS_LOCK:
         return _load_ssl_context()
@@ -135,7 +134,7 @@ def preload_tls() -> None:
     import certifi  # noqa: F401  (httpx.create_ssl_context imports it)
     import httpx  # noqa: F401
 
-    threading.Thread(target=_ssl_context, name="di-code-tls", daemon=True).start()
+    threading.Thread(target=ssl_context, name="di-code-tls", daemon=True).start()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +157,12 @@ class Timeouts:
 
 def is_local_url(url: str) -> bool:
     """A server on this machine or the local network (where models run on local hardware)."""
-    host = (urlsplit(url).hostname or "").lower()
+    from di_code.ai.web_address import BadAddress, web_address
+
+    try:
+        host = web_address(url).host
+    except BadAddress:
+        return False
     if host == "localhost" or host.endswith((".local", ".localhost", ".lan")):
         return True
     try:
@@ -188,7 +192,7 @@ class HttpClient:
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            verify = _ssl_context() if tls else False
+            verify = ssl_context() if tls else False
             self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
         return self._client
 

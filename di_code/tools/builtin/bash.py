@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import os
 import signal as signals
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -73,7 +72,7 @@ class BashTool(WorkspaceTool):
         ticker = asyncio.create_task(_stream_updates(buffer, fresh, on_update))
         argv = [shell(), "-c", params["command"]]
         try:
-            with self.policy.launch(argv, self.workspace.roots, os.environ) as (argv, env):
+            with self.policy.launch(argv, self.workspace.roots) as (argv, env):
                 exit = await run_in_group(
                     argv, str(self.workspace.root), timeout, signal, sink, env
                 )
@@ -92,7 +91,7 @@ class BashTool(WorkspaceTool):
         """The command in the editor's terminal; its output is cut and spilled as ours is."""
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         argv = [shell(), "-c", params["command"]]
-        with self.policy.launch(argv, self.workspace.roots, os.environ) as (argv, env):
+        with self.policy.launch(argv, self.workspace.roots) as (argv, env):
             ran = await terminals.run(
                 tool_call_id, argv, str(self.workspace.root), env, timeout, signal
             )

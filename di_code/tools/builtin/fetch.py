@@ -14,7 +14,8 @@ its subdomains). What it refuses on its own:
   or 30 s in all.
 
 HTML becomes Markdown with html-to-markdown (~35 ms for a 100 KB page, against ~400 ms with
-markdownify); text, Markdown and JSON are kept as they are. Connections go directly, not
+markdownify; made by `web_text`, off the event loop); text, Markdown and JSON are kept as they
+are. Connections go directly, not
 through the environment's proxy, since the address they reach is the one that was checked.
 """
 
@@ -22,18 +23,18 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import socket
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.types import TextContent
+from di_code.ai.providers.http import ssl_context
+from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
 from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.truncation import keep_head
+from di_code.tools.builtin.web_text import Page, page_result
 
 TIMEOUT_S = 30.0
 MAX_REDIRECTS = 5
@@ -43,18 +44,11 @@ USER_AGENT = "di-code (fetch tool; +https://github.com)"
 
 
 @dataclass(frozen=True, slots=True)
-class Page:
-    url: str
-    status: int
-    content_type: str
-    body: bytes
-    cut: bool
-
-
-@dataclass(frozen=True, slots=True)
 class FetchTool(CheckedTool):
     private_hosts: frozenset[str] = field(default_factory=frozenset)
-    """Hosts an allow rule names: they may be private or local addresses."""
+    """Hosts an allow rule names (normalised): they may be private or local addresses."""
+    resolver: Resolver | None = None
+    """Resolves a normalised host; None: the system's resolver."""
     name: ClassVar[str] = FETCH.name
     description: ClassVar[str] = FETCH.description
     parameters: ClassVar[dict[str, Any]] = FETCH.parameters
@@ -62,7 +56,7 @@ class FetchTool(CheckedTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        fetching = asyncio.ensure_future(fetch_page(params["url"], self.private_hosts))
+        fetching = asyncio.ensure_future(self._fetch(params["url"]))
         aborted = asyncio.ensure_future(signal.wait())
         try:
             await asyncio.wait({fetching, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -71,18 +65,27 @@ class FetchTool(CheckedTool):
         if not fetching.done():
             fetching.cancel()
             raise ToolError("Fetch aborted")
-        page = fetching.result()
-        return _result(page)
+        return fetching.result()
+
+    async def _fetch(self, url: str) -> ToolResult:
+        """The page as text; made in a worker thread (seconds for a large page), which a stop
+        leaves behind."""
+        page = await fetch_page(url, self.private_hosts, self.resolver)
+        return await asyncio.to_thread(page_result, page)
 
 
-async def fetch_page(url: str, private_hosts: frozenset[str]) -> Page:
+async def fetch_page(
+    url: str, private_hosts: frozenset[str], resolver: Resolver | None = None
+) -> Page:
     import httpx
 
     try:
         async with asyncio.timeout(TIMEOUT_S):
-            async with httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S) as client:
+            verify = await asyncio.to_thread(ssl_context)  # the CA bundle: once, off the loop
+            client = httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S, verify=verify)
+            async with client:
                 for _ in range(MAX_REDIRECTS + 1):
-                    page_or_next = await _get(client, url, private_hosts)
+                    page_or_next = await _get(client, _address(url), private_hosts, resolver)
                     if isinstance(page_or_next, Page):
                         return page_or_next
                     url = page_or_next
@@ -93,28 +96,31 @@ async def fetch_page(url: str, private_hosts: frozenset[str]) -> Page:
     raise ToolError(f"Too many redirects (more than {MAX_REDIRECTS}) from {url}")
 
 
-async def _get(client: Any, url: str, private_hosts: frozenset[str]) -> Page | str:
-    """The page at `url`, or the same-host URL a redirect leads to."""
+def _address(url: str) -> WebAddress:
+    try:
+        return web_address(url)
+    except BadAddress as exc:
+        raise ToolError(str(exc)) from None
+
+
+async def _get(
+    client: Any, address: WebAddress, private_hosts: frozenset[str], resolver: Resolver | None
+) -> Page | str:
+    """The page at `address`, or the same-host URL a redirect leads to."""
     import httpx
 
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ToolError(f"Only http:// and https:// URLs can be fetched, not {url!r}")
-    host = parts.hostname
-    address = await _checked_address(
-        host, parts.port or (443 if parts.scheme == "https" else 80), private_hosts
-    )
-    target = httpx.URL(url).copy_with(host=address)
+    url = address.url
+    ip = await _checked_address(address, private_hosts, resolver)
     request = client.build_request(
         "GET",
-        target,
-        headers={"Host": parts.netloc.rpartition("@")[2], "User-Agent": USER_AGENT},
-        extensions={"sni_hostname": host},
+        httpx.URL(url).copy_with(host=ip),
+        headers={"Host": address.host_header, "User-Agent": USER_AGENT},
+        extensions={"sni_hostname": address.host},
     )
     response = await client.send(request, stream=True)
     try:
         if response.is_redirect:
-            return _same_host(url, response.headers.get("location", ""))
+            return _same_host(address, response.headers.get("location", ""))
         content_type = response.headers.get("content-type", "")
         if not _is_text_type(content_type):
             raise ToolError(f"Not fetched: {url} is {content_type} (binary content is refused)")
@@ -126,15 +132,19 @@ async def _get(client: Any, url: str, private_hosts: frozenset[str]) -> Page | s
         await response.aclose()
 
 
-async def _checked_address(host: str, port: int, private_hosts: frozenset[str]) -> str:
-    loop = asyncio.get_running_loop()
+async def _checked_address(
+    address: WebAddress, private_hosts: frozenset[str], resolver: Resolver | None
+) -> str:
+    host = address.host
     try:
-        found = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        found = await resolve(address, resolver)
     except OSError as exc:
         raise ToolError(f"Cannot resolve {host}: {exc}") from None
-    addresses = [ipaddress.ip_address(str(entry[4][0]).split("%")[0]) for entry in found]
-    local = [address for address in addresses if not address.is_global]
-    if local and host.lower() not in private_hosts:
+    addresses = [ipaddress.ip_address(entry.split("%")[0]) for entry in found]
+    if not addresses:
+        raise ToolError(f"Cannot resolve {host}: no address")
+    local = [ip for ip in addresses if not ip.is_global]
+    if local and host not in private_hosts:
         raise ToolError(
             f"Not fetched: {host} is a private or local address ({local[0]}); "
             f'an allow rule "fetch:{host}" lets it through'
@@ -142,13 +152,13 @@ async def _checked_address(host: str, port: int, private_hosts: frozenset[str]) 
     return str(addresses[0])
 
 
-def _same_host(url: str, location: str) -> str:
+def _same_host(address: WebAddress, location: str) -> str:
     if not location:
-        raise ToolError(f"{url} redirects without saying where")
-    following = urljoin(url, location)
-    if urlsplit(following).hostname != urlsplit(url).hostname:
+        raise ToolError(f"{address.url} redirects without saying where")
+    following = urljoin(address.url, location)
+    if _address(following).host != address.host:
         raise ToolError(
-            f"{url} redirects to another host: {following} (fetch that URL to follow it)"
+            f"{address.url} redirects to another host: {following} (fetch that URL to follow it)"
         )
     return following
 
@@ -166,37 +176,3 @@ async def _read_capped(chunks: Any) -> tuple[bytes, bool]:
         if len(body) > FETCH_MAX_BYTES:
             return bytes(body[:FETCH_MAX_BYTES]), True
     return bytes(body), False
-
-
-def _result(page: Page) -> ToolResult:
-    charset = _charset(page.content_type)
-    text = page.body.decode(charset, errors="replace")
-    if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
-        text = html_to_markdown(text)
-    lines, truncation = keep_head(text.splitlines())
-    notes = [f"[{page.status} {page.url}]"]
-    if page.cut:
-        notes.append(f"[Only the first {FETCH_MAX_BYTES} bytes were read.]")
-    if truncation is not None:
-        notes.append(f"[Showing the first {len(lines)} lines of {truncation.total_lines}.]")
-    details = {"url": page.url, "status": page.status, "bytes": len(page.body), "cut": page.cut}
-    body = "\n".join(lines)
-    return ToolResult([TextContent("\n".join([notes[0], "", body, *notes[1:]]))], details)
-
-
-def html_to_markdown(html: str) -> str:
-    from html_to_markdown import convert
-
-    return convert(html).content or ""
-
-
-def _charset(content_type: str) -> str:
-    for part in content_type.split(";")[1:]:
-        key, _, value = part.strip().partition("=")
-        if key.lower() == "charset" and value:
-            try:
-                "".encode(value.strip('"'))
-                return value.strip('"')
-            except LookupError:
-                break
-    return "utf-8"

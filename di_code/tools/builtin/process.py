@@ -70,7 +70,7 @@ async def run_in_group(
     timeout: float,
     signal: AbortSignal,
     sink: OutputSink,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
 ) -> Exit:
     """Run `argv`, feeding its output to `sink`, until it exits or is stopped."""
     loop = asyncio.get_running_loop()
@@ -79,7 +79,7 @@ async def run_in_group(
         _enlarge(write_fd)
         proc = await asyncio.create_subprocess_exec(
             *argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, cwd=cwd,
-            env=None if env is None else dict(env), start_new_session=True,
+            env=dict(env), start_new_session=True,
         )  # fmt: skip
     except BaseException:
         os.close(read_fd)

@@ -28,7 +28,7 @@ from di_code.tools.builtin.file_lock import run_on_file
 from di_code.tools.builtin.files import count_lines, open_error, open_regular, skip_lines
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 from di_code.tools.builtin.resolve import Target
-from di_code.tools.builtin.truncation import MAX_BYTES, Budget, Truncation
+from di_code.tools.builtin.truncation import MAX_BYTES, Budget, Truncation, head_bytes
 
 INLINE_BYTES = 256 * 1024
 """A regular file up to this size is read on the event loop: handing the read to a worker
@@ -150,8 +150,9 @@ def _text(f: BinaryIO, shown: str, offset: int | None, limit: int | None) -> Too
 
 def _long_line_notice(number: int, shown: str) -> str:
     return (
-        f"[Line {number} is longer than 50 KB. Use bash: sed -n '{number}p' {shown} | "
-        f"head -c {MAX_BYTES}, or offset={number + 1} to continue.]"
+        f"[Line {number} is longer than 50 KB: its first 50 KB are shown. Use bash: "
+        f"sed -n '{number}p' {shown} | cut -b {MAX_BYTES + 1}-{2 * MAX_BYTES} for the next "
+        f"50 KB, or offset={number + 1} to continue.]"
     )
 
 
@@ -164,8 +165,10 @@ def _collect(f: BinaryIO, limit: int | None) -> _Window:
         if not raw:
             return _Window(lines, "eof")
         if len(raw) > MAX_BYTES and not raw.endswith(b"\n"):
+            if lines:
+                return _Window(lines, "bytes")
             skip_lines(f, 1)
-            return _Window(lines, "long_line" if not lines else "bytes")
+            return _Window([head_bytes(raw.decode("utf-8", "replace"), MAX_BYTES)], "long_line")
         line = raw.decode("utf-8", "replace").removesuffix("\n").removesuffix("\r")
         if not budget.take(line):
             return _Window(lines, budget.exhausted_by or "bytes")

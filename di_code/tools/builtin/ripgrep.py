@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.ai.abort import AbortSignal
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 COMMON_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
@@ -79,7 +80,7 @@ async def read_lines(
     more lines are wanted, and if this coroutine is cancelled."""
     proc = await asyncio.create_subprocess_exec(
         *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        limit=LINE_LIMIT,
+        limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
 

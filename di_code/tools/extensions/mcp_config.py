@@ -61,13 +61,11 @@ def parse_servers(raw: Any, source: str) -> tuple[list[McpServerConfig], list[st
     return servers, warnings
 
 
-def read_mcp_json(path: Path) -> tuple[list[McpServerConfig], list[str]]:
-    """The servers of a project's `.mcp.json` (none when it does not exist)."""
+def parse_mcp_json(path: Path, raw: bytes) -> tuple[list[McpServerConfig], list[str]]:
+    """The servers of a project's `.mcp.json`, from the bytes that were found trusted."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return [], []
-    except (OSError, ValueError) as exc:
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError as exc:
         return [], [f"{path}: not valid JSON ({exc}); its MCP servers are ignored"]
     if not isinstance(data, dict):
         return [], [f"{path}: expected an object with mcpServers"]

@@ -9,21 +9,19 @@ back to ask frees it. The mode is kept in one place, the gate, and only read her
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.tools.builtin.cards import BASH
 from di_code.tools.builtin.spill import SpillFolder
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP
 
 if TYPE_CHECKING:  # the process machinery loads with the bash tool, not at start-up
     from di_code.tools.builtin.editor_terminal import EditorTerminals
-
-KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
-"""Kept out of every command's environment even when nobody configured anything."""
 
 
 def _ask() -> str:
@@ -37,7 +35,8 @@ class BashPolicy:
 
     sandboxing: SandboxChoice = field(default_factory=lambda: SandboxChoice("off"))
     hidden_env: frozenset[str] = KEY_VARIABLES
-    """Variable names removed from the command's environment (the provider keys)."""
+    """Variable names removed from the command's environment (the provider keys); hooks
+    start without the same ones."""
     spill: SpillFolder = field(default_factory=SpillFolder)
     mode: Callable[[], str] = _ask
     """The permission mode now (the gate's), read for every command."""
@@ -50,12 +49,12 @@ class BashPolicy:
 
     @contextlib.contextmanager
     def launch(
-        self, argv: list[str], roots: Sequence[Path], env: Mapping[str, str]
+        self, argv: list[str], roots: Sequence[Path]
     ) -> Iterator[tuple[list[str], dict[str, str]]]:
         """The command line and environment `argv` starts with now, held while it runs: in
         the sandbox of this moment (the spill folder readable in it), without the hidden
         variables."""
-        clean = {name: value for name, value in env.items() if name not in self.hidden_env}
+        clean = program_env(self.hidden_env)
         sandbox = self.sandbox()
         if sandbox is None:
             yield argv, clean

@@ -23,6 +23,7 @@ Code ignores it)."""
 DEFAULT_HOOK_TIMEOUT = 60.0
 CLAUDE_TOOL_NAMES = {"find": "Glob", "fetch": "WebFetch", "todo": "TodoWrite", "task": "Task"}
 """Claude Code's names for di-code's tools where they differ by more than case."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,9 @@ class UserHook:
     command: str
     timeout: float
     source: str
+    env: tuple[str, ...] = ()
+    """Variables the hook gets although bash's commands do not (a provider key it needs):
+    honoured only in the user's own config (di_code.cli.hooks_setup)."""
 
     def matches(self, tool_name: str) -> bool:
         """By di-code's name or Claude Code's (`Glob` for find), so its matchers work."""
@@ -94,7 +98,12 @@ def _group(event: str, group: Any, where: str, source: str) -> list[UserHook]:
             raise HookConfigError(f"{where}: a hook's command must be a non-empty string")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise HookConfigError(f"{where}: a hook's timeout must be a positive number of seconds")
-        hooks.append(UserHook(event, matcher, command, float(timeout), source))
+        env = entry.get("env", [])
+        if not isinstance(env, list) or not all(
+            isinstance(n, str) and _NAME.fullmatch(n) for n in env
+        ):
+            raise HookConfigError(f"{where}: a hook's env must be a list of variable names")
+        hooks.append(UserHook(event, matcher, command, float(timeout), source, tuple(env)))
     return hooks
 
 

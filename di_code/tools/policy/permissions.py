@@ -28,10 +28,10 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
-from urllib.parse import urlsplit
 
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
+from di_code.ai.web_address import BadAddress, host_matches, rule_host, web_address
 from di_code.tools import READ_ONLY_TOOLS
 from di_code.tools.policy.bash_forms import exact_only
 from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
@@ -101,14 +101,19 @@ class Rule:
 
     def covers_path(self, arguments: dict[str, Any]) -> bool:
         """A file rule names the path; a fetch rule names the URL's host (or a parent
-        domain: `fetch:python.org` covers docs.python.org)."""
+        domain: `fetch:python.org` covers docs.python.org), both normalised by the one door
+        (di_code.ai.web_address); a URL whose host cannot be named is covered by no rule (the
+        tool refuses it as invalid)."""
         path = arguments.get("path")
         if self.prefix is None:
             return True
         url = arguments.get("url")
         if isinstance(url, str):
-            host, wanted = (urlsplit(url).hostname or "").lower(), self.prefix.lower()
-            return host == wanted or host.endswith(f".{wanted}")
+            try:
+                host = web_address(url).host
+            except BadAddress:
+                return False
+            return host_matches(host, self.prefix)
         return isinstance(path, str) and posixpath.normpath(path) == posixpath.normpath(self.prefix)
 
 
@@ -122,8 +127,10 @@ class PermissionRules:
         return cls(tuple(map(Rule.parse, allow)), tuple(map(Rule.parse, deny)))
 
     def fetch_hosts(self) -> frozenset[str]:
-        """The hosts allow rules name for fetch: it may reach them at a private address."""
-        return frozenset(r.prefix.lower() for r in self.allow if r.tool == "fetch" and r.prefix)
+        """The hosts allow rules name for fetch, normalised: it may reach them at a private
+        address."""
+        named = (r.prefix for r in self.allow if r.tool == "fetch" and r.prefix)
+        return frozenset(host for host in map(rule_host, named) if host is not None)
 
     def decide(
         self, tool_name: str, arguments: dict[str, Any], grants: Iterable[Rule] = ()

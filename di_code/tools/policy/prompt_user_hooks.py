@@ -22,6 +22,7 @@ from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.tools.policy.hook_config import UserHook
+from di_code.tools.policy.program_env import KEY_VARIABLES
 from di_code.tools.policy.user_hooks import HookRun, blocking, run_hook
 
 T = TypeVar("T")
@@ -33,6 +34,8 @@ class PromptHookRunner:
     workspace: Path
     session_id: str = ""
     report: Callable[[str], None] = lambda line: None
+    hidden: frozenset[str] = KEY_VARIABLES
+    """Variables the hooks start without: bash's `hidden_env`."""
     """Tells the user about a hook that failed."""
 
     async def submitted(self, message: UserMessage, signal: AbortSignal) -> UserMessage:
@@ -70,7 +73,7 @@ class PromptHookRunner:
         }
         runs: list[HookRun] = []
         for hook in (h for h in self.hooks if h.event == event):
-            run = await _until_aborted(run_hook(hook, payload, self.workspace), signal)
+            run = await _until_aborted(run_hook(hook, payload, self.workspace, self.hidden), signal)
             if run is None:
                 break
             runs.append(run)

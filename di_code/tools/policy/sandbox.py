@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Literal
 
 from di_code.tools.policy.placeholders import holding
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
@@ -107,6 +108,7 @@ def bubblewrap_works() -> bool:
             stderr=subprocess.DEVNULL,
             timeout=PROBE_TIMEOUT,
             check=False,
+            env=program_env(KEY_VARIABLES),
         )
     except (OSError, subprocess.SubprocessError):
         return False

@@ -17,7 +17,7 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -27,6 +27,7 @@ from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.permissions import PermissionGate
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 Decision = Literal["allow", "ask", "deny"]
 BLOCKING_EXIT = 2
@@ -62,9 +63,15 @@ class PreToolVerdict:
     reason: str = ""
 
 
-async def run_hook(hook: UserHook, payload: dict[str, Any], workspace: Path) -> HookRun:
-    env = {**os.environ, "DI_CODE_PROJECT_DIR": str(workspace)}
-    env["CLAUDE_PROJECT_DIR"] = str(workspace)  # what hooks written for Claude Code read
+async def run_hook(
+    hook: UserHook, payload: dict[str, Any], workspace: Path, hidden: Collection[str]
+) -> HookRun:
+    """`hook` with the environment a bash command gets (without the `hidden` variables: the
+    provider keys, but those its own `env` names) and the project folder named as Claude
+    Code's hooks read it."""
+    folder = str(workspace)
+    passed = set(hidden).difference(hook.env)
+    env = program_env(passed, DI_CODE_PROJECT_DIR=folder, CLAUDE_PROJECT_DIR=folder)
     try:
         process = await asyncio.create_subprocess_exec(
             "bash",
@@ -152,6 +159,8 @@ class ToolHookRunner:
     workspace: Path
     session_id: str = ""
     report: Callable[[str], None] = lambda line: None
+    hidden: frozenset[str] = KEY_VARIABLES
+    """Variables the hooks start without: bash's `hidden_env`."""
     """Tells the user about a PostToolUse hook that failed."""
 
     def gate(self, gate: PermissionGate) -> BeforeToolCall:
@@ -174,7 +183,7 @@ class ToolHookRunner:
         if not hooks:
             return PreToolVerdict(None)
         payload = self._payload("PreToolUse", context)
-        runs = [await run_hook(hook, payload, self.workspace) for hook in hooks]
+        runs = [await run_hook(hook, payload, self.workspace, self.hidden) for hook in hooks]
         return pre_tool_verdict(runs)
 
     async def after(self, context: ToolCallContext, result: ToolResult) -> ToolResult:
@@ -186,7 +195,7 @@ class ToolHookRunner:
             "content": [b.text for b in result.content if isinstance(b, TextContent)],
             "is_error": result.is_error,
         }
-        runs = [await run_hook(hook, payload, self.workspace) for hook in hooks]
+        runs = [await run_hook(hook, payload, self.workspace, self.hidden) for hook in hooks]
         notes, _ = blocking(runs, self._failed)
         if not notes:
             return result

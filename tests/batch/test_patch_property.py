@@ -1,0 +1,83 @@
+"""For any base tree and any change a task makes (binary files, CRLF, no trailing newline,
+modes, deletions, new files, symlinks, under any .gitattributes), the task's patch applied with
+`git apply` to a clean checkout of its base gives exactly the task's tree."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from di_code.batch.checkout import make_checkout, patch_of, remove_checkout
+from tests.batch.raw_repo import RawTree, commit_raw, raw_git, read_tree
+
+NAMES = ["a.txt", "b.bin", "c", "dir/d.txt", "dir/sub/e.png", "f.crlf", "g.id"]
+ATTRIBUTE_LINES = [
+    "* text=auto",
+    "*.txt text eol=crlf",
+    "*.crlf text eol=crlf",
+    "*.id ident",
+    "*.png diff=png -text",
+    "* filter=lfs",
+    "*.bin binary",
+    "dir/** working-tree-encoding=UTF-16",
+]
+LINE_ENDS = st.sampled_from([b"\n", b"\r\n", b"\r", b""])
+TEXT = st.lists(
+    st.tuples(st.binary(max_size=12).map(lambda b: b.replace(b"\n", b"")), LINE_ENDS),
+    max_size=5,
+).map(lambda lines: b"".join(body + end for body, end in lines))
+CONTENT = st.one_of(TEXT, st.binary(max_size=300), st.just(b"$Id$\n"))
+FILE = st.tuples(CONTENT, st.booleans())
+TREE = st.dictionaries(st.sampled_from(NAMES), FILE, max_size=len(NAMES))
+ATTRIBUTES = st.lists(st.sampled_from(ATTRIBUTE_LINES), max_size=3).map(
+    lambda lines: "".join(line + "\n" for line in lines).encode()
+)
+LINK = st.sampled_from([None, "a.txt", "../outside", "dir"])
+_count = itertools.count()
+
+
+def with_attributes(tree: RawTree, attributes: bytes) -> RawTree:
+    return {**tree, ".gitattributes": (attributes, False)} if attributes else tree
+
+
+def apply_change(folder: Path, before: RawTree, after: RawTree, link: str | None) -> None:
+    for path in before.keys() - after.keys():
+        (folder / path).unlink()
+    for path, (content, executable) in after.items():
+        target = folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+        target.chmod(0o755 if executable else 0o644)
+    if link is not None:
+        (folder / "link").symlink_to(link)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(base=TREE, task=TREE, attributes=ATTRIBUTES, new_attributes=ATTRIBUTES, link=LINK)
+def test_the_patch_applied_to_the_base_gives_the_task_tree(
+    base: RawTree, task: RawTree, attributes: bytes, new_attributes: bytes, link: str | None
+) -> None:
+    work = Path(tempfile.mkdtemp(prefix="di-code-patch-"))
+    try:
+        before = with_attributes(base, attributes)
+        after = with_attributes(task, new_attributes)
+        commit_raw(work / "repo", before)
+        number = next(_count)
+        checkout = make_checkout(str(work / "repo"), None, work / "c" / f"t{number}", "t")
+        assert read_tree(checkout.path) == before
+        apply_change(checkout.path, before, after, link)
+        expected = read_tree(checkout.path)
+        patch = patch_of(checkout)
+        remove_checkout(checkout)
+        clean = make_checkout(str(work / "repo"), None, work / "c" / f"u{number}", "u")
+        if patch:
+            raw_git(clean.path, "apply", stdin=patch)
+        assert read_tree(clean.path) == expected
+        remove_checkout(clean)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
