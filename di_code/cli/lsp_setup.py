@@ -26,16 +26,20 @@ def language_servers(
     workspace: Path,
     notify: Notify = notify_stderr,
     env: Mapping[str, str] = os.environ,
+    hidden: frozenset[str] = frozenset(),
 ) -> LanguageServers:
+    """The servers that may start (none with DI_CODE_LSP=off); `hidden` are the variables
+    kept from their environment besides the known key variables (bash's set)."""
     from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.lsp.servers import Catalog, catalog
+    from di_code.tools.policy.program_env import KEY_VARIABLES
 
     if env.get(OFF_VARIABLE, "").lower() in ("off", "0", "false", "no"):
         return LanguageServers(Catalog((), ()), workspace)
     found = catalog(settings.lsp)
     for warning in found.warnings:
         notify(warning)
-    return LanguageServers(found, workspace)
+    return LanguageServers(found, workspace, hidden=KEY_VARIABLES | hidden)
 
 
 def lsp_status_lines(workspace: Path | None = None) -> list[str]:

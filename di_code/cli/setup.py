@@ -105,7 +105,7 @@ async def prepare(
     session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
-    lsp = language_servers(settings, workspace, notify, env)
+    lsp = language_servers(settings, workspace, notify, env, bash.hidden_env)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )

@@ -6,8 +6,8 @@ Modes: `lines` publishes one error per line that holds `BAD` (with the document'
 `crash` is `lines`, but exits with code 3 on the first change of a session while the file
 named by $LSP_FIXTURE_CRASH_ONCE does not exist yet (it creates it: the restarted server
 keeps running); `stubborn` is `lines` that lives on after its input ends (most servers exit
-then; this one only dies when killed); `flood` publishes 5,000 errors on every open and change; `silent` reads its
-input and never answers, not even initialize.
+then; this one only dies when killed); `flood` publishes 5,000 errors on every open and
+change; `silent` reads its input and never answers, not even initialize.
 """
 
 from __future__ import annotations

@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
+
+import pytest
 
 from di_code.config.settings import parse_settings
 from di_code.config.trust import split_untrusted
 from di_code.tools.lsp.report import Problem, changes, summary
 from di_code.tools.lsp.servers import catalog, workspace_root
+from di_code.tools.lsp.spawn import start_server
+from di_code.tools.policy.program_env import KEY_VARIABLES
 
 
 def on_path(*programs: str):  # type: ignore[no-untyped-def]
@@ -78,3 +83,15 @@ def test_summary_says_when_the_problems_before_are_unknown() -> None:
         "a.py:3:1: error: boom [x]"
     )
     assert summary("a.py", [], [err(3, "boom")]) == "Fixed in a.py: error: boom"
+
+
+async def test_a_server_starts_without_the_provider_keys(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    monkeypatch.setenv("MY_KEY", "sk-mine")
+    names = "{'OPENAI_API_KEY', 'MY_KEY'}"
+    code = f"import os, sys; sys.stdout.write(repr(sorted(os.environ.keys() & {names})))"
+    process = await start_server([sys.executable, "-c", code], tmp_path, KEY_VARIABLES | {"MY_KEY"})
+    out, _ = await process.communicate()
+    assert out == b"[]"

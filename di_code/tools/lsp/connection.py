@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,8 @@ class StartFailed(Exception):
 class Connection:
     """A started, initialized server for one workspace root."""
 
-    def __init__(self, spec: ServerSpec, root: Path) -> None:
-        self.spec, self.root = spec, root
+    def __init__(self, spec: ServerSpec, root: Path, hidden: Collection[str]) -> None:
+        self.spec, self.root, self._hidden = spec, root, hidden
         self.client = LanguageClient("di-code", "0.1.0", converter_factory=_converter)
         self.capabilities: types.ServerCapabilities | None = None
         self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
@@ -69,7 +70,7 @@ class Connection:
         """Start the program and initialize it; StartFailed (and nothing left running) when
         it cannot start or does not answer within the spec's startup timeout."""
         try:
-            self._process = await start_server(self.spec.command, self.root)
+            self._process = await start_server(self.spec.command, self.root, self._hidden)
         except OSError as exc:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
+from di_code.tools.policy.program_env import KEY_VARIABLES
 
 if TYPE_CHECKING:
     from di_code.tools.lsp.connection import Connection
@@ -48,6 +49,8 @@ class LanguageServers:
     top: Path
     """The working directory: roots are looked for up to it."""
     wait: float = DIAGNOSTICS_WAIT
+    hidden: frozenset[str] = KEY_VARIABLES
+    """Variables kept from the servers' environment (the provider keys)."""
     slots: dict[tuple[str, Path], Slot] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What the model has not been told yet (a server that did not start, one that crashed)."""
@@ -79,7 +82,7 @@ class LanguageServers:
     async def _start(self, slot: Slot) -> Connection | None:
         from di_code.tools.lsp.connection import Connection, StartFailed
 
-        connection = Connection(slot.spec, slot.root)
+        connection = Connection(slot.spec, slot.root, self.hidden)
         try:
             await connection.start()
         except StartFailed as exc:

@@ -14,22 +14,28 @@ import functools
 import os
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
+
+from di_code.tools.policy.program_env import program_env
 
 PR_SET_PDEATHSIG = 1
 _groups: set[int] = set()
 
 
-async def start_server(argv: Sequence[str], cwd: Path) -> asyncio.subprocess.Process:
+async def start_server(
+    argv: Sequence[str], cwd: Path, hidden: Collection[str]
+) -> asyncio.subprocess.Process:
     """The server's process, its stdin and stdout piped, stderr discarded (nobody reads it,
-    and a full pipe would stall the server); OSError when it cannot start."""
+    and a full pipe would stall the server), its environment without the `hidden` variables
+    (the provider keys: program_env); OSError when it cannot start."""
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.DEVNULL,
         cwd=cwd,
+        env=program_env(hidden),
         start_new_session=True,
         preexec_fn=_dies_with_parent(),
     )
