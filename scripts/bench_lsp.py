@@ -3,10 +3,11 @@
     .venv/bin/python -m scripts.bench_lsp [--server pyright|ruff] [--edits 15]
 
 A copy of di-code's own `di_code/` package (a real project, ~200 modules) in a temp folder;
-each edit appends a line to one module through the edit tool, once bare and once with the
-language server's diagnostics (the server already warm and the file already open, so the
-time is what every later edit of a session waits). Also: the server's start (initialize)
-time, and its memory (RSS of its process tree) after the edits. Prints one JSON object.
+each of 10 modules is first read by the server (timed apart: the first touch), then edited
+3 times, each edit (a line appended, through the edit tool) once bare and once with the
+language server's diagnostics: what every later edit of a session waits. Also: the
+server's start (initialize) time, and its memory (RSS of its process tree) after the
+edits. Prints one JSON object.
 A benchmark, not a test: nothing here asserts a time.
 """
 
@@ -59,11 +60,13 @@ def tree_rss_mib(pid: int) -> float:
     return total / 1024
 
 
-async def bench(server: str, edits: int) -> dict[str, object]:
+async def bench(server: str, edits: int, one_file: bool, rounds: int) -> dict[str, object]:
     project = Path(tempfile.mkdtemp(prefix="bench-lsp-"))
     shutil.copytree(ROOT / "di_code", project / "di_code")
     (project / "pyproject.toml").write_text("[project]\nname = 'copy'\n")
     files = sorted((project / "di_code").rglob("*.py"))[:edits]
+    if one_file:  # every edit to one module: only it is open in the server
+        files = [project / "di_code" / "tools" / "builtin" / "edit.py"] * edits
     space = Workspace.create(project)
     others = {candidates[0].name for candidates in PRESETS} - {server}
     servers = LanguageServers(
@@ -84,22 +87,26 @@ async def bench(server: str, edits: int) -> dict[str, object]:
     started = time.perf_counter()
     [connection] = await servers.connections(files[0])
     start_s = time.perf_counter() - started
-    for path in files:  # first touch: the server reads the file (not what a later edit waits)
-        await servers.baseline(path)
-    bare_s, lsp_s = [], []
+    bare_s, lsp_s, first_s = [], [], []
     for n, path in enumerate(files):
-        bare_s.append(await edit(bare, path, 2 * n))
-        lsp_s.append(await edit(checked, path, 2 * n + 1))
+        started = time.perf_counter()  # first touch: the server reads the file
+        await servers.baseline(path)
+        first_s.append(time.perf_counter() - started)
+        for round_ in range(rounds):  # then the edits a session makes to it, interleaved
+            bare_s.append(await edit(bare, path, 2 * (n * rounds + round_)))
+            lsp_s.append(await edit(checked, path, 2 * (n * rounds + round_) + 1))
     rss = tree_rss_mib(connection.pid) if connection.pid is not None else 0.0
     await servers.aclose()
     shutil.rmtree(project)
     return {
         "server": " ".join(connection.spec.command),
-        "edits": len(files),
+        "edits": len(lsp_s),
+        "files": len(set(files)),
         "start_s": round(start_s, 3),
         "edit_bare_median_ms": round(statistics.median(bare_s) * 1000, 1),
         "edit_lsp_median_ms": round(statistics.median(lsp_s) * 1000, 1),
         "edit_lsp_max_ms": round(max(lsp_s) * 1000, 1),
+        "first_touch_median_ms": round(statistics.median(first_s) * 1000, 1),
         "server_rss_mib": round(rss, 1),
         "load": os.getloadavg()[0],
     }
@@ -108,9 +115,11 @@ async def bench(server: str, edits: int) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--server", default="pyright", choices=["pyright", "ruff"])
-    parser.add_argument("--edits", type=int, default=15)
+    parser.add_argument("--edits", type=int, default=10, help="files edited")
+    parser.add_argument("--one-file", action="store_true", help="every edit to one module")
+    parser.add_argument("--rounds", type=int, default=3, help="edits per file")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(bench(args.server, args.edits))))
+    print(json.dumps(asyncio.run(bench(args.server, args.edits, args.one_file, args.rounds))))
 
 
 if __name__ == "__main__":

@@ -166,3 +166,16 @@ async def test_the_servers_are_stopped_with_their_door(workspace: Path) -> None:
     assert len(server_pids(workspace)) == 1
     await servers.aclose()
     wait_until(lambda: not server_pids(workspace), "the server stopped")
+
+
+async def test_a_file_closed_in_the_server_keeps_its_problems_for_the_next_edit(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    for name in "abcde":
+        (workspace / f"{name}.txt").write_text(f"BAD in {name}\nok\n")
+    edit = lsp_tools("lines")["edit"]
+    for name in "abcde":  # more files than a server keeps open: a.txt is closed
+        await run(edit, {"path": f"{name}.txt", "old_text": "ok", "new_text": "fine"})
+    again = await run(edit, {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    assert "a.txt:2:1: error: BAD found here" in text(again)
+    assert "a.txt:1:" not in text(again)  # known from before it was closed, not new

@@ -24,6 +24,8 @@ from di_code.tools.lsp.servers import ServerSpec
 from di_code.tools.lsp.spawn import kill_group, start_server
 
 _log = logging.getLogger(__name__)
+MAX_OPEN = 3
+"""Documents kept open per server (those last changed)."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 """pygls logs what a server does oddly; without a handler Python would print it on stderr,
 over di-code's own output."""
@@ -51,7 +53,11 @@ class Connection:
         self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
         self.versions: dict[str, int] = {}
         self.texts: dict[str, str] = {}
-        """The text last sent of each open document."""
+        """The text last sent of each document."""
+        self.open: dict[str, None] = {}
+        """The open documents, the least recently changed first."""
+        self.closed: dict[str, list[types.Diagnostic]] = {}
+        """The last diagnostics of documents closed since."""
         self._published = asyncio.Condition()
         self._stop = threading.Event()
         self._process: asyncio.subprocess.Process | None = None
@@ -120,6 +126,8 @@ class Connection:
         feature: Any = self.client.feature  # pygls's decorator is untyped
 
         async def published(params: types.PublishDiagnosticsParams) -> None:
+            if params.uri in self.closed:
+                return  # a server clears a closed file's list; di-code keeps the last one
             async with self._published:
                 self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
                 self._published.notify_all()
@@ -138,19 +146,45 @@ class Connection:
         """Send the document's whole new text (open it first if needed); its version."""
         uri = path.as_uri()
         version = self.versions.get(uri, 0) + 1
-        if uri not in self.versions:
+        if uri not in self.open:
+            self.closed.pop(uri, None)
             item = types.TextDocumentItem(
                 uri=uri, language_id=self.spec.language_id(path), version=version, text=text
             )
             self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
         else:
+            del self.open[uri]  # to the end: the most recently changed
             document = types.VersionedTextDocumentIdentifier(version=version, uri=uri)
             change = types.TextDocumentContentChangeWholeDocument(text=text)
             self.client.text_document_did_change(
                 types.DidChangeTextDocumentParams(text_document=document, content_changes=[change])
             )
         self.versions[uri], self.texts[uri] = version, text
+        self.open[uri] = None
+        while len(self.open) > MAX_OPEN:
+            self._close(next(iter(self.open)))
         return version
+
+    def _close(self, uri: str) -> None:
+        """Close a document: the server stops checking it again on every change elsewhere
+        (with many files open an edit's diagnostics took 3x as long); its last diagnostics
+        stay, good as long as the file still holds the text last sent."""
+        del self.open[uri]
+        self.closed[uri] = self.diagnostics.pop(uri, (None, []))[1]
+        document = types.TextDocumentIdentifier(uri=uri)
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=document)
+        )
+
+    def known(self, path: Path, text: str | None) -> list[types.Diagnostic] | None:
+        """The document's diagnostics without asking: the last published if it is open, those
+        it had when closed if `text` is still the text last sent; else None."""
+        uri = path.as_uri()
+        if uri in self.open:
+            return self.diagnostics.get(uri, (None, []))[1]
+        if uri in self.closed and text == self.texts.get(uri):
+            return self.closed[uri]
+        return None
 
     async def wait_diagnostics(
         self, path: Path, version: int, since: object, timeout: float

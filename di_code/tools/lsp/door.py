@@ -120,9 +120,9 @@ class LanguageServers:
     async def _current(
         self, connection: Connection, path: Path, text: str | None
     ) -> list[Problem] | None:
-        uri = path.as_uri()
-        if uri in connection.versions:
-            return _problems(connection, connection.diagnostics.get(uri, (None, []))[1])
+        known = connection.known(path, text)
+        if known is not None:
+            return _problems(connection, known)
         if text is None:
             return []
         return await self._synced(connection, path, text, max(self.wait, FIRST_WAIT))

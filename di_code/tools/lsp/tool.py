@@ -57,7 +57,7 @@ class LspTool(WorkspaceTool):
         if text is None:
             raise ToolError(f"Cannot read {self.workspace.display(path)} as text")
         for connection in connections:
-            if connection.texts.get(path.as_uri()) != text:
+            if path.as_uri() not in connection.open or connection.texts.get(path.as_uri()) != text:
                 connection.sync(path, text)
         return connections[0], path.as_uri()
 
@@ -145,7 +145,8 @@ class LspTool(WorkspaceTool):
             wanted = None
         found: list[tuple[str, Problem]] = []
         for connection in self.lsp.running():
-            for uri, (_, diagnostics) in connection.diagnostics.items():
+            known = {u: d for u, (_, d) in connection.diagnostics.items()}
+            for uri, diagnostics in {**connection.closed, **known}.items():
                 file = self._path(uri)
                 if file is None or (wanted is not None and uri not in wanted):
                     continue
