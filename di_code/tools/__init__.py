@@ -66,5 +66,5 @@ def default_tools(
     if lsp is not None and lsp.catalog.servers:
         from di_code.tools.lsp.offer import with_language_servers
 
-        tools = with_language_servers(tools, space, lsp)
+        tools = with_language_servers(tools, space, lsp, editor)
     return tools

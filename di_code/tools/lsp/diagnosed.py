@@ -11,6 +11,7 @@ from typing import Any
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
+from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.lsp.door import LanguageServers
@@ -20,10 +21,16 @@ from di_code.tools.lsp.report import changes, details, summary
 class Diagnosed:
     """`tool` (write or edit), followed by the servers' diagnostics of the file it changed."""
 
-    __slots__ = ("_tool", "_workspace", "lsp")
+    __slots__ = ("_editor", "_tool", "_workspace", "lsp")
 
-    def __init__(self, tool: Any, workspace: Workspace, lsp: LanguageServers) -> None:
-        self._tool, self._workspace, self.lsp = tool, workspace, lsp
+    def __init__(
+        self,
+        tool: Any,
+        workspace: Workspace,
+        lsp: LanguageServers,
+        editor: EditorFiles | None = None,
+    ) -> None:
+        self._tool, self._workspace, self.lsp, self._editor = tool, workspace, lsp, editor
 
     @property
     def name(self) -> str:
@@ -53,11 +60,11 @@ class Diagnosed:
         except ToolError:
             path = None  # the tool says what is wrong with the path
         served = path is not None and self.lsp.serves(path)
-        before = await self.lsp.baseline(path) if served and path else {}
+        before = await self.lsp.baseline(path, self._editor) if served and path else {}
         output: ToolOutput = await self._tool.execute(tool_call_id, params, signal, on_update)
         if not served or path is None:
             return output
-        old, new, unsure = await self.lsp.changed(path, before)
+        old, new, unsure = await self.lsp.changed(path, before, self._editor)
         introduced, fixed = changes(old, new)
         lines = [summary(shown, introduced, fixed, unsure), *self.lsp.take_notes()]
         text = "\n".join(line for line in lines if line)

@@ -18,6 +18,7 @@ from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
 from di_code.tools.policy.program_env import KEY_VARIABLES
 
 if TYPE_CHECKING:
+    from di_code.tools.builtin.editor_files import EditorFiles
     from di_code.tools.lsp.connection import Connection
 
 DIAGNOSTICS_WAIT = 2.0
@@ -108,12 +109,14 @@ class LanguageServers:
         slot.retry_at = time.monotonic() + _backoff(slot.crashes)
         self.notes.append(f"Language server {slot.spec.name} {slot.reason}.")
 
-    async def baseline(self, path: Path) -> dict[Connection, list[Problem] | None]:
+    async def baseline(
+        self, path: Path, editor: EditorFiles | None = None
+    ) -> dict[Connection, list[Problem] | None]:
         """The problems each server sees in `path` now (before a change): the last ones it
         published, or, for a file it has not seen, those of the file as it is on disk (None
         when they did not come in time)."""
         connections = await self.connections(path)
-        text = await asyncio.to_thread(_read, path)
+        text = await read_text(path, editor)
         results = await asyncio.gather(*(self._current(c, path, text) for c in connections))
         return dict(zip(connections, results, strict=True))
 
@@ -128,13 +131,16 @@ class LanguageServers:
         return await self._synced(connection, path, text, max(self.wait, FIRST_WAIT))
 
     async def changed(
-        self, path: Path, before: dict[Connection, list[Problem] | None]
+        self,
+        path: Path,
+        before: dict[Connection, list[Problem] | None],
+        editor: EditorFiles | None = None,
     ) -> tuple[list[Problem], list[Problem], bool]:
         """(before, after, unsure) over all servers for `path` once its new text is synced
         and each server's diagnostics for it came (or the wait ran out: that server is left
         out); `unsure` when a server's problems before the change are not known, so some of
         `after` may be older than the change."""
-        text = await asyncio.to_thread(_read, path)
+        text = await read_text(path, editor)
         if text is None or not before:
             return [], [], False
         live = [c for c in before if c.alive]
@@ -174,6 +180,18 @@ def _problems(connection: Connection, diagnostics: list[Any]) -> list[Problem]:
 
 def _backoff(crashes: int) -> float:
     return float(min(60, 2 ** max(0, crashes - 1)))
+
+
+async def read_text(path: Path, editor: EditorFiles | None = None) -> str | None:
+    """The file's text as the tools see it (the editor's buffer under `di-code acp`, else
+    the disk, read in a thread); None when it is missing, too big or not text."""
+    if editor is None:
+        return await asyncio.to_thread(_read, path)
+    try:
+        text = await editor.read_text(path)
+    except OSError:
+        return None
+    return text if len(text) <= MAX_FILE else None
 
 
 def _read(path: Path) -> str | None:

@@ -15,10 +15,11 @@ from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
+from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection
-from di_code.tools.lsp.door import LanguageServers, _read
+from di_code.tools.lsp.door import LanguageServers, read_text
 from di_code.tools.lsp.locations import hover_text, locations, place_lines, symbols
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
 
@@ -30,6 +31,8 @@ class LspTool(WorkspaceTool):
     parameters: ClassVar[dict[str, Any]] = LSP_CARD.parameters
     parallel_safe: ClassVar[bool] = True
     lsp: LanguageServers
+    editor: EditorFiles | None = None
+    """Where the text of files is (the user's editor, under `di-code acp`), else the disk."""
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
@@ -53,7 +56,7 @@ class LspTool(WorkspaceTool):
         if not connections:
             notes = " ".join(self.lsp.take_notes())
             raise ToolError(f"No language server answers for {path.name}. {notes}".strip())
-        text = await asyncio.to_thread(_read, path)
+        text = await read_text(path, self.editor)
         if text is None:
             raise ToolError(f"Cannot read {self.workspace.display(path)} as text")
         for connection in connections:
