@@ -179,3 +179,17 @@ async def test_a_file_closed_in_the_server_keeps_its_problems_for_the_next_edit(
     again = await run(edit, {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
     assert "a.txt:2:1: error: BAD found here" in text(again)
     assert "a.txt:1:" not in text(again)  # known from before it was closed, not new
+
+
+async def test_the_status_lines_say_each_servers_state_per_root(workspace: Path) -> None:
+    from di_code.tools.lsp.door import status_lines
+
+    (workspace / "a.txt").write_text("one\n")
+    servers = fixture_servers(workspace, "silent", startup_timeout=1)
+    tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
+    assert status_lines(servers)[1] == "  not started (starts on the first file it serves)"
+    await run(tools["edit"], {"path": "a.txt", "old_text": "one", "new_text": "two"})
+    assert status_lines(servers)[1] == (
+        f"  {workspace}: failed: did not answer initialize within 1 s"
+    )
+    await servers.aclose()
