@@ -18,7 +18,7 @@ from di_code.tools import default_tools
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from tests.support.processes import alive, wait_until
-from tests.tools.conftest import run
+from tests.tools.conftest import error_of, run
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "lsp_fixture_server.py"
 
@@ -193,3 +193,17 @@ async def test_the_status_lines_say_each_servers_state_per_root(workspace: Path)
         f"  {workspace}: failed: did not answer initialize within 1 s"
     )
     await servers.aclose()
+
+
+async def test_the_lsp_tool_says_in_one_line_what_a_server_cannot_do(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("BAD\n")
+    lsp = lsp_tools("lines")["lsp"]
+    where = {"operation": "definition", "path": "a.txt", "line": 1, "character": 1}
+    message = await error_of(lsp, where)
+    assert message.startswith("The language server refused: ")
+    problems = await run(lsp, {"operation": "diagnostics", "path": "a.txt"})
+    assert text(problems) == "a.txt:1:1: error: BAD found here [fixture]"
+    nothing = await error_of(lsp, {"operation": "hover", "path": "a.txt"})
+    assert nothing == "Give line and character, or symbol"

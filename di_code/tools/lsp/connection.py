@@ -94,7 +94,10 @@ class Connection:
             raise StartFailed(f"did not answer initialize within {timeout} s") from None
         except Exception as exc:
             self.kill()
-            raise StartFailed(f"failed to initialize: {_line(exc)}") from None
+            raise StartFailed(f"failed to initialize: {one_line(exc)}") from None
+        except BaseException:  # cancelled (di-code stopping): nothing is left running
+            self.kill()
+            raise
         self.capabilities = result.capabilities
         self.client.initialized(types.InitializedParams())
 
@@ -257,6 +260,6 @@ def _no_settings(params: types.ConfigurationParams) -> list[Any]:
     return [None for _ in params.items]
 
 
-def _line(exc: BaseException) -> str:
+def one_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0][:200] if text else type(exc).__name__

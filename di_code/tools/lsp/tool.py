@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
@@ -18,7 +19,7 @@ from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.lsp.card import LSP_CARD
-from di_code.tools.lsp.connection import Connection
+from di_code.tools.lsp.connection import Connection, one_line
 from di_code.tools.lsp.door import LanguageServers, read_text
 from di_code.tools.lsp.locations import hover_text, locations, place_lines, symbols
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
@@ -37,6 +38,16 @@ class LspTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
+        try:
+            lines = await self._answer(params)
+        except TimeoutError:
+            raise ToolError("The language server did not answer in time") from None
+        except JsonRpcException as exc:
+            raise ToolError(f"The language server refused: {one_line(exc)}") from None
+        text = "\n".join([*lines, *self.lsp.take_notes()]) or "No results."
+        return [TextContent(text)]
+
+    async def _answer(self, params: dict[str, Any]) -> list[str]:
         operation = params["operation"]
         path = self.workspace.locate(params["path"])[0] if "path" in params else None
         if operation == "diagnostics":
@@ -47,9 +58,7 @@ class LspTool(WorkspaceTool):
             if path is None:
                 path = await self._find(params.get("symbol"), operation)
             lines = await self._at(operation, path, params)
-        notes = self.lsp.take_notes()
-        text = "\n".join([*lines, *notes]) or "No results."
-        return [TextContent(text)]
+        return lines
 
     async def _server(self, path: Path) -> tuple[Connection, str]:
         connections = await self.lsp.connections(path)
