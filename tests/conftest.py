@@ -35,6 +35,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def di_code_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("di-code-home")
     monkeypatch.setenv("DI_CODE_HOME", str(home))
+    monkeypatch.setenv("DI_CODE_LSP", "off")  # the LSP tests turn it on; others keep exact texts
     for name in (
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
