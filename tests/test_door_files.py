@@ -14,6 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
 DOOR = "di_code.ai.files"
 
 OWN_FILES: dict[str, str] = {
+    "di_code.ai.children": "/proc of the process groups it started",
     "di_code.ai.lazy_exports": "di-code's own package source (its __init__ files)",
     "di_code.ai.private_files": "the door for di-code's own private files (sessions, spill)",
     "di_code.ai.providers.request_slots": "lock files in di-code's home",
@@ -30,7 +31,6 @@ OWN_FILES: dict[str, str] = {
     "di_code.session.stat_cache": "the snapshot stat cache in di-code's home",
     "di_code.session.store": "session files",
     "di_code.tools.builtin.output_buffer": "bash's spill file (SpillFolder.open, not a path)",
-    "di_code.tools.builtin.process": "/proc of bash's processes",
     "di_code.tools.extensions.mcp": "os.devnull for an MCP server's stderr",
     "di_code.tools.extensions.plugins": "installed packages' entry_points.txt",
     "di_code.tools.policy.placeholders": "a folder opened to hold sandbox placeholders",

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from di_code.ai.files.door import read_path
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
 from di_code.tools.policy.program_env import KEY_VARIABLES
@@ -197,10 +198,8 @@ async def read_text(path: Path, editor: EditorFiles | None = None) -> str | None
 def _read(path: Path) -> str | None:
     """The file's text, or None when it is missing, too big or not text."""
     try:
-        if path.stat().st_size > MAX_FILE:
-            return None
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        return read_path(path, MAX_FILE).decode("utf-8")
+    except (OSError, UnicodeDecodeError):  # FileTooLarge and NotRegularFile are OSErrors
         return None
 
 

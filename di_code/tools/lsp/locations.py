@@ -8,10 +8,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from di_code.ai.files.door import read_path
 from di_code.tools.builtin.workspace import Workspace
 
 MAX_RESULTS = 100
 MAX_LINE = 200
+MAX_SOURCE = 2_000_000
+"""A result's file is read for its line's text up to this size (else the text is left out)."""
 
 
 def uri_path(uri: str) -> Path | None:
@@ -41,7 +44,8 @@ def place_lines(space: Workspace, places: list[tuple[str, int, int, str]]) -> li
 def _line(cache: dict[Path, list[str]], path: Path, line: int) -> str:
     if path not in cache:
         try:
-            cache[path] = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            text = read_path(path, MAX_SOURCE).decode("utf-8", errors="replace")
+            cache[path] = text.splitlines()
         except OSError:
             cache[path] = []
     lines = cache[path]
