@@ -19,7 +19,6 @@ OWN_FILES: dict[str, str] = {
     "di_code.ai.private_files": "the door for di-code's own private files (sessions, spill)",
     "di_code.ai.providers.request_slots": "lock files in di-code's home",
     "di_code.batch.checkout": "info/attributes in a task checkout's git folder, made by di-code",
-    "di_code.batch.processes": "/proc of the task processes",
     "di_code.batch.results": "the results file the user names for the batch",
     "di_code.batch.tasks": "the task file the user names (a pipe such as <(…) is welcome)",
     "di_code.batch.worker": "a task's prompt, stream and stderr files in the batch's folder",
