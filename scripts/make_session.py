@@ -24,7 +24,7 @@ def main() -> None:
     home = args.home or Path(tempfile.mkdtemp(prefix="di-code-home-"))
     path = make_session_file(home, args.cwd, args.messages)
     started = time.perf_counter()
-    session = SessionStore(home).open(path)
+    session = SessionStore(home).open(path, args.cwd)
     loaded = time.perf_counter()
     context = session.context()
     done = time.perf_counter()

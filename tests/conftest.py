@@ -1,20 +1,41 @@
-"""Every test gets its own DI_CODE_HOME, so nothing touches the real ~/.di-code."""
+"""Every test gets its own DI_CODE_HOME, so nothing touches the real ~/.di-code. With
+DI_CODE_LOOP_WATCH=1 every test fails on an event-loop callback over 100 ms, its own or a
+di-code's it started (tests/support/loop_watch.py)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from di_code.ai.redaction import forget_all
+from tests.support import loop_watch
 from tests.support.llm_server import LLMServer
+
+if loop_watch.enabled():
+    os.environ["PYTHONASYNCIODEBUG"] = "1"
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(
+            None,
+            [str(Path(__file__).parent / "support" / "loopwatch"), os.environ.get("PYTHONPATH")],
+        )
+    )
+    loop_watch.warm()
+    WATCH = loop_watch.install()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if loop_watch.enabled():  # pytest-asyncio's loops: its own switch (it overrides asyncio's)
+        config.option.asyncio_debug = True
 
 
 @pytest.fixture(autouse=True)
 def di_code_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path_factory.mktemp("di-code-home")
     monkeypatch.setenv("DI_CODE_HOME", str(home))
+    monkeypatch.setenv("DI_CODE_LSP", "off")  # the LSP tests turn it on; others keep exact texts
     for name in (
         "OPENAI_API_KEY",
         "OPENAI_BASE_URL",
@@ -38,3 +59,20 @@ def llm_server() -> Iterator[LLMServer]:
     """A loopback model server (OpenAI + Anthropic wire formats); see tests/support/llm_server."""
     with LLMServer() as server:
         yield server
+
+
+@pytest.fixture(autouse=True)
+def loop_watch_verdict(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Under the loop watch: the slow callbacks this test's loops (and its di-codes') had."""
+    if not loop_watch.enabled():
+        yield
+        return
+    log = tmp_path_factory.mktemp("loop-watch") / "slow.log"
+    monkeypatch.setenv(loop_watch.LOG_VARIABLE, str(log))
+    WATCH.seen.clear()
+    yield
+    slow = WATCH.seen + loop_watch.seen_in(log)
+    if slow:
+        pytest.fail("the event loop was held over 100 ms:\n" + "\n".join(slow), pytrace=False)

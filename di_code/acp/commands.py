@@ -24,7 +24,10 @@ from di_code.session.undo_plan import NothingToUndo, apply, plan
 BUILT_IN_COMMANDS = {
     "compact": ("Summarize older turns to free context", "focus (optional)"),
     "undo": ("Take back the file changes of the last prompt that made any", "--force (optional)"),
+    "model": ("Switch the model, as the Model option does", "PROVIDER/ID"),
+    "permissions": ("Switch the permission mode, as the mode option does", "MODE"),
 }
+"""`/model` and `/permissions` change the session's config options (`config_options.py`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +48,9 @@ def command_of(text: str) -> tuple[str, str] | None:
 async def run_command(name: str, arg: str, agent: Agent, session: Any) -> Done:
     if name == "compact":
         return await _compact(agent, session, arg)
-    return _undo(session, arg)
+    if name == "undo":
+        return _undo(session, arg)
+    raise ValueError(f"not a conversation command: /{name}")
 
 
 async def _compact(agent: Agent, session: Any, focus: str) -> Done:

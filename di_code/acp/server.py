@@ -8,25 +8,56 @@ sessions, settings) is loaded when the first session is asked for.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION
+from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
+    AuthenticateResponse,
+    AuthEnvVar,
+    AuthMethodAgent,
+    CloseSessionResponse,
+    EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
+    ListSessionsResponse,
     LoadSessionResponse,
     McpCapabilities,
     NewSessionResponse,
     PromptCapabilities,
     PromptResponse,
+    ResumeSessionResponse,
+    SessionCapabilities,
+    SessionCloseCapabilities,
+    SessionListCapabilities,
+    SessionResumeCapabilities,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    TerminalAuthMethod,
 )
 
 from di_code import __version__
+from di_code.config.key_variables import PRESET_KEYS
 
 if TYPE_CHECKING:
-    from di_code.acp.sessions import CloseSession, OpenSession, Sessions
+    from di_code.acp.live import CloseSession, OpenSession
+    from di_code.acp.sessions import Sessions
+
+
+KEY_METHODS = {f"{provider}-api-key": variable for provider, variable in PRESET_KEYS.items()}
+"""The key variables di-code reads, each an auth method, so an editor can say what to set."""
+AUTH_METHODS: list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent] = [
+    EnvVarAuthMethod(
+        type="env_var",
+        id=f"{provider}-api-key",
+        name=f"Use {variable}",
+        description=f"Set {variable} in the environment di-code is started with (or the "
+        "key in di-code's config file) for the provider's models.",
+        vars=[AuthEnvVar(name=variable, label=f"{provider} API key", secret=True)],
+    )
+    for provider, variable in PRESET_KEYS.items()
+]
 
 
 class DiCodeAcpAgent:
@@ -55,12 +86,25 @@ class DiCodeAcpAgent:
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),
+                session_capabilities=SessionCapabilities(
+                    list=SessionListCapabilities(),
+                    resume=SessionResumeCapabilities(),
+                    close=SessionCloseCapabilities(),
+                ),
             ),
             agent_info=Implementation(name="di-code", title="di-code", version=__version__),
+            auth_methods=AUTH_METHODS,
         )
 
-    async def authenticate(self, **_: Any) -> None:
-        return None  # keys come from the environment and the config files, as in chat
+    async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
+        """Nothing to log in to: the key is in the environment the editor started di-code
+        with (or in the config files, which the session reads), so this says whether it is."""
+        variable = KEY_METHODS.get(method_id)
+        if variable is None:
+            raise RequestError.invalid_params({"methodId": f"unknown method {method_id!r}"})
+        if not os.environ.get(variable):
+            raise RequestError.auth_required({"message": f"{variable} is not set"})
+        return AuthenticateResponse()
 
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
@@ -72,10 +116,30 @@ class DiCodeAcpAgent:
     ) -> LoadSessionResponse:
         return await self._sessions().load_session(cwd, session_id, mcp_servers)
 
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> ResumeSessionResponse:
+        return await self._sessions().resume_session(cwd, session_id, mcp_servers)
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **_: Any
+    ) -> ListSessionsResponse:
+        from di_code.acp.stored import list_page  # the store alone: no session is opened
+
+        return await list_page(cwd, cursor)
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        return await self._sessions().close_session(session_id)
+
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
         return await self._sessions().set_session_mode(mode_id, session_id)
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        return await self._sessions().set_config_option(config_id, session_id, value)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if self._live is not None:

@@ -11,20 +11,21 @@ has been answered.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from acp import RequestError, helpers
 from acp.schema import (
+    CloseSessionResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
-    SessionMode,
-    SessionModeState,
+    ResumeSessionResponse,
+    SetSessionConfigOptionResponse,
     SetSessionModeResponse,
     StopReason,
 )
@@ -36,84 +37,37 @@ from di_code.acp.commands import (
     run_command,
     skill_prompt,
 )
+from di_code.acp.config_options import (
+    SETTING_COMMANDS,
+    config_options,
+    options_update,
+    set_option,
+    setting_command,
+    switch_mode,
+)
 from di_code.acp.files import ClientFiles
+from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
+from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
+from di_code.acp.stored import check_stored
 from di_code.acp.terminal import ClientTerminals
-from di_code.acp.updates import EventTranslator, TextOf, text_on_disk
-from di_code.acp.usage import SessionUsage
+from di_code.acp.updates import EventTranslator
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, ImageContent, TextContent, UserContent
-from di_code.config.custom_commands import CommandSet, load_commands
-from di_code.config.skills import Skill, load_skills
+from di_code.config.custom_commands import load_commands
+from di_code.config.skills import load_skills
 from di_code.session import prompt_with_compaction
 from di_code.session.prompt_notes import content_with_notes
-from di_code.setup.prepared import Prepared
 from di_code.tools.builtin.attachments import AttachmentError, refuse_images
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.editor_terminal import EditorTerminals
-from di_code.tools.extensions.mcp_config import McpServerConfig
-from di_code.tools.policy.permissions import PermissionGate, PermissionMode
 
 logger = logging.getLogger(__name__)
 
-MODES: tuple[tuple[PermissionMode, str, str], ...] = (
-    ("ask", "Ask", "Ask before bash, edits and other tools that change things"),
-    ("accept-edits", "Accept edits", "Edit files without asking; ask before bash"),
-    ("auto", "Auto", "Run every tool without asking (bash sandboxed where bubblewrap works)"),
-    ("read-only", "Read only", "Only read, grep, find and ls"),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class SessionRequest:
-    """What an editor asks a session to be set up with."""
-
-    workspace: Path
-    session_id: str | None
-    """None for a new session, else the stored one to go on with."""
-    editor: EditorFiles | None
-    """The editor's files, for the file tools, when it offers them."""
-    terminals: EditorTerminals | None
-    """The editor's terminals, for bash, when it offers them."""
-    mcp_servers: tuple[McpServerConfig, ...]
-    """The editor's MCP servers, started beside the configured ones."""
-    notify: Callable[[str], None]
-    """Where the set-up and the session's tools say what the user must know (an untrusted
-    project's settings held back, a checkpoint that failed): to the editor."""
-
-
-OpenSession = Callable[[SessionRequest], Awaitable[Prepared]]
-CloseSession = Callable[[Prepared], Awaitable[None]]
-
-
-@dataclass
-class LiveSession:
-    id: str
-    opened: Prepared
-    translator: EventTranslator
-    commands: CommandSet
-    skills: tuple[Skill, ...]
-    controller: AbortController | None = None
-    current_call: str = ""
-    unsubscribe: Callable[[], None] = field(default=lambda: None)
-    to_say: list[str] = field(default_factory=list)
-    """What di-code has to tell the user, said at the next prompt's start or end."""
-    for_model: list[str] = field(default_factory=list)
-    """What the model has not seen yet (what /undo restored): it goes before the next prompt."""
-    usage: SessionUsage = field(default_factory=SessionUsage)
-    announce: asyncio.Task[None] | None = None
-    """The commands offered, sent once the answer giving the session's id has gone out: a
-    client may not know an update's session before (JetBrains' then hangs)."""
-
-    @property
-    def gate(self) -> PermissionGate:
-        gate = self.opened.gate
-        assert gate is not None  # `prepare` always makes one
-        return gate
+CLOSE_WAIT = 10.0
+"""Seconds a closed session's cancelled prompt is waited for before its servers stop."""
 
 
 class Sessions:
@@ -131,6 +85,9 @@ class Sessions:
         self._open = open_session
         self._close = close_session
         self._sessions: dict[str, LiveSession] = {}
+        self._changing: set[str] = set()
+        """Sessions being opened or closed: a load of one is refused until that is done (so
+        a session is never open twice, nor opened again while it still runs)."""
         self._editor_fs = editor_fs
         """Whether the client reads and writes text files for the agent (its buffers)."""
         self._editor_terminal = editor_terminal
@@ -139,25 +96,48 @@ class Sessions:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
-        live = await self._start(cwd, None, mcp_servers or [])
-        return NewSessionResponse(session_id=live.id, modes=_modes(live.gate.mode))
+        live = await self._start(_folder(cwd), None, mcp_servers or [])
+        return NewSessionResponse(
+            session_id=live.id, modes=modes(live.gate.mode), config_options=config_options(live)
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        live = await self._start(cwd, session_id, mcp_servers or [])
+        live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
         for update in live.translator.replay(live.opened.agent.transcript):
             await self._send(live.id, update)
-        return LoadSessionResponse(modes=_modes(live.gate.mode))
+        return LoadSessionResponse(modes=modes(live.gate.mode), config_options=config_options(live))
+
+    async def resume_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> ResumeSessionResponse:
+        """As `load_session`, without replaying the conversation (the editor still shows it)."""
+        live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
+        return ResumeSessionResponse(
+            modes=modes(live.gate.mode), config_options=config_options(live)
+        )
+
+    async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
+        """End one session: its running prompt cancelled, its servers and tools stopped."""
+        await self._end(self._live(session_id), "the editor closed the session")
+        return CloseSessionResponse()
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
         live = self._live(session_id)
-        if mode_id not in {mode for mode, _, _ in MODES}:
-            raise RequestError.invalid_params({"modeId": f"unknown mode {mode_id!r}"})
-        live.gate.switch(mode_id)
+        switch_mode(live, mode_id)
+        await self._send(live.id, options_update(live))
         return SetSessionModeResponse()
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: str | bool, **_: Any
+    ) -> SetSessionConfigOptionResponse:
+        live = self._live(session_id)
+        for update in await set_option(live, config_id, value):
+            await self._send(live.id, update)
+        return SetSessionConfigOptionResponse(config_options=config_options(live))
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         live = self._sessions.get(session_id)
@@ -171,6 +151,12 @@ class Sessions:
         await self._say_pending(live)
         text = prompt_text(prompt).strip()
         command = command_of(text)
+        if command is not None and command[0] in SETTING_COMMANDS:
+            said, updates = await setting_command(live, *command)
+            for update in updates:
+                await self._send(live.id, update)
+            await self._say(live, said)
+            return PromptResponse(stop_reason="end_turn")
         if command is not None:
             done = await run_command(*command, live.opened.agent, live.opened.session)
             live.for_model += [done.for_model] if done.for_model else []
@@ -191,6 +177,7 @@ class Sessions:
             await self._say(live, str(exc))
             return PromptResponse(stop_reason="refusal")
         controller = live.controller = AbortController()
+        live.idle.clear()
         live.usage.start_prompt()
         try:
             final = await prompt_with_compaction(
@@ -204,24 +191,48 @@ class Sessions:
             return PromptResponse(stop_reason="refusal")
         finally:
             live.controller = None
+            live.idle.set()
         live.for_model.clear()
         return await self._ended(live, final)
 
     async def close(self) -> None:
         """Stop every session's servers and tools (the client closed the connection)."""
         for live in list(self._sessions.values()):
+            await self._end(live, "the editor closed the connection")
+
+    async def _end(self, live: LiveSession, why: str) -> None:
+        """The one place a session stops being open: its prompt cancelled and waited for (so
+        nothing of it runs on; bounded, so a stuck tool cannot hold the exit), then what it
+        holds let go. Its id stays taken until then."""
+        self._changing.add(live.id)
+        self._sessions.pop(live.id, None)
+        try:
             if live.controller is not None:
-                live.controller.abort("the editor closed the connection")
+                live.controller.abort(why)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(live.idle.wait(), CLOSE_WAIT)
+            if live.announce is not None:
+                live.announce.cancel()
             live.unsubscribe()
             await self._close(live.opened)
-        self._sessions.clear()
+        finally:
+            self._changing.discard(live.id)
 
-    async def _start(self, cwd: str, session_id: str | None, servers: list[Any]) -> LiveSession:
-        workspace = Path(cwd)
-        if not workspace.is_absolute() or not workspace.is_dir():
-            raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
-        if session_id is not None and session_id in self._sessions:
+    async def _reopen(self, workspace: Path, session_id: str, servers: list[Any]) -> LiveSession:
+        """A stored session opened again: by its whole id, in its own folder, and once (the
+        id is taken before the first wait, so a second load at the same time is refused)."""
+        if session_id in self._sessions or session_id in self._changing:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
+        self._changing.add(session_id)
+        try:
+            await check_stored(session_id, workspace)
+            return await self._start(workspace, session_id, servers)
+        finally:
+            self._changing.discard(session_id)
+
+    async def _start(
+        self, workspace: Path, session_id: str | None, servers: list[Any]
+    ) -> LiveSession:
         files = ClientFiles(self._client) if self._editor_fs else None
         to_say: list[str] = []
         terminals = ClientTerminals(self._client) if self._editor_terminal else None
@@ -234,14 +245,21 @@ class Sessions:
         except Exception as exc:  # a configuration error: one line for the editor
             raise RequestError.internal_error({"message": str(exc)}) from None
         stored = opened.session
+        live_id = stored.id if stored is not None else uuid.uuid4().hex
+        if session_id not in (None, live_id):  # the store changed under us: never two ids
+            await self._close(opened)
+            raise RequestError.internal_error({"sessionId": f"{session_id!r} was not opened"})
         live = LiveSession(
-            id=stored.id if stored is not None else uuid.uuid4().hex,
+            id=live_id,
             opened=opened,
-            translator=EventTranslator(opened.workspace, _text_via(files)),
+            translator=EventTranslator(
+                opened.workspace, preview_of(lambda: opened.agent.tools, files)
+            ),
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
             skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
         )
+        live.idle.set()
         if files is not None:
             files.session_id = live.id
         if terminals is not None:
@@ -249,10 +267,16 @@ class Sessions:
             terminals.shown_call = lambda: live.current_call
         live.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
-        self._sessions[live.id] = live
+        self._register(live)
         commands = helpers.update_available_commands(offered(live.commands, live.skills))
         live.announce = asyncio.create_task(self._send(live.id, commands))
         return live
+
+    def _register(self, live: LiveSession) -> None:
+        """The one place a session becomes open: under the one id the editor knows it by."""
+        if live.id in self._sessions:
+            raise RequestError.invalid_request({"sessionId": "that session is already open"})
+        self._sessions[live.id] = live
 
     def _forwarder(self, live: LiveSession) -> Callable[[AgentEvent], Awaitable[None]]:
         async def forward(event: AgentEvent) -> None:
@@ -302,22 +326,10 @@ class Sessions:
         await self._client.session_update(session_id=session_id, update=update)
 
 
-def _text_via(files: ClientFiles | None) -> TextOf:
-    """How the translator reads a file for a diff: where the file tools read it."""
-    if files is None:
-        return text_on_disk
-
-    async def text_of(path: Path) -> str | None:
-        try:
-            return await files.read_text(path)
-        except OSError:
-            return None
-
-    return text_of
-
-
-def _modes(current: PermissionMode) -> SessionModeState:
-    return SessionModeState(
-        current_mode_id=current,
-        available_modes=[SessionMode(id=m, name=n, description=d) for m, n, d in MODES],
-    )
+def _folder(cwd: str) -> Path:
+    """The folder a session works in, as the editor names it: tools, checkpoints and undo
+    all take this one value (a stored session of another folder is refused)."""
+    workspace = Path(cwd)
+    if not workspace.is_absolute() or not workspace.is_dir():
+        raise RequestError.invalid_params({"cwd": f"not an absolute folder: {cwd}"})
+    return workspace

@@ -8,21 +8,22 @@ parses; the protocol writes to a private copy of the original stdout.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 from typing import TYPE_CHECKING, cast
 
 from acp import Agent, run_agent
 
+from di_code.acp.jsonrpc_lines import refusal
 from di_code.acp.server import DiCodeAcpAgent
 
 if TYPE_CHECKING:
-    from di_code.acp.sessions import CloseSession, OpenSession
+    from di_code.acp.live import CloseSession, OpenSession
 
 STDIO_LIMIT = 50 * 1024 * 1024
 """Largest message line read: an editor may send a whole file or an image in one."""
-PARSE_ERROR = b'{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}\n'
+CHECKED_ON_LOOP = 64 * 1024
+"""A longer line is parsed for its check in a thread, not on the event loop."""
 
 
 async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
@@ -40,8 +41,9 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer))
     agent = DiCodeAcpAgent(open_session, close_session)
     try:
-        # the SDK routes only the methods an agent has: the others answer "method not found"
-        await run_agent(cast(Agent, agent), writer, messages)
+        # the SDK routes only the methods an agent has: the others answer "method not found";
+        # its "unstable" methods include session/resume and session/close, which ACP v1 has
+        await run_agent(cast(Agent, agent), writer, messages, use_unstable_protocol=True)
     finally:
         checking.cancel()
         await agent.close()
@@ -50,12 +52,14 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
 async def _pass_json_lines(
     stdin: asyncio.StreamReader, messages: asyncio.StreamReader, writer: asyncio.StreamWriter
 ) -> None:
-    """The editor's lines on to the SDK; a line that is not JSON gets JSON-RPC's parse error
-    (the SDK would only log it, and the editor would wait for an answer)."""
+    """The editor's lines on to the SDK, each a JSON-RPC message; any other line is answered
+    with JSON-RPC's error for it (`jsonrpc_lines`) and the agent goes on."""
     try:
         while line := await stdin.readline():
-            if line.strip() and not _is_json(line):
-                writer.write(PARSE_ERROR)
+            small = len(line) <= CHECKED_ON_LOOP
+            error = refusal(line) if small else await asyncio.to_thread(refusal, line)
+            if error is not None:
+                writer.write(error)
             else:
                 messages.feed_data(line)
     except ValueError:  # a line over the limit: where the next message starts is unknown
@@ -63,11 +67,3 @@ async def _pass_json_lines(
         print(too_long, file=sys.stderr)
     finally:
         messages.feed_eof()
-
-
-def _is_json(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True

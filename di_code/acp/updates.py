@@ -3,7 +3,6 @@ kind, locations and outcome, and for write and edit a diff the editor can show."
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from acp import helpers
 from acp.schema import ToolCallLocation, ToolKind
 
+from di_code.acp.previews import PreviewOf
 from di_code.agent.events import (
     AgentEvent,
     MessageUpdateEvent,
@@ -60,26 +60,16 @@ def tool_title(name: str, arguments: Any) -> str:
     return name
 
 
-TextOf = Callable[[Path], Awaitable[str | None]]
-"""A file's text (from the disk, or from the editor's buffers), None when absent."""
-
-
-async def text_on_disk(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 @dataclass
 class EventTranslator:
     """Turns one session's AgentEvents into updates; remembers each edited file's text as it
     was when its call started, so the end of the call can send the diff."""
 
     workspace: Path
-    text_of: TextOf = text_on_disk
+    preview: PreviewOf | None = None
+    """A file's text for a diff (acp.previews: through the file door, confined)."""
     before: dict[str, tuple[str, str | None]] = field(default_factory=dict)
-    """Per tool call id of a write or edit: its absolute path and the file's old text."""
+    """Per tool call id of a write or edit: the path as the model gave it, the old text."""
 
     async def updates(self, event: AgentEvent) -> list[Any]:
         if isinstance(event, MessageUpdateEvent):
@@ -91,9 +81,11 @@ class EventTranslator:
             return []
         if isinstance(event, ToolExecutionStartEvent):
             call_id, name, arguments = event.tool_call_id, event.tool_name, event.arguments
-            path = self._path(arguments) if name in EDIT_TOOLS else None
-            if path is not None:
-                self.before[call_id] = (str(path), await self.text_of(path))
+            raw = arguments.get("path") if isinstance(arguments, dict) else None
+            if name in EDIT_TOOLS and isinstance(raw, str) and raw and self.preview is not None:
+                found = await self.preview(raw)
+                if found is not None:
+                    self.before[call_id] = (raw, found[1])
             return [self._started(call_id, name, arguments)]
         if isinstance(event, ToolExecutionUpdateEvent):
             if event.tool_name not in SHOWN_WHILE_RUNNING:
@@ -104,10 +96,11 @@ class EventTranslator:
         if isinstance(event, ToolExecutionEndEvent):
             edited = self.before.pop(event.result.tool_call_id, None)
             shown, located = _terminal(event.result), None
-            if edited is not None and not event.result.is_error:
-                where, old = edited
-                new = await self.text_of(Path(where))
-                if new is not None:
+            if edited is not None and not event.result.is_error and self.preview is not None:
+                raw, old = edited
+                found = await self.preview(raw)
+                if found is not None and found[1] is not None:
+                    where, new = str(found[0]), found[1]
                     shown = helpers.tool_diff_content(where, new, old)
                     located = [ToolCallLocation(path=where, line=first_change(old or "", new))]
             return [self._ended(event.result, shown, located), *_plan(event.result)]

@@ -111,6 +111,12 @@ class Agent:
     def is_streaming(self) -> bool:
         return self._controller is not None
 
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running prompt's abort signal (None while idle): a listener that may wait long
+        (a 100 MB message written to the session) stops waiting when it fires."""
+        return None if self._controller is None else self._controller.signal
+
     def replace_transcript(self, messages: Sequence[Message]) -> None:
         """Start over from `messages` (a new session, a resumed one, a compaction)."""
         self._require_idle()

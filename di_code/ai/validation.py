@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from di_code.ai.codec import MAX_JSON_DEPTH
+from di_code.ai.foreign_names import adopt, hints
 from di_code.ai.schema_check import Check, compile_schema
 
 if TYPE_CHECKING:
@@ -74,7 +75,8 @@ def _surely_valid(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
 
 
 def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
-    """Return a deep copy of valid arguments; raise ToolArgumentsError otherwise."""
+    """Return a deep copy of valid arguments (other agents' names for them taken under the
+    tool's own: `foreign_names`); raise ToolArgumentsError otherwise."""
     if not isinstance(arguments, dict):
         raise ToolArgumentsError(
             _message(
@@ -84,11 +86,13 @@ def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
             )
         )
     schema = tool.parameters
+    given, arguments = arguments, adopt(schema, arguments)
     if not _surely_valid(schema, arguments):
         errors = list(_validator_for(schema).iter_errors(arguments))
         if errors:
             lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
-            raise ToolArgumentsError(_message(tool.name, lines, arguments))
+            lines += hints(schema, arguments)
+            raise ToolArgumentsError(_message(tool.name, lines, given))
     copied: dict[str, Any] = _deep_copy(arguments)
     return copied
 

@@ -12,30 +12,10 @@ import contextlib
 import os
 import signal
 import subprocess
-from pathlib import Path
+
+from di_code.ai.children import descendants
 
 GRACE_SECONDS = 3.0
-
-
-def descendants(pid: int) -> list[int]:
-    """The processes below `pid` now (Linux /proc; elsewhere none are known)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        parent = int(stat[stat.rfind(")") + 2 :].split()[1])
-        children.setdefault(parent, []).append(int(entry.name))
-    found: list[int] = []
-    pending = [pid]
-    while pending:
-        below = children.get(pending.pop(), [])
-        found += below
-        pending += below
-    return found
 
 
 def end_process_tree(process: subprocess.Popen[bytes], grace: float = GRACE_SECONDS) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from di_code.ai.stop_signals import responding
 from di_code.batch.key_check import KeyMissing
 from di_code.batch.results import FINISHED, STATUSES, ResultsFile, finished_statuses
 from di_code.batch.tasks import Task
@@ -101,14 +102,12 @@ def run_batch(
     out = ResultsFile(results)  # locked first: what is done is read under the lock
     pending = tasks_to_run(tasks, results, retry_failed)
     reporter.begin(len(pending), len(tasks) - len(pending))
-    previous = {number: signal.signal(number, stop) for number in (signal.SIGINT, signal.SIGTERM)}
     counts = dict.fromkeys(STATUSES, 0)
     try:
-        _drive(iter(pending), pool, jobs, stop, reporter, out, counts)
+        with responding(stop):
+            _drive(iter(pending), pool, jobs, stop, reporter, out, counts)
     finally:
         out.close()
-        for number, handler in previous.items():
-            signal.signal(number, handler)
     stopped = signal.Signals(stop.signal_number).name if stop.signal_number else None
     reporter.end(counts, stopped or ("missing key" if stop.missing else None))
     if stop.signal_number:

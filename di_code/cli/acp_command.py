@@ -11,10 +11,11 @@ import dataclasses
 import logging
 from typing import TYPE_CHECKING
 
+from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
 
 if TYPE_CHECKING:
-    from di_code.acp.sessions import SessionRequest
+    from di_code.acp.live import SessionRequest
     from di_code.setup.prepared import Prepared
 
 
@@ -51,5 +52,8 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
 
         await close_prepared(opened, opened.agent.provider)
 
-    asyncio.run(serve(open_session, close_session))
-    return 0
+    async def served() -> int:
+        await serve(open_session, close_session)
+        return 0
+
+    return asyncio.run(until_stopped(served()))

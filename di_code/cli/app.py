@@ -10,10 +10,12 @@ import atexit
 import os
 import sys
 
+from di_code.ai.stop_signals import install as install_stop_signals
 from di_code.cli import version_line
 
 
 def main() -> None:
+    install_stop_signals()  # first: a signal during start-up ends the process cleanly too
     if sys.argv[1:] == ["--version"]:
         print(version_line())
         return

@@ -19,7 +19,8 @@ import signal
 import sys
 from pathlib import Path
 
-PR_SET_PDEATHSIG = 1
+from di_code.ai.children import set_death_signal
+
 PR_SET_CHILD_SUBREAPER = 36
 PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 
@@ -31,14 +32,14 @@ def _prctl(option: int, value: int) -> None:
 def main() -> int:
     if not sys.platform.startswith("linux"):
         return _run()
-    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    set_death_signal(signal.SIGTERM)
     expected = os.environ.pop("DI_CODE_BATCH_PARENT", "")
     if expected and os.getppid() != int(expected):  # the driver died before the line above
         return 128 + signal.SIGTERM
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     child = os.fork()
     if child == 0:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)  # the keeper gone: `run` stops too
+        set_death_signal(signal.SIGTERM)  # the keeper gone: `run` stops too
         return _run()
     for number in PASSED_ON:
         signal.signal(number, lambda number, _frame: _pass_on(child, number))

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 import sys
-from collections.abc import Awaitable
 
 from di_code.cli.flags import CliOptions
 
@@ -27,6 +25,7 @@ async def _chat(options: CliOptions) -> int:
     from rich.console import Console
 
     from di_code.ai.private_files import private_folder
+    from di_code.ai.stop_signals import until_stopped
     from di_code.cli.setup import close_prepared, prepare
     from di_code.cli.trust_now import trust_applier
     from di_code.config.trusting import trust_offer
@@ -46,31 +45,6 @@ async def _chat(options: CliOptions) -> int:
     history = private_folder(prepared.home) / "history"  # typed prompts: a pasted key too
     repl = Repl(prepared, console, history=history, approver=approver)
     try:
-        return await _until_stop_signal(repl.run())
+        return await until_stopped(repl.run())
     finally:
         await close_prepared(prepared, repl.agent.provider)
-
-
-async def _until_stop_signal(chat: Awaitable[int]) -> int:
-    """SIGTERM or SIGHUP (a closed terminal) end the chat like /exit, whose clean-up aborts a
-    running prompt and saves it; the exit code is then 128 + the signal's number."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    received: list[int] = []
-
-    def handle(number: int) -> None:
-        received.append(number)
-        if task is not None:
-            task.cancel()
-
-    for number in (signal.SIGTERM, signal.SIGHUP):
-        loop.add_signal_handler(number, handle, number)
-    try:
-        return await chat
-    except asyncio.CancelledError:
-        if not received:
-            raise
-        return 128 + received[0]
-    finally:
-        for number in (signal.SIGTERM, signal.SIGHUP):
-            loop.remove_signal_handler(number)

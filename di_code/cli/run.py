@@ -5,7 +5,8 @@ signal); 2 usage or configuration error (raised as ConfigError, handled by the a
 signal's number when stopped by one: 130 Ctrl-C (SIGINT), 143 SIGTERM (a CI `timeout`), 129
 SIGHUP (a closed terminal). Each aborts the agent's signal, which kills the running tool's
 process group, and the aborted message is saved; the process groups bash started (background
-jobs) are stopped at exit. A second signal ends the process at once.
+jobs) are stopped at exit. A signal before or after the prompt, a second one within 2 s, or
+one the loop does not act on within 1 s ends the process at once (di_code.ai.stop_signals).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from di_code.agent.events import AgentEvent, ToolExecutionEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
+from di_code.ai.stop_signals import STOP_SIGNALS, responding
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.flags import CliOptions
@@ -43,11 +45,6 @@ if TYPE_CHECKING:
     from di_code.ui.render import Renderer
 
 EXIT_OK, EXIT_ERROR = 0, 1
-STOP_SIGNALS = {
-    signal.SIGINT: "interrupted",
-    signal.SIGTERM: "terminated",
-    signal.SIGHUP: "hung up",
-}
 
 
 def run_command(
@@ -95,27 +92,31 @@ async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tupl
     prepared.agent.subscribe(tally)
     _attach_progress(prepared, fmt, out, progress)
     controller = AbortController()
-    stopped_by = _on_stop_signals(controller)
+    stopped_by: list[int] = []
+
+    def stop(number: int) -> None:
+        stopped_by.append(number)
+        controller.abort(STOP_SIGNALS[signal.Signals(number)])
+
     try:
-        final = await prompt_with_compaction(
-            prepared.agent,
-            prompt_content(prompt, prepared.workspace, prepared.agent.model, images),
-            prepared.session,
-            signal=controller.signal,
-            on_compaction=_report_compaction,
-        )
+        with responding(stop):
+            final = await prompt_with_compaction(
+                prepared.agent,
+                prompt_content(prompt, prepared.workspace, prepared.agent.model, images),
+                prepared.session,
+                signal=controller.signal,
+                on_compaction=_report_compaction,
+            )
     except PromptBlocked as exc:  # a UserPromptSubmit hook: nothing was sent
         notify_stderr(str(exc))
         return EXIT_ERROR
     finally:
-        for number in STOP_SIGNALS:
-            asyncio.get_running_loop().remove_signal_handler(number)
         await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
     if stopped_by:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             if fmt == "text":
-                notify_stderr(STOP_SIGNALS[stopped_by[0]])
+                notify_stderr(STOP_SIGNALS[signal.Signals(stopped_by[0])])
             else:
                 out.line(result_line(final, tally, session_id))
         return 128 + stopped_by[0]
@@ -184,21 +185,3 @@ def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
         err.line("di-code: the model ended its turn without any answer text")
     if final.stop_reason == "length":
         err.line(f"di-code: {cut_reply_note(final)}")
-
-
-def _on_stop_signals(controller: AbortController) -> list[signal.Signals]:
-    """The first SIGINT, SIGTERM or SIGHUP aborts the run and is recorded in the list
-    returned; after it, any of them ends the process at once (the default handlers)."""
-    received: list[signal.Signals] = []
-    loop = asyncio.get_running_loop()
-
-    def handle(number: signal.Signals) -> None:
-        received.append(number)
-        controller.abort(STOP_SIGNALS[number])
-        for each in STOP_SIGNALS:
-            loop.remove_signal_handler(each)
-            signal.signal(each, signal.SIG_DFL)
-
-    for number in STOP_SIGNALS:
-        loop.add_signal_handler(number, handle, number)
-    return received

@@ -21,6 +21,7 @@ from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
+from di_code.cli.lsp_setup import language_servers
 from di_code.cli.mcp_setup import start_mcp_servers
 from di_code.cli.model_setup import choose_model, model_list
 from di_code.cli.output import Notify, notify_stderr
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from di_code.tools.builtin.editor_files import EditorFiles
     from di_code.tools.builtin.editor_terminal import EditorTerminals
     from di_code.tools.extensions.mcp_config import McpServerConfig
+    from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
@@ -103,8 +105,9 @@ async def prepare(
     session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
+    lsp = language_servers(settings, workspace, notify, env, bash.hidden_env)
     offered = select_tools(
-        workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts()
+        workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )
     mcp_tools = mcp.new_tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = offered_tools([*offered, *mcp_tools], gate.mode)
@@ -143,6 +146,7 @@ async def prepare(
         switch_model=lambda spec: switched(door, spec),
         models=lambda: model_list(settings, env),
         mcp=mcp,
+        lsp=lsp,
         attach_session=attach,
         bash_state=bash.state,
         hidden_env=bash.hidden_env,
@@ -157,10 +161,12 @@ def switched(door: ModelDoor, spec: str) -> tuple[Provider, Model]:
 
 
 async def close_prepared(prepared: Prepared, provider: Provider) -> None:
-    """Close the HTTP client and stop the MCP servers, before the event loop ends."""
+    """Close the HTTP client and stop the MCP and language servers, before the loop ends."""
     await close_provider(provider)
     if prepared.mcp is not None:
         await prepared.mcp.aclose()
+    if prepared.lsp is not None:
+        await prepared.lsp.aclose()
 
 
 def session_recorder(
@@ -309,6 +315,7 @@ def select_tools(
     read_roots: Sequence[Path] = (),
     editor: EditorFiles | None = None,
     fetch_hosts: frozenset[str] = frozenset(),
+    lsp: LanguageServers | None = None,
 ) -> list[AgentTool]:
     """The default tools and those of installed plugins, or only those `--tools a,b` names
     (an unknown name is an error). `read_roots` are folders only the read tool may read;
@@ -324,6 +331,7 @@ def select_tools(
             bash=bash,
             editor=editor,
             fetch_hosts=fetch_hosts,
+            lsp=lsp,
         )
     )
     plugins = load_plugin_tools(taken=[tool.name for tool in tools])

@@ -217,6 +217,21 @@ def mcp_list() -> None:
 
 
 @app.command()
+def lsp() -> None:
+    """List the language servers: configured or found on PATH, and those missing (with the
+    command that installs each)."""
+
+    def body() -> int:
+        from di_code.cli.lsp_setup import lsp_status_lines
+        from di_code.ui.safe_text import visible  # names and commands from config files
+
+        print(visible("\n".join(lsp_status_lines())))
+        return 0
+
+    raise typer.Exit(guarded(body, CliOptions()))
+
+
+@app.command()
 def undo(
     session: Annotated[
         str | None, typer.Option(metavar="ID", help="Undo in this session, not the newest.")

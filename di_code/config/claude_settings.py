@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.files.door import read_path
 from di_code.config.project import ProjectFile, project_root, unsafe_reason
+from di_code.config.toml_file import MAX_BYTES
 from di_code.config.trust import CLAUDE_SETTINGS, TrustStore, digest
 
 HookTables = tuple[tuple[str, Any], ...]
@@ -23,7 +25,7 @@ def claude_hooks(home: Path, workspace: Path) -> tuple[HookTables, tuple[str, ..
     bytes checked against the trusted digest are the bytes read."""
     path = project_root(workspace.resolve()) / CLAUDE_SETTINGS
     try:
-        raw = path.read_bytes()
+        raw = read_path(path, MAX_BYTES)
         data = json.loads(raw)
     except FileNotFoundError:
         return (), ()

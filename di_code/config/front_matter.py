@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from di_code.ai.files.door import open_path
 from di_code.config.project import project_folders
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
@@ -87,7 +88,7 @@ def first_line(body: str) -> str:
 def read_document(path: Path, cap: int) -> Document:
     """A Markdown file's front matter and body from its first `cap` bytes (UTF-8, a bad byte
     replaced); OSError or FrontMatterError when it cannot be read."""
-    with path.open("rb") as handle:
+    with open_path(path) as handle:
         return parse_document(handle.read(cap).decode("utf-8", errors="replace"))
 
 

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 
 from di_code.ai.types import Model, ModelCost
+from di_code.config.key_variables import PRESET_KEYS
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_OUTPUT = 8_192
@@ -136,7 +137,7 @@ PRESETS: dict[str, ProviderPreset] = {
         "openai",
         OPENAI_API,
         OPENAI_URL,
-        "OPENAI_API_KEY",
+        PRESET_KEYS["openai"],
         OPENAI_MODELS,
         "gpt-4.1",
     ),
@@ -144,7 +145,7 @@ PRESETS: dict[str, ProviderPreset] = {
         "anthropic",
         ANTHROPIC_API,
         "https://api.anthropic.com",
-        "ANTHROPIC_API_KEY",
+        PRESET_KEYS["anthropic"],
         ANTHROPIC_MODELS,
         "claude-sonnet-4-5",
     ),
@@ -152,7 +153,7 @@ PRESETS: dict[str, ProviderPreset] = {
         "gemini",
         GOOGLE_API,
         "https://generativelanguage.googleapis.com",
-        "GEMINI_API_KEY",
+        PRESET_KEYS["gemini"],
         GEMINI_MODELS,
         "gemini-2.5-flash",
     ),
@@ -161,16 +162,16 @@ PRESETS: dict[str, ProviderPreset] = {
     "llamacpp": _compatible("llamacpp", "http://localhost:8080/v1", None, None),
     "vllm": _compatible("vllm", "http://localhost:8000/v1", None, None),
     "openrouter": _compatible(
-        "openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", None
+        "openrouter", "https://openrouter.ai/api/v1", PRESET_KEYS["openrouter"], None
     ),
     "deepseek": _compatible(
-        "deepseek", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat"
+        "deepseek", "https://api.deepseek.com/v1", PRESET_KEYS["deepseek"], "deepseek-chat"
     ),
-    "groq": _compatible("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", None),
+    "groq": _compatible("groq", "https://api.groq.com/openai/v1", PRESET_KEYS["groq"], None),
     "mistral": _compatible(
-        "mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", "mistral-large-latest"
+        "mistral", "https://api.mistral.ai/v1", PRESET_KEYS["mistral"], "mistral-large-latest"
     ),
-    "xai": _compatible("xai", "https://api.x.ai/v1", "XAI_API_KEY", "grok-4"),
+    "xai": _compatible("xai", "https://api.x.ai/v1", PRESET_KEYS["xai"], "grok-4"),
 }
 
 

@@ -19,6 +19,7 @@ Layout (README.md shows a full example):
     [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
     [[hooks.PreToolUse]] matcher = "bash", hooks = [{type = "command", command = "..."}]
     [subagents] model = "PROVIDER/ID"   # the task tool's subagents (default: the session's)
+    [lsp.NAME] command, extensions, globs, root_markers, initialization_options, ...
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ class Settings:
     (di_code.tools.policy.hook_config reads them)."""
     claude_hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` object) of a trusted project's `.claude/settings.json`."""
+    lsp: Mapping[str, Any] = field(default_factory=dict)
+    """`[lsp.NAME]` tables as written (di_code.tools.lsp.servers reads them)."""
     subagent_model: str | None = None
     """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
 
@@ -210,6 +213,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         sandbox_hide=base.sandbox_hide + top.sandbox_hide,
         sandbox_reveal=base.sandbox_reveal + top.sandbox_reveal,
         mcp_servers={**base.mcp_servers, **top.mcp_servers},
+        lsp={**base.lsp, **top.lsp},
         hooks=base.hooks + top.hooks,
         subagent_model=top.subagent_model or base.subagent_model,
         sandbox_network=(
@@ -243,7 +247,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     """Check a parsed TOML document's shape; a wrong key or type names the file and key."""
     reader = _Reader(source)
     tables = {"permissions", "limits", "providers", "discovery", "sandbox", "mcp_servers", "hooks"}
-    tables.add("subagents")
+    tables |= {"subagents", "lsp"}
     reader.keys(data, "", {"model", "thinking", *tables})
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
@@ -272,6 +276,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
         sandbox_hide=reader.strings(sandbox, "sandbox.hide") or (),
         sandbox_reveal=reader.strings(sandbox, "sandbox.reveal") or (),
         mcp_servers=reader.table(data, "mcp_servers", None),
+        lsp=reader.table(data, "lsp", None),
         hooks=((source, data["hooks"]),) if "hooks" in data else (),
         subagent_model=reader.typed(subagents, "subagents.model", str),
     )

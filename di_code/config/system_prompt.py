@@ -11,10 +11,13 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from di_code.ai.files.door import open_path, read_path
 from di_code.config.skills import Skill, skills_prompt
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 CONTEXT_FILE_CAP = 64 * 1024
+PROMPT_FILE_CAP = 16 * 1024 * 1024
+"""A `--system-prompt FILE` larger than this is not read (the text is taken as given)."""
 
 _INTRO = """\
 You are di-code, a coding agent working in the user's terminal. You help with software work:
@@ -112,7 +115,7 @@ def _context_file_in(folder: Path) -> Path | None:
 
 def _read_capped(path: Path) -> str:
     try:
-        with path.open("rb") as handle:
+        with open_path(path) as handle:
             data = handle.read(CONTEXT_FILE_CAP + 1)
     except OSError as exc:
         return f"[could not read: {exc.strerror}]"
@@ -125,7 +128,7 @@ def prompt_text(value: str) -> str:
     path = Path(value).expanduser()
     try:
         if len(value) < 4096 and "\n" not in value and path.is_file():
-            return path.read_text(encoding="utf-8", errors="replace")
+            return read_path(path, PROMPT_FILE_CAP).decode("utf-8", errors="replace")
     except OSError:
         pass
     return value

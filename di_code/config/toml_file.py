@@ -5,6 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.files.door import read_path
+
+MAX_BYTES = 16 * 1024 * 1024
+"""A settings file is read through the file door (a FIFO is refused, never waited on), at
+most this much of it."""
+
 
 class ConfigError(Exception):
     """A configuration problem the user must fix: one line, exit code 2."""
@@ -16,7 +22,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 def read_bytes(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_path(path, MAX_BYTES)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.files.door import read_path
 from di_code.ai.private_files import private_folder
 from di_code.config.project import (
     ProjectFile,
@@ -31,7 +32,7 @@ from di_code.config.project import (
     project_root,
     unsafe_reason,
 )
-from di_code.config.toml_file import ConfigError
+from di_code.config.toml_file import MAX_BYTES, ConfigError
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"
@@ -210,7 +211,7 @@ def trusted_bytes(home: Path, path: Path) -> bytes | None:
     keyed to where the file is in this project (its folder's real path), never to where a
     symlink points: a link to a trusted project's `.mcp.json` is not trusted here, where its
     relative commands would run this project's programs."""
-    data = path.read_bytes()
+    data = read_path(path, MAX_BYTES)
     return data if TrustStore(home).files().get(str(path)) == digest(data) else None
 
 
@@ -240,7 +241,7 @@ def trusted_lines(home: Path) -> list[str]:
     lines = []
     for path, shown, recorded in sorted(entries, key=lambda entry: entry[1]):
         try:
-            state = "trusted" if digest(path.read_bytes()) == recorded else "changed since"
+            state = "trusted" if digest(read_path(path, MAX_BYTES)) == recorded else "changed since"
         except OSError:
             state = "file gone"
         lines.append(f"{shown}  sha256:{recorded[:12]}  {state}")

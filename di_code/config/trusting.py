@@ -10,9 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.ai.files.door import read_path
 from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
 from di_code.config.settings import load_user_settings, parse_settings, user_providers
-from di_code.config.toml_file import ConfigError, decode_toml
+from di_code.config.toml_file import MAX_BYTES, ConfigError, decode_toml
 from di_code.config.trust import (
     MCP_JSON,
     ROOT_FILES,
@@ -39,7 +40,7 @@ def _root_files(workspace: Path) -> dict[Path, tuple[str, bytes]]:
             continue
         if reason is not None:
             raise ConfigError(f"{path} cannot be trusted: {reason}")
-        files[path] = (allowed, path.read_bytes())
+        files[path] = (allowed, read_path(path, MAX_BYTES))
     return files
 
 
@@ -51,7 +52,7 @@ def trust_project(home: Path, workspace: Path, shown: Mapping[str, str] | None =
     if project is not None:
         project = safe_project(home, workspace)
     files = _root_files(workspace)
-    data = project.path.read_bytes() if project is not None else b""
+    data = read_path(project.path, MAX_BYTES) if project is not None else b""
     read = {str(path): digest(body) for path, (_, body) in files.items()}
     if project is not None:
         read[str(project.path)] = digest(data)
@@ -127,7 +128,7 @@ def _files_now(home: Path, workspace: Path) -> tuple[ProjectFile | None, dict[Pa
     files = {}
     for path in paths:
         try:
-            files[path] = path.read_bytes()
+            files[path] = read_path(path, MAX_BYTES)
         except OSError:
             continue  # the start-up said what is wrong with it
     return project, files

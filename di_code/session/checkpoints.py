@@ -31,7 +31,7 @@ from di_code.agent.events import (
 from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.file_backup import FileBackup
-from di_code.session.format import CheckpointPhase
+from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, work_tree_top
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
@@ -119,6 +119,7 @@ class Checkpointer:
         """The paths the running tool calls can change, relative to the work tree (None: any,
         a bash call is running)."""
         self._backup: FileBackup | None = None
+        self._backup_lock = asyncio.Lock()
         self._recorded = False
         self._failed = False
         self._warned: tuple[str, ...] = ()
@@ -146,7 +147,7 @@ class Checkpointer:
         first = not self._running
         self._running[call_id] = path if name in FILE_TOOLS and isinstance(path, str) else ""
         if self._backup is not None and self._running[call_id]:
-            self._save_original(self._backup, self._running[call_id])
+            await self._off_loop(self._save_original, self._backup, self._running[call_id])
         elif self._git is not None:
             self._batch = [] if first else self._batch
             self._batch = self._in_tree(self._running[call_id], self._batch)
@@ -160,7 +161,7 @@ class Checkpointer:
             return
         if self._backup is not None:
             if path:
-                self._seal(self._backup, path)
+                await self._off_loop(self._seal, self._backup, path)
         elif self._git is not None and self._tool_before is not None:
             before, self._tool_before = self._tool_before, None
             paths = tuple(self._batch) if self._batch is not None else None
@@ -272,23 +273,29 @@ class Checkpointer:
             self.on_warning(f"undo will not cover: {'; '.join(shown[:5])}{more}")
         self._warned = skipped
 
-    def _save_original(self, backup: FileBackup, raw: str) -> None:
+    async def _off_loop(self, work: Callable[[FileBackup, str], str], *args: Any) -> None:
+        """A backup's file work in a thread (a large file is read and hashed), one at a
+        time; its warning said on the loop."""
+        async with self._backup_lock:
+            warning = await asyncio.to_thread(work, *args)
+        if warning:
+            self.on_warning(warning)
+
+    def _save_original(self, backup: FileBackup, raw: str) -> str:
         try:
             path = self.locate(raw)
         except Exception:  # a refused path: the tool says so
-            return
+            return ""
         failure = backup.save(path)
-        if failure:
-            self.on_warning(f"no backup of {raw}, undo cannot restore it: {failure}")
+        return f"no backup of {raw}, undo cannot restore it: {failure}" if failure else ""
 
-    def _seal(self, backup: FileBackup, raw: str) -> None:
+    def _seal(self, backup: FileBackup, raw: str) -> str:
         try:
             path = self.locate(raw)
         except Exception:
-            return
+            return ""
         failure = backup.seal(path)
-        if failure:
-            self.on_warning(f"backup record of {raw} failed, undo will keep it: {failure}")
+        return f"backup record of {raw} failed, undo will keep it: {failure}" if failure else ""
 
     async def _end(self) -> None:
         await self._record_before()
@@ -307,12 +314,18 @@ class Checkpointer:
         self, phase: CheckpointPhase, kind: Literal["git", "files"], ref: str,
         skipped: tuple[str, ...], paths: tuple[str, ...] | None = None,
     ) -> None:  # fmt: skip
+        if self._failed:
+            return
         leaf = self._leaf if phase == "before" else None
         assert self._number is not None  # set by _begin, which every prompt starts with
-        self.session.append_checkpoint(
-            self._number, phase, kind, ref, leaf_id=leaf, title=self._title, skipped=skipped,
-            paths=paths,
-        )  # fmt: skip
+        try:
+            self.session.append_checkpoint(
+                self._number, phase, kind, ref, leaf_id=leaf, title=self._title,
+                skipped=skipped, paths=paths,
+            )  # fmt: skip
+        except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail
+            self._failed = True
+            self.on_warning(f"checkpoint not recorded, undo may miss this prompt's changes: {exc}")
 
 
 def _changed_uncaptured(

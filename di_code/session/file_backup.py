@@ -5,7 +5,9 @@ first change of each prompt, in the session's own folder.
 of what the last tool call left, and whether the user changed it between two tool calls, so
 undo can tell the user's edits from the agent's. Copies are 0600 in 0700 folders whatever
 the original's mode (which the manifest keeps, and a restore gives back), and are read and
-written without following symlinks.
+written without following symlinks. The user's files are opened through the file door: a FIFO
+or a device is never waited on (nothing to back up: the tool refuses it), and no more than
+`max_file_bytes` of a file is ever read.
 """
 
 from __future__ import annotations
@@ -19,10 +21,12 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
 from di_code.ai.private_files import private_folder
 from di_code.session.safe_files import read_file, remove_file, write_file
 
 MANIFEST = "manifest.json"
+MANIFEST_MAX_BYTES = 64 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,16 +67,20 @@ class FileBackup:
                 return self._record(replace(known, user_changed=True))
             return ""
         try:
-            data, info = read_file(path)
+            with open_real(path) as f:
+                info = os.fstat(f.fileno())
+                mode = stat.S_IMODE(info.st_mode)
+                data = read_at_most(f, self.max_file_bytes)
         except FileNotFoundError:
             return self._record(Original(key, existed=False, mode=None, copy=None))
+        except FileTooLarge:
+            return self._record(Original(key, True, mode, None, too_large=True))
+        except (IsADirectoryError, NotRegularFile):
+            return ""  # a folder, a FIFO or a device: the tool refuses it
         except OSError as exc:
             if _is_file_or_link(path):
                 return self._record(Original(key, True, None, None, failed=_reason(exc)))
-            return ""  # a folder: the tool refuses it
-        mode = stat.S_IMODE(info.st_mode)
-        if info.st_size > self.max_file_bytes:
-            return self._record(Original(key, True, mode, None, too_large=True))
+            return ""
         copy = f"{len(self._originals):06d}"
         try:
             self._make_folders()
@@ -101,7 +109,7 @@ class FileBackup:
             return
         if original.copy is None:
             raise OSError(original.failed or "no copy was kept")
-        data, _ = read_file(self.folder / original.copy)
+        data, _ = read_file(self.folder / original.copy, self.max_file_bytes)
         write_file(path, data, original.mode if original.mode is not None else 0o644)
 
     def _record(self, original: Original) -> str:
@@ -127,7 +135,7 @@ class FileBackup:
 
     def _load(self) -> dict[str, Original]:
         try:
-            raw = json.loads((self.folder / MANIFEST).read_text(encoding="utf-8"))
+            raw = json.loads(read_file(self.folder / MANIFEST, MANIFEST_MAX_BYTES)[0])
         except (OSError, ValueError):
             return {}
         loaded = [_from_json(item) for item in raw] if isinstance(raw, list) else []
@@ -135,12 +143,16 @@ class FileBackup:
 
 
 def content_hash(path: Path) -> str:
-    """sha256 of the file's bytes; "" when it does not exist (or is not a regular file)."""
+    """sha256 of the file's bytes, read in chunks; "" when it does not exist (or is not a
+    regular file)."""
+    digest = hashlib.sha256()
     try:
-        data, _ = read_file(path)
+        with open_real(path) as f:
+            for chunk in chunks(f):
+                digest.update(chunk)
     except OSError:
         return ""
-    return hashlib.sha256(data).hexdigest()
+    return digest.hexdigest()
 
 
 def _is_file_or_link(path: Path) -> bool:

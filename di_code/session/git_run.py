@@ -25,6 +25,8 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
+from di_code.ai.children import run_child
+
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
     "core.hooksPath=/dev/null",
@@ -113,7 +115,8 @@ def clone(source: str, where: Path, *, shared: bool = False) -> None:
         raise GitError(f"{source!r} is neither an absolute path nor a git URL")
     options = ["--no-checkout", "--quiet", "--template=", *(["--shared"] if shared else [])]
     env = git_env(keep=_USER_SSH)
-    _run(where.parent, CLONE_CONFIG, ["clone", *options, "--", source, str(where)], env, b"")
+    command = ["clone", *options, "--", source, str(where)]
+    _run(where.parent, CLONE_CONFIG, command, env, b"", quick=False)  # network: may be long
 
 
 def remote_transport(repo: str) -> str | None:
@@ -137,18 +140,25 @@ def remote_transport(repo: str) -> str | None:
 
 
 def _run(
-    cwd: Path, config: tuple[str, ...], args: Sequence[str], env: dict[str, str], stdin: bytes
+    cwd: Path,
+    config: tuple[str, ...],
+    args: Sequence[str],
+    env: dict[str, str],
+    stdin: bytes,
+    *,
+    quick: bool = True,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
     try:
-        done = subprocess.run(
+        done = run_child(
             ["git", "--no-pager", *config, *args],
             cwd=cwd,
             env=env,
             input=stdin,
             capture_output=True,
             timeout=TIMEOUT_SECONDS,
+            bounded=quick,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.json_pieces import holds_long, text_pieces, utf8
 from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
 
@@ -28,10 +29,15 @@ class Record:
     data: Any
 
 
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def encode(data: Any) -> bytes:
-    """One line; known secrets never reach the disk (see di_code.ai.redaction)."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return redact(text).encode("utf-8") + b"\n"
+    """One line; known secrets never reach the disk (see di_code.ai.redaction). A line with a
+    very long string is made in pieces (json_pieces), so a thread making it lets the loop run."""
+    if not holds_long(data):
+        return redact(_json.encode(data)).encode("utf-8") + b"\n"
+    return utf8(redact("".join(text_pieces(data, _json)))) + b"\n"
 
 
 def read_lines(path: Path) -> list[bytes]:
@@ -104,14 +110,20 @@ def _parse_each(path: Path, numbered: list[tuple[int, bytes]]) -> tuple[list[Rec
 
 
 def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bool = True) -> None:
-    """Append complete lines; write `header` first when the file is new or empty."""
+    """Append complete lines; write `header` first when the file is new or empty. A write
+    that fails (a full disk) leaves the file as it was."""
     with _locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, fcntl.LOCK_EX) as fd:
         size = os.fstat(fd).st_size
         if size == 0:
             payload = header + payload
         elif os.pread(fd, 1, size - 1) != b"\n":
             payload = b"\n" + payload
-        _write_all(fd, payload)
+        try:
+            _write_all(fd, payload)
+        except OSError:  # a full disk: no half line is left for the next append to follow
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, size)
+            raise
         if durable:
             os.fsync(fd)
 

@@ -5,42 +5,17 @@ for a link to `~/.ssh` must not receive a restored `authorized_keys`. Every path
 (no symlink in it when it was recorded), so each component is opened with `O_NOFOLLOW`
 relative to the folder opened before it; a component that has become a symlink fails with
 OSError instead of being followed. Files are written to a temporary name in their folder and
-renamed over the old one, so a reader never sees half a file.
+renamed over the old one, so a reader never sees half a file. Files are opened through the file
+door (di_code.ai.files.door): never blocking on a FIFO, regular files only, bounded reads.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import stat
-from collections.abc import Iterator
 from pathlib import Path
 
-_FOLDER = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_SEARCHABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-@contextlib.contextmanager
-def parent_folder(path: Path, *, make: bool = False) -> Iterator[int]:
-    """The open folder that holds absolute `path`, reached without following a symlink;
-    missing folders are made (0700 would hide them from the user: the umask decides) when
-    `make`, else FileNotFoundError."""
-    fd = os.open("/", _SEARCHABLE)
-    try:
-        for part in path.parts[1:-1]:
-            try:
-                child = os.open(part, _SEARCHABLE, dir_fd=fd)
-            except FileNotFoundError:
-                if not make:
-                    raise
-                os.mkdir(part, 0o777, dir_fd=fd)
-                child = os.open(part, _SEARCHABLE, dir_fd=fd)
-            os.close(fd)
-            fd = child
-        yield fd
-    finally:
-        os.close(fd)
+from di_code.ai.files.door import create_new, open_real, parent_folder, read_at_most
 
 
 def write_file(path: Path, data: bytes, mode: int) -> None:
@@ -49,11 +24,11 @@ def write_file(path: Path, data: bytes, mode: int) -> None:
         temp = f".{path.name}.di-code-undo"
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp, dir_fd=folder)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(temp, flags, 0o600, dir_fd=folder)
+        fd = create_new(folder, temp, 0o600)
         try:
-            with os.fdopen(fd, "wb", closefd=False) as handle:
-                handle.write(data)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
             os.fchmod(fd, mode & 0o7777)
         finally:
             os.close(fd)
@@ -76,18 +51,11 @@ def remove_file(path: Path) -> None:
         os.unlink(path.name, dir_fd=folder)
 
 
-def read_file(path: Path) -> tuple[bytes, os.stat_result]:
-    """The bytes and status of the regular file at `path`, opened without following links."""
-    with parent_folder(path) as folder:
-        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=folder)
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
-                raise OSError(errno.EINVAL, "not a regular file", str(path))
-            with os.fdopen(fd, "rb", closefd=False) as handle:
-                return handle.read(), info
-        finally:
-            os.close(fd)
+def read_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
+    """The bytes and status of the regular file at `path`, opened without following links;
+    the door's FileTooLarge when it holds more than `limit` bytes."""
+    with open_real(path) as handle:
+        return read_at_most(handle, limit), os.fstat(handle.fileno())
 
 
 def remove_empty_folders(path: Path, top: Path) -> None:

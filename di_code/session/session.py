@@ -7,16 +7,20 @@ to the root, with the latest compaction on that path applied.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, MessageEndEvent
+from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import CodecError
+from di_code.ai.own_thread import on_own_thread
 from di_code.ai.private_files import private_folder
 from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
 from di_code.session import jsonl
@@ -36,6 +40,10 @@ from di_code.session.format import (
     migrate,
 )
 from di_code.session.summary import summary_message
+
+LONG_MESSAGE = 1 << 20
+"""A message holding more characters is written on a thread of its own (`record`): encoding
+and writing 100 MB took seconds, Ctrl-C waiting for them."""
 
 
 @contextlib.contextmanager
@@ -74,6 +82,9 @@ class Session:
         self._now = now
         self._upgrade = upgrade
         self._model = self._branch_model()
+        self._queue: list[Entry] | None = None
+        """Entries waiting behind a long message being written on its thread (None: none is)."""
+        self._queue_lock = threading.Lock()
 
     @property
     def id(self) -> str:
@@ -242,7 +253,7 @@ class Session:
         the unsubscribe function. A failed write (disk full) goes to `on_error`, else to
         `warnings`: the conversation goes on either way."""
 
-        def on_event(event: AgentEvent) -> None:
+        async def on_event(event: AgentEvent) -> None:
             if not isinstance(event, MessageEndEvent):
                 return
             try:
@@ -250,7 +261,10 @@ class Session:
                     current = (agent.model.provider, agent.model.id)
                     if self.model() != current:
                         self.append_model_change(*current)
-                self.append_message(event.message)
+                if _text_length(event.message) > LONG_MESSAGE:
+                    await self.append_long_message(event.message, agent.signal)
+                else:
+                    self.append_message(event.message)
             except SessionError as exc:
                 if on_error is None:
                     self.warnings.append(str(exc))
@@ -273,6 +287,66 @@ class Session:
             self.path = folder / self.path.name
 
     def _append(self, entry: Entry) -> None:
+        with self._queue_lock:
+            if self._queue is not None:  # a long message is being written: this one follows
+                self._queue.append(entry)
+                self._remember(entry)
+                return
+        self._write(entry)
+        self._remember(entry)
+
+    async def append_long_message(
+        self, message: Message, signal: AbortSignal | None
+    ) -> MessageEntry:
+        """`append_message` for a message too long to encode and write on the event loop (100
+        MB: seconds): written on a thread of its own, entries appended meanwhile after it, in
+        order. The wait ends when `signal` fires; the writing goes on as long as the process."""
+        if self._upgrade:  # an old file is rewritten whole first: not worth a thread
+            return self.append_message(message)
+        entry = MessageEntry(self._new_id(), self._leaf, self._now(), message)
+        with self._queue_lock:
+            behind = self._queue is not None
+            if self._queue is None:
+                self._queue = []
+            else:
+                self._queue.append(entry)
+            self._remember(entry)
+        if behind:
+            return entry
+        written = asyncio.ensure_future(on_own_thread(lambda: self._write_then_queue(entry)))
+        stop = asyncio.ensure_future(signal.wait() if signal else asyncio.Event().wait())
+        await asyncio.wait([written, stop], return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if written.done():
+            written.result()  # a SessionError is raised here, as `append_message` raises it
+        return entry
+
+    def _write_then_queue(self, entry: Entry) -> None:
+        """On the writer's thread: `entry`, then what was queued behind it, until none is."""
+        failure: SessionError | None = None
+        try:
+            self._write(entry)
+        except SessionError as exc:
+            failure = exc
+        while True:
+            with self._queue_lock:
+                if not self._queue:
+                    self._queue = None
+                    break
+                queued = self._queue.pop(0)
+            try:
+                self._write(queued)
+            except SessionError as exc:
+                self.warnings.append(str(exc))
+        if failure is not None:
+            raise failure
+
+    def _remember(self, entry: Entry) -> None:
+        self._entries.append(entry)
+        self._by_id[entry.id] = entry
+        self._branch.append(entry)
+
+    def _write(self, entry: Entry) -> None:
         try:
             header = jsonl.encode(self.header.to_dict())
             line = jsonl.encode(entry_to_dict(entry))
@@ -287,6 +361,15 @@ class Session:
             jsonl.append_lines(self.path, line, header=header)
         except OSError as exc:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
-        self._entries.append(entry)
-        self._by_id[entry.id] = entry
-        self._branch.append(entry)
+
+
+def _text_length(message: Message) -> int:
+    """How much text (and image data) a message holds, in characters."""
+    return sum(
+        len(
+            getattr(block, "text", "")
+            or getattr(block, "thinking", "")
+            or getattr(block, "data", "")
+        )
+        for block in message.content
+    )

@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,6 +34,8 @@ class SessionSummary:
 
     id: str
     path: Path
+    cwd: str
+    """The folder the session works in."""
     first_prompt: str
     modified: float
     """Seconds since the epoch (the file's mtime)."""
@@ -66,29 +69,41 @@ class SessionStore:
         header = SessionHeader(session_id, str(cwd.resolve()), timestamp, origin=origin)
         return Session(path, header, now=self._now)
 
-    def open(self, path: Path) -> Session:
-        return Session.load(path, now=self._now)
+    def open(self, path: Path, cwd: Path) -> Session:
+        """The stored session at `path`, to go on with in the folder `cwd`.
+
+        The one door to a stored session: the tools work in `cwd`, its checkpoints and undo
+        in the folder it records, so one of another folder is refused (the two would split:
+        an undo would rewrite files in one project and leave the other's changes)."""
+        session = Session.load(path, now=self._now)
+        check_folder(path, cwd, session.cwd)
+        return session
 
     def latest(self, cwd: Path, origin: str | None = None) -> Session | None:
         """The most recently written session of this workspace (`--continue`); with `origin`,
         the newest one not started by another command (older files name none)."""
         for path in self._files(self.directory(cwd)):
             if origin is None or _origin(path) in (origin, None):
-                return self.open(path)
+                return self.open(path, cwd)
         return None
 
     def find(self, id_or_prefix: str, cwd: Path) -> Session:
-        """A session by id or unambiguous id prefix: this workspace first, then any."""
+        """A session of this workspace by id or unambiguous id prefix."""
+        return self.open(self.locate(id_or_prefix, cwd), cwd)
+
+    def locate(self, id_or_prefix: str, cwd: Path) -> Path:
+        """The file of a session by id or unambiguous id prefix, read no further than its
+        name: this workspace first, then any (so that `open` can say where it belongs)."""
         wanted = id_or_prefix.strip().lower()
         if not wanted:
             raise SessionError("No session id given.")
         for files in (self._files(self.directory(cwd)), self._all_files()):
-            matches = [path for path in files if _session_id(path).startswith(wanted)]
-            exact = [path for path in matches if _session_id(path) == wanted]
+            matches = [path for path in files if session_id_of(path).startswith(wanted)]
+            exact = [path for path in matches if session_id_of(path) == wanted]
             if exact or len(matches) == 1:
-                return self.open((exact or matches)[0])
+                return (exact or matches)[0]
             if matches:
-                shown = ", ".join(_session_id(path)[:12] for path in matches[:5])
+                shown = ", ".join(session_id_of(path)[:12] for path in matches[:5])
                 raise SessionError(
                     f'Session id "{id_or_prefix}" is ambiguous: it matches {len(matches)} '
                     f"sessions ({shown}). Give more characters."
@@ -97,46 +112,88 @@ class SessionStore:
 
     def list(self, cwd: Path, limit: int = 20) -> list[SessionSummary]:
         """The newest sessions of this workspace; unreadable files are left out."""
-        out: list[SessionSummary] = []
-        for path in self._files(self.directory(cwd)):
-            if len(out) >= limit:
-                break
-            try:
-                out.append(_summarize(path))
-            except (SessionError, OSError, ValueError, IndexError):
-                continue
-        return out
+        return summaries(self._files(self.directory(cwd)), limit)
+
+    def newest(self, cwd: Path | None) -> builtins.list[tuple[int, Path]]:
+        """The session files of one workspace, or of all (None), the most recently written
+        first, each with its time of writing (ns)."""
+        if cwd is not None:
+            return self._stamped(self.directory(cwd))
+        folders = [p for p in self.root.iterdir() if p.is_dir()] if self.root.is_dir() else []
+        stamped = (item for folder in folders for item in self._stamped(folder))
+        return sorted(stamped, key=_newest_first, reverse=True)
 
     def _all_files(self) -> builtins.list[Path]:
         if not self.root.is_dir():
             return []
         return sorted(self.root.glob("*/*.jsonl"))
 
-    @staticmethod
-    def _files(directory: Path) -> builtins.list[Path]:
+    @classmethod
+    def _files(cls, directory: Path) -> builtins.list[Path]:
         """Session files, the most recently written first."""
+        return [path for _, path in cls._stamped(directory)]
+
+    @staticmethod
+    def _stamped(directory: Path) -> builtins.list[tuple[int, Path]]:
         if not directory.is_dir():
             return []
         stamped = []
         for path in directory.glob("*.jsonl"):
             try:
-                stamped.append((path.stat().st_mtime_ns, path.name, path))
+                stamped.append((path.stat().st_mtime_ns, path))
             except OSError:
                 continue
-        return [path for _, _, path in sorted(stamped, reverse=True)]
+        return sorted(stamped, key=_newest_first, reverse=True)
 
 
-def _session_id(path: Path) -> str:
+def _newest_first(item: tuple[int, Path]) -> tuple[int, str]:
+    return item[0], item[1].name
+
+
+def summaries(paths: Iterable[Path], limit: int) -> list[SessionSummary]:
+    """The first `limit` of these sessions that can be read; unreadable files are left out."""
+    out: list[SessionSummary] = []
+    for path in paths:
+        if len(out) >= limit:
+            break
+        try:
+            out.append(_summarize(path))
+        except (SessionError, OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+def session_id_of(path: Path) -> str:
+    """The id of the session a file holds, as its name says."""
     return path.stem.partition("_")[2].lower()
+
+
+def check_folder(path: Path, cwd: Path, folder: str | None = None) -> None:
+    """Raise SessionError unless the session at `path` (or its loaded header's `folder`)
+    belongs to the folder `cwd`."""
+    folder = folder if folder is not None else _header_field(path, "cwd")
+    if folder is not None and folder != str(cwd.resolve()):
+        raise SessionError(
+            f"Session {session_id_of(path)[:12]} belongs to {folder}, not {cwd}: "
+            "go on with it from that folder."
+        )
 
 
 def _origin(path: Path) -> str | None:
     """The command that started a session, read from its header line alone."""
+    return _header_field(path, "origin")
+
+
+def _header_field(path: Path, name: str) -> str | None:
+    """A field of a session's header, read from its first line alone (None if unreadable:
+    the full load then says what is wrong)."""
     try:
         with path.open("rb") as file:
-            return header_from_dict(migrate(json.loads(file.readline()), [])[0]).origin
-    except (OSError, ValueError, AttributeError, SessionError, IndexError):
+            header = header_from_dict(migrate(json.loads(file.readline(1 << 20)), [])[0])
+    except (OSError, ValueError, AttributeError, SessionError, IndexError, RecursionError):
         return None
+    value = getattr(header, name)
+    return value if isinstance(value, str) else None
 
 
 def _summarize(path: Path) -> SessionSummary:
@@ -151,6 +208,7 @@ def _summarize(path: Path) -> SessionSummary:
     return SessionSummary(
         id=header.id,
         path=path,
+        cwd=header.cwd,
         first_prompt=_first_prompt(messages),
         modified=stat.st_mtime,
         size=stat.st_size,

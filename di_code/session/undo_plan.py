@@ -7,7 +7,7 @@ path the user changed last is kept, and so is one whose state to go back to, or 
 now, a snapshot could not capture (too large, a submodule, too many untracked files,
 ignored, a failed backup), with the reason. `plan()` says all of that before anything is
 written; `apply()` reports each restore that happened and each that failed, never one that
-did not happen.
+did not happen, and an undo it could not record (a full disk) as a failure.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 from di_code.session.checkpoint_list import PromptCheckpoint, Step, prompt_checkpoints
 from di_code.session.checkpoints import backup_folder, git_snapshots
 from di_code.session.file_backup import FileBackup, Original, content_hash
+from di_code.session.format import SessionError
 from di_code.session.git_run import GitError
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
@@ -143,7 +144,10 @@ def apply(session: Session, undo_plan: UndoPlan) -> UndoResult:
         result.done.append(f"{verb} {action.shown}")
     if undo_plan.actions and not result.failed:
         target = undo_plan.target
-        session.append_checkpoint(target.number, "undo", target.kind, target.before)
+        try:
+            session.append_checkpoint(target.number, "undo", target.kind, target.before)
+        except SessionError as exc:  # a full disk: the files are back, the session cannot say so
+            result.failed.append(f"the undo could not be recorded: {exc}")
     return result
 
 
@@ -248,7 +252,7 @@ def _plan_files(
     undo_plan = UndoPlan(target, top=root.resolve())
     chains: dict[str, list[tuple[FileBackup, Original]]] = {}
     for checkpoint in later:
-        backup = FileBackup(backup_folder(session, checkpoint.before), max_file_bytes=0)
+        backup = FileBackup(backup_folder(session, checkpoint.before), DEFAULT_MAX_FILE_BYTES)
         for original in backup.originals:
             chains.setdefault(original.path, []).append((backup, original))
     for checkpoint in later:  # backups that failed, as the session recorded them

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from di_code.config.trusting import TrustOffer
     from di_code.session import Session, SessionStore
     from di_code.tools.extensions.mcp import McpServers
+    from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.policy.permissions import PermissionGate
 
 SwitchModel = Callable[[str], "tuple[Provider, Model]"]
@@ -48,6 +49,8 @@ class Prepared:
     """The configured and known models, for /model's list and its Tab completion."""
     mcp: McpServers | None = None
     """The session's MCP servers (/mcp lists them), stopped when the command ends."""
+    lsp: LanguageServers | None = None
+    """The language servers (/lsp lists them), started on first use, stopped at the end."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
     """Records an agent's messages (and checkpoints) in a session (again after /clear)."""
     bash_state: Callable[[], str] | None = None

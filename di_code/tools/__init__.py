@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
     from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
 
-READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task"})
+READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
 """Tools that change nothing: they run unasked, and are all read-only mode offers (a task's
 subagent is asked about each of its own calls like the session is)."""
 
@@ -27,13 +28,15 @@ def default_tools(
     bash: BashPolicy | None = None,
     editor: EditorFiles | None = None,
     fetch_hosts: frozenset[str] = frozenset(),
+    lsp: LanguageServers | None = None,
 ) -> list[AgentTool]:
     """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`, and
     fetch and todo;
     read may also read in `read_roots` (the folders of skills kept outside the workspace);
     `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
     given, is where read, write and edit find text (an editor's buffers, over ACP);
-    `fetch_hosts` are the hosts fetch may reach at a private or local address."""
+    `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
+    write and edit report the language servers' new diagnostics and the lsp tool is offered."""
     from di_code.tools.builtin import cards
     from di_code.tools.builtin.lazy import LazyTool
     from di_code.tools.builtin.workspace import Workspace
@@ -42,7 +45,7 @@ def default_tools(
     space = Workspace.create(workspace, extra_roots)
     readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
     policy = bash or BashPolicy()
-    return [
+    tools: list[AgentTool] = [
         LazyTool(cards.READ, "di_code.tools.builtin.read", "ReadTool", readable, editor),
         LazyTool(cards.WRITE, "di_code.tools.builtin.write", "WriteTool", space, editor),
         LazyTool(cards.EDIT, "di_code.tools.builtin.edit", "EditTool", space, editor),
@@ -60,3 +63,8 @@ def default_tools(
         LazyTool(cards.FETCH, "di_code.tools.builtin.fetch", "FetchTool", fetch_hosts),
         LazyTool(cards.TODO, "di_code.tools.builtin.todo", "TodoTool"),
     ]
+    if lsp is not None and lsp.catalog.servers:
+        from di_code.tools.lsp.offer import with_language_servers
+
+        tools = with_language_servers(tools, space, lsp, editor)
+    return tools

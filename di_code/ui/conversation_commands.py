@@ -70,7 +70,7 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
         ]
         return say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
     if arg.isdigit() and 1 <= int(arg) <= len(recent):
-        session = setup.store.open(recent[int(arg) - 1].path)
+        session = setup.store.open(recent[int(arg) - 1].path, setup.workspace)
     else:
         session = setup.store.find(arg, setup.workspace)
     for warning in session.warnings:

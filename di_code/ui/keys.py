@@ -2,7 +2,9 @@
 Ctrl-C (abort the run, clear the line, or twice on an empty prompt quit), Shift+Tab (next
 permission mode), and the answers while an approval question is open (`di_code.ui.approval`
 says when a key counts as an answer; otherwise it is typed); Enter answers a yes/no question
-no, its default."""
+no, its default. Esc is a screen key (`di_code.ui.screen_keys`): it stops the turn, an open
+question included, except while the user types what the model should do instead (then it goes
+back to the question)."""
 
 from __future__ import annotations
 
@@ -59,7 +61,6 @@ def key_bindings(repl: ChatView) -> KeyBindings:
 
     for key in ANSWER_KEYS:
         bindings.add(key, filter=answering)(lambda event, key=key: approver.press(key))
-    bindings.add("escape", filter=answering)(lambda event: approver.press("n"))
     yes_no = Condition(lambda: isinstance(approver.pending, YesNo))
     bindings.add("enter", filter=answering & yes_no)(lambda event: approver.press("n"))
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from di_code.ai.children import run_child
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 if TYPE_CHECKING:
@@ -27,7 +27,8 @@ def page(text: str, out: TextIO | None = None) -> None:
         return
     env = program_env(KEY_VARIABLES, LESS=os.environ.get("LESS", "-R"))
     stream.flush()
-    subprocess.run(command, input=text.encode(), env=env, check=False, stdout=stream)
+    # the terminal's own group: the pager reads the keys
+    run_child(command, own_group=False, input=text.encode(), env=env, check=False, stdout=stream)
 
 
 def show_paged(console: Console, shown: RenderableType, app: Application[Any] | None) -> None:

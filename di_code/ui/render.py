@@ -346,7 +346,7 @@ class Renderer:
             case ThinkingEndEvent(content=content):
                 self._show(None)
                 if content.strip():  # an encrypted reasoning item alone has nothing to show
-                    self.thoughts.blocks.append(content)
+                    self.thoughts.add(content, folded=not self.thinking_whole)
                     self._print(thinking_panel(content, whole=self.thinking_whole), full_only=True)
             case ToolCallStartEvent(name=name):
                 self._show(Text(f"● preparing {visible(name)} …", style="dim"))

@@ -195,10 +195,13 @@ class Repl:
         show_paged(self.console, renderable, session.app if session is not None else None)
 
     def toggle_thinking(self) -> None:
-        """Ctrl-T: thinking blocks from now on whole, or folded again."""
+        """Ctrl-T: thinking blocks from now on whole (and the last folded one at once, as its
+        hint promises), or folded again."""
         whole = self.renderer.thinking_whole = not self.renderer.thinking_whole
         said = "shown whole" if whole else "folded (/expand thinking shows one whole)"
         self.console.print(Text(f"Thinking is {said}; Ctrl-T switches.", style="dim"))
+        if whole and self.renderer.thoughts.take_folded():
+            self.expand(thinking=True)
 
     def clear_screen(self) -> None:
         """/clear: the screen and the terminal's scrollback erased (as `clear` does), the

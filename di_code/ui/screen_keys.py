@@ -1,5 +1,6 @@
 """The REPL's screen keys, next to the line-editing ones in `di_code.ui.keys`: Esc aborts
-the run like Ctrl-C, Ctrl-O shows the full output of the last tool call, Ctrl-T shows the
+the run like Ctrl-C in every state (an open question is answered no and the turn stops with
+it), Ctrl-O shows the full output of the last tool call, Ctrl-T shows the
 thinking whole or folded, and a long paste shows in the input as one `[pasted N lines]`
 placeholder (the whole text is sent)."""
 
@@ -19,7 +20,7 @@ def screen_bindings(repl: ChatView) -> KeyBindings:
     from prompt_toolkit.keys import Keys
 
     bindings = KeyBindings()
-    working = Condition(lambda: repl.busy and repl.approver.pending is None)
+    working = Condition(lambda: repl.busy and not repl.approver.telling)
 
     @bindings.add("escape", filter=working)
     def _escape(event: KeyPressEvent) -> None:

@@ -318,6 +318,14 @@ async def _mcp(repl: ChatView, arg: str) -> bool:
     return _say(repl, "\n".join(visible(line) for line in lines))
 
 
+async def _lsp(repl: ChatView, arg: str) -> bool:
+    from di_code.tools.lsp.door import status_lines
+
+    servers = repl.setup.lsp
+    lines = status_lines(servers) if servers is not None else ["No language servers."]
+    return _say(repl, "\n".join(visible(line) for line in lines))
+
+
 COMMANDS: dict[str, Command] = {
     command.name: command
     for command in (
@@ -352,6 +360,7 @@ COMMANDS: dict[str, Command] = {
             _permissions,
         ),
         Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
+        Command("/lsp", "/lsp", "language servers, their state, what is missing", _lsp),
         Command(
             "/undo",
             "/undo [--force] [--yes]",

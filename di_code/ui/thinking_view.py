@@ -1,7 +1,8 @@
 """How the model's thinking is drawn: while it streams, its last lines with their line
-breaks; once done, folded to THINKING_LINES (Ctrl-T shows every later block whole, and
-`/expand thinking [N]` shows a past one whole). Lines are counted as drawn, wrapped at the
-panel's width, so a long paragraph cannot fill the screen."""
+breaks; once done, folded to THINKING_LINES (Ctrl-T shows the last folded block whole at
+once and every later block whole, and `/expand thinking [N]` shows a past one whole). Lines
+are counted as drawn, wrapped at the panel's width, so a long paragraph cannot fill the
+screen."""
 
 from __future__ import annotations
 
@@ -66,6 +67,17 @@ class Thoughts:
 
     def __init__(self) -> None:
         self.blocks: list[str] = []
+        self._last_folded = False
+
+    def add(self, thinking: str, *, folded: bool) -> None:
+        """A finished block, as it was printed (folded or whole)."""
+        self.blocks.append(thinking)
+        self._last_folded = folded
+
+    def take_folded(self) -> bool:
+        """Whether the last block was printed folded and not whole since (once)."""
+        folded, self._last_folded = self._last_folded, False
+        return folded
 
     def expanded(self, number: int | None = None) -> RenderableType:
         """The last (or the `number`th, from 1) thinking block, whole."""

@@ -205,7 +205,7 @@ def result_body(result: ToolResultMessage, diff_shown: bool = False) -> Text:
     """`diff_shown`: the diff was in the approval question, so only the outcome is shown."""
     diff = result.details.get("diff") if isinstance(result.details, dict) else None
     if isinstance(diff, str) and diff and not result.is_error and not diff_shown:
-        return diff_text(diff)
+        return problems_under(diff_text(diff), result.details.get("diagnostics"))
     lines = output_lines(result)
     style, keep = ("red", ERROR_LINES) if result.is_error else ("dim", RESULT_LINES)
     if not lines:
@@ -213,6 +213,20 @@ def result_body(result: ToolResultMessage, diff_shown: bool = False) -> Text:
     if result.tool_name in TAIL_FIRST:
         return collapse_tail(lines, max(keep, TAIL_LINES), style)
     return collapse(lines, keep, style)
+
+
+def problems_under(body: Text, problems: Any) -> Text:
+    """An edit's diff with the language servers' new problems (`details.diagnostics`) under
+    it, in red: the diff alone would hide them."""
+    if not isinstance(problems, list) or not problems:
+        return body
+    lines = [
+        f"{p.get('path')}:{p.get('line')}:{p.get('column')}: {p.get('severity')}: "
+        f"{p.get('message')}"
+        for p in problems[:DIFF_LINES]
+        if isinstance(p, dict)
+    ]
+    return Text("\n").join([body, Text(visible("\n".join(lines)), style="red")])
 
 
 def status_line(result: ToolResultMessage, seconds: float | None) -> str | None:

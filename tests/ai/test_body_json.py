@@ -74,3 +74,20 @@ def test_every_body_is_byte_for_byte_the_plain_encoding(sequence: list[dict[str,
 def test_same_json_means_the_same_text(a: Any, b: Any) -> None:
     if same_json(a, b):
         assert json.dumps(a) == json.dumps(b)
+
+
+def test_a_body_with_a_long_string_is_the_same_json_encoded_in_pieces() -> None:
+    """Strings over PIECE are encoded a piece at a time (each piece one call of the C encoder,
+    so a worker thread encoding them lets the event loop run between pieces): same bytes."""
+    from di_code.ai.providers import body_json
+
+    text = ('a "quoted" line\\ with é, ✓, \t and \x01\n' * 60000)[: body_json.PIECE * 2 + 7]
+    assert len(text) == body_json.PIECE * 2 + 7
+    body = {
+        "model": "m",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": text}]}],
+        "n": [1.5, None, True],
+    }
+    expected = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    assert BodyEncoder().encode(body) == expected
+    assert body_json._encode(body) == expected

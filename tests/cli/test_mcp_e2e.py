@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pytest
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.mcp_fixture_server import NAME_TWINS
-from tests.support.processes import alive, wait_until
+from tests.support.processes import MARK, alive, marked, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
@@ -239,3 +240,18 @@ def test_mcp_list_prints_servers_and_tools(
     lines = done.stdout.splitlines()
     assert lines[0].startswith("fx  (ready)")
     assert "    mcp__fx__add" in lines and "off  (disabled)" in lines
+
+
+def test_a_server_that_does_not_start_in_time_says_so(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    mark = uuid.uuid4().hex
+    env = {"MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_INIT_DELAY": "1000", MARK: mark}
+    slow = {**stdio_server("slow", markers), "env": env, "timeout": 1}
+    (di_code_home / "config.toml").write_text(toml_table("slow", slow))
+    llm_server.script(Turn(text="fine"))
+    done = run_di_code("run", "--yes", "go on")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "fine\n"
+    assert "MCP server slow failed to start: did not start within 1 s\n" in done.stderr
+    wait_until(lambda: not marked(mark), "the server that did not start to be stopped")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,41 @@ def test_a_stop_signal_during_long_bash_aborts_saves_and_kills_the_tool(
     for pid in map(int, pids.read_text().split()):
         wait_until(lambda pid=pid: not alive(pid), f"process {pid} to end")
     assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+
+
+@pytest.mark.parametrize("after", [0.0, 0.3, 0.8])
+def test_ctrl_c_ends_a_run_with_a_100_mb_prompt_at_once(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path, after: float
+) -> None:
+    """A 100 MB prompt piped in (a log: `@` words on every line, distinct ones too) is work
+    for the loop: its `@` mentions are looked for and its request body encoded. Ctrl-C at any
+    moment of it ends the run with 130 within 1.5 s (it took 4-5 s), and so does the session
+    file's append of it (a thread of its own writes it)."""
+    (tmp_path / "notes.txt").write_text("not an image\n")
+    line = b"user@host said: see @notes.txt and @%d, then more words follow here\n"
+    prompt = b"".join(line % (n % 5000) for n in range(1_450_000))
+    assert len(prompt) > 100_000_000
+    llm_server.script(Turn(text="never seen", first_delay=30))
+    process = subprocess.Popen(
+        [DI_CODE, "run"],
+        cwd=tmp_path,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.stdin is not None
+        process.stdin.write(prompt)  # returns once di-code has read all but a pipe's worth
+        process.stdin.close()
+        time.sleep(after)
+        process.send_signal(signal.SIGINT)
+        signalled = time.monotonic()
+        process.stdin = None  # closed above: communicate() must not flush it
+        _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+        took = time.monotonic() - signalled
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, stderr[-2000:]
+    assert took < 1.5, f"exited {took:.2f} s after the signal"

@@ -1,5 +1,6 @@
 """`di-code acp` started by the ACP SDK's own client (`spawn_agent_process`), against the
-loopback model server."""
+loopback model server; every message it sends in a test is checked against the ACP v1 schema
+when the test ends."""
 
 from __future__ import annotations
 
@@ -28,12 +29,14 @@ async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]
     from acp.stdio import spawn_agent_process
 
     from tests.support.acp_editor import TIMEOUT
+    from tests.support.acp_schema import SentMessages
 
     opened: list[Any] = []
+    sent = SentMessages()  # every message of every flow, checked against ACP v1 at the end
 
     async def start(client: Any, *args: str, capabilities: Any = None) -> Any:
         env = cli_env(di_code_home, llm_server)
-        context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env)
+        context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env, observers=[sent])
         conn, process = await context.__aenter__()
         opened.append((context, process))
         hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities)
@@ -43,6 +46,7 @@ async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]
     yield start
     for context, _process in opened:
         await context.__aexit__(None, None, None)
+    sent.check()
 
 
 @pytest.fixture

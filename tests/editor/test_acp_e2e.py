@@ -31,7 +31,13 @@ from acp.stdio import spawn_agent_process  # noqa: E402
 
 from di_code.acp.stdio import STDIO_LIMIT  # noqa: E402
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
-from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt  # noqa: E402
+from tests.support.acp_editor import (  # noqa: E402
+    TIMEOUT,
+    EditorClient,
+    RecordingClient,
+    prompt,
+    raw_acp,
+)
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 
 
@@ -195,19 +201,6 @@ async def test_a_provider_failure_ends_the_turn_with_a_message(
 
 
 PARSE_ERROR = {"code": -32700, "message": "Parse error"}  # JSON-RPC 2.0 for a line not JSON
-
-
-async def raw_acp(home: Path, server: LLMServer, workspace: Path) -> asyncio.subprocess.Process:
-    """`di-code acp` with its pipes bare, for bytes no SDK client would send."""
-    return await asyncio.create_subprocess_exec(
-        DI_CODE,
-        "acp",
-        cwd=workspace,
-        env=cli_env(home, server),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
 
 
 async def test_bad_json_and_unknown_methods_get_errors_and_closing_stdin_ends_it(

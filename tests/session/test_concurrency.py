@@ -17,7 +17,7 @@ from di_code.ai.types import UserMessage
 from di_code.session import SessionStore
 
 home, path, name, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-session = SessionStore(home).open(path)
+session = SessionStore(home).open(path, Path(sys.argv[5]))
 print("ready", flush=True)
 sys.stdin.readline()  # start together
 for i in range(count):
@@ -31,9 +31,10 @@ def test_two_processes_append_at_once(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = store.create(tmp_path)
     root = session.append_message(UserMessage.of("start", 0))
+    args = [str(tmp_path), str(session.path)]
     writers = [
         subprocess.Popen(
-            [sys.executable, "-c", WRITER, str(tmp_path), str(session.path), name, str(COUNT)],
+            [sys.executable, "-c", WRITER, *args, name, str(COUNT), str(tmp_path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -51,7 +52,7 @@ def test_two_processes_append_at_once(tmp_path: Path) -> None:
         assert writer.wait(timeout=60) == 0
     for line in session.path.read_text().splitlines():
         json.loads(line)  # every line whole
-    loaded = store.open(session.path)
+    loaded = store.open(session.path, tmp_path)
     assert loaded.warnings == []
     entries = [e for e in loaded.entries if isinstance(e, MessageEntry)]
     assert len(entries) == 1 + 2 * COUNT

@@ -49,7 +49,7 @@ async def test_record_then_resume(tmp_path: Path) -> None:
     resumed.record(again)
     await again.prompt("more")
     assert faux.requests[-1].messages[:4] == agent.transcript
-    assert store.open(session.path).context() == again.transcript
+    assert store.open(session.path, tmp_path).context() == again.transcript
 
 
 async def test_nothing_recorded_leaves_no_file(tmp_path: Path) -> None:

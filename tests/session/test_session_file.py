@@ -39,7 +39,7 @@ def test_file_appears_with_the_first_entry_and_round_trips(tmp_path: Path) -> No
     assert data[0]["version"] == FORMAT_VERSION and data[0]["id"] == session.id
     assert [d["type"] for d in data[1:]] == ["message"] * 4
     assert data[1]["parent_id"] is None and data[2]["parent_id"] == data[1]["id"]
-    loaded = store.open(session.path)
+    loaded = store.open(session.path, tmp_path / "work")
     assert loaded.context() == written and loaded.warnings == []
 
 
@@ -49,11 +49,11 @@ def test_torn_last_line_is_skipped_and_the_next_append_is_not_lost(tmp_path: Pat
     session.append_message(reply("two"))
     with session.path.open("ab") as file:
         file.write(b'{"type":"message","id":"torn","parent_id":nu')
-    loaded = SessionStore(tmp_path).open(session.path)
+    loaded = SessionStore(tmp_path).open(session.path, tmp_path)
     assert [m.role for m in loaded.context()] == ["user", "assistant"]
     assert len(loaded.warnings) == 1 and "last line was cut off" in loaded.warnings[0]
     loaded.append_message(UserMessage.of("three", 3))
-    again = SessionStore(tmp_path).open(session.path)
+    again = SessionStore(tmp_path).open(session.path, tmp_path)
     assert [m.content[0].text for m in again.context()] == ["one", "two", "three"]  # type: ignore[union-attr]
     assert "line 4 is corrupt" in again.warnings[0]
 
@@ -72,7 +72,7 @@ def test_corrupt_line_in_the_middle_is_reported_by_number_and_skipped(tmp_path: 
     }
     text.append(json.dumps(bad_shape))
     session.path.write_text("\n".join(text) + "\n")
-    loaded = SessionStore(tmp_path).open(session.path)
+    loaded = SessionStore(tmp_path).open(session.path, tmp_path)
     assert any("line 3 is corrupt" in w for w in loaded.warnings)
     assert any("line 4 was skipped" in w and "unknown message role" in w for w in loaded.warnings)
     assert [m.role for m in loaded.context()] == ["user"]
@@ -95,7 +95,7 @@ def test_not_a_session_file_is_a_one_line_error(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text('{"hello": 1}\n')
     with pytest.raises(SessionError, match="not a di-code session file"):
-        SessionStore(tmp_path).open(path)
+        SessionStore(tmp_path).open(path, tmp_path)
 
 
 def test_an_older_version_is_migrated_and_rewritten_on_the_next_append(
@@ -117,12 +117,12 @@ def test_an_older_version_is_migrated_and_rewritten_on_the_next_append(
     }
     path = tmp_path / "old.jsonl"
     path.write_text(json.dumps(old_header) + "\n" + json.dumps(old_entry) + "\n")
-    session = SessionStore(tmp_path).open(path)
+    session = SessionStore(tmp_path).open(path, Path("/w"))
     assert session.context() == [UserMessage.of("hi", 1)]
     session.append_message(reply("hello"))
     data = lines(path)
     assert data[0]["version"] == FORMAT_VERSION and "message" in data[1]
-    assert len(SessionStore(tmp_path).open(path).context()) == 2
+    assert len(SessionStore(tmp_path).open(path, Path("/w")).context()) == 2
 
 
 def test_latest_find_and_list(tmp_path: Path) -> None:
@@ -139,7 +139,8 @@ def test_latest_find_and_list(tmp_path: Path) -> None:
     latest = store.latest(work)
     assert latest is not None and latest.id == second.id
     assert store.find(first.id[:10], work).id == first.id
-    assert store.find(elsewhere.id[:10], work).id == elsewhere.id  # another workspace
+    with pytest.raises(SessionError, match=f"belongs to {other.resolve()}, not {work}"):
+        store.find(elsewhere.id[:10], work)  # another workspace's: its folder is named
     summaries = store.list(work)
     assert [s.id for s in summaries] == [second.id, first.id]
     assert summaries[1].first_prompt == "fix the parser" and summaries[0].message_count == 2
@@ -165,7 +166,7 @@ def test_model_changes_are_recorded_and_resumed(tmp_path: Path) -> None:
     assert session.model() is None
     session.append_model_change("openai", "gpt-4o")
     session.append_message(UserMessage.of("hi", 1))
-    loaded = SessionStore(tmp_path).open(session.path)
+    loaded = SessionStore(tmp_path).open(session.path, tmp_path)
     assert loaded.model() == ("openai", "gpt-4o")
     assert loaded.context() == [UserMessage.of("hi", 1)]
 
@@ -176,7 +177,7 @@ def test_a_large_synthetic_session_lists_and_resumes(tmp_path: Path) -> None:
     [summary] = store.list(tmp_path / "w")
     assert summary.path == path and summary.message_count == 402
     assert summary.first_prompt.startswith("Step 0: look at src/module_0.py")
-    context = store.open(path).context()
+    context = store.open(path, tmp_path / "w").context()
     assert len(context) == 402 and [m.role for m in context[:5]] == [
         "user",
         "assistant",

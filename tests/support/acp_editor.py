@@ -7,10 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import json
 import os
 import signal
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from acp import RequestError, text_block
@@ -28,6 +30,10 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+
+from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.acp_schema import schema_problems
+from tests.support.llm_server import LLMServer
 
 TIMEOUT = 30
 
@@ -194,3 +200,24 @@ async def prompt(conn: Any, session_id: str, text: str) -> Any:
     return await asyncio.wait_for(
         conn.prompt(session_id=session_id, prompt=[text_block(text)]), TIMEOUT
     )
+
+
+async def raw_acp(home: Path, server: LLMServer, workspace: Path) -> asyncio.subprocess.Process:
+    """`di-code acp` with its pipes bare, for bytes no SDK client would send."""
+    return await asyncio.create_subprocess_exec(
+        DI_CODE,
+        "acp",
+        cwd=workspace,
+        env=cli_env(home, server),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+
+
+async def next_message(process: asyncio.subprocess.Process) -> Any:
+    """The next line `di-code acp` writes, decoded (and checked against ACP v1)."""
+    assert process.stdout is not None
+    message = json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))
+    assert schema_problems(message) == [], message
+    return message

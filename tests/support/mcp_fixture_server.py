@@ -4,16 +4,19 @@
 `$MCP_FIXTURE_DIR/<name>.pid` when it starts (so a test can check it started, and that it is
 gone after di-code exits) and `<name>.slow` when its slow tool begins. With
 `MCP_FIXTURE_START_DELAY=SECONDS` it waits that long before it answers at all (a server slow
-to start).
+to start); with `MCP_FIXTURE_INIT_DELAY=SECONDS` it reads the client's `initialize` and
+sleeps that long before answering it (its lifespan, which runs first, sleeps; `<name>.init` is
+written when it begins).
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import anyio
@@ -30,8 +33,17 @@ def marker(suffix: str) -> Path | None:
     return Path(folder) / f"{name}.{suffix}" if folder else None
 
 
+@contextlib.asynccontextmanager
+async def _slow_start(_: FastMCP) -> AsyncIterator[None]:
+    path = marker("init")
+    if path is not None:
+        path.write_text("initializing")
+    await anyio.sleep(float(os.environ.get("MCP_FIXTURE_INIT_DELAY", "0")))
+    yield
+
+
 def build(port: int = 0) -> FastMCP:
-    server = FastMCP("fixture", host="127.0.0.1", port=port)
+    server = FastMCP("fixture", host="127.0.0.1", port=port, lifespan=_slow_start)
 
     @server.tool()
     def add(a: int, b: int) -> str:

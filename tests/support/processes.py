@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 SAFETY_TIMEOUT = 30.0
+MARK = "DI_CODE_STOP_MARK"
+"""An environment variable that tells a test's processes (di-code and what it started)."""
 
 
 def alive(pid: int) -> bool:
@@ -24,3 +26,18 @@ def wait_until(condition: Callable[[], bool], what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.02)
+
+
+def marked(mark: str) -> list[int]:
+    """The live processes whose environment holds MARK=`mark`."""
+    needle = f"{MARK}={mark}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                environ = (entry / "environ").read_bytes()
+            except OSError:
+                continue
+            if needle in environ.split(b"\0") and alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found

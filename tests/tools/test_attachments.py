@@ -75,3 +75,15 @@ def test_an_image_over_the_limit_is_refused(root: Path) -> None:
     (root / "huge.png").write_bytes(PNG + b"\x00" * IMAGE_MAX_BYTES)
     with pytest.raises(AttachmentError, match=r"^image too large: huge.png is \d+ bytes"):
         prompt_content("@huge.png", root, VISION)
+
+
+def test_only_the_first_distinct_at_words_are_looked_up(root: Path) -> None:
+    """A pasted log full of `@` costs MAX_MENTIONS look-ups, however long it is; a word
+    longer than a path can be is not one."""
+    from di_code.tools.builtin.attachments import MAX_MENTIONS, PATH_MAX, mention_words
+
+    log = "".join(f"user@host: see @notes.txt and @w{n}\n" for n in range(3 * MAX_MENTIONS))
+    words = mention_words("@" + "x" * (PATH_MAX + 1) + " " + log)
+    assert words[:3] == ["notes.txt", "w0", "w1"]
+    assert len(words) == MAX_MENTIONS
+    assert mention_words("a@b @c\t@d.png, (@e") == ["c", "d.png,"]

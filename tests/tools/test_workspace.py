@@ -97,7 +97,7 @@ def test_default_tools_are_fresh_and_in_order(workspace: Path) -> None:
         *("fetch", "todo"),
     ]
     assert all(a is not b for a, b in zip(first, second, strict=True))
-    assert {"read", "grep", "find", "ls", "todo", "task"} == READ_ONLY_TOOLS
+    assert {"read", "grep", "find", "ls", "todo", "task", "lsp"} == READ_ONLY_TOOLS
     for tool in first:
         assert tool.parameters["additionalProperties"] is False
         assert all("description" in p for p in tool.parameters["properties"].values())

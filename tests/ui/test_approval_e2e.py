@@ -197,3 +197,22 @@ def test_every_choice_of_a_question_is_readable_on_a_narrow_terminal(
         assert (tmp_path / "notes.txt").read_text() == "hello, world\n"
     finally:
         child.close(force=True)
+
+
+@pytest.mark.parametrize("wait", [GUARD_WAIT, 0.0], ids=["after-guard", "at-once"])
+def test_esc_on_an_open_question_stops_the_turn_like_ctrl_c(
+    llm_server: LLMServer, tmp_path: Path, wait: float
+) -> None:
+    """Esc stops the agent in every state: on an open question it is a no and a stop (no
+    further request), whether or not the question's guard delay is over."""
+    with chat_asking(llm_server, tmp_path, "touch made.txt") as screen:
+        screen.wait_for("[y]es")
+        screen.pump(wait)
+        screen.child.send("\x1b")
+        screen.wait_for("■ aborted")
+        screen.pump(0.5)
+        assert "denied" in screen.text
+        assert len(llm_server.requests) == 1 and llm_server.pending() == 1  # "all done" unasked
+        screen.child.sendline("/exit")
+        screen.child.expect(pexpect.EOF)
+    assert not (tmp_path / "made.txt").exists()

@@ -14,25 +14,52 @@ The output is what httpx's `json=` sends: compact separators, UTF-8, NaN refused
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import AsyncIterator
 from typing import Any
+
+from di_code.ai.json_pieces import PIECE, holds_long, text_pieces, utf8
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _encode(value: Any) -> bytes:
-    return _json.encode(value).encode()
+    if not holds_long(value):
+        return _json.encode(value).encode()
+    return b"".join(utf8(piece) for piece in text_pieces(value, _json))
+
+
+def sendable(content: bytes) -> bytes | AsyncIterator[bytes]:
+    """The body as httpx is to send it: over PIECE (json_pieces), a piece at a time (the
+    caller sets its Content-Length). One write of 100 MB held the event loop for seconds:
+    asyncio (3.11) copies it into its buffer, then moves what is left to the front after every
+    send."""
+    if len(content) <= PIECE:
+        return content
+
+    async def pieces() -> AsyncIterator[bytes]:
+        for start in range(0, len(content), PIECE):
+            yield content[start : start + PIECE]
+
+    return pieces()
 
 
 class BodyEncoder:
     """One per client: the last body's list items and their JSON (UTF-8, joined once)."""
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
+        """Bodies are encoded on worker threads (providers/http): one at a time."""
         self._last: dict[str, list[tuple[Any, bytes]]] = {}
         self.encoded = 0
         """How many list items the last body needed encoded (the others were reused)."""
 
     def encode(self, body: dict[str, Any]) -> bytes:
         """The body's JSON, joined once: every copy of a large body costs a fresh allocation."""
+        with self._lock:
+            return self._encode_body(body)
+
+    def _encode_body(self, body: dict[str, Any]) -> bytes:
         self.encoded = 0
         parts: list[bytes] = []
         kept: dict[str, list[tuple[Any, bytes]]] = {}

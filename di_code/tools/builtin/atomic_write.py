@@ -16,9 +16,8 @@ import os
 import secrets
 import stat
 
-from di_code.tools.builtin.resolve import Target
-
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+from di_code.ai.files.door import create_new
+from di_code.ai.files.resolve import Target
 
 
 def write_atomically(target: Target, data: bytes, replaces: os.stat_result | None) -> None:
@@ -32,7 +31,7 @@ def write_atomically(target: Target, data: bytes, replaces: os.stat_result | Non
     ):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
     temp = f".{target.name[:32]}.{secrets.token_hex(6)}.tmp"
-    fd = os.open(temp, _CREATE_FLAGS, 0o600 if replaces else 0o666, dir_fd=folder)
+    fd = create_new(folder, temp, 0o600 if replaces else 0o666)
     try:
         try:
             if replaces is not None:

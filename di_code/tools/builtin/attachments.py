@@ -5,7 +5,8 @@ read tool judges) becomes an ImageContent after the prompt's text; the text keep
 the model knows which file the picture is. Any other `@word` (a text file, a name, a path that
 does not exist) is left as it is: the model reads files with its tools. Trailing punctuation
 (`@shot.png?`) is tried without. Paths are taken from the workspace root, `~` expanded; the
-user names them, so they are not confined to the workspace as a model's paths are.
+user names them, so they are not confined to the workspace as a model's paths are, but they
+are opened through the file door all the same: a FIFO or a device is refused, never waited on.
 
 The checks happen before any request: a `--image` that is not a readable image, an image over
 the read tool's size limit, or any image for a model that takes text only is an
@@ -20,10 +21,16 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from di_code.ai.files.door import open_path, read_at_most
 from di_code.ai.types import ImageContent, Model, TextContent, UserContent
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 
-_MENTION = re.compile(r"(?:^|(?<=\s))@(\S+)")
+_WORD = re.compile(r"\S+")
+_SPACE = re.compile(r"\s")
+MAX_MENTIONS = 100
+"""Distinct `@` words looked up as files, at most: a pasted log full of `@` costs no more."""
+PATH_MAX = 4096
+"""A longer `@` word names no file (Linux's PATH_MAX): it is not looked up."""
 _TRAILING = ".,;:!?)]}>'\""
 
 
@@ -63,8 +70,7 @@ def refuse_images(model: Model, count: int) -> None:
 def mentioned_images(text: str, root: Path) -> list[tuple[Path, ImageContent]]:
     """The images the `@path` words of `text` name, in order, each file once."""
     out: list[tuple[Path, ImageContent]] = []
-    for match in _MENTION.finditer(text):
-        word = match.group(1)
+    for word in mention_words(text):
         for candidate in dict.fromkeys((word, word.rstrip(_TRAILING))):
             path = _path(root, candidate)
             if candidate and path.is_file():
@@ -75,6 +81,23 @@ def mentioned_images(text: str, root: Path) -> list[tuple[Path, ImageContent]]:
     return out
 
 
+def mention_words(text: str) -> list[str]:
+    """The distinct `@` words of `text` (an `@` at the start or after white space, up to the
+    next white space), in order, at most MAX_MENTIONS. Work bounded by what is looked up: the
+    `@`s are found by `str.find` and each word is matched from its `@` only, so a 100 MB
+    prompt costs a scan at memory speed (a regex tried at every position took seconds)."""
+    words: dict[str, None] = {}
+    at = text.find("@")
+    while at != -1 and len(words) < MAX_MENTIONS:
+        word = _WORD.match(text, at + 1, at + 2 + PATH_MAX)
+        end = at + 1 if word is None else word.end()
+        after_space = at == 0 or _SPACE.match(text, at - 1)
+        if word is not None and after_space and len(word.group()) <= PATH_MAX:
+            words.setdefault(word.group())
+        at = text.find("@", end)
+    return list(words)
+
+
 def _path(root: Path, raw: str) -> Path:
     return Path(os.path.realpath(root / os.path.expanduser(raw)))
 
@@ -82,7 +105,7 @@ def _path(root: Path, raw: str) -> Path:
 def _load(path: Path, shown: str) -> ImageContent | None:
     """The image at `path`, None when the file is not an image."""
     try:
-        with path.open("rb") as f:
+        with open_path(path) as f:
             mime = image_type(f.read(SNIFF_BYTES))
             if mime is None:
                 return None
@@ -92,6 +115,7 @@ def _load(path: Path, shown: str) -> ImageContent | None:
                     f"image too large: {shown} is {size} bytes (limit {IMAGE_MAX_BYTES})"
                 )
             f.seek(0)
-            return ImageContent(base64.b64encode(f.read()).decode("ascii"), mime)
+            data = read_at_most(f, IMAGE_MAX_BYTES)
+            return ImageContent(base64.b64encode(data).decode("ascii"), mime)
     except OSError as exc:
         raise AttachmentError(f"cannot read {shown}: {exc.strerror or exc}") from None

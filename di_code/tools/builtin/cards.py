@@ -266,15 +266,17 @@ FETCH = ToolCard(
 )
 
 TODO_MAX_ITEMS = 50
-TODO_STATUSES = ("pending", "in_progress", "done")
+TODO_STATUSES = ("pending", "in_progress", "completed", "done")
+"""`completed` as Claude Code's TodoWrite, Codex's plan and ACP's plan say; `done` as older
+sessions say (both are kept as `done`)."""
 
 TODO = ToolCard(
     "todo",
     description=(
         "Keep a short plan for work of several steps, which the user watches: send the whole "
         "list each time (it replaces the last one), each step with its status: pending, "
-        "in_progress (one at a time) or done. Update it as you start and finish steps. Skip it "
-        "for a question or a one-step change."
+        "in_progress (one at a time) or completed. Update it as you start and finish steps. "
+        "Skip it for a question or a one-step change."
     ),
     parameters={
         "type": "object",

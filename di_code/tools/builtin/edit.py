@@ -14,6 +14,8 @@ from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.files.door import read_at_most
+from di_code.ai.files.resolve import Target
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.atomic_write import write_atomically
 from di_code.tools.builtin.base import WorkspaceTool
@@ -22,9 +24,11 @@ from di_code.tools.builtin.edit_text import Document, Edit, apply_edits, unified
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import file_lock, run_on_file
-from di_code.tools.builtin.files import open_error, open_regular, write_error
-from di_code.tools.builtin.resolve import Target
+from di_code.tools.builtin.files import existing_file, open_error, open_regular, write_error
 from di_code.tools.builtin.workspace import Workspace
+
+EDIT_MAX_BYTES = 64 * 1024 * 1024
+"""A larger file is not read whole to edit it (nor to preview the edit): use bash."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +45,8 @@ class EditTool(WorkspaceTool):
         edits = edits_of(params)
         target, shown = self.workspace.resolve(params["path"])
         if self.editor is not None:
-            target.close()
+            with target:  # the editor is not asked for a FIFO or a device either
+                existing_file(target, shown)
             diff = await _edit_in_editor(self.editor, target.path, shown, edits)
         else:
             diff = await run_on_file(
@@ -81,7 +86,7 @@ def _planned(target: Target, shown: str, edits: list[Edit]) -> tuple[Document, s
     """The file as it is, the text after the edits, and the file's status (to keep its mode)."""
     with open_regular(target, shown) as f:
         try:
-            raw = f.read()
+            raw = read_at_most(f, EDIT_MAX_BYTES)
         except OSError as exc:
             raise open_error(exc, shown) from exc
         status = os.fstat(f.fileno())

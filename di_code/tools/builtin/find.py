@@ -21,6 +21,7 @@ from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import FIND, FIND_DEFAULT_LIMIT
 from di_code.tools.builtin.errors import ToolError, check_aborted
+from di_code.tools.builtin.files import searchable
 from di_code.tools.builtin.ignore import compile_glob, walk_files
 from di_code.tools.builtin.names import escape_name
 from di_code.tools.builtin.ripgrep import find_ripgrep, name_filter, run_ripgrep
@@ -37,11 +38,11 @@ class FindTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        top, shown = self.workspace.locate(params.get("path", "."))
-        if not top.is_dir():
-            raise ToolError(
-                f"Path not found: {shown}" if not top.exists() else f"Not a directory: {shown}"
-            )
+        target, shown = self.workspace.resolve(params.get("path", "."))
+        with target:
+            if not searchable(target, shown):
+                raise ToolError(f"Not a directory: {shown}")
+        top = target.path
         pattern = params["pattern"]
         limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
         glob = compile_glob(pattern)

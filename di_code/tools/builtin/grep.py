@@ -17,7 +17,8 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import GREP, GREP_DEFAULT_LIMIT
-from di_code.tools.builtin.errors import ToolError, check_aborted
+from di_code.tools.builtin.errors import check_aborted
+from di_code.tools.builtin.files import searchable
 from di_code.tools.builtin.grep_query import Hit, Query
 from di_code.tools.builtin.grep_search import PATTERN_TIME_LIMIT, search_python, search_ripgrep
 from di_code.tools.builtin.names import escape_name
@@ -71,9 +72,10 @@ class GrepTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        top, shown = self.workspace.locate(params.get("path", "."))
-        if not top.exists():
-            raise ToolError(f"Path not found: {shown}")
+        target, shown = self.workspace.resolve(params.get("path", "."))
+        with target:
+            searchable(target, shown)  # a FIFO would block rg's open
+        top = target.path
         limit = params.get("limit", GREP_DEFAULT_LIMIT)
         query = Query(
             params["pattern"], top, params.get("glob"), params.get("ignore_case", False),

@@ -12,7 +12,7 @@ which stops at the limit.
 The Python scan runs in a worker process (`grep_worker`) that writes rg's JSON lines, read here
 as rg's are. Differences left: the regex dialect (Rust's vs Python's `re`, equal for common
 patterns), and binary files: the fallback skips any file with a NUL byte, rg stops at the first
-NUL it sees. The fallback reads one file at a time into memory.
+NUL it sees. The fallback reads one file at a time into memory, and skips one over 256 MB.
 """
 
 from __future__ import annotations

@@ -19,12 +19,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.files.door import open_real, read_at_most
 from di_code.tools.builtin.grep_query import Hit, Query, compile_query
 from di_code.tools.builtin.ignore import walk_files
 
 TOO_SLOW = 3
 """The exit code when matching one file took longer than the time limit (rg exits with 0, 1
 or 2)."""
+
+
+FILE_MAX_BYTES = 256 * 1024 * 1024
+"""A larger file is skipped by the fallback, which holds one file in memory at a time."""
 
 
 class _TooSlow(Exception):
@@ -68,8 +73,9 @@ def search(query: Query, time_limit: float) -> None:
 def file_hits(path: Path, regex: re.Pattern[str], context: int) -> list[Hit]:
     """One file's matching lines and the context lines around them, in line order."""
     try:
-        data = path.read_bytes()
-    except OSError:
+        with open_real(path) as f:
+            data = read_at_most(f, FILE_MAX_BYTES)
+    except OSError:  # gone, swapped for a FIFO or a link, or too large to hold
         return []
     if b"\0" in data:
         return []

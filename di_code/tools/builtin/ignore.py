@@ -24,11 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from di_code.ai.files.door import open_real, read_at_most
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
 
 if TYPE_CHECKING:
     from di_code.ai.abort import AbortSignal  # annotations only: no asyncio in grep's worker
+
+IGNORE_MAX_BYTES = 1024 * 1024
+"""A larger .gitignore is not read (git's own limit is 100 MB; no real one comes near 1 MB)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +102,9 @@ def trim_trailing_spaces(line: str) -> str:
 
 def load_ignore(folder: Path) -> IgnoreFile | None:
     try:
-        data = (folder / ".gitignore").read_bytes()
-    except OSError:
+        with open_real(folder / ".gitignore") as f:
+            data = read_at_most(f, IGNORE_MAX_BYTES)
+    except OSError:  # none, a FIFO or a device, a link, or too large
         return None
     text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "surrogateescape")
     lines = (line.removesuffix("\r") for line in text.split("\n"))

@@ -14,6 +14,7 @@ from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import LS, LS_DEFAULT_LIMIT
 from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.files import searchable
 from di_code.tools.builtin.names import escape_name
 from di_code.tools.builtin.truncation import keep_head
 
@@ -27,7 +28,11 @@ class LsTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        folder, shown = self.workspace.locate(params.get("path", "."))
+        target, shown = self.workspace.resolve(params.get("path", "."))
+        with target:
+            if not searchable(target, shown):
+                raise ToolError(f"Not a directory: {shown}")
+        folder = target.path
         limit = params.get("limit", LS_DEFAULT_LIMIT)
         names = _entries(folder, shown)
         if not names:

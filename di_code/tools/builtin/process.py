@@ -14,30 +14,28 @@ Stopping (timeout or abort) sends SIGTERM to the whole group, waits up to KILL_A
 for every live member to go, then sends SIGKILL. Group members are found in /proc (zombies do
 not count, since nothing may reap an orphan in a container); without /proc, `killpg(pgid, 0)`.
 
-Every group started is remembered: a command may leave background jobs (`server &`, `nohup`)
-that are meant to outlive the call but not di-code, so `stop_started_groups` runs at exit (a
-normal end, and Ctrl-C, SIGTERM and SIGHUP, which the CLI turns into one) and stops every group
-that still has a live member. A job that leaves its group (`setsid`) escapes this, as does
-everything when di-code is killed with SIGKILL; only the sandbox's pid namespace catches those.
+The command starts through di_code.ai.children, which remembers its group: a command may leave
+background jobs (`server &`, `nohup`) that are meant to outlive the call but not di-code, and
+every group with a live member is stopped at exit. A job that leaves its group (`setsid`)
+escapes this, as do the command's children when di-code is killed with SIGKILL; only the
+sandbox's pid namespace catches those.
 """
 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import fcntl
-import functools
 import os
 import shutil
 import signal as signals
 import subprocess
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from di_code.ai.abort import AbortSignal
+from di_code.ai.children import group_members, signal_group, start_child
 
 EXIT_GRACE = 0.2
 KILL_AFTER = 2.0
@@ -77,16 +75,15 @@ async def run_in_group(
     read_fd, write_fd = os.pipe()
     try:
         _enlarge(write_fd)
-        proc = await asyncio.create_subprocess_exec(
+        proc = await start_child(
             *argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, cwd=cwd,
-            env=dict(env), start_new_session=True,
+            env=dict(env),
         )  # fmt: skip
     except BaseException:
         os.close(read_fd)
         raise
     finally:
         os.close(write_fd)
-    _remember(proc.pid)
     stop: asyncio.Future[StopReason] = loop.create_future()
 
     def request_stop(reason: StopReason) -> None:
@@ -116,7 +113,7 @@ async def run_in_group(
         loop.remove_reader(read_fd)
         os.close(read_fd)
         if proc.returncode is None:
-            _signal_group(proc.pid, signals.SIGKILL)
+            signal_group(proc.pid, signals.SIGKILL)
 
 
 def _enlarge(fd: int) -> None:
@@ -173,72 +170,12 @@ def _read_pipe(loop: asyncio.AbstractEventLoop, fd: int, sink: OutputSink) -> as
 async def terminate_group(pgid: int, waiter: asyncio.Task[int]) -> bool:
     """SIGTERM the group, SIGKILL whatever is left after KILL_AFTER; True if KILL was needed."""
     loop = asyncio.get_running_loop()
-    _signal_group(pgid, signals.SIGTERM)
+    signal_group(pgid, signals.SIGTERM)
     deadline = loop.time() + KILL_AFTER
     while group_members(pgid) and loop.time() < deadline:
         await asyncio.sleep(POLL)
     killed = bool(group_members(pgid))
     if killed:
-        _signal_group(pgid, signals.SIGKILL)
+        signal_group(pgid, signals.SIGKILL)
     await waiter
     return killed
-
-
-_started: set[int] = set()
-"""The process groups (their leaders' pids) this process started and has not yet seen empty."""
-
-
-def _remember(pgid: int) -> None:
-    _stop_at_exit()
-    _started.difference_update([old for old in _started if not group_members(old)])
-    _started.add(pgid)
-
-
-@functools.cache
-def _stop_at_exit() -> None:
-    atexit.register(stop_started_groups)
-
-
-def stop_started_groups(grace: float = KILL_AFTER) -> None:
-    """SIGTERM every started group that still has a live member, SIGKILL what is left after
-    `grace` seconds. Synchronous, since it runs at exit, after the event loop is gone."""
-    live = [pgid for pgid in _started if group_members(pgid)]
-    _started.clear()
-    for pgid in live:
-        _signal_group(pgid, signals.SIGTERM)
-    deadline = time.monotonic() + grace
-    while any(group_members(pgid) for pgid in live) and time.monotonic() < deadline:
-        time.sleep(POLL)
-    for pgid in live:
-        if group_members(pgid):
-            _signal_group(pgid, signals.SIGKILL)
-
-
-def _signal_group(pgid: int, number: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, number)
-
-
-def group_members(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of a process group."""
-    if not os.path.isdir("/proc/self"):
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return []
-        return [pgid]
-    members: list[int] = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit() and _live_in_group(int(entry), pgid):
-            members.append(int(entry))
-    return members
-
-
-def _live_in_group(pid: int, pgid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-    except OSError:
-        return False
-    fields = stat[stat.rfind(b")") + 2 :].split()
-    return len(fields) > 2 and fields[0] != b"Z" and int(fields[2]) == pgid

@@ -13,21 +13,21 @@ from __future__ import annotations
 import base64
 import io
 import os
-import stat
 from dataclasses import dataclass
 from typing import Any, BinaryIO, ClassVar, Literal
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.files.door import count_lines, read_at_most, skip_lines, status_of
+from di_code.ai.files.resolve import Target
 from di_code.ai.types import ImageContent, TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import READ
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import run_on_file
-from di_code.tools.builtin.files import count_lines, open_error, open_regular, skip_lines
+from di_code.tools.builtin.files import existing_file, open_error, open_regular
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
-from di_code.tools.builtin.resolve import Target
 from di_code.tools.builtin.truncation import MAX_BYTES, Budget, Truncation, head_bytes
 
 INLINE_BYTES = 256 * 1024
@@ -52,15 +52,16 @@ class ReadTool(WorkspaceTool):
         offset, limit = params.get("offset"), params.get("limit")
         if self.editor is not None and not _image_on_disk(target):
             path = target.path
-            target.close()
+            with target:  # the editor is not asked for a FIFO or a device either
+                existing_file(target, shown)
             try:
                 text = await self.editor.read_text(path)
             except OSError as exc:
                 raise open_error(exc, shown) from exc
-            return _text(io.BytesIO(text.encode("utf-8")), shown, offset, limit)
+            return _text(io.BytesIO(text.encode("utf-8")), shown, offset, limit, signal)
 
         def read(found: Target) -> ToolResult:
-            return _read(found, shown, offset, limit)
+            return _read(found, shown, offset, limit, signal)
 
         if _small_file(target):
             with target:  # a worker thread's hand-off would cost more than the read
@@ -79,16 +80,16 @@ def _image_on_disk(target: Target) -> bool:
 
 def _small_file(target: Target) -> bool:
     """Whether `target` is a regular file of at most INLINE_BYTES (False when unsure)."""
-    if target.folder is None:
-        return False
     try:
-        status = os.stat(target.name, dir_fd=target.folder, follow_symlinks=False)
+        status = status_of(target)
     except OSError:
         return False
-    return stat.S_ISREG(status.st_mode) and status.st_size <= INLINE_BYTES
+    return status is not None and status.st_size <= INLINE_BYTES
 
 
-def _read(target: Target, shown: str, offset: int | None, limit: int | None) -> ToolResult:
+def _read(
+    target: Target, shown: str, offset: int | None, limit: int | None, signal: AbortSignal
+) -> ToolResult:
     try:
         with open_regular(target, shown) as f:
             head = f.read(SNIFF_BYTES)
@@ -98,7 +99,7 @@ def _read(target: Target, shown: str, offset: int | None, limit: int | None) -> 
             if b"\0" in head:
                 raise ToolError(f"Cannot read binary file: {shown}")
             f.seek(0)
-            return _text(f, shown, offset, limit)
+            return _text(f, shown, offset, limit, signal)
     except OSError as exc:
         raise open_error(exc, shown) from exc
 
@@ -110,7 +111,7 @@ def _image(f: BinaryIO, shown: str, mime: str) -> ToolResult:
             f"Image is too large: {shown} is {size} bytes (limit {IMAGE_MAX_BYTES} bytes)"
         )
     f.seek(0)
-    data = base64.b64encode(f.read(IMAGE_MAX_BYTES)).decode("ascii")
+    data = base64.b64encode(read_at_most(f, IMAGE_MAX_BYTES)).decode("ascii")
     return ToolResult([TextContent(f"Read image file [{mime}]"), ImageContent(data, mime)])
 
 
@@ -118,31 +119,56 @@ def _image(f: BinaryIO, shown: str, mime: str) -> ToolResult:
 class _Window:
     lines: list[str]
     stopped_by: Literal["eof", "limit", "lines", "bytes", "long_line"]
+    inside_line: bool = False
+    """Stopped inside a line too long to show (the rest of it is not a line of its own)."""
 
 
-def _text(f: BinaryIO, shown: str, offset: int | None, limit: int | None) -> ToolResult:
+def _rest(f: BinaryIO, window: _Window, signal: AbortSignal) -> int | None:
+    """The lines after the window, None when too many bytes follow to count them."""
+    counted = count_lines(f, signal)
+    if counted is None or not window.inside_line:
+        return counted
+    return max(counted - 1, 0)
+
+
+def _text(
+    f: BinaryIO, shown: str, offset: int | None, limit: int | None, signal: AbortSignal
+) -> ToolResult:
+    """The window asked for. Work is in proportion to what is shown: the lines before it are
+    skipped in chunks that check `signal`, and those after it are counted only when at most
+    COUNT_BYTES follow (a multi-GB log says it goes on instead)."""
     start = offset or 1
-    before = skip_lines(f, start - 1)
+    before = skip_lines(f, start - 1, signal)
     window = _collect(f, limit)
     if not window.lines and window.stopped_by == "eof":
         if before == 0 and start == 1:
             return ToolResult([TextContent("(empty file)")])
         raise ToolError(f"Offset {start} is beyond end of file ({before} lines total)")
-    rest = count_lines(f)
     last = start + len(window.lines) - 1
     text = "\n".join(window.lines)
     details: dict[str, object] | None = None
     match window.stopped_by:
         case "lines" | "bytes":
-            total = last + 1 + rest
-            notice = (
-                f"[Showing lines {start}-{last} of {total}. Use offset={last + 1} to continue.]"
-            )
-            details = Truncation(window.stopped_by, total, len(window.lines)).to_dict()
+            rest = _rest(f, window, signal)
+            shown_lines = len(window.lines)
+            if rest is None:
+                notice = (
+                    f"[Showing lines {start}-{last}; the file goes on (too large to count its "
+                    f"lines). Use offset={last + 1} to continue.]"
+                )
+                details = {"truncated": True, "truncated_by": window.stopped_by,
+                           "output_lines": shown_lines}  # fmt: skip
+            else:
+                total = last + 1 + rest
+                notice = (
+                    f"[Showing lines {start}-{last} of {total}. Use offset={last + 1} to continue.]"
+                )
+                details = Truncation(window.stopped_by, total, shown_lines).to_dict()
         case "long_line":
             notice = _long_line_notice(start, shown)
-        case "limit" if rest:
-            notice = f"[{rest} more lines in file. Use offset={last + 1} to continue.]"
+        case "limit" if (rest := _rest(f, window, signal)) != 0:
+            more = "More lines" if rest is None else f"{rest} more lines"
+            notice = f"[{more} in file. Use offset={last + 1} to continue.]"
         case _:
             return ToolResult([TextContent(text)])
     return ToolResult([TextContent(f"{text}\n\n{notice}" if text else notice)], details)
@@ -166,9 +192,9 @@ def _collect(f: BinaryIO, limit: int | None) -> _Window:
             return _Window(lines, "eof")
         if len(raw) > MAX_BYTES and not raw.endswith(b"\n"):
             if lines:
-                return _Window(lines, "bytes")
-            skip_lines(f, 1)
-            return _Window([head_bytes(raw.decode("utf-8", "replace"), MAX_BYTES)], "long_line")
+                return _Window(lines, "bytes", inside_line=True)
+            head = head_bytes(raw.decode("utf-8", "replace"), MAX_BYTES)
+            return _Window([head], "long_line", inside_line=True)
         line = raw.decode("utf-8", "replace").removesuffix("\n").removesuffix("\r")
         if not budget.take(line):
             return _Window(lines, budget.exhausted_by or "bytes")

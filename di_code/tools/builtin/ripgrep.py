@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.ai.abort import AbortSignal
+from di_code.ai.children import start_child
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 COMMON_FLAGS = (
@@ -78,7 +79,7 @@ async def read_lines(
     """Run `argv` (rg, or grep's Python worker, which writes rg's JSON lines) and feed each
     stdout line to `on_line` until it returns False; the process is killed on abort, when no
     more lines are wanted, and if this coroutine is cancelled."""
-    proc = await asyncio.create_subprocess_exec(
+    proc = await start_child(
         *argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
     )  # fmt: skip

@@ -30,11 +30,16 @@ class TodoTool(CheckedTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        todos = [{"content": t["content"], "status": t["status"]} for t in params["todos"]]
+        todos = [{"content": t["content"], "status": _status(t["status"])} for t in params["todos"]]
         working = [t for t in todos if t["status"] == "in_progress"]
         if len(working) > 1:
             raise ToolError("Only one step can be in_progress at a time")
         return ToolResult([TextContent(plan_text(todos))], {"todos": todos})
+
+
+def _status(given: str) -> str:
+    """One word for a finished step in the plan kept (`done`), whichever the model sent."""
+    return "done" if given == "completed" else given
 
 
 def plan_text(todos: list[dict[str, str]]) -> str:

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.ai.files.resolve import Outside, Target, resolve_path
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.files import open_error
 from di_code.tools.builtin.names import unescaped_path
-from di_code.tools.builtin.resolve import Outside, Target, resolve_path
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.files.door import read_at_most
+from di_code.ai.files.resolve import Target
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.atomic_write import write_atomically
 from di_code.tools.builtin.base import WorkspaceTool
@@ -18,7 +20,6 @@ from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import file_lock, run_on_file
 from di_code.tools.builtin.files import existing_file, open_regular, write_error
-from di_code.tools.builtin.resolve import Target
 from di_code.tools.builtin.workspace import Workspace
 
 PREVIEW_BYTES = 4_000_000
@@ -39,7 +40,8 @@ class WriteTool(WorkspaceTool):
         data = params["content"].encode("utf-8")
         target, shown = self.workspace.resolve(params["path"], make_folders=True)
         if self.editor is not None:
-            target.close()
+            with target:  # the editor is not asked to write a FIFO or a device either
+                existing_file(target, shown)
             async with file_lock(target.path):
                 try:
                     await self.editor.write_text(target.path, params["content"])
@@ -62,7 +64,10 @@ def preview_write(workspace: Workspace, params: dict[str, Any]) -> str | None:
         if status.st_size > PREVIEW_BYTES:
             raise ToolError(f"{shown} holds {status.st_size} bytes: too many to diff")
         with open_regular(target, shown) as f:
-            before = f.read().decode("utf-8", errors="replace")
+            try:
+                before = read_at_most(f, PREVIEW_BYTES).decode("utf-8", errors="replace")
+            except OSError:  # grew past the bound since its status was taken
+                raise ToolError(f"{shown} holds too many bytes to diff") from None
     return unified_diff(before, str(params.get("content", "")), shown)
 
 

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import importlib
 import json
 import logging
 import os
+import shutil
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -26,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.children import dying_argv
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.errors import ToolError
@@ -77,6 +80,8 @@ class McpServer:
         task = self._task
         if task is None or task.done():
             return
+        if self.state != "ready":  # still starting: nothing waits for _stop yet
+            task.cancel()
         try:
             await asyncio.wait_for(asyncio.shield(task), STOP_TIMEOUT_S)
         except TimeoutError:
@@ -118,7 +123,7 @@ class McpServer:
         except BaseException as exc:  # the SDK raises exception groups from its task groups
             if isinstance(exc, KeyboardInterrupt | SystemExit):
                 raise
-            if self.state != "ready":
+            if self.state == "starting":  # a failure said before (a timeout) stays said
                 self._fail(_first_line(exc))
             elif not self._stop.is_set():
                 self._fail(f"stopped: {_first_line(exc)}")
@@ -144,10 +149,13 @@ class McpServer:
         from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
 
         assert config.command is not None
+        env = {**get_default_environment(), **config.env}
+        _check_command(config.command, env.get("PATH"), config.cwd)
+        command, *args = dying_argv([config.command, *config.args])
         params = StdioServerParameters(
-            command=config.command,
-            args=list(config.args),
-            env={**get_default_environment(), **config.env},
+            command=command,
+            args=args,
+            env=env,
             cwd=config.cwd,
         )
         async with stdio_client(params, errlog=self.errlog) as streams:
@@ -156,6 +164,15 @@ class McpServer:
     def _fail(self, reason: str) -> None:
         self.state, self.error = "failed", reason
         self._settled.set()
+
+
+def _check_command(command: str, path: str | None, cwd: str | None) -> None:
+    """Raise what exec would for a command that cannot be run (the launcher that makes the
+    server die with di-code would only exit, and the SDK would say "Connection closed")."""
+    if os.sep in command:
+        command = os.path.join(cwd or os.getcwd(), command)
+    if shutil.which(command, path=path) is None:
+        raise FileNotFoundError(errno.ENOENT, "no such program", command)
 
 
 def _load_sdk(*, http: bool) -> None:

@@ -19,6 +19,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from di_code.ai.files.door import open_path
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
 
@@ -60,8 +61,8 @@ def _linked_dirs(git_file: Path) -> Iterator[Path]:
 
 def _first_line(path: Path) -> str:
     try:
-        with path.open(encoding="utf-8", errors="replace") as file:
-            return file.readline().strip()
+        with open_path(path) as file:
+            return file.readline(4096).decode("utf-8", errors="replace").strip()
     except OSError:
         return ""
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from di_code.ai.children import run_child
 from di_code.tools.policy.placeholders import holding
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
@@ -101,7 +102,7 @@ def bubblewrap_works() -> bool:
     if bubblewrap_path() is None:
         return False
     try:
-        done = subprocess.run(
+        done = run_child(
             Sandbox().wrap(["/bin/sh", "-c", ":"], []),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

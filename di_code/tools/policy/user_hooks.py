@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
+from di_code.ai.children import start_child
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.permissions import PermissionGate
@@ -73,7 +74,7 @@ async def run_hook(
     passed = set(hidden).difference(hook.env)
     env = program_env(passed, DI_CODE_PROJECT_DIR=folder, CLAUDE_PROJECT_DIR=folder)
     try:
-        process = await asyncio.create_subprocess_exec(
+        process = await start_child(
             "bash",
             "-c",
             hook.command,
@@ -82,7 +83,6 @@ async def run_hook(
             stderr=asyncio.subprocess.PIPE,
             cwd=workspace,
             env=env,
-            start_new_session=True,
         )
     except OSError as exc:
         return HookRun(hook, None, "", f"hook could not start: {exc}")

@@ -1,0 +1,82 @@
+"""What a line from the editor must be before the SDK reads it: one JSON-RPC 2.0 message.
+
+The SDK takes any JSON value for a message: an array, a number or a string ended the agent with
+an exception, `null` read as the end of the input, a response with an array as its id stopped
+its reader. So each line is checked here first, and one that is not a JSON-RPC object is
+answered as JSON-RPC 2.0 says (parse error or invalid request) and goes no further. A batch
+(an array) is refused as one: ACP sends one message a line, and no ACP client batches.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+
+
+def refusal(line: bytes) -> bytes | None:
+    """The error line to answer `line` with, or None to hand it to the SDK (a blank line too:
+    the SDK skips it)."""
+    if not line.strip():
+        return None
+    try:
+        message = json.loads(line, parse_constant=_not_json)
+    except (ValueError, RecursionError):  # NaN and Infinity are Python's, not JSON's
+        return _error(None, PARSE_ERROR, "Parse error")
+    problem = _problem(message)
+    if problem is None:
+        return None
+    given = message.get("id") if isinstance(message, dict) else None
+    return _error(given if _is_id(given) else None, INVALID_REQUEST, "Invalid Request", problem)
+
+
+def _problem(message: Any) -> str | None:
+    """Why `message` is not a JSON-RPC 2.0 request, notification or response (None if it is)."""
+    if isinstance(message, list):
+        return "a batch (an array): send one message a line"
+    if not isinstance(message, dict):
+        return "not a JSON-RPC object"
+    if message.get("jsonrpc") != "2.0":
+        return 'no "jsonrpc": "2.0"'
+    if "id" in message and not _is_id(message["id"]):
+        return '"id" must be a string, an integer or null'
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return '"method" must be a string'
+        if "params" in message and not isinstance(message["params"], dict | list):
+            return '"params" must be an object or an array'
+        return None
+    if "id" not in message:
+        return 'neither a "method" nor an "id"'
+    if ("result" in message) == ("error" in message):
+        return 'a response has either a "result" or an "error"'
+    error = message.get("error", {})
+    if "error" in message and not _is_error(error):
+        return '"error" must be an object with an integer "code" and a string "message"'
+    return None
+
+
+def _is_id(value: Any) -> bool:
+    return value is None or isinstance(value, str) or type(value) is int
+
+
+def _is_error(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and type(value.get("code")) is int
+        and isinstance(value.get("message"), str)
+    )
+
+
+def _error(request_id: Any, code: int, message: str, data: str | None = None) -> bytes:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    reply = {"jsonrpc": "2.0", "id": request_id, "error": error}
+    return json.dumps(reply, separators=(",", ":")).encode() + b"\n"
+
+
+def _not_json(constant: str) -> None:
+    raise ValueError(f"{constant} is not JSON")

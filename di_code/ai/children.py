@@ -1,0 +1,197 @@
+"""The one door for starting a process: whatever di-code starts dies with di-code.
+
+Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started here:
+- in a process group of its own (except a child that must share the terminal, the pager),
+  remembered, so that `stop_children` (a normal exit: SIGTERM, then SIGKILL after a grace)
+  and `kill_children` (a hard exit: SIGKILL at once) end the whole group, background jobs a
+  command left in it included; the groups of children started around this door (an SDK's)
+  are found in /proc and ended too;
+- with PR_SET_PDEATHSIG (Linux; not git's quick calls, see `run_child`): the kernel kills it
+  with SIGKILL when di-code is gone, even by SIGKILL. The flag is set between fork and exec
+  (`preexec_fn`: one prctl call on a function looked up beforehand, then a check that the
+  parent did not die before it), or, for a child a library starts (the MCP SDK's stdio
+  servers), by `dying_argv`: a `python -I -S -c` that sets it and execs the command.
+The flag reaches the child itself, not what it starts: when di-code is killed with SIGKILL, a
+bash command's own children outlive it (only the sandbox's pid namespace catches those).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import functools
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+PR_SET_PDEATHSIG = 1
+STOP_GRACE = 2.0
+POLL = 0.02
+LAUNCHER = (
+    "import ctypes,os,sys\n"
+    "ctypes.CDLL(None).prctl(1,9)\n"
+    "os.getppid()==int(sys.argv[1]) or os._exit(1)\n"
+    "try:os.execvp(sys.argv[2],sys.argv[2:])\n"
+    "except OSError as e:print(f'cannot start {sys.argv[2]}: {e.strerror}',file=sys.stderr)\n"
+    "os._exit(127)"
+)
+"""`dying_argv`'s program: PR_SET_PDEATHSIG (1) with SIGKILL (9), then the command."""
+
+
+async def start_child(
+    *argv: str, own_group: bool = True, **options: Any
+) -> asyncio.subprocess.Process:
+    """`asyncio.create_subprocess_exec` through the door."""
+    process = await asyncio.create_subprocess_exec(
+        *argv, start_new_session=own_group, preexec_fn=_in_child(), **options
+    )
+    if own_group:
+        remember(process.pid)
+    return process
+
+
+def run_child(
+    argv: Sequence[str], *, own_group: bool = True, bounded: bool = False, **options: Any
+) -> subprocess.CompletedProcess[bytes]:
+    """`subprocess.run` through the door, for a child waited on at once (git, a probe, the
+    pager); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG. A `bounded` child (quick
+    local work under a timeout: git) goes without it: setting it forces a fork where Python
+    otherwise uses vfork, which doubles the cost of a git call (8 ms more here), and such a
+    child ends on its own soon anyway."""
+    preexec = None if bounded else _in_child()
+    return subprocess.run(argv, start_new_session=own_group, preexec_fn=preexec, **options)
+
+
+def dying_argv(argv: Sequence[str]) -> list[str]:
+    """`argv` run so that it dies with di-code, for a child a library starts itself (it must
+    start it in a group of its own, as the MCP SDK does)."""
+    if not sys.platform.startswith("linux"):
+        return list(argv)
+    return [sys.executable, "-I", "-S", "-c", LAUNCHER, str(os.getpid()), *argv]
+
+
+def set_death_signal(number: int) -> None:
+    """Ask the kernel for signal `number` when this process's parent (thread) ends."""
+    _prctl()(PR_SET_PDEATHSIG, number)
+
+
+def _in_child() -> Callable[[], None] | None:
+    """The `preexec_fn` that sets PR_SET_PDEATHSIG (Linux; elsewhere none)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    prctl, parent = _prctl(), os.getpid()
+
+    def in_child() -> None:  # between fork and exec: no imports, no locks
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return in_child
+
+
+@functools.cache
+def _prctl() -> Callable[..., int]:
+    import ctypes
+
+    return ctypes.CDLL(None, use_errno=True).prctl
+
+
+_started: set[int] = set()
+"""The process groups (their leaders' pids) started and not yet seen empty."""
+
+
+def remember(pgid: int) -> None:
+    """Stop group `pgid` at exit if anything of it still runs then."""
+    _stop_at_exit()
+    _started.difference_update([old for old in _started if not group_members(old)])
+    _started.add(pgid)
+
+
+@functools.cache
+def _stop_at_exit() -> None:
+    atexit.register(stop_children)
+
+
+def stop_children(grace: float = STOP_GRACE) -> None:
+    """SIGTERM every live child group, SIGKILL what is left after `grace` seconds.
+    Synchronous: it runs at exit, after the event loop is gone."""
+    live = _live_groups()
+    for pgid in live:
+        signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while any(group_members(pgid) for pgid in live) and time.monotonic() < deadline:
+        time.sleep(POLL)
+    for pgid in live:
+        signal_group(pgid, signal.SIGKILL)
+
+
+def kill_children() -> None:
+    """SIGKILL every live child group at once (a hard exit: nothing waits)."""
+    for pgid in _live_groups():
+        signal_group(pgid, signal.SIGKILL)
+
+
+def _live_groups() -> list[int]:
+    """The remembered groups and those of the children running now, never di-code's own."""
+    own = os.getpgrp()
+    groups = set(_started) | {pgid for _, pgid in _children()}
+    _started.clear()
+    return [pgid for pgid in groups if pgid != own and group_members(pgid)]
+
+
+def _children() -> list[tuple[int, int]]:
+    """(pid, process group) of each process whose parent is di-code."""
+    me = os.getpid()
+    return [(pid, pgid) for pid, parent, pgid, _ in _table() if parent == me]
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below `pid` now (Linux /proc; elsewhere none are known)."""
+    children: dict[int, list[int]] = {}
+    for child, parent, _, _ in _table():
+        children.setdefault(parent, []).append(child)
+    found: list[int] = []
+    pending = [pid]
+    while pending:
+        below = children.get(pending.pop(), [])
+        found += below
+        pending += below
+    return found
+
+
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group."""
+    if not os.path.isdir("/proc/self"):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return []
+        return [pgid]
+    return [pid for pid, _, group, state in _table() if group == pgid and state != "Z"]
+
+
+def _table() -> list[tuple[int, int, int, str]]:
+    """(pid, parent, process group, state) of every process in /proc."""
+    rows = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 2:
+            rows.append((int(entry), int(fields[1]), int(fields[2]), fields[0].decode()))
+    return rows
+
+
+def signal_group(pgid: int, number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, number)

@@ -1,0 +1,175 @@
+"""SIGINT, SIGTERM and SIGHUP from the first instruction to the last: `install` is the entry
+point's first call, before stdin is read or any server starts, and its handlers stay to exit.
+
+- While a command is `responding(act)`, the first signal runs `act(number)` on the event loop
+  that was running when it began (or at once when there was none). A watchdog thread ends the
+  process if the loop has not run it within ACT_WITHIN seconds: a blocked loop cannot hold a
+  stop back.
+- Outside of it (start-up, reading the prompt, starting MCP servers for `run`, the clean-up
+  after), there is nothing to save yet or any more, and a signal ends the process at once.
+- A second signal within SECOND_WITHIN seconds of the first ends the process at once.
+
+Ending at once: the terminal's modes as they were at start, every child's group killed
+(di_code.ai.children), the signal named on stderr, exit 128 + the first signal's number.
+The session needs no flush: each entry is written and synced as it comes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    import asyncio
+    import threading
+
+STOP_SIGNALS = {
+    signal.SIGINT: "interrupted",
+    signal.SIGTERM: "terminated",
+    signal.SIGHUP: "hung up",
+}
+SECOND_WITHIN = 2.0
+ACT_WITHIN = 1.0
+TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
+"""Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
+
+
+class _State:
+    """What the handler knows; plain (no dataclasses): this module loads before `--help`."""
+
+    def __init__(self) -> None:
+        self.responder: responding | None = None
+        self.first: tuple[int, float] | None = None
+        """The signal that began the stop, and when."""
+        self.terminal: tuple[int, list[Any]] | None = None
+        """A terminal's descriptor and its modes at start."""
+
+
+_state = _State()
+
+
+def install() -> None:
+    """Handle the stop signals from now on; remember the terminal's modes."""
+    _state.terminal = _terminal_modes()
+    for number in STOP_SIGNALS:
+        signal.signal(number, _on_signal)
+
+
+class responding:
+    """Within, the first stop signal runs `act(number)` (on the running loop, if any)."""
+
+    def __init__(self, act: Callable[[int], None]) -> None:
+        self.act = act
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._previous: responding | None = None
+
+    def __enter__(self) -> None:
+        if "asyncio" in sys.modules:  # not loaded: no loop runs
+            try:
+                self.loop = sys.modules["asyncio"].get_running_loop()
+            except RuntimeError:
+                self.loop = None
+        self._previous, _state.responder = _state.responder, self
+
+    def __exit__(self, *_: object) -> None:
+        _state.responder = self._previous
+
+
+async def until_stopped(work: Awaitable[int]) -> int:
+    """`work`'s exit code, or 128 + N when stop signal N cancelled it."""
+    import asyncio
+
+    task = asyncio.current_task()
+    received: list[int] = []
+
+    def cancel(number: int) -> None:
+        received.append(number)
+        if task is not None:
+            task.cancel()
+
+    with responding(cancel):
+        try:
+            code = await work  # a server may end quietly when cancelled
+        except (asyncio.CancelledError, Exception):
+            if not received:  # once stopped, an error on the way out (a terminal gone after
+                raise  # SIGHUP, that prompt-toolkit still writes to) does not change the code
+        return 128 + received[0] if received else code
+
+
+def _on_signal(number: int, _frame: object) -> None:
+    now = time.monotonic()
+    first = _state.first
+    if first is not None and now - first[1] < SECOND_WITHIN:
+        end_now(first[0])
+    _state.first = (number, now)
+    responder = _state.responder
+    if responder is None:
+        end_now(number)
+    if responder.loop is None:
+        responder.act(number)
+        return
+    import threading  # loaded already: asyncio runs
+
+    acted = threading.Event()
+
+    def act() -> None:
+        acted.set()
+        responder.act(number)
+
+    try:
+        responder.loop.call_soon_threadsafe(act)
+    except RuntimeError:  # the loop is closed: nothing will act
+        end_now(number)
+    watchdog = threading.Thread(target=_watch, args=(acted, number), name="stop-watchdog")
+    watchdog.daemon = True
+    watchdog.start()
+
+
+def _watch(acted: threading.Event, number: int) -> None:
+    if not acted.wait(ACT_WITHIN):
+        end_now(number)
+
+
+def end_now(number: int) -> NoReturn:
+    """End the process at once (from any thread): terminal, children, a line, exit code."""
+    _restore_terminal()
+    children = sys.modules.get("di_code.ai.children")  # not loaded: no child was started
+    if children is not None:
+        children.kill_children()
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        os.write(2, f"di-code: {STOP_SIGNALS.get(signal.Signals(number), 'stopped')}\n".encode())
+    os._exit(128 + number)
+
+
+def _terminal_modes() -> tuple[int, list[Any]] | None:
+    import termios
+
+    for fd in (0, 1, 2):
+        try:
+            if os.isatty(fd):
+                return fd, termios.tcgetattr(fd)
+        except (OSError, termios.error):
+            continue
+    return None
+
+
+def _restore_terminal() -> None:
+    """The modes saved at start, if the terminal is still there, ours (in the foreground: a
+    background process that set them would be stopped) and changed."""
+    import termios
+
+    if _state.terminal is None:
+        return
+    fd, modes = _state.terminal
+    try:
+        if os.tcgetpgrp(fd) != os.getpgrp() or termios.tcgetattr(fd) == modes:
+            return
+        termios.tcsetattr(fd, termios.TCSANOW, modes)
+        os.write(fd, TERMINAL_RESET)
+    except (OSError, termios.error):
+        pass

@@ -1,0 +1,51 @@
+"""Language servers for a command: which exist (the settings' `[lsp.NAME]` and the presets
+on PATH), and `di-code lsp`. A server is a program, so an untrusted project's `[lsp]` never
+reaches here: di_code.config.trust leaves the key out until the project is trusted."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from di_code.cli.output import Notify, notify_stderr
+from di_code.config.settings import Settings, di_code_home
+from di_code.config.settings import load_settings as load_settings_files
+
+if TYPE_CHECKING:
+    from di_code.tools.lsp.door import LanguageServers
+
+
+OFF_VARIABLE = "DI_CODE_LSP"
+"""`DI_CODE_LSP=off` starts no language server (write and edit then wait for none)."""
+
+
+def language_servers(
+    settings: Settings,
+    workspace: Path,
+    notify: Notify = notify_stderr,
+    env: Mapping[str, str] = os.environ,
+    hidden: frozenset[str] = frozenset(),
+) -> LanguageServers:
+    """The servers that may start (none with DI_CODE_LSP=off); `hidden` are the variables
+    kept from their environment besides the known key variables (bash's set)."""
+    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.servers import Catalog, catalog
+    from di_code.tools.policy.program_env import KEY_VARIABLES
+
+    if env.get(OFF_VARIABLE, "").lower() in ("off", "0", "false", "no"):
+        return LanguageServers(Catalog((), ()), workspace)
+    found = catalog(settings.lsp)
+    for warning in found.warnings:
+        notify(warning)
+    return LanguageServers(found, workspace, hidden=KEY_VARIABLES | hidden)
+
+
+def lsp_status_lines(workspace: Path | None = None) -> list[str]:
+    """`di-code lsp`: the servers di-code would start here, and the missing presets."""
+    from di_code.tools.lsp.door import status_lines
+
+    home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
+    settings = load_settings_files(home, workspace)
+    return status_lines(language_servers(settings, workspace, lambda line: None))

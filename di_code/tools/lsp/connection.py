@@ -1,0 +1,265 @@
+"""One running language server, spoken to with pygls's client over lsprotocol types.
+
+Imported only when a server starts. It keeps the server's latest diagnostics per document
+(pushed with textDocument/publishDiagnostics) and lets a caller wait, bounded, for the ones
+that follow a change. Requests the server makes of the client (configuration, capability
+registration, progress) are answered so that no server waits on them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.io_ import run_async
+from pygls.lsp.client import LanguageClient
+from pygls.protocol import default_converter
+
+from di_code.tools.lsp.servers import ServerSpec
+from di_code.tools.lsp.spawn import kill_group, start_server
+
+_log = logging.getLogger(__name__)
+MAX_OPEN = 3
+"""Documents kept open per server (those last changed)."""
+logging.getLogger("pygls").addHandler(logging.NullHandler())
+"""pygls logs what a server does oddly; without a handler Python would print it on stderr,
+over di-code's own output."""
+_NOTEBOOK_FILTER: Any = (
+    str
+    | types.NotebookDocumentFilterNotebookType
+    | types.NotebookDocumentFilterScheme
+    | types.NotebookDocumentFilterPattern
+    | None
+)
+"""A union lsprotocol 2025.0.0 has no hook for (ruff server's initialize result holds it)."""
+
+
+class StartFailed(Exception):
+    """The server did not start or did not answer initialize in time (a one-line reason)."""
+
+
+class Connection:
+    """A started, initialized server for one workspace root."""
+
+    def __init__(self, spec: ServerSpec, root: Path, hidden: Collection[str]) -> None:
+        self.spec, self.root, self._hidden = spec, root, hidden
+        self.client = LanguageClient("di-code", "0.1.0", converter_factory=_converter)
+        self.capabilities: types.ServerCapabilities | None = None
+        self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
+        self.versions: dict[str, int] = {}
+        self.texts: dict[str, str] = {}
+        """The text last sent of each document."""
+        self.open: dict[str, None] = {}
+        """The open documents, the least recently changed first."""
+        self.closed: dict[str, list[types.Diagnostic]] = {}
+        """The last diagnostics of documents closed since."""
+        self._published = asyncio.Condition()
+        self._stop = threading.Event()
+        self._process: asyncio.subprocess.Process | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._answer_server_requests()
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    async def start(self) -> None:
+        """Start the program and initialize it; StartFailed (and nothing left running) when
+        it cannot start or does not answer within the spec's startup timeout."""
+        try:
+            self._process = await start_server(self.spec.command, self.root, self._hidden)
+        except OSError as exc:
+            raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
+        assert self._process.stdin is not None and self._process.stdout is not None
+        self.client.protocol.set_writer(self._process.stdin)
+        reading = run_async(self._stop, self._process.stdout, self.client.protocol, _log)
+        self._tasks.append(asyncio.create_task(reading))
+        try:
+            result = await asyncio.wait_for(
+                self.client.initialize_async(self._initialize_params()),
+                self.spec.startup_timeout,
+            )
+        except TimeoutError:
+            self.kill()
+            timeout = f"{self.spec.startup_timeout:g}"
+            raise StartFailed(f"did not answer initialize within {timeout} s") from None
+        except Exception as exc:
+            self.kill()
+            raise StartFailed(f"failed to initialize: {one_line(exc)}") from None
+        except BaseException:  # cancelled (di-code stopping): nothing is left running
+            self.kill()
+            raise
+        self.capabilities = result.capabilities
+        self.client.initialized(types.InitializedParams())
+
+    def _initialize_params(self) -> types.InitializeParams:
+        uri = self.root.as_uri()
+        text = types.TextDocumentClientCapabilities(
+            synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
+            publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            definition=types.DefinitionClientCapabilities(link_support=False),
+            hover=types.HoverClientCapabilities(
+                content_format=[types.MarkupKind.PlainText, types.MarkupKind.Markdown]
+            ),
+            document_symbol=types.DocumentSymbolClientCapabilities(
+                hierarchical_document_symbol_support=True
+            ),
+        )
+        return types.InitializeParams(
+            capabilities=types.ClientCapabilities(
+                text_document=text,
+                workspace=types.WorkspaceClientCapabilities(configuration=True),
+            ),
+            process_id=None,
+            root_uri=uri,
+            workspace_folders=[types.WorkspaceFolder(uri=uri, name=self.root.name)],
+            initialization_options=dict(self.spec.initialization_options) or None,
+        )
+
+    def _answer_server_requests(self) -> None:
+        feature: Any = self.client.feature  # pygls's decorator is untyped
+
+        async def published(params: types.PublishDiagnosticsParams) -> None:
+            if params.uri in self.closed:
+                return  # a server clears a closed file's list; di-code keeps the last one
+            async with self._published:
+                self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
+                self._published.notify_all()
+
+        def accepted(params: Any) -> None:
+            """Capability registration, progress, log messages: nothing to do."""
+
+        feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(published)
+        feature(types.WORKSPACE_CONFIGURATION)(_no_settings)
+        feature(types.CLIENT_REGISTER_CAPABILITY)(accepted)
+        feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(accepted)
+        for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.PROGRESS):
+            feature(method)(accepted)
+
+    def sync(self, path: Path, text: str) -> int:
+        """Send the document's whole new text (open it first if needed); its version."""
+        uri = path.as_uri()
+        version = self.versions.get(uri, 0) + 1
+        if uri not in self.open:
+            self.closed.pop(uri, None)
+            item = types.TextDocumentItem(
+                uri=uri, language_id=self.spec.language_id(path), version=version, text=text
+            )
+            self.client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=item))
+        else:
+            del self.open[uri]  # to the end: the most recently changed
+            document = types.VersionedTextDocumentIdentifier(version=version, uri=uri)
+            change = types.TextDocumentContentChangeWholeDocument(text=text)
+            self.client.text_document_did_change(
+                types.DidChangeTextDocumentParams(text_document=document, content_changes=[change])
+            )
+        self.versions[uri], self.texts[uri] = version, text
+        self.open[uri] = None
+        while len(self.open) > MAX_OPEN:
+            self._close(next(iter(self.open)))
+        return version
+
+    def _close(self, uri: str) -> None:
+        """Close a document: the server stops checking it again on every change elsewhere
+        (with many files open an edit's diagnostics took 3x as long); its last diagnostics
+        stay, good as long as the file still holds the text last sent."""
+        del self.open[uri]
+        self.closed[uri] = self.diagnostics.pop(uri, (None, []))[1]
+        document = types.TextDocumentIdentifier(uri=uri)
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=document)
+        )
+
+    def known(self, path: Path, text: str | None) -> list[types.Diagnostic] | None:
+        """The document's diagnostics without asking: the last published if it is open, those
+        it had when closed if `text` is still the text last sent; else None."""
+        uri = path.as_uri()
+        if uri in self.open:
+            return self.diagnostics.get(uri, (None, []))[1]
+        if uri in self.closed and text == self.texts.get(uri):
+            return self.closed[uri]
+        return None
+
+    async def wait_diagnostics(
+        self, path: Path, version: int, since: object, timeout: float
+    ) -> list[types.Diagnostic] | None:
+        """The diagnostics published for `version` of the document (or, from a server that
+        sends no version, the first published after `since`); None when none came in time."""
+        uri = path.as_uri()
+
+        def arrived() -> bool:
+            entry = self.diagnostics.get(uri)
+            if entry is None or not self.alive:
+                return not self.alive
+            got, _ = entry
+            return (got is not None and got >= version) or (got is None and entry is not since)
+
+        async with self._published:
+            try:
+                await asyncio.wait_for(self._published.wait_for(arrived), timeout)
+            except TimeoutError:
+                return None
+        entry = self.diagnostics.get(uri)
+        return None if entry is None or not self.alive else entry[1]
+
+    def marker(self, path: Path) -> object:
+        """What `wait_diagnostics` compares with to see a fresh publication."""
+        return self.diagnostics.get(path.as_uri())
+
+    async def request(self, method: str, params: Any, timeout: float = 10.0) -> Any:
+        """A request's result; TimeoutError after `timeout` s, the server's error raised."""
+        reply = self.client.protocol.send_request_async(method, params)
+        return await asyncio.wait_for(reply, timeout)
+
+    async def wait_exit(self) -> int | None:
+        """The server's exit code, once it exits; whoever waits for diagnostics is woken."""
+        assert self._process is not None
+        code = await self._process.wait()
+        async with self._published:
+            self._published.notify_all()
+        return code
+
+    async def aclose(self) -> None:
+        """shutdown and exit, briefly; then the group is killed whatever it did."""
+        if self.alive:
+            try:
+                await asyncio.wait_for(self.client.shutdown_async(None), 1.0)
+                self.client.exit(None)
+                await asyncio.wait_for(self.wait_exit(), 1.0)
+            except Exception:
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        self._stop.set()
+        if self._process is not None:
+            kill_group(self._process.pid)
+        for task in self._tasks:
+            task.cancel()
+
+
+def _converter() -> Any:
+    """pygls's converter, with notebook filters kept as the raw JSON (di-code opens no
+    notebooks) where lsprotocol cannot read them."""
+    converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_structure_hook(_NOTEBOOK_FILTER, lambda value, _: value)
+    return converter
+
+
+def _no_settings(params: types.ConfigurationParams) -> list[Any]:
+    """workspace/configuration: no settings beyond the initialization options."""
+    return [None for _ in params.items]
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:200] if text else type(exc).__name__

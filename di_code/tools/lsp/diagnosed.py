@@ -1,0 +1,74 @@
+"""write and edit with the language servers' verdict: the result of a change to a file a
+server serves carries the errors and warnings the change introduced (and says which it
+fixed), in the text the model reads and in `details["diagnostics"]` for the UIs and the
+JSON output. One wrapper for every tool that changes a file, so no tool calls servers itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.editor_files import EditorFiles
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.report import changes, details, summary
+
+
+class Diagnosed:
+    """`tool` (write or edit), followed by the servers' diagnostics of the file it changed."""
+
+    __slots__ = ("_editor", "_tool", "_workspace", "lsp")
+
+    def __init__(
+        self,
+        tool: Any,
+        workspace: Workspace,
+        lsp: LanguageServers,
+        editor: EditorFiles | None = None,
+    ) -> None:
+        self._tool, self._workspace, self.lsp, self._editor = tool, workspace, lsp, editor
+
+    @property
+    def name(self) -> str:
+        return str(self._tool.name)
+
+    @property
+    def description(self) -> str:
+        return str(self._tool.description)
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return dict(self._tool.parameters)
+
+    @property
+    def parallel_safe(self) -> bool:
+        return bool(getattr(self._tool, "parallel_safe", False))
+
+    async def execute(
+        self,
+        tool_call_id: str,
+        params: dict[str, Any],
+        signal: AbortSignal,
+        on_update: ToolUpdate | None = None,
+    ) -> ToolOutput:
+        try:
+            path, shown = self._workspace.locate(str(params.get("path", "")))
+        except ToolError:
+            path = None  # the tool says what is wrong with the path
+        served = path is not None and self.lsp.serves(path)
+        before = await self.lsp.baseline(path, self._editor) if served and path else {}
+        output: ToolOutput = await self._tool.execute(tool_call_id, params, signal, on_update)
+        if not served or path is None:
+            return output
+        old, new, unsure = await self.lsp.changed(path, before, self._editor)
+        introduced, fixed = changes(old, new)
+        lines = [summary(shown, introduced, fixed, unsure), *self.lsp.take_notes()]
+        text = "\n".join(line for line in lines if line)
+        result = output if isinstance(output, ToolResult) else ToolResult(list(output))
+        kept = result.details if isinstance(result.details, dict) else {}
+        content = [*result.content, TextContent("\n" + text)] if text else result.content
+        return ToolResult(content, {**kept, **details(shown, introduced, fixed)}, result.is_error)

@@ -1,0 +1,179 @@
+"""The lsp tool: ask the language servers where a symbol is defined and used, what it is,
+which symbols a file or the workspace has, and which problems they see. Offered only when a
+server is configured or found on PATH (`with_language_servers`)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from di_code.agent.tool import ToolOutput, ToolUpdate
+from di_code.ai.abort import AbortSignal
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.base import WorkspaceTool
+from di_code.tools.builtin.editor_files import EditorFiles
+from di_code.tools.builtin.errors import ToolError
+from di_code.tools.lsp.card import LSP_CARD
+from di_code.tools.lsp.connection import Connection, one_line
+from di_code.tools.lsp.door import LanguageServers, read_text
+from di_code.tools.lsp.locations import hover_text, locations, place_lines, symbols
+from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
+
+
+@dataclass(frozen=True, slots=True)
+class LspTool(WorkspaceTool):
+    name: ClassVar[str] = LSP_CARD.name
+    description: ClassVar[str] = LSP_CARD.description
+    parameters: ClassVar[dict[str, Any]] = LSP_CARD.parameters
+    parallel_safe: ClassVar[bool] = True
+    lsp: LanguageServers
+    editor: EditorFiles | None = None
+    """Where the text of files is (the user's editor, under `di-code acp`), else the disk."""
+
+    async def run(
+        self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
+    ) -> ToolOutput:
+        try:
+            lines = await self._answer(params)
+        except TimeoutError:
+            raise ToolError("The language server did not answer in time") from None
+        except JsonRpcException as exc:
+            raise ToolError(f"The language server refused: {one_line(exc)}") from None
+        text = "\n".join([*lines, *self.lsp.take_notes()]) or "No results."
+        return [TextContent(text)]
+
+    async def _answer(self, params: dict[str, Any]) -> list[str]:
+        operation = params["operation"]
+        path = self.workspace.locate(params["path"])[0] if "path" in params else None
+        if operation == "diagnostics":
+            lines = await self._diagnostics(path)
+        elif operation == "symbols" and path is None:
+            lines = await self._workspace_symbols(params.get("symbol", ""))
+        else:
+            if path is None:
+                path = await self._find(params.get("symbol"), operation)
+            lines = await self._at(operation, path, params)
+        return lines
+
+    async def _server(self, path: Path) -> tuple[Connection, str]:
+        connections = await self.lsp.connections(path)
+        if not connections:
+            notes = " ".join(self.lsp.take_notes())
+            raise ToolError(f"No language server answers for {path.name}. {notes}".strip())
+        text = await read_text(path, self.editor)
+        if text is None:
+            raise ToolError(f"Cannot read {self.workspace.display(path)} as text")
+        for connection in connections:
+            if path.as_uri() not in connection.open or connection.texts.get(path.as_uri()) != text:
+                connection.sync(path, text)
+        return connections[0], path.as_uri()
+
+    async def _at(self, operation: str, path: Path, params: dict[str, Any]) -> list[str]:
+        connection, uri = await self._server(path)
+        document = types.TextDocumentIdentifier(uri=uri)
+        if operation == "symbols":
+            got = await connection.request(
+                types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+                types.DocumentSymbolParams(text_document=document),
+            )
+            return await self._places(symbols(got, uri))
+        position = await self._position(connection, path, params)
+        if operation == "hover":
+            got = await connection.request(
+                types.TEXT_DOCUMENT_HOVER,
+                types.HoverParams(text_document=document, position=position),
+            )
+            return [hover_text(got) or "No hover information here."]
+        if operation == "definition":
+            got = await connection.request(
+                types.TEXT_DOCUMENT_DEFINITION,
+                types.DefinitionParams(text_document=document, position=position),
+            )
+        else:
+            context = types.ReferenceContext(include_declaration=True)
+            got = await connection.request(
+                types.TEXT_DOCUMENT_REFERENCES,
+                types.ReferenceParams(context=context, text_document=document, position=position),
+            )
+        return await self._places(locations(got)) or [f"No {operation} found."]
+
+    async def _position(
+        self, connection: Connection, path: Path, params: dict[str, Any]
+    ) -> types.Position:
+        if "line" in params and "character" in params:
+            return types.Position(line=params["line"] - 1, character=params["character"] - 1)
+        name = params.get("symbol")
+        if not name:
+            raise ToolError("Give line and character, or symbol")
+        uri = path.as_uri()
+        got = await connection.request(
+            types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+            types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri)),
+        )
+        for place_uri, line, character, label in symbols(got, uri):
+            if place_uri == uri and label.split(" ", 1)[-1] == name:
+                return types.Position(line=line, character=character)
+        raise ToolError(f"No symbol {name!r} in {self.workspace.display(path)}")
+
+    async def _find(self, name: str | None, operation: str) -> Path:
+        """The file that defines `name`, from the workspace's symbols."""
+        if not name:
+            raise ToolError(f"{operation} needs path (with line and character, or symbol)")
+        for uri, _, _, label in await self._symbol_places(name):
+            if label.split(" ", 1)[-1] == name:
+                path = self._path(uri)
+                if path is not None:
+                    return path
+        raise ToolError(f"No symbol {name!r} found in the workspace; give its path")
+
+    async def _workspace_symbols(self, query: str) -> list[str]:
+        return await self._places(await self._symbol_places(query)) or ["No symbols found."]
+
+    async def _symbol_places(self, query: str) -> list[tuple[str, int, int, str]]:
+        connections = self.lsp.running()
+        if not connections:
+            raise ToolError("No language server is running yet: give a path")
+        places = []
+        for connection in connections:
+            got = await connection.request(
+                types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query=query)
+            )
+            places += [p for p in symbols(got) if self._path(p[0]) is not None]
+        return places
+
+    async def _diagnostics(self, path: Path | None) -> list[str]:
+        if path is not None:
+            await self._server(path)
+            wanted = {path.as_uri()}
+            for connection in await self.lsp.connections(path):
+                version = connection.versions[path.as_uri()]
+                await connection.wait_diagnostics(path, version, None, self.lsp.wait)
+        else:
+            wanted = None
+        found: list[tuple[str, Problem]] = []
+        for connection in self.lsp.running():
+            known = {u: d for u, (_, d) in connection.diagnostics.items()}
+            for uri, diagnostics in {**connection.closed, **known}.items():
+                file = self._path(uri)
+                if file is None or (wanted is not None and uri not in wanted):
+                    continue
+                shown = self.workspace.display(file)
+                found += [(shown, problem(d, connection.spec.name)) for d in diagnostics]
+        found.sort(key=lambda item: (item[0], item[1].line, item[1].column))
+        lines = [p.line_text(shown) for shown, p in found[: MAX_SHOWN * 5]]
+        return lines or ["No problems reported."]
+
+    def _path(self, uri: str) -> Path | None:
+        from di_code.tools.lsp.locations import uri_path
+
+        path = uri_path(uri)
+        return path if path is not None and self.workspace.contains(path) else None
+
+    async def _places(self, places: list[tuple[str, int, int, str]]) -> list[str]:
+        inside = [p for p in places if self._path(p[0]) is not None]
+        return await asyncio.to_thread(place_lines, self.workspace, inside)

@@ -1,0 +1,294 @@
+"""`di-code run` ended by SIGINT, SIGTERM or SIGHUP, or a closed pseudo-terminal, in each state
+it can be in: starting its MCP servers, running a bash command, running a hook, its loop blocked
+by a plugin tool (the watchdog ends it), a tool deaf to the abort (a second signal ends it).
+
+Each test checks the exit code, that the process ends within a generous bound, and that no
+process of its tree is left: every one carries a marker in its environment, looked for in /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ptyprocess import PtyProcess
+
+from tests.cli.conftest import DI_CODE, WriteHook, cli_env
+from tests.cli.test_mcp_e2e import ROOT, toml_table
+from tests.cli.test_run_interrupt import saved_stop_reasons
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import MARK, SAFETY_TIMEOUT, alive, marked, wait_until
+
+EXIT_BOUND = 15.0
+"""Seconds: a hang is what is caught, not a slow exit."""
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
+EACH_SIGNAL = pytest.mark.parametrize("number", list(CODES), ids=["INT", "TERM", "HUP"])
+
+PLUGIN = """
+import asyncio, os, time
+from pathlib import Path
+
+class _Tool:
+    description = "for the stop tests"
+    parameters = {"type": "object"}
+
+    def started(self):
+        Path(os.environ["STOP_TEST_DIR"], self.name).write_text("started")
+
+class Block(_Tool):
+    name = "block"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        self.started()
+        time.sleep(1000)  # a plugin's bug: it blocks the event loop
+        return []
+
+class Deaf(_Tool):
+    name = "deaf"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        self.started()
+        await asyncio.sleep(1000)  # it never listens to the abort
+        return []
+"""
+
+
+def plugin_site(folder: Path) -> Path:
+    """A folder for PYTHONPATH where PLUGIN is installed as pip leaves a distribution."""
+    site = folder / "site"
+    (site / "stop_plugin-1.0.dist-info").mkdir(parents=True)
+    (site / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+        "[di_code.tools]\nblock = stop_plugin:Block\ndeaf = stop_plugin:Deaf\n"
+    )
+    (site / "stop_plugin.py").write_text(PLUGIN)
+    return site
+
+
+def call(name: str, arguments: dict[str, object]) -> Turn:
+    return Turn(tool_calls=(ToolCallSpec(name, arguments, "c1"),))
+
+
+class Launch:
+    """`di-code run --yes --sandbox off PROMPT` with the marker; its processes ended after."""
+
+    def __init__(self, home: Path, server: LLMServer, folder: Path) -> None:
+        self.home, self.server, self.folder = home, server, folder
+        self.mark = uuid.uuid4().hex
+        self.process: subprocess.Popen[str] | None = None
+        self.pty: PtyProcess | None = None
+        site = plugin_site(folder)
+        self.env = cli_env(
+            home, server, **{MARK: self.mark, "PYTHONPATH": str(site), "STOP_TEST_DIR": str(folder)}
+        )
+        self.argv = [DI_CODE, "run", "--yes", "--sandbox", "off", "go"]
+
+    def start(self) -> subprocess.Popen[str]:
+        self.process = subprocess.Popen(
+            self.argv,
+            cwd=self.folder,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        return self.process
+
+    def start_in_terminal(self) -> PtyProcess:
+        self.pty = PtyProcess.spawn(self.argv, cwd=str(self.folder), env=self.env)
+        return self.pty
+
+    def wait_for(self, name: str) -> None:
+        wait_until(lambda: (self.folder / name).exists(), f"{name} to start")
+
+    def stop(self, *numbers: signal.Signals, between: float = 0.0) -> tuple[int, float, str]:
+        """Send the signals; the exit code, the seconds until the exit, stderr."""
+        assert self.process is not None
+        started = time.monotonic()
+        for number in numbers:
+            self.process.send_signal(number)
+            time.sleep(between)
+        _, stderr = self.process.communicate(timeout=SAFETY_TIMEOUT)
+        return self.process.returncode, time.monotonic() - started, stderr
+
+    def assert_nothing_left(self) -> None:
+        wait_until(lambda: not marked(self.mark), "every process of the tree to end")
+
+    def end(self) -> None:
+        for process in [self.process, self.pty]:
+            if process is not None and process.pid and alive(process.pid):
+                os.kill(process.pid, signal.SIGKILL)
+        for pid in marked(self.mark):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def launch(di_code_home: Path, llm_server: LLMServer, tmp_path: Path) -> Iterator[Launch]:
+    made = Launch(di_code_home, llm_server, tmp_path)
+    try:
+        yield made
+    finally:
+        made.end()
+
+
+def slow_mcp_server(launch: Launch, home: Path) -> None:
+    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long."""
+    env = {
+        "MCP_FIXTURE_DIR": str(launch.folder),
+        "MCP_FIXTURE_NAME": "slow",
+        "MCP_FIXTURE_INIT_DELAY": "1000",
+        MARK: launch.mark,
+    }
+    server = {
+        "command": sys.executable,
+        "args": ["-m", "tests.support.mcp_fixture_server", "stdio"],
+        "cwd": str(ROOT),
+        "timeout": 600,
+        "env": env,
+    }
+    (home / "config.toml").write_text(toml_table("slow", server))
+
+
+@EACH_SIGNAL
+def test_a_signal_while_an_mcp_server_starts(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    slow_mcp_server(launch, di_code_home)
+    llm_server.script(Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("slow.init")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert not llm_server.requests
+    launch.assert_nothing_left()
+
+
+@EACH_SIGNAL
+def test_a_signal_while_a_bash_command_runs(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    llm_server.script(call("bash", {"command": f"touch {launch.folder}/bash; sleep 1000"}))
+    launch.start()
+    launch.wait_for("bash")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"  # the loop acted: no watchdog
+    launch.assert_nothing_left()
+
+
+def test_a_closed_terminal_while_a_bash_command_runs(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    llm_server.script(call("bash", {"command": f"touch {launch.folder}/bash; sleep 1000"}))
+    terminal = launch.start_in_terminal()
+    launch.wait_for("bash")
+    started = time.monotonic()
+    terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
+    wait_until(lambda: not terminal.isalive(), "di-code to end")
+    assert time.monotonic() - started < EXIT_BOUND
+    assert terminal.exitstatus == 129
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    launch.assert_nothing_left()
+
+
+def test_a_signal_while_a_hook_runs(
+    launch: Launch, llm_server: LLMServer, user_hook: WriteHook
+) -> None:
+    user_hook("UserPromptSubmit", "hook.sh", f"touch {launch.folder}/hook\nsleep 1000\n")
+    llm_server.script(Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("hook")
+    code, seconds, stderr = launch.stop(signal.SIGTERM)
+    assert code == 143, stderr
+    assert seconds < EXIT_BOUND
+    launch.assert_nothing_left()
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_blocked_loop_is_ended_by_the_watchdog(
+    launch: Launch, llm_server: LLMServer, number: signal.Signals
+) -> None:
+    llm_server.script(
+        call("bash", {"command": f"sleep 1000 > /dev/null 2>&1 & touch {launch.folder}/bash"}),
+        call("block", {}),
+    )
+    launch.start()
+    launch.wait_for("block")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    launch.assert_nothing_left()  # the background job bash left is killed too
+
+
+def test_a_second_signal_within_two_seconds_ends_at_once(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    llm_server.script(call("deaf", {}))
+    process = launch.start()
+    launch.wait_for("deaf")
+    process.send_signal(signal.SIGTERM)
+    time.sleep(1.5)  # past the watchdog's second: the loop acted, and the tool does not stop
+    assert process.poll() is None
+    code, seconds, stderr = launch.stop(signal.SIGINT)
+    assert code == 143, stderr  # the first signal's code
+    assert seconds < EXIT_BOUND
+    launch.assert_nothing_left()
+
+
+def test_kill_9_takes_the_mcp_server_and_the_command_with_it(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """No handler runs on SIGKILL: the kernel ends each child (PR_SET_PDEATHSIG)."""
+    slow_mcp_server(launch, di_code_home)
+    llm_server.script(call("bash", {"command": f"touch {launch.folder}/bash; exec sleep 1000"}))
+    launch.start()
+    launch.wait_for("slow.init")
+    assert launch.stop(signal.SIGKILL)[0] == -signal.SIGKILL
+    launch.assert_nothing_left()
+    (di_code_home / "config.toml").unlink()  # the model's first reply is the one left
+    launch.start()
+    launch.wait_for("bash")
+    assert launch.stop(signal.SIGKILL)[0] == -signal.SIGKILL
+    launch.assert_nothing_left()
+
+
+def reading_stdin(pid: int) -> bool:
+    """The process waits in read(2) on descriptor 0 (x86-64's syscall number 0)."""
+    try:
+        return Path(f"/proc/{pid}/syscall").read_text().startswith("0 0x0 ")
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
+@EACH_SIGNAL
+def test_a_signal_while_the_prompt_is_read_from_stdin(
+    launch: Launch, llm_server: LLMServer, number: signal.Signals
+) -> None:
+    launch.argv = launch.argv[:-1]  # no prompt argument: it is read from stdin
+    process = subprocess.Popen(
+        launch.argv,
+        cwd=launch.folder,
+        env=launch.env,
+        stdin=subprocess.PIPE,  # open, and nothing written yet
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    launch.process = process
+    wait_until(lambda: reading_stdin(process.pid), "di-code to read its prompt")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert not llm_server.requests

@@ -1,0 +1,115 @@
+"""The door for children: every process di-code starts goes through di_code.ai.children (a
+group of its own, PR_SET_PDEATHSIG, stopped at exit), so none outlives di-code. Read from the
+code: a module that calls a process-starting function itself fails here."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
+DOOR = "ai/children.py"
+
+SPAWNERS = {
+    "subprocess": {"run", "Popen", "call", "check_call", "check_output", "getoutput"},
+    "asyncio": {"create_subprocess_exec", "create_subprocess_shell"},
+    "os": {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp"}
+    | {f"exec{tail}" for tail in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")}
+    | {f"spawn{tail}" for tail in ("l", "le", "lp", "lpe", "v", "ve", "vp", "vpe")},
+    "anyio": {"open_process", "run_process"},
+    "pty": {"spawn", "fork"},
+}
+LOOP_SPAWNERS = {"subprocess_exec", "subprocess_shell"}
+"""`loop.subprocess_exec(...)`: whatever the loop is called."""
+
+OUTSIDE_THE_DOOR = {
+    "batch/worker.py": "the task's keeper, which sets PR_SET_PDEATHSIG itself (set_death_signal)",
+    "cli/batch_child.py": "the keeper forks `run`, which sets it too (set_death_signal)",
+}
+
+
+def spawns(source: str) -> list[str]:
+    """The process-starting calls in `source` made without the door (`module.name` each); a
+    stdio MCP server's parameters count as one unless `dying_argv` builds its command."""
+    tree = ast.parse(source)
+    imported: dict[str, str] = {}  # a name imported from a spawning module -> module.name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in SPAWNERS:
+            for alias in node.names:
+                if alias.name in SPAWNERS[node.module]:
+                    imported[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    found: list[str] = []
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            base = func.value.id if isinstance(func.value, ast.Name) else None
+            if func.attr in SPAWNERS.get(base or "", set()) or func.attr in LOOP_SPAWNERS:
+                found.append(f"{base or '?'}.{func.attr}")
+        elif isinstance(func, ast.Name):
+            if func.id in imported:
+                found.append(imported[func.id])
+            elif func.id == "StdioServerParameters" and "dying_argv" not in names:
+                found.append("mcp.StdioServerParameters")
+    return found
+
+
+def test_every_child_is_started_through_the_door() -> None:
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative == DOOR or relative in OUTSIDE_THE_DOOR:
+            continue
+        found = spawns(path.read_text(encoding="utf-8"))
+        if found:
+            offenders[relative] = found
+    assert offenders == {}, "start children with di_code.ai.children (start_child, run_child)"
+
+
+def test_the_exceptions_still_start_what_they_say() -> None:
+    for relative in OUTSIDE_THE_DOOR:
+        source = (PACKAGE / relative).read_text(encoding="utf-8")
+        assert spawns(source), f"{relative} starts nothing any more: take it off the list"
+        assert "set_death_signal" in source or "batch_child" in source
+
+
+def test_the_checker_catches_a_planted_one() -> None:
+    planted = """
+import asyncio, os, subprocess
+from asyncio import create_subprocess_exec as spawn
+from mcp.client.stdio import StdioServerParameters
+
+async def bad(loop):
+    subprocess.run(["git", "status"])
+    subprocess.Popen(["sleep", "1"])
+    await spawn("bash", "-c", "true")
+    await asyncio.create_subprocess_shell("true")
+    await loop.subprocess_exec(lambda: None, "true")
+    os.posix_spawn("/bin/true", ["true"], {})
+    os.execvp("true", ["true"])
+    StdioServerParameters(command="server", args=[])
+"""
+    assert sorted(spawns(planted)) == sorted(
+        [
+            "subprocess.run",
+            "subprocess.Popen",
+            "asyncio.create_subprocess_exec",
+            "asyncio.create_subprocess_shell",
+            "loop.subprocess_exec",
+            "os.posix_spawn",
+            "os.execvp",
+            "mcp.StdioServerParameters",
+        ]
+    )
+    through_the_door = """
+from di_code.ai.children import dying_argv, run_child, start_child
+
+async def good():
+    run_child(["git", "status"])
+    await start_child("bash", "-c", "true")
+    command, *args = dying_argv(["server"])
+    StdioServerParameters(command=command, args=args)
+"""
+    assert spawns(through_the_door) == []

@@ -1,0 +1,209 @@
+"""Language servers that misbehave, as tiny real servers (tests/support/lsp_fixture_server.py):
+an edit reports only the problems it introduced, a crash is said once and the server comes
+back, a server that never answers initialize is left behind, a flood is bounded, and a file
+no server serves costs nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from di_code.agent import AgentTool, ToolResult
+from di_code.tools import default_tools
+from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.servers import catalog
+from tests.support.processes import alive, wait_until
+from tests.tools.conftest import error_of, run
+
+FIXTURE = Path(__file__).resolve().parents[1] / "support" / "lsp_fixture_server.py"
+
+MakeTools = Callable[..., "asyncio.Future[dict[str, AgentTool]]"]
+
+
+def fixture_servers(workspace: Path, mode: str, **table: Any) -> LanguageServers:
+    command = [sys.executable, str(FIXTURE), mode, str(workspace)]
+    found = catalog(
+        {"fixture": {"command": command, "extensions": [".txt"], **table}}, which=lambda _: None
+    )
+    return LanguageServers(found, workspace)
+
+
+@pytest.fixture
+async def lsp_tools(workspace: Path) -> AsyncIterator[Callable[..., dict[str, AgentTool]]]:
+    made: list[LanguageServers] = []
+
+    def make(mode: str, **table: Any) -> dict[str, AgentTool]:
+        servers = fixture_servers(workspace, mode, **table)
+        made.append(servers)
+        return {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
+
+    yield make
+    for servers in made:
+        await servers.aclose()
+
+
+def server_pids(workspace: Path) -> list[int]:
+    """The fixture servers started for this workspace (their command line names it)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if str(FIXTURE).encode() in argv and str(workspace).encode() in argv:
+                pids.append(int(proc.name))
+    return [pid for pid in pids if alive(pid)]
+
+
+def text(result: ToolResult) -> str:
+    return "".join(getattr(block, "text", "") for block in result.content)
+
+
+async def test_an_edit_reports_what_it_introduced_and_what_it_fixed_not_old_noise(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("BAD old\nfine\n")
+    edit = lsp_tools("lines")["edit"]
+    result = await run(edit, {"path": "a.txt", "old_text": "fine", "new_text": "BAD new"})
+    assert "New problems in a.txt (language server):\na.txt:2:1: error: BAD found here" in text(
+        result
+    )
+    assert "a.txt:1:" not in text(result)  # the old problem is not repeated
+    assert result.details["diagnostics"] == [
+        {"path": "a.txt", "line": 2, "column": 1, "severity": "error",
+         "message": "BAD found here", "source": "fixture", "code": ""},
+    ]  # fmt: skip
+    assert result.details["diff"]  # the edit's own details stay
+    fixed = await run(edit, {"path": "a.txt", "old_text": "BAD new", "new_text": "good"})
+    assert "Fixed in a.txt: error: BAD found here" in text(fixed)
+    assert fixed.details["diagnostics"] == []
+    quiet = await run(edit, {"path": "a.txt", "old_text": "good", "new_text": "better"})
+    assert text(quiet) == "Successfully applied 1 edit to a.txt"
+
+
+async def test_write_of_a_new_file_reports_its_problems(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    write = lsp_tools("lines")["write"]
+    result = await run(write, {"path": "new.txt", "content": "ok\nBAD\n"})
+    assert "new.txt:2:1: error: BAD found here" in text(result)
+
+
+async def test_a_crashed_server_is_said_once_and_restarted_after_a_back_off(
+    workspace: Path, tmp_path: Path, lsp_tools: Callable[..., dict[str, AgentTool]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(tmp_path / "crashed"))
+    (workspace / "a.txt").write_text("one\n")
+    edit = lsp_tools("crash")["edit"]
+    first = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "BAD"})
+    assert (workspace / "a.txt").read_text() == "BAD\n"  # the edit itself is done
+    if "exited with code 3" not in text(first):  # the crash may be seen after the result
+        wait_until(lambda: not server_pids(workspace), "the crashed server gone")
+    await asyncio.sleep(1.1)  # the first back-off
+    again = await run(edit, {"path": "a.txt", "old_text": "BAD", "new_text": "BAD two"})
+    said = text(first) + text(again)
+    assert said.count("Language server fixture exited with code 3") == 1
+    assert len(server_pids(workspace)) == 1  # a new one
+    more = await run(edit, {"path": "a.txt", "old_text": "BAD two", "new_text": "BAD\nBAD"})
+    assert "a.txt:2:1: error: BAD found here" in text(more)
+
+
+async def test_a_server_that_never_answers_initialize_is_left_behind_once(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    tools = lsp_tools("silent", startup_timeout=1)
+    first = await run(tools["edit"], {"path": "a.txt", "old_text": "one", "new_text": "BAD"})
+    assert text(first).endswith(
+        "Language server fixture did not answer initialize within 1 s; going on without it."
+    )
+    wait_until(lambda: not server_pids(workspace), "the silent server killed")
+    second = await run(tools["edit"], {"path": "a.txt", "old_text": "BAD", "new_text": "two"})
+    assert text(second) == "Successfully applied 1 edit to a.txt"
+    assert not server_pids(workspace)  # not started again
+
+
+async def test_a_flood_of_diagnostics_is_bounded(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    edit = lsp_tools("flood")["edit"]
+    result = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "two"})
+    # the flood is the same before and after: nothing new
+    assert text(result) == "Successfully applied 1 edit to a.txt"
+    write = lsp_tools("flood")["write"]
+    fresh = await run(write, {"path": "b.txt", "content": "x"})
+    lines = text(fresh).splitlines()
+    assert lines[-1] == "... and 4980 more"
+    assert len(lines) <= 25 and len(text(fresh)) < 10_000
+    assert len(fresh.details["diagnostics"]) == 20
+    assert fresh.details["diagnostics_total"] == 5000
+
+
+async def test_a_file_no_server_serves_starts_none_and_keeps_the_result(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "notes.md").write_text("BAD\n")
+    tools = lsp_tools("lines")
+    result = await run(tools["edit"], {"path": "notes.md", "old_text": "BAD", "new_text": "BAD!"})
+    assert text(result) == "Successfully applied 1 edit to notes.md"
+    assert "diagnostics" not in result.details
+    assert not server_pids(workspace)
+
+
+async def test_the_servers_are_stopped_with_their_door(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("one\n")
+    servers = fixture_servers(workspace, "lines")
+    tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
+    await run(tools["edit"], {"path": "a.txt", "old_text": "one", "new_text": "two"})
+    assert len(server_pids(workspace)) == 1
+    await servers.aclose()
+    wait_until(lambda: not server_pids(workspace), "the server stopped")
+
+
+async def test_a_file_closed_in_the_server_keeps_its_problems_for_the_next_edit(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    for name in "abcde":
+        (workspace / f"{name}.txt").write_text(f"BAD in {name}\nok\n")
+    edit = lsp_tools("lines")["edit"]
+    for name in "abcde":  # more files than a server keeps open: a.txt is closed
+        await run(edit, {"path": f"{name}.txt", "old_text": "ok", "new_text": "fine"})
+    again = await run(edit, {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    assert "a.txt:2:1: error: BAD found here" in text(again)
+    assert "a.txt:1:" not in text(again)  # known from before it was closed, not new
+
+
+async def test_the_status_lines_say_each_servers_state_per_root(workspace: Path) -> None:
+    from di_code.tools.lsp.door import status_lines
+
+    (workspace / "a.txt").write_text("one\n")
+    servers = fixture_servers(workspace, "silent", startup_timeout=1)
+    tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
+    assert status_lines(servers)[1] == "  not started (starts on the first file it serves)"
+    await run(tools["edit"], {"path": "a.txt", "old_text": "one", "new_text": "two"})
+    assert status_lines(servers)[1] == (
+        f"  {workspace}: failed: did not answer initialize within 1 s"
+    )
+    await servers.aclose()
+
+
+async def test_the_lsp_tool_says_in_one_line_what_a_server_cannot_do(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("BAD\n")
+    lsp = lsp_tools("lines")["lsp"]
+    where = {"operation": "definition", "path": "a.txt", "line": 1, "character": 1}
+    message = await error_of(lsp, where)
+    assert message.startswith("The language server refused: ")
+    problems = await run(lsp, {"operation": "diagnostics", "path": "a.txt"})
+    assert text(problems) == "a.txt:1:1: error: BAD found here [fixture]"
+    nothing = await error_of(lsp, {"operation": "hover", "path": "a.txt"})
+    assert nothing == "Give line and character, or symbol"
