@@ -46,13 +46,35 @@ LAUNCHER = (
 async def start_child(
     *argv: str, own_group: bool = True, **options: Any
 ) -> asyncio.subprocess.Process:
-    """`asyncio.create_subprocess_exec` through the door."""
-    process = await asyncio.create_subprocess_exec(
-        *argv, start_new_session=own_group, preexec_fn=_in_child(), **options
+    """`asyncio.create_subprocess_exec` through the door. A stop while the child is being
+    made (it runs already; its pipes are being connected) kills it once it is made: asyncio
+    would otherwise kill only the child itself and then wait for its pipes, which a process
+    it started (a hook's `sleep`) holds open, for ever."""
+    making = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            *argv, start_new_session=own_group, preexec_fn=_in_child(), **options
+        )
     )
+    try:
+        process = await asyncio.shield(making)
+    except asyncio.CancelledError:
+        making.add_done_callback(functools.partial(_kill_made, own_group=own_group))
+        raise
     if own_group:
         remember(process.pid)
     return process
+
+
+def _kill_made(making: asyncio.Future[asyncio.subprocess.Process], own_group: bool) -> None:
+    """The child a stopped `start_child` made, and its group, killed."""
+    if making.cancelled() or making.exception() is not None:
+        return
+    pid = making.result().pid
+    if own_group:
+        signal_group(pid, signal.SIGKILL)
+    else:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def run_child(
