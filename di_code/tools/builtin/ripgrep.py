@@ -20,9 +20,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from signal import SIGKILL
 
 from di_code.ai.abort import AbortSignal
-from di_code.ai.children import start_child
+from di_code.ai.children import signal_group, start_child
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 COMMON_FLAGS = (
@@ -86,8 +87,11 @@ async def read_lines(
     assert proc.stdout is not None and proc.stderr is not None
 
     def kill(_: object = None) -> None:
+        # its group, through the door: Process.kill() polls first (Popen.send_signal), which
+        # can reap a child that just ended before asyncio's watcher does, and the watcher then
+        # reports exit code 255 ("grep failed: exit code 255", seen under load)
         if proc.returncode is None:
-            proc.kill()
+            signal_group(proc.pid, SIGKILL)
 
     signal.add_listener(kill)
     errors = asyncio.create_task(proc.stderr.read())
