@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.files.door import FileTooLarge, NotRegularFile, read_path
 from di_code.batch.checkout import CheckoutError, is_url
 
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
@@ -219,25 +218,16 @@ def _prompt(data: dict[str, Any], base: Path) -> str:
     name = _text(data, "prompt_file", required=True) or ""
     shown = f"prompt_file {echo(name)}"
     limit = MAX_CHARS["prompt"]
-    try:
-        raw = _read_bounded(base / name, 4 * limit + 1)  # UTF-8: at most 4 bytes a character
-        if len(raw) > 4 * limit:
-            raise ValueError(f"{shown} is over {limit} characters long")
-        return checked(raw.decode("utf-8"), shown, limit)
+    try:  # UTF-8: at most 4 bytes a character
+        return checked(read_path(base / name, 4 * limit).decode("utf-8"), shown, limit)
+    except FileTooLarge:
+        raise ValueError(f"{shown} is over {limit} characters long") from None
+    except NotRegularFile:  # a FIFO or a device, refused without waiting on it
+        raise ValueError(f"{shown}: not a regular file") from None
     except OSError as exc:
         raise ValueError(f"{shown}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:
         raise ValueError(f"{shown} is not UTF-8 text") from None
-
-
-def _read_bounded(path: Path, limit: int) -> bytes:
-    """At most `limit` bytes of the regular file `path` (a FIFO or a device is refused
-    without waiting on it)."""
-    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    with open(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            raise OSError(0, "not a regular file")
-        return handle.read(limit)
 
 
 def _env(data: dict[str, Any]) -> dict[str, str]:
