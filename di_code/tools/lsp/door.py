@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from di_code.ai.files.door import read_path
 from di_code.tools.lsp.report import Problem, problem, serious
@@ -32,8 +33,7 @@ MAX_FILE = 2_000_000
 MAX_CRASHES = 5
 
 
-@dataclass(slots=True)
-class Slot:
+class Slot(Struct):
     spec: ServerSpec
     root: Path
     connection: Connection | None = None
@@ -45,8 +45,7 @@ class Slot:
     watch: asyncio.Task[None] | None = None
 
 
-@dataclass(slots=True)
-class LanguageServers:
+class LanguageServers(Struct):
     catalog: Catalog
     top: Path
     """The working directory: roots are looked for up to it."""

@@ -5,8 +5,9 @@ a bounded number of short lines. Pure: it knows nothing of servers."""
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 MAX_SHOWN = 20
 """Problems listed per result; the rest are counted."""
@@ -14,8 +15,7 @@ MAX_MESSAGE = 300
 SEVERITIES = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(Struct, frozen=True):
     line: int
     """1-based, as the model reads files."""
     column: int

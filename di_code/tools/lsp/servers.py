@@ -18,16 +18,17 @@ import fnmatch
 import re
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec import Struct, field
 
 DEFAULT_STARTUP_TIMEOUT = 10.0
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
-@dataclass(frozen=True, slots=True)
-class ServerSpec:
+class ServerSpec(Struct, frozen=True):
     name: str
     command: tuple[str, ...]
     extensions: tuple[str, ...] = ()
@@ -82,8 +83,7 @@ PRESETS: tuple[tuple[ServerSpec, ...], ...] = (
 """Each preset's candidates, the first whose program is on PATH wins."""
 
 
-@dataclass(frozen=True, slots=True)
-class Catalog:
+class Catalog(Struct, frozen=True):
     """The servers di-code may start, and the presets whose program is missing."""
 
     servers: tuple[ServerSpec, ...]
@@ -139,7 +139,7 @@ def _configured(name: str, table: Any, preset: ServerSpec | None) -> ServerSpec:
     enabled = table.get("enabled", True)
     if not isinstance(enabled, bool):
         raise ValueError("enabled must be true or false")
-    spec = replace(base, **changes, startup_timeout=float(timeout), enabled=enabled)
+    spec = msgspec.structs.replace(base, **changes, startup_timeout=float(timeout), enabled=enabled)
     if spec.enabled and not spec.command:
         raise ValueError("command is required (a list: program and arguments)")
     if spec.enabled and not (spec.extensions or spec.globs):
