@@ -14,12 +14,18 @@ from types import ModuleType
 import msgspec
 import pytest
 
+from di_code.tools.builtin import spill
+from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.lsp import door, report, servers
 from di_code.tools.lsp.door import LanguageServers, Slot
 from di_code.tools.lsp.report import Problem
 from di_code.tools.lsp.servers import Catalog, ServerSpec, catalog
+from di_code.tools.policy import bash_policy, sandbox, sandbox_mounts
+from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
+from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
-MODULES = [door, report, servers]
+MODULES = [door, report, servers, sandbox_mounts, sandbox, spill, bash_policy]
 
 
 def _data_types(module: ModuleType) -> list[type]:
@@ -63,3 +69,21 @@ def test_language_server_types_keep_their_semantics() -> None:
     slot = Slot(spec, Path("/"))
     slot.state = "running"
     assert (slot.state, slot.crashes, slot.connection) == ("running", 0, None)
+
+
+def test_bash_policy_types_keep_their_semantics() -> None:
+    paths = SandboxPaths(Path("/home"), hide=(Path("/secret"),))
+    assert paths == SandboxPaths(di_code_home=Path("/home"), hide=(Path("/secret"),), reveal=())
+    choice = SandboxChoice("read-only", True, paths)
+    assert choice.sandbox("ask") == Sandbox("read-only", network=True, paths=paths)
+    assert hash(choice) == hash(SandboxChoice(requested="read-only", network=True, paths=paths))
+    assert SandboxChoice().paths == SandboxPaths() and SandboxChoice("off").sandbox("auto") is None
+    policy = BashPolicy()
+    assert policy.sandboxing == SandboxChoice("off") and policy.spill == SpillFolder()
+    assert policy.mode() == "ask" and policy.state() == "unsandboxed"
+    assert BashPolicy(mode=lambda: "auto").mode() == "auto"
+    folder = SpillFolder.for_session(Path("/s/a.jsonl"))
+    assert (folder.path, folder.session_file) == (Path("/s/a.bash-output"), Path("/s/a.jsonl"))
+    assert pickle.loads(pickle.dumps(folder)) == folder
+    with pytest.raises(AttributeError):
+        folder.path = None  # type: ignore[misc]

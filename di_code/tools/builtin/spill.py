@@ -17,9 +17,10 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
+
+from msgspec import Struct
 
 from di_code.ai.private_files import private_folder
 
@@ -30,8 +31,7 @@ RETENTION = 7 * 24 * 3600.0
 SPILL_BLOCK = 256 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class SpillFolder:
+class SpillFolder(Struct, frozen=True):
     path: Path | None = None
     """None: the di-code temp folder."""
     session_file: Path | None = None
@@ -39,7 +39,7 @@ class SpillFolder:
     file_cap: int = FILE_CAP
     total_cap: int = TOTAL_CAP
     retention: float = RETENTION
-    now: float | None = field(default=None, compare=False)
+    now: float | None = None
     """The time pruning compares with (tests); None: the clock."""
 
     @classmethod

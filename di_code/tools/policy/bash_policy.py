@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from di_code.tools.builtin.cards import BASH
 from di_code.tools.builtin.spill import SpillFolder
@@ -28,8 +29,7 @@ def _ask() -> str:
     return "ask"
 
 
-@dataclass(frozen=True, slots=True)
-class BashPolicy:
+class BashPolicy(Struct, frozen=True):
     """How commands run: confined or not, with which variables hidden, spilling where, and
     where (di-code's own processes, or the editor's terminals)."""
 

@@ -21,9 +21,10 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
+
+from msgspec import Struct, field
 
 from di_code.ai.children import run_child
 from di_code.tools.policy.placeholders import holding
@@ -34,8 +35,7 @@ SandboxMode = Literal["off", "workspace-write", "read-only"]
 PROBE_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True, slots=True)
-class Sandbox:
+class Sandbox(Struct, frozen=True):
     """How bash commands are confined: a mode other than off, and whether they may connect."""
 
     mode: Literal["workspace-write", "read-only"] = "workspace-write"
@@ -120,8 +120,7 @@ class SandboxUnavailable(Exception):
     """A sandbox was asked for, but bubblewrap is missing or does not work here."""
 
 
-@dataclass(frozen=True, slots=True)
-class SandboxChoice:
+class SandboxChoice(Struct, frozen=True):
     """The user's choice, read for each command against the permission mode of the moment.
 
     `requested` is an explicit mode (--sandbox, `[sandbox] mode`), which holds in every

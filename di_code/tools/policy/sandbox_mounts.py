@@ -25,8 +25,9 @@ import contextlib
 import os
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from di_code.tools.policy.placeholders import placeholder_paths
 from di_code.tools.policy.protected import protected_entries
@@ -68,8 +69,7 @@ LISTENING = "00010000"
 """`__SO_ACCEPTCON` in /proc/net/unix's flags: a socket that accepts connections."""
 
 
-@dataclass(frozen=True, slots=True)
-class SandboxPaths:
+class SandboxPaths(Struct, frozen=True):
     """The paths that are not as they are on the host: `DI_CODE_HOME` (protected and
     hidden), and the user's `[sandbox] hide` and `reveal` lists (absolute paths)."""
 
