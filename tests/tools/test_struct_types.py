@@ -20,12 +20,15 @@ from di_code.tools.lsp import door, report, servers
 from di_code.tools.lsp.door import LanguageServers, Slot
 from di_code.tools.lsp.report import Problem
 from di_code.tools.lsp.servers import Catalog, ServerSpec, catalog
-from di_code.tools.policy import bash_policy, sandbox, sandbox_mounts
+from di_code.tools.policy import bash_policy, bash_wrappers, sandbox, sandbox_mounts, shell_parse
 from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.policy.bash_wrappers import SU, WRAPPERS, Wrapper
 from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
 from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from di_code.tools.policy.shell_parse import ParsedLine, SimpleCommand, parse_line
 
-MODULES = [door, report, servers, sandbox_mounts, sandbox, spill, bash_policy]
+MODULES = [door, report, servers, sandbox_mounts, sandbox, spill, bash_policy, bash_wrappers]
+MODULES += [shell_parse]
 
 
 def _data_types(module: ModuleType) -> list[type]:
@@ -87,3 +90,16 @@ def test_bash_policy_types_keep_their_semantics() -> None:
     assert pickle.loads(pickle.dumps(folder)) == folder
     with pytest.raises(AttributeError):
         folder.path = None  # type: ignore[misc]
+
+
+def test_shell_types_keep_their_semantics() -> None:
+    line = parse_line("sudo rm -rf x")
+    inner = SimpleCommand(("rm", "-rf", "x"))
+    words = ("sudo", "rm", "-rf", "x")
+    assert line == ParsedLine((SimpleCommand(words, (inner,)),), (words, ("rm", "-rf", "x")))
+    assert hash(line) == hash(parse_line("sudo  rm -rf x"))
+    assert line.commands is not None and line.commands[0].layers()[1].program == "rm"
+    runuser = WRAPPERS["runuser"]
+    assert runuser.code == SU.code and runuser.operands == -1 and runuser.bare is None
+    assert "--user" in runuser.valued and "--user" not in SU.valued
+    assert Wrapper() == Wrapper(frozenset(), bare=()) and hash(Wrapper()) == hash(Wrapper())

@@ -11,7 +11,9 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+
+import msgspec
+from msgspec import Struct
 
 from di_code.tools.policy.bash_forms import SOURCES, Word, names, special_assignment
 
@@ -39,8 +41,7 @@ _SHELL_VALUED = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 """Shell options whose value is the next word (`bash -o posix -c …`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Wrapper:
+class Wrapper(Struct, frozen=True):
     """A program that runs another command given in its words, and its option grammar.
 
     An option not listed here makes the command unreadable: a wrong guess about which
@@ -179,7 +180,9 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
     "su": SU,  # above: runuser starts from it
     # runuser -u USER COMMAND, or like su: USER -c CODE; read like su (no -c: unseen).
-    "runuser": replace(SU, valued=SU.valued | names("-u --user -w"), flags=SU.flags | names("-f")),
+    "runuser": msgspec.structs.replace(
+        SU, valued=SU.valued | names("-u --user -w"), flags=SU.flags | names("-f")
+    ),
     # unbuffer COMMAND (expect's).
     "unbuffer": Wrapper(flags=names("-p")),
     # taskset [-a] [-c] MASK COMMAND.

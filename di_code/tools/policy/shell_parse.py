@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from di_code.tools.policy.bash_forms import (
     COMMAND_VARIABLES,
@@ -57,8 +58,7 @@ _GLOB = frozenset("*?")
 _NOT_WORDS = frozenset({"variable_assignment", "file_redirect", "herestring_redirect"})
 
 
-@dataclass(frozen=True, slots=True)
-class SimpleCommand:
+class SimpleCommand(Struct, frozen=True):
     """One simple command: its words (None where unknowable) and what it runs in turn.
 
     `unreadable` is set when what it runs cannot be known from the line: a program name that
@@ -85,8 +85,7 @@ class SimpleCommand:
         return found
 
 
-@dataclass(frozen=True, slots=True)
-class ParsedLine:
+class ParsedLine(Struct, frozen=True):
     """A command line as parsed: None for `commands` when the parser could not read it."""
 
     commands: tuple[SimpleCommand, ...] | None
