@@ -14,8 +14,13 @@ from types import ModuleType
 import msgspec
 import pytest
 
-from di_code.tools.builtin import spill
+from di_code.tools.builtin import spill, subagents, workspace
 from di_code.tools.builtin.spill import SpillFolder
+from di_code.tools.builtin.subagents import Subagents
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.extensions import mcp_config, plugins
+from di_code.tools.extensions.mcp_config import McpServerConfig, parse_servers
+from di_code.tools.extensions.plugins import EntryPoint, PluginTools
 from di_code.tools.lsp import door, report, servers
 from di_code.tools.lsp.door import LanguageServers, Slot
 from di_code.tools.lsp.report import Problem
@@ -28,7 +33,7 @@ from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from di_code.tools.policy.shell_parse import ParsedLine, SimpleCommand, parse_line
 
 MODULES = [door, report, servers, sandbox_mounts, sandbox, spill, bash_policy, bash_wrappers]
-MODULES += [shell_parse]
+MODULES += [shell_parse, subagents, workspace, mcp_config, plugins]
 
 
 def _data_types(module: ModuleType) -> list[type]:
@@ -103,3 +108,20 @@ def test_shell_types_keep_their_semantics() -> None:
     assert runuser.code == SU.code and runuser.operands == -1 and runuser.bare is None
     assert "--user" in runuser.valued and "--user" not in SU.valued
     assert Wrapper() == Wrapper(frozenset(), bare=()) and hash(Wrapper()) == hash(Wrapper())
+
+
+def test_session_and_extension_types_keep_their_semantics(tmp_path: Path) -> None:
+    space = Workspace.create(tmp_path, [tmp_path / "other"])
+    assert space == Workspace((tmp_path.resolve(), (tmp_path / "other").resolve()))
+    assert space.root == tmp_path.resolve() and hash(space) == hash(Workspace(space.roots))
+    with pytest.raises(AttributeError):
+        space.roots = ()  # type: ignore[misc]
+    team = Subagents(None, lambda tools: "", default_model="m")  # type: ignore[arg-type]
+    assert team.kinds == {} and team.kinds is not Subagents(None, str).kinds  # type: ignore[arg-type]
+    servers, _ = parse_servers({"s": {"command": "srv", "args": ["-v"]}}, "config.toml")
+    assert servers == [McpServerConfig("s", "config.toml", "srv", ("-v",))]
+    assert servers[0].env == {} and servers[0].timeout == 30.0
+    entry = EntryPoint("weather", "json:dumps", "demo")
+    assert entry == EntryPoint(name="weather", value="json:dumps", distribution="demo")
+    assert entry.load() is __import__("json").dumps and hash(entry) == hash(entry)
+    assert PluginTools(()) == PluginTools(tools=(), warnings=())

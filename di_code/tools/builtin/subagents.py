@@ -8,8 +8,9 @@ tool's description is read at every request and lists the custom subagents.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct, field
 
 from di_code.agent.tool import AgentTool
 from di_code.ai.stream import Provider
@@ -50,8 +51,7 @@ RecordTranscript = Callable[[str, "Agent"], str | None]
 """Keeps a subagent's messages with the session (by its tool call id); returns the file."""
 
 
-@dataclass(frozen=True, slots=True)
-class Subagents:
+class Subagents(Struct, frozen=True):
     parent: Agent
     """The session's agent: a subagent uses its provider, model, limits and reasoning as they
     are when the task starts, picks from its tools, and passes its hooks (the permission gate,

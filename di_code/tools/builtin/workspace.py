@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from di_code.ai.files.resolve import Outside, Target, resolve_path
 from di_code.tools.builtin.errors import ToolError
@@ -19,8 +20,7 @@ from di_code.tools.builtin.files import open_error
 from di_code.tools.builtin.names import unescaped_path
 
 
-@dataclass(frozen=True, slots=True)
-class Workspace:
+class Workspace(Struct, frozen=True):
     roots: tuple[Path, ...]
     """Real paths; the first is the working directory that relative paths start from."""
 

@@ -23,17 +23,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct, field
 
 DEFAULT_TIMEOUT_S = 30.0
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 """Server names become part of tool names (`mcp__NAME__TOOL`), which providers restrict."""
 
 
-@dataclass(frozen=True, slots=True)
-class McpServerConfig:
+class McpServerConfig(Struct, frozen=True):
     name: str
     source: str
     """The file it came from, for messages."""

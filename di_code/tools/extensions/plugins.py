@@ -22,8 +22,9 @@ import os
 import re
 import sys
 from collections.abc import Collection, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from di_code.agent.tool import AgentTool, bind_tool
 from di_code.tools.extensions.tool_names import PROVIDER_NAME
@@ -32,8 +33,7 @@ GROUP = "di_code.tools"
 _SECTION = re.compile(r"^\[\s*(.+?)\s*\]\s*$")
 
 
-@dataclass(frozen=True, slots=True)
-class EntryPoint:
+class EntryPoint(Struct, frozen=True):
     name: str
     value: str
     """`module:attribute` (the attribute may be dotted, or absent)."""
@@ -48,8 +48,7 @@ class EntryPoint:
         return target
 
 
-@dataclass(frozen=True, slots=True)
-class PluginTools:
+class PluginTools(Struct, frozen=True):
     tools: tuple[AgentTool, ...]
     warnings: tuple[str, ...] = ()
 
