@@ -21,6 +21,7 @@ from typing import Any
 from acp import RequestError, helpers
 from acp.schema import (
     CloseSessionResponse,
+    DeleteSessionResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
@@ -51,7 +52,7 @@ from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
-from di_code.acp.stored import check_stored
+from di_code.acp.stored import check_stored, delete_stored
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
@@ -122,6 +123,21 @@ class Sessions:
         """End one session: its running prompt cancelled, its servers and tools stopped."""
         await self._end(self._live(session_id), "the editor closed the session")
         return CloseSessionResponse()
+
+    async def delete_session(self, session_id: str, workspace: Path) -> DeleteSessionResponse:
+        """Delete a stored session of `workspace` with its undo data. Not while it is open
+        here (close it first): its prompt and tools would go on with a deleted file. Its id
+        is taken while the files go, so a load of it at the same time is refused."""
+        if session_id in self._sessions or session_id in self._changing:
+            raise RequestError.invalid_request(
+                {"sessionId": "that session is open: close it first (session/close)"}
+            )
+        self._changing.add(session_id)
+        try:
+            await delete_stored(session_id, workspace)
+        finally:
+            self._changing.discard(session_id)
+        return DeleteSessionResponse()
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
