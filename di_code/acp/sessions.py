@@ -33,6 +33,7 @@ from acp.schema import (
 
 from di_code.acp.commands import (
     BUILT_IN_COMMANDS,
+    Done,
     command_of,
     offered,
     run_command,
@@ -46,7 +47,7 @@ from di_code.acp.config_options import (
     setting_command,
     switch_mode,
 )
-from di_code.acp.files import ClientFiles
+from di_code.acp.files import ClientFiles, undo_writer
 from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
@@ -174,7 +175,7 @@ class Sessions:
             await self._say(live, said)
             return PromptResponse(stop_reason="end_turn")
         if command is not None:
-            done = await run_command(*command, live.opened.agent, live.opened.session)
+            done = await self._command(live, *command)
             live.for_model += [done.for_model] if done.for_model else []
             await self._say(live, done.said)
             return PromptResponse(stop_reason="end_turn")
@@ -210,6 +211,21 @@ class Sessions:
             live.idle.set()
         live.for_model.clear()
         return await self._ended(live, final)
+
+    async def _command(self, live: LiveSession, name: str, arg: str) -> Done:
+        """`/compact` or `/undo`, as a prompt runs: no other prompt meanwhile, and a close
+        waits for it."""
+        live.controller = AbortController()
+        live.idle.clear()
+        writer = None
+        if live.files is not None:
+            loop = asyncio.get_running_loop()
+            writer = undo_writer(live.files, lambda: live.opened.agent.tools, loop)
+        try:
+            return await run_command(name, arg, live.opened.agent, live.opened.session, writer)
+        finally:
+            live.controller = None
+            live.idle.set()
 
     async def close(self) -> None:
         """Stop every session's servers and tools (the client closed the connection)."""
@@ -274,6 +290,7 @@ class Sessions:
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
             skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
+            files=files,
         )
         live.idle.set()
         if files is not None:
