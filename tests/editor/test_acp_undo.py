@@ -108,3 +108,28 @@ async def test_without_the_editors_files_the_answer_names_each_file_changed(
     assert notes.read_text() == "one\n"
     said = client.said()
     assert f"Changed on disk (reload them where they are open): {notes}" in said, said
+
+
+class LineEndingEditor(SavingEditor):
+    """An editor that saves its buffers with its own line ends."""
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        return await super().write_text_file(session_id, path, content.replace("\r\n", "\n"))
+
+
+async def test_an_editor_that_changes_the_bytes_does_not_break_the_undo(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_bytes(b"one\r\ntwo\r\n")
+    llm_server.script(calls(edit("notes.txt", "one", "uno")), Turn(text="edited"))
+    client = LineEndingEditor()
+    conn = await agent(client, "--permission-mode", "auto", capabilities=EDITOR_FS)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit it")
+    client.writes.clear()
+    await prompt(conn, session.session_id, "/undo")
+    assert [path for path, _ in client.writes] == [str(notes)]  # the editor was asked first
+    assert notes.read_bytes() == b"one\r\ntwo\r\n"  # then the disk got the exact bytes
+    said = client.said()
+    assert f"Changed on disk (reload them where they are open): {notes}" in said, said
