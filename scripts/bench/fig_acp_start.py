@@ -2,7 +2,8 @@
 `di-code acp` against Zed's own ACP adapters, claude-agent-acp and codex-acp (npm), the
 three interleaved. Each is started by the ACP SDK's own client
 (`scripts/bench/workers/acp_initialize.py`, which imports the SDK before its clock starts),
-with figure 1's scratch HOME and settings; no model is needed for `initialize`."""
+with figure 1's scratch HOME and settings; no model is needed for `initialize`. A bare agent
+on the same SDK (`workers/bare_acp_agent.py`) shows how much of di-code's time is the SDK's."""
 
 from __future__ import annotations
 
@@ -18,10 +19,15 @@ from scripts.bench.report import Row, Stat, skipped
 PEERS = ("npm",)
 ADAPTERS = ("claude-agent-acp", "codex-acp")
 """The npm commands of Zed's adapters (scripts/bench/peers.py installs them)."""
+BARE = "the Python SDK alone"
+"""An agent that only answers `initialize` on the SDK di-code uses: the floor for di-code."""
 
 
 def run(bench: Bench) -> list[Row]:
-    agents: dict[str, list[str | Path]] = {"di-code acp": [bench.bin("di-code"), "acp"]}
+    agents: dict[str, list[str | Path]] = {
+        "di-code acp": [bench.bin("di-code"), "acp"],
+        BARE: [bench.python, WORKERS / "bare_acp_agent.py"],
+    }
     missing: list[Row] = []
     try:
         for name in ADAPTERS:
