@@ -129,9 +129,13 @@ class Sessions:
         """Delete a stored session of `workspace` with its undo data. Not while it is open
         here (close it first): its prompt and tools would go on with a deleted file. Its id
         is taken while the files go, so a load of it at the same time is refused."""
-        if session_id in self._sessions or session_id in self._changing:
+        if session_id in self._sessions:
             raise RequestError.invalid_request(
                 {"sessionId": "that session is open: close it first (session/close)"}
+            )
+        if session_id in self._changing:
+            raise RequestError.invalid_request(
+                {"sessionId": "that session is being opened, closed or deleted"}
             )
         self._changing.add(session_id)
         try:

@@ -62,14 +62,17 @@ def write(path: str, content: str) -> tuple[str, dict[str, Any]]:
 async def test_undo_restores_text_through_the_editors_buffers(
     agent: Any, llm_server: LLMServer, workspace: Path
 ) -> None:
-    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True, timeout=30)
+    # the repository is the workspace's parent: undo reaches a file outside the workspace
+    subprocess.run(["git", "init", "-q"], cwd=workspace.parent, check=True, timeout=30)
     notes, new, data = workspace / "notes.txt", workspace / "new.txt", workspace / "data.bin"
+    outside = workspace.parent / "outside.txt"
     notes.write_text("one\r\ntwo\n")
     data.write_bytes(b"\xff\x00old")
     data.chmod(0o600)
+    outside.write_text("theirs\n")
     llm_server.script(
         calls(edit("notes.txt", "one", "uno"), write("new.txt", "fresh\n")),
-        calls(("bash", {"command": "printf 'new' > data.bin"})),
+        calls(("bash", {"command": "printf 'new' > data.bin; printf 'x\\n' > ../outside.txt"})),
         Turn(text="done"),
     )
     client = SavingEditor()
@@ -87,11 +90,13 @@ async def test_undo_restores_text_through_the_editors_buffers(
     # the text went through the editor, byte for byte; the disk and the editor agree
     assert client.writes == [(str(notes), "one\r\ntwo\n")]
     assert notes.read_bytes() == b"one\r\ntwo\n"
-    # a deletion and bytes that are not UTF-8 are undone on disk, and named for a reload
+    # a deletion, bytes that are not UTF-8 and a file outside the workspace (the editor is
+    # asked for none of them, as for the write tool) are undone on disk, named for a reload
     assert not new.exists()
     assert data.read_bytes() == b"\xff\x00old" and data.stat().st_mode & 0o777 == 0o600
+    assert outside.read_text() == "theirs\n"
     [line] = [line for line in said.splitlines() if line.startswith("Changed on disk")]
-    assert str(new) in line and str(data) in line and str(notes) not in line
+    assert all(str(path) in line for path in (new, data, outside)) and str(notes) not in line
 
 
 async def test_without_the_editors_files_the_answer_names_each_file_changed(
