@@ -138,3 +138,44 @@ async def test_an_editor_that_changes_the_bytes_does_not_break_the_undo(
     assert notes.read_bytes() == b"one\r\ntwo\r\n"  # then the disk got the exact bytes
     said = client.said()
     assert f"Changed on disk (reload them where they are open): {notes}" in said, said
+
+
+class UnsavedEditor(SavingEditor):
+    """An editor in which the user has typed into a buffer without saving it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unsaved: dict[str, str] = {}
+
+    async def read_text_file(self, session_id: str, path: str, **kw: Any) -> Any:
+        if path in self.unsaved:
+            return ReadTextFileResponse(content=self.unsaved[path])
+        return await super().read_text_file(session_id, path, **kw)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        self.unsaved.pop(path, None)  # the buffer is replaced: the user's typing is gone
+        return await super().write_text_file(session_id, path, content, **kw)
+
+
+async def test_a_buffer_with_unsaved_typing_is_not_overwritten_by_the_undo(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes, other = workspace / "notes.txt", workspace / "other.txt"
+    notes.write_text("one\n")
+    other.write_text("a\r\nb\r\n")
+    llm_server.script(
+        calls(edit("notes.txt", "one", "two"), edit("other.txt", "a", "c")), Turn(text="ok")
+    )
+    client = UnsavedEditor()
+    conn = await agent(client, "--permission-mode", "auto", capabilities=EDITOR_FS)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit them")
+    client.writes.clear()
+    client.unsaved[str(notes)] = "two\nmine\n"  # typed, not saved
+    client.unsaved[str(other)] = "c\nb\n"  # saved, shown with the editor's line ends
+    await prompt(conn, session.session_id, "/undo")
+    assert client.unsaved == {str(notes): "two\nmine\n"}  # the user's typing is kept
+    assert client.writes == [(str(other), "a\r\nb\r\n")]
+    assert notes.read_text() == "one\n"  # the disk is undone, and the file named
+    said = client.said()
+    assert f"Changed on disk (reload them where they are open): {notes}" in said, said
