@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from di_code import __version__
 from tests.cli.conftest import cli_env
@@ -84,8 +86,9 @@ def test_the_import_check_sees_a_heavy_import() -> None:
 # nor importlib.metadata, which would read every installed distribution to find plugin tools
 # (tens of ms); nor the code of a tool the model did not call (a tenth of the start-up, loaded
 # on first call); nor, without a session, the session store and checkpoints; nor local-server
-# discovery when a model is configured. (httpx's own command line does load, with click,
-# pygments and rich.console: httpx imports it whenever click is installed.)
+# discovery when a model is configured. (httpx imports its own command line, with click,
+# pygments and rich's progress, whenever click is installed: the plain install has no click,
+# see test_the_plain_install_brings_no_click; the dev install has it, through the mcp extra.)
 NOT_FOR_RUN = (
     "di_code.session.store",
     "di_code.session.session",
@@ -197,3 +200,27 @@ def test_di_code_exits_with_typers_code_flushed_without_teardown() -> None:
     done = run_python(code)
     assert (done.stdout, done.returncode) == ("answer ", 2)  # flushed; no "teardown"
     assert "No such option: --bogus" in done.stderr
+
+
+def plain_requirements(distribution: str, seen: set[str]) -> set[str]:
+    """The installed distributions `pip install distribution` brings, without any extra."""
+    for line in metadata.requires(distribution) or []:
+        requirement = Requirement(line)
+        name = requirement.name.lower().replace("_", "-")
+        if name in seen or (requirement.marker and not requirement.marker.evaluate({"extra": ""})):
+            continue
+        seen.add(name)
+        try:
+            plain_requirements(name, seen)
+        except metadata.PackageNotFoundError:  # not for this platform
+            continue
+    return seen
+
+
+def test_the_plain_install_brings_no_click() -> None:
+    """With click installed, every `import httpx` loads httpx's command line (click, pygments,
+    rich's progress and syntax: ~90 modules, the largest part of `run`'s start-up). The MCP
+    SDK, which needs uvicorn and so click, is therefore the `mcp` extra."""
+    plain = plain_requirements("di-code", set())
+    assert {"httpx", "rich", "typer"} <= plain
+    assert "click" not in plain and "mcp" not in plain

@@ -255,3 +255,28 @@ def test_a_server_that_does_not_start_in_time_says_so(
     assert done.stdout == "fine\n"
     assert "MCP server slow failed to start: did not start within 1 s\n" in done.stderr
     wait_until(lambda: not marked(mark), "the server that did not start to be stopped")
+
+
+def test_without_the_sdk_a_server_says_which_extra_to_install(
+    llm_server: LLMServer, di_code_home: Path, markers: Path, workspace: Path
+) -> None:
+    """The SDK is the `mcp` extra; a plain install with a server configured says so in one line
+    and answers. `sys.modules["mcp"] = None` is how Python marks a module as not importable."""
+    (di_code_home / "config.toml").write_text(toml_table("fx", stdio_server("fx", markers)))
+    llm_server.script(Turn(text="fine"))
+    no_sdk = "import sys; sys.modules['mcp'] = None; from di_code.cli.app import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", no_sdk, "run", "--yes", "go on"],
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "fine\n"
+    expected = "MCP server fx failed to start: MCP servers need the MCP SDK: "
+    assert expected + "pip install 'di-code[mcp]'\n" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not (markers / "fx.pid").exists()

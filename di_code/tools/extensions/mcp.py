@@ -111,7 +111,9 @@ class McpServer:
 
     async def _hold(self) -> None:
         try:
-            await asyncio.to_thread(_load_sdk, http=self.config.url is not None)
+            if not await asyncio.to_thread(_load_sdk, http=self.config.url is not None):
+                self._fail(MISSING_SDK)
+                return
             from mcp import ClientSession
 
             async with self._transport() as (read, write), ClientSession(read, write) as session:
@@ -175,10 +177,21 @@ def _check_command(command: str, path: str | None, cwd: str | None) -> None:
         raise FileNotFoundError(errno.ENOENT, "no such program", command)
 
 
-def _load_sdk(*, http: bool) -> None:
-    """Import the SDK's client (a thread does it: the chat's prompt keeps answering keys)."""
-    importlib.import_module("mcp")
+MISSING_SDK = "MCP servers need the MCP SDK: pip install 'di-code[mcp]'"
+
+
+def _load_sdk(*, http: bool) -> bool:
+    """Import the SDK's client (a thread does it: the chat's prompt keeps answering keys).
+
+    False when the SDK is not installed: it is an extra (see pyproject.toml)."""
+    try:
+        importlib.import_module("mcp")
+    except ModuleNotFoundError as exc:
+        if exc.name == "mcp":
+            return False
+        raise
     importlib.import_module("mcp.client.streamable_http" if http else "mcp.client.stdio")
+    return True
 
 
 async def _all_tools(session: ClientSession) -> list[Any]:
