@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 from typing import Any
 
 from acp import RequestError
 from acp.schema import DeleteSessionRequest
 from pydantic import ValidationError
+
+logger = logging.getLogger(__name__)
 
 DELETE = "session/delete"
 LONGEST = 64 * 1024
@@ -44,4 +47,7 @@ async def answer(request: dict[str, Any], agent: Any, writer: asyncio.StreamWrit
         reply["error"] = error.to_error_obj()
     except RequestError as exc:
         reply["error"] = exc.to_error_obj()
+    except Exception as exc:  # as the SDK answers its own: never a request left unanswered
+        logger.exception("session/delete failed")
+        reply["error"] = RequestError.internal_error({"message": str(exc)}).to_error_obj()
     writer.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")
