@@ -5,6 +5,7 @@ named, as every file is without the editor's file system, so the editor can relo
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from acp.schema import (  # noqa: E402
     WriteTextFileResponse,
 )
 
-from tests.support.acp_editor import RecordingClient, prompt  # noqa: E402
+from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 
 EDITOR_FS = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
@@ -179,3 +180,40 @@ async def test_a_buffer_with_unsaved_typing_is_not_overwritten_by_the_undo(
     assert notes.read_text() == "one\n"  # the disk is undone, and the file named
     said = client.said()
     assert f"Changed on disk (reload them where they are open): {notes}" in said, said
+
+
+class SlowEditor(SavingEditor):
+    """An editor that writes only once `release` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        self.writing.set()
+        await self.release.wait()
+        return await super().write_text_file(session_id, path, content, **kw)
+
+
+async def test_no_prompt_runs_while_the_undo_writes(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("one\n")
+    llm_server.script(calls(edit("notes.txt", "one", "two")), Turn(text="ok"))
+    client = SlowEditor()
+    client.release.set()
+    conn = await agent(client, "--permission-mode", "auto", capabilities=EDITOR_FS)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit it")
+    client.writing.clear()
+    client.release.clear()
+    undoing = asyncio.create_task(prompt(conn, session.session_id, "/undo"))
+    await asyncio.wait_for(client.writing.wait(), TIMEOUT)
+    with pytest.raises(RequestError) as refused:
+        await prompt(conn, session.session_id, "edit it again")
+    assert "a prompt is already running" in str(refused.value.data)
+    client.release.set()
+    assert (await undoing).stop_reason == "end_turn"
+    assert notes.read_text() == "one\n" and len(llm_server.requests) == 2
