@@ -108,17 +108,21 @@ async def test_delete_removes_the_session_and_its_undo_data_in_git(
     assert (workspace / "notes.txt").read_text() == "two\n"  # the files are the user's
 
 
-async def test_delete_removes_the_backups_beside_the_session_outside_git(
+async def test_delete_removes_the_backups_and_outputs_beside_the_session_outside_git(
     editor: Editor, llm_server: LLMServer, workspace: Path, di_code_home: Path
 ) -> None:
     (workspace / "notes.txt").write_text("one\n")
-    llm_server.script(write("notes.txt", "two\n"), Turn(text="written"))
+    long_output = ToolCallSpec("bash", {"command": "seq 1 200000"})
+    llm_server.script(
+        write("notes.txt", "two\n"), Turn(tool_calls=(long_output,)), Turn(text="written")
+    )
     session_id = await editor.new(workspace)
     await editor.prompt(session_id, "write it")
     await editor.ask("session/close", sessionId=session_id)
     folder = SessionStore(di_code_home).directory(workspace)
     [backups] = folder.glob(f"*_{session_id}.checkpoints")
-    assert any(backups.rglob("*"))
+    [outputs] = folder.glob(f"*_{session_id}.bash-output")
+    assert any(backups.rglob("*")) and any(outputs.iterdir())
 
     assert await editor.ask("session/delete", sessionId=session_id) == {}
     assert list(folder.iterdir()) == []
