@@ -100,6 +100,8 @@ def prepare_peers(bench: Bench, wanted: list[str]) -> None:
         with contextlib.suppress(PeerUnavailable):
             if name == "npm":
                 bench.npm_bin("pi")
+            elif name == "di-code-user":
+                bench.user_install()
             else:
                 bench.peer(name)
 

@@ -157,9 +157,10 @@ NPM_AGENTS: dict[str, tuple[str, Wire, Sequence[str], Callable[[Path, str], dict
 """name: (command, wire format, headless arguments, settings writer)."""
 
 
-def di_code(bench: Bench) -> Agent:
+def di_code(bench: Bench, command: Path | None = None, name: str = "di-code") -> Agent:
+    """di-code from the dev checkout, or from `command` (another install of it)."""
     argv = ["run", "--model", f"openai/{MODEL}", "--no-session"]
-    return Agent("di-code", "chat", bench.bin("di-code"), argv, di_code_settings)
+    return Agent(name, "chat", command or bench.bin("di-code"), argv, di_code_settings)
 
 
 def codex_native(bench: Bench) -> Path | None:

@@ -10,7 +10,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from scripts.bench.peers import NPM_PACKAGES, Peer, ensure_npm_peers, ensure_peer
+from scripts.bench.peers import (
+    NPM_PACKAGES,
+    Peer,
+    ensure_npm_peers,
+    ensure_peer,
+    ensure_user_install,
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,13 @@ class Bench:
             self.log(f"  preparing peer venv {name} ...")
             self._peers[name] = ensure_peer(self.out, name)
         return self._peers[name]
+
+    def user_install(self) -> Peer:
+        """di-code installed as a user would (regular, no extras); raises PeerUnavailable."""
+        if "di-code-user" not in self._peers:
+            self.log("  installing di-code as a user would (regular, no extras) ...")
+            self._peers["di-code-user"] = ensure_user_install(self.out, self.root)
+        return self._peers["di-code-user"]
 
     def npm_bin(self, command: str) -> Path:
         """An npm peer's command (all of them installed on first use); raises PeerUnavailable."""

@@ -1,5 +1,8 @@
 """Figure 2: from process start to the first byte of the model request at a loopback server.
 
+di-code is installed as a user installs it (`pip install`, no extras); the README's editable
+dev install, with the `mcp` extra, is shown beside it as `dev-checkout`.
+
 Every agent gets its own loopback server speaking its wire format, so the client it talks to
 and the settings it reads are the ones a user would have.
 """
@@ -24,7 +27,7 @@ from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
 from scripts.bench.wire import MODEL, ScriptedModel
 
-PEERS = ("mini", "npm")
+PEERS = ("di-code-user", "mini", "npm")
 ARRIVAL_TIMEOUT_S = 30.0
 
 
@@ -84,7 +87,13 @@ class Contender:
     server: LoopbackServer
 
 
-TARGETS: dict[str, float | None] = {"codex": 1.0, "mini": 0.5, "pi": None, "claude": None}
+TARGETS: dict[str, float | None] = {
+    "codex": 1.0,
+    "mini": 0.5,
+    "pi": None,
+    "claude": None,
+    "dev-checkout": None,
+}
 """Bounds on di-code / peer (None: the ratio is shown, nothing is asked)."""
 
 
@@ -100,7 +109,11 @@ def run(bench: Bench) -> list[Row]:
             argv: list[str | Path] = [*agent.prompt_argv("hi")]
             return Contender(agent.name, argv, env, server)
 
-        contenders = [serve(di_code(bench))]
+        try:
+            user = bench.user_install().bin("di-code")
+        except PeerUnavailable as exc:
+            return [skipped("2", "time to first request", str(exc))]
+        contenders = [serve(di_code(bench, user)), serve(di_code(bench, name="dev-checkout"))]
         try:
             mini = bench.peer("mini").bin("mini")
             server = servers.enter_context(LoopbackServer(ScriptedModel("chat")))

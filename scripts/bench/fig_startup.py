@@ -3,7 +3,9 @@
 Python peers (mini, aider) have `--help` only worth timing; the npm peers (pi, Claude Code,
 Codex) are timed on both, each against di-code's same command. `codex` is the command npm
 installs (a Node launcher that starts the Rust binary, what a user runs); `codex-native` is
-the Rust binary started directly, shown for reference.
+the Rust binary started directly, shown for reference. di-code is installed as a user installs
+it (`pip install`, no extras: see peers.ensure_user_install); the README's editable dev install
+is shown beside it as `dev-checkout`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from scripts.bench.measure import ChildFailed, interleaved, last_line, run_child
 from scripts.bench.peers import PeerUnavailable
 from scripts.bench.report import Row, Stat, Target, skipped
 
-PEERS = ("mini", "aider", "npm")
+PEERS = ("di-code-user", "mini", "aider", "npm")
 """Installed before the network is cut off (see offline.py)."""
 NO_SERVER = "http://127.0.0.1:9"
 """Start-up needs no model: the agents' settings name a closed loopback port."""
@@ -67,10 +69,15 @@ def time_commands(
 def run(bench: Bench) -> list[Row]:
     if not bench.has("di_code.cli.app"):
         return [skipped("1", "start-up", "di_code.cli.app not written yet")]
+    try:
+        user = bench.user_install()
+    except PeerUnavailable as exc:
+        return [skipped("1", "start-up", str(exc))]
     commands = [
-        Command("python -c pass", [bench.python, "-c", "pass"]),
-        Command("di-code --help", [bench.bin("di-code"), "--help"]),
-        Command("di-code --version", [bench.bin("di-code"), "--version"]),
+        Command("python -c pass", [user.python, "-c", "pass"]),
+        Command("di-code --help", [user.bin("di-code"), "--help"]),
+        Command("di-code --version", [user.bin("di-code"), "--version"]),
+        Command("dev-checkout --help", [bench.bin("di-code"), "--help"]),
     ]
     missing: list[Row] = []
     for peer, argv in (("mini", ["mini", "--help"]), ("aider", ["aider", "--help"])):
@@ -101,6 +108,7 @@ TARGETS: dict[str, float | None] = {
     "codex-native": None,
     "pi": None,
     "claude": None,
+    "dev-checkout": None,
 }
 """Baseline: the bound on di-code / baseline (None: the ratio is shown, nothing is asked).
 A bare peer name means its command with the same flag as di-code's."""
@@ -130,6 +138,6 @@ def _rows(timings: dict[str, Timing]) -> list[Row]:
             )
         )
     for name, timing in timings.items():
-        if not name.startswith(("di-code", "python")):
+        if not name.startswith(("di-code", "python", "dev-checkout")):
             rows.append(Row("1", f"{name}: peak memory", "MiB", timing.memory, note="reference"))
     return rows

@@ -68,6 +68,31 @@ def _install(bench_dir: Path, name: str) -> Peer:
     return peer
 
 
+def ensure_user_install(bench_dir: Path, root: Path) -> Peer:
+    """di-code as a user installs it: a regular (not editable) install without extras.
+
+    The README's dev install is editable (setuptools' import finder runs at every start) and
+    has the `mcp` extra (whose click makes `import httpx` load httpx's command line); neither
+    is what `pip install di-code` gives. The venv and the dependencies are made once; di-code
+    itself is installed again at every run, so the figures are of the checkout as it is.
+    """
+    bench_dir.mkdir(parents=True, exist_ok=True)
+    with (bench_dir / ".di-code-user.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        venv = bench_dir / "venvs" / "di-code-user"
+        peer = Peer("di-code-user", venv)
+        steps = [
+            [sys.executable, "-m", "venv", "--clear", str(venv)],
+            [str(peer.python), "-m", "pip", "install", "-q", str(root)],
+        ]
+        _run_once(bench_dir, peer.name, venv, steps)
+        again = [str(peer.python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall"]
+        done = subprocess.run([*again, str(root)], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise PeerUnavailable(f"di-code-user: install failed: {done.stderr.strip()[-300:]}")
+        return peer
+
+
 def ensure_npm_peers(bench_dir: Path) -> Path:
     """Install every npm peer into .bench/npm (once); return the folder of their commands.
 
