@@ -1,9 +1,10 @@
 """Figure 13: how soon an editor can talk to the agent: spawn to the answer of `initialize`,
-`di-code acp` against Zed's own ACP adapters, claude-agent-acp and codex-acp (npm), the
-three interleaved. Each is started by the ACP SDK's own client
+`di-code acp` against Zed's own ACP adapters, claude-agent-acp and codex-acp (npm), and a
+bare agent on the same SDK, the four interleaved. Each is started by the ACP SDK's own client
 (`scripts/bench/workers/acp_initialize.py`, which imports the SDK before its clock starts),
-with figure 1's scratch HOME and settings; no model is needed for `initialize`. A bare agent
-on the same SDK (`workers/bare_acp_agent.py`) shows how much of di-code's time is the SDK's."""
+with figure 1's scratch HOME and settings; no model is needed for `initialize`. di-code runs
+from the dev checkout (figure 1's user install has no extras, so no ACP SDK). The bare agent
+(`workers/bare_acp_agent.py`) shows how much of di-code's time is the SDK's."""
 
 from __future__ import annotations
 
