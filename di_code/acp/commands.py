@@ -2,11 +2,13 @@
 list of commands the editor is offered: those, the custom commands and the skills.
 
 They are the chat's commands without its questions: the editor's user typed the command,
-which is the go-ahead (`/undo` is the chat's `/undo --yes`). A skill's command asks the
-model to follow that skill, which it reads as it would when a task matches."""
+which is the go-ahead (`/undo` is the chat's `/undo --yes`; with the editor's file system a
+text file it restores goes through the editor, so an open buffer gets it). A skill's
+command asks the model to follow that skill, which it reads as it would when a task matches."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +21,7 @@ from di_code.config.skills import Skill
 from di_code.session import NothingToCompact, compact_agent
 from di_code.session.compaction import CompactionError
 from di_code.session.prompt_notes import undo_note
-from di_code.session.undo_plan import NothingToUndo, apply, plan
+from di_code.session.undo_plan import NothingToUndo, TextWriter, apply, plan
 
 BUILT_IN_COMMANDS = {
     "compact": ("Summarize older turns to free context", "focus (optional)"),
@@ -45,11 +47,14 @@ def command_of(text: str) -> tuple[str, str] | None:
     return (name, rest.strip()) if word.startswith("/") and name in BUILT_IN_COMMANDS else None
 
 
-async def run_command(name: str, arg: str, agent: Agent, session: Any) -> Done:
+async def run_command(
+    name: str, arg: str, agent: Agent, session: Any, write_text: TextWriter | None = None
+) -> Done:
+    """`write_text`: where `/undo` puts a restored text file (the editor's buffers)."""
     if name == "compact":
         return await _compact(agent, session, arg)
-    if name == "undo":
-        return _undo(session, arg)
+    if name == "undo":  # git and the files, off the loop (the editor is asked on it)
+        return await asyncio.to_thread(_undo, session, arg, write_text)
     raise ValueError(f"not a conversation command: /{name}")
 
 
@@ -61,9 +66,10 @@ async def _compact(agent: Agent, session: Any, focus: str) -> Done:
     return Done(f"Compacted the conversation ({result.tokens_before} tokens before).")
 
 
-def _undo(session: Any, arg: str) -> Done:
+def _undo(session: Any, arg: str, write_text: TextWriter | None) -> Done:
     """The files back as they were before the last prompt that changed any; files the user
-    changed since are left alone unless `--force`."""
+    changed since are left alone unless `--force`. The files undone on disk (not through
+    the editor) are named whole, for the editor to reload."""
     if arg not in ("", "--force"):
         return Done("Usage: /undo [--force]")
     if session is None:
@@ -76,10 +82,13 @@ def _undo(session: Any, arg: str) -> Done:
     if not undo_plan.actions:
         again = "" if arg else " (/undo --force overwrites the files you changed)"
         return Done("\n".join([*lines, f"Nothing undone: no file can be restored{again}."]))
-    result = apply(session, undo_plan)
+    result = apply(session, undo_plan, write_text)
     number = undo_plan.target.number
     end = f"Prompt {number} is not fully undone." if result.failed else f"Undid prompt {number}."
     note = undo_note(number, result.done) if result.done else None
+    if result.on_disk:
+        changed = ", ".join(map(str, result.on_disk))
+        end += f"\nChanged on disk (reload them where they are open): {changed}"
     return Done("\n".join([*lines, *result.done, *result.failed, end]), note)
 
 

@@ -1,13 +1,25 @@
 """The editor's file system over ACP (`fs/read_text_file`, `fs/write_text_file`), as the
-file tools' EditorFiles: what the editor refuses becomes the OSError the tools report."""
+file tools' EditorFiles: what the editor refuses becomes the OSError the tools report; and as
+the writer `/undo` hands a restored text file to, so the editor's open buffer gets it."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from acp import RequestError
+
+from di_code.acp.previews import confined
+from di_code.ai.files.door import read_path
+from di_code.session.undo_plan import TextWriter
+from di_code.tools.builtin.write import PREVIEW_BYTES
+
+EDITOR_WAIT = 60.0
+"""Seconds undo waits for the editor to answer before writing the disk itself."""
+T = TypeVar("T")
 
 
 @dataclass
@@ -31,3 +43,45 @@ class ClientFiles:
             )
         except RequestError as exc:
             raise OSError(f"the editor could not write it: {exc}") from None
+
+
+def undo_writer(
+    files: ClientFiles, tools: Callable[[], Iterable[Any]], loop: asyncio.AbstractEventLoop
+) -> TextWriter:
+    """Undo's writer (it runs in a worker thread): a file the session's write tool could
+    write, whose buffer holds no unsaved change, goes to the editor (asked on the event
+    loop); False when not, or when the editor fails: undo writes the disk then."""
+
+    def asked(call: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(call, loop)
+        try:
+            return future.result(EDITOR_WAIT)
+        except TimeoutError:
+            future.cancel()
+            raise
+
+    def write(path: Path, text: str) -> bool:
+        target = confined(tools(), path)
+        try:
+            if target is None or _unsaved(target, lambda: asked(files.read_text(target))):
+                return False
+            asked(files.write_text(target, text))
+        except (OSError, ValueError, TimeoutError):
+            return False
+        return True
+
+    return write
+
+
+def _unsaved(path: Path, buffer: Callable[[], str]) -> bool:
+    """Whether the editor's buffer of `path` differs from the disk (the user typed and did
+    not save: writing the buffer would throw that away). Line ends are the editor's own."""
+    try:
+        disk: str | None = read_path(path, PREVIEW_BYTES).decode("utf-8")
+    except FileNotFoundError:
+        disk = None
+    try:
+        shown = buffer()
+    except OSError:  # the editor has no such file: then neither may the disk
+        return disk is not None
+    return disk is None or shown not in (disk, disk.replace("\r\n", "\n"))

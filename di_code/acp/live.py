@@ -13,6 +13,7 @@ from pathlib import Path
 
 from acp.schema import SessionMode, SessionModeState
 
+from di_code.acp.files import ClientFiles
 from di_code.acp.updates import EventTranslator
 from di_code.acp.usage import SessionUsage
 from di_code.ai.abort import AbortController
@@ -71,6 +72,8 @@ class LiveSession:
     usage: SessionUsage = field(default_factory=SessionUsage)
     idle: asyncio.Event = field(default_factory=asyncio.Event)
     """Set while no prompt runs (`session/close` waits for it after cancelling)."""
+    files: ClientFiles | None = None
+    """The editor's file system, when it offers one (`/undo` writes through it)."""
     announce: asyncio.Task[None] | None = None
     """The commands offered, sent once the answer giving the session's id has gone out: a
     client may not know an update's session before (JetBrains' then hangs)."""

@@ -48,6 +48,14 @@ def preview_of(tools: Callable[[], Iterable[Any]], editor: EditorFiles | None) -
     return preview
 
 
+def confined(tools: Iterable[Any], path: Path) -> Path | None:
+    """`path` as the session's write tool would write it, for undo to hand the editor (None:
+    refused, as for a preview); in a worker thread, as it looks at the disk."""
+    workspace = _write_workspace(tools)
+    found = None if workspace is None else _on_disk(workspace, str(path), read=False)
+    return None if found is None else found[0]
+
+
 def _write_workspace(tools: Iterable[Any]) -> Workspace | None:
     """The folders the session's write tool is confined to (the built-in tools are lazy:
     the real one stands behind `.tool`)."""

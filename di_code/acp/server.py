@@ -9,6 +9,7 @@ sessions, settings) is loaded when the first session is asked for.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from acp import PROTOCOL_VERSION, RequestError
@@ -18,6 +19,7 @@ from acp.schema import (
     AuthEnvVar,
     AuthMethodAgent,
     CloseSessionResponse,
+    DeleteSessionResponse,
     EnvVarAuthMethod,
     Implementation,
     InitializeResponse,
@@ -30,6 +32,7 @@ from acp.schema import (
     ResumeSessionResponse,
     SessionCapabilities,
     SessionCloseCapabilities,
+    SessionDeleteCapabilities,
     SessionListCapabilities,
     SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
@@ -90,6 +93,7 @@ class DiCodeAcpAgent:
                     list=SessionListCapabilities(),
                     resume=SessionResumeCapabilities(),
                     close=SessionCloseCapabilities(),
+                    delete=SessionDeleteCapabilities(),
                 ),
             ),
             agent_info=Implementation(name="di-code", title="di-code", version=__version__),
@@ -130,6 +134,15 @@ class DiCodeAcpAgent:
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
         return await self._sessions().close_session(session_id)
+
+    async def delete_session(self, session_id: str, **_: Any) -> DeleteSessionResponse:
+        """A stored session of the folder the editor started `di-code acp` in (its project:
+        the request names no folder), with its undo data; `own_methods` routes it here."""
+        try:
+            folder = Path.cwd()
+        except OSError as exc:
+            raise RequestError.internal_error({"message": f"no folder to work in: {exc}"}) from None
+        return await self._sessions().delete_session(session_id, folder)
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any

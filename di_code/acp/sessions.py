@@ -21,6 +21,7 @@ from typing import Any
 from acp import RequestError, helpers
 from acp.schema import (
     CloseSessionResponse,
+    DeleteSessionResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
@@ -32,6 +33,7 @@ from acp.schema import (
 
 from di_code.acp.commands import (
     BUILT_IN_COMMANDS,
+    Done,
     command_of,
     offered,
     run_command,
@@ -45,13 +47,13 @@ from di_code.acp.config_options import (
     setting_command,
     switch_mode,
 )
-from di_code.acp.files import ClientFiles
+from di_code.acp.files import ClientFiles, undo_writer
 from di_code.acp.live import CloseSession, LiveSession, OpenSession, SessionRequest, modes
 from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
-from di_code.acp.stored import check_stored
+from di_code.acp.stored import check_stored, delete_stored
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
@@ -123,6 +125,25 @@ class Sessions:
         await self._end(self._live(session_id), "the editor closed the session")
         return CloseSessionResponse()
 
+    async def delete_session(self, session_id: str, workspace: Path) -> DeleteSessionResponse:
+        """Delete a stored session of `workspace` with its undo data. Not while it is open
+        here (close it first): its prompt and tools would go on with a deleted file. Its id
+        is taken while the files go, so a load of it at the same time is refused."""
+        if session_id in self._sessions:
+            raise RequestError.invalid_request(
+                {"sessionId": "that session is open: close it first (session/close)"}
+            )
+        if session_id in self._changing:
+            raise RequestError.invalid_request(
+                {"sessionId": "that session is being opened, closed or deleted"}
+            )
+        self._changing.add(session_id)
+        try:
+            await delete_stored(session_id, workspace)
+        finally:
+            self._changing.discard(session_id)
+        return DeleteSessionResponse()
+
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
@@ -158,7 +179,7 @@ class Sessions:
             await self._say(live, said)
             return PromptResponse(stop_reason="end_turn")
         if command is not None:
-            done = await run_command(*command, live.opened.agent, live.opened.session)
+            done = await self._command(live, *command)
             live.for_model += [done.for_model] if done.for_model else []
             await self._say(live, done.said)
             return PromptResponse(stop_reason="end_turn")
@@ -194,6 +215,21 @@ class Sessions:
             live.idle.set()
         live.for_model.clear()
         return await self._ended(live, final)
+
+    async def _command(self, live: LiveSession, name: str, arg: str) -> Done:
+        """`/compact` or `/undo`, as a prompt runs: no other prompt meanwhile, and a close
+        waits for it."""
+        live.controller = AbortController()
+        live.idle.clear()
+        writer = None
+        if live.files is not None:
+            loop = asyncio.get_running_loop()
+            writer = undo_writer(live.files, lambda: live.opened.agent.tools, loop)
+        try:
+            return await run_command(name, arg, live.opened.agent, live.opened.session, writer)
+        finally:
+            live.controller = None
+            live.idle.set()
 
     async def close(self) -> None:
         """Stop every session's servers and tools (the client closed the connection)."""
@@ -258,6 +294,7 @@ class Sessions:
             commands=load_commands(opened.home, opened.workspace, BUILT_IN_COMMANDS),
             skills=load_skills(opened.home, opened.workspace).skills,
             to_say=to_say,
+            files=files,
         )
         live.idle.set()
         if files is not None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, cast
 from acp import Agent, run_agent
 
 from di_code.acp.jsonrpc_lines import refusal
+from di_code.acp.own_methods import answer, own_request
 from di_code.acp.server import DiCodeAcpAgent
 
 if TYPE_CHECKING:
@@ -38,8 +39,8 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     messages = asyncio.StreamReader(limit=STDIO_LIMIT)
-    checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer))
     agent = DiCodeAcpAgent(open_session, close_session)
+    checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer, agent))
     try:
         # the SDK routes only the methods an agent has: the others answer "method not found";
         # its "unstable" methods include session/resume and session/close, which ACP v1 has
@@ -50,16 +51,25 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
 
 
 async def _pass_json_lines(
-    stdin: asyncio.StreamReader, messages: asyncio.StreamReader, writer: asyncio.StreamWriter
+    stdin: asyncio.StreamReader,
+    messages: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    agent: DiCodeAcpAgent,
 ) -> None:
     """The editor's lines on to the SDK, each a JSON-RPC message; any other line is answered
-    with JSON-RPC's error for it (`jsonrpc_lines`) and the agent goes on."""
+    with JSON-RPC's error for it (`jsonrpc_lines`) and the agent goes on. A method the SDK
+    does not route is answered beside it (`own_methods`)."""
+    answering: set[asyncio.Task[None]] = set()
     try:
         while line := await stdin.readline():
             small = len(line) <= CHECKED_ON_LOOP
             error = refusal(line) if small else await asyncio.to_thread(refusal, line)
             if error is not None:
                 writer.write(error)
+            elif (request := own_request(line)) is not None:
+                task = asyncio.create_task(answer(request, agent, writer))
+                answering.add(task)
+                task.add_done_callback(answering.discard)
             else:
                 messages.feed_data(line)
     except ValueError:  # a line over the limit: where the next message starts is unknown

@@ -1,5 +1,5 @@
 """The stored sessions as an editor sees them: one id each, the folder each belongs to, and
-the list it shows (`session/list`).
+the list it shows (`session/list`), and deleting one (`session/delete`).
 
 An editor knows a session by the id `session/new` (or `session/list`) gave it, and sends every
 later message with that id. So a session is reopened only by its whole id, exactly as given:
@@ -10,6 +10,7 @@ editor's replays, prompts and cancels would then name a session that is not open
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,18 +31,40 @@ from di_code.session.store import (
 async def check_stored(session_id: str, workspace: Path) -> None:
     """Raise the editor's error unless `session_id` is the whole id of a stored session that
     belongs to `workspace` (read off the event loop: the store is a folder of files)."""
+    await _off_loop(lambda: _whole(SessionStore(di_code_home()), session_id, workspace))
 
-    def check() -> None:
-        path = SessionStore(di_code_home()).locate(session_id, workspace)
-        if session_id_of(path) != session_id:
-            raise SessionError(
-                f'"{session_id}" is not a whole id: send the session\'s whole id, as '
-                "session/new or session/list gave it"
-            )
-        check_folder(path, workspace)
+
+async def delete_stored(session_id: str, workspace: Path) -> None:
+    """Delete a stored session of `workspace` and its undo data, by its whole id (the door
+    `check_stored` is); the caller makes sure it is not open."""
+
+    from di_code.session.deletion import delete_session  # the checkpoints: not for a list
+
+    def delete() -> None:
+        store = SessionStore(di_code_home())
+        delete_session(store, _whole(store, session_id, workspace), workspace)
 
     try:
-        await asyncio.to_thread(check)
+        await _off_loop(delete)
+    except OSError as exc:
+        raise RequestError.internal_error({"message": f"not deleted: {exc}"}) from None
+
+
+def _whole(store: SessionStore, session_id: str, workspace: Path) -> Path:
+    """The file of the stored session `session_id` names whole, if it belongs to `workspace`."""
+    path = store.locate(session_id, workspace)
+    if session_id_of(path) != session_id:
+        raise SessionError(
+            f'"{session_id}" is not a whole id: send the session\'s whole id, as '
+            "session/new or session/list gave it"
+        )
+    check_folder(path, workspace)
+    return path
+
+
+async def _off_loop(work: Callable[[], object]) -> None:
+    try:
+        await asyncio.to_thread(work)
     except SessionError as exc:
         raise RequestError.invalid_params({"sessionId": str(exc)}) from None
 

@@ -12,10 +12,8 @@ prompt with that failed message.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 
 import msgspec.structs
 
@@ -72,22 +70,21 @@ def _no_messages() -> list[UserMessage]:
     return []
 
 
-@dataclass
-class LoopConfig:
+class LoopConfig(msgspec.Struct):
     provider: Provider
     model: Model
     tools: Sequence[AgentTool] = ()
     """Read at every request: a tool's description may change between two (bash's names the
     sandbox of the moment)."""
-    hooks: ToolHooks = field(default_factory=ToolHooks)
+    hooks: ToolHooks = msgspec.field(default_factory=ToolHooks)
     system_prompt: str | None = None
     now: Clock = now_ms
-    budget: RequestBudget = field(default_factory=RequestBudget)
+    budget: RequestBudget = msgspec.field(default_factory=RequestBudget)
     """Counts every request the prompt causes (the provider is wrapped with it); read here
     to end cleanly at the limit."""
     more_turns: MoreTurns | None = None
     """None: the limit ends the prompt with an error (a run without a terminal)."""
-    options: StreamOptions = field(default_factory=StreamOptions)
+    options: StreamOptions = msgspec.field(default_factory=StreamOptions)
     steering: MessageSource = _no_messages
     """Messages typed while the prompt runs: sent with the next request."""
     follow_ups: MessageSource = _no_messages
@@ -118,7 +115,7 @@ class _Run:
         self.signal = signal
         self.context = context
         self.added: list[Message] = []
-        self.options = dataclasses.replace(config.options, signal=signal)
+        self.options = msgspec.structs.replace(config.options, signal=signal)
 
     async def turns(self, pending: list[UserMessage]) -> None:
         budget = self.config.budget

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 MAX_LINE = 16 * 1024 * 1024
@@ -26,8 +27,7 @@ class SSEError(ValueError):
     """The stream cannot be decoded within the limits (a line over `MAX_LINE`)."""
 
 
-@dataclass(frozen=True, slots=True)
-class ServerSentEvent:
+class ServerSentEvent(msgspec.Struct, frozen=True):
     data: str
     event: str = "message"
     id: str | None = None

@@ -12,8 +12,9 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass
 from typing import Protocol
+
+import msgspec
 
 from di_code.ai.abort import AbortSignal
 from di_code.ai.events import StreamEvent
@@ -133,8 +134,7 @@ def start_stream(
     return stream
 
 
-@dataclass(slots=True)
-class StreamOptions:
+class StreamOptions(msgspec.Struct):
     """Per-request options (SPEC §2.3)."""
 
     signal: AbortSignal | None = None

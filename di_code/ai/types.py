@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal, TypeAlias
 
 import msgspec
@@ -166,8 +165,7 @@ class ToolResultMessage(Struct, frozen=True):
 Message: TypeAlias = UserMessage | AssistantMessage | ToolResultMessage
 
 
-@dataclass(frozen=True, slots=True)
-class ModelCost:
+class ModelCost(msgspec.Struct, frozen=True):
     """US dollars per million tokens."""
 
     input: float = 0.0
@@ -176,8 +174,7 @@ class ModelCost:
     cache_write: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
-class Model:
+class Model(msgspec.Struct, frozen=True):
     id: str
     name: str
     provider: str
@@ -186,7 +183,7 @@ class Model:
     max_output_tokens: int = 16_384
     reasoning: bool = False
     input: frozenset[str] = frozenset({"text"})
-    cost: ModelCost = field(default_factory=ModelCost)
+    cost: ModelCost = msgspec.field(default_factory=ModelCost)
     base_url: str | None = None
 
 

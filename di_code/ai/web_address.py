@@ -17,8 +17,9 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
+
+import msgspec
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """(normalised host, port) -> the addresses it resolves to; `system_resolver` by default."""
@@ -31,8 +32,7 @@ class BadAddress(ValueError):
     """A URL or host that cannot be fetched; the message is one line, for the model."""
 
 
-@dataclass(frozen=True, slots=True)
-class WebAddress:
+class WebAddress(msgspec.Struct, frozen=True):
     """An http(s) URL whose host is normalised: `url` is what is fetched and shown."""
 
     scheme: str

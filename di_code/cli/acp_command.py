@@ -7,9 +7,10 @@ providers, tools) loads with the first session."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import logging
 from typing import TYPE_CHECKING
+
+import msgspec.structs
 
 from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
@@ -35,7 +36,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
     async def open_session(request: SessionRequest) -> Prepared:
         from di_code.cli.setup import prepare
 
-        chosen = dataclasses.replace(
+        chosen = msgspec.structs.replace(
             options, session=request.session_id, continue_session=False, no_session=False
         )
         return await prepare(

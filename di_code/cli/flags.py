@@ -6,12 +6,12 @@ chat.py) and its tests need nothing of Typer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class CliOptions:
+
+class CliOptions(msgspec.Struct, frozen=True):
     model: str | None = None
     provider: str | None = None
     base_url: str | None = None

@@ -9,10 +9,10 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Annotated, Any
 
 import typer
+from msgspec.structs import fields
 
 from di_code.cli.flags import CliOptions, options_from
 

@@ -12,8 +12,9 @@ import json
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Literal, TextIO, TypeAlias
+
+import msgspec
 
 from di_code.agent.events import (
     AgentEvent,
@@ -35,8 +36,7 @@ OutputFormat: TypeAlias = Literal["text", "json", "stream-json"]
 OUTPUT_FORMATS: tuple[OutputFormat, ...] = ("text", "json", "stream-json")
 
 
-@dataclass(slots=True)
-class Writer:
+class Writer(msgspec.Struct):
     stream: TextIO
 
     def line(self, text: str) -> None:
@@ -65,14 +65,13 @@ def json_text(data: Any) -> str:
     return json_escaped(text)
 
 
-@dataclass(slots=True)
-class RunTally:
+class RunTally(msgspec.Struct):
     """Counts turns and adds up usage as the events go by; the prompt's requests of every
     kind (its subagents', compaction's) are read from the budget they were counted in."""
 
     budget: RequestBudget | None = None
     num_turns: int = 0
-    usages: list[Usage] = field(default_factory=list)
+    usages: list[Usage] = msgspec.field(default_factory=list)
     _local: bool = False
     """The turn ends in a message the loop made without a request (the turn limit, an abort):
     its start already carries its stop reason. It is not a model request to count."""

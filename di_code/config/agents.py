@@ -22,8 +22,10 @@ session's permission rules and hooks, and its `model` counts only on a provider 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from pathlib import Path
+
+import msgspec
+from msgspec.structs import replace
 
 from di_code.config.front_matter import (
     Document,
@@ -47,8 +49,7 @@ CLAUDE_MODEL_ALIASES = frozenset({"inherit", "sonnet", "opus", "haiku"})
 """Claude Code's model names, which name no model of a di-code provider: the default is used."""
 
 
-@dataclass(frozen=True, slots=True)
-class AgentFile:
+class AgentFile(msgspec.Struct, frozen=True):
     name: str
     description: str
     tools: tuple[str, ...] | None
@@ -67,8 +68,7 @@ class AgentFile:
         return str(self.path) if self.from_project and self.model else None
 
 
-@dataclass(frozen=True, slots=True)
-class AgentSet:
+class AgentSet(msgspec.Struct, frozen=True):
     agents: dict[str, AgentFile]
     warnings: tuple[str, ...] = ()
     """Files that were skipped, and why, one line each."""

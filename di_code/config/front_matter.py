@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
+
+import msgspec
 
 from di_code.ai.files.door import open_path
 from di_code.config.project import project_folders
@@ -35,8 +36,7 @@ class FrontMatterError(ValueError):
     """The front matter cannot be read; the message says why (and where, by line)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Document:
+class Document(msgspec.Struct, frozen=True):
     fields: dict[str, str]
     """The front matter's keys and their text values (empty without front matter)."""
     body: str

@@ -15,9 +15,9 @@ defaults unless listed.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass
+
+import msgspec
 
 from di_code.ai.types import Model, ModelCost
 from di_code.config.key_variables import PRESET_KEYS
@@ -36,8 +36,7 @@ _OPENAI_REASONING = re.compile(r"^(o\d|gpt-5)(?!.*-chat)")
 _TEXT_IMAGE = frozenset({"text", "image"})
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderPreset:
+class ProviderPreset(msgspec.Struct, frozen=True):
     name: str
     api: str
     base_url: str
@@ -200,7 +199,7 @@ def resolve_model(preset: ProviderPreset, model_id: str, base_url: str | None = 
         )
     url = base_url or preset.base_url
     responses = _speaks_responses(preset, model_id, url)
-    return dataclasses.replace(
+    return msgspec.structs.replace(
         known,
         id=model_id,
         provider=preset.name,

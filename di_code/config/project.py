@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 PROJECT_CONFIG = Path(".di-code") / "config.toml"
 
 
-@dataclass(frozen=True, slots=True)
-class ProjectFile:
+class ProjectFile(msgspec.Struct, frozen=True):
     path: Path
     """The `.di-code/config.toml` found."""
     folder: Path

@@ -11,7 +11,9 @@ none is a one-line configuration error naming the variable.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+
+import msgspec
+from msgspec.structs import replace
 
 from di_code.ai.types import Model
 from di_code.config.models import (
@@ -41,8 +43,7 @@ class MissingKey(ConfigError):
         self.provider, self.variable = provider, variable
 
 
-@dataclass(frozen=True, slots=True)
-class ModelRequest:
+class ModelRequest(msgspec.Struct, frozen=True):
     """What the command line asked for."""
 
     model: str | None = None
@@ -51,8 +52,7 @@ class ModelRequest:
     api_key: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(msgspec.Struct, frozen=True):
     model: Model
     api_key: str
     """Empty for providers that need none (local servers)."""

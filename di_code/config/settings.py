@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import msgspec
+from msgspec.structs import replace
 
 from di_code.config.models import PRESETS
 from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
@@ -46,16 +48,14 @@ DISCOVERY_ENV = "DI_CODE_DISCOVERY"
 """Local servers to look for (`NAME=URL` or `URL`, comma-separated): di_code.config.discovery."""
 
 
-@dataclass(frozen=True, slots=True)
-class ModelLimits:
+class ModelLimits(msgspec.Struct, frozen=True):
     """A `[providers.NAME.models.ID]` table: limits the user knows better than di-code."""
 
     context_window: int | None = None
     max_output_tokens: int | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderSettings:
+class ProviderSettings(msgspec.Struct, frozen=True):
     """A `[providers.NAME]` table: a custom provider, or overrides for a preset."""
 
     name: str
@@ -64,19 +64,18 @@ class ProviderSettings:
     api_key_env: str | None = None
     models: tuple[str, ...] = ()
     default_model: str | None = None
-    limits: Mapping[str, ModelLimits] = field(default_factory=dict)
+    limits: Mapping[str, ModelLimits] = msgspec.field(default_factory=dict)
     """Model id → its configured limits (when `models` is written as tables)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(msgspec.Struct, frozen=True):
     model: str | None = None
     thinking: ReasoningLevel | None = None
     permission_mode: str | None = None
     allow: tuple[str, ...] = ()
     deny: tuple[str, ...] = ()
     max_turns: int | None = None
-    providers: Mapping[str, ProviderSettings] = field(default_factory=dict)
+    providers: Mapping[str, ProviderSettings] = msgspec.field(default_factory=dict)
     discovery: tuple[str, ...] | None = None
     warnings: tuple[str, ...] = ()
     """Settings that were ignored, one line each, to show the user."""
@@ -85,14 +84,14 @@ class Settings:
     sandbox_hide: tuple[str, ...] = ()
     sandbox_reveal: tuple[str, ...] = ()
     """Paths a sandboxed command sees empty besides the defaults, and defaults it sees."""
-    mcp_servers: Mapping[str, Any] = field(default_factory=dict)
+    mcp_servers: Mapping[str, Any] = msgspec.field(default_factory=dict)
     """`[mcp_servers.NAME]` tables as written (di_code.tools.extensions.mcp_config reads them)."""
     hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` table as written), the user's then a trusted project's
     (di_code.tools.policy.hook_config reads them)."""
     claude_hooks: tuple[tuple[str, Any], ...] = ()
     """(file, its `hooks` object) of a trusted project's `.claude/settings.json`."""
-    lsp: Mapping[str, Any] = field(default_factory=dict)
+    lsp: Mapping[str, Any] = msgspec.field(default_factory=dict)
     """`[lsp.NAME]` tables as written (di_code.tools.lsp.servers reads them)."""
     subagent_model: str | None = None
     """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
@@ -282,8 +281,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Reader:
+class _Reader(msgspec.Struct, frozen=True):
     source: str
 
     def fail(self, key: str, expected: str) -> ConfigError:

@@ -12,8 +12,9 @@ untrusted project's skills are listed too; what the model then does is gated as 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from di_code.config.front_matter import (
     Document,
@@ -30,8 +31,7 @@ HEAD_CAP = 64 * 1024
 """How much of a SKILL.md is read to find its front matter."""
 
 
-@dataclass(frozen=True, slots=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     name: str
     description: str
     path: Path
@@ -42,8 +42,7 @@ class Skill:
         return self.path.parent
 
 
-@dataclass(frozen=True, slots=True)
-class SkillSet:
+class SkillSet(msgspec.Struct, frozen=True):
     skills: tuple[Skill, ...]
     warnings: tuple[str, ...] = ()
 

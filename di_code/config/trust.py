@@ -20,9 +20,10 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from di_code.ai.files.door import read_path
 from di_code.ai.private_files import private_folder
@@ -97,8 +98,7 @@ def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
     return not owners or owners[0] not in usable
 
 
-@dataclass(frozen=True, slots=True)
-class TrustStore:
+class TrustStore(msgspec.Struct, frozen=True):
     """`$DI_CODE_HOME/trusted.json`: {project folder: SHA-256 of its settings file} and
     {`.mcp.json` path: SHA-256 of it}."""
 

@@ -11,8 +11,9 @@ then replaced by the session's own context, so the two stay identical.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import TYPE_CHECKING
+
+from msgspec.structs import replace
 
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortSignal

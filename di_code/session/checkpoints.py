@@ -84,6 +84,11 @@ def git_snapshots(
     )
 
 
+def stored_ids(store: Path) -> set[str]:
+    """The ids of every session file in the store (file names end in `_<id>.jsonl`)."""
+    return {path.stem.rpartition("_")[2] for path in store.glob("*/*.jsonl")}
+
+
 class Checkpointer:
     """Takes the checkpoints of one session's prompts; subscribe `on_event` to the Agent.
 
@@ -205,10 +210,7 @@ class Checkpointer:
         return snapshot
 
     def _live_sessions(self) -> set[str]:
-        """The ids of every session file in the store (file names end in `_<id>.jsonl`)."""
-        store = self.session.path.parent.parent
-        live = {path.stem.rpartition("_")[2] for path in store.glob("*/*.jsonl")}
-        return live | {self.session.id}
+        return stored_ids(self.session.path.parent.parent) | {self.session.id}
 
     def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
         if self._snapshot is None:

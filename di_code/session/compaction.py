@@ -12,7 +12,8 @@ local model (2048 tokens) compacts early enough and keeps a tail that fits.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+
+import msgspec
 
 from di_code.ai.abort import AbortSignal
 from di_code.ai.stream import Provider, StreamOptions
@@ -52,8 +53,7 @@ class NothingToCompact(CompactionError):
         super().__init__(NOTHING_TO_COMPACT)
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionResult:
+class CompactionResult(msgspec.Struct, frozen=True):
     summary: str
     first_kept_index: int
     """Index, in the messages given to `compact`, of the first message kept as it was."""

@@ -23,7 +23,7 @@ from typing import Any
 
 from di_code.ai.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
 from di_code.ai.private_files import private_folder
-from di_code.session.safe_files import read_file, remove_file, write_file
+from di_code.session.safe_files import read_file, write_file
 
 MANIFEST = "manifest.json"
 MANIFEST_MAX_BYTES = 64 * 1024 * 1024
@@ -101,16 +101,13 @@ class FileBackup:
     def copy_hash(self, original: Original) -> str:
         return content_hash(self.folder / original.copy) if original.copy else ""
 
-    def restore(self, original: Original) -> None:
-        """Put the original back (raises OSError: the caller names the path that failed)."""
-        path = Path(original.path)
-        if not original.existed:
-            remove_file(path)
-            return
+    def kept(self, original: Original) -> tuple[bytes, int]:
+        """The bytes and mode of a file that existed, as its copy kept them (raises OSError:
+        the caller names the path that failed)."""
         if original.copy is None:
             raise OSError(original.failed or "no copy was kept")
         data, _ = read_file(self.folder / original.copy, self.max_file_bytes)
-        write_file(path, data, original.mode if original.mode is not None else 0o644)
+        return data, original.mode if original.mode is not None else 0o644
 
     def _record(self, original: Original) -> str:
         self._originals[original.path] = original

@@ -13,6 +13,7 @@ did not happen, and an undo it could not record (a full disk) as a failure.
 from __future__ import annotations
 
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,7 +29,13 @@ from di_code.session.git_snapshot import (
     parse_skip,
 )
 from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
-from di_code.session.safe_files import remove_empty_folders, remove_file, write_file, write_symlink
+from di_code.session.safe_files import (
+    read_file,
+    remove_empty_folders,
+    remove_file,
+    write_file,
+    write_symlink,
+)
 from di_code.session.session import Session
 
 USER_CHANGED = "changed by you since the tool did"
@@ -99,6 +106,14 @@ class UndoPlan:
 class UndoResult:
     done: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    on_disk: list[Path] = field(default_factory=list)
+    """The files undo changed on disk itself (not through `write_text`): an editor that has
+    one open must reload it."""
+
+
+TextWriter = Callable[[Path, str], bool]
+"""Puts a restored text file where the user edits it (an editor's buffer, which the editor
+saves); False when that path is not the editor's to write (undo writes the disk then)."""
 
 
 def plan(
@@ -122,8 +137,11 @@ def plan(
     return _plan_git(git, target, later, force)
 
 
-def apply(session: Session, undo_plan: UndoPlan) -> UndoResult:
-    """Carry the plan out; the prompt is marked undone only when every action succeeded."""
+def apply(
+    session: Session, undo_plan: UndoPlan, write_text: TextWriter | None = None
+) -> UndoResult:
+    """Carry the plan out, a restored text file through `write_text` when given; the prompt
+    is marked undone only when every action succeeded."""
     result = UndoResult()
     blobs: dict[str, bytes] = {}
     if undo_plan.git is not None:
@@ -137,11 +155,13 @@ def apply(session: Session, undo_plan: UndoPlan) -> UndoResult:
     for action in [*reversed(deletes), *restores]:  # a file may come back where a folder was
         verb = "deleted" if action.deletes else "restored"
         try:
-            _carry_out(action, undo_plan.top, blobs)
+            by_editor = _carry_out(action, undo_plan.top, blobs, write_text)
         except OSError as exc:
             result.failed.append(f"could not restore {action.shown}: {exc.strerror or exc}")
             continue
         result.done.append(f"{verb} {action.shown}")
+        if not by_editor:
+            result.on_disk.append(undo_plan.top / action.path)
     if undo_plan.actions and not result.failed:
         target = undo_plan.target
         try:
@@ -151,18 +171,43 @@ def apply(session: Session, undo_plan: UndoPlan) -> UndoResult:
     return result
 
 
-def _carry_out(action: Action, top: Path, blobs: dict[str, bytes]) -> None:
+def _carry_out(
+    action: Action, top: Path, blobs: dict[str, bytes], write_text: TextWriter | None
+) -> bool:
+    """Write one action; True when `write_text` took the file."""
     path = top / action.path
-    if action.original is not None and action.backup is not None:
-        action.backup.restore(action.original)
-    elif action.mode is None:
-        remove_file(path)
-    elif action.mode == "120000":
-        write_symlink(path, blobs[action.blob or ""].decode(errors="surrogateescape"))
-    else:
-        write_file(path, blobs[action.blob or ""], _permissions(path, action.mode))
     if action.deletes:
+        remove_file(path)
         remove_empty_folders(path, top)
+        return False
+    if action.mode == "120000":
+        write_symlink(path, blobs[action.blob or ""].decode(errors="surrogateescape"))
+        return False
+    if action.original is not None and action.backup is not None:
+        data, mode = action.backup.kept(action.original)
+    else:
+        data, mode = blobs[action.blob or ""], _permissions(path, action.mode or "")
+    if write_text is not None and _written_as_text(write_text, path, data, mode):
+        return True
+    write_file(path, data, mode)
+    return False
+
+
+def _written_as_text(write_text: TextWriter, path: Path, data: bytes, mode: int) -> bool:
+    """Whether `write_text` put `data` at `path`, byte for byte and with `mode`. An editor
+    may keep the text unsaved, change its line ends or make the file with its own mode: undo
+    then writes the disk itself, so a restore is byte-exact whoever writes it."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    if not write_text(path, text):
+        return False
+    try:
+        now, status = read_file(path, len(data))
+    except OSError:
+        return False
+    return now == data and stat.S_IMODE(status.st_mode) == mode
 
 
 def _permissions(path: Path, mode: str) -> int:

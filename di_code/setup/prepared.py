@@ -9,9 +9,10 @@ no permission gate (every tool runs without asking) and no model list.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from di_code.config.settings import di_code_home
 from di_code.tools.policy.program_env import KEY_VARIABLES
@@ -30,8 +31,7 @@ if TYPE_CHECKING:
 SwitchModel = Callable[[str], "tuple[Provider, Model]"]
 
 
-@dataclass(slots=True)
-class Prepared:
+class Prepared(msgspec.Struct):
     """What a command runs prompts with. Mutable: trust given in a chat starts new MCP servers
     (`mcp`), and the chat adds what only it uses (`store`, `trust_offer`, `apply_trust`)."""
 
@@ -41,8 +41,8 @@ class Prepared:
     store: SessionStore | None = None
     """Where /resume finds the workspace's other sessions; None with --no-session."""
     gate: PermissionGate | None = None
-    workspace: Path = field(default_factory=Path.cwd)
-    home: Path = field(default_factory=di_code_home)
+    workspace: Path = msgspec.field(default_factory=Path.cwd)
+    home: Path = msgspec.field(default_factory=di_code_home)
     switch_model: SwitchModel | None = None
     """Resolves `provider/id` for /model; raises ConfigError with a one-line message."""
     models: Callable[[], list[ModelChoice]] = list

@@ -67,7 +67,7 @@ class Bench:
         if command not in NPM_PACKAGES:
             raise KeyError(command)
         if not self._npm_bin:
-            self.log("  preparing npm peers (pi, claude, codex) ...")
+            self.log("  preparing npm peers (pi, claude, codex, the ACP adapters) ...")
             self._npm_bin.append(ensure_npm_peers(self.out))
         return self._npm_bin[0] / command
 

@@ -25,6 +25,8 @@ NPM_PACKAGES: dict[str, str] = {
     "pi": "@mariozechner/pi-coding-agent",
     "claude": "@anthropic-ai/claude-code",
     "codex": "@openai/codex",
+    "claude-agent-acp": "@agentclientprotocol/claude-agent-acp",
+    "codex-acp": "@zed-industries/codex-acp",
 }
 """Command name: the npm package that provides it."""
 INSTALL_TIMEOUT_S = 900
@@ -94,7 +96,7 @@ def ensure_user_install(bench_dir: Path, root: Path) -> Peer:
 def ensure_npm_peers(bench_dir: Path) -> Path:
     """Install every npm peer into .bench/npm (once); return the folder of their commands.
 
-    All three in one `npm install`: one resolution, one lock, and a failure says which log to
+    All of them in one `npm install`: one resolution, one lock, and a failure says which log to
     read. Without npm on PATH they are skipped with that reason.
     """
     bench_dir.mkdir(parents=True, exist_ok=True)
@@ -106,6 +108,8 @@ def ensure_npm_peers(bench_dir: Path) -> Path:
             raise PeerUnavailable("npm not found on PATH")
         install = [npm, "install", "--prefix", str(prefix), "--no-audit", "--no-fund"]
         install += ["--no-update-notifier", *NPM_PACKAGES.values()]
+        if any(not (prefix / "node_modules" / p).is_dir() for p in NPM_PACKAGES.values()):
+            (prefix / ".installed").unlink(missing_ok=True)  # a package added since
         _run_once(bench_dir, "npm", prefix, [install])
     return prefix / "node_modules" / ".bin"
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import pytest
+from msgspec.structs import replace
 
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder

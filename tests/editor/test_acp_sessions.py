@@ -37,7 +37,9 @@ def stored(home: Path, folder: Path, count: int) -> list[str]:
     return ids[::-1]
 
 
-async def test_initialize_offers_list_resume_and_close_only(editor_env: dict[str, str]) -> None:
+async def test_initialize_offers_list_resume_close_and_delete_only(
+    editor_env: dict[str, str],
+) -> None:
     async with spawn_agent_process(RecordingClient(), DI_CODE, "acp", env=editor_env) as (
         conn,
         _process,
@@ -46,7 +48,7 @@ async def test_initialize_offers_list_resume_and_close_only(editor_env: dict[str
     sessions = reply.agent_capabilities.session_capabilities
     assert sessions.list is not None and sessions.resume is not None
     assert sessions.close is not None
-    assert sessions.fork is None and sessions.delete is None
+    assert sessions.delete is not None and sessions.fork is None
 
 
 async def test_list_gives_this_folders_sessions_newest_first_with_title_and_time(

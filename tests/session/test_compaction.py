@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +56,7 @@ def answer(text: str) -> dict[str, Any]:
 
 async def agent_after_three_turns(last_usage: int, home: Path) -> tuple[Agent, Faux, Session]:
     faux = create_faux_provider([*turn(1), *turn(2), *turn(3, last_usage)])
-    model = dataclasses.replace(faux.model, context_window=WINDOW)
+    model = msgspec.structs.replace(faux.model, context_window=WINDOW)
     agent = Agent(faux.provider, model, [READ])
     session = SessionStore(home).create(home)
     session.record(agent)

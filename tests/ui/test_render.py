@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import io
-from dataclasses import replace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from rich.console import Console, RenderableType
 
 from di_code.agent import (

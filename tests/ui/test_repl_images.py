@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import base64
-import dataclasses
 from pathlib import Path
+
+import msgspec.structs
 
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
@@ -18,7 +19,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x03" * 16
 async def test_an_at_path_image_is_attached_to_the_prompt(tmp_path: Path) -> None:
     (tmp_path / "shot.png").write_bytes(PNG)
     faux = create_faux_provider([text_reply("A red square.")])
-    model = dataclasses.replace(faux.model, input=frozenset({"text", "image"}))
+    model = msgspec.structs.replace(faux.model, input=frozenset({"text", "image"}))
     setup = Prepared(Agent(faux.provider, model), workspace=tmp_path)
     async with chat(setup) as session:
         session.type("what is @shot.png\r")

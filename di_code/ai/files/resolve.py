@@ -20,8 +20,9 @@ import contextlib
 import errno
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 MAX_LINKS = 40
 """Symlinks followed for one path before giving up, as Linux does (ELOOP)."""
@@ -33,8 +34,7 @@ class Outside(Exception):
     """The path resolves outside every root."""
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(msgspec.Struct, frozen=True):
     """The last component of a resolved path: its folder held open and its name in it.
 
     `folder` is None when that folder does not exist. `name` was not a symlink when it was
@@ -55,8 +55,7 @@ class Target:
         self.close()
 
 
-@dataclass(slots=True)
-class _Step:
+class _Step(msgspec.Struct):
     name: str
     fd: int | None
     """None for a folder that does not exist (taken as written)."""

@@ -19,9 +19,10 @@ import ssl
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
+
+import msgspec
 
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.own_thread import on_own_thread
@@ -138,8 +139,7 @@ def preload_tls() -> None:
     threading.Thread(target=ssl_context, name="di-code-tls", daemon=True).start()
 
 
-@dataclass(frozen=True, slots=True)
-class Timeouts:
+class Timeouts(msgspec.Struct, frozen=True):
     """How long a server may keep a reply waiting: before the first piece of it (a local model
     processes the whole prompt first), and for each event once it has started (stall.py)."""
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import Model
@@ -32,8 +33,7 @@ def reply_token_limit(model: Model, options: StreamOptions) -> int:
     return max(1, min(wanted, model.max_output_tokens, window_share))
 
 
-@dataclass(frozen=True, slots=True)
-class ServerLimits:
+class ServerLimits(msgspec.Struct, frozen=True):
     """What a server published; None where it said nothing."""
 
     context_window: int | None = None

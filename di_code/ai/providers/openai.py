@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from typing import Any, Literal
+
+import msgspec
 
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.providers.http import HttpProvider
@@ -149,8 +150,7 @@ def _tool_call(call: ToolCall) -> dict[str, Any]:
 # ---------------------------------------------------------------- stream translation
 
 
-@dataclass(slots=True)
-class OpenAIStreamState:
+class OpenAIStreamState(msgspec.Struct):
     """What the translator remembers between chunks."""
 
     call_key: object = None

@@ -15,8 +15,9 @@ are therefore never changed once made: a builder that merges items makes new one
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from di_code.ai.transcript import messages_for_request
 from di_code.ai.types import (
@@ -35,8 +36,7 @@ Convert = Callable[[Message, list[ImageContent]], list[dict[str, Any]]]
 """One message's wire items; a tool result adds its images to the list instead."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Converted:
+class _Converted(msgspec.Struct, frozen=True):
     message: Message
     """Held so that its id, the key, is not reused while the entry lives."""
     items: list[dict[str, Any]]

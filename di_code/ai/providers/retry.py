@@ -8,8 +8,9 @@ import asyncio
 import random
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+
+import msgspec
 
 from di_code.ai.stream import ProviderError
 
@@ -38,16 +39,15 @@ async def _sleep(seconds: float) -> None:
     await asyncio.sleep(seconds)
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
+class RetryPolicy(msgspec.Struct, frozen=True):
     """SPEC §2.3 numbers; `sleep` and `jitter` are injectable so tests wait no real seconds."""
 
     max_retries: int = 4
     base_delay: float = 1.0
     max_delay: float = 30.0
     max_retry_after: float = 60.0
-    sleep: Callable[[float], Awaitable[None]] = field(default=_sleep)
-    jitter: Callable[[], float] = field(default=random.random)
+    sleep: Callable[[float], Awaitable[None]] = _sleep
+    jitter: Callable[[], float] = random.random
 
     def backoff(self, retry: int) -> float:
         """1 s, 2 s, 4 s, ... plus up to 25 % jitter, never above `max_delay`."""

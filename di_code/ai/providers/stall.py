@@ -13,29 +13,34 @@ counting events cannot be fooled that way. The rules, from the time the response
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 
-@dataclass
 class StallClock:
-    """The deadline for the reply's next progress; `saw` moves it after each piece read."""
+    """The deadline for the reply's next progress; `saw` moves it after each piece read.
 
-    first_byte: float
-    stall: float
-    now: Callable[[], float]
-    deadline: float = field(init=False)
-    why: str = field(init=False, default="no reply")
-    """What the deadline waits through, for the error: `stream stalled (no reply for 120 s)`."""
-    seconds: float = field(init=False)
-    _cap: float = field(init=False)
-    """The latest keep-alives can push the deadline: first-byte timeout after the last event."""
-    _events: int = field(init=False, default=0)
-    _keepalives: int = field(init=False, default=0)
-    _pending: bool = field(init=False, default=False)
+    A plain class: its state is set by its own methods, and it is made once per request."""
 
-    def __post_init__(self) -> None:
-        self.deadline = self._cap = self.now() + self.first_byte
-        self.seconds = self.first_byte
+    __slots__ = (
+        "_cap",
+        "_events",
+        "_keepalives",
+        "_pending",
+        "deadline",
+        "first_byte",
+        "now",
+        "seconds",
+        "stall",
+        "why",
+    )
+
+    def __init__(self, first_byte: float, stall: float, now: Callable[[], float]) -> None:
+        self.first_byte, self.stall, self.now = first_byte, stall, now
+        self.deadline = self._cap = now() + first_byte
+        # what the deadline waits through, for the error: `stream stalled (no reply for 120 s)`
+        self.why = "no reply"
+        self.seconds = first_byte
+        self._events = self._keepalives = 0
+        self._pending = False
 
     def saw(self, events: int, keepalives: int, pending: bool) -> None:
         """After a piece: `events` completed by it, the decoder's count of keep-alive lines so

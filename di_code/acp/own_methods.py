@@ -1,0 +1,53 @@
+"""The ACP v1 method the SDK (0.12.1) has no route for, answered here: `session/delete`.
+
+The SDK answers a method it does not route with "method not found", and its connection takes
+no routes of an agent's own. So `stdio.py` hands a `session/delete` request here instead of to
+the SDK: its params are read with the SDK's own request type, the agent answers it, and the
+answer goes out as the SDK writes its own (one JSON line, in one write, on the same stream).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from acp import RequestError
+from acp.schema import DeleteSessionRequest
+from pydantic import ValidationError
+
+logger = logging.getLogger(__name__)
+
+DELETE = "session/delete"
+LONGEST = 64 * 1024
+"""A longer line is no `session/delete` request (an id and `_meta`), and is not parsed again."""
+
+
+def own_request(line: bytes) -> dict[str, Any] | None:
+    """The request of `line` when it is one answered here (a JSON-RPC message already)."""
+    if len(line) > LONGEST or b"delete" not in line:
+        return None
+    message = json.loads(line)
+    if isinstance(message, dict) and message.get("method") == DELETE and "id" in message:
+        return message
+    return None
+
+
+async def answer(request: dict[str, Any], agent: Any, writer: asyncio.StreamWriter) -> None:
+    """Run the request on `agent` and write its answer (a result or the JSON-RPC error)."""
+    reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
+    try:
+        params = DeleteSessionRequest.model_validate(request.get("params"))
+        result = await agent.delete_session(session_id=params.session_id)
+        reply["result"] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    except ValidationError as exc:
+        fields = [".".join(map(str, error["loc"])) or "params" for error in exc.errors()]
+        error = RequestError.invalid_params({"invalid": fields})
+        reply["error"] = error.to_error_obj()
+    except RequestError as exc:
+        reply["error"] = exc.to_error_obj()
+    except Exception as exc:  # as the SDK answers its own: never a request left unanswered
+        logger.exception("session/delete failed")
+        reply["error"] = RequestError.internal_error({"message": str(exc)}).to_error_obj()
+    writer.write(json.dumps(reply, separators=(",", ":")).encode() + b"\n")

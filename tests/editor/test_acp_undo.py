@@ -1,0 +1,219 @@
+"""`/undo` from an editor and its buffers (issue 35, item 4), driven by the ACP SDK's own client:
+with the editor's file system, a restored text file goes through `fs/write_text_file` (so an
+open buffer gets it); what cannot (a deletion, bytes that are not text) is undone on disk and
+named, as every file is without the editor's file system, so the editor can reload it."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp import RequestError  # noqa: E402
+from acp.schema import (  # noqa: E402
+    ClientCapabilities,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
+    WriteTextFileResponse,
+)
+
+from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt  # noqa: E402
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+
+EDITOR_FS = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
+
+
+class SavingEditor(RecordingClient):
+    """An editor whose buffers are saved as they are written: it reads and writes the disk,
+    and records every write it was asked for, with its text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[tuple[str, str]] = []
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
+        try:
+            return ReadTextFileResponse(content=Path(path).read_bytes().decode("utf-8"))
+        except OSError:
+            raise RequestError.resource_not_found(path) from None
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
+        self.writes.append((path, content))
+        Path(path).write_bytes(content.encode("utf-8"))
+        return WriteTextFileResponse()
+
+
+def calls(*specs: tuple[str, dict[str, Any]]) -> Turn:
+    return Turn(tool_calls=tuple(ToolCallSpec(name, args) for name, args in specs))
+
+
+def edit(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    return "edit", {"path": path, "edits": [{"old_text": old, "new_text": new}]}
+
+
+def write(path: str, content: str) -> tuple[str, dict[str, Any]]:
+    return "write", {"path": path, "content": content}
+
+
+async def test_undo_restores_text_through_the_editors_buffers(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    # the repository is the workspace's parent: undo reaches a file outside the workspace
+    subprocess.run(["git", "init", "-q"], cwd=workspace.parent, check=True, timeout=30)
+    notes, new, data = workspace / "notes.txt", workspace / "new.txt", workspace / "data.bin"
+    outside = workspace.parent / "outside.txt"
+    notes.write_text("one\r\ntwo\n")
+    data.write_bytes(b"\xff\x00old")
+    data.chmod(0o600)
+    outside.write_text("theirs\n")
+    llm_server.script(
+        calls(edit("notes.txt", "one", "uno"), write("new.txt", "fresh\n")),
+        calls(("bash", {"command": "printf 'new' > data.bin; printf 'x\\n' > ../outside.txt"})),
+        Turn(text="done"),
+    )
+    client = SavingEditor()
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+                       capabilities=EDITOR_FS)  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "change them")
+    assert notes.read_bytes() == b"uno\r\ntwo\n" and new.exists()
+    client.writes.clear()
+
+    reply = await prompt(conn, session.session_id, "/undo")
+    assert reply.stop_reason == "end_turn"
+    said = client.said()
+    assert "Undid prompt 1." in said, said
+    # the text went through the editor, byte for byte; the disk and the editor agree
+    assert client.writes == [(str(notes), "one\r\ntwo\n")]
+    assert notes.read_bytes() == b"one\r\ntwo\n"
+    # a deletion, bytes that are not UTF-8 and a file outside the workspace (the editor is
+    # asked for none of them, as for the write tool) are undone on disk, named for a reload
+    assert not new.exists()
+    assert data.read_bytes() == b"\xff\x00old" and data.stat().st_mode & 0o777 == 0o600
+    assert outside.read_text() == "theirs\n"
+    [line] = [line for line in said.splitlines() if line.startswith("Changed on disk")]
+    assert all(str(path) in line for path in (new, data, outside)) and str(notes) not in line
+
+
+async def test_without_the_editors_files_the_answer_names_each_file_changed(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("one\n")
+    llm_server.script(calls(edit("notes.txt", "one", "two")), Turn(text="edited"))
+    client = RecordingClient()
+    conn = await agent(client, "--permission-mode", "auto")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit it")
+    await prompt(conn, session.session_id, "/undo")
+    assert notes.read_text() == "one\n"
+    said = client.said()
+    assert f"Changed on disk (reload them where they are open): {notes}" in said, said
+
+
+class LineEndingEditor(SavingEditor):
+    """An editor that saves its buffers with its own line ends."""
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        return await super().write_text_file(session_id, path, content.replace("\r\n", "\n"))
+
+
+async def test_an_editor_that_changes_the_bytes_does_not_break_the_undo(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_bytes(b"one\r\ntwo\r\n")
+    llm_server.script(calls(edit("notes.txt", "one", "uno")), Turn(text="edited"))
+    client = LineEndingEditor()
+    conn = await agent(client, "--permission-mode", "auto", capabilities=EDITOR_FS)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit it")
+    client.writes.clear()
+    await prompt(conn, session.session_id, "/undo")
+    assert [path for path, _ in client.writes] == [str(notes)]  # the editor was asked first
+    assert notes.read_bytes() == b"one\r\ntwo\r\n"  # then the disk got the exact bytes
+    said = client.said()
+    assert f"Changed on disk (reload them where they are open): {notes}" in said, said
+
+
+class UnsavedEditor(SavingEditor):
+    """An editor in which the user has typed into a buffer without saving it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unsaved: dict[str, str] = {}
+
+    async def read_text_file(self, session_id: str, path: str, **kw: Any) -> Any:
+        if path in self.unsaved:
+            return ReadTextFileResponse(content=self.unsaved[path])
+        return await super().read_text_file(session_id, path, **kw)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        self.unsaved.pop(path, None)  # the buffer is replaced: the user's typing is gone
+        return await super().write_text_file(session_id, path, content, **kw)
+
+
+async def test_a_buffer_with_unsaved_typing_is_not_overwritten_by_the_undo(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes, other = workspace / "notes.txt", workspace / "other.txt"
+    notes.write_text("one\n")
+    other.write_text("a\r\nb\r\n")
+    llm_server.script(
+        calls(edit("notes.txt", "one", "two"), edit("other.txt", "a", "c")), Turn(text="ok")
+    )
+    client = UnsavedEditor()
+    conn = await agent(client, "--permission-mode", "auto", capabilities=EDITOR_FS)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit them")
+    client.writes.clear()
+    client.unsaved[str(notes)] = "two\nmine\n"  # typed, not saved
+    client.unsaved[str(other)] = "c\nb\n"  # saved, shown with the editor's line ends
+    await prompt(conn, session.session_id, "/undo")
+    assert client.unsaved == {str(notes): "two\nmine\n"}  # the user's typing is kept
+    assert client.writes == [(str(other), "a\r\nb\r\n")]
+    assert notes.read_text() == "one\n"  # the disk is undone, and the file named
+    said = client.said()
+    assert f"Changed on disk (reload them where they are open): {notes}" in said, said
+
+
+class SlowEditor(SavingEditor):
+    """An editor that writes only once `release` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        self.writing.set()
+        await self.release.wait()
+        return await super().write_text_file(session_id, path, content, **kw)
+
+
+async def test_no_prompt_runs_while_the_undo_writes(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_text("one\n")
+    llm_server.script(calls(edit("notes.txt", "one", "two")), Turn(text="ok"))
+    client = SlowEditor()
+    client.release.set()
+    conn = await agent(client, "--permission-mode", "auto", capabilities=EDITOR_FS)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "edit it")
+    client.writing.clear()
+    client.release.clear()
+    undoing = asyncio.create_task(prompt(conn, session.session_id, "/undo"))
+    await asyncio.wait_for(client.writing.wait(), TIMEOUT)
+    with pytest.raises(RequestError) as refused:
+        await prompt(conn, session.session_id, "edit it again")
+    assert "a prompt is already running" in str(refused.value.data)
+    client.release.set()
+    assert (await undoing).stop_reason == "end_turn"
+    assert notes.read_text() == "one\n" and len(llm_server.requests) == 2
