@@ -4,8 +4,10 @@ what undo plans from (the recording itself is `checkpoints.Checkpointer`)."""
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, replace
 from typing import Literal
+
+import msgspec
+from msgspec.structs import replace
 
 from di_code.ai.types import UserMessage
 from di_code.session.format import CheckpointEntry, CheckpointPhase
@@ -18,8 +20,7 @@ Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...] | None]
 a tool-after, the only paths the tool calls could change (None: any)."""
 
 
-@dataclass(frozen=True, slots=True)
-class PromptCheckpoint:
+class PromptCheckpoint(msgspec.Struct, frozen=True):
     """One prompt's checkpoint, read back from the session."""
 
     number: int

@@ -17,9 +17,11 @@ import hashlib
 import json
 import os
 import stat
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+
+import msgspec
+from msgspec.structs import replace
 
 from di_code.ai.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
 from di_code.ai.private_files import private_folder
@@ -29,8 +31,7 @@ MANIFEST = "manifest.json"
 MANIFEST_MAX_BYTES = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Original:
+class Original(msgspec.Struct, frozen=True):
     path: str
     """Absolute real path of the file."""
     existed: bool

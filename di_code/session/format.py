@@ -19,8 +19,9 @@ by `migrate` before decoding; a newer version is refused, never overwritten.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, TypeAlias
+
+import msgspec
 
 from di_code.ai.codec import CodecError, int_field, message_from_dict, to_dict
 from di_code.ai.types import Message
@@ -38,8 +39,7 @@ class SessionError(Exception):
     """A session cannot be found, read or written; the message is one line for the user."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionHeader:
+class SessionHeader(msgspec.Struct, frozen=True):
     id: str
     cwd: str
     timestamp: int
@@ -60,8 +60,7 @@ class SessionHeader:
         return data
 
 
-@dataclass(frozen=True, slots=True)
-class MessageEntry:
+class MessageEntry(msgspec.Struct, frozen=True):
     id: str
     parent_id: str | None
     timestamp: int
@@ -69,8 +68,7 @@ class MessageEntry:
     type: ClassVar[Literal["message"]] = "message"
 
 
-@dataclass(frozen=True, slots=True)
-class ModelChangeEntry:
+class ModelChangeEntry(msgspec.Struct, frozen=True):
     id: str
     parent_id: str | None
     timestamp: int
@@ -79,8 +77,7 @@ class ModelChangeEntry:
     type: ClassVar[Literal["model_change"]] = "model_change"
 
 
-@dataclass(frozen=True, slots=True)
-class CompactionEntry:
+class CompactionEntry(msgspec.Struct, frozen=True):
     """Everything before `first_kept_entry_id` is replaced by `summary` (None: nothing kept)."""
 
     id: str
@@ -104,8 +101,7 @@ changed between a tool-before and its tool-after is the tool's, anything else th
 conversation went back to before prompt N (a new branch starts)."""
 
 
-@dataclass(frozen=True, slots=True)
-class CheckpointEntry:
+class CheckpointEntry(msgspec.Struct, frozen=True):
     """The files as they were before (or after) prompt number `prompt`, or an undo back to it.
 
     `kind` "git": `ref` is a tree in the repository; "files": `ref` names the folder of saved

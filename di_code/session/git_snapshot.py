@@ -20,8 +20,9 @@ import stat
 import tempfile
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
+
+import msgspec
 
 from di_code.session.git_run import GitError, run_git
 from di_code.session.stat_cache import Fingerprint, StatCache
@@ -41,18 +42,16 @@ CHANGED_BY_TOOL = "changed by a tool"
 IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
+class Snapshot(msgspec.Struct, frozen=True):
     tree: str
     skipped: tuple[str, ...] = ()
     """`skip()` entries: what this tree does not show as it really is."""
-    watched: dict[str, Fingerprint] = field(default_factory=dict, compare=False)
+    watched: dict[str, Fingerprint] = msgspec.field(default_factory=dict)
     """Stat data of skipped and ignored paths (kept in memory only): a change around one
     tool call is then named, though its bytes were not captured."""
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(msgspec.Struct, frozen=True):
     """One path that differs between two snapshots: modes and blobs None when absent."""
 
     path: str

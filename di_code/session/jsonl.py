@@ -13,17 +13,17 @@ import fcntl
 import json
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from di_code.ai.json_pieces import holds_long, text_pieces, utf8
 from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(msgspec.Struct, frozen=True):
     line: int
     """1-based line number in the file, for warnings."""
     data: Any

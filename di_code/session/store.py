@@ -13,9 +13,10 @@ import json
 import re
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+import msgspec
 
 from di_code.ai.codec import message_from_dict
 from di_code.ai.types import Clock, TextContent, UserMessage, now_ms
@@ -28,8 +29,7 @@ _MESSAGE_LINE = b'{"type":"message"'
 """How every message entry line starts, as `jsonl.encode` writes it."""
 
 
-@dataclass(frozen=True, slots=True)
-class SessionSummary:
+class SessionSummary(msgspec.Struct, frozen=True):
     """One line of a session list (`/resume`)."""
 
     id: str

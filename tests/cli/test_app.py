@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -132,6 +133,36 @@ def test_run_imports_only_what_it_needs(
     assert out.strip() == "hello there"
     assert {"httpx", "di_code.ai.providers.openai"} <= loaded
     assert offenders(loaded, NOT_FOR_RUN) == []
+
+
+PLUGIN_DATACLASSES = {
+    "di_code.agent.tool.ToolResult",
+    "di_code.agent.tool.BoundTool",
+    "di_code.agent.tool.FunctionTool",
+}
+"""Plugins build these and may change them with dataclasses.replace: they stay dataclasses."""
+
+_DATACLASS_REPORT = "import dataclasses, inspect, json, sys\n" + when_main_ends(
+    "print('DATACLASSES:' + json.dumps(sorted("
+    "f'{name}.{key}' for name, module in list(sys.modules.items())"
+    " if module and name.startswith('di_code') for key, value in vars(module).items()"
+    " if inspect.isclass(value) and value.__module__ == name"
+    " and dataclasses.is_dataclass(value))))"
+)
+
+
+def test_run_defines_no_dataclass_on_its_way_to_an_answer_and_its_session(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """A frozen slots dataclass generates and compiles its methods when it is defined (~0.6 ms
+    each on a quiet machine; `run` defined 54 before its first request); a msgspec Struct is
+    built in C (~0.04 ms)."""
+    llm_server.script(Turn(text="hello there"))
+    env = cli_env(di_code_home, llm_server)
+    done = run_main(_DATACLASS_REPORT, "run", "hi", env=env, cwd=str(workspace))
+    head, marker, tail = done.stdout.rpartition("DATACLASSES:")
+    assert marker and head == "hello there\n", done.stderr
+    assert set(json.loads(tail)) - PLUGIN_DATACLASSES == set()
 
 
 def test_a_plain_http_server_costs_no_ca_bundle(
