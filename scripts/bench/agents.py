@@ -157,9 +157,12 @@ NPM_AGENTS: dict[str, tuple[str, Wire, Sequence[str], Callable[[Path, str], dict
 """name: (command, wire format, headless arguments, settings writer)."""
 
 
-def di_code(bench: Bench, command: Path | None = None, name: str = "di-code") -> Agent:
-    """di-code from the dev checkout, or from `command` (another install of it)."""
-    argv = ["run", "--model", f"openai/{MODEL}", "--no-session"]
+def di_code(
+    bench: Bench, command: Path | None = None, name: str = "di-code", session: bool = False
+) -> Agent:
+    """di-code from the dev checkout, or from `command` (another install of it); `session`:
+    it records its session, as a user's run does (the throughput figures leave it out)."""
+    argv = ["run", "--model", f"openai/{MODEL}", *([] if session else ["--no-session"])]
     return Agent(name, "chat", command or bench.bin("di-code"), argv, di_code_settings)
 
 

@@ -1,7 +1,8 @@
 """Figure 2: from process start to the first byte of the model request at a loopback server.
 
-di-code is installed as a user installs it (`pip install`, no extras); the README's editable
-dev install, with the `mcp` extra, is shown beside it as `dev-checkout`.
+di-code is installed as a user installs it (`pip install`, no extras) and records its session,
+as a user's run does (Codex and Claude Code record theirs too); the README's editable dev
+install, with the `mcp` extra, is shown beside it as `dev-checkout`.
 
 Every agent gets its own loopback server speaking its wire format, so the client it talks to
 and the settings it reads are the ones a user would have.
@@ -113,7 +114,10 @@ def run(bench: Bench) -> list[Row]:
             user = bench.user_install().bin("di-code")
         except PeerUnavailable as exc:
             return [skipped("2", "time to first request", str(exc))]
-        contenders = [serve(di_code(bench, user)), serve(di_code(bench, name="dev-checkout"))]
+        contenders = [
+            serve(di_code(bench, user, session=True)),
+            serve(di_code(bench, name="dev-checkout", session=True)),
+        ]
         try:
             mini = bench.peer("mini").bin("mini")
             server = servers.enter_context(LoopbackServer(ScriptedModel("chat")))
