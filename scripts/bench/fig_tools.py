@@ -115,9 +115,10 @@ def _bash(bench: Bench, scratch: Path) -> list[Row]:
 
     size = bench.scale(1_000_000_000, 100_000_000)
     command = f"yes '{'a' * 99}' | head -c {size}"
-    walls, peaks, nulls = [], [], []
+    walls, peaks, nulls, cats = [], [], [], []
     for _ in range(min(bench.repeats, 3)):
         nulls.append(shell_wall(f"{command} > /dev/null", scratch))
+        cats.append(shell_wall(f"{command} | cat > /dev/null", scratch))
         answer = call_tool(bench, scratch, "bash", {"command": command})
         kept = min(size, FILE_CAP)  # a spill file keeps the first 256 MiB, then counts
         if answer["spilled_bytes"] < kept * 0.99:
@@ -135,6 +136,15 @@ def _bash(bench: Bench, scratch: Path) -> list[Row]:
             Stat.of(nulls),
             Target(1.5, "ratio"),
             note,
+        ),
+        Row(
+            "6",
+            "bash big output: wall",
+            "s",
+            Stat.of(walls),
+            "same | cat > /dev/null",
+            Stat.of(cats),
+            note="the cheapest reader of the same pipe, for reference",
         ),
         Row(
             "6",
