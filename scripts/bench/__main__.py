@@ -31,6 +31,7 @@ FIGURES: dict[str, tuple[str, str]] = {
     "11": ("fig_agent_stream", "20,000-word streamed answer, headless, vs the npm peers"),
     "12": ("fig_acp_turns", "30 tool turns over ACP, against run"),
     "13": ("fig_acp_start", "ACP initialize, against claude-agent-acp and codex-acp"),
+    "14": ("fig_chat_start", "chat start-up in a pty, vs the npm peers' TUIs"),
 }
 ROOT = Path(__file__).resolve().parents[2]
 
