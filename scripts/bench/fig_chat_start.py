@@ -1,13 +1,14 @@
 """Figure 14: `di-code chat` beside the peers' TUIs, in a real pty (scripts/bench/tui.py):
 spawn to the first screen with a prompt that takes input, and spawn to the first byte of the
-model request when "hi" and Enter are typed as soon as it does.
+model request when "hi" and Enter are typed as soon as it does (key by key, as tui.KEYS says).
 
 di-code runs as a user installs it (figure 2's user install); the npm peers (Codex, Claude
 Code, pi) with figure 2's settings, plus what their TUIs ask a new user before the prompt
 (Codex and Claude Code: trust this folder; Claude Code: theme, onboarding and whether to use
 the API key), answered yes in their own settings files, as a returning user's would be.
 Each agent's "ready" is what its screen shows once it takes input: di-code's `›`; Codex's
-placeholder once its header no longer says `loading` (keys typed before that are dropped);
+placeholder and its footer's model once its header no longer says `loading` (keys typed
+before that are dropped);
 Claude Code's `? for shortcuts`; pi's context gauge in its footer. Interleaved in the
 balanced order of measure.rotated, one untimed warm-up round.
 """
@@ -64,7 +65,7 @@ class Tui:
 
 TUIS: dict[str, Tui] = {
     "di-code": Tui(("chat", "--model", f"openai/{MODEL}", "--no-session"), shows("›")),
-    "codex": Tui((), shows("Ask Codex", unless="loading"), _codex_trust),
+    "codex": Tui((), shows("Ask Codex", MODEL, unless="loading"), _codex_trust),
     "claude": Tui(("--model", MODEL), shows("? for shortcuts"), _claude_returning),
     "pi": Tui(("--provider", "bench", "--model", MODEL, "--no-session"), shows("0.0%/"), _nothing),
 }

@@ -4,7 +4,8 @@ The child gets a 100x30 pty (pexpect); its output is fed to a pyte screen, so "t
 drawn" means the screen a user sees shows it, whatever escape codes drew it. The terminal
 queries a TUI sends at start-up (cursor position, device attributes, colours) are answered as a
 terminal would answer them: Codex's TUI, for one, waits for them. Once the prompt is ready, a
-prompt and Enter are typed at once, and the loopback server notes when the request arrives.
+prompt and Enter are typed (as a person types: see KEYS), and the loopback server notes when
+the request arrives.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ ANSWERS: tuple[tuple[bytes, bytes], ...] = (
     (b"\x1b]11;?", b"\x1b]11;rgb:0000/0000/0000\x1b\\"),
 )
 """A terminal's answers to the queries TUIs send (a dark background, white text)."""
+
+KEYS = (b"h", b"i", b"\r")
+KEY_GAP_S = 0.06
+"""Keys are typed one by one, 60 ms apart, for every agent alike (0.18 s of each first-request
+figure): Codex takes keys that come faster as a paste, in which Enter adds a line."""
 
 Ready = Callable[[str], bool]
 """Whether the screen's text shows a prompt that takes input."""
@@ -70,8 +76,9 @@ def drive(
     )
     try:
         prompt = _until(child, stream, screen, lambda: ready(_text(screen)), "no prompt")
-        child.send(b"hi")
-        child.send(b"\r")
+        for key in KEYS:
+            time.sleep(KEY_GAP_S)
+            child.send(key)
         prompt_s = prompt - started
         _until(child, stream, screen, lambda: len(server.arrivals) > index, "no request")
         return Times(prompt_s, server.arrivals[index].at - started)
