@@ -61,6 +61,7 @@ def drive(
     cwd: Path,
     ready: Ready,
     server: LoopbackServer,
+    timeout: float = TIMEOUT_S,
 ) -> Times:
     """Start `argv` in a pty, wait for `ready`, type "hi" and Enter, wait for the request."""
     index = len(server.arrivals)
@@ -75,12 +76,13 @@ def drive(
         dimensions=(LINES, COLUMNS),
     )
     try:
-        prompt = _until(child, stream, screen, lambda: ready(_text(screen)), "no prompt")
+        prompt = _until(child, stream, screen, lambda: ready(_text(screen)), "no prompt", timeout)
         for key in KEYS:
             time.sleep(KEY_GAP_S)
             child.send(key)
         prompt_s = prompt - started
-        _until(child, stream, screen, lambda: len(server.arrivals) > index, "no request")
+        arrived = lambda: len(server.arrivals) > index  # noqa: E731
+        _until(child, stream, screen, arrived, "no request", timeout)
         return Times(prompt_s, server.arrivals[index].at - started)
     finally:
         end_group(child.pid)
@@ -94,9 +96,10 @@ def _until(
     screen: pyte.Screen,
     done: Callable[[], bool],
     failure: str,
+    timeout: float,
 ) -> float:
     """Read and answer the child's output until `done`; the time.monotonic() it became so."""
-    deadline = time.monotonic() + TIMEOUT_S
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if done():
             return time.monotonic()
@@ -110,7 +113,7 @@ def _until(
             if query in data:
                 child.send(answer)
         stream.feed(data)
-    raise ChildFailed(f"{failure} within {TIMEOUT_S:g} s; screen: {_last(screen)}")
+    raise ChildFailed(f"{failure} within {timeout:g} s; screen: {_last(screen)}")
 
 
 def _text(screen: pyte.Screen) -> str:

@@ -121,4 +121,4 @@ def test_unknown_figure_is_a_usage_error(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2
-    assert "unknown figure(s): 99 (known: 1-13)" in done.stderr
+    assert "unknown figure(s): 99 (known: 1-14)" in done.stderr
