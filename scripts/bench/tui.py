@@ -81,7 +81,10 @@ def drive(
             time.sleep(KEY_GAP_S)
             child.send(key)
         prompt_s = prompt - started
-        arrived = lambda: len(server.arrivals) > index  # noqa: E731
+
+        def arrived() -> bool:
+            return len(server.arrivals) > index
+
         _until(child, stream, screen, arrived, "no request", timeout)
         return Times(prompt_s, server.arrivals[index].at - started)
     finally:
