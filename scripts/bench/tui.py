@@ -111,6 +111,8 @@ def _until(
         except pexpect.TIMEOUT:
             continue
         except pexpect.EOF:
+            if done():  # it came true while the child was ending (a request, then its exit)
+                return time.monotonic()
             raise ChildFailed(f"{failure}: exited; screen: {_last(screen)}") from None
         for query, answer in ANSWERS:
             if query in data:
