@@ -10,8 +10,6 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-import msgspec.structs
-
 from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
 
@@ -36,8 +34,8 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
     async def open_session(request: SessionRequest) -> Prepared:
         from di_code.cli.setup import prepare
 
-        chosen = msgspec.structs.replace(
-            options, session=request.session_id, continue_session=False, no_session=False
+        chosen = options._replace(
+            session=request.session_id, continue_session=False, no_session=False
         )
         return await prepare(
             chosen,

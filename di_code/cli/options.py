@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
-from msgspec.structs import fields
 
 from di_code.cli.flags import CliOptions, options_from
 
@@ -86,7 +85,7 @@ def _common(
 
 
 _COMMON_PARAMS = list(inspect.signature(_common, eval_str=True).parameters.values())
-_NAMES = [field.name for field in fields(CliOptions)]
+_NAMES = list(CliOptions._fields)
 assert [param.name for param in _COMMON_PARAMS] == _NAMES
 
 

@@ -31,6 +31,7 @@ NOT_FOR_HELP = (
     "pygments",
     "pydantic",
     "mcp",
+    "msgspec",
     "asyncio",
     "di_code.ai",
     "di_code.agent",
