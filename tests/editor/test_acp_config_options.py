@@ -11,9 +11,9 @@ import pytest
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp import RequestError  # noqa: E402
-from acp.schema import ConfigOptionUpdate, CurrentModeUpdate, ToolCallStart  # noqa: E402
+from acp.schema import ConfigOptionUpdate, CurrentModeUpdate  # noqa: E402
 
-from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt  # noqa: E402
+from tests.support.acp_editor import RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 
 
@@ -87,10 +87,7 @@ async def test_the_model_cannot_change_under_a_running_prompt(
     conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off")
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     running = asyncio.create_task(prompt(conn, session.session_id, "sleep"))
-    for _ in range(TIMEOUT * 20):
-        if client.of(ToolCallStart):
-            break
-        await asyncio.sleep(0.05)
+    await client.tool_started()
     with pytest.raises(RequestError) as refused:
         await conn.set_config_option(
             config_id="model", session_id=session.session_id, value="openai/other-model"

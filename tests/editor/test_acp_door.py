@@ -16,7 +16,7 @@ import pytest
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp import RequestError  # noqa: E402
-from acp.schema import ToolCallStart, UserMessageChunk  # noqa: E402
+from acp.schema import UserMessageChunk  # noqa: E402
 
 from di_code.ai.types import UserMessage  # noqa: E402
 from di_code.session import SessionStore  # noqa: E402
@@ -78,10 +78,7 @@ async def test_a_session_opens_once_and_its_running_prompt_keeps_its_cancel(
     bash = ToolCallSpec("bash", {"command": f"sleep 20; touch {marker}"})
     llm_server.script(Turn(tool_calls=(bash,)))
     running = asyncio.create_task(prompt(conn, session_id, "sleep"))
-    for _ in range(TIMEOUT * 20):
-        if client.of(ToolCallStart):
-            break
-        await asyncio.sleep(0.05)
+    await client.tool_started()
     with pytest.raises(RequestError):
         await conn.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
     await conn.cancel(session_id=session_id)

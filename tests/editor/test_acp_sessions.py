@@ -14,7 +14,7 @@ import pytest
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp import PROTOCOL_VERSION, RequestError  # noqa: E402
-from acp.schema import ToolCallStart, UserMessageChunk  # noqa: E402
+from acp.schema import UserMessageChunk  # noqa: E402
 from acp.stdio import spawn_agent_process  # noqa: E402
 
 from di_code.acp.stored import PAGE  # noqa: E402
@@ -119,10 +119,7 @@ async def test_close_cancels_the_running_prompt_and_frees_the_session(
     conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off")
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     running = asyncio.create_task(prompt(conn, session.session_id, "sleep"))
-    for _ in range(TIMEOUT * 20):
-        if client.of(ToolCallStart):
-            break
-        await asyncio.sleep(0.05)
+    await client.tool_started()
     await asyncio.wait_for(conn.close_session(session_id=session.session_id), TIMEOUT)
     assert (await running).stop_reason == "cancelled"
     await asyncio.sleep(0.5)

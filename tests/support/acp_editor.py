@@ -27,6 +27,7 @@ from acp.schema import (
     ReleaseTerminalResponse,
     RequestPermissionResponse,
     TerminalOutputResponse,
+    ToolCallStart,
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
@@ -72,6 +73,14 @@ class RecordingClient:
                 return list(updates[-1].available_commands)
             await asyncio.sleep(0.05)
         raise AssertionError("no available_commands_update")
+
+    async def tool_started(self) -> None:
+        """Wait until the agent has said a tool call started (a prompt is then mid-turn)."""
+        for _ in range(TIMEOUT * 20):
+            if self.of(ToolCallStart):
+                return
+            await asyncio.sleep(0.05)
+        raise AssertionError("no tool call started")
 
 
 class EditorClient(RecordingClient):
