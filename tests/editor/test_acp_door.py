@@ -135,15 +135,24 @@ NOT_OBJECTS += [
 ]
 
 
-@pytest.mark.parametrize("line", NOT_OBJECTS, ids=lambda line: line.decode()[:40])
-async def test_json_that_is_not_a_jsonrpc_object_is_an_invalid_request_and_the_agent_stays(
-    llm_server: LLMServer, di_code_home: Path, workspace: Path, line: bytes
-) -> None:
-    process = await raw_acp(di_code_home, llm_server, workspace)
+async def line_then_probe(
+    home: Path, server: LLMServer, workspace: Path, line: bytes
+) -> asyncio.subprocess.Process:
+    """A raw `di-code acp` sent `line`, then a request for an unknown method (id 9), whose
+    answer shows the agent still reads."""
+    process = await raw_acp(home, server, workspace)
     assert process.stdin is not None
     process.stdin.write(line + b"\n")
     process.stdin.write(b'{"jsonrpc":"2.0","id":9,"method":"no/such","params":{}}\n')
     await process.stdin.drain()
+    return process
+
+
+@pytest.mark.parametrize("line", NOT_OBJECTS, ids=lambda line: line.decode()[:40])
+async def test_json_that_is_not_a_jsonrpc_object_is_an_invalid_request_and_the_agent_stays(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, line: bytes
+) -> None:
+    process = await line_then_probe(di_code_home, llm_server, workspace, line)
     first = await next_message(process)
     assert first["error"]["code"] == -32600, first
     assert first["jsonrpc"] == "2.0" and first["id"] in (None, 4, 5)  # a valid id is kept
@@ -157,11 +166,7 @@ async def test_json_that_is_not_a_jsonrpc_object_is_an_invalid_request_and_the_a
 async def test_what_python_reads_but_json_does_not_is_a_parse_error(
     llm_server: LLMServer, di_code_home: Path, workspace: Path, line: bytes
 ) -> None:
-    process = await raw_acp(di_code_home, llm_server, workspace)
-    assert process.stdin is not None
-    process.stdin.write(line + b"\n")
-    process.stdin.write(b'{"jsonrpc":"2.0","id":9,"method":"no/such","params":{}}\n')
-    await process.stdin.drain()
+    process = await line_then_probe(di_code_home, llm_server, workspace, line)
     assert (await next_message(process))["error"]["code"] == -32700
     assert (await next_message(process))["id"] == 9
     process.stdin.close()
