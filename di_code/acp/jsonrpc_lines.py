@@ -16,20 +16,21 @@ PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 
-def refusal(line: bytes) -> bytes | None:
-    """The error line to answer `line` with, or None to hand it to the SDK (a blank line too:
-    the SDK skips it)."""
+def checked(line: bytes) -> tuple[bytes | None, Any]:
+    """The error line to answer `line` with (None to hand it on: a blank line too, the SDK
+    skips it), and the message read from it (None when there is none)."""
     if not line.strip():
-        return None
+        return None, None
     try:
         message = json.loads(line, parse_constant=_not_json)
     except (ValueError, RecursionError):  # NaN and Infinity are Python's, not JSON's
-        return _error(None, PARSE_ERROR, "Parse error")
+        return _error(None, PARSE_ERROR, "Parse error"), None
     problem = _problem(message)
     if problem is None:
-        return None
+        return None, message
     given = message.get("id") if isinstance(message, dict) else None
-    return _error(given if _is_id(given) else None, INVALID_REQUEST, "Invalid Request", problem)
+    error = _error(given if _is_id(given) else None, INVALID_REQUEST, "Invalid Request", problem)
+    return error, None
 
 
 def _problem(message: Any) -> str | None:

@@ -20,15 +20,11 @@ from pydantic import ValidationError
 logger = logging.getLogger(__name__)
 
 DELETE = "session/delete"
-LONGEST = 64 * 1024
-"""A longer line is no `session/delete` request (an id and `_meta`), and is not parsed again."""
 
 
-def own_request(line: bytes) -> dict[str, Any] | None:
-    """The request of `line` when it is one answered here (a JSON-RPC message already)."""
-    if len(line) > LONGEST or b"delete" not in line:
-        return None
-    message = json.loads(line)
+def own_request(message: Any) -> dict[str, Any] | None:
+    """`message` (a JSON-RPC message, as the line check read it) when it is a request
+    answered here."""
     if isinstance(message, dict) and message.get("method") == DELETE and "id" in message:
         return message
     return None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 
 from acp import Agent, run_agent
 
-from di_code.acp.jsonrpc_lines import refusal
+from di_code.acp.jsonrpc_lines import checked
 from di_code.acp.own_methods import answer, own_request
 from di_code.acp.server import DiCodeAcpAgent
 
@@ -63,10 +63,10 @@ async def _pass_json_lines(
     try:
         while line := await stdin.readline():
             small = len(line) <= CHECKED_ON_LOOP
-            error = refusal(line) if small else await asyncio.to_thread(refusal, line)
+            error, message = checked(line) if small else await asyncio.to_thread(checked, line)
             if error is not None:
                 writer.write(error)
-            elif (request := own_request(line)) is not None:
+            elif (request := own_request(message)) is not None:
                 task = asyncio.create_task(answer(request, agent, writer))
                 answering.add(task)
                 task.add_done_callback(answering.discard)
