@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -137,11 +137,8 @@ class Sessions:
             raise RequestError.invalid_request(
                 {"sessionId": "that session is being opened, closed or deleted"}
             )
-        self._changing.add(session_id)
-        try:
+        with self._held(session_id):
             await delete_stored(session_id, workspace)
-        finally:
-            self._changing.discard(session_id)
         return DeleteSessionResponse()
 
     async def set_session_mode(
@@ -240,9 +237,8 @@ class Sessions:
         """The one place a session stops being open: its prompt cancelled and waited for (so
         nothing of it runs on; bounded, so a stuck tool cannot hold the exit), then what it
         holds let go. Its id stays taken until then."""
-        self._changing.add(live.id)
-        self._sessions.pop(live.id, None)
-        try:
+        with self._held(live.id):
+            self._sessions.pop(live.id, None)
             if live.controller is not None:
                 live.controller.abort(why)
             with contextlib.suppress(TimeoutError):
@@ -251,20 +247,24 @@ class Sessions:
                 live.announce.cancel()
             live.unsubscribe()
             await self._close(live.opened)
+
+    @contextlib.contextmanager
+    def _held(self, session_id: str) -> Iterator[None]:
+        """`session_id` taken (`_changing`) while its session is opened, closed or deleted."""
+        self._changing.add(session_id)
+        try:
+            yield
         finally:
-            self._changing.discard(live.id)
+            self._changing.discard(session_id)
 
     async def _reopen(self, workspace: Path, session_id: str, servers: list[Any]) -> LiveSession:
         """A stored session opened again: by its whole id, in its own folder, and once (the
         id is taken before the first wait, so a second load at the same time is refused)."""
         if session_id in self._sessions or session_id in self._changing:
             raise RequestError.invalid_request({"sessionId": "that session is already open"})
-        self._changing.add(session_id)
-        try:
+        with self._held(session_id):
             await check_stored(session_id, workspace)
             return await self._start(workspace, session_id, servers)
-        finally:
-            self._changing.discard(session_id)
 
     async def _start(
         self, workspace: Path, session_id: str | None, servers: list[Any]
