@@ -7,11 +7,13 @@ leaves no marker, and the figures that need that peer report it as skipped, neve
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
@@ -49,20 +51,27 @@ class Peer:
         return self.venv / "bin" / command
 
 
-def ensure_peer(bench_dir: Path, name: str) -> Peer:
-    """Return the peer's venv, creating it (once) if needed; concurrent runs wait their turn."""
+@contextlib.contextmanager
+def _turn(bench_dir: Path, name: str) -> Iterator[None]:
+    """Concurrent runs install `name` one after the other."""
     bench_dir.mkdir(parents=True, exist_ok=True)
     with (bench_dir / f".{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _install(bench_dir, name)
+        yield
 
 
-def _install(bench_dir: Path, name: str) -> Peer:
+def ensure_peer(bench_dir: Path, name: str) -> Peer:
+    """Return the peer's venv, creating it (once) if needed."""
+    with _turn(bench_dir, name):
+        return _install(bench_dir, name, PEER_PACKAGES[name])
+
+
+def _install(bench_dir: Path, name: str, packages: list[str]) -> Peer:
     venv = bench_dir / "venvs" / name
     peer = Peer(name, venv)
     steps = [
         [sys.executable, "-m", "venv", "--clear", str(venv)],
-        [str(peer.python), "-m", "pip", "install", "-q", *PEER_PACKAGES[name]],
+        [str(peer.python), "-m", "pip", "install", "-q", *packages],
     ]
     _run_once(bench_dir, name, venv, steps)
     return peer
@@ -76,16 +85,8 @@ def ensure_user_install(bench_dir: Path, root: Path) -> Peer:
     is what `pip install di-code` gives. The venv and the dependencies are made once; di-code
     itself is installed again at every run, so the figures are of the checkout as it is.
     """
-    bench_dir.mkdir(parents=True, exist_ok=True)
-    with (bench_dir / ".di-code-user.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        venv = bench_dir / "venvs" / "di-code-user"
-        peer = Peer("di-code-user", venv)
-        steps = [
-            [sys.executable, "-m", "venv", "--clear", str(venv)],
-            [str(peer.python), "-m", "pip", "install", "-q", str(root)],
-        ]
-        _run_once(bench_dir, peer.name, venv, steps)
+    with _turn(bench_dir, "di-code-user"):
+        peer = _install(bench_dir, "di-code-user", [str(root)])
         again = [str(peer.python), "-m", "pip", "install", "-q", "--no-deps", "--force-reinstall"]
         done = subprocess.run([*again, str(root)], capture_output=True, text=True, check=False)
         if done.returncode != 0:
@@ -99,10 +100,8 @@ def ensure_npm_peers(bench_dir: Path) -> Path:
     All of them in one `npm install`: one resolution, one lock, and a failure says which log to
     read. Without npm on PATH they are skipped with that reason.
     """
-    bench_dir.mkdir(parents=True, exist_ok=True)
     prefix = bench_dir / "npm"
-    with (bench_dir / ".npm.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _turn(bench_dir, "npm"):
         npm = shutil.which("npm")
         if npm is None:
             raise PeerUnavailable("npm not found on PATH")
