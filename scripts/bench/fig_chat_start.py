@@ -23,6 +23,7 @@ from pathlib import Path
 
 from scripts.bench.agents import Agent, di_code, npm_agent
 from scripts.bench.context import Bench
+from scripts.bench.fig_first_request import Contender
 from scripts.bench.loopback import LoopbackServer
 from scripts.bench.measure import ChildFailed, interleaved
 from scripts.bench.peers import PeerUnavailable
@@ -73,12 +74,9 @@ TARGETS: dict[str, float | None] = {"codex": 1.0, "claude": None, "pi": None}
 
 
 @dataclass(frozen=True, slots=True)
-class Contender:
-    name: str
-    argv: list[str | Path]
-    env: dict[str, str]
+class TuiContender(Contender):
     ready: Ready
-    server: LoopbackServer
+    """When its screen shows a prompt that takes input."""
 
 
 def run(bench: Bench) -> list[Row]:
@@ -104,7 +102,7 @@ def run(bench: Bench) -> list[Row]:
             env.pop("NO_COLOR", None)  # as a user's terminal is
             tui.returning(home / agent.name, cwd)
             argv: list[str | Path] = [agent.command, *tui.args]
-            contenders.append(Contender(agent.name, argv, env, tui.ready, server))
+            contenders.append(TuiContender(agent.name, argv, env, server, tui.ready))
         times: dict[str, list[Times]] = {c.name: [] for c in contenders}
         failed: dict[str, str] = {}
         for timed, contender in interleaved(contenders, bench.repeats):
