@@ -61,9 +61,11 @@ class Screen:
                 self.child.send(f"\x1b[{cursor.y + 1};{cursor.x + 1}R")
                 self.stream.feed(part)
 
-    def wait_for(self, needle: str) -> None:
+    def wait_for(self, needle: str, after: str = "") -> None:
+        """Read until `needle` shows below the first `after` on the screen (anywhere, unless
+        told): a screen is drawn in pieces, so what is below a line may not be there yet."""
         deadline = time.monotonic() + TIMEOUT
-        while needle not in self.text:
+        while needle not in (self.text.partition(after)[2] if after else self.text):
             assert time.monotonic() < deadline, f"{needle!r} never appeared:\n{self.text}"
             self.pump(0.1)
 

@@ -184,7 +184,7 @@ def test_a_file_changed_while_asked_is_not_trusted_but_asked_again(
         screen.wait_for('"auto"')
         screen.wait_for("touch pwned")
         assert load_settings(di_code_home, tmp_path).permission_mode is None
-        assert QUESTION in screen.text.split("changed after the question", 1)[1]
+        screen.wait_for(QUESTION, after="changed after the question")
         answer_key(screen, "n")
         screen.wait_for("not trusted")
     finally:
