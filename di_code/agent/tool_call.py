@@ -17,7 +17,7 @@ from msgspec import Struct
 from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate, bind_tool
 from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolCall
-from di_code.ai.validation import validate_tool_arguments
+from di_code.ai.validation import checked_tool_arguments
 
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user."
 """An aborted call's result: the model must know the user stopped it, not that it failed."""
@@ -64,7 +64,7 @@ async def run_tool_call(
     if tool is None:
         return _error(f'Unknown tool "{call.name}".')
     try:
-        params = validate_tool_arguments(tool, call.arguments)
+        params = await checked_tool_arguments(tool, call.arguments)
     except Exception as exc:
         return _failed(call, exc)
     context = ToolCallContext(call, params, tool, signal)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from di_code.ai.codec import MAX_JSON_DEPTH
+from di_code.ai.first_use import imported
 from di_code.ai.foreign_names import adopt, hints
 from di_code.ai.schema_check import Check, compile_schema
 
@@ -77,6 +78,22 @@ def _surely_valid(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
 def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
     """Return a deep copy of valid arguments (other agents' names for them taken under the
     tool's own: `foreign_names`); raise ToolArgumentsError otherwise."""
+    adopted = _adopted(tool, arguments)
+    return _judged(tool, arguments, adopted, _surely_valid(tool.parameters, adopted))
+
+
+async def checked_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
+    """validate_tool_arguments for async code: when the fast check cannot vouch for the
+    arguments, jsonschema is imported off the loop first (ai/first_use.py)."""
+    adopted = _adopted(tool, arguments)
+    surely_valid = _surely_valid(tool.parameters, adopted)
+    if not surely_valid:
+        await imported("jsonschema")
+    return _judged(tool, arguments, adopted, surely_valid)
+
+
+def _adopted(tool: ToolLike, arguments: Any) -> dict[str, Any]:
+    """The arguments under the tool's own names; ToolArgumentsError when not an object."""
     if not isinstance(arguments, dict):
         raise ToolArgumentsError(
             _message(
@@ -85,9 +102,17 @@ def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
                 arguments,
             )
         )
+    adopted: dict[str, Any] = adopt(tool.parameters, arguments)
+    return adopted
+
+
+def _judged(
+    tool: ToolLike, given: dict[str, Any], arguments: dict[str, Any], surely_valid: bool
+) -> dict[str, Any]:
+    """A copy of `arguments` (adopted from `given`) when jsonschema finds no error in them,
+    or the fast check already vouched for them."""
     schema = tool.parameters
-    given, arguments = arguments, adopt(schema, arguments)
-    if not _surely_valid(schema, arguments):
+    if not surely_valid:
         errors = list(_validator_for(schema).iter_errors(arguments))
         if errors:
             lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})

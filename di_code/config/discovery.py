@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.config.settings import DISCOVERY_ENV as DISCOVERY_ENV  # where callers look for it
 
 PROBE_TIMEOUT = 0.3
@@ -61,6 +62,7 @@ async def discover(
     """The first candidate, in order, that lists a model; None when nobody answers."""
     if not found:
         return None
+    await imported(*HTTP_STACK)
     import httpx
 
     async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:

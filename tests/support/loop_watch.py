@@ -28,21 +28,18 @@ SLOW_MESSAGE = "Executing %s took %.3f seconds"
 
 
 FIRST_USE_IMPORTS = (
-    "jsonschema",
-    "httpx",
-    "httpcore._async.http11",
-    "anyio._backends._asyncio",
     "rich.console",
     "rich.live",
     "rich.markdown",
     "prompt_toolkit.application",
     "prompt_toolkit.shortcuts",
 )
-"""Imported, with every module of di_code, before pytest's own loops are watched: di-code
-imports these on first use, once per process (a tool's module at its first call, jsonschema
-at the first argument check: each up to ~0.2 s), and in one pytest process whichever test came
-first would pay for all. A di-code subprocess is watched with nothing imported ahead: there
-its first-use imports count."""
+"""Imported, with every module of di_code, before pytest's own loops are watched: the chat
+imports these on the loop when it first draws, once per process, and in one pytest process
+whichever test came first would pay for all. What di-code imports through its first-use door
+(di_code.ai.first_use: the HTTP stack, jsonschema, a tool's module) is not imported ahead: it
+must not hold the loop in any test. A di-code subprocess is watched with nothing imported
+ahead: there its first-use imports count."""
 
 
 def enabled() -> bool:

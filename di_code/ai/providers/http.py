@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from di_code.ai.first_use import HTTP_STACK, import_here, imported
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.own_thread import on_own_thread
 from di_code.ai.providers.body_json import BodyEncoder, sendable
@@ -127,16 +128,15 @@ def _load_ssl_context() -> ssl.SSLContext:
 
 
 def preload_tls() -> None:
-    """Start loading the CA bundle on a helper thread, to overlap the rest of the start-up.
+    """Start importing the HTTP stack and loading the CA bundle on a helper thread, to
+    overlap the rest of the start-up (the load is C code that releases the GIL, so on a
+    second core it costs the first request nothing)."""
 
-    The load is C code that releases the GIL, so on a second core it costs the first request
-    nothing. What the load imports is imported here, on the calling thread, so the helper
-    imports nothing: two threads importing at once can trip over each other's import locks.
-    """
-    import certifi  # noqa: F401  (httpx.create_ssl_context imports it)
-    import httpx  # noqa: F401
+    def load() -> None:
+        import_here(HTTP_STACK)
+        ssl_context()
 
-    threading.Thread(target=ssl_context, name="di-code-tls", daemon=True).start()
+    threading.Thread(target=load, name="di-code-tls", daemon=True).start()
 
 
 class Timeouts(msgspec.Struct, frozen=True):
@@ -190,10 +190,11 @@ class HttpClient:
         if tls and not self._tls:
             await self.aclose()
         if self._client is None:
+            await imported(*HTTP_STACK)
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            verify = ssl_context() if tls else False
+            verify = await asyncio.to_thread(ssl_context) if tls else False
             self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
         return self._client
 
@@ -225,12 +226,12 @@ class HttpClient:
     async def _send(
         self, url: str, headers: Mapping[str, str], body: dict[str, Any]
     ) -> httpx.Response:
-        import httpx
-
         bad = refused_header(headers)
         if bad is not None:
             raise ProviderError(f"invalid request: the {bad!r} header holds {HEADER_RULE}")
         client = await self._get(url)
+        import httpx  # imported by _get, off the loop
+
         try:
             content = await on_own_thread(lambda: self._bodies.encode(body))  # 100 MB: 0.6 s
             length = str(len(content))

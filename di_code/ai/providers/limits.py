@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import Model
 
@@ -50,6 +51,7 @@ async def probe_server_limits(
     `model_id`; any failure means "nothing published". Cached per base URL and model."""
     key = (base_url.rstrip("/"), model_id)
     if key not in _CACHE:
+        await imported(*HTTP_STACK)
         import httpx
 
         async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:

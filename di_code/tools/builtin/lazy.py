@@ -2,7 +2,7 @@
 
 Importing the seven tools' modules is a tenth of `di-code run`'s start-up, and a prompt uses
 few of them (a question, none): the agent gets these stand-ins, and each real tool is built
-the first time the model calls it.
+the first time the model calls it, its module imported off the event loop (ai/first_use.py).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.first_use import imported
 from di_code.tools.builtin.cards import ToolCard
 
 
@@ -49,6 +50,11 @@ class LazyTool:
         self._tool: Any = None
 
     @property
+    def module(self) -> str:
+        """Where the real tool is made: imported at its first call."""
+        return self._module
+
+    @property
     def description(self) -> str:
         return self._describe() if self._describe is not None else self._card.description
 
@@ -67,5 +73,7 @@ class LazyTool:
         signal: AbortSignal,
         on_update: ToolUpdate | None = None,
     ) -> ToolOutput:
+        if self._tool is None:
+            await imported(self._module)
         output: ToolOutput = await self.tool.execute(tool_call_id, params, signal, on_update)
         return output

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
-import importlib
 import json
 import logging
 import os
@@ -29,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.children import dying_argv
+from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.errors import ToolError
@@ -111,7 +111,7 @@ class McpServer:
 
     async def _hold(self) -> None:
         try:
-            if not await asyncio.to_thread(_load_sdk, http=self.config.url is not None):
+            if not await _sdk_loaded(http=self.config.url is not None):
                 self._fail(MISSING_SDK)
                 return
             from mcp import ClientSession
@@ -180,17 +180,18 @@ def _check_command(command: str, path: str | None, cwd: str | None) -> None:
 MISSING_SDK = "MCP servers need the MCP SDK: pip install 'di-code[mcp]'"
 
 
-def _load_sdk(*, http: bool) -> bool:
-    """Import the SDK's client (a thread does it: the chat's prompt keeps answering keys).
+async def _sdk_loaded(*, http: bool) -> bool:
+    """Import the SDK's client, off the loop: the chat's prompt keeps answering keys.
 
     False when the SDK is not installed: it is an extra (see pyproject.toml)."""
     try:
-        importlib.import_module("mcp")
+        await imported("mcp")
     except ModuleNotFoundError as exc:
         if exc.name == "mcp":
             return False
         raise
-    importlib.import_module("mcp.client.streamable_http" if http else "mcp.client.stdio")
+    client = ("mcp.client.streamable_http", *HTTP_STACK) if http else ("mcp.client.stdio",)
+    await imported(*client)
     return True
 
 

@@ -1,0 +1,70 @@
+"""First-use imports: async code imports the HTTP stack, jsonschema, the MCP SDK and the
+tools' own modules only through di_code.ai.first_use, off the event loop. A real `di-code run`
+(an HTTP request, a read tool call, a call whose arguments jsonschema must judge) is watched by
+an import spy: a guarded module imported while the loop runs fails here, naming it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from di_code.ai.first_use import GUARDED
+from di_code.tools import default_tools
+from di_code.tools.builtin.lazy import LazyTool
+from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.llm_server import LLMServer
+from tests.support.wire import ToolCallSpec, Turn
+
+SPY = Path(__file__).parent / "support" / "import_spy"
+
+
+def tool_modules(workspace: Path) -> set[str]:
+    """The modules of the tools made on first use."""
+    return {tool.module for tool in default_tools(workspace) if isinstance(tool, LazyTool)}
+
+
+def guarded(name: str, tools: set[str]) -> bool:
+    return name in tools or any(name == p or name.startswith(f"{p}.") for p in GUARDED)
+
+
+def imports(log: Path) -> dict[str, str]:
+    """Module name → where it was first imported ("loop" or "off")."""
+    found: dict[str, str] = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        where, name = line.split(" ", 1)
+        found.setdefault(name, where)
+    return found
+
+
+def test_a_run_imports_no_guarded_module_on_the_loop(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("hello\n", encoding="utf-8")
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "notes.txt"}, "call-1"),)),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": 42}, "call-2"),)),
+        Turn(text="all read"),
+    )
+    log = tmp_path / "imports.log"
+    env = cli_env(di_code_home, llm_server, DI_CODE_IMPORT_SPY_LOG=str(log))
+    env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [DI_CODE, "run", "read notes.txt"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "all read" in result.stdout
+    assert "path" in str(llm_server.requests[2].body)  # jsonschema's words reached the model
+    seen = imports(log)
+    tools = tool_modules(workspace)
+    used = {"httpx", "anyio._backends._asyncio", "jsonschema", "di_code.tools.builtin.read"}
+    assert used <= seen.keys()  # the spy saw them: the run went where the test says
+    on_loop = [name for name, where in seen.items() if where == "loop" and guarded(name, tools)]
+    assert sorted(on_loop) == []
