@@ -102,6 +102,7 @@ def finish_record(record: dict[str, Any], live: Live, *, error: str | None) -> d
     record.setdefault("answer", None)
     record.setdefault("patch", None)
     record.setdefault("turns", live.turns)
+    record.setdefault("requests", None)  # only the run's own result line counts them all
     record.setdefault("tokens", live.tokens or None)
     record.setdefault("cost", live.cost or None)
     record.setdefault("session", None)
@@ -265,6 +266,7 @@ def _from_result(result: dict[str, Any] | None, cwd: Path) -> dict[str, Any]:
     return {
         "answer": None if result.get("is_error") else result.get("result"),
         "turns": result.get("num_turns"),
+        "requests": result.get("num_requests"),
         "tokens": usage.get("total_tokens"),
         "cost": (usage.get("cost") or {}).get("total"),
         "session": _session_file(result.get("session_id"), cwd),

@@ -17,7 +17,7 @@ from tests.batch.conftest import (
     write_call,
     write_tasks,
 )
-from tests.support.llm_server import HttpError, LLMServer, Turn
+from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
 
 
 def test_three_repositories_each_patch_applies_to_its_base(
@@ -174,3 +174,23 @@ def test_the_task_runs_git_in_its_checkout_on_its_branch(
     [result] = [m for m in llm_server.requests[-1].body["messages"] if m["role"] == "tool"]
     assert result["content"].startswith("first\ndi-code/batch/g\ncommitted")
     assert git(repo, "log", "--format=%s") == "first\n"
+
+
+def test_a_tasks_result_counts_its_subagents_requests(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """`turns` are the task's own replies; `requests` every request it made, its subagents'
+    included, and `tokens` theirs too."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "one", "repo": str(repo), "prompt": "hi"}])
+    subagent = {"description": "look", "prompt": "read a.txt"}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", subagent, "t1"),), input_tokens=10, output_tokens=1),
+        Turn(text="a holds a", input_tokens=100, output_tokens=1),
+        Turn(text="done", input_tokens=10, output_tokens=1),
+    )
+    done = run_batch(str(tasks), "--out", "r.jsonl")
+    assert done.returncode == 0, done.stderr
+    record = read_results(tmp_path / "r.jsonl")["one"]
+    assert (record["answer"], record["turns"], record["requests"]) == ("done", 2, 3)
+    assert record["tokens"] >= 123
