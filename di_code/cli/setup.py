@@ -90,7 +90,7 @@ async def prepare(
     )
     provider = door.open(selection)  # its key and URL are never printed nor saved from here on
     if (selection.model.base_url or "").startswith("https://"):
-        from di_code.ai.providers.http import preload_tls
+        from di_code.ai.providers.tls import preload_tls
 
         preload_tls()  # overlaps the set-up below; a plain-HTTP server needs no CA bundle
     roots = extra_roots(options.add_dir, workspace)

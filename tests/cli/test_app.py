@@ -172,7 +172,7 @@ def test_a_plain_http_server_costs_no_ca_bundle(
     llm_server.script(Turn(text="hello there"))
     report = "import sys\n" + when_main_ends(
         "print('CA bundles:', "
-        "sys.modules['di_code.ai.providers.http']._load_ssl_context.cache_info().currsize)"
+        "sys.modules['di_code.ai.providers.tls']._load_ssl_context.cache_info().currsize)"
     )
     env = cli_env(di_code_home, llm_server)
     done = run_main(report, "run", "--no-session", "hi", env=env, cwd=str(workspace))

@@ -11,12 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import ipaddress
 import json
 import re
-import ssl
-import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from http import HTTPStatus
@@ -24,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from di_code.ai.first_use import HTTP_STACK, import_here, imported
+from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.message_builder import MessageBuilder, one_line
 from di_code.ai.own_thread import on_own_thread
 from di_code.ai.providers.body_json import BodyEncoder, sendable
@@ -39,6 +36,7 @@ from di_code.ai.providers.retry import (
     with_retries,
 )
 from di_code.ai.providers.stall import StallClock
+from di_code.ai.providers.tls import ssl_context
 from di_code.ai.redaction import clip, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
@@ -108,35 +106,6 @@ def refused_header(headers: Mapping[str, str]) -> str | None:
 
 def describe(exc: BaseException) -> str:
     return one_line(str(exc)) or type(exc).__name__
-
-
-_TLS_LOCK = threading.Lock()
-
-
-def ssl_context() -> ssl.SSLContext:
-    """The process's one TLS context; a caller waits for a load already under way."""
-    with _TLS_LOCK:
-        return _load_ssl_context()
-
-
-@functools.cache
-def _load_ssl_context() -> ssl.SSLContext:
-    """Loading the CA bundle costs ~0.1 s: do it once per process, not once per client."""
-    import httpx
-
-    return httpx.create_ssl_context()
-
-
-def preload_tls() -> None:
-    """Start importing the HTTP stack and loading the CA bundle on a helper thread, to
-    overlap the rest of the start-up (the load is C code that releases the GIL, so on a
-    second core it costs the first request nothing)."""
-
-    def load() -> None:
-        import_here(HTTP_STACK)
-        ssl_context()
-
-    threading.Thread(target=load, name="di-code-tls", daemon=True).start()
 
 
 class Timeouts(msgspec.Struct, frozen=True):

@@ -30,7 +30,7 @@ from urllib.parse import urljoin
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.first_use import HTTP_STACK, imported
-from di_code.ai.providers.http import ssl_context
+from di_code.ai.providers.tls import ssl_context
 from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
