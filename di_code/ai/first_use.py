@@ -19,9 +19,20 @@ HTTP_STACK = ("httpx", "httpcore._backends.anyio", "anyio._backends._asyncio")
 """What a first HTTP request imports: httpx, then, at its first connection, httpcore's anyio
 backend and anyio's asyncio backend."""
 
-GUARDED = ("httpx", "httpcore", "anyio", "h11", "jsonschema", "mcp")
+GUARDED = (
+    "httpx",
+    "httpcore",
+    "anyio",
+    "h11",
+    "jsonschema",
+    "mcp",
+    "pygls",
+    "lsprotocol",
+    "cattrs",
+)
 """The packages imported through this door only, with the modules of the tools built on first
-use (tools/builtin/lazy.py): the door test's list."""
+use (tools/builtin/lazy.py): the door tests' list (pygls and its types: a language server's
+start, tests/test_door_first_use_lsp.py)."""
 
 _done: set[str] = set()
 """Names this door has imported: the next call for them returns without a thread."""

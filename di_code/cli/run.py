@@ -42,6 +42,7 @@ from di_code.session import CompactionError, CompactionResult, prompt_with_compa
 
 if TYPE_CHECKING:
     from di_code.setup.prepared import Prepared
+    from di_code.tools.policy.permissions import Approver
     from di_code.ui.render import Renderer
 
 EXIT_OK, EXIT_ERROR = 0, 1
@@ -56,8 +57,9 @@ def run_command(
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     argument = expand_command(prompt) if prompt is not None else None
     text = read_prompt(argument, sys.stdin)
+    terminal = _terminal_parts(output_format)  # before the loop: Rich's import, ~50 ms
     try:
-        return asyncio.run(_run(text, output_format, options, images))
+        return asyncio.run(_run(text, output_format, options, images, terminal))
     except AttachmentError as exc:  # found before any request: the command line is wrong
         raise UsageError(str(exc)) from None
 
@@ -79,13 +81,16 @@ def expand_command(prompt: str) -> str:
     return prompt if expanded is None else expanded
 
 
-async def _run(prompt: str, fmt: OutputFormat, options: CliOptions, images: tuple[str, ...]) -> int:
+async def _run(
+    prompt: str,
+    fmt: OutputFormat,
+    options: CliOptions,
+    images: tuple[str, ...],
+    terminal: tuple[Approver | None, Renderer | None],
+) -> int:
     from di_code.tools.builtin.attachments import prompt_content
 
-    approver = terminal_approver() if fmt == "text" else None
-    progress = _progress_renderer() if fmt == "text" and sys.stderr.isatty() else None
-    if approver is not None and progress is not None:
-        approver = progress.pausing(approver)
+    approver, progress = terminal
     prepared = await prepare(options, approver=approver)
     out = Writer(sys.stdout)
     tally = RunTally(prepared.agent.budget)
@@ -132,6 +137,19 @@ def _report_compaction(outcome: CompactionResult | CompactionError) -> None:
         notify_stderr(f"compaction failed: {outcome}")
     else:
         notify_stderr(f"compacted the conversation ({outcome.tokens_before} tokens before)")
+
+
+def _terminal_parts(fmt: OutputFormat) -> tuple[Approver | None, Renderer | None]:
+    """The text format's question on the terminal (when there is one to ask on) and its
+    compact progress on stderr (when stderr is a terminal), made before the event loop runs:
+    the progress imports Rich and the renderer, which on the loop would hold it ~50 ms."""
+    if fmt != "text":
+        return None, None
+    approver = terminal_approver()
+    if not sys.stderr.isatty():
+        return approver, None
+    progress = _progress_renderer()
+    return (progress.pausing(approver) if approver is not None else None), progress
 
 
 def _progress_renderer() -> Renderer:

@@ -4,6 +4,7 @@ what undo plans from (the recording itself is `checkpoints.Checkpointer`)."""
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Literal
 
 import msgspec
@@ -14,6 +15,9 @@ from di_code.session.format import CheckpointEntry, CheckpointPhase
 from di_code.session.git_snapshot import CHANGED_BY_TOOL
 from di_code.session.prompt_notes import split_notes
 from di_code.session.session import Session
+
+TITLE_LENGTH = 120
+_VISIBLE = re.compile(r"\S")
 
 Step = tuple[CheckpointPhase, str, tuple[str, ...], tuple[str, ...] | None]
 """(phase, tree or folder, skipped, paths) of one recorded snapshot of a prompt: `paths`, on
@@ -83,10 +87,13 @@ def prompt_checkpoints(session: Session) -> list[PromptCheckpoint]:
 
 def typed_title(message: UserMessage) -> str:
     """The first line of what the user typed, after the `!commands` whose output led it (the
-    notes di-code put before it are not the user's)."""
+    notes di-code put before it are not the user's), cut to TITLE_LENGTH. Only the start of
+    the prompt is read: a prompt may be 100 MB piped in, and this runs on the event loop."""
     text = " ".join(part.text for part in message.content if hasattr(part, "text"))
     commands, typed = split_notes(text)
-    title = (typed.strip().splitlines() or [""])[0]
+    start = _VISIBLE.search(typed)
+    head = typed[start.start() : start.start() + 2 * TITLE_LENGTH] if start else ""
+    title = (head.splitlines() or [""])[0].rstrip()
     if commands:
         title = " ".join([*(f"!{c}" for c in commands), title]).strip()
-    return title[:120]
+    return title[:TITLE_LENGTH]

@@ -43,7 +43,12 @@ async def _slow_start(_: FastMCP) -> AsyncIterator[None]:
 
 
 def build(port: int = 0) -> FastMCP:
-    server = FastMCP("fixture", host="127.0.0.1", port=port, lifespan=_slow_start)
+    # Only critical logs: nobody reads them, and the SDK logs a client leaving its SSE stream
+    # as an error with a Rich traceback, drawn on the server's loop (0.13-0.19 s: the loop
+    # watch, whose variables this process inherits, counts it as a test's own stall).
+    server = FastMCP(
+        "fixture", host="127.0.0.1", port=port, lifespan=_slow_start, log_level="CRITICAL"
+    )
 
     @server.tool()
     def add(a: int, b: int) -> str:

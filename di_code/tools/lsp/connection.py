@@ -18,8 +18,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
-from pygls.protocol import default_converter
 
+from di_code.tools.lsp.converter import converter
 from di_code.tools.lsp.servers import ServerSpec
 from di_code.tools.lsp.spawn import kill_group, start_server
 
@@ -29,14 +29,6 @@ MAX_OPEN = 3
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 """pygls logs what a server does oddly; without a handler Python would print it on stderr,
 over di-code's own output."""
-_NOTEBOOK_FILTER: Any = (
-    str
-    | types.NotebookDocumentFilterNotebookType
-    | types.NotebookDocumentFilterScheme
-    | types.NotebookDocumentFilterPattern
-    | None
-)
-"""A union lsprotocol 2025.0.0 has no hook for (ruff server's initialize result holds it)."""
 
 
 class StartFailed(Exception):
@@ -48,7 +40,7 @@ class Connection:
 
     def __init__(self, spec: ServerSpec, root: Path, hidden: Collection[str]) -> None:
         self.spec, self.root, self._hidden = spec, root, hidden
-        self.client = LanguageClient("di-code", "0.1.0", converter_factory=_converter)
+        self.client = LanguageClient("di-code", "0.1.0", converter_factory=converter)
         self.capabilities: types.ServerCapabilities | None = None
         self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
         self.versions: dict[str, int] = {}
@@ -245,14 +237,6 @@ class Connection:
             kill_group(self._process.pid)
         for task in self._tasks:
             task.cancel()
-
-
-def _converter() -> Any:
-    """pygls's converter, with notebook filters kept as the raw JSON (di-code opens no
-    notebooks) where lsprotocol cannot read them."""
-    converter = default_converter()  # type: ignore[no-untyped-call]
-    converter.register_structure_hook(_NOTEBOOK_FILTER, lambda value, _: value)
-    return converter
 
 
 def _no_settings(params: types.ConfigurationParams) -> list[Any]:

@@ -2,7 +2,7 @@
 per (server, workspace root); it is restarted after a crash with back-off (1, 2, 4 … 60 s;
 after five crashes it stays down); a start that fails or hangs is said once and the tools go
 on without it. Nothing here blocks the event loop: files are read in a thread, every wait is
-bounded. pygls is imported on the first start (di_code.tools.lsp.connection).
+bounded. pygls is imported on the first start, off the loop (di_code.ai.first_use).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct, field
 
 from di_code.ai.files.door import read_path
+from di_code.ai.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
 from di_code.tools.policy.program_env import KEY_VARIABLES
@@ -81,9 +82,11 @@ class LanguageServers(Struct):
         return await asyncio.shield(slot.starting)
 
     async def _start(self, slot: Slot) -> Connection | None:
+        await imported("di_code.tools.lsp.connection")
         from di_code.tools.lsp.connection import Connection, StartFailed
 
-        connection = Connection(slot.spec, slot.root, self.hidden)
+        # made on a thread: the first one makes the converter (di_code.tools.lsp.converter)
+        connection = await asyncio.to_thread(Connection, slot.spec, slot.root, self.hidden)
         try:
             await connection.start()
         except StartFailed as exc:

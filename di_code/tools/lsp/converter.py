@@ -1,0 +1,64 @@
+"""The converter between lsprotocol's types and JSON, one per process, made off the loop.
+
+cattrs writes a conversion function for each type the first time it meets one: ~70 ms for
+the initialize request and its answer alone, ~0.15 s for every message di-code exchanges,
+with ~30 ms to make the converter itself. Made as a message is sent or read, that would hold the
+event loop; so the converter is made once, on the thread that makes the first connection
+(di_code.tools.lsp.door), with the functions for those messages written ahead.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from lsprotocol import types
+from pygls.protocol import default_converter
+
+EXCHANGED = (
+    types.INITIALIZE,
+    types.INITIALIZED,
+    types.SHUTDOWN,
+    types.EXIT,
+    types.TEXT_DOCUMENT_DID_OPEN,
+    types.TEXT_DOCUMENT_DID_CHANGE,
+    types.TEXT_DOCUMENT_DID_CLOSE,
+    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+    types.WORKSPACE_CONFIGURATION,
+    types.CLIENT_REGISTER_CAPABILITY,
+    types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+    types.WINDOW_LOG_MESSAGE,
+    types.WINDOW_SHOW_MESSAGE,
+    types.PROGRESS,
+    types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+    types.TEXT_DOCUMENT_HOVER,
+    types.TEXT_DOCUMENT_DEFINITION,
+    types.TEXT_DOCUMENT_REFERENCES,
+    types.WORKSPACE_SYMBOL,
+)
+"""The methods di-code sends, answers or is sent (the connection's and the lsp tool's)."""
+
+_NOTEBOOK_FILTER: Any = (
+    str
+    | types.NotebookDocumentFilterNotebookType
+    | types.NotebookDocumentFilterScheme
+    | types.NotebookDocumentFilterPattern
+    | None
+)
+"""A union lsprotocol 2025.0.0 has no hook for (ruff server's initialize result holds it)."""
+
+
+@cache
+def converter() -> Any:
+    """pygls's converter, with notebook filters kept as the raw JSON (di-code opens no
+    notebooks) where lsprotocol cannot read them, and the functions for each message of
+    EXCHANGED (either way) written. Blocks ~0.2 s the first time: not on the loop."""
+    made = default_converter()  # type: ignore[no-untyped-call]
+    made.register_structure_hook(_NOTEBOOK_FILTER, lambda value, _: value)
+    for _ in range(2):  # writing a list type's function empties cattrs's cache of the others
+        for method in EXCHANGED:  # (cattrs 26): the second pass writes no list type, so keeps
+            for kind in types.METHOD_TO_TYPES[method][:3]:  # the message, its answer, params
+                if kind is not None:  # params too: a message's are converted by their class
+                    made.get_structure_hook(kind)
+                    made.get_unstructure_hook(kind)
+    return made
