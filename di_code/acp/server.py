@@ -41,6 +41,7 @@ from acp.schema import (
 )
 
 from di_code import __version__
+from di_code.ai.first_use import imported
 from di_code.config.key_variables import PRESET_KEYS
 
 if TYPE_CHECKING:
@@ -113,17 +114,20 @@ class DiCodeAcpAgent:
     async def new_session(
         self, cwd: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> NewSessionResponse:
-        return await self._sessions().new_session(cwd, mcp_servers)
+        sessions = await self._sessions()
+        return await sessions.new_session(cwd, mcp_servers)
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
-        return await self._sessions().load_session(cwd, session_id, mcp_servers)
+        sessions = await self._sessions()
+        return await sessions.load_session(cwd, session_id, mcp_servers)
 
     async def resume_session(
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> ResumeSessionResponse:
-        return await self._sessions().resume_session(cwd, session_id, mcp_servers)
+        sessions = await self._sessions()
+        return await sessions.resume_session(cwd, session_id, mcp_servers)
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any
@@ -133,7 +137,8 @@ class DiCodeAcpAgent:
         return await list_page(cwd, cursor)
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:
-        return await self._sessions().close_session(session_id)
+        sessions = await self._sessions()
+        return await sessions.close_session(session_id)
 
     async def delete_session(self, session_id: str, **_: Any) -> DeleteSessionResponse:
         """A stored session of the folder the editor started `di-code acp` in (its project:
@@ -142,31 +147,38 @@ class DiCodeAcpAgent:
             folder = Path.cwd()
         except OSError as exc:
             raise RequestError.internal_error({"message": f"no folder to work in: {exc}"}) from None
-        return await self._sessions().delete_session(session_id, folder)
+        sessions = await self._sessions()
+        return await sessions.delete_session(session_id, folder)
 
     async def set_session_mode(
         self, mode_id: str, session_id: str, **_: Any
     ) -> SetSessionModeResponse:
-        return await self._sessions().set_session_mode(mode_id, session_id)
+        sessions = await self._sessions()
+        return await sessions.set_session_mode(mode_id, session_id)
 
     async def set_config_option(
         self, config_id: str, session_id: str, value: str | bool, **_: Any
     ) -> SetSessionConfigOptionResponse:
-        return await self._sessions().set_config_option(config_id, session_id, value)
+        sessions = await self._sessions()
+        return await sessions.set_config_option(config_id, session_id, value)
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         if self._live is not None:
             await self._live.cancel(session_id)
 
     async def prompt(self, prompt: list[Any], session_id: str, **_: Any) -> PromptResponse:
-        return await self._sessions().prompt(prompt, session_id)
+        sessions = await self._sessions()
+        return await sessions.prompt(prompt, session_id)
 
     async def close(self) -> None:
         """Stop every session's servers and tools (the client closed the connection)."""
         if self._live is not None:
             await self._live.close()
 
-    def _sessions(self) -> Sessions:
+    async def _sessions(self) -> Sessions:
+        """The sessions, made with the first request that needs one: their code (most of
+        di-code) is imported then, off the loop (ai/first_use.py)."""
+        await imported("di_code.acp.sessions")  # at once when done: two requests get one
         if self._live is None:
             from di_code.acp.sessions import Sessions
 

@@ -10,6 +10,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
+from di_code.ai.first_use import imported
 from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
 
@@ -32,6 +33,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         logging.basicConfig(filename=log_file, level=logging.INFO)
 
     async def open_session(request: SessionRequest) -> Prepared:
+        await imported("di_code.cli.setup")  # the set-up's code: off the loop
         from di_code.cli.setup import prepare
 
         chosen = options._replace(

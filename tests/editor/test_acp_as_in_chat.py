@@ -64,7 +64,8 @@ async def test_undo_from_the_editor_restores_the_files_and_tells_the_model(
     sent = llm_server.requests[-1].body["messages"][-1]
     assert "the user undid the file changes since prompt 1" in json.dumps(sent)
     assert "what now?" in json.dumps(sent)
-    listed = subprocess.run(
+    listed = await asyncio.to_thread(  # the test's own loop goes on while undo lists
+        subprocess.run,
         [DI_CODE, "undo", "--list"],
         cwd=workspace,
         env=cli_env(di_code_home, llm_server),

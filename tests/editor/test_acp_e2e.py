@@ -5,6 +5,7 @@ two sessions in one process, and a broken client."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import subprocess
@@ -224,8 +225,15 @@ async def test_a_message_over_the_line_limit_ends_the_stream_with_one_line(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     process = await raw_acp(di_code_home, llm_server, workspace)
-    huge = b'{"jsonrpc":"2.0","id":1,"method":"x","params":"' + b"a" * STDIO_LIMIT + b'"}\n'
-    _, err = await asyncio.wait_for(process.communicate(huge), TIMEOUT)
+    assert process.stdin is not None
+    piece = b"a" * 2**20  # the 50 MB line goes out a piece at a time: the test's loop goes on
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # it stopped reading
+        process.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"x","params":"')
+        for _ in range(STDIO_LIMIT // len(piece) + 1):
+            process.stdin.write(piece)
+            await process.stdin.drain()
+        process.stdin.write(b'"}\n')
+    _, err = await asyncio.wait_for(process.communicate(), TIMEOUT)
     assert process.returncode == 0
     assert err.decode().strip().splitlines()[-1] == (
         "di-code acp: a message over 50 MB; stopped reading"
