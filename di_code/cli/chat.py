@@ -1,11 +1,27 @@
-"""The body of `di-code chat`: refuse without a terminal, prepare the agent, run the REPL."""
+"""The body of `di-code chat`: refuse without a terminal, prepare the agent, run the REPL.
+
+What the chat needs on its way to the first prompt (the set-up, the REPL, prompt-toolkit,
+Rich) is imported with this module, before the event loop starts: all of it comes before the
+prompt anyway, and inside the loop each import would hold it while Ctrl-C and every other
+task wait (the HTTP stack is imported at the first request, off the loop: ai/first_use.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 
+from rich.console import Console
+
+from di_code.ai.private_files import private_folder
+from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
+from di_code.cli.setup import close_prepared, prepare
+from di_code.cli.trust_now import trust_applier
+from di_code.config.trusting import trust_offer
+from di_code.session import SessionStore
+from di_code.ui.approval import ReplApprover
+from di_code.ui.repl import Repl
+from di_code.ui.slash_commands import show_startup_warnings
 
 EXIT_USAGE = 2
 NO_TERMINAL = (
@@ -22,18 +38,6 @@ def run_chat(options: CliOptions) -> int:
 
 
 async def _chat(options: CliOptions) -> int:
-    from rich.console import Console
-
-    from di_code.ai.private_files import private_folder
-    from di_code.ai.stop_signals import until_stopped
-    from di_code.cli.setup import close_prepared, prepare
-    from di_code.cli.trust_now import trust_applier
-    from di_code.config.trusting import trust_offer
-    from di_code.session import SessionStore
-    from di_code.ui.approval import ReplApprover
-    from di_code.ui.repl import Repl
-    from di_code.ui.slash_commands import show_startup_warnings
-
     console = Console()
     approver = ReplApprover(console)
     prepared = await prepare(options, approver=approver, chat=True)

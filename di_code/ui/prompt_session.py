@@ -7,10 +7,21 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory
+# The first prompt's input and its search keys, which prompt-toolkit imports on first use:
+# imported with this module, before the chat's loop starts (cli/chat.py says why).
+import prompt_toolkit.input.vt100
+import prompt_toolkit.key_binding.bindings.search  # noqa: F401
+from prompt_toolkit import PromptSession
+from prompt_toolkit.history import FileHistory, InMemoryHistory
+from prompt_toolkit.key_binding import merge_key_bindings
 
+from di_code.ai.private_files import open_private
+from di_code.ui.completion import ChatCompleter
+from di_code.ui.inline_output import inline_output
+from di_code.ui.keys import key_bindings
+from di_code.ui.screen_keys import screen_bindings
+
+if TYPE_CHECKING:
     from di_code.ui.chat_view import ChatView
 
 ESCAPE_WAIT_SECONDS = 0.05
@@ -26,15 +37,6 @@ IDLE_KEY_WAIT_SECONDS = 1.0
 def make_prompt_session(
     repl: ChatView, history: Path | None, io: dict[str, Any]
 ) -> PromptSession[str]:
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import InMemoryHistory
-    from prompt_toolkit.key_binding import merge_key_bindings
-
-    from di_code.ui.completion import ChatCompleter
-    from di_code.ui.inline_output import inline_output
-    from di_code.ui.keys import key_bindings
-    from di_code.ui.screen_keys import screen_bindings
-
     session: PromptSession[str] = PromptSession(
         repl.prompt_message,
         history=InMemoryHistory() if history is None else _private_history(history),
@@ -62,9 +64,5 @@ def key_wait(session: PromptSession[str] | None, *, working: bool) -> None:
 
 def _private_history(path: Path) -> FileHistory:
     """prompt_toolkit appends to the file with the umask's mode: it is made 0600 first."""
-    from prompt_toolkit.history import FileHistory
-
-    from di_code.ai.private_files import open_private
-
     os.close(open_private(path, os.O_WRONLY | os.O_APPEND))
     return FileHistory(path)

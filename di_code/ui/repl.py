@@ -16,19 +16,24 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console, RenderableType
 from rich.text import Text
 
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
+from di_code.ai.first_use import imported
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
 from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
+from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
+from di_code.ui.markdown_stream import ANSWER_DRAWING
+from di_code.ui.mcp_watch import watch_mcp
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
 from di_code.ui.prompt_live import PromptLive
@@ -37,6 +42,7 @@ from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
 from di_code.ui.replay import replay
 from di_code.ui.safe_text import visible
+from di_code.ui.slash_commands import run_command
 from di_code.ui.turn_limit import more_turns_question
 
 if TYPE_CHECKING:
@@ -213,8 +219,6 @@ class Repl:
 
     async def run(self) -> int:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""
-        from prompt_toolkit.patch_stdout import patch_stdout
-
         session = self._session = make_prompt_session(self, self._history, self._io)
         with patch_stdout(raw=True):
             self.console.print(self.banner())
@@ -223,6 +227,7 @@ class Repl:
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
             watcher = self._watch_mcp()
+            drawing = asyncio.create_task(imported(*ANSWER_DRAWING))  # while the user types
             try:
                 while True:
                     try:
@@ -234,12 +239,11 @@ class Repl:
             finally:
                 if watcher is not None:
                     watcher.cancel()
+                drawing.cancel()
                 await self.stop()
         return 0
 
     def _watch_mcp(self) -> asyncio.Task[None] | None:
-        from di_code.ui.mcp_watch import watch_mcp
-
         servers = self.setup.mcp
         return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
 
@@ -259,8 +263,6 @@ class Repl:
     async def _dispatch(self, text: str, shown: str) -> bool:
         """A line's pastes expanded: a `!command`, a /command, steering, or a new prompt
         (echoed as `shown`)."""
-        from di_code.ui.slash_commands import run_command
-
         if text.startswith("!") and not self.busy:
             self.start(self._shell(text[1:].strip()))
             return True
@@ -276,8 +278,6 @@ class Repl:
             self.agent.steer(text)
             self.renderer.show_user(shown, queued=True)
             return True
-        from di_code.tools.builtin.attachments import AttachmentError, prompt_content
-
         prompt = with_notes(self.notes_for_model, text)
         try:
             content = prompt_content(prompt, self.setup.workspace, self.agent.model)
