@@ -37,6 +37,20 @@ def imports(log: Path) -> dict[str, str]:
     return found
 
 
+def spied_run(
+    args: list[str], workspace: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
+    """`di-code ARGS` in `workspace` under the import spy: its result, and where each module it
+    imported was first imported."""
+    log = workspace.parent / "imports.log"
+    env = {**env, "DI_CODE_IMPORT_SPY_LOG": str(log)}
+    env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [DI_CODE, *args], cwd=workspace, env=env, capture_output=True, text=True, timeout=60
+    )
+    return result, imports(log) if log.exists() else {}
+
+
 def test_a_run_imports_no_guarded_module_on_the_loop(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
@@ -48,21 +62,11 @@ def test_a_run_imports_no_guarded_module_on_the_loop(
         Turn(tool_calls=(ToolCallSpec("read", {"path": 42}, "call-2"),)),
         Turn(text="all read"),
     )
-    log = tmp_path / "imports.log"
-    env = cli_env(di_code_home, llm_server, DI_CODE_IMPORT_SPY_LOG=str(log))
-    env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])
-    result = subprocess.run(
-        [DI_CODE, "run", "read notes.txt"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    env = cli_env(di_code_home, llm_server)
+    result, seen = spied_run(["run", "read notes.txt"], workspace, env)
     assert result.returncode == 0, result.stderr
     assert "all read" in result.stdout
     assert "path" in str(llm_server.requests[2].body)  # jsonschema's words reached the model
-    seen = imports(log)
     tools = tool_modules(workspace)
     used = {"httpx", "anyio._backends._asyncio", "jsonschema", "di_code.tools.builtin.read"}
     assert used <= seen.keys()  # the spy saw them: the run went where the test says

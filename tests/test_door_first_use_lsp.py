@@ -4,15 +4,13 @@ di_code.ai.first_use, as the import spy of tests/test_door_first_use.py sees it.
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
-from tests.cli.conftest import DI_CODE, cli_env, request_text
+from tests.cli.conftest import cli_env, request_text
 from tests.support.llm_server import LLMServer
 from tests.support.wire import ToolCallSpec, Turn
-from tests.test_door_first_use import SPY, guarded, imports
+from tests.test_door_first_use import guarded, spied_run
 
 FIXTURE = Path(__file__).parent / "support" / "lsp_fixture_server.py"
 
@@ -29,20 +27,10 @@ def test_a_language_servers_start_imports_its_client_off_the_loop(
     )
     edit = {"path": "a.txt", "old_text": "x", "new_text": "BAD"}
     llm_server.script(Turn(tool_calls=(ToolCallSpec("edit", edit, "call-1"),)), Turn(text="edited"))
-    log = tmp_path / "imports.log"
-    env = cli_env(di_code_home, llm_server, DI_CODE_IMPORT_SPY_LOG=str(log), DI_CODE_LSP="on")
-    env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])
-    result = subprocess.run(
-        [DI_CODE, "run", "--yes", "edit a.txt"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    env = cli_env(di_code_home, llm_server, DI_CODE_LSP="on")
+    result, seen = spied_run(["run", "--yes", "edit a.txt"], workspace, env)
     assert result.returncode == 0, result.stderr
     assert "a.txt:1:1: error: BAD found here" in request_text(llm_server.requests[1].body)
-    seen = imports(log)
     assert "lsprotocol.types" in seen  # the server was spoken to: the spy saw its client come
     client = {"di_code.tools.lsp.connection", "di_code.tools.lsp.converter"}
     on_loop = [name for name, where in seen.items() if where == "loop" and guarded(name, client)]
