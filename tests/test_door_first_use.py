@@ -28,27 +28,27 @@ def guarded(name: str, tools: set[str]) -> bool:
     return name in tools or any(name == p or name.startswith(f"{p}.") for p in GUARDED)
 
 
-def imports(log: Path) -> dict[str, str]:
+def imports(lines: list[str]) -> dict[str, str]:
     """Module name → where it was first imported ("loop" or "off")."""
     found: dict[str, str] = {}
-    for line in log.read_text(encoding="utf-8").splitlines():
+    for line in lines:
         where, name = line.split(" ", 1)
-        found.setdefault(name, where)
+        if where in ("loop", "off"):
+            found.setdefault(name, where)
     return found
 
 
 def spied_run(
     args: list[str], workspace: Path, env: dict[str, str]
-) -> tuple[subprocess.CompletedProcess[str], dict[str, str]]:
-    """`di-code ARGS` in `workspace` under the import spy: its result, and where each module it
-    imported was first imported."""
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """`di-code ARGS` in `workspace` under the import spy: its result, and the spy's lines."""
     log = workspace.parent / "imports.log"
     env = {**env, "DI_CODE_IMPORT_SPY_LOG": str(log)}
     env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])
     result = subprocess.run(
         [DI_CODE, *args], cwd=workspace, env=env, capture_output=True, text=True, timeout=60
     )
-    return result, imports(log) if log.exists() else {}
+    return result, log.read_text(encoding="utf-8").splitlines() if log.exists() else []
 
 
 def test_a_run_imports_no_guarded_module_on_the_loop(
@@ -63,11 +63,11 @@ def test_a_run_imports_no_guarded_module_on_the_loop(
         Turn(text="all read"),
     )
     env = cli_env(di_code_home, llm_server)
-    result, seen = spied_run(["run", "read notes.txt"], workspace, env)
+    result, lines = spied_run(["run", "read notes.txt"], workspace, env)
     assert result.returncode == 0, result.stderr
     assert "all read" in result.stdout
     assert "path" in str(llm_server.requests[2].body)  # jsonschema's words reached the model
-    tools = tool_modules(workspace)
+    seen, tools = imports(lines), tool_modules(workspace)
     used = {"httpx", "anyio._backends._asyncio", "jsonschema", "di_code.tools.builtin.read"}
     assert used <= seen.keys()  # the spy saw them: the run went where the test says
     on_loop = [name for name, where in seen.items() if where == "loop" and guarded(name, tools)]

@@ -46,6 +46,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
             terminals=request.terminals,
             mcp_servers=request.mcp_servers,
             notify=request.notify,
+            switchable=True,  # the editor's mode menu
         )
 
     async def close_session(opened: Prepared) -> None:

@@ -49,6 +49,7 @@ from di_code.tools.policy.permissions import (
     PermissionRules,
     offered_tools,
 )
+from di_code.tools.policy.sandbox import probe_off_the_loop
 
 if TYPE_CHECKING:
     from di_code.session import Session
@@ -74,9 +75,11 @@ async def prepare(
     terminals: EditorTerminals | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
     chat: bool = False,
+    switchable: bool = False,
 ) -> Prepared:
     """For the chat, MCP servers start in the background and `-c` continues the newest chat;
-    the chat adds what only it uses to what this returns."""
+    the chat adds what only it uses to what this returns. `switchable`: the permission mode
+    may change later (an editor's sessions; a chat's always may)."""
     env = os.environ if env is None else env
     workspace = (workspace or Path.cwd()).resolve()
     home = di_code_home()
@@ -103,6 +106,8 @@ async def prepare(
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
     session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
+    requested_sandbox = options.sandbox or settings.sandbox_mode
+    await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
     lsp = language_servers(settings, workspace, notify, env, bash.hidden_env)

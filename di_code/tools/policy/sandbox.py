@@ -15,6 +15,7 @@ probed once, with a command that does nothing, the first time someone asks.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import shutil
@@ -114,6 +115,17 @@ def bubblewrap_works() -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+async def probe_off_the_loop(requested: str | None, permission_mode: str, switchable: bool) -> None:
+    """Run bubblewrap's probe (a child process, up to PROBE_TIMEOUT) on a thread whenever the
+    sandbox choice will ask for it, so that it never runs on the event loop: with a sandbox
+    requested, in auto mode, and where the mode may later switch into auto (a chat's
+    Shift+Tab, an editor's mode menu). Its answer is cached for the process."""
+    if requested == "off" or bubblewrap_path() is None:
+        return
+    if requested is not None or permission_mode == "auto" or switchable:
+        await asyncio.to_thread(bubblewrap_works)
 
 
 class SandboxUnavailable(Exception):
