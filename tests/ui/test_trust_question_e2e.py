@@ -44,8 +44,8 @@ def test_yes_trusts_the_project_at_once(
     child = spawn_chat(llm_server, tmp_path)
     screen = Screen(child)
     try:
-        screen.wait_for("y/N")  # the question's end: all of it is drawn
-        assert "permissions.mode" in screen.text and QUESTION in screen.text
+        screen.wait_for(QUESTION)
+        assert "permissions.mode" in screen.text and "y/N" in screen.text
         answer_key(screen, "y")
         screen.wait_for("Permission mode: accept-edits.")
         screen.wait_for("mode: accept-edits ·")  # applied in this chat, at once
