@@ -46,7 +46,9 @@ async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]
     yield start
     for context, _process in opened:
         await context.__aexit__(None, None, None)
-    sent.check()
+    # the schema's load, jsonschema's import and every message's check are ~0.1 s of work:
+    # on a thread, so pytest's loop (the editor's side) is not held at teardown
+    await asyncio.to_thread(sent.check)
 
 
 @pytest.fixture
