@@ -9,7 +9,6 @@ import os
 import subprocess
 from pathlib import Path
 
-from di_code.ai.first_use import GUARDED
 from di_code.tools import default_tools
 from di_code.tools.builtin.lazy import LazyTool
 from tests.cli.conftest import DI_CODE, cli_env
@@ -17,6 +16,21 @@ from tests.support.llm_server import LLMServer
 from tests.support.wire import ToolCallSpec, Turn
 
 SPY = Path(__file__).parent / "support" / "import_spy"
+
+GUARDED = (
+    "httpx",
+    "httpcore",
+    "anyio",
+    "h11",
+    "jsonschema",
+    "mcp",
+    "pygls",
+    "lsprotocol",
+    "cattrs",
+)
+"""The packages di-code imports through di_code.ai.first_use only, with the modules of the
+tools built on first use (tools/builtin/lazy.py); pygls and its types are a language server's
+start (tests/test_door_first_use_lsp.py)."""
 
 
 def tool_modules(workspace: Path) -> set[str]:

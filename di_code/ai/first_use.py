@@ -4,8 +4,8 @@ Importing runs module bodies: httpx with its HTTP/1.1 stack takes 50-130 ms, jso
 ~0.2 s, a tool's module a few ms. On the event loop that is a pause in which Ctrl-C, Esc and
 every other task wait. So async code never imports these itself: it awaits `imported(...)`,
 which imports them on a thread of its own while the loop goes on, and the plain `import`
-that follows finds them in sys.modules. tests/test_door_first_use.py fails when a guarded
-module is imported on a running loop.
+that follows finds them in sys.modules. tests/test_door_first_use.py fails when a module it
+guards is imported on a running loop.
 """
 
 from __future__ import annotations
@@ -18,21 +18,6 @@ from di_code.ai.own_thread import on_own_thread
 HTTP_STACK = ("httpx", "httpcore._backends.anyio", "anyio._backends._asyncio")
 """What a first HTTP request imports: httpx, then, at its first connection, httpcore's anyio
 backend and anyio's asyncio backend."""
-
-GUARDED = (
-    "httpx",
-    "httpcore",
-    "anyio",
-    "h11",
-    "jsonschema",
-    "mcp",
-    "pygls",
-    "lsprotocol",
-    "cattrs",
-)
-"""The packages imported through this door only, with the modules of the tools built on first
-use (tools/builtin/lazy.py): the door tests' list (pygls and its types: a language server's
-start, tests/test_door_first_use_lsp.py)."""
 
 _done: set[str] = set()
 """Names this door has imported: the next call for them returns without a thread."""
