@@ -36,7 +36,7 @@ from di_code.ai.providers.retry import (
     with_retries,
 )
 from di_code.ai.providers.stall import StallClock
-from di_code.ai.providers.tls import ssl_context
+from di_code.ai.providers.tls import loaded_ssl_context
 from di_code.ai.redaction import clip, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
@@ -163,7 +163,7 @@ class HttpClient:
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            verify = await asyncio.to_thread(ssl_context) if tls else False
+            verify = await loaded_ssl_context() if tls else False
             self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
         return self._client
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import ssl
 import threading
@@ -15,6 +16,11 @@ def ssl_context() -> ssl.SSLContext:
     """The process's one TLS context; a caller waits for a load already under way."""
     with _TLS_LOCK:
         return _load_ssl_context()
+
+
+async def loaded_ssl_context() -> ssl.SSLContext:
+    """ssl_context for async code: the load (or the wait for one under way) on a thread."""
+    return await asyncio.to_thread(ssl_context)
 
 
 @functools.cache

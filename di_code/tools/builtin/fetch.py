@@ -30,7 +30,7 @@ from urllib.parse import urljoin
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.first_use import HTTP_STACK, imported
-from di_code.ai.providers.tls import ssl_context
+from di_code.ai.providers.tls import loaded_ssl_context
 from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
@@ -83,7 +83,7 @@ async def fetch_page(
 
     try:
         async with asyncio.timeout(TIMEOUT_S):
-            verify = await asyncio.to_thread(ssl_context)  # the CA bundle: once, off the loop
+            verify = await loaded_ssl_context()  # the CA bundle: once, off the loop
             client = httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S, verify=verify)
             async with client:
                 for _ in range(MAX_REDIRECTS + 1):
