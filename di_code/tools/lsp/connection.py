@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections.abc import Collection
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from pygls.lsp.client import LanguageClient
 
 from di_code.tools.lsp.converter import converter
 from di_code.tools.lsp.servers import ServerSpec
-from di_code.tools.lsp.spawn import kill_group, start_server
+from di_code.tools.lsp.spawn import ServerStarter, kill_group
 
 _log = logging.getLogger(__name__)
 MAX_OPEN = 3
@@ -38,8 +38,8 @@ class StartFailed(Exception):
 class Connection:
     """A started, initialized server for one workspace root."""
 
-    def __init__(self, spec: ServerSpec, root: Path, hidden: Collection[str]) -> None:
-        self.spec, self.root, self._hidden = spec, root, hidden
+    def __init__(self, spec: ServerSpec, root: Path, starter: ServerStarter) -> None:
+        self.spec, self.root, self._starter = spec, root, starter
         self.client = LanguageClient("di-code", "0.1.0", converter_factory=converter)
         self.capabilities: types.ServerCapabilities | None = None
         self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
@@ -68,7 +68,7 @@ class Connection:
         """Start the program and initialize it; StartFailed (and nothing left running) when
         it cannot start or does not answer within the spec's startup timeout."""
         try:
-            self._process = await start_server(self.spec.command, self.root, self._hidden)
+            self._process = await self._starter.start(self.spec.name, self.spec.command, self.root)
         except OSError as exc:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None
@@ -131,7 +131,7 @@ class Connection:
             """Capability registration, progress, log messages: nothing to do."""
 
         feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(published)
-        feature(types.WORKSPACE_CONFIGURATION)(_no_settings)
+        feature(types.WORKSPACE_CONFIGURATION)(_answer_settings(self._starter.settings(self.spec)))
         feature(types.CLIENT_REGISTER_CAPABILITY)(accepted)
         feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(accepted)
         for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.PROGRESS):
@@ -239,9 +239,16 @@ class Connection:
             task.cancel()
 
 
-def _no_settings(params: types.ConfigurationParams) -> list[Any]:
-    """workspace/configuration: no settings beyond the initialization options."""
-    return [None for _ in params.items]
+def _answer_settings(
+    settings: Mapping[str, Any],
+) -> Callable[[types.ConfigurationParams], list[Any]]:
+    """workspace/configuration: `settings` by section (an untrusted project's pins), nothing
+    else beyond the initialization options."""
+
+    def answer(params: types.ConfigurationParams) -> list[Any]:
+        return [settings.get(item.section or "") for item in params.items]
+
+    return answer
 
 
 def one_line(exc: BaseException) -> str:

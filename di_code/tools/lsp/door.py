@@ -18,7 +18,7 @@ from di_code.ai.files.door import read_path
 from di_code.ai.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
-from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.lsp.spawn import ServerStarter
 
 if TYPE_CHECKING:
     from di_code.tools.builtin.editor_files import EditorFiles
@@ -51,8 +51,8 @@ class LanguageServers(Struct):
     top: Path
     """The working directory: roots are looked for up to it."""
     wait: float = DIAGNOSTICS_WAIT
-    hidden: frozenset[str] = KEY_VARIABLES
-    """Variables kept from the servers' environment (the provider keys)."""
+    starter: ServerStarter = field(default_factory=ServerStarter)
+    """How servers start: sandboxed, without the provider keys (di_code.tools.lsp.spawn)."""
     slots: dict[tuple[str, Path], Slot] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What the model has not been told yet (a server that did not start, one that crashed)."""
@@ -73,6 +73,9 @@ class LanguageServers(Struct):
         if slot.connection is not None and slot.connection.alive:
             return slot.connection
         if slot.starting is None:
+            if spec.untrusted == "waits" and not self.starter.trusted:
+                self._waits_for_trust(slot)
+                return None
             if slot.state in ("failed", "crashed") and time.monotonic() < slot.retry_at:
                 return None
             if slot.state == "failed" and slot.crashes == 0:
@@ -81,12 +84,21 @@ class LanguageServers(Struct):
             slot.starting = asyncio.create_task(self._start(slot))
         return await asyncio.shield(slot.starting)
 
+    def _waits_for_trust(self, slot: Slot) -> None:
+        """A server that would run the project's programs: said once, not started."""
+        if slot.state != "untrusted":
+            slot.state, slot.reason = "untrusted", "starts once you trust the project"
+            self.notes.append(
+                f"Language server {slot.spec.name} {slot.reason} (di-code trust); "
+                "going on without it."
+            )
+
     async def _start(self, slot: Slot) -> Connection | None:
         await imported("di_code.tools.lsp.connection")
         from di_code.tools.lsp.connection import Connection, StartFailed
 
         # made on a thread: the first one makes the converter (di_code.tools.lsp.converter)
-        connection = await asyncio.to_thread(Connection, slot.spec, slot.root, self.hidden)
+        connection = await asyncio.to_thread(Connection, slot.spec, slot.root, self.starter)
         try:
             await connection.start()
         except StartFailed as exc:
