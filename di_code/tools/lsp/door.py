@@ -32,6 +32,8 @@ the project first); without them, the file's old problems would count as new."""
 MAX_FILE = 2_000_000
 """A file larger than this (bytes) is not sent to a server."""
 MAX_CRASHES = 5
+"""Crashes after which a server stays down: it is started at most this many times."""
+FIRST_RETRY = 1.0
 
 
 class Slot(Struct):
@@ -51,6 +53,8 @@ class LanguageServers(Struct):
     top: Path
     """The working directory: roots are looked for up to it."""
     wait: float = DIAGNOSTICS_WAIT
+    first_retry: float = FIRST_RETRY
+    """Seconds before the first restart after a crash (doubled per crash, up to 60)."""
     starter: ServerStarter = field(default_factory=ServerStarter)
     """How servers start: sandboxed, without the provider keys (di_code.tools.lsp.spawn)."""
     slots: dict[tuple[str, Path], Slot] = field(default_factory=dict)
@@ -76,6 +80,8 @@ class LanguageServers(Struct):
             if spec.untrusted == "waits" and not self.starter.trusted:
                 self._waits_for_trust(slot)
                 return None
+            if slot.crashes >= MAX_CRASHES:
+                return None  # it stays down
             if slot.state in ("failed", "crashed") and time.monotonic() < slot.retry_at:
                 return None
             if slot.state == "failed" and slot.crashes == 0:
@@ -103,7 +109,7 @@ class LanguageServers(Struct):
             await connection.start()
         except StartFailed as exc:
             slot.state, slot.reason, slot.starting = "failed", str(exc), None
-            slot.retry_at = time.monotonic() + _backoff(slot.crashes)
+            slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
             self.notes.append(f"Language server {slot.spec.name} {exc}; going on without it.")
             return None
         slot.connection, slot.state, slot.reason, slot.starting = connection, "running", "", None
@@ -121,7 +127,7 @@ class LanguageServers(Struct):
             slot.state, slot.reason = "failed", f"crashed {slot.crashes} times; not restarted"
         else:
             slot.state, slot.reason = "crashed", f"exited with code {code}; restarts when needed"
-        slot.retry_at = time.monotonic() + _backoff(slot.crashes)
+        slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
         self.notes.append(f"Language server {slot.spec.name} {slot.reason}.")
 
     async def baseline(
@@ -174,6 +180,9 @@ class LanguageServers(Struct):
         got = await connection.wait_diagnostics(path, version, since, wait)
         return None if got is None else _problems(connection, got)
 
+    def _backoff(self, crashes: int) -> float:
+        return float(min(60.0, self.first_retry * 2 ** max(0, crashes - 1)))
+
     def take_notes(self) -> list[str]:
         notes, self.notes = self.notes, []
         return notes
@@ -191,10 +200,6 @@ class LanguageServers(Struct):
 
 def _problems(connection: Connection, diagnostics: list[Any]) -> list[Problem]:
     return [problem(d, connection.spec.name) for d in diagnostics]
-
-
-def _backoff(crashes: int) -> float:
-    return float(min(60, 2 ** max(0, crashes - 1)))
 
 
 async def read_text(path: Path, editor: EditorFiles | None = None) -> str | None:

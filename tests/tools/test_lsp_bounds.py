@@ -1,0 +1,158 @@
+"""What a language server says reaches the model bounded and confined: places through a link
+out of the workspace are left out (as `read` refuses them), results and diagnostics are cut
+like `read`'s output, malformed frames are one note (nothing on stderr), the crash limit is
+exact, and a stop ends every wait on a server at once."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from di_code.agent import AgentTool
+from di_code.ai import AbortController
+from di_code.tools import default_tools
+from di_code.tools.builtin.truncation import MAX_BYTES
+from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.servers import catalog
+from di_code.tools.lsp.spawn import ServerStarter
+from tests.support.processes import wait_until
+from tests.tools.conftest import error_of, run
+from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids, text
+
+Make = Callable[..., tuple[dict[str, AgentTool], LanguageServers]]
+
+
+@pytest.fixture
+async def servers(workspace: Path) -> AsyncIterator[Make]:
+    made: list[LanguageServers] = []
+
+    def make(mode: str, **fields: Any) -> tuple[dict[str, AgentTool], LanguageServers]:
+        command = [sys.executable, str(FIXTURE), mode, str(workspace)]
+        table = {"command": command, "extensions": [".txt"], "startup_timeout": 60}
+        found = catalog({"fixture": table}, which=lambda _: None)
+        starter = ServerStarter(cache=workspace.parent / "cache")
+        lsp = LanguageServers(found, workspace, starter=starter, **fields)
+        made.append(lsp)
+        return {tool.name: tool for tool in default_tools(workspace, lsp=lsp)}, lsp
+
+    yield make
+    for lsp in made:
+        await lsp.aclose()
+
+
+async def test_places_through_a_link_out_of_the_workspace_are_left_out(
+    workspace: Path, servers: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    library = workspace.parent / "outside-lib"
+    library.mkdir()
+    (library / "lib.txt").write_text("SECRET LINE from outside\n")
+    (workspace / "vendor").symlink_to("../outside-lib")
+    (workspace / "own.txt").write_text("own line\n")
+    inside_by_name = workspace / "vendor" / "lib.txt"
+    monkeypatch.setenv("LSP_FIXTURE_POINTS", f"{inside_by_name}:{workspace / 'own.txt'}")
+    tools, _ = servers("points")
+    refused = await error_of(tools["read"], {"path": "vendor/lib.txt"})
+    assert "outside the workspace" in refused
+    for operation in ("definition", "references"):
+        params = {"operation": operation, "path": "own.txt", "line": 1, "character": 1}
+        result = text(await run(tools["lsp"], params))
+        assert result == "own.txt:1:1: own line"
+    found = text(await run(tools["lsp"], {"operation": "symbols", "symbol": "0"}))
+    assert "SECRET" not in found and "vendor" not in found and "outside-lib" not in found
+    assert "own.txt:1:1: function 0" in found
+
+
+async def test_symbols_are_bounded_like_a_read(
+    workspace: Path, servers: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "own.txt").write_text("own line\n")
+    monkeypatch.setenv("LSP_FIXTURE_POINTS", str(workspace / "own.txt"))
+    monkeypatch.setenv("LSP_FIXTURE_NAME_SIZE", "20000")
+    tools, _ = servers("points")
+    for params in ({"path": "own.txt"}, {"symbol": "0"}):
+        result = text(await run(tools["lsp"], {"operation": "symbols", **params}))
+        assert len(result.encode()) <= MAX_BYTES + 200
+        assert "function 0nnn" in result
+
+
+async def test_a_long_diagnostic_source_adds_little_to_an_edit(
+    workspace: Path, servers: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LSP_FIXTURE_SOURCE_SIZE", "200000")
+    (workspace / "a.txt").write_text("fine\n")
+    tools, _ = servers("sourced")
+    result = await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    assert "a.txt:1:1: error: BAD found here" in text(result)
+    assert len(text(result)) < 2_000
+    assert len(repr(result.details)) < 4_000
+
+
+async def test_malformed_frames_are_one_note_and_nothing_on_stderr(
+    workspace: Path, servers: Make, capfd: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools, _ = servers("garbage")
+    first = await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    again = await run(tools["edit"], {"path": "a.txt", "old_text": "BAD", "new_text": "BAD 2"})
+    assert "a.txt:1:1: error: BAD found here" in text(first)  # the good frames still count
+    said = (text(first) + text(again)).count("sent a message di-code cannot read")
+    assert said == 1
+    assert capfd.readouterr().err == ""
+
+
+async def test_a_crashing_server_is_started_exactly_five_times(
+    workspace: Path, servers: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    starts = workspace.parent / "cache" / "fixture" / "starts"
+    monkeypatch.setenv("LSP_FIXTURE_STARTS", str(Path.home() / ".cache" / "starts"))
+    (workspace / "a.txt").write_text("0\n")
+    tools, lsp = servers("crashes", first_retry=0.01)
+    said = ""
+    for n in range(12):
+        result = await run(
+            tools["edit"], {"path": "a.txt", "old_text": f"{n}", "new_text": f"{n + 1}"}
+        )
+        said += text(result)
+        wait_until(lambda: not server_pids(workspace), "the crashed server gone")
+        await asyncio.sleep(0.05)  # past the (shortened) back-off
+    said += "\n".join(lsp.take_notes())
+    assert said.count("crashed 5 times; not restarted") == 1
+    assert starts.read_text().count("started") == 5
+
+
+async def test_a_stop_ends_the_wait_for_initialize_at_once(workspace: Path, servers: Make) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools, _ = servers("silent")
+    stop = AbortController()
+    asyncio.get_running_loop().call_later(0.5, stop.abort)
+    began = time.monotonic()
+    with pytest.raises(Exception):  # noqa: B017 (the loop reads a stopped call as interrupted)
+        await tools["edit"].execute(
+            "1", {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}, stop.signal
+        )
+    assert time.monotonic() - began < 5  # startup_timeout is 60
+    assert (workspace / "a.txt").read_text() == "fine\n"  # stopped before the edit
+
+
+async def test_a_stop_ends_a_request_to_a_wedged_server_and_closing_does_not_wait(
+    workspace: Path, servers: Make
+) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools, lsp = servers("wedged")
+    await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    stop = AbortController()
+    asyncio.get_running_loop().call_later(0.5, stop.abort)
+    began = time.monotonic()
+    params = {"operation": "hover", "path": "a.txt", "line": 1, "character": 1}
+    with pytest.raises(Exception):  # noqa: B017
+        await tools["lsp"].execute("1", params, stop.signal)
+    assert time.monotonic() - began < 5  # a request waits up to 10 s
+    began = time.monotonic()
+    await lsp.aclose()
+    assert time.monotonic() - began < 1.5
