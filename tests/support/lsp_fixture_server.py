@@ -47,11 +47,8 @@ def _errors(text: str, word: str = "BAD") -> list[types.Diagnostic]:
     return out
 
 
-GARBAGE = (
-    b"Content-Length: 9\r\n\r\n{not json",
-    b'Content-Length: 27\r\n\r\n{"jsonrpc": "2.0", "id": []}',
-    b'Content-Length: 31\r\n\r\n{"jsonrpc":"2.0","method":7}  ',
-)
+GARBAGE = (b"{not json", b'{"jsonrpc": "2.0", "id": []}', b'{"jsonrpc":"2.0","method":7}  ')
+"""Frames whose body is not a message di-code can read (each with its right length)."""
 
 
 def serve(mode: str) -> None:
@@ -79,8 +76,8 @@ def serve(mode: str) -> None:
             for diagnostic in diagnostics:
                 diagnostic.source = diagnostic.code = source
         if mode == "garbage":
-            for frame in GARBAGE:
-                sys.stdout.buffer.write(frame)
+            for body in GARBAGE:
+                sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
             sys.stdout.buffer.flush()
         server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)

@@ -6,6 +6,7 @@ exact, and a stop ends every wait on a server at once."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -94,7 +95,10 @@ async def test_a_long_diagnostic_source_adds_little_to_an_edit(
 
 
 async def test_malformed_frames_are_one_note_and_nothing_on_stderr(
-    workspace: Path, servers: Make, capfd: pytest.CaptureFixture[str]
+    workspace: Path,
+    servers: Make,
+    capfd: pytest.CaptureFixture[str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     (workspace / "a.txt").write_text("fine\n")
     tools, _ = servers("garbage")
@@ -104,6 +108,18 @@ async def test_malformed_frames_are_one_note_and_nothing_on_stderr(
     said = (text(first) + text(again)).count("sent a message di-code cannot read")
     assert said == 1
     assert capfd.readouterr().err == ""
+    assert [r.getMessage() for r in caplog.records if reaches_stderr(r)] == []
+
+
+def reaches_stderr(record: logging.LogRecord) -> bool:
+    """Whether a record would be printed, traceback and all, outside pytest: di-code sets no
+    root handler, so one that no logger on its way handles goes to logging's last resort."""
+    logger: logging.Logger | None = logging.getLogger(record.name)
+    while logger is not None and logger is not logging.getLogger():
+        if logger.handlers:
+            return False
+        logger = logger.parent if logger.propagate else None
+    return logger is not None and record.levelno >= logging.WARNING
 
 
 async def test_a_crashing_server_is_started_exactly_five_times(

@@ -9,9 +9,10 @@ registration, progress) are answered so that no server waits on them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,12 @@ from di_code.tools.lsp.servers import ServerSpec
 from di_code.tools.lsp.spawn import ServerStarter, kill_group
 
 _log = logging.getLogger(__name__)
+_log.addHandler(logging.NullHandler())
+_log.propagate = False
+"""pygls's reader logs each frame it cannot read with a traceback; what the user is told
+instead is one note (`unreadable`)."""
+CLOSE_GRACE = 0.5
+"""Seconds a server is given to shut down when di-code closes it."""
 MAX_OPEN = 3
 """Documents kept open per server (those last changed)."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
@@ -54,6 +61,9 @@ class Connection:
         self._stop = threading.Event()
         self._process: asyncio.subprocess.Process | None = None
         self._tasks: list[asyncio.Task[Any]] = []
+        self.note: Callable[[str], None] = lambda text: None
+        """Where what the model should hear once is said (the door's notes)."""
+        self._said_unreadable = False
         self._answer_server_requests()
 
     @property
@@ -73,8 +83,10 @@ class Connection:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None
         self.client.protocol.set_writer(self._process.stdin)
-        reading = run_async(self._stop, self._process.stdout, self.client.protocol, _log)
-        self._tasks.append(asyncio.create_task(reading))
+        reading = run_async(
+            self._stop, self._process.stdout, self.client.protocol, _log, self._unreadable
+        )
+        self._tasks.append(asyncio.create_task(self._read(reading)))
         try:
             result = await asyncio.wait_for(
                 self.client.initialize_async(self._initialize_params()),
@@ -92,6 +104,24 @@ class Connection:
             raise
         self.capabilities = result.capabilities
         self.client.initialized(types.InitializedParams())
+
+    async def _read(self, reading: Awaitable[None]) -> None:
+        """pygls's reading loop; a stream it cannot go on reading (a frame cut short, a header
+        line past the reader's limit) ends the server, said once."""
+        try:
+            await reading
+        except Exception as exc:
+            self._unreadable(exc)
+            self.kill()
+
+    def _unreadable(self, exc: Exception, *_: Any) -> None:
+        """A message the server sent that cannot be read: one note, the first time."""
+        if not self._said_unreadable:
+            self._said_unreadable = True
+            self.note(
+                f"Language server {self.spec.name} sent a message di-code cannot read "
+                f"({one_line(exc)}); it was ignored."
+            )
 
     def _initialize_params(self) -> types.InitializeParams:
         uri = self.root.as_uri()
@@ -221,15 +251,17 @@ class Connection:
         return code
 
     async def aclose(self) -> None:
-        """shutdown and exit, briefly; then the group is killed whatever it did."""
+        """shutdown and exit, within CLOSE_GRACE in all; then the group is killed whatever
+        it did (a wedged server never holds di-code's exit)."""
         if self.alive:
-            try:
-                await asyncio.wait_for(self.client.shutdown_async(None), 1.0)
-                self.client.exit(None)
-                await asyncio.wait_for(self.wait_exit(), 1.0)
-            except Exception:
-                pass
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._goodbye(), CLOSE_GRACE)
         self.kill()
+
+    async def _goodbye(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.wait_exit()
 
     def kill(self) -> None:
         self._stop.set()

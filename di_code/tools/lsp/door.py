@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct, field
 
+from di_code.ai.abort import AbortSignal
 from di_code.ai.files.door import read_path
 from di_code.ai.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
@@ -34,6 +36,34 @@ MAX_FILE = 2_000_000
 MAX_CRASHES = 5
 """Crashes after which a server stays down: it is started at most this many times."""
 FIRST_RETRY = 1.0
+
+
+T = TypeVar("T")
+
+
+class Stopped(Exception):
+    """The turn's signal fired while a server was being waited for."""
+
+
+async def abortable(work: Awaitable[T], signal: AbortSignal | None) -> T:
+    """`work`'s result, unless the turn's signal fires first: then `work` is cancelled (a
+    server's start goes on, shielded, for the next call) and Stopped raised at once. Every
+    wait on a server (its start, a request, diagnostics) goes through here."""
+    if signal is None:
+        return await work
+    task = asyncio.ensure_future(work)
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        stop.cancel()
+    if not task.done():
+        task.cancel()
+        raise Stopped
+    return task.result()
 
 
 class Slot(Struct):
@@ -105,6 +135,7 @@ class LanguageServers(Struct):
 
         # made on a thread: the first one makes the converter (di_code.tools.lsp.converter)
         connection = await asyncio.to_thread(Connection, slot.spec, slot.root, self.starter)
+        connection.note = self.notes.append
         try:
             await connection.start()
         except StartFailed as exc:

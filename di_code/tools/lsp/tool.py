@@ -21,7 +21,7 @@ from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.truncation import keep_head
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection, one_line
-from di_code.tools.lsp.door import LanguageServers, read_text
+from di_code.tools.lsp.door import LanguageServers, Stopped, abortable, read_text
 from di_code.tools.lsp.locations import hover_text, inside, locations, place_lines, symbols
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
 
@@ -40,7 +40,9 @@ class LspTool(WorkspaceTool):
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         try:
-            lines = await self._answer(params)
+            lines = await abortable(self._answer(params), signal)
+        except Stopped:
+            raise ToolError("Stopped while waiting for the language server") from None
         except TimeoutError:
             raise ToolError("The language server did not answer in time") from None
         except JsonRpcException as exc:
