@@ -139,3 +139,38 @@ def test_read_only_mode_starts_no_server_and_offers_no_lsp_tool(workspace: Path)
     assert "lsp" not in names
     asked = language_servers(settings, workspace, lambda line: None, {}, mode="ask")
     assert [spec.name for spec in asked.catalog.servers if spec.name == "fixture"] == ["fixture"]
+
+
+def test_an_empty_settings_file_trusted_makes_the_servers_trusted(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from di_code.config.trusting import trust_project
+
+    home = tmp_path / "home"
+    settings = Settings(lsp={"fixture": {"command": ["x"], "extensions": [".txt"]}})
+    env = {"DI_CODE_HOME": str(home)}
+    untrusted = language_servers(settings, workspace, lambda line: None, env)
+    assert not untrusted.starter.trusted
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text("")
+    trust_project(home, workspace)
+    trusted = language_servers(settings, workspace, lambda line: None, env)
+    assert trusted.starter.trusted
+    (workspace / ".di-code" / "config.toml").write_text("model = 'x'\n")  # changed since
+    assert not language_servers(settings, workspace, lambda line: None, env).starter.trusted
+
+
+def test_di_code_lsp_says_what_a_preset_does_in_an_untrusted_project(workspace: Path) -> None:
+    from di_code.tools.lsp.door import status_lines
+
+    every = {"pyright": "basedpyright-langserver", "gopls": "gopls"}
+    found = catalog({}, which=lambda program: program if program in every.values() else None)
+    for trusted in (False, True):
+        starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
+        lines = status_lines(LanguageServers(found, workspace, starter=starter))
+        said = [line for line in lines if line.startswith("  in this untrusted project")]
+        expected = [
+            "  in this untrusted project: runs, told to use di-code's own Python",
+            "  in this untrusted project: starts once you trust the project",
+        ]
+        assert said == ([] if trusted else expected)

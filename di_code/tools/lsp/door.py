@@ -19,7 +19,7 @@ from di_code.ai.abort import AbortSignal
 from di_code.ai.files.door import read_path
 from di_code.ai.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
-from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
+from di_code.tools.lsp.servers import UNTRUSTED, Catalog, ServerSpec, workspace_root
 from di_code.tools.lsp.spawn import ServerStarter
 
 if TYPE_CHECKING:
@@ -260,6 +260,8 @@ def status_lines(servers: LanguageServers) -> list[str]:
     for spec in servers.catalog.servers:
         serves = " ".join([*spec.extensions, *spec.globs])
         lines.append(f"{spec.name}: {' '.join(spec.command)} ({serves})")
+        if not servers.starter.trusted and spec.untrusted != "runs":
+            lines.append(f"  in this untrusted project: {UNTRUSTED[spec.untrusted]}")
         slots = [s for s in servers.slots.values() if s.spec.name == spec.name]
         for slot in slots:
             reason = f": {slot.reason}" if slot.reason else ""

@@ -29,10 +29,11 @@ DEFAULT_STARTUP_TIMEOUT = 10.0
 Untrusted = Literal["runs", "pinned", "waits"]
 UNTRUSTED: dict[str, str] = {
     "runs": "runs (it runs no program the project names)",
-    "pinned": "runs with the interpreter pinned to di-code's own",
+    "pinned": "runs, told to use di-code's own Python",
     "waits": "starts once you trust the project",
 }
-"""What a server does in an untrusted project; every server runs in the sandbox anyway."""
+"""What a server does in an untrusted project (README's table; `di-code lsp` says it); every
+server runs in the sandbox anyway where bubblewrap works."""
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
