@@ -14,7 +14,8 @@ before each publication; `wedged` answers initialize but never a hover; `points`
 definition, references and symbols with places in every file $LSP_FIXTURE_POINTS names
 (`:`-separated paths), and with symbols named $LSP_FIXTURE_NAME_SIZE characters long, 500 of
 them; `sourced` publishes each error with a source $LSP_FIXTURE_SOURCE_SIZE characters long.
-A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it starts.
+A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it starts (`silent` too),
+and `wedged` one (`hover`) when it is asked for a hover.
 """
 
 from __future__ import annotations
@@ -55,10 +56,7 @@ def serve(mode: str) -> None:
     from pygls.lsp.server import LanguageServer
 
     server = LanguageServer("fixture", "1", text_document_sync_kind=types.TextDocumentSyncKind.Full)
-    starts = os.environ.get("LSP_FIXTURE_STARTS")
-    if starts:
-        with open(starts, "a") as file:
-            file.write("started\n")
+    _mark("started")
 
     def publish(uri: str, version: int, text: str) -> None:
         if mode == "flood":
@@ -103,6 +101,7 @@ def serve(mode: str) -> None:
 
         @server.feature(types.TEXT_DOCUMENT_HOVER)
         async def hover(params: types.HoverParams) -> None:
+            _mark("hover")
             await asyncio.sleep(3600)
 
     if mode == "points":
@@ -110,6 +109,14 @@ def serve(mode: str) -> None:
     server.start_io()
     if mode == "stubborn":
         time.sleep(3600)
+
+
+def _mark(word: str) -> None:
+    """A line in $LSP_FIXTURE_STARTS (when set): what the tests wait for."""
+    marks = os.environ.get("LSP_FIXTURE_STARTS")
+    if marks:
+        with open(marks, "a") as file:
+            file.write(f"{word}\n")
 
 
 def _answer_with_points(server: Any) -> None:
@@ -145,6 +152,7 @@ def _answer_with_points(server: Any) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1] == "silent":
+        _mark("started")
         sys.stdin.buffer.read()
     else:
         serve(sys.argv[1])

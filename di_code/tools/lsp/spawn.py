@@ -17,7 +17,7 @@ from di_code.ai.children import signal_group
 from di_code.tools.lsp.servers import ServerSpec, pinned_settings
 from di_code.tools.policy import launcher
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
-from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
+from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 
 def default_cache() -> Path:
@@ -56,7 +56,7 @@ class ServerStarter(Struct, frozen=True):
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             cwd=root,
-            env=program_env(self.hidden, TMPDIR=PRIVATE_TMP),
+            env=program_env(self.hidden),
         )
 
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from di_code.ai.children import dying_argv, start_child
 from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
-from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
 
 
 @contextlib.contextmanager
@@ -76,7 +76,8 @@ async def start_server(
     **options: Any,
 ) -> asyncio.subprocess.Process:
     """A language server, in `server_sandbox` where bubblewrap works: `cache` (a folder of
-    di-code's) is its home's `.cache`, writable; its program's install folder stays visible."""
+    di-code's) is its home's `.cache`, writable; its program's install folder stays visible;
+    `TMPDIR` is the sandbox's private /tmp."""
     await asyncio.to_thread(bubblewrap_works)  # its probe (a child, once) never on the loop
     sandbox = server_sandbox(paths)
     if sandbox is None:
@@ -84,7 +85,8 @@ async def start_server(
     cache.mkdir(parents=True, exist_ok=True)
     own = ((cache, Path.home() / ".cache"),)
     wrapped = sandbox.wrap(argv, roots, _installed(argv[0]), own)
-    return await start_child(*wrapped, **options)
+    env = {**options.pop("env", os.environ), "TMPDIR": PRIVATE_TMP}
+    return await start_child(*wrapped, env=env, **options)
 
 
 def _installed(program: str) -> list[Path]:
