@@ -174,3 +174,39 @@ def test_di_code_lsp_says_what_a_preset_does_in_an_untrusted_project(workspace: 
             "  in this untrusted project: starts once you trust the project",
         ]
         assert said == ([] if trusted else expected)
+
+
+async def test_an_untrusted_project_never_provides_the_server_program(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A PATH with the project's folders first (an activated `.venv`, `node_modules/.bin`, a
+    relative entry): untrusted, the server is not looked up there; trusted, it is."""
+    program = workspace / "bin" / "fixture-server"
+    program.parent.mkdir()
+    program.write_text(
+        f"#!{sys.executable}\nimport os, pathlib, sys\n"
+        'pathlib.Path.home().joinpath(".cache", "ran").write_text("ran")\n'
+        f"os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, 'lines'])\n"
+    )
+    program.chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(program.parent), "bin", os.environ["PATH"]]))
+    table = {"fixture": {"command": ["fixture-server"], "extensions": [".txt"]}}
+    ran = workspace.parent / "cache" / "fixture" / "ran"
+    for trusted in (False, True):
+        starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
+        servers = LanguageServers(catalog(table), workspace, starter=starter)
+        tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
+        (workspace / "a.txt").write_text("fine\n")
+        edit = {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}
+        try:
+            result = text(await run(tools["edit"], edit))
+        finally:
+            await servers.aclose()
+        if trusted:
+            assert "a.txt:1:1: error: BAD found here" in result and ran.exists()
+        else:
+            assert (
+                "Language server fixture cannot start fixture-server: not found outside this "
+                "untrusted project's folders; going on without it."
+            ) in result
+            assert not ran.exists()

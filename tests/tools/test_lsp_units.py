@@ -93,6 +93,6 @@ async def test_a_server_starts_without_the_provider_keys(
     names = "{'OPENAI_API_KEY', 'MY_KEY'}"
     code = f"import os, sys; sys.stdout.write(repr(sorted(os.environ.keys() & {names})))"
     starter = ServerStarter(KEY_VARIABLES | {"MY_KEY"}, cache=tmp_path / "cache")
-    process = await starter.start("keys", (sys.executable, "-c", code), tmp_path)
+    process = await starter.start("keys", (sys.executable, "-c", code), tmp_path, tmp_path)
     out, _ = await process.communicate()
     assert out == b"[]"

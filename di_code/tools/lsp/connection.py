@@ -45,8 +45,10 @@ class StartFailed(Exception):
 class Connection:
     """A started, initialized server for one workspace root."""
 
-    def __init__(self, spec: ServerSpec, root: Path, starter: ServerStarter) -> None:
-        self.spec, self.root, self._starter = spec, root, starter
+    def __init__(
+        self, spec: ServerSpec, root: Path, starter: ServerStarter, workspace: Path
+    ) -> None:
+        self.spec, self.root, self._starter, self._workspace = spec, root, starter, workspace
         self.client = LanguageClient("di-code", "0.1.0", converter_factory=converter)
         self.capabilities: types.ServerCapabilities | None = None
         self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
@@ -78,7 +80,9 @@ class Connection:
         """Start the program and initialize it; StartFailed (and nothing left running) when
         it cannot start or does not answer within the spec's startup timeout."""
         try:
-            self._process = await self._starter.start(self.spec.name, self.spec.command, self.root)
+            self._process = await self._starter.start(
+                self.spec.name, self.spec.command, self.root, self._workspace
+            )
         except OSError as exc:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None

@@ -134,7 +134,9 @@ class LanguageServers(Struct):
         from di_code.tools.lsp.connection import Connection, StartFailed
 
         # made on a thread: the first one makes the converter (di_code.tools.lsp.converter)
-        connection = await asyncio.to_thread(Connection, slot.spec, slot.root, self.starter)
+        connection = await asyncio.to_thread(
+            Connection, slot.spec, slot.root, self.starter, self.top
+        )
         connection.note = self.notes.append
         try:
             await connection.start()

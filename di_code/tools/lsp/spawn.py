@@ -6,6 +6,9 @@ with the environment bash's commands get (no provider keys)."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import shutil
 import signal
 from collections.abc import Collection, Mapping
 from pathlib import Path
@@ -18,6 +21,8 @@ from di_code.tools.lsp.servers import ServerSpec, pinned_settings
 from di_code.tools.policy import launcher
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox_mounts import SandboxPaths
+
+UNTRUSTED_PROGRAM = "not found outside this untrusted project's folders"
 
 
 def default_cache() -> Path:
@@ -43,20 +48,28 @@ class ServerStarter(Struct, frozen=True):
         return {} if self.trusted else pinned_settings(spec)
 
     async def start(
-        self, name: str, argv: tuple[str, ...], root: Path
+        self, name: str, argv: tuple[str, ...], root: Path, workspace: Path
     ) -> asyncio.subprocess.Process:
-        """The server's process, its stdin and stdout piped, stderr discarded (nobody reads
-        it, and a full pipe would stall the server); OSError when it cannot start."""
+        """The server's process, working in `root`, its stdin and stdout piped, stderr
+        discarded (nobody reads it, and a full pipe would stall the server); OSError when it
+        cannot start. In an untrusted project, programs are looked for on a PATH without the
+        workspace's folders (an activated `.venv/bin`, `node_modules/.bin`, a relative entry):
+        the server, and the interpreter its `#!` line names, are never the project's."""
+        env = program_env(self.hidden)
+        if not self.trusted:
+            env["PATH"] = launcher.path_outside(env.get("PATH", os.defpath), [workspace])
+            if shutil.which(argv[0], path=env["PATH"]) is None:
+                raise FileNotFoundError(errno.ENOENT, UNTRUSTED_PROGRAM)
         return await launcher.start_server(
             argv,
-            [root],
+            [workspace],
             self.cache / name,
             self.paths,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL,
             cwd=root,
-            env=program_env(self.hidden),
+            env=env,
         )
 
 

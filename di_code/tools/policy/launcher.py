@@ -79,23 +79,38 @@ async def start_server(
     di-code's) is its home's `.cache`, writable; its program's install folder stays visible;
     `TMPDIR` is the sandbox's private /tmp."""
     await asyncio.to_thread(bubblewrap_works)  # its probe (a child, once) never on the loop
+    env = dict(options.pop("env", os.environ))
     sandbox = server_sandbox(paths)
     if sandbox is None:
-        return await start_child(*argv, **options)
+        return await start_child(*argv, env=env, **options)
     cache.mkdir(parents=True, exist_ok=True)
     own = ((cache, Path.home() / ".cache"),)
-    wrapped = sandbox.wrap(argv, roots, _installed(argv[0]), own)
-    env = {**options.pop("env", os.environ), "TMPDIR": PRIVATE_TMP}
-    return await start_child(*wrapped, env=env, **options)
+    installed = _installed(argv[0], env.get("PATH", os.defpath))
+    wrapped = sandbox.wrap(argv, roots, installed, own)
+    return await start_child(*wrapped, env={**env, "TMPDIR": PRIVATE_TMP}, **options)
 
 
-def _installed(program: str) -> list[Path]:
+def path_outside(value: str, roots: Sequence[Path]) -> str:
+    """A PATH without the entries that lie in `roots` or are relative (to the folder a
+    program starts in: the workspace), so that no program is looked up among the project's."""
+    real_roots = [Path(os.path.realpath(root)) for root in roots]
+    kept = []
+    for entry in value.split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = Path(os.path.realpath(entry))
+        if not any(real.is_relative_to(root) for root in real_roots):
+            kept.append(entry)
+    return os.pathsep.join(kept)
+
+
+def _installed(program: str, path: str) -> list[Path]:
     """The folders below the home folder that a program and the interpreter of its `#!` line
     are installed in (`~/.local` for `~/.local/bin/x`, `~/.pyenv/versions/3.12` for a script
     run by its python), to keep them visible below the hidden home folder."""
     found: list[Path] = []
     for _ in range(MAX_INTERPRETERS):
-        located = shutil.which(program)
+        located = shutil.which(program, path=path)
         if located is None:
             break
         real = Path(os.path.realpath(located))
