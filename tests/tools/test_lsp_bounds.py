@@ -172,3 +172,19 @@ async def test_a_stop_ends_a_request_to_a_wedged_server_and_closing_does_not_wai
     began = time.monotonic()
     await lsp.aclose()
     assert time.monotonic() - began < 1.5
+
+
+def test_a_place_a_server_names_oddly_is_left_out(workspace: Path) -> None:
+    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.lsp.locations import confined
+
+    space = Workspace.create(workspace, [])
+    (workspace / "a.txt").write_text("x\n")
+    assert confined(space, (workspace / "a.txt").as_uri()) == workspace / "a.txt"
+    for uri in (
+        f"file://{workspace}/a%00b.txt",  # a NUL in the name
+        f"file://{workspace}/../../etc/passwd",  # climbs out
+        "file:relative/a.txt",
+        "https://example.com/a.txt",
+    ):
+        assert confined(space, uri) is None, uri

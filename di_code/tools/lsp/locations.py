@@ -36,7 +36,7 @@ def confined(space: Workspace, uri: str) -> Path | None:
     try:
         with resolve_path(path, space.contains) as target:
             return target.path
-    except (Outside, OSError):
+    except (Outside, OSError, ValueError):  # ValueError: a NUL in the name
         return None
 
 
