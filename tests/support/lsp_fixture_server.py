@@ -13,7 +13,8 @@ More modes: `crashes` exits with code 3 on every change; `garbage` writes malfor
 before each publication; `wedged` answers initialize but never a hover; `points` answers
 definition, references and symbols with places in every file $LSP_FIXTURE_POINTS names
 (`:`-separated paths), and with symbols named $LSP_FIXTURE_NAME_SIZE characters long, 500 of
-them; `sourced` publishes each error with a source $LSP_FIXTURE_SOURCE_SIZE characters long.
+them; `sourced` publishes each error with a source $LSP_FIXTURE_SOURCE_SIZE characters long;
+`surrogate` puts lone surrogates in each error's message and source.
 A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it starts (`silent` too),
 and `wedged` one (`hover`) when it is asked for a hover.
 """
@@ -69,6 +70,10 @@ def serve(mode: str) -> None:
             ]
         else:
             diagnostics = _errors(text)
+        if mode == "surrogate":  # sent as the JSON escape \ud800: valid JSON, invalid text
+            for diagnostic in diagnostics:
+                diagnostic.message += " \ud800"
+                diagnostic.source = "fix\udfffture"
         if mode == "sourced":
             source = "s" * int(os.environ["LSP_FIXTURE_SOURCE_SIZE"])
             for diagnostic in diagnostics:

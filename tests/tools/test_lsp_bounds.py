@@ -188,3 +188,17 @@ def test_a_place_a_server_names_oddly_is_left_out(workspace: Path) -> None:
         "https://example.com/a.txt",
     ):
         assert confined(space, uri) is None, uri
+
+
+async def test_lone_surrogates_from_a_server_become_replacement_characters(
+    workspace: Path, servers: Make
+) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools, _ = servers("surrogate")
+    result = await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    said = text(result)
+    assert "a.txt:1:1: error: BAD found here \ufffd [fix\ufffdture]" in said
+    said.encode("utf-8")  # a session can store it
+    repr(result.details).encode("utf-8")
+    listed = text(await run(tools["lsp"], {"operation": "diagnostics", "path": "a.txt"}))
+    assert listed == "a.txt:1:1: error: BAD found here \ufffd [fix\ufffdture]"

@@ -9,6 +9,8 @@ from typing import Any
 
 from msgspec import Struct
 
+from di_code.ai.codec import encodable
+
 MAX_SHOWN = 20
 """Problems listed per result; the rest are counted."""
 MAX_MESSAGE = 300
@@ -53,8 +55,9 @@ def problem(diagnostic: Any, source: str) -> Problem:
 
 
 def _cut(text: str, limit: int) -> str:
-    """`text` on one line, at most `limit` characters (an ellipsis says it was cut)."""
-    text = " ".join(text.split())
+    """`text` on one line, at most `limit` characters (an ellipsis says it was cut), a lone
+    surrogate (valid in the server's JSON, not as text) made U+FFFD."""
+    text = " ".join(encodable(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -14,6 +14,7 @@ from pygls.exceptions import JsonRpcException
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.codec import encodable
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.editor_files import EditorFiles
@@ -182,8 +183,9 @@ class LspTool(WorkspaceTool):
 
 
 def bounded(lines: list[str]) -> str:
-    """The answer cut like a read's output (2000 lines / 50 KB), saying so."""
-    kept, cut = keep_head(lines)
+    """The answer cut like a read's output (2000 lines / 50 KB), saying so; what a server
+    said (a label, a hover, a file name) made text UTF-8 can hold."""
+    kept, cut = keep_head([encodable(line) for line in lines])
     if cut is None:
         return "\n".join(kept)
     notice = f"[Output cut to the first {cut.output_lines} lines (50 KB limit). Narrow the query.]"
