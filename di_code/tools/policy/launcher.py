@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.ai.children import dying_argv, start_child
+from di_code.ai.files.door import open_path
 from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
 
@@ -73,13 +74,13 @@ async def start_server(
     roots: Sequence[Path],
     cache: Path,
     paths: SandboxPaths,
+    env: dict[str, str],
     **options: Any,
 ) -> asyncio.subprocess.Process:
     """A language server, in `server_sandbox` where bubblewrap works: `cache` (a folder of
     di-code's) is its home's `.cache`, writable; its program's install folder stays visible;
     `TMPDIR` is the sandbox's private /tmp."""
     await asyncio.to_thread(bubblewrap_works)  # its probe (a child, once) never on the loop
-    env = dict(options.pop("env", os.environ))
     sandbox = server_sandbox(paths)
     if sandbox is None:
         return await start_child(*argv, env=env, **options)
@@ -129,7 +130,7 @@ MAX_INTERPRETERS = 3
 def _interpreter(script: Path) -> str | None:
     """The program a script's `#!` line runs (through `env`, the program env looks up)."""
     try:
-        with open(script, "rb") as file:
+        with open_path(script) as file:
             first = file.readline(MAX_SHEBANG)
     except OSError:
         return None
