@@ -6,12 +6,13 @@ server is pinned to di-code's interpreter and runs in the sandbox: the program n
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import RunDiCode, request_text
-from tests.cli.test_lsp_e2e import BIN, WITH_SERVERS, call
+from tests.cli.test_lsp_e2e import BIN, FIXTURE, NO_SERVERS, WITH_SERVERS, call
 from tests.support.llm_server import LLMServer, Turn
 
 needs_basedpyright = pytest.mark.skipif(
@@ -70,3 +71,18 @@ def test_auto_mode_edits_with_diagnostics_and_never_runs_the_projects_interprete
     sent = request_text(llm_server.requests[1].body)
     assert "app.py:2:14: error" in sent  # the server ran, and answered
     assert not mark.exists()
+
+
+def test_without_bubblewrap_servers_run_unsandboxed(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    (di_code_home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "lines"]\n'
+        'extensions = [".txt"]\n'
+    )
+    (workspace / "a.txt").write_text("fine\n")
+    edit = {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}
+    llm_server.script(call("edit", edit, "c1"), Turn(text="done"))
+    done = run_di_code("run", "--yes", "go", env_extra=NO_SERVERS)  # no bwrap on PATH
+    assert done.returncode == 0, done.stderr
+    assert "a.txt:1:1: error: BAD found here" in request_text(llm_server.requests[1].body)

@@ -79,16 +79,29 @@ async def start_server(
 ) -> asyncio.subprocess.Process:
     """A language server, in `server_sandbox` where bubblewrap works: `cache` (a folder of
     di-code's) is its home's `.cache`, writable; its program's install folder stays visible;
-    `TMPDIR` is the sandbox's private /tmp."""
-    await asyncio.to_thread(bubblewrap_works)  # its probe (a child, once) never on the loop
+    `TMPDIR` is the sandbox's private /tmp. The command line is made on a thread: it probes
+    bubblewrap (once) and looks at the file system."""
+    wrapped = await asyncio.to_thread(_server_argv, argv, roots, cache, paths, env)
+    if wrapped is None:
+        return await start_child(*argv, env=env, **options)
+    return await start_child(*wrapped, env={**env, "TMPDIR": PRIVATE_TMP}, **options)
+
+
+def _server_argv(
+    argv: Sequence[str],
+    roots: Sequence[Path],
+    cache: Path,
+    paths: SandboxPaths,
+    env: dict[str, str],
+) -> list[str] | None:
+    """The server's command line in its sandbox; None where bubblewrap does not work."""
     sandbox = server_sandbox(paths)
     if sandbox is None:
-        return await start_child(*argv, env=env, **options)
+        return None
     cache.mkdir(parents=True, exist_ok=True)
     own = ((cache, Path.home() / ".cache"),)
     installed = _installed(argv[0], env.get("PATH", os.defpath))
-    wrapped = sandbox.wrap(argv, roots, installed, own)
-    return await start_child(*wrapped, env={**env, "TMPDIR": PRIVATE_TMP}, **options)
+    return sandbox.wrap(argv, roots, installed, own)
 
 
 def path_outside(value: str, roots: Sequence[Path]) -> str:
