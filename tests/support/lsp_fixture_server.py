@@ -9,9 +9,10 @@ keeps running); `stubborn` is `lines` that lives on after its input ends (most s
 then; this one only dies when killed); `flood` publishes 5,000 errors on every open and
 change; `silent` reads its input and never answers, not even initialize.
 
-More modes: `crashes` exits with code 3 on every change; `garbage` writes malformed frames
-before each publication; `wedged` answers initialize but never a hover; `points` answers
-definition, references and symbols with places in every file $LSP_FIXTURE_POINTS names
+More modes: `crashes` exits with code 3 on every change; `crash-then-silent` is `crash`,
+and `silent` once the marker exists (a restart that never answers initialize); `garbage`
+writes malformed frames before each publication; `wedged` answers initialize but never a
+hover; `points` answers definition, references and symbols with places in every file $LSP_FIXTURE_POINTS names
 (`:`-separated paths), and with symbols named $LSP_FIXTURE_NAME_SIZE characters long, 500 of
 them; `sourced` publishes each error with a source $LSP_FIXTURE_SOURCE_SIZE characters long;
 `surrogate` puts lone surrogates in each error's message and source.
@@ -156,6 +157,9 @@ def _answer_with_points(server: Any) -> None:
 
 
 if __name__ == "__main__":
+    marker = os.environ.get("LSP_FIXTURE_CRASH_ONCE")
+    if sys.argv[1] == "crash-then-silent":
+        sys.argv[1] = "silent" if marker and Path(marker).exists() else "crash"
     if sys.argv[1] == "silent":
         _mark("started")
         sys.stdin.buffer.read()

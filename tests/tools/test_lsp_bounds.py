@@ -33,9 +33,11 @@ Make = Callable[..., tuple[dict[str, AgentTool], LanguageServers]]
 async def servers(workspace: Path) -> AsyncIterator[Make]:
     made: list[LanguageServers] = []
 
-    def make(mode: str, **fields: Any) -> tuple[dict[str, AgentTool], LanguageServers]:
+    def make(
+        mode: str, startup_timeout: float = 60, **fields: Any
+    ) -> tuple[dict[str, AgentTool], LanguageServers]:
         command = [sys.executable, str(FIXTURE), mode, str(workspace)]
-        table = {"command": command, "extensions": [".txt"], "startup_timeout": 60}
+        table = {"command": command, "extensions": [".txt"], "startup_timeout": startup_timeout}
         found = catalog({"fixture": table}, which=lambda _: None)
         starter = ServerStarter(cache=workspace.parent / "cache")
         lsp = LanguageServers(found, workspace, starter=starter, **fields)
@@ -202,3 +204,24 @@ async def test_lone_surrogates_from_a_server_become_replacement_characters(
     repr(result.details).encode("utf-8")
     listed = text(await run(tools["lsp"], {"operation": "diagnostics", "path": "a.txt"}))
     assert listed == "a.txt:1:1: error: BAD found here \ufffd [fix\ufffdture]"
+
+
+async def test_restarts_that_fail_count_toward_the_crash_limit(
+    workspace: Path, servers: Make, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that crashed, then never answers initialize again: started five times in
+    all, not every few seconds for the rest of the session."""
+    starts = workspace.parent / "cache" / "fixture" / "starts"
+    monkeypatch.setenv("LSP_FIXTURE_STARTS", str(Path.home() / ".cache" / "starts"))
+    monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(Path.home() / ".cache" / "crashed"))
+    (workspace / "a.txt").write_text("0\n")
+    tools, lsp = servers("crash-then-silent", first_retry=0.01, startup_timeout=1)
+    said = ""
+    for n in range(8):
+        edit = {"path": "a.txt", "old_text": f"{n}", "new_text": f"{n + 1}"}
+        said += text(await run(tools["edit"], edit))
+        wait_until(lambda: not server_pids(workspace), "the server gone")
+        await asyncio.sleep(0.05)  # past the (shortened) back-off
+    said += "\n".join(lsp.take_notes())
+    assert starts.read_text().count("started") == 5
+    assert said.count("not restarted") == 1

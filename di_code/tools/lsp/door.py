@@ -34,7 +34,8 @@ the project first); without them, the file's old problems would count as new."""
 MAX_FILE = 2_000_000
 """A file larger than this (bytes) is not sent to a server."""
 MAX_CRASHES = 5
-"""Crashes after which a server stays down: it is started at most this many times."""
+"""Crashes (a restart that fails is one) after which a server stays down: it is started at
+most this many times."""
 FIRST_RETRY = 1.0
 
 
@@ -142,8 +143,14 @@ class LanguageServers(Struct):
             await connection.start()
         except StartFailed as exc:
             slot.state, slot.reason, slot.starting = "failed", str(exc), None
+            if slot.crashes:  # a restart that fails counts as one more crash
+                slot.crashes += 1
+            if slot.crashes >= MAX_CRASHES:
+                slot.reason = f"{exc}; crashed {slot.crashes} times; not restarted"
             slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
-            self.notes.append(f"Language server {slot.spec.name} {exc}; going on without it.")
+            self.notes.append(
+                f"Language server {slot.spec.name} {slot.reason}; going on without it."
+            )
             return None
         slot.connection, slot.state, slot.reason, slot.starting = connection, "running", "", None
         slot.watch = asyncio.create_task(self._watch(slot, connection))
