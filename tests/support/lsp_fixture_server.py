@@ -12,8 +12,8 @@ change; `silent` reads its input and never answers, not even initialize.
 More modes: `crashes` exits with code 3 on every change; `crash-then-silent` is `crash`,
 and `silent` once the marker exists (a restart that never answers initialize); `garbage`
 writes malformed frames before each publication; `wedged` answers initialize but never a
-hover; `points` answers definition, references and symbols with places in every file $LSP_FIXTURE_POINTS names
-(`:`-separated paths), and with symbols named $LSP_FIXTURE_NAME_SIZE characters long, 500 of
+hover; `points` answers definition, references and symbols with places in every file
+$LSP_FIXTURE_POINTS names (`:`-separated paths), and with symbols named $LSP_FIXTURE_NAME_SIZE characters long, 500 of
 them; `sourced` publishes each error with a source $LSP_FIXTURE_SOURCE_SIZE characters long;
 `surrogate` puts lone surrogates in each error's message and source.
 A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it starts (`silent` too),
