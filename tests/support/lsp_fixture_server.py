@@ -13,11 +13,11 @@ More modes: `crashes` exits with code 3 on every change; `crash-then-silent` is 
 and `silent` once the marker exists (a restart that never answers initialize); `garbage`
 writes malformed frames before each publication; `wedged` answers initialize but never a
 hover; `points` answers definition, references and symbols with places in every file
-$LSP_FIXTURE_POINTS names (`:`-separated paths), and with symbols named $LSP_FIXTURE_NAME_SIZE characters long, 500 of
-them; `sourced` publishes each error with a source $LSP_FIXTURE_SOURCE_SIZE characters long;
-`surrogate` puts lone surrogates in each error's message and source.
-A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it starts (`silent` too),
-and `wedged` one (`hover`) when it is asked for a hover.
+$LSP_FIXTURE_POINTS names (`:`-separated paths), and 500 symbols whose names are
+$LSP_FIXTURE_NAME_SIZE characters long; `sourced` gives each error a source
+$LSP_FIXTURE_SOURCE_SIZE characters long; `surrogate` puts lone surrogates in each error's
+message and source. A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it
+starts (`silent` too), and `wedged` one (`hover`) when it is asked for a hover.
 """
 
 from __future__ import annotations
