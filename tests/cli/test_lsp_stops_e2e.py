@@ -58,7 +58,7 @@ def test_a_stop_while_a_server_has_not_answered_initialize_ends_run_at_once(
     workspace.mkdir()
     edit = {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}
     process = start_run(llm_server, di_code_home, workspace, "silent", call("edit", edit, "c1"))
-    marks = di_code_home / "lsp-cache" / "fixture" / "marks"
+    marks = di_code_home / "lsp-cache" / "fixture.untrusted" / "marks"
     try:
         wait_until(lambda: marks.exists(), "the server started")
         assert stopped_within(process, number) < BOUND
@@ -75,7 +75,7 @@ def test_sigterm_during_a_hover_to_a_wedged_server_ends_run_at_once(
     workspace.mkdir()
     hover = {"operation": "hover", "path": "a.txt", "line": 1, "character": 1}
     process = start_run(llm_server, di_code_home, workspace, "wedged", call("lsp", hover, "c1"))
-    marks = di_code_home / "lsp-cache" / "fixture" / "marks"
+    marks = di_code_home / "lsp-cache" / "fixture.untrusted" / "marks"
     try:
         wait_until(lambda: marks.exists() and "hover" in marks.read_text(), "the hover asked")
         assert stopped_within(process, signal.SIGTERM) < BOUND

@@ -127,7 +127,7 @@ def reaches_stderr(record: logging.LogRecord) -> bool:
 async def test_a_crashing_server_is_started_exactly_five_times(
     workspace: Path, servers: Make, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    starts = workspace.parent / "cache" / "fixture" / "starts"
+    starts = workspace.parent / "cache" / "fixture.untrusted" / "starts"
     monkeypatch.setenv("LSP_FIXTURE_STARTS", str(Path.home() / ".cache" / "starts"))
     (workspace / "a.txt").write_text("0\n")
     tools, lsp = servers("crashes", first_retry=0.01)
@@ -211,7 +211,7 @@ async def test_restarts_that_fail_count_toward_the_crash_limit(
 ) -> None:
     """A server that crashed, then never answers initialize again: started five times in
     all, not every few seconds for the rest of the session."""
-    starts = workspace.parent / "cache" / "fixture" / "starts"
+    starts = workspace.parent / "cache" / "fixture.untrusted" / "starts"
     monkeypatch.setenv("LSP_FIXTURE_STARTS", str(Path.home() / ".cache" / "starts"))
     monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(Path.home() / ".cache" / "crashed"))
     (workspace / "a.txt").write_text("0\n")

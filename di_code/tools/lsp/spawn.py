@@ -37,11 +37,16 @@ class ServerStarter(Struct, frozen=True):
     paths: SandboxPaths = field(default_factory=SandboxPaths)
     """What the sandbox hides besides the home folder (DI_CODE_HOME, `[sandbox] hide`)."""
     cache: Path = field(default_factory=default_cache)
-    """Where each server's own cache folder is (`NAME/`), its `~/.cache` in the sandbox."""
+    """Where each server's own cache folder is (`cache_of`), its `~/.cache` in the sandbox."""
 
     trusted: bool = False
     """Whether the user trusts the project (di-code trust): an untrusted one's servers get
     the settings that keep them from running its programs, or wait (servers.UNTRUSTED)."""
+
+    def cache_of(self, name: str) -> Path:
+        """A server's own cache folder: one for trusted projects, another for untrusted ones,
+        so that nothing an untrusted project's server writes is read by a trusted one's."""
+        return self.cache / (name if self.trusted else f"{name}.untrusted")
 
     def settings(self, spec: ServerSpec) -> Mapping[str, Any]:
         """What the server is told in workspace/configuration, by section."""
@@ -63,7 +68,7 @@ class ServerStarter(Struct, frozen=True):
         return await launcher.start_server(
             argv,
             [workspace],
-            self.cache / name,
+            self.cache_of(name),
             self.paths,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
