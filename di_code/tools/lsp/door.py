@@ -1,8 +1,11 @@
 """The one door to language servers: a server starts on the first file of its language, one
-per (server, workspace root); it is restarted after a crash with back-off (1, 2, 4 … 60 s;
-after five crashes it stays down); a start that fails or hangs is said once and the tools go
-on without it. Nothing here blocks the event loop: files are read in a thread, every wait is
-bounded. pygls is imported on the first start, off the loop (di_code.ai.first_use).
+per (server, workspace root), through the launcher (its sandbox: di_code.tools.lsp.spawn);
+it is restarted after a crash with back-off (1, 2, 4 … 60 s; after five crashes, a failed
+restart counting as one, it stays down); a start that fails or hangs is said once and the
+tools go on without it; in an untrusted project a preset that would run the project's code
+waits for trust. Nothing here blocks the event loop: files are read in a thread, every wait
+is bounded and ends when the turn's signal fires (`abortable`). pygls is imported on the
+first start, off the loop (di_code.ai.first_use).
 """
 
 from __future__ import annotations
