@@ -9,8 +9,8 @@ keeps running); `stubborn` is `lines` that lives on after its input ends (most s
 then; this one only dies when killed); `flood` publishes 5,000 errors on every open and
 change; `silent` reads its input and never answers, not even initialize.
 
-More modes: `crashes` exits with code 3 on every change; `crash-then-silent` is `crash`,
-and `silent` once the marker exists (a restart that never answers initialize); `garbage`
+More modes: `crashes` exits with code 3 on every change; `crash-then-refuse` is `crash`,
+and once the marker exists answers initialize with an error (a restart that fails); `garbage`
 writes malformed frames before each publication; `wedged` answers initialize but never a
 hover; `points` answers definition, references and symbols with places in every file
 $LSP_FIXTURE_POINTS names (`:`-separated paths), and 500 symbols whose names are
@@ -23,6 +23,7 @@ starts (`silent` too), and `wedged` one (`hover`) when it is asked for a hover.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
@@ -125,6 +126,20 @@ def _mark(word: str) -> None:
             file.write(f"{word}\n")
 
 
+def _refuse_initialize() -> None:
+    """Answer the first request (initialize) with an error, then wait for the input's end."""
+    length = 0
+    while (header := sys.stdin.buffer.readline().strip()) or not length:
+        if header.lower().startswith(b"content-length:"):
+            length = int(header.split(b":")[1])
+    request = json.loads(sys.stdin.buffer.read(length))
+    error = {"code": -32603, "message": "refused"}
+    body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sys.stdout.buffer.flush()
+    sys.stdin.buffer.read()
+
+
 def _answer_with_points(server: Any) -> None:
     """definition, references and symbols: a place in each file $LSP_FIXTURE_POINTS names."""
     targets = [Path(p) for p in os.environ.get("LSP_FIXTURE_POINTS", "").split(":") if p]
@@ -158,9 +173,12 @@ def _answer_with_points(server: Any) -> None:
 
 if __name__ == "__main__":
     marker = os.environ.get("LSP_FIXTURE_CRASH_ONCE")
-    if sys.argv[1] == "crash-then-silent":
-        sys.argv[1] = "silent" if marker and Path(marker).exists() else "crash"
-    if sys.argv[1] == "silent":
+    if sys.argv[1] == "crash-then-refuse":
+        sys.argv[1] = "refuse" if marker and Path(marker).exists() else "crash"
+    if sys.argv[1] == "refuse":
+        _mark("started")
+        _refuse_initialize()
+    elif sys.argv[1] == "silent":
         _mark("started")
         sys.stdin.buffer.read()
     else:
