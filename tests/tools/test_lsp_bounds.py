@@ -173,7 +173,7 @@ async def test_a_stop_ends_a_request_to_a_wedged_server_and_closing_does_not_wai
     assert time.monotonic() - began < 5  # a request waits up to 10 s
     began = time.monotonic()
     await lsp.aclose()
-    assert time.monotonic() - began < 1.5
+    assert time.monotonic() - began < 3  # CLOSE_GRACE is 0.5 s; a request used to hold it
 
 
 def test_a_place_a_server_names_oddly_is_left_out(workspace: Path) -> None:
