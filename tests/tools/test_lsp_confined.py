@@ -212,3 +212,17 @@ async def test_an_untrusted_project_never_provides_the_server_program(
                 "untrusted project's folders; going on without it."
             ) in result
             assert not list(ran)
+
+
+async def test_read_only_mode_refuses_the_lsp_tool_even_after_a_switch() -> None:
+    """An editor may switch a session into read-only mode after its tools were offered: the
+    gate refuses lsp there too (it starts servers), and lets it run unasked in ask mode."""
+    from di_code.tools.policy.permissions import PermissionGate
+
+    gate = PermissionGate("ask")
+    params = {"operation": "symbols", "path": "app.py"}
+    assert await gate.check("lsp", params) is None
+    gate.switch("read-only")
+    refused = await gate.check("lsp", params)
+    assert refused == "Permission denied: lsp is not available in read-only mode."
+    assert await gate.check("read", {"path": "app.py"}) is None
