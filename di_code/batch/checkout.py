@@ -10,20 +10,19 @@ they are into a first commit.
 No program a repository names runs: every git call goes through session.git_run, the clone
 copies no hooks, and the checkout's own `info/attributes` (which beats every `.gitattributes`)
 unsets each attribute that converts bytes or picks a filter, so each file is its blob's bytes.
-The patch is a snapshot of the checkout (session.git_snapshot: raw bytes, no filter) against
-the base, by `diff-tree` without textconv or external diff: `git apply` on the base gives back
-the task's files byte for byte.
+The patch is the checkout's tree (batch.checkout_tree: raw bytes, no filter, read without
+leaving the checkout: a link is a link) against the base, by `diff-tree` without textconv or
+external diff: `git apply` on the base gives back the task's files byte for byte.
 """
 
 from __future__ import annotations
 
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.batch.checkout_tree import checkout_tree, tree_blobs
 from di_code.session.git_run import GitError, clone, remote_transport, run_git, work_tree_top
-from di_code.session.git_snapshot import GitSnapshots
 
 BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
@@ -111,7 +110,7 @@ def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     shutil.copytree(folder, where, symlinks=True, ignore=left_out)
     run_git(where, ["init", "--quiet", "--template="])
     _raw_attributes(where)
-    tree = _snapshot(where)
+    tree = checkout_tree(where)
     base = run_git(where, ["commit-tree", "--no-gpg-sign", "-m", "base", tree], author=_AUTHOR)
     run_git(where, ["symbolic-ref", "HEAD", f"refs/heads/{BRANCH_PREFIX}{task_id}"])
     run_git(where, ["reset", "--quiet", base.decode().strip()])
@@ -134,15 +133,10 @@ def _commit(repo: Path, ref: str | None) -> str:
         raise CheckoutError(f"no commit {ref or 'HEAD'!r} in {repo}") from None
 
 
-def _snapshot(folder: Path) -> str:
-    """The tree of every file in `folder` that git does not ignore, as its raw bytes."""
-    snapshots = GitSnapshots(folder, max_file_bytes=sys.maxsize, max_untracked_files=sys.maxsize)
-    return snapshots.take().tree
-
-
 def patch_of(checkout: Checkout) -> bytes:
     """Everything the task changed, as a patch `git apply` takes on the base commit."""
-    return run_git(checkout.path, [*_PATCH, checkout.base, _snapshot(checkout.path)])
+    tree = checkout_tree(checkout.path, tree_blobs(checkout.path, checkout.base))
+    return run_git(checkout.path, [*_PATCH, checkout.base, tree])
 
 
 def remove_checkout(checkout: Checkout) -> None:
