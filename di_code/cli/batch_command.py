@@ -45,10 +45,8 @@ class BatchOptions:
 
 
 def batch_command(options: BatchOptions) -> int:
-    from di_code.batch.key_check import KeyMissing
-    from di_code.batch.results import ResultsBusy
     from di_code.batch.tasks import PERMISSION_MODES, TaskFileError, read_tasks
-    from di_code.batch.worker import RunSettings
+    from di_code.batch.workdir import WorkdirBusy, hold_workdir
 
     if options.retry is not None and options.retry not in RETRY_CHOICES:
         raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
@@ -69,6 +67,23 @@ def batch_command(options: BatchOptions) -> int:
     workdir = (
         Path(options.workdir).resolve() if options.workdir else out.with_name(out.name + ".work")
     )
+    try:  # before anything in it is touched: another batch's checkouts are there
+        held = hold_workdir(workdir)
+    except WorkdirBusy as exc:
+        raise ConfigError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"--workdir {workdir}: {exc.strerror or exc}") from None
+    try:
+        return _run_in(workdir, tasks, out, options)
+    finally:
+        os.close(held)
+
+
+def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:
+    from di_code.batch.key_check import KeyMissing
+    from di_code.batch.results import ResultsBusy
+    from di_code.batch.worker import RunSettings
+
     # on Ray the slots are kept by an actor (ray_runner); here by slot files
     slots = None if options.ray else _request_slots(options.max_requests, workdir)
     settings = RunSettings(
