@@ -99,7 +99,7 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
         request_slots=slots,
     )
     reporter = _reporter(options.events)
-    _say_sandbox(options.permission_mode)
+    _say_sandbox(tasks, options.permission_mode)
     try:
         return _run(tasks, out, settings, options, reporter)
     except (ResultsBusy, KeyMissing) as exc:
@@ -146,12 +146,14 @@ def _reporter(events: bool) -> Reporter:
     return LiveReporter() if sys.stderr.isatty() else LineReporter()
 
 
-def _say_sandbox(permission_mode: str) -> None:
-    """Once for the whole batch: whether bash runs confined (auto mode, bubblewrap works)."""
-    from di_code.tools.policy.sandbox import SandboxChoice
+def _say_sandbox(tasks: list[Task], permission_mode: str) -> None:
+    """Once for the whole batch: where the tasks' bash runs, as their `run` will choose it."""
+    from di_code.batch.sandbox_notice import sandbox_notices
+    from di_code.tools.policy.sandbox import SandboxUnavailable
 
-    if permission_mode != "auto":
-        return
-    note = SandboxChoice().note("auto")
-    text = note or "bash runs in the bubblewrap sandbox (workspace-write)"
-    print(f"di-code batch: {text}", file=sys.stderr)
+    try:
+        notices = sandbox_notices(tasks, permission_mode)
+    except SandboxUnavailable as exc:
+        raise ConfigError(str(exc)) from None
+    for notice in notices:
+        print(f"di-code batch: {notice}", file=sys.stderr)
