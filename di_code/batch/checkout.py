@@ -17,12 +17,13 @@ external diff: `git apply` on the base gives back the task's files byte for byte
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.batch.checkout_tree import checkout_tree, tree_blobs
-from di_code.session.git_run import GitError, clone, remote_transport, run_git, work_tree_top
+from di_code.session.git_run import GitError, clone, remote_transport, run_git
 
 BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
@@ -72,11 +73,14 @@ def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Chec
     try:
         if is_url(repo):
             clone(repo, where)
-            return _on_branch(where, _commit(where, ref), task_id)
+            return _on_branch(where, _cloned_commit(where, ref), task_id)
         folder = Path(repo).expanduser().resolve()
         if not folder.is_dir():
             raise CheckoutError(f"repo {repo!r} is not a folder or a git URL")
-        top = work_tree_top(folder)
+        if _is_git_directory(folder):  # a bare repository (or a `.git` folder), named as it is
+            clone(str(folder), where, shared=True)
+            return _on_branch(where, _cloned_commit(where, ref), task_id)
+        top = _work_tree_top(folder)
         if top is None:
             if ref is not None:
                 raise CheckoutError(f"repo {repo!r} is not in git: it has no ref {ref!r}")
@@ -125,12 +129,43 @@ def _raw_attributes(where: Path) -> None:
     (info / "attributes").write_text(RAW_ATTRIBUTES, encoding="utf-8")
 
 
-def _commit(repo: Path, ref: str | None) -> str:
+def _is_git_directory(folder: Path) -> bool:
+    """Whether `folder` is itself a repository's git directory, as git tells one (its HEAD,
+    objects and refs): di-code's git never discovers a bare repository on its own
+    (`safe.bareRepository=explicit`), so one the task file names is recognised here."""
+    return (
+        (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
+    )
+
+
+def _work_tree_top(folder: Path) -> Path | None:
+    """The top of the work tree `folder` is in, its name exactly as git prints it (only the
+    line's end taken off: `proj ` keeps its space), or None outside one."""
+    try:
+        printed = run_git(folder, ["rev-parse", "--show-toplevel"]).removesuffix(b"\n")
+    except GitError:
+        return None
+    top = Path(os.fsdecode(printed))
+    return top if printed and folder.is_relative_to(top) else None
+
+
+def _cloned_commit(clone_path: Path, ref: str | None) -> str:
+    """`ref` in a fresh clone, where the source's branches are `origin/NAME` (only its default
+    branch has a local name): a branch is found as the source would find it."""
+    if ref is not None and ref != "HEAD":
+        try:
+            return _commit(clone_path, ref)
+        except CheckoutError:
+            return _commit(clone_path, f"refs/remotes/origin/{ref}", shown=ref)
+    return _commit(clone_path, ref)
+
+
+def _commit(repo: Path, ref: str | None, *, shown: str | None = None) -> str:
     name = f"{ref or 'HEAD'}^{{commit}}"
     try:
         return run_git(repo, ["rev-parse", "--verify", "--end-of-options", name]).decode().strip()
     except GitError:
-        raise CheckoutError(f"no commit {ref or 'HEAD'!r} in {repo}") from None
+        raise CheckoutError(f"no commit {shown or ref or 'HEAD'!r} in {repo}") from None
 
 
 def patch_of(checkout: Checkout) -> bytes:

@@ -147,6 +147,23 @@ def test_checkout_patch_and_removal_run_nothing_and_are_byte_exact(
     assert blobs_of(repo, "main") == BASE
 
 
+def test_a_git_directory_named_as_the_repo_runs_nothing(
+    hostile: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    """A bare repository (here the planted `.git` itself) is cloned as it is, its programs
+    not run, and nothing written into it."""
+    repo, base, markers = hostile
+    git_dir_before = listing(repo / ".git")
+    checkout = make_checkout(str(repo / ".git"), None, tmp_path / "checkouts" / "g", "g")
+    assert checkout.base == base
+    assert read_tree(checkout.path) == BASE
+    change(checkout.path)
+    assert b"GIT binary patch" in patch_of(checkout)
+    remove_checkout(checkout)
+    assert sorted(p.name for p in markers.iterdir()) == []
+    assert listing(repo / ".git") == git_dir_before
+
+
 def test_a_file_url_clone_runs_nothing_and_is_byte_exact(
     hostile: tuple[Path, str, Path], tmp_path: Path
 ) -> None:
