@@ -22,7 +22,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.batch.checkout_tree import checkout_tree, tree_blobs
+from di_code.batch.checkout_tree import checkout_tree, tree_entries
 from di_code.session.git_run import GitError, clone, remote_transport, run_git
 
 BRANCH_PREFIX = "di-code/batch/"
@@ -54,6 +54,15 @@ class Checkout:
     path: Path
     base: str
     """The commit the task started from: its patch is against it."""
+    left_out: tuple[str, ...] = ()
+    """Files of a copied folder its base does not hold as they are (checkout_tree)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    data: bytes
+    left_out: tuple[str, ...] = ()
+    """`NAME: why` for each file the patch does not give as the task left it."""
 
 
 def is_url(repo: str) -> bool:
@@ -115,10 +124,11 @@ def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     run_git(where, ["init", "--quiet", "--template="])
     _raw_attributes(where)
     tree = checkout_tree(where)
-    base = run_git(where, ["commit-tree", "--no-gpg-sign", "-m", "base", tree], author=_AUTHOR)
+    commit = ["commit-tree", "--no-gpg-sign", "-m", "base", tree.tree]
+    base = run_git(where, commit, author=_AUTHOR).decode().strip()
     run_git(where, ["symbolic-ref", "HEAD", f"refs/heads/{BRANCH_PREFIX}{task_id}"])
-    run_git(where, ["reset", "--quiet", base.decode().strip()])
-    return Checkout(where, base.decode().strip())
+    run_git(where, ["reset", "--quiet", base])
+    return Checkout(where, base, tree.left_out)
 
 
 def _raw_attributes(where: Path) -> None:
@@ -168,10 +178,11 @@ def _commit(repo: Path, ref: str | None, *, shown: str | None = None) -> str:
         raise CheckoutError(f"no commit {shown or ref or 'HEAD'!r} in {repo}") from None
 
 
-def patch_of(checkout: Checkout) -> bytes:
+def patch_of(checkout: Checkout) -> Patch:
     """Everything the task changed, as a patch `git apply` takes on the base commit."""
-    tree = checkout_tree(checkout.path, tree_blobs(checkout.path, checkout.base))
-    return run_git(checkout.path, [*_PATCH, checkout.base, tree])
+    tree = checkout_tree(checkout.path, tree_entries(checkout.path, checkout.base))
+    data = run_git(checkout.path, [*_PATCH, checkout.base, tree.tree])
+    return Patch(data, tuple(dict.fromkeys(checkout.left_out + tree.left_out)))
 
 
 def remove_checkout(checkout: Checkout) -> None:

@@ -73,7 +73,7 @@ def test_the_patch_applied_to_the_base_gives_the_task_tree(
         assert read_tree(checkout.path) == before
         apply_change(checkout.path, before, after, link)
         expected = read_tree(checkout.path)
-        patch = patch_of(checkout)
+        patch = patch_of(checkout).data
         remove_checkout(checkout)
         clean = make_checkout(str(work / "repo"), None, work / "c" / f"u{number}", "u")
         if patch:
@@ -135,7 +135,7 @@ def test_hostile_names_and_links_round_trip_and_nothing_outside_is_read(
         apply_change(checkout.path, base, task, None)
         make_links(checkout.path, secret, links, replace_dir)
         expected = read_tree(checkout.path)
-        patch = patch_of(checkout)
+        patch = patch_of(checkout).data
         assert SECRET.strip() not in patch
         clean = make_checkout(str(work / "repo"), None, work / "c" / "u", "u")
         if patch:

@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 from pathlib import Path
 
+import pytest
+
 from di_code.batch.checkout import make_checkout, patch_of
-from tests.batch.conftest import RunBatch, bash_call, make_repo, write_tasks
+from di_code.batch.checkout_tree import MAX_FILE_BYTES
+from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
 from tests.batch.raw_repo import commit_raw, raw_git, read_tree
 from tests.support.llm_server import LLMServer, Turn
 
@@ -37,7 +41,7 @@ def test_a_name_ending_in_cr_beside_a_link_is_its_own_file(tmp_path: Path) -> No
     (checkout.path / "k").symlink_to(outside / "id_ed25519")
     (checkout.path / "k\r").write_bytes(b"plain\n")
     expected = read_tree(checkout.path)
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     assert SECRET not in patch
     assert applied(tmp_path / "repo", tmp_path / "c" / "u", patch) == expected
     assert expected["k"] == (str(outside / "id_ed25519").encode(), False)
@@ -50,7 +54,7 @@ def test_a_tracked_folder_replaced_by_a_link_is_a_link(tmp_path: Path) -> None:
     shutil.rmtree(checkout.path / "kube")
     (checkout.path / "kube").symlink_to(outside)
     expected = read_tree(checkout.path)
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     assert SECRET not in patch
     assert applied(tmp_path / "repo", tmp_path / "c" / "u", patch) == expected
     assert expected["kube"] == (str(outside).encode(), False)
@@ -63,7 +67,7 @@ def test_a_tracked_folder_replaced_by_a_file_and_special_files(tmp_path: Path) -
     (checkout.path / "d").write_bytes(b"now a file\n")
     expected = read_tree(checkout.path)
     os.mkfifo(checkout.path / "fifo")  # never opened: it would block the driver
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     assert applied(tmp_path / "repo", tmp_path / "c" / "u", patch) == expected
 
 
@@ -80,3 +84,51 @@ def test_a_batch_task_cannot_put_an_outside_file_in_its_results(
     results = (tmp_path / "results.jsonl").read_bytes()
     assert b"the user's own key" not in results
     assert b'"status": "done"' in results and b"+plain" in results
+
+
+def test_a_huge_sparse_file_and_a_socket_are_left_out_and_named(tmp_path: Path) -> None:
+    """A sparse 1 TiB file costs the driver a bounded read (it used to hash all of it), and
+    is named in `left_out`; a tracked file over the limit stays as it was in the base; a
+    socket is not opened. The rest of the patch is whole."""
+    commit_raw(tmp_path / "repo", {"tracked.bin": (b"base\n", False), "a": (b"a\n", False)})
+    checkout = make_checkout(str(tmp_path / "repo"), None, tmp_path / "c" / "t", "t")
+    with (checkout.path / "huge").open("wb") as handle:
+        handle.truncate(1 << 40)
+    with (checkout.path / "tracked.bin").open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1)
+    (checkout.path / "a").write_bytes(b"changed\n")
+    listening = socket.socket(socket.AF_UNIX)
+    listening.bind(str(checkout.path / "sock"))
+    patch = patch_of(checkout)
+    listening.close()
+    assert sorted(name.split(":")[0] for name in patch.left_out) == ["huge", "tracked.bin"]
+    assert patch.left_out[0].endswith(f"bytes, over the {MAX_FILE_BYTES:,} of one file")
+    tree = applied(tmp_path / "repo", tmp_path / "c" / "u", patch.data)
+    assert tree == {"tracked.bin": (b"base\n", False), "a": (b"changed\n", False)}
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_file_is_left_out_and_named(tmp_path: Path) -> None:
+    commit_raw(tmp_path / "repo", {"a": (b"a\n", False)})
+    checkout = make_checkout(str(tmp_path / "repo"), None, tmp_path / "c" / "t", "t")
+    (checkout.path / "a").write_bytes(b"changed\n")
+    (checkout.path / "locked").write_bytes(b"x")
+    (checkout.path / "locked").chmod(0)
+    patch = patch_of(checkout)
+    assert patch.left_out == ("locked: not readable",)
+    assert b"+changed" in patch.data
+
+
+def test_a_left_out_file_is_named_in_the_results(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "repo": "repo", "prompt": "go"}])
+    llm_server.script(bash_call("truncate -s 1T huge && echo b > b.txt"), Turn(text="made it"))
+    done = run_batch(str(tasks), "--out", "results.jsonl")
+    assert done.returncode == 0, done.stderr
+    record = read_results(tmp_path / "results.jsonl")["t"]
+    assert record["status"] == "done" and "+b" in record["patch"]
+    assert record["left_out"] == [
+        f"huge: {1 << 40:,} bytes, over the {MAX_FILE_BYTES:,} of one file"
+    ]
