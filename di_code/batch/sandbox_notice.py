@@ -16,6 +16,12 @@ from di_code.batch.tasks import Task
 from di_code.config.settings import di_code_home, load_user_settings
 from di_code.tools.policy.sandbox import SandboxChoice
 
+ON_RAY = (
+    "on Ray, each node decides where bash runs: its own [sandbox] mode (the config of the "
+    "DI_CODE_HOME its Ray runs with), and whether bubblewrap works there"
+)
+"""The driver cannot know a node's config or kernel: said instead of a guess."""
+
 
 def sandbox_notices(tasks: Sequence[Task], permission_mode: str) -> list[str]:
     """One line for each different sandbox the tasks' bash runs in, where nobody approves the

@@ -99,7 +99,7 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
         request_slots=slots,
     )
     reporter = _reporter(options.events)
-    _say_sandbox(tasks, options.permission_mode)
+    _say_sandbox(tasks, options.permission_mode, options.ray is not None)
     try:
         return _run(tasks, out, settings, options, reporter)
     except (ResultsBusy, KeyMissing) as exc:
@@ -146,13 +146,13 @@ def _reporter(events: bool) -> Reporter:
     return LiveReporter() if sys.stderr.isatty() else LineReporter()
 
 
-def _say_sandbox(tasks: list[Task], permission_mode: str) -> None:
+def _say_sandbox(tasks: list[Task], permission_mode: str, on_ray: bool) -> None:
     """Once for the whole batch: where the tasks' bash runs, as their `run` will choose it."""
-    from di_code.batch.sandbox_notice import sandbox_notices
+    from di_code.batch.sandbox_notice import ON_RAY, sandbox_notices
     from di_code.tools.policy.sandbox import SandboxUnavailable
 
     try:
-        notices = sandbox_notices(tasks, permission_mode)
+        notices = [ON_RAY] if on_ray else sandbox_notices(tasks, permission_mode)
     except SandboxUnavailable as exc:
         raise ConfigError(str(exc)) from None
     for notice in notices:

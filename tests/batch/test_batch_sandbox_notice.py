@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from di_code.batch.sandbox_notice import ON_RAY
 from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
 from tests.support.llm_server import LLMServer, Turn
@@ -59,3 +60,32 @@ def test_an_explicit_sandbox_holds_in_every_mode_and_is_said(
     lines, wrote = write_outside(run_batch, llm_server, tmp_path, "--permission-mode", "auto")
     assert not wrote
     assert lines[0] == "di-code batch: bash runs in the bubblewrap sandbox (read-only)"
+
+
+@pytest.mark.skipif(not bubblewrap_works(), reason="needs a working bubblewrap")
+def test_a_tasks_own_home_gives_its_own_notice(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A task whose `env` names another DI_CODE_HOME runs with that home's config."""
+    other = tmp_path / "other-home"
+    other.mkdir()
+    (other / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "mine", "repo": "repo", "prompt": "go"},
+            {"id": "theirs", "repo": "repo", "prompt": "go", "env": {"DI_CODE_HOME": str(other)}},
+        ],
+    )
+    llm_server.script(Turn(text="one"), Turn(text="two"))
+    done = run_batch(str(tasks), "--out", "r.jsonl", "--jobs", "1")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[:2] == [SANDBOXED, OFF]
+
+
+def test_on_ray_the_notice_says_the_nodes_decide(run_batch: RunBatch, tmp_path: Path) -> None:
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "repo": ".", "prompt": "go"}])
+    done = run_batch(str(tasks), "--out", "r.jsonl", "--ray", "127.0.0.1:9", "--ray-timeout", "1")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == f"di-code batch: {ON_RAY}"
