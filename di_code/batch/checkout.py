@@ -166,7 +166,8 @@ def _cloned_commit(clone_path: Path, ref: str | None) -> str:
         try:
             return _commit(clone_path, ref)
         except CheckoutError:
-            return _commit(clone_path, f"refs/remotes/origin/{ref}", shown=ref)
+            branch = ref.removeprefix("refs/heads/")
+            return _commit(clone_path, f"refs/remotes/origin/{branch}", shown=ref)
     return _commit(clone_path, ref)
 
 

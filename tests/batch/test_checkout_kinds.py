@@ -53,6 +53,8 @@ def test_a_url_clone_finds_a_branch_as_the_path_does(tmp_path: Path) -> None:
     by_path = make_checkout(str(tmp_path / "repo"), "develop", tmp_path / "w" / "p", "p")
     by_url = make_checkout(f"file://{tmp_path / 'repo'}", "develop", tmp_path / "w" / "u", "u")
     assert by_path.base == by_url.base == develop
+    full = make_checkout(f"file://{tmp_path / 'repo'}", "refs/heads/develop", tmp_path / "f", "f")
+    assert full.base == develop
     with pytest.raises(CheckoutError, match="no commit 'nowhere'"):
         make_checkout(f"file://{tmp_path / 'repo'}", "nowhere", tmp_path / "w" / "n", "n")
 
