@@ -112,9 +112,9 @@ def _candidates(top: Path) -> dict[bytes, Entry | None]:
         meta, name = row.split(b"\t", 1)
         mode, blob, _ = meta.split(b" ", 2)
         names[name] = Entry(mode, blob.decode()) if mode == GITLINK else None
-        for cut in range(len(name)):  # a tracked folder may have become a link or a file
-            if name[cut : cut + 1] == b"/":
-                names.setdefault(name[:cut], None)
+        parts = name.split(b"/")
+        for depth in range(1, len(parts)):  # a tracked folder may have become a link or a file
+            names.setdefault(b"/".join(parts[:depth]), None)
     untracked = run_git(top, ["ls-files", "-z", "-o", "--exclude-standard"])
     names.update((name, None) for name in _split(untracked) if not name.endswith(b"/"))
     return names
@@ -146,8 +146,9 @@ def _entry(top: Path, name: bytes, algorithm: str) -> Entry | None:
 
 def _blob(mode: bytes, data: bytes, algorithm: str) -> Entry:
     """An entry whose blob id is computed as git does (its object header, then the bytes)."""
-    blob = hashlib.new(algorithm, b"blob %d\0" % len(data) + data).hexdigest()
-    return Entry(mode, blob, data)
+    digest = hashlib.new(algorithm, b"blob %d\0" % len(data))
+    digest.update(data)
+    return Entry(mode, digest.hexdigest(), data)
 
 
 def _write_blobs(top: Path, blobs: dict[str, bytes]) -> None:
