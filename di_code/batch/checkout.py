@@ -87,7 +87,7 @@ def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Chec
         if not folder.is_dir():
             raise CheckoutError(f"repo {repo!r} is not a folder or a git URL")
         if _is_git_directory(folder):  # a bare repository (or a `.git` folder), named as it is
-            clone(str(folder), where, shared=True)
+            _clone_local(folder, where)
             return _on_branch(where, _cloned_commit(where, ref), task_id)
         top = _work_tree_top(folder)
         if top is None:
@@ -95,11 +95,18 @@ def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Chec
                 raise CheckoutError(f"repo {repo!r} is not in git: it has no ref {ref!r}")
             return _copy(folder, where, task_id)
         base = _commit(top, ref)
-        clone(str(top), where, shared=True)
+        _clone_local(top, where)
         return _on_branch(where, base, task_id)
     except (CheckoutError, GitError) as exc:
         shutil.rmtree(where, ignore_errors=True)
         raise CheckoutError(str(exc)) from None
+
+
+def _clone_local(source: Path, where: Path) -> None:
+    """A clone of the local repository `source` that borrows its objects (`--shared`), but for
+    a path holding a newline: git keeps a borrowed path as one line of `objects/info/alternates`,
+    so that clone has its objects of its own (hard-linked where the file system allows)."""
+    clone(str(source), where, shared="\n" not in str(source))
 
 
 def _on_branch(where: Path, base: str, task_id: str) -> Checkout:

@@ -25,7 +25,10 @@ def with_develop(folder: Path) -> tuple[str, str]:
     return git(folder, "rev-parse", "main").strip(), git(folder, "rev-parse", "develop").strip()
 
 
-@pytest.mark.parametrize("name", ["proj ", " proj", "pro\tj", "-proj"])
+ODD_NAMES = ["proj ", " proj", "pro\tj", "-proj", "pro\nj", "proj\n", "caf\u00e9"]
+
+
+@pytest.mark.parametrize("name", ODD_NAMES)
 def test_a_work_tree_with_an_odd_name_is_cloned_at_its_commits(tmp_path: Path, name: str) -> None:
     main, develop = with_develop(tmp_path / name)
     checkout = make_checkout(str(tmp_path / name), None, tmp_path / "w" / "t", "t")
