@@ -116,20 +116,33 @@ def make_links(folder: Path, secret: Path, links: dict[str, str], replace_dir: b
         (folder / "dir").symlink_to(secret.parent)
 
 
+def plain_folder(folder: Path, files: RawTree) -> None:
+    """A folder outside git holding `files` (a batch copies it, hashed as it is)."""
+    folder.mkdir()
+    apply_change(folder, {}, files, None)
+
+
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(base=HOSTILE_TREE, task=HOSTILE_TREE, links=LINKS, replace_dir=st.booleans())
+@given(
+    base=HOSTILE_TREE,
+    task=HOSTILE_TREE,
+    links=LINKS,
+    replace_dir=st.booleans(),
+    in_git=st.booleans(),
+)
 def test_hostile_names_and_links_round_trip_and_nothing_outside_is_read(
-    base: RawTree, task: RawTree, links: dict[str, str], replace_dir: bool
+    base: RawTree, task: RawTree, links: dict[str, str], replace_dir: bool, in_git: bool
 ) -> None:
     """Names with newlines, CR, tabs, a leading `-`, spaces at the ends, bytes that are not
-    UTF-8 and normalisation twins, and links in and out: the patch gives the task's tree byte
-    for byte (a link as a link), and no byte from outside the checkout is in it."""
+    UTF-8 and normalisation twins, and links in and out, in a repository or a plain folder: the
+    patch gives the task's tree byte for byte (a link as a link), and no byte from outside the
+    checkout is in it."""
     work = Path(tempfile.mkdtemp(prefix="di-code-patch-"))
     try:
         secret = work / "outside" / "secret"
         secret.parent.mkdir()
         secret.write_bytes(SECRET)
-        commit_raw(work / "repo", base)
+        (commit_raw if in_git else plain_folder)(work / "repo", base)
         checkout = make_checkout(str(work / "repo"), None, work / "c" / "t", "t")
         assert read_tree(checkout.path) == base
         apply_change(checkout.path, base, task, None)

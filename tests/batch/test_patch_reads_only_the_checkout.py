@@ -77,7 +77,10 @@ def test_a_batch_task_cannot_put_an_outside_file_in_its_results(
     outside = plant_secret(tmp_path)
     make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "repo": "repo", "prompt": "go"}])
-    command = f"ln -s {outside}/id_ed25519 k && printf plain > \"$(printf 'k\\r')\""
+    command = (
+        f"ln -s {outside}/id_ed25519 k && printf plain > \"$(printf 'k\\r')\"; "
+        f"ln {outside}/id_ed25519 hard; cp -r {outside} copied; true"  # the sandbox refuses
+    )
     llm_server.script(bash_call(command), Turn(text="made them"))
     done = run_batch(str(tasks), "--out", "results.jsonl")
     assert done.returncode == 0, done.stderr
