@@ -4,6 +4,8 @@ wrote outside)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from di_code.batch.sandbox_notice import ON_RAY
 from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
+from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
 
 SANDBOXED = "di-code batch: bash runs in the bubblewrap sandbox (workspace-write)"
@@ -89,3 +92,26 @@ def test_on_ray_the_notice_says_the_nodes_decide(run_batch: RunBatch, tmp_path: 
     done = run_batch(str(tasks), "--out", "r.jsonl", "--ray", "127.0.0.1:9", "--ray-timeout", "1")
     assert done.returncode == 2
     assert done.stderr.splitlines()[0] == f"di-code batch: {ON_RAY}"
+
+
+def test_a_sandbox_asked_for_where_there_is_none_is_exit_2(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Every task would fail the same way: the batch says it once and runs none."""
+    (di_code_home / "config.toml").write_text('[sandbox]\nmode = "workspace-write"\n')
+    tools = tmp_path / "bin"  # git, and no bwrap
+    tools.mkdir()
+    (tools / "git").symlink_to(shutil.which("git") or "git")
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "repo": ".", "prompt": "go"}])
+    done = subprocess.run(
+        [DI_CODE, "batch", str(tasks), "--out", "r.jsonl"],
+        cwd=tmp_path,
+        env=cli_env(di_code_home, llm_server, PATH=str(tools)),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("di-code: --sandbox workspace-write: bubblewrap is not installed")
+    assert done.stderr.count("\n") == 1 and not llm_server.requests
