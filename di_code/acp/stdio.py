@@ -2,7 +2,8 @@
 
 The process's fd 1 is pointed at stderr before anything runs, so a stray print, a library's
 warning or a child process that writes to its stdout can never corrupt the stream the editor
-parses; the protocol writes to a private copy of the original stdout.
+parses; the protocol writes to a private copy of the original stdout. Every message goes
+through the one redaction (di_code.ai.redaction) on its way out: the editor never gets a key.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from acp import Agent, run_agent
 from di_code.acp.jsonrpc_lines import checked
 from di_code.acp.own_methods import answer, own_request
 from di_code.acp.server import DiCodeAcpAgent
+from di_code.ai.redaction import redact_bytes
 
 if TYPE_CHECKING:
     from di_code.acp.live import CloseSession, OpenSession
@@ -37,7 +39,7 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(protocol_fd, "wb", buffering=0)
     )
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = RedactingWriter(transport, protocol, None, loop)
     messages = asyncio.StreamReader(limit=STDIO_LIMIT)
     agent = DiCodeAcpAgent(open_session, close_session)
     checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer, agent))
@@ -48,6 +50,13 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     finally:
         checking.cancel()
         await agent.close()
+
+
+class RedactingWriter(asyncio.StreamWriter):
+    """The protocol's stream: each write is one whole message (the SDK's and ours), redacted."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        super().write(redact_bytes(bytes(data)))
 
 
 async def _pass_json_lines(

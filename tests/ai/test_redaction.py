@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,3 +100,36 @@ def test_redaction_hides_exactly_the_long_pieces(
     forget_all()
     register(secret)
     assert redact(text) == covered_by_pieces(text, secret)
+
+
+def test_a_key_in_its_json_spelling_is_hidden() -> None:
+    """A key with a quote or a non-ASCII letter, as a JSON line escapes it (issue 40.5)."""
+    import json
+
+    odd = 'pa"ss\\wörd-0123456789'
+    register(odd)
+    for ascii in (True, False):
+        line = json.dumps({"said": f"it is {odd}."}, ensure_ascii=ascii)
+        said = json.loads(redact(line))["said"]
+        assert said.startswith(f"it is {MASK}") and no_piece_of(odd, said)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.text(max_size=30),
+    after=st.text(max_size=30),
+    cuts=st.lists(st.integers(min_value=0, max_value=120), max_size=12),
+)
+def test_a_key_streamed_in_pieces_is_never_shown(before: str, after: str, cuts: list[int]) -> None:
+    """However a text holding the key is cut into deltas, what a StreamRedactor lets through,
+    put together, is the text redacted whole (issue 40.5)."""
+    from di_code.ai.redaction import StreamRedactor
+
+    register(KEY)
+    text = f"{before}{KEY}{after}"
+    bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
+    redactor = StreamRedactor()
+    shown = "".join(redactor.feed(text[a:b]) for a, b in itertools.pairwise(bounds))
+    shown += redactor.end()
+    assert shown == redact(text)
+    assert no_piece_of(KEY, shown) and MASK in shown
