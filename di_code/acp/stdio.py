@@ -3,12 +3,14 @@
 The process's fd 1 is pointed at stderr before anything runs, so a stray print, a library's
 warning or a child process that writes to its stdout can never corrupt the stream the editor
 parses; the protocol writes to a private copy of the original stdout. Every message goes
-through the one redaction (di_code.ai.redaction) on its way out: the editor never gets a key.
+through the one redaction (di_code.ai.redaction) on its way out: the editor is shown no key
+(only a file the model writes and a command it runs are sent as they are: `ACTIONS`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from typing import TYPE_CHECKING, cast
@@ -52,11 +54,32 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
         await agent.close()
 
 
+ACTIONS = frozenset({"fs/write_text_file", "terminal/create"})
+"""Requests that do what the model asked (write this text to this file, run this command):
+their text is the action itself and is sent as it is, as bash runs a command as written and
+the write tool writes a file as given (an edit of a file that holds a key must not turn it
+into `***`). What the editor shows of them (the tool call's updates) is redacted."""
+
+
 class RedactingWriter(asyncio.StreamWriter):
-    """The protocol's stream: each write is one whole message (the SDK's and ours), redacted."""
+    """The protocol's stream: each write is one whole message (the SDK's and ours), redacted
+    unless it is one of the ACTIONS."""
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
-        super().write(redact_bytes(bytes(data)))
+        line = bytes(data)
+        shown = redact_bytes(line)
+        if shown != line and _method(line) in ACTIONS:
+            shown = line
+        super().write(shown)
+
+
+def _method(line: bytes) -> object:
+    """The method a message line requests (None for a response or a line that is not JSON)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message.get("method") if isinstance(message, dict) else None
 
 
 async def _pass_json_lines(
