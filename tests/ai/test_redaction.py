@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -133,3 +134,27 @@ def test_a_key_streamed_in_pieces_is_never_shown(before: str, after: str, cuts: 
     shown += redactor.end()
     assert shown == redact(text)
     assert no_piece_of(KEY, shown) and MASK in shown
+
+
+def test_log_lines_and_their_tracebacks_are_redacted(tmp_path: Path) -> None:
+    """`--log FILE` (issue 40.5): a record's message and its exception's text."""
+    import logging
+
+    from di_code.ai.log_file import RedactingFormatter
+
+    register(KEY)
+    handler = logging.FileHandler(tmp_path / "log", encoding="utf-8")
+    handler.setFormatter(RedactingFormatter(logging.BASIC_FORMAT))
+    logger = logging.getLogger("test-redaction")
+    logger.addHandler(handler)
+    try:
+        try:
+            raise ValueError(f"server said {KEY}")
+        except ValueError:
+            logger.exception("request with %s failed", KEY)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    written = (tmp_path / "log").read_text(encoding="utf-8")
+    assert "request with *** failed" in written and "ValueError: server said ***" in written
+    assert no_piece_of(KEY, written)
