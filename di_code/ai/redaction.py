@@ -24,6 +24,7 @@ import json
 import re
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 MASK = "***"
@@ -85,6 +86,20 @@ def redact_bytes(data: bytes) -> bytes:
     if not _secrets and b"://" not in data:
         return data
     return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
+def foreign_secrets_hidden(body: bytes, credentials: Iterable[str]) -> bytes:
+    """A request body with every secret hidden but those the request itself sends as its
+    credentials (`credentials`: its URL and header values): after a switch to another provider,
+    a key the conversation read (a `.env` file) is not sent to a server it was not given for.
+    URL passwords are not hidden by their shape here: this is the model's own text."""
+    sent = " ".join(credentials)
+    foreign = [secret for secret in _secrets if secret not in sent]
+    if not foreign:
+        return body
+    text = body.decode("utf-8", "surrogateescape")
+    spans = [span for secret in foreign for span in _spans(text, secret)]
+    return _masked(text, spans).encode("utf-8", "surrogateescape") if spans else body
 
 
 class StreamRedactor:

@@ -158,3 +158,16 @@ def test_log_lines_and_their_tracebacks_are_redacted(tmp_path: Path) -> None:
     written = (tmp_path / "log").read_text(encoding="utf-8")
     assert "request with *** failed" in written and "ValueError: server said ***" in written
     assert no_piece_of(KEY, written)
+
+
+def test_a_request_body_keeps_only_the_secrets_it_is_sent_with() -> None:
+    """Issue 40.6: after a switch of provider, another provider's key is not in the body; the
+    request's own key (in its headers or URL) is left as the conversation has it."""
+    from di_code.ai.redaction import foreign_secrets_hidden
+
+    other = "sk-ant-the-other-providers-key"
+    register(KEY, other)
+    body = f'{{"text": "{KEY} and {other} at http://me:pw-in-text@host"}}'.encode()
+    sent = foreign_secrets_hidden(body, ["https://api.example/v1", f"Bearer {KEY}"])
+    assert sent.decode() == f'{{"text": "{KEY} and {MASK} at http://me:pw-in-text@host"}}'
+    assert foreign_secrets_hidden(body, [f"Bearer {KEY}", other]) is body
