@@ -102,6 +102,11 @@ def foreign_secrets_hidden(body: bytes, credentials: Iterable[str]) -> bytes:
     return _masked(text, spans).encode("utf-8", "surrogateescape") if spans else body
 
 
+def holds_secret(text: str) -> bool:
+    """Whether `text` holds a known secret or a long piece of one (a URL about to be sent)."""
+    return any(_spans(text, secret) for secret in _secrets)
+
+
 class StreamRedactor:
     """One streamed text (an answer, its thinking, a tool call's arguments) shown piece by
     piece with every secret hidden. `redact` on each piece alone would let a key through in
