@@ -6,7 +6,9 @@ text through `redact` here: stdout and stderr (`RedactingStream`: run's output, 
 screen), an editor's ACP messages, session files, `--log` lines, hooks' input, batch results,
 provider error messages. tests/test_door_secrets.py fails when a channel writes around it. So a
 key cannot leak through a path nobody thought of: `printenv OPENAI_API_KEY` in bash, a server
-echoing the key, an error naming the URL, a file the model reads.
+echoing the key, an error naming the URL, a file the model reads. What goes out over the
+network is held to the same rule: a request body holds no secret but its own credentials
+(`foreign_secrets_hidden`), and fetch takes no URL that `holds_secret`.
 
 A secret is hidden wherever it appears, in its JSON spellings too (a `"` or a non-ASCII letter
 of a key is escaped in a JSON line), and so is any piece of it of `PIECE` characters or more:
