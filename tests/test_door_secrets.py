@@ -1,9 +1,10 @@
 """The door for secrets (issue 40 item 5): every channel out of the process passes its text
 through di_code.ai.redaction. Read from the code: each place that writes bytes out (a file, a
-pipe, a child's stdin, a log) is either a channel that uses the door, or a place that writes
-something else (a file's exact bytes, a fixed line) and says why. A new writer fails here
-until it is one or the other. stdout and stderr are one channel for everything (`print`, Rich,
-prompt-toolkit): the CLI routes them through `RedactingStream` before anything runs.
+pipe, a child's stdin, a log, a request to a server) is either a channel that uses the door,
+or a place that writes something else (a file's exact bytes, a fixed line) and says why. A new
+writer fails here until it is one or the other. stdout and stderr are one channel for
+everything (`print`, Rich, prompt-toolkit): the CLI routes them through `RedactingStream`
+before anything runs.
 
 The channels themselves are attacked end to end in tests/editor/test_acp_secrets.py,
 tests/cli/test_secrets_channels.py, tests/ui/test_chat_secrets_e2e.py and
@@ -22,8 +23,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
 CHANNELS = {
     "acp/stdio.py:serve": "RedactingWriter",  # the editor's messages
     "ai/log_file.py:log_to": "RedactingFormatter",  # --log FILE
+    "ai/providers/http.py:_send": "foreign_secrets_hidden",  # a model request's body
     "batch/results.py:append": "redact",  # RESULTS.jsonl
     "session/jsonl.py:_write_all": "redact",  # session files: lines made by `encode`
+    "tools/builtin/fetch.py:_get": "holds_secret",  # a URL the model fetches
     "tools/policy/user_hooks.py:run_hook": "redact_bytes",  # a hook's stdin
     "ui/pager.py:page": "redact_bytes",  # $PAGER's stdin: the chat's full output
 }
@@ -31,7 +34,7 @@ CHANNELS = {
 
 NOT_CHANNELS = {
     "acp/files.py:write": "the model's file through the editor: an action (stdio.ACTIONS)",
-    "acp/files.py:undo_writer": "undo's exact text through the editor: an action",
+    "ai/providers/limits.py:_get": "a model's id, to the local server that runs it",
     "ai/private_files.py:write_private": "a private file's bytes for its caller (none today)",
     "ai/stop_signals.py:end_now": "a fixed line naming the signal",
     "ai/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
@@ -55,8 +58,9 @@ text. (What the model does is not redacted: a command runs as written, a file is
 given; what anyone is shown of it is.)"""
 
 WRITERS = {"write_text", "write_bytes", "connect_write_pipe", "basicConfig", "FileHandler"}
-WRITERS |= {"communicate"}
-"""Calls that write out whatever their receiver is (a path, a pipe, a child's stdin)."""
+WRITERS |= {"communicate", "build_request", "post"}
+"""Calls that write out whatever their receiver is (a path, a pipe, a child's stdin, a
+server)."""
 
 
 def _mode(call: ast.Call, position: int) -> str:
@@ -89,12 +93,20 @@ def _writes(call: ast.Call) -> str | None:
 
 
 def writers(source: str) -> Iterator[tuple[str, str]]:
-    """(function, kind) for each write out in `source`."""
+    """(function, kind) for each write out in `source`, named by its innermost function."""
     for function in ast.walk(ast.parse(source)):
         if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-            for node in ast.walk(function):
+            for node in _own_nodes(function):
                 if isinstance(node, ast.Call) and (kind := _writes(node)):
                     yield function.name, kind
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function, not of the functions nested in it."""
+    for child in ast.iter_child_nodes(function):
+        if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield child
+            yield from _own_nodes(child)
 
 
 def found() -> dict[str, set[str]]:
