@@ -39,6 +39,7 @@ from di_code.session.format import (
     header_from_dict,
     migrate,
 )
+from di_code.session.holder import SessionHold, hold
 from di_code.session.summary import summary_message
 
 LONG_MESSAGE = 1 << 20
@@ -70,6 +71,7 @@ class Session:
         *,
         now: Clock = now_ms,
         upgrade: bool = False,
+        held: SessionHold | None = None,
     ) -> None:
         self.path = path
         self.header = header
@@ -85,6 +87,8 @@ class Session:
         self._queue: list[Entry] | None = None
         """Entries waiting behind a long message being written on its thread (None: none is)."""
         self._queue_lock = threading.Lock()
+        self._hold = held
+        """This process's hold on the session (`hold`): taken before the first write."""
 
     @property
     def id(self) -> str:
@@ -100,13 +104,14 @@ class Session:
         return list(self._entries)
 
     @classmethod
-    def load(cls, path: Path, *, now: Clock = now_ms) -> Session:
-        """Read a session file; bad lines become warnings, a bad header a SessionError."""
+    def load(cls, path: Path, *, now: Clock = now_ms, held: SessionHold | None = None) -> Session:
+        """Read a session file; bad lines become warnings, a bad header a SessionError.
+        `held`: this process's hold on it, taken before reading (see `hold`)."""
         with _collector_paused():
-            return cls._load(path, now)
+            return cls._load(path, now, held)
 
     @classmethod
-    def _load(cls, path: Path, now: Clock) -> Session:
+    def _load(cls, path: Path, now: Clock, held: SessionHold | None) -> Session:
         try:
             records, warnings = jsonl.read_records(path)
         except OSError as exc:
@@ -126,7 +131,7 @@ class Session:
             except CodecError as exc:
                 warnings.append(f"{path.name}: line {record.line} was skipped ({exc})")
         upgrade = first.get("version") != FORMAT_VERSION
-        return cls(path, header, entries, warnings, now=now, upgrade=upgrade)
+        return cls(path, header, entries, warnings, now=now, upgrade=upgrade, held=held)
 
     @property
     def _leaf(self) -> str | None:
@@ -346,6 +351,19 @@ class Session:
         self._by_id[entry.id] = entry
         self._branch.append(entry)
 
+    def hold(self) -> None:
+        """Become the session's one writer, or raise SessionBusy (see holder.py). Every
+        write holds it first; a stored session is held when opened, so a second writer is
+        refused before it does anything."""
+        if self._hold is None or not self._hold.held:
+            self._hold = hold(self.path, self.id)
+
+    def release(self) -> None:
+        """Stop being the session's writer (another may then open it); a later write holds
+        it again."""
+        if self._hold is not None:
+            self._hold.release()
+
     def _write(self, entry: Entry) -> None:
         try:
             header = jsonl.encode(self.header.to_dict())
@@ -353,11 +371,12 @@ class Session:
         except (TypeError, ValueError, RecursionError) as exc:  # a bug upstream: say it, loudly
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
         try:
+            self._private_folder()
+            self.hold()
             if self._upgrade:
                 body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)
                 jsonl.replace_file(self.path, header + body)
                 self._upgrade = False
-            self._private_folder()
             jsonl.append_lines(self.path, line, header=header)
         except OSError as exc:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc

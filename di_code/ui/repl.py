@@ -146,6 +146,8 @@ class Repl:
         if session is not None:
             self.setup.attach_session(agent, session)
         self.setup.agent = agent
+        if self.setup.session is not None and self.setup.session is not session:
+            self.setup.session.release()  # the one writer of a session: let the old one go
         self.setup.session = session
         self.renderer.usage = UsageTotals()
         self.renderer.finished.clear()
