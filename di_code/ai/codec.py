@@ -9,6 +9,7 @@ events): the class's tag (`type` or `role`) comes first, then the fields in orde
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 from typing import Any
@@ -65,6 +66,17 @@ def encodable_json(value: Any, depth: int) -> Any:
     if isinstance(value, list):
         return [encodable_json(item, depth - 1) for item in value]
     return value
+
+
+def loads_valid(data: str | bytes, **options: Any) -> Any:
+    """JSON from outside (a model's tool arguments, an editor's message, a task file) made
+    valid at its door: every string encodable, so no lone surrogate is ever stored or sent on;
+    ValueError when it is not JSON or nested deeper than MAX_JSON_DEPTH. `options` go to
+    `json.loads`."""
+    try:
+        return encodable_json(json.loads(data, **options), MAX_JSON_DEPTH)
+    except RecursionError:
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
 
 
 def json_safe(value: Any, converted: set[str], depth: int = MAX_JSON_DEPTH) -> Any:
