@@ -10,15 +10,12 @@ answered as JSON-RPC 2.0 says (parse error or invalid request) and goes no furth
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
-from di_code.ai.codec import loads_valid
+from di_code.ai.codec import SURROGATE_ESCAPE, loads_valid
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
-"""A JSON escape of a surrogate, paired or lone (a line with none needs no rewriting)."""
 
 
 def checked(line: bytes) -> tuple[bytes | None, Any, bytes]:
@@ -41,7 +38,7 @@ def checked(line: bytes) -> tuple[bytes | None, Any, bytes]:
 
 
 def _rewritten(line: bytes, message: Any) -> bytes:
-    if _SURROGATE_ESCAPE.search(line) is None:
+    if SURROGATE_ESCAPE.search(line) is None:
         return line  # nothing was replaced: the editor's bytes go on as they came
     return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 

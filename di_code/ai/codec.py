@@ -40,6 +40,9 @@ MAX_JSON_DEPTH = 100
 """Deeper nesting than any real tool schema; past it, data from outside is refused or cut
 instead of reaching code that recurses (a RecursionError traceback, a message not saved)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of a surrogate, paired or lone: JSON text without one decodes to no lone
+surrogate, so only text with one needs `encodable_json` (stored or passed on as it is)."""
 
 
 class CodecError(ValueError):

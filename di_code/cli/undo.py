@@ -28,6 +28,8 @@ def undo_command(
     if session is None:
         _say("no session in this folder to undo")
         return EXIT_NOTHING
+    for warning in session.warnings:  # lines skipped while loading: the rest is listed
+        _say(warning)
     if list_only:
         return _list(session)
     try:

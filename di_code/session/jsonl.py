@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from di_code.ai.codec import MAX_JSON_DEPTH, SURROGATE_ESCAPE, encodable_json
 from di_code.ai.json_pieces import holds_long, text_pieces, utf8
 from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
@@ -66,7 +67,45 @@ def read_records(path: Path) -> tuple[list[Record], list[str]]:
             warnings.append(
                 f"{path.name}: the last line was cut off (a crash while writing) and was skipped"
             )
-    return records, warnings
+    return _usable(path, [*lines, torn], records, warnings), warnings
+
+
+MAX_DEPTH = 2 * MAX_JSON_DEPTH
+"""Deeper than any entry di-code writes (tool data is cut at MAX_JSON_DEPTH): a line nested
+deeper was not written by it, and would break the code that walks it (a RecursionError)."""
+
+
+def _usable(
+    path: Path, lines: list[bytes], records: list[Record], warnings: list[str]
+) -> list[Record]:
+    """The records a session can use: a line nested deeper than MAX_DEPTH is skipped with a
+    warning, and one holding a lone surrogate (`\\ud800`, which nothing can encode again) has
+    it made U+FFFD. Only lines that could hold either are walked: reading a session is hot."""
+    usable: list[Record] = []
+    for record in records:
+        line = lines[record.line - 1]
+        if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _deeper(record.data, MAX_DEPTH):
+            warnings.append(f"{path.name}: line {record.line} is nested too deeply and was skipped")
+            continue
+        if SURROGATE_ESCAPE.search(line) is not None:
+            record = Record(record.line, encodable_json(record.data, MAX_DEPTH + 1))
+        usable.append(record)
+    return usable
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether `value` nests more than `limit` lists or objects deep (walked without
+    recursion: the value may be deeper than the interpreter's stack)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        )
+        if children and depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def parse_all(lines: list[bytes]) -> list[Any] | None:
