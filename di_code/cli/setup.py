@@ -189,7 +189,7 @@ def session_recorder(
     def attach(agent: Agent, session: Session) -> None:
         from di_code.session.checkpoints import Checkpointer
 
-        session.record(agent)
+        session.record(agent, on_error=lambda exc: notify(str(exc)))
         checkpoints = Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
         agent.subscribe(checkpoints.on_event)
 

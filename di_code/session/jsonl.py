@@ -150,7 +150,8 @@ def _parse_each(path: Path, numbered: list[tuple[int, bytes]]) -> tuple[list[Rec
 
 def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bool = True) -> None:
     """Append complete lines; write `header` first when the file is new or empty. A write
-    that fails (a full disk) leaves the file as it was."""
+    that fails (a full disk) leaves the file as it was (a new one: none). The caller is the
+    session's one writer (holder.py), so no one else appends meanwhile."""
     with _locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, fcntl.LOCK_EX) as fd:
         size = os.fstat(fd).st_size
         if size == 0:
@@ -162,6 +163,8 @@ def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bo
         except OSError:  # a full disk: no half line is left for the next append to follow
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, size)
+                if size == 0:  # nor an empty file, which no load could read (`--continue`)
+                    os.unlink(path)
             raise
         if durable:
             os.fsync(fd)

@@ -88,6 +88,8 @@ class Session:
         """Entries waiting behind a long message being written on its thread (None: none is)."""
         self._queue_lock = threading.Lock()
         self._hold = held
+        self.write_error: SessionError | None = None
+        """The first write that failed (a full disk): what was not saved; `run` exits 1."""
         """This process's hold on the session (`hold`): taken before the first write."""
 
     @property
@@ -255,7 +257,8 @@ class Session:
         self, agent: Agent, on_error: Callable[[SessionError], None] | None = None
     ) -> Callable[[], None]:
         """Append every message the agent finishes (and a model change before it); returns
-        the unsubscribe function. A failed write (disk full) goes to `on_error`, else to
+        the unsubscribe function. A failed write (disk full) goes to `on_error` when it is
+        the session's first (`write_error`: one line says it, not one a message), else to
         `warnings`: the conversation goes on either way."""
 
         async def on_event(event: AgentEvent) -> None:
@@ -271,7 +274,7 @@ class Session:
                 else:
                     self.append_message(event.message)
             except SessionError as exc:
-                if on_error is None:
+                if on_error is None or exc is not self.write_error:
                     self.warnings.append(str(exc))
                 else:
                     on_error(exc)
@@ -365,6 +368,14 @@ class Session:
             self._hold.release()
 
     def _write(self, entry: Entry) -> None:
+        try:
+            self._write_entry(entry)
+        except SessionError as exc:
+            if self.write_error is None:
+                self.write_error = exc
+            raise
+
+    def _write_entry(self, entry: Entry) -> None:
         try:
             header = jsonl.encode(self.header.to_dict())
             line = jsonl.encode(entry_to_dict(entry))
