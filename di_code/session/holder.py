@@ -26,14 +26,19 @@ class SessionBusy(SessionError):
 
 
 class SessionHold:
-    """The hold on one session; `release` lets it go (the process's end does too)."""
+    """One process's hold on one session: `take` it (again after `release`), or SessionBusy;
+    the process's end releases it too."""
 
-    def __init__(self, fd: int) -> None:
-        self._fd: int | None = fd
+    def __init__(self, session_id: str) -> None:
+        self._id = session_id
+        self._fd: int | None = None
 
-    @property
-    def held(self) -> bool:
-        return self._fd is not None
+    def take(self, session_path: Path) -> SessionHold:
+        """Hold the session at `session_path` unless already held (SessionError when its
+        lock file cannot be made)."""
+        if self._fd is None:
+            self._fd = _locked(lock_path(session_path), self._id)
+        return self
 
     def release(self) -> None:
         if self._fd is not None:
@@ -41,7 +46,8 @@ class SessionHold:
             self._fd = None
 
     def __del__(self) -> None:  # a session dropped without `release` does not stay held
-        self.release()
+        with contextlib.suppress(Exception):
+            self.release()
 
 
 def lock_path(session_path: Path) -> Path:
@@ -49,10 +55,8 @@ def lock_path(session_path: Path) -> Path:
     return session_path.with_suffix(".lock")
 
 
-def hold(session_path: Path, session_id: str) -> SessionHold:
-    """Hold the session at `session_path`, or raise SessionBusy (SessionError when its lock
-    file cannot be made)."""
-    lock = lock_path(session_path)
+def _locked(lock: Path, session_id: str) -> int:
+    """A descriptor holding the exclusive lock on `lock`, taken without waiting."""
     while True:
         try:
             fd = open_private(lock, os.O_RDWR)
@@ -66,7 +70,7 @@ def hold(session_path: Path, session_id: str) -> SessionHold:
             raise SessionBusy(_busy(session_id, holder)) from None
         if _still_there(fd, lock):
             _note_holder(fd)
-            return SessionHold(fd)
+            return fd
         os.close(fd)  # the file was removed (the session deleted) before we locked it: retry
 
 

@@ -39,7 +39,7 @@ from di_code.session.format import (
     header_from_dict,
     migrate,
 )
-from di_code.session.holder import SessionHold, hold
+from di_code.session.holder import SessionHold
 from di_code.session.summary import summary_message
 
 LONG_MESSAGE = 1 << 20
@@ -87,10 +87,10 @@ class Session:
         self._queue: list[Entry] | None = None
         """Entries waiting behind a long message being written on its thread (None: none is)."""
         self._queue_lock = threading.Lock()
-        self._hold = held
+        self._hold = held or SessionHold(header.id)
+        """Taken before every write (a stored session: when opened, see SessionStore.open)."""
         self.write_error: SessionError | None = None
         """The first write that failed (a full disk): what was not saved; `run` exits 1."""
-        """This process's hold on the session (`hold`): taken before the first write."""
 
     @property
     def id(self) -> str:
@@ -354,18 +354,9 @@ class Session:
         self._by_id[entry.id] = entry
         self._branch.append(entry)
 
-    def hold(self) -> None:
-        """Become the session's one writer, or raise SessionBusy (see holder.py). Every
-        write holds it first; a stored session is held when opened, so a second writer is
-        refused before it does anything."""
-        if self._hold is None or not self._hold.held:
-            self._hold = hold(self.path, self.id)
-
     def release(self) -> None:
-        """Stop being the session's writer (another may then open it); a later write holds
-        it again."""
-        if self._hold is not None:
-            self._hold.release()
+        """Stop being the session's one writer (holder.py); a later write holds it again."""
+        self._hold.release()
 
     def _write(self, entry: Entry) -> None:
         try:
@@ -383,7 +374,7 @@ class Session:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
         try:
             self._private_folder()
-            self.hold()
+            self._hold.take(self.path)
             if self._upgrade:
                 body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)
                 jsonl.replace_file(self.path, header + body)

@@ -22,7 +22,7 @@ from di_code.ai.codec import message_from_dict
 from di_code.ai.types import Clock, TextContent, UserMessage, now_ms
 from di_code.session import jsonl
 from di_code.session.format import SessionError, SessionHeader, header_from_dict, migrate
-from di_code.session.holder import SessionHold, hold
+from di_code.session.holder import SessionHold
 from di_code.session.session import Session
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -161,7 +161,7 @@ def _held(path: Path) -> SessionHold:
     what no one else appends to."""
     if not path.is_file():
         raise SessionError(f"{path.name}: no such session file")
-    return hold(path, session_id_of(path))
+    return SessionHold(session_id_of(path)).take(path)
 
 
 def _newest_first(item: tuple[int, Path]) -> tuple[int, str]:
