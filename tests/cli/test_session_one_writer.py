@@ -57,7 +57,7 @@ def test_a_second_writer_is_refused_while_the_first_runs(
             ("undo", "--yes"),
         ):
             code, out, err = finished(di_code(di_code_home, llm_server, workspace, *args))
-            assert code != 0, (args, out, err)
+            assert code == 2, (args, out, err)
             assert err.splitlines() == [
                 f"di-code: Session {session_id[:12]} is in use by another di-code process "
                 f"(pid {writer.pid}): wait for it to end, or start a new session."

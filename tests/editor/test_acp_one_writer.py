@@ -35,6 +35,7 @@ async def test_a_session_open_in_one_process_is_refused_to_another(
     for opening in (conn_b.resume_session, conn_b.load_session):
         with pytest.raises(RequestError) as refused:
             await opening(cwd=str(workspace), session_id=session.session_id)
+        assert refused.value.code == -32603
         said = str(refused.value.data)
         assert f"Session {session.session_id[:12]} is in use by another di-code process" in said
     await asyncio.wait_for(conn_a.close_session(session_id=session.session_id), TIMEOUT)
