@@ -31,13 +31,18 @@ class Record(msgspec.Struct, frozen=True):
 
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ascii = json.JSONEncoder(separators=(",", ":"))
 
 
 def encode(data: Any) -> bytes:
     """One line; known secrets never reach the disk (see di_code.ai.redaction). A line with a
     very long string is made in pieces (json_pieces), so a thread making it lets the loop run."""
     if not holds_long(data):
-        return redact(_json.encode(data)).encode("utf-8") + b"\n"
+        text = redact(_json.encode(data))
+        try:
+            return text.encode("utf-8") + b"\n"
+        except UnicodeEncodeError:  # a folder's name that is not UTF-8 (the header's cwd):
+            return redact(_ascii.encode(data)).encode() + b"\n"  # kept exactly, as escapes
     return utf8(redact("".join(text_pieces(data, _json)))) + b"\n"
 
 
@@ -87,7 +92,8 @@ def _usable(
         if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _deeper(record.data, MAX_DEPTH):
             warnings.append(f"{path.name}: line {record.line} is nested too deeply and was skipped")
             continue
-        if SURROGATE_ESCAPE.search(line) is not None:
+        if record.line > 1 and SURROGATE_ESCAPE.search(line) is not None:  # line 1: the
+            # header, whose folder name is the OS's (a lone surrogate per byte not UTF-8)
             record = Record(record.line, encodable_json(record.data, MAX_DEPTH + 1))
         usable.append(record)
     return usable

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import os
 import re
 import uuid
 from collections.abc import Iterable
@@ -48,7 +49,7 @@ class SessionSummary(msgspec.Struct, frozen=True):
 def workspace_slug(cwd: Path) -> str:
     resolved = str(cwd.resolve())
     readable = _UNSAFE.sub("-", resolved).strip("-")[-60:] or "root"
-    digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:8]  # a name not UTF-8 too
     return f"{readable}-{digest}"
 
 

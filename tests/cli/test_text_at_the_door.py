@@ -44,3 +44,22 @@ def test_a_prompt_that_is_not_utf8_is_replaced_and_the_session_goes_on(
     second = run_bytes(di_code_home, llm_server, workspace, b"run", b"-c", b"again")
     assert second.returncode == 0, second.stderr
     assert b"two" in second.stdout
+
+
+def test_a_folder_whose_name_is_not_utf8_has_sessions_like_any_other(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    folder = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    os.mkdir(folder)
+    llm_server.script(Turn(text="one"), Turn(text="two"))
+    first = run_bytes(di_code_home, llm_server, Path(os.fsdecode(folder)), b"run", b"remember 4711")
+    assert first.returncode == 0, first.stderr
+    assert first.stderr == b""
+    (session,) = di_code_home.glob("sessions/*/*.jsonl")
+    header = json.loads(session.read_bytes().splitlines()[0])
+    assert os.fsencode(header["cwd"]) == os.path.realpath(folder)  # the folder, exactly
+    second = run_bytes(
+        di_code_home, llm_server, Path(os.fsdecode(folder)), b"run", b"-c", b"which?"
+    )
+    assert second.returncode == 0, second.stderr
+    assert "remember 4711" in request_text(llm_server.requests[1].body)
