@@ -241,6 +241,8 @@ class Sessions:
             self._sessions.pop(live.id, None)
             if live.controller is not None:
                 live.controller.abort(why)
+            if live.files is not None:
+                live.files.abandon()  # a read the editor never answers holds nothing up
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(live.idle.wait(), CLOSE_WAIT)
             if live.announce is not None:

@@ -95,7 +95,9 @@ async def _pass_json_lines(
     try:
         while line := await stdin.readline():
             small = len(line) <= CHECKED_ON_LOOP
-            error, message = checked(line) if small else await asyncio.to_thread(checked, line)
+            error, message, line = (
+                checked(line) if small else await asyncio.to_thread(checked, line)
+            )
             if error is not None:
                 writer.write(error)
             elif (request := own_request(message)) is not None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.codec import loads_valid
 from di_code.ai.files.door import FileTooLarge, NotRegularFile, read_path
 from di_code.batch.checkout import CheckoutError, is_url
 
@@ -85,8 +86,8 @@ def read_tasks(path: Path) -> list[Task]:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip(JSON_BLANKS):
             continue
-        try:
-            task = _task(json.loads(line), number, path.parent)
+        try:  # lone surrogates (`\\ud800`) made U+FFFD here, the task file's door
+            task = _task(loads_valid(line), number, path.parent)
         except json.JSONDecodeError as exc:
             errors.append(f"{path}:{number}: not JSON ({exc.msg})")
             continue

@@ -283,7 +283,7 @@ def _session_file(session_id: Any, cwd: Path) -> str | None:
     from di_code.session import SessionError, SessionStore
 
     try:
-        return str(SessionStore(di_code_home()).find(session_id, cwd).path)
+        return str(SessionStore(di_code_home()).find(session_id, cwd, write=False).path)
     except (SessionError, OSError):
         return None
 

@@ -352,6 +352,7 @@ async def test_resume_by_number_loads_that_conversation(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     old = store.create(tmp_path)
     old.append_message(UserMessage.of("an old question"))
+    old.release()  # its writer ended: /resume may go on with it
     faux = create_faux_provider([])
     setup = Prepared(
         Agent(faux.provider, faux.model),
