@@ -248,7 +248,8 @@ class RecordingApprover(ReplApprover):
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         answer = asyncio.ensure_future(super().__call__(request))
-        await asyncio.sleep(0)
+        while self.pending is None:  # the question's body is prepared off the event loop
+            await asyncio.sleep(0.01)
         self.asked.set()
         return await answer
 
