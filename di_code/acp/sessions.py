@@ -107,7 +107,8 @@ class Sessions:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
         live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
-        for update in live.translator.replay(live.opened.agent.transcript):
+        agent = live.opened.agent
+        for update in live.translator.replay(agent.transcript, agent.tools):
             await self._send(live.id, update)
         return LoadSessionResponse(modes=modes(live.gate.mode), config_options=config_options(live))
 

@@ -3,6 +3,7 @@ kind, locations and outcome, and for write and edit a diff the editor can show."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from di_code.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from di_code.agent.tool import call_arguments
 from di_code.ai.events import TextDeltaEvent, ThinkingDeltaEvent
 from di_code.ai.types import (
     AssistantMessage,
@@ -147,8 +149,9 @@ class EventTranslator:
             return None
         return self.workspace / raw
 
-    def replay(self, messages: list[Message]) -> list[Any]:
-        """A stored conversation as the updates that would have shown it (session/load)."""
+    def replay(self, messages: list[Message], tools: Iterable[Any] = ()) -> list[Any]:
+        """A stored conversation as the updates that would have shown it (session/load); each
+        call in its tool's own argument names, as when it ran."""
         out: list[Any] = []
         for message in messages:
             if isinstance(message, UserMessage):
@@ -164,7 +167,8 @@ class EventTranslator:
                     elif isinstance(part, ThinkingContent):
                         out.append(helpers.update_agent_thought_text(part.thinking))
                     elif isinstance(part, ToolCall):
-                        out.append(self._started(part.id, part.name, part.arguments))
+                        arguments = call_arguments(tools, part.name, part.arguments)
+                        out.append(self._started(part.id, part.name, arguments))
             elif isinstance(message, ToolResultMessage):
                 out.append(self._ended(message))
         return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
@@ -111,6 +111,11 @@ def own_arguments(tool: AgentTool | None, arguments: Any) -> Any:
     if tool is None or not isinstance(arguments, dict):
         return arguments
     return adopt(tool.parameters, arguments)
+
+
+def call_arguments(tools: Iterable[Any], name: str, arguments: Any) -> Any:
+    """`own_arguments` of the tool named `name` among `tools` (a stored call shown again)."""
+    return own_arguments(next((t for t in tools if t.name == name), None), arguments)
 
 
 Slot = Literal["positional", "keyword", "absent"]

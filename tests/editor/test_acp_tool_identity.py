@@ -127,3 +127,21 @@ async def test_an_edit_and_a_write_show_title_location_diff_and_undo_through_the
     assert sorted(client.writes) == [(str(notes), "one\ntwo\n"), (str(old), "old\n")]
     assert "Changed on disk" not in client.said()
     assert notes.read_text() == "one\ntwo\n" and old.read_text() == "old\n"
+
+
+@pytest.mark.parametrize("spelling", list(SPELLINGS))
+def test_a_loaded_session_shows_each_call_in_its_tools_own_names(
+    workspace: Path, spelling: str
+) -> None:
+    from di_code.acp.updates import EventTranslator
+    from di_code.ai.types import AssistantContent, AssistantMessage, ToolCall
+    from di_code.tools import default_tools
+
+    edit, write = SPELLINGS[spelling]
+    calls: list[AssistantContent] = [ToolCall("e1", "edit", edit), ToolCall("w1", "write", write)]
+    stored = AssistantMessage(calls, "openai", "test-model")
+    replayed = EventTranslator(workspace).replay([stored], default_tools(workspace))
+    assert [(u.title, [p.path for p in u.locations or []]) for u in replayed] == [
+        ("edit: notes.txt", [str(workspace / "notes.txt")]),
+        ("write: old.txt", [str(workspace / "old.txt")]),
+    ]

@@ -524,7 +524,17 @@ async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: P
     assert "ctx 2.1k/128k (2%)" in session.output
 
 
-async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"path": "notes.txt", "old_text": "line 15\n", "new_text": "line fifteen\n"},
+        {"file_path": "notes.txt", "old_string": "line 15\n", "new_string": "line fifteen\n"},
+    ],
+    ids=["di-code", "claude-code"],
+)
+async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(
+    tmp_path: Path, edit: dict[str, str]
+) -> None:
     from di_code.tools.builtin.edit import EditTool
     from di_code.tools.builtin.workspace import Workspace
 
@@ -533,7 +543,6 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
     approver = RecordingApprover()
     gate = PermissionGate("ask", approver=approver)
     tools = gate_tools([EditTool(Workspace.create(tmp_path))], gate)
-    edit = {"path": "notes.txt", "old_text": "line 15\n", "new_text": "line fifteen\n"}
     faux = create_faux_provider(
         [
             {"type": "success", "content": [ToolCall("c1", "edit", edit)]},
@@ -551,6 +560,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
     assert "line fifteen" in target.read_text()
     assert session.output.count("-line 15") == 1
     assert "@@ -12,7 +12,7 @@" in session.output
+    assert "? edit notes.txt" in session.output
     assert "│ Successfully applied 1 edit to notes.txt" in session.output
 
 
