@@ -303,7 +303,9 @@ class Sessions:
         if terminals is not None:
             terminals.session_id = live.id
             terminals.shown_call = lambda: live.current_call
-        live.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
+        live.gate.approver = editor_approver(
+            self._client, live.id, lambda: live.current_call, opened.workspace
+        )
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._register(live)
         commands = helpers.update_available_commands(offered(live.commands, live.skills))

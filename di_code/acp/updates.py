@@ -62,6 +62,16 @@ def tool_title(name: str, arguments: Any) -> str:
     return name
 
 
+def tool_locations(workspace: Path, name: str, arguments: Any) -> list[ToolCallLocation] | None:
+    """Where a call works, for the editor to follow: the file a read, write or edit names
+    (`arguments` in the tool's own names), and the line a read starts at."""
+    raw = arguments.get("path") if isinstance(arguments, dict) else None
+    if name not in FILE_TOOLS or not isinstance(raw, str) or not raw:
+        return None
+    line = _read_from(arguments) if name == "read" else None
+    return [ToolCallLocation(path=str(workspace / raw), line=line)]
+
+
 @dataclass
 class EventTranslator:
     """Turns one session's AgentEvents into updates; remembers each edited file's text as it
@@ -109,15 +119,12 @@ class EventTranslator:
         return []
 
     def _started(self, call_id: str, name: str, arguments: Any) -> Any:
-        path = self._path(arguments) if name in FILE_TOOLS else None
-        line = _read_from(arguments) if name == "read" else None
-        locations = [ToolCallLocation(path=str(path), line=line)] if path is not None else None
         return helpers.start_tool_call(
             call_id,
             tool_title(name, arguments),
             kind=tool_kind(name),
             status="in_progress",
-            locations=locations,
+            locations=tool_locations(self.workspace, name, arguments),
             raw_input=arguments,
         )
 
@@ -142,12 +149,6 @@ class EventTranslator:
             content=content,
             locations=located,
         )
-
-    def _path(self, arguments: Any) -> Path | None:
-        raw = arguments.get("path") if isinstance(arguments, dict) else None
-        if not isinstance(raw, str) or not raw:
-            return None
-        return self.workspace / raw
 
     def replay(self, messages: list[Message], tools: Iterable[Any] = ()) -> list[Any]:
         """A stored conversation as the updates that would have shown it (session/load); each

@@ -100,8 +100,8 @@ async def test_an_edit_and_a_write_show_title_location_diff_and_undo_through_the
     await prompt(conn, session.session_id, "change them")
     assert notes.read_text() == "uno\ntwo\n" and old.read_text() == "new\n"
 
-    asked = [call.title for call, _ in client.asked]
-    assert asked == ["edit: notes.txt", "write: old.txt"]
+    asked = [(call.title, [p.path for p in call.locations or []]) for call, _ in client.asked]
+    assert asked == [("edit: notes.txt", [str(notes)]), ("write: old.txt", [str(old)])]
     starts = client.of(ToolCallStart)
     assert [start.title for start in starts] == ["edit: notes.txt", "write: old.txt"]
     assert [[place.path for place in start.locations or []] for start in starts] == [
