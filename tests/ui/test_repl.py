@@ -510,6 +510,23 @@ async def test_esc_aborts_the_run_like_ctrl_c() -> None:
     assert "■ aborted" in session.output
 
 
+async def test_a_resumed_call_in_claude_codes_names_is_shown_with_its_path(
+    tmp_path: Path,
+) -> None:
+    from di_code.ai.types import ToolResultMessage
+    from di_code.tools import default_tools
+
+    faux = create_faux_provider([])
+    edit = {"file_path": "notes.txt", "old_string": "a", "new_string": "b"}
+    called = AssistantMessage([ToolCall("c1", "edit", edit)], "faux", "faux-1")
+    done = ToolResultMessage("c1", "edit", [TextContent("Successfully applied 1 edit")])
+    messages = [UserMessage.of("edit it"), called, done]
+    agent = Agent(faux.provider, faux.model, default_tools(tmp_path), messages=messages)
+    async with chat(Prepared(agent, workspace=tmp_path)) as session:
+        session.type("/exit\r")
+    assert "edit notes.txt" in session.output
+
+
 async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: Path) -> None:
     faux = create_faux_provider([])
     answer = AssistantMessage(
