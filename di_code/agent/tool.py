@@ -107,10 +107,11 @@ def own_arguments(tool: AgentTool | None, arguments: Any) -> Any:
     """A call's arguments in the tool's own names (Claude Code's `file_path` as `path`, see
     ai/foreign_names), as validation takes them: what every view of a call reads (titles,
     locations, previews, diffs, undo's bookkeeping, the output); as they are for an unknown
-    tool."""
-    if tool is None or not isinstance(arguments, dict):
+    tool, or one whose schema is not an object (validation then says what is wrong)."""
+    schema = getattr(tool, "parameters", None)
+    if not isinstance(schema, dict) or not isinstance(arguments, dict):
         return arguments
-    return adopt(tool.parameters, arguments)
+    return adopt(schema, arguments)
 
 
 def call_arguments(tools: Iterable[Any], name: str, arguments: Any) -> Any:
