@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from di_code.agent import AgentTool
-from di_code.tools.builtin.closest_match import closest_hint
+from di_code.tools.builtin.closest_match import SCANNED_CHARS, TOO_LARGE, closest_hint
 from di_code.tools.builtin.edit_text import Document, Edit, apply_edits
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.line_diff import unified_diff
@@ -110,3 +110,14 @@ def test_an_edit_diff_cut_between_replacements_is_the_whole_diff(
     except ToolError:
         return
     assert patched(text, applied.diff("f")) == applied.after.splitlines()
+
+
+async def test_the_hint_on_one_long_line_and_a_long_old_text_is_bounded() -> None:
+    text = "x " * 1_500_000  # 3 MB, one line, one token in two characters
+    old = "x y " * 100_000
+    hint = await asyncio.wait_for(asyncio.to_thread(closest_hint, text, old), LIVENESS)
+    assert hint.startswith(("Closest match at line 1: ", "No similar text found"))
+
+
+def test_a_file_too_large_to_search_says_so() -> None:
+    assert closest_hint("a\n" * (SCANNED_CHARS // 2 + 1), "b") == TOO_LARGE

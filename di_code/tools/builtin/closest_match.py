@@ -22,7 +22,8 @@ MIN_SIMILARITY = 0.5
 HINT_CHARS = 300
 CANDIDATES = 8
 COMPARED_CHARS = 1_500
-SCANNED_CHARS = 16 * 1024 * 1024
+SCANNED_CHARS = 4 * 1024 * 1024
+"""A larger file is not searched: its tokens alone would take hundreds of MB."""
 NO_MATCH = "No similar text found; read the file again and copy the exact text."
 TOO_LARGE = "The file is too large to look for a similar text; read the lines you mean to change."
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -34,13 +35,15 @@ def closest_hint(text: str, old: str) -> str:
         return TOO_LARGE
     lines = text.split("\n")
     size = old.count("\n") + 1
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(old)
+    matcher = None
+    if len(old) <= COMPARED_CHARS:
+        matcher = difflib.SequenceMatcher(None, autojunk=False)
+        matcher.set_seq2(old)
     best: tuple[float, int, str] = (0.0, 0, "")
     for overlap, index in _candidates(lines, size, Counter(_TOKEN.findall(old))):
         window = "\n".join(lines[index : index + size])
         score = overlap
-        if len(window) <= COMPARED_CHARS and len(old) <= COMPARED_CHARS:
+        if matcher is not None and len(window) <= COMPARED_CHARS:
             matcher.set_seq1(window)
             score = matcher.ratio()
         if score > best[0]:
