@@ -153,7 +153,7 @@ class Repl:
         self.renderer.usage = UsageTotals()
         self.renderer.finished.clear()
         if messages:
-            replay(self.renderer, messages)
+            replay(self.renderer, messages, agent.tools)
 
     def switch_mode(self, mode: PermissionMode) -> None:
         """Shift+Tab and /permissions: the gate's new mode, and what it means for the user
@@ -226,7 +226,7 @@ class Repl:
         with patch_stdout(raw=True):
             self.console.print(self.banner())
             if self.agent.transcript:
-                replay(self.renderer, self.agent.transcript)
+                replay(self.renderer, self.agent.transcript, self.agent.tools)
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
             watcher = self._watch_mcp()
