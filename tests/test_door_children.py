@@ -22,6 +22,9 @@ SPAWNERS = {
 LOOP_SPAWNERS = {"subprocess_exec", "subprocess_shell"}
 """`loop.subprocess_exec(...)`: whatever the loop is called."""
 
+DYING_ARGV = {"dying_argv", "trusted_command_argv"}
+"""What builds a command line that dies with di-code (the door's, and the launcher's)."""
+
 OUTSIDE_THE_DOOR = {
     "batch/worker.py": "the task's keeper, which sets PR_SET_PDEATHSIG itself (set_death_signal)",
     "cli/batch_child.py": "the keeper forks `run`, which sets it too (set_death_signal)",
@@ -51,7 +54,7 @@ def spawns(source: str) -> list[str]:
         elif isinstance(func, ast.Name):
             if func.id in imported:
                 found.append(imported[func.id])
-            elif func.id == "StdioServerParameters" and "dying_argv" not in names:
+            elif func.id == "StdioServerParameters" and not names & DYING_ARGV:
                 found.append("mcp.StdioServerParameters")
     return found
 
@@ -113,3 +116,57 @@ async def good():
     StdioServerParameters(command=command, args=args)
 """
     assert spawns(through_the_door) == []
+
+
+LAUNCHER = "tools/policy/launcher.py"
+DOOR_CALLS = {"start_child", "run_child", "dying_argv"}
+READS_NO_WORKSPACE_CODE = {
+    "ui/pager.py": "the pager shows di-code's own text",
+    "tools/policy/sandbox.py": "bubblewrap's probe runs `/bin/sh -c :`",
+    "tools/builtin/ripgrep.py": "rg reads files and runs nothing they name",
+    "session/git_run.py": "git, with the configuration that runs none of a repository's "
+    "programs (a lower layer than the launcher's)",
+}
+"""Modules that start children through the door without the launcher, and why each may."""
+
+
+def door_calls(source: str) -> list[str]:
+    """The children door's starting functions that `source` calls itself."""
+    tree = ast.parse(source)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in DOOR_CALLS:
+                found.append(name)
+    return found
+
+
+def test_every_program_that_reads_the_workspace_starts_through_the_launcher() -> None:
+    """bash, language servers, hooks and MCP stdio servers: the launcher decides whether each
+    runs sandboxed (di_code.tools.policy.launcher). A module that starts a child around it
+    fails here, unless it is listed with the reason its child runs no workspace code."""
+    offenders = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative in (DOOR, LAUNCHER) or relative in READS_NO_WORKSPACE_CODE:
+            continue
+        found = door_calls(path.read_text(encoding="utf-8"))
+        if found:
+            offenders[relative] = found
+    assert offenders == {}, "start programs that read the workspace with the launcher"
+    for relative in READS_NO_WORKSPACE_CODE:
+        assert door_calls((PACKAGE / relative).read_text(encoding="utf-8")), relative
+
+
+def test_the_launcher_checker_catches_a_planted_one() -> None:
+    planted = """
+from di_code.ai import children
+
+async def server():
+    await children.start_child("gopls")
+    children.run_child(["make"])
+    children.dying_argv(["server"])
+"""
+    assert sorted(door_calls(planted)) == ["dying_argv", "run_child", "start_child"]

@@ -15,6 +15,7 @@ from di_code.config.settings import load_settings as load_settings_files
 
 if TYPE_CHECKING:
     from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 
 OFF_VARIABLE = "DI_CODE_LSP"
@@ -27,19 +28,38 @@ def language_servers(
     notify: Notify = notify_stderr,
     env: Mapping[str, str] = os.environ,
     hidden: frozenset[str] = frozenset(),
+    paths: SandboxPaths | None = None,
+    mode: str = "ask",
 ) -> LanguageServers:
-    """The servers that may start (none with DI_CODE_LSP=off); `hidden` are the variables
-    kept from their environment besides the known key variables (bash's set)."""
+    """The servers that may start (none with DI_CODE_LSP=off, nor in read-only mode, which
+    offers the model only read, grep, find, ls and todo); `hidden` are the variables kept
+    from their environment besides the known key variables (bash's set), `paths` what the
+    sandbox hides (DI_CODE_HOME, `[sandbox] hide`)."""
+    from di_code.config.trust import project_trusted
     from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.lsp.servers import Catalog, catalog
+    from di_code.tools.lsp.spawn import ServerStarter
     from di_code.tools.policy.program_env import KEY_VARIABLES
+    from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
-    if env.get(OFF_VARIABLE, "").lower() in ("off", "0", "false", "no"):
+    off = env.get(OFF_VARIABLE, "").lower() in ("off", "0", "false", "no")
+    if off or mode == "read-only":
         return LanguageServers(Catalog((), ()), workspace)
     found = catalog(settings.lsp)
     for warning in found.warnings:
         notify(warning)
-    return LanguageServers(found, workspace, hidden=KEY_VARIABLES | hidden)
+    home = di_code_home(env)
+    starter = ServerStarter(
+        KEY_VARIABLES | hidden,
+        paths or SandboxPaths(home),
+        home / CACHE,
+        trusted=project_trusted(home, workspace),
+    )
+    return LanguageServers(found, workspace, starter=starter)
+
+
+CACHE = "lsp-cache"
+"""The servers' own caches, one folder each, in DI_CODE_HOME: their `~/.cache` in the sandbox."""
 
 
 def lsp_status_lines(workspace: Path | None = None) -> list[str]:

@@ -110,7 +110,9 @@ async def prepare(
     await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
     mcp = await start_mcp_servers(settings, home, workspace, notify, mcp_servers, wait=not chat)
-    lsp = language_servers(settings, workspace, notify, env, bash.hidden_env)
+    lsp = language_servers(
+        settings, workspace, notify, env, bash.hidden_env, bash.sandboxing.paths, gate.mode
+    )
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )

@@ -180,6 +180,19 @@ def safe_project(home: Path, workspace: Path) -> ProjectFile:
     return project
 
 
+def project_trusted(home: Path, workspace: Path) -> bool:
+    """Whether the user trusts the project: its settings file is trusted as it is now (a
+    project without one is not trusted; `di-code trust` needs that file)."""
+    project = find_project_config(workspace, home)
+    if project is None or unsafe_reason(project) is not None:
+        return False
+    try:
+        data = read_path(project.path, MAX_BYTES)
+    except OSError:
+        return False
+    return TrustStore(home).trusts(project.folder.resolve(), digest(data))
+
+
 def root_file(workspace: Path, name: str) -> tuple[Path | None, str | None]:
     """The project's file `name` at its repository root and why it may not be used (another
     user's or a writable file), or (None, None) when there is none."""

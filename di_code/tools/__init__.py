@@ -17,8 +17,11 @@ if TYPE_CHECKING:
     from di_code.tools.policy.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
-"""Tools that change nothing: they run unasked, and are all read-only mode offers (a task's
-subagent is asked about each of its own calls like the session is)."""
+"""Tools that change nothing: they run unasked (a task's subagent is asked about each of its
+own calls like the session is)."""
+READ_ONLY_MODE_TOOLS = READ_ONLY_TOOLS - {"lsp"}
+"""What read-only mode offers and lets run: not lsp, which starts language servers (programs
+that read the project and may run what it names)."""
 
 
 def default_tools(

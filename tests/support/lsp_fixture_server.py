@@ -8,14 +8,27 @@ named by $LSP_FIXTURE_CRASH_ONCE does not exist yet (it creates it: the restarte
 keeps running); `stubborn` is `lines` that lives on after its input ends (most servers exit
 then; this one only dies when killed); `flood` publishes 5,000 errors on every open and
 change; `silent` reads its input and never answers, not even initialize.
+
+More modes: `crashes` exits with code 3 on every change; `crash-then-refuse` is `crash`,
+and once the marker exists answers initialize with an error (a restart that fails); `garbage`
+writes malformed frames before each publication; `wedged` answers initialize but never a
+hover; `points` answers definition, references and symbols with places in every file
+$LSP_FIXTURE_POINTS names (`:`-separated paths), and 500 symbols whose names are
+$LSP_FIXTURE_NAME_SIZE characters long; `sourced` gives each error a source
+$LSP_FIXTURE_SOURCE_SIZE characters long; `surrogate` puts lone surrogates in each error's
+message and source. A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it
+starts (`silent` too), and `wedged` one (`hover`) when it is asked for a hover.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 
@@ -38,10 +51,15 @@ def _errors(text: str, word: str = "BAD") -> list[types.Diagnostic]:
     return out
 
 
+GARBAGE = (b"{not json", b'{"jsonrpc": "2.0", "id": []}', b'{"jsonrpc":"2.0","method":7}  ')
+"""Frames whose body is not a message di-code can read (each with its right length)."""
+
+
 def serve(mode: str) -> None:
     from pygls.lsp.server import LanguageServer
 
     server = LanguageServer("fixture", "1", text_document_sync_kind=types.TextDocumentSyncKind.Full)
+    _mark("started")
 
     def publish(uri: str, version: int, text: str) -> None:
         if mode == "flood":
@@ -54,6 +72,18 @@ def serve(mode: str) -> None:
             ]
         else:
             diagnostics = _errors(text)
+        if mode == "surrogate":  # sent as the JSON escape \ud800: valid JSON, invalid text
+            for diagnostic in diagnostics:
+                diagnostic.message += " \ud800"
+                diagnostic.source = "fix\udfffture"
+        if mode == "sourced":
+            source = "s" * int(os.environ["LSP_FIXTURE_SOURCE_SIZE"])
+            for diagnostic in diagnostics:
+                diagnostic.source = diagnostic.code = source
+        if mode == "garbage":
+            for body in GARBAGE:
+                sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            sys.stdout.buffer.flush()
         server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=version)
         )
@@ -69,16 +99,87 @@ def serve(mode: str) -> None:
         if mode == "crash" and marker and not Path(marker).exists():
             Path(marker).write_text("crashed")
             os._exit(3)
+        if mode == "crashes":
+            os._exit(3)
         text = params.content_changes[-1].text  # full sync: the whole text
         publish(params.text_document.uri, params.text_document.version, text)
 
+    if mode == "wedged":
+
+        @server.feature(types.TEXT_DOCUMENT_HOVER)
+        async def hover(params: types.HoverParams) -> None:
+            _mark("hover")
+            await asyncio.sleep(3600)
+
+    if mode == "points":
+        _answer_with_points(server)
     server.start_io()
     if mode == "stubborn":
         time.sleep(3600)
 
 
+def _mark(word: str) -> None:
+    """A line in $LSP_FIXTURE_STARTS (when set): what the tests wait for."""
+    marks = os.environ.get("LSP_FIXTURE_STARTS")
+    if marks:
+        with open(marks, "a") as file:
+            file.write(f"{word}\n")
+
+
+def _refuse_initialize() -> None:
+    """Answer the first request (initialize) with an error, then wait for the input's end."""
+    length = 0
+    while (header := sys.stdin.buffer.readline().strip()) or not length:
+        if header.lower().startswith(b"content-length:"):
+            length = int(header.split(b":")[1])
+    request = json.loads(sys.stdin.buffer.read(length))
+    error = {"code": -32603, "message": "refused"}
+    body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+    sys.stdout.buffer.flush()
+    sys.stdin.buffer.read()
+
+
+def _answer_with_points(server: Any) -> None:
+    """definition, references and symbols: a place in each file $LSP_FIXTURE_POINTS names."""
+    targets = [Path(p) for p in os.environ.get("LSP_FIXTURE_POINTS", "").split(":") if p]
+    size = int(os.environ.get("LSP_FIXTURE_NAME_SIZE", "5"))
+    start = types.Position(line=0, character=0)
+    span = types.Range(start=start, end=start)
+
+    def places(params: Any) -> list[types.Location]:
+        return [types.Location(uri=target.as_uri(), range=span) for target in targets]
+
+    def named(uri: str) -> list[types.SymbolInformation]:
+        return [
+            types.SymbolInformation(
+                name=f"{n}" + "n" * size, kind=types.SymbolKind.Function,
+                location=types.Location(uri=uri, range=span),
+            )
+            for n in range(500)
+        ]  # fmt: skip
+
+    def document_symbols(params: types.DocumentSymbolParams) -> list[types.SymbolInformation]:
+        return named(params.text_document.uri)
+
+    def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
+        return [s for target in targets for s in named(target.as_uri())]
+
+    server.feature(types.TEXT_DOCUMENT_DEFINITION)(places)
+    server.feature(types.TEXT_DOCUMENT_REFERENCES)(places)
+    server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(document_symbols)
+    server.feature(types.WORKSPACE_SYMBOL)(workspace_symbols)
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "silent":
+    marker = os.environ.get("LSP_FIXTURE_CRASH_ONCE")
+    if sys.argv[1] == "crash-then-refuse":
+        sys.argv[1] = "refuse" if marker and Path(marker).exists() else "crash"
+    if sys.argv[1] == "refuse":
+        _mark("started")
+        _refuse_initialize()
+    elif sys.argv[1] == "silent":
+        _mark("started")
         sys.stdin.buffer.read()
     else:
         serve(sys.argv[1])

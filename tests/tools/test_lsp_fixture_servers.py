@@ -17,6 +17,7 @@ from di_code.agent import AgentTool, ToolResult
 from di_code.tools import default_tools
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
+from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.processes import alive, wait_until
 from tests.tools.conftest import error_of, run
 
@@ -30,7 +31,9 @@ def fixture_servers(workspace: Path, mode: str, **table: Any) -> LanguageServers
     found = catalog(
         {"fixture": {"command": command, "extensions": [".txt"], **table}}, which=lambda _: None
     )
-    return LanguageServers(found, workspace)
+    return LanguageServers(
+        found, workspace, starter=ServerStarter(cache=workspace.parent / "cache")
+    )
 
 
 @pytest.fixture
@@ -48,7 +51,8 @@ async def lsp_tools(workspace: Path) -> AsyncIterator[Callable[..., dict[str, Ag
 
 
 def server_pids(workspace: Path) -> list[int]:
-    """The fixture servers started for this workspace (their command line names it)."""
+    """The fixture servers started for this workspace (their command line names it; the
+    bubblewrap processes around them are not counted)."""
     pids = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
@@ -56,7 +60,12 @@ def server_pids(workspace: Path) -> list[int]:
                 argv = (proc / "cmdline").read_bytes().split(b"\0")
             except OSError:
                 continue
-            if str(FIXTURE).encode() in argv and str(workspace).encode() in argv:
+            program = Path(argv[0].decode()).name
+            if (
+                program != "bwrap"
+                and str(FIXTURE).encode() in argv
+                and str(workspace).encode() in argv
+            ):
                 pids.append(int(proc.name))
     return [pid for pid in pids if alive(pid)]
 
@@ -99,7 +108,8 @@ async def test_a_crashed_server_is_said_once_and_restarted_after_a_back_off(
     workspace: Path, tmp_path: Path, lsp_tools: Callable[..., dict[str, AgentTool]],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:  # fmt: skip
-    monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(tmp_path / "crashed"))
+    # the server's own cache, the one folder it may write in the sandbox (~/.cache there)
+    monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(Path.home() / ".cache" / "crashed"))
     (workspace / "a.txt").write_text("one\n")
     edit = lsp_tools("crash")["edit"]
     first = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "BAD"})

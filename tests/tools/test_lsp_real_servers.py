@@ -16,6 +16,7 @@ from di_code.agent import AgentTool, ToolResult
 from di_code.tools import default_tools
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
+from di_code.tools.lsp.spawn import ServerStarter
 from tests.tools.conftest import run
 
 BIN = str(Path(sys.executable).parent)
@@ -46,7 +47,8 @@ async def tools_with(
     def make(*names: str) -> dict[str, AgentTool]:
         every = ("pyright", "ruff", "typescript", "gopls", "rust-analyzer", "clangd")
         tables = {name: {"enabled": False} for name in every if name not in names}
-        servers = LanguageServers(catalog(tables), workspace)
+        starter = ServerStarter(cache=workspace.parent / "cache")
+        servers = LanguageServers(catalog(tables), workspace, starter=starter)
         made.append(servers)
         return {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
 

@@ -12,7 +12,7 @@ from di_code.config.settings import parse_settings
 from di_code.config.trust import split_untrusted
 from di_code.tools.lsp.report import Problem, changes, summary
 from di_code.tools.lsp.servers import catalog, workspace_root
-from di_code.tools.lsp.spawn import start_server
+from di_code.tools.lsp.spawn import ServerStarter
 from di_code.tools.policy.program_env import KEY_VARIABLES
 
 
@@ -92,6 +92,7 @@ async def test_a_server_starts_without_the_provider_keys(
     monkeypatch.setenv("MY_KEY", "sk-mine")
     names = "{'OPENAI_API_KEY', 'MY_KEY'}"
     code = f"import os, sys; sys.stdout.write(repr(sorted(os.environ.keys() & {names})))"
-    process = await start_server([sys.executable, "-c", code], tmp_path, KEY_VARIABLES | {"MY_KEY"})
+    starter = ServerStarter(KEY_VARIABLES | {"MY_KEY"}, cache=tmp_path / "cache")
+    process = await starter.start("keys", (sys.executable, "-c", code), tmp_path, tmp_path)
     out, _ = await process.communicate()
     assert out == b"[]"

@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from di_code.ai.abort import AbortSignal
-from di_code.ai.children import group_members, signal_group, start_child
+from di_code.ai.children import group_members, signal_group
+from di_code.tools.policy.launcher import start_program
 
 EXIT_GRACE = 0.2
 KILL_AFTER = 2.0
@@ -75,8 +76,8 @@ async def run_in_group(
     read_fd, write_fd = os.pipe()
     try:
         _enlarge(write_fd)
-        proc = await start_child(
-            *argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, cwd=cwd,
+        proc = await start_program(
+            argv, stdin=subprocess.DEVNULL, stdout=write_fd, stderr=write_fd, cwd=cwd,
             env=dict(env),
         )  # fmt: skip
     except BaseException:

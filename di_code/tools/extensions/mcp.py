@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
-from di_code.ai.children import dying_argv
 from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.extensions.tool_names import distinct_names
+from di_code.tools.policy.launcher import trusted_command_argv
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -153,7 +153,7 @@ class McpServer:
         assert config.command is not None
         env = {**get_default_environment(), **config.env}
         _check_command(config.command, env.get("PATH"), config.cwd)
-        command, *args = dying_argv([config.command, *config.args])
+        command, *args = trusted_command_argv([config.command, *config.args])
         params = StdioServerParameters(
             command=command,
             args=args,

@@ -9,9 +9,10 @@ registration, progress) are answered so that no server waits on them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +22,15 @@ from pygls.lsp.client import LanguageClient
 
 from di_code.tools.lsp.converter import converter
 from di_code.tools.lsp.servers import ServerSpec
-from di_code.tools.lsp.spawn import kill_group, start_server
+from di_code.tools.lsp.spawn import ServerStarter, kill_group
 
 _log = logging.getLogger(__name__)
+_log.addHandler(logging.NullHandler())
+_log.propagate = False
+"""pygls's reader logs each frame it cannot read with a traceback; what the user is told
+instead is one note (`unreadable`)."""
+CLOSE_GRACE = 0.5
+"""Seconds a server is given to shut down when di-code closes it."""
 MAX_OPEN = 3
 """Documents kept open per server (those last changed)."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
@@ -38,8 +45,10 @@ class StartFailed(Exception):
 class Connection:
     """A started, initialized server for one workspace root."""
 
-    def __init__(self, spec: ServerSpec, root: Path, hidden: Collection[str]) -> None:
-        self.spec, self.root, self._hidden = spec, root, hidden
+    def __init__(
+        self, spec: ServerSpec, root: Path, starter: ServerStarter, workspace: Path
+    ) -> None:
+        self.spec, self.root, self._starter, self._workspace = spec, root, starter, workspace
         self.client = LanguageClient("di-code", "0.1.0", converter_factory=converter)
         self.capabilities: types.ServerCapabilities | None = None
         self.diagnostics: dict[str, tuple[int | None, list[types.Diagnostic]]] = {}
@@ -54,6 +63,9 @@ class Connection:
         self._stop = threading.Event()
         self._process: asyncio.subprocess.Process | None = None
         self._tasks: list[asyncio.Task[Any]] = []
+        self.note: Callable[[str], None] = lambda text: None
+        """Where what the model should hear once is said (the door's notes)."""
+        self._said_unreadable = False
         self._answer_server_requests()
 
     @property
@@ -68,13 +80,17 @@ class Connection:
         """Start the program and initialize it; StartFailed (and nothing left running) when
         it cannot start or does not answer within the spec's startup timeout."""
         try:
-            self._process = await start_server(self.spec.command, self.root, self._hidden)
+            self._process = await self._starter.start(
+                self.spec.name, self.spec.command, self.root, self._workspace
+            )
         except OSError as exc:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None
         self.client.protocol.set_writer(self._process.stdin)
-        reading = run_async(self._stop, self._process.stdout, self.client.protocol, _log)
-        self._tasks.append(asyncio.create_task(reading))
+        reading = run_async(
+            self._stop, self._process.stdout, self.client.protocol, _log, self._unreadable
+        )
+        self._tasks.append(asyncio.create_task(self._read(reading)))
         try:
             result = await asyncio.wait_for(
                 self.client.initialize_async(self._initialize_params()),
@@ -92,6 +108,24 @@ class Connection:
             raise
         self.capabilities = result.capabilities
         self.client.initialized(types.InitializedParams())
+
+    async def _read(self, reading: Awaitable[None]) -> None:
+        """pygls's reading loop; a stream it cannot go on reading (a frame cut short, a header
+        line past the reader's limit) ends the server, said once."""
+        try:
+            await reading
+        except Exception as exc:
+            self._unreadable(exc)
+            self.kill()
+
+    def _unreadable(self, exc: Exception, *_: Any) -> None:
+        """A message the server sent that cannot be read: one note, the first time."""
+        if not self._said_unreadable:
+            self._said_unreadable = True
+            self.note(
+                f"Language server {self.spec.name} sent a message di-code cannot read "
+                f"({one_line(exc)}); it was ignored."
+            )
 
     def _initialize_params(self) -> types.InitializeParams:
         uri = self.root.as_uri()
@@ -131,7 +165,7 @@ class Connection:
             """Capability registration, progress, log messages: nothing to do."""
 
         feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(published)
-        feature(types.WORKSPACE_CONFIGURATION)(_no_settings)
+        feature(types.WORKSPACE_CONFIGURATION)(_answer_settings(self._starter.settings(self.spec)))
         feature(types.CLIENT_REGISTER_CAPABILITY)(accepted)
         feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(accepted)
         for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.PROGRESS):
@@ -221,15 +255,17 @@ class Connection:
         return code
 
     async def aclose(self) -> None:
-        """shutdown and exit, briefly; then the group is killed whatever it did."""
+        """shutdown and exit, within CLOSE_GRACE in all; then the group is killed whatever
+        it did (a wedged server never holds di-code's exit)."""
         if self.alive:
-            try:
-                await asyncio.wait_for(self.client.shutdown_async(None), 1.0)
-                self.client.exit(None)
-                await asyncio.wait_for(self.wait_exit(), 1.0)
-            except Exception:
-                pass
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._goodbye(), CLOSE_GRACE)
         self.kill()
+
+    async def _goodbye(self) -> None:
+        await self.client.shutdown_async(None)
+        self.client.exit(None)
+        await self.wait_exit()
 
     def kill(self) -> None:
         self._stop.set()
@@ -239,9 +275,16 @@ class Connection:
             task.cancel()
 
 
-def _no_settings(params: types.ConfigurationParams) -> list[Any]:
-    """workspace/configuration: no settings beyond the initialization options."""
-    return [None for _ in params.items]
+def _answer_settings(
+    settings: Mapping[str, Any],
+) -> Callable[[types.ConfigurationParams], list[Any]]:
+    """workspace/configuration: `settings` by section (an untrusted project's pins), nothing
+    else beyond the initialization options."""
+
+    def answer(params: types.ConfigurationParams) -> list[Any]:
+        return [settings.get(item.section or "") for item in params.items]
+
+    return answer
 
 
 def one_line(exc: BaseException) -> str:

@@ -14,7 +14,7 @@ from di_code.ai.types import TextContent
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.door import LanguageServers, Stopped, abortable
 from di_code.tools.lsp.report import changes, details, summary
 
 
@@ -64,12 +64,18 @@ class Diagnosed:
             path, shown = self._workspace.locate(str(params.get("path", "")))
         except ToolError:
             path = None  # the tool says what is wrong with the path
-        served = path is not None and self.lsp.serves(path)
-        before = await self.lsp.baseline(path, self._editor) if served and path else {}
+        if path is None or not self.lsp.serves(path):
+            alone: ToolOutput = await self._tool.execute(tool_call_id, params, signal, on_update)
+            return alone
+        try:
+            before = await abortable(self.lsp.baseline(path, self._editor), signal)
+        except Stopped:
+            raise ToolError("Stopped before the change; the file is unchanged") from None
         output: ToolOutput = await self._tool.execute(tool_call_id, params, signal, on_update)
-        if not served or path is None:
-            return output
-        old, new, unsure = await self.lsp.changed(path, before, self._editor)
+        try:
+            old, new, unsure = await abortable(self.lsp.changed(path, before, self._editor), signal)
+        except Stopped:
+            return output  # the change is made; its diagnostics are not waited for
         introduced, fixed = changes(old, new)
         lines = [summary(shown, introduced, fixed, unsure), *self.lsp.take_notes()]
         text = "\n".join(line for line in lines if line)

@@ -1,24 +1,29 @@
 """The one door to language servers: a server starts on the first file of its language, one
-per (server, workspace root); it is restarted after a crash with back-off (1, 2, 4 … 60 s;
-after five crashes it stays down); a start that fails or hangs is said once and the tools go
-on without it. Nothing here blocks the event loop: files are read in a thread, every wait is
-bounded. pygls is imported on the first start, off the loop (di_code.ai.first_use).
+per (server, workspace root), through the launcher (its sandbox: di_code.tools.lsp.spawn);
+it is restarted after a crash with back-off (1, 2, 4 … 60 s; after five crashes, a failed
+restart counting as one, it stays down); a start that fails or hangs is said once and the
+tools go on without it; in an untrusted project a preset that would run the project's code
+waits for trust. Nothing here blocks the event loop: files are read in a thread, every wait
+is bounded and ends when the turn's signal fires (`abortable`). pygls is imported on the
+first start, off the loop (di_code.ai.first_use).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct, field
 
+from di_code.ai.abort import AbortSignal
 from di_code.ai.files.door import read_path
 from di_code.ai.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
-from di_code.tools.lsp.servers import Catalog, ServerSpec, workspace_root
-from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.lsp.servers import UNTRUSTED, Catalog, ServerSpec, workspace_root
+from di_code.tools.lsp.spawn import ServerStarter
 
 if TYPE_CHECKING:
     from di_code.tools.builtin.editor_files import EditorFiles
@@ -32,6 +37,37 @@ the project first); without them, the file's old problems would count as new."""
 MAX_FILE = 2_000_000
 """A file larger than this (bytes) is not sent to a server."""
 MAX_CRASHES = 5
+"""Crashes (a restart that fails is one) after which a server stays down: it is started at
+most this many times."""
+FIRST_RETRY = 1.0
+
+
+T = TypeVar("T")
+
+
+class Stopped(Exception):
+    """The turn's signal fired while a server was being waited for."""
+
+
+async def abortable(work: Awaitable[T], signal: AbortSignal | None) -> T:
+    """`work`'s result, unless the turn's signal fires first: then `work` is cancelled (a
+    server's start goes on, shielded, for the next call) and Stopped raised at once. Every
+    wait on a server (its start, a request, diagnostics) goes through here."""
+    if signal is None:
+        return await work
+    task = asyncio.ensure_future(work)
+    stop = asyncio.ensure_future(signal.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    except BaseException:
+        task.cancel()
+        raise
+    finally:
+        stop.cancel()
+    if not task.done():
+        task.cancel()
+        raise Stopped
+    return task.result()
 
 
 class Slot(Struct):
@@ -51,8 +87,10 @@ class LanguageServers(Struct):
     top: Path
     """The working directory: roots are looked for up to it."""
     wait: float = DIAGNOSTICS_WAIT
-    hidden: frozenset[str] = KEY_VARIABLES
-    """Variables kept from the servers' environment (the provider keys)."""
+    first_retry: float = FIRST_RETRY
+    """Seconds before the first restart after a crash (doubled per crash, up to 60)."""
+    starter: ServerStarter = field(default_factory=ServerStarter)
+    """How servers start: sandboxed, without the provider keys (di_code.tools.lsp.spawn)."""
     slots: dict[tuple[str, Path], Slot] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What the model has not been told yet (a server that did not start, one that crashed)."""
@@ -73,6 +111,11 @@ class LanguageServers(Struct):
         if slot.connection is not None and slot.connection.alive:
             return slot.connection
         if slot.starting is None:
+            if spec.untrusted == "waits" and not self.starter.trusted:
+                self._waits_for_trust(slot)
+                return None
+            if slot.crashes >= MAX_CRASHES:
+                return None  # it stays down
             if slot.state in ("failed", "crashed") and time.monotonic() < slot.retry_at:
                 return None
             if slot.state == "failed" and slot.crashes == 0:
@@ -81,18 +124,36 @@ class LanguageServers(Struct):
             slot.starting = asyncio.create_task(self._start(slot))
         return await asyncio.shield(slot.starting)
 
+    def _waits_for_trust(self, slot: Slot) -> None:
+        """A server that would run the project's programs: said once, not started."""
+        if slot.state != "untrusted":
+            slot.state, slot.reason = "untrusted", "starts once you trust the project"
+            self.notes.append(
+                f"Language server {slot.spec.name} {slot.reason} (di-code trust); "
+                "going on without it."
+            )
+
     async def _start(self, slot: Slot) -> Connection | None:
         await imported("di_code.tools.lsp.connection")
         from di_code.tools.lsp.connection import Connection, StartFailed
 
         # made on a thread: the first one makes the converter (di_code.tools.lsp.converter)
-        connection = await asyncio.to_thread(Connection, slot.spec, slot.root, self.hidden)
+        connection = await asyncio.to_thread(
+            Connection, slot.spec, slot.root, self.starter, self.top
+        )
+        connection.note = self.notes.append
         try:
             await connection.start()
         except StartFailed as exc:
             slot.state, slot.reason, slot.starting = "failed", str(exc), None
-            slot.retry_at = time.monotonic() + _backoff(slot.crashes)
-            self.notes.append(f"Language server {slot.spec.name} {exc}; going on without it.")
+            if slot.crashes:  # a restart that fails counts as one more crash
+                slot.crashes += 1
+            if slot.crashes >= MAX_CRASHES:
+                slot.reason = f"{exc}; crashed {slot.crashes} times; not restarted"
+            slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
+            self.notes.append(
+                f"Language server {slot.spec.name} {slot.reason}; going on without it."
+            )
             return None
         slot.connection, slot.state, slot.reason, slot.starting = connection, "running", "", None
         slot.watch = asyncio.create_task(self._watch(slot, connection))
@@ -109,7 +170,7 @@ class LanguageServers(Struct):
             slot.state, slot.reason = "failed", f"crashed {slot.crashes} times; not restarted"
         else:
             slot.state, slot.reason = "crashed", f"exited with code {code}; restarts when needed"
-        slot.retry_at = time.monotonic() + _backoff(slot.crashes)
+        slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
         self.notes.append(f"Language server {slot.spec.name} {slot.reason}.")
 
     async def baseline(
@@ -162,6 +223,9 @@ class LanguageServers(Struct):
         got = await connection.wait_diagnostics(path, version, since, wait)
         return None if got is None else _problems(connection, got)
 
+    def _backoff(self, crashes: int) -> float:
+        return float(min(60.0, self.first_retry * 2 ** max(0, crashes - 1)))
+
     def take_notes(self) -> list[str]:
         notes, self.notes = self.notes, []
         return notes
@@ -179,10 +243,6 @@ class LanguageServers(Struct):
 
 def _problems(connection: Connection, diagnostics: list[Any]) -> list[Problem]:
     return [problem(d, connection.spec.name) for d in diagnostics]
-
-
-def _backoff(crashes: int) -> float:
-    return float(min(60, 2 ** max(0, crashes - 1)))
 
 
 async def read_text(path: Path, editor: EditorFiles | None = None) -> str | None:
@@ -212,6 +272,8 @@ def status_lines(servers: LanguageServers) -> list[str]:
     for spec in servers.catalog.servers:
         serves = " ".join([*spec.extensions, *spec.globs])
         lines.append(f"{spec.name}: {' '.join(spec.command)} ({serves})")
+        if not servers.starter.trusted and spec.untrusted != "runs":
+            lines.append(f"  in this untrusted project: {UNTRUSTED[spec.untrusted]}")
         slots = [s for s in servers.slots.values() if s.spec.name == spec.name]
         for slot in slots:
             reason = f": {slot.reason}" if slot.reason else ""

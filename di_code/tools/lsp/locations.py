@@ -1,6 +1,10 @@
 """Places a server names (locations, symbols), as the model reads them: `path:line:col` with
 that line's text, 1-based, sorted, at most MAX_RESULTS. Runs in a worker thread (it reads
-the files the lines come from)."""
+the files the lines come from).
+
+A place counts only where its real path lies in the workspace, judged through the file door
+as `read` judges a path: a server names `vendor/lib.py` where `vendor` links out of the
+workspace, and that place (and its line) is left out as `read` refuses it."""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from di_code.ai.files.door import read_path
+from di_code.ai.files.door import open_real, read_at_most
+from di_code.ai.files.resolve import Outside, resolve_path
 from di_code.tools.builtin.workspace import Workspace
 
 MAX_RESULTS = 100
@@ -22,17 +27,38 @@ def uri_path(uri: str) -> Path | None:
     return Path(unquote(parsed.path)) if parsed.scheme == "file" else None
 
 
+def confined(space: Workspace, uri: str) -> Path | None:
+    """The real path `uri` names when it lies in the workspace, links followed as `read`
+    follows them; None for anything else."""
+    path = uri_path(uri)
+    if path is None or not path.is_absolute():
+        return None
+    try:
+        with resolve_path(path, space.contains) as target:
+            return target.path
+    except (Outside, OSError, ValueError):  # ValueError: a NUL in the name
+        return None
+
+
+def inside(space: Workspace, uris: list[str]) -> dict[str, Path]:
+    """The real paths of those `uris` that lie in the workspace (`confined`)."""
+    found = {uri: confined(space, uri) for uri in set(uris)}
+    return {uri: path for uri, path in found.items() if path is not None}
+
+
 def place_lines(space: Workspace, places: list[tuple[str, int, int, str]]) -> list[str]:
-    """One line per (uri, 0-based line, 0-based character, label), deduplicated and sorted;
-    the label (a symbol's kind and name) replaces the line's text when given."""
+    """One line per (uri, 0-based line, 0-based character, label) in the workspace,
+    deduplicated and sorted; the label (a symbol's kind and name) replaces the line's text
+    when given."""
     cache: dict[Path, list[str]] = {}
+    real = inside(space, [uri for uri, _, _, _ in places])
     rows = []
     for uri, line, character, label in set(places):
-        path = uri_path(uri)
+        path = real.get(uri)
         if path is None:
             continue
         shown = space.display(path)
-        text = label or _line(cache, path, line)
+        text = label[:MAX_LINE] or _line(cache, path, line)
         rows.append((shown, line + 1, character + 1, text))
     rows.sort()
     out = [f"{shown}:{line}:{col}: {text}" for shown, line, col, text in rows[:MAX_RESULTS]]
@@ -44,7 +70,8 @@ def place_lines(space: Workspace, places: list[tuple[str, int, int, str]]) -> li
 def _line(cache: dict[Path, list[str]], path: Path, line: int) -> str:
     if path not in cache:
         try:
-            text = read_path(path, MAX_SOURCE).decode("utf-8", errors="replace")
+            with open_real(path) as file:  # no link followed: the path was judged as it is
+                text = read_at_most(file, MAX_SOURCE).decode("utf-8", errors="replace")
             cache[path] = text.splitlines()
         except OSError:
             cache[path] = []

@@ -9,9 +9,13 @@ from typing import Any
 
 from msgspec import Struct
 
+from di_code.ai.codec import encodable
+
 MAX_SHOWN = 20
 """Problems listed per result; the rest are counted."""
 MAX_MESSAGE = 300
+MAX_ORIGIN = 60
+"""A diagnostic's source and code are cut at this many characters each."""
 SEVERITIES = {1: "error", 2: "warning", 3: "info", 4: "hint"}
 
 
@@ -43,13 +47,18 @@ class Problem(Struct, frozen=True):
 def problem(diagnostic: Any, source: str) -> Problem:
     """A Problem from an lsprotocol Diagnostic (errors and warnings; the caller filters)."""
     start = diagnostic.range.start
-    message = " ".join(str(diagnostic.message).split())
-    if len(message) > MAX_MESSAGE:
-        message = message[: MAX_MESSAGE - 1] + "…"
-    code = "" if diagnostic.code is None else str(diagnostic.code)
+    message = _cut(str(diagnostic.message), MAX_MESSAGE)
+    code = "" if diagnostic.code is None else _cut(str(diagnostic.code), MAX_ORIGIN)
     severity = SEVERITIES.get(int(diagnostic.severity or 1), "error")
-    return Problem(start.line + 1, start.character + 1, severity, message,
-                   diagnostic.source or source, code)  # fmt: skip
+    origin = _cut(str(diagnostic.source or source), MAX_ORIGIN)
+    return Problem(start.line + 1, start.character + 1, severity, message, origin, code)
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text` on one line, at most `limit` characters (an ellipsis says it was cut), a lone
+    surrogate (valid in the server's JSON, not as text) made U+FFFD."""
+    text = " ".join(encodable(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def serious(problems: list[Problem]) -> list[Problem]:

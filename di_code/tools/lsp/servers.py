@@ -17,14 +17,23 @@ from __future__ import annotations
 import fnmatch
 import re
 import shutil
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from msgspec import Struct, field
 
 DEFAULT_STARTUP_TIMEOUT = 10.0
+Untrusted = Literal["runs", "pinned", "waits"]
+UNTRUSTED: dict[str, str] = {
+    "runs": "runs (it runs no program the project names)",
+    "pinned": "runs, told to use di-code's own Python",
+    "waits": "starts once you trust the project",
+}
+"""What a server does in an untrusted project (README's table; `di-code lsp` says it); every
+server runs in the sandbox anyway where bubblewrap works."""
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 
@@ -39,6 +48,8 @@ class ServerSpec(Struct, frozen=True):
     install: str = ""
     """How to install the program (for `di-code lsp` when it is missing)."""
     enabled: bool = True
+    untrusted: Untrusted = "runs"
+    """What the server does in a project the user has not trusted (UNTRUSTED)."""
 
     def serves(self, path: Path) -> bool:
         name = path.name
@@ -63,22 +74,23 @@ _C = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh")
 PRESETS: tuple[tuple[ServerSpec, ...], ...] = (
     (
         ServerSpec("pyright", ("basedpyright-langserver", "--stdio"), _PY, (), _PY_ROOTS,
-                   install="pip install basedpyright"),
+                   install="pip install basedpyright", untrusted="pinned"),
         ServerSpec("pyright", ("pyright-langserver", "--stdio"), _PY, (), _PY_ROOTS,
-                   install="npm install -g pyright"),
+                   install="npm install -g pyright", untrusted="pinned"),
     ),
     (ServerSpec("ruff", ("ruff", "server"), _PY, (), ("pyproject.toml", "ruff.toml", ".git"),
                 install="pip install ruff"),),
     (ServerSpec("typescript", ("typescript-language-server", "--stdio"),
                 (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs"), (),
                 ("tsconfig.json", "jsconfig.json", "package.json", ".git"),
-                install="npm install -g typescript typescript-language-server"),),
+                install="npm install -g typescript typescript-language-server",
+                untrusted="waits"),),
     (ServerSpec("gopls", ("gopls",), (".go",), (), ("go.work", "go.mod", ".git"),
-                install="go install golang.org/x/tools/gopls@latest"),),
+                install="go install golang.org/x/tools/gopls@latest", untrusted="waits"),),
     (ServerSpec("rust-analyzer", ("rust-analyzer",), (".rs",), (), ("Cargo.toml", ".git"),
-                install="rustup component add rust-analyzer"),),
+                install="rustup component add rust-analyzer", untrusted="waits"),),
     (ServerSpec("clangd", ("clangd",), _C, (), ("compile_commands.json", ".clangd", ".git"),
-                install="apt install clangd (or your system's package)"),),
+                install="apt install clangd (or your system's package)", untrusted="waits"),),
 )  # fmt: skip
 """Each preset's candidates, the first whose program is on PATH wins."""
 
@@ -154,6 +166,15 @@ def _strings(value: Any, key: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ValueError(f"{key} must be a list of strings")
     return tuple(value)
+
+
+def pinned_settings(spec: ServerSpec) -> dict[str, Any]:
+    """The settings that keep a "pinned" server from running the project's programs:
+    pyright runs the project's `.venv/bin/python` to find its imports unless told which
+    interpreter to use; it is told di-code's own."""
+    if spec.untrusted != "pinned":
+        return {}
+    return {"python": {"pythonPath": sys.executable}}
 
 
 def workspace_root(path: Path, spec: ServerSpec, top: Path) -> Path:

@@ -14,14 +14,16 @@ from pygls.exceptions import JsonRpcException
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.abort import AbortSignal
+from di_code.ai.codec import encodable
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.truncation import keep_head
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection, one_line
-from di_code.tools.lsp.door import LanguageServers, read_text
-from di_code.tools.lsp.locations import hover_text, locations, place_lines, symbols
+from di_code.tools.lsp.door import LanguageServers, Stopped, abortable, read_text
+from di_code.tools.lsp.locations import hover_text, inside, locations, place_lines, symbols
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
 
 
@@ -39,13 +41,14 @@ class LspTool(WorkspaceTool):
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         try:
-            lines = await self._answer(params)
+            lines = await abortable(self._answer(params), signal)
+        except Stopped:
+            raise ToolError("Stopped while waiting for the language server") from None
         except TimeoutError:
             raise ToolError("The language server did not answer in time") from None
         except JsonRpcException as exc:
             raise ToolError(f"The language server refused: {one_line(exc)}") from None
-        text = "\n".join([*lines, *self.lsp.take_notes()]) or "No results."
-        return [TextContent(text)]
+        return [TextContent(bounded([*lines, *self.lsp.take_notes()]) or "No results.")]
 
     async def _answer(self, params: dict[str, Any]) -> list[str]:
         operation = params["operation"]
@@ -124,11 +127,11 @@ class LspTool(WorkspaceTool):
         """The file that defines `name`, from the workspace's symbols."""
         if not name:
             raise ToolError(f"{operation} needs path (with line and character, or symbol)")
-        for uri, _, _, label in await self._symbol_places(name):
-            if label.split(" ", 1)[-1] == name:
-                path = self._path(uri)
-                if path is not None:
-                    return path
+        places = await self._symbol_places(name)
+        real = await self._inside([uri for uri, _, _, _ in places])
+        for uri, _, _, label in places:
+            if label.split(" ", 1)[-1] == name and uri in real:
+                return real[uri]
         raise ToolError(f"No symbol {name!r} found in the workspace; give its path")
 
     async def _workspace_symbols(self, query: str) -> list[str]:
@@ -143,8 +146,9 @@ class LspTool(WorkspaceTool):
             got = await connection.request(
                 types.WORKSPACE_SYMBOL, types.WorkspaceSymbolParams(query=query)
             )
-            places += [p for p in symbols(got) if self._path(p[0]) is not None]
-        return places
+            places += symbols(got)
+        real = await self._inside([uri for uri, _, _, _ in places])
+        return [place for place in places if place[0] in real]
 
     async def _diagnostics(self, path: Path | None) -> list[str]:
         if path is not None:
@@ -158,9 +162,11 @@ class LspTool(WorkspaceTool):
         found: list[tuple[str, Problem]] = []
         for connection in self.lsp.running():
             known = {u: d for u, (_, d) in connection.diagnostics.items()}
-            for uri, diagnostics in {**connection.closed, **known}.items():
-                file = self._path(uri)
-                if file is None or (wanted is not None and uri not in wanted):
+            published = {**connection.closed, **known}
+            real = await self._inside([u for u in published if wanted is None or u in wanted])
+            for uri, diagnostics in published.items():
+                file = real.get(uri)
+                if file is None:
                     continue
                 shown = self.workspace.display(file)
                 found += [(shown, problem(d, connection.spec.name)) for d in diagnostics]
@@ -168,12 +174,19 @@ class LspTool(WorkspaceTool):
         lines = [p.line_text(shown) for shown, p in found[: MAX_SHOWN * 5]]
         return lines or ["No problems reported."]
 
-    def _path(self, uri: str) -> Path | None:
-        from di_code.tools.lsp.locations import uri_path
-
-        path = uri_path(uri)
-        return path if path is not None and self.workspace.contains(path) else None
+    async def _inside(self, uris: list[str]) -> dict[str, Path]:
+        """The real paths of the `uris` that lie in the workspace, judged in a thread."""
+        return await asyncio.to_thread(inside, self.workspace, uris)
 
     async def _places(self, places: list[tuple[str, int, int, str]]) -> list[str]:
-        inside = [p for p in places if self._path(p[0]) is not None]
-        return await asyncio.to_thread(place_lines, self.workspace, inside)
+        return await asyncio.to_thread(place_lines, self.workspace, places)
+
+
+def bounded(lines: list[str]) -> str:
+    """The answer cut like a read's output (2000 lines / 50 KB), saying so; what a server
+    said (a label, a hover, a file name) made text UTF-8 can hold."""
+    kept, cut = keep_head([encodable(line) for line in lines])
+    if cut is None:
+        return "\n".join(kept)
+    notice = f"[Output cut to the first {cut.output_lines} lines (50 KB limit). Narrow the query.]"
+    return "\n".join([*kept, notice])

@@ -17,6 +17,7 @@ from msgspec import Struct, field
 
 from di_code.tools.builtin.cards import BASH
 from di_code.tools.builtin.spill import SpillFolder
+from di_code.tools.policy.launcher import confined
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP
@@ -56,11 +57,9 @@ class BashPolicy(Struct, frozen=True):
         variables."""
         clean = program_env(self.hidden_env)
         sandbox = self.sandbox()
-        if sandbox is None:
-            yield argv, clean
-            return
-        clean["TMPDIR"] = PRIVATE_TMP
-        with sandbox.launch(argv, roots, [self.spill.folder]) as wrapped:
+        if sandbox is not None:
+            clean["TMPDIR"] = PRIVATE_TMP
+        with confined(argv, roots, sandbox, [self.spill.folder]) as wrapped:
             yield wrapped, clean
 
     def state(self) -> str:

@@ -34,7 +34,7 @@ from msgspec import Struct
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
 from di_code.ai.web_address import BadAddress, host_matches, rule_host, web_address
-from di_code.tools import READ_ONLY_TOOLS
+from di_code.tools import READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
 from di_code.tools.policy.bash_forms import exact_only
 from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
 
@@ -293,7 +293,7 @@ class PermissionGate(Struct):
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here." + (
                 UNREADABLE_HINT if _unreadable_bash(tool_name, arguments) else ""
             )
-        if self.mode == "read-only" and tool_name not in READ_ONLY_TOOLS:
+        if self.mode == "read-only" and tool_name not in READ_ONLY_MODE_TOOLS:
             return f"Permission denied: {tool_name} is not available in read-only mode."
         if hook != "ask" and (self.mode == "auto" or tool_name in READ_ONLY_TOOLS):
             return None
@@ -348,4 +348,4 @@ class PermissionGate(Struct):
 
 def offered_tools(tools: Sequence[AgentTool], mode: PermissionMode) -> list[AgentTool]:
     """The tools the model is offered: read-only mode drops all but the reading ones."""
-    return [tool for tool in tools if mode != "read-only" or tool.name in READ_ONLY_TOOLS]
+    return [tool for tool in tools if mode != "read-only" or tool.name in READ_ONLY_MODE_TOOLS]

@@ -71,15 +71,20 @@ class Sandbox(Struct, frozen=True):
             yield self.wrap(argv, roots, readable)
 
     def wrap(
-        self, argv: Sequence[str], roots: Sequence[Path], readable: Sequence[Path] = ()
+        self,
+        argv: Sequence[str],
+        roots: Sequence[Path],
+        readable: Sequence[Path] = (),
+        own: Sequence[tuple[Path, Path]] = (),
     ) -> list[str]:
         """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
-        spill folder) stay visible read-only even below /tmp, when they exist."""
+        spill folder) stay visible read-only even below /tmp, when they exist; each `own`
+        (host folder, where it appears) is the program's own, writable (a server's cache)."""
         args = [bubblewrap_path() or "bwrap", *_BASE]
         if not self.network:
             args.append("--unshare-net")
         writable = self.mode == "workspace-write"
-        args += mounts(roots, writable, self.paths, self.network, readable)
+        args += mounts(roots, writable, self.paths, self.network, readable, own)
         return [*args, "--", *argv]
 
 

@@ -110,8 +110,10 @@ def mounts(
     paths: SandboxPaths,
     network: bool,
     readable: Sequence[Path] = (),
+    own: Sequence[tuple[Path, Path]] = (),
 ) -> list[str]:
-    """The mount options for these workspace folders, in the order bubblewrap needs."""
+    """The mount options for these workspace folders, in the order bubblewrap needs; `own`
+    (host folder, target) are bound writable over whatever hides their target."""
     bind = "--bind" if writable else "--ro-bind"
     layers: list[Layer] = [(root, [bind, str(root), str(root)]) for root in roots]
     if writable:
@@ -126,6 +128,7 @@ def mounts(
     layers += [(path, ["--ro-bind", str(path), str(path)]) for path in paths.revealed(hidden)]
     # Last: what lies below /tmp or a hidden folder (the spill folder) is still visible.
     layers += [(folder, ["--ro-bind-try", str(folder), str(folder)]) for folder in readable]
+    layers += [(target, ["--bind", str(source), str(target)]) for source, target in own]
     layers.sort(key=lambda layer: len(layer[0].parts))  # stable: same depth keeps this order
     return [arg for _, args in layers for arg in args]
 

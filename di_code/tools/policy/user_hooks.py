@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
-from di_code.ai.children import start_child
 from di_code.ai.redaction import redact_bytes
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
+from di_code.tools.policy.launcher import start_program
 from di_code.tools.policy.permissions import PermissionGate
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
@@ -76,10 +76,8 @@ async def run_hook(
     passed = set(hidden).difference(hook.env)
     env = program_env(passed, DI_CODE_PROJECT_DIR=folder, CLAUDE_PROJECT_DIR=folder)
     try:
-        process = await start_child(
-            "bash",
-            "-c",
-            hook.command,
+        process = await start_program(
+            ("bash", "-c", hook.command),
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
