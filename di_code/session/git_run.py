@@ -24,6 +24,7 @@ import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from di_code.ai.children import run_child
 
@@ -100,7 +101,7 @@ def run_git(
     args: Sequence[str],
     *,
     index_file: str | None = None,
-    stdin: bytes = b"",
+    stdin: bytes | BinaryIO = b"",
     author: tuple[str, str] | None = None,
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
@@ -144,18 +145,19 @@ def _run(
     config: tuple[str, ...],
     args: Sequence[str],
     env: dict[str, str],
-    stdin: bytes,
+    stdin: bytes | BinaryIO,
     *,
     quick: bool = True,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
     try:
+        given = {"input": stdin} if isinstance(stdin, bytes) else {"stdin": stdin}
         done = run_child(
             ["git", "--no-pager", *config, *args],
             cwd=cwd,
             env=env,
-            input=stdin,
+            **given,
             capture_output=True,
             timeout=TIMEOUT_SECONDS,
             bounded=quick,

@@ -1,31 +1,35 @@
 """Snapshots of a git work tree that never touch the user's index, HEAD, branches or stash.
 
 A snapshot is a git tree object of the working tree as it is (tracked files and untracked files
-that are not ignored). Every blob is the file's raw bytes (`hash-object --no-filters`), so no
-filter or eol conversion runs and a restore is byte-exact; a symlink's blob is its target. The
+that are not ignored). Every blob is the file's raw bytes, read by di-code through the file
+door and handed to git as bytes (`work_tree`), so no filter or eol conversion runs, no link is
+followed and a restore is byte-exact; a symlink's blob is its target. The
 tree is built in a private index from scratch and kept alive by a ref under
 `refs/di-code/<home>/<session>/`, which `git gc` respects and no branch command shows; each
 DI_CODE_HOME prunes only its own refs. File hashes are remembered by their stat data, so a
 snapshot of an unchanged tree reads no file and writes no object.
 
 What a snapshot cannot capture is named in `skipped` with the reason (files over the size
-limit, submodules, every untracked file when there are too many): undo treats those paths as
-unknown and never deletes or overwrites them.
+limit, submodules, every untracked file when there are too many, a file swapped while it was
+read): undo treats those paths as unknown and never deletes or overwrites them.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
 from di_code.session.git_run import GitError, run_git
 from di_code.session.stat_cache import Fingerprint, StatCache
+from di_code.session.work_tree import WorkTree
 
 REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -40,6 +44,8 @@ SUBMODULE = "submodule, not captured"
 CHANGED_BY_TOOL = "changed by a tool"
 """In a `skipped` reason: a tool call changed this uncaptured path (its bytes are lost)."""
 IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
+CHANGED_WHILE_READ = "not a file or link when read, not captured"
+"""A path swapped (for a FIFO, a folder, a link on the way) between its status and its read."""
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -110,43 +116,66 @@ class GitSnapshots:
             untracked = []
         paths = sorted({*tracked, *untracked})
         try:
-            entries, large = self._entries(paths)
+            entries, large, unread = self._entries(paths)
             tree = self._tree(entries)
         except GitError:  # a cached blob may have been pruned: hash everything once more
             self.stat_cache.clear()
-            entries, large = self._entries(paths)
+            entries, large, unread = self._entries(paths)
             tree = self._tree(entries)
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
+        skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
         return Snapshot(tree, tuple(skipped), {**large, **self._ignored()})
 
     def _entries(
         self, paths: list[str]
-    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint]]:
-        """path -> (git mode, blob) of every file and symlink among `paths`, and the stat
-        data of the files over the size limit (not captured)."""
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint], list[str]]:
+        """path -> (git mode, blob) of every file and symlink among `paths`, the stat data
+        of the files over the size limit (not captured), and the paths that changed while
+        they were read (not captured either)."""
         entries: dict[str, tuple[str, str]] = {}
         large: dict[str, Fingerprint] = {}
-        to_hash: list[tuple[str, Fingerprint, str, bytes | None]] = []
-        top = str(self.top)
-        for path in paths:
-            info = _lstat(f"{top}/{path}")
-            if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
-                continue  # gone (absent from the tree), or a folder or device where a file was
-            mode = _git_mode(info.st_mode)
-            if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
-                large[path] = _fingerprint(info)
+        to_hash: list[tuple[str, Fingerprint, str]] = []
+        with WorkTree(self.top) as tree:
+            for path in paths:
+                info = tree.status(path)
+                if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                    continue  # gone (absent from the tree), or a folder or device where a file was
+                mode = _git_mode(info.st_mode)
+                if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
+                    large[path] = _fingerprint(info)
+                    continue
+                blob = self.stat_cache.get(path, _fingerprint(info))
+                if blob is not None:
+                    entries[path] = (mode, blob)
+                else:
+                    to_hash.append((path, _fingerprint(info), mode))
+            wanted = ((path, mode == "120000") for path, _, mode in to_hash)
+            blobs = tree.write_blobs(wanted, self.max_file_bytes, self)
+        unread: list[str] = []
+        for (path, fingerprint, mode), blob in zip(to_hash, blobs, strict=True):
+            if blob is None:
+                unread.append(path)
                 continue
-            blob = self.stat_cache.get(path, _fingerprint(info))
-            if blob is not None:
-                entries[path] = (mode, blob)
-            else:
-                link = os.readlink(f"{top}/{path}").encode() if mode == "120000" else None
-                to_hash.append((path, _fingerprint(info), mode, link))
-        for (path, fingerprint, mode, _), blob in zip(to_hash, self._hash(to_hash), strict=True):
             entries[path] = (mode, blob)
             if time.time_ns() - fingerprint[2] > RACY_NS:
                 self.stat_cache.put(path, fingerprint, blob)
-        return entries, large
+        return entries, large, unread
+
+    @functools.cached_property
+    def object_format(self) -> str:
+        """How the repository names objects: `sha1` or `sha256`."""
+        named = self.git(["rev-parse", "--show-object-format"]).decode().strip()
+        return "sha256" if named == "sha256" else "sha1"
+
+    def missing(self, names: list[str]) -> set[str]:
+        if not names:
+            return set()
+        asked = "".join(f"{name}\n" for name in names).encode()
+        rows = self.git(["cat-file", "--batch-check"], stdin=asked).decode().splitlines()
+        return {row.split()[0] for row in rows if row.endswith(" missing")}
+
+    def fast_import(self, stream: BinaryIO) -> bytes:
+        return run_git(self.top, ["fast-import", "--quiet", "--done"], stdin=stream)
 
     def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
         if entries != self._last_entries:  # an unchanged tree is not written again
@@ -217,28 +246,12 @@ class GitSnapshots:
     def _ignored(self) -> dict[str, Fingerprint]:
         args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
         watched: dict[str, Fingerprint] = {}
-        for path in self._paths(args)[:MAX_WATCHED]:
-            info = _lstat(f"{self.top}/{path}")
-            if info is not None:
-                watched[path.rstrip("/")] = _fingerprint(info)
+        with WorkTree(self.top) as tree:
+            for path in self._paths(args)[:MAX_WATCHED]:
+                info = tree.status(path.rstrip("/"))
+                if info is not None:
+                    watched[path.rstrip("/")] = _fingerprint(info)
         return watched
-
-    def _hash(self, files: list[tuple[str, Fingerprint, str, bytes | None]]) -> list[str]:
-        """Write each file's raw bytes (a symlink's target) as a blob; their names in order."""
-        if not files:
-            return []
-        with tempfile.TemporaryDirectory(prefix="di-code-links-") as links:
-            paths = []
-            for number, (path, _, _, link) in enumerate(files):
-                if link is None:
-                    paths.append(str(self.top / path))
-                    continue
-                stand_in = Path(links, str(number))
-                stand_in.write_bytes(link)
-                paths.append(str(stand_in))
-            stdin = "".join(f"{p}\n" for p in paths).encode(errors="surrogateescape")
-            args = ["hash-object", "-w", "--no-filters", "--stdin-paths"]
-            return self.git(args, stdin=stdin).decode().split()
 
     def _write_tree(self, entries: dict[str, tuple[str, str]]) -> str:
         with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:
@@ -256,13 +269,6 @@ class GitSnapshots:
 def changed_watched(before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> list[str]:
     """The watched paths whose stat data differs (made, changed or removed) between two."""
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
-
-
-def _lstat(path: str) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except OSError:
-        return None
 
 
 def _fingerprint(info: os.stat_result) -> Fingerprint:
