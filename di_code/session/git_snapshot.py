@@ -41,9 +41,16 @@ MAX_WATCHED = 5_000
 RACY_NS = 3_000_000_000
 """A file changed this recently may change again within the same clock tick: hashed anew."""
 SUBMODULE = "submodule, not captured"
+NESTED = "a nested repository, not covered by undo"
+"""An untracked folder with a repository of its own: git lists it, never its files."""
+NEVER_COVERED = (SUBMODULE, NESTED)
+"""Paths whose changes no snapshot sees: named in every plan of a prompt that had them."""
 CHANGED_BY_TOOL = "changed by a tool"
 """In a `skipped` reason: a tool call changed this uncaptured path (its bytes are lost)."""
 IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
+UNKNOWN_BEFORE = "ignored by git before a tool ran, so not known to be the tool's"
+"""In a tool-after's `skipped`: this path appeared, but was it made? Before the call an
+ignore rule hid it (the call may have changed the rule): its state then is unknown."""
 CHANGED_WHILE_READ = "not a file or link when read, not captured"
 """A path swapped (for a FIFO, a folder, a link on the way) between its status and its read."""
 
@@ -55,6 +62,19 @@ class Snapshot(msgspec.Struct, frozen=True):
     watched: dict[str, Fingerprint] = msgspec.field(default_factory=dict)
     """Stat data of skipped and ignored paths (kept in memory only): a change around one
     tool call is then named, though its bytes were not captured."""
+    watched_all: bool = True
+    """Whether `watched` holds every ignored path (not cut at MAX_WATCHED)."""
+    files: frozenset[str] = frozenset()
+    """The paths in `tree` (kept in memory only)."""
+
+    def absent(self, path: str) -> bool:
+        """Whether `path` was provably not there: not in the tree, and neither it nor a
+        folder above it ignored (git shows no ignored path, so a new rule may bring one
+        into view that was there all along)."""
+        if path in self.files or not self.watched_all:
+            return False
+        parts = path.split("/")
+        return not any("/".join(parts[:n]) in self.watched for n in range(1, len(parts) + 1))
 
 
 class Change(msgspec.Struct, frozen=True):
@@ -108,8 +128,10 @@ class GitSnapshots:
 
     def take(self) -> Snapshot:
         tracked, submodules = self._tracked()
-        untracked = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
+        listed = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
+        untracked = [path for path in listed if not path.endswith("/")]
         skipped = [skip(SUBMODULE, path) for path in submodules]
+        skipped += [skip(NESTED, path.rstrip("/")) for path in listed if path.endswith("/")]
         if len(untracked) > self.max_untracked_files:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
@@ -124,7 +146,8 @@ class GitSnapshots:
             tree = self._tree(entries)
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
         skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
-        return Snapshot(tree, tuple(skipped), {**large, **self._ignored()})
+        ignored, complete = self._ignored()
+        return Snapshot(tree, tuple(skipped), {**large, **ignored}, complete, frozenset(entries))
 
     def _entries(
         self, paths: list[str]
@@ -243,15 +266,18 @@ class GitSnapshots:
             (submodules if meta.startswith("160000") else tracked).append(path)
         return list(dict.fromkeys(tracked)), list(dict.fromkeys(submodules))
 
-    def _ignored(self) -> dict[str, Fingerprint]:
+    def _ignored(self) -> tuple[dict[str, Fingerprint], bool]:
+        """The stat data of ignored paths (a wholly ignored folder as one), and whether
+        that is all of them."""
         args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
+        listed = self._paths(args)
         watched: dict[str, Fingerprint] = {}
         with WorkTree(self.top) as tree:
-            for path in self._paths(args)[:MAX_WATCHED]:
+            for path in listed[:MAX_WATCHED]:
                 info = tree.status(path.rstrip("/"))
                 if info is not None:
                     watched[path.rstrip("/")] = _fingerprint(info)
-        return watched
+        return watched, len(listed) <= MAX_WATCHED
 
     def _write_tree(self, entries: dict[str, tuple[str, str]]) -> str:
         with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:

@@ -25,6 +25,7 @@ from di_code.session.git_run import GitError
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
+    NEVER_COVERED,
     GitSnapshots,
     parse_skip,
 )
@@ -86,6 +87,12 @@ class UndoPlan:
     @property
     def deletes(self) -> list[str]:
         return [a.shown for a in self.actions if a.deletes]
+
+    @property
+    def uncovered(self) -> list[str]:
+        """The paths whose changes undo cannot see (nested repositories, submodules): an
+        undo of this prompt is never reported whole without naming them."""
+        return [path for path, reason in self.keep if reason in NEVER_COVERED]
 
     def lines(self) -> list[str]:
         """The plan: restore N, delete M, keep K, each path with its reason."""
@@ -289,7 +296,7 @@ def _uncaptured(chain: list[Step], named: set[str]) -> list[tuple[str, str]]:
     for phase, _, skipped, _ in chain:
         for reason, path in map(parse_skip, skipped):
             by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
-            if by_tool or path == "" or reason.startswith("submodule"):
+            if by_tool or path == "" or reason in NEVER_COVERED:
                 found.setdefault(path, reason)
     return sorted((path, reason) for path, reason in found.items() if path not in named)
 
