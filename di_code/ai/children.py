@@ -89,6 +89,14 @@ def run_child(
     return subprocess.run(argv, start_new_session=own_group, preexec_fn=preexec, **options)
 
 
+def open_child(
+    argv: Sequence[str], *, own_group: bool = True, **options: Any
+) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen` through the door, for a child whose wait the caller bounds itself
+    (git, killed with its group when it blocks on a FIFO); it dies with di-code."""
+    return subprocess.Popen(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
+
+
 def dying_argv(argv: Sequence[str]) -> list[str]:
     """`argv` run so that it dies with di-code, for a child a library starts itself (it must
     start it in a group of its own, as the MCP SDK does)."""

@@ -27,7 +27,7 @@ from typing import BinaryIO
 
 import msgspec
 
-from di_code.session.git_run import GitError, run_git
+from di_code.session.git_run import Blocked, GitError, run_git
 from di_code.session.stat_cache import Fingerprint, StatCache
 from di_code.session.work_tree import WorkTree
 
@@ -128,9 +128,13 @@ class GitSnapshots:
 
     def take(self) -> Snapshot:
         tracked, submodules = self._tracked()
-        listed = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
-        untracked = [path for path in listed if not path.endswith("/")]
         skipped = [skip(SUBMODULE, path) for path in submodules]
+        try:
+            listed = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
+        except Blocked as exc:  # a FIFO among the ignore files: no untracked file is known
+            listed = []
+            skipped.append(skip(f"{exc}, none captured"))
+        untracked = [path for path in listed if not path.endswith("/")]
         skipped += [skip(NESTED, path.rstrip("/")) for path in listed if path.endswith("/")]
         if len(untracked) > self.max_untracked_files:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
@@ -270,7 +274,10 @@ class GitSnapshots:
         """The stat data of ignored paths (a wholly ignored folder as one), and whether
         that is all of them."""
         args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
-        listed = self._paths(args)
+        try:
+            listed = self._paths(args)
+        except Blocked:  # said by the untracked files' listing
+            return {}, False
         watched: dict[str, Fingerprint] = {}
         with WorkTree(self.top) as tree:
             for path in listed[:MAX_WATCHED]:
