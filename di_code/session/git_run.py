@@ -222,7 +222,7 @@ def work_tree_top(folder: Path) -> Path | None:
         top = run_git(folder, ["rev-parse", "--show-toplevel"]).decode(errors="surrogateescape")
     except GitError:
         return None
-    top = top.strip()
+    top = top.removesuffix("\n")  # the one line end: a folder's name may end in a space
     if not top or not folder.resolve().is_relative_to(top):
         return None  # a `core.worktree` elsewhere: never snapshot or restore another folder
     return Path(top)

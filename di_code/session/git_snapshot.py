@@ -224,9 +224,8 @@ class GitSnapshots:
         refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode()
         dead = [ref for ref in refs.split() if ref[len(scope) :].split("/")[0] not in live_sessions]
         if dead:
-            self.git(
-                ["update-ref", "--stdin"], stdin="".join(f"delete {r}\n" for r in dead).encode()
-            )
+            deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
+            self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
 
     def changes(self, old_tree: str, new_tree: str) -> list[Change]:
         """Every file path that differs between two trees (no rename detection)."""

@@ -62,3 +62,15 @@ async def test_a_link_is_kept_as_a_link_and_its_target_is_never_read(tmp_path: P
     assert b"PRIVATE KEY\n" not in contents.values()
     assert contents[blob_of[b"k"]] == str(secret).encode()
     assert contents[blob_of[b"k\r"]] == b"cr\n"
+
+
+async def test_a_repository_whose_folder_name_ends_in_a_space_is_snapshotted(
+    tmp_path: Path,
+) -> None:
+    """git's answer ends in one line end; stripping more took `proj ` for `proj`."""
+    repo = new_repo(tmp_path / "proj ")
+    (tmp_path / "proj").mkdir()
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / "a.txt").write_text("changed\n"))
+    _, result = driver.undo()
+    assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
