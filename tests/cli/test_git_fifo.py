@@ -6,7 +6,9 @@ files (undo then treats them as unknown and never deletes one)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.cli.conftest import DI_CODE, cli_env
@@ -48,3 +50,35 @@ def test_a_fifo_among_the_ignore_files_never_holds_run(
     assert (repo / "a.txt").read_text() == "a\n"
     assert (repo / "new.txt").exists()  # untracked files were not captured: never deleted
     assert "keep untracked files: " in undone.stdout and "FIFO" in undone.stdout, undone.stdout
+
+
+HOLDER = """
+import os, sys
+from pathlib import Path
+from di_code.session.git_run import run_git
+print("running", flush=True)  # git's stdin never ends: the test holds its other end
+run_git(Path(sys.argv[1]), ["fast-import", "--quiet"], stdin=os.fdopen(int(sys.argv[2]), "rb"))
+"""
+
+
+def test_a_git_call_ends_when_di_code_is_killed(tmp_path: Path) -> None:
+    """Issue 41: the git process outlived a SIGKILL of di-code. Each git call dies with the
+    process that started it, whatever it waits on."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    env = {**os.environ, MARK: "git-killed"}
+    read, write = os.pipe()
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(repo), str(read)], env=env,
+                              stdout=subprocess.PIPE, text=True, pass_fds=[read])  # fmt: skip
+    os.close(read)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "running\n"
+        wait_until(lambda: len(marked("git-killed")) == 2, "git to start")
+    finally:
+        holder.kill()
+        holder.wait()
+    try:
+        wait_until(lambda: not marked("git-killed"), "git to end with what started it")
+    finally:
+        os.close(write)
