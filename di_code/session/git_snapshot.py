@@ -62,8 +62,9 @@ class Snapshot(msgspec.Struct, frozen=True):
     watched: dict[str, Fingerprint] = msgspec.field(default_factory=dict)
     """Stat data of skipped and ignored paths (kept in memory only): a change around one
     tool call is then named, though its bytes were not captured."""
-    watched_all: bool = True
-    """Whether `watched` holds every ignored path (not cut at MAX_WATCHED)."""
+    ignored: frozenset[str] | None = frozenset()
+    """Every ignored path (a wholly ignored folder as one; in memory only); None when git
+    could not list them."""
     files: frozenset[str] = frozenset()
     """The paths in `tree` (kept in memory only)."""
 
@@ -71,10 +72,10 @@ class Snapshot(msgspec.Struct, frozen=True):
         """Whether `path` was provably not there: not in the tree, and neither it nor a
         folder above it ignored (git shows no ignored path, so a new rule may bring one
         into view that was there all along)."""
-        if path in self.files or not self.watched_all:
+        if path in self.files or self.ignored is None:
             return False
         parts = path.split("/")
-        return not any("/".join(parts[:n]) in self.watched for n in range(1, len(parts) + 1))
+        return not any("/".join(parts[:n]) in self.ignored for n in range(1, len(parts) + 1))
 
 
 class Change(msgspec.Struct, frozen=True):
@@ -150,8 +151,8 @@ class GitSnapshots:
             tree = self._tree(entries)
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
         skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
-        ignored, complete = self._ignored()
-        return Snapshot(tree, tuple(skipped), {**large, **ignored}, complete, frozenset(entries))
+        ignored, watched = self._ignored()
+        return Snapshot(tree, tuple(skipped), {**large, **watched}, ignored, frozenset(entries))
 
     def _entries(
         self, paths: list[str]
@@ -269,21 +270,21 @@ class GitSnapshots:
             (submodules if meta.startswith("160000") else tracked).append(path)
         return list(dict.fromkeys(tracked)), list(dict.fromkeys(submodules))
 
-    def _ignored(self) -> tuple[dict[str, Fingerprint], bool]:
-        """The stat data of ignored paths (a wholly ignored folder as one), and whether
-        that is all of them."""
+    def _ignored(self) -> tuple[frozenset[str] | None, dict[str, Fingerprint]]:
+        """The ignored paths (a wholly ignored folder as one; None when git could not list
+        them), and the stat data of the first MAX_WATCHED."""
         args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
         try:
-            listed = self._paths(args)
+            listed = [path.rstrip("/") for path in self._paths(args)]
         except Blocked:  # said by the untracked files' listing
-            return {}, False
+            return None, {}
         watched: dict[str, Fingerprint] = {}
         with WorkTree(self.top) as tree:
             for path in listed[:MAX_WATCHED]:
-                info = tree.status(path.rstrip("/"))
+                info = tree.status(path)
                 if info is not None:
-                    watched[path.rstrip("/")] = _fingerprint(info)
-        return watched, len(listed) <= MAX_WATCHED
+                    watched[path] = _fingerprint(info)
+        return frozenset(listed), watched
 
     def _write_tree(self, entries: dict[str, tuple[str, str]]) -> str:
         with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:
