@@ -54,7 +54,9 @@ class WorkTree:
     """The folders of the work tree at `top`, each opened once and kept until `close`."""
 
     def __init__(self, top: Path) -> None:
-        with parent_folder(top / "x") as folder:
+        """`top` is the user's folder (a link on the way to it is theirs, and followed);
+        below it nothing is."""
+        with parent_folder(Path(os.path.realpath(top), "x")) as folder:
             self._folders: dict[str, int | None] = {"": os.dup(folder)}
 
     def __enter__(self) -> WorkTree:

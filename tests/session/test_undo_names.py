@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from di_code.session.git_snapshot import GitSnapshots
 from tests.session.prompts import Driver, new_repo
 
 
@@ -74,3 +75,16 @@ async def test_a_repository_whose_folder_name_ends_in_a_space_is_snapshotted(
     await driver.prompt(lambda: (repo / "a.txt").write_text("changed\n"))
     _, result = driver.undo()
     assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
+
+
+async def test_a_work_tree_reached_through_a_link_of_the_users_is_snapshotted(
+    tmp_path: Path,
+) -> None:
+    """The link is on the way to the top, which the user chose: followed. Below the top no
+    link is."""
+    repo = new_repo(tmp_path / "real")
+    (tmp_path / "via").symlink_to(tmp_path)
+    (repo / "a.txt").write_text("changed\n")
+    snapshots = GitSnapshots(tmp_path / "via" / "real")
+    row = snapshots.git(["ls-tree", "-z", snapshots.take().tree, "a.txt"]).decode()
+    assert snapshots.blobs([row.split()[2]]) == {row.split()[2]: b"changed\n"}
