@@ -6,8 +6,8 @@ Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started
   and `kill_children` (a hard exit: SIGKILL at once) end the whole group, background jobs a
   command left in it included; the groups of children started around this door (an SDK's)
   are found in /proc and ended too;
-- with PR_SET_PDEATHSIG (Linux): the kernel kills it with SIGKILL when di-code is gone,
-  even by SIGKILL. The flag is set between fork and exec
+- with PR_SET_PDEATHSIG (Linux; not git's quick calls, see `run_child`): the kernel kills it
+  with SIGKILL when di-code is gone, even by SIGKILL. The flag is set between fork and exec
   (`preexec_fn`: one prctl call on a function looked up beforehand, then a check that the
   parent did not die before it), or, for a child a library starts (the MCP SDK's stdio
   servers), by `dying_argv`: a `python -I -S -c` that sets it and execs the command.
@@ -78,21 +78,15 @@ def _kill_made(making: asyncio.Future[asyncio.subprocess.Process], own_group: bo
 
 
 def run_child(
-    argv: Sequence[str], *, own_group: bool = True, **options: Any
+    argv: Sequence[str], *, own_group: bool = True, bounded: bool = False, **options: Any
 ) -> subprocess.CompletedProcess[bytes]:
-    """`subprocess.run` through the door, for a child waited on at once (a probe, the
-    pager); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG."""
-    return subprocess.run(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
-
-
-def open_child(
-    argv: Sequence[str], *, own_group: bool = True, **options: Any
-) -> subprocess.Popen[bytes]:
-    """`subprocess.Popen` through the door, for a child whose wait the caller bounds itself
-    (git, killed with its group when it blocks on a FIFO); it dies with di-code. (The
-    death signal costs git a fork where Python would use vfork, about 1.5 ms a call here: a
-    git blocked on something has outlived a killed di-code without it.)"""
-    return subprocess.Popen(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
+    """`subprocess.run` through the door, for a child waited on at once (git, a probe, the
+    pager); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG. A `bounded` child (quick
+    local work under a timeout: git) goes without it: setting it forces a fork where Python
+    otherwise uses vfork, which doubles the cost of a git call (8 ms more here), and such a
+    child ends on its own soon anyway."""
+    preexec = None if bounded else _in_child()
+    return subprocess.run(argv, start_new_session=own_group, preexec_fn=preexec, **options)
 
 
 def dying_argv(argv: Sequence[str]) -> list[str]:
@@ -223,3 +217,13 @@ def _table() -> list[tuple[int, int, int, str]]:
 def signal_group(pgid: int, number: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, number)
+
+
+def open_child(
+    argv: Sequence[str], *, own_group: bool = True, **options: Any
+) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen` through the door, for a child whose wait the caller bounds itself
+    (git, killed with its group when it blocks on a FIFO); it dies with di-code. (The death
+    signal costs a fork where Python would use vfork, about 1.5 ms a git call here: without
+    it a git blocked on a pipe outlived a killed di-code.)"""
+    return subprocess.Popen(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
