@@ -51,8 +51,9 @@ IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
 UNKNOWN_BEFORE = "ignored by git before a tool ran, so not known to be the tool's"
 """In a tool-after's `skipped`: this path appeared, but was it made? Before the call an
 ignore rule hid it (the call may have changed the rule): its state then is unknown."""
-CHANGED_WHILE_READ = "not a file or link when read, not captured"
-"""A path swapped (for a FIFO, a folder, a link on the way) between its status and its read."""
+CHANGED_WHILE_READ = "unreadable, or changed while read, not captured"
+"""A path that could not be read (no permission), or was swapped (for a FIFO, a folder, a link
+on the way) or changed between its status and its read."""
 
 
 class Snapshot(msgspec.Struct, frozen=True):

@@ -142,7 +142,10 @@ def plan(
     git = git_snapshots(session, max_file_bytes)
     if git is None:
         raise NothingToUndo("this checkpoint was taken in a git work tree that is gone")
-    return _plan_git(git, target, later, force)
+    try:
+        return _plan_git(git, target, later, force)
+    except (GitError, OSError) as exc:  # one line, as every reason not to undo
+        raise NothingToUndo(f"the snapshots could not be read: {exc}") from None
 
 
 def apply(
