@@ -6,6 +6,7 @@ bytes itself, through the file door, so git opens no file of the work tree by na
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 from di_code.session.git_snapshot import GitSnapshots
@@ -88,3 +89,27 @@ async def test_a_work_tree_reached_through_a_link_of_the_users_is_snapshotted(
     snapshots = GitSnapshots(tmp_path / "via" / "real")
     row = snapshots.git(["ls-tree", "-z", snapshots.take().tree, "a.txt"]).decode()
     assert snapshots.blobs([row.split()[2]]) == {row.split()[2]: b"changed\n"}
+
+
+async def test_a_folder_swapped_for_a_link_out_is_never_read_through(tmp_path: Path) -> None:
+    """A tracked folder replaced by a link to a folder outside (`~/.kube`): its files are
+    absent to the snapshot (the link is recorded as a link), the outside bytes are in no
+    object, and undo puts the folder back."""
+    outside = tmp_path / "kube"
+    outside.mkdir()
+    (outside / "f.txt").write_bytes(b"KUBE SECRET\n")
+    repo = new_repo(tmp_path / "repo", {"d/f.txt": "mine\n"})
+    driver = Driver(tmp_path / "home", repo)
+
+    def swap() -> None:
+        (repo / "d" / "f.txt").unlink()
+        (repo / "d").rmdir()
+        os.symlink(outside, repo / "d")
+
+    await driver.prompt(swap)
+    _, result = driver.undo()
+    assert not result.failed, result.failed
+    assert not (repo / "d").is_symlink() and (repo / "d" / "f.txt").read_text() == "mine\n"
+    objects = subprocess.run(["git", "cat-file", "--batch-all-objects", "--batch"], cwd=repo,
+                             capture_output=True, check=True).stdout  # fmt: skip
+    assert b"KUBE SECRET" not in objects
