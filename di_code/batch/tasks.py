@@ -80,7 +80,8 @@ def read_tasks(path: Path) -> list[Task]:
         raise TaskFileError(f"cannot read {path}: {exc}") from None
     tasks: list[Task] = []
     errors: list[str] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
+    """By the id in lower case: ids name folders, which a case-insensitive disk shares."""
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip(JSON_BLANKS):
             continue
@@ -92,10 +93,12 @@ def read_tasks(path: Path) -> list[Task]:
         except ValueError as exc:
             errors.append(f"{path}:{number}: {exc}")
             continue
-        if task.id in seen:
-            errors.append(f"{path}:{number}: id {task.id!r} is also on line {seen[task.id]}")
+        if task.id.lower() in seen:
+            first, spelled = seen[task.id.lower()]
+            also = "" if spelled == task.id else f" (as {spelled!r})"
+            errors.append(f"{path}:{number}: id {task.id!r} is also on line {first}{also}")
             continue
-        seen[task.id] = number
+        seen[task.id.lower()] = (number, task.id)
         tasks.append(task)
     if errors:
         raise TaskFileError("\n".join(errors))

@@ -87,7 +87,10 @@ def run_task(
         status, result, error = _run_process(task, settings, checkout.path, stop, live)
         record["status"] = status
         record.update(_from_result(result, checkout.path))
-        record.update(_patch_fields(patch_of(checkout)))
+        patch = patch_of(checkout)
+        record.update(_patch_fields(patch.data))
+        if patch.left_out:
+            record["left_out"] = list(patch.left_out)
     except GitError as exc:  # the task ran, but what it changed cannot be read
         record["status"], error = "failed", f"patch: {exc}"
     except OSError as exc:
