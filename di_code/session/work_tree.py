@@ -7,9 +7,10 @@ link swapped in after di-code looked (a private key outside the workspace went i
 repository's objects), and blocking for ever on a FIFO. Here each folder of the tree is opened
 once, relative to the one above it, without following a link; a path with a link or a
 non-folder on the way is taken as absent. A file is opened through the door (a FIFO or a
-device is refused, never waited on), read in chunks up to the size limit, named (the blob's
-hash) as it is read, and only the blobs the repository lacks go to one `git fast-import`
-stream; a symlink's blob is its target, read with `readlink`.
+device is refused, never waited on), read to one byte past the size it had (a file that
+changes meanwhile is not captured), named (the blob's hash) as it is read, and only the blobs
+the repository lacks go to one `git fast-import` stream; a symlink's blob is its target, read
+with `readlink`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from di_code.ai.files.door import CHUNK, FileTooLarge, chunks, open_in, parent_folder
+from di_code.ai.files.door import CHUNK, FileTooLarge, open_in, parent_folder
 from di_code.session.git_run import GitError
 
 _FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -128,18 +129,23 @@ class WorkTree:
             stream.write(b"%d\n" % len(target) + target)
             return _object_name(object_format, target)
         with open_in(folder, name) as f:
-            size = os.fstat(f.fileno()).st_size
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
             if size > limit:
                 raise FileTooLarge(size, limit)
             digest = hashlib.new(object_format, b"blob %d\0" % size)
             stream.write(b"%d\n" % size)
             taken = 0
-            for chunk in chunks(f, size=min(CHUNK, size + 1)):
+            while True:  # one byte past the size: a file that grew is seen
+                wanted = min(CHUNK, size - taken + 1)
+                chunk = os.read(fd, wanted)
                 taken += len(chunk)
                 if taken > size:
                     break
                 digest.update(chunk)
                 stream.write(chunk)
+                if len(chunk) < wanted:  # a regular file's short read: its end
+                    break
         if taken != size:  # it changed while read: not the file its status showed
             raise OSError(errno.EAGAIN, "changed while read", path)
         return digest.hexdigest()
