@@ -94,6 +94,13 @@ class UndoPlan:
         undo of this prompt is never reported whole without naming them."""
         return [path for path, reason in self.keep if reason in NEVER_COVERED]
 
+    def undid(self) -> str:
+        """The sentence that ends a whole undo, naming what it could not cover."""
+        if self.uncovered:
+            return (f"Undid prompt {self.target.number}, except what undo cannot cover: "
+                    f"{', '.join(self.uncovered)}.")  # fmt: skip
+        return f"Undid prompt {self.target.number}."
+
     def lines(self) -> list[str]:
         """The plan: restore N, delete M, keep K, each path with its reason."""
         n, m, k = len(self.restores), len(self.deletes), len(self.keep)

@@ -65,6 +65,7 @@ async def test_a_nested_repository_is_said_at_the_start_and_in_the_plan(tmp_path
     undo_plan, result = driver.undo()
     assert ("vendor/lib", "a nested repository, not covered by undo") in undo_plan.keep
     assert undo_plan.uncovered == ["vendor/lib"]
+    assert undo_plan.undid() == "Undid prompt 1, except what undo cannot cover: vendor/lib."
     assert result.done == ["restored a.txt"]
     assert (nested / "lib.txt").read_text() == "changed too\n"
 
