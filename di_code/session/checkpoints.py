@@ -37,6 +37,7 @@ from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
     IGNORED_CHANGED,
+    IGNORED_NOW,
     UNKNOWN_BEFORE,
     GitSnapshots,
     Snapshot,
@@ -261,7 +262,7 @@ class Checkpointer:
         skipped = snapshot.skipped
         if since is not None:
             skipped += _changed_uncaptured(since, snapshot, paths)
-            skipped += _not_proven_new(since, snapshot)
+            skipped += _not_proven_new(since, snapshot) + _hidden_now(since, snapshot)
         self._last = snapshot
         self._append(phase, "git", snapshot.tree, skipped, paths)
         return snapshot
@@ -337,6 +338,13 @@ def _not_proven_new(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
     rule the call changed: undo must not take them for the tool's and delete them."""
     appeared = sorted(after.files - before.files)
     return tuple(skip(UNKNOWN_BEFORE, path) for path in appeared if not before.absent(path))
+
+
+def _hidden_now(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
+    """The ignored paths that hide a path gone from the tree over a tool call (an ignore
+    rule may have changed): what is under them is unknown, never restored over."""
+    hiding = {after.hiding(path) for path in before.files - after.files}
+    return tuple(skip(IGNORED_NOW, path) for path in sorted(hiding - {""}))
 
 
 def _changed_uncaptured(

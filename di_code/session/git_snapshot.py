@@ -48,6 +48,9 @@ NEVER_COVERED = (SUBMODULE, NESTED)
 CHANGED_BY_TOOL = "changed by a tool"
 """In a `skipped` reason: a tool call changed this uncaptured path (its bytes are lost)."""
 IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
+IGNORED_NOW = "ignored by git now, not captured"
+"""A path (or a folder of them) git ignores in this snapshot: one missing from the tree under
+it may be there all along (a rule changed), so it is unknown, not absent."""
 UNKNOWN_BEFORE = "ignored by git before a tool ran, so not known to be the tool's"
 """In a tool-after's `skipped`: this path appeared, but was it made? Before the call an
 ignore rule hid it (the call may have changed the rule): its state then is unknown."""
@@ -73,10 +76,13 @@ class Snapshot(msgspec.Struct, frozen=True):
         """Whether `path` was provably not there: not in the tree, and neither it nor a
         folder above it ignored (git shows no ignored path, so a new rule may bring one
         into view that was there all along)."""
-        if path in self.files or self.ignored is None:
-            return False
+        return path not in self.files and self.ignored is not None and not self.hiding(path)
+
+    def hiding(self, path: str) -> str:
+        """The ignored path (`path` or a folder above it) that hides `path`, or ""."""
         parts = path.split("/")
-        return not any("/".join(parts[:n]) in self.ignored for n in range(1, len(parts) + 1))
+        prefixes = ("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+        return next((p for p in prefixes if p in (self.ignored or ())), "")
 
 
 class Change(msgspec.Struct, frozen=True):

@@ -25,9 +25,11 @@ from di_code.session.git_run import GitError
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
+    IGNORED_NOW,
     NEVER_COVERED,
     GitSnapshots,
     parse_skip,
+    skip,
 )
 from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
 from di_code.session.safe_files import (
@@ -262,7 +264,8 @@ def _plan_git(
 ) -> UndoPlan:
     now = git.take()
     chain: list[Step] = [step for checkpoint in later for step in checkpoint.steps]
-    chain.append(("tool-before", now.tree, now.skipped, None))  # now: the user's, like any gap
+    hidden = tuple(skip(IGNORED_NOW, path) for path in now.ignored or ())  # not recorded
+    chain.append(("tool-before", now.tree, now.skipped + hidden, None))  # now: the user's
     undo_plan = UndoPlan(target, top=git.top, git=git)
     for history in path_histories(git, chain):
         _plan_path(undo_plan, history, force)

@@ -82,3 +82,21 @@ async def test_a_submodule_is_said_at_the_start_and_in_the_plan(tmp_path: Path) 
     assert any("lib (submodule" in w for w in driver.warnings), driver.warnings
     undo_plan, _ = driver.undo()
     assert any(path == "lib" for path, _ in undo_plan.keep), undo_plan.lines()
+
+
+async def test_a_file_an_ignore_rule_hid_is_never_overwritten(tmp_path: Path) -> None:
+    """The mirror case: a tool's rule hides an untracked file; the user edits it after the
+    prompt (git no longer shows it). It is not gone: undo must not write the old bytes over
+    the user's."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    (repo / "notes.md").write_text("v1\n")
+    (repo / "docs").mkdir()
+    (repo / "docs" / "b.md").write_text("b1\n")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / ".gitignore").write_text("*.md\ndocs/\n"))
+    (repo / "notes.md").write_text("mine\n")
+    (repo / "docs" / "b.md").write_text("mine too\n")
+    undo_plan, result = driver.undo()
+    assert result.done == ["deleted .gitignore"], undo_plan.lines()
+    assert (repo / "notes.md").read_text() == "mine\n"
+    assert (repo / "docs" / "b.md").read_text() == "mine too\n"
