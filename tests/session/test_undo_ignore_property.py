@@ -8,6 +8,7 @@ DI_CODE_UNDO_EXAMPLES=300 searches deeper."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -38,8 +39,10 @@ def put(root: Path, name: str, data: bytes) -> None:
     (root / name).write_bytes(data)
 
 
-async def run(folder: Path, first: list[str], existing: dict[str, bytes], tracked: bool,
-              then: list[str], made: dict[str, bytes], edits: dict[str, bytes]) -> None:  # fmt: skip
+async def run(
+    folder: Path, first: list[str], existing: dict[str, bytes], tracked: bool,
+    then: list[str], made: dict[str, bytes], edits: dict[str, bytes],
+) -> None:  # fmt: skip
     repo = folder / "repo"
     repo.mkdir()
     git(repo, "init", "-q")
@@ -64,10 +67,8 @@ async def run(folder: Path, first: list[str], existing: dict[str, bytes], tracke
     for name, data in edits.items():  # the user, after the prompt
         put(repo, name, data)
     found = read_all(repo)
-    try:
+    with contextlib.suppress(NothingToUndo):
         driver.undo()
-    except NothingToUndo:
-        pass
     left = read_all(repo)
     for name in set(found) | set(left):
         if name not in touched or name in edited:
