@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from di_code.ai.children import open_child, signal_group
+from di_code.ai.children import group_members, open_child, signal_group
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -194,7 +194,7 @@ def _wait(process: subprocess.Popen[bytes], given: bytes | None, name: str) -> t
             return process.communicate(given, timeout=POLL)
         except subprocess.TimeoutExpired:
             given = None  # what was given is being written: it is not given twice
-        if _opening_a_fifo(process.pid):
+        if any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started
             why = "was blocked opening a FIFO"
         elif time.monotonic() > deadline:
             why = f"did not end within {TIMEOUT_SECONDS} s"
