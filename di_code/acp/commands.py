@@ -84,7 +84,7 @@ def _undo(session: Any, arg: str, write_text: TextWriter | None) -> Done:
         return Done("\n".join([*lines, f"Nothing undone: no file can be restored{again}."]))
     result = apply(session, undo_plan, write_text)
     number = undo_plan.target.number
-    end = f"Prompt {number} is not fully undone." if result.failed else f"Undid prompt {number}."
+    end = f"Prompt {number} is not fully undone." if result.failed else undo_plan.undid()
     note = undo_note(number, result.done) if result.done else None
     if result.on_disk:
         changed = ", ".join(map(str, result.on_disk))

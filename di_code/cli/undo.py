@@ -53,7 +53,10 @@ def undo_command(
     if result.failed:
         _say(f"prompt {undo_plan.target.number} is not fully undone")
         return EXIT_NOTHING
-    print(f"undone: prompt {undo_plan.target.number} ({visible(undo_plan.target.title)})")
+    undone = f"undone: prompt {undo_plan.target.number} ({visible(undo_plan.target.title)})"
+    if undo_plan.uncovered:
+        undone += f", except what undo cannot cover: {visible(', '.join(undo_plan.uncovered))}"
+    print(undone)
     return EXIT_OK
 
 

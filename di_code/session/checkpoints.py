@@ -37,6 +37,8 @@ from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
     IGNORED_CHANGED,
+    IGNORED_NOW,
+    UNKNOWN_BEFORE,
     GitSnapshots,
     Snapshot,
     changed_watched,
@@ -260,6 +262,7 @@ class Checkpointer:
         skipped = snapshot.skipped
         if since is not None:
             skipped += _changed_uncaptured(since, snapshot, paths)
+            skipped += _not_proven_new(since, snapshot) + _hidden_now(since, snapshot)
         self._last = snapshot
         self._append(phase, "git", snapshot.tree, skipped, paths)
         return snapshot
@@ -328,6 +331,20 @@ class Checkpointer:
         except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail
             self._failed = True
             self.on_warning(f"checkpoint not recorded, undo may miss this prompt's changes: {exc}")
+
+
+def _not_proven_new(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
+    """The paths that appeared over a tool call but may have been there, hidden by an ignore
+    rule the call changed: undo must not take them for the tool's and delete them."""
+    appeared = sorted(after.files - before.files)
+    return tuple(skip(UNKNOWN_BEFORE, path) for path in appeared if not before.absent(path))
+
+
+def _hidden_now(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
+    """The ignored paths that hide a path gone from the tree over a tool call (an ignore
+    rule may have changed): what is under them is unknown, never restored over."""
+    hiding = {after.hiding(path) for path in before.files - after.files}
+    return tuple(skip(IGNORED_NOW, path) for path in sorted(hiding - {""}))
 
 
 def _changed_uncaptured(

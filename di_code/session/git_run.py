@@ -13,6 +13,12 @@ environment is rebuilt without the `GIT_*` variables that redirect git (`GIT_DIR
 names is passed on. No caller can put an option of its own before the subcommand (it would beat
 these settings).
 
+Git is a child like any other (di_code.ai.children): in a process group of its own, killed
+by the kernel when di-code dies, and ended with the other children when di-code stops. It is
+never waited on blindly: a git that blocks opening a FIFO (a `.gitignore` made with `mkfifo`
+blocks `ls-files --exclude-standard` for ever) is killed with its group within POLL seconds,
+and the caller gets Blocked. Names go to git NUL-separated only (`-z`), never a line each.
+
 A clone (`clone`) reaches only the transports README names, checked here and by git's own
 `protocol.<name>.allow` settings, so `ext::` (which runs a command) and `fd::` never run.
 """
@@ -21,11 +27,14 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import BinaryIO
 
-from di_code.ai.children import run_child
+from di_code.ai.children import group_members, open_child, signal_group
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -62,6 +71,10 @@ CLONE_CONFIG = _options(
 credential helpers (their ~/.gitconfig) may fetch it, over TRANSPORTS only."""
 
 TIMEOUT_SECONDS = 300
+POLL = 0.1
+"""Seconds between two looks at a running git (is it blocked on a FIFO?)."""
+FIFO_WAIT = b"wait_for_partner"
+"""Where Linux's open() of a FIFO waits for the other end (/proc/PID/wchan)."""
 _USER_SSH = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
 """The user's own ssh settings (a repository cannot set them): kept for a clone only."""
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -73,6 +86,10 @@ ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 
 class GitError(Exception):
     """A git command failed; the message is one line."""
+
+
+class Blocked(GitError):
+    """A git command waited on something that may never come (a FIFO): it was killed."""
 
 
 def git_env(
@@ -100,7 +117,7 @@ def run_git(
     args: Sequence[str],
     *,
     index_file: str | None = None,
-    stdin: bytes = b"",
+    stdin: bytes | BinaryIO = b"",
     author: tuple[str, str] | None = None,
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
@@ -116,7 +133,7 @@ def clone(source: str, where: Path, *, shared: bool = False) -> None:
     options = ["--no-checkout", "--quiet", "--template=", *(["--shared"] if shared else [])]
     env = git_env(keep=_USER_SSH)
     command = ["clone", *options, "--", source, str(where)]
-    _run(where.parent, CLONE_CONFIG, command, env, b"", quick=False)  # network: may be long
+    _run(where.parent, CLONE_CONFIG, command, env, b"")
 
 
 def remote_transport(repo: str) -> str | None:
@@ -144,29 +161,57 @@ def _run(
     config: tuple[str, ...],
     args: Sequence[str],
     env: dict[str, str],
-    stdin: bytes,
-    *,
-    quick: bool = True,
+    stdin: bytes | BinaryIO,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
+    given = stdin if isinstance(stdin, bytes) else None
     try:
-        done = run_child(
+        process = open_child(
             ["git", "--no-pager", *config, *args],
             cwd=cwd,
             env=env,
-            input=stdin,
-            capture_output=True,
-            timeout=TIMEOUT_SECONDS,
-            bounded=quick,
+            stdin=subprocess.PIPE if given is not None else stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+    except OSError as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
-    if done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines() or ["no reason given"]
+    out, err = _wait(process, given, args[0])
+    if process.returncode != 0:
+        lines = err.decode(errors="replace").strip().splitlines() or ["no reason given"]
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
         raise GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
-    return done.stdout
+    return out
+
+
+def _wait(process: subprocess.Popen[bytes], given: bytes | None, name: str) -> tuple[bytes, bytes]:
+    """git's output, looked in on every POLL seconds: a git blocked opening a FIFO (or past
+    TIMEOUT_SECONDS) is killed with its group at once, and that is a Blocked."""
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    while True:
+        try:
+            return process.communicate(given, timeout=POLL)
+        except subprocess.TimeoutExpired:
+            given = None  # what was given is being written: it is not given twice
+        if any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started
+            why = "was blocked opening a FIFO"
+        elif time.monotonic() > deadline:
+            why = f"did not end within {TIMEOUT_SECONDS} s"
+        else:
+            continue
+        signal_group(process.pid, signal.SIGKILL)
+        process.communicate()
+        raise Blocked(f"git {name} {why}")
+
+
+def _opening_a_fifo(pid: int) -> bool:
+    """Whether process `pid` waits in the kernel for a FIFO's other end (Linux)."""
+    try:
+        with open(f"/proc/{pid}/wchan", "rb") as f:
+            return f.read().strip() == FIFO_WAIT
+    except OSError:
+        return False
 
 
 def work_tree_top(folder: Path) -> Path | None:
@@ -177,7 +222,7 @@ def work_tree_top(folder: Path) -> Path | None:
         top = run_git(folder, ["rev-parse", "--show-toplevel"]).decode(errors="surrogateescape")
     except GitError:
         return None
-    top = top.strip()
+    top = top.removesuffix("\n")  # the one line end: a folder's name may end in a space
     if not top or not folder.resolve().is_relative_to(top):
         return None  # a `core.worktree` elsewhere: never snapshot or restore another folder
     return Path(top)

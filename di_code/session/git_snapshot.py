@@ -1,31 +1,35 @@
 """Snapshots of a git work tree that never touch the user's index, HEAD, branches or stash.
 
 A snapshot is a git tree object of the working tree as it is (tracked files and untracked files
-that are not ignored). Every blob is the file's raw bytes (`hash-object --no-filters`), so no
-filter or eol conversion runs and a restore is byte-exact; a symlink's blob is its target. The
+that are not ignored). Every blob is the file's raw bytes, read by di-code through the file
+door and handed to git as bytes (`work_tree`), so no filter or eol conversion runs, no link is
+followed and a restore is byte-exact; a symlink's blob is its target. The
 tree is built in a private index from scratch and kept alive by a ref under
 `refs/di-code/<home>/<session>/`, which `git gc` respects and no branch command shows; each
 DI_CODE_HOME prunes only its own refs. File hashes are remembered by their stat data, so a
 snapshot of an unchanged tree reads no file and writes no object.
 
 What a snapshot cannot capture is named in `skipped` with the reason (files over the size
-limit, submodules, every untracked file when there are too many): undo treats those paths as
-unknown and never deletes or overwrites them.
+limit, submodules, every untracked file when there are too many, a file swapped while it was
+read): undo treats those paths as unknown and never deletes or overwrites them.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import stat
 import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
-from di_code.session.git_run import GitError, run_git
+from di_code.session.git_run import Blocked, GitError, run_git
 from di_code.session.stat_cache import Fingerprint, StatCache
+from di_code.session.work_tree import WorkTree
 
 REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -37,9 +41,22 @@ MAX_WATCHED = 5_000
 RACY_NS = 3_000_000_000
 """A file changed this recently may change again within the same clock tick: hashed anew."""
 SUBMODULE = "submodule, not captured"
+NESTED = "a nested repository, not covered by undo"
+"""An untracked folder with a repository of its own: git lists it, never its files."""
+NEVER_COVERED = (SUBMODULE, NESTED)
+"""Paths whose changes no snapshot sees: named in every plan of a prompt that had them."""
 CHANGED_BY_TOOL = "changed by a tool"
 """In a `skipped` reason: a tool call changed this uncaptured path (its bytes are lost)."""
 IGNORED_CHANGED = f"ignored by git, {CHANGED_BY_TOOL}, not captured"
+IGNORED_NOW = "ignored by git now, not captured"
+"""A path (or a folder of them) git ignores in this snapshot: one missing from the tree under
+it may be there all along (a rule changed), so it is unknown, not absent."""
+UNKNOWN_BEFORE = "ignored by git before a tool ran, so not known to be the tool's"
+"""In a tool-after's `skipped`: this path appeared, but was it made? Before the call an
+ignore rule hid it (the call may have changed the rule): its state then is unknown."""
+CHANGED_WHILE_READ = "unreadable, or changed while read, not captured"
+"""A path that could not be read (no permission), or was swapped (for a FIFO, a folder, a link
+on the way) or changed between its status and its read."""
 
 
 class Snapshot(msgspec.Struct, frozen=True):
@@ -49,6 +66,23 @@ class Snapshot(msgspec.Struct, frozen=True):
     watched: dict[str, Fingerprint] = msgspec.field(default_factory=dict)
     """Stat data of skipped and ignored paths (kept in memory only): a change around one
     tool call is then named, though its bytes were not captured."""
+    ignored: frozenset[str] | None = frozenset()
+    """Every ignored path (a wholly ignored folder as one; in memory only); None when git
+    could not list them."""
+    files: frozenset[str] = frozenset()
+    """The paths in `tree` (kept in memory only)."""
+
+    def absent(self, path: str) -> bool:
+        """Whether `path` was provably not there: not in the tree, and neither it nor a
+        folder above it ignored (git shows no ignored path, so a new rule may bring one
+        into view that was there all along)."""
+        return path not in self.files and self.ignored is not None and not self.hiding(path)
+
+    def hiding(self, path: str) -> str:
+        """The ignored path (`path` or a folder above it) that hides `path`, or ""."""
+        parts = path.split("/")
+        prefixes = ("/".join(parts[:n]) for n in range(1, len(parts) + 1))
+        return next((p for p in prefixes if p in (self.ignored or ())), "")
 
 
 class Change(msgspec.Struct, frozen=True):
@@ -102,51 +136,81 @@ class GitSnapshots:
 
     def take(self) -> Snapshot:
         tracked, submodules = self._tracked()
-        untracked = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
         skipped = [skip(SUBMODULE, path) for path in submodules]
+        try:
+            listed = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
+        except Blocked as exc:  # a FIFO among the ignore files: no untracked file is known
+            listed = []
+            skipped.append(skip(f"{exc}, none captured"))
+        untracked = [path for path in listed if not path.endswith("/")]
+        skipped += [skip(NESTED, path.rstrip("/")) for path in listed if path.endswith("/")]
         if len(untracked) > self.max_untracked_files:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
             untracked = []
         paths = sorted({*tracked, *untracked})
         try:
-            entries, large = self._entries(paths)
+            entries, large, unread = self._entries(paths)
             tree = self._tree(entries)
         except GitError:  # a cached blob may have been pruned: hash everything once more
             self.stat_cache.clear()
-            entries, large = self._entries(paths)
+            entries, large, unread = self._entries(paths)
             tree = self._tree(entries)
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
-        return Snapshot(tree, tuple(skipped), {**large, **self._ignored()})
+        skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
+        ignored, watched = self._ignored()
+        return Snapshot(tree, tuple(skipped), {**large, **watched}, ignored, frozenset(entries))
 
     def _entries(
         self, paths: list[str]
-    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint]]:
-        """path -> (git mode, blob) of every file and symlink among `paths`, and the stat
-        data of the files over the size limit (not captured)."""
+    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint], list[str]]:
+        """path -> (git mode, blob) of every file and symlink among `paths`, the stat data
+        of the files over the size limit (not captured), and the paths that changed while
+        they were read (not captured either)."""
         entries: dict[str, tuple[str, str]] = {}
         large: dict[str, Fingerprint] = {}
-        to_hash: list[tuple[str, Fingerprint, str, bytes | None]] = []
-        top = str(self.top)
-        for path in paths:
-            info = _lstat(f"{top}/{path}")
-            if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
-                continue  # gone (absent from the tree), or a folder or device where a file was
-            mode = _git_mode(info.st_mode)
-            if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
-                large[path] = _fingerprint(info)
+        to_hash: list[tuple[str, Fingerprint, str]] = []
+        with WorkTree(self.top) as tree:
+            for path in paths:
+                info = tree.status(path)
+                if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
+                    continue  # gone (absent from the tree), or a folder or device where a file was
+                mode = _git_mode(info.st_mode)
+                if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
+                    large[path] = _fingerprint(info)
+                    continue
+                blob = self.stat_cache.get(path, _fingerprint(info))
+                if blob is not None:
+                    entries[path] = (mode, blob)
+                else:
+                    to_hash.append((path, _fingerprint(info), mode))
+            wanted = ((path, mode == "120000") for path, _, mode in to_hash)
+            blobs = tree.write_blobs(wanted, self.max_file_bytes, self)
+        unread: list[str] = []
+        for (path, fingerprint, mode), blob in zip(to_hash, blobs, strict=True):
+            if blob is None:
+                unread.append(path)
                 continue
-            blob = self.stat_cache.get(path, _fingerprint(info))
-            if blob is not None:
-                entries[path] = (mode, blob)
-            else:
-                link = os.readlink(f"{top}/{path}").encode() if mode == "120000" else None
-                to_hash.append((path, _fingerprint(info), mode, link))
-        for (path, fingerprint, mode, _), blob in zip(to_hash, self._hash(to_hash), strict=True):
             entries[path] = (mode, blob)
             if time.time_ns() - fingerprint[2] > RACY_NS:
                 self.stat_cache.put(path, fingerprint, blob)
-        return entries, large
+        return entries, large, unread
+
+    @functools.cached_property
+    def object_format(self) -> str:
+        """How the repository names objects: `sha1` or `sha256`."""
+        named = self.git(["rev-parse", "--show-object-format"]).decode().strip()
+        return "sha256" if named == "sha256" else "sha1"
+
+    def missing(self, names: list[str]) -> set[str]:
+        if not names:
+            return set()
+        asked = "".join(f"{name}\n" for name in names).encode()
+        rows = self.git(["cat-file", "--batch-check"], stdin=asked).decode().splitlines()
+        return {row.split()[0] for row in rows if row.endswith(" missing")}
+
+    def fast_import(self, stream: BinaryIO) -> bytes:
+        return run_git(self.top, ["fast-import", "--quiet", "--done"], stdin=stream)
 
     def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
         if entries != self._last_entries:  # an unchanged tree is not written again
@@ -168,9 +232,8 @@ class GitSnapshots:
         refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode()
         dead = [ref for ref in refs.split() if ref[len(scope) :].split("/")[0] not in live_sessions]
         if dead:
-            self.git(
-                ["update-ref", "--stdin"], stdin="".join(f"delete {r}\n" for r in dead).encode()
-            )
+            deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
+            self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
 
     def changes(self, old_tree: str, new_tree: str) -> list[Change]:
         """Every file path that differs between two trees (no rename detection)."""
@@ -214,31 +277,21 @@ class GitSnapshots:
             (submodules if meta.startswith("160000") else tracked).append(path)
         return list(dict.fromkeys(tracked)), list(dict.fromkeys(submodules))
 
-    def _ignored(self) -> dict[str, Fingerprint]:
+    def _ignored(self) -> tuple[frozenset[str] | None, dict[str, Fingerprint]]:
+        """The ignored paths (a wholly ignored folder as one; None when git could not list
+        them), and the stat data of the first MAX_WATCHED."""
         args = ["ls-files", "-z", "-o", "-i", "--exclude-standard", "--directory"]
+        try:
+            listed = [path.rstrip("/") for path in self._paths(args)]
+        except Blocked:  # said by the untracked files' listing
+            return None, {}
         watched: dict[str, Fingerprint] = {}
-        for path in self._paths(args)[:MAX_WATCHED]:
-            info = _lstat(f"{self.top}/{path}")
-            if info is not None:
-                watched[path.rstrip("/")] = _fingerprint(info)
-        return watched
-
-    def _hash(self, files: list[tuple[str, Fingerprint, str, bytes | None]]) -> list[str]:
-        """Write each file's raw bytes (a symlink's target) as a blob; their names in order."""
-        if not files:
-            return []
-        with tempfile.TemporaryDirectory(prefix="di-code-links-") as links:
-            paths = []
-            for number, (path, _, _, link) in enumerate(files):
-                if link is None:
-                    paths.append(str(self.top / path))
-                    continue
-                stand_in = Path(links, str(number))
-                stand_in.write_bytes(link)
-                paths.append(str(stand_in))
-            stdin = "".join(f"{p}\n" for p in paths).encode(errors="surrogateescape")
-            args = ["hash-object", "-w", "--no-filters", "--stdin-paths"]
-            return self.git(args, stdin=stdin).decode().split()
+        with WorkTree(self.top) as tree:
+            for path in listed[:MAX_WATCHED]:
+                info = tree.status(path)
+                if info is not None:
+                    watched[path] = _fingerprint(info)
+        return frozenset(listed), watched
 
     def _write_tree(self, entries: dict[str, tuple[str, str]]) -> str:
         with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:
@@ -256,13 +309,6 @@ class GitSnapshots:
 def changed_watched(before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> list[str]:
     """The watched paths whose stat data differs (made, changed or removed) between two."""
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
-
-
-def _lstat(path: str) -> os.stat_result | None:
-    try:
-        return os.lstat(path)
-    except OSError:
-        return None
 
 
 def _fingerprint(info: os.stat_result) -> Fingerprint:

@@ -15,7 +15,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from di_code.session.checkpoint_list import TOOL_INTERVALS, Step
-from di_code.session.git_snapshot import CHANGED_BY_TOOL, GitSnapshots, parse_skip
+from di_code.session.git_snapshot import (
+    CHANGED_BY_TOOL,
+    IGNORED_NOW,
+    UNKNOWN_BEFORE,
+    GitSnapshots,
+    parse_skip,
+)
 
 NO_UNTRACKED = "untracked, and that snapshot captured no untracked file"
 
@@ -63,6 +69,7 @@ def path_histories(git: GitSnapshots, chain: list[Step]) -> list[PathHistory]:
     for path, states in sorted(trees.items()):
         states += [states[-1]] * (len(chain) - len(states))
         captured = [skip.captured(path, s) for s, skip in zip(states, skips, strict=True)]
+        _hidden_before(path, captured, skips)
         history = PathHistory(path, captured)
         for number, (was, became) in enumerate(itertools.pairwise(captured)):
             before, after = chain[number], chain[number + 1]
@@ -76,6 +83,17 @@ def path_histories(git: GitSnapshots, chain: list[Step]) -> list[PathHistory]:
     return histories
 
 
+def _hidden_before(path: str, captured: list[State], skips: list[_Skips]) -> None:
+    """A path that appeared while an ignore rule may have hidden it: unknown, not absent, in
+    the snapshots before that showed it absent."""
+    for number, skips_then in enumerate(skips):
+        reason = skips_then.hidden.get(path)
+        earlier = number - 1
+        while reason and earlier >= 0 and captured[earlier] == State():  # absent, known
+            captured[earlier] = State(unknown=reason)
+            earlier -= 1
+
+
 @dataclass(frozen=True, slots=True)
 class _Skips:
     """One snapshot's `skipped` entries, by path."""
@@ -85,18 +103,37 @@ class _Skips:
     noticed: frozenset[str]
     """Paths the snapshot after a tool call saw the tool change, though not their bytes (a
     notice of that change, not of the capture)."""
+    hidden: dict[str, str]
+    """Paths this snapshot shows that an ignore rule may have hidden before (UNKNOWN_BEFORE):
+    a notice about the snapshots before, not about this one."""
+    ignored: frozenset[str]
+    """Ignored paths (IGNORED_NOW): a path missing from the tree under one is unknown."""
 
     @classmethod
     def of(cls, skipped: Iterable[str]) -> _Skips:
         entries = [parse_skip(entry) for entry in skipped]
         noticed = frozenset(path for reason, path in entries if CHANGED_BY_TOOL in reason)
-        uncaptured = {path: reason for reason, path in entries if CHANGED_BY_TOOL not in reason}
-        return cls(uncaptured, noticed)
+        hidden = {path: reason for reason, path in entries if reason == UNKNOWN_BEFORE}
+        ignored = frozenset(path for reason, path in entries if reason == IGNORED_NOW)
+        notices = (UNKNOWN_BEFORE, IGNORED_NOW)
+        uncaptured = {
+            path: reason
+            for reason, path in entries
+            if CHANGED_BY_TOOL not in reason and reason not in notices
+        }
+        return cls(uncaptured, noticed, hidden, ignored)
 
     def captured(self, path: str, state: State) -> State:
-        """`state` as the tree shows it, or unknown when the snapshot skipped the path."""
+        """`state` as the tree shows it, or unknown when the snapshot skipped the path (or
+        ignored it: missing from the tree, it may be there all the same)."""
         if path in self.uncaptured:
             return State(unknown=self.uncaptured[path])
         if state.mode is None and "" in self.uncaptured:
             return State(unknown=NO_UNTRACKED)
+        if state.mode is None and self.ignored and self._ignores(path):
+            return State(unknown=IGNORED_NOW)
         return state
+
+    def _ignores(self, path: str) -> bool:
+        parts = path.split("/")
+        return any("/".join(parts[:n]) in self.ignored for n in range(1, len(parts) + 1))

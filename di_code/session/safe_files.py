@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 from di_code.ai.files.door import create_new, open_real, parent_folder, read_at_most
+from di_code.ai.files.resolve import Outside, resolve_path
 
 
 def write_file(path: Path, data: bytes, mode: int) -> None:
@@ -56,6 +57,17 @@ def read_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
     the door's FileTooLarge when it holds more than `limit` bytes."""
     with open_real(path) as handle:
         return read_at_most(handle, limit), os.fstat(handle.fileno())
+
+
+def is_real(path: Path) -> bool:
+    """Whether absolute `path` is its own real path: no symlink in it, the last component
+    included. Only such a path is handed to anyone who follows links (an editor writing its
+    buffer): a link the model planted would send the bytes where it points."""
+    try:
+        with resolve_path(path, lambda real: real == path):
+            return True
+    except (Outside, OSError):
+        return False
 
 
 def remove_empty_folders(path: Path, top: Path) -> None:

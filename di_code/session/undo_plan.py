@@ -25,11 +25,15 @@ from di_code.session.git_run import GitError
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
+    IGNORED_NOW,
+    NEVER_COVERED,
     GitSnapshots,
     parse_skip,
+    skip,
 )
 from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
 from di_code.session.safe_files import (
+    is_real,
     read_file,
     remove_empty_folders,
     remove_file,
@@ -86,6 +90,19 @@ class UndoPlan:
     def deletes(self) -> list[str]:
         return [a.shown for a in self.actions if a.deletes]
 
+    @property
+    def uncovered(self) -> list[str]:
+        """The paths whose changes undo cannot see (nested repositories, submodules): an
+        undo of this prompt is never reported whole without naming them."""
+        return [path for path, reason in self.keep if reason in NEVER_COVERED]
+
+    def undid(self) -> str:
+        """The sentence that ends a whole undo, naming what it could not cover."""
+        if self.uncovered:
+            return (f"Undid prompt {self.target.number}, except what undo cannot cover: "
+                    f"{', '.join(self.uncovered)}.")  # fmt: skip
+        return f"Undid prompt {self.target.number}."
+
     def lines(self) -> list[str]:
         """The plan: restore N, delete M, keep K, each path with its reason."""
         n, m, k = len(self.restores), len(self.deletes), len(self.keep)
@@ -134,7 +151,10 @@ def plan(
     git = git_snapshots(session, max_file_bytes)
     if git is None:
         raise NothingToUndo("this checkpoint was taken in a git work tree that is gone")
-    return _plan_git(git, target, later, force)
+    try:
+        return _plan_git(git, target, later, force)
+    except (GitError, OSError) as exc:  # one line, as every reason not to undo
+        raise NothingToUndo(f"the snapshots could not be read: {exc}") from None
 
 
 def apply(
@@ -196,10 +216,13 @@ def _carry_out(
 def _written_as_text(write_text: TextWriter, path: Path, data: bytes, mode: int) -> bool:
     """Whether `write_text` put `data` at `path`, byte for byte and with `mode`. An editor
     may keep the text unsaved, change its line ends or make the file with its own mode: undo
-    then writes the disk itself, so a restore is byte-exact whoever writes it."""
+    then writes the disk itself, so a restore is byte-exact whoever writes it. A path with a
+    link in it is never handed over: the editor would write where the link points."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
+        return False
+    if not is_real(path):
         return False
     if not write_text(path, text):
         return False
@@ -241,7 +264,8 @@ def _plan_git(
 ) -> UndoPlan:
     now = git.take()
     chain: list[Step] = [step for checkpoint in later for step in checkpoint.steps]
-    chain.append(("tool-before", now.tree, now.skipped, None))  # now: the user's, like any gap
+    hidden = tuple(skip(IGNORED_NOW, path) for path in now.ignored or ())  # not recorded
+    chain.append(("tool-before", now.tree, now.skipped + hidden, None))  # now: the user's
     undo_plan = UndoPlan(target, top=git.top, git=git)
     for history in path_histories(git, chain):
         _plan_path(undo_plan, history, force)
@@ -285,7 +309,7 @@ def _uncaptured(chain: list[Step], named: set[str]) -> list[tuple[str, str]]:
     for phase, _, skipped, _ in chain:
         for reason, path in map(parse_skip, skipped):
             by_tool = phase == "tool-after" and CHANGED_BY_TOOL in reason
-            if by_tool or path == "" or reason.startswith("submodule"):
+            if by_tool or path == "" or reason in NEVER_COVERED:
                 found.setdefault(path, reason)
     return sorted((path, reason) for path, reason in found.items() if path not in named)
 

@@ -258,7 +258,7 @@ def _apply_plan(
         repl.notes_for_model.append(undo_note(number, result.done))
     if result.failed:
         return _fail(repl, "\n".join([*lines, f"Prompt {number} is not fully undone."]))
-    return _say(repl, "\n".join([*lines, f"Undid prompt {number}."]))
+    return _say(repl, "\n".join([*lines, visible(undo_plan.undid())]))
 
 
 def _saved_session(repl: ChatView) -> Session:

@@ -225,3 +225,24 @@ def test_no_key_here_fails_the_batch_once_and_runs_no_task(
     statuses = {record["status"] for record in read_results(tmp_path / "r.jsonl").values()}
     assert statuses == {"cancelled"}
     assert not llm_server.requests
+
+
+def test_a_fifo_a_task_made_among_the_ignore_files_never_holds_the_batch(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Issue 41: a task's `mkfifo logs/.gitignore` left the driver's `git ls-files -o
+    --exclude-standard` blocked opening it, past SIGINT, and outliving a SIGKILL. The git
+    call is killed at once instead, and the batch ends (the task's record says why when
+    its patch could not be made)."""
+    make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "repo": "repo", "prompt": "p"}])
+    llm_server.script(
+        bash_call("mkdir logs && mkfifo logs/.gitignore && echo changed > a.txt"),
+        Turn(text="piped"),
+    )
+    done = run_batch(str(tasks), "--out", "r.jsonl")
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr
+    [record] = read_results(tmp_path / "r.jsonl").values()
+    assert record["status"] == "done" or "FIFO" in record["error"], record
+    assert not processes_running("ls-files", under=tmp_path)

@@ -285,3 +285,27 @@ def test_a_filter_the_prompt_plants_never_runs(
     assert undone.returncode == 0, undone.stderr
     assert (repo / "app.py").read_text() == "value = 1\n" and not (repo / "later.txt").exists()
     assert not marker.exists()
+
+
+def test_an_ignore_rule_changed_by_bash_makes_undo_delete_nothing_it_uncovered(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Issue 40: one bash call `printf '*.log\\n' > .gitignore`, no tool touching `.env`:
+    undo planned "delete .env, delete build/app.bin", deleted them and said "undone"."""
+    git(workspace, "init", "-q", "-b", "main")
+    (workspace / ".gitignore").write_text(".env\nbuild/\n")
+    git(workspace, "add", ".")
+    git(workspace, "commit", "-qm", "first")
+    (workspace / ".env").write_text("KEY=mine\n")
+    (workspace / "build").mkdir()
+    (workspace / "build" / "app.bin").write_bytes(b"\x7fELF")
+    llm_server.script(
+        call("bash", {"command": "printf '*.log\\n' > .gitignore"}, "c1"), Turn(text="done")
+    )
+    assert run_di_code("run", "--yes", "--sandbox", "off", "tidy").returncode == 0
+    undone = run_di_code("undo", "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert "undo prompt 1 (tidy): restore 1, delete 0, keep 3" in undone.stdout.splitlines()
+    assert (workspace / ".env").read_text() == "KEY=mine\n"
+    assert (workspace / "build" / "app.bin").read_bytes() == b"\x7fELF"
+    assert (workspace / ".gitignore").read_text() == ".env\nbuild/\n"

@@ -217,3 +217,45 @@ async def test_no_prompt_runs_while_the_undo_writes(
     client.release.set()
     assert (await undoing).stop_reason == "end_turn"
     assert notes.read_text() == "one\n" and len(llm_server.requests) == 2
+
+
+async def test_undo_through_the_editor_never_follows_a_link_the_model_planted(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Issue 40: the model swaps a.txt for a link to b.txt and c.txt for one to .git/config;
+    `/undo` asked the editor to write b.txt (the user's text lost) and .git/config (with a
+    `core.fsmonitor` the user's next `git status` ran). A link is a link: the editor is
+    asked for neither, the links are replaced by the files they were."""
+    subprocess.run(["git", "init", "-q"], cwd=workspace, check=True, timeout=30)
+    a, b, c = workspace / "a.txt", workspace / "b.txt", workspace / "c.txt"
+    config = workspace / ".git" / "config"
+    a.write_text("user a\n")
+    b.write_text("the user's b\n")
+    planted = "[core]\n\tfsmonitor = touch pwned\n"
+    swap = "rm a.txt c.txt && ln -s b.txt a.txt && ln -s .git/config c.txt"
+    llm_server.script(
+        calls(write("c.txt", planted)),
+        Turn(text="wrote"),
+        calls(edit("a.txt", "user", "model"), ("bash", {"command": swap})),
+        Turn(text="swapped"),
+    )
+    client = SavingEditor()
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+                       capabilities=EDITOR_FS)  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "write c")
+    await prompt(conn, session.session_id, "swap them")
+    assert a.is_symlink() and c.is_symlink()
+    config_before = config.read_bytes()
+    client.writes.clear()
+
+    await prompt(conn, session.session_id, "/undo")
+    said = client.said()
+    assert "Undid prompt 2." in said, said
+    written = [path for path, _ in client.writes]
+    assert str(b) not in written and str(config) not in written, written
+    assert b.read_text() == "the user's b\n" and config.read_bytes() == config_before
+    assert not a.is_symlink() and a.read_text() == "user a\n"
+    assert not c.is_symlink() and c.read_text() == planted
+    [line] = [line for line in said.splitlines() if line.startswith("Changed on disk")]
+    assert str(a) in line and str(c) in line, line

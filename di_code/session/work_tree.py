@@ -1,0 +1,172 @@
+"""The files of a git work tree as di-code reads them for a snapshot: by itself, through the
+file door, and handed to git as bytes, never as names.
+
+`git hash-object --stdin-paths` takes one name a line (a name with `\\n` is two names, a
+trailing `\\r` is dropped, so `k\\r` was hashed as `k`) and opens each file itself: through a
+link swapped in after di-code looked (a private key outside the workspace went into the
+repository's objects), and blocking for ever on a FIFO. Here each folder of the tree is opened
+once, relative to the one above it, without following a link; a path with a link or a
+non-folder on the way is taken as absent. A file is opened through the door (a FIFO or a
+device is refused, never waited on), read to one byte past the size it had (a file that
+changes meanwhile is not captured), named (the blob's hash) as it is read, and only the blobs
+the repository lacks go to one `git fast-import` stream; a symlink's blob is its target, read
+with `readlink`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import BinaryIO, Protocol
+
+from di_code.ai.files.door import CHUNK, FileTooLarge, open_in, parent_folder
+from di_code.session.git_run import GitError
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class Objects(Protocol):
+    """The repository's object store, as far as writing blobs needs it."""
+
+    @property
+    def object_format(self) -> str:
+        """`sha1` or `sha256`: how a blob's name is computed from its bytes."""
+        ...
+
+    def missing(self, names: list[str]) -> set[str]:
+        """Those of `names` the repository does not hold."""
+        ...
+
+    def fast_import(self, stream: BinaryIO) -> bytes:
+        """`git fast-import` of `stream`; its output."""
+        ...
+
+
+Blob = tuple[str, bool]
+"""A path whose bytes become a blob, and whether it is a symlink (else a regular file)."""
+
+
+class WorkTree:
+    """The folders of the work tree at `top`, each opened once and kept until `close`."""
+
+    def __init__(self, top: Path) -> None:
+        """`top` is the user's folder (a link on the way to it is theirs, and followed);
+        below it nothing is."""
+        with parent_folder(Path(os.path.realpath(top), "x")) as folder:
+            self._folders: dict[str, int | None] = {"": os.dup(folder)}
+
+    def __enter__(self) -> WorkTree:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for fd in self._folders.values():
+            if fd is not None:
+                os.close(fd)
+        self._folders.clear()
+
+    def status(self, path: str) -> os.stat_result | None:
+        """The status of `path` itself (a link not followed); None when it is absent or a
+        component on the way is not a real folder."""
+        folder, name = self._parent(path)
+        if folder is None:
+            return None
+        try:
+            return os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except OSError:
+            return None
+
+    def write_blobs(self, blobs: Iterable[Blob], limit: int, store: Objects) -> list[str | None]:
+        """Each blob's name in the repository, in order: None for a path that could not be
+        read as it was seen (gone, swapped for a folder or a FIFO, changed while read, grown
+        past `limit`). Names are computed here; only blobs the repository lacks are written
+        (an unchanged file costs no disk, which may be full)."""
+        found: list[str | None] = []
+        with tempfile.TemporaryFile(prefix="di-code-blobs-") as stream:
+            stream.write(b"feature done\n")
+            for number, blob in enumerate(blobs, 1):
+                found.append(self._append(stream, number, blob, limit, store.object_format))
+            named = [(n, name) for n, name in enumerate(found, 1) if name is not None]
+            missing = store.missing([name for _, name in named])
+            if not missing:
+                return found
+            marks = [(n, name) for n, name in named if name in missing]
+            stream.write(b"".join(b"get-mark :%d\n" % n for n, _ in marks) + b"done\n")
+            stream.seek(0)
+            written = store.fast_import(stream).decode().split()
+        if written != [name for _, name in marks]:
+            raise GitError("git fast-import named the blobs otherwise than their bytes")
+        return found
+
+    def _append(
+        self, stream: BinaryIO, mark: int, blob: Blob, limit: int, object_format: str
+    ) -> str | None:
+        """Add one blob to the stream and return its name; None (the stream as before) when
+        it cannot be read as it was seen."""
+        start = stream.tell()
+        stream.write(b"blob\nmark :%d\ndata " % mark)
+        try:
+            name = self._copy(blob, stream, limit, object_format)
+        except OSError:
+            stream.seek(start)
+            stream.truncate()
+            return None
+        stream.write(b"\n")
+        return name
+
+    def _copy(self, blob: Blob, stream: BinaryIO, limit: int, object_format: str) -> str:
+        """Write `<size>\\n<bytes>` of one path; its object name."""
+        path, link = blob
+        folder, name = self._parent(path)
+        if folder is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        if link:
+            target = os.fsencode(os.readlink(name, dir_fd=folder))
+            stream.write(b"%d\n" % len(target) + target)
+            return _object_name(object_format, target)
+        with open_in(folder, name) as f:
+            fd = f.fileno()
+            size = os.fstat(fd).st_size
+            if size > limit:
+                raise FileTooLarge(size, limit)
+            digest = hashlib.new(object_format, b"blob %d\0" % size)
+            stream.write(b"%d\n" % size)
+            taken = 0
+            while True:  # one byte past the size: a file that grew is seen
+                wanted = min(CHUNK, size - taken + 1)
+                chunk = os.read(fd, wanted)
+                taken += len(chunk)
+                if taken > size:
+                    break
+                digest.update(chunk)
+                stream.write(chunk)
+                if len(chunk) < wanted:  # a regular file's short read: its end
+                    break
+        if taken != size:  # it changed while read: not the file its status showed
+            raise OSError(errno.EAGAIN, "changed while read", path)
+        return digest.hexdigest()
+
+    def _parent(self, path: str) -> tuple[int | None, str]:
+        folder, _, name = path.rpartition("/")
+        return self._folder(folder), name
+
+    def _folder(self, path: str) -> int | None:
+        """The open folder `path` (relative to the top), None when it is not a real one."""
+        if path in self._folders:
+            return self._folders[path]
+        above, _, name = path.rpartition("/")
+        parent = self._folder(above)
+        fd = None
+        if parent is not None:
+            with contextlib.suppress(OSError):
+                fd = os.open(name, _FOLDER, dir_fd=parent)
+        self._folders[path] = fd
+        return fd
+
+
+def _object_name(object_format: str, data: bytes) -> str:
+    return hashlib.new(object_format, b"blob %d\0" % len(data) + data).hexdigest()
