@@ -119,7 +119,7 @@ async def good():
 
 
 LAUNCHER = "tools/policy/launcher.py"
-DOOR_CALLS = {"start_child", "run_child", "dying_argv"}
+DOOR_CALLS = {"start_child", "run_child", "open_child", "dying_argv"}
 READS_NO_WORKSPACE_CODE = {
     "ui/pager.py": "the pager shows di-code's own text",
     "tools/policy/sandbox.py": "bubblewrap's probe runs `/bin/sh -c :`",
