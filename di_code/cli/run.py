@@ -11,7 +11,6 @@ one the loop does not act on within 1 s ends the process at once (di_code.ai.sto
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 import sys
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from di_code.agent.events import AgentEvent, ToolExecutionEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
+from di_code.ai import left_behind
 from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.stop_signals import STOP_SIGNALS, responding
@@ -59,7 +59,7 @@ def run_command(
     text = read_prompt(argument, sys.stdin)
     terminal = _terminal_parts(output_format)  # before the loop: Rich's import, ~50 ms
     try:
-        return asyncio.run(_run(text, output_format, options, images, terminal))
+        return left_behind.run(_run(text, output_format, options, images, terminal))
     except AttachmentError as exc:  # found before any request: the command line is wrong
         raise UsageError(str(exc)) from None
 

@@ -57,7 +57,45 @@ class Deaf(_Tool):
         self.started()
         await asyncio.sleep(1000)  # it never listens to the abort
         return []
+
+class Stubborn(_Tool):
+    name = "stubborn"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        self.started()
+        while True:  # a cancellation is swallowed too
+            try:
+                await asyncio.sleep(1000)
+            except asyncio.CancelledError:
+                pass
+
+class Waiting(_Tool):
+    name = "waiting"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        self.started()
+        await asyncio.Event().wait()  # an event nobody sets
+        return []
+
+class Sleeper(_Tool):
+    name = "sleeper"
+
+    def execute(self, tool_call_id, params, signal=None):  # run in a thread
+        self.started()
+        while True:
+            time.sleep(1000)
+
+class Busy(_Tool):
+    name = "busy"
+
+    def execute(self, tool_call_id, params, signal=None):  # run in a thread, CPU-bound
+        self.started()
+        n = 0
+        while True:
+            n += 1
 """
+
+ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy"]
 
 
 def plugin_site(folder: Path) -> Path:
@@ -65,7 +103,8 @@ def plugin_site(folder: Path) -> Path:
     site = folder / "site"
     (site / "stop_plugin-1.0.dist-info").mkdir(parents=True)
     (site / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
-        "[di_code.tools]\nblock = stop_plugin:Block\ndeaf = stop_plugin:Deaf\n"
+        "[di_code.tools]\n"
+        + "".join(f"{name} = stop_plugin:{name.title()}\n" for name in ["block", *ABANDONED_TOOLS])
     )
     (site / "stop_plugin.py").write_text(PLUGIN)
     return site
@@ -230,18 +269,21 @@ def test_a_blocked_loop_is_ended_by_the_watchdog(
     launch.assert_nothing_left()  # the background job bash left is killed too
 
 
-def test_a_second_signal_within_two_seconds_ends_at_once(
-    launch: Launch, llm_server: LLMServer
+@pytest.mark.parametrize("tool", ABANDONED_TOOLS)
+@EACH_SIGNAL
+def test_a_tool_that_does_not_listen_is_left_behind(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, tool: str, number: signal.Signals
 ) -> None:
-    llm_server.script(call("deaf", {}))
-    process = launch.start()
-    launch.wait_for("deaf")
-    process.send_signal(signal.SIGTERM)
-    time.sleep(1.5)  # past the watchdog's second: the loop acted, and the tool does not stop
-    assert process.poll() is None
-    code, seconds, stderr = launch.stop(signal.SIGINT)
-    assert code == 143, stderr  # the first signal's code
+    """One signal ends the turn and the process, whatever the tool does with it: its task or
+    thread is abandoned, its end is not waited for."""
+    llm_server.script(call(tool, {}))
+    launch.start()
+    launch.wait_for(tool)
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
     assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"  # the loop acted: no watchdog
     launch.assert_nothing_left()
 
 
