@@ -12,6 +12,9 @@ point's first call, before stdin is read or any server starts, and its handlers 
 Ending at once: the terminal's modes as they were at start, every child's group killed
 (di_code.ai.children), the signal named on stderr, exit 128 + the first signal's number.
 The session needs no flush: each entry is written and synced as it comes.
+
+A stdout whose reader is gone (`| head`) is a stop too, as SIGPIPE is to a Unix tool: the
+writer that finds it calls `output_closed`, which acts as a SIGPIPE would (exit 141), quietly.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ STOP_SIGNALS = {
     signal.SIGTERM: "terminated",
     signal.SIGHUP: "hung up",
 }
+OUTPUT_CLOSED = signal.SIGPIPE
+"""Not handled (Python ignores it, so a write fails with EPIPE instead): `output_closed`."""
 SECOND_WITHIN = 2.0
 ACT_WITHIN = 1.0
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
@@ -101,6 +106,16 @@ async def until_stopped(work: Awaitable[int]) -> int:
         return 128 + received[0] if received else code
 
 
+def output_closed() -> None:
+    """Stop as for a signal OUTPUT_CLOSED: stdout's reader is gone. Stdout is pointed at
+    /dev/null first, so that nothing written later (the flush at exit) fails again."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    _on_signal(OUTPUT_CLOSED, None)
+
+
 def _on_signal(number: int, _frame: object) -> None:
     now = time.monotonic()
     first = _state.first
@@ -141,8 +156,10 @@ def end_now(number: int) -> NoReturn:
     children = sys.modules.get("di_code.ai.children")  # not loaded: no child was started
     if children is not None:
         children.kill_children()
+    said = STOP_SIGNALS.get(signal.Signals(number))
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-        os.write(2, f"di-code: {STOP_SIGNALS.get(signal.Signals(number), 'stopped')}\n".encode())
+        if said is not None:  # a closed output ends quietly, as Unix tools do
+            os.write(2, f"di-code: {said}\n".encode())
     os._exit(128 + number)
 
 

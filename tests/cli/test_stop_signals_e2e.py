@@ -1,6 +1,7 @@
 """`di-code run` ended by SIGINT, SIGTERM or SIGHUP, or a closed pseudo-terminal, in each state
 it can be in: starting its MCP servers, running a bash command, running a hook, its loop blocked
-by a plugin tool (the watchdog ends it), a tool deaf to the abort (a second signal ends it).
+by a plugin tool (the watchdog ends it), a plugin tool deaf to the abort (it is left behind).
+A stdout whose reader is gone (`| head`) ends it as SIGPIPE ends a Unix tool: exit 141, quietly.
 
 Each test checks the exit code, that the process ends within a generous bound, and that no
 process of its tree is left: every one carries a marker in its environment, looked for in /proc.
@@ -334,3 +335,37 @@ def test_a_signal_while_the_prompt_is_read_from_stdin(
     assert seconds < EXIT_BOUND
     assert "Traceback" not in stderr
     assert not llm_server.requests
+
+
+CLOSED_OUTPUT = 141
+
+
+def test_stream_json_into_a_closed_pipe_stops_the_run_and_its_command(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    ticking = f"touch {launch.folder}/bash; while :; do echo tick; sleep 0.05; done"
+    llm_server.script(call("bash", {"command": ticking}), Turn(text="never asked"))
+    launch.argv[2:2] = ["--output-format", "stream-json"]
+    process = launch.start()
+    assert process.stdout is not None
+    process.stdout.read(10)  # what `head -c 10` reads before it ends
+    launch.wait_for("bash")
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    launch.assert_nothing_left()  # the ticking command's group stopped
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_answer_into_a_closed_pipe_ends_quietly(
+    launch: Launch, llm_server: LLMServer, fmt: str
+) -> None:
+    llm_server.script(Turn(text="answer " * 1000))
+    launch.argv[2:2] = ["--output-format", fmt]
+    process = launch.start()
+    assert process.stdout is not None
+    process.stdout.close()  # the reader is gone before the answer comes
+    wait_until(lambda: bool(llm_server.requests), "the request")
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
