@@ -178,12 +178,16 @@ def launch(di_code_home: Path, llm_server: LLMServer, tmp_path: Path) -> Iterato
         made.end()
 
 
-def slow_mcp_server(launch: Launch, home: Path) -> None:
-    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long."""
+def slow_mcp_server(
+    launch: Launch, home: Path, init_delay: int = 1000, helper: bool = False
+) -> None:
+    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long (or
+    for `init_delay` seconds), with a helper process in a session of its own if asked."""
     env = {
         "MCP_FIXTURE_DIR": str(launch.folder),
         "MCP_FIXTURE_NAME": "slow",
-        "MCP_FIXTURE_INIT_DELAY": "1000",
+        "MCP_FIXTURE_INIT_DELAY": str(init_delay),
+        "MCP_FIXTURE_HELPER": "1" if helper else "0",
         MARK: launch.mark,
     }
     server = {
@@ -285,6 +289,33 @@ def test_a_tool_that_does_not_listen_is_left_behind(
     assert seconds < EXIT_BOUND
     assert "Traceback" not in stderr
     assert saved_stop_reasons(di_code_home)[-1] == "aborted"  # the loop acted: no watchdog
+    launch.assert_nothing_left()
+
+
+def test_an_mcp_servers_own_setsid_child_ends_with_a_normal_exit(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True)
+    llm_server.script(Turn(text="done"))
+    process = launch.start()
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert process.returncode == 0, stderr
+    assert (launch.folder / "slow.helper").exists()
+    launch.assert_nothing_left()
+
+
+@EACH_SIGNAL
+def test_an_mcp_servers_own_setsid_child_ends_with_a_signal(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True)
+    llm_server.script(call("bash", {"command": f"touch {launch.folder}/bash; sleep 1000"}))
+    launch.start()
+    launch.wait_for("bash")
+    launch.wait_for("slow.helper")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
     launch.assert_nothing_left()
 
 
