@@ -3,8 +3,9 @@ point's first call, before stdin is read or any server starts, and its handlers 
 
 - While a command is `responding(act)`, the first signal runs `act(number)` on the event loop
   that was running when it began (or at once when there was none). A watchdog thread ends the
-  process if the loop has not run it within ACT_WITHIN seconds: a blocked loop cannot hold a
-  stop back.
+  process if the loop has not run it within ACT_WITHIN seconds (a blocked loop cannot hold a
+  stop back), or if the process has not ended EXIT_WITHIN seconds after the signal (nor can an
+  exit held up by code di-code does not control: a plugin's thread that Python joins at exit).
 - Outside of it (start-up, reading the prompt, starting MCP servers for `run`, the clean-up
   after), there is nothing to save yet or any more, and a signal ends the process at once.
 - A second signal within SECOND_WITHIN seconds of the first ends the process at once.
@@ -40,6 +41,9 @@ OUTPUT_CLOSED = signal.SIGPIPE
 """Not handled (Python ignores it, so a write fails with EPIPE instead): `output_closed`."""
 SECOND_WITHIN = 2.0
 ACT_WITHIN = 1.0
+EXIT_WITHIN = 2.0
+"""A clean stop takes about half a second (a tool that ignores its signal is left behind after
+0.5 s: di_code.agent.tool_call); this bounds what no clean path can promise."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -146,8 +150,11 @@ def _on_signal(number: int, _frame: object) -> None:
 
 
 def _watch(acted: threading.Event, number: int) -> None:
+    signalled = time.monotonic()
     if not acted.wait(ACT_WITHIN):
         end_now(number)
+    time.sleep(max(0.0, signalled + EXIT_WITHIN - time.monotonic()))
+    end_now(number)  # still here: what holds the exit is not waited for
 
 
 def end_now(number: int) -> NoReturn:

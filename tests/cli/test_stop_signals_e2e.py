@@ -33,7 +33,7 @@ CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 EACH_SIGNAL = pytest.mark.parametrize("number", list(CODES), ids=["INT", "TERM", "HUP"])
 
 PLUGIN = """
-import asyncio, os, time
+import asyncio, os, threading, time
 from pathlib import Path
 
 class _Tool:
@@ -94,9 +94,17 @@ class Busy(_Tool):
         n = 0
         while True:
             n += 1
+
+class Keeper(_Tool):
+    name = "keeper"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        threading.Thread(target=time.sleep, args=(1000,)).start()  # Python joins it at exit
+        self.started()
+        await asyncio.Event().wait()
 """
 
-ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy"]
+ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy", "keeper"]
 
 
 def plugin_site(folder: Path) -> Path:
