@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import pexpect
 import pytest
 from ptyprocess import PtyProcess
 
@@ -408,3 +409,62 @@ def test_the_answer_into_a_closed_pipe_ends_quietly(
     wait_until(lambda: bool(llm_server.requests), "the request")
     _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
     assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+
+
+@EACH_SIGNAL
+def test_a_signal_while_the_model_stream_stalls(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    llm_server.script(Turn(text="never whole", fault="stall", fault_after=2))
+    launch.start()
+    wait_until(lambda: bool(llm_server.requests), "the request")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+
+
+def spawned(launch: Launch, *argv: str) -> pexpect.spawn:
+    """di-code with `argv` in a pseudo-terminal, with the launch's environment."""
+    child = pexpect.spawn(
+        DI_CODE, list(argv), cwd=str(launch.folder), env=launch.env, encoding="utf-8"
+    )
+    child.timeout = SAFETY_TIMEOUT
+    return child
+
+
+def test_sigterm_while_an_approval_question_is_pending(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    llm_server.script(call("bash", {"command": "echo never-ran"}))
+    child = spawned(launch, "run", "--sandbox", "off", "go")  # ask mode: the question shows
+    try:
+        child.expect("Allow\\?")
+        started = time.monotonic()
+        child.kill(signal.SIGTERM)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert time.monotonic() - started < EXIT_BOUND
+        assert child.exitstatus == 143
+        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    finally:
+        child.close(force=True)
+
+
+def test_sigterm_while_the_chats_mcp_server_starts(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home)
+    child = spawned(launch, "chat", "--sandbox", "off")
+    try:
+        child.expect("›")
+        launch.wait_for("slow.init")
+        started = time.monotonic()
+        child.kill(signal.SIGTERM)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert time.monotonic() - started < EXIT_BOUND
+        assert child.exitstatus == 143
+        launch.assert_nothing_left()
+    finally:
+        child.close(force=True)
