@@ -11,11 +11,12 @@ Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started
   (`preexec_fn`: one prctl call on a function looked up beforehand, then a check that the
   parent did not die before it), or, for a child a library starts (the MCP SDK's stdio
   servers), by `dying_argv`: a `python -I -S -c` that sets it and execs the command.
-- with di-code a child subreaper (PR_SET_CHILD_SUBREAPER, Linux; set when the first child is
-  started): a process one of its children started and left (an MCP server's helper that
-  called `setsid`, a daemon that double-forked) is re-parented to di-code instead of init, so
-  it stays among di-code's descendants. At exit every descendant's group is ended, whatever
-  group or session it moved to (`stop_children`, `kill_children`).
+- with di-code a child subreaper (PR_SET_CHILD_SUBREAPER, Linux; set when the first child
+  other than git's quick calls is started): a process one of its children started and left
+  (an MCP server's helper that called `setsid`, a daemon that double-forked) is re-parented
+  to di-code instead of init, so it stays among di-code's descendants. At exit every
+  descendant's group is ended, whatever group or session it moved to (`stop_children`,
+  `kill_children`).
 The flag reaches the child itself, not what it starts: when di-code is killed with SIGKILL, a
 bash command's own children outlive it (only the sandbox's pid namespace catches those).
 """
@@ -59,7 +60,6 @@ async def start_child(
     made (it runs already; its pipes are being connected) kills it once it is made: asyncio
     would otherwise kill only the child itself and then wait for its pipes, which a process
     it started (a hook's `sleep`) holds open, for ever."""
-    _adopt_orphans()
     making = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
             *argv, start_new_session=own_group, preexec_fn=_in_child(), **options
@@ -95,7 +95,6 @@ def run_child(
     local work under a timeout: git) goes without it: setting it forces a fork where Python
     otherwise uses vfork, which doubles the cost of a git call (8 ms more here), and such a
     child ends on its own soon anyway."""
-    _adopt_orphans()
     preexec = None if bounded else _in_child()
     return subprocess.run(argv, start_new_session=own_group, preexec_fn=preexec, **options)
 
@@ -112,7 +111,8 @@ def dying_argv(argv: Sequence[str]) -> list[str]:
 @functools.cache
 def _adopt_orphans() -> None:
     """Become a child subreaper (Linux) and stop every descendant at exit: from the first
-    child on, what any child leaves behind stays below di-code."""
+    child on, what any child leaves behind stays below di-code. (Not for git's `bounded`
+    calls, which leave nothing and need not load ctypes.)"""
     _stop_at_exit()
     if sys.platform.startswith("linux"):
         _prctl()(PR_SET_CHILD_SUBREAPER, 1)
@@ -125,6 +125,7 @@ def set_death_signal(number: int) -> None:
 
 def _in_child() -> Callable[[], None] | None:
     """The `preexec_fn` that sets PR_SET_PDEATHSIG (Linux; elsewhere none)."""
+    _adopt_orphans()
     if not sys.platform.startswith("linux"):
         return None
     prctl, parent = _prctl(), os.getpid()
