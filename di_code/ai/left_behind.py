@@ -83,14 +83,21 @@ def run(main: Coroutine[Any, Any, T]) -> T:
             loop.close()
 
 
+async def _settle(own: list[asyncio.Task[Any]]) -> None:
+    """One turn of the loop at least, so that an abandoned task that does listen to its
+    cancellation runs its clean-up (bash's: SIGKILL to its group); then di-code's own."""
+    await asyncio.sleep(0)
+    if own:
+        await asyncio.wait(own)
+
+
 def _end_tasks(loop: asyncio.AbstractEventLoop) -> None:
     """Cancel every task; wait for di-code's own, as `asyncio.run` does for all."""
     tasks = asyncio.all_tasks(loop)
     for task in tasks:
         task.cancel()
     own = [task for task in tasks if task not in _left]
-    if own:
-        loop.run_until_complete(asyncio.wait(own))
+    loop.run_until_complete(_settle(own))
     for task in own:
         if not task.cancelled() and task.exception() is not None:
             loop.call_exception_handler(
