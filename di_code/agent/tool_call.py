@@ -100,8 +100,11 @@ async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> s
 async def _execute(context: ToolCallContext, on_update: ToolUpdate | None) -> ToolResult:
     call, signal = context.call, context.signal
     latest: list[ToolResult] = []
+    left = False
 
     async def update(partial: ToolResult) -> None:
+        if left:  # the call has its result: a tool left behind streams to nobody
+            return
         latest[:] = [partial]  # what the user saw last, if the call is interrupted
         if on_update is not None:
             await on_update(partial)
@@ -110,6 +113,7 @@ async def _execute(context: ToolCallContext, on_update: ToolUpdate | None) -> To
     try:
         output = await unless_aborted(execution, signal, LISTENING_GRACE)
     except LeftBehind:  # the tool did not listen: it goes on alone, its result unwanted
+        left = True
         return _interrupted(latest[-1] if latest else None)
     except Exception as exc:
         if signal.aborted:
