@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -27,22 +27,51 @@ class ClientFiles:
     client: Any
     session_id: str = ""
     """Set once the session has its id (the tools are made before it)."""
+    _asking: set[asyncio.Future[Any]] = field(default_factory=set)
+    _abandoned: bool = False
 
     async def read_text(self, path: Path) -> str:
-        try:
-            reply = await self.client.read_text_file(session_id=self.session_id, path=str(path))
-        except RequestError as exc:
-            raise OSError(f"the editor could not read it: {exc}") from None
+        reply = await self._ask(
+            self.client.read_text_file(session_id=self.session_id, path=str(path)), "read"
+        )
         content: str = reply.content
         return content
 
     async def write_text(self, path: Path, text: str) -> None:
+        await self._ask(
+            self.client.write_text_file(session_id=self.session_id, path=str(path), content=text),
+            "write",
+        )
+
+    def abandon(self) -> None:
+        """The session is closing: every question still waiting for the editor is given up
+        (its tool fails at once), and no new one is asked. A close never waits on the editor."""
+        self._abandoned = True
+        for asking in list(self._asking):
+            asking.cancel()
+
+    async def _ask(self, request: Coroutine[Any, Any, Any], verb: str) -> Any:
+        if self._abandoned:
+            request.close()
+            raise OSError(f"the editor could not {verb} it: the session was closed")
+        asking = asyncio.ensure_future(request)
+        self._asking.add(asking)
         try:
-            await self.client.write_text_file(
-                session_id=self.session_id, path=str(path), content=text
-            )
+            return await asking
         except RequestError as exc:
-            raise OSError(f"the editor could not write it: {exc}") from None
+            raise OSError(f"the editor could not {verb} it: {exc}") from None
+        except asyncio.CancelledError:
+            if not (self._abandoned and asking.cancelled()) or _cancelling():
+                raise
+            raise OSError(f"the editor could not {verb} it: the session was closed") from None
+        finally:
+            self._asking.discard(asking)
+
+
+def _cancelling() -> bool:
+    """Whether the task running this is itself being cancelled (not only what it awaits)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def undo_writer(

@@ -12,25 +12,35 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from di_code.ai.codec import SURROGATE_ESCAPE, loads_valid
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 
 
-def checked(line: bytes) -> tuple[bytes | None, Any]:
+def checked(line: bytes) -> tuple[bytes | None, Any, bytes]:
     """The error line to answer `line` with (None to hand it on: a blank line too, the SDK
-    skips it), and the message read from it (None when there is none)."""
+    skips it), the message read from it (None when there is none), and the line to hand on:
+    `line` itself, or, when it held a lone surrogate (`\\ud800`), the message written again
+    with each one made U+FFFD (`loads_valid`), so none reaches a session or a model."""
     if not line.strip():
-        return None, None
-    try:
-        message = json.loads(line, parse_constant=_not_json)
-    except (ValueError, RecursionError):  # NaN and Infinity are Python's, not JSON's
-        return _error(None, PARSE_ERROR, "Parse error"), None
+        return None, None, line
+    try:  # NaN and Infinity are Python's, not JSON's
+        message = loads_valid(line, parse_constant=_not_json)
+    except ValueError:
+        return _error(None, PARSE_ERROR, "Parse error"), None, line
     problem = _problem(message)
     if problem is None:
-        return None, message
+        return None, message, _rewritten(line, message)
     given = message.get("id") if isinstance(message, dict) else None
     error = _error(given if _is_id(given) else None, INVALID_REQUEST, "Invalid Request", problem)
-    return error, None
+    return error, None, line
+
+
+def _rewritten(line: bytes, message: Any) -> bytes:
+    if SURROGATE_ESCAPE.search(line) is None:
+        return line  # nothing was replaced: the editor's bytes go on as they came
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
 def _problem(message: Any) -> str | None:

@@ -4,19 +4,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from acp.schema import AllowedOutcome, PermissionOption, ToolCallUpdate
 
-from di_code.acp.updates import tool_kind, tool_title
+from di_code.acp.updates import tool_kind, tool_locations, tool_title
 from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, Approver
 
 ALLOW_ONCE, ALLOW_ALWAYS, REJECT = "allow_once", "allow_always", "reject_once"
 
 
-def editor_approver(client: Any, session_id: str, current_call: Callable[[], str]) -> Approver:
+def editor_approver(
+    client: Any, session_id: str, current_call: Callable[[], str], workspace: Path
+) -> Approver:
     """An Approver asking the ACP client; `current_call` names the tool call being decided
-    (calls run one at a time, and each call's start is sent before it is decided)."""
+    (calls run one at a time, and each call's start is sent before it is decided). Its title
+    and locations are the call's own (`updates`), from the validated arguments."""
 
     async def approve(request: ApprovalRequest) -> Approval:
         options = [PermissionOption(option_id=ALLOW_ONCE, name="Allow once", kind="allow_once")]
@@ -35,6 +39,7 @@ def editor_approver(client: Any, session_id: str, current_call: Callable[[], str
             title=tool_title(request.tool_name, request.arguments),
             kind=tool_kind(request.tool_name),
             status="pending",
+            locations=tool_locations(workspace, request.tool_name, request.arguments),
             raw_input=request.arguments,
         )
         response = await client.request_permission(

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from di_code.agent.tool import unwrapped
 from di_code.ai.files.door import open_target, read_at_most, status_of
 from di_code.tools.builtin.cards import WRITE
 from di_code.tools.builtin.editor_files import EditorFiles
@@ -57,11 +58,11 @@ def confined(tools: Iterable[Any], path: Path) -> Path | None:
 
 
 def _write_workspace(tools: Iterable[Any]) -> Workspace | None:
-    """The folders the session's write tool is confined to (the built-in tools are lazy:
-    the real one stands behind `.tool`)."""
+    """The folders the session's write tool is confined to (read from the tool itself, under
+    its wrappers: lazy loading, diagnostics)."""
     for tool in tools:
         if getattr(tool, "name", None) == WRITE.name:
-            real = getattr(tool, "tool", tool)
+            real = unwrapped(tool)
             return real.workspace if isinstance(real, WriteTool) else None
     return None
 

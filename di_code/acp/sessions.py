@@ -107,7 +107,8 @@ class Sessions:
         self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
     ) -> LoadSessionResponse:
         live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
-        for update in live.translator.replay(live.opened.agent.transcript):
+        agent = live.opened.agent
+        for update in live.translator.replay(agent.transcript, agent.tools):
             await self._send(live.id, update)
         return LoadSessionResponse(modes=modes(live.gate.mode), config_options=config_options(live))
 
@@ -241,6 +242,8 @@ class Sessions:
             self._sessions.pop(live.id, None)
             if live.controller is not None:
                 live.controller.abort(why)
+            if live.files is not None:
+                live.files.abandon()  # a read the editor never answers holds nothing up
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(live.idle.wait(), CLOSE_WAIT)
             if live.announce is not None:
@@ -302,7 +305,9 @@ class Sessions:
         if terminals is not None:
             terminals.session_id = live.id
             terminals.shown_call = lambda: live.current_call
-        live.gate.approver = editor_approver(self._client, live.id, lambda: live.current_call)
+        live.gate.approver = editor_approver(
+            self._client, live.id, lambda: live.current_call, opened.workspace
+        )
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._register(live)
         commands = helpers.update_available_commands(offered(live.commands, live.skills))

@@ -2,12 +2,15 @@
 
 The process's fd 1 is pointed at stderr before anything runs, so a stray print, a library's
 warning or a child process that writes to its stdout can never corrupt the stream the editor
-parses; the protocol writes to a private copy of the original stdout.
+parses; the protocol writes to a private copy of the original stdout. Every message goes
+through the one redaction (di_code.ai.redaction) on its way out: the editor is shown no key
+(only a file the model writes and a command it runs are sent as they are: `ACTIONS`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from typing import TYPE_CHECKING, cast
@@ -17,6 +20,7 @@ from acp import Agent, run_agent
 from di_code.acp.jsonrpc_lines import checked
 from di_code.acp.own_methods import answer, own_request
 from di_code.acp.server import DiCodeAcpAgent
+from di_code.ai.redaction import redact_bytes
 
 if TYPE_CHECKING:
     from di_code.acp.live import CloseSession, OpenSession
@@ -37,7 +41,7 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     transport, protocol = await loop.connect_write_pipe(
         asyncio.streams.FlowControlMixin, os.fdopen(protocol_fd, "wb", buffering=0)
     )
-    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    writer = RedactingWriter(transport, protocol, None, loop)
     messages = asyncio.StreamReader(limit=STDIO_LIMIT)
     agent = DiCodeAcpAgent(open_session, close_session)
     checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer, agent))
@@ -48,6 +52,34 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     finally:
         checking.cancel()
         await agent.close()
+
+
+ACTIONS = frozenset({"fs/write_text_file", "terminal/create"})
+"""Requests that do what the model asked (write this text to this file, run this command):
+their text is the action itself and is sent as it is, as bash runs a command as written and
+the write tool writes a file as given (an edit of a file that holds a key must not turn it
+into `***`). What the editor shows of them (the tool call's updates) is redacted."""
+
+
+class RedactingWriter(asyncio.StreamWriter):
+    """The protocol's stream: each write is one whole message (the SDK's and ours), redacted
+    unless it is one of the ACTIONS."""
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        line = bytes(data)
+        shown = redact_bytes(line)
+        if shown != line and _method(line) in ACTIONS:
+            shown = line
+        super().write(shown)
+
+
+def _method(line: bytes) -> object:
+    """The method a message line requests (None for a response or a line that is not JSON)."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return None
+    return message.get("method") if isinstance(message, dict) else None
 
 
 async def _pass_json_lines(
@@ -63,7 +95,9 @@ async def _pass_json_lines(
     try:
         while line := await stdin.readline():
             small = len(line) <= CHECKED_ON_LOOP
-            error, message = checked(line) if small else await asyncio.to_thread(checked, line)
+            error, message, line = (
+                checked(line) if small else await asyncio.to_thread(checked, line)
+            )
             if error is not None:
                 writer.write(error)
             elif (request := own_request(message)) is not None:

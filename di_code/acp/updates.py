@@ -3,6 +3,7 @@ kind, locations and outcome, and for write and edit a diff the editor can show."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from di_code.agent.events import (
     ToolExecutionStartEvent,
     ToolExecutionUpdateEvent,
 )
+from di_code.agent.tool import call_arguments
 from di_code.ai.events import TextDeltaEvent, ThinkingDeltaEvent
 from di_code.ai.types import (
     AssistantMessage,
@@ -58,6 +60,16 @@ def tool_title(name: str, arguments: Any) -> str:
             if isinstance(value, str) and value:
                 return f"{name}: {value}" if key != "command" else value
     return name
+
+
+def tool_locations(workspace: Path, name: str, arguments: Any) -> list[ToolCallLocation] | None:
+    """Where a call works, for the editor to follow: the file a read, write or edit names
+    (`arguments` in the tool's own names), and the line a read starts at."""
+    raw = arguments.get("path") if isinstance(arguments, dict) else None
+    if name not in FILE_TOOLS or not isinstance(raw, str) or not raw:
+        return None
+    line = _read_from(arguments) if name == "read" else None
+    return [ToolCallLocation(path=str(workspace / raw), line=line)]
 
 
 @dataclass
@@ -107,15 +119,12 @@ class EventTranslator:
         return []
 
     def _started(self, call_id: str, name: str, arguments: Any) -> Any:
-        path = self._path(arguments) if name in FILE_TOOLS else None
-        line = _read_from(arguments) if name == "read" else None
-        locations = [ToolCallLocation(path=str(path), line=line)] if path is not None else None
         return helpers.start_tool_call(
             call_id,
             tool_title(name, arguments),
             kind=tool_kind(name),
             status="in_progress",
-            locations=locations,
+            locations=tool_locations(self.workspace, name, arguments),
             raw_input=arguments,
         )
 
@@ -141,14 +150,9 @@ class EventTranslator:
             locations=located,
         )
 
-    def _path(self, arguments: Any) -> Path | None:
-        raw = arguments.get("path") if isinstance(arguments, dict) else None
-        if not isinstance(raw, str) or not raw:
-            return None
-        return self.workspace / raw
-
-    def replay(self, messages: list[Message]) -> list[Any]:
-        """A stored conversation as the updates that would have shown it (session/load)."""
+    def replay(self, messages: list[Message], tools: Iterable[Any] = ()) -> list[Any]:
+        """A stored conversation as the updates that would have shown it (session/load); each
+        call in its tool's own argument names, as when it ran."""
         out: list[Any] = []
         for message in messages:
             if isinstance(message, UserMessage):
@@ -164,7 +168,8 @@ class EventTranslator:
                     elif isinstance(part, ThinkingContent):
                         out.append(helpers.update_agent_thought_text(part.thinking))
                     elif isinstance(part, ToolCall):
-                        out.append(self._started(part.id, part.name, part.arguments))
+                        arguments = call_arguments(tools, part.name, part.arguments)
+                        out.append(self._started(part.id, part.name, arguments))
             elif isinstance(message, ToolResultMessage):
                 out.append(self._ended(message))
         return out

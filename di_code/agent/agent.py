@@ -12,6 +12,7 @@ from msgspec.structs import replace
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.agent.loop import LoopConfig, MoreTurns, run_agent_loop
 from di_code.agent.prompt_hooks import MAX_STOP_CONTINUES, PromptHooks
+from di_code.agent.shown_deltas import ShownDeltas
 from di_code.agent.tool import AgentTool, bind_tool
 from di_code.agent.tool_call import ToolHooks
 from di_code.ai.abort import AbortController, AbortSignal
@@ -68,6 +69,7 @@ class Agent:
         self._now = now or now_ms
         self._messages: list[Message] = list(messages)
         self._listeners: list[Listener] = []
+        self._deltas = ShownDeltas()
         self._controller: AbortController | None = None
         self._steering: list[UserMessage] = []
         self._follow_ups: list[UserMessage] = []
@@ -213,13 +215,14 @@ class Agent:
     async def _emit(self, event: AgentEvent) -> None:
         if isinstance(event, MessageEndEvent):
             self._messages.append(event.message)
-        for listener in list(self._listeners):
-            try:
-                result = listener(event)
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                logger.exception("agent event listener failed on %s", event.type)
+        for shown in self._deltas.shown(event):  # a key in a streamed piece: see shown_deltas
+            for listener in list(self._listeners):
+                try:
+                    result = listener(shown)
+                    if inspect.isawaitable(result):
+                        await result
+                except Exception:
+                    logger.exception("agent event listener failed on %s", shown.type)
 
     def _require_idle(self) -> None:
         if self._controller is not None:

@@ -30,7 +30,7 @@ from di_code.agent.events import (
     TurnEndEvent,
     TurnStartEvent,
 )
-from di_code.agent.tool import AgentTool, ToolResult
+from di_code.agent.tool import AgentTool, ToolResult, own_arguments
 from di_code.agent.tool_call import ToolHooks, run_tool_call
 from di_code.ai.abort import AbortSignal
 from di_code.ai.budget import RequestBudget, limit_message
@@ -224,7 +224,8 @@ class _Run:
         return next((tool for tool in self.config.tools if tool.name == name), None)
 
     async def _execute(self, call: ToolCall) -> ToolResultMessage:
-        await self.emit(ToolExecutionStartEvent(call.id, call.name, call.arguments))
+        arguments = own_arguments(self._tool(call.name), call.arguments)
+        await self.emit(ToolExecutionStartEvent(call.id, call.name, arguments))
         output = _storable(call.name, await self._outcome(call))
         result = ToolResultMessage(
             tool_call_id=call.id,

@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import CodecError, usage_from_dict
+from di_code.ai.foreign_names import adopt
 from di_code.ai.own_thread import on_own_thread
 from di_code.ai.types import TextContent, ToolResultContent, Usage
 
@@ -87,6 +88,38 @@ class AgentTool(Protocol):
 
     @property
     def execute(self) -> Callable[..., Any]: ...
+
+
+MAX_WRAPPERS = 16
+"""Wrappers unwrapped at most (a wrapper that names itself would loop)."""
+
+
+def unwrapped(tool: Any) -> Any:
+    """The tool itself, under whatever wraps it (lazy loading, diagnostics, ...). Each wrapper
+    names the tool it wraps as `wrapped`; what a tool is (its class, its workspace) is read
+    from the tool this gives, so that wrapping a tool never hides it from another feature."""
+    for _ in range(MAX_WRAPPERS):
+        inner = getattr(tool, "wrapped", None)
+        if inner is None:
+            break
+        tool = inner
+    return tool
+
+
+def own_arguments(tool: AgentTool | None, arguments: Any) -> Any:
+    """A call's arguments in the tool's own names (Claude Code's `file_path` as `path`, see
+    ai/foreign_names), as validation takes them: what every view of a call reads (titles,
+    locations, previews, diffs, undo's bookkeeping, the output); as they are for an unknown
+    tool, or one whose schema is not an object (validation then says what is wrong)."""
+    schema = getattr(tool, "parameters", None)
+    if not isinstance(schema, dict) or not isinstance(arguments, dict):
+        return arguments
+    return adopt(schema, arguments)
+
+
+def call_arguments(tools: Iterable[Any], name: str, arguments: Any) -> Any:
+    """`own_arguments` of the tool named `name` among `tools` (a stored call shown again)."""
+    return own_arguments(next((t for t in tools if t.name == name), None), arguments)
 
 
 Slot = Literal["positional", "keyword", "absent"]

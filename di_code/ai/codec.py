@@ -9,6 +9,7 @@ events): the class's tag (`type` or `role`) comes first, then the fields in orde
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
 from typing import Any
@@ -39,6 +40,9 @@ MAX_JSON_DEPTH = 100
 """Deeper nesting than any real tool schema; past it, data from outside is refused or cut
 instead of reaching code that recurses (a RecursionError traceback, a message not saved)."""
 _SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of a surrogate, paired or lone: JSON text without one decodes to no lone
+surrogate, so only text with one needs `encodable_json` (stored or passed on as it is)."""
 
 
 class CodecError(ValueError):
@@ -65,6 +69,17 @@ def encodable_json(value: Any, depth: int) -> Any:
     if isinstance(value, list):
         return [encodable_json(item, depth - 1) for item in value]
     return value
+
+
+def loads_valid(data: str | bytes, **options: Any) -> Any:
+    """JSON from outside (a model's tool arguments, an editor's message, a task file) made
+    valid at its door: every string encodable, so no lone surrogate is ever stored or sent on;
+    ValueError when it is not JSON or nested deeper than MAX_JSON_DEPTH. `options` go to
+    `json.loads`."""
+    try:
+        return encodable_json(json.loads(data, **options), MAX_JSON_DEPTH)
+    except RecursionError:
+        raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
 
 
 def json_safe(value: Any, converted: set[str], depth: int = MAX_JSON_DEPTH) -> Any:

@@ -7,12 +7,11 @@ provider obeys the rules of SPEC §2.2 by construction instead of by care.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from di_code.ai.codec import MAX_JSON_DEPTH, encodable, encodable_json
+from di_code.ai.codec import encodable, loads_valid
 from di_code.ai.events import (
     DoneEvent,
     ErrorEvent,
@@ -53,8 +52,8 @@ def parse_tool_arguments(text: str) -> Any:
     if not text.strip():
         return {}
     try:
-        return encodable_json(json.loads(text), MAX_JSON_DEPTH)
-    except (ValueError, RecursionError):
+        return loads_valid(text)
+    except ValueError:
         return text
 
 

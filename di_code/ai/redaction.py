@@ -1,24 +1,32 @@
-"""The one place that knows di-code's secrets, and the one function that hides them.
+"""The one place that knows di-code's secrets, and the one door they are hidden at.
 
 Whoever holds a secret (the set-up for the chosen key and the base URL's password, a provider
-for its key and auth headers) registers it once; everything that writes text out of the
-process (stdout and stderr through `RedactingStream`, the session file, provider error
-messages) passes it through `redact`. So a key cannot leak through a path nobody thought of:
-`printenv OPENAI_API_KEY` in bash, a server echoing the key, an error naming the URL.
+for its key and auth headers) registers it once; every channel out of the process passes its
+text through `redact` here: stdout and stderr (`RedactingStream`: run's output, the chat
+screen), an editor's ACP messages, session files, `--log` lines, hooks' input, batch results,
+provider error messages. tests/test_door_secrets.py fails when a channel writes around it. So a
+key cannot leak through a path nobody thought of: `printenv OPENAI_API_KEY` in bash, a server
+echoing the key, an error naming the URL, a file the model reads. What goes out over the
+network is held to the same rule: a request body holds no secret but its own credentials
+(`foreign_secrets_hidden`), and fetch takes no URL that `holds_secret`.
 
-A secret is hidden wherever it appears, and so is any piece of it of `PIECE` characters or
-more: an error body cut in the middle of a key, or a key split over two writes, leaves at most
-a few characters. Values shorter than `MIN_SECRET` are not treated as secrets: hiding them
-would mask ordinary words. Credentials written in a URL (`scheme://user:password@host`) are
-hidden by their shape, whether registered or not.
+A secret is hidden wherever it appears, in its JSON spellings too (a `"` or a non-ASCII letter
+of a key is escaped in a JSON line), and so is any piece of it of `PIECE` characters or more:
+an error body cut in the middle of a key leaves at most a few characters. A text streamed in
+pieces (an answer's deltas) goes through a `StreamRedactor`, which holds back what may be the
+start of a key. Values shorter than `MIN_SECRET` are not treated as secrets: hiding them would
+mask ordinary words. Credentials written in a URL (`scheme://user:password@host`) are hidden
+by their shape, whether registered or not.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import sys
 import threading
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 MASK = "***"
@@ -30,15 +38,19 @@ STRIDE = PIECE - ANCHOR + 1
 
 _URL_CREDENTIALS = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^\s/@:]*:)[^\s/@]+@")
 _lock = threading.Lock()
-_secrets: frozenset[str] = frozenset()
+_secrets: tuple[str, ...] = ()
+_longest = 0
 
 
 def register(*values: str | None) -> None:
-    """Remember secrets (surrounding whitespace ignored); short or empty values are skipped."""
-    global _secrets
+    """Remember secrets (surrounding whitespace ignored), each with its JSON spellings; short
+    or empty values are skipped."""
+    global _secrets, _longest
     found = {value.strip() for value in values if value and len(value.strip()) >= MIN_SECRET}
+    found |= {json.dumps(v, ensure_ascii=escaped)[1:-1] for v in found for escaped in (True, False)}
     with _lock:
-        _secrets = _secrets | found
+        _secrets = tuple(found.union(_secrets))
+        _longest = max(map(len, _secrets), default=0)
 
 
 def register_url(url: str | None) -> None:
@@ -52,26 +64,89 @@ def register_url(url: str | None) -> None:
 
 def forget_all() -> None:
     """Drop every secret (tests start each case from none)."""
-    global _secrets
+    global _secrets, _longest
     with _lock:
-        _secrets = frozenset()
+        _secrets, _longest = (), 0
 
 
 def redact(text: str) -> str:
     """`text` with every known secret, every long piece of one and URL passwords as `***`."""
     if "://" in text:
         text = _URL_CREDENTIALS.sub(rf"\1{MASK}@", text)
-    for secret in _secrets:
-        if len(text) >= min(len(secret), PIECE):
-            text = _hide(text, secret)
-    return text
+    spans = [
+        span
+        for secret in _secrets
+        if len(text) >= min(len(secret), PIECE)
+        for span in _spans(text, secret)
+    ]  # all found in the same text, so a raw key's piece cannot cut its JSON spelling
+    return _masked(text, spans) if spans else text
 
 
-def _hide(text: str, secret: str) -> str:
-    """Replace each stretch of `text` that is the secret, or `PIECE` or more of it, by MASK."""
-    spans = sorted(_spans(text, secret))
-    if not spans:
-        return text
+def redact_bytes(data: bytes) -> bytes:
+    """`redact` for bytes that are mostly UTF-8 text (a protocol line, a hook's input); bytes
+    that are not UTF-8 pass as they are."""
+    if not _secrets and b"://" not in data:
+        return data
+    return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
+def foreign_secrets_hidden(body: bytes, credentials: Iterable[str]) -> bytes:
+    """A request body with every secret hidden but those the request itself sends as its
+    credentials (`credentials`: its URL and header values): after a switch to another provider,
+    a key the conversation read (a `.env` file) is not sent to a server it was not given for.
+    URL passwords are not hidden by their shape here: this is the model's own text."""
+    sent = " ".join(credentials)
+    foreign = [secret for secret in _secrets if secret not in sent]
+    if not foreign:
+        return body
+    text = body.decode("utf-8", "surrogateescape")
+    spans = [span for secret in foreign for span in _spans(text, secret)]
+    return _masked(text, spans).encode("utf-8", "surrogateescape") if spans else body
+
+
+def holds_secret(text: str) -> bool:
+    """Whether `text` holds a known secret or a long piece of one (a URL about to be sent)."""
+    return any(_spans(text, secret) for secret in _secrets)
+
+
+class StreamRedactor:
+    """One streamed text (an answer, its thinking, a tool call's arguments) shown piece by
+    piece with every secret hidden. `redact` on each piece alone would let a key through in
+    pieces of four characters; so the tail that could be the start of a secret is held back
+    until the next piece (or `end`) says whether it is one."""
+
+    def __init__(self) -> None:
+        self._held = ""
+
+    def feed(self, piece: str) -> str:
+        """What may be shown now, of everything fed so far (it may be empty)."""
+        text = self._held + piece
+        cut = len(text) - _secret_start(text)
+        self._held = text[cut:]
+        return redact(text[:cut])
+
+    def end(self) -> str:
+        """The rest: the text is complete."""
+        held, self._held = self._held, ""
+        return redact(held)
+
+
+def _secret_start(text: str) -> int:
+    """The length of the longest end of `text` that is part of a secret (it may grow into
+    one). A longer end holds each shorter one, so the search stops at the first miss."""
+    length = 0
+    secrets = _secrets
+    while length < min(len(text), _longest):
+        tail = text[len(text) - length - 1 :]
+        if not any(tail in secret for secret in secrets):
+            break
+        length += 1
+    return length
+
+
+def _masked(text: str, found: list[tuple[int, int]]) -> str:
+    """`text` with each stretch found (merged where they touch or overlap) as MASK."""
+    spans = sorted(found)
     merged = [list(spans[0])]
     for begin, stop in spans[1:]:
         if begin <= merged[-1][1]:

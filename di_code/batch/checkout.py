@@ -10,20 +10,20 @@ they are into a first commit.
 No program a repository names runs: every git call goes through session.git_run, the clone
 copies no hooks, and the checkout's own `info/attributes` (which beats every `.gitattributes`)
 unsets each attribute that converts bytes or picks a filter, so each file is its blob's bytes.
-The patch is a snapshot of the checkout (session.git_snapshot: raw bytes, no filter) against
-the base, by `diff-tree` without textconv or external diff: `git apply` on the base gives back
-the task's files byte for byte.
+The patch is the checkout's tree (batch.checkout_tree: raw bytes, no filter, read without
+leaving the checkout: a link is a link) against the base, by `diff-tree` without textconv or
+external diff: `git apply` on the base gives back the task's files byte for byte.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.session.git_run import GitError, clone, remote_transport, run_git, work_tree_top
-from di_code.session.git_snapshot import GitSnapshots
+from di_code.batch.checkout_tree import checkout_tree, tree_entries
+from di_code.session.git_run import GitError, clone, remote_transport, run_git
 
 BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
@@ -54,6 +54,15 @@ class Checkout:
     path: Path
     base: str
     """The commit the task started from: its patch is against it."""
+    left_out: tuple[str, ...] = ()
+    """Files of a copied folder its base does not hold as they are (checkout_tree)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    data: bytes
+    left_out: tuple[str, ...] = ()
+    """`NAME: why` for each file the patch does not give as the task left it."""
 
 
 def is_url(repo: str) -> bool:
@@ -73,21 +82,31 @@ def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Chec
     try:
         if is_url(repo):
             clone(repo, where)
-            return _on_branch(where, _commit(where, ref), task_id)
+            return _on_branch(where, _cloned_commit(where, ref), task_id)
         folder = Path(repo).expanduser().resolve()
         if not folder.is_dir():
             raise CheckoutError(f"repo {repo!r} is not a folder or a git URL")
-        top = work_tree_top(folder)
+        if _is_git_directory(folder):  # a bare repository (or a `.git` folder), named as it is
+            _clone_local(folder, where)
+            return _on_branch(where, _cloned_commit(where, ref), task_id)
+        top = _work_tree_top(folder)
         if top is None:
             if ref is not None:
                 raise CheckoutError(f"repo {repo!r} is not in git: it has no ref {ref!r}")
             return _copy(folder, where, task_id)
         base = _commit(top, ref)
-        clone(str(top), where, shared=True)
+        _clone_local(top, where)
         return _on_branch(where, base, task_id)
     except (CheckoutError, GitError) as exc:
         shutil.rmtree(where, ignore_errors=True)
         raise CheckoutError(str(exc)) from None
+
+
+def _clone_local(source: Path, where: Path) -> None:
+    """A clone of the local repository `source` that borrows its objects (`--shared`), but for
+    a path holding a newline: git keeps a borrowed path as one line of `objects/info/alternates`,
+    so that clone has its objects of its own (hard-linked where the file system allows)."""
+    clone(str(source), where, shared="\n" not in str(source))
 
 
 def _on_branch(where: Path, base: str, task_id: str) -> Checkout:
@@ -111,11 +130,12 @@ def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     shutil.copytree(folder, where, symlinks=True, ignore=left_out)
     run_git(where, ["init", "--quiet", "--template="])
     _raw_attributes(where)
-    tree = _snapshot(where)
-    base = run_git(where, ["commit-tree", "--no-gpg-sign", "-m", "base", tree], author=_AUTHOR)
+    tree = checkout_tree(where)
+    commit = ["commit-tree", "--no-gpg-sign", "-m", "base", tree.tree]
+    base = run_git(where, commit, author=_AUTHOR).decode().strip()
     run_git(where, ["symbolic-ref", "HEAD", f"refs/heads/{BRANCH_PREFIX}{task_id}"])
-    run_git(where, ["reset", "--quiet", base.decode().strip()])
-    return Checkout(where, base.decode().strip())
+    run_git(where, ["reset", "--quiet", base])
+    return Checkout(where, base, tree.left_out)
 
 
 def _raw_attributes(where: Path) -> None:
@@ -126,23 +146,51 @@ def _raw_attributes(where: Path) -> None:
     (info / "attributes").write_text(RAW_ATTRIBUTES, encoding="utf-8")
 
 
-def _commit(repo: Path, ref: str | None) -> str:
+def _is_git_directory(folder: Path) -> bool:
+    """Whether `folder` is itself a repository's git directory, as git tells one (its HEAD,
+    objects and refs): di-code's git never discovers a bare repository on its own
+    (`safe.bareRepository=explicit`), so one the task file names is recognised here."""
+    return (
+        (folder / "HEAD").is_file() and (folder / "objects").is_dir() and (folder / "refs").is_dir()
+    )
+
+
+def _work_tree_top(folder: Path) -> Path | None:
+    """The top of the work tree `folder` is in, its name exactly as git prints it (only the
+    line's end taken off: `proj ` keeps its space), or None outside one."""
+    try:
+        printed = run_git(folder, ["rev-parse", "--show-toplevel"]).removesuffix(b"\n")
+    except GitError:
+        return None
+    top = Path(os.fsdecode(printed))
+    return top if printed and folder.is_relative_to(top) else None
+
+
+def _cloned_commit(clone_path: Path, ref: str | None) -> str:
+    """`ref` in a fresh clone, where the source's branches are `origin/NAME` (only its default
+    branch has a local name): a branch is found as the source would find it."""
+    if ref is not None and ref != "HEAD":
+        try:
+            return _commit(clone_path, ref)
+        except CheckoutError:
+            branch = ref.removeprefix("refs/heads/")
+            return _commit(clone_path, f"refs/remotes/origin/{branch}", shown=ref)
+    return _commit(clone_path, ref)
+
+
+def _commit(repo: Path, ref: str | None, *, shown: str | None = None) -> str:
     name = f"{ref or 'HEAD'}^{{commit}}"
     try:
         return run_git(repo, ["rev-parse", "--verify", "--end-of-options", name]).decode().strip()
     except GitError:
-        raise CheckoutError(f"no commit {ref or 'HEAD'!r} in {repo}") from None
+        raise CheckoutError(f"no commit {shown or ref or 'HEAD'!r} in {repo}") from None
 
 
-def _snapshot(folder: Path) -> str:
-    """The tree of every file in `folder` that git does not ignore, as its raw bytes."""
-    snapshots = GitSnapshots(folder, max_file_bytes=sys.maxsize, max_untracked_files=sys.maxsize)
-    return snapshots.take().tree
-
-
-def patch_of(checkout: Checkout) -> bytes:
+def patch_of(checkout: Checkout) -> Patch:
     """Everything the task changed, as a patch `git apply` takes on the base commit."""
-    return run_git(checkout.path, [*_PATCH, checkout.base, _snapshot(checkout.path)])
+    tree = checkout_tree(checkout.path, tree_entries(checkout.path, checkout.base))
+    data = run_git(checkout.path, [*_PATCH, checkout.base, tree.tree])
+    return Patch(data, tuple(dict.fromkeys(checkout.left_out + tree.left_out)))
 
 
 def remove_checkout(checkout: Checkout) -> None:

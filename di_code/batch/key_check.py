@@ -36,15 +36,20 @@ ModelFlags = tuple[str | None, str | None, str | None]
 
 def check_key(flags: ModelFlags, cwd: Path, env: Mapping[str, str]) -> None:
     """KeyMissing when a `run` with these flags in `cwd` with `env` would have no key for its
-    model; any other problem with the model is the task's own, and its run says it."""
+    model; any other problem with the model is the task's own, and its run says it. The key
+    found is registered as a secret (di_code.ai.redaction)."""
+    from di_code.ai.redaction import register, register_url
     from di_code.config.model_door import ModelDoor
     from di_code.config.selection import MissingKey, ModelRequest
     from di_code.config.settings import ConfigError, di_code_home, load_settings
 
     try:
         settings = load_settings(di_code_home(env), cwd, env)
-        ModelDoor(settings, env, notify=lambda _line: None).pick(ModelRequest(*flags))
+        selection = ModelDoor(settings, env, notify=lambda _line: None).pick(ModelRequest(*flags))
     except MissingKey as exc:
         raise KeyMissing(exc.provider, exc.variable) from None
     except ConfigError:
         return
+    if selection is not None:  # the driver writes the task's results: it hides its key too
+        register(selection.api_key)
+        register_url(selection.model.base_url)

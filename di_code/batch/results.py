@@ -3,7 +3,8 @@
 A driver killed mid-write leaves at most a last line without its newline: it is not a result
 (that task runs again), and the next batch on the file cuts it off before it appends, so the
 file is whole JSON lines again. Resume reads only the ids
-and statuses, never holds the answers or patches of earlier lines.
+and statuses, never holds the answers or patches of earlier lines. A line holds no key: it is
+written through the one redaction (di_code.ai.redaction), a patch too.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from di_code.ai.redaction import redact
 
 STATUSES = ("done", "failed", "timeout", "cancelled")
 STOPPED = "the batch was stopped before the task finished"
@@ -63,7 +66,7 @@ class ResultsFile:
             os.ftruncate(self._fd, complete)  # a crash's cut line: not a result, its task reruns
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+        data = (redact(json.dumps(record, ensure_ascii=False)) + "\n").encode()
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]

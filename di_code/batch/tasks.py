@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.codec import loads_valid
 from di_code.ai.files.door import FileTooLarge, NotRegularFile, read_path
 from di_code.batch.checkout import CheckoutError, is_url
 
@@ -80,22 +81,25 @@ def read_tasks(path: Path) -> list[Task]:
         raise TaskFileError(f"cannot read {path}: {exc}") from None
     tasks: list[Task] = []
     errors: list[str] = []
-    seen: dict[str, int] = {}
+    seen: dict[str, tuple[int, str]] = {}
+    """By the id in lower case: ids name folders, which a case-insensitive disk shares."""
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip(JSON_BLANKS):
             continue
-        try:
-            task = _task(json.loads(line), number, path.parent)
+        try:  # lone surrogates (`\\ud800`) made U+FFFD here, the task file's door
+            task = _task(loads_valid(line), number, path.parent)
         except json.JSONDecodeError as exc:
             errors.append(f"{path}:{number}: not JSON ({exc.msg})")
             continue
         except ValueError as exc:
             errors.append(f"{path}:{number}: {exc}")
             continue
-        if task.id in seen:
-            errors.append(f"{path}:{number}: id {task.id!r} is also on line {seen[task.id]}")
+        if task.id.lower() in seen:
+            first, spelled = seen[task.id.lower()]
+            also = "" if spelled == task.id else f" (as {spelled!r})"
+            errors.append(f"{path}:{number}: id {task.id!r} is also on line {first}{also}")
             continue
-        seen[task.id] = number
+        seen[task.id.lower()] = (number, task.id)
         tasks.append(task)
     if errors:
         raise TaskFileError("\n".join(errors))

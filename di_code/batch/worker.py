@@ -87,7 +87,10 @@ def run_task(
         status, result, error = _run_process(task, settings, checkout.path, stop, live)
         record["status"] = status
         record.update(_from_result(result, checkout.path))
-        record.update(_patch_fields(patch_of(checkout)))
+        patch = patch_of(checkout)
+        record.update(_patch_fields(patch.data))
+        if patch.left_out:
+            record["left_out"] = list(patch.left_out)
     except GitError as exc:  # the task ran, but what it changed cannot be read
         record["status"], error = "failed", f"patch: {exc}"
     except OSError as exc:
@@ -280,7 +283,7 @@ def _session_file(session_id: Any, cwd: Path) -> str | None:
     from di_code.session import SessionError, SessionStore
 
     try:
-        return str(SessionStore(di_code_home()).find(session_id, cwd).path)
+        return str(SessionStore(di_code_home()).find(session_id, cwd, write=False).path)
     except (SessionError, OSError):
         return None
 

@@ -6,7 +6,6 @@ providers, tools) loads with the first session."""
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
 from di_code.ai import left_behind
@@ -30,7 +29,9 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         ) from None
 
     if log_file is not None:
-        logging.basicConfig(filename=log_file, level=logging.INFO)
+        from di_code.ai.log_file import log_to
+
+        log_to(log_file)
 
     async def open_session(request: SessionRequest) -> Prepared:
         await imported("di_code.cli.setup")  # the set-up's code: off the loop

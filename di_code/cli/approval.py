@@ -59,7 +59,7 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
         from di_code.ui.safe_text import visible
 
-        whole = approval_body(request, Workspace.create(Path.cwd()))
+        whole = await asyncio.to_thread(approval_body, request, Workspace.create(Path.cwd()))
         shown = visible(request.summary)
         if whole is not None and request.tool_name == "bash":
             shown = f"{request.tool_name}:"  # its lines are the body

@@ -45,10 +45,8 @@ class BatchOptions:
 
 
 def batch_command(options: BatchOptions) -> int:
-    from di_code.batch.key_check import KeyMissing
-    from di_code.batch.results import ResultsBusy
     from di_code.batch.tasks import PERMISSION_MODES, TaskFileError, read_tasks
-    from di_code.batch.worker import RunSettings
+    from di_code.batch.workdir import WorkdirBusy, hold_workdir
 
     if options.retry is not None and options.retry not in RETRY_CHOICES:
         raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
@@ -69,6 +67,23 @@ def batch_command(options: BatchOptions) -> int:
     workdir = (
         Path(options.workdir).resolve() if options.workdir else out.with_name(out.name + ".work")
     )
+    try:  # before anything in it is touched: another batch's checkouts are there
+        held = hold_workdir(workdir)
+    except WorkdirBusy as exc:
+        raise ConfigError(str(exc)) from None
+    except OSError as exc:
+        raise ConfigError(f"--workdir {workdir}: {exc.strerror or exc}") from None
+    try:
+        return _run_in(workdir, tasks, out, options)
+    finally:
+        os.close(held)
+
+
+def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:
+    from di_code.batch.key_check import KeyMissing
+    from di_code.batch.results import ResultsBusy
+    from di_code.batch.worker import RunSettings
+
     # on Ray the slots are kept by an actor (ray_runner); here by slot files
     slots = None if options.ray else _request_slots(options.max_requests, workdir)
     settings = RunSettings(
@@ -84,7 +99,7 @@ def batch_command(options: BatchOptions) -> int:
         request_slots=slots,
     )
     reporter = _reporter(options.events)
-    _say_sandbox(options.permission_mode)
+    _say_sandbox(tasks, options.permission_mode, options.ray is not None)
     try:
         return _run(tasks, out, settings, options, reporter)
     except (ResultsBusy, KeyMissing) as exc:
@@ -131,12 +146,14 @@ def _reporter(events: bool) -> Reporter:
     return LiveReporter() if sys.stderr.isatty() else LineReporter()
 
 
-def _say_sandbox(permission_mode: str) -> None:
-    """Once for the whole batch: whether bash runs confined (auto mode, bubblewrap works)."""
-    from di_code.tools.policy.sandbox import SandboxChoice
+def _say_sandbox(tasks: list[Task], permission_mode: str, on_ray: bool) -> None:
+    """Once for the whole batch: where the tasks' bash runs, as their `run` will choose it."""
+    from di_code.batch.sandbox_notice import ON_RAY, sandbox_notices
+    from di_code.tools.policy.sandbox import SandboxUnavailable
 
-    if permission_mode != "auto":
-        return
-    note = SandboxChoice().note("auto")
-    text = note or "bash runs in the bubblewrap sandbox (workspace-write)"
-    print(f"di-code batch: {text}", file=sys.stderr)
+    try:
+        notices = [ON_RAY] if on_ray else sandbox_notices(tasks, permission_mode)
+    except SandboxUnavailable as exc:
+        raise ConfigError(str(exc)) from None
+    for notice in notices:
+        print(f"di-code batch: {notice}", file=sys.stderr)

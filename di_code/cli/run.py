@@ -132,7 +132,8 @@ async def _run(
         _print_text(final, out, Writer(sys.stderr))
     else:
         out.line(result_line(final, tally, session_id))
-    return EXIT_ERROR if final.stop_reason in ("error", "aborted") else EXIT_OK
+    unsaved = prepared.session is not None and prepared.session.write_error is not None
+    return EXIT_ERROR if unsaved or final.stop_reason in ("error", "aborted") else EXIT_OK
 
 
 def _report_compaction(outcome: CompactionResult | CompactionError) -> None:

@@ -166,8 +166,11 @@ def switched(door: ModelDoor, spec: str) -> tuple[Provider, Model]:
 
 
 async def close_prepared(prepared: Prepared, provider: Provider) -> None:
-    """Close the HTTP client and stop the MCP and language servers, before the loop ends."""
+    """Close the HTTP client and stop the MCP and language servers, before the loop ends;
+    let the session go (another process, or a later load, may then write it)."""
     await close_provider(provider)
+    if prepared.session is not None:
+        prepared.session.release()
     if prepared.mcp is not None:
         await prepared.mcp.aclose()
     if prepared.lsp is not None:
@@ -186,7 +189,7 @@ def session_recorder(
     def attach(agent: Agent, session: Session) -> None:
         from di_code.session.checkpoints import Checkpointer
 
-        session.record(agent)
+        session.record(agent, on_error=lambda exc: notify(str(exc)))
         checkpoints = Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
         agent.subscribe(checkpoints.on_event)
 
@@ -216,6 +219,8 @@ def open_session(
             notify(warning)
         history = resumed.context() if resumed else []
         if options.no_session:
+            if resumed is not None:
+                resumed.release()  # read, not written: another process may go on with it
             return None, history
         return resumed or store.create(workspace, origin), history
     except SessionError as exc:

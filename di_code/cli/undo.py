@@ -24,10 +24,12 @@ EXIT_OK, EXIT_NOTHING = 0, 1
 def undo_command(
     session_id: str | None, list_only: bool, to: int | None, force: bool, yes: bool = False
 ) -> int:
-    session = _session(session_id)
+    session = _session(session_id, write=not list_only)
     if session is None:
         _say("no session in this folder to undo")
         return EXIT_NOTHING
+    for warning in session.warnings:  # lines skipped while loading: the rest is listed
+        _say(warning)
     if list_only:
         return _list(session)
     try:
@@ -80,11 +82,14 @@ def _confirmed() -> bool:
     return False
 
 
-def _session(session_id: str | None) -> Session | None:
+def _session(session_id: str | None, *, write: bool) -> Session | None:
+    """The session to undo in (held: `write`, so no run appends to it meanwhile) or list."""
     store = SessionStore(di_code_home())
     cwd = Path.cwd().resolve()
     try:
-        return store.find(session_id, cwd) if session_id else store.latest(cwd)
+        if session_id:
+            return store.find(session_id, cwd, write=write)
+        return store.latest(cwd, write=write)
     except SessionError as exc:
         raise ConfigError(str(exc)) from exc
 

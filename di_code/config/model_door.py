@@ -14,6 +14,11 @@ line says so, once, and the subagent runs on the default model. Falling back rat
 failing the task keeps the job going on the model the user chose, as the project's `model` key
 falls back to the user's.
 
+A key goes only to the base URL it was given for: a `--base-url` or `--api-key` (or a local
+server found) is remembered for its provider, and every later choice of a model of that
+provider (the chat's `/model`, an editor's model select, a subagent's model) goes to the same
+URL with the same key (tests/editor/test_acp_endpoint.py).
+
 Every provider made here counts its requests against the session's request budget.
 """
 
@@ -21,6 +26,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping
+
+import msgspec
 
 from di_code.ai.budget import RequestBudget
 from di_code.ai.redaction import register, register_url
@@ -51,6 +58,8 @@ class ModelDoor:
         self.notify = notify
         self.budget = budget
         self._said: set[str] = set()
+        self._given: dict[str, tuple[str | None, str | None]] = {}
+        """Per provider, the base URL and key given for it: where that key may go."""
 
     def pick(self, request: ModelRequest, named_by: str | None = None) -> Selection | None:
         """The model `request` names, resolved as `--model` is (a ConfigError names what to
@@ -62,7 +71,26 @@ class ModelDoor:
             if refusal is not None:
                 self._say(refusal)
                 return None
-        return select_model(request, self.settings, self.env)
+        request = self._with_given_endpoint(request)
+        selection = select_model(request, self.settings, self.env)
+        if selection is not None and (request.base_url or request.api_key):
+            self._given[selection.model.provider] = (request.base_url, request.api_key)
+        return selection
+
+    def _with_given_endpoint(self, request: ModelRequest) -> ModelRequest:
+        """`request` with the base URL and key given earlier for its provider (`--base-url`,
+        `--api-key`, a local server found), unless it names its own: choosing a model again
+        (`/model`, an editor's model select, a subagent's model) never sends the key to the
+        provider's public URL instead of the one it was given for, nor another key there."""
+        if request.base_url or request.api_key:
+            return request
+        name = request.provider or (
+            provider_named(request.model, self.settings) if request.model else None
+        )
+        if name not in self._given:
+            return request
+        base_url, api_key = self._given[name]
+        return msgspec.structs.replace(request, base_url=base_url, api_key=api_key)
 
     def open(self, selection: Selection) -> Provider:
         """A provider for the selection; its key and URL are never shown from now on."""

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
+from di_code.ai.codec import encodable
 from di_code.ai.files.door import open_path, read_path
 from di_code.config.skills import Skill, skills_prompt
 
@@ -75,7 +76,7 @@ def build_system_prompt(
         f'<context_file path="{path}">\n{text}\n</context_file>'
         for path, text in context_files(home, workspace)
     )
-    return "\n\n".join(parts)
+    return encodable("\n\n".join(parts))  # a folder's name that is not UTF-8: U+FFFD
 
 
 def repository_root(workspace: Path) -> Path:

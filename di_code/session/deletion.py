@@ -17,6 +17,7 @@ from pathlib import Path
 
 from di_code.session.checkpoints import git_snapshots, stored_ids
 from di_code.session.git_run import GitError
+from di_code.session.holder import lock_path
 from di_code.session.store import SessionStore
 
 logger = logging.getLogger(__name__)
@@ -25,9 +26,13 @@ logger = logging.getLogger(__name__)
 def delete_session(store: SessionStore, path: Path, cwd: Path) -> None:
     """Delete the session at `path` if it belongs to the folder `cwd` (raises SessionError
     when not, OSError when its file cannot be removed: then nothing else was)."""
-    session = store.open(path, cwd)  # the one door: a session of another folder is refused
+    session = store.open(path, cwd)  # the one door: another folder's or a held one is refused
     git = git_snapshots(session)
-    os.unlink(path)
+    try:
+        os.unlink(path)
+        lock_path(path).unlink(missing_ok=True)  # removed while held: see holder.hold
+    finally:
+        session.release()
     for beside in path.parent.glob(f"{path.stem}.*"):
         if beside.is_dir() and not beside.is_symlink():
             shutil.rmtree(beside, ignore_errors=True)

@@ -158,10 +158,13 @@ def entry_from_dict(data: Any) -> Entry:
         raise CodecError("entry has no id")
     if parent_id is not None and not isinstance(parent_id, str):
         raise CodecError("entry parent_id must be a string or null")
-    timestamp = int_field(data, "timestamp")
+    timestamp = _timestamp(data)
     kind = data.get("type")
     if kind == "message":
-        return MessageEntry(entry_id, parent_id, timestamp, message_from_dict(data.get("message")))
+        message = message_from_dict(data.get("message"))
+        if not 0 <= message.timestamp <= LAST_TIMESTAMP:
+            raise CodecError("the message's timestamp is out of range")
+        return MessageEntry(entry_id, parent_id, timestamp, message)
     if kind == "model_change":
         return ModelChangeEntry(
             entry_id, parent_id, timestamp, _text(data, "provider"), _text(data, "model_id")
@@ -224,6 +227,18 @@ def migrate(header: Raw, entries: list[Raw]) -> tuple[Raw, list[Raw]]:
         version += 1
         header = {**header, "version": version}
     return header, entries
+
+
+LAST_TIMESTAMP = 253_402_300_799_999
+"""The last millisecond of the year 9999, the last a date can show: a later time (1e30) is
+not one di-code wrote, and showing it would fail."""
+
+
+def _timestamp(data: Raw) -> int:
+    timestamp = int_field(data, "timestamp")
+    if not 0 <= timestamp <= LAST_TIMESTAMP:
+        raise CodecError("timestamp is out of range")
+    return timestamp
 
 
 def _text(data: Raw, key: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import msgspec
 
+from di_code.ai.codec import MAX_JSON_DEPTH, SURROGATE_ESCAPE, encodable_json
 from di_code.ai.json_pieces import holds_long, text_pieces, utf8
 from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
@@ -30,13 +31,18 @@ class Record(msgspec.Struct, frozen=True):
 
 
 _json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ascii = json.JSONEncoder(separators=(",", ":"))
 
 
 def encode(data: Any) -> bytes:
     """One line; known secrets never reach the disk (see di_code.ai.redaction). A line with a
     very long string is made in pieces (json_pieces), so a thread making it lets the loop run."""
     if not holds_long(data):
-        return redact(_json.encode(data)).encode("utf-8") + b"\n"
+        text = redact(_json.encode(data))
+        try:
+            return text.encode("utf-8") + b"\n"
+        except UnicodeEncodeError:  # a folder's name that is not UTF-8 (the header's cwd):
+            return redact(_ascii.encode(data)).encode() + b"\n"  # kept exactly, as escapes
     return utf8(redact("".join(text_pieces(data, _json)))) + b"\n"
 
 
@@ -66,7 +72,46 @@ def read_records(path: Path) -> tuple[list[Record], list[str]]:
             warnings.append(
                 f"{path.name}: the last line was cut off (a crash while writing) and was skipped"
             )
-    return records, warnings
+    return _usable(path, [*lines, torn], records, warnings), warnings
+
+
+MAX_DEPTH = 2 * MAX_JSON_DEPTH
+"""Deeper than any entry di-code writes (tool data is cut at MAX_JSON_DEPTH): a line nested
+deeper was not written by it, and would break the code that walks it (a RecursionError)."""
+
+
+def _usable(
+    path: Path, lines: list[bytes], records: list[Record], warnings: list[str]
+) -> list[Record]:
+    """The records a session can use: a line nested deeper than MAX_DEPTH is skipped with a
+    warning, and one holding a lone surrogate (`\\ud800`, which nothing can encode again) has
+    it made U+FFFD. Only lines that could hold either are walked: reading a session is hot."""
+    usable: list[Record] = []
+    for record in records:
+        line = lines[record.line - 1]
+        if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _deeper(record.data, MAX_DEPTH):
+            warnings.append(f"{path.name}: line {record.line} is nested too deeply and was skipped")
+            continue
+        if record.line > 1 and SURROGATE_ESCAPE.search(line) is not None:  # line 1: the
+            # header, whose folder name is the OS's (a lone surrogate per byte not UTF-8)
+            record = Record(record.line, encodable_json(record.data, MAX_DEPTH + 1))
+        usable.append(record)
+    return usable
+
+
+def _deeper(value: Any, limit: int) -> bool:
+    """Whether `value` nests more than `limit` lists or objects deep (walked without
+    recursion: the value may be deeper than the interpreter's stack)."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        children = (
+            item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        )
+        if children and depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def parse_all(lines: list[bytes]) -> list[Any] | None:
@@ -111,7 +156,8 @@ def _parse_each(path: Path, numbered: list[tuple[int, bytes]]) -> tuple[list[Rec
 
 def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bool = True) -> None:
     """Append complete lines; write `header` first when the file is new or empty. A write
-    that fails (a full disk) leaves the file as it was."""
+    that fails (a full disk) leaves the file as it was (a new one: none). The caller is the
+    session's one writer (holder.py), so no one else appends meanwhile."""
     with _locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, fcntl.LOCK_EX) as fd:
         size = os.fstat(fd).st_size
         if size == 0:
@@ -123,6 +169,8 @@ def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bo
         except OSError:  # a full disk: no half line is left for the next append to follow
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, size)
+                if size == 0:  # nor an empty file, which no load could read (`--continue`)
+                    os.unlink(path)
             raise
         if durable:
             os.fsync(fd)

@@ -39,6 +39,7 @@ from di_code.session.format import (
     header_from_dict,
     migrate,
 )
+from di_code.session.holder import SessionHold
 from di_code.session.summary import summary_message
 
 LONG_MESSAGE = 1 << 20
@@ -70,6 +71,7 @@ class Session:
         *,
         now: Clock = now_ms,
         upgrade: bool = False,
+        held: SessionHold | None = None,
     ) -> None:
         self.path = path
         self.header = header
@@ -85,6 +87,10 @@ class Session:
         self._queue: list[Entry] | None = None
         """Entries waiting behind a long message being written on its thread (None: none is)."""
         self._queue_lock = threading.Lock()
+        self._hold = held or SessionHold(header.id)
+        """Taken before every write (a stored session: when opened, see SessionStore.open)."""
+        self.write_error: SessionError | None = None
+        """The first write that failed (a full disk): what was not saved; `run` exits 1."""
 
     @property
     def id(self) -> str:
@@ -100,13 +106,14 @@ class Session:
         return list(self._entries)
 
     @classmethod
-    def load(cls, path: Path, *, now: Clock = now_ms) -> Session:
-        """Read a session file; bad lines become warnings, a bad header a SessionError."""
+    def load(cls, path: Path, *, now: Clock = now_ms, held: SessionHold | None = None) -> Session:
+        """Read a session file; bad lines become warnings, a bad header a SessionError.
+        `held`: this process's hold on it, taken before reading (see `hold`)."""
         with _collector_paused():
-            return cls._load(path, now)
+            return cls._load(path, now, held)
 
     @classmethod
-    def _load(cls, path: Path, now: Clock) -> Session:
+    def _load(cls, path: Path, now: Clock, held: SessionHold | None) -> Session:
         try:
             records, warnings = jsonl.read_records(path)
         except OSError as exc:
@@ -126,7 +133,7 @@ class Session:
             except CodecError as exc:
                 warnings.append(f"{path.name}: line {record.line} was skipped ({exc})")
         upgrade = first.get("version") != FORMAT_VERSION
-        return cls(path, header, entries, warnings, now=now, upgrade=upgrade)
+        return cls(path, header, entries, warnings, now=now, upgrade=upgrade, held=held)
 
     @property
     def _leaf(self) -> str | None:
@@ -250,7 +257,8 @@ class Session:
         self, agent: Agent, on_error: Callable[[SessionError], None] | None = None
     ) -> Callable[[], None]:
         """Append every message the agent finishes (and a model change before it); returns
-        the unsubscribe function. A failed write (disk full) goes to `on_error`, else to
+        the unsubscribe function. A failed write (disk full) goes to `on_error` when it is
+        the session's first (`write_error`: one line says it, not one a message), else to
         `warnings`: the conversation goes on either way."""
 
         async def on_event(event: AgentEvent) -> None:
@@ -266,7 +274,7 @@ class Session:
                 else:
                     self.append_message(event.message)
             except SessionError as exc:
-                if on_error is None:
+                if on_error is None or exc is not self.write_error:
                     self.warnings.append(str(exc))
                 else:
                     on_error(exc)
@@ -346,18 +354,31 @@ class Session:
         self._by_id[entry.id] = entry
         self._branch.append(entry)
 
+    def release(self) -> None:
+        """Stop being the session's one writer (holder.py); a later write holds it again."""
+        self._hold.release()
+
     def _write(self, entry: Entry) -> None:
+        try:
+            self._write_entry(entry)
+        except SessionError as exc:
+            if self.write_error is None:
+                self.write_error = exc
+            raise
+
+    def _write_entry(self, entry: Entry) -> None:
         try:
             header = jsonl.encode(self.header.to_dict())
             line = jsonl.encode(entry_to_dict(entry))
         except (TypeError, ValueError, RecursionError) as exc:  # a bug upstream: say it, loudly
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
         try:
+            self._private_folder()
+            self._hold.take(self.path)
             if self._upgrade:
                 body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)
                 jsonl.replace_file(self.path, header + body)
                 self._upgrade = False
-            self._private_folder()
             jsonl.append_lines(self.path, line, header=header)
         except OSError as exc:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc

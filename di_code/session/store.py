@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import os
 import re
 import uuid
 from collections.abc import Iterable
@@ -22,6 +23,7 @@ from di_code.ai.codec import message_from_dict
 from di_code.ai.types import Clock, TextContent, UserMessage, now_ms
 from di_code.session import jsonl
 from di_code.session.format import SessionError, SessionHeader, header_from_dict, migrate
+from di_code.session.holder import SessionHold
 from di_code.session.session import Session
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -47,7 +49,7 @@ class SessionSummary(msgspec.Struct, frozen=True):
 def workspace_slug(cwd: Path) -> str:
     resolved = str(cwd.resolve())
     readable = _UNSAFE.sub("-", resolved).strip("-")[-60:] or "root"
-    digest = hashlib.sha256(resolved.encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha256(os.fsencode(resolved)).hexdigest()[:8]  # a name not UTF-8 too
     return f"{readable}-{digest}"
 
 
@@ -69,27 +71,36 @@ class SessionStore:
         header = SessionHeader(session_id, str(cwd.resolve()), timestamp, origin=origin)
         return Session(path, header, now=self._now)
 
-    def open(self, path: Path, cwd: Path) -> Session:
+    def open(self, path: Path, cwd: Path, *, write: bool = True) -> Session:
         """The stored session at `path`, to go on with in the folder `cwd`.
 
         The one door to a stored session: the tools work in `cwd`, its checkpoints and undo
         in the folder it records, so one of another folder is refused (the two would split:
-        an undo would rewrite files in one project and leave the other's changes)."""
-        session = Session.load(path, now=self._now)
-        check_folder(path, cwd, session.cwd)
+        an undo would rewrite files in one project and leave the other's changes). To write
+        (`write`), this process holds it first: a session another process (or this one)
+        holds is refused with one line (SessionBusy, see holder.py)."""
+        check_folder(path, cwd)
+        held = _held(path) if write else None
+        try:
+            session = Session.load(path, now=self._now, held=held)
+            check_folder(path, cwd, session.cwd)
+        except BaseException:
+            if held is not None:
+                held.release()
+            raise
         return session
 
-    def latest(self, cwd: Path, origin: str | None = None) -> Session | None:
+    def latest(self, cwd: Path, origin: str | None = None, *, write: bool = True) -> Session | None:
         """The most recently written session of this workspace (`--continue`); with `origin`,
         the newest one not started by another command (older files name none)."""
         for path in self._files(self.directory(cwd)):
             if origin is None or _origin(path) in (origin, None):
-                return self.open(path, cwd)
+                return self.open(path, cwd, write=write)
         return None
 
-    def find(self, id_or_prefix: str, cwd: Path) -> Session:
+    def find(self, id_or_prefix: str, cwd: Path, *, write: bool = True) -> Session:
         """A session of this workspace by id or unambiguous id prefix."""
-        return self.open(self.locate(id_or_prefix, cwd), cwd)
+        return self.open(self.locate(id_or_prefix, cwd), cwd, write=write)
 
     def locate(self, id_or_prefix: str, cwd: Path) -> Path:
         """The file of a session by id or unambiguous id prefix, read no further than its
@@ -144,6 +155,14 @@ class SessionStore:
             except OSError:
                 continue
         return sorted(stamped, key=_newest_first, reverse=True)
+
+
+def _held(path: Path) -> SessionHold:
+    """The hold on the session at `path`, taken before it is read: what is loaded is then
+    what no one else appends to."""
+    if not path.is_file():
+        raise SessionError(f"{path.name}: no such session file")
+    return SessionHold(session_id_of(path)).take(path)
 
 
 def _newest_first(item: tuple[int, Path]) -> tuple[int, str]:

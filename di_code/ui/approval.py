@@ -111,7 +111,8 @@ class ReplApprover:
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.console.print(approval_header(request))
-        body = approval_body(request, self.workspace)
+        # off the loop: reading the file and diffing it is work on model input (Esc stays live)
+        body = await asyncio.to_thread(approval_body, request, self.workspace)
         if body is not None:
             rows = self.screen_rows() - QUESTION_ROWS
             shown, hidden = fit(body, rows, self.console.width)

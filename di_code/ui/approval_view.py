@@ -9,7 +9,6 @@ ever out of reach, and the question itself stays on the screen.
 
 from __future__ import annotations
 
-import difflib
 import json
 from typing import Any
 
@@ -18,6 +17,7 @@ from rich.text import Text
 
 from di_code.tools.builtin.edit import preview_diff
 from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.line_diff import unified_diff
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.builtin.write import preview_write
 from di_code.tools.policy.permissions import ApprovalRequest
@@ -45,9 +45,8 @@ def edit_diff(arguments: dict[str, Any], workspace: Workspace | None = None) -> 
     for edit in edits:
         if not isinstance(edit, dict):
             continue
-        old = str(edit.get("old_text", "")).splitlines()
-        new = str(edit.get("new_text", "")).splitlines()
-        lines.extend(difflib.unified_diff(old, new, lineterm="", n=1))
+        old, new = str(edit.get("old_text", "")), str(edit.get("new_text", ""))
+        lines.extend(unified_diff(old, new, "").split("\n")[2:])  # its hunks, no file names
     return "\n".join(lines)
 
 

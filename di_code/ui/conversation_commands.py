@@ -69,10 +69,15 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
             for n, s in enumerate(recent, 1)
         ]
         return say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
+    from di_code.session.store import session_id_of
+
     if arg.isdigit() and 1 <= int(arg) <= len(recent):
-        session = setup.store.open(recent[int(arg) - 1].path, setup.workspace)
+        path = recent[int(arg) - 1].path
     else:
-        session = setup.store.find(arg, setup.workspace)
+        path = setup.store.locate(arg, setup.workspace)
+    if setup.session is not None and session_id_of(path) == setup.session.id:
+        return say(repl, f"Already in session {setup.session.id}.")
+    session = setup.store.open(path, setup.workspace)
     for warning in session.warnings:
         repl.console.print(Text(f"! {visible(warning)}", style="yellow"))
     messages = session.context()

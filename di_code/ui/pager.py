@@ -9,6 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from di_code.ai.children import run_child
+from di_code.ai.redaction import redact_bytes
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 if TYPE_CHECKING:
@@ -28,7 +29,8 @@ def page(text: str, out: TextIO | None = None) -> None:
     env = program_env(KEY_VARIABLES, LESS=os.environ.get("LESS", "-R"))
     stream.flush()
     # the terminal's own group: the pager reads the keys
-    run_child(command, own_group=False, input=text.encode(), env=env, check=False, stdout=stream)
+    data = redact_bytes(text.encode())  # the pager writes to the terminal itself, not via stdout
+    run_child(command, own_group=False, input=data, env=env, check=False, stdout=stream)
 
 
 def show_paged(console: Console, shown: RenderableType, app: Application[Any] | None) -> None:

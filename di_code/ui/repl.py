@@ -22,6 +22,7 @@ from rich.text import Text
 
 from di_code.agent.agent import Agent
 from di_code.ai.abort import AbortController
+from di_code.ai.codec import encodable
 from di_code.ai.first_use import imported
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
@@ -146,11 +147,13 @@ class Repl:
         if session is not None:
             self.setup.attach_session(agent, session)
         self.setup.agent = agent
+        if self.setup.session is not None and self.setup.session is not session:
+            self.setup.session.release()  # the one writer of a session: let the old one go
         self.setup.session = session
         self.renderer.usage = UsageTotals()
         self.renderer.finished.clear()
         if messages:
-            replay(self.renderer, messages)
+            replay(self.renderer, messages, agent.tools)
 
     def switch_mode(self, mode: PermissionMode) -> None:
         """Shift+Tab and /permissions: the gate's new mode, and what it means for the user
@@ -223,7 +226,7 @@ class Repl:
         with patch_stdout(raw=True):
             self.console.print(self.banner())
             if self.agent.transcript:
-                replay(self.renderer, self.agent.transcript)
+                replay(self.renderer, self.agent.transcript, self.agent.tools)
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
             watcher = self._watch_mcp()
@@ -256,8 +259,8 @@ class Repl:
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
         self.exit_armed = False
-        shown = text.strip()  # as the input showed it: a long paste as its placeholder
-        text = self.pastes.expand(text).strip()
+        shown = encodable(text.strip())  # as the input showed it: a paste as its placeholder
+        text = encodable(self.pastes.expand(text)).strip()  # the typed prompt's door: valid
         return await self._dispatch(text, shown) if text else True
 
     async def _dispatch(self, text: str, shown: str) -> bool:

@@ -3,10 +3,11 @@ the tool calls collapsed, the plan as it was left, and the context size from the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from rich.text import Text
 
+from di_code.agent.tool import AgentTool, call_arguments
 from di_code.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage
 from di_code.ui.plan_view import last_plan, plan_of, plan_panel
 from di_code.ui.render import Renderer, user_text
@@ -16,9 +17,12 @@ from di_code.ui.turn_view import closing_rule
 HISTORY_TURNS = 3
 
 
-def replay(renderer: Renderer, messages: Sequence[Message]) -> None:
+def replay(
+    renderer: Renderer, messages: Sequence[Message], tools: Iterable[AgentTool] = ()
+) -> None:
     """Print the last HISTORY_TURNS prompts of a resumed conversation and their answers
-    (tool calls collapsed), and take the context size from its last answer."""
+    (tool calls collapsed, each in its tool's own argument names, as when it ran), and take
+    the context size from its last answer."""
     users = [n for n, message in enumerate(messages) if message.role == "user"]
     start = users[-HISTORY_TURNS] if len(users) >= HISTORY_TURNS else 0
     if start:
@@ -32,10 +36,10 @@ def replay(renderer: Renderer, messages: Sequence[Message]) -> None:
         elif isinstance(message, ToolResultMessage):
             call = calls.get(message.tool_call_id)
             if plan_of(message) is None:
-                renderer.remember(message.tool_name, call.arguments if call else None, message)
-                renderer.console.print(
-                    tool_panel(message.tool_name, call and call.arguments, message)
-                )
+                name = message.tool_name
+                arguments = call_arguments(tools, name, call.arguments) if call else None
+                renderer.remember(name, arguments, message)
+                renderer.console.print(tool_panel(name, arguments, message))
         else:
             renderer.show_user(user_text(message))
     if (steps := last_plan(messages)) is not None:

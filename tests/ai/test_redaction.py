@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import itertools
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,3 +101,73 @@ def test_redaction_hides_exactly_the_long_pieces(
     forget_all()
     register(secret)
     assert redact(text) == covered_by_pieces(text, secret)
+
+
+def test_a_key_in_its_json_spelling_is_hidden() -> None:
+    """A key with a quote or a non-ASCII letter, as a JSON line escapes it (issue 40.5)."""
+    import json
+
+    odd = 'pa"ss\\wörd-0123456789'
+    register(odd)
+    for ascii in (True, False):
+        line = json.dumps({"said": f"it is {odd}."}, ensure_ascii=ascii)
+        said = json.loads(redact(line))["said"]
+        assert said.startswith(f"it is {MASK}") and no_piece_of(odd, said)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.text(max_size=30),
+    after=st.text(max_size=30),
+    cuts=st.lists(st.integers(min_value=0, max_value=120), max_size=12),
+)
+def test_a_key_streamed_in_pieces_is_never_shown(before: str, after: str, cuts: list[int]) -> None:
+    """However a text holding the key is cut into deltas, what a StreamRedactor lets through,
+    put together, is the text redacted whole (issue 40.5)."""
+    from di_code.ai.redaction import StreamRedactor
+
+    register(KEY)
+    text = f"{before}{KEY}{after}"
+    bounds = sorted({0, len(text), *(c for c in cuts if c < len(text))})
+    redactor = StreamRedactor()
+    shown = "".join(redactor.feed(text[a:b]) for a, b in itertools.pairwise(bounds))
+    shown += redactor.end()
+    assert shown == redact(text)
+    assert no_piece_of(KEY, shown) and MASK in shown
+
+
+def test_log_lines_and_their_tracebacks_are_redacted(tmp_path: Path) -> None:
+    """`--log FILE` (issue 40.5): a record's message and its exception's text."""
+    import logging
+
+    from di_code.ai.log_file import RedactingFormatter
+
+    register(KEY)
+    handler = logging.FileHandler(tmp_path / "log", encoding="utf-8")
+    handler.setFormatter(RedactingFormatter(logging.BASIC_FORMAT))
+    logger = logging.getLogger("test-redaction")
+    logger.addHandler(handler)
+    try:
+        try:
+            raise ValueError(f"server said {KEY}")
+        except ValueError:
+            logger.exception("request with %s failed", KEY)
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+    written = (tmp_path / "log").read_text(encoding="utf-8")
+    assert "request with *** failed" in written and "ValueError: server said ***" in written
+    assert no_piece_of(KEY, written)
+
+
+def test_a_request_body_keeps_only_the_secrets_it_is_sent_with() -> None:
+    """Issue 40.6: after a switch of provider, another provider's key is not in the body; the
+    request's own key (in its headers or URL) is left as the conversation has it."""
+    from di_code.ai.redaction import foreign_secrets_hidden
+
+    other = "sk-ant-the-other-providers-key"
+    register(KEY, other)
+    body = f'{{"text": "{KEY} and {other} at http://me:pw-in-text@host"}}'.encode()
+    sent = foreign_secrets_hidden(body, ["https://api.example/v1", f"Bearer {KEY}"])
+    assert sent.decode() == f'{{"text": "{KEY} and {MASK} at http://me:pw-in-text@host"}}'
+    assert foreign_secrets_hidden(body, [f"Bearer {KEY}", other]) is body

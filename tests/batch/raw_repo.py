@@ -34,18 +34,16 @@ def commit_raw(repo: Path, files: RawTree) -> str:
     the same files in its working tree; the commit's name."""
     repo.mkdir(parents=True, exist_ok=True)
     raw_git(repo, "init", "--quiet", "-b", "main")
-    rows = []
-    for path, (content, executable) in sorted(files.items()):
+    rows: list[bytes] = []
+    for path, (content, executable) in sorted(files.items()):  # any name: no line protocol
         target = repo / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(content)
         target.chmod(0o755 if executable else 0o644)
-    paths = sorted(files)
-    stdin = "".join(f"{path}\n" for path in paths).encode()
-    blobs = raw_git(repo, "hash-object", "-w", "--no-filters", "--stdin-paths", stdin=stdin)
-    for path, blob in zip(paths, blobs.decode().split(), strict=True):
-        rows.append(f"{'100755' if files[path][1] else '100644'} {blob}\t{path}\0")
-    raw_git(repo, "update-index", "-z", "--index-info", stdin="".join(rows).encode())
+        blob = raw_git(repo, "hash-object", "-w", "--no-filters", "--stdin", stdin=content)
+        mode = b"100755" if executable else b"100644"
+        rows.append(b"%s %s\t%s\0" % (mode, blob.strip(), os.fsencode(path)))
+    raw_git(repo, "update-index", "-z", "--index-info", stdin=b"".join(rows))
     tree = raw_git(repo, "write-tree").decode().strip()
     commit = raw_git(repo, "commit-tree", tree, "-m", "base").decode().strip()
     raw_git(repo, "update-ref", "refs/heads/main", commit)

@@ -134,7 +134,7 @@ def test_checkout_patch_and_removal_run_nothing_and_are_byte_exact(
     assert read_tree(checkout.path) == BASE  # the blobs' bytes: no smudge, eol, ident, encoding
     change(checkout.path)
     expected = read_tree(checkout.path)
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     remove_checkout(checkout)
     assert not checkout.path.exists()
 
@@ -147,6 +147,23 @@ def test_checkout_patch_and_removal_run_nothing_and_are_byte_exact(
     assert blobs_of(repo, "main") == BASE
 
 
+def test_a_git_directory_named_as_the_repo_runs_nothing(
+    hostile: tuple[Path, str, Path], tmp_path: Path
+) -> None:
+    """A bare repository (here the planted `.git` itself) is cloned as it is, its programs
+    not run, and nothing written into it."""
+    repo, base, markers = hostile
+    git_dir_before = listing(repo / ".git")
+    checkout = make_checkout(str(repo / ".git"), None, tmp_path / "checkouts" / "g", "g")
+    assert checkout.base == base
+    assert read_tree(checkout.path) == BASE
+    change(checkout.path)
+    assert b"GIT binary patch" in patch_of(checkout).data
+    remove_checkout(checkout)
+    assert sorted(p.name for p in markers.iterdir()) == []
+    assert listing(repo / ".git") == git_dir_before
+
+
 def test_a_file_url_clone_runs_nothing_and_is_byte_exact(
     hostile: tuple[Path, str, Path], tmp_path: Path
 ) -> None:
@@ -155,7 +172,7 @@ def test_a_file_url_clone_runs_nothing_and_is_byte_exact(
     assert checkout.base == base
     assert read_tree(checkout.path) == BASE
     change(checkout.path)
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     remove_checkout(checkout)
     assert b"GIT binary patch" in patch and b"new mode 100644" in patch
     assert sorted(p.name for p in markers.iterdir()) == []
@@ -176,7 +193,7 @@ def test_a_folder_outside_git_is_copied_and_hashed_without_filters(
     assert blobs_of(checkout.path, checkout.base) == BASE
     change(checkout.path)
     expected = read_tree(checkout.path)
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     remove_checkout(checkout)
     fresh = make_checkout(str(plain), None, tmp_path / "checkouts" / "q", "q")
     raw_git(fresh.path, "apply", stdin=patch)
@@ -201,7 +218,7 @@ def test_a_submodule_is_neither_fetched_nor_in_the_patch(
     checkout = make_checkout(str(repo), None, tmp_path / "checkouts" / "s", "s")
     assert list((checkout.path / "sub").iterdir()) == []
     (checkout.path / "a.txt").write_bytes(b"changed\n")
-    patch = patch_of(checkout)
+    patch = patch_of(checkout).data
     remove_checkout(checkout)
     assert patch.startswith(b"diff --git a/a.txt b/a.txt\n") and b"sub" not in patch
     assert sorted(p.name for p in markers.iterdir()) == []

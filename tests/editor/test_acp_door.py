@@ -37,6 +37,7 @@ async def stored_session(agent: Any, llm_server: LLMServer, workspace: Path) -> 
     conn = await agent(RecordingClient())
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     await prompt(conn, session.session_id, "what is the answer?")
+    await conn.close_session(session_id=session.session_id)  # one writer: that editor is done
     return str(session.session_id)
 
 

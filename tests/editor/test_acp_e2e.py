@@ -155,6 +155,7 @@ async def test_load_replays_a_stored_session_and_goes_on_with_it(
     conn = await agent(first)
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     await prompt(conn, session.session_id, "what is the answer?")
+    await conn.close_session(session_id=session.session_id)  # one writer: the first is done
 
     second = RecordingClient()
     conn2 = await agent(second)

@@ -96,6 +96,7 @@ async def test_resume_goes_on_without_replaying(
     conn = await agent(RecordingClient())
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     await prompt(conn, session.session_id, "what is the answer?")
+    await conn.close_session(session_id=session.session_id)  # one writer: the first lets go
     client = RecordingClient()
     conn2 = await agent(client)
     with pytest.raises(RequestError):  # the same door as load: the whole id only

@@ -87,7 +87,7 @@ def test_kill_9_mid_stream_keeps_every_ended_message(
     finally:
         child.kill()
         child.wait(timeout=30)
-    session = SessionStore(di_code_home).latest(workspace)
+    session = SessionStore(di_code_home).latest(workspace, write=False)
     assert session is not None and session.warnings == []
     assert [m.role for m in session.context()] == ["user", "assistant", "tool_result"]
 

@@ -101,7 +101,7 @@ async def test_compaction_past_the_threshold_keeps_recent_turns_whole(tmp_path: 
     assert SUMMARY in sent[0].content[0].text  # type: ignore[union-attr]
     assert sent[1:-1] == kept and sent[-1].content == [TextContent("task 4")]
     assert_tool_pairs_intact(sent)
-    resumed = SessionStore(tmp_path).latest(tmp_path)
+    resumed = SessionStore(tmp_path).latest(tmp_path, write=False)
     assert resumed is not None and resumed.context() == agent.transcript
 
 
@@ -116,7 +116,7 @@ async def test_overflow_error_compacts_then_retries_once(tmp_path: Path) -> None
     assert SUMMARY in retry.messages[0].content[0].text  # type: ignore[union-attr]
     assert retry.messages[-1].content == [TextContent("task 4")]
     assert_tool_pairs_intact(retry.messages)
-    resumed = SessionStore(tmp_path).latest(tmp_path)
+    resumed = SessionStore(tmp_path).latest(tmp_path, write=False)
     assert resumed is not None and resumed.context() == agent.transcript
 
 

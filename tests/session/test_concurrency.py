@@ -1,4 +1,5 @@
-"""Two processes appending to one session file at once: nothing lost, no line interleaved."""
+"""Two processes opening one session to write at once: exactly one holds it and writes, the
+other is refused with one line before it writes anything; every line stays whole."""
 
 from __future__ import annotations
 
@@ -14,23 +15,30 @@ WRITER = """
 import sys
 from pathlib import Path
 from di_code.ai.types import UserMessage
-from di_code.session import SessionStore
+from di_code.session import SessionStore, SessionError
 
 home, path, name, count = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-session = SessionStore(home).open(path, Path(sys.argv[5]))
 print("ready", flush=True)
 sys.stdin.readline()  # start together
+try:
+    session = SessionStore(home).open(path, Path(sys.argv[5]))
+except SessionError as exc:
+    print(f"refused: {exc}", flush=True)
+    sys.exit(3)
+print("holding", flush=True)
 for i in range(count):
     session.append_message(UserMessage.of(f"{name}-{i}:" + name * 70_000, i))
+sys.stdin.readline()  # hold until told
 """
 
 COUNT = 40
 
 
-def test_two_processes_append_at_once(tmp_path: Path) -> None:
+def test_two_processes_open_at_once_one_writes(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     session = store.create(tmp_path)
-    root = session.append_message(UserMessage.of("start", 0))
+    session.append_message(UserMessage.of("start", 0))
+    session.release()
     args = [str(tmp_path), str(session.path)]
     writers = [
         subprocess.Popen(
@@ -41,28 +49,41 @@ def test_two_processes_append_at_once(tmp_path: Path) -> None:
         )
         for name in ("a", "b")
     ]
-    for writer in writers:  # both have loaded the file before either writes
+    for writer in writers:
         assert writer.stdout is not None
         assert writer.stdout.readline() == "ready\n"
     for writer in writers:
         assert writer.stdin is not None
         writer.stdin.write("go\n")
-        writer.stdin.close()
+        writer.stdin.flush()
+    said = [writer.stdout.readline() for writer in writers if writer.stdout is not None]
+    assert sorted(line.split(":")[0].strip() for line in said) == ["holding", "refused"], said
+    (refused,) = [line for line in said if line.startswith("refused")]
+    assert "is in use by another di-code process" in refused
     for writer in writers:
-        assert writer.wait(timeout=60) == 0
+        assert writer.stdin is not None
+        writer.stdin.write("done\n")
+        writer.stdin.close()
+    assert sorted(writer.wait(timeout=60) for writer in writers) == [0, 3]
     for line in session.path.read_text().splitlines():
         json.loads(line)  # every line whole
-    loaded = store.open(session.path, tmp_path)
+    loaded = store.open(session.path, tmp_path)  # free again: the holder ended
     assert loaded.warnings == []
     entries = [e for e in loaded.entries if isinstance(e, MessageEntry)]
-    assert len(entries) == 1 + 2 * COUNT
-    by_id = {e.id: e for e in entries}
-    for name in ("a", "b"):
-        own = [e for e in entries if e.message.content[0].text.startswith(f"{name}-")]  # type: ignore[union-attr]
-        chain, current = [], own[-1]
-        while current.parent_id is not None:
-            chain.append(current)
-            current = by_id[current.parent_id]
-        assert current.id == root.id
-        texts = [e.message.content[0].text.split(":")[0] for e in reversed(chain)]  # type: ignore[union-attr]
-        assert texts == [f"{name}-{i}" for i in range(COUNT)]
+    assert len(entries) == 1 + COUNT
+
+
+def test_this_process_cannot_open_a_session_it_holds_twice(tmp_path: Path) -> None:
+    store = SessionStore(tmp_path)
+    session = store.create(tmp_path)
+    session.append_message(UserMessage.of("start", 0))
+    try:
+        store.open(session.path, tmp_path)
+    except Exception as exc:
+        assert str(exc).endswith("is already open here: one session is written by one owner.")
+    else:
+        raise AssertionError("opened twice")
+    reader = store.open(session.path, tmp_path, write=False)  # reading needs no hold
+    assert len(reader.entries) == 1
+    session.release()
+    store.open(session.path, tmp_path).release()

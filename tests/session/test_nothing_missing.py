@@ -60,7 +60,7 @@ async def run_recorded(tmp_path: Path, responses: list[Any], tools: list[Any]) -
     agent = Agent(faux.provider, faux.model, tools)
     session.record(agent)
     await agent.prompt("go")
-    on_disk = SessionStore(tmp_path).open(session.path, tmp_path)
+    on_disk = SessionStore(tmp_path).open(session.path, tmp_path, write=False)
     assert on_disk.warnings == [] and session.warnings == []
     assert on_disk.context() == agent.transcript
     return agent

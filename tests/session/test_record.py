@@ -42,6 +42,7 @@ async def test_record_then_resume(tmp_path: Path) -> None:
     assert types == ["session", "message", "model_change", "message", "message", "message"]
     assert seen_on_disk == [2, 4, 5, 6]  # each message on disk when its message_end is seen
 
+    session.release()  # the first writer ends
     resumed = store.latest(tmp_path)
     assert resumed is not None and resumed.id == session.id
     assert resumed.context() == agent.transcript and resumed.model() == ("faux", "faux-1")
@@ -49,7 +50,7 @@ async def test_record_then_resume(tmp_path: Path) -> None:
     resumed.record(again)
     await again.prompt("more")
     assert faux.requests[-1].messages[:4] == agent.transcript
-    assert store.open(session.path, tmp_path).context() == again.transcript
+    assert store.open(session.path, tmp_path, write=False).context() == again.transcript
 
 
 async def test_nothing_recorded_leaves_no_file(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ def test_file_appears_with_the_first_entry_and_round_trips(tmp_path: Path) -> No
     assert data[0]["version"] == FORMAT_VERSION and data[0]["id"] == session.id
     assert [d["type"] for d in data[1:]] == ["message"] * 4
     assert data[1]["parent_id"] is None and data[2]["parent_id"] == data[1]["id"]
-    loaded = store.open(session.path, tmp_path / "work")
+    loaded = store.open(session.path, tmp_path / "work", write=False)
     assert loaded.context() == written and loaded.warnings == []
 
 
@@ -49,11 +49,12 @@ def test_torn_last_line_is_skipped_and_the_next_append_is_not_lost(tmp_path: Pat
     session.append_message(reply("two"))
     with session.path.open("ab") as file:
         file.write(b'{"type":"message","id":"torn","parent_id":nu')
+    session.release()  # its writer ends; another goes on with it
     loaded = SessionStore(tmp_path).open(session.path, tmp_path)
     assert [m.role for m in loaded.context()] == ["user", "assistant"]
     assert len(loaded.warnings) == 1 and "last line was cut off" in loaded.warnings[0]
     loaded.append_message(UserMessage.of("three", 3))
-    again = SessionStore(tmp_path).open(session.path, tmp_path)
+    again = SessionStore(tmp_path).open(session.path, tmp_path, write=False)
     assert [m.content[0].text for m in again.context()] == ["one", "two", "three"]  # type: ignore[union-attr]
     assert "line 4 is corrupt" in again.warnings[0]
 
@@ -72,7 +73,7 @@ def test_corrupt_line_in_the_middle_is_reported_by_number_and_skipped(tmp_path: 
     }
     text.append(json.dumps(bad_shape))
     session.path.write_text("\n".join(text) + "\n")
-    loaded = SessionStore(tmp_path).open(session.path, tmp_path)
+    loaded = SessionStore(tmp_path).open(session.path, tmp_path, write=False)
     assert any("line 3 is corrupt" in w for w in loaded.warnings)
     assert any("line 4 was skipped" in w and "unknown message role" in w for w in loaded.warnings)
     assert [m.role for m in loaded.context()] == ["user"]
@@ -86,6 +87,7 @@ def test_a_newer_format_version_is_refused_and_left_untouched(tmp_path: Path) ->
         f'"version":{FORMAT_VERSION}', f'"version":{FORMAT_VERSION + 1}'
     )
     session.path.write_text(raw)
+    session.release()
     with pytest.raises(SessionError, match=r"newer than this di-code supports.*upgrade di-code"):
         store.latest(tmp_path)
     assert session.path.read_text() == raw
@@ -122,7 +124,7 @@ def test_an_older_version_is_migrated_and_rewritten_on_the_next_append(
     session.append_message(reply("hello"))
     data = lines(path)
     assert data[0]["version"] == FORMAT_VERSION and "message" in data[1]
-    assert len(SessionStore(tmp_path).open(path, Path("/w")).context()) == 2
+    assert len(SessionStore(tmp_path).open(path, Path("/w"), write=False).context()) == 2
 
 
 def test_latest_find_and_list(tmp_path: Path) -> None:
@@ -136,9 +138,9 @@ def test_latest_find_and_list(tmp_path: Path) -> None:
     second.append_message(reply("ok"))
     elsewhere = store.create(other)
     elsewhere.append_message(UserMessage.of("elsewhere", 1))
-    latest = store.latest(work)
+    latest = store.latest(work, write=False)
     assert latest is not None and latest.id == second.id
-    assert store.find(first.id[:10], work).id == first.id
+    assert store.find(first.id[:10], work, write=False).id == first.id
     with pytest.raises(SessionError, match=f"belongs to {other.resolve()}, not {work}"):
         store.find(elsewhere.id[:10], work)  # another workspace's: its folder is named
     summaries = store.list(work)
@@ -166,7 +168,7 @@ def test_model_changes_are_recorded_and_resumed(tmp_path: Path) -> None:
     assert session.model() is None
     session.append_model_change("openai", "gpt-4o")
     session.append_message(UserMessage.of("hi", 1))
-    loaded = SessionStore(tmp_path).open(session.path, tmp_path)
+    loaded = SessionStore(tmp_path).open(session.path, tmp_path, write=False)
     assert loaded.model() == ("openai", "gpt-4o")
     assert loaded.context() == [UserMessage.of("hi", 1)]
 

@@ -71,3 +71,16 @@ async def test_a_private_address_is_refused_unless_a_rule_names_the_host(site: s
 
 async def test_only_http_urls(site: str) -> None:
     assert "Only http://" in await error_of(ALLOWED, {"url": "file:///etc/passwd"})
+
+
+async def test_a_url_holding_a_key_di_code_holds_is_not_fetched(site: str) -> None:
+    """Issue 40.6: a key goes only to its provider, not in a URL the model fetches (nor in a
+    piece of one)."""
+    from di_code.ai.redaction import register
+
+    key = "sk-proj-the-key-in-a-url-0123456789"
+    register(key)
+    for url in (f"{site}/notes?k={key}", f"{site}/{key[3:20]}/notes"):
+        message = await error_of(ALLOWED, {"url": url})
+        assert message.startswith("Not fetched: the URL holds a key"), message
+    assert text_of(await run(ALLOWED, {"url": f"{site}/notes"})).endswith("line two")

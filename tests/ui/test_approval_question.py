@@ -16,6 +16,12 @@ def request(tool: str, **arguments: str) -> ApprovalRequest:
     return ApprovalRequest(tool, arguments, tool, grant_offers(tool, arguments))
 
 
+async def opened(approver: ReplApprover) -> None:
+    """Wait until the question is open (its body is prepared off the event loop)."""
+    while approver.pending is None:
+        await asyncio.sleep(0.01)
+
+
 class Clock:
     def __init__(self) -> None:
         self.now = 100.0
@@ -42,7 +48,7 @@ async def test_keys_count_only_after_the_guard_and_never_while_typing() -> None:
     clock = Clock()
     approver = ReplApprover(Console(file=io.StringIO()), clock=clock)
     asking = asyncio.create_task(approver(request("bash", command="ls")))
-    await asyncio.sleep(0)
+    await opened(approver)
     assert not approver.keys_live("")  # not drawn yet
     approver.prompt_line("")
     clock.now += 0.1
@@ -67,13 +73,13 @@ async def test_answers_by_key() -> None:
     for key, expected in (("y", YES), ("n", NO)):
         approver = ReplApprover(Console(file=io.StringIO()))
         asking = asyncio.create_task(approver(request("bash", command="ls")))
-        await asyncio.sleep(0)
+        await opened(approver)
         approver.press(key)
         assert await asking == expected
     approver = ReplApprover(Console(file=io.StringIO()))
     ls = request("bash", command="ls")
     asking = asyncio.create_task(approver(ls))
-    await asyncio.sleep(0)
+    await opened(approver)
     approver.press("a")
     assert await asking == Approval(True, ls.offers[0])
 

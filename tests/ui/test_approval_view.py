@@ -14,6 +14,7 @@ from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import ApprovalRequest, grant_offers
 from di_code.ui.approval import ReplApprover
 from di_code.ui.approval_view import approval_body, approval_header, fit
+from tests.ui.test_approval_question import opened
 
 
 def request(tool: str, **arguments: object) -> ApprovalRequest:
@@ -92,7 +93,7 @@ async def test_the_chat_question_offers_v_and_v_shows_the_whole_view() -> None:
     shown: list[Text] = []
     approver.show_all = shown.append
     asking = asyncio.create_task(approver(request("write", path="n.txt", content=numbered(60))))
-    await asyncio.sleep(0)
+    await opened(approver)
     assert approver.prompt_line("").endswith("[v] view all")
     approver.press("v")
     assert not asking.done()
@@ -100,7 +101,7 @@ async def test_the_chat_question_offers_v_and_v_shows_the_whole_view() -> None:
     approver.press("n")
     await asking
     short = asyncio.create_task(approver(request("write", path="n.txt", content="one\n")))
-    await asyncio.sleep(0)
+    await opened(approver)
     assert "[v]" not in approver.prompt_line("")
     approver.press("v")  # nothing to see: no answer
     assert not short.done()

@@ -248,7 +248,8 @@ class RecordingApprover(ReplApprover):
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         answer = asyncio.ensure_future(super().__call__(request))
-        await asyncio.sleep(0)
+        while self.pending is None:  # the question's body is prepared off the event loop
+            await asyncio.sleep(0.01)
         self.asked.set()
         return await answer
 
@@ -352,6 +353,7 @@ async def test_resume_by_number_loads_that_conversation(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     old = store.create(tmp_path)
     old.append_message(UserMessage.of("an old question"))
+    old.release()  # its writer ended: /resume may go on with it
     faux = create_faux_provider([])
     setup = Prepared(
         Agent(faux.provider, faux.model),
@@ -509,6 +511,23 @@ async def test_esc_aborts_the_run_like_ctrl_c() -> None:
     assert "■ aborted" in session.output
 
 
+async def test_a_resumed_call_in_claude_codes_names_is_shown_with_its_path(
+    tmp_path: Path,
+) -> None:
+    from di_code.ai.types import ToolResultMessage
+    from di_code.tools import default_tools
+
+    faux = create_faux_provider([])
+    edit = {"file_path": "notes.txt", "old_string": "a", "new_string": "b"}
+    called = AssistantMessage([ToolCall("c1", "edit", edit)], "faux", "faux-1")
+    done = ToolResultMessage("c1", "edit", [TextContent("Successfully applied 1 edit")])
+    messages = [UserMessage.of("edit it"), called, done]
+    agent = Agent(faux.provider, faux.model, default_tools(tmp_path), messages=messages)
+    async with chat(Prepared(agent, workspace=tmp_path)) as session:
+        session.type("/exit\r")
+    assert "edit notes.txt" in session.output
+
+
 async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: Path) -> None:
     faux = create_faux_provider([])
     answer = AssistantMessage(
@@ -523,7 +542,17 @@ async def test_a_resumed_conversation_is_shown_with_its_context_size(tmp_path: P
     assert "ctx 2.1k/128k (2%)" in session.output
 
 
-async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"path": "notes.txt", "old_text": "line 15\n", "new_text": "line fifteen\n"},
+        {"file_path": "notes.txt", "old_string": "line 15\n", "new_string": "line fifteen\n"},
+    ],
+    ids=["di-code", "claude-code"],
+)
+async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(
+    tmp_path: Path, edit: dict[str, str]
+) -> None:
     from di_code.tools.builtin.edit import EditTool
     from di_code.tools.builtin.workspace import Workspace
 
@@ -532,7 +561,6 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
     approver = RecordingApprover()
     gate = PermissionGate("ask", approver=approver)
     tools = gate_tools([EditTool(Workspace.create(tmp_path))], gate)
-    edit = {"path": "notes.txt", "old_text": "line 15\n", "new_text": "line fifteen\n"}
     faux = create_faux_provider(
         [
             {"type": "success", "content": [ToolCall("c1", "edit", edit)]},
@@ -550,6 +578,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(tmp_path: Pat
     assert "line fifteen" in target.read_text()
     assert session.output.count("-line 15") == 1
     assert "@@ -12,7 +12,7 @@" in session.output
+    assert "? edit notes.txt" in session.output
     assert "│ Successfully applied 1 edit to notes.txt" in session.output
 
 

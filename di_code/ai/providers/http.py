@@ -37,7 +37,7 @@ from di_code.ai.providers.retry import (
 )
 from di_code.ai.providers.stall import StallClock
 from di_code.ai.providers.tls import loaded_ssl_context
-from di_code.ai.redaction import clip, redact
+from di_code.ai.redaction import clip, foreign_secrets_hidden, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
@@ -202,7 +202,7 @@ class HttpClient:
         import httpx  # imported by _get, off the loop
 
         try:
-            content = await on_own_thread(lambda: self._bodies.encode(body))  # 100 MB: 0.6 s
+            content = await on_own_thread(lambda: self._encode(url, headers, body))
             length = str(len(content))
             headers = {"content-type": "application/json", "content-length": length, **headers}
             request = client.build_request("POST", url, content=sendable(content), headers=headers)
@@ -215,6 +215,11 @@ class HttpClient:
             raise RetryableError(message) from exc
         except (httpx.HTTPError, httpx.InvalidURL) as exc:  # a bad URL, a proxy setup: final
             raise ProviderError(f"cannot reach {url}: {describe(exc)}") from exc
+
+    def _encode(self, url: str, headers: Mapping[str, str], body: dict[str, Any]) -> bytes:
+        """The body's bytes (100 MB: 0.6 s), holding no secret but this request's own
+        (di_code.ai.redaction.foreign_secrets_hidden)."""
+        return foreign_secrets_hidden(self._bodies.encode(body), [url, *headers.values()])
 
     async def _check(self, response: httpx.Response) -> None:
         """Raise for an error status, or for a JSON answer where a stream was asked for."""

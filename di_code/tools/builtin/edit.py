@@ -7,6 +7,7 @@ the model and `{"diff", "path"}` in details for the UI.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ from di_code.ai.types import TextContent
 from di_code.tools.builtin.atomic_write import write_atomically
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import EDIT
-from di_code.tools.builtin.edit_text import Document, Edit, apply_edits, unified_diff
+from di_code.tools.builtin.edit_text import Applied, Document, Edit, apply_edits
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.file_lock import file_lock, run_on_file
@@ -76,13 +77,15 @@ def preview_diff(workspace: Workspace, params: dict[str, Any]) -> str:
     (what an approval question shows); ToolError when the edit would fail."""
     target, shown = workspace.resolve(str(params.get("path", "")))
     try:
-        doc, after, _ = _planned(target, shown, edits_of(params))
+        _, applied, _ = _planned(target, shown, edits_of(params))
     finally:
         target.close()
-    return unified_diff(doc.text, after, shown)
+    return applied.diff(shown)
 
 
-def _planned(target: Target, shown: str, edits: list[Edit]) -> tuple[Document, str, os.stat_result]:
+def _planned(
+    target: Target, shown: str, edits: list[Edit]
+) -> tuple[Document, Applied, os.stat_result]:
     """The file as it is, the text after the edits, and the file's status (to keep its mode)."""
     with open_regular(target, shown) as f:
         try:
@@ -103,18 +106,18 @@ async def _edit_in_editor(editor: EditorFiles, path: Path, shown: str, edits: li
             doc = Document.parse(await editor.read_text(path))
         except OSError as exc:
             raise open_error(exc, shown) from exc
-        after = apply_edits(doc, edits, shown)
+        applied = await asyncio.to_thread(apply_edits, doc, edits, shown)  # off the loop
         try:
-            await editor.write_text(path, doc.render(after))
+            await editor.write_text(path, doc.render(applied.after))
         except OSError as exc:
             raise write_error(exc, shown) from exc
-    return unified_diff(doc.text, after, shown)
+    return await asyncio.to_thread(applied.diff, shown)
 
 
 def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
-    doc, after, status = _planned(target, shown, edits)
+    doc, applied, status = _planned(target, shown, edits)
     try:
-        write_atomically(target, doc.render(after).encode("utf-8"), status)
+        write_atomically(target, doc.render(applied.after).encode("utf-8"), status)
     except OSError as exc:
         raise write_error(exc, shown) from exc
-    return unified_diff(doc.text, after, shown)
+    return applied.diff(shown)

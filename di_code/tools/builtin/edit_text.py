@@ -4,24 +4,20 @@ Choices: every old_text must occur exactly once in the original text (occurrence
 when counted); edits are matched against the original, never against each other's output, and
 may not overlap. A file whose every newline is CRLF is edited as LF text (so a model's `\\n`
 matches) and written back with CRLF; a file with mixed endings is matched byte for byte. A UTF-8
-BOM is kept. When an old_text is missing, the window of the file most similar to it (difflib
-ratio at least 0.5) is quoted, JSON-escaped so whitespace differences are visible, with its
-line number.
+BOM is kept. When an old_text is missing, the window of the file most similar to it is quoted
+(`closest_match`).
 """
 
 from __future__ import annotations
 
-import difflib
 import itertools
-import json
 from dataclasses import dataclass
 
+from di_code.tools.builtin.closest_match import closest_hint
 from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.line_diff import chunked_diff
 
 BOM = "\ufeff"
-MIN_SIMILARITY = 0.5
-HINT_CHARS = 300
-CANDIDATES = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +48,25 @@ class Document:
         return BOM + body if self.bom else body
 
 
-def apply_edits(doc: Document, edits: list[Edit], shown: str) -> str:
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """An edited text: before, after, and where both may be cut for the diff (after the first
+    line break of the unchanged text between two replacements), so that each replacement is
+    aligned on its own, in work bounded by its own size (`line_diff`)."""
+
+    before: str
+    after: str
+    cuts: tuple[tuple[int, int], ...]
+
+    def diff(self, shown: str) -> str:
+        bounds = [(0, 0), *self.cuts, (len(self.before), len(self.after))]
+        return chunked_diff(
+            [(self.before[a:c], self.after[b:d]) for (a, b), (c, d) in itertools.pairwise(bounds)],
+            shown,
+        )
+
+
+def apply_edits(doc: Document, edits: list[Edit], shown: str) -> Applied:
     """The new text (in LF form if the document is CRLF); ToolError names the failing edit."""
     spans: list[tuple[int, int, int, str]] = []
     for number, edit in enumerate(edits, 1):
@@ -64,8 +78,8 @@ def apply_edits(doc: Document, edits: list[Edit], shown: str) -> str:
         start = doc.text.find(old)
         if start < 0:
             raise ToolError(f"{prefix}old_text not found in {shown}. {closest_hint(doc.text, old)}")
-        count = _occurrences(doc.text, old, start)
-        if count > 1:
+        if doc.text.find(old, start + 1) >= 0:
+            count = max(2, doc.text.count(old))  # str.count skips overlapping matches
             raise ToolError(
                 f"{prefix}old_text occurs {count} times in {shown}; "
                 "include more surrounding lines so it matches exactly once"
@@ -79,50 +93,17 @@ def apply_edits(doc: Document, edits: list[Edit], shown: str) -> str:
                 "merge them into one edit"
             )
     pieces: list[str] = []
-    position = 0
+    cuts: list[tuple[int, int]] = []
+    position = done = 0
     for start, end, _, new in spans:
-        pieces += [doc.text[position:start], new]
+        kept = doc.text[position:start]
+        line_end = kept.find("\n")
+        if pieces and line_end >= 0:
+            cuts.append((position + line_end + 1, done + line_end + 1))
+        pieces += [kept, new]
+        done += len(kept) + len(new)
         position = end
     result = "".join([*pieces, doc.text[position:]])
     if result == doc.text:
         raise ToolError(f"No changes made to {shown}: every new_text equals its old_text")
-    return result
-
-
-def _occurrences(text: str, old: str, first: int) -> int:
-    count, index = 0, first
-    while index >= 0:
-        count += 1
-        index = text.find(old, index + 1)
-    return count
-
-
-def closest_hint(text: str, old: str) -> str:
-    """One sentence pointing at the most similar window of lines, or advice to re-read."""
-    lines = text.split("\n")
-    size = max(1, len(old.split("\n")))
-    matcher = difflib.SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(old)
-    scored: list[tuple[float, int, str]] = []
-    for index in range(max(1, len(lines) - size + 1)):
-        window = "\n".join(lines[index : index + size])
-        matcher.set_seq1(window)
-        scored.append((matcher.quick_ratio(), index, window))
-    scored.sort(key=lambda item: -item[0])
-    best: tuple[float, int, str] = (0.0, 0, "")
-    for _, index, window in scored[:CANDIDATES]:
-        matcher.set_seq1(window)
-        ratio = matcher.ratio()
-        if ratio > best[0]:
-            best = (ratio, index, window)
-    if best[0] < MIN_SIMILARITY:
-        return "No similar text found; read the file again and copy the exact text."
-    quoted = json.dumps(best[2][:HINT_CHARS], ensure_ascii=False)
-    return f"Closest match at line {best[1] + 1}: {quoted}"
-
-
-def unified_diff(before: str, after: str, shown: str) -> str:
-    lines = difflib.unified_diff(
-        before.splitlines(), after.splitlines(), f"a/{shown}", f"b/{shown}", lineterm=""
-    )
-    return "\n".join(lines)
+    return Applied(doc.text, result, tuple(cuts))

@@ -31,6 +31,7 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.abort import AbortSignal
 from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.providers.tls import loaded_ssl_context
+from di_code.ai.redaction import holds_secret
 from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
@@ -99,6 +100,12 @@ async def fetch_page(
 
 
 def _address(url: str) -> WebAddress:
+    """The address of `url`, each one fetched (redirects too); a URL that holds a key is not
+    fetched at all: a key goes only to its provider (di_code.ai.redaction)."""
+    if holds_secret(url):
+        raise ToolError(
+            "Not fetched: the URL holds a key di-code holds (a key goes only to its provider)"
+        )
     try:
         return web_address(url)
     except BadAddress as exc:

@@ -59,6 +59,11 @@ class LazyTool:
         return self._describe() if self._describe is not None else self._card.description
 
     @property
+    def wrapped(self) -> Any:
+        """The real tool (agent.tool.unwrapped), built on first use."""
+        return self.tool
+
+    @property
     def tool(self) -> Any:
         """The real tool, built on first use."""
         if self._tool is None:

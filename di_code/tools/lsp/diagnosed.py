@@ -33,6 +33,11 @@ class Diagnosed:
         self._tool, self._workspace, self.lsp, self._editor = tool, workspace, lsp, editor
 
     @property
+    def wrapped(self) -> Any:
+        """The tool itself (agent.tool.unwrapped): previews and undo look at it, not here."""
+        return self._tool
+
+    @property
     def name(self) -> str:
         return str(self._tool.name)
 

@@ -1,7 +1,8 @@
 """Running the user's hooks around tool calls, with Claude Code's contract.
 
-Each hook gets the event as JSON on stdin and runs in the workspace with `bash -c`, in a
-process group of its own that is killed at its timeout. A PreToolUse hook decides by its exit
+Each hook gets the event as JSON on stdin (every secret hidden: di_code.ai.redaction) and
+runs in the workspace with `bash -c`, in a process group of its own that is killed at its
+timeout. A PreToolUse hook decides by its exit
 code and stdout: exit 2 refuses the call with stderr as the reason; exit 0 with JSON may say
 `hookSpecificOutput.permissionDecision` ("allow", "ask" or "deny", with
 `permissionDecisionReason`) or the older `decision` ("approve" or "block", with `reason`).
@@ -25,6 +26,7 @@ from typing import Any, Literal
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
 from di_code.ai.children import start_child
+from di_code.ai.redaction import redact_bytes
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.permissions import PermissionGate
@@ -86,7 +88,7 @@ async def run_hook(
         )
     except OSError as exc:
         return HookRun(hook, None, "", f"hook could not start: {exc}")
-    data = json.dumps(payload, ensure_ascii=False, default=str).encode()
+    data = redact_bytes(json.dumps(payload, ensure_ascii=False, default=str).encode())
     try:
         out, err = await asyncio.wait_for(process.communicate(data), hook.timeout)
     except (TimeoutError, asyncio.CancelledError) as stopped:
