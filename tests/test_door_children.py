@@ -5,7 +5,14 @@ code: a module that calls a process-starting function itself fails here."""
 from __future__ import annotations
 
 import ast
+import os
+import signal
 from pathlib import Path
+
+import pytest
+
+from di_code.ai.children import descendants, run_child
+from tests.support.processes import wait_until
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
 DOOR = "ai/children.py"
@@ -170,3 +177,26 @@ async def server():
     children.dying_argv(["server"])
 """
     assert sorted(door_calls(planted)) == ["dying_argv", "run_child", "start_child"]
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
+def test_what_a_child_leaves_in_a_session_of_its_own_stays_below_di_code() -> None:
+    """The door makes di-code a child subreaper: a `setsid` job whose shell is gone is
+    re-parented to di-code (not init), so the exit finds it among di-code's descendants."""
+    started = run_child(
+        ["sh", "-c", "setsid sleep 1000 > /dev/null 2>&1 & echo $!"], capture_output=True
+    )
+    job = int(started.stdout)
+    try:
+        wait_until(lambda: parent(job) == os.getpid(), "the job to be re-parented to di-code")
+        assert job in descendants(os.getpid())
+    finally:
+        os.kill(job, signal.SIGKILL)
+
+
+def parent(pid: int) -> int | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat[stat.rfind(")") + 2 :].split()[1])

@@ -8,6 +8,7 @@ them), so the loop then calls every tool the same way.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import CodecError, usage_from_dict
 from di_code.ai.foreign_names import adopt
+from di_code.ai.own_thread import on_own_thread
 from di_code.ai.types import TextContent, ToolResultContent, Usage
 
 
@@ -69,8 +71,9 @@ class AgentTool(Protocol):
 
     `params` are validated against `parameters` and copied first. `signal` is the prompt's
     AbortSignal; `on_update` (positional or keyword) is given only to tools that declare it.
-    A plain `def execute` is run in a worker thread, so a blocking tool does not freeze the
-    event loop; its `on_update` is then a plain function too. It returns a list of content
+    A plain `def execute` is run on a thread of its own, so a blocking tool does not freeze
+    the event loop (and a stop can leave the thread behind); its `on_update` is then a plain
+    function too. It returns a list of content
     or a ToolResult.
     """
 
@@ -153,7 +156,7 @@ class BoundTool:
             elif slot == "keyword":
                 kwargs[name] = value
         if self.in_thread:
-            result = await asyncio.to_thread(self.tool.execute, *args, **kwargs)
+            result = await on_own_thread(functools.partial(self.tool.execute, *args, **kwargs))
         else:
             result = self.tool.execute(*args, **kwargs)
         if inspect.isawaitable(result):

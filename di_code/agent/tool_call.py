@@ -8,7 +8,6 @@ the result and may replace it (redaction, checkpoint bookkeeping). User hooks wi
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -16,6 +15,7 @@ from msgspec import Struct
 
 from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate, bind_tool
 from di_code.ai.abort import AbortSignal
+from di_code.ai.left_behind import LeftBehind, unless_aborted
 from di_code.ai.types import TextContent, ToolCall
 from di_code.ai.validation import checked_tool_arguments
 
@@ -23,6 +23,9 @@ INTERRUPTED_TOOL_TEXT = "Interrupted by the user."
 """An aborted call's result: the model must know the user stopped it, not that it failed."""
 NOT_RUN_TOOL_TEXT = "Not run: the user interrupted before this tool call started."
 ABORTED_QUESTION_TEXT = "Operation aborted"
+LISTENING_GRACE = 0.5
+"""Seconds a tool has after an abort to return its own result (bash: its output and how its
+process group was stopped); a tool still running then is left behind."""
 
 
 class ToolCallContext(Struct, frozen=True):
@@ -88,27 +91,30 @@ async def _refusal(before: BeforeToolCall, context: ToolCallContext) -> str | No
 
 async def _until_aborted(check: Awaitable[str | None], signal: AbortSignal) -> str | None:
     """The hook's answer, unless an abort comes first (a question must not block Ctrl-C)."""
-    asking = asyncio.ensure_future(check)
-    aborted = asyncio.ensure_future(signal.wait())
-    await asyncio.wait({asking, aborted}, return_when=asyncio.FIRST_COMPLETED)
-    aborted.cancel()
-    if not asking.done():
-        asking.cancel()
+    try:
+        return await unless_aborted(check, signal)
+    except LeftBehind:
         return ABORTED_QUESTION_TEXT
-    return asking.result()
 
 
 async def _execute(context: ToolCallContext, on_update: ToolUpdate | None) -> ToolResult:
     call, signal = context.call, context.signal
     latest: list[ToolResult] = []
+    left = False
 
     async def update(partial: ToolResult) -> None:
+        if left:  # the call has its result: a tool left behind streams to nobody
+            return
         latest[:] = [partial]  # what the user saw last, if the call is interrupted
         if on_update is not None:
             await on_update(partial)
 
+    execution = bind_tool(context.tool).execute(call.id, context.params, signal, update)
     try:
-        output = await bind_tool(context.tool).execute(call.id, context.params, signal, update)
+        output = await unless_aborted(execution, signal, LISTENING_GRACE)
+    except LeftBehind:  # the tool did not listen: it goes on alone, its result unwanted
+        left = True
+        return _interrupted(latest[-1] if latest else None)
     except Exception as exc:
         if signal.aborted:
             return _interrupted(latest[-1] if latest else None)

@@ -11,6 +11,12 @@ Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started
   (`preexec_fn`: one prctl call on a function looked up beforehand, then a check that the
   parent did not die before it), or, for a child a library starts (the MCP SDK's stdio
   servers), by `dying_argv`: a `python -I -S -c` that sets it and execs the command.
+- with di-code a child subreaper (PR_SET_CHILD_SUBREAPER, Linux; set when the first child
+  other than git's quick calls is started): a process one of its children started and left
+  (an MCP server's helper that called `setsid`, a daemon that double-forked) is re-parented
+  to di-code instead of init, so it stays among di-code's descendants. At exit every
+  descendant's group is ended, whatever group or session it moved to (`stop_children`,
+  `kill_children`).
 The flag reaches the child itself, not what it starts: when di-code is killed with SIGKILL, a
 bash command's own children outlive it (only the sandbox's pid namespace catches those).
 """
@@ -30,8 +36,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
 STOP_GRACE = 2.0
 POLL = 0.02
+KILL_ROUNDS = 3
+"""Passes of SIGKILL at a hard exit: a process that forked while the first was sent is found
+by the next."""
 LAUNCHER = (
     "import ctypes,os,sys\n"
     "ctypes.CDLL(None).prctl(1,9)\n"
@@ -92,9 +102,20 @@ def run_child(
 def dying_argv(argv: Sequence[str]) -> list[str]:
     """`argv` run so that it dies with di-code, for a child a library starts itself (it must
     start it in a group of its own, as the MCP SDK does)."""
+    _adopt_orphans()
     if not sys.platform.startswith("linux"):
         return list(argv)
     return [sys.executable, "-I", "-S", "-c", LAUNCHER, str(os.getpid()), *argv]
+
+
+@functools.cache
+def _adopt_orphans() -> None:
+    """Become a child subreaper (Linux) and stop every descendant at exit: from the first
+    child on, what any child leaves behind stays below di-code. (Not for git's `bounded`
+    calls, which leave nothing and need not load ctypes.)"""
+    _stop_at_exit()
+    if sys.platform.startswith("linux"):
+        _prctl()(PR_SET_CHILD_SUBREAPER, 1)
 
 
 def set_death_signal(number: int) -> None:
@@ -104,6 +125,7 @@ def set_death_signal(number: int) -> None:
 
 def _in_child() -> Callable[[], None] | None:
     """The `preexec_fn` that sets PR_SET_PDEATHSIG (Linux; elsewhere none)."""
+    _adopt_orphans()
     if not sys.platform.startswith("linux"):
         return None
     prctl, parent = _prctl(), os.getpid()
@@ -140,42 +162,59 @@ def _stop_at_exit() -> None:
 
 
 def stop_children(grace: float = STOP_GRACE) -> None:
-    """SIGTERM every live child group, SIGKILL what is left after `grace` seconds.
-    Synchronous: it runs at exit, after the event loop is gone."""
-    live = _live_groups()
-    for pgid in live:
-        signal_group(pgid, signal.SIGTERM)
+    """SIGTERM every live descendant's group, SIGKILL what is left after `grace` seconds; a
+    group that appears meanwhile (a process forked or re-parented to di-code) is sent SIGTERM
+    when it is seen. Synchronous: it runs at exit, after the event loop is gone."""
     deadline = time.monotonic() + grace
-    while any(group_members(pgid) for pgid in live) and time.monotonic() < deadline:
+    warned: set[int] = set()
+    while live := _live_groups():
+        if time.monotonic() >= deadline:
+            kill_children()
+            return
+        for pgid in live - warned:
+            _signal_group_or_members(pgid, signal.SIGTERM)
+        warned |= live
         time.sleep(POLL)
-    for pgid in live:
-        signal_group(pgid, signal.SIGKILL)
 
 
 def kill_children() -> None:
-    """SIGKILL every live child group at once (a hard exit: nothing waits)."""
-    for pgid in _live_groups():
-        signal_group(pgid, signal.SIGKILL)
+    """SIGKILL every live descendant's group at once (a hard exit: nothing waits)."""
+    for _ in range(KILL_ROUNDS):
+        live = _live_groups()
+        if not live:
+            return
+        for pgid in live:
+            _signal_group_or_members(pgid, signal.SIGKILL)
 
 
-def _live_groups() -> list[int]:
-    """The remembered groups and those of the children running now, never di-code's own."""
-    own = os.getpgrp()
-    groups = set(_started) | {pgid for _, pgid in _children()}
-    _started.clear()
-    return [pgid for pgid in groups if pgid != own and group_members(pgid)]
+def _live_groups() -> set[int]:
+    """The remembered groups with a live member and those of every descendant running now
+    (di-code's own group among them: its members are signalled one by one)."""
+    table = _table()
+    below = set(_descendants(os.getpid(), table))
+    return {
+        pgid for pid, _, pgid, state in table if state != "Z" and (pid in below or pgid in _started)
+    }
 
 
-def _children() -> list[tuple[int, int]]:
-    """(pid, process group) of each process whose parent is di-code."""
-    me = os.getpid()
-    return [(pid, pgid) for pid, parent, pgid, _ in _table() if parent == me]
+def _signal_group_or_members(pgid: int, number: int) -> None:
+    """Signal the group, or, for di-code's own group, each of its other members."""
+    if pgid != os.getpgrp():
+        signal_group(pgid, number)
+        return
+    for pid in set(group_members(pgid)) & set(descendants(os.getpid())):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, number)
 
 
 def descendants(pid: int) -> list[int]:
     """The processes below `pid` now (Linux /proc; elsewhere none are known)."""
+    return _descendants(pid, _table())
+
+
+def _descendants(pid: int, table: list[tuple[int, int, int, str]]) -> list[int]:
     children: dict[int, list[int]] = {}
-    for child, parent, _, _ in _table():
+    for child, parent, _, _ in table:
         children.setdefault(parent, []).append(child)
     found: list[int] = []
     pending = [pid]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import threading
 from collections.abc import Callable
 from typing import TypeVar
@@ -18,6 +19,7 @@ async def on_own_thread(work: Callable[[], T]) -> T:
     loop closes, so a long call there would hold up the exit after Ctrl-C. `work` must let go
     of the GIL now and then (C code that holds it throughout stops the loop all the same)."""
     loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()  # as asyncio.to_thread does
     done: asyncio.Future[T] = loop.create_future()
 
     def settle(result: T | None, error: BaseException | None) -> None:
@@ -30,7 +32,7 @@ async def on_own_thread(work: Callable[[], T]) -> T:
 
     def run() -> None:
         try:
-            outcome: tuple[T | None, BaseException | None] = (work(), None)
+            outcome: tuple[T | None, BaseException | None] = (context.run(work), None)
         except BaseException as exc:  # handed to the caller, as if raised where it awaits
             outcome = (None, exc)
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits any more

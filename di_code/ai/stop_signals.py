@@ -3,8 +3,9 @@ point's first call, before stdin is read or any server starts, and its handlers 
 
 - While a command is `responding(act)`, the first signal runs `act(number)` on the event loop
   that was running when it began (or at once when there was none). A watchdog thread ends the
-  process if the loop has not run it within ACT_WITHIN seconds: a blocked loop cannot hold a
-  stop back.
+  process if the loop has not run it within ACT_WITHIN seconds (a blocked loop cannot hold a
+  stop back), or if the process has not ended EXIT_WITHIN seconds after the signal (nor can an
+  exit held up by code di-code does not control: a plugin's thread that Python joins at exit).
 - Outside of it (start-up, reading the prompt, starting MCP servers for `run`, the clean-up
   after), there is nothing to save yet or any more, and a signal ends the process at once.
 - A second signal within SECOND_WITHIN seconds of the first ends the process at once.
@@ -12,6 +13,9 @@ point's first call, before stdin is read or any server starts, and its handlers 
 Ending at once: the terminal's modes as they were at start, every child's group killed
 (di_code.ai.children), the signal named on stderr, exit 128 + the first signal's number.
 The session needs no flush: each entry is written and synced as it comes.
+
+A stdout whose reader is gone (`| head`) is a stop too, as SIGPIPE is to a Unix tool: the
+writer that finds it calls `output_closed`, which acts as a SIGPIPE would (exit 141), quietly.
 """
 
 from __future__ import annotations
@@ -33,8 +37,13 @@ STOP_SIGNALS = {
     signal.SIGTERM: "terminated",
     signal.SIGHUP: "hung up",
 }
+OUTPUT_CLOSED = signal.SIGPIPE
+"""Not handled (Python ignores it, so a write fails with EPIPE instead): `output_closed`."""
 SECOND_WITHIN = 2.0
 ACT_WITHIN = 1.0
+EXIT_WITHIN = 2.0
+"""A clean stop takes about half a second (a tool that ignores its signal is left behind after
+0.5 s: di_code.agent.tool_call); this bounds what no clean path can promise."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -101,6 +110,16 @@ async def until_stopped(work: Awaitable[int]) -> int:
         return 128 + received[0] if received else code
 
 
+def output_closed() -> None:
+    """Stop as for a signal OUTPUT_CLOSED: stdout's reader is gone. Stdout is pointed at
+    /dev/null first, so that nothing written later (the flush at exit) fails again."""
+    with contextlib.suppress(OSError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+    _on_signal(OUTPUT_CLOSED, None)
+
+
 def _on_signal(number: int, _frame: object) -> None:
     now = time.monotonic()
     first = _state.first
@@ -131,8 +150,11 @@ def _on_signal(number: int, _frame: object) -> None:
 
 
 def _watch(acted: threading.Event, number: int) -> None:
+    signalled = time.monotonic()
     if not acted.wait(ACT_WITHIN):
         end_now(number)
+    time.sleep(max(0.0, signalled + EXIT_WITHIN - time.monotonic()))
+    end_now(number)  # still here: what holds the exit is not waited for
 
 
 def end_now(number: int) -> NoReturn:
@@ -141,8 +163,10 @@ def end_now(number: int) -> NoReturn:
     children = sys.modules.get("di_code.ai.children")  # not loaded: no child was started
     if children is not None:
         children.kill_children()
+    said = STOP_SIGNALS.get(signal.Signals(number))
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-        os.write(2, f"di-code: {STOP_SIGNALS.get(signal.Signals(number), 'stopped')}\n".encode())
+        if said is not None:  # a closed output ends quietly, as Unix tools do
+            os.write(2, f"di-code: {said}\n".encode())
     os._exit(128 + number)
 
 

@@ -6,9 +6,9 @@ providers, tools) loads with the first session."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
+from di_code.ai import left_behind
 from di_code.ai.first_use import imported
 from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
@@ -59,4 +59,4 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         await serve(open_session, close_session)
         return 0
 
-    return asyncio.run(until_stopped(served()))
+    return left_behind.run(until_stopped(served()))

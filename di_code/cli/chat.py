@@ -7,11 +7,11 @@ task wait (the HTTP stack is imported at the first request, off the loop: ai/fir
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
 from rich.console import Console
 
+from di_code.ai import left_behind
 from di_code.ai.private_files import private_folder
 from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
@@ -34,7 +34,7 @@ def run_chat(options: CliOptions) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NO_TERMINAL, file=sys.stderr)
         return EXIT_USAGE
-    return asyncio.run(_chat(options))
+    return left_behind.run(_chat(options))
 
 
 async def _chat(options: CliOptions) -> int:

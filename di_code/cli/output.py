@@ -27,6 +27,7 @@ from di_code.ai.budget import RequestBudget
 from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
+from di_code.ai.stop_signals import output_closed
 from di_code.ai.types import AssistantMessage, Usage
 
 _PLAIN = re.compile("[\t\n\x20-\x7e]*")
@@ -40,10 +41,17 @@ class Writer(msgspec.Struct):
     stream: TextIO
 
     def line(self, text: str) -> None:
+        """Write one line; on stdout whose reader is gone (`| head`), stop quietly instead
+        (di_code.ai.stop_signals.output_closed: exit 141, as a Unix tool ends)."""
         if self.stream.isatty():
             text = sanitized(text)
-        self.stream.write(redact(text) + "\n")
-        self.stream.flush()
+        try:
+            self.stream.write(redact(text) + "\n")
+            self.stream.flush()
+        except BrokenPipeError:
+            if self.stream is not sys.stdout:
+                raise
+            output_closed()
 
 
 def sanitized(text: str) -> str:

@@ -3,15 +3,15 @@
 Exit codes: 0 the answer came; 1 the run ended in error (or was aborted other than by a
 signal); 2 usage or configuration error (raised as ConfigError, handled by the app); 128 + the
 signal's number when stopped by one: 130 Ctrl-C (SIGINT), 143 SIGTERM (a CI `timeout`), 129
-SIGHUP (a closed terminal). Each aborts the agent's signal, which kills the running tool's
-process group, and the aborted message is saved; the process groups bash started (background
-jobs) are stopped at exit. A signal before or after the prompt, a second one within 2 s, or
+SIGHUP (a closed terminal); 141 (128 + SIGPIPE, quietly) when stdout's reader is gone
+(`| head`). Each aborts the agent's signal, which kills the running tool's process group,
+and the aborted message is saved; the process groups bash started (background jobs) are
+stopped at exit. A signal before or after the prompt, a second one within 2 s, or
 one the loop does not act on within 1 s ends the process at once (di_code.ai.stop_signals).
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 import sys
@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING
 
 from di_code.agent.events import AgentEvent, ToolExecutionEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
+from di_code.ai import left_behind
 from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
-from di_code.ai.stop_signals import STOP_SIGNALS, responding
+from di_code.ai.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.flags import CliOptions
@@ -59,7 +60,7 @@ def run_command(
     text = read_prompt(argument, sys.stdin)
     terminal = _terminal_parts(output_format)  # before the loop: Rich's import, ~50 ms
     try:
-        return asyncio.run(_run(text, output_format, options, images, terminal))
+        return left_behind.run(_run(text, output_format, options, images, terminal))
     except AttachmentError as exc:  # found before any request: the command line is wrong
         raise UsageError(str(exc)) from None
 
@@ -101,7 +102,7 @@ async def _run(
 
     def stop(number: int) -> None:
         stopped_by.append(number)
-        controller.abort(STOP_SIGNALS[signal.Signals(number)])
+        controller.abort(STOP_SIGNALS.get(signal.Signals(number), "output closed"))
 
     try:
         with responding(stop):
@@ -118,6 +119,8 @@ async def _run(
     finally:
         await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
+    if stopped_by[0:1] == [OUTPUT_CLOSED]:  # nothing to say, and nowhere to write the result
+        return 128 + OUTPUT_CLOSED
     if stopped_by:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             if fmt == "text":

@@ -1,4 +1,5 @@
-"""Background jobs a command left do not outlive di-code.
+"""Background jobs a command left do not outlive di-code, even one in a session of its own
+(re-parented to di-code, the subreaper, once its shell is gone).
 
 Real `di-code run` processes against the loopback model server, with the sandbox off: these
 test the process-group mechanism that works without bubblewrap.
@@ -20,8 +21,12 @@ from tests.support.processes import SAFETY_TIMEOUT, alive, wait_until
 
 @pytest.mark.parametrize(
     "launch",
-    ["sleep 100 & echo $! > {pid}", "nohup sleep 100 > /dev/null 2>&1 & echo $! > {pid}"],
-    ids=["background", "nohup"],
+    [
+        "sleep 100 & echo $! > {pid}",
+        "nohup sleep 100 > /dev/null 2>&1 & echo $! > {pid}",
+        "setsid sleep 100 > /dev/null 2>&1 & echo $! > {pid}",  # a session of its own
+    ],
+    ids=["background", "nohup", "setsid"],
 )
 def test_background_jobs_a_command_left_end_when_di_code_exits(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path, launch: str

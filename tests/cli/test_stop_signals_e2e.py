@@ -1,6 +1,7 @@
 """`di-code run` ended by SIGINT, SIGTERM or SIGHUP, or a closed pseudo-terminal, in each state
 it can be in: starting its MCP servers, running a bash command, running a hook, its loop blocked
-by a plugin tool (the watchdog ends it), a tool deaf to the abort (a second signal ends it).
+by a plugin tool (the watchdog ends it), a plugin tool deaf to the abort (it is left behind).
+A stdout whose reader is gone (`| head`) ends it as SIGPIPE ends a Unix tool: exit 141, quietly.
 
 Each test checks the exit code, that the process ends within a generous bound, and that no
 process of its tree is left: every one carries a marker in its environment, looked for in /proc.
@@ -17,6 +18,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+import pexpect
 import pytest
 from ptyprocess import PtyProcess
 
@@ -32,7 +34,7 @@ CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 EACH_SIGNAL = pytest.mark.parametrize("number", list(CODES), ids=["INT", "TERM", "HUP"])
 
 PLUGIN = """
-import asyncio, os, time
+import asyncio, os, threading, time
 from pathlib import Path
 
 class _Tool:
@@ -57,7 +59,53 @@ class Deaf(_Tool):
         self.started()
         await asyncio.sleep(1000)  # it never listens to the abort
         return []
+
+class Stubborn(_Tool):
+    name = "stubborn"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        self.started()
+        while True:  # a cancellation is swallowed too
+            try:
+                await asyncio.sleep(1000)
+            except asyncio.CancelledError:
+                pass
+
+class Waiting(_Tool):
+    name = "waiting"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        self.started()
+        await asyncio.Event().wait()  # an event nobody sets
+        return []
+
+class Sleeper(_Tool):
+    name = "sleeper"
+
+    def execute(self, tool_call_id, params, signal=None):  # run in a thread
+        self.started()
+        while True:
+            time.sleep(1000)
+
+class Busy(_Tool):
+    name = "busy"
+
+    def execute(self, tool_call_id, params, signal=None):  # run in a thread, CPU-bound
+        self.started()
+        n = 0
+        while True:
+            n += 1
+
+class Keeper(_Tool):
+    name = "keeper"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        threading.Thread(target=time.sleep, args=(1000,)).start()  # Python joins it at exit
+        self.started()
+        await asyncio.Event().wait()
 """
+
+ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy", "keeper"]
 
 
 def plugin_site(folder: Path) -> Path:
@@ -65,7 +113,8 @@ def plugin_site(folder: Path) -> Path:
     site = folder / "site"
     (site / "stop_plugin-1.0.dist-info").mkdir(parents=True)
     (site / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
-        "[di_code.tools]\nblock = stop_plugin:Block\ndeaf = stop_plugin:Deaf\n"
+        "[di_code.tools]\n"
+        + "".join(f"{name} = stop_plugin:{name.title()}\n" for name in ["block", *ABANDONED_TOOLS])
     )
     (site / "stop_plugin.py").write_text(PLUGIN)
     return site
@@ -138,12 +187,16 @@ def launch(di_code_home: Path, llm_server: LLMServer, tmp_path: Path) -> Iterato
         made.end()
 
 
-def slow_mcp_server(launch: Launch, home: Path) -> None:
-    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long."""
+def slow_mcp_server(
+    launch: Launch, home: Path, init_delay: int = 1000, helper: bool = False
+) -> None:
+    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long (or
+    for `init_delay` seconds), with a helper process in a session of its own if asked."""
     env = {
         "MCP_FIXTURE_DIR": str(launch.folder),
         "MCP_FIXTURE_NAME": "slow",
-        "MCP_FIXTURE_INIT_DELAY": "1000",
+        "MCP_FIXTURE_INIT_DELAY": str(init_delay),
+        "MCP_FIXTURE_HELPER": "1" if helper else "0",
         MARK: launch.mark,
     }
     server = {
@@ -230,17 +283,47 @@ def test_a_blocked_loop_is_ended_by_the_watchdog(
     launch.assert_nothing_left()  # the background job bash left is killed too
 
 
-def test_a_second_signal_within_two_seconds_ends_at_once(
-    launch: Launch, llm_server: LLMServer
+@pytest.mark.parametrize("tool", ABANDONED_TOOLS)
+@EACH_SIGNAL
+def test_a_tool_that_does_not_listen_is_left_behind(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, tool: str, number: signal.Signals
 ) -> None:
-    llm_server.script(call("deaf", {}))
+    """One signal ends the turn and the process, whatever the tool does with it: its task or
+    thread is abandoned, its end is not waited for."""
+    llm_server.script(call(tool, {}))
+    launch.start()
+    launch.wait_for(tool)
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"  # the loop acted: no watchdog
+    launch.assert_nothing_left()
+
+
+def test_an_mcp_servers_own_setsid_child_ends_with_a_normal_exit(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True)
+    llm_server.script(Turn(text="done"))
     process = launch.start()
-    launch.wait_for("deaf")
-    process.send_signal(signal.SIGTERM)
-    time.sleep(1.5)  # past the watchdog's second: the loop acted, and the tool does not stop
-    assert process.poll() is None
-    code, seconds, stderr = launch.stop(signal.SIGINT)
-    assert code == 143, stderr  # the first signal's code
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert process.returncode == 0, stderr
+    assert (launch.folder / "slow.helper").exists()
+    launch.assert_nothing_left()
+
+
+@EACH_SIGNAL
+def test_an_mcp_servers_own_setsid_child_ends_with_a_signal(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True)
+    llm_server.script(call("bash", {"command": f"touch {launch.folder}/bash; sleep 1000"}))
+    launch.start()
+    launch.wait_for("bash")
+    launch.wait_for("slow.helper")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
     assert seconds < EXIT_BOUND
     launch.assert_nothing_left()
 
@@ -292,3 +375,96 @@ def test_a_signal_while_the_prompt_is_read_from_stdin(
     assert seconds < EXIT_BOUND
     assert "Traceback" not in stderr
     assert not llm_server.requests
+
+
+CLOSED_OUTPUT = 141
+
+
+def test_stream_json_into_a_closed_pipe_stops_the_run_and_its_command(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    ticking = f"touch {launch.folder}/bash; while :; do echo tick; sleep 0.05; done"
+    llm_server.script(call("bash", {"command": ticking}), Turn(text="never asked"))
+    launch.argv[2:2] = ["--output-format", "stream-json"]
+    process = launch.start()
+    assert process.stdout is not None
+    process.stdout.read(10)  # what `head -c 10` reads before it ends
+    launch.wait_for("bash")
+    process.stdout.close()
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    launch.assert_nothing_left()  # the ticking command's group stopped
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_answer_into_a_closed_pipe_ends_quietly(
+    launch: Launch, llm_server: LLMServer, fmt: str
+) -> None:
+    llm_server.script(Turn(text="answer " * 1000))
+    launch.argv[2:2] = ["--output-format", fmt]
+    process = launch.start()
+    assert process.stdout is not None
+    process.stdout.close()  # the reader is gone before the answer comes
+    wait_until(lambda: bool(llm_server.requests), "the request")
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+
+
+@EACH_SIGNAL
+def test_a_signal_while_the_model_stream_stalls(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    llm_server.script(Turn(text="never whole", fault="stall", fault_after=2))
+    launch.start()
+    wait_until(lambda: bool(llm_server.requests), "the request")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+
+
+def spawned(launch: Launch, *argv: str) -> pexpect.spawn:
+    """di-code with `argv` in a pseudo-terminal, with the launch's environment."""
+    child = pexpect.spawn(
+        DI_CODE, list(argv), cwd=str(launch.folder), env=launch.env, encoding="utf-8"
+    )
+    child.timeout = SAFETY_TIMEOUT
+    return child
+
+
+def test_sigterm_while_an_approval_question_is_pending(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    llm_server.script(call("bash", {"command": "echo never-ran"}))
+    child = spawned(launch, "run", "--sandbox", "off", "go")  # ask mode: the question shows
+    try:
+        child.expect("Allow\\?")
+        started = time.monotonic()
+        child.kill(signal.SIGTERM)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert time.monotonic() - started < EXIT_BOUND
+        assert child.exitstatus == 143
+        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    finally:
+        child.close(force=True)
+
+
+def test_sigterm_while_the_chats_mcp_server_starts(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home)
+    child = spawned(launch, "chat", "--sandbox", "off")
+    try:
+        child.expect("›")
+        launch.wait_for("slow.init")
+        started = time.monotonic()
+        child.kill(signal.SIGTERM)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert time.monotonic() - started < EXIT_BOUND
+        assert child.exitstatus == 143
+        launch.assert_nothing_left()
+    finally:
+        child.close(force=True)

@@ -6,7 +6,9 @@ gone after di-code exits) and `<name>.slow` when its slow tool begins. With
 `MCP_FIXTURE_START_DELAY=SECONDS` it waits that long before it answers at all (a server slow
 to start); with `MCP_FIXTURE_INIT_DELAY=SECONDS` it reads the client's `initialize` and
 sleeps that long before answering it (its lifespan, which runs first, sleeps; `<name>.init` is
-written when it begins).
+written when it begins). With `MCP_FIXTURE_HELPER=1` it first starts a helper of its own in a
+new session (`setsid`, out of the server's process group) that sleeps, and writes the helper's pid
+to `<name>.helper`.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -102,6 +105,16 @@ def main() -> None:
     path = marker("pid")
     if path is not None:
         path.write_text(str(os.getpid()))
+    helper = marker("helper")
+    if helper is not None and os.environ.get("MCP_FIXTURE_HELPER") == "1":
+        started = subprocess.Popen(
+            [sys.executable, "-c", "import time; time.sleep(1000)"],
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        helper.write_text(str(started.pid))
     time.sleep(float(os.environ.get("MCP_FIXTURE_START_DELAY", "0")))
     if sys.argv[1] == "http":
         build(int(sys.argv[2])).run("streamable-http")

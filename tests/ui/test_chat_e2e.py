@@ -61,13 +61,18 @@ def spawn_env(server: LLMServer) -> dict[str, str]:
 
 
 def spawn_chat(
-    server: LLMServer, workspace: Path, *args: str, rows: int = 30, columns: int = 100
+    server: LLMServer,
+    workspace: Path,
+    *args: str,
+    rows: int = 30,
+    columns: int = 100,
+    env: dict[str, str] | None = None,
 ) -> pexpect.spawn:
     return pexpect.spawn(
         str(DI_CODE),
         ["chat", "--model", "openai/test-model", *args],
         cwd=str(workspace),
-        env=spawn_env(server),
+        env=spawn_env(server) | (env or {}),
         dimensions=(rows, columns),
         encoding="utf-8",
         timeout=TIMEOUT,

@@ -1,0 +1,85 @@
+"""Work a stop leaves behind (di_code.ai.left_behind): the signal ends the wait, not the work,
+and the event loop's end does not wait for what was abandoned."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import subprocess
+import sys
+
+import pytest
+
+from di_code.ai import AbortController
+from di_code.ai.left_behind import LeftBehind, unless_aborted
+
+BOUND = 20.0
+"""Seconds: a hang is what is caught."""
+
+
+async def swallowing(started: asyncio.Event, release: asyncio.Event) -> None:
+    """Code di-code does not control: it swallows every cancellation until `release` is set
+    (never, but by a test that must leave its event loop clean)."""
+    started.set()
+    while not release.is_set():
+        with contextlib.suppress(asyncio.CancelledError):
+            await release.wait()
+
+
+async def test_the_result_comes_when_no_abort_does() -> None:
+    async def answer() -> int:
+        return 42
+
+    assert await unless_aborted(answer(), AbortController().signal) == 42
+
+
+async def test_an_abort_leaves_work_behind_that_swallows_its_cancellation() -> None:
+    controller, started, release = AbortController(), asyncio.Event(), asyncio.Event()
+    work = swallowing(started, release)
+    waiting = asyncio.ensure_future(unless_aborted(work, controller.signal))
+    await started.wait()
+    controller.abort()
+    with pytest.raises(LeftBehind):
+        await asyncio.wait_for(waiting, BOUND)
+    release.set()  # pytest's loop waits for every task at its end
+
+
+async def test_work_that_listens_hands_back_its_result_within_the_grace() -> None:
+    controller = AbortController()
+
+    async def listening() -> str:
+        await controller.signal.wait()
+        await asyncio.sleep(0.01)  # its own clean-up
+        return "output so far"
+
+    running = unless_aborted(listening(), controller.signal, grace=BOUND)
+    asyncio.get_running_loop().call_soon(controller.abort)
+    assert await running == "output so far"
+
+
+def test_the_loops_end_does_not_wait_for_what_was_left_behind() -> None:
+    """In a process of its own: a task abandoned there stays pending until that process ends."""
+    program = """
+import asyncio, os
+from di_code.ai import AbortController
+from di_code.ai import left_behind
+from tests.ai.test_left_behind import swallowing
+
+async def main():
+    controller, started = AbortController(), asyncio.Event()
+    work = left_behind.unless_aborted(swallowing(started, asyncio.Event()), controller.signal)
+    waiting = asyncio.ensure_future(work)
+    await started.wait()
+    controller.abort()
+    try:
+        await waiting
+    except left_behind.LeftBehind:
+        return "left behind"
+
+print(left_behind.run(main()), flush=True)
+os._exit(0)  # as di-code ends (di_code.cli.app): no teardown that would collect the task
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=BOUND
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "left behind\n", "")
