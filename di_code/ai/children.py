@@ -6,13 +6,13 @@ Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started
   and `kill_children` (a hard exit: SIGKILL at once) end the whole group, background jobs a
   command left in it included; the groups of children started around this door (an SDK's)
   are found in /proc and ended too;
-- with PR_SET_PDEATHSIG (Linux; not git's quick calls, see `run_child`): the kernel kills it
+- with PR_SET_PDEATHSIG (Linux): the kernel kills it
   with SIGKILL when di-code is gone, even by SIGKILL. The flag is set between fork and exec
   (`preexec_fn`: one prctl call on a function looked up beforehand, then a check that the
   parent did not die before it), or, for a child a library starts (the MCP SDK's stdio
   servers), by `dying_argv`: a `python -I -S -c` that sets it and execs the command.
 - with di-code a child subreaper (PR_SET_CHILD_SUBREAPER, Linux; set when the first child
-  other than git's quick calls is started): a process one of its children started and left
+  is started): a process one of its children started and left
   (an MCP server's helper that called `setsid`, a daemon that double-forked) is re-parented
   to di-code instead of init, so it stays among di-code's descendants. At exit every
   descendant's group is ended, whatever group or session it moved to (`stop_children`,
@@ -88,15 +88,11 @@ def _kill_made(making: asyncio.Future[asyncio.subprocess.Process], own_group: bo
 
 
 def run_child(
-    argv: Sequence[str], *, own_group: bool = True, bounded: bool = False, **options: Any
+    argv: Sequence[str], *, own_group: bool = True, **options: Any
 ) -> subprocess.CompletedProcess[bytes]:
-    """`subprocess.run` through the door, for a child waited on at once (git, a probe, the
-    pager); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG. A `bounded` child (quick
-    local work under a timeout: git) goes without it: setting it forces a fork where Python
-    otherwise uses vfork, which doubles the cost of a git call (8 ms more here), and such a
-    child ends on its own soon anyway."""
-    preexec = None if bounded else _in_child()
-    return subprocess.run(argv, start_new_session=own_group, preexec_fn=preexec, **options)
+    """`subprocess.run` through the door, for a child waited on at once (a probe, the pager,
+    rg); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG."""
+    return subprocess.run(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
 
 
 def dying_argv(argv: Sequence[str]) -> list[str]:
@@ -111,8 +107,7 @@ def dying_argv(argv: Sequence[str]) -> list[str]:
 @functools.cache
 def _adopt_orphans() -> None:
     """Become a child subreaper (Linux) and stop every descendant at exit: from the first
-    child on, what any child leaves behind stays below di-code. (Not for git's `bounded`
-    calls, which leave nothing and need not load ctypes.)"""
+    child on, what any child leaves behind stays below di-code."""
     _stop_at_exit()
     if sys.platform.startswith("linux"):
         _prctl()(PR_SET_CHILD_SUBREAPER, 1)
