@@ -105,8 +105,11 @@ def foreign_secrets_hidden(body: bytes, credentials: Iterable[str]) -> bytes:
 
 
 def holds_secret(text: str) -> bool:
-    """Whether `text` holds a known secret or a long piece of one (a URL about to be sent)."""
-    return any(_spans(text, secret) for secret in _secrets)
+    """Whether `text` holds a known secret or a long piece of one (a URL about to be sent),
+    percent-encoded too: a server reads `%73k-...` as `sk-...`."""
+    from urllib.parse import unquote
+
+    return any(_spans(form, secret) for form in {text, unquote(text)} for secret in _secrets)
 
 
 class StreamRedactor:

@@ -1,0 +1,257 @@
+# ruff: noqa: E402
+"""Secrets and endpoints, attacked from README's "Secrets", "Models and keys" and "Threat model"
+(its Everywhere, ACP and fetch rows): a fake key planted in every channel in and out of a real
+`di-code`, and keys watched on two loopback model servers, one per endpoint, so a key that
+reaches a server it was not given for is seen there."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp.schema import AgentThoughtChunk
+
+from tests.cli.conftest import API_KEY, RunDiCode, WriteHook, request_text
+from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
+from tests.cli.conftest import user_hook as user_hook
+from tests.cli.conftest import workspace as workspace
+from tests.cli.test_run_untrusted_models import agent_file
+from tests.cli.test_secrets_channels import streamed
+from tests.editor.conftest import agent as agent
+from tests.support.acp_editor import RecordingClient, prompt
+from tests.support.llm_server import HttpError, LLMServer, RecordedRequest, ToolCallSpec, Turn
+from tests.support.web_site import Site, serve_site
+
+OPENAI_KEY = "sk-openai-given-for-a-0111"
+ANTHROPIC_KEY = "sk-ant-given-for-b-0222"
+ENV_KEY = "sk-environment-key-0333"
+
+
+@pytest.fixture
+def other() -> Iterator[LLMServer]:
+    """A second endpoint: a key given for the first must never reach it."""
+    with LLMServer() as server:
+        yield server
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    yield from serve_site()
+
+
+def sent_keys(server: LLMServer) -> set[str]:
+    """Every key a server was sent, in a header or as text in a body."""
+    keys = {OPENAI_KEY, ANTHROPIC_KEY, ENV_KEY, API_KEY}
+    return {key for request in server.requests for key in keys if key in _whole(request)}
+
+
+def _whole(request: RecordedRequest) -> str:
+    return json.dumps(request.headers) + request_text(request.body)
+
+
+def stream_json_lines(stdout: str) -> list[dict]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+# --- channels out -------------------------------------------------------------------------
+
+
+def test_a_key_streamed_three_characters_at_a_time_in_thinking_answer_and_arguments_never_joins(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """stream-json's deltas of thinking, text and a tool call's arguments, each put together
+    as a reader does, hold no key; the command still runs as written."""
+    llm_server.script(
+        Turn(
+            thinking=f"the key is {API_KEY}, think",
+            text=f"say {API_KEY} now",
+            tool_calls=(ToolCallSpec("bash", {"command": f"echo {API_KEY} > out.txt"}),),
+            chunk_size=3,
+        ),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "--yes", "--thinking", "--output-format", "stream-json", "go")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "out.txt").read_text() == f"{API_KEY}\n"
+    updates = [e["event"] for e in stream_json_lines(done.stdout) if e["type"] == "message_update"]
+    for kind in ("thinking_delta", "text_delta", "tool_call_delta"):
+        joined = "".join(e["delta"] for e in updates if e["type"] == kind)
+        assert "***" in joined and API_KEY not in joined, kind
+    assert API_KEY not in done.stdout + done.stderr + streamed(done.stdout)
+
+
+def test_a_prompt_hook_reads_the_key_the_user_typed_only_hidden(
+    run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook, tmp_path: Path
+) -> None:
+    """The JSON a hook reads on stdin shows the key as `***`, for the prompt event too."""
+    hooks_read = tmp_path / "read.json"
+    user_hook("UserPromptSubmit", "dump.sh", f'cat > "{hooks_read}"\n')
+    llm_server.script(Turn(text="ok"))
+    done = run_di_code("run", f"my key is {API_KEY}, keep it")
+    assert done.returncode == 0, done.stderr
+    assert "my key is ***, keep it" in hooks_read.read_text()
+
+
+async def test_an_editor_s_prompt_thinking_and_compaction_summary_reach_editor_log_session_hidden(
+    agent: Any, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """Editor messages in (a prompt holding the key), thinking streamed in pieces, and the
+    summary `/compact` has the model write: none of them shows the key to the editor, in `acp
+    --log FILE`, or in the session file."""
+    llm_server.script(
+        Turn(thinking=f"so the key is {API_KEY} then", text="noted", chunk_size=3),
+        Turn(text="second"),
+        Turn(text=f"Summary: the user's key is {API_KEY}."),
+    )
+    client = RecordingClient()
+    log = workspace.parent / "acp.log"
+    conn = await agent(client, "--thinking", "--context-window", "4000", "--log", str(log))
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, f"my key is {API_KEY}. " + "words " * 1000)
+    await prompt(conn, session.session_id, "and then?")
+    await prompt(conn, session.session_id, "/compact")
+    thoughts = "".join(u.content.text for u in client.of(AgentThoughtChunk))
+    assert thoughts == "so the key is *** then"
+    shown = "\n".join(update.model_dump_json() for _, update in client.updates)
+    assert API_KEY not in shown
+    assert API_KEY not in log.read_text(encoding="utf-8")
+    saved = [p.read_text(encoding="utf-8") for p in (di_code_home / "sessions").rglob("*.jsonl")]
+    assert saved and not any(API_KEY in text for text in saved)
+    assert any("Summary: the user's key is ***." in text for text in saved), "no compaction"
+
+
+# --- endpoints ----------------------------------------------------------------------------
+
+
+def test_base_url_with_a_model_of_another_provider_gets_that_provider_s_key_alone(
+    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer
+) -> None:
+    """`--base-url A --model anthropic/...` while OpenAI's key and URL are in the environment:
+    A is sent Anthropic's key, and OpenAI's key goes nowhere."""
+    llm_server.script(Turn(text="hi"))
+    env = {
+        "OPENAI_API_KEY": OPENAI_KEY,
+        "OPENAI_BASE_URL": other.openai_base_url,
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+    }
+    given = ("--base-url", llm_server.anthropic_base_url, "--model", "anthropic/claude-sonnet-4-5")
+    done = run_di_code("run", *given, "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert [r.headers.get("x-api-key") for r in llm_server.requests] == [ANTHROPIC_KEY]
+    assert sent_keys(llm_server) == {ANTHROPIC_KEY} and other.requests == []
+
+
+def test_a_subagent_on_another_provider_is_sent_its_own_key_and_not_the_one_in_its_prompt(
+    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer, di_code_home: Path
+) -> None:
+    """The session runs on OpenAI at A with `--api-key`; its subagent's model is Anthropic's
+    at B. The task's prompt (the parent model's words) holds A's key: B sees it as `***`."""
+    agent_file(di_code_home / "agents", "anthropic/claude-sonnet-4-5")
+    task = {"description": "a job", "prompt": f"use {OPENAI_KEY} there", "subagent_type": "helper"}
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("task", task, "t1"),)), Turn(text="done"))
+    other.script(Turn(text="the sub's answer"))
+    env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": other.anthropic_base_url}
+    given = ("--base-url", llm_server.openai_base_url, "--api-key", OPENAI_KEY)
+    done = run_di_code("run", *given, "--model", "openai/test-model", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert sent_keys(llm_server) == {OPENAI_KEY}
+    assert sent_keys(other) == {ANTHROPIC_KEY}
+    assert "use *** there" in request_text(other.requests[0].body)
+
+
+def test_retries_after_http_errors_go_to_the_same_url_with_the_same_key(
+    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer
+) -> None:
+    """A 500 and a 429 are retried at the URL given, never at the environment's URL."""
+    llm_server.script(HttpError(500, "boom"), HttpError(429, "slow down"), Turn(text="done"))
+    env = {"OPENAI_BASE_URL": other.openai_base_url, "OPENAI_API_KEY": ENV_KEY}
+    given = ("--base-url", llm_server.openai_base_url, "--api-key", OPENAI_KEY)
+    done = run_di_code("run", *given, "--model", "openai/test-model", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    auth = [r.headers["authorization"] for r in llm_server.requests]
+    assert auth == [f"Bearer {OPENAI_KEY}"] * 3 and other.requests == []
+
+
+def test_another_provider_s_key_read_from_a_file_is_not_sent_as_text_to_this_provider(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Anthropic's key is set up (di-code would send it to Anthropic after `/model`), and the
+    model reads a `.env` holding it while on OpenAI: the next request to OpenAI holds `***`."""
+    (workspace / ".env").write_text(f"ANTHROPIC_API_KEY={ANTHROPIC_KEY}\n")
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("read", {"path": ".env"}),)), Turn(text="ok"))
+    env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY}
+    done = run_di_code("run", "--yes", "--output-format", "stream-json", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert "ANTHROPIC_API_KEY=***" in request_text(llm_server.requests[-1].body)
+    assert ANTHROPIC_KEY not in done.stdout
+
+
+def test_a_configured_provider_s_key_variable_is_not_in_bash_s_environment(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """`api_key_env = "CORP_TOKEN"` in the user's provider table: an unsandboxed command cannot
+    read the variable nor find the key under any name."""
+    (di_code_home / "config.toml").write_text(
+        f'[providers.corp]\napi = "openai-completions"\nbase_url = "{llm_server.openai_base_url}"'
+        '\napi_key_env = "CORP_TOKEN"\nmodels = ["test-model"]\n'
+    )
+    command = f"printenv CORP_TOKEN > seen.txt; printenv | grep -c {ENV_KEY} > count.txt; true"
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)), Turn())
+    flags = ("--yes", "--sandbox", "off", "--model", "corp/test-model")
+    done = run_di_code("run", *flags, "go", env_extra={"CORP_TOKEN": ENV_KEY})
+    assert done.returncode == 0, done.stderr
+    assert llm_server.requests[0].headers["authorization"] == f"Bearer {ENV_KEY}"
+    assert (workspace / "seen.txt").read_text() == ""
+    assert (workspace / "count.txt").read_text() == "0\n"
+
+
+# --- fetch --------------------------------------------------------------------------------
+
+
+def percent_encoded(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" for c in text)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param(lambda key: percent_encoded(key), id="every-character-encoded"),
+        pytest.param(lambda key: key.replace("-", "%2D"), id="dashes-encoded"),
+    ],
+)
+def test_a_url_holding_the_key_percent_encoded_is_not_fetched(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, site: str, query: Any
+) -> None:
+    """The site decodes `%73k-...` to the key: the URL holds it, and is never asked for."""
+    (di_code_home / "config.toml").write_text('[permissions]\nallow = ["fetch:127.0.0.1"]\n')
+    Site.asked.clear()
+    url = f"{site}/page?k={query(API_KEY)}"
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("fetch", {"url": url}),)), Turn(text="ok"))
+    done = run_di_code("run", "read it")
+    assert done.returncode == 0, done.stderr
+    assert Site.asked == []
+    assert "Not fetched: the URL holds a key" in request_text(llm_server.requests[-1].body)
+
+
+def test_a_redirect_to_a_url_holding_the_key_is_not_followed(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, site: str
+) -> None:
+    """The site, not the model, names the key's URL (same host, so redirects are followed)."""
+    (di_code_home / "config.toml").write_text('[permissions]\nallow = ["fetch:127.0.0.1"]\n')
+    Site.asked.clear()
+    Site.moved["/leak"] = f"/page?k={API_KEY}"
+    fetch = ToolCallSpec("fetch", {"url": f"{site}/leak"})
+    llm_server.script(Turn(tool_calls=(fetch,)), Turn(text="ok"))
+    try:
+        done = run_di_code("run", "read it")
+    finally:
+        del Site.moved["/leak"]
+    assert done.returncode == 0, done.stderr
+    assert Site.asked == ["/leak"]
+    assert "Not fetched: the URL holds a key" in request_text(llm_server.requests[-1].body)
