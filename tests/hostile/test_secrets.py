@@ -15,16 +15,18 @@ import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp.schema import AgentThoughtChunk
+from acp.schema import AgentThoughtChunk, ClientCapabilities
 
 from tests.cli.conftest import API_KEY, RunDiCode, WriteHook, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import user_hook as user_hook
 from tests.cli.conftest import workspace as workspace
+from tests.cli.test_mcp_e2e import stdio_server, toml_table
 from tests.cli.test_run_untrusted_models import agent_file
 from tests.cli.test_secrets_channels import streamed
 from tests.editor.conftest import agent as agent
-from tests.support.acp_editor import RecordingClient, prompt
+from tests.editor.conftest import editor_env as editor_env
+from tests.support.acp_editor import RecordingClient, TerminalClient, prompt
 from tests.support.llm_server import HttpError, LLMServer, RecordedRequest, ToolCallSpec, Turn
 from tests.support.web_site import Site, serve_site
 
@@ -255,3 +257,106 @@ def test_a_redirect_to_a_url_holding_the_key_is_not_followed(
     assert done.returncode == 0, done.stderr
     assert Site.asked == ["/leak"]
     assert "Not fetched: the URL holds a key" in request_text(llm_server.requests[-1].body)
+
+
+async def test_an_editor_s_model_select_across_providers_sends_each_key_only_to_its_url(
+    agent: Any, llm_server: LLMServer, other: LLMServer, workspace: Path
+) -> None:
+    """`acp --base-url A --api-key K`; Anthropic (and OpenAI's public URL) at B. The editor
+    picks Anthropic, then OpenAI again, then a mode: each key reaches only its own server, in
+    a header or as text the conversation holds (a `.env` read, an answer quoting a key)."""
+    (workspace / ".env").write_text(f"OPENAI_API_KEY={OPENAI_KEY}\n")
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("read", {"path": ".env"}),)),
+        Turn(text="read it"),
+        Turn(text="back on OpenAI"),
+        Turn(text="in read-only"),
+    )
+    other.script(Turn(text=f"Anthropic's key would be {ANTHROPIC_KEY}"))
+    env = {
+        "OPENAI_API_KEY": ENV_KEY,
+        "OPENAI_BASE_URL": other.openai_base_url,
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+        "ANTHROPIC_BASE_URL": other.anthropic_base_url,
+    }
+    given = ("--base-url", llm_server.openai_base_url, "--api-key", OPENAI_KEY)
+    conn = await agent(
+        RecordingClient(), *given, "--model", "openai/test-model", "--permission-mode", "auto",
+        env_extra=env,
+    )  # fmt: skip
+    sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+    await prompt(conn, sid, "read the env file")
+    for value in ("anthropic/claude-sonnet-4-5", "openai/test-model"):
+        await conn.set_config_option(config_id="model", session_id=sid, value=value)
+        await prompt(conn, sid, f"now on {value}")
+    await conn.set_config_option(config_id="mode", session_id=sid, value="read-only")
+    await prompt(conn, sid, "and in read-only")
+    assert [r.path for r in other.requests] == ["/v1/messages"]
+    assert sent_keys(other) == {ANTHROPIC_KEY}
+    assert "OPENAI_API_KEY=***" in request_text(other.requests[0].body)
+    assert len(llm_server.requests) == 4 and sent_keys(llm_server) == {OPENAI_KEY}
+    assert "Anthropic's key would be ***" in request_text(llm_server.requests[2].body)
+
+
+def test_an_mcp_tool_s_arguments_and_its_error_echoing_the_key_are_shown_only_hidden(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    """The MCP server is sent the arguments as the model wrote them (the action); what the
+    user is shown and what is saved of the call and of the server's error holds `***`."""
+    (di_code_home / "config.toml").write_text(toml_table("fx", stdio_server("fx", tmp_path)))
+    explode = ToolCallSpec("mcp__fx__explode", {"reason": f"leaking {API_KEY}"}, "c1")
+    llm_server.script(Turn(tool_calls=(explode,)), Turn(text="done"))
+    done = run_di_code("run", "--yes", "--output-format", "stream-json", "go")
+    assert done.returncode == 0, done.stderr
+    assert "exploded: leaking" in request_text(llm_server.requests[1].body)
+    ended = [e for e in stream_json_lines(done.stdout) if e["type"] == "tool_execution_end"]
+    assert "exploded: leaking ***" in json.dumps(ended)
+    assert API_KEY not in done.stdout + done.stderr
+    [session] = (di_code_home / "sessions").rglob("*.jsonl")
+    assert API_KEY not in session.read_text(encoding="utf-8")
+
+
+# --- programs di-code starts ----------------------------------------------------------------
+
+
+async def test_an_editor_s_terminal_runs_without_any_provider_key_of_the_editor_s_environment(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str],
+    di_code_home: Path,
+) -> None:  # fmt: skip
+    """The editor runs the command with its own environment: every key variable di-code
+    reads (the chosen one, another preset's, a configured `api_key_env`) is taken out."""
+    (di_code_home / "config.toml").write_text(
+        '[providers.corp]\napi = "openai-completions"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key_env = "CORP_TOKEN"\n'
+    )
+    keys = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "GROQ_API_KEY": ENV_KEY, "CORP_TOKEN": OPENAI_KEY}
+    command = "env | grep -c -e sk- > count.txt; true"
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)), Turn())
+    client = TerminalClient({**editor_env, **keys})
+    flags = ("--permission-mode", "auto", "--sandbox", "off")
+    terminal = ClientCapabilities(terminal=True)
+    conn = await agent(client, *flags, capabilities=terminal, env_extra=keys)
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "run it")
+    assert client.terminals, "the command did not run in the editor's terminal"
+    assert (workspace / "count.txt").read_text() == "0\n"
+
+
+def test_a_hook_given_another_provider_s_key_by_the_user_cannot_show_or_send_it(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    """The user's hook names `ANTHROPIC_API_KEY` in its `env` and blocks the call with a
+    message holding it: the user is shown `***`, and OpenAI's request holds no such key."""
+    script = tmp_path / "block.sh"
+    script.write_text('echo "blocked: key $ANTHROPIC_API_KEY" >&2\nexit 2\n')
+    (di_code_home / "config.toml").write_text(
+        '[[hooks.PreToolUse]]\nmatcher = ""\nhooks = [{ type = "command", '
+        f'command = "bash {script}", env = ["ANTHROPIC_API_KEY"] }}]\n'
+    )
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("ls", {}),)), Turn(text="done"))
+    env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY}
+    done = run_di_code("run", "--output-format", "stream-json", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert "blocked: key ***" in done.stdout
+    assert ANTHROPIC_KEY not in done.stdout + done.stderr
+    assert "blocked: key ***" in request_text(llm_server.requests[-1].body)
