@@ -7,6 +7,7 @@ reaches a server it was not given for is seen there."""
 from __future__ import annotations
 
 import json
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,8 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp.schema import AgentThoughtChunk, ClientCapabilities
 
-from tests.cli.conftest import API_KEY, RunDiCode, WriteHook, request_text
+from tests.batch.conftest import make_repo, write_call, write_tasks
+from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, WriteHook, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import user_hook as user_hook
 from tests.cli.conftest import workspace as workspace
@@ -360,3 +362,32 @@ def test_a_hook_given_another_provider_s_key_by_the_user_cannot_show_or_send_it(
     assert "blocked: key ***" in done.stdout
     assert ANTHROPIC_KEY not in done.stdout + done.stderr
     assert "blocked: key ***" in request_text(llm_server.requests[-1].body)
+
+
+# --- batch ----------------------------------------------------------------------------------
+
+
+def test_a_batch_patch_and_answer_holding_another_provider_s_key_are_saved_hidden(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    """The batch runs on OpenAI; Anthropic's key (set up, so di-code holds it) is written into
+    a file by a task and said in its answer: RESULTS.jsonl, its patch and the logs hide it."""
+    make_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [{"id": "t", "repo": "repo", "prompt": "go"}])
+    llm_server.script(
+        write_call("KEY.md", f"key = {ANTHROPIC_KEY}\n", "w1"),
+        Turn(text=f"the key is {ANTHROPIC_KEY}"),
+    )
+    env = cli_env(di_code_home, llm_server, ANTHROPIC_API_KEY=ANTHROPIC_KEY)
+    done = subprocess.run(
+        [DI_CODE, "batch", str(tasks), "--out", "results.jsonl", "--jobs", "1", "--events"],
+        cwd=tmp_path, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    results = (tmp_path / "results.jsonl").read_text(encoding="utf-8")
+    assert "the key is ***" in results and "+key = ***" in results
+    logs = [p for p in (tmp_path / "results.jsonl.work").rglob("*") if p.is_file()]
+    written = [p.read_text(encoding="utf-8", errors="replace") for p in logs]
+    for text in [results, done.stdout, done.stderr, *written]:
+        assert ANTHROPIC_KEY not in text
