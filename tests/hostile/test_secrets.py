@@ -391,3 +391,25 @@ def test_a_batch_patch_and_answer_holding_another_provider_s_key_are_saved_hidde
     written = [p.read_text(encoding="utf-8", errors="replace") for p in logs]
     for text in [results, done.stdout, done.stderr, *written]:
         assert ANTHROPIC_KEY not in text
+
+
+# --- other spellings ------------------------------------------------------------------------
+
+SLASHED_KEY = "sk-abc/def+ghi/jkl-0666"
+"""A key of a base64 alphabet: no piece between its slashes is 12 characters long."""
+
+
+def test_a_key_spelled_with_escaped_slashes_in_a_json_file_is_hidden_where_it_is_shown(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """PHP's and Java's JSON write `/` as `\\/`: a config file holding the key so, read by the
+    model, is shown in stream-json and saved in the session without the key."""
+    (workspace / "conf.json").write_text(json.dumps({"key": SLASHED_KEY}).replace("/", "\\/"))
+    read = ToolCallSpec("read", {"path": "conf.json"})
+    llm_server.script(Turn(tool_calls=(read,)), Turn(text="ok"))
+    env = {"OPENAI_API_KEY": SLASHED_KEY}
+    done = run_di_code("run", "--yes", "--output-format", "stream-json", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    [session] = (di_code_home / "sessions").rglob("*.jsonl")
+    for text in (done.stdout, session.read_text(encoding="utf-8")):
+        assert "def+ghi" not in text and '{\\"key\\": \\"***\\"}' in text
