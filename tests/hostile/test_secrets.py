@@ -49,14 +49,17 @@ def site() -> Iterator[str]:
     yield from serve_site()
 
 
+GEMINI_KEY = "AIza-gemini-given-for-b-0444"
+
+
 def sent_keys(server: LLMServer) -> set[str]:
-    """Every key a server was sent, in a header or as text in a body."""
-    keys = {OPENAI_KEY, ANTHROPIC_KEY, ENV_KEY, API_KEY}
+    """Every key a server was sent, in its path, a header or as text in a body."""
+    keys = {OPENAI_KEY, ANTHROPIC_KEY, ENV_KEY, API_KEY, GEMINI_KEY}
     return {key for request in server.requests for key in keys if key in _whole(request)}
 
 
 def _whole(request: RecordedRequest) -> str:
-    return json.dumps(request.headers) + request_text(request.body)
+    return request.path + json.dumps(request.headers) + request_text(request.body)
 
 
 def stream_json_lines(stdout: str) -> list[dict]:
@@ -180,6 +183,28 @@ def test_retries_after_http_errors_go_to_the_same_url_with_the_same_key(
     assert done.returncode == 0, done.stderr
     auth = [r.headers["authorization"] for r in llm_server.requests]
     assert auth == [f"Bearer {OPENAI_KEY}"] * 3 and other.requests == []
+
+
+def test_a_session_continued_on_gemini_sends_gemini_s_key_alone_and_not_in_the_url(
+    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer, workspace: Path
+) -> None:
+    """A session that read OpenAI's key from `.env` is continued with `--model gemini/...`:
+    Gemini's server gets its own key in a header (not in the URL) and OpenAI's only as `***`."""
+    (workspace / ".env").write_text(f"OPENAI_API_KEY={OPENAI_KEY}\n")
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("read", {"path": ".env"}),)), Turn(text="ok"))
+    other.script(Turn(text="gemini here"))
+    env = {
+        "OPENAI_API_KEY": OPENAI_KEY,
+        "GEMINI_API_KEY": GEMINI_KEY,
+        "GEMINI_BASE_URL": other.anthropic_base_url,
+    }
+    assert run_di_code("run", "--yes", "read it", env_extra=env).returncode == 0
+    done = run_di_code("run", "-c", "--model", "gemini/gemini-2.5-flash", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert sent_keys(llm_server) == {OPENAI_KEY}
+    assert sent_keys(other) == {GEMINI_KEY}
+    assert GEMINI_KEY not in other.requests[0].path
+    assert "OPENAI_API_KEY=***" in request_text(other.requests[0].body)
 
 
 def test_another_provider_s_key_read_from_a_file_is_not_sent_as_text_to_this_provider(
