@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
@@ -31,6 +32,8 @@ from tests.editor.conftest import editor_env as editor_env
 from tests.support.acp_editor import RecordingClient, TerminalClient, prompt
 from tests.support.llm_server import HttpError, LLMServer, RecordedRequest, ToolCallSpec, Turn
 from tests.support.web_site import Site, serve_site
+from tests.ui.test_chat_e2e import TIMEOUT as CHAT_TIMEOUT
+from tests.ui.test_chat_e2e import spawn_env
 
 OPENAI_KEY = "sk-openai-given-for-a-0111"
 ANTHROPIC_KEY = "sk-ant-given-for-b-0222"
@@ -172,17 +175,26 @@ def test_a_subagent_on_another_provider_is_sent_its_own_key_and_not_the_one_in_i
     assert "use *** there" in request_text(other.requests[0].body)
 
 
+@pytest.mark.parametrize(
+    ("replies", "code"),
+    [
+        ((HttpError(500, "boom"), HttpError(429, "slow down"), Turn(text="done")), 0),
+        ((HttpError(401, "Incorrect API key provided"),), 1),
+    ],
+    ids=["retried", "refused-key"],
+)
 def test_retries_after_http_errors_go_to_the_same_url_with_the_same_key(
-    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer
+    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer, replies: Any, code: int
 ) -> None:
-    """A 500 and a 429 are retried at the URL given, never at the environment's URL."""
-    llm_server.script(HttpError(500, "boom"), HttpError(429, "slow down"), Turn(text="done"))
+    """A 500 and a 429 are retried at the URL given, never at the environment's URL; a key
+    refused with 401 is not swapped for the environment's key."""
+    llm_server.script(*replies)
     env = {"OPENAI_BASE_URL": other.openai_base_url, "OPENAI_API_KEY": ENV_KEY}
     given = ("--base-url", llm_server.openai_base_url, "--api-key", OPENAI_KEY)
     done = run_di_code("run", *given, "--model", "openai/test-model", "go", env_extra=env)
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     auth = [r.headers["authorization"] for r in llm_server.requests]
-    assert auth == [f"Bearer {OPENAI_KEY}"] * 3 and other.requests == []
+    assert auth == [f"Bearer {OPENAI_KEY}"] * len(replies) and other.requests == []
 
 
 def test_a_session_continued_on_gemini_sends_gemini_s_key_alone_and_not_in_the_url(
@@ -438,3 +450,46 @@ def test_a_key_spelled_with_escaped_slashes_in_a_json_file_is_hidden_where_it_is
     [session] = (di_code_home / "sessions").rglob("*.jsonl")
     for text in (done.stdout, session.read_text(encoding="utf-8")):
         assert "def+ghi" not in text and '{\\"key\\": \\"***\\"}' in text
+
+
+def test_chat_model_switches_across_providers_send_each_key_only_to_its_url(
+    llm_server: LLMServer, other: LLMServer, tmp_path: Path
+) -> None:
+    """`chat --base-url A --api-key K`, then `/model anthropic/...` (at B, with its own key)
+    and `/model openai/test-model` again: K goes only to A, Anthropic's key only to B, and
+    neither as text in what the other is sent."""
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY={OPENAI_KEY}\n")
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("read", {"path": ".env"}),)),
+        Turn(text="first done"),
+        Turn(text="third done"),
+    )
+    other.script(Turn(text=f"second done {ANTHROPIC_KEY}"))
+    env = {
+        **spawn_env(llm_server),
+        "OPENAI_API_KEY": ENV_KEY,
+        "OPENAI_BASE_URL": other.openai_base_url,
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+        "ANTHROPIC_BASE_URL": other.anthropic_base_url,
+    }
+    given = ["--base-url", llm_server.openai_base_url, "--api-key", OPENAI_KEY, "--yes"]
+    child = pexpect.spawn(
+        DI_CODE, ["chat", "--model", "openai/test-model", *given], cwd=str(tmp_path),
+        env=env, dimensions=(30, 100), encoding="utf-8", timeout=CHAT_TIMEOUT,
+    )  # fmt: skip
+    try:
+        child.expect("›")
+        for line, reply in [
+            ("read the env file", "first done"),
+            ("/model anthropic/claude-sonnet-4-5", "claude-sonnet-4-5"),
+            ("now on anthropic", "second done"),
+            ("/model openai/test-model", "test-model"),
+            ("back on openai", "third done"),
+        ]:
+            child.sendline(line)
+            child.expect(reply)
+    finally:
+        child.close(force=True)
+    assert sent_keys(llm_server) == {OPENAI_KEY} and len(llm_server.requests) == 3
+    assert sent_keys(other) == {ANTHROPIC_KEY} and len(other.requests) == 1
+    assert "OPENAI_API_KEY=***" in request_text(other.requests[0].body)
