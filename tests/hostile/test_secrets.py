@@ -175,6 +175,30 @@ def test_a_subagent_on_another_provider_is_sent_its_own_key_and_not_the_one_in_i
     assert "use *** there" in request_text(other.requests[0].body)
 
 
+def test_a_base_url_password_goes_only_to_its_url_and_is_never_shown(
+    run_di_code: RunDiCode, llm_server: LLMServer, other: LLMServer, di_code_home: Path
+) -> None:
+    """`--base-url http://user:PASSWORD@A`: a subagent on Anthropic at B is sent the password
+    (in its task's prompt) as `***`, and the output and session hide it too."""
+    password = "pw-for-server-a-0555"
+    base_url = llm_server.openai_base_url.replace("http://", f"http://me:{password}@")
+    agent_file(di_code_home / "agents", "anthropic/claude-sonnet-4-5")
+    task = {"description": "a job", "prompt": f"log in with {password}", "subagent_type": "helper"}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", task, "t1"),)), Turn(text=f"used {password}")
+    )
+    other.script(Turn(text="the sub's answer"))
+    env = {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": other.anthropic_base_url}
+    flags = ("--base-url", base_url, "--api-key", OPENAI_KEY, "--model", "openai/test-model")
+    done = run_di_code("run", *flags, "--output-format", "stream-json", "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert "log in with ***" in request_text(other.requests[0].body)
+    assert password not in _whole(other.requests[0])
+    assert "used ***" in done.stdout and password not in done.stdout + done.stderr
+    saved = [p.read_text(encoding="utf-8") for p in (di_code_home / "sessions").rglob("*.jsonl")]
+    assert saved and not any(password in text for text in saved)
+
+
 @pytest.mark.parametrize(
     ("replies", "code"),
     [
@@ -264,6 +288,7 @@ def percent_encoded(text: str) -> str:
     [
         pytest.param(lambda key: percent_encoded(key), id="every-character-encoded"),
         pytest.param(lambda key: key.replace("-", "%2D"), id="dashes-encoded"),
+        pytest.param(lambda key: f"x{key[3:16]}y", id="a-13-character-piece"),
     ],
 )
 def test_a_url_holding_the_key_percent_encoded_is_not_fetched(
