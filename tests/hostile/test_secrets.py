@@ -257,6 +257,24 @@ def test_another_provider_s_key_read_from_a_file_is_not_sent_as_text_to_this_pro
     assert ANTHROPIC_KEY not in done.stdout
 
 
+def test_a_placeholder_in_another_provider_s_key_variable_is_not_hidden_from_the_model(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """`OPENAI_API_KEY=EMPTY` (vLLM's placeholder) while on Anthropic: that is no key, and the
+    model reading `"EMPTY"` in a file sees it as written (or its edits would not match)."""
+    (workspace / "app.py").write_text('TOKEN = "EMPTY"\n')
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("read", {"path": "app.py"}),)), Turn())
+    env = {
+        "OPENAI_API_KEY": "EMPTY",
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+        "ANTHROPIC_BASE_URL": llm_server.anthropic_base_url,
+    }
+    model = ("--model", "anthropic/claude-sonnet-4-5")
+    done = run_di_code("run", "--yes", *model, "go", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert 'TOKEN = \\"EMPTY\\"' in request_text(llm_server.requests[-1].body)
+
+
 def test_a_configured_provider_s_key_variable_is_not_in_bash_s_environment(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
 ) -> None:
