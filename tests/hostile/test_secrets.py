@@ -19,6 +19,7 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp.schema import AgentThoughtChunk, ClientCapabilities
 
+from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.batch.conftest import make_repo, write_call, write_tasks
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, WriteHook, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
@@ -401,9 +402,19 @@ def test_an_mcp_tool_s_arguments_and_its_error_echoing_the_key_are_shown_only_hi
 # --- programs di-code starts ----------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    "sandbox",
+    [
+        "off",
+        pytest.param(
+            "workspace-write",
+            marks=pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap does not work"),
+        ),
+    ],
+)
 async def test_an_editor_s_terminal_runs_without_any_provider_key_of_the_editor_s_environment(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str],
-    di_code_home: Path,
+    di_code_home: Path, sandbox: str,
 ) -> None:  # fmt: skip
     """The editor runs the command with its own environment: every key variable di-code
     reads (the chosen one, another preset's, a configured `api_key_env`) is taken out."""
@@ -415,7 +426,7 @@ async def test_an_editor_s_terminal_runs_without_any_provider_key_of_the_editor_
     command = "env | grep -c -e sk- > count.txt; true"
     llm_server.script(Turn(tool_calls=(ToolCallSpec("bash", {"command": command}),)), Turn())
     client = TerminalClient({**editor_env, **keys})
-    flags = ("--permission-mode", "auto", "--sandbox", "off")
+    flags = ("--permission-mode", "auto", "--sandbox", sandbox)
     terminal = ClientCapabilities(terminal=True)
     conn = await agent(client, *flags, capabilities=terminal, env_extra=keys)
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
