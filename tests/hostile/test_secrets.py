@@ -97,6 +97,20 @@ def test_a_key_streamed_three_characters_at_a_time_in_thinking_answer_and_argume
     assert API_KEY not in done.stdout + done.stderr + streamed(done.stdout)
 
 
+def test_an_answer_cut_off_inside_a_key_leaves_no_long_piece_of_it_in_any_format(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    """The reply ends (output limit) 15 characters into the key, two characters a delta: the
+    held-back start of the key is let out at the end, and a piece that long is hidden too."""
+    piece = OPENAI_KEY[:15]
+    for output_format in ("text", "json", "stream-json"):
+        llm_server.script(Turn(text=f"the key: {piece}", stop_reason="length", chunk_size=2))
+        env = {"OPENAI_API_KEY": OPENAI_KEY}
+        done = run_di_code("run", "--output-format", output_format, "go", env_extra=env)
+        shown = done.stdout + done.stderr + streamed(done.stdout)
+        assert "the key: ***" in shown and OPENAI_KEY[:12] not in shown, output_format
+
+
 def test_a_prompt_hook_reads_the_key_the_user_typed_only_hidden(
     run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook, tmp_path: Path
 ) -> None:
