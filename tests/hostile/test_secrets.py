@@ -111,6 +111,27 @@ def test_an_answer_cut_off_inside_a_key_leaves_no_long_piece_of_it_in_any_format
         assert "the key: ***" in shown and OPENAI_KEY[:12] not in shown, output_format
 
 
+def test_a_subagent_s_transcript_holding_the_key_is_shown_and_saved_only_hidden(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """The subagent's command, its output and its answer hold the key: the parent's
+    stream-json (the subagent's transcript included) and every session file show `***`."""
+    task = {"description": "a job", "prompt": "print the key"}
+    echo = ToolCallSpec("bash", {"command": f"echo {API_KEY}"}, "b1")
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", task, "t1"),)),
+        Turn(tool_calls=(echo,)),
+        Turn(text=f"the sub printed {API_KEY}"),
+        Turn(text="all done"),
+    )
+    done = run_di_code("run", "--yes", "--output-format", "stream-json", "go")
+    assert done.returncode == 0, done.stderr
+    assert "the sub printed ***" in done.stdout and "echo ***" in done.stdout
+    assert API_KEY not in done.stdout + done.stderr + streamed(done.stdout)
+    saved = [p.read_text(encoding="utf-8") for p in (di_code_home / "sessions").rglob("*.jsonl")]
+    assert saved and not any(API_KEY in text for text in saved)
+
+
 def test_a_prompt_hook_reads_the_key_the_user_typed_only_hidden(
     run_di_code: RunDiCode, llm_server: LLMServer, user_hook: WriteHook, tmp_path: Path
 ) -> None:
