@@ -39,6 +39,7 @@ from tests.ui.test_chat_e2e import spawn_env
 OPENAI_KEY = "sk-openai-given-for-a-0111"
 ANTHROPIC_KEY = "sk-ant-given-for-b-0222"
 ENV_KEY = "sk-environment-key-0333"
+GEMINI_KEY = "AIza-gemini-given-for-b-0444"
 
 
 @pytest.fixture
@@ -51,9 +52,6 @@ def other() -> Iterator[LLMServer]:
 @pytest.fixture
 def site() -> Iterator[str]:
     yield from serve_site()
-
-
-GEMINI_KEY = "AIza-gemini-given-for-b-0444"
 
 
 def sent_keys(server: LLMServer) -> set[str]:
