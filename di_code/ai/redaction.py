@@ -11,7 +11,8 @@ network is held to the same rule: a request body holds no secret but its own cre
 (`foreign_secrets_hidden`), and fetch takes no URL that `holds_secret`.
 
 A secret is hidden wherever it appears, in its JSON spellings too (a `"` or a non-ASCII letter
-of a key is escaped in a JSON line), and so is any piece of it of `PIECE` characters or more:
+of a key is escaped in a JSON line, a `/` may be; a JSON file's spelling shown in a JSON line
+is escaped twice), and so is any piece of it of `PIECE` characters or more:
 an error body cut in the middle of a key leaves at most a few characters. A text streamed in
 pieces (an answer's deltas) goes through a `StreamRedactor`, which holds back what may be the
 start of a key. Values shorter than `MIN_SECRET` are not treated as secrets: hiding them would
@@ -47,10 +48,24 @@ def register(*values: str | None) -> None:
     or empty values are skipped."""
     global _secrets, _longest
     found = {value.strip() for value in values if value and len(value.strip()) >= MIN_SECRET}
-    found |= {json.dumps(v, ensure_ascii=escaped)[1:-1] for v in found for escaped in (True, False)}
+    found = {spelling for value in found for spelling in _spellings(value)}
     with _lock:
         _secrets = tuple(found.union(_secrets))
         _longest = max(map(len, _secrets), default=0)
+
+
+def _spellings(value: str) -> set[str]:
+    """`value` and how JSON writes it: escaped once (in a JSON line, or in a JSON file, where
+    PHP's and Java's writers spell `/` as `\\/`), and each of those escaped again (that file
+    shown in a JSON line). A key without such characters is its only spelling."""
+    once = _escaped(value)
+    once |= {spelling.replace("/", "\\/") for spelling in once}
+    return {value} | once | {twice for spelling in once for twice in _escaped(spelling)}
+
+
+def _escaped(text: str) -> set[str]:
+    """`text` inside a JSON string, with and without non-ASCII letters escaped."""
+    return {json.dumps(text, ensure_ascii=escaped)[1:-1] for escaped in (True, False)}
 
 
 def register_url(url: str | None) -> None:
@@ -105,8 +120,11 @@ def foreign_secrets_hidden(body: bytes, credentials: Iterable[str]) -> bytes:
 
 
 def holds_secret(text: str) -> bool:
-    """Whether `text` holds a known secret or a long piece of one (a URL about to be sent)."""
-    return any(_spans(text, secret) for secret in _secrets)
+    """Whether `text` holds a known secret or a long piece of one (a URL about to be sent),
+    percent-encoded too: a server reads `%73k-...` as `sk-...`."""
+    from urllib.parse import unquote
+
+    return any(_spans(form, secret) for form in {text, unquote(text)} for secret in _secrets)
 
 
 class StreamRedactor:

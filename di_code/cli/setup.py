@@ -25,8 +25,7 @@ from di_code.cli.lsp_setup import language_servers
 from di_code.cli.mcp_setup import start_mcp_servers
 from di_code.cli.model_setup import choose_model, model_list
 from di_code.cli.output import Notify, notify_stderr
-from di_code.config.model_door import ModelDoor
-from di_code.config.models import PRESETS
+from di_code.config.model_door import ModelDoor, key_variables
 from di_code.config.selection import (
     Selection,
     with_limits,
@@ -276,10 +275,8 @@ def bash_policy(
     if note is not None:
         notify(note)
     gate.watchers.append(sandbox.note)  # a switch into auto says when bash runs unsandboxed
-    configured = [preset.api_key_env for preset in PRESETS.values()]
-    configured += [provider.api_key_env for provider in settings.providers.values()]
     holding_key = [name for name, value in env.items() if value and value == selection.api_key]
-    hidden = KEY_VARIABLES.union(name for name in (*configured, *holding_key) if name)
+    hidden = KEY_VARIABLES | key_variables(settings) | set(holding_key)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
     return BashPolicy(sandbox, hidden, spill, lambda: gate.mode, terminals)
 

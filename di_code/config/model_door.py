@@ -30,9 +30,10 @@ from collections.abc import Callable, Mapping
 import msgspec
 
 from di_code.ai.budget import RequestBudget
-from di_code.ai.redaction import register, register_url
+from di_code.ai.redaction import PIECE, register, register_url
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model
+from di_code.config.models import PRESETS
 from di_code.config.selection import (
     ModelRequest,
     Selection,
@@ -41,6 +42,23 @@ from di_code.config.selection import (
     timeouts_from,
 )
 from di_code.config.settings import ConfigError, Settings, user_providers
+
+
+def key_variables(settings: Settings) -> frozenset[str]:
+    """The variables holding a provider's key: every preset's and every configured
+    provider's `api_key_env` (a project's only once trusted)."""
+    presets = [preset.api_key_env for preset in PRESETS.values()]
+    configured = [provider.api_key_env for provider in settings.providers.values()]
+    return frozenset(name for name in (*presets, *configured) if name)
+
+
+def _key_like(value: str | None) -> bool:
+    """Whether a key variable's value is a key to hide from the start: every key a later
+    `/model` or subagent may send is a secret before it is used (read as text, a `.env`, it is
+    hidden from what is shown and from every other provider), but a placeholder shorter than a
+    redacted piece (`EMPTY`, `dummy`: what local servers are given) is no key, and hiding it
+    would change what the model reads of the files holding that word."""
+    return value is not None and len(value.strip()) >= PIECE
 
 
 class ModelDoor:
@@ -60,6 +78,7 @@ class ModelDoor:
         self._said: set[str] = set()
         self._given: dict[str, tuple[str | None, str | None]] = {}
         """Per provider, the base URL and key given for it: where that key may go."""
+        register(*(value for value in map(env.get, key_variables(settings)) if _key_like(value)))
 
     def pick(self, request: ModelRequest, named_by: str | None = None) -> Selection | None:
         """The model `request` names, resolved as `--model` is (a ConfigError names what to

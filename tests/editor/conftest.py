@@ -24,7 +24,8 @@ def workspace(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]:
-    """A factory: `await agent(client, *args)` -> the connection to a running `di-code acp`."""
+    """A factory: `await agent(client, *args, env_extra={})` -> the connection to a running
+    `di-code acp`."""
     from acp import PROTOCOL_VERSION
     from acp.stdio import spawn_agent_process
 
@@ -34,8 +35,10 @@ async def agent(llm_server: LLMServer, di_code_home: Path) -> AsyncIterator[Any]
     opened: list[Any] = []
     sent = SentMessages()  # every message of every flow, checked against ACP v1 at the end
 
-    async def start(client: Any, *args: str, capabilities: Any = None) -> Any:
-        env = cli_env(di_code_home, llm_server)
+    async def start(
+        client: Any, *args: str, capabilities: Any = None, env_extra: dict[str, str] | None = None
+    ) -> Any:
+        env = cli_env(di_code_home, llm_server, **(env_extra or {}))
         context = spawn_agent_process(client, DI_CODE, "acp", *args, env=env, observers=[sent])
         conn, process = await context.__aenter__()
         opened.append((context, process))

@@ -1,5 +1,6 @@
 """A small web site on 127.0.0.1 for the fetch tool's tests: a page, redirects, an image, a
-large body whose server records how much it could send before the client went away."""
+large body whose server records how much it could send before the client went away; it records
+every path it is asked for."""
 
 from __future__ import annotations
 
@@ -21,11 +22,16 @@ class Site(BaseHTTPRequestHandler):
     sent: ClassVar[list[int]] = []
     pages: ClassVar[dict[str, tuple[str, bytes]]] = {}
     """More pages a test serves: path -> (content type, body)."""
+    moved: ClassVar[dict[str, str]] = {}
+    """More redirects a test serves: path -> location."""
+    asked: ClassVar[list[str]] = []
+    """Every path asked for, as sent (a test clears it)."""
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
     def do_GET(self) -> None:
+        Site.asked.append(self.path)
         port = self.server.server_address[1]
         routes: dict[str, tuple[int, dict[str, str], bytes]] = {
             "/page": (200, {"content-type": "text/html; charset=utf-8"}, PAGE.encode()),
@@ -41,6 +47,7 @@ class Site(BaseHTTPRequestHandler):
         routes.update(
             (path, (200, {"content-type": kind}, body)) for path, (kind, body) in Site.pages.items()
         )
+        routes.update((path, (302, {"location": to}, b"")) for path, to in Site.moved.items())
         status, headers, body = routes.get(self.path, (404, {}, b"not found"))
         self.send_response(status)
         for name, value in headers.items():
