@@ -1,0 +1,397 @@
+"""Hostile repositories, servers and stops against the language servers (README: Language
+servers, Sandbox, Trust; the threat model's row). Each case is what a cloned repository, a
+server of its choosing or a stop does; the real basedpyright is used for the pyright cases,
+tests/support/lsp_fixture_server.py for the rest."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from di_code.agent import AgentTool
+from di_code.ai import AbortController
+from di_code.tools import default_tools
+from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.servers import catalog
+from di_code.tools.lsp.spawn import ServerStarter
+from di_code.tools.policy.sandbox import bubblewrap_works
+from tests.cli.conftest import API_KEY, RunDiCode, request_text, run_di_code
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.tools.conftest import outside, run
+from tests.tools.test_lsp_fixture_servers import FIXTURE, text
+from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
+
+__all__ = ["outside", "run_di_code"]  # fixtures shared with tests/cli and tests/tools
+needs_bubblewrap = pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap does not work")
+EVERY_PRESET = ("pyright", "ruff", "typescript", "gopls", "rust-analyzer", "clangd")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+def tools_of(servers: LanguageServers, workspace: Path) -> dict[str, AgentTool]:
+    return {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
+
+
+def presets_alone(workspace: Path, *names: str, trusted: bool = False) -> LanguageServers:
+    found = catalog({name: {"enabled": False} for name in EVERY_PRESET if name not in names})
+    starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
+    return LanguageServers(found, workspace, starter=starter)
+
+
+def telltale(program: Path) -> None:
+    """An interpreter that leaves a mark where a sandboxed server can write (its cache, its
+    home's `.cache`) and in the host's temp folder when not sandboxed, then runs Python."""
+    program.parent.mkdir(parents=True, exist_ok=True)
+    program.write_text(
+        "#!/bin/sh\n"
+        'echo ran >> "$HOME/.cache/ran" 2>/dev/null\n'
+        f"echo ran >> {program.parent / 'ran'} 2>/dev/null\n"
+        f'exec {sys.executable} "$@"\n'
+    )
+    program.chmod(0o755)
+
+
+def marked(workspace: Path, servers: LanguageServers) -> bool:
+    cache = servers.starter.cache_of("pyright")
+    return (cache / "ran").exists() or any(workspace.rglob("ran"))
+
+
+def venv_with_pth(root: Path) -> None:
+    """A real-looking project venv whose site-packages holds a `.pth` and a sitecustomize.py
+    that each leave the mark when its python starts."""
+    major, minor = sys.version_info[:2]
+    site = root / "lib" / f"python{major}.{minor}" / "site-packages"
+    site.mkdir(parents=True)
+    (root / "pyvenv.cfg").write_text(f"home = {Path(sys.executable).parent}\n")
+    mark = "import os, pathlib; pathlib.Path(os.path.expanduser('~/.cache/ran')).touch()"
+    (site / "evil.pth").write_text(mark + "\n")
+    (site / "sitecustomize.py").write_text(mark + "\n")
+    telltale(root / "bin" / "python")
+
+
+HOSTILE_PROJECTS = {
+    "a .venv/bin/python": lambda ws: telltale(ws / ".venv" / "bin" / "python"),
+    "pyrightconfig venvPath and venv": lambda ws: (
+        telltale(ws / "envs" / "evil" / "bin" / "python"),
+        (ws / "pyrightconfig.json").write_text('{"venvPath": "envs", "venv": "evil"}'),
+    ),
+    "pyrightconfig pythonPath": lambda ws: (
+        telltale(ws / "tools" / "py"),
+        (ws / "pyrightconfig.json").write_text('{"pythonPath": "tools/py"}'),
+    ),
+    "pyproject tool.basedpyright": lambda ws: (
+        telltale(ws / "e" / "x" / "bin" / "python"),
+        (ws / "pyproject.toml").write_text(
+            '[tool.basedpyright]\nvenvPath = "e"\nvenv = "x"\npythonPath = "e/x/bin/python"\n'
+        ),
+    ),
+    "pyproject tool.pyright": lambda ws: (
+        telltale(ws / "e" / "x" / "bin" / "python"),
+        (ws / "pyproject.toml").write_text(
+            '[tool.pyright]\nvenvPath = "e"\nvenv = "x"\npythonPath = "e/x/bin/python"\n'
+        ),
+    ),
+    "a venv with a .pth and sitecustomize": lambda ws: venv_with_pth(ws / ".venv"),
+    "a sitecustomize.py at the root": lambda ws: (
+        telltale(ws / ".venv" / "bin" / "python"),
+        (ws / "sitecustomize.py").write_text(
+            "import os, pathlib; pathlib.Path(os.path.expanduser('~/.cache/ran')).touch()\n"
+        ),
+    ),
+}
+
+
+@needs_basedpyright
+@pytest.mark.parametrize("plant", HOSTILE_PROJECTS.values(), ids=HOSTILE_PROJECTS.keys())
+async def test_an_untrusted_projects_python_never_runs_under_pyright_however_it_is_named(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, plant: object
+) -> None:
+    monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
+    plant(workspace)  # type: ignore[operator]
+    (workspace / "app.py").write_text("import os\nvalue: int = 1\n")
+    servers = presets_alone(workspace, "pyright")
+    try:
+        result = await run(
+            tools_of(servers, workspace)["lsp"], {"operation": "symbols", "path": "app.py"}
+        )
+    finally:
+        await servers.aclose()
+    assert "app.py:2:1: variable value" in text(result)  # it ran and answered
+    assert not marked(workspace, servers)
+
+
+def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
+    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
+
+
+def fixture_servers(
+    workspace: Path, mode: str, trusted: bool = False, **table: object
+) -> LanguageServers:
+    command = [sys.executable, str(FIXTURE), mode, str(workspace)]
+    found = catalog(
+        {"fixture": {"command": command, "extensions": [".txt"], **table}}, which=lambda _: None
+    )
+    starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
+    return LanguageServers(found, workspace, starter=starter)
+
+
+@pytest.fixture
+async def serving(workspace: Path) -> AsyncIterator[Callable[..., dict[str, AgentTool]]]:
+    """`serving(mode, **table)`: the tools with the fixture server in `mode` serving .txt."""
+    made: list[LanguageServers] = []
+
+    def make(mode: str, **table: object) -> dict[str, AgentTool]:
+        servers = fixture_servers(workspace, mode, **table)
+        made.append(servers)
+        return tools_of(servers, workspace)
+
+    yield make
+    for servers in made:
+        await servers.aclose()
+
+
+async def test_a_path_entry_linked_into_the_workspace_never_provides_the_server(
+    workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An activated project's folder on PATH through a link from outside it, or through `..`
+    from a folder outside: the server is still not looked up there in an untrusted project."""
+    program = workspace / "tools" / "fixture-server"
+    program.parent.mkdir()
+    program.write_text(
+        f"#!{sys.executable}\nimport pathlib\n"
+        "pathlib.Path.home().joinpath('.cache', 'ran').touch()\n"
+    )
+    program.chmod(0o755)
+    (outside / "link").symlink_to(program.parent)
+    climbing = f"{outside}/{os.path.relpath(program.parent, outside)}"
+    monkeypatch.setenv(
+        "PATH", os.pathsep.join([str(outside / "link"), climbing, os.environ["PATH"]])
+    )
+    table = {"fixture": {"command": ["fixture-server"], "extensions": [".txt"]}}
+    starter = ServerStarter(cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        result = text(
+            await run(
+                tools_of(servers, workspace)["edit"],
+                {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+            )
+        )
+    finally:
+        await servers.aclose()
+    assert (
+        "cannot start fixture-server: not found outside this untrusted project's folders" in result
+    )
+    assert not list((workspace.parent / "cache").glob("*/ran"))
+
+
+async def test_a_projects_table_cannot_change_the_users_own_server(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """The user's `[lsp.fixture]` runs in an untrusted project; the project's `[lsp.fixture]`
+    (another command) and `[lsp.pyright]` change neither."""
+    (di_code_home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "lines", "{workspace}"]\n'
+        'extensions = [".txt"]\n'
+    )
+    (workspace / ".git").mkdir()
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text(
+        '[lsp.fixture]\ncommand = ["touch", "pwned-fixture"]\n'
+        '[lsp.pyright]\ncommand = ["touch", "pwned-pyright"]\nextensions = [".txt"]\n'
+    )
+    (workspace / "a.txt").write_text("fine\n")
+    llm_server.script(
+        call("edit", {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}, "c1"),
+        Turn(text="done"),
+    )
+    done = run_di_code(
+        "run", "--yes", "edit it", env_extra={"DI_CODE_LSP": "on", "PATH": "/usr/bin:/bin"}
+    )
+    assert done.returncode == 0, done.stderr
+    assert "a.txt:1:1: error: BAD found here" in request_text(llm_server.requests[1].body)
+    assert not list(workspace.glob("pwned*"))
+    listed = run_di_code(
+        "lsp", server=False, env_extra={"DI_CODE_LSP": "on", "PATH": "/usr/bin:/bin"}
+    )
+    assert "touch" not in listed.stdout
+
+
+@needs_bubblewrap
+async def test_no_provider_key_reaches_a_servers_environment_or_its_cache(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """The key in use, under the preset's variable and under a configured `api_key_env`."""
+    own_key = "corp-secret-0815"
+    (di_code_home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "environ", "{workspace}"]\n'
+        'extensions = [".txt"]\n'
+        f'[providers.corp]\nbase_url = "{llm_server.openai_base_url}"\napi = "openai-completions"\n'
+        'api_key_env = "CORP_TOKEN"\n'
+    )
+    (workspace / "a.txt").write_text("fine\n")
+    llm_server.script(
+        call("edit", {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}, "c1"),
+        Turn(text="done"),
+    )
+    env = {"DI_CODE_LSP": "on", "CORP_TOKEN": own_key, "DI_CODE_MODEL": "corp/test-model"}
+    done = run_di_code("run", "--yes", "edit it", env_extra=env)
+    assert done.returncode == 0, done.stderr
+    assert "BAD found here" in request_text(llm_server.requests[1].body)
+    [environ] = (di_code_home / "lsp-cache").glob("fixture*/environ")
+    seen = environ.read_text()
+    assert API_KEY not in seen and own_key not in seen
+    assert not any(
+        API_KEY.encode() in f.read_bytes() or own_key.encode() in f.read_bytes()
+        for f in (di_code_home / "lsp-cache").rglob("*")
+        if f.is_file()
+    )
+
+
+async def test_places_outside_the_workspace_however_a_server_spells_them_are_left_out(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """~/.ssh-like files, /proc/self/environ, percent-encoded `..`, an encoded slash, a link
+    loop, a host name: none is listed, no line of them is read."""
+    secret = Path.home() / f".di-code-test-ssh-{os.getpid()}" / "id_rsa"
+    secret.parent.mkdir()
+    secret.write_text("PRIVATE KEY LINE\n")
+    monkeypatch.setenv("SECRET_IN_ENVIRON", "ENVIRON LINE")
+    (workspace / "loop").symlink_to("loop")
+    (workspace / "own.txt").write_text("own line\n")
+    uris = [
+        secret.as_uri(),
+        "file:///proc/self/environ",
+        f"file://{workspace}/%2e%2e/%2E%2E{secret}",
+        f"file://{workspace}/..%2f..{secret}",
+        f"file://{workspace}/loop/a.txt",
+        f"file://{workspace}/loop",
+        f"file://localhost{secret}",
+        f"file://{workspace}/own.txt",
+    ]
+    monkeypatch.setenv("LSP_FIXTURE_URIS", "\n".join(uris))
+    try:
+        tools = serving("points")
+        said = []
+        for params in (
+            {"operation": "definition", "path": "own.txt", "line": 1, "character": 1},
+            {"operation": "references", "path": "own.txt", "line": 1, "character": 1},
+        ):
+            said.append(text(await run(tools["lsp"], params)))
+    finally:
+        secret.unlink()
+        secret.parent.rmdir()
+    for answer in said:
+        assert answer.splitlines() == ["own.txt:1:1: own line"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "-rf.txt",
+        "tab\there.txt",
+        pytest.param(
+            "a\nb.txt",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="a name with a newline is shown raw: `a\\nb.txt:1:1: error` forges a "
+                "problem line for b.txt (ls and edit's own line show it raw too)",
+            ),
+        ),
+    ],
+)
+async def test_a_served_file_with_an_odd_name_gets_its_problems_and_forges_no_line(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]], name: str
+) -> None:
+    (workspace / name).write_text("fine\n")
+    tools = serving("lines")
+    result = await run(tools["edit"], {"path": name, "old_text": "fine", "new_text": "BAD"})
+    [problem] = result.details["diagnostics"]
+    assert (problem["path"], problem["line"], problem["message"]) == (name, 1, "BAD found here")
+    said = text(result)
+    assert "BAD found here" in said
+    listed = text(await run(tools["lsp"], {"operation": "diagnostics", "path": name}))
+    assert "BAD found here" in listed
+    assert all(not line.startswith("b.txt") for line in said.splitlines())
+
+
+STOP_AFTER = 0.5
+AT_ONCE = 2.0
+"""A stop ends a wait "at once": well within this, where the unstopped wait is 10 to 60 s."""
+
+
+async def stopped(tool: AgentTool, params: dict[str, object]) -> float:
+    """Run `tool`, stop it after STOP_AFTER s; how long it took to end after the stop (stopped
+    while it waits for the diagnostics after a change, an edit ends with its result)."""
+    stop = AbortController()
+    loop = asyncio.get_running_loop()
+    loop.call_later(STOP_AFTER, stop.abort)
+    began = time.monotonic()
+    with contextlib.suppress(Exception):  # the loop reads a stopped call as interrupted
+        await tool.execute("1", params, stop.signal)
+    assert stop.signal.aborted  # it was still waiting when stopped
+    return time.monotonic() - began - STOP_AFTER
+
+
+@pytest.mark.parametrize("mode", ["silent", "endless-header", "huge-frame"])
+async def test_a_stop_while_a_hostile_server_starts_ends_the_edit_at_once_unchanged(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]], mode: str
+) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools = serving(mode, startup_timeout=60)
+    late = await stopped(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    assert late < AT_ONCE
+    assert (workspace / "a.txt").read_text() == "fine\n"
+
+
+async def test_a_stop_while_a_server_babbles_ends_the_edit_at_once_and_keeps_the_change(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools = serving("babble")
+    await run(tools["lsp"], {"operation": "diagnostics", "path": "a.txt"})  # read, and served
+    late = await stopped(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    assert late < AT_ONCE
+    assert (workspace / "a.txt").read_text() == "BAD\n"
+
+
+async def test_a_server_that_announces_a_gigabyte_is_dropped_not_buffered(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]]
+) -> None:
+    """A frame bigger than any answer could be: said once as unreadable and the server ended
+    when its header arrives, instead of reading its body for as long as the server sends."""
+    (workspace / "a.txt").write_text("fine\n")
+    tools = serving("huge-frame", startup_timeout=30)
+    began = time.monotonic()
+    result = text(
+        await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    )
+    assert "Language server fixture" in result and "cannot read" in result
+    assert time.monotonic() - began < 15
+
+
+async def test_an_endless_header_line_is_one_note_and_the_edit_goes_on(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]]
+) -> None:
+    (workspace / "a.txt").write_text("fine\n")
+    tools = serving("endless-header", startup_timeout=30)
+    began = time.monotonic()
+    result = text(
+        await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    )
+    assert (workspace / "a.txt").read_text() == "BAD\n"
+    assert result.count("cannot read") == 1
+    assert time.monotonic() - began < 15  # startup_timeout is 30: the server ended at once
