@@ -8,6 +8,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
+import socket
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -18,14 +21,17 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
+from di_code.tools.builtin.errors import ToolError
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from di_code.tools.policy.sandbox import bubblewrap_works
-from tests.cli.conftest import API_KEY, RunDiCode, request_text, run_di_code
+from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text, run_di_code
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import alive, wait_until
 from tests.tools.conftest import outside, run
-from tests.tools.test_lsp_fixture_servers import FIXTURE, text
+from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids, text
 from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
 
 __all__ = ["outside", "run_di_code"]  # fixtures shared with tests/cli and tests/tools
@@ -395,3 +401,194 @@ async def test_an_endless_header_line_is_one_note_and_the_edit_goes_on(
     assert (workspace / "a.txt").read_text() == "BAD\n"
     assert result.count("cannot read") == 1
     assert time.monotonic() - began < 15  # startup_timeout is 30: the server ended at once
+
+
+def escaping_server(workspace: Path, attempts: str) -> list[str]:
+    """A server that first runs `attempts` (Python; `tried(name, job)` records in its cache
+    whether each job worked), then serves `lines`."""
+    script = f"""
+import os, socket, sys
+from pathlib import Path
+def tried(name, job):
+    try:
+        job()
+        worked = "worked"
+    except Exception:
+        worked = "failed"
+    with open(Path.home() / ".cache" / "tried", "a") as out:
+        out.write(f"{{name}} {{worked}}\\n")
+{attempts}
+os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, "lines", {str(workspace)!r}])
+"""
+    return [sys.executable, "-c", script]
+
+
+@needs_bubblewrap
+async def test_a_sandboxed_server_reaches_no_network_no_di_code_home_and_no_hidden_path(
+    workspace: Path, outside: Path, di_code_home: Path
+) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.setblocking(False)
+    port = listener.getsockname()[1]
+    (di_code_home / "config.toml").write_text("# the user's settings\n")
+    hidden = outside / "keys"
+    hidden.mkdir()
+    (hidden / "k").write_text("KEY")
+    attempts = f"""
+tried("loopback", lambda: socket.create_connection(("127.0.0.1", {port}), timeout=2))
+tried("di-code-home", lambda: Path({str(di_code_home)!r}, "config.toml").read_text())
+tried("hidden", lambda: Path({str(hidden)!r}, "k").read_text())
+tried("workspace", lambda: Path({str(workspace)!r}, "planted").write_text("x"))
+tried("cache", lambda: (Path.home() / ".cache" / "own").write_text("x"))
+"""
+    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
+    paths = SandboxPaths(di_code_home, (hidden,))
+    starter = ServerStarter(paths=paths, cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        result = await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+    finally:
+        await servers.aclose()
+    assert "a.txt:1:1: error: BAD found here" in text(result)
+    tried = (starter.cache_of("fixture") / "tried").read_text().splitlines()
+    assert tried == [
+        "loopback failed",
+        "di-code-home failed",
+        "hidden failed",
+        "workspace failed",
+        "cache worked",
+    ]
+    with pytest.raises(BlockingIOError):
+        listener.accept()
+    listener.close()
+
+
+async def test_the_interpreter_a_servers_env_line_names_is_never_the_projects(
+    workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server of the user's (outside the project) run by `#!/usr/bin/env python3`, with
+    the project's activated `.venv/bin` first on PATH holding a python3 of its own."""
+    telltale(workspace / ".venv" / "bin" / "python3")
+    server = outside / "bin" / "fixture-server"
+    server.parent.mkdir()
+    server.write_text(
+        "#!/usr/bin/env python3\nimport os, sys\n"
+        f"os.execv({sys.executable!r}, [{sys.executable!r}, {str(FIXTURE)!r}, 'lines'])\n"
+    )
+    server.chmod(0o755)
+    path = [str(workspace / ".venv" / "bin"), str(server.parent), os.environ["PATH"]]
+    monkeypatch.setenv("PATH", os.pathsep.join(path))
+    table = {"fixture": {"command": ["fixture-server"], "extensions": [".txt"]}}
+    starter = ServerStarter(cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        result = await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+    finally:
+        await servers.aclose()
+    assert "a.txt:1:1: error: BAD found here" in text(result)
+    assert not (starter.cache_of("fixture") / "ran").exists()
+    assert not (workspace / ".venv" / "bin" / "ran").exists()
+
+
+async def test_a_server_that_dies_mid_request_ends_the_request_at_once(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not the 10 s a request may wait: the server is gone, nothing will answer."""
+    marks = workspace.parent / "cache" / "fixture.untrusted" / "marks"
+    monkeypatch.setenv("LSP_FIXTURE_STARTS", str(Path.home() / ".cache" / "marks"))
+    (workspace / "a.txt").write_text("fine\n")
+    tools = serving("wedged")
+    await run(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    [pid] = server_pids(workspace)
+    params = {"operation": "hover", "path": "a.txt", "line": 1, "character": 1}
+    asking = asyncio.create_task(run(tools["lsp"], params))
+    await asyncio.to_thread(wait_until, lambda: "hover" in marks.read_text(), "the hover asked")
+    os.kill(pid, signal.SIGKILL)
+    began = time.monotonic()
+    with pytest.raises(ToolError, match="The language server ended before it answered"):
+        await asking
+    assert time.monotonic() - began < 5
+
+
+@needs_bubblewrap
+async def test_a_servers_setsid_daemon_dies_with_it(workspace: Path) -> None:
+    """A server that leaves a daemon behind (fork, setsid, its own group): closing di-code's
+    servers ends the daemon too (the sandbox's process namespace)."""
+    marker = f"{time.time_ns() % 10**9}.5"
+    attempts = f"""
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.execvp("sleep", ["sleep", {marker!r}])
+    os._exit(0)
+os.wait()
+"""
+    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
+    starter = ServerStarter(cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        result = await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+        assert "BAD found here" in text(result)
+        assert daemons(marker)
+    finally:
+        await servers.aclose()
+    await asyncio.to_thread(wait_until, lambda: not daemons(marker), "the daemon to end")
+
+
+def daemons(marker: str) -> list[int]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0") if proc.name.isdigit() else []
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", marker.encode()]:
+            found.append(int(proc.name))
+    return [pid for pid in found if alive(pid)]
+
+
+@pytest.mark.parametrize("mode", ["silent", "endless-header", "babble"])
+def test_sigterm_while_a_server_holds_run_ends_di_code_and_the_server_at_once(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, mode: str
+) -> None:
+    (di_code_home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "{mode}", "{workspace}"]\n'
+        'extensions = [".txt"]\nstartup_timeout = 60\n'
+    )
+    (workspace / "a.txt").write_text("fine\n")
+    first = call("edit", {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}, "c1")
+    second = call("edit", {"path": "a.txt", "old_text": "BAD", "new_text": "BAD 2"}, "c2")
+    llm_server.script(first, second, Turn(text="done"))
+    env = cli_env(di_code_home, llm_server, DI_CODE_LSP="on", PATH="/usr/bin:/bin")
+    process = subprocess.Popen(
+        [DI_CODE, "run", "--yes", "edit it"], cwd=workspace, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: server_pids(workspace), "the server started")
+        if mode == "babble":  # held in the second edit's wait, babbling
+            wait_until(lambda: len(llm_server.requests) == 2, "the first edit done")
+        pids = server_pids(workspace)
+        time.sleep(0.3)
+        os.kill(process.pid, signal.SIGTERM)
+        began = time.monotonic()
+        process.wait(timeout=10)
+        assert time.monotonic() - began < AT_ONCE
+        wait_until(lambda: not any(alive(pid) for pid in pids), "the server to end with di-code")
+    finally:
+        if process.poll() is None:
+            process.kill()
