@@ -592,3 +592,33 @@ def test_sigterm_while_a_server_holds_run_ends_di_code_and_the_server_at_once(
     finally:
         if process.poll() is None:
             process.kill()
+
+
+@needs_bubblewrap
+async def test_a_projects_ruff_settings_reach_nothing_outside_the_workspace(
+    workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ruff.toml naming a cache folder outside the workspace and extending a file in the home
+    folder (which would select T201): ruff runs (the untrusted table's row), writes nothing
+    outside and never sees the home file."""
+    monkeypatch.setenv("PATH", BIN + os.pathsep + os.environ.get("PATH", ""))
+    secret = Path.home() / f".di-code-test-ruff-{os.getpid()}.toml"
+    secret.write_text('[lint]\nextend-select = ["T201"]\n')
+    (workspace / "ruff.toml").write_text(
+        f'cache-dir = "{outside / "ruff-cache"}"\nextend = "{secret}"\n'
+    )
+    (workspace / "b.py").write_text("x = 1\n")
+    servers = presets_alone(workspace, "ruff")
+    try:
+        result = text(
+            await run(
+                tools_of(servers, workspace)["edit"],
+                {"path": "b.py", "old_text": "x = 1", "new_text": "print(1)"},
+            )
+        )
+        listed = text(await run(tools_of(servers, workspace)["lsp"], {"operation": "diagnostics"}))
+    finally:
+        await servers.aclose()
+        secret.unlink()
+    assert "T201" not in result + listed
+    assert list(outside.iterdir()) == []
