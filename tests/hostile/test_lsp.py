@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -22,6 +23,7 @@ from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
 from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.truncation import MAX_BYTES
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
@@ -622,3 +624,86 @@ async def test_a_projects_ruff_settings_reach_nothing_outside_the_workspace(
         secret.unlink()
     assert "T201" not in result + listed
     assert list(outside.iterdir()) == []
+
+
+async def test_a_hover_of_thirty_megabytes_is_cut_with_a_line_saying_so(
+    workspace: Path, serving: Callable[..., dict[str, AgentTool]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LSP_FIXTURE_HOVER_LINES", str(300_000))  # 30 MB, under MAX_FRAME
+    (workspace / "own.txt").write_text("own line\n")
+    tools = serving("points")
+    params = {"operation": "hover", "path": "own.txt", "line": 1, "character": 1}
+    said = text(await run(tools["lsp"], params))
+    assert len(said.encode()) <= MAX_BYTES + 200
+    assert said.startswith("00000000hhh")
+    assert "00299999" not in said
+    assert said.splitlines()[-1] == "[Hover cut at 4000 of 29999999 characters.]"
+
+
+async def test_a_server_that_exits_before_initialize_is_said_at_once_and_started_once(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not after its startup_timeout: its output ended, nothing will answer."""
+    starts = workspace.parent / "cache" / "fixture.untrusted" / "starts"
+    command = [
+        sys.executable, "-c",
+        "import pathlib\n"
+        "with (pathlib.Path.home() / '.cache' / 'starts').open('a') as f: f.write('started ')\n"
+        "raise SystemExit(3)",
+    ]  # fmt: skip
+    table = {"fixture": {"command": command, "extensions": [".txt"], "startup_timeout": 60}}
+    starter = ServerStarter(cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    tools = tools_of(servers, workspace)
+    (workspace / "a.txt").write_text("0\n")
+    said = ""
+    began = time.monotonic()
+    try:
+        for n in range(3):
+            edit = {"path": "a.txt", "old_text": f"{n}", "new_text": f"{n + 1}"}
+            said += text(await run(tools["edit"], edit))
+    finally:
+        await servers.aclose()
+    assert time.monotonic() - began < 20
+    assert said.count("Language server fixture ended before it answered initialize") == 1
+    assert starts.read_text() == "started "
+    assert (workspace / "a.txt").read_text() == "3\n"
+
+
+async def test_a_folder_swapped_for_a_link_out_never_shows_an_outside_line(
+    workspace: Path,
+    outside: Path,
+    serving: Callable[..., dict[str, AgentTool]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While places are checked and their lines read, `lib` keeps turning from a folder of
+    the workspace into a link to a folder outside it: a line is either the workspace's or
+    left out."""
+    (outside / "a.txt").write_text("SECRET outside line\n")
+    lib = workspace / "lib"
+    lib.mkdir()
+    (lib / "a.txt").write_text("own line\n")
+    (workspace / "own.txt").write_text("x\n")
+    monkeypatch.setenv("LSP_FIXTURE_URIS", f"file://{lib}/a.txt")
+    tools = serving("points")
+    stop = threading.Event()
+
+    def swap() -> None:
+        parked = workspace / "lib.parked"
+        while not stop.is_set():
+            lib.rename(parked)
+            lib.symlink_to(outside)
+            lib.unlink()
+            parked.rename(lib)
+
+    swapper = threading.Thread(target=swap)
+    swapper.start()
+    try:
+        params = {"operation": "definition", "path": "own.txt", "line": 1, "character": 1}
+        answers = {text(await run(tools["lsp"], params)) for _ in range(40)}
+    finally:
+        stop.set()
+        swapper.join()
+    assert all("SECRET" not in answer for answer in answers), answers
+    place = "lib/a.txt:1:1: "  # listed while a folder, its line read only from the folder
+    assert answers <= {place + "own line", place, "No definition found."}

@@ -24,7 +24,8 @@ waits); `huge-frame` announces a 1 GiB message and trickles its body (1 KB each 
 at most 10 minutes); `babble` is `lines` that, once a document changes, publishes diagnostics
 of another file without end (for at most 10 minutes) and never those of the document;
 `environ` is `lines` that first writes its environment to `~/.cache/environ`. `points` also
-answers with each raw URI of $LSP_FIXTURE_URIS (one a line), as a hostile server would.
+answers with each raw URI of $LSP_FIXTURE_URIS (one a line), as a hostile server would, and
+a hover of $LSP_FIXTURE_HOVER_LINES lines of 100 characters (none when unset).
 """
 
 from __future__ import annotations
@@ -212,6 +213,15 @@ def _answer_with_points(server: Any) -> None:
     def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         return [s for target in targets for s in named(target.as_uri())]
 
+    def hover(params: types.HoverParams) -> types.Hover | None:
+        lines = int(os.environ.get("LSP_FIXTURE_HOVER_LINES", "0"))
+        return (
+            types.Hover(contents="h" * 99 + "\n")
+            if not lines
+            else types.Hover(contents="".join(f"{n:08d}" + "h" * 91 + "\n" for n in range(lines)))
+        )
+
+    server.feature(types.TEXT_DOCUMENT_HOVER)(hover)
     server.feature(types.TEXT_DOCUMENT_DEFINITION)(places)
     server.feature(types.TEXT_DOCUMENT_REFERENCES)(places)
     server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(document_symbols)
