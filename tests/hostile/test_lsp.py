@@ -707,3 +707,40 @@ async def test_a_folder_swapped_for_a_link_out_never_shows_an_outside_line(
     assert all("SECRET" not in answer for answer in answers), answers
     place = "lib/a.txt:1:1: "  # listed while a folder, its line read only from the folder
     assert answers <= {place + "own line", place, "No definition found."}
+
+
+@needs_bubblewrap
+@pytest.mark.parametrize("depth", ["bin folder", "home itself"])
+async def test_a_server_installed_in_a_home_folder_does_not_reveal_the_whole_home(
+    workspace: Path, depth: str
+) -> None:
+    """A server of the user's in `~/bin` (or right in `~`): what it is installed in stays
+    visible, the rest of the home folder stays hidden (README: the home folder empty but for
+    the server's cache and the folders its program is installed in)."""
+    unique = f"di-code-test-{os.getpid()}-{time.time_ns()}"
+    notes = Path.home() / f".{unique}-notes"
+    notes.write_text("PRIVATE NOTES")
+    folder = Path.home() / f".{unique}-bin" if depth == "bin folder" else Path.home()
+    folder.mkdir(exist_ok=True)
+    program = folder / f"{unique}-server"
+    attempts = f"tried('notes', lambda: Path({str(notes)!r}).read_text())"
+    argv = escaping_server(workspace, attempts)
+    program.write_text(f"#!{sys.executable}\n{argv[2]}")
+    program.chmod(0o755)
+    table = {"fixture": {"command": [str(program)], "extensions": [".txt"]}}
+    starter = ServerStarter(cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        result = await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+    finally:
+        await servers.aclose()
+        notes.unlink()
+        program.unlink()
+        if folder != Path.home():
+            folder.rmdir()
+    assert "a.txt:1:1: error: BAD found here" in text(result)  # it ran: its folder is seen
+    assert (starter.cache_of("fixture") / "tried").read_text() == "notes failed\n"
