@@ -32,7 +32,7 @@ from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text, run_di_code
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import alive, wait_until
-from tests.tools.conftest import outside, run
+from tests.tools.conftest import error_of, outside, run
 from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids, text
 from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
 
@@ -744,3 +744,94 @@ async def test_a_server_installed_in_a_home_folder_does_not_reveal_the_whole_hom
             folder.rmdir()
     assert "a.txt:1:1: error: BAD found here" in text(result)  # it ran: its folder is seen
     assert (starter.cache_of("fixture") / "tried").read_text() == "notes failed\n"
+
+
+def test_a_settings_file_linked_to_a_trusted_projects_makes_no_server_trusted(
+    tmp_path: Path, di_code_home: Path
+) -> None:
+    """Trust belongs to the place the file is in: project B's `.di-code/config.toml`, a link
+    to trusted project A's, leaves B's servers untrusted (pinned, waiting)."""
+    from di_code.cli.lsp_setup import language_servers
+    from di_code.config.settings import Settings
+    from di_code.config.trusting import trust_project
+
+    trusted, cloned = tmp_path / "a", tmp_path / "b"
+    for project in (trusted, cloned):
+        (project / ".git").mkdir(parents=True)
+        (project / ".di-code").mkdir()
+    (trusted / ".di-code" / "config.toml").write_text("")
+    trust_project(di_code_home, trusted)
+    (cloned / ".di-code" / "config.toml").symlink_to(trusted / ".di-code" / "config.toml")
+    env = {"DI_CODE_HOME": str(di_code_home)}
+    settings = Settings()
+    assert language_servers(settings, trusted, lambda line: None, env).starter.trusted
+    assert not language_servers(settings, cloned, lambda line: None, env).starter.trusted
+
+
+@needs_bubblewrap
+async def test_a_server_finds_no_provider_key_in_any_process_it_can_see(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key is in di-code's own environment: a server reading every /proc/*/environ it
+    can see, and di-code's by its host process id, finds it nowhere."""
+    key = f"sk-proc-secret-{os.getpid()}"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    attempts = f"""
+looked, found = 0, []
+for environ in [*Path("/proc").glob("*/environ"), Path("/proc/{os.getpid()}/environ")]:
+    try:
+        held = {key!r} in environ.read_text(errors="replace")
+    except OSError:
+        continue
+    looked += 1
+    found += [str(environ)] if held else []
+(Path.home() / ".cache" / "found").write_text(f"{{looked}} {{found}}")
+"""
+    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
+    starter = ServerStarter(cache=workspace.parent / "cache")
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        result = await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+    finally:
+        await servers.aclose()
+    assert "BAD found here" in text(result)
+    looked, found = (starter.cache_of("fixture") / "found").read_text().split(" ", 1)
+    assert int(looked) > 0 and found == "[]"
+
+
+@pytest.mark.parametrize("where", ["a link to outside", "an absolute path outside", "../.."])
+async def test_the_lsp_tool_sends_no_file_outside_the_workspace_to_a_server(
+    workspace: Path,
+    outside: Path,
+    serving: Callable[..., dict[str, AgentTool]],
+    where: str,
+) -> None:
+    """`lsp` on a path `read` refuses: refused too, and the server never gets its text."""
+    secret = outside / "secret.txt"
+    secret.write_text("BAD secret line\n")
+    (workspace / "link.txt").symlink_to(secret)
+    path = {
+        "a link to outside": "link.txt",
+        "an absolute path outside": str(secret),
+        "../..": os.path.relpath(secret, workspace),
+    }[where]
+    tools = serving("lines")
+    read_refused = await error_of(tools["read"], {"path": path})
+    answers = []
+    for params in (
+        {"operation": "diagnostics", "path": path},
+        {"operation": "symbols", "path": path},
+        {"operation": "hover", "path": path, "line": 1, "character": 1},
+    ):
+        try:
+            answers.append(text(await run(tools["lsp"], params)))
+        except ToolError as refused:
+            answers.append(str(refused))
+    assert read_refused
+    assert all("BAD" not in answer for answer in answers), answers
+    everything = text(await run(tools["lsp"], {"operation": "diagnostics"}))
+    assert "BAD" not in everything
