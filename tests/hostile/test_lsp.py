@@ -170,23 +170,31 @@ async def serving(workspace: Path) -> AsyncIterator[Callable[..., dict[str, Agen
         await servers.aclose()
 
 
-async def test_a_path_entry_linked_into_the_workspace_never_provides_the_server(
-    workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("entry", ["a link", "climbing", "empty", ".", "./tools"])
+async def test_a_path_entry_into_the_workspace_never_provides_the_server(
+    workspace: Path, outside: Path, monkeypatch: pytest.MonkeyPatch, entry: str
 ) -> None:
-    """An activated project's folder on PATH through a link from outside it, or through `..`
-    from a folder outside: the server is still not looked up there in an untrusted project."""
-    program = workspace / "tools" / "fixture-server"
-    program.parent.mkdir()
+    """An activated project's folder on PATH through a link from outside it, through `..`
+    from a folder outside, or as an empty, `.` or relative entry while di-code works in the
+    project: the server is still not looked up there in an untrusted project."""
+    folder = workspace if entry in ("empty", ".") else workspace / "tools"
+    program = folder / "fixture-server"
+    program.parent.mkdir(exist_ok=True)
     program.write_text(
         f"#!{sys.executable}\nimport pathlib\n"
         "pathlib.Path.home().joinpath('.cache', 'ran').touch()\n"
     )
     program.chmod(0o755)
     (outside / "link").symlink_to(program.parent)
-    climbing = f"{outside}/{os.path.relpath(program.parent, outside)}"
-    monkeypatch.setenv(
-        "PATH", os.pathsep.join([str(outside / "link"), climbing, os.environ["PATH"]])
-    )
+    spelled = {
+        "a link": str(outside / "link"),
+        "climbing": f"{outside}/{os.path.relpath(program.parent, outside)}",
+        "empty": "",
+        ".": ".",
+        "./tools": "./tools",
+    }[entry]
+    monkeypatch.chdir(workspace)
+    monkeypatch.setenv("PATH", os.pathsep.join([spelled, os.environ["PATH"]]))
     table = {"fixture": {"command": ["fixture-server"], "extensions": [".txt"]}}
     starter = ServerStarter(cache=workspace.parent / "cache")
     servers = LanguageServers(catalog(table), workspace, starter=starter)
