@@ -843,3 +843,26 @@ async def test_the_lsp_tool_sends_no_file_outside_the_workspace_to_a_server(
     assert all("BAD" not in answer for answer in answers), answers
     everything = text(await run(tools["lsp"], {"operation": "diagnostics"}))
     assert "BAD" not in everything
+
+
+async def test_symbols_and_diagnostics_a_server_names_outside_the_workspace_are_left_out(
+    workspace: Path,
+    outside: Path,
+    serving: Callable[..., dict[str, AgentTool]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workspace symbols in a file outside, diagnostics published for a file outside (a
+    server babbling about /elsewhere): neither is listed, as no place outside is."""
+    (outside / "secret.txt").write_text("SECRET\n")
+    (workspace / "own.txt").write_text("fine\n")
+    monkeypatch.setenv("LSP_FIXTURE_POINTS", f"{outside / 'secret.txt'}:{workspace / 'own.txt'}")
+    monkeypatch.setenv("LSP_FIXTURE_NAME_SIZE", "1")
+    tools = serving("points")
+    await run(tools["lsp"], {"operation": "symbols", "path": "own.txt"})  # started
+    symbols = text(await run(tools["lsp"], {"operation": "symbols", "symbol": "n"}))
+    assert symbols.startswith("own.txt:1:1: function ")
+    assert "secret" not in symbols
+    babbling = serving("babble")
+    await run(babbling["edit"], {"path": "own.txt", "old_text": "fine", "new_text": "BAD"})
+    listed = text(await run(babbling["lsp"], {"operation": "diagnostics"}))
+    assert "elsewhere" not in listed and "noise" not in listed
