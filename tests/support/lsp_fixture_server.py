@@ -18,6 +18,14 @@ $LSP_FIXTURE_NAME_SIZE characters long; `sourced` gives each error a source
 $LSP_FIXTURE_SOURCE_SIZE characters long; `surrogate` puts lone surrogates in each error's
 message and source. A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it
 starts (`silent` too), and `wedged` one (`hover`) when it is asked for a hover.
+
+Hostile modes: `endless-header` sends one header line that never ends (200 MB of it, then
+waits); `huge-frame` announces a 1 GiB message and trickles its body (1 KB each 10 ms, for
+at most 10 minutes); `babble` is `lines` that, once a document changes, publishes diagnostics
+of another file without end (for at most 10 minutes) and never those of the document;
+`environ` is `lines` that first writes its environment to `~/.cache/environ`. `points` also
+answers with each raw URI of $LSP_FIXTURE_URIS (one a line), as a hostile server would, and
+a hover of $LSP_FIXTURE_HOVER_LINES lines of 100 characters (none when unset).
 """
 
 from __future__ import annotations
@@ -94,7 +102,9 @@ def serve(mode: str) -> None:
         publish(doc.uri, doc.version, doc.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def changed(params: types.DidChangeTextDocumentParams) -> None:
+    async def changed(params: types.DidChangeTextDocumentParams) -> None:
+        if mode == "babble":
+            await _babble(server)
         marker = os.environ.get("LSP_FIXTURE_CRASH_ONCE")
         if mode == "crash" and marker and not Path(marker).exists():
             Path(marker).write_text("crashed")
@@ -113,6 +123,8 @@ def serve(mode: str) -> None:
 
     if mode == "points":
         _answer_with_points(server)
+    if mode == "environ":
+        Path.home().joinpath(".cache", "environ").write_text(json.dumps(dict(os.environ)))
     server.start_io()
     if mode == "stubborn":
         time.sleep(3600)
@@ -124,6 +136,39 @@ def _mark(word: str) -> None:
     if marks:
         with open(marks, "a") as file:
             file.write(f"{word}\n")
+
+
+async def _babble(server: Any) -> None:
+    """Diagnostics of a file nobody edits, without end (bounded: ten minutes)."""
+    point = types.Position(line=0, character=0)
+    noise = [types.Diagnostic(range=types.Range(start=point, end=point), message="noise")]
+    elsewhere = types.PublishDiagnosticsParams(uri="file:///elsewhere/x.txt", diagnostics=noise)
+    until = time.monotonic() + 600
+    while time.monotonic() < until:
+        server.text_document_publish_diagnostics(elsewhere)
+        await asyncio.sleep(0.001)
+
+
+def _endless_header() -> None:
+    """One header line that never ends (bounded: 200 MB), then wait for the input's end."""
+    sys.stdin.buffer.read(1)
+    sys.stdout.buffer.write(b"X-Padding: ")
+    chunk = b"a" * 65536
+    for _ in range(200 * 16):
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.buffer.flush()
+    sys.stdin.buffer.read()
+
+
+def _huge_frame() -> None:
+    """A 1 GiB message announced, its body trickled (bounded: ten minutes)."""
+    sys.stdin.buffer.read(1)
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % (1 << 30))
+    until = time.monotonic() + 600
+    while time.monotonic() < until:
+        sys.stdout.buffer.write(b" " * 1024)
+        sys.stdout.buffer.flush()
+        time.sleep(0.01)
 
 
 def _refuse_initialize() -> None:
@@ -147,8 +192,11 @@ def _answer_with_points(server: Any) -> None:
     start = types.Position(line=0, character=0)
     span = types.Range(start=start, end=start)
 
+    uris = [target.as_uri() for target in targets]
+    uris += [u for u in os.environ.get("LSP_FIXTURE_URIS", "").splitlines() if u]
+
     def places(params: Any) -> list[types.Location]:
-        return [types.Location(uri=target.as_uri(), range=span) for target in targets]
+        return [types.Location(uri=uri, range=span) for uri in uris]
 
     def named(uri: str) -> list[types.SymbolInformation]:
         return [
@@ -165,6 +213,15 @@ def _answer_with_points(server: Any) -> None:
     def workspace_symbols(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
         return [s for target in targets for s in named(target.as_uri())]
 
+    def hover(params: types.HoverParams) -> types.Hover | None:
+        lines = int(os.environ.get("LSP_FIXTURE_HOVER_LINES", "0"))
+        return (
+            types.Hover(contents="h" * 99 + "\n")
+            if not lines
+            else types.Hover(contents="".join(f"{n:08d}" + "h" * 91 + "\n" for n in range(lines)))
+        )
+
+    server.feature(types.TEXT_DOCUMENT_HOVER)(hover)
     server.feature(types.TEXT_DOCUMENT_DEFINITION)(places)
     server.feature(types.TEXT_DOCUMENT_REFERENCES)(places)
     server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)(document_symbols)
@@ -178,6 +235,9 @@ if __name__ == "__main__":
     if sys.argv[1] == "refuse":
         _mark("started")
         _refuse_initialize()
+    elif sys.argv[1] in ("endless-header", "huge-frame"):
+        _mark("started")
+        _endless_header() if sys.argv[1] == "endless-header" else _huge_frame()
     elif sys.argv[1] == "silent":
         _mark("started")
         sys.stdin.buffer.read()

@@ -29,6 +29,9 @@ _log.addHandler(logging.NullHandler())
 _log.propagate = False
 """pygls's reader logs each frame it cannot read with a traceback; what the user is told
 instead is one note (`unreadable`)."""
+MAX_FRAME = 64 * 1024 * 1024
+"""Bytes a server's message may have: a larger one (announced in its header) ends the server,
+said once, instead of being read into memory for as long as the server sends it."""
 CLOSE_GRACE = 0.5
 """Seconds a server is given to shut down when di-code closes it."""
 MAX_OPEN = 3
@@ -40,6 +43,30 @@ over di-code's own output."""
 
 class StartFailed(Exception):
     """The server did not start or did not answer initialize in time (a one-line reason)."""
+
+
+class ServerEnded(Exception):
+    """The server ended (exited, or its output could not be read on) before it answered."""
+
+
+class FrameTooLarge(Exception):
+    """A message announced larger than MAX_FRAME."""
+
+
+class _Bounded:
+    """The server's output as pygls reads it, refusing a message over MAX_FRAME before any
+    of its body is read."""
+
+    def __init__(self, reader: asyncio.StreamReader) -> None:
+        self._reader = reader
+
+    def readline(self) -> Awaitable[bytes]:
+        return self._reader.readline()
+
+    def readexactly(self, n: int) -> Awaitable[bytes]:
+        if n > MAX_FRAME:
+            raise FrameTooLarge(f"a message of {n} bytes, over the {MAX_FRAME} limit")
+        return self._reader.readexactly(n)
 
 
 class Connection:
@@ -63,6 +90,8 @@ class Connection:
         self._stop = threading.Event()
         self._process: asyncio.subprocess.Process | None = None
         self._tasks: list[asyncio.Task[Any]] = []
+        self._reading: asyncio.Task[None] | None = None
+        """pygls's reading loop over the server's output: done when the server has ended."""
         self.note: Callable[[str], None] = lambda text: None
         """Where what the model should hear once is said (the door's notes)."""
         self._said_unreadable = False
@@ -87,15 +116,18 @@ class Connection:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None
         self.client.protocol.set_writer(self._process.stdin)
-        reading = run_async(
-            self._stop, self._process.stdout, self.client.protocol, _log, self._unreadable
-        )
-        self._tasks.append(asyncio.create_task(self._read(reading)))
+        output = _Bounded(self._process.stdout)
+        reading = run_async(self._stop, output, self.client.protocol, _log, self._unreadable)
+        self._reading = asyncio.create_task(self._read(reading))
+        self._tasks.append(self._reading)
         try:
-            result = await asyncio.wait_for(
+            result = await self._answer(
                 self.client.initialize_async(self._initialize_params()),
                 self.spec.startup_timeout,
             )
+        except ServerEnded:
+            self.kill()
+            raise StartFailed("ended before it answered initialize") from None
         except TimeoutError:
             self.kill()
             timeout = f"{self.spec.startup_timeout:g}"
@@ -242,9 +274,27 @@ class Connection:
         return self.diagnostics.get(path.as_uri())
 
     async def request(self, method: str, params: Any, timeout: float = 10.0) -> Any:
-        """A request's result; TimeoutError after `timeout` s, the server's error raised."""
-        reply = self.client.protocol.send_request_async(method, params)
-        return await asyncio.wait_for(reply, timeout)
+        """A request's result; TimeoutError after `timeout` s, ServerEnded as soon as the
+        server ends, the server's error raised."""
+        return await self._answer(self.client.protocol.send_request_async(method, params), timeout)
+
+    async def _answer(self, reply: Awaitable[Any], timeout: float) -> Any:
+        """What `reply` gives, unless the server's output ends first (it exited, or sent what
+        cannot be read on: nothing will answer) or `timeout` s pass."""
+        assert self._reading is not None  # started
+        answer = asyncio.ensure_future(reply)
+        try:
+            await asyncio.wait(
+                (answer, self._reading), timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+        finally:
+            if not answer.done():
+                answer.cancel()
+        if answer.done() and not answer.cancelled():
+            return answer.result()
+        if self._reading.done():
+            raise ServerEnded
+        raise TimeoutError
 
     async def wait_exit(self) -> int | None:
         """The server's exit code, once it exits; whoever waits for diagnostics is woken."""

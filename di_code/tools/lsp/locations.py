@@ -115,10 +115,17 @@ def symbols(result: Any, uri: str | None = None) -> list[tuple[str, int, int, st
 
 
 def hover_text(result: Any) -> str:
-    """The hover's text (markup or marked strings), at most 4000 characters."""
+    """The hover's text (markup or marked strings), at most MAX_HOVER characters, with a line
+    saying so when cut (a hover cut silently reads as the whole documentation)."""
     if result is None:
         return ""
     contents = result.contents
     parts = contents if isinstance(contents, list | tuple) else [contents]
     text = "\n".join(p if isinstance(p, str) else str(getattr(p, "value", p)) for p in parts)
-    return str(text).strip()[:4000]
+    text = str(text).strip()
+    if len(text) <= MAX_HOVER:
+        return text
+    return f"{text[:MAX_HOVER]}\n[Hover cut at {MAX_HOVER} of {len(text)} characters.]"
+
+
+MAX_HOVER = 4000

@@ -21,7 +21,7 @@ from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.truncation import keep_head
 from di_code.tools.lsp.card import LSP_CARD
-from di_code.tools.lsp.connection import Connection, one_line
+from di_code.tools.lsp.connection import Connection, ServerEnded, one_line
 from di_code.tools.lsp.door import LanguageServers, Stopped, abortable, read_text
 from di_code.tools.lsp.locations import hover_text, inside, locations, place_lines, symbols
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
@@ -46,6 +46,8 @@ class LspTool(WorkspaceTool):
             raise ToolError("Stopped while waiting for the language server") from None
         except TimeoutError:
             raise ToolError("The language server did not answer in time") from None
+        except ServerEnded:
+            raise ToolError("The language server ended before it answered") from None
         except JsonRpcException as exc:
             raise ToolError(f"The language server refused: {one_line(exc)}") from None
         return [TextContent(bounded([*lines, *self.lsp.take_notes()]) or "No results.")]

@@ -129,11 +129,22 @@ def _installed(program: str, path: str) -> list[Path]:
             break
         real = Path(os.path.realpath(located))
         if real.is_relative_to(Path.home()):
-            found.append(real.parent.parent)
+            found.append(_install_folder(real, Path.home()))
         program = _interpreter(real) or ""
         if not program:
             break
     return found
+
+
+def _install_folder(program: Path, home: Path) -> Path:
+    """The folder below `home` a program is installed in: its folder's parent (`~/.local` for
+    `~/.local/bin/x`), its folder when that parent is the home folder itself (`~/bin` for
+    `~/bin/x`), the program alone when it lies right in the home folder: never the home
+    folder, nor anything above it."""
+    for folder in (program.parent.parent, program.parent):
+        if folder != home and folder.is_relative_to(home):
+            return folder
+    return program
 
 
 MAX_INTERPRETERS = 3
