@@ -5,14 +5,18 @@ from __future__ import annotations
 import os
 import re
 
-_ESCAPED_BYTE = re.compile(r"\\x([89a-fA-F][0-9a-fA-F])")
+_ESCAPED_BYTE = re.compile(r"\\x([01][0-9a-fA-F]|7[fF]|[89a-fA-F][0-9a-fA-F])")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def escape_name(name: str) -> str:
     """A name or path as os functions give it, with each byte that is not UTF-8 (a lone
-    surrogate there, PEP 383) written `\\xNN`: `caf\\xe9.txt`. Left as it is, such a name
-    cannot be encoded, and the session file, the JSON output and the next request would fail."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
+    surrogate there, PEP 383) and each control character written `\\xNN`: `caf\\xe9.txt`,
+    `a\\x0ab.txt`. Left as it is, the first cannot be encoded (the session file, the JSON output
+    and the next request would fail), and a newline or a carriage return in a name would forge
+    a line of a tool's output (a `path:line: error` of another file)."""
+    text = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda char: f"\\x{ord(char.group()):02x}", text)
 
 
 def unescaped_path(path: str) -> str:
@@ -21,5 +25,11 @@ def unescaped_path(path: str) -> str:
     really named with a backslash is found by its own name first)."""
     if "\\x" not in path or os.path.lexists(path):
         return path
-    raw = _ESCAPED_BYTE.sub(lambda byte: chr(0xDC00 + int(byte.group(1), 16)), path)
+    raw = _ESCAPED_BYTE.sub(lambda byte: _unescaped(int(byte.group(1), 16)), path)
     return raw if os.path.lexists(raw) else path
+
+
+def _unescaped(byte: int) -> str:
+    """The character `escape_name` wrote as `\\xNN`: a control character as itself, a byte
+    that is not UTF-8 as its lone surrogate (PEP 383)."""
+    return chr(byte) if byte < 0x80 else chr(0xDC00 + byte)

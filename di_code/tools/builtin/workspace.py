@@ -17,7 +17,7 @@ from msgspec import Struct
 from di_code.ai.files.resolve import Outside, Target, resolve_path
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.files import open_error
-from di_code.tools.builtin.names import unescaped_path
+from di_code.tools.builtin.names import escape_name, unescaped_path
 
 
 class Workspace(Struct, frozen=True):
@@ -41,16 +41,18 @@ class Workspace(Struct, frozen=True):
 
     def resolve(self, raw: str, make_folders: bool = False) -> tuple[Target, str]:
         """The target of `raw` (its folder held open: the caller closes it) and the path as
-        the model meant it; ToolError if it lies outside every root. With `make_folders` the
-        missing folders are created, only once the path is known to be inside."""
+        the model meant it, written as `escape_name` writes names; ToolError if it lies outside
+        every root. With `make_folders` the missing folders are created, only once the path is
+        known to be inside."""
         text = clean_path(raw)
+        shown = escape_name(text)  # for messages: a newline in a name cannot forge a line
         try:
             path = Path(unescaped_path(os.path.join(self.root, os.path.expanduser(text))))
-            return resolve_path(path, self.contains, make_folders), text
+            return resolve_path(path, self.contains, make_folders), shown
         except Outside:
-            raise ToolError(f"Path is outside the workspace: {text}") from None
+            raise ToolError(f"Path is outside the workspace: {shown}") from None
         except OSError as exc:
-            raise open_error(exc, text) from exc
+            raise open_error(exc, shown) from exc
         except ValueError:  # a NUL character, which no system call accepts
             raise ToolError("Path contains a NUL character") from None
 
@@ -59,10 +61,11 @@ class Workspace(Struct, frozen=True):
         return any(path.is_relative_to(root) for root in self.roots)
 
     def display(self, path: Path) -> str:
-        """How a path is shown to the model: relative to the root when inside it."""
+        """How a path is shown to the model: relative to the root when inside it, written as
+        `escape_name` writes names (a newline in a name cannot forge a line of output)."""
         if path.is_relative_to(self.root):
-            return path.relative_to(self.root).as_posix() or "."
-        return str(path)
+            return escape_name(path.relative_to(self.root).as_posix() or ".")
+        return escape_name(str(path))
 
 
 def clean_path(raw: str) -> str:
