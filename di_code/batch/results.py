@@ -34,7 +34,7 @@ def finished_statuses(path: Path) -> dict[str, str]:
                 break  # cut by a crash: no result
             try:
                 record = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # not a line of ours
                 continue
             if isinstance(record, dict) and isinstance(record.get("id"), str):
                 statuses[record["id"]] = str(record.get("status"))

@@ -86,9 +86,12 @@ def read_tasks(path: Path) -> list[Task]:
         if not line.strip(JSON_BLANKS):
             continue
         try:
-            task = _task(json.loads(line), number, path.parent)
+            task = _task(json.loads(line, object_pairs_hook=_fields_once), number, path.parent)
         except json.JSONDecodeError as exc:
             errors.append(f"{path}:{number}: not JSON ({exc.msg})")
+            continue
+        except RecursionError:  # Python's parser takes about 1000 levels
+            errors.append(f"{path}:{number}: nested too deep to read")
             continue
         except ValueError as exc:
             errors.append(f"{path}:{number}: {exc}")
@@ -105,6 +108,17 @@ def read_tasks(path: Path) -> list[Task]:
     if not tasks:
         raise TaskFileError(f"{path}: no tasks")
     return tasks
+
+
+def _fields_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose every field is given once: of a field given twice, which value the
+    user meant (which prompt runs) is a guess."""
+    fields: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise ValueError(f"{echo(name)} is given twice")
+        fields[name] = value
+    return fields
 
 
 def _task(data: Any, line: int, base: Path) -> Task:
@@ -147,10 +161,17 @@ def _text(data: dict[str, Any], name: str, *, required: bool = False) -> str | N
 
 
 def checked(value: str, name: str, limit: int) -> str:
-    """`value` when it has no NUL (no file name, argument or variable can hold one) and at
-    most `limit` characters; else ValueError naming it."""
+    """`value` when it has no NUL and no lone surrogate (no file name, argument or variable
+    can hold either: JSON spells a lone UTF-16 half as `\\ud800`) and at most `limit`
+    characters; else ValueError naming it."""
     if "\0" in value:
         raise ValueError(f"{name} contains a NUL character")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            lone = f"U+{ord(value[exc.start]):04X}"
+            raise ValueError(f"{name} contains a lone surrogate ({lone})") from None
     if len(value) > limit:
         raise ValueError(f"{name} is {len(value)} characters long (at most {limit})")
     return value
