@@ -60,6 +60,8 @@ def batch_command(options: BatchOptions) -> int:
         raise ConfigError(str(exc)) from None
     out = Path(options.out).resolve()
     try:  # a results file that cannot be written is found before any task runs
+        if out.exists() and not out.is_file():  # a FIFO blocks, a device is read without end
+            raise ConfigError(f"--out {options.out}: not a regular file")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.open("ab").close()
     except OSError as exc:

@@ -315,9 +315,6 @@ def test_a_second_batch_on_the_same_results_through_a_link_is_refused(
         first.kill()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="--out a FIFO waits forever; --out /dev/full reads zeros without end"
-)
 @pytest.mark.parametrize("kind", ["fifo", "device"])
 def test_a_results_file_that_is_no_regular_file_is_exit_2_at_once(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, kind: str
