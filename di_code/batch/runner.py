@@ -5,7 +5,8 @@ out only as slots free up, and a result is written and dropped at once: the driv
 does not grow with the batch. SIGINT (Ctrl-C) and SIGTERM stop every running task (their
 records say `cancelled`; the next run runs them again) and start no new one; the exit code is
 then 128 + the signal's number. A task that finds its machine without the model's key
-(KeyMissing) stops the batch the same way, and run_batch raises it once at the end.
+(KeyMissing), or a results file that cannot take a line (ResultsUnwritable, a full disk), stops
+the batch the same way, and run_batch raises it once at the end.
 """
 
 from __future__ import annotations
@@ -20,7 +21,13 @@ from typing import Any, Protocol
 
 from di_code.ai.stop_signals import responding
 from di_code.batch.key_check import KeyMissing
-from di_code.batch.results import FINISHED, STATUSES, ResultsFile, finished_statuses
+from di_code.batch.results import (
+    FINISHED,
+    STATUSES,
+    ResultsFile,
+    ResultsUnwritable,
+    finished_statuses,
+)
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live, RunSettings, finish_record, run_task
 
@@ -55,6 +62,7 @@ class Stop:
     event: threading.Event = field(default_factory=threading.Event)
     signal_number: int | None = None
     missing: KeyMissing | None = None
+    unwritable: ResultsUnwritable | None = None
 
     def __call__(self, number: int, _frame: object = None) -> None:
         self.signal_number = self.signal_number or number
@@ -62,6 +70,10 @@ class Stop:
 
     def key_missing(self, error: KeyMissing) -> None:
         self.missing = self.missing or error
+        self.event.set()
+
+    def results_unwritable(self, error: ResultsUnwritable) -> None:
+        self.unwritable = self.unwritable or error
         self.event.set()
 
 
@@ -109,11 +121,14 @@ def run_batch(
     finally:
         out.close()
     stopped = signal.Signals(stop.signal_number).name if stop.signal_number else None
-    reporter.end(counts, stopped or ("missing key" if stop.missing else None))
+    stopped = stopped or ("missing key" if stop.missing else None)
+    reporter.end(counts, stopped or ("results not written" if stop.unwritable else None))
     if stop.signal_number:
         return 128 + stop.signal_number
     if stop.missing:
         raise stop.missing
+    if stop.unwritable:
+        raise stop.unwritable
     return 1 if counts["failed"] or counts["timeout"] else 0
 
 
@@ -149,7 +164,11 @@ def _drive(
                 first = {"id": task.id, "status": "cancelled", "repo": task.repo}
                 record = finish_record(first, live, error=str(exc))
                 stop.key_missing(exc)
-            out.append(record)
+            try:
+                out.append(record)
+            except ResultsUnwritable as exc:  # not recorded: the task runs again next time
+                stop.results_unwritable(exc)
+                continue
             counts[record["status"]] += 1
             reporter.finished(record)
         reporter.tick({task.id: live for task, live in running.values()})

@@ -83,7 +83,7 @@ def batch_command(options: BatchOptions) -> int:
 
 def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:
     from di_code.batch.key_check import KeyMissing
-    from di_code.batch.results import ResultsBusy
+    from di_code.batch.results import ResultsBusy, ResultsUnwritable
     from di_code.batch.worker import RunSettings
 
     # on Ray the slots are kept by an actor (ray_runner); here by slot files
@@ -104,7 +104,7 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
     _say_sandbox(tasks, options.permission_mode, options.ray is not None)
     try:
         return _run(tasks, out, settings, options, reporter)
-    except (ResultsBusy, KeyMissing) as exc:
+    except (ResultsBusy, KeyMissing, ResultsUnwritable) as exc:
         raise ConfigError(str(exc)) from None
 
 

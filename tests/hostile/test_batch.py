@@ -356,7 +356,6 @@ def in_small_disk(folder: Path, size: int, *command: str) -> list[str]:
     return ["bwrap", "--dev-bind", "/", "/", "--size", str(size), "--tmpfs", str(folder), *command]
 
 
-@pytest.mark.xfail(strict=True, reason="a results write that fails is an internal error, exit 1")
 def test_results_on_a_disk_that_fills_are_said_in_one_line_and_stay_whole_lines(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
