@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.batch.checkout_tree import checkout_tree, tree_entries
+from di_code.batch.checkout_tree import MAX_FILE_BYTES, checkout_tree, tree_entries
 from di_code.session.git_run import GitError, clone, remote_transport, run_git
 
 BRANCH_PREFIX = "di-code/batch/"
@@ -55,7 +56,8 @@ class Checkout:
     base: str
     """The commit the task started from: its patch is against it."""
     left_out: tuple[str, ...] = ()
-    """Files of a copied folder its base does not hold as they are (checkout_tree)."""
+    """Files of a copied folder its base does not hold as they are (not copied, or left out
+    of its tree by checkout_tree)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,14 +120,24 @@ def _on_branch(where: Path, base: str, task_id: str) -> Checkout:
 
 def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     batch_folder = where.parent.parent.resolve()  # OUT.work: never copied into a task's copy
+    not_copied: list[str] = []
 
     def left_out(directory: str, names: list[str]) -> list[str]:
         path = Path(directory)
-        return [
-            name
-            for name in names
-            if (path / name).resolve() == batch_folder or (path == folder and name == ".git")
-        ]
+        skipped = []
+        for name in names:
+            info = (path / name).lstat()
+            if stat.S_ISLNK(info.st_mode):
+                continue  # copied as a link (a loop too), never followed
+            if (path / name) == batch_folder or (path == folder and name == ".git"):
+                skipped.append(name)
+                continue
+            why = _not_copied(info)
+            if why is not None:
+                skipped.append(name)
+                shown = (path / name).relative_to(folder).as_posix()
+                not_copied.append(f"{os.fsencode(shown).decode(errors='backslashreplace')}: {why}")
+        return skipped
 
     shutil.copytree(folder, where, symlinks=True, ignore=left_out)
     run_git(where, ["init", "--quiet", "--template="])
@@ -135,7 +147,20 @@ def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     base = run_git(where, commit, author=_AUTHOR).decode().strip()
     run_git(where, ["symbolic-ref", "HEAD", f"refs/heads/{BRANCH_PREFIX}{task_id}"])
     run_git(where, ["reset", "--quiet", base])
-    return Checkout(where, base, tree.left_out)
+    return Checkout(where, base, (*not_copied, *tree.left_out))
+
+
+def _not_copied(info: os.stat_result) -> str | None:
+    """Why a copied folder's entry is not copied, or None: a FIFO would block its copy, a
+    socket or device cannot be copied, and a file over MAX_FILE_BYTES could be in no base or
+    patch (a sparse 1 TiB image would be written out whole)."""
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return "a FIFO, socket or device: not copied"
+    if info.st_size > MAX_FILE_BYTES:
+        return f"{info.st_size:,} bytes, over the {MAX_FILE_BYTES:,} of one file: not copied"
+    return None
 
 
 def _raw_attributes(where: Path) -> None:

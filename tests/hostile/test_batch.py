@@ -38,6 +38,11 @@ def stderr_lines_of_the_check(done: subprocess.CompletedProcess[str]) -> list[st
     return done.stderr.removeprefix("di-code: ").splitlines()
 
 
+def in_small_disk(folder: Path, size: int, *command: str) -> list[str]:
+    """`command` with `folder` a fresh file system of `size` bytes (bubblewrap's tmpfs)."""
+    return ["bwrap", "--dev-bind", "/", "/", "--size", str(size), "--tmpfs", str(folder), *command]
+
+
 # --- text from outside: the task file -----------------------------------------------------
 
 
@@ -107,33 +112,44 @@ def test_huge_numbers_either_run_or_are_refused_at_the_check(
 # --- special files in a folder that is copied ----------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a FIFO or socket in a copied folder fails the task's checkout"
-)
-def test_a_copied_folder_holding_a_fifo_and_a_socket_runs_and_names_them(
-    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+def test_a_copied_folder_with_special_files_a_link_loop_and_a_sparse_tib_runs(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
-    """A project folder outside git often holds a socket (a dev server's) or a FIFO: they are
-    not copied (opening a FIFO blocks; a socket cannot be copied), and README's `left_out`
-    names them; the task runs on the rest."""
+    """A project folder outside git may hold a dev server's socket, a FIFO, a link loop and a
+    sparse 1 TiB disk image. The copy opens no FIFO, copies no socket, keeps the loop a link,
+    and writes no TiB (the workdir here has 16 MiB): the task runs on the rest, and what was
+    not copied is named in `left_out`."""
     plain = tmp_path / "plain"
     plain.mkdir()
     (plain / "code.py").write_text("print(1)\n")
     os.mkfifo(plain / "pipe")
+    (plain / "loop").symlink_to("loop")
+    with (plain / "disk.img").open("wb") as image:
+        image.truncate(1 << 40)
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(plain / "dev.sock"))
     write_tasks(tmp_path / "t.jsonl", [{"id": "p", "repo": "plain", "prompt": "go"}])
+    work = tmp_path / "work"
+    work.mkdir()
     llm_server.script(Turn(text="read it"))
+    command = [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--workdir", str(work)]
     try:
-        done = run_batch("t.jsonl", "--out", "r.jsonl", timeout=60)
+        done = subprocess.run(
+            in_small_disk(work, 16 << 20, *command),
+            cwd=tmp_path,
+            env=cli_env(di_code_home, llm_server),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         server.close()
     record = read_results(tmp_path / "r.jsonl")["p"]
     assert (done.returncode, record["status"]) == (0, "done"), record["error"]
-    assert sorted(name.split(":")[0] for name in record.get("left_out", [])) == [
-        "dev.sock",
-        "pipe",
-    ]
+    assert record["patch"] == ""
+    named = sorted(name.split(":")[0] for name in record.get("left_out", []))
+    assert named == ["dev.sock", "disk.img", "pipe"], record
 
 
 # --- signals at each state, and work that does not end ---------------------------------------
@@ -349,11 +365,6 @@ def test_an_earlier_result_line_nested_thousands_deep_is_no_result(
 
 def read_results_last(path: Path) -> dict[str, object]:
     return json.loads(path.read_text().splitlines()[-1])
-
-
-def in_small_disk(folder: Path, size: int, *command: str) -> list[str]:
-    """`command` with `folder` a fresh file system of `size` bytes (bubblewrap's tmpfs)."""
-    return ["bwrap", "--dev-bind", "/", "/", "--size", str(size), "--tmpfs", str(folder), *command]
 
 
 def test_results_on_a_disk_that_fills_are_said_in_one_line_and_stay_whole_lines(
