@@ -37,6 +37,9 @@ ENV_NAME_CHARS, ENV_VALUE_CHARS = 256, 32_768
 ECHO_CHARS = 60
 """A bad value is echoed with at most this many characters."""
 JSON_BLANKS = " \t\r"
+HOME_VARIABLES = ("DI_CODE_HOME", "HOME")
+"""Where a task's `run` finds its config (its sandbox, its permissions): a relative one would
+be read in the task's checkout, the repository's files, while the batch read its own folder."""
 _NOT_IN_REFS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\/]")
 _FIELDS = {
     "id",
@@ -264,4 +267,6 @@ def _env(data: dict[str, Any]) -> dict[str, str]:
     for name, value in env.items():
         checked(name, f"env name {echo(name)}", ENV_NAME_CHARS)
         checked(value, f"env {echo(name)}", ENV_VALUE_CHARS)
+        if name in HOME_VARIABLES and not Path(value).is_absolute():
+            raise ValueError(f"env {echo(name)} must be an absolute path (the task runs elsewhere)")
     return dict(env)

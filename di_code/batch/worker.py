@@ -30,6 +30,7 @@ from di_code.batch.key_check import ModelFlags, check_key
 from di_code.batch.processes import end_process_tree
 from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
+from di_code.config.settings import di_code_home
 from di_code.session.git_run import GitError
 
 CHILD_MODULE = "di_code.cli.batch_child"
@@ -86,7 +87,8 @@ def run_task(
         check_key(_model_flags(task, settings), checkout.path, _environment(task, settings))
         status, result, error = _run_process(task, settings, checkout.path, stop, live)
         record["status"] = status
-        record.update(_from_result(result, checkout.path))
+        home = di_code_home(_environment(task, settings))
+        record.update(_from_result(result, checkout.path, home))
         patch = patch_of(checkout)
         record.update(_patch_fields(patch.data))
         if patch.left_out:
@@ -262,7 +264,7 @@ def _is_reply(message: dict[str, Any]) -> bool:
     )
 
 
-def _from_result(result: dict[str, Any] | None, cwd: Path) -> dict[str, Any]:
+def _from_result(result: dict[str, Any] | None, cwd: Path, home: Path) -> dict[str, Any]:
     if result is None:
         return {}
     usage = result.get("usage") or {}
@@ -272,18 +274,18 @@ def _from_result(result: dict[str, Any] | None, cwd: Path) -> dict[str, Any]:
         "requests": result.get("num_requests"),
         "tokens": usage.get("total_tokens"),
         "cost": (usage.get("cost") or {}).get("total"),
-        "session": _session_file(result.get("session_id"), cwd),
+        "session": _session_file(result.get("session_id"), cwd, home),
     }
 
 
-def _session_file(session_id: Any, cwd: Path) -> str | None:
+def _session_file(session_id: Any, cwd: Path, home: Path) -> str | None:
+    """The session file in the task's own DI_CODE_HOME (its `env` may name another)."""
     if not isinstance(session_id, str) or not session_id:
         return None
-    from di_code.config.settings import di_code_home
     from di_code.session import SessionError, SessionStore
 
     try:
-        return str(SessionStore(di_code_home()).find(session_id, cwd).path)
+        return str(SessionStore(home).find(session_id, cwd).path)
     except (SessionError, OSError):
         return None
 

@@ -593,28 +593,63 @@ def test_a_token_in_a_repo_url_is_not_written_to_the_results(
 # --- the sandbox notice ------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a relative DI_CODE_HOME is read in the checkout: the repository turns the sandbox off",
-)
 @pytest.mark.skipif(not bubblewrap_works(), reason="needs a working bubblewrap")
+@pytest.mark.parametrize("name", ["DI_CODE_HOME", "HOME"])
 def test_a_relative_home_in_a_tasks_env_cannot_let_the_repository_turn_the_sandbox_off(
-    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, name: str
 ) -> None:
-    """`env: {"DI_CODE_HOME": "home"}`: the batch reads ./home from its own folder (nothing
-    there: sandboxed, it says), while the task's run reads `home` in its checkout, where the
-    repository committed a config that turns the sandbox off."""
+    """`env: {"DI_CODE_HOME": "home"}`: the batch read ./home in its own folder (nothing
+    there: sandboxed, it said), while the task's run read `home` in its checkout, where the
+    repository committed a config that turns the sandbox off. A relative home is refused."""
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    (repo / "home").mkdir()
-    (repo / "home" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    config = repo / "home" / ("config.toml" if name == "DI_CODE_HOME" else ".di-code/config.toml")
+    config.parent.mkdir(parents=True)
+    config.write_text('[sandbox]\nmode = "off"\n')
     git(repo, "add", "-A")
     git(repo, "commit", "--quiet", "-m", "the repository's own di-code home")
     write_tasks(
         tmp_path / "t.jsonl",
-        [{"id": "t", "repo": "repo", "prompt": "go", "env": {"DI_CODE_HOME": "home"}}],
+        [{"id": "t", "repo": "repo", "prompt": "go", "env": {name: "home"}}],
     )
     mark = tmp_path / "written-from-the-task"
     llm_server.script(bash_call(f"touch {mark}; echo tried"), Turn(text="tried"))
-    done = run_batch("t.jsonl", "--out", "r.jsonl")
-    said_sandboxed = "bubblewrap sandbox" in done.stderr.splitlines()[0]
-    assert not (said_sandboxed and mark.exists()), done.stderr
+    lines = stderr_lines_of_the_check(run_batch("t.jsonl", "--out", "r.jsonl"))
+    assert lines == [f"t.jsonl:1: env {name!r} must be an absolute path (the task runs elsewhere)"]
+    assert not mark.exists() and not llm_server.requests
+
+
+@pytest.mark.skipif(not bubblewrap_works(), reason="needs a working bubblewrap")
+def test_a_tasks_own_home_folder_gives_the_notice_and_holds_its_session(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Without DI_CODE_HOME, a task whose `env` names another HOME runs with
+    HOME/.di-code's config (here: sandbox off): the batch says so, and the record's
+    `session` is that home's session file."""
+    theirs = tmp_path / "their-home"
+    (theirs / ".di-code").mkdir(parents=True)
+    (theirs / ".di-code" / "config.toml").write_text('[sandbox]\nmode = "off"\n')
+    mine = tmp_path / "my-home"
+    mine.mkdir()
+    make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write_tasks(
+        tmp_path / "t.jsonl",
+        [{"id": "t", "repo": "repo", "prompt": "go", "env": {"HOME": str(theirs)}}],
+    )
+    mark = tmp_path / "written-from-the-task"
+    llm_server.script(bash_call(f"touch {mark}; echo tried"), Turn(text="tried"))
+    env = cli_env(di_code_home, llm_server, HOME=str(mine))
+    del env["DI_CODE_HOME"]
+    done = subprocess.run(
+        [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert mark.exists()  # the task's own config turned the sandbox off
+    assert "unsandboxed" in done.stderr.splitlines()[0], done.stderr
+    session = read_results(tmp_path / "r.jsonl")["t"]["session"]
+    assert session is not None and Path(session).is_relative_to(theirs)
