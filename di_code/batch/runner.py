@@ -29,7 +29,7 @@ from di_code.batch.results import (
     finished_statuses,
 )
 from di_code.batch.tasks import Task
-from di_code.batch.worker import Live, RunSettings, finish_record, run_task
+from di_code.batch.worker import Live, RunSettings, finish_record, run_task, task_record
 
 TICK_SECONDS = 0.25
 RETRYABLE = frozenset({"failed", "timeout"})
@@ -161,8 +161,7 @@ def _drive(
             try:
                 record = pool.result(handle, task, live)
             except KeyMissing as exc:  # it runs again on the next run, once there is a key
-                first = {"id": task.id, "status": "cancelled", "repo": task.repo}
-                record = finish_record(first, live, error=str(exc))
+                record = finish_record(task_record(task, "cancelled"), live, error=str(exc))
                 stop.key_missing(exc)
             try:
                 out.append(record)
@@ -195,8 +194,8 @@ class LocalPool:
         except KeyMissing:
             raise
         except Exception as exc:  # a bug in one task's handling: the batch goes on
-            first = {"id": task.id, "status": "failed", "repo": task.repo}
-            return finish_record(first, live, error=f"internal error: {exc!r}")
+            failed = task_record(task, "failed")
+            return finish_record(failed, live, error=f"internal error: {exc!r}")
         return record
 
     def cancel(self, handles: Sequence[Hashable]) -> None:

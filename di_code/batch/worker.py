@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from di_code.ai.private_files import private_folder
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
-from di_code.ai.redaction import clip
+from di_code.ai.redaction import clip, redact
 from di_code.batch.checkout import CheckoutError, make_checkout, patch_of, remove_checkout
 from di_code.batch.key_check import ModelFlags, check_key
 from di_code.batch.processes import end_process_tree
@@ -75,7 +75,7 @@ def run_task(
     """The task's result record; never raises for the task's own failures (KeyMissing, which
     every such task would meet here, stops the batch)."""
     live = live or Live()
-    record: dict[str, Any] = {"id": task.id, "status": "failed", "repo": task.repo}
+    record = task_record(task, "failed")
     try:
         checkout = make_checkout(
             task.repo, task.ref, settings.workdir / "checkouts" / task.id, task.id
@@ -101,6 +101,12 @@ def run_task(
         if not settings.keep:
             remove_checkout(checkout)
     return finish_record(record, live, error=error)
+
+
+def task_record(task: Task, status: str) -> dict[str, Any]:
+    """A record's first fields; its repo as di-code shows any URL, a password in it hidden
+    (`https://ci:***@host/org/r.git`): RESULTS.jsonl is read and shared more than tasks."""
+    return {"id": task.id, "status": status, "repo": redact(task.repo)}
 
 
 def finish_record(record: dict[str, Any], live: Live, *, error: str | None) -> dict[str, Any]:

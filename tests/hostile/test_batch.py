@@ -562,10 +562,6 @@ def test_keys_planted_in_answers_errors_and_a_tasks_env_appear_nowhere(
             assert key[:12] not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a token in a repo URL is written as it is to RESULTS.jsonl's repo and the stderr line",
-)
 def test_a_token_in_a_repo_url_is_not_written_to_the_results(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
