@@ -6,6 +6,7 @@ said once, the shared request cap set up, and the tasks run locally or on Ray.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -52,6 +53,9 @@ def batch_command(options: BatchOptions) -> int:
         raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
     if options.permission_mode not in PERMISSION_MODES:
         raise ConfigError(f"--permission-mode must be one of {', '.join(PERMISSION_MODES)}")
+    for flag, seconds in (("--timeout", options.timeout), ("--ray-timeout", options.ray_timeout)):
+        if seconds is not None and math.isnan(seconds):  # passes any range check: no limit
+            raise ConfigError(f"{flag} must be a number of seconds")
     if options.ray is None and (options.ray_timeout is not None or options.ray_env):
         raise ConfigError("--ray-timeout and --ray-env need --ray")
     try:
@@ -84,6 +88,7 @@ def batch_command(options: BatchOptions) -> int:
 def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:
     from di_code.batch.key_check import KeyMissing
     from di_code.batch.results import ResultsBusy, ResultsUnwritable
+    from di_code.batch.runner import OutputClosed
     from di_code.batch.worker import RunSettings
 
     # on Ray the slots are kept by an actor (ray_runner); here by slot files
@@ -105,6 +110,9 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
     try:
         return _run(tasks, out, settings, options, reporter)
     except (ResultsBusy, KeyMissing, ResultsUnwritable) as exc:
+        raise ConfigError(str(exc)) from None
+    except OutputClosed as exc:  # nothing more to stdout: Python's own flush at exit fails too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise ConfigError(str(exc)) from None
 
 

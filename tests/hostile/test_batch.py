@@ -294,6 +294,57 @@ def _write_end_once_read(fifo: Path) -> int:
     return opened[0]
 
 
+def test_a_closed_stdout_stops_the_batch_and_records_what_ran(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """`di-code batch ... --events | head -3`: once the reader is gone, the next event cannot
+    be written. The batch stops as on Ctrl-C (the running task ended and recorded cancelled,
+    the finished one recorded), says why in one line, and does not wait for the running task
+    to end on its own."""
+    marker = "hostile-head-8645"
+    make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write_tasks(
+        tmp_path / "t.jsonl",
+        [{"id": name, "repo": "repo", "prompt": "go"} for name in ("one", "two")],
+    )
+    # whichever task asks first sleeps; the other one's answer comes once stdout is closed
+    llm_server.script(bash_call(f"exec -a {marker} sleep 86400"), Turn(text="late", first_delay=5))
+    driver = start_batch(
+        di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl", "--events", "--jobs", "2"
+    )
+    try:
+        assert driver.stdout is not None
+        first = [json.loads(driver.stdout.readline())["event"] for _ in range(3)]
+        assert first == ["begin", "start", "start"]
+        wait_until(lambda: bool(processes_running(marker)), "the sleeping task")
+        driver.stdout.close()  # as `head` exits
+        assert driver.stderr is not None
+        err = driver.stderr.read()  # the driver's end, within the test's timeout
+        driver.wait(timeout=60)
+        assert driver.returncode not in (0, 1), err
+        assert TRACEBACK not in err
+        wait_until(lambda: not processes_running(marker), "the sleeping task's end")
+        statuses = {r["id"]: r["status"] for r in read_results(tmp_path / "r.jsonl").values()}
+        assert sorted(statuses.values()) == ["cancelled", "done"], statuses
+    finally:
+        driver.kill()
+        for pid in processes_running(marker):
+            os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("option", ["--timeout", "--ray-timeout"])
+def test_a_timeout_that_is_not_a_number_is_exit_2(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, option: str
+) -> None:
+    """`--timeout nan` passed the range check and meant no limit at all."""
+    write_tasks(tmp_path / "t.jsonl", [{"id": "t", "repo": ".", "prompt": "go"}])
+    ray = ["--ray", "127.0.0.1:9"] if option == "--ray-timeout" else []
+    done = run_batch("t.jsonl", "--out", "r.jsonl", option, "nan", *ray)
+    assert done.returncode == 2, done.stderr
+    assert option in done.stderr and TRACEBACK not in done.stderr
+    assert not llm_server.requests and not (tmp_path / "r.jsonl").exists()
+
+
 # --- two batches, full disks ------------------------------------------------------------------
 
 
