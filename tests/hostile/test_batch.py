@@ -94,6 +94,25 @@ def test_a_field_given_twice_on_a_line_is_refused_with_its_line(
     assert not llm_server.requests
 
 
+def test_a_lone_surrogate_in_the_models_answer_is_recorded_and_the_batch_goes_on(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The model's stream spells `\\ud800` in its JSON: the answer reaches RESULTS.jsonl as
+    valid UTF-8 (the half replaced), and the next task runs."""
+    make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    write_tasks(
+        tmp_path / "t.jsonl",
+        [{"id": name, "repo": "repo", "prompt": "go"} for name in ("half", "next")],
+    )
+    llm_server.script(Turn(text="broken \ud800 half"), Turn(text="fine"))
+    done = run_batch("t.jsonl", "--out", "r.jsonl", "--jobs", "1")
+    assert TRACEBACK not in done.stderr
+    results = read_results(tmp_path / "r.jsonl")  # the file is UTF-8 JSON lines
+    assert results["half"]["status"] in ("done", "failed"), results["half"]
+    assert results["half"]["answer"] in (None, "broken \ufffd half"), results["half"]
+    assert results["next"]["answer"] == "fine"
+
+
 def test_huge_numbers_either_run_or_are_refused_at_the_check(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -230,10 +249,13 @@ def test_a_tasks_timeout_ends_a_clone_that_hangs(
             os.kill(pid, signal.SIGKILL)
 
 
-def test_ctrl_c_ends_a_task_whose_bash_ignores_term_and_leaves_its_session(
-    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+@pytest.mark.parametrize("stop", ["ctrl-c", "timeout"])
+def test_a_task_whose_bash_ignores_term_and_leaves_its_session_is_ended_whole(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path, stop: str
 ) -> None:
-    marker = "hostile-task-8643"
+    """Unsandboxed (no pid namespace to catch them): a sleeper that ignores TERM, a forked
+    one, and one in a session of its own. Ctrl-C, or the task's timeout, ends all three."""
+    marker = f"hostile-task-8643-{stop}"
     (di_code_home / "config.toml").write_text('[sandbox]\nmode = "off"\n')
     make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     write_tasks(tmp_path / "t.jsonl", [{"id": "t", "repo": "repo", "prompt": "go"}])
@@ -244,21 +266,26 @@ def test_ctrl_c_ends_a_task_whose_bash_ignores_term_and_leaves_its_session(
         f"exec -a {marker} sleep 86400"
     )
     llm_server.script(bash_call(command))
-    driver = start_batch(di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl")
+    limit = ["--timeout", "8"] if stop == "timeout" else []
+    driver = start_batch(di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl", *limit)
     try:
         wait_until(lambda: len(processes_running(marker)) >= 3, "the task's three sleepers")
-        driver.send_signal(signal.SIGINT)
+        if stop == "ctrl-c":
+            driver.send_signal(signal.SIGINT)
         _, err = driver.communicate(timeout=60)
-        assert driver.returncode == 130, err
+        assert driver.returncode == (130 if stop == "ctrl-c" else 1), err
         wait_until(lambda: not processes_running(marker), "every process the task started")
-        assert read_results(tmp_path / "r.jsonl")["t"]["status"] == "cancelled"
+        status = read_results(tmp_path / "r.jsonl")["t"]["status"]
+        assert status == ("cancelled" if stop == "ctrl-c" else "timeout")
     finally:
         driver.kill()
         for pid in processes_running(marker):
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.parametrize(("number", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(
+    ("number", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_a_stop_while_the_task_file_is_a_fifo_nobody_writes_exits_at_once(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path, number: int, code: int
 ) -> None:
@@ -352,7 +379,8 @@ def test_a_second_batch_on_the_same_results_through_a_link_is_refused(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     """The second batch names the first one's results file by a symlink and has a workdir of
-    its own: the lock on the file still refuses it, and the first batch's file stays whole."""
+    its own: the lock on the file still refuses it; a third names the first one's workdir by
+    a symlink: refused too. The first batch's task runs on and its file stays whole."""
     marker = "hostile-two-8644"
     make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     write_tasks(tmp_path / "t.jsonl", [{"id": "t", "repo": "repo", "prompt": "go"}])
@@ -372,6 +400,18 @@ def test_a_second_batch_on_the_same_results_through_a_link_is_refused(
         )
         assert second.returncode == 2, second.stderr
         assert second.stderr.splitlines()[-1].endswith("is being written by another batch")
+        (tmp_path / "work-link").symlink_to(tmp_path / "r.jsonl.work")
+        third = subprocess.run(
+            [DI_CODE, "batch", "t.jsonl", "--out", "other.jsonl", "--workdir", "work-link"],
+            cwd=tmp_path,
+            env=cli_env(di_code_home, llm_server),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert third.returncode == 2, third.stderr
+        assert third.stderr.splitlines()[-1].endswith("is in use by another batch")
         assert bool(processes_running(marker))  # the first one's task runs on
         first.send_signal(signal.SIGINT)
         first.communicate(timeout=60)
