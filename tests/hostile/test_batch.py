@@ -27,6 +27,21 @@ from tests.support.processes import wait_until
 TRACEBACK = "Traceback"
 
 
+def ended(
+    command: list[str], cwd: Path, env: dict[str, str], timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """`command` run to its end in `cwd`, its output as text."""
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def task_line(**fields: object) -> str:
     return json.dumps({"repo": ".", "prompt": "go", **fields}) + "\n"
 
@@ -153,13 +168,10 @@ def test_a_copied_folder_with_special_files_a_link_loop_and_a_sparse_tib_runs(
     llm_server.script(Turn(text="read it"))
     command = [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--workdir", str(work)]
     try:
-        done = subprocess.run(
+        done = ended(
             in_small_disk(work, 16 << 20, *command),
-            cwd=tmp_path,
-            env=cli_env(di_code_home, llm_server),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
+            tmp_path,
+            cli_env(di_code_home, llm_server),
             timeout=120,
         )
     finally:
@@ -232,14 +244,8 @@ def test_a_tasks_timeout_ends_a_clone_that_hangs(
     write_tasks(tmp_path / "t.jsonl", [{"id": "c", "repo": "ssh://server/x.git", "prompt": "go"}])
     env = cli_env(di_code_home, llm_server, GIT_SSH_COMMAND=str(ssh), GIT_SSH_VARIANT="simple")
     try:
-        done = subprocess.run(
-            [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--timeout", "2"],
-            cwd=tmp_path,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
+        done = ended(
+            [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--timeout", "2"], tmp_path, env
         )
         assert done.returncode == 1, done.stderr
         assert read_results(tmp_path / "r.jsonl")["c"]["status"] == "timeout"
@@ -389,26 +395,18 @@ def test_a_second_batch_on_the_same_results_through_a_link_is_refused(
     first = start_batch(di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl")
     try:
         wait_until(lambda: bool(processes_running(marker)), "the first batch's task")
-        second = subprocess.run(
+        second = ended(
             [DI_CODE, "batch", "t.jsonl", "--out", "same.jsonl", "--workdir", "elsewhere"],
-            cwd=tmp_path,
-            env=cli_env(di_code_home, llm_server),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
+            tmp_path,
+            cli_env(di_code_home, llm_server),
         )
         assert second.returncode == 2, second.stderr
         assert second.stderr.splitlines()[-1].endswith("is being written by another batch")
         (tmp_path / "work-link").symlink_to(tmp_path / "r.jsonl.work")
-        third = subprocess.run(
+        third = ended(
             [DI_CODE, "batch", "t.jsonl", "--out", "other.jsonl", "--workdir", "work-link"],
-            cwd=tmp_path,
-            env=cli_env(di_code_home, llm_server),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=60,
+            tmp_path,
+            cli_env(di_code_home, llm_server),
         )
         assert third.returncode == 2, third.stderr
         assert third.stderr.splitlines()[-1].endswith("is in use by another batch")
@@ -471,13 +469,10 @@ def test_results_on_a_disk_that_fills_are_said_in_one_line_and_stay_whole_lines(
     llm_server.script(bash_call("seq 1 40000 > big.txt"), Turn(text="wrote"))
     command = [DI_CODE, "batch", "t.jsonl", "--out", f"{small}/r.jsonl", "--workdir", "work"]
     script = f"{' '.join(command)}; code=$?; cat {small}/r.jsonl > kept.jsonl; exit $code"
-    done = subprocess.run(
+    done = ended(
         in_small_disk(small, 1 << 16, "bash", "-c", script),
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server, DI_CODE_HOME=str(di_code_home)),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+        tmp_path,
+        cli_env(di_code_home, llm_server, DI_CODE_HOME=str(di_code_home)),
         timeout=120,
     )
     assert done.returncode not in (0, 1), done.stderr
@@ -487,20 +482,17 @@ def test_results_on_a_disk_that_fills_are_said_in_one_line_and_stay_whole_lines(
     assert kept == "" or (kept.endswith("\n") and all(map(json.loads, kept.splitlines())))
 
 
-def test_a_workdir_on_a_full_disk_fails_the_task_in_one_line_and_leaves_no_checkout(
+def test_a_workdir_on_a_full_disk_fails_that_task_in_one_line_and_the_next_runs(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     """The workdir is a 1 MiB file system; the repository's checkout needs 3 MiB: the task
-    fails with one line, the result is written, and the next task on a small repo still runs."""
+    fails with one line (git's own words: "Out of diskspace"), the result is written, and
+    the next task, on a small repository, still runs."""
     (di_code_home / "config.toml").write_text('[sandbox]\nmode = "off"\n')
     big = make_repo(tmp_path / "big", {"a.txt": "a\n"})
     (big / "blob.bin").write_bytes(os.urandom(3 << 20))
-    subprocess.run(["git", "add", "-A"], cwd=big, check=True)
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "big"],
-        cwd=big,
-        check=True,
-    )
+    git(big, "add", "-A")
+    git(big, "commit", "--quiet", "-m", "big")
     small = make_repo(tmp_path / "small", {"a.txt": "a\n"})
     tasks = [{"id": "big", "repo": str(big), "prompt": "go"}]
     tasks.append({"id": "small", "repo": str(small), "prompt": "go"})
@@ -508,18 +500,11 @@ def test_a_workdir_on_a_full_disk_fails_the_task_in_one_line_and_leaves_no_check
     work = tmp_path / "work"
     work.mkdir()
     llm_server.script(Turn(text="small done"))
-    done = subprocess.run(
-        in_small_disk(
-            work,
-            1 << 20,
-            *[DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--workdir", str(work)],
-            *["--jobs", "1"],
-        ),
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+    command = [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--workdir", str(work)]
+    done = ended(
+        in_small_disk(work, 1 << 20, *command, "--jobs", "1"),
+        tmp_path,
+        cli_env(di_code_home, llm_server),
         timeout=120,
     )
     assert done.returncode == 1, done.stderr
@@ -548,14 +533,10 @@ def test_the_users_insteadof_to_ext_runs_nothing(
         tmp_path / "t.jsonl",
         [{"id": "u", "repo": "https://example.invalid/org/x.git", "prompt": "go"}],
     )
-    done = subprocess.run(
+    done = ended(
         [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl"],
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server, HOME=str(home)),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
+        tmp_path,
+        cli_env(di_code_home, llm_server, HOME=str(home)),
     )
     assert done.returncode == 1, done.stderr
     record = read_results(tmp_path / "r.jsonl")["u"]
@@ -633,14 +614,10 @@ def test_keys_planted_in_answers_errors_and_a_tasks_env_appear_nowhere(
         Turn(text=f"your key is {API_KEY}, part {API_KEY[:14]}"),
         HttpError(400, f"invalid key {own_key}", headers={}),
     )
-    done = subprocess.run(
+    done = ended(
         [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--events", "--jobs", "1", "--keep"],
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
+        tmp_path,
+        cli_env(di_code_home, llm_server),
     )
     assert done.returncode == 1, done.stderr
     results = read_results(tmp_path / "r.jsonl")
@@ -663,14 +640,10 @@ def test_a_token_in_a_repo_url_is_not_written_to_the_results(
         tmp_path / "t.jsonl",
         [{"id": "u", "repo": f"https://ci:{token}@127.0.0.1:9/o/r.git", "prompt": "go"}],
     )
-    done = subprocess.run(
+    done = ended(
         [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl", "--events"],
-        cwd=tmp_path,
-        env=cli_env(di_code_home, llm_server),
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
+        tmp_path,
+        cli_env(di_code_home, llm_server),
     )
     assert done.returncode == 1, done.stderr
     for text in (done.stdout, done.stderr, (tmp_path / "r.jsonl").read_text()):
@@ -726,15 +699,7 @@ def test_a_tasks_own_home_folder_gives_the_notice_and_holds_its_session(
     llm_server.script(bash_call(f"touch {mark}; echo tried"), Turn(text="tried"))
     env = cli_env(di_code_home, llm_server, HOME=str(mine))
     del env["DI_CODE_HOME"]
-    done = subprocess.run(
-        [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl"],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = ended([DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl"], tmp_path, env)
     assert done.returncode == 0, done.stderr
     assert mark.exists()  # the task's own config turned the sandbox off
     assert "unsandboxed" in done.stderr.splitlines()[0], done.stderr
