@@ -73,6 +73,7 @@ def batch_command(options: BatchOptions) -> int:
     workdir = (
         Path(options.workdir).resolve() if options.workdir else out.with_name(out.name + ".work")
     )
+    _workdir_is_no_repo(workdir, tasks)
     try:  # before anything in it is touched: another batch's checkouts are there
         held = hold_workdir(workdir)
     except WorkdirBusy as exc:
@@ -83,6 +84,17 @@ def batch_command(options: BatchOptions) -> int:
         return _run_in(workdir, tasks, out, options)
     finally:
         os.close(held)
+
+
+def _workdir_is_no_repo(workdir: Path, tasks: list[Task]) -> None:
+    """A workdir that is a task's own folder would hold that task's checkouts and logs: a
+    copied folder would copy its copy without end, a work tree would be written into."""
+    from di_code.batch.checkout import is_url
+
+    for task in tasks:
+        if not is_url(task.repo) and Path(task.repo).resolve() == workdir:
+            shown = f"--workdir {workdir} is the repo of task {task.id}"
+            raise ConfigError(f"{shown}: give another folder")
 
 
 def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:

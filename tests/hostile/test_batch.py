@@ -289,6 +289,28 @@ def test_a_task_whose_bash_ignores_term_and_leaves_its_session_is_ended_whole(
             os.kill(pid, signal.SIGKILL)
 
 
+@pytest.mark.parametrize("kind", ["plain", "git"])
+def test_a_workdir_that_is_a_tasks_repo_is_refused_before_anything_is_written_there(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, kind: str
+) -> None:
+    """`--workdir proj` for a task on `proj`: its checkouts and logs would go into the folder
+    the task copies (a copy of itself, without end) or into the user's work tree."""
+    if kind == "git":
+        make_repo(tmp_path / "proj", {"a.txt": "a\n"})
+    else:
+        (tmp_path / "proj").mkdir()
+        (tmp_path / "proj" / "a.txt").write_text("a\n")
+    write_tasks(tmp_path / "t.jsonl", [{"id": "t", "repo": "proj", "prompt": "go"}])
+    before = sorted(path.name for path in (tmp_path / "proj").iterdir())
+    done = run_batch("t.jsonl", "--out", "r.jsonl", "--workdir", "proj")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == (
+        f"di-code: --workdir {tmp_path / 'proj'} is the repo of task t: give another folder"
+    )
+    assert sorted(path.name for path in (tmp_path / "proj").iterdir()) == before
+    assert not llm_server.requests
+
+
 @pytest.mark.parametrize(
     ("number", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
 )
