@@ -89,6 +89,23 @@ def run_child(
     return subprocess.run(argv, start_new_session=own_group, preexec_fn=preexec, **options)
 
 
+def popen_child(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen` through the door, for a child waited on in steps (a clone that a
+    stop may end): a group of its own, and PR_SET_PDEATHSIG."""
+    return subprocess.Popen(argv, start_new_session=True, preexec_fn=_in_child(), **options)
+
+
+def kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to `process`, its group and every process below it (one that left the group
+    with `setsid` included: the tree is read first), then the process reaped."""
+    tree = descendants(process.pid)
+    signal_group(process.pid, signal.SIGKILL)
+    for pid in tree:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    process.wait()
+
+
 def dying_argv(argv: Sequence[str]) -> list[str]:
     """`argv` run so that it dies with di-code, for a child a library starts itself (it must
     start it in a group of its own, as the MCP SDK does)."""

@@ -20,11 +20,12 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.batch.checkout_tree import MAX_FILE_BYTES, checkout_tree, tree_entries
-from di_code.session.git_run import GitError, clone, remote_transport, run_git
+from di_code.session.git_run import GitError, GitStopped, clone, remote_transport, run_git
 
 BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
@@ -48,6 +49,10 @@ _PATCH = [
 
 class CheckoutError(Exception):
     """The task's checkout could not be made; the message is one line."""
+
+
+class CheckoutStopped(CheckoutError):
+    """The checkout was stopped while its clone ran (Ctrl-C, or the task's timeout)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,14 +81,21 @@ def is_url(repo: str) -> bool:
         raise CheckoutError(str(exc)) from None
 
 
-def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Checkout:
+def make_checkout(
+    repo: str,
+    ref: str | None,
+    where: Path,
+    task_id: str,
+    stopped: Callable[[], bool] | None = None,
+) -> Checkout:
     """A fresh checkout of `repo` at `ref` in `where` (anything a killed run left there is
-    removed first; nothing is left there when this fails)."""
+    removed first; nothing is left there when this fails); a clone ends, with all it started,
+    once `stopped()` says so (CheckoutStopped)."""
     shutil.rmtree(where, ignore_errors=True)
     where.parent.mkdir(parents=True, exist_ok=True)
     try:
         if is_url(repo):
-            clone(repo, where)
+            clone(repo, where, stopped=stopped)
             return _on_branch(where, _cloned_commit(where, ref), task_id)
         folder = Path(repo).expanduser().resolve()
         if not folder.is_dir():
@@ -101,7 +113,8 @@ def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Chec
         return _on_branch(where, base, task_id)
     except (CheckoutError, GitError) as exc:
         shutil.rmtree(where, ignore_errors=True)
-        raise CheckoutError(str(exc)) from None
+        kind = CheckoutStopped if isinstance(exc, GitStopped) else CheckoutError
+        raise kind(str(exc)) from None
 
 
 def _clone_local(source: Path, where: Path) -> None:

@@ -25,7 +25,13 @@ from typing import Any, BinaryIO
 from di_code.ai.private_files import private_folder
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
 from di_code.ai.redaction import clip, redact
-from di_code.batch.checkout import CheckoutError, make_checkout, patch_of, remove_checkout
+from di_code.batch.checkout import (
+    CheckoutError,
+    CheckoutStopped,
+    make_checkout,
+    patch_of,
+    remove_checkout,
+)
 from di_code.batch.key_check import ModelFlags, check_key
 from di_code.batch.processes import end_process_tree
 from di_code.batch.results import STOPPED
@@ -76,10 +82,18 @@ def run_task(
     every such task would meet here, stops the batch)."""
     live = live or Live()
     record = task_record(task, "failed")
+    timeout = task.timeout or settings.timeout
     try:
         checkout = make_checkout(
-            task.repo, task.ref, settings.workdir / "checkouts" / task.id, task.id
+            task.repo,
+            task.ref,
+            settings.workdir / "checkouts" / task.id,
+            task.id,
+            stopped=lambda: stop.is_set() or _timed_out(live, timeout),
         )
+    except CheckoutStopped:  # a clone that hangs: ended as the task's process would be
+        record["status"] = "cancelled" if stop.is_set() else "timeout"
+        return finish_record(record, live, error=_stopped_error(record["status"], timeout))
     except (CheckoutError, OSError) as exc:
         return finish_record(record, live, error=f"checkout: {exc}")
     record.update(base=checkout.base, checkout=str(checkout.path) if settings.keep else None)
@@ -155,10 +169,8 @@ def _run_process(
         reader = _StreamReader(stream, live)
         status = _wait(process, reader, stop, live, timeout)
     result = reader.result
-    if status == "timeout":
-        return status, result, f"timed out after {timeout:g} s"
-    if status == "cancelled":
-        return status, result, STOPPED
+    if status in ("timeout", "cancelled"):
+        return status, result, _stopped_error(status, timeout)
     if result is None or result.get("is_error") or process.returncode != 0:
         return "failed", result, _failure(result, stderr_path, process.returncode)
     return "done", result, None
@@ -178,7 +190,7 @@ def _wait(
         exited.register(exit_fd, select.POLLIN)
     try:
         while process.poll() is None:
-            if stop.is_set() or (timeout is not None and time.monotonic() - live.started > timeout):
+            if stop.is_set() or _timed_out(live, timeout):
                 end_process_tree(process)
                 reader.read()
                 return "cancelled" if stop.is_set() else "timeout"
@@ -195,6 +207,15 @@ def _wait(
             os.close(exit_fd)
     reader.read()
     return "done"
+
+
+def _timed_out(live: Live, timeout: float | None) -> bool:
+    return timeout is not None and time.monotonic() - live.started > timeout
+
+
+def _stopped_error(status: str, timeout: float | None) -> str:
+    """The error of a task the batch ended: `cancelled` by a stop, or `timeout`."""
+    return f"timed out after {timeout or 0:g} s" if status == "timeout" else STOPPED
 
 
 def _exit_fd(pid: int) -> int | None:

@@ -22,10 +22,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from di_code.ai.children import run_child
+from di_code.ai.children import kill_tree, popen_child, run_child
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -62,6 +63,8 @@ CLONE_CONFIG = _options(
 credential helpers (their ~/.gitconfig) may fetch it, over TRANSPORTS only."""
 
 TIMEOUT_SECONDS = 300
+STEP_SECONDS = 0.1
+"""How often a stoppable git (a clone) is asked whether to stop."""
 _USER_SSH = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
 """The user's own ssh settings (a repository cannot set them): kept for a clone only."""
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -73,6 +76,10 @@ ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 
 class GitError(Exception):
     """A git command failed; the message is one line."""
+
+
+class GitStopped(GitError):
+    """A git command its caller stopped (a batch's Ctrl-C or task timeout) was ended."""
 
 
 def git_env(
@@ -107,16 +114,19 @@ def run_git(
     return _run(cwd, SAFE_CONFIG, args, git_env(index_file, author=author), stdin)
 
 
-def clone(source: str, where: Path, *, shared: bool = False) -> None:
+def clone(
+    source: str, where: Path, *, shared: bool = False, stopped: Callable[[], bool] | None = None
+) -> None:
     """Clone `source` (a URL of TRANSPORTS, or a local repository's absolute path) into the new
     folder `where`, checking nothing out and copying no template (hooks); `shared` borrows a
-    local repository's objects instead of copying them (nothing is written there)."""
+    local repository's objects instead of copying them (nothing is written there). A server
+    may never answer: once `stopped()` says so, git and all it started are ended (GitStopped)."""
     if not source.startswith("/") and remote_transport(source) is None:
         raise GitError(f"{source!r} is neither an absolute path nor a git URL")
     options = ["--no-checkout", "--quiet", "--template=", *(["--shared"] if shared else [])]
     env = git_env(keep=_USER_SSH)
     command = ["clone", *options, "--", source, str(where)]
-    _run(where.parent, CLONE_CONFIG, command, env, b"", quick=False)  # network: may be long
+    _run(where.parent, CLONE_CONFIG, command, env, b"", quick=False, stopped=stopped)
 
 
 def remote_transport(repo: str) -> str | None:
@@ -147,19 +157,24 @@ def _run(
     stdin: bytes,
     *,
     quick: bool = True,
+    stopped: Callable[[], bool] | None = None,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
+    argv = ["git", "--no-pager", *config, *args]
     try:
-        done = run_child(
-            ["git", "--no-pager", *config, *args],
-            cwd=cwd,
-            env=env,
-            input=stdin,
-            capture_output=True,
-            timeout=TIMEOUT_SECONDS,
-            bounded=quick,
-        )
+        if stopped is not None:
+            done = _run_until(argv, cwd, env, stopped)
+        else:
+            done = run_child(
+                argv,
+                cwd=cwd,
+                env=env,
+                input=stdin,
+                capture_output=True,
+                timeout=TIMEOUT_SECONDS,
+                bounded=quick,
+            )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
     if done.returncode != 0:
@@ -167,6 +182,29 @@ def _run(
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
         raise GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
     return done.stdout
+
+
+def _run_until(
+    argv: list[str], cwd: Path, env: dict[str, str], stopped: Callable[[], bool]
+) -> subprocess.CompletedProcess[bytes]:
+    """`argv` run to its end, or ended with all it started once `stopped()` says so (asked
+    every STEP_SECONDS: GitStopped) or TIMEOUT_SECONDS have passed."""
+    pipe, nothing = subprocess.PIPE, subprocess.DEVNULL
+    process = popen_child(argv, cwd=cwd, env=env, stdin=nothing, stdout=pipe, stderr=pipe)
+    deadline = time.monotonic() + TIMEOUT_SECONDS
+    while True:
+        try:
+            out, err = process.communicate(timeout=STEP_SECONDS)
+        except subprocess.TimeoutExpired:
+            ended_by_stop = stopped()
+            if ended_by_stop or time.monotonic() > deadline:
+                kill_tree(process)
+                process.communicate()
+                if ended_by_stop:
+                    raise GitStopped("the clone was stopped") from None
+                raise subprocess.TimeoutExpired(argv, TIMEOUT_SECONDS) from None
+            continue
+        return subprocess.CompletedProcess(argv, process.returncode, out, err)
 
 
 def work_tree_top(folder: Path) -> Path | None:

@@ -199,10 +199,6 @@ def hanging_ssh(tmp_path: Path, marker: str) -> Path:
     return ssh
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a clone that hangs holds the driver up to git's 300 s; SIGTERM does not end it",
-)
 def test_sigterm_while_a_clone_hangs_ends_the_batch_and_the_clones_programs(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -232,10 +228,6 @@ def test_sigterm_while_a_clone_hangs_ends_the_batch_and_the_clones_programs(
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a task's --timeout does not count its clone: a clone that hangs is never timed out",
-)
 def test_a_tasks_timeout_ends_a_clone_that_hangs(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
