@@ -463,11 +463,8 @@ def test_an_earlier_result_line_nested_thousands_deep_is_no_result(
     llm_server.script(Turn(text="ran"))
     done = run_batch("t.jsonl", "--out", "r.jsonl")
     assert done.returncode == 0, done.stderr
-    assert read_results_last(tmp_path / "r.jsonl")["answer"] == "ran"
-
-
-def read_results_last(path: Path) -> dict[str, object]:
-    return json.loads(path.read_text().splitlines()[-1])
+    last = json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])
+    assert last["answer"] == "ran"
 
 
 def test_results_on_a_disk_that_fills_are_said_in_one_line_and_stay_whole_lines(
