@@ -95,6 +95,17 @@ def run_child(
     return subprocess.run(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
 
 
+def kill_tree(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to `process`, its group and every process below it (one that left the group
+    with `setsid` included: the tree is read first), then the process reaped."""
+    tree = descendants(process.pid)
+    signal_group(process.pid, signal.SIGKILL)
+    for pid in tree:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    process.wait()
+
+
 def dying_argv(argv: Sequence[str]) -> list[str]:
     """`argv` run so that it dies with di-code, for a child a library starts itself (it must
     start it in a group of its own, as the MCP SDK does)."""

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.batch.checkout_tree import checkout_tree, tree_entries
-from di_code.session.git_run import GitError, clone, remote_transport, run_git
+from di_code.batch.checkout_tree import MAX_FILE_BYTES, checkout_tree, tree_entries
+from di_code.session.git_run import GitError, GitStopped, clone, remote_transport, run_git
 
 BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
@@ -49,13 +51,18 @@ class CheckoutError(Exception):
     """The task's checkout could not be made; the message is one line."""
 
 
+class CheckoutStopped(CheckoutError):
+    """The checkout was stopped while its clone ran (Ctrl-C, or the task's timeout)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Checkout:
     path: Path
     base: str
     """The commit the task started from: its patch is against it."""
     left_out: tuple[str, ...] = ()
-    """Files of a copied folder its base does not hold as they are (checkout_tree)."""
+    """Files of a copied folder its base does not hold as they are (not copied, or left out
+    of its tree by checkout_tree)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,14 +81,21 @@ def is_url(repo: str) -> bool:
         raise CheckoutError(str(exc)) from None
 
 
-def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Checkout:
+def make_checkout(
+    repo: str,
+    ref: str | None,
+    where: Path,
+    task_id: str,
+    stopped: Callable[[], bool] | None = None,
+) -> Checkout:
     """A fresh checkout of `repo` at `ref` in `where` (anything a killed run left there is
-    removed first; nothing is left there when this fails)."""
+    removed first; nothing is left there when this fails); a clone ends, with all it started,
+    once `stopped()` says so (CheckoutStopped)."""
     shutil.rmtree(where, ignore_errors=True)
     where.parent.mkdir(parents=True, exist_ok=True)
     try:
         if is_url(repo):
-            clone(repo, where)
+            clone(repo, where, stopped=stopped)
             return _on_branch(where, _cloned_commit(where, ref), task_id)
         folder = Path(repo).expanduser().resolve()
         if not folder.is_dir():
@@ -99,7 +113,8 @@ def make_checkout(repo: str, ref: str | None, where: Path, task_id: str) -> Chec
         return _on_branch(where, base, task_id)
     except (CheckoutError, GitError) as exc:
         shutil.rmtree(where, ignore_errors=True)
-        raise CheckoutError(str(exc)) from None
+        kind = CheckoutStopped if isinstance(exc, GitStopped) else CheckoutError
+        raise kind(str(exc)) from None
 
 
 def _clone_local(source: Path, where: Path) -> None:
@@ -118,14 +133,24 @@ def _on_branch(where: Path, base: str, task_id: str) -> Checkout:
 
 def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     batch_folder = where.parent.parent.resolve()  # OUT.work: never copied into a task's copy
+    not_copied: list[str] = []
 
     def left_out(directory: str, names: list[str]) -> list[str]:
         path = Path(directory)
-        return [
-            name
-            for name in names
-            if (path / name).resolve() == batch_folder or (path == folder and name == ".git")
-        ]
+        skipped = []
+        for name in names:
+            info = (path / name).lstat()
+            if stat.S_ISLNK(info.st_mode):
+                continue  # copied as a link (a loop too), never followed
+            if (path / name) == batch_folder or (path == folder and name == ".git"):
+                skipped.append(name)
+                continue
+            why = _not_copied(info)
+            if why is not None:
+                skipped.append(name)
+                shown = (path / name).relative_to(folder).as_posix()
+                not_copied.append(f"{os.fsencode(shown).decode(errors='backslashreplace')}: {why}")
+        return skipped
 
     shutil.copytree(folder, where, symlinks=True, ignore=left_out)
     run_git(where, ["init", "--quiet", "--template="])
@@ -135,7 +160,20 @@ def _copy(folder: Path, where: Path, task_id: str) -> Checkout:
     base = run_git(where, commit, author=_AUTHOR).decode().strip()
     run_git(where, ["symbolic-ref", "HEAD", f"refs/heads/{BRANCH_PREFIX}{task_id}"])
     run_git(where, ["reset", "--quiet", base])
-    return Checkout(where, base, tree.left_out)
+    return Checkout(where, base, (*not_copied, *tree.left_out))
+
+
+def _not_copied(info: os.stat_result) -> str | None:
+    """Why a copied folder's entry is not copied, or None: a FIFO would block its copy, a
+    socket or device cannot be copied, and a file over MAX_FILE_BYTES could be in no base or
+    patch (a sparse 1 TiB image would be written out whole)."""
+    if stat.S_ISDIR(info.st_mode):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return "a FIFO, socket or device: not copied"
+    if info.st_size > MAX_FILE_BYTES:
+        return f"{info.st_size:,} bytes, over the {MAX_FILE_BYTES:,} of one file: not copied"
+    return None
 
 
 def _raw_attributes(where: Path) -> None:

@@ -32,7 +32,7 @@ from di_code.batch.ray_slots import SlotDoor, start_keeper
 from di_code.batch.results import STOPPED
 from di_code.batch.runner import Reporter, Stop, run_batch
 from di_code.batch.tasks import Task
-from di_code.batch.worker import Live, RunSettings, finish_record, run_task
+from di_code.batch.worker import Live, RunSettings, finish_record, run_task, task_record
 
 RAY_TASK_OPTIONS: dict[str, Any] = {"num_cpus": 1, "max_retries": 1}
 IN_FLIGHT_PER_CPU = 2
@@ -134,4 +134,4 @@ class RayPool:
 
 def _unfinished(task: Task, live: Live, status: str, error: str) -> dict[str, Any]:
     """The record of a task whose own record never came back from the cluster."""
-    return finish_record({"id": task.id, "status": status, "repo": task.repo}, live, error=error)
+    return finish_record(task_record(task, status), live, error=error)

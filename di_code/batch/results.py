@@ -9,6 +9,7 @@ written through the one redaction (di_code.ai.redaction), a patch too.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -37,7 +38,7 @@ def finished_statuses(path: Path) -> dict[str, str]:
                 break  # cut by a crash: no result
             try:
                 record = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # not a line of ours
                 continue
             if isinstance(record, dict) and isinstance(record.get("id"), str):
                 statuses[record["id"]] = str(record.get("status"))
@@ -48,12 +49,18 @@ class ResultsBusy(Exception):
     """Another batch is writing the same results file."""
 
 
+class ResultsUnwritable(Exception):
+    """A result line could not be written (a full disk): the batch stops, and the tasks whose
+    result is not in the file run again next time."""
+
+
 class ResultsFile:
     """Appends result lines durably; only the driver's one thread writes. The file is locked
     while the batch runs, so two batches never interleave their lines in one file (the lock
     goes with the driver, however it ends)."""
 
     def __init__(self, path: Path) -> None:
+        self._path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
@@ -66,11 +73,18 @@ class ResultsFile:
             os.ftruncate(self._fd, complete)  # a crash's cut line: not a result, its task reruns
 
     def append(self, record: dict[str, Any]) -> None:
+        """One whole line, or ResultsUnwritable and the file as it was (no part of the line)."""
         data = (redact(json.dumps(record, ensure_ascii=False)) + "\n").encode()
         view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
-        os.fsync(self._fd)
+        size = os.fstat(self._fd).st_size
+        try:
+            while view:
+                view = view[os.write(self._fd, view) :]
+            os.fsync(self._fd)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, size)
+            raise ResultsUnwritable(f"cannot write {self._path}: {exc.strerror or exc}") from None
 
     def close(self) -> None:
         os.close(self._fd)

@@ -5,14 +5,16 @@ out only as slots free up, and a result is written and dropped at once: the driv
 does not grow with the batch. SIGINT (Ctrl-C) and SIGTERM stop every running task (their
 records say `cancelled`; the next run runs them again) and start no new one; the exit code is
 then 128 + the signal's number. A task that finds its machine without the model's key
-(KeyMissing) stops the batch the same way, and run_batch raises it once at the end.
+(KeyMissing), a results file that cannot take a line (ResultsUnwritable, a full disk) or
+progress nobody reads any more (OutputClosed: `--events | head`) stops the batch the same way,
+and run_batch raises it once at the end.
 """
 
 from __future__ import annotations
 
 import signal
 import threading
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +22,15 @@ from typing import Any, Protocol
 
 from di_code.ai.stop_signals import responding
 from di_code.batch.key_check import KeyMissing
-from di_code.batch.results import FINISHED, STATUSES, ResultsFile, finished_statuses
+from di_code.batch.results import (
+    FINISHED,
+    STATUSES,
+    ResultsFile,
+    ResultsUnwritable,
+    finished_statuses,
+)
 from di_code.batch.tasks import Task
-from di_code.batch.worker import Live, RunSettings, finish_record, run_task
+from di_code.batch.worker import Live, RunSettings, finish_record, run_task, task_record
 
 TICK_SECONDS = 0.25
 RETRYABLE = frozenset({"failed", "timeout"})
@@ -48,20 +56,29 @@ class Pool(Protocol):
     def cancel(self, handles: Sequence[Hashable]) -> None: ...
 
 
+class OutputClosed(Exception):
+    """The batch's progress could not be written (its reader is gone: `--events | head`)."""
+
+
 @dataclass(slots=True)
 class Stop:
-    """Set by a stop signal or a missing key; the workers' processes end when it is set."""
+    """Set by a stop signal, or by a failure every task would meet (a missing key, results or
+    progress that cannot be written); the workers' processes end when it is set."""
 
     event: threading.Event = field(default_factory=threading.Event)
     signal_number: int | None = None
-    missing: KeyMissing | None = None
+    failure: Exception | None = None
+    """Raised once the batch has ended, when no signal stopped it."""
+    failed_by: str | None = None
+    """The `end` event's `stopped_by` for the failure."""
 
     def __call__(self, number: int, _frame: object = None) -> None:
         self.signal_number = self.signal_number or number
         self.event.set()
 
-    def key_missing(self, error: KeyMissing) -> None:
-        self.missing = self.missing or error
+    def fail(self, error: Exception, by: str) -> None:
+        if self.failure is None:
+            self.failure, self.failed_by = error, by
         self.event.set()
 
 
@@ -97,24 +114,43 @@ def run_batch(
     stop: Stop | None = None,
 ) -> int:
     """Run the tasks that need running; 0 when all of them are done, 1 when one failed or
-    timed out, 128 + N when signal N stopped the batch; KeyMissing when a task found no key."""
+    timed out, 128 + N when signal N stopped the batch; else the failure that stopped it."""
     stop = stop or Stop()
     out = ResultsFile(results)  # locked first: what is done is read under the lock
     pending = tasks_to_run(tasks, results, retry_failed)
-    reporter.begin(len(pending), len(tasks) - len(pending))
+    say = _Saying(reporter, stop)
+    say(reporter.begin, len(pending), len(tasks) - len(pending))
     counts = dict.fromkeys(STATUSES, 0)
     try:
         with responding(stop):
-            _drive(iter(pending), pool, jobs, stop, reporter, out, counts)
+            _drive(iter(pending), pool, jobs, stop, say, out, counts)
     finally:
         out.close()
-    stopped = signal.Signals(stop.signal_number).name if stop.signal_number else None
-    reporter.end(counts, stopped or ("missing key" if stop.missing else None))
+    stopped = signal.Signals(stop.signal_number).name if stop.signal_number else stop.failed_by
+    say(reporter.end, counts, stopped)
     if stop.signal_number:
         return 128 + stop.signal_number
-    if stop.missing:
-        raise stop.missing
+    if stop.failure is not None:
+        raise stop.failure
     return 1 if counts["failed"] or counts["timeout"] else 0
+
+
+class _Saying:
+    """Calls the reporter; progress that cannot be written (a closed stdout) stops the batch
+    as Ctrl-C does, and nothing more is said there."""
+
+    def __init__(self, reporter: Reporter, stop: Stop) -> None:
+        self.reporter, self._stop, self._closed = reporter, stop, False
+
+    def __call__(self, report: Callable[..., None], *args: Any) -> None:
+        if self._closed:
+            return
+        try:
+            report(*args)
+        except OSError as exc:
+            self._closed = True
+            closed = OutputClosed(f"cannot write the batch's progress: {exc.strerror or exc}")
+            self._stop.fail(closed, "output closed")
 
 
 def _drive(
@@ -122,7 +158,7 @@ def _drive(
     pool: Pool,
     jobs: int,
     stop: Stop,
-    reporter: Reporter,
+    say: _Saying,
     out: ResultsFile,
     counts: dict[str, int],
 ) -> None:
@@ -135,7 +171,7 @@ def _drive(
                 break
             live = Live()
             running[pool.submit(task, live)] = (task, live)
-            reporter.started(task)
+            say(say.reporter.started, task)
         if stop.event.is_set() and not cancelled:
             pool.cancel(list(running))
             cancelled = True
@@ -146,13 +182,16 @@ def _drive(
             try:
                 record = pool.result(handle, task, live)
             except KeyMissing as exc:  # it runs again on the next run, once there is a key
-                first = {"id": task.id, "status": "cancelled", "repo": task.repo}
-                record = finish_record(first, live, error=str(exc))
-                stop.key_missing(exc)
-            out.append(record)
+                record = finish_record(task_record(task, "cancelled"), live, error=str(exc))
+                stop.fail(exc, "missing key")
+            try:
+                out.append(record)
+            except ResultsUnwritable as exc:  # not recorded: the task runs again next time
+                stop.fail(exc, "results not written")
+                continue
             counts[record["status"]] += 1
-            reporter.finished(record)
-        reporter.tick({task.id: live for task, live in running.values()})
+            say(say.reporter.finished, record)
+        say(say.reporter.tick, {task.id: live for task, live in running.values()})
 
 
 class LocalPool:
@@ -176,8 +215,8 @@ class LocalPool:
         except KeyMissing:
             raise
         except Exception as exc:  # a bug in one task's handling: the batch goes on
-            first = {"id": task.id, "status": "failed", "repo": task.repo}
-            return finish_record(first, live, error=f"internal error: {exc!r}")
+            failed = task_record(task, "failed")
+            return finish_record(failed, live, error=f"internal error: {exc!r}")
         return record
 
     def cancel(self, handles: Sequence[Hashable]) -> None:

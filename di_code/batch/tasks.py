@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from di_code.ai.codec import loads_valid
 from di_code.ai.files.door import FileTooLarge, NotRegularFile, read_path
 from di_code.batch.checkout import CheckoutError, is_url
 
@@ -38,6 +37,9 @@ ENV_NAME_CHARS, ENV_VALUE_CHARS = 256, 32_768
 ECHO_CHARS = 60
 """A bad value is echoed with at most this many characters."""
 JSON_BLANKS = " \t\r"
+HOME_VARIABLES = ("DI_CODE_HOME", "HOME")
+"""Where a task's `run` finds its config (its sandbox, its permissions): a relative one would
+be read in the task's checkout, the repository's files, while the batch read its own folder."""
 _NOT_IN_REFS = re.compile(r"[\x00-\x20\x7f~^:?*\[\\/]")
 _FIELDS = {
     "id",
@@ -86,10 +88,13 @@ def read_tasks(path: Path) -> list[Task]:
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip(JSON_BLANKS):
             continue
-        try:  # lone surrogates (`\\ud800`) made U+FFFD here, the task file's door
-            task = _task(loads_valid(line), number, path.parent)
+        try:  # a lone surrogate (`\\ud800`) is refused by the checks of _task, with its line
+            task = _task(json.loads(line, object_pairs_hook=_fields_once), number, path.parent)
         except json.JSONDecodeError as exc:
             errors.append(f"{path}:{number}: not JSON ({exc.msg})")
+            continue
+        except RecursionError:  # Python's parser takes about 1000 levels
+            errors.append(f"{path}:{number}: nested too deep to read")
             continue
         except ValueError as exc:
             errors.append(f"{path}:{number}: {exc}")
@@ -106,6 +111,17 @@ def read_tasks(path: Path) -> list[Task]:
     if not tasks:
         raise TaskFileError(f"{path}: no tasks")
     return tasks
+
+
+def _fields_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose every field is given once: of a field given twice, which value the
+    user meant (which prompt runs) is a guess."""
+    fields: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise ValueError(f"{echo(name)} is given twice")
+        fields[name] = value
+    return fields
 
 
 def _task(data: Any, line: int, base: Path) -> Task:
@@ -148,10 +164,17 @@ def _text(data: dict[str, Any], name: str, *, required: bool = False) -> str | N
 
 
 def checked(value: str, name: str, limit: int) -> str:
-    """`value` when it has no NUL (no file name, argument or variable can hold one) and at
-    most `limit` characters; else ValueError naming it."""
+    """`value` when it has no NUL and no lone surrogate (no file name, argument or variable
+    can hold either: JSON spells a lone UTF-16 half as `\\ud800`) and at most `limit`
+    characters; else ValueError naming it."""
     if "\0" in value:
         raise ValueError(f"{name} contains a NUL character")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            lone = f"U+{ord(value[exc.start]):04X}"
+            raise ValueError(f"{name} contains a lone surrogate ({lone})") from None
     if len(value) > limit:
         raise ValueError(f"{name} is {len(value)} characters long (at most {limit})")
     return value
@@ -244,4 +267,6 @@ def _env(data: dict[str, Any]) -> dict[str, str]:
     for name, value in env.items():
         checked(name, f"env name {echo(name)}", ENV_NAME_CHARS)
         checked(value, f"env {echo(name)}", ENV_VALUE_CHARS)
+        if name in HOME_VARIABLES and not Path(value).is_absolute():
+            raise ValueError(f"env {echo(name)} must be an absolute path (the task runs elsewhere)")
     return dict(env)

@@ -24,12 +24,19 @@ from typing import Any, BinaryIO
 
 from di_code.ai.private_files import private_folder
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
-from di_code.ai.redaction import clip
-from di_code.batch.checkout import CheckoutError, make_checkout, patch_of, remove_checkout
+from di_code.ai.redaction import clip, redact
+from di_code.batch.checkout import (
+    CheckoutError,
+    CheckoutStopped,
+    make_checkout,
+    patch_of,
+    remove_checkout,
+)
 from di_code.batch.key_check import ModelFlags, check_key
 from di_code.batch.processes import end_process_tree
 from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
+from di_code.config.settings import di_code_home
 from di_code.session.git_run import GitError
 
 CHILD_MODULE = "di_code.cli.batch_child"
@@ -74,11 +81,19 @@ def run_task(
     """The task's result record; never raises for the task's own failures (KeyMissing, which
     every such task would meet here, stops the batch)."""
     live = live or Live()
-    record: dict[str, Any] = {"id": task.id, "status": "failed", "repo": task.repo}
+    record = task_record(task, "failed")
+    timeout = task.timeout or settings.timeout
     try:
         checkout = make_checkout(
-            task.repo, task.ref, settings.workdir / "checkouts" / task.id, task.id
+            task.repo,
+            task.ref,
+            settings.workdir / "checkouts" / task.id,
+            task.id,
+            stopped=lambda: stop.is_set() or _timed_out(live, timeout),
         )
+    except CheckoutStopped:  # a clone that hangs: ended as the task's process would be
+        record["status"] = "cancelled" if stop.is_set() else "timeout"
+        return finish_record(record, live, error=_stopped_error(record["status"], timeout))
     except (CheckoutError, OSError) as exc:
         return finish_record(record, live, error=f"checkout: {exc}")
     record.update(base=checkout.base, checkout=str(checkout.path) if settings.keep else None)
@@ -86,7 +101,8 @@ def run_task(
         check_key(_model_flags(task, settings), checkout.path, _environment(task, settings))
         status, result, error = _run_process(task, settings, checkout.path, stop, live)
         record["status"] = status
-        record.update(_from_result(result, checkout.path))
+        home = di_code_home(_environment(task, settings))
+        record.update(_from_result(result, checkout.path, home))
         patch = patch_of(checkout)
         record.update(_patch_fields(patch.data))
         if patch.left_out:
@@ -99,6 +115,12 @@ def run_task(
         if not settings.keep:
             remove_checkout(checkout)
     return finish_record(record, live, error=error)
+
+
+def task_record(task: Task, status: str) -> dict[str, Any]:
+    """A record's first fields; its repo as di-code shows any URL, a password in it hidden
+    (`https://ci:***@host/org/r.git`): RESULTS.jsonl is read and shared more than tasks."""
+    return {"id": task.id, "status": status, "repo": redact(task.repo)}
 
 
 def finish_record(record: dict[str, Any], live: Live, *, error: str | None) -> dict[str, Any]:
@@ -147,10 +169,8 @@ def _run_process(
         reader = _StreamReader(stream, live)
         status = _wait(process, reader, stop, live, timeout)
     result = reader.result
-    if status == "timeout":
-        return status, result, f"timed out after {timeout:g} s"
-    if status == "cancelled":
-        return status, result, STOPPED
+    if status in ("timeout", "cancelled"):
+        return status, result, _stopped_error(status, timeout)
     if result is None or result.get("is_error") or process.returncode != 0:
         return "failed", result, _failure(result, stderr_path, process.returncode)
     return "done", result, None
@@ -170,7 +190,7 @@ def _wait(
         exited.register(exit_fd, select.POLLIN)
     try:
         while process.poll() is None:
-            if stop.is_set() or (timeout is not None and time.monotonic() - live.started > timeout):
+            if stop.is_set() or _timed_out(live, timeout):
                 end_process_tree(process)
                 reader.read()
                 return "cancelled" if stop.is_set() else "timeout"
@@ -187,6 +207,15 @@ def _wait(
             os.close(exit_fd)
     reader.read()
     return "done"
+
+
+def _timed_out(live: Live, timeout: float | None) -> bool:
+    return timeout is not None and time.monotonic() - live.started > timeout
+
+
+def _stopped_error(status: str, timeout: float | None) -> str:
+    """The error of a task the batch ended: `cancelled` by a stop, or `timeout`."""
+    return f"timed out after {timeout or 0:g} s" if status == "timeout" else STOPPED
 
 
 def _exit_fd(pid: int) -> int | None:
@@ -262,7 +291,7 @@ def _is_reply(message: dict[str, Any]) -> bool:
     )
 
 
-def _from_result(result: dict[str, Any] | None, cwd: Path) -> dict[str, Any]:
+def _from_result(result: dict[str, Any] | None, cwd: Path, home: Path) -> dict[str, Any]:
     if result is None:
         return {}
     usage = result.get("usage") or {}
@@ -272,18 +301,18 @@ def _from_result(result: dict[str, Any] | None, cwd: Path) -> dict[str, Any]:
         "requests": result.get("num_requests"),
         "tokens": usage.get("total_tokens"),
         "cost": (usage.get("cost") or {}).get("total"),
-        "session": _session_file(result.get("session_id"), cwd),
+        "session": _session_file(result.get("session_id"), cwd, home),
     }
 
 
-def _session_file(session_id: Any, cwd: Path) -> str | None:
+def _session_file(session_id: Any, cwd: Path, home: Path) -> str | None:
+    """The session file in the task's own DI_CODE_HOME (its `env` may name another)."""
     if not isinstance(session_id, str) or not session_id:
         return None
-    from di_code.config.settings import di_code_home
     from di_code.session import SessionError, SessionStore
 
     try:
-        return str(SessionStore(di_code_home()).find(session_id, cwd, write=False).path)
+        return str(SessionStore(home).find(session_id, cwd, write=False).path)
     except (SessionError, OSError):
         return None
 

@@ -6,6 +6,7 @@ said once, the shared request cap set up, and the tasks run locally or on Ray.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from dataclasses import dataclass
@@ -52,6 +53,9 @@ def batch_command(options: BatchOptions) -> int:
         raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
     if options.permission_mode not in PERMISSION_MODES:
         raise ConfigError(f"--permission-mode must be one of {', '.join(PERMISSION_MODES)}")
+    for flag, seconds in (("--timeout", options.timeout), ("--ray-timeout", options.ray_timeout)):
+        if seconds is not None and math.isnan(seconds):  # passes any range check: no limit
+            raise ConfigError(f"{flag} must be a number of seconds")
     if options.ray is None and (options.ray_timeout is not None or options.ray_env):
         raise ConfigError("--ray-timeout and --ray-env need --ray")
     try:
@@ -60,6 +64,8 @@ def batch_command(options: BatchOptions) -> int:
         raise ConfigError(str(exc)) from None
     out = Path(options.out).resolve()
     try:  # a results file that cannot be written is found before any task runs
+        if out.exists() and not out.is_file():  # a FIFO blocks, a device is read without end
+            raise ConfigError(f"--out {options.out}: not a regular file")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.open("ab").close()
     except OSError as exc:
@@ -67,6 +73,7 @@ def batch_command(options: BatchOptions) -> int:
     workdir = (
         Path(options.workdir).resolve() if options.workdir else out.with_name(out.name + ".work")
     )
+    _workdir_is_no_repo(workdir, tasks)
     try:  # before anything in it is touched: another batch's checkouts are there
         held = hold_workdir(workdir)
     except WorkdirBusy as exc:
@@ -79,9 +86,21 @@ def batch_command(options: BatchOptions) -> int:
         os.close(held)
 
 
+def _workdir_is_no_repo(workdir: Path, tasks: list[Task]) -> None:
+    """A workdir that is a task's own folder would hold that task's checkouts and logs: a
+    copied folder would copy its copy without end, a work tree would be written into."""
+    from di_code.batch.checkout import is_url
+
+    for task in tasks:
+        if not is_url(task.repo) and Path(task.repo).resolve() == workdir:
+            shown = f"--workdir {workdir} is the repo of task {task.id}"
+            raise ConfigError(f"{shown}: give another folder")
+
+
 def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:
     from di_code.batch.key_check import KeyMissing
-    from di_code.batch.results import ResultsBusy
+    from di_code.batch.results import ResultsBusy, ResultsUnwritable
+    from di_code.batch.runner import OutputClosed
     from di_code.batch.worker import RunSettings
 
     # on Ray the slots are kept by an actor (ray_runner); here by slot files
@@ -102,7 +121,10 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
     _say_sandbox(tasks, options.permission_mode, options.ray is not None)
     try:
         return _run(tasks, out, settings, options, reporter)
-    except (ResultsBusy, KeyMissing) as exc:
+    except (ResultsBusy, KeyMissing, ResultsUnwritable) as exc:
+        raise ConfigError(str(exc)) from None
+    except OutputClosed as exc:  # nothing more to stdout: Python's own flush at exit fails too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         raise ConfigError(str(exc)) from None
 
 

@@ -98,9 +98,13 @@ class Settings(msgspec.Struct, frozen=True):
 
 
 def di_code_home(env: Mapping[str, str] | None = None) -> Path:
-    """`$DI_CODE_HOME` (of `env`, default this process's), else `~/.di-code`."""
-    configured = (os.environ if env is None else env).get("DI_CODE_HOME")
-    return Path(configured).expanduser() if configured else Path.home() / ".di-code"
+    """`$DI_CODE_HOME` (of `env`, default this process's), else `~/.di-code`, `~` being the
+    `HOME` of `env` (another process's home: a batch task's own)."""
+    env = os.environ if env is None else env
+    configured, home = env.get("DI_CODE_HOME"), env.get("HOME")
+    if configured:
+        return Path(configured).expanduser()
+    return (Path(home) if home else Path.home()) / ".di-code"
 
 
 def load_settings(home: Path, workspace: Path, env: Mapping[str, str] | None = None) -> Settings:

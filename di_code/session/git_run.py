@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from di_code.ai.children import group_members, open_child, signal_group
+from di_code.ai.children import group_members, kill_tree, open_child
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -72,7 +71,8 @@ credential helpers (their ~/.gitconfig) may fetch it, over TRANSPORTS only."""
 
 TIMEOUT_SECONDS = 300
 POLL = 0.1
-"""Seconds between two looks at a running git (is it blocked on a FIFO?)."""
+"""Seconds between two looks at a running git (is it blocked on a FIFO? did its caller stop
+it?)."""
 FIFO_WAIT = b"wait_for_partner"
 """Where Linux's open() of a FIFO waits for the other end (/proc/PID/wchan)."""
 _USER_SSH = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
@@ -90,6 +90,10 @@ class GitError(Exception):
 
 class Blocked(GitError):
     """A git command waited on something that may never come (a FIFO): it was killed."""
+
+
+class GitStopped(GitError):
+    """A git command its caller stopped (a batch's Ctrl-C or task timeout) was ended."""
 
 
 def git_env(
@@ -124,16 +128,19 @@ def run_git(
     return _run(cwd, SAFE_CONFIG, args, git_env(index_file, author=author), stdin)
 
 
-def clone(source: str, where: Path, *, shared: bool = False) -> None:
+def clone(
+    source: str, where: Path, *, shared: bool = False, stopped: Callable[[], bool] | None = None
+) -> None:
     """Clone `source` (a URL of TRANSPORTS, or a local repository's absolute path) into the new
     folder `where`, checking nothing out and copying no template (hooks); `shared` borrows a
-    local repository's objects instead of copying them (nothing is written there)."""
+    local repository's objects instead of copying them (nothing is written there). A server
+    may never answer: once `stopped()` says so, git and all it started are ended (GitStopped)."""
     if not source.startswith("/") and remote_transport(source) is None:
         raise GitError(f"{source!r} is neither an absolute path nor a git URL")
     options = ["--no-checkout", "--quiet", "--template=", *(["--shared"] if shared else [])]
     env = git_env(keep=_USER_SSH)
     command = ["clone", *options, "--", source, str(where)]
-    _run(where.parent, CLONE_CONFIG, command, env, b"")
+    _run(where.parent, CLONE_CONFIG, command, env, b"", stopped=stopped)
 
 
 def remote_transport(repo: str) -> str | None:
@@ -162,6 +169,7 @@ def _run(
     args: Sequence[str],
     env: dict[str, str],
     stdin: bytes | BinaryIO,
+    stopped: Callable[[], bool] | None = None,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
@@ -177,7 +185,7 @@ def _run(
         )
     except OSError as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
-    out, err = _wait(process, given, args[0])
+    out, err = _wait(process, given, args[0], stopped)
     if process.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines() or ["no reason given"]
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
@@ -185,24 +193,32 @@ def _run(
     return out
 
 
-def _wait(process: subprocess.Popen[bytes], given: bytes | None, name: str) -> tuple[bytes, bytes]:
-    """git's output, looked in on every POLL seconds: a git blocked opening a FIFO (or past
-    TIMEOUT_SECONDS) is killed with its group at once, and that is a Blocked."""
+def _wait(
+    process: subprocess.Popen[bytes],
+    given: bytes | None,
+    name: str,
+    stopped: Callable[[], bool] | None,
+) -> tuple[bytes, bytes]:
+    """git's output, looked in on every POLL seconds: a git its caller stopped (GitStopped),
+    blocked opening a FIFO or past TIMEOUT_SECONDS (Blocked) is killed at once with all it
+    started, its group and what left the group (an ssh command's `setsid` child)."""
     deadline = time.monotonic() + TIMEOUT_SECONDS
     while True:
         try:
             return process.communicate(given, timeout=POLL)
         except subprocess.TimeoutExpired:
             given = None  # what was given is being written: it is not given twice
-        if any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started
-            why = "was blocked opening a FIFO"
+        if stopped is not None and stopped():
+            error: GitError = GitStopped(f"git {name} was stopped")
+        elif any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started
+            error = Blocked(f"git {name} was blocked opening a FIFO")
         elif time.monotonic() > deadline:
-            why = f"did not end within {TIMEOUT_SECONDS} s"
+            error = Blocked(f"git {name} did not end within {TIMEOUT_SECONDS} s")
         else:
             continue
-        signal_group(process.pid, signal.SIGKILL)
+        kill_tree(process)
         process.communicate()
-        raise Blocked(f"git {name} {why}")
+        raise error
 
 
 def _opening_a_fifo(pid: int) -> bool:
