@@ -118,14 +118,20 @@ EDIT = ToolCard(
     },
 )
 
+BASH_BACKGROUND = (
+    "A background process (`server > server.log 2>&1 &`, its output redirected to a file) "
+    "keeps running after the command returns, until di-code exits; stop it (kill) when done."
+)
+"""Told when commands run unsandboxed; the sandbox says what holds inside it."""
+
 BASH = ToolCard(
     "bash",
     description=(
         "Run a shell command in the working directory (bash -c, stdin closed, stdout and stderr "
         "merged). Returns the last 2000 lines / 50 KB of output; longer output is saved to a file "
-        "whose path is given. A non-zero exit is reported as an error. Use it for builds, tests, "
-        "git and other programs; prefer read, grep, find and ls for looking at files. Start "
-        "long-running servers in the background with their output redirected to a file."
+        "whose path is given (read it with the read tool). A non-zero exit is reported as an "
+        "error. Use it for builds, tests, git and other programs; prefer read, grep, find and "
+        "ls for looking at files."
     ),
     parameters={
         "type": "object",
