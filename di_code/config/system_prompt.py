@@ -2,7 +2,8 @@
 
 Context files come from `$DI_CODE_HOME` and from every folder from the repository root (the
 nearest folder holding `.git`) down to the workspace, outermost first, so the most specific
-instructions come last. Each is capped at 64 KB.
+instructions come last. Each is capped at 64 KB. Those of folders below the workspace are shown
+beside a tool result instead, when the model first works there (di_code.setup.nested_context).
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ def build_system_prompt(
     files = context_files(home, workspace)
     if files:
         parts.append(_PRECEDENCE)
-    parts.extend(f'<context_file path="{path}">\n{text}\n</context_file>' for path, text in files)
+    parts.extend(context_block(path, text) for path, text in files)
     return encodable("\n\n".join(parts))  # a folder's name that is not UTF-8: U+FFFD
 
 
@@ -144,10 +145,10 @@ def context_files(home: Path, workspace: Path) -> list[tuple[Path, str]]:
     found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     for folder in _unique(folders):
-        path = _context_file_in(folder)
+        path = context_file_in(folder)
         if path is not None and path.resolve() not in seen:
             seen.add(path.resolve())
-            found.append((path, _read_capped(path)))
+            found.append((path, read_context_file(path)))
     return found
 
 
@@ -155,14 +156,20 @@ def _unique(folders: list[Path]) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def _context_file_in(folder: Path) -> Path | None:
+def context_block(path: Path, text: str) -> str:
+    return f'<context_file path="{path}">\n{text}\n</context_file>'
+
+
+def context_file_in(folder: Path) -> Path | None:
+    """The folder's AGENTS.md, else its CLAUDE.md, else None."""
     for name in CONTEXT_FILE_NAMES:
         if (folder / name).is_file():
             return folder / name
     return None
 
 
-def _read_capped(path: Path) -> str:
+def read_context_file(path: Path) -> str:
+    """The file's text, cut at CONTEXT_FILE_CAP (or why it could not be read)."""
     try:
         with open_path(path) as handle:
             data = handle.read(CONTEXT_FILE_CAP + 1)

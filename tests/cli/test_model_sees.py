@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.cli.conftest import RunDiCode
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 
 def git(folder: Path, *args: str) -> None:
@@ -77,3 +77,36 @@ def test_every_tool_has_guidance_and_one_rule_for_background_work(
     sandboxed = card(sent(run_di_code, llm_server, "--sandbox", "workspace-write"), "bash")
     assert "background ones included" in sandboxed
     assert "keeps running" not in sandboxed and "in the background with" not in sandboxed
+
+
+READS = ("top.py", "pkg/sub/x.py", "pkg/sub/x.py", "pkg/y.py")
+
+
+def tool_texts(body: dict[str, Any]) -> list[str]:
+    return [str(m["content"]) for m in body["messages"] if m["role"] == "tool"]
+
+
+def test_context_files_have_precedence_and_a_subfolders_come_once_when_the_model_works_there(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("root rule")
+    sub = workspace / "pkg" / "sub"
+    sub.mkdir(parents=True)
+    (workspace / "pkg" / "AGENTS.md").write_text("pkg rule: use tabs")
+    (sub / "CLAUDE.md").write_text("sub rule")
+    (sub / "x.py").write_text("x = 1\n")
+    (workspace / "pkg" / "y.py").write_text("y = 1\n")
+    (workspace / "top.py").write_text("t = 1\n")
+    reads = [ToolCallSpec("read", {"path": p}, f"r{n}") for n, p in enumerate(READS)]
+    llm_server.script(*(Turn(tool_calls=(call,)) for call in reads), Turn(text="done"))
+    done = run_di_code("run", "--sandbox", "off", "look")
+    assert done.returncode == 0, done.stderr
+    first = llm_server.requests[0].body
+    system = system_of(first)
+    assert "the deeper (more specific) file wins" in system and "root rule" in system
+    assert "pkg rule" not in system
+    top, deep, again, beside = tool_texts(llm_server.requests[-1].body)
+    assert top == "t = 1"
+    pkg = f'<context_file path="{workspace / "pkg" / "AGENTS.md"}">\npkg rule: use tabs\n'
+    assert deep.startswith("x = 1\n") and deep.index(pkg) < deep.index("sub rule")
+    assert again == "x = 1" and beside == "y = 1"  # each file once per session
