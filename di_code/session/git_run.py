@@ -102,9 +102,11 @@ def run_git(
     index_file: str | None = None,
     stdin: bytes = b"",
     author: tuple[str, str] | None = None,
+    timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
-    return _run(cwd, SAFE_CONFIG, args, git_env(index_file, author=author), stdin)
+    env = git_env(index_file, author=author)
+    return _run(cwd, SAFE_CONFIG, args, env, stdin, timeout=timeout)
 
 
 def clone(source: str, where: Path, *, shared: bool = False) -> None:
@@ -147,6 +149,7 @@ def _run(
     stdin: bytes,
     *,
     quick: bool = True,
+    timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
@@ -157,7 +160,7 @@ def _run(
             env=env,
             input=stdin,
             capture_output=True,
-            timeout=TIMEOUT_SECONDS,
+            timeout=timeout,
             bounded=quick,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:

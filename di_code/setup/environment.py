@@ -1,8 +1,8 @@
 """The environment block of the system prompt: OS, shell, git state, permission mode, sandbox.
 
 The git state is one `git status --branch --porcelain` through the safe git door (never a
-program the repository names), cut to a few lines; it runs on a worker thread while the rest
-of the session is set up, so start-up does not wait for it.
+program the repository names), cut to a few lines and to STATUS_TIMEOUT; it runs on a worker
+thread while the rest of the session is set up, so start-up does not wait for it.
 """
 
 from __future__ import annotations
@@ -18,15 +18,22 @@ if TYPE_CHECKING:
 
 STATUS_LINES = 10
 """Changed paths shown; the rest are counted."""
+STATUS_TIMEOUT = 5.0
+"""A status slower than this (a huge tree on a slow disk) is not waited for: the prompt says
+the state is unknown."""
 _LINE_CAP = 200
 
 
 def git_state(workspace: Path) -> str:
-    """`Git: branch main, clean` or the branch and a short status; says when there is no git."""
+    """`Git: branch main; working tree clean`, or the branch and a short status; says when
+    there is no repository."""
+    command = ["status", "--branch", "--porcelain=v1", "--ignore-submodules"]
     try:
-        out = run_git(workspace, ["status", "--branch", "--porcelain=v1", "--ignore-submodules"])
-    except GitError:
-        return "Git: not a git repository (or git is not available)"
+        out = run_git(workspace, command, timeout=STATUS_TIMEOUT)
+    except GitError as exc:
+        if "not a git repository" in str(exc):
+            return "Git: not a git repository"
+        return f"Git: state unknown ({str(exc)[:_LINE_CAP]})"
     lines = out.decode("utf-8", errors="replace").splitlines()
     head = lines[0][3:] if lines and lines[0].startswith("## ") else "unknown"
     changes = [line[:_LINE_CAP] for line in lines[1:]]
