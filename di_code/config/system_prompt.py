@@ -40,8 +40,8 @@ _TOOL_GUIDES = {
     "grep": "grep: search file contents by regular expression (respects .gitignore).",
     "find": "find: list files by glob pattern (respects .gitignore).",
     "ls": "ls: list a folder.",
-    "fetch": "fetch: read a web page (documentation, an issue) as Markdown; the user approves "
-    "each host. Use it when the user points to a URL or the answer is online, not to search.",
+    "fetch": "fetch: read a web page (documentation, an issue) as Markdown. Use it for a URL "
+    "the user gives or one you know holds the answer; it is no search engine.",
     "todo": "todo: keep the plan of a task of several steps, which the user sees; mark steps "
     "in_progress and completed as you go. Skip it for a one-step change.",
     "lsp": "lsp: ask the language servers for definitions, references, hover, symbols and "
@@ -84,7 +84,8 @@ Project instructions follow in <context_file> blocks, from the user's own file a
 repository's root down to the workspace. Each applies to its folder and everything below it; \
 where two disagree, the deeper (more specific) file wins, and the user's request in this \
 conversation wins over every file. A folder below the workspace may hold its own AGENTS.md or \
-CLAUDE.md: it is shown to you once, beside the result of the first read or edit in that folder."""
+CLAUDE.md: it is shown to you once, beside the result of your first read, edit or write of a \
+file there."""
 
 
 def build_system_prompt(

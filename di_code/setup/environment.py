@@ -47,8 +47,8 @@ def git_state(workspace: Path) -> str:
 
 
 MODES = {
-    "ask": "the user approves each bash, write, edit and fetch call",
-    "accept-edits": "write and edit run; the user approves each bash and fetch call",
+    "ask": "read, grep, find, ls and todo run; the user approves each call of the other tools",
+    "accept-edits": "write and edit run too; the user approves each bash and fetch call",
     "auto": "every tool runs without asking",
     "read-only": "only reading tools are offered",
 }
