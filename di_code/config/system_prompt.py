@@ -64,6 +64,16 @@ Guidelines:
 - When you are done, answer briefly: what you changed, how you checked it, and what you could
   not check (say so plainly; never claim a check you did not run)."""
 
+_READ_ONLY_GUIDELINES = """\
+Guidelines:
+- Look before you answer: read and search the code rather than guess.
+- write, edit and bash are not available here: when the task needs a change, say exactly what
+  to change and where.
+- A declined tool call ("Permission denied: the user declined ...") means stop and wait for
+  the user.
+- Paths are relative to the workspace; files outside it cannot be touched.
+- Answer briefly, naming files and lines, and say what you could not check."""
+
 _SUBAGENT_GUIDELINES = """\
 Guidelines:
 - You are a subagent: another assistant handed you one job and sees only your final message.
@@ -77,7 +87,7 @@ _CHANGING_SUBAGENT = """\
 - After changing code, run the project's tests or a quick check when you can, and report it."""
 
 CHANGING_TOOLS = frozenset({"write", "edit", "bash"})
-"""With none of these a subagent changes nothing, and is not told to test its changes."""
+"""With none of these the agent changes nothing, and is not told to test its changes."""
 
 _PRECEDENCE = """\
 Project instructions follow in <context_file> blocks, from the user's own file and the \
@@ -122,11 +132,10 @@ def build_system_prompt(
 
 
 def _guidelines(tool_names: Sequence[str], subagent: bool) -> str:
+    reads_only = CHANGING_TOOLS.isdisjoint(tool_names)
     if not subagent:
-        return _GUIDELINES
-    if CHANGING_TOOLS.isdisjoint(tool_names):
-        return _SUBAGENT_GUIDELINES
-    return f"{_SUBAGENT_GUIDELINES}\n{_CHANGING_SUBAGENT}"
+        return _READ_ONLY_GUIDELINES if reads_only else _GUIDELINES
+    return _SUBAGENT_GUIDELINES if reads_only else f"{_SUBAGENT_GUIDELINES}\n{_CHANGING_SUBAGENT}"
 
 
 def repository_root(workspace: Path) -> Path:
