@@ -1,11 +1,11 @@
 """Argument names other coding agents' tools use for the same thing, taken under the tool's own.
 
-A model trained on Claude Code's or Codex's tools sends `file_path` for `path`,
-`old_string`/`new_string` for `old_text`/`new_text`, a plan's `step` for a step's `content`.
-Such a name is renamed only where the schema refuses unknown names, has the tool's own name and
-lacks the foreign one, and the call does not give both; names that carry nothing the tool uses
-(TodoWrite's `activeForm`, update_plan's `explanation`) are dropped there. What cannot be
-taken is said in the error, with what to send instead (`HINTS`).
+A model trained on Claude Code's, opencode's or Codex's tools sends `file_path` (`filePath`)
+for `path`, `old_string`/`new_string` (`oldString`/`newString`) for `old_text`/`new_text`,
+`replaceAll` for `replace_all`, a plan's `step` for a step's `content`. Such a name is renamed
+only where the schema refuses unknown names, has the tool's own name and lacks the foreign one,
+and the call does not give both; names that carry nothing the tool uses (TodoWrite's
+`activeForm`, update_plan's `explanation`) are dropped there.
 """
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from typing import Any
 
 RENAMED = {
     "file_path": "path",
+    "filePath": "path",
     "old_string": "old_text",
+    "oldString": "old_text",
     "new_string": "new_text",
+    "newString": "new_text",
+    "replaceAll": "replace_all",
     "plan": "todos",
     "step": "content",
 }
 DROPPED = frozenset({"activeForm", "explanation"})
-HINTS = {
-    "replace_all": "each old_text replaces one exact match: to change every occurrence, send "
-    "one edit per occurrence (in `edits`), each with enough context to match once",
-}
 
 
 def adopt(schema: dict[str, Any], arguments: Any) -> Any:
@@ -46,19 +46,5 @@ def adopt(schema: dict[str, Any], arguments: Any) -> Any:
             name = own
         sub = properties.get(name)
         out[name] = adopt(sub, value) if isinstance(sub, dict) else value
-    if closed and arguments.get("replace_all") is False and "replace_all" not in properties:
-        del out["replace_all"]  # the default: one match
     unchanged = list(out) == list(arguments) and all(out[k] is arguments[k] for k in out)
     return arguments if unchanged else out
-
-
-def hints(schema: dict[str, Any], arguments: Any) -> list[str]:
-    """What to send instead of a name the tool does not have and that could not be taken."""
-    if not isinstance(arguments, dict):
-        return []
-    own = schema.get("properties") or {}
-    return [
-        f"  - /{name}: {text}"
-        for name, text in HINTS.items()
-        if name in arguments and name not in own
-    ]

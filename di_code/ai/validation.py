@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from di_code.ai.codec import MAX_JSON_DEPTH
 from di_code.ai.first_use import imported
-from di_code.ai.foreign_names import adopt, hints
+from di_code.ai.foreign_names import adopt
 from di_code.ai.schema_check import Check, compile_schema
 
 if TYPE_CHECKING:
@@ -116,7 +116,6 @@ def _judged(
         errors = list(_validator_for(schema).iter_errors(arguments))
         if errors:
             lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
-            lines += hints(schema, arguments)
             raise ToolArgumentsError(_message(tool.name, lines, given))
     copied: dict[str, Any] = _deep_copy(arguments)
     return copied

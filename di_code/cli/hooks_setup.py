@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from di_code.agent.prompt_hooks import PromptHooks
 from di_code.agent.tool_call import ToolHooks
 from di_code.config.settings import ConfigError, Settings
+from di_code.setup.nested_context import NestedContextFiles
 from di_code.tools.policy.permissions import PermissionGate
 
 if TYPE_CHECKING:
@@ -28,13 +29,15 @@ def agent_hooks(
     hidden: frozenset[str],
     own_config: Path,
 ) -> tuple[ToolHooks, PromptHooks | None]:
-    """The permission gate around every tool call, with the user's PreToolUse and
+    """The permission gate around every tool call and the subfolders' context files after
+    it (di_code.setup.nested_context), with the user's PreToolUse and
     PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
     are configured (their code is not even loaded otherwise). Hooks start without the
     `hidden` variables, as bash's commands do, but those a hook in `own_config` (the user's
     own file) names in its `env`."""
+    nested = NestedContextFiles(workspace)
     if not settings.hooks and not settings.claude_hooks:
-        return ToolHooks(before=[gate.before_tool_call]), None
+        return ToolHooks(before=[gate.before_tool_call], after=[nested.after]), None
     from di_code.tools.policy.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
     from di_code.tools.policy.prompt_user_hooks import PromptHookRunner
     from di_code.tools.policy.user_hooks import ToolHookRunner
@@ -52,7 +55,7 @@ def agent_hooks(
     session_id = session.id if session is not None else ""
     runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden)
     prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden)
-    return ToolHooks(before=[runner.gate(gate)], after=[runner.after]), prompts
+    return ToolHooks(before=[runner.gate(gate)], after=[runner.after, nested.after]), prompts
 
 
 def _own_env(hook: UserHook, own_config: Path, notify: Callable[[str], None]) -> UserHook:

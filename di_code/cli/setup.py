@@ -7,6 +7,7 @@ raises `ConfigError` with one line; the command turns it into exit code 2.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -40,6 +41,7 @@ from di_code.config.settings import (
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
+from di_code.setup.environment import environment_block, git_state
 from di_code.setup.prepared import Prepared
 from di_code.tools.policy.permissions import (
     Approver,
@@ -96,6 +98,9 @@ async def prepare(
 
         preload_tls()  # overlaps the set-up below; a plain-HTTP server needs no CA bundle
     roots = extra_roots(options.add_dir, workspace)
+    git = None  # overlaps the set-up below; a replaced system prompt needs none of it
+    if options.system_prompt is None:
+        git = asyncio.create_task(asyncio.to_thread(git_state, workspace))
     skills = load_skills(home, workspace)
     for warning in skills.warnings:
         notify(warning)
@@ -128,7 +133,13 @@ async def prepare(
         selection.model,
         tools,
         system_prompt(
-            options, [*names, TASK_TOOL] if task else names, workspace, home, roots, skills.skills
+            options,
+            [*names, TASK_TOOL] if task else names,
+            workspace,
+            home,
+            roots,
+            skills.skills,
+            environment_block(await git, gate.mode, bash.sandbox()) if git else "",
         ),
         messages=history,
         budget=budget,
@@ -364,6 +375,7 @@ def system_prompt(
     home: Path,
     roots: Sequence[Path],
     skills: Sequence[Skill] = (),
+    environment: str = "",
 ) -> str:
     """--system-prompt replaces the default; --append-system-prompt adds to either."""
     if options.system_prompt is not None:
@@ -376,6 +388,7 @@ def system_prompt(
             today=date.today(),
             extra_roots=roots,
             skills=skills,
+            environment=environment,
         )
     if options.append_system_prompt is not None:
         text = f"{text}\n\n{prompt_text(options.append_system_prompt)}"

@@ -59,6 +59,7 @@ def add_task_tool(
             today=date.today(),
             extra_roots=roots,
             skills=skills,
+            subagent=True,
         )
 
     subagents = Subagents(

@@ -123,9 +123,11 @@ def run_git(
     index_file: str | None = None,
     stdin: bytes | BinaryIO = b"",
     author: tuple[str, str] | None = None,
+    timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
-    return _run(cwd, SAFE_CONFIG, args, git_env(index_file, author=author), stdin)
+    env = git_env(index_file, author=author)
+    return _run(cwd, SAFE_CONFIG, args, env, stdin, timeout=timeout)
 
 
 def clone(
@@ -169,7 +171,9 @@ def _run(
     args: Sequence[str],
     env: dict[str, str],
     stdin: bytes | BinaryIO,
+    *,
     stopped: Callable[[], bool] | None = None,
+    timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats the door's")
@@ -185,7 +189,7 @@ def _run(
         )
     except OSError as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
-    out, err = _wait(process, given, args[0], stopped)
+    out, err = _wait(process, given, args[0], stopped, timeout)
     if process.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines() or ["no reason given"]
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
@@ -198,11 +202,12 @@ def _wait(
     given: bytes | None,
     name: str,
     stopped: Callable[[], bool] | None,
+    timeout: float,
 ) -> tuple[bytes, bytes]:
     """git's output, looked in on every POLL seconds: a git its caller stopped (GitStopped),
-    blocked opening a FIFO or past TIMEOUT_SECONDS (Blocked) is killed at once with all it
+    blocked opening a FIFO or past `timeout` seconds (Blocked) is killed at once with all it
     started, its group and what left the group (an ssh command's `setsid` child)."""
-    deadline = time.monotonic() + TIMEOUT_SECONDS
+    deadline = time.monotonic() + timeout
     while True:
         try:
             return process.communicate(given, timeout=POLL)
@@ -213,7 +218,7 @@ def _wait(
         elif any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started
             error = Blocked(f"git {name} was blocked opening a FIFO")
         elif time.monotonic() > deadline:
-            error = Blocked(f"git {name} did not end within {TIMEOUT_SECONDS} s")
+            error = Blocked(f"git {name} did not end within {timeout:g} s")
         else:
             continue
         kill_tree(process)

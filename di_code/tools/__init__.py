@@ -35,7 +35,8 @@ def default_tools(
 ) -> list[AgentTool]:
     """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`, and
     fetch and todo;
-    read may also read in `read_roots` (the folders of skills kept outside the workspace);
+    read may also read in `read_roots` (the folders of skills kept outside the workspace) and
+    the full-output files bash wrote;
     `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
     given, is where read, write and edit find text (an editor's buffers, over ACP);
     `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
@@ -46,8 +47,8 @@ def default_tools(
     from di_code.tools.policy.bash_policy import BashPolicy
 
     space = Workspace.create(workspace, extra_roots)
-    readable = Workspace.create(workspace, (*extra_roots, *read_roots)) if read_roots else space
     policy = bash or BashPolicy()
+    readable = Workspace.create(workspace, (*extra_roots, *read_roots), policy.spill.written)
     tools: list[AgentTool] = [
         LazyTool(cards.READ, "di_code.tools.builtin.read", "ReadTool", readable, editor),
         LazyTool(cards.WRITE, "di_code.tools.builtin.write", "WriteTool", space, editor),

@@ -1,6 +1,6 @@
 """A model trained on Claude Code's or Codex's tools, in a real `di-code run`: its names for the
-same arguments (`file_path`, `old_string`/`new_string`, a plan's `completed`, Codex's `plan` of
-`step`s) are taken; what cannot be (`replace_all: true`) says exactly what to send."""
+same arguments (`file_path`, `old_string`/`new_string`, `replace_all`, opencode's camelCase, a
+plan's `completed`, Codex's `plan` of `step`s) are taken."""
 
 from __future__ import annotations
 
@@ -74,16 +74,20 @@ def test_a_plan_in_claude_codes_and_codexs_words_is_taken(
     assert "Plan: 1/1 done\n[x] old words" in done.stderr
 
 
-def test_replace_all_says_what_to_send_instead(
+def test_replace_all_in_claude_codes_and_opencodes_words_replaces_every_occurrence(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
 ) -> None:
     (workspace / "a.py").write_text("a a\n")
-    call = {"file_path": "a.py", "old_string": "a", "new_string": "b", "replace_all": True}
-    done = run_calls(run_di_code, llm_server, ToolCallSpec("edit", call))
-    told = request_text(llm_server.requests[-1].body)
-    assert "/replace_all: each old_text replaces one exact match" in told
-    assert "send one edit per occurrence" in told
-    assert (workspace / "a.py").read_text() == "a a\n" and done.returncode == 0
+    (workspace / "b.py").write_text("c c\n")
+    claude = {"file_path": "a.py", "old_string": "a", "new_string": "b", "replace_all": True}
+    opencode = {"filePath": "b.py", "oldString": "c", "newString": "d", "replaceAll": True}
+    done = run_calls(
+        run_di_code, llm_server, ToolCallSpec("edit", claude), ToolCallSpec("edit", opencode)
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Invalid arguments" not in request_text(llm_server.requests[-1].body)
+    assert (workspace / "a.py").read_text() == "b b\n"
+    assert (workspace / "b.py").read_text() == "d d\n"
 
 
 def test_a_foreign_name_is_not_taken_beside_the_tools_own_or_where_the_tool_has_it() -> None:

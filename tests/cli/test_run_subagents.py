@@ -63,6 +63,8 @@ def test_two_tasks_in_one_turn_each_have_their_own_context_and_answer_the_parent
     for body, answer in ((first, "first answer"), (second, "second answer")):
         (system,) = messages_of(body, "system")
         assert SUBAGENT_NOTE in system
+        assert "sees only your final message" in system  # its own guidelines: it reads only
+        assert "run the project's tests" not in system and "answer briefly" not in system
         (prompt,) = messages_of(body, "user")  # its own context: the job only
         assert "investigate the code" not in request_text(body)
         assert offered(body) == {"read", "grep", "find", "ls"}

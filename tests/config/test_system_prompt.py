@@ -66,3 +66,18 @@ def test_prompt_text_reads_a_file_or_keeps_the_text(tmp_path: Path) -> None:
     path.write_text("from a file")
     assert prompt_text(str(path)) == "from a file"
     assert prompt_text("Be terse.") == "Be terse."
+
+
+def test_an_agent_that_can_change_nothing_is_not_told_to_test_its_changes(tmp_path: Path) -> None:
+    def prompt(names: list[str], subagent: bool = False) -> str:
+        today = date.today()
+        return build_system_prompt(
+            tool_names=names, workspace=tmp_path, home=tmp_path, today=today, subagent=subagent
+        )
+
+    changing = prompt(["read", "edit", "bash"])
+    assert "Keep going until the task is done and checked" in changing
+    for reading in (prompt(["read", "grep"]), prompt(["read", "grep"], subagent=True)):
+        assert "run the project's tests" not in reading and "Keep going" not in reading
+    assert "write, edit and bash are not available here" in prompt(["read", "grep"])
+    assert "run the project's tests" in prompt(["read", "bash"], subagent=True)

@@ -55,10 +55,41 @@ async def test_an_ambiguous_edit_changes_nothing(
     (workspace / "f.txt").write_text("x = 1\nx = 1\n")
     message = await error_of(tools["edit"], {"path": "f.txt", "old_text": "x = 1", "new_text": "y"})
     assert message == (
-        "old_text occurs 2 times in f.txt; "
-        "include more surrounding lines so it matches exactly once"
+        "old_text occurs 2 times in f.txt; include more surrounding lines so it matches "
+        "exactly once, or set replace_all to replace every one"
     )
     assert (workspace / "f.txt").read_text() == "x = 1\nx = 1\n"
+
+
+async def test_replace_all_renames_every_occurrence_in_one_call(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "f.py").write_text("old = 1\nprint(old)\nold_name = old + old\n")
+    rename = {"old_text": "old", "new_text": "new", "replace_all": True}
+    result = await run(tools["edit"], {"path": "f.py", **rename})
+    assert text_of(result).startswith("Successfully applied 1 edit to f.py")
+    assert (workspace / "f.py").read_text() == "new = 1\nprint(new)\nnew_name = new + new\n"
+    (workspace / "g.txt").write_text("aaa b\n")  # matches taken left to right, never overlapping
+    both = [rename | {"old_text": "aa", "new_text": "x"}, {"old_text": "b", "new_text": "c"}]
+    await run(tools["edit"], {"path": "g.txt", "edits": both})
+    assert (workspace / "g.txt").read_text() == "xa c\n"
+
+
+async def test_replace_all_still_needs_a_match_and_no_overlap(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "f.txt").write_text("one two one\n")
+    missing = {"old_text": "three", "new_text": "3", "replace_all": True}
+    assert (await error_of(tools["edit"], {"path": "f.txt", **missing})).startswith(
+        "old_text not found in f.txt."
+    )
+    edits = [
+        {"old_text": "one", "new_text": "1", "replace_all": True},
+        {"old_text": "two one", "new_text": "2"},
+    ]
+    message = await error_of(tools["edit"], {"path": "f.txt", "edits": edits})
+    assert message == "Edits 1 and 2 overlap in f.txt; merge them into one edit"
+    assert (workspace / "f.txt").read_text() == "one two one\n"
 
 
 async def test_a_failed_multi_edit_changes_nothing_and_names_the_edit(

@@ -116,6 +116,7 @@ def test_typed_ahead_text_never_answers_a_question(llm_server: LLMServer, tmp_pa
         screen.wait_for("all done")
     assert not (tmp_path / "made.txt").exists()
     assert "the user declined this bash call" in last_request(llm_server)
+    assert "Stop here and wait for the user" in last_request(llm_server)
 
 
 def test_answer_keys_are_typed_while_the_user_writes_a_steering_message(

@@ -80,9 +80,14 @@ _EDIT_PROPERTIES: dict[str, Any] = {
     "old_text": {
         "type": "string",
         "description": "Exact text to replace, copied from the file with its whitespace; "
-        "it must occur exactly once, so include enough surrounding lines.",
+        "it must occur exactly once (unless replace_all), so include enough surrounding lines.",
     },
     "new_text": {"type": "string", "description": "The text that replaces old_text."},
+    "replace_all": {
+        "type": "boolean",
+        "description": "Replace every occurrence of old_text, not just one (default false): "
+        "a rename in one call.",
+    },
 }
 
 EDIT = ToolCard(
@@ -90,7 +95,8 @@ EDIT = ToolCard(
     description=(
         "Edit a file by exact text replacement. Give `edits`, a list of {old_text, new_text} "
         "(or a single old_text/new_text). Each old_text must match the file exactly once, "
-        "whitespace included; read the file first. Several changes to one file go in one call."
+        "whitespace included, unless replace_all is true: then every occurrence is replaced. "
+        "Read the file first. Several changes to one file go in one call."
     ),
     parameters={
         "type": "object",
@@ -118,14 +124,20 @@ EDIT = ToolCard(
     },
 )
 
+BASH_BACKGROUND = (
+    "A background process (`server > server.log 2>&1 &`, its output redirected to a file) "
+    "keeps running after the command returns, until di-code exits; stop it (kill) when done."
+)
+"""Told when commands run unsandboxed; the sandbox says what holds inside it."""
+
 BASH = ToolCard(
     "bash",
     description=(
         "Run a shell command in the working directory (bash -c, stdin closed, stdout and stderr "
         "merged). Returns the last 2000 lines / 50 KB of output; longer output is saved to a file "
-        "whose path is given. A non-zero exit is reported as an error. Use it for builds, tests, "
-        "git and other programs; prefer read, grep, find and ls for looking at files. Start "
-        "long-running servers in the background with their output redirected to a file."
+        "whose path is given (read it with the read tool). A non-zero exit is reported as an "
+        "error. Use it for builds, tests, git and other programs; prefer read, grep, find and "
+        "ls for looking at files."
     ),
     parameters={
         "type": "object",

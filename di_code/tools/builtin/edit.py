@@ -66,10 +66,15 @@ def edits_of(params: dict[str, Any]) -> list[Edit]:
     if "edits" in params and single:
         raise ToolError("Give either edits or old_text/new_text, not both")
     if "edits" in params:
-        return [Edit(e["old_text"], e["new_text"]) for e in params["edits"]]
+        every = params.get("replace_all", False)  # beside `edits`: for each that does not say
+        return [_edit(e, every) for e in params["edits"]]
     if "old_text" not in params or "new_text" not in params:
         raise ToolError("Give edits, or both old_text and new_text")
-    return [Edit(params["old_text"], params["new_text"])]
+    return [_edit(params, False)]
+
+
+def _edit(given: dict[str, Any], every: bool) -> Edit:
+    return Edit(given["old_text"], given["new_text"], bool(given.get("replace_all", every)))
 
 
 def preview_diff(workspace: Workspace, params: dict[str, Any]) -> str:

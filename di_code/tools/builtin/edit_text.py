@@ -1,11 +1,12 @@
 """The pure part of edit: apply exact replacements, explain failures, keep line endings, diff.
 
 Choices: every old_text must occur exactly once in the original text (occurrences may overlap
-when counted); edits are matched against the original, never against each other's output, and
-may not overlap. A file whose every newline is CRLF is edited as LF text (so a model's `\\n`
-matches) and written back with CRLF; a file with mixed endings is matched byte for byte. A UTF-8
-BOM is kept. When an old_text is missing, the window of the file most similar to it is quoted
-(`closest_match`).
+when counted), unless its edit says `replace_all`: then each of its non-overlapping occurrences,
+from the start, is replaced (at least one must exist); edits are matched against the original,
+never against each other's output, and may not overlap. A file whose every newline is CRLF is
+edited as LF text (so a model's `\\n` matches) and written back with CRLF; a file with mixed
+endings is matched byte for byte. A UTF-8 BOM is kept. When an old_text is missing, the window
+of the file most similar to it is quoted (`closest_match`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ BOM = "\ufeff"
 class Edit:
     old_text: str
     new_text: str
+    replace_all: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +80,14 @@ def apply_edits(doc: Document, edits: list[Edit], shown: str) -> Applied:
         start = doc.text.find(old)
         if start < 0:
             raise ToolError(f"{prefix}old_text not found in {shown}. {closest_hint(doc.text, old)}")
+        if edit.replace_all:
+            spans += [(at, at + len(old), number, new) for at in _occurrences(doc.text, old)]
+            continue
         if doc.text.find(old, start + 1) >= 0:
             count = max(2, doc.text.count(old))  # str.count skips overlapping matches
             raise ToolError(
-                f"{prefix}old_text occurs {count} times in {shown}; "
-                "include more surrounding lines so it matches exactly once"
+                f"{prefix}old_text occurs {count} times in {shown}; include more surrounding "
+                "lines so it matches exactly once, or set replace_all to replace every one"
             )
         spans.append((start, start + len(old), number, new))
     spans.sort()
@@ -107,3 +112,12 @@ def apply_edits(doc: Document, edits: list[Edit], shown: str) -> Applied:
     if result == doc.text:
         raise ToolError(f"No changes made to {shown}: every new_text equals its old_text")
     return Applied(doc.text, result, tuple(cuts))
+
+
+def _occurrences(text: str, old: str) -> list[int]:
+    """Where `old` starts in `text`, each match after the end of the one before."""
+    found, start = [], text.find(old)
+    while start >= 0:
+        found.append(start)
+        start = text.find(old, start + len(old))
+    return found

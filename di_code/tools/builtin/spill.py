@@ -8,6 +8,10 @@ One file holds at most FILE_CAP bytes (the rest of the output is not kept; the m
 sees the last lines). Before a file is made, its folder is pruned: files older than RETENTION
 go, then the oldest until the new file fits in TOTAL_CAP; and the output folders of sessions
 whose file is gone (deleted) are removed, with every file past RETENTION in any of them.
+
+The read tool may read the files this process wrote (`written`, their real paths) and nothing
+else outside the workspace: the bash result names the file, so the model can page through it.
+A file in the folder that di-code did not write here, or one replaced by a link, is refused.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import time
 from pathlib import Path
 from typing import BinaryIO
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from di_code.ai.private_files import private_folder
 
@@ -41,6 +45,8 @@ class SpillFolder(Struct, frozen=True):
     retention: float = RETENTION
     now: float | None = None
     """The time pruning compares with (tests); None: the clock."""
+    written: set[Path] = field(default_factory=set)
+    """The real paths of the files made here by this process: the read tool may read them."""
 
     @classmethod
     def for_session(cls, session_file: Path) -> SpillFolder:
@@ -61,6 +67,7 @@ class SpillFolder(Struct, frozen=True):
         folder = private_folder(wanted, within=within)
         self._prune(folder, siblings=folder == wanted)
         fd, path = tempfile.mkstemp(prefix="bash-", suffix=".log", dir=folder)  # 0600
+        self.written.add(Path(os.path.realpath(path)))
         return os.fdopen(fd, "wb", buffering=SPILL_BLOCK), path
 
     def _prune(self, folder: Path, *, siblings: bool) -> None:

@@ -34,11 +34,6 @@ from di_code.tools.builtin.cards import TASK
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.subagents import SubagentKind, Subagents
 
-SUBAGENT_NOTE = (
-    "You are a subagent: another assistant handed you the job below and sees only your final "
-    "message. Work on your own (you cannot ask questions), then end with a complete, "
-    "self-contained answer: what you found, with file paths and line numbers where they help."
-)
 ARGUMENT_PREVIEW = 120
 
 
@@ -109,7 +104,7 @@ class TaskTool:
     def _agent(self, kind: SubagentKind | None, provider: Provider, model: Model) -> Agent:
         subagents, parent = self.subagents, self.subagents.parent
         tools = subagents.tools_for(kind)
-        prompt = f"{subagents.system_prompt([tool.name for tool in tools])}\n\n{SUBAGENT_NOTE}"
+        prompt = subagents.system_prompt([tool.name for tool in tools])
         if kind is not None and kind.prompt:
             prompt = f"{prompt}\n\n{kind.prompt}"
         return Agent(

@@ -9,10 +9,10 @@ the realpath of its nearest existing parent (that is what `os.path.realpath` doe
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from pathlib import Path
 
-from msgspec import Struct
+from msgspec import Struct, field
 
 from di_code.ai.files.resolve import Outside, Target, resolve_path
 from di_code.tools.builtin.errors import ToolError
@@ -23,10 +23,15 @@ from di_code.tools.builtin.names import escape_name, unescaped_path
 class Workspace(Struct, frozen=True):
     roots: tuple[Path, ...]
     """Real paths; the first is the working directory that relative paths start from."""
+    files: Set[Path] = field(default_factory=frozenset)
+    """Single files outside the roots that are allowed too, by real path (the read tool's:
+    bash's full-output files; a live set that grows as they are made)."""
 
     @classmethod
-    def create(cls, root: Path, extra_roots: Sequence[Path] = ()) -> Workspace:
-        return cls(tuple(Path(os.path.realpath(p)) for p in (root, *extra_roots)))
+    def create(
+        cls, root: Path, extra_roots: Sequence[Path] = (), files: Set[Path] = frozenset()
+    ) -> Workspace:
+        return cls(tuple(Path(os.path.realpath(p)) for p in (root, *extra_roots)), files)
 
     @property
     def root(self) -> Path:
@@ -57,8 +62,8 @@ class Workspace(Struct, frozen=True):
             raise ToolError("Path contains a NUL character") from None
 
     def contains(self, path: Path) -> bool:
-        """True when the real path `path` lies inside one of the roots."""
-        return any(path.is_relative_to(root) for root in self.roots)
+        """True when the real path `path` lies inside one of the roots, or is one of `files`."""
+        return any(path.is_relative_to(root) for root in self.roots) or path in self.files
 
     def display(self, path: Path) -> str:
         """How a path is shown to the model: relative to the root when inside it, written as

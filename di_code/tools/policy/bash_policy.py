@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from msgspec import Struct, field
 
-from di_code.tools.builtin.cards import BASH
+from di_code.tools.builtin.cards import BASH, BASH_BACKGROUND
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.policy.launcher import confined
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
@@ -75,5 +75,5 @@ class BashPolicy(Struct, frozen=True):
         now: a prompt started after a mode switch is told the new state)."""
         sandbox = self.sandbox()
         if sandbox is None:
-            return BASH.description
+            return f"{BASH.description} {BASH_BACKGROUND}"
         return f"{BASH.description} {sandbox.describe()}"

@@ -253,6 +253,13 @@ def summarize(tool_name: str, arguments: dict[str, Any]) -> str:
     return tool_name
 
 
+DECLINED_STOP = (
+    "Stop here and wait for the user: do not try to reach the same result another way "
+    "(another tool or command); say what you wanted to do."
+)
+"""Told with a declined call that came without the user's own words on what to do instead."""
+
+
 class PermissionGate(Struct):
     """Decides each gated call; keeps the session's grants ("don't ask again")."""
 
@@ -324,8 +331,8 @@ class PermissionGate(Struct):
             return None
         refusal = f"Permission denied: the user declined this {tool_name} call."
         if answer.feedback.strip():
-            refusal += f" The user says what to do instead: {answer.feedback.strip()}"
-        return refusal
+            return f"{refusal} The user says what to do instead: {answer.feedback.strip()}"
+        return f"{refusal} {DECLINED_STOP}"
 
     def _protection(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
         path = arguments.get("path")

@@ -57,7 +57,8 @@ class Sandbox(Struct, frozen=True):
         return (
             f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
             f"command){network}; credential files (~/.ssh, ~/.aws, ...) look empty; "
-            "background processes end when the command ends."
+            "every process it started ends when the command ends, background ones included: "
+            "start a server, use it and stop it within one command."
         )
 
     @contextlib.contextmanager

@@ -1,0 +1,71 @@
+"""The environment block of the system prompt: OS, shell, git state, permission mode, sandbox.
+
+The git state is one `git status --branch --porcelain` through the safe git door (never a
+program the repository names), cut to a few lines and to STATUS_TIMEOUT; it runs on a worker
+thread while the rest of the session is set up, so start-up does not wait for it.
+"""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from di_code.session.git_run import GitError, run_git
+
+if TYPE_CHECKING:
+    from di_code.tools.policy.sandbox import Sandbox
+
+STATUS_LINES = 10
+"""Changed paths shown; the rest are counted."""
+STATUS_TIMEOUT = 5.0
+"""A status slower than this (a huge tree on a slow disk) is not waited for: the prompt says
+the state is unknown."""
+_LINE_CAP = 200
+
+
+def git_state(workspace: Path) -> str:
+    """`Git: branch main; working tree clean`, or the branch and a short status; says when
+    there is no repository."""
+    command = ["status", "--branch", "--porcelain=v1", "--ignore-submodules"]
+    try:
+        out = run_git(workspace, command, timeout=STATUS_TIMEOUT)
+    except GitError as exc:
+        if "not a git repository" in str(exc):
+            return "Git: not a git repository"
+        return f"Git: state unknown ({str(exc)[:_LINE_CAP]})"
+    lines = out.decode("utf-8", errors="replace").splitlines()
+    head = lines[0][3:] if lines and lines[0].startswith("## ") else "unknown"
+    changes = [line[:_LINE_CAP] for line in lines[1:]]
+    if not changes:
+        return f"Git: branch {head[:_LINE_CAP]}; working tree clean"
+    shown = "\n".join(f"  {line}" for line in changes[:STATUS_LINES])
+    more = len(changes) - STATUS_LINES
+    rest = f"\n  ... and {more} more" if more > 0 else ""
+    status = f"{len(changes)} changed (as git status --short)"
+    return f"Git: branch {head[:_LINE_CAP]}; {status}:\n{shown}{rest}"
+
+
+MODES = {
+    "ask": "read, grep, find, ls and todo run; the user approves each call of the other tools",
+    "accept-edits": "write and edit run too; the user approves each bash and fetch call",
+    "auto": "every tool runs without asking",
+    "read-only": "only reading tools are offered",
+}
+
+
+def environment_block(git: str, permission_mode: str, sandbox: Sandbox | None) -> str:
+    """The lines after the workspace's: what the model would otherwise have to guess.
+    `sandbox` is bash's at start (None: off); the bash tool's description follows it as the
+    permission mode changes."""
+    system = f"{platform.system()} {platform.release()}".strip()
+    if sandbox is None:
+        confined = "off (bash commands run with the user's rights and network)"
+    else:
+        confined = f"{sandbox.mode}, network {'allowed' if sandbox.network else 'off'}"
+    mode = MODES.get(permission_mode, "")
+    return (
+        f"OS: {system}\nShell: bash (the bash tool runs `bash -c`)\n{git}\n"
+        f"Permission mode: {permission_mode} ({mode})\n"
+        f"Sandbox: {confined}; the bash tool's description always says which holds now"
+    )

@@ -1,0 +1,36 @@
+"""The git line of the system prompt's environment block: branch, a short bounded status, and
+what it says where there is no repository."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from di_code.setup.environment import STATUS_LINES, git_state
+
+
+def git(folder: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=folder, check=True, capture_output=True)
+
+
+def test_a_clean_repository_names_its_branch(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "work")
+    (tmp_path / "a.txt").write_text("a\n")
+    git(tmp_path, "add", "a.txt")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    assert git_state(tmp_path) == "Git: branch work; working tree clean"
+
+
+def test_many_changes_are_cut_and_counted(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "work")
+    for n in range(STATUS_LINES + 5):
+        (tmp_path / f"f{n:02}.txt").write_text("x\n")
+    lines = git_state(tmp_path).splitlines()
+    head = f"Git: branch No commits yet on work; {STATUS_LINES + 5} changed"
+    assert lines[0] == f"{head} (as git status --short):"
+    assert lines[1] == "  ?? f00.txt" and len(lines) == STATUS_LINES + 2
+    assert lines[-1] == "  ... and 5 more"
+
+
+def test_a_folder_outside_any_repository_says_so(tmp_path: Path) -> None:
+    assert git_state(tmp_path) == "Git: not a git repository"  # /tmp holds no repository
