@@ -224,17 +224,23 @@ class GitSnapshots:
         return watched
 
     def _hash(self, files: list[tuple[str, Fingerprint, str, bytes | None]]) -> list[str]:
-        """Write each file's raw bytes (a symlink's target) as a blob; their names in order."""
+        """Write each file's raw bytes (a symlink's target) as a blob; their names in order.
+        `--stdin-paths` reads one path a line (a CR before the LF dropped): a file whose path
+        has either is named through a link to it, which git follows."""
         if not files:
             return []
         with tempfile.TemporaryDirectory(prefix="di-code-links-") as links:
             paths = []
             for number, (path, _, _, link) in enumerate(files):
-                if link is None:
-                    paths.append(str(self.top / path))
-                    continue
+                whole = str(self.top / path)
                 stand_in = Path(links, str(number))
-                stand_in.write_bytes(link)
+                if link is not None:
+                    stand_in.write_bytes(link)
+                elif "\n" in whole or "\r" in whole:
+                    stand_in.symlink_to(whole)
+                else:
+                    paths.append(whole)
+                    continue
                 paths.append(str(stand_in))
             stdin = "".join(f"{p}\n" for p in paths).encode(errors="surrogateescape")
             args = ["hash-object", "-w", "--no-filters", "--stdin-paths"]

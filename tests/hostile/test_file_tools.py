@@ -7,13 +7,19 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pytest
+from acp.schema import ToolCallProgress
 
 from tests.cli.conftest import RunDiCode, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
+from tests.cli.test_undo_e2e import git
+from tests.editor.conftest import agent as agent
+from tests.editor.test_acp_undo import EDITOR_FS, SavingEditor
+from tests.support.acp_editor import prompt
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.tools.test_edit_bounded import LIVENESS
 from tests.ui.test_chat_e2e import DI_CODE, open_chat
@@ -81,3 +87,88 @@ def test_esc_during_an_edit_of_many_replacements_ends_the_turn_and_writes_nothin
     finally:
         child.close(force=True)
     assert (tmp_path / "big.txt").read_text() == text  # stopped: the file is as it was
+
+
+ONE_TO_TWO = {"old_text": "one", "new_text": "two"}
+
+
+def edit_call(call_id: str, arguments: dict[str, Any] | str) -> ToolCallSpec:
+    return ToolCallSpec("edit", arguments, call_id)
+
+
+def editor_diffs(client: Any) -> list[tuple[str, str | None, str]]:
+    return [
+        (block.path, block.old_text, block.new_text)
+        for update in client.of(ToolCallProgress)
+        for block in update.content or []
+        if block.type == "diff"
+    ]
+
+
+async def test_an_editor_gets_valid_messages_and_the_file_that_changes_whatever_the_arguments(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Wrong types, both spellings with different values, duplicate keys, a lone surrogate,
+    NUL, escapes and bidi controls: every message is valid ACP (checked at the end), the
+    question names the file that changes, and what is refused changes nothing."""
+    a, b = workspace / "a.txt", workspace / "b.txt"
+    a.write_text("one\n")
+    b.write_text("one\n")
+    hostile = "\ud800 \x00 \x1b]0;pwned\x07 \u202etxt.exe"
+    refused = (
+        edit_call("types", {"path": 42, "old_text": ["one"], "new_text": {"x": 1}}),
+        edit_call("edits", {"path": "a.txt", "edits": "one"}),
+        edit_call("both", {"path": "a.txt", "file_path": "b.txt", **ONE_TO_TWO}),
+        edit_call("texts", {"file_path": "a.txt", "old_string": "on", **ONE_TO_TWO}),
+    )
+    duplicate = '{"path": "a.txt", "path": "b.txt", "old_text": "one", "new_text": "dup"}'
+    odd = {"path": "a.txt", "old_text": "one", "new_text": hostile}
+    llm_server.script(
+        Turn(tool_calls=refused),
+        Turn(tool_calls=(edit_call("dup", duplicate),)),
+        Turn(tool_calls=(edit_call("odd", odd),)),
+        Turn(text="done"),
+    )
+    client = SavingEditor()
+    conn = await agent(client, "--permission-mode", "ask", "--sandbox", "off",
+                       capabilities=EDITOR_FS)  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    reply = await prompt(conn, session.session_id, "go")
+    assert reply.stop_reason == "end_turn"
+    failed = {u.tool_call_id for u in client.of(ToolCallProgress) if u.status == "failed"}
+    assert {"types", "edits", "both", "texts"} <= failed
+    assert b.read_text() == "dup\n"  # the last of the duplicate keys, as the question said
+    asked = [(call.title, [p.path for p in call.locations or []]) for call, _ in client.asked]
+    assert asked == [("edit: b.txt", [str(b)]), ("edit: a.txt", [str(a)])]
+    shown = "\ufffd \x00 \x1b]0;pwned\x07 \u202etxt.exe"
+    assert a.read_bytes() == (shown + "\n").encode()
+    assert editor_diffs(client) == [(str(b), "one\n", "dup\n"), (str(a), "one\n", shown + "\n")]
+
+
+ODD_NAMES = ["a\nb.txt", "cr\r\n.txt", "-n.txt", "--help", "\u202etxt.exe"]
+"""Names a model may write: line breaks (git reads names a line each), a leading `-`, bidi."""
+
+
+@pytest.mark.parametrize("in_git", [True, False], ids=["git", "no-git"])
+def test_writes_and_edits_of_odd_names_are_undone_byte_exact(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, in_git: bool
+) -> None:
+    (workspace / "-rf").write_text("keep me\n")
+    if in_git:
+        git(workspace, "init", "-q")
+        git(workspace, "add", "-A")
+        git(workspace, "commit", "-qm", "start")
+    writes = [ToolCallSpec("write", {"path": n, "content": "new\n"}, f"w{i}") for i, n in
+              enumerate(ODD_NAMES)]  # fmt: skip
+    edit = ToolCallSpec("edit", {"path": "-rf", "old_text": "keep", "new_text": "lost"}, "e")
+    llm_server.script(*(Turn(tool_calls=(call,)) for call in [*writes, edit]), Turn(text="ok"))
+    done = run_di_code("run", "--permission-mode", "auto", "--sandbox", "off", "go")
+    assert done.returncode == 0, done.stderr
+    assert "checkpoint" not in done.stderr
+    assert all((workspace / name).read_text() == "new\n" for name in ODD_NAMES)
+    assert (workspace / "-rf").read_text() == "lost me\n"
+
+    undone = run_di_code("undo", "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert sorted(p.name for p in workspace.iterdir() if p.name != ".git") == ["-rf"]
+    assert (workspace / "-rf").read_text() == "keep me\n"
