@@ -5,6 +5,9 @@ SDK's own client against a loopback model server."""
 
 from __future__ import annotations
 
+import asyncio
+import io
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -22,7 +25,8 @@ from tests.editor.test_acp_undo import EDITOR_FS, SavingEditor
 from tests.support.acp_editor import prompt
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.tools.test_edit_bounded import LIVENESS
-from tests.ui.test_chat_e2e import DI_CODE, open_chat
+from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
+from tests.ui.test_chat_e2e import DI_CODE, open_chat, spawn_chat
 
 STOP_BOUND = 8.0
 """Seconds from the key to the turn's end: generous on a loaded machine; what is caught is a
@@ -172,3 +176,78 @@ def test_writes_and_edits_of_odd_names_are_undone_byte_exact(
     assert undone.returncode == 0, undone.stderr
     assert sorted(p.name for p in workspace.iterdir() if p.name != ".git") == ["-rf"]
     assert (workspace / "-rf").read_text() == "keep me\n"
+
+
+async def test_an_editor_sees_and_undoes_odd_names_and_is_never_asked_for_a_link_out(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """A name with a line break or a leading `-` gets its diff and its undo through the
+    editor; a file that is a symlink out of the workspace, to /dev/zero or to a FIFO is refused
+    without reading it or asking the editor for it, and what it points to stays as it was."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("secret one\n")
+    (workspace / "out.txt").symlink_to(secret)
+    (workspace / "zero").symlink_to("/dev/zero")
+    os.mkfifo(tmp_path / "pipe")
+    (workspace / "pipe").symlink_to(tmp_path / "pipe")
+    odd = workspace / "a\nb -x.txt"
+    odd.write_text("one\n")
+    dash = workspace / "-rf"
+    dash.write_text("one\n")
+    calls = [
+        edit_call("odd", {"path": odd.name, **ONE_TO_TWO}),
+        edit_call("dash", {"path": "-rf", **ONE_TO_TWO}),
+        *(edit_call(f"to-{n}", {"path": n, **ONE_TO_TWO}) for n in ("out.txt", "zero", "pipe")),
+        *(ToolCallSpec("write", {"path": n, "content": "x"}, f"w-{n}") for n in ("out.txt", "zero", "pipe")),
+    ]  # fmt: skip
+    llm_server.script(*(Turn(tool_calls=(call,)) for call in calls), Turn(text="done"))
+    client = SavingEditor()
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+                       capabilities=EDITOR_FS)  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    reply = await asyncio.wait_for(prompt(conn, session.session_id, "go"), LIVENESS)
+    assert reply.stop_reason == "end_turn"
+    assert odd.read_text() == "two\n" and dash.read_text() == "two\n"
+    assert editor_diffs(client) == [(str(odd), "one\n", "two\n"), (str(dash), "one\n", "two\n")]
+    assert secret.read_text() == "secret one\n"
+    assert all("secret" not in str(update) for _, update in client.updates)
+    failed = {u.tool_call_id for u in client.of(ToolCallProgress) if u.status == "failed"}
+    assert {"to-out.txt", "to-zero", "to-pipe", "w-out.txt", "w-zero", "w-pipe"} <= failed
+    assert {path for path, _ in client.writes} == {str(odd), str(dash)}
+
+    client.writes.clear()
+    await prompt(conn, session.session_id, "/undo")
+    assert "Undid prompt 1." in client.said()
+    assert sorted(client.writes) == [(str(dash), "one\n"), (str(odd), "one\n")]
+    assert odd.read_text() == "one\n" and dash.read_text() == "one\n"
+
+
+@pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+def test_the_chat_question_shows_escapes_and_bidi_in_a_path_and_its_diff_visibly(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """Nothing a model puts in a path, an old_text or a new_text reaches the terminal as a
+    control: a title change, a screen clear or a right-to-left override is shown, not done."""
+    name = "n\x1b]0;pwned-name\x07.txt"
+    (tmp_path / name).write_text("one\n")
+    new = "\x1b[2J\x1b]0;pwned-text\x07 \u202eexe.txt \x9b31m red"
+    edit = {"path": name, "old_text": "one", "new_text": new}
+    llm_server.script(Turn(tool_calls=(edit_call("odd", edit),)), Turn(text="all done"))
+    child = spawn_chat(llm_server, tmp_path)
+    child.logfile_read = seen = io.StringIO()
+    screen = Screen(child)
+    try:
+        screen.wait_for("›")
+        child.sendline("go on")
+        screen.wait_for("[y]es", after="red")  # the question, drawn after the diff
+        screen.pump(GUARD_WAIT)
+        shown = screen.text
+        child.send("n")
+        screen.wait_for("all done")
+    finally:
+        child.close(force=True)
+    assert "? edit n␛]0;pwned-name␇.txt" in shown
+    assert "+␛[2J␛]0;pwned-text␇ <U+202E>exe.txt \\x9b31m red" in shown
+    assert "pwned" not in seen.getvalue().replace("␛]0;pwned", "")
+    assert "\u202e" not in seen.getvalue() and "\x9b" not in seen.getvalue()
+    assert (tmp_path / name).read_text() == "one\n"
