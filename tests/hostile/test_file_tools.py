@@ -194,12 +194,13 @@ async def test_an_editor_sees_and_undoes_odd_names_and_is_never_asked_for_a_link
     odd.write_text("one\n")
     dash = workspace / "-rf"
     dash.write_text("one\n")
+    links = ("out.txt", "zero", "pipe")
     calls = [
         edit_call("odd", {"path": odd.name, **ONE_TO_TWO}),
         edit_call("dash", {"path": "-rf", **ONE_TO_TWO}),
-        *(edit_call(f"to-{n}", {"path": n, **ONE_TO_TWO}) for n in ("out.txt", "zero", "pipe")),
-        *(ToolCallSpec("write", {"path": n, "content": "x"}, f"w-{n}") for n in ("out.txt", "zero", "pipe")),
-    ]  # fmt: skip
+        *(edit_call(f"to-{n}", {"path": n, **ONE_TO_TWO}) for n in links),
+        *(ToolCallSpec("write", {"path": n, "content": "x"}, f"w-{n}") for n in links),
+    ]
     llm_server.script(*(Turn(tool_calls=(call,)) for call in calls), Turn(text="done"))
     client = SavingEditor()
     conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
