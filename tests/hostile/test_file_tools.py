@@ -16,6 +16,8 @@ import pexpect
 import pytest
 from acp.schema import ToolCallProgress
 
+from di_code.ui.approval_view import fit
+from di_code.ui.tool_view import diff_text
 from tests.cli.conftest import RunDiCode, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
@@ -252,3 +254,43 @@ def test_the_chat_question_shows_escapes_and_bidi_in_a_path_and_its_diff_visibly
     assert "pwned" not in seen.getvalue().replace("␛]0;pwned", "")
     assert "\u202e" not in seen.getvalue() and "\x9b" not in seen.getvalue()
     assert (tmp_path / name).read_text() == "one\n"
+
+
+async def test_a_diff_of_a_million_changed_lines_fits_the_screen_within_a_bound() -> None:
+    """The question's view of a write that changes every other line of a 4 MB file: cutting
+    its ends out of a body of a million styled lines took minutes (on the event loop)."""
+    diff = "".join(f"-{i % 10}\n+z\n" for i in range(500_000))
+    body = await asyncio.wait_for(asyncio.to_thread(diff_text, diff, None), LIVENESS)
+    shown, hidden = await asyncio.wait_for(asyncio.to_thread(fit, body, 20, 100), LIVENESS)
+    assert hidden == 1_000_000 - 19
+    assert shown.plain.split("\n")[9] == f"… {hidden} more lines here: press v to see all 1000000"
+    assert shown.plain.split("\n")[:2] == ["-0", "+z"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the question's body of a diff of millions of lines is built whole on a thread "
+    "(about 40 s here) that Esc leaves running and that quitting waits for",
+)
+@pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+def test_esc_while_the_question_of_a_huge_diff_is_prepared_ends_the_turn_and_chat_quits(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    before = "".join(f"{i % 10}\n" for i in range(1_900_000))  # under the 4 MB of a preview
+    after = "".join(f"{i % 10}\n" if i % 2 else "z\n" for i in range(1_900_000))
+    (tmp_path / "f.txt").write_text(before)
+    write = ToolCallSpec("write", {"path": "f.txt", "content": after}, "w")
+    llm_server.script(Turn(tool_calls=(write,), chunk_size=1 << 20), Turn(text="all done"))
+    child, screen = open_chat(llm_server, tmp_path)
+    try:
+        child.sendline("go")
+        screen.wait_text("? write f.txt")
+        pressed = time.monotonic()
+        child.send("\x1b")
+        screen.wait_text("■ aborted")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF, timeout=LIVENESS)
+        assert time.monotonic() - pressed < STOP_BOUND
+    finally:
+        child.close(force=True)
+    assert (tmp_path / "f.txt").read_text() == before
