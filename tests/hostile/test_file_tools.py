@@ -8,6 +8,10 @@ from __future__ import annotations
 import asyncio
 import io
 import os
+import signal
+import subprocess
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +22,7 @@ from acp.schema import ToolCallProgress
 
 from di_code.ui.approval_view import fit
 from di_code.ui.tool_view import diff_text
-from tests.cli.conftest import RunDiCode, request_text
+from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
 from tests.cli.test_undo_e2e import git
@@ -294,3 +298,101 @@ def test_esc_while_the_question_of_a_huge_diff_is_prepared_ends_the_turn_and_cha
     finally:
         child.close(force=True)
     assert (tmp_path / "f.txt").read_text() == before
+
+
+@pytest.mark.parametrize(
+    "stdout_read",
+    [
+        True,
+        pytest.param(
+            False,
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="run whose stdout pipe nobody reads does not end on SIGTERM (60 s here)",
+            ),
+        ),
+    ],
+    ids=["stdout-read", "stdout-not-read"],
+)
+def test_sigterm_during_an_edit_of_many_replacements_ends_run_and_leaves_the_file_whole(
+    llm_server: LLMServer, workspace: Path, di_code_home: Path, stdout_read: bool
+) -> None:
+    lines = lines_of(8000)
+    text = "\n".join(lines) + "\n"
+    (workspace / "big.txt").write_text(text)
+    llm_server.script(
+        Turn(tool_calls=(many_edits("big.txt", lines[:1300]),), chunk_size=1 << 20),
+        Turn(text="ok"),
+    )
+    argv = [DI_CODE, "run", "--yes", "--sandbox", "off", "--output-format", "stream-json", "go"]
+    process = subprocess.Popen(argv, cwd=workspace, env=cli_env(di_code_home, llm_server),
+                               stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)  # fmt: skip
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if '"type": "tool_execution_start"' in line:
+                break
+        if stdout_read:
+            threading.Thread(target=process.stdout.read, daemon=True).start()
+        sent = time.monotonic()
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=LIVENESS)
+        assert time.monotonic() - sent < STOP_BOUND
+    finally:
+        process.kill()
+        process.wait()
+    assert process.returncode == 143
+    edited = "".join(line.upper() + "\n" for line in lines[:1300])
+    assert (workspace / "big.txt").read_text() in (text, edited + text[len(edited) :])
+
+
+def test_an_edit_of_a_file_that_grows_while_it_is_read_ends(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """A log another program keeps appending to (up to 200 MB here): the edit reads at most
+    64 MB and ends, whatever it finds."""
+    grow = workspace / "grow.log"
+    grow.write_text("START\n")
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import sys\nwith open(sys.argv[1], 'a') as f:\n"
+         " for _ in range(200):\n  f.write('x' * (1 << 20) + '\\n'); f.flush()", str(grow)],
+    )  # fmt: skip
+    try:
+        edit = {"path": "grow.log", "old_text": "START", "new_text": "BEGIN"}
+        llm_server.script(Turn(tool_calls=(edit_call("grow", edit),)), Turn(text="ok"))
+        started = time.monotonic()
+        done = run_di_code("run", "--yes", "--sandbox", "off", "go")
+        assert done.returncode == 0, done.stderr
+        assert time.monotonic() - started < LIVENESS * 2
+    finally:
+        writer.kill()
+        writer.wait()
+    result = request_text(llm_server.requests[1].body)
+    assert "Successfully applied 1 edit to grow.log" in result or "too many to read whole" in result
+
+
+def test_a_100_mb_line_and_a_1_mb_old_text_end_within_a_bound(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """One line of 100 MB is refused without being read whole; a 1 MB old_text missing from a
+    4 MB file of the same short line repeated gets its hint in bounded work."""
+    with (workspace / "line.txt").open("w") as f:
+        for _ in range(100):
+            f.write("y" * (1 << 20))
+    (workspace / "same.txt").write_text("ab\n" * 1_300_000)
+    llm_server.script(
+        Turn(tool_calls=(edit_call("line", {"path": "line.txt", **ONE_TO_TWO}),)),
+        Turn(tool_calls=(edit_call("same", {"path": "same.txt", "old_text": "ab\nac\n" * 170_000,
+                                            "new_text": "x"}),), chunk_size=1 << 20),
+        Turn(tool_calls=(ToolCallSpec("grep", {"pattern": "(a|aa)+$", "path": "same.txt"}, "g"),)),
+        Turn(text="ok"),
+    )  # fmt: skip
+    started = time.monotonic()
+    done = run_di_code("run", "--yes", "--sandbox", "off", "go")
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < LIVENESS * 2
+    assert "line.txt holds 104857600 bytes: too many to read whole" in request_text(
+        llm_server.requests[1].body
+    )
+    assert "old_text not found in same.txt" in request_text(llm_server.requests[2].body)
