@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from rich.cells import cell_len
-from rich.text import Text
+from rich.text import Span, Text
 
 from di_code.tools.builtin.edit import preview_diff
 from di_code.tools.builtin.errors import ToolError
@@ -119,22 +119,44 @@ def approval_header(request: ApprovalRequest) -> Text:
 
 def fit(body: Text, rows: int, width: int) -> tuple[Text, int]:
     """`body` as it fits in `rows` rows of `width` columns: whole, or its first and last lines
-    around one that says how many are left out and how to see them; with that count."""
-    lines = body.split("\n")
-    heights = [max(1, -(-cell_len(line.plain) // max(width, 1))) for line in lines]
+    around one that says how many are left out and how to see them; with that count. Only
+    the lines at the ends are measured and cut out of `body` (a diff may have millions)."""
+    lines = body.plain.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # a last line break ends the last line (as Text.split takes it)
     rows = max(rows, MIN_ROWS)
-    if sum(heights) <= rows:
+
+    def heights(some: list[str]) -> list[int]:
+        return [max(1, -(-cell_len(line) // max(width, 1))) for line in some]
+
+    if len(lines) <= rows and sum(heights(lines)) <= rows:
         return body, 0
-    head = _fill(heights, (rows - 1) // 2)
-    tail = _fill(heights[::-1], rows - 1 - sum(heights[:head]))
+    head_heights = heights(lines[:rows])
+    head = _fill(head_heights, (rows - 1) // 2)
+    tail = _fill(heights(lines[: -rows - 1 : -1]), rows - 1 - sum(head_heights[:head]))
     hidden = len(lines) - head - tail
     marker = Text(
         f"… {hidden} more lines here: press {VIEW_KEY} to see all {len(lines)}",
         style="bold yellow",
     )
-    shown = Text("\n").join([*lines[:head], marker, *lines[len(lines) - tail :]])
+    head_end = sum(len(line) + 1 for line in lines[:head]) - 1
+    end = sum(len(line) + 1 for line in lines) - 1
+    tail_start = end - sum(len(line) + 1 for line in lines[len(lines) - tail :]) + 1
+    first = [_cut(body, 0, head_end)] if head else []
+    last = [_cut(body, tail_start, end)] if tail else []
+    shown = Text("\n").join([*first, marker, *last])
     shown.no_wrap, shown.overflow = False, "fold"
     return shown, hidden
+
+
+def _cut(body: Text, start: int, end: int) -> Text:
+    """`body[start:end]` in one pass over its spans (Rich's slicing divides them all)."""
+    spans = [
+        Span(max(span.start, start) - start, min(span.end, end) - start, span.style)
+        for span in body.spans
+        if span.start < end and span.end > start
+    ]
+    return Text(body.plain[start:end], style=body.style, spans=spans)
 
 
 def _fill(heights: list[int], rows: int) -> int:

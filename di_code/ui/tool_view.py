@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.text import Text
+from rich.text import Span, Text
 
 from di_code.ai.types import ToolResultMessage
 from di_code.ui.safe_text import visible
@@ -139,10 +139,16 @@ def diff_text(diff: str, keep: int | None = DIFF_LINES) -> Text:
     """A unified diff, coloured line by line, collapsed to `keep` lines (None: all of it)."""
     lines = [line for line in diff.splitlines() if not line.startswith(("---", "+++"))]
     keep = len(lines) if keep is None else keep
-    body = Text(no_wrap=True, overflow="ellipsis")
-    for line in lines[:keep]:
+    pieces: list[str] = []
+    spans: list[Span] = []
+    at = 0
+    for line in lines[:keep]:  # one Text built at once: appending line by line took a minute
         style = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1], "dim")
-        body.append(f"{visible(line)}\n", style=style)
+        piece = f"{visible(line)}\n"
+        pieces.append(piece)
+        spans.append(Span(at, at + len(piece), style))
+        at += len(piece)
+    body = Text("".join(pieces), no_wrap=True, overflow="ellipsis", spans=spans)
     if len(lines) > keep:
         body.append(f"… {len(lines) - keep} more diff lines\n", style="dim")
     body.rstrip()

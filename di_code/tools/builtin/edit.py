@@ -23,7 +23,7 @@ from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import EDIT
 from di_code.tools.builtin.edit_text import Applied, Document, Edit, apply_edits
 from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.errors import ToolError, check_aborted
 from di_code.tools.builtin.file_lock import file_lock, run_on_file
 from di_code.tools.builtin.files import existing_file, open_error, open_regular, write_error
 from di_code.tools.builtin.workspace import Workspace
@@ -48,10 +48,10 @@ class EditTool(WorkspaceTool):
         if self.editor is not None:
             with target:  # the editor is not asked for a FIFO or a device either
                 existing_file(target, shown)
-            diff = await _edit_in_editor(self.editor, target.path, shown, edits)
+            diff = await _edit_in_editor(self.editor, target.path, shown, edits, signal)
         else:
             diff = await run_on_file(
-                target, lambda found: _edit_file(found, shown, edits), serialize=True
+                target, lambda found: _edit_file(found, shown, edits, signal), serialize=True
             )
         plural = "s" if len(edits) > 1 else ""
         return ToolResult(
@@ -89,7 +89,7 @@ def preview_diff(workspace: Workspace, params: dict[str, Any]) -> str:
 
 
 def _planned(
-    target: Target, shown: str, edits: list[Edit]
+    target: Target, shown: str, edits: list[Edit], signal: AbortSignal | None = None
 ) -> tuple[Document, Applied, os.stat_result]:
     """The file as it is, the text after the edits, and the file's status (to keep its mode)."""
     with open_regular(target, shown) as f:
@@ -102,16 +102,18 @@ def _planned(
         doc = Document.parse(raw.decode("utf-8"))
     except UnicodeDecodeError:
         raise ToolError(f"Cannot edit {shown}: it is not UTF-8 text") from None
-    return doc, apply_edits(doc, edits, shown), status
+    return doc, apply_edits(doc, edits, shown, signal), status
 
 
-async def _edit_in_editor(editor: EditorFiles, path: Path, shown: str, edits: list[Edit]) -> str:
+async def _edit_in_editor(
+    editor: EditorFiles, path: Path, shown: str, edits: list[Edit], signal: AbortSignal
+) -> str:
     async with file_lock(path):
         try:
             doc = Document.parse(await editor.read_text(path))
         except OSError as exc:
             raise open_error(exc, shown) from exc
-        applied = await asyncio.to_thread(apply_edits, doc, edits, shown)  # off the loop
+        applied = await asyncio.to_thread(apply_edits, doc, edits, shown, signal)  # off the loop
         try:
             await editor.write_text(path, doc.render(applied.after))
         except OSError as exc:
@@ -119,8 +121,9 @@ async def _edit_in_editor(editor: EditorFiles, path: Path, shown: str, edits: li
     return await asyncio.to_thread(applied.diff, shown)
 
 
-def _edit_file(target: Target, shown: str, edits: list[Edit]) -> str:
-    doc, applied, status = _planned(target, shown, edits)
+def _edit_file(target: Target, shown: str, edits: list[Edit], signal: AbortSignal) -> str:
+    doc, applied, status = _planned(target, shown, edits, signal)
+    check_aborted(signal)  # stopped while the edits were worked out: nothing is written
     try:
         write_atomically(target, doc.render(applied.after).encode("utf-8"), status)
     except OSError as exc:

@@ -13,12 +13,21 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from di_code.tools.builtin.closest_match import closest_hint
-from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.errors import ToolError, check_aborted
 from di_code.tools.builtin.line_diff import chunked_diff
 
+if TYPE_CHECKING:
+    from di_code.ai.abort import AbortSignal
+
 BOM = "\ufeff"
+SCANNED_PER_CALL = 1_000_000_000
+"""Characters one call's edits may scan: each edit reads the whole text once (to find its
+old_text and to know it is the only match), so thousands of edits of a large file were minutes
+of work. A call over it is refused with how many edits fit; calls of that many are each
+bounded, and the user can stop between them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +77,22 @@ class Applied:
         )
 
 
-def apply_edits(doc: Document, edits: list[Edit], shown: str) -> Applied:
-    """The new text (in LF form if the document is CRLF); ToolError names the failing edit."""
+def apply_edits(
+    doc: Document, edits: list[Edit], shown: str, signal: AbortSignal | None = None
+) -> Applied:
+    """The new text (in LF form if the document is CRLF); ToolError names the failing edit.
+    A `signal` that fires stops the work between two edits (it runs on a thread that a stop
+    must not wait for)."""
+    if len(edits) > 1 and len(edits) * len(doc.text) > SCANNED_PER_CALL:
+        most = max(1, SCANNED_PER_CALL // len(doc.text))
+        raise ToolError(
+            f"{len(edits)} edits are too many for one call on {shown} "
+            f"({len(doc.text):,} characters): send at most {most} edits per call"
+        )
     spans: list[tuple[int, int, int, str]] = []
     for number, edit in enumerate(edits, 1):
+        if signal is not None:
+            check_aborted(signal)
         prefix = f"Edit {number} of {len(edits)}: " if len(edits) > 1 else ""
         old = edit.old_text.replace("\r\n", "\n") if doc.crlf else edit.old_text
         new = edit.new_text.replace("\r\n", "\n") if doc.crlf else edit.new_text
