@@ -1,0 +1,315 @@
+"""Sessions attacked from README's "Reliability" (one writer per session, nothing lost), the
+session options of `run` and `chat`, ACP's list/resume/close/delete and undo, with the classes
+of HOSTILE.md: two processes on one session at each moment, the lock file replaced by a
+symlink, a FIFO or a folder, SIGKILL in the middle of a session write, a closed stdout, a full
+disk, and session files and ids written by someone else.
+
+Every case runs the real `di-code` against the loopback model; after each, the session loads,
+undo restores the right bytes, and what failed is said in one line."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import subprocess
+from pathlib import Path
+
+from tests.cli.conftest import DI_CODE, cli_env
+from tests.cli.conftest import workspace as workspace  # the fixture, for this folder too
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import wait_until
+
+TRACEBACK = "Traceback"
+BUSY = "is in use by another di-code process"
+
+
+def start(
+    home: Path,
+    server: LLMServer,
+    workspace: Path,
+    *args: str,
+    stdin: int | None = subprocess.DEVNULL,
+    limit: int | None = None,
+) -> subprocess.Popen[str]:
+    def limited() -> None:
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return subprocess.Popen(
+        [DI_CODE, *args],
+        cwd=workspace,
+        env=cli_env(home, server),
+        stdin=stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limited,
+    )
+
+
+def finished(process: subprocess.Popen[str]) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=90)
+    return process.returncode, out, err
+
+
+def di_code(
+    home: Path, server: LLMServer, workspace: Path, *args: str, limit: int | None = None
+) -> tuple[int, str, str]:
+    return finished(start(home, server, workspace, *args, limit=limit))
+
+
+def one_session(home: Path) -> Path:
+    (session,) = home.glob("sessions/*/*.jsonl")
+    return session
+
+
+def session_id(session: Path) -> str:
+    return session.stem.partition("_")[2]
+
+
+def edit(path: str, old: str, new: str, call_id: str) -> Turn:
+    arguments = {"path": path, "old_text": old, "new_text": new}
+    return Turn(tool_calls=(ToolCallSpec("edit", arguments, call_id),))
+
+
+def said_once(err: str) -> str:
+    """The one line a refusal or failure says (no traceback, nothing else)."""
+    assert TRACEBACK not in err, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def first_session(home: Path, server: LLMServer, workspace: Path) -> Path:
+    server.script(Turn(text="first answer"))
+    code, _, err = di_code(home, server, workspace, "run", "first prompt")
+    assert code == 0, err
+    return one_session(home)
+
+
+def continued(home: Path, server: LLMServer, workspace: Path, text: str) -> tuple[str, str]:
+    """`run -c` goes on with the session: (stdout, stderr); the model saw the first prompt."""
+    server.script(Turn(text=f"answer to {text}"))
+    seen = len(server.requests)
+    code, out, err = di_code(home, server, workspace, "run", "-c", text)
+    assert code == 0, err
+    assert TRACEBACK not in err
+    assert "first prompt" in json.dumps(server.requests[seen].body)
+    return out, err
+
+
+# ---------------------------------------------------------------- the lock file
+
+
+def test_a_lock_file_replaced_by_a_symlink_is_never_written_through(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    outside = tmp_path / "precious.txt"
+    outside.write_bytes(b"the user's bytes\n")
+    lock = session.with_suffix(".lock")
+    lock.unlink(missing_ok=True)
+    lock.symlink_to(outside)
+    before = session.read_bytes()
+
+    llm_server.script(Turn(text="should not be asked"))
+    code, _, err = di_code(di_code_home, llm_server, workspace, "run", "-c", "more")
+    assert outside.read_bytes() == b"the user's bytes\n"  # no pid written through the link
+    assert code == 2, err
+    assert session_id(session)[:12] in said_once(err)
+    assert session.read_bytes() == before
+    lock.unlink()
+    continued(di_code_home, llm_server, workspace, "after the link went")
+
+
+def test_a_lock_file_replaced_by_a_fifo_still_holds_the_session(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    lock = session.with_suffix(".lock")
+    lock.unlink(missing_ok=True)
+    os.mkfifo(lock)
+
+    llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
+    writer = start(di_code_home, llm_server, workspace, "run", "-c", "held")
+    try:
+        wait_until(lambda: len(llm_server.requests) == 2, "the writer's request")
+        code, _, err = di_code(di_code_home, llm_server, workspace, "run", "-c", "second")
+        assert code == 2, err
+        assert BUSY in said_once(err)
+        assert len(llm_server.requests) == 2
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+    continued(di_code_home, llm_server, workspace, "after the writer died")
+
+
+def test_a_folder_where_the_lock_file_goes_is_one_line_and_the_session_stays_readable(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    lock = session.with_suffix(".lock")
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    before = session.read_bytes()
+    for args in (("run", "-c", "more"), ("undo", "--yes")):
+        code, _, err = di_code(di_code_home, llm_server, workspace, *args)
+        assert code in (1, 2), (args, err)
+        assert session_id(session)[:12] in said_once(err), args
+    assert session.read_bytes() == before
+    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--list")
+    assert code == 0 and TRACEBACK not in err, err
+    assert "first prompt" in out
+
+
+# ---------------------------------------------------------------- two processes at once
+
+
+def test_two_continues_started_at_the_same_moment_one_goes_on_one_is_refused(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    llm_server.script(Turn(text="working", fault="stall", fault_after=1))  # one: a second
+    # writer that went on would be answered 400 and exit 1
+    both = [start(di_code_home, llm_server, workspace, "run", "-c", "race") for _ in range(2)]
+    try:
+        wait_until(lambda: any(p.poll() is not None for p in both), "one of them to end")
+        (loser,) = [p for p in both if p.poll() is not None]
+        code, _, err = finished(loser)
+        assert code == 2, err
+        assert BUSY in said_once(err)
+        wait_until(lambda: len(llm_server.requests) == 2, "the winner's request")
+        (winner,) = [p for p in both if p is not loser]
+        assert winner.poll() is None  # still holding it, mid-turn
+    finally:
+        for process in both:
+            process.kill()
+            process.wait(timeout=30)
+    continued(di_code_home, llm_server, workspace, "after the race")
+    assert list(di_code_home.glob("sessions/*/*.jsonl")) == [session]
+
+
+def test_two_undos_at_the_same_moment_take_back_each_prompt_once(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_bytes(b"v0\n")
+    llm_server.script(edit("notes.txt", "v0", "v1", "c1"), Turn(text="one"))
+    assert di_code(di_code_home, llm_server, workspace, "run", "--yes", "p1")[0] == 0
+    llm_server.script(edit("notes.txt", "v1", "v2", "c2"), Turn(text="two"))
+    assert di_code(di_code_home, llm_server, workspace, "run", "-c", "--yes", "p2")[0] == 0
+    assert notes.read_bytes() == b"v2\n"
+
+    both = [start(di_code_home, llm_server, workspace, "undo", "--yes") for _ in range(2)]
+    results = [finished(process) for process in both]
+    undone = sorted(
+        line for _, out, _ in results for line in out.splitlines() if line.startswith("undone:")
+    )
+    for code, _, err in results:
+        assert TRACEBACK not in err
+        if code != 0:
+            assert code == 2 and BUSY in said_once(err), err
+    expected = {
+        ("undone: prompt 2 (p2)",): b"v1\n",
+        ("undone: prompt 1 (p1)", "undone: prompt 2 (p2)"): b"v0\n",
+    }
+    assert tuple(undone) in expected, results
+    assert notes.read_bytes() == expected[tuple(undone)]
+    listed = di_code(di_code_home, llm_server, workspace, "undo", "--list")
+    assert listed[0] == 0 and TRACEBACK not in listed[2]
+
+
+# ---------------------------------------------------------------- failure in the middle
+
+
+def test_sigkill_after_a_tools_edit_leaves_a_session_whose_undo_restores_the_file(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_bytes(b"before the prompt\n")
+    first_session(di_code_home, llm_server, workspace)
+    llm_server.script(
+        edit("notes.txt", "before", "after", "c1"),
+        Turn(text="thinking", fault="stall", fault_after=1),
+    )
+    writer = start(di_code_home, llm_server, workspace, "run", "-c", "--yes", "change it")
+    wait_until(lambda: len(llm_server.requests) == 3, "the request after the edit")
+    assert notes.read_bytes() == b"after the prompt\n"
+    writer.send_signal(signal.SIGKILL)
+    writer.wait(timeout=30)
+
+    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--yes")
+    assert code == 0, err
+    assert TRACEBACK not in err
+    assert notes.read_bytes() == b"before the prompt\n"
+    assert "undone: prompt 2 (change it)" in out.splitlines()
+    continued(di_code_home, llm_server, workspace, "after the kill")
+
+
+def test_sigkill_while_a_long_prompt_is_being_saved_leaves_a_session_that_goes_on(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    size = session.stat().st_size
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_bytes(b"long prompt " + b"y" * (40 << 20))
+    with prompt.open("rb") as stdin:
+        writer = start(di_code_home, llm_server, workspace, "run", "-c", "-", stdin=stdin.fileno())
+        wait_until(lambda: session.stat().st_size > size, "the long prompt's line to start")
+        writer.send_signal(signal.SIGKILL)
+        writer.wait(timeout=30)
+
+    _, err = continued(di_code_home, llm_server, workspace, "after the kill")
+    assert len(err.splitlines()) <= 1, err  # at most the cut-off line, said once
+    _, again = continued(di_code_home, llm_server, workspace, "once more")
+    assert len(again.splitlines()) <= 1 and "skipped" in again, again
+    assert "after the kill" in json.dumps(llm_server.requests[-1].body)  # not swallowed
+
+
+def test_a_closed_stdout_during_a_run_loses_nothing_of_the_session(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    first_session(di_code_home, llm_server, workspace)
+    llm_server.script(Turn(text="an answer nobody reads " * 2000))
+    runner = start(di_code_home, llm_server, workspace, "run", "-c", "second prompt")
+    assert runner.stdout is not None
+    runner.stdout.close()  # `| head` that has gone
+    err = runner.stderr.read() if runner.stderr is not None else ""
+    runner.wait(timeout=60)
+    assert TRACEBACK not in err
+    assert len(err.splitlines()) <= 1, err
+    _, err = continued(di_code_home, llm_server, workspace, "third prompt")
+    seen = json.dumps(llm_server.requests[-1].body)
+    assert "second prompt" in seen and "an answer nobody reads" in seen
+    assert err == ""
+
+
+def test_a_full_disk_mid_prompt_leaves_undo_keeping_the_change_it_cannot_prove(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_bytes(b"v0\n")
+    llm_server.script(edit("notes.txt", "v0", "v1", "c1"), Turn(text="one"))
+    assert di_code(di_code_home, llm_server, workspace, "run", "--yes", "p1")[0] == 0
+    session = one_session(di_code_home)
+    before = session.read_bytes()
+
+    llm_server.script(edit("notes.txt", "v1", "v2", "c2"), Turn(text="two"))
+    limit = len(before)  # the session cannot grow by a byte; the small workspace file can
+    code, _, err = di_code(
+        di_code_home, llm_server, workspace, "run", "-c", "--yes", "p2", limit=limit
+    )
+    assert code == 1, err
+    assert TRACEBACK not in err
+    said = err.splitlines()  # the session write, and the checkpoint it took along: once each
+    assert [line.startswith("di-code: cannot write session ") for line in said] == [True, False]
+    assert said[1].startswith("di-code: checkpoint not recorded, undo may miss"), err
+    assert session.read_bytes() == before  # whole lines only: nothing was added
+    assert notes.read_bytes() == b"v2\n"
+
+    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--yes")
+    assert TRACEBACK not in err
+    assert notes.read_bytes() == b"v2\n", (out, err)  # p2's change is not provably p1's
+    assert "notes.txt" in out + err
