@@ -23,6 +23,7 @@ from tests.support.processes import wait_until
 
 TRACEBACK = "Traceback"
 BUSY = "is in use by another di-code process"
+CHECKPOINT_LOST = "checkpoint not recorded, undo may miss this prompt's changes"
 
 
 def start(
@@ -304,8 +305,8 @@ def test_a_full_disk_mid_prompt_leaves_undo_keeping_the_change_it_cannot_prove(
     assert code == 1, err
     assert TRACEBACK not in err
     said = err.splitlines()  # the session write, and the checkpoint it took along: once each
-    assert [line.startswith("di-code: cannot write session ") for line in said] == [True, False]
-    assert said[1].startswith("di-code: checkpoint not recorded, undo may miss"), err
+    assert said[0].startswith("di-code: cannot write session "), err
+    assert said[1:] == [f"di-code: {CHECKPOINT_LOST}: {said[0][9:]}"], err
     assert session.read_bytes() == before  # whole lines only: nothing was added
     assert notes.read_bytes() == b"v2\n"
 
@@ -313,3 +314,143 @@ def test_a_full_disk_mid_prompt_leaves_undo_keeping_the_change_it_cannot_prove(
     assert TRACEBACK not in err
     assert notes.read_bytes() == b"v2\n", (out, err)  # p2's change is not provably p1's
     assert "notes.txt" in out + err
+
+
+# ---------------------------------------------------------------- what a session file holds
+
+
+def hostile_lines() -> list[bytes]:
+    """Lines no di-code wrote, each to be skipped with one warning naming it."""
+    message = '"message":{"role":"user","content":5,"timestamp":1}'
+    return [
+        b'{"type":"message","id":"big","text":"' + b"x" * (100 << 20),  # 100 MB, never closed
+        b'{"type":"message","id":"d1","id":"d2","parent_id":null,"timestamp":1,"type":"what"}',
+        ('{"type":"message","id":"w","parent_id":null,"timestamp":1,' + message + "}").encode(),
+        b'{"type":"model_change","id":"n","parent_id":null,"timestamp":NaN,'
+        b'"provider":"openai","model_id":"x"}',
+        b'{"type":"compaction","id":"e","parent_id":null,"timestamp":1,"summary":"s",'
+        b'"first_kept_entry_id":null,"tokens_before":1e400}',
+        b'{"type":"message","id":"deep","x":' + b"[" * 800 + b"]" * 800 + b"}",
+        b'{"type":"model_change","id":"t","parent_id":null,"timestamp":1e30,'
+        b'"provider":"openai","model_id":"x"}',
+        b'["not", "an", "entry"]',
+        b"\xff\xfe not even UTF-8",
+    ]
+
+
+def test_a_session_file_full_of_lines_no_di_code_wrote_still_goes_on(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    good = session.read_bytes().count(b"\n")
+    bad = hostile_lines()
+    with session.open("ab") as file:
+        file.write(b"\n".join(bad) + b'\n{"type":"message","id":"torn"')  # no newline at the end
+    numbers = range(good + 1, good + len(bad) + 2)
+
+    _, err = continued(di_code_home, llm_server, workspace, "second prompt")
+    warnings = err.splitlines()
+    assert len(warnings) == len(numbers), err  # one warning a line, the torn one included
+    named = set()
+    for warning in warnings:
+        assert warning.startswith(f"di-code: {session.name}: "), warning
+        named |= {n for n in numbers if f"line {n} " in warning}
+        named |= {numbers[-1]} if "the last line was cut off" in warning else set()
+    assert named == set(numbers), err
+
+    _, err = continued(di_code_home, llm_server, workspace, "third prompt")
+    assert len(err.splitlines()) == len(numbers), err  # the next append did not join the tail
+    assert "second prompt" in json.dumps(llm_server.requests[-1].body)
+    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--list")
+    assert code == 0 and TRACEBACK not in err, err
+    assert "third prompt" in out
+
+
+def test_a_last_entry_whose_parent_is_nowhere_does_not_hide_the_conversation(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    with session.open("ab") as file:  # well-formed, but its parent_id names no entry
+        file.write(
+            b'{"type":"model_change","id":"orphan","parent_id":"../../elsewhere",'
+            b'"timestamp":1,"provider":"openai","model_id":"test-model"}\n'
+        )
+    _, err = continued(di_code_home, llm_server, workspace, "second prompt")
+    assert len(err.splitlines()) <= 1 and TRACEBACK not in err, err
+
+
+def test_one_corrupt_line_in_the_middle_loses_only_that_line(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    continued(di_code_home, llm_server, workspace, "second prompt")
+    lines = session.read_bytes().splitlines(keepends=True)
+    (answer,) = [n for n, line in enumerate(lines) if b'"first answer"' in line]
+    lines[answer] = b"\x00" * (len(lines[answer]) - 1) + b"\n"  # a sector lost to a crash
+    session.write_bytes(b"".join(lines))
+
+    _, err = continued(di_code_home, llm_server, workspace, "third prompt")  # sees the first
+    assert "second prompt" in json.dumps(llm_server.requests[-1].body)
+    assert len(err.splitlines()) == 1 and f"line {answer + 1} " in err, err
+
+
+# ---------------------------------------------------------------- ids that are not ids
+
+
+def test_session_ids_that_look_like_paths_or_another_folders_are_refused_in_one_line(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    theirs = first_session(di_code_home, llm_server, other)
+    their_bytes = theirs.read_bytes()
+    llm_server.script(Turn(text="mine"))
+    assert di_code(di_code_home, llm_server, workspace, "run", "mine")[0] == 0
+    files = sorted(p for p in di_code_home.rglob("*") if p.is_file())
+    ids = ("../x", "..", "/", f"../{theirs.parent.name}", "*", " ", session_id(theirs)[:10])
+    for command in (("run", "hi", "--session"), ("undo", "--yes", "--session")):
+        for wanted in (*ids, session_id(theirs)):
+            code, _, err = di_code(di_code_home, llm_server, workspace, *command, wanted)
+            assert code == 2, (command, wanted, err)
+            line = said_once(err)
+            if wanted.startswith(session_id(theirs)[:10]):
+                assert "belongs to" in line and str(other.resolve()) in line, line
+    assert theirs.read_bytes() == their_bytes
+    assert sorted(p for p in di_code_home.rglob("*") if p.is_file()) == files
+    assert len(llm_server.requests) == 2  # none of them asked the model
+
+
+# ---------------------------------------------------------------- a home that cannot be written
+
+
+def read_only(home: Path, *command: str) -> list[str]:
+    """`command` with `home` bind-mounted read-only (EROFS, which root cannot write past)."""
+    return ["bwrap", "--dev-bind", "/", "/", "--ro-bind", str(home), str(home), *command]
+
+
+def test_a_read_only_home_is_one_line_and_the_session_still_loads_after(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    before = session.read_bytes()
+    env = cli_env(di_code_home, llm_server)
+    for args, expected in ((("run", "-c", "more"), 2), (("run", "fresh"), 1)):
+        llm_server.script(Turn(text="answered"))
+        done = subprocess.run(
+            read_only(di_code_home, DI_CODE, *args),
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert done.returncode == expected, (args, done.stderr)
+        assert TRACEBACK not in done.stderr
+        said = done.stderr.splitlines()  # the session, and a checkpoint taken along (once)
+        assert said[0].startswith("di-code: cannot hold session"), said
+        assert "Read-only file system" in said[0], said
+        assert said[1:] in ([], [f"di-code: {CHECKPOINT_LOST}: {said[0][9:]}"]), said
+    assert session.read_bytes() == before
+    assert list(di_code_home.glob("sessions/*/*.jsonl")) == [session]
+    continued(di_code_home, llm_server, workspace, "writable again")
