@@ -16,6 +16,8 @@ import signal
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.cli.conftest import workspace as workspace  # the fixture, for this folder too
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
@@ -454,3 +456,85 @@ def test_a_read_only_home_is_one_line_and_the_session_still_loads_after(
     assert session.read_bytes() == before
     assert list(di_code_home.glob("sessions/*/*.jsonl")) == [session]
     continued(di_code_home, llm_server, workspace, "writable again")
+
+
+# ---------------------------------------------------------------- an editor on the same session
+
+
+acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp import RequestError  # noqa: E402
+
+from tests.editor.test_acp_delete import Editor  # noqa: E402
+from tests.editor.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
+
+
+async def test_an_editor_cannot_delete_load_or_resume_a_session_a_run_is_writing(
+    editor: Editor, llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    notes = workspace / "notes.txt"
+    notes.write_bytes(b"v0\n")
+    llm_server.script(edit("notes.txt", "v0", "v1", "c1"), Turn(text="one"))
+    assert di_code(di_code_home, llm_server, workspace, "run", "--yes", "p1")[0] == 0
+    session = one_session(di_code_home)
+    held = session_id(session)
+    llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
+    writer = start(di_code_home, llm_server, workspace, "run", "-c", "p2")
+    try:
+        wait_until(lambda: len(llm_server.requests) == 3, "the writer's request")
+        before = sorted(p.name for p in session.parent.iterdir())
+        for method, params in (
+            ("session/delete", {}),
+            ("session/load", {"cwd": str(workspace), "mcpServers": []}),
+            ("session/resume", {"cwd": str(workspace)}),
+        ):
+            with pytest.raises(RequestError) as refused:
+                await editor.ask(method, sessionId=held, **params)
+            assert refused.value.code == -32603, (method, refused.value.data)
+            assert BUSY in str(refused.value.data), method
+        assert sorted(p.name for p in session.parent.iterdir()) == before  # nothing deleted
+    finally:
+        writer.kill()
+        writer.wait(timeout=30)
+    code, _, err = di_code(di_code_home, llm_server, workspace, "undo", "--yes")
+    assert code == 0, err
+    assert notes.read_bytes() == b"v0\n"  # its undo data was all still there
+
+
+async def test_an_editor_that_closes_a_session_lets_the_terminal_go_on_with_it(
+    editor: Editor, llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    opened = session_id(session)
+    await editor.ask("session/resume", cwd=str(workspace), sessionId=opened)
+    code, _, err = di_code(di_code_home, llm_server, workspace, "run", "-c", "meanwhile")
+    assert code == 2 and BUSY in said_once(err)
+    await editor.ask("session/close", sessionId=opened)
+    continued(di_code_home, llm_server, workspace, "after the close")
+    with pytest.raises(RequestError) as refused:  # the terminal's run has ended: free again,
+        await editor.ask("session/delete", sessionId=opened[:-1])  # but by its whole id only
+    assert refused.value.code == -32602 and session.exists()
+
+
+async def test_an_editor_naming_ids_that_look_like_paths_or_another_folders_opens_nothing(
+    editor: Editor, llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    theirs = first_session(di_code_home, llm_server, other)
+    their_bytes = theirs.read_bytes()
+    files = sorted(p for p in di_code_home.rglob("*") if p.is_file())
+    their_id = session_id(theirs)
+    for wanted in ("../x", f"../{theirs.parent.name}/{their_id}", their_id[:8], "", their_id):
+        for method, params in (
+            ("session/load", {"cwd": str(workspace), "mcpServers": []}),
+            ("session/resume", {"cwd": str(workspace)}),
+            ("session/delete", {}),
+        ):
+            with pytest.raises(RequestError) as refused:
+                await editor.ask(method, sessionId=wanted, **params)
+            assert refused.value.code in (-32602, -32603), (method, wanted)
+            if wanted == their_id and method != "session/delete":
+                assert "belongs to" in str(refused.value.data), refused.value.data
+    assert theirs.read_bytes() == their_bytes
+    assert sorted(p for p in di_code_home.rglob("*") if p.is_file()) == files
