@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -137,7 +138,7 @@ class SessionStore:
     def _all_files(self) -> builtins.list[Path]:
         if not self.root.is_dir():
             return []
-        return sorted(self.root.glob("*/*.jsonl"))
+        return sorted(path for path in self.root.glob("*/*.jsonl") if _regular(path))
 
     @classmethod
     def _files(cls, directory: Path) -> builtins.list[Path]:
@@ -151,9 +152,11 @@ class SessionStore:
         stamped = []
         for path in directory.glob("*.jsonl"):
             try:
-                stamped.append((path.stat().st_mtime_ns, path))
+                status = path.stat()
             except OSError:
                 continue
+            if stat.S_ISREG(status.st_mode):
+                stamped.append((status.st_mtime_ns, path))
         return sorted(stamped, key=_newest_first, reverse=True)
 
 
@@ -163,6 +166,15 @@ def _held(path: Path) -> SessionHold:
     if not path.is_file():
         raise SessionError(f"{path.name}: no such session file")
     return SessionHold(session_id_of(path)).take(path)
+
+
+def _regular(path: Path) -> bool:
+    """Whether `path` is a regular file: only those are sessions (reading a FIFO named like one
+    would wait forever for a writer)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _newest_first(item: tuple[int, Path]) -> tuple[int, str]:

@@ -538,3 +538,17 @@ async def test_an_editor_naming_ids_that_look_like_paths_or_another_folders_open
                 assert "belongs to" in str(refused.value.data), refused.value.data
     assert theirs.read_bytes() == their_bytes
     assert sorted(p for p in di_code_home.rglob("*") if p.is_file()) == files
+
+
+def test_a_fifo_where_a_session_file_goes_neither_blocks_nor_hides_the_others(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    session = first_session(di_code_home, llm_server, workspace)
+    fifo = session.with_name("9999-12-31T00-00-00-000000Z_" + "f" * 32 + ".jsonl")
+    os.mkfifo(fifo)  # the newest name, and nobody ever writes to it
+    continued(di_code_home, llm_server, workspace, "the real one goes on")
+    for args, expected in ((("undo", "--list"), 0), (("undo", "--yes"), 1)):
+        code, _, err = di_code(di_code_home, llm_server, workspace, *args)
+        assert code == expected, (args, err)
+        assert TRACEBACK not in err and len(err.splitlines()) <= 1, (args, err)
+    assert fifo.exists()
