@@ -552,3 +552,33 @@ def test_a_fifo_where_a_session_file_goes_neither_blocks_nor_hides_the_others(
         assert code == expected, (args, err)
         assert TRACEBACK not in err and len(err.splitlines()) <= 1, (args, err)
     assert fifo.exists()
+
+
+# ---------------------------------------------------------------- chat's /clear and /resume
+
+
+def test_chat_lets_go_at_clear_and_resume_refuses_a_session_a_run_is_writing(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    from tests.ui.test_chat_e2e import chatting, say
+
+    session = first_session(di_code_home, llm_server, workspace)
+    held = session_id(session)
+    with chatting(llm_server, workspace, "--session", held) as chat:
+        say(chat, "/clear", "New session")
+        llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
+        writer = start(di_code_home, llm_server, workspace, "run", "--session", held, "p2")
+        try:
+            wait_until(lambda: len(llm_server.requests) == 2, "the run's request")
+            say(chat, f"/resume {held[:8]}", "is in use by another di-code process")
+            llm_server.script(Turn(text="still here"))
+            say(chat, "hello", "still here")
+        finally:
+            writer.kill()
+            writer.wait(timeout=30)
+        say(chat, f"/resume {held[:8]}", "Resumed session")
+    llm_server.script(Turn(text="back"))
+    code, _, err = di_code(di_code_home, llm_server, workspace, "run", "--session", held, "p3")
+    assert code == 0 and err == "", err
+    seen = json.dumps(llm_server.requests[-1].body)
+    assert "first prompt" in seen and "p2" in seen  # the killed run's prompt was kept
