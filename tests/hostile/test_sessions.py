@@ -582,3 +582,38 @@ def test_chat_lets_go_at_clear_and_resume_refuses_a_session_a_run_is_writing(
     assert code == 0 and err == "", err
     seen = json.dumps(llm_server.requests[-1].body)
     assert "first prompt" in seen and "p2" in seen  # the killed run's prompt was kept
+
+
+# ---------------------------------------------------------------- text from outside, stored
+
+
+def nested(depth: int) -> object:
+    value: object = "bottom"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_text_from_every_door_of_a_run_is_stored_so_the_session_loads_without_a_warning(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    first_session(di_code_home, llm_server, workspace)
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "a\ud800b.txt"}, "c1"),)),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": nested(800)}, "c2"),)),
+        Turn(text="lone \udfff surrogate, \x1b]0;title\x07 and \u202e bidi"),
+    )
+    piped = tmp_path / "stdin"
+    piped.write_bytes(b"piped \xff\xfe not UTF-8 \x00 and \xed\xa0\x80 an encoded surrogate\n")
+    with piped.open("rb") as stdin:
+        args = ("run", "-c", "--yes", "prompt \udcff")  # argv: the byte 0xff, not UTF-8
+        code, _, err = finished(
+            start(di_code_home, llm_server, workspace, *args, stdin=stdin.fileno())
+        )
+    assert code == 0 and TRACEBACK not in err, err
+    assert len(llm_server.requests) == 4  # the first prompt, then three turns
+    _, err = continued(di_code_home, llm_server, workspace, "after the odd text")
+    assert err == ""  # every line it stored loads as it was written
+    sent = json.dumps(llm_server.requests[-1].body, ensure_ascii=False)
+    assert "prompt \ufffd" in sent and "piped \ufffd\ufffd not UTF-8" in sent
+    assert "lone \ufffd surrogate" in sent and "bidi" in sent
