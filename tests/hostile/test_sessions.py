@@ -9,12 +9,14 @@ undo restores the right bytes, and what failed is said in one line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import resource
 import signal
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -465,6 +467,7 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp import RequestError  # noqa: E402
 
+from tests.editor.conftest import agent as agent  # noqa: E402  (the fixture)
 from tests.editor.test_acp_delete import Editor  # noqa: E402
 from tests.editor.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
 
@@ -617,3 +620,50 @@ def test_text_from_every_door_of_a_run_is_stored_so_the_session_loads_without_a_
     sent = json.dumps(llm_server.requests[-1].body, ensure_ascii=False)
     assert "prompt \ufffd" in sent and "piped \ufffd\ufffd not UTF-8" in sent
     assert "lone \ufffd surrogate" in sent and "bidi" in sent
+
+
+def test_undo_into_a_closed_stdout_restores_all_or_nothing_and_says_so(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    files = {name: workspace / name for name in ("a.txt", "b.txt")}
+    for name, path in files.items():
+        path.write_bytes(f"{name} v0\n".encode())
+    llm_server.script(
+        edit("a.txt", "v0", "v1", "c1"), edit("b.txt", "v0", "v1", "c2"), Turn(text="done")
+    )
+    assert di_code(di_code_home, llm_server, workspace, "run", "--yes", "p1")[0] == 0
+    undo = start(di_code_home, llm_server, workspace, "undo", "--yes")
+    assert undo.stdout is not None and undo.stderr is not None
+    undo.stdout.close()  # `di-code undo --yes | head -0`
+    err = undo.stderr.read()
+    undo.wait(timeout=60)
+    assert TRACEBACK not in err and len(err.splitlines()) <= 1, err
+    states = {path.read_bytes() for path in files.values()}
+    assert states in ({b"a.txt v0\n", b"b.txt v0\n"}, {b"a.txt v1\n", b"b.txt v1\n"}), states
+    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--yes")
+    if states == {b"a.txt v0\n", b"b.txt v0\n"}:  # undone, and recorded as undone
+        assert code == 1 and "nothing to undo" in err, (out, err)
+    else:
+        assert code == 0, err
+    assert {path.read_bytes() for path in files.values()} == {b"a.txt v0\n", b"b.txt v0\n"}
+
+
+async def test_two_editors_loading_one_session_at_the_same_moment_one_gets_it(
+    agent: Any, llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    from tests.support.acp_editor import RecordingClient, prompt
+
+    session = first_session(di_code_home, llm_server, workspace)
+    wanted = session_id(session)
+    editors = [await agent(RecordingClient()) for _ in range(2)]
+    loads = [
+        conn.load_session(cwd=str(workspace), session_id=wanted, mcp_servers=[]) for conn in editors
+    ]
+    results = await asyncio.gather(*loads, return_exceptions=True)
+    refused = [r for r in results if isinstance(r, RequestError)]
+    assert len(refused) == 1, results
+    assert refused[0].code == -32603 and BUSY in str(refused[0].data)
+    (winner,) = [conn for conn, r in zip(editors, results, strict=True) if r is not refused[0]]
+    llm_server.script(Turn(text="loaded once"))
+    assert (await prompt(winner, wanted, "go on")).stop_reason == "end_turn"
+    assert "first prompt" in json.dumps(llm_server.requests[-1].body)
