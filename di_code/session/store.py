@@ -85,6 +85,7 @@ class SessionStore:
         try:
             session = Session.load(path, now=self._now, held=held)
             check_folder(path, cwd, session.cwd)
+            _named(session)
         except BaseException:
             if held is not None:
                 held.release()
@@ -168,6 +169,15 @@ def _held(path: Path) -> SessionHold:
     return SessionHold(session_id_of(path)).take(path)
 
 
+def _named(session: Session) -> None:
+    """Give the session the id its file name says, as finding, holding, listing and deleting
+    it do: a file copied by hand under a new name (a fork) keeps the original's id in its
+    header, and would otherwise be loaded, and keep its undo refs, as the original."""
+    named = session_id_of(session.path)
+    if named and named != session.header.id:
+        session.header = msgspec.structs.replace(session.header, id=named)
+
+
 def _regular(path: Path) -> bool:
     """Whether `path` is a regular file: only those are sessions (reading a FIFO named like one
     would wait forever for a writer)."""
@@ -237,7 +247,7 @@ def _summarize(path: Path) -> SessionSummary:
     header = header_from_dict(migrate(raw, [])[0])
     messages = [line for line in lines[1:] if line.startswith(_MESSAGE_LINE)]
     return SessionSummary(
-        id=header.id,
+        id=session_id_of(path) or header.id,
         path=path,
         cwd=header.cwd,
         first_prompt=_first_prompt(messages),

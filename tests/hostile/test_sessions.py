@@ -667,3 +667,25 @@ async def test_two_editors_loading_one_session_at_the_same_moment_one_gets_it(
     llm_server.script(Turn(text="loaded once"))
     assert (await prompt(winner, wanted, "go on")).stop_reason == "end_turn"
     assert "first prompt" in json.dumps(llm_server.requests[-1].body)
+
+
+async def test_a_copied_session_file_is_its_own_session_by_its_name(
+    editor: Editor, llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    original = first_session(di_code_home, llm_server, workspace)
+    copy_id = "c0" * 16
+    copy = original.with_name(original.name.replace(session_id(original), copy_id))
+    copy.write_bytes(original.read_bytes())  # a fork the user made by hand: the header's id
+    await editor.ask("session/load", cwd=str(workspace), sessionId=copy_id, mcpServers=[])
+    llm_server.script(Turn(text="in the copy"))
+    reply = await editor.prompt(copy_id, "go on in the copy")
+    assert reply["stopReason"] == "end_turn"
+    code, _, err = di_code(di_code_home, llm_server, workspace, "run", "--session", copy_id, "x")
+    assert code == 2 and copy_id[:12] in said_once(err), err  # the copy is the one held
+    continued_original = session_id(original)
+    llm_server.script(Turn(text="in the original"))
+    code, _, err = di_code(
+        di_code_home, llm_server, workspace, "run", "--session", continued_original, "y"
+    )
+    assert code == 0, err  # the original is another session, free
+    assert "go on in the copy" not in original.read_text()
