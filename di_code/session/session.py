@@ -16,8 +16,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
-import msgspec
-
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.ai.abort import AbortSignal
@@ -39,6 +37,7 @@ from di_code.session.format import (
     entry_from_dict,
     entry_to_dict,
     header_from_dict,
+    joined,
     migrate,
 )
 from di_code.session.holder import SessionHold
@@ -134,7 +133,7 @@ class Session:
                 entries.append(entry_from_dict(raw))
             except CodecError as exc:
                 warnings.append(f"{path.name}: line {record.line} was skipped ({exc})")
-        entries = _joined(entries)
+        entries = joined(entries)
         upgrade = first.get("version") != FORMAT_VERSION
         return cls(path, header, entries, warnings, now=now, upgrade=upgrade, held=held)
 
@@ -385,21 +384,6 @@ class Session:
             jsonl.append_lines(self.path, line, header=header)
         except OSError as exc:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
-
-
-def _joined(entries: list[Entry]) -> list[Entry]:
-    """The entries with each one whose parent is not among those before it (a line skipped
-    as corrupt, or a parent_id naming nothing) made to follow the entry before it: the file is
-    appended in order, so that is the parent it most likely had. Otherwise the conversation,
-    walked back from its last entry, would stop there and lose everything above one bad line."""
-    joined: list[Entry] = []
-    known: set[str] = set()
-    for entry in entries:
-        if entry.parent_id is not None and entry.parent_id not in known:
-            entry = msgspec.structs.replace(entry, parent_id=joined[-1].id if joined else None)
-        known.add(entry.id)
-        joined.append(entry)
-    return joined
 
 
 def _text_length(message: Message) -> int:
