@@ -496,6 +496,8 @@ async def test_an_editor_cannot_delete_load_or_resume_a_session_a_run_is_writing
             assert refused.value.code == -32603, (method, refused.value.data)
             assert BUSY in str(refused.value.data), method
         assert sorted(p.name for p in session.parent.iterdir()) == before  # nothing deleted
+        listed = await editor.ask("session/list", cwd=str(workspace))  # reading needs no hold
+        assert [s["sessionId"] for s in listed["sessions"]] == [held]
     finally:
         writer.kill()
         writer.wait(timeout=30)
