@@ -19,6 +19,7 @@ from acp.schema import ListSessionsResponse, SessionInfo
 
 from di_code.config.settings import di_code_home
 from di_code.session.format import SessionError
+from di_code.session.holder import SessionBusy
 from di_code.session.store import (
     SessionStore,
     SessionSummary,
@@ -65,6 +66,8 @@ def _whole(store: SessionStore, session_id: str, workspace: Path) -> Path:
 async def _off_loop(work: Callable[[], object]) -> None:
     try:
         await asyncio.to_thread(work)
+    except SessionBusy as exc:  # held by another process: not a bad id, the same error as load's
+        raise RequestError.internal_error({"message": str(exc)}) from None
     except SessionError as exc:
         raise RequestError.invalid_params({"sessionId": str(exc)}) from None
 

@@ -209,6 +209,21 @@ def _checkpoint(entry_id: str, parent_id: str | None, timestamp: int, data: Raw)
     )
 
 
+def joined(entries: list[Entry]) -> list[Entry]:
+    """The entries with each one whose parent is not among those before it (a line skipped
+    as corrupt, or a parent_id naming nothing) made to follow the entry before it: the file is
+    appended in order, so that is the parent it most likely had. Otherwise the conversation,
+    walked back from its last entry, would stop there and lose everything above one bad line."""
+    out: list[Entry] = []
+    known: set[str] = set()
+    for entry in entries:
+        if entry.parent_id is not None and entry.parent_id not in known:
+            entry = msgspec.structs.replace(entry, parent_id=out[-1].id if out else None)
+        known.add(entry.id)
+        out.append(entry)
+    return out
+
+
 def migrate(header: Raw, entries: list[Raw]) -> tuple[Raw, list[Raw]]:
     """Bring an older file's raw JSON up to FORMAT_VERSION; refuse a newer or unknown one."""
     version = header.get("version")

@@ -37,6 +37,7 @@ from di_code.session.format import (
     entry_from_dict,
     entry_to_dict,
     header_from_dict,
+    joined,
     migrate,
 )
 from di_code.session.holder import SessionHold
@@ -132,6 +133,7 @@ class Session:
                 entries.append(entry_from_dict(raw))
             except CodecError as exc:
                 warnings.append(f"{path.name}: line {record.line} was skipped ({exc})")
+        entries = joined(entries)
         upgrade = first.get("version") != FORMAT_VERSION
         return cls(path, header, entries, warnings, now=now, upgrade=upgrade, held=held)
 

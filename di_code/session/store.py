@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -84,6 +85,7 @@ class SessionStore:
         try:
             session = Session.load(path, now=self._now, held=held)
             check_folder(path, cwd, session.cwd)
+            _named(session)
         except BaseException:
             if held is not None:
                 held.release()
@@ -137,7 +139,7 @@ class SessionStore:
     def _all_files(self) -> builtins.list[Path]:
         if not self.root.is_dir():
             return []
-        return sorted(self.root.glob("*/*.jsonl"))
+        return sorted(path for path in self.root.glob("*/*.jsonl") if _regular(path))
 
     @classmethod
     def _files(cls, directory: Path) -> builtins.list[Path]:
@@ -151,9 +153,11 @@ class SessionStore:
         stamped = []
         for path in directory.glob("*.jsonl"):
             try:
-                stamped.append((path.stat().st_mtime_ns, path))
+                status = path.stat()
             except OSError:
                 continue
+            if stat.S_ISREG(status.st_mode):
+                stamped.append((status.st_mtime_ns, path))
         return sorted(stamped, key=_newest_first, reverse=True)
 
 
@@ -163,6 +167,24 @@ def _held(path: Path) -> SessionHold:
     if not path.is_file():
         raise SessionError(f"{path.name}: no such session file")
     return SessionHold(session_id_of(path)).take(path)
+
+
+def _named(session: Session) -> None:
+    """Give the session the id its file name says, as finding, holding, listing and deleting
+    it do: a file copied by hand under a new name (a fork) keeps the original's id in its
+    header, and would otherwise be loaded, and keep its undo refs, as the original."""
+    named = session_id_of(session.path)
+    if named and named != session.header.id:
+        session.header = msgspec.structs.replace(session.header, id=named)
+
+
+def _regular(path: Path) -> bool:
+    """Whether `path` is a regular file: only those are sessions (reading a FIFO named like one
+    would wait forever for a writer)."""
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
 
 
 def _newest_first(item: tuple[int, Path]) -> tuple[int, str]:
@@ -225,7 +247,7 @@ def _summarize(path: Path) -> SessionSummary:
     header = header_from_dict(migrate(raw, [])[0])
     messages = [line for line in lines[1:] if line.startswith(_MESSAGE_LINE)]
     return SessionSummary(
-        id=header.id,
+        id=session_id_of(path) or header.id,
         path=path,
         cwd=header.cwd,
         first_prompt=_first_prompt(messages),
