@@ -12,7 +12,9 @@ import pytest
 
 from di_code.ai.redaction import forget_all
 from tests.support import loop_watch
+from tests.support.bubblewrap import require_bubblewrap
 from tests.support.llm_server import LLMServer
+from tests.support.permission_faults import require_permission_faults
 
 if loop_watch.enabled():
     os.environ["PYTHONASYNCIODEBUG"] = "1"
@@ -27,8 +29,22 @@ if loop_watch.enabled():
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_bubblewrap: runs real bubblewrap (tests/support/bubblewrap.py)"
+    )
+    config.addinivalue_line(
+        "markers",
+        "needs_permission_faults: file modes must bind (tests/support/permission_faults.py)",
+    )
     if loop_watch.enabled():  # pytest-asyncio's loops: its own switch (it overrides asyncio's)
         config.option.asyncio_debug = True
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("needs_bubblewrap"):
+        require_bubblewrap()  # skipped without it; failed in CI
+    if item.get_closest_marker("needs_permission_faults"):
+        require_permission_faults()  # skipped as root; run in .ci/run's permission pass
 
 
 @pytest.fixture(autouse=True)
