@@ -9,12 +9,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from di_code.ai.redaction import forget_all
 from tests.support import loop_watch
 from tests.support.bubblewrap import require_bubblewrap
 from tests.support.llm_server import LLMServer
 from tests.support.permission_faults import require_permission_faults
+
+# One Hypothesis profile for every property test: no per-example deadline and no too-slow
+# health check, which time on the wall clock (the machine may be loaded); a test sets only
+# its own max_examples.
+settings.register_profile("di-code", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("di-code")
 
 if loop_watch.enabled():
     os.environ["PYTHONASYNCIODEBUG"] = "1"

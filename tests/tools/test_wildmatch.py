@@ -103,7 +103,7 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
     assert (run.stdout, run.stderr) == (expected * 2, "")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(pattern_line(), st.lists(st.lists(name(), min_size=1, max_size=3), min_size=1))
 @example("a**/", [["a"]])  # the optional `**/` at the end: the DFA once required the `/`
 @example("a**/b", [["ab"]])
