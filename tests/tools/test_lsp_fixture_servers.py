@@ -105,24 +105,29 @@ async def test_write_of_a_new_file_reports_its_problems(
 
 
 async def test_a_crashed_server_is_said_once_and_restarted_after_a_back_off(
-    workspace: Path, tmp_path: Path, lsp_tools: Callable[..., dict[str, AgentTool]],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the server's own cache, the one folder it may write in the sandbox (~/.cache there)
     monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(Path.home() / ".cache" / "crashed"))
     (workspace / "a.txt").write_text("one\n")
-    edit = lsp_tools("crash")["edit"]
-    first = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "BAD"})
-    assert (workspace / "a.txt").read_text() == "BAD\n"  # the edit itself is done
-    if "exited with code 3" not in text(first):  # the crash may be seen after the result
-        wait_until(lambda: not server_pids(workspace), "the crashed server gone")
-    await asyncio.sleep(1.1)  # the first back-off
-    again = await run(edit, {"path": "a.txt", "old_text": "BAD", "new_text": "BAD two"})
-    said = text(first) + text(again)
-    assert said.count("Language server fixture exited with code 3") == 1
-    assert len(server_pids(workspace)) == 1  # a new one
-    more = await run(edit, {"path": "a.txt", "old_text": "BAD two", "new_text": "BAD\nBAD"})
-    assert "a.txt:2:1: error: BAD found here" in text(more)
+    now = 0.0
+    servers = fixture_servers(workspace, "crash")
+    servers.clock = lambda: now  # the back-off passes when the test says, not after a sleep
+    edit = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}["edit"]
+    try:
+        first = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "BAD"})
+        assert (workspace / "a.txt").read_text() == "BAD\n"  # the edit itself is done
+        [slot] = servers.slots.values()
+        await until(lambda: slot.crashes == 1, "the crash seen")  # maybe after the result
+        now += 1.0  # the first back-off
+        again = await run(edit, {"path": "a.txt", "old_text": "BAD", "new_text": "BAD two"})
+        said = text(first) + text(again) + "\n".join(servers.take_notes())
+        assert said.count("Language server fixture exited with code 3") == 1
+        assert len(server_pids(workspace)) == 1  # a new one
+        more = await run(edit, {"path": "a.txt", "old_text": "BAD two", "new_text": "BAD\nBAD"})
+        assert "a.txt:2:1: error: BAD found here" in text(more)
+    finally:
+        await servers.aclose()
 
 
 async def test_a_crashing_server_waits_out_each_back_off_and_stays_down_after_five(
