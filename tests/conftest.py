@@ -9,10 +9,19 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from di_code.ai.redaction import forget_all
 from tests.support import loop_watch
+from tests.support.bubblewrap import require_bubblewrap
 from tests.support.llm_server import LLMServer
+from tests.support.permission_faults import require_permission_faults
+
+# One Hypothesis profile for every property test: no per-example deadline and no too-slow
+# health check, which time on the wall clock (the machine may be loaded); a test sets only
+# its own max_examples.
+settings.register_profile("di-code", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("di-code")
 
 if loop_watch.enabled():
     os.environ["PYTHONASYNCIODEBUG"] = "1"
@@ -27,8 +36,22 @@ if loop_watch.enabled():
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_bubblewrap: runs real bubblewrap (tests/support/bubblewrap.py)"
+    )
+    config.addinivalue_line(
+        "markers",
+        "needs_permission_faults: file modes must bind (tests/support/permission_faults.py)",
+    )
     if loop_watch.enabled():  # pytest-asyncio's loops: its own switch (it overrides asyncio's)
         config.option.asyncio_debug = True
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("needs_bubblewrap"):
+        require_bubblewrap()  # skipped without it; failed in CI
+    if item.get_closest_marker("needs_permission_faults"):
+        require_permission_faults()  # skipped as root; run in .ci/run's permission pass
 
 
 @pytest.fixture(autouse=True)

@@ -127,7 +127,7 @@ def check_invariants(events: list[AgentEvent], final: Any) -> None:
     assert results == answered and len(set(results)) == len(results)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(responses, st.one_of(st.none(), st.integers(1, 60)))
 def test_loop_invariants_hold_for_any_script(script: list[dict[str, Any]], abort_at: int | None):
     asyncio.run(run_script(script, abort_at))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from di_code.ai.providers.body_json import BodyEncoder, same_json
@@ -61,7 +61,6 @@ bodies = st.dictionaries(
 )
 
 
-@settings(deadline=None)  # a loaded machine must not fail it
 @given(st.lists(bodies, min_size=1, max_size=5))
 def test_every_body_is_byte_for_byte_the_plain_encoding(sequence: list[dict[str, Any]]) -> None:
     encoder = BodyEncoder()
@@ -69,7 +68,6 @@ def test_every_body_is_byte_for_byte_the_plain_encoding(sequence: list[dict[str,
         assert encoder.encode(body) == plain(body)
 
 
-@settings(deadline=None)
 @given(json_values, json_values)
 def test_same_json_means_the_same_text(a: Any, b: Any) -> None:
     if same_json(a, b):

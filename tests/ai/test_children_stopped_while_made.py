@@ -5,35 +5,29 @@ started holds open (a hook's `sleep 1000`)."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
 
 from di_code.ai.children import start_child
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
+from tests.support.processes import MARK, marked, until
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc")
 async def test_a_stop_while_the_child_is_made_ends_it_and_what_it_started(
     tmp_path: Path,
 ) -> None:
-    marker = tmp_path / "grandchild.pid"
-    script = f"sleep 1000 & echo $! > {marker}; wait"
+    mark = f"stopped-while-made-{os.getpid()}-{tmp_path.name}"
     making = asyncio.ensure_future(
         start_child(
             "bash",
             "-c",
-            script,
+            "sleep 1000 & wait",
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
+            env={**os.environ, MARK: mark},
         )
     )
     await asyncio.sleep(0)  # forked: the pipes are being connected
@@ -41,14 +35,6 @@ async def test_a_stop_while_the_child_is_made_ends_it_and_what_it_started(
     done, _ = await asyncio.wait({making}, timeout=10)
     assert done, "the stopped start waited for pipes a grandchild holds"
     assert making.cancelled()
-    for _ in range(500):  # bash may be killed before it starts the grandchild: then none
-        if marker.exists() and marker.read_text().strip():
-            break
-        await asyncio.sleep(0.01)
-    if marker.exists() and marker.read_text().strip():
-        pid = int(marker.read_text())
-        for _ in range(500):
-            if not _alive(pid):
-                break
-            await asyncio.sleep(0.01)
-        assert not _alive(pid), "the child's group outlived the stop"
+    # bash may be stopped before or after it started the sleep: either way nothing the
+    # child's environment marks (bash, the sleep) is left
+    await until(lambda: not marked(mark), "the child and what it started to end")

@@ -89,7 +89,7 @@ def covered_by_pieces(text: str, secret: str) -> str:
     return "".join(out)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     secret=st.text(alphabet="ab-", min_size=MIN_SECRET, max_size=40),
     cuts=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40), st.text("ab- ", max_size=9))),
@@ -115,7 +115,7 @@ def test_a_key_in_its_json_spelling_is_hidden() -> None:
         assert said.startswith(f"it is {MASK}") and no_piece_of(odd, said)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     before=st.text(max_size=30),
     after=st.text(max_size=30),

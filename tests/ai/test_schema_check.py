@@ -10,7 +10,7 @@ from typing import Any
 from unittest.mock import patch
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -83,7 +83,7 @@ def jsonschema_valid(schema: Any, instance: Any) -> bool:
     return bool(Draft202012Validator(schema).is_valid(instance))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(st.data())
 def test_the_fast_check_agrees_with_jsonschema(data: st.DataObject) -> None:
     schema = data.draw(schemas, label="schema")
@@ -115,7 +115,7 @@ def outcome(tool: Tool, arguments: Any) -> str | dict[str, Any]:
         return str(exc)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60)
 @given(st.data())
 def test_errors_are_worded_by_jsonschema_exactly_as_without_the_fast_path(
     data: st.DataObject,

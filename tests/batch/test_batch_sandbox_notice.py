@@ -8,12 +8,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from di_code.batch.sandbox_notice import ON_RAY
-from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.llm_server import LLMServer, Turn
 
 SANDBOXED = "di-code batch: bash runs in the bubblewrap sandbox (workspace-write)"
@@ -46,7 +44,7 @@ def test_the_users_sandbox_off_is_said_and_is_what_happens(
     assert lines[0] == OFF and SANDBOXED not in lines
 
 
-@pytest.mark.skipif(not bubblewrap_works(), reason="needs a working bubblewrap")
+@needs_bubblewrap
 def test_the_default_sandbox_is_said_and_holds(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -55,7 +53,7 @@ def test_the_default_sandbox_is_said_and_holds(
     assert lines[0] == SANDBOXED
 
 
-@pytest.mark.skipif(not bubblewrap_works(), reason="needs a working bubblewrap")
+@needs_bubblewrap
 def test_an_explicit_sandbox_holds_in_every_mode_and_is_said(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, di_code_home: Path
 ) -> None:
@@ -65,7 +63,7 @@ def test_an_explicit_sandbox_holds_in_every_mode_and_is_said(
     assert lines[0] == "di-code batch: bash runs in the bubblewrap sandbox (read-only)"
 
 
-@pytest.mark.skipif(not bubblewrap_works(), reason="needs a working bubblewrap")
+@needs_bubblewrap
 def test_a_tasks_own_home_gives_its_own_notice(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:

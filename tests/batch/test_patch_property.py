@@ -10,7 +10,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.batch.checkout import make_checkout, patch_of, remove_checkout
@@ -58,7 +58,7 @@ def apply_change(folder: Path, before: RawTree, after: RawTree, link: str | None
         (folder / "link").symlink_to(link)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12)
 @given(base=TREE, task=TREE, attributes=ATTRIBUTES, new_attributes=ATTRIBUTES, link=LINK)
 def test_the_patch_applied_to_the_base_gives_the_task_tree(
     base: RawTree, task: RawTree, attributes: bytes, new_attributes: bytes, link: str | None
@@ -122,7 +122,7 @@ def plain_folder(folder: Path, files: RawTree) -> None:
     apply_change(folder, {}, files, None)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15)
 @given(
     base=HOSTILE_TREE,
     task=HOSTILE_TREE,

@@ -8,13 +8,12 @@ import shutil
 import socket
 from pathlib import Path
 
-import pytest
-
 from di_code.batch.checkout import make_checkout, patch_of
 from di_code.batch.checkout_tree import MAX_FILE_BYTES
 from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
 from tests.batch.raw_repo import commit_raw, raw_git, read_tree
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.permission_faults import needs_permission_faults
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY----- the user's own key\n"
 
@@ -110,7 +109,7 @@ def test_a_huge_sparse_file_and_a_socket_are_left_out_and_named(tmp_path: Path) 
     assert tree == {"tracked.bin": (b"base\n", False), "a": (b"changed\n", False)}
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+@needs_permission_faults
 def test_an_unreadable_file_is_left_out_and_named(tmp_path: Path) -> None:
     commit_raw(tmp_path / "repo", {"a": (b"a\n", False)})
     checkout = make_checkout(str(tmp_path / "repo"), None, tmp_path / "c" / "t", "t")

@@ -62,7 +62,7 @@ def test_the_rule_at_its_edges_is_readmes_and_gits(tmp_path: Path, task_id: str)
         assert git_takes(task_id)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.text(alphabet=ALPHABET + "é /@{~^:", max_size=12))
 def test_any_id_is_taken_exactly_when_readme_takes_it(task_id: str) -> None:
     with tempfile.TemporaryDirectory() as folder:

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
-from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.cli.conftest import RunDiCode, request_text
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 
@@ -28,7 +26,7 @@ def test_accept_edits_asks_before_writing_a_protected_path(
     assert "the MCP servers di-code starts" in said and "no terminal to ask" in said
 
 
-@pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap (bwrap) cannot run here")
+@needs_bubblewrap
 def test_sandbox_hide_from_the_settings_reaches_the_command(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
 ) -> None:

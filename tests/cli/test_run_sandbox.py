@@ -10,17 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.policy.sandbox import bubblewrap_works
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text
 from tests.cli.test_run_interrupt import SAFETY_TIMEOUT, wait_until
+from tests.support.bubblewrap import needs_bubblewrap, require_bubblewrap
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.tools.test_sandbox import sleeping
 
-needs_bubblewrap = pytest.mark.skipif(
-    not bubblewrap_works(),
-    reason="bubblewrap (bwrap) is missing or cannot make namespaces here; "
-    "install it (apt-get install bubblewrap) to run the sandbox tests",
-)
 NO_BUBBLEWRAP = {"PATH": "/nonexistent"}
 """A PATH without bwrap: di-code itself is started by its full path."""
 
@@ -95,8 +90,8 @@ def test_a_bad_sandbox_setting_names_the_file(run_di_code: RunDiCode, di_code_ho
 def test_the_held_key_is_not_in_bash_env(
     run_di_code: RunDiCode, llm_server: LLMServer, sandbox: tuple[str, ...]
 ) -> None:
-    if not sandbox and not bubblewrap_works():
-        pytest.skip("bubblewrap is missing or cannot make namespaces here")
+    if not sandbox:
+        require_bubblewrap()
     llm_server.script(*bash_turns("env"))
     done = run_di_code("run", "--yes", *sandbox, "show env", env_extra={"KEY_COPY": API_KEY})
     assert done.returncode == 0, done.stderr

@@ -29,6 +29,7 @@ from tests.support.acp_editor import (  # noqa: E402
     raw_acp,
 )
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+from tests.support.processes import alive, group_sleeper, sleeper_started, until  # noqa: E402
 
 
 async def stored_session(agent: Any, llm_server: LLMServer, workspace: Path) -> str:
@@ -75,16 +76,16 @@ async def test_a_session_opens_once_and_its_running_prompt_keeps_its_cancel(
     assert len(refused) == 2, results
     assert all("already open" in json.dumps(r.data) for r in refused)
     assert len(client.of(UserMessageChunk)) == 1  # replayed once
-    marker = workspace / "finished"
-    bash = ToolCallSpec("bash", {"command": f"sleep 20; touch {marker}"})
+    pid_file = workspace / "sleep.pid"
+    bash = ToolCallSpec("bash", {"command": group_sleeper(pid_file)})
     llm_server.script(Turn(tool_calls=(bash,)))
     running = asyncio.create_task(prompt(conn, session_id, "sleep"))
-    await client.tool_started()
+    sleep_pid = await sleeper_started(pid_file)
     with pytest.raises(RequestError):
         await conn.load_session(cwd=str(workspace), session_id=session_id, mcp_servers=[])
     await conn.cancel(session_id=session_id)
     assert (await running).stop_reason == "cancelled"
-    assert not marker.exists()
+    await until(lambda: not alive(sleep_pid), "the cancelled command's group to end")
 
 
 async def test_a_load_with_another_folder_is_refused_and_opens_nothing(

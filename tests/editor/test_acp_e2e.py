@@ -40,6 +40,7 @@ from tests.support.acp_editor import (  # noqa: E402
     raw_acp,
 )
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+from tests.support.processes import alive, group_sleeper, sleeper_started, until  # noqa: E402
 
 
 def edit_then_answer(path: str, old: str, new: str, answer: str) -> tuple[Turn, Turn]:
@@ -119,23 +120,19 @@ async def test_allow_always_grants_the_rest_of_the_session(
 async def test_cancel_mid_bash_kills_the_command_and_ends_cancelled(
     agent: Any, llm_server: LLMServer, workspace: Path
 ) -> None:
-    marker = workspace / "finished"
+    pid_file = workspace / "sleep.pid"
     llm_server.script(
-        Turn(tool_calls=(ToolCallSpec("bash", {"command": f"sleep 20; touch {marker}"}),))
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": group_sleeper(pid_file)}),))
     )
     client = RecordingClient()
     conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off")
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     running = asyncio.create_task(prompt(conn, session.session_id, "sleep"))
-    for _ in range(200):
-        if client.of(ToolCallStart):
-            break
-        await asyncio.sleep(0.05)
+    sleep_pid = await sleeper_started(pid_file)
     await conn.cancel(session_id=session.session_id)
     reply = await running
     assert reply.stop_reason == "cancelled"
-    await asyncio.sleep(0.5)
-    assert not marker.exists()
+    await until(lambda: not alive(sleep_pid), "the cancelled command's group to end")
     # the context stays valid: the next prompt is answered
     llm_server.script(Turn(text="still here"))
     assert (await prompt(conn, session.session_id, "hello")).stop_reason == "end_turn"

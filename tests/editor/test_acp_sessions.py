@@ -23,6 +23,7 @@ from di_code.session import SessionStore  # noqa: E402
 from tests.cli.conftest import DI_CODE  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+from tests.support.processes import alive, group_sleeper, sleeper_started, until  # noqa: E402
 
 
 def stored(home: Path, folder: Path, count: int) -> list[str]:
@@ -113,18 +114,17 @@ async def test_resume_goes_on_without_replaying(
 async def test_close_cancels_the_running_prompt_and_frees_the_session(
     agent: Any, llm_server: LLMServer, workspace: Path
 ) -> None:
-    marker = workspace / "finished"
-    bash = ToolCallSpec("bash", {"command": f"sleep 20; touch {marker}"})
+    pid_file = workspace / "sleep.pid"
+    bash = ToolCallSpec("bash", {"command": group_sleeper(pid_file)})
     llm_server.script(Turn(tool_calls=(bash,)))
     client = RecordingClient()
     conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off")
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     running = asyncio.create_task(prompt(conn, session.session_id, "sleep"))
-    await client.tool_started()
+    sleep_pid = await sleeper_started(pid_file)
     await asyncio.wait_for(conn.close_session(session_id=session.session_id), TIMEOUT)
     assert (await running).stop_reason == "cancelled"
-    await asyncio.sleep(0.5)
-    assert not marker.exists()
+    await until(lambda: not alive(sleep_pid), "the closed session's command group to end")
     with pytest.raises(RequestError):
         await prompt(conn, session.session_id, "still there?")
     with pytest.raises(RequestError):

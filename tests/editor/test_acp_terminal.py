@@ -14,9 +14,9 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp.schema import ClientCapabilities, ToolCallProgress, ToolCallStart  # noqa: E402
 
-from di_code.tools.policy.sandbox import bubblewrap_works  # noqa: E402
 from tests.cli.conftest import API_KEY  # noqa: E402
 from tests.support.acp_editor import TerminalClient, prompt  # noqa: E402
+from tests.support.bubblewrap import needs_bubblewrap  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 
 TERMINAL = ClientCapabilities(terminal=True)
@@ -188,7 +188,7 @@ async def test_cancel_kills_the_terminal_command_and_ends_cancelled(
     assert result["content"].startswith("Interrupted by the user.")
 
 
-@pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap cannot make namespaces here")
+@needs_bubblewrap
 async def test_the_editor_runs_the_sandboxed_command_line(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:

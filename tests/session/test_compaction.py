@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec.structs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from di_code.agent import Agent, FunctionTool
@@ -24,7 +24,7 @@ from di_code.session import (
     context_tokens,
     prompt_with_compaction,
 )
-from di_code.session.compaction import find_cut
+from di_code.session.compaction import estimate_tokens, find_cut
 from di_code.session.summary import SUMMARY_PREFIX, SUMMARY_SYSTEM_PROMPT
 
 WINDOW = 40_000
@@ -191,12 +191,17 @@ def build(kinds: list[str], size: int) -> list[Message]:
 
 
 @given(st.lists(MESSAGE_KINDS, max_size=30), st.integers(0, 400), st.integers(1, 2000))
+@example(["user", "calls3", "user", "text"], 400, 200)  # a cut exists
+@example(["calls3"], 400, 200)  # only results after the first message: nothing to cut
 def test_the_cut_never_separates_a_tool_call_from_its_result(
     kinds: list[str], size: int, keep: int
 ) -> None:
     messages = build(kinds, size)
     cut = find_cut(messages, keep)
-    if cut is not None:
-        assert 0 < cut < len(messages)
-        assert not isinstance(messages[cut], ToolResultMessage)
-        assert_tool_pairs_intact(messages[cut:])
+    if cut is None:  # nothing older to summarize: all fits in `keep`, or no turn to cut at
+        fits = sum(map(estimate_tokens, messages)) < keep
+        assert fits or all(isinstance(m, ToolResultMessage) for m in messages[1:])
+        return
+    assert 0 < cut < len(messages)
+    assert not isinstance(messages[cut], ToolResultMessage)
+    assert_tool_pairs_intact(messages[cut:])

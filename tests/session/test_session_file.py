@@ -96,8 +96,9 @@ def test_a_newer_format_version_is_refused_and_left_untouched(tmp_path: Path) ->
 def test_not_a_session_file_is_a_one_line_error(tmp_path: Path) -> None:
     path = tmp_path / "x.jsonl"
     path.write_text('{"hello": 1}\n')
-    with pytest.raises(SessionError, match="not a di-code session file"):
+    with pytest.raises(SessionError, match="not a di-code session file") as refused:
         SessionStore(tmp_path).open(path, tmp_path)
+    assert len(str(refused.value).splitlines()) == 1
 
 
 def test_an_older_version_is_migrated_and_rewritten_on_the_next_append(

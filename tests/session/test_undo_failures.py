@@ -21,5 +21,6 @@ async def test_snapshots_git_lost_are_one_line(tmp_path: Path) -> None:
         git(repo, "update-ref", "-d", line.split()[1])
     git(repo, "reflog", "expire", "--expire=now", "--all")
     git(repo, "gc", "-q", "--prune=now")
-    with pytest.raises(NothingToUndo, match="the snapshots could not be read: git"):
+    with pytest.raises(NothingToUndo, match="the snapshots could not be read: git") as lost:
         driver.undo()
+    assert len(str(lost.value).splitlines()) == 1, str(lost.value)

@@ -77,7 +77,6 @@ async def run(
 
 @settings(
     max_examples=int(os.environ.get("DI_CODE_UNDO_EXAMPLES", "20")),
-    deadline=None,
     derandomize=os.environ.get("DI_CODE_UNDO_EXAMPLES") is None,
 )
 @given(first=rules, existing=files, tracked=st.booleans(), then=rules, made=files, edits=files)

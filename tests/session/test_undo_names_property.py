@@ -114,7 +114,6 @@ async def round_trip(folder: Path, before: dict[bytes, Entry], after: dict[bytes
 
 @settings(
     max_examples=int(os.environ.get("DI_CODE_UNDO_EXAMPLES", "20")),
-    deadline=None,
     derandomize=os.environ.get("DI_CODE_UNDO_EXAMPLES") is None,
 )
 @given(

@@ -155,7 +155,6 @@ def _too_large(entry: Entry) -> bool:
 
 @settings(
     max_examples=int(os.environ.get("DI_CODE_UNDO_EXAMPLES", "20")),
-    deadline=None,
     derandomize=os.environ.get("DI_CODE_UNDO_EXAMPLES") is None,  # CI: the same 20 every run
 )
 @given(plan=steps)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +27,28 @@ def wait_until(condition: Callable[[], bool], what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         time.sleep(0.02)
+
+
+async def until(condition: Callable[[], bool], what: str) -> None:
+    """`wait_until` for a test on the event loop: polls without blocking it."""
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.02)
+
+
+def group_sleeper(pid_file: Path) -> str:
+    """A bash command whose `sleep` runs in the background and writes its pid to `pid_file`:
+    the sleep is a member of the command's process group but not the process the tool started,
+    so only a kill of the whole group ends it (a test then waits on that pid, not on a clock).
+    It sleeps ten times SAFETY_TIMEOUT: a wait for its end cannot pass by the sleep running out."""
+    return f"sleep {SAFETY_TIMEOUT * 10:g} & echo $! > {pid_file}; wait"
+
+
+async def sleeper_started(pid_file: Path) -> int:
+    """The pid `group_sleeper` wrote, once it has written it."""
+    await until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"), "the sleep")
+    return int(pid_file.read_text())
 
 
 def marked(mark: str) -> list[int]:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from di_code.agent import AgentTool
+from tests.support.permission_faults import needs_permission_faults
 from tests.tools.conftest import error_of, run, text_of
 
 FILE_LIMIT = 4096
@@ -202,7 +203,7 @@ async def test_a_folder_swapped_for_a_symlink_never_leads_outside(
     assert (outside / "file.txt").read_text() == "value = outside"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root may write any file")
+@needs_permission_faults
 async def test_a_read_only_file_is_still_refused(
     tools: dict[str, AgentTool], workspace: Path
 ) -> None:

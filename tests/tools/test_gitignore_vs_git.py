@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.tools.builtin.ignore import is_ignored, load_ignore, walk_files
@@ -89,7 +89,7 @@ def build(root: Path, files: list[str], ignores: dict[str, str]) -> None:
 
 
 @settings(
-    max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=300
 )  # fmt: skip
 @given(trees())
 def test_the_walk_lists_what_git_lists(tree: tuple[list[str], dict[str, str]]) -> None:
@@ -104,7 +104,7 @@ def test_the_walk_lists_what_git_lists(tree: tuple[list[str], dict[str, str]]) -
         assert walked == expected, {folder: text for folder, text in ignores.items()}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(pattern_line(), st.lists(st.lists(name(), min_size=1, max_size=3), min_size=1))
 def test_each_rule_decides_as_git_check_ignore_does(line: str, paths: list[list[str]]) -> None:
     """One rule, many paths, one git call. `git check-ignore` takes a path as ignored when the

@@ -21,12 +21,10 @@ from di_code.tools import default_tools
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from di_code.tools.policy.sandbox import bubblewrap_works
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.tools.conftest import run
 from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids
 from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
-
-needs_bubblewrap = pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap does not work")
 
 
 def text(result: ToolResult) -> str:

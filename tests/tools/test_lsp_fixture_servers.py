@@ -18,7 +18,7 @@ from di_code.tools import default_tools
 from di_code.tools.lsp.door import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from tests.support.processes import alive, wait_until
+from tests.support.processes import alive, until, wait_until
 from tests.tools.conftest import error_of, run
 
 FIXTURE = Path(__file__).resolve().parents[1] / "support" / "lsp_fixture_server.py"
@@ -105,24 +105,59 @@ async def test_write_of_a_new_file_reports_its_problems(
 
 
 async def test_a_crashed_server_is_said_once_and_restarted_after_a_back_off(
-    workspace: Path, tmp_path: Path, lsp_tools: Callable[..., dict[str, AgentTool]],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:  # fmt: skip
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # the server's own cache, the one folder it may write in the sandbox (~/.cache there)
     monkeypatch.setenv("LSP_FIXTURE_CRASH_ONCE", str(Path.home() / ".cache" / "crashed"))
     (workspace / "a.txt").write_text("one\n")
-    edit = lsp_tools("crash")["edit"]
-    first = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "BAD"})
-    assert (workspace / "a.txt").read_text() == "BAD\n"  # the edit itself is done
-    if "exited with code 3" not in text(first):  # the crash may be seen after the result
-        wait_until(lambda: not server_pids(workspace), "the crashed server gone")
-    await asyncio.sleep(1.1)  # the first back-off
-    again = await run(edit, {"path": "a.txt", "old_text": "BAD", "new_text": "BAD two"})
-    said = text(first) + text(again)
-    assert said.count("Language server fixture exited with code 3") == 1
-    assert len(server_pids(workspace)) == 1  # a new one
-    more = await run(edit, {"path": "a.txt", "old_text": "BAD two", "new_text": "BAD\nBAD"})
-    assert "a.txt:2:1: error: BAD found here" in text(more)
+    now = 0.0
+    servers = fixture_servers(workspace, "crash")
+    servers.clock = lambda: now  # the back-off passes when the test says, not after a sleep
+    edit = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}["edit"]
+    try:
+        first = await run(edit, {"path": "a.txt", "old_text": "one", "new_text": "BAD"})
+        assert (workspace / "a.txt").read_text() == "BAD\n"  # the edit itself is done
+        [slot] = servers.slots.values()
+        await until(lambda: slot.crashes == 1, "the crash seen")  # maybe after the result
+        now += 1.0  # the first back-off
+        again = await run(edit, {"path": "a.txt", "old_text": "BAD", "new_text": "BAD two"})
+        said = text(first) + text(again) + "\n".join(servers.take_notes())
+        assert said.count("Language server fixture exited with code 3") == 1
+        assert len(server_pids(workspace)) == 1  # a new one
+        more = await run(edit, {"path": "a.txt", "old_text": "BAD two", "new_text": "BAD\nBAD"})
+        assert "a.txt:2:1: error: BAD found here" in text(more)
+    finally:
+        await servers.aclose()
+
+
+async def test_a_crashing_server_waits_out_each_back_off_and_stays_down_after_five(
+    workspace: Path,
+) -> None:
+    """The restart policy on the manager's own clock: 1, 2, 4, 8 s after crashes one to four
+    (not a moment sooner), and no start at all after the fifth, however long one waits."""
+    now = 0.0
+    servers = fixture_servers(workspace, "crashes")
+    servers.clock = lambda: now
+    edit = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}["edit"]
+    path = workspace / "a.txt"
+    path.write_text("0\n")
+    try:
+        for crash, back_off in enumerate((1.0, 2.0, 4.0, 8.0, None), start=1):
+            await run(edit, {"path": "a.txt", "old_text": f"{crash - 1}", "new_text": f"{crash}"})
+            [slot] = servers.slots.values()
+            await until(lambda: slot.crashes == crash, f"crash {crash} seen")  # noqa: B023
+            if back_off is None:
+                break
+            now += back_off - 0.01
+            assert await servers.connections(path) == [], f"restarted early after {crash}"
+            now += 0.01
+            assert len(await servers.connections(path)) == 1, f"not restarted after {crash}"
+        now += 1e6
+        assert await servers.connections(path) == []
+        assert slot.state == "failed" and "crashed 5 times" in slot.reason
+        assert not server_pids(workspace)
+    finally:
+        await servers.aclose()
 
 
 async def test_a_server_that_never_answers_initialize_is_left_behind_once(
@@ -213,6 +248,7 @@ async def test_the_lsp_tool_says_in_one_line_what_a_server_cannot_do(
     where = {"operation": "definition", "path": "a.txt", "line": 1, "character": 1}
     message = await error_of(lsp, where)
     assert message.startswith("The language server refused: ")
+    assert len(message.splitlines()) == 1, message
     problems = await run(lsp, {"operation": "diagnostics", "path": "a.txt"})
     assert text(problems) == "a.txt:1:1: error: BAD found here [fixture]"
     nothing = await error_of(lsp, {"operation": "hover", "path": "a.txt"})

@@ -58,7 +58,7 @@ def expected_tail(data: bytes) -> tuple[str, int, bool]:
     return "\n".join(kept), len(lines), cut is not None
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(outputs(), st.lists(st.sampled_from(CHUNK_SIZES), min_size=1, max_size=4))
 def test_any_chunking_gives_the_whole_outputs_tail(data: bytes, sizes: list[int]) -> None:
     buffer = OutputBuffer()

@@ -16,16 +16,13 @@ from di_code.tools import default_tools
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest, PermissionGate
-from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.policy.sandbox import SandboxChoice
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
 
-pytestmark = pytest.mark.skipif(
-    not bubblewrap_works(),
-    reason="bubblewrap (bwrap) is missing or cannot make namespaces here; "
-    "install it (apt-get install bubblewrap) to run the sandbox tests",
-)
+pytestmark = needs_bubblewrap
 
 
 def sandboxed(*roots: Path, mode: str = "workspace-write", network: bool = False) -> BashTool:

@@ -24,17 +24,13 @@ from di_code.tools.policy.permissions import (
     Rule,
 )
 from di_code.tools.policy.protected import protected_path
-from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.policy.sandbox import SandboxChoice
 from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from di_code.ui.approval_view import approval_header
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
 from tests.tools.conftest import run, text_of
 from tests.tools.test_bash import until
-
-needs_bubblewrap = pytest.mark.skipif(
-    not bubblewrap_works(),
-    reason="bubblewrap (bwrap) is missing or cannot make namespaces here",
-)
 
 
 def git(*args: str | Path) -> str:

@@ -17,14 +17,12 @@ import pytest
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.builtin.workspace import Workspace
-from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.policy.sandbox import SandboxChoice
 from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.tools.conftest import run, text_of
 
-pytestmark = pytest.mark.skipif(
-    not bubblewrap_works(),
-    reason="bubblewrap (bwrap) is missing or cannot make namespaces here",
-)
+pytestmark = needs_bubblewrap
 
 SECRET = "s3cr3t-value"
 PLANTED = (

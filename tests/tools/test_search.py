@@ -128,6 +128,7 @@ async def test_grep_bad_path(grep: AgentTool) -> None:
 async def test_grep_invalid_regex_is_one_line(grep: AgentTool) -> None:
     message = await error_of(grep, {"pattern": "("})
     assert message.startswith(("Invalid regex: ", "grep failed: "))
+    assert len(message.strip().splitlines()) == 1, message
 
 
 async def test_find_globs_respect_gitignore(find: AgentTool) -> None:

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
@@ -103,7 +103,7 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
     assert (run.stdout, run.stderr) == (expected * 2, "")
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=500)
 @given(pattern_line(), st.lists(st.lists(name(), min_size=1, max_size=3), min_size=1))
 @example("a**/", [["a"]])  # the optional `**/` at the end: the DFA once required the `/`
 @example("a**/b", [["ab"]])
@@ -111,7 +111,7 @@ def test_the_regex_and_the_dfa_agree(pattern: str, paths: list[list[str]]) -> No
     try:
         glob = parse_glob(pattern)
     except GlobError:
-        return
+        assume(False)  # not a pattern: Hypothesis counts it, and fails if most are not
     regex, dfa = Glob.of(glob.tokens, "regex"), Glob.of(glob.tokens, "dfa")
     for path in ("/".join(parts) for parts in paths):
         assert regex.matches(path) == dfa.matches(path), path

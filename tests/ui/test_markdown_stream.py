@@ -183,7 +183,7 @@ LINES = st.sampled_from(
 RANDOM_LINE = st.text(alphabet="#-*`>|=_ 1.\tab[]()!~<", max_size=12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     lines=st.lists(st.one_of(LINES, LINES, RANDOM_LINE), max_size=25),
     trailing_newline=st.booleans(),

@@ -450,7 +450,7 @@ def test_a_resumed_conversation_shows_its_last_turns_and_context_size() -> None:
     ]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(st.data())
 def test_a_reply_streamed_in_random_pieces_ends_as_the_whole_reply(data: st.DataObject) -> None:
     reply = data.draw(REPLIES)

@@ -14,7 +14,7 @@ from typing import Any
 import pexpect
 import pytest
 
-from di_code.tools.policy.sandbox import bubblewrap_works
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_approval_e2e import Screen, answer, last_request
 from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat, spawn_env
@@ -23,9 +23,6 @@ SHIFT_TAB = "\x1b[Z"
 NO_BUBBLEWRAP_NOTE = "auto mode runs bash unsandboxed: bubblewrap is not installed"
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
-needs_bubblewrap = pytest.mark.skipif(
-    not bubblewrap_works(), reason="bubblewrap (bwrap) is missing or cannot make namespaces here"
-)
 
 
 @pytest.fixture

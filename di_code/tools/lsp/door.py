@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -89,6 +89,8 @@ class LanguageServers(Struct):
     wait: float = DIAGNOSTICS_WAIT
     first_retry: float = FIRST_RETRY
     """Seconds before the first restart after a crash (doubled per crash, up to 60)."""
+    clock: Callable[[], float] = time.monotonic
+    """What the back-off is measured on (a test sets its own, to check it without waiting)."""
     starter: ServerStarter = field(default_factory=ServerStarter)
     """How servers start: sandboxed, without the provider keys (di_code.tools.lsp.spawn)."""
     slots: dict[tuple[str, Path], Slot] = field(default_factory=dict)
@@ -116,7 +118,7 @@ class LanguageServers(Struct):
                 return None
             if slot.crashes >= MAX_CRASHES:
                 return None  # it stays down
-            if slot.state in ("failed", "crashed") and time.monotonic() < slot.retry_at:
+            if slot.state in ("failed", "crashed") and self.clock() < slot.retry_at:
                 return None
             if slot.state == "failed" and slot.crashes == 0:
                 return None  # a start that failed is not retried in the same session
@@ -150,7 +152,7 @@ class LanguageServers(Struct):
                 slot.crashes += 1
             if slot.crashes >= MAX_CRASHES:
                 slot.reason = f"{exc}; crashed {slot.crashes} times; not restarted"
-            slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
+            slot.retry_at = self.clock() + self._backoff(slot.crashes)
             self.notes.append(
                 f"Language server {slot.spec.name} {slot.reason}; going on without it."
             )
@@ -170,7 +172,7 @@ class LanguageServers(Struct):
             slot.state, slot.reason = "failed", f"crashed {slot.crashes} times; not restarted"
         else:
             slot.state, slot.reason = "crashed", f"exited with code {code}; restarts when needed"
-        slot.retry_at = time.monotonic() + self._backoff(slot.crashes)
+        slot.retry_at = self.clock() + self._backoff(slot.crashes)
         self.notes.append(f"Language server {slot.spec.name} {slot.reason}.")
 
     async def baseline(
