@@ -100,7 +100,7 @@ class UndoPlan:
         """The sentence that ends a whole undo, naming what it could not cover."""
         if self.uncovered:
             return (f"Undid prompt {self.target.number}, except what undo cannot cover: "
-                    f"{', '.join(self.uncovered)}.")  # fmt: skip
+                    f"{', '.join(map(in_line, self.uncovered))}.")  # fmt: skip
         return f"Undid prompt {self.target.number}."
 
     def lines(self) -> list[str]:
@@ -108,9 +108,11 @@ class UndoPlan:
         n, m, k = len(self.restores), len(self.deletes), len(self.keep)
         out = [f"undo prompt {self.target.number} ({self.target.title}): "
                f"restore {n}, delete {m}, keep {k}"]  # fmt: skip
-        out += [f"  restore {p}{self._note(p)}" for p in self.restores]
-        out += [f"  delete {p}{self._note(p)}" for p in self.deletes]
-        out += [f"  keep {path or 'untracked files'}: {reason}" for path, reason in self.keep]
+        out += [f"  restore {in_line(p)}{self._note(p)}" for p in self.restores]
+        out += [f"  delete {in_line(p)}{self._note(p)}" for p in self.deletes]
+        out += [
+            f"  keep {in_line(path) or 'untracked files'}: {reason}" for path, reason in self.keep
+        ]
         return out
 
     def _note(self, shown: str) -> str:
@@ -177,9 +179,11 @@ def apply(
         try:
             by_editor = _carry_out(action, undo_plan.top, blobs, write_text)
         except OSError as exc:
-            result.failed.append(f"could not restore {action.shown}: {exc.strerror or exc}")
+            result.failed.append(
+                f"could not restore {in_line(action.shown)}: {exc.strerror or exc}"
+            )
             continue
-        result.done.append(f"{verb} {action.shown}")
+        result.done.append(f"{verb} {in_line(action.shown)}")
         if not by_editor:
             result.on_disk.append(undo_plan.top / action.path)
     if undo_plan.actions and not result.failed:
@@ -378,6 +382,13 @@ def _kept_hash(backup: FileBackup, original: Original) -> str | None:
 def _as_before(backup: FileBackup, original: Original) -> bool:
     now = content_hash(Path(original.path))
     return now == (backup.copy_hash(original) if original.existed else "")
+
+
+def in_line(path: str) -> str:
+    """`path` as a line of a plan or a report shows it: a line break in a name (Linux allows
+    one) is shown as `␊`, so no name prints a line of its own (`x\ndeleted .env`) in what the
+    user answers y/N to or reads as done."""
+    return path.replace("\n", "\u240a")
 
 
 def _shown(path: str, root: Path) -> str:
