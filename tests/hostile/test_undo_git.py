@@ -11,7 +11,10 @@ in the right file, or kept them and said why."""
 from __future__ import annotations
 
 import os
+import resource
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from tests.cli.conftest import workspace as workspace  # the fixture, for this f
 from tests.cli.test_undo_e2e import call, git
 from tests.session.test_git_runs_nothing import planted
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.processes import MARK, marked, wait_until
 
 TRACEBACK = "Traceback"
 
@@ -298,3 +302,218 @@ def test_programs_named_through_an_include_or_a_git_file_never_run(
     assert done.returncode == 0, done.stderr
     assert (repo / "a.txt").read_text() == "a\n" and not (repo / "new.txt").exists()
     assert not marker.exists()
+
+
+@pytest.mark.parametrize("where", ["include", "alternates"])
+def test_a_fifo_where_git_reads_its_config_or_objects_never_holds_the_prompt(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, where: str
+) -> None:
+    """`.git/config` includes a named pipe, or `objects/info/alternates` is one: every git di-code
+    starts would wait on it for ever. The prompt and the undo end, with no traceback, and
+    a.txt is whole: as undo restored it or as the model left it, never a mix."""
+    repo = committed(workspace, {b"a.txt": b"a\n"})
+    if where == "include":
+        os.mkfifo(repo / ".git" / "evil.cfg")
+        with (repo / ".git" / "config").open("a") as config:
+            config.write("[include]\n\tpath = evil.cfg\n")
+    else:
+        os.mkfifo(repo / ".git" / "objects" / "info" / "alternates")
+    llm_server.script(
+        call("edit", {"path": "a.txt", "old_text": "a", "new_text": "b"}, "c1"), Turn(text="done")
+    )
+    ran = run_di_code("run", "--yes", "change a")
+    assert ran.returncode == 0 and TRACEBACK not in ran.stderr, ran.stderr
+    done = undo(run_di_code)
+    assert done.returncode in (0, 1), done.stderr
+    assert (repo / "a.txt").read_bytes() in (b"a\n", b"b\n")
+    if done.returncode == 0:
+        assert (repo / "a.txt").read_bytes() == b"a\n"
+
+
+def test_a_repository_of_another_owner_runs_nothing_and_undo_still_works(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """A repository owned by someone else (an unpacked archive, a shared folder) names an
+    fsmonitor and a filter: git's `safe.directory` check refuses it, nothing it names runs,
+    and the write tool's change is still undone (outside git, from its copy)."""
+    if os.geteuid() != 0:
+        pytest.skip("giving the repository to another owner needs root")
+    program, marker = planted(tmp_path)
+    repo = committed(workspace, {b"a.txt": b"a\n"})
+    plant_config(repo / ".git" / "config", program, tmp_path, "direct", repo)
+    for folder, _, names in os.walk(repo):
+        for name in [".", *names]:
+            os.chown(os.path.join(folder, name), 65534, 65534, follow_symlinks=False)
+    llm_server.script(
+        call("edit", {"path": "a.txt", "old_text": "a", "new_text": "b"}, "c1"), Turn(text="done")
+    )
+    assert run_di_code("run", "--yes", "change a").returncode == 0
+    done = undo(run_di_code)
+    assert done.returncode == 0, done.stderr
+    assert (repo / "a.txt").read_bytes() == b"a\n"
+    assert not marker.exists()
+
+
+# Concurrency and failure -------------------------------------------------------------------
+
+MANY = 600
+OLD, NEW = b"o" * 16_384, b"n" * 16_384
+
+
+def test_undo_killed_midway_leaves_every_file_whole_and_a_second_undo_finishes(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """SIGKILL while undo writes 600 files back: each file holds its old bytes or its new,
+    never a mix nor nothing, no temp file is left where the user sees it, and the next
+    `undo --yes` puts back the rest."""
+    committed(workspace, {f"f{i:04}".encode(): OLD for i in range(MANY)})
+    rewrite = "import glob; [open(f, 'wb').write(b'n' * 16384) for f in glob.glob('f*')]"
+    llm_server.script(*bash(f'python3 -c "{rewrite}"'))
+    assert run_di_code("run", "--yes", "rewrite all").returncode == 0
+    assert all((workspace / f"f{i:04}").read_bytes() == NEW for i in range(MANY))
+
+    undoing = subprocess.Popen(
+        [DI_CODE, "undo", "--yes"],
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until(
+            lambda: (
+                any((workspace / f"f{i:04}").read_bytes() == OLD for i in range(0, MANY, 50))
+                or undoing.poll() is not None
+            ),
+            "the undo to write a file",
+        )
+    finally:
+        undoing.kill()
+        undoing.communicate()
+    states = {(workspace / f"f{i:04}").read_bytes() for i in range(MANY)}
+    assert states <= {OLD, NEW}
+    left = subprocess.run(["git", "ls-files", "-z", "-o"], cwd=workspace, capture_output=True)
+    assert all(name.endswith(b".tmp") for name in left.stdout.split(b"\0") if name)  # SIGKILL
+
+    done = undo(run_di_code)
+    assert done.returncode in (0, 1), done.stderr
+    assert all((workspace / f"f{i:04}").read_bytes() == OLD for i in range(MANY)), done.stdout
+
+
+def test_sigterm_during_a_checkpoint_leaves_no_git_and_no_lock(
+    llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """SIGTERM while a checkpoint hashes 3,000 changed files: di-code ends (143), every git it
+    started ends with it, no `.lock` is left in the repository and the user's index is as it
+    was; the next prompt is checkpointed and undone as usual."""
+    committed(workspace, {f"d/f{i:04}".encode(): b"%d\n" % i for i in range(3000)})
+    index = (workspace / ".git" / "index").read_bytes()
+    llm_server.script(*bash("for f in d/*; do echo changed >> $f; done"))
+    env = {**cli_env(di_code_home, llm_server), MARK: "checkpoint-term"}
+    running = subprocess.Popen(
+        [DI_CODE, "run", "--yes", "rewrite"],
+        cwd=workspace,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+    def git_running() -> bool:
+        return any(_name(pid) == "git" for pid in marked("checkpoint-term")) or (
+            running.poll() is not None
+        )
+
+    try:
+        deadline = time.monotonic() + 180  # the first snapshot reads every file: on a busy box
+        while (workspace / "d" / "f2999").read_bytes() != b"2999\nchanged\n":
+            assert running.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        wait_until(git_running, "the checkpoint's git")
+        running.send_signal(signal.SIGTERM)
+        _, err = running.communicate(timeout=30)
+    finally:
+        running.kill()
+    assert TRACEBACK not in err.decode(errors="replace"), err
+    wait_until(lambda: not marked("checkpoint-term"), "every git to end with di-code")
+    assert not list((workspace / ".git").rglob("*.lock"))
+    assert (workspace / ".git" / "index").read_bytes() == index
+
+    if llm_server.pending():  # the killed run's answer, never asked for: asked now
+        chat = subprocess.run(
+            [DI_CODE, "run", "hi"],
+            cwd=workspace,
+            input=b"",
+            env=cli_env(di_code_home, llm_server),
+            capture_output=True,
+            timeout=120,
+        )
+        assert chat.returncode == 0, chat.stderr
+    llm_server.script(
+        call("edit", {"path": "d/f0000", "old_text": "0", "new_text": "zero"}, "c1"),
+        Turn(text="done"),
+    )
+    ran = subprocess.run(
+        [DI_CODE, "run", "--yes", "edit one"],
+        cwd=workspace,
+        input=b"",
+        env=cli_env(di_code_home, llm_server),
+        capture_output=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+    done = subprocess.run(
+        [DI_CODE, "undo", "--yes"],
+        cwd=workspace,
+        input=b"",
+        env=cli_env(di_code_home, llm_server),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "d" / "f0000").read_bytes() == b"0\nchanged\n"
+
+
+def _name(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def test_a_full_disk_during_a_restore_leaves_the_file_whole_and_no_temp_file(
+    llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """The file size limit (a real EFBIG) stops undo's write of a 2 MB file back over the
+    model's short one: the file is the model's whole; no temp file is left beside it; undo
+    says it failed (exit 1)."""
+    committed(workspace, {b"big.bin": b"u" * 2_000_000})
+    llm_server.script(*bash("echo model > big.bin"))
+    env = cli_env(di_code_home, llm_server)
+    ran = subprocess.run(
+        [DI_CODE, "run", "--yes", "rewrite"],
+        cwd=workspace,
+        env=env,
+        input=b"",
+        capture_output=True,
+        timeout=120,
+    )
+    assert ran.returncode == 0, ran.stderr
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1_000_000, 1_000_000))
+
+    done = subprocess.run(
+        [DI_CODE, "undo", "--yes"],
+        cwd=workspace,
+        env=env,
+        input=b"",
+        capture_output=True,
+        timeout=120,
+        preexec_fn=limited,
+    )
+    assert done.returncode == 1 and b"could not restore big.bin" in done.stderr, done.stdout
+    assert TRACEBACK.encode() not in done.stderr
+    assert (workspace / "big.bin").read_bytes() == b"model\n"
+    assert sorted(os.listdir(workspace)) == [".git", "big.bin"]
