@@ -78,6 +78,15 @@ def is_real(path: Path) -> bool:
         return False
 
 
+def has_other_names(path: Path) -> bool:
+    """Whether the file at `path` is hard-linked (has a name elsewhere, perhaps outside the
+    workspace): whoever writes it in place (an editor saving its buffer) writes every name."""
+    try:
+        return path.lstat().st_nlink > 1
+    except OSError:
+        return False
+
+
 def remove_empty_folders(path: Path, top: Path) -> None:
     """Remove the folders between `path` and `top` that are now empty (a prompt made them)."""
     folder = path.parent

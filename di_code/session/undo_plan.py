@@ -33,6 +33,7 @@ from di_code.session.git_snapshot import (
 )
 from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
 from di_code.session.safe_files import (
+    has_other_names,
     is_real,
     read_file,
     remove_empty_folders,
@@ -221,12 +222,13 @@ def _written_as_text(write_text: TextWriter, path: Path, data: bytes, mode: int)
     """Whether `write_text` put `data` at `path`, byte for byte and with `mode`. An editor
     may keep the text unsaved, change its line ends or make the file with its own mode: undo
     then writes the disk itself, so a restore is byte-exact whoever writes it. A path with a
-    link in it is never handed over: the editor would write where the link points."""
+    link in it, or a file with another name (a hard link), is never handed over: the editor
+    would write where the link points, or every name of the file."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    if not is_real(path):
+    if not is_real(path) or has_other_names(path):
         return False
     if not write_text(path, text):
         return False
