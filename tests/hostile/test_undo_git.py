@@ -517,3 +517,43 @@ def test_a_full_disk_during_a_restore_leaves_the_file_whole_and_no_temp_file(
     assert TRACEBACK.encode() not in done.stderr
     assert (workspace / "big.bin").read_bytes() == b"model\n"
     assert sorted(os.listdir(workspace)) == [".git", "big.bin"]
+
+
+def test_a_case_twin_git_hid_is_never_deleted_as_the_tools(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """A repository copied from a Mac keeps `core.ignoreCase = true`: git on Linux then hides
+    the user's untracked `Data.csv` behind the tracked `data.csv`. The model's `git rm
+    data.csv` brings it into view; undo must not take it for a file the tool made."""
+    committed(workspace, {b"data.csv": b"tracked\n"})
+    git(workspace, "config", "core.ignoreCase", "true")
+    (workspace / "Data.csv").write_bytes(b"the user's own table\n")
+    llm_server.script(*bash("git rm -q data.csv"))
+    assert run_di_code("run", "--yes", "--sandbox", "off", "remove data").returncode == 0
+    assert not (workspace / "data.csv").exists()
+
+    done = undo(run_di_code)
+    assert (workspace / "Data.csv").read_bytes() == b"the user's own table\n", done.stdout
+    assert (workspace / "data.csv").read_bytes() == b"tracked\n", done.stdout
+
+
+def test_an_excludes_file_a_tool_names_hides_nothing_from_undo(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The model's bash points `core.excludesFile` at a file that ignores everything and
+    makes new.txt: the user's untracked mine.txt (known before) and new.txt are hidden now,
+    so both are unknown: undo deletes neither and says why."""
+    committed(workspace, {b"a.txt": b"a\n"})
+    (workspace / "mine.txt").write_bytes(b"mine\n")
+    everything = tmp_path / "ignore-all"
+    everything.write_text("*\n")
+    llm_server.script(
+        *bash(f"git config core.excludesFile {everything} && echo new > new.txt && echo b > a.txt")
+    )
+    assert run_di_code("run", "--yes", "--sandbox", "off", "hide them").returncode == 0
+
+    done = undo(run_di_code)
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "mine.txt").read_bytes() == b"mine\n"
+    assert (workspace / "new.txt").exists() and "new.txt" in done.stdout
+    assert (workspace / "a.txt").read_bytes() == b"a\n"
