@@ -557,3 +557,20 @@ def test_an_excludes_file_a_tool_names_hides_nothing_from_undo(
     assert (workspace / "mine.txt").read_bytes() == b"mine\n"
     assert (workspace / "new.txt").exists() and "new.txt" in done.stdout
     assert (workspace / "a.txt").read_bytes() == b"a\n"
+
+
+def test_files_of_a_nested_repository_whose_git_a_tool_removed_are_never_deleted(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The user's untracked clone `vendor/lib` (its files never in a snapshot: a nested
+    repository) loses its `.git` to the model's `rm -rf`: its files come into view, but they
+    were there all along; undo deletes none of them and names the folder."""
+    committed(workspace, {b"a.txt": b"a\n"})
+    (workspace / "vendor" / "lib").mkdir(parents=True)
+    committed(workspace / "vendor" / "lib", {b"lib.c": b"int the_users_code;\n"})
+    llm_server.script(*bash("rm -rf vendor/lib/.git"))
+    assert run_di_code("run", "--yes", "--sandbox", "off", "flatten vendor").returncode == 0
+
+    done = undo(run_di_code)
+    assert (workspace / "vendor" / "lib" / "lib.c").read_bytes() == b"int the_users_code;\n"
+    assert "vendor/lib" in done.stdout + done.stderr
