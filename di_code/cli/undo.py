@@ -14,7 +14,7 @@ from pathlib import Path
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.checkpoint_list import prompt_checkpoints
-from di_code.session.undo_plan import NothingToUndo, apply, plan
+from di_code.session.undo_plan import NothingToUndo, apply, in_line, plan
 from di_code.ui.safe_text import visible
 from di_code.ui.slash_commands import CHANGED_MARK, checkpoint_row
 
@@ -55,7 +55,8 @@ def undo_command(
         return EXIT_NOTHING
     undone = f"undone: prompt {undo_plan.target.number} ({visible(undo_plan.target.title)})"
     if undo_plan.uncovered:
-        undone += f", except what undo cannot cover: {visible(', '.join(undo_plan.uncovered))}"
+        uncovered = ", ".join(map(in_line, undo_plan.uncovered))
+        undone += f", except what undo cannot cover: {visible(uncovered)}"
     print(undone)
     return EXIT_OK
 

@@ -126,8 +126,29 @@ def run_git(
     timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
+    config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
     env = git_env(index_file, author=author)
-    return _run(cwd, SAFE_CONFIG, args, env, stdin, timeout=timeout)
+    return _run(cwd, config, args, env, stdin, timeout=timeout)
+
+
+CASE_SENSITIVE = "core.ignoreCase=false"
+"""A repository made on a Mac (or copied from one) says `core.ignoreCase = true`; on a file
+system that tells `Data.csv` from `data.csv`, git then hides an untracked file behind a tracked
+one of another case, and undo took it for one a tool made when it came into view."""
+
+
+def _tells_case_apart(top: Path) -> bool:
+    """Whether the file system of work tree `top` tells names apart by case: its `.GIT` is not
+    its `.git` (asked only at a work tree's top; elsewhere git's own setting stands)."""
+    try:
+        real = os.lstat(top / ".git")
+    except OSError:
+        return False
+    try:
+        other = os.lstat(top / ".GIT")
+    except OSError:
+        return True
+    return (other.st_dev, other.st_ino) != (real.st_dev, real.st_ino)
 
 
 def clone(

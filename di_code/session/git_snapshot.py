@@ -76,13 +76,19 @@ class Snapshot(msgspec.Struct, frozen=True):
         """Whether `path` was provably not there: not in the tree, and neither it nor a
         folder above it ignored (git shows no ignored path, so a new rule may bring one
         into view that was there all along)."""
-        return path not in self.files and self.ignored is not None and not self.hiding(path)
+        return (path not in self.files and self.ignored is not None and not self.hiding(path)
+                and not self.uncovering(path))  # fmt: skip
+
+    def uncovering(self, path: str) -> str:
+        """The submodule or nested repository (`path` or a folder above it) whose files no
+        snapshot lists, or "": a file of one that comes into view (a tool removed its `.git`)
+        was there all along, not made."""
+        covered = {p for reason, p in map(parse_skip, self.skipped) if reason in NEVER_COVERED}
+        return next((p for p in _prefixes(path) if p in covered), "")
 
     def hiding(self, path: str) -> str:
         """The ignored path (`path` or a folder above it) that hides `path`, or ""."""
-        parts = path.split("/")
-        prefixes = ("/".join(parts[:n]) for n in range(1, len(parts) + 1))
-        return next((p for p in prefixes if p in (self.ignored or ())), "")
+        return next((p for p in _prefixes(path) if p in (self.ignored or ())), "")
 
 
 class Change(msgspec.Struct, frozen=True):
@@ -304,6 +310,12 @@ class GitSnapshots:
     def _paths(self, args: list[str]) -> list[str]:
         out = self.git(args).decode(errors="surrogateescape")
         return [path for path in out.split("\0") if path]
+
+
+def _prefixes(path: str) -> Iterable[str]:
+    """`path`'s folders from the top, then `path` itself: `a`, `a/b`, `a/b/c`."""
+    parts = path.split("/")
+    return ("/".join(parts[:n]) for n in range(1, len(parts) + 1))
 
 
 def changed_watched(before: dict[str, Fingerprint], after: dict[str, Fingerprint]) -> list[str]:

@@ -15,33 +15,41 @@ import contextlib
 import os
 from pathlib import Path
 
-from di_code.ai.files.door import create_new, open_real, parent_folder, read_at_most
+from di_code.ai.files.door import (
+    create_new,
+    open_real,
+    parent_folder,
+    read_at_most,
+    temp_name,
+)
 from di_code.ai.files.resolve import Outside, resolve_path
 
 
 def write_file(path: Path, data: bytes, mode: int) -> None:
     """Put `data` at `path` with permission bits `mode` (created folders as needed)."""
     with parent_folder(path, make=True) as folder:
-        temp = f".{path.name}.di-code-undo"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=folder)
+        temp = temp_name(path.name)
         fd = create_new(folder, temp, 0o600)
         try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fchmod(fd, mode & 0o7777)
-        finally:
-            os.close(fd)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fchmod(fd, mode & 0o7777)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
         _replace(folder, temp, path.name)
 
 
 def write_symlink(path: Path, target: str) -> None:
     """Make `path` a symlink to `target` (the link itself, never what it points to)."""
     with parent_folder(path, make=True) as folder:
-        temp = f".{path.name}.di-code-undo"
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp, dir_fd=folder)
+        temp = temp_name(path.name)
         os.symlink(target, temp, dir_fd=folder)
         _replace(folder, temp, path.name)
 
@@ -67,6 +75,15 @@ def is_real(path: Path) -> bool:
         with resolve_path(path, lambda real: real == path):
             return True
     except (Outside, OSError):
+        return False
+
+
+def has_other_names(path: Path) -> bool:
+    """Whether the file at `path` is hard-linked (has a name elsewhere, perhaps outside the
+    workspace): whoever writes it in place (an editor saving its buffer) writes every name."""
+    try:
+        return path.lstat().st_nlink > 1
+    except OSError:
         return False
 
 

@@ -33,6 +33,7 @@ from di_code.session.git_snapshot import (
 )
 from di_code.session.path_history import NO_UNTRACKED, PathHistory, path_histories
 from di_code.session.safe_files import (
+    has_other_names,
     is_real,
     read_file,
     remove_empty_folders,
@@ -100,7 +101,7 @@ class UndoPlan:
         """The sentence that ends a whole undo, naming what it could not cover."""
         if self.uncovered:
             return (f"Undid prompt {self.target.number}, except what undo cannot cover: "
-                    f"{', '.join(self.uncovered)}.")  # fmt: skip
+                    f"{', '.join(map(in_line, self.uncovered))}.")  # fmt: skip
         return f"Undid prompt {self.target.number}."
 
     def lines(self) -> list[str]:
@@ -108,9 +109,11 @@ class UndoPlan:
         n, m, k = len(self.restores), len(self.deletes), len(self.keep)
         out = [f"undo prompt {self.target.number} ({self.target.title}): "
                f"restore {n}, delete {m}, keep {k}"]  # fmt: skip
-        out += [f"  restore {p}{self._note(p)}" for p in self.restores]
-        out += [f"  delete {p}{self._note(p)}" for p in self.deletes]
-        out += [f"  keep {path or 'untracked files'}: {reason}" for path, reason in self.keep]
+        out += [f"  restore {in_line(p)}{self._note(p)}" for p in self.restores]
+        out += [f"  delete {in_line(p)}{self._note(p)}" for p in self.deletes]
+        out += [
+            f"  keep {in_line(path) or 'untracked files'}: {reason}" for path, reason in self.keep
+        ]
         return out
 
     def _note(self, shown: str) -> str:
@@ -177,9 +180,11 @@ def apply(
         try:
             by_editor = _carry_out(action, undo_plan.top, blobs, write_text)
         except OSError as exc:
-            result.failed.append(f"could not restore {action.shown}: {exc.strerror or exc}")
+            result.failed.append(
+                f"could not restore {in_line(action.shown)}: {exc.strerror or exc}"
+            )
             continue
-        result.done.append(f"{verb} {action.shown}")
+        result.done.append(f"{verb} {in_line(action.shown)}")
         if not by_editor:
             result.on_disk.append(undo_plan.top / action.path)
     if undo_plan.actions and not result.failed:
@@ -217,12 +222,13 @@ def _written_as_text(write_text: TextWriter, path: Path, data: bytes, mode: int)
     """Whether `write_text` put `data` at `path`, byte for byte and with `mode`. An editor
     may keep the text unsaved, change its line ends or make the file with its own mode: undo
     then writes the disk itself, so a restore is byte-exact whoever writes it. A path with a
-    link in it is never handed over: the editor would write where the link points."""
+    link in it, or a file with another name (a hard link), is never handed over: the editor
+    would write where the link points, or every name of the file."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return False
-    if not is_real(path):
+    if not is_real(path) or has_other_names(path):
         return False
     if not write_text(path, text):
         return False
@@ -378,6 +384,13 @@ def _kept_hash(backup: FileBackup, original: Original) -> str | None:
 def _as_before(backup: FileBackup, original: Original) -> bool:
     now = content_hash(Path(original.path))
     return now == (backup.copy_hash(original) if original.existed else "")
+
+
+def in_line(path: str) -> str:
+    """`path` as a line of a plan or a report shows it: a line break in a name (Linux allows
+    one) is shown as `␊`, so no name prints a line of its own (`x\ndeleted .env`) in what the
+    user answers y/N to or reads as done."""
+    return path.replace("\n", "\u240a")
 
 
 def _shown(path: str, root: Path) -> str:

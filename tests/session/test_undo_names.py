@@ -20,7 +20,7 @@ async def test_a_name_with_a_newline_is_checkpointed_and_undone(tmp_path: Path) 
     await driver.prompt(lambda: odd.write_bytes(b"new\n"))
     assert not driver.warnings
     _, result = driver.undo()
-    assert result.done == ["deleted two\nlines.txt"] and not result.failed
+    assert result.done == ["deleted two\u240alines.txt"] and not result.failed  # one line
     assert not odd.exists()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -111,6 +112,13 @@ def require_regular(status: os.stat_result, name: str = "") -> None:
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), name)
     if not stat.S_ISREG(status.st_mode):
         raise NotRegularFile(name)
+
+
+def temp_name(name: str) -> str:
+    """A fresh name beside `name` to write its new bytes to before the rename: short whatever
+    `name`'s length (a name near the 255-byte limit still gets one) and unpredictable, so no
+    file of the user's is ever taken for a leftover temp file."""
+    return f".{name[:32]}.{secrets.token_hex(6)}.tmp"
 
 
 def create_new(folder: int, name: str, mode: int) -> int:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import stat
 
-from di_code.ai.files.door import create_new
+from di_code.ai.files.door import create_new, temp_name
 from di_code.ai.files.resolve import Target
 
 
@@ -30,7 +29,7 @@ def write_atomically(target: Target, data: bytes, replaces: os.stat_result | Non
         target.name, os.W_OK, dir_fd=folder, follow_symlinks=False
     ):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-    temp = f".{target.name[:32]}.{secrets.token_hex(6)}.tmp"
+    temp = temp_name(target.name)
     fd = create_new(folder, temp, 0o600 if replaces else 0o666)
     try:
         try:
