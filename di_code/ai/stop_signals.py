@@ -57,6 +57,8 @@ class _State:
         """The signal that began the stop, and when."""
         self.terminal: tuple[int, list[Any]] | None = None
         """A terminal's descriptor and its modes at start."""
+        self.said = False
+        """The stop was named on stderr (by the clean path or by `end_now`): once is enough."""
 
 
 _state = _State()
@@ -163,11 +165,20 @@ def end_now(number: int) -> NoReturn:
     children = sys.modules.get("di_code.ai.children")  # not loaded: no child was started
     if children is not None:
         children.kill_children()
-    said = STOP_SIGNALS.get(signal.Signals(number))
-    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-        if said is not None:  # a closed output ends quietly, as Unix tools do
-            os.write(2, f"di-code: {said}\n".encode())
+    say(number)
     os._exit(128 + number)
+
+
+def say(number: int) -> None:
+    """Name the stop on stderr in one line, once: a clean stop that names it and then does not
+    end in time (a deaf child, a joined thread) is ended by `end_now`, which must not repeat it.
+    A closed output ends quietly, as Unix tools do."""
+    said = STOP_SIGNALS.get(signal.Signals(number))
+    if said is None or _state.said:
+        return
+    _state.said = True
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        os.write(2, f"di-code: {said}\n".encode())
 
 
 def _terminal_modes() -> tuple[int, list[Any]] | None:
