@@ -33,6 +33,8 @@ from tests.cli.test_stop_signals_e2e import (
 )
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
+from tests.ui.test_approval_e2e import Screen
+from tests.ui.test_trust_question_e2e import QUESTION, untrusted_project
 
 BOUND = 5.0
 """Seconds from the signal to the exit: the README's second, with room for a loaded machine."""
@@ -424,6 +426,54 @@ def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
         child.expect("›")
         child.sendline("go")
         launch.wait_for("spawner")
+        started = time.monotonic()
+        terminal = child.ptyproc
+        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
+        wait_until(lambda: not terminal.isalive(), "di-code to end")
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert terminal.exitstatus == 129
+        launch.assert_nothing_left()
+        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    finally:
+        if child.isalive():
+            child.close(force=True)
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_signal_during_the_trust_question_ends_chat_untrusted(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    untrusted_project(launch.folder)
+    child = spawned(launch, "chat", "--sandbox", "off")
+    screen = Screen(child)
+    try:
+        screen.wait_for(QUESTION)
+        started = time.monotonic()
+        child.kill(number)
+        child.expect(pexpect.EOF)
+        child.close()
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert child.exitstatus == CODES[number]
+        assert "Traceback" not in screen.text
+        assert not (di_code_home / "trusted.json").exists()
+        launch.assert_nothing_left()
+    finally:
+        child.close(force=True)
+
+
+def test_a_closed_terminal_during_a_chat_approval_with_a_deaf_mcp_server(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True, deaf=True)
+    llm_server.script(call("bash", {"command": "echo never-ran"}))
+    child = spawned(launch, "chat", "--sandbox", "off")  # ask mode: the question shows
+    try:
+        child.expect("›")
+        launch.wait_for("slow.helper")
+        child.sendline("go")
+        child.expect("Allow")
         started = time.monotonic()
         terminal = child.ptyproc
         terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
