@@ -44,6 +44,10 @@ ACT_WITHIN = 1.0
 EXIT_WITHIN = 2.0
 """A clean stop takes about half a second (a tool that ignores its signal is left behind after
 0.5 s: di_code.agent.tool_call); this bounds what no clean path can promise."""
+CHILDREN_WITHIN = 1.0
+"""After a signal, the clean exit's SIGTERM to the children turns into SIGKILL by then at the
+latest (di_code.ai.children.stop_children): a child that ignores TERM must not make the
+stop last the watchdog's EXIT_WITHIN."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -120,6 +124,16 @@ def output_closed() -> None:
         os.dup2(devnull, 1)
         os.close(devnull)
     _on_signal(OUTPUT_CLOSED, None)
+
+
+def children_due() -> float | None:
+    """The monotonic time by which a stopped process's children are to be killed, or None
+    when no stop is ending it (no signal, or one long gone that did not end the process, as
+    chat's Ctrl-C key): a normal exit gives them their whole grace."""
+    first = _state.first
+    if first is None or time.monotonic() - first[1] > EXIT_WITHIN:
+        return None
+    return first[1] + CHILDREN_WITHIN
 
 
 def _on_signal(number: int, _frame: object) -> None:
