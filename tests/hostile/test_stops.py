@@ -486,3 +486,32 @@ def test_a_closed_terminal_during_a_chat_approval_with_a_deaf_mcp_server(
     finally:
         if child.isalive():
             child.close(force=True)
+
+
+def test_ctrl_c_twice_in_chat_quits_with_a_tool_whose_children_ignore_term(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """The first Ctrl-C ends the turn (the tool left behind), two more on the empty prompt
+    quit: nothing the tool started survives, the session loads."""
+    hostile(launch)
+    llm_server.script(call("spawner", {}), Turn(text="never asked"))
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    try:
+        child.expect("›")
+        child.sendline("go")
+        launch.wait_for("spawner")
+        child.send("\x03")
+        child.expect("aborted")
+        child.expect("›")
+        started = time.monotonic()  # a quit, not a signal: deaf children get TERM's 2 s
+        child.send("\x03")
+        child.send("\x03")
+        child.expect(pexpect.EOF)
+        child.close()
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert "Traceback" not in (child.before or "")
+        launch.assert_nothing_left()
+        assert saved_stop_reasons(di_code_home) == ["tool_use", "aborted"]
+    finally:
+        child.close(force=True)
