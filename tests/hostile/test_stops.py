@@ -515,3 +515,49 @@ def test_ctrl_c_twice_in_chat_quits_with_a_tool_whose_children_ignore_term(
         assert saved_stop_reasons(di_code_home) == ["tool_use", "aborted"]
     finally:
         child.close(force=True)
+
+
+SILENT_HOLDS = pytest.mark.xfail(
+    strict=True,
+    reason="a reader gone while nothing is written is seen only at the next write, as by a Unix "
+    "tool: text and json write nothing until the end, so a command that never ends holds the run",
+)
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        pytest.param("text", marks=SILENT_HOLDS),
+        pytest.param("json", marks=SILENT_HOLDS),
+    ],
+)
+def test_a_real_head_c_1_while_a_silent_command_runs(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, fmt: str
+) -> None:
+    """`| head -c 1` has left while a command that writes nothing runs (stream-json is no
+    case: its next event finds the reader gone before the command starts): README's 141
+    needs di-code to see the reader gone without writing."""
+    silent = f"touch {launch.folder}/bash; sleep 1000"
+    llm_server.script(call("bash", {"command": silent}), Turn(text="never asked"))
+    launch.argv[2:2] = ["--output-format", fmt]
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None
+    launch.process = process = subprocess.Popen(
+        launch.argv,
+        cwd=launch.folder,
+        env=launch.env,
+        stdin=subprocess.DEVNULL,
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    reader.stdin.close()
+    launch.wait_for("bash")
+    reader.kill()  # nothing was written yet: the reader leaves all the same
+    reader.wait(timeout=SAFETY_TIMEOUT)
+    try:
+        _, stderr = process.communicate(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running 5 s after its output's reader left")
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    launch.assert_nothing_left()
