@@ -35,6 +35,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from di_code.ai import stop_signals
+
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 STOP_GRACE = 2.0
@@ -170,8 +172,13 @@ def _stop_at_exit() -> None:
 def stop_children(grace: float = STOP_GRACE) -> None:
     """SIGTERM every live descendant's group, SIGKILL what is left after `grace` seconds; a
     group that appears meanwhile (a process forked or re-parented to di-code) is sent SIGTERM
-    when it is seen. Synchronous: it runs at exit, after the event loop is gone."""
+    when it is seen. Synchronous: it runs at exit, after the event loop is gone. After a stop
+    signal the SIGKILL comes by the stop's own bound at the latest (stop_signals.children_due):
+    a child that ignores TERM does not hold the stop."""
     deadline = time.monotonic() + grace
+    due = stop_signals.children_due()
+    if due is not None:
+        deadline = min(deadline, due)
     warned: set[int] = set()
     while live := _live_groups():
         if time.monotonic() >= deadline:

@@ -12,6 +12,7 @@ at the latest, by the children door at exit.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
@@ -63,11 +64,22 @@ def _forget(task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: an abandoned failure is no "never retrieved" report
 
 
+_CHILD_AFTER_CLOSE = "Loop %r that handles pid %r is closed"
+"""asyncio's child watcher's warning for a child that ends after its loop closed: what a stop
+leaves does so by design (a command that ignores TERM ends when its group is killed at exit),
+and it would be a second line on stderr after the stop's own."""
+
+
+def _not_a_late_child(record: logging.LogRecord) -> bool:
+    return record.msg != _CHILD_AFTER_CLOSE
+
+
 def run(main: Coroutine[Any, Any, T]) -> T:
     """`asyncio.run(main)`, except that its end cancels every task still running but waits
     only for those not left behind: an abandoned task that swallows its cancellation does not
     hold the exit. (The asynchronous generators' and the default executor's shutdowns, which
     could wait on abandoned work, are skipped when something was left behind.)"""
+    logging.getLogger("asyncio").addFilter(_not_a_late_child)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:

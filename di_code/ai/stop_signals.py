@@ -44,6 +44,10 @@ ACT_WITHIN = 1.0
 EXIT_WITHIN = 2.0
 """A clean stop takes about half a second (a tool that ignores its signal is left behind after
 0.5 s: di_code.agent.tool_call); this bounds what no clean path can promise."""
+CHILDREN_WITHIN = 1.0
+"""After a signal, the clean exit's SIGTERM to the children turns into SIGKILL by then at the
+latest (di_code.ai.children.stop_children): a child that ignores TERM must not make the
+stop last the watchdog's EXIT_WITHIN."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -57,6 +61,8 @@ class _State:
         """The signal that began the stop, and when."""
         self.terminal: tuple[int, list[Any]] | None = None
         """A terminal's descriptor and its modes at start."""
+        self.said = False
+        """The stop was named on stderr (by the clean path or by `end_now`): once is enough."""
 
 
 _state = _State()
@@ -120,6 +126,16 @@ def output_closed() -> None:
     _on_signal(OUTPUT_CLOSED, None)
 
 
+def children_due() -> float | None:
+    """The monotonic time by which a stopped process's children are to be killed, or None
+    when no stop is ending it (no signal, or one long gone that did not end the process, as
+    chat's Ctrl-C key): a normal exit gives them their whole grace."""
+    first = _state.first
+    if first is None or time.monotonic() - first[1] > EXIT_WITHIN:
+        return None
+    return first[1] + CHILDREN_WITHIN
+
+
 def _on_signal(number: int, _frame: object) -> None:
     now = time.monotonic()
     first = _state.first
@@ -163,11 +179,20 @@ def end_now(number: int) -> NoReturn:
     children = sys.modules.get("di_code.ai.children")  # not loaded: no child was started
     if children is not None:
         children.kill_children()
-    said = STOP_SIGNALS.get(signal.Signals(number))
-    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
-        if said is not None:  # a closed output ends quietly, as Unix tools do
-            os.write(2, f"di-code: {said}\n".encode())
+    say(number)
     os._exit(128 + number)
+
+
+def say(number: int) -> None:
+    """Name the stop on stderr in one line, once: a clean stop that names it and then does not
+    end in time (a deaf child, a joined thread) is ended by `end_now`, which must not repeat it.
+    A closed output ends quietly, as Unix tools do."""
+    said = STOP_SIGNALS.get(signal.Signals(number))
+    if said is None or _state.said:
+        return
+    _state.said = True
+    with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
+        os.write(2, f"di-code: {said}\n".encode())
 
 
 def _terminal_modes() -> tuple[int, list[Any]] | None:

@@ -9,6 +9,7 @@ and invisible characters visibly (`visible`). JSON lines escape those characters
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from collections.abc import Callable, Sequence
@@ -46,12 +47,28 @@ class Writer(msgspec.Struct):
         if self.stream.isatty():
             text = sanitized(text)
         try:
-            self.stream.write(redact(text) + "\n")
-            self.stream.flush()
+            _write_whole(self.stream, redact(text) + "\n")
         except BrokenPipeError:
             if self.stream is not sys.stdout:
                 raise
             output_closed()
+
+
+def _write_whole(stream: TextIO, text: str) -> None:
+    """Write `text` and flush, raising BrokenPipeError if the reader leaves before its end.
+    Straight to the descriptor when there is one: a write that a pipe takes only in part
+    before its reader ends (`| head -c 1` on a long answer) is dropped quietly by Python's
+    buffered layer (the rest never written, no error), so the exit would be 0."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError):  # an in-memory stream: nothing can leave half-way
+        stream.write(text)
+        stream.flush()
+        return
+    stream.flush()
+    data = memoryview(text.encode(stream.encoding, stream.errors or "strict"))
+    while data:
+        data = data[os.write(fd, data) :]
 
 
 def sanitized(text: str) -> str:

@@ -23,7 +23,7 @@ from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai import left_behind
 from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
-from di_code.ai.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding
+from di_code.ai.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.flags import CliOptions
@@ -124,7 +124,7 @@ async def _run(
     if stopped_by:
         with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
             if fmt == "text":
-                notify_stderr(STOP_SIGNALS[signal.Signals(stopped_by[0])])
+                say(stopped_by[0])
             else:
                 out.line(result_line(final, tally, session_id))
         return 128 + stopped_by[0]

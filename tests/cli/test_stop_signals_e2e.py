@@ -108,16 +108,22 @@ class Keeper(_Tool):
 ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy", "keeper"]
 
 
-def plugin_site(folder: Path) -> Path:
-    """A folder for PYTHONPATH where PLUGIN is installed as pip leaves a distribution."""
-    site = folder / "site"
-    (site / "stop_plugin-1.0.dist-info").mkdir(parents=True)
-    (site / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
+def plugin_site(
+    folder: Path, source: str = PLUGIN, names: list[str] | None = None, site: str = "site"
+) -> Path:
+    """A folder for PYTHONPATH where a plugin module (PLUGIN, or `source` with the tool classes
+    `names` title-cased) is installed as pip leaves a distribution."""
+    where = folder / site
+    (where / "stop_plugin-1.0.dist-info").mkdir(parents=True)
+    (where / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
         "[di_code.tools]\n"
-        + "".join(f"{name} = stop_plugin:{name.title()}\n" for name in ["block", *ABANDONED_TOOLS])
+        + "".join(
+            f"{name} = stop_plugin:{name.title()}\n"
+            for name in (names if names is not None else ["block", *ABANDONED_TOOLS])
+        )
     )
-    (site / "stop_plugin.py").write_text(PLUGIN)
-    return site
+    (where / "stop_plugin.py").write_text(source)
+    return where
 
 
 def call(name: str, arguments: dict[str, object]) -> Turn:
@@ -188,10 +194,11 @@ def launch(di_code_home: Path, llm_server: LLMServer, tmp_path: Path) -> Iterato
 
 
 def slow_mcp_server(
-    launch: Launch, home: Path, init_delay: int = 1000, helper: bool = False
+    launch: Launch, home: Path, init_delay: int = 1000, helper: bool = False, deaf: bool = False
 ) -> None:
     """An MCP server (the SDK's) that reads `initialize` and does not answer it for long (or
-    for `init_delay` seconds), with a helper process in a session of its own if asked."""
+    for `init_delay` seconds), with a helper process in a session of its own if asked, both
+    ignoring TERM, HUP and INT if `deaf`."""
     env = {
         "MCP_FIXTURE_DIR": str(launch.folder),
         "MCP_FIXTURE_NAME": "slow",
@@ -199,9 +206,12 @@ def slow_mcp_server(
         "MCP_FIXTURE_HELPER": "1" if helper else "0",
         MARK: launch.mark,
     }
+    argv = [sys.executable, "-m", "tests.support.mcp_fixture_server", "stdio"]
+    if deaf:
+        argv = ["sh", "-c", 'trap "" TERM HUP INT; exec "$0" "$@"', *argv]
     server = {
-        "command": sys.executable,
-        "args": ["-m", "tests.support.mcp_fixture_server", "stdio"],
+        "command": argv[0],
+        "args": argv[1:],
         "cwd": str(ROOT),
         "timeout": 600,
         "env": env,

@@ -1,0 +1,563 @@
+"""Stopping, attacked from README alone: plugin tools, commands, hooks and MCP servers that
+ignore their signal every way they can (TERM ignored, their own sessions, double forks, C calls
+that hold the GIL, endless output), a second signal during shutdown, a real `| head -c 1` on
+every output format, and chat's Esc and closed terminal on a deaf tool.
+
+The rule under attack: Esc or Ctrl-C ends the turn at once; SIGTERM (or a second Ctrl-C) ends
+di-code within a second, whatever runs, every child's tree with it. Each case checks the exit
+code, a liveness bound (generous: the machine is shared), that no process carrying the test's
+marker is left (/proc), that the session still loads, and that stderr has at most one line and
+no traceback.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.cli.conftest import WriteHook
+from tests.cli.test_run_interrupt import saved_stop_reasons
+from tests.cli.test_stop_signals_e2e import (
+    CODES,
+    EACH_SIGNAL,
+    Launch,
+    call,
+    plugin_site,
+    slow_mcp_server,
+    spawned,
+)
+from tests.support.llm_server import LLMServer, Turn
+from tests.support.processes import SAFETY_TIMEOUT, wait_until
+from tests.ui.test_approval_e2e import Screen
+from tests.ui.test_trust_question_e2e import QUESTION, untrusted_project
+
+BOUND = 5.0
+"""Seconds from the signal to the exit: the README's second, with room for a loaded machine."""
+
+DEAF_SHELL = "trap '' TERM HUP INT; touch {folder}/{name}; while :; do sleep 0.2; done"
+"""A shell that ignores every stop signal (its sleeps inherit that) and says it started."""
+
+PLUGIN = '''
+import asyncio, os, re, subprocess, sys, time
+from pathlib import Path
+
+FOLDER = os.environ["STOP_TEST_DIR"]
+DEAF = """DEAF_SHELL"""
+
+
+def deaf(name, **popen):
+    """A TERM-ignoring shell started by the tool itself, not through di-code."""
+    return subprocess.Popen(
+        ["sh", "-c", DEAF.format(folder=FOLDER, name=name)],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, **popen
+    )
+
+
+def wait_for(*names):
+    while not all(Path(FOLDER, name).exists() for name in names):
+        time.sleep(0.02)
+
+
+def started(name):
+    Path(FOLDER, name).write_text("started")
+
+
+class _Tool:
+    description = "for the hostile stop tests"
+    parameters = {"type": "object"}
+
+
+class Spawner(_Tool):
+    """A plain def that starts deaf children every way: in di-code's group, in a session of
+    its own, a double-forked setsid daemon, and a bare fork that setsids; then never returns."""
+    name = "spawner"
+
+    def execute(self, tool_call_id, params, signal=None):
+        deaf("same-group")
+        deaf("own-session", start_new_session=True)
+        inner = DEAF.format(folder=FOLDER, name="daemon").replace("'", "'\\\\''")
+        subprocess.run(["sh", "-c", f"setsid sh -c '{inner}' >/dev/null 2>&1 < /dev/null &"])
+        pid = os.fork()
+        if pid == 0:
+            os.setsid()
+            os.execvp("sh", ["sh", "-c", DEAF.format(folder=FOLDER, name="forked")])
+        wait_for("same-group", "own-session", "daemon", "forked")
+        started(self.name)
+        while True:
+            time.sleep(1000)
+
+
+class Swallower(_Tool):
+    """An async def with a deaf child that swallows every cancellation in a loop."""
+    name = "swallower"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        deaf("child")
+        wait_for("child")
+        started(self.name)
+        while True:
+            try:
+                await asyncio.sleep(1000)
+            except asyncio.CancelledError:
+                pass
+
+
+class Regex(_Tool):
+    """A plain def that holds the GIL in C, a quarter second at a time, for ever."""
+    name = "regex"
+
+    def execute(self, tool_call_id, params, signal=None):
+        started(self.name)
+        while True:
+            re.match(r"(a+)+$", "a" * 21 + "b")
+
+
+class Hog(_Tool):
+    """A plain def in one C call that holds the GIL for minutes."""
+    name = "hog"
+
+    def execute(self, tool_call_id, params, signal=None):
+        started(self.name)
+        re.match(r"(a+)+$", "a" * 34 + "b")
+        return []
+
+
+class Keeper(_Tool):
+    """An async def that starts a non-daemon thread (Python joins it at exit) and never ends."""
+    name = "keeper"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        import threading
+        threading.Thread(target=time.sleep, args=(1000,)).start()
+        started(self.name)
+        await asyncio.Event().wait()
+'''.replace("DEAF_SHELL", DEAF_SHELL)
+
+TOOLS = ["spawner", "swallower", "regex", "hog", "keeper"]
+
+
+def hostile(launch: Launch) -> Launch:
+    """The launch with this file's plugin instead of the stop tests' one."""
+    site = plugin_site(launch.folder, PLUGIN, TOOLS, site="hostile-site")
+    launch.env["PYTHONPATH"] = str(site)
+    return launch
+
+
+def assert_quiet(stderr: str) -> None:
+    """At most one line on stderr, never a traceback."""
+    assert "Traceback" not in stderr, stderr
+    assert len(stderr.strip().splitlines()) <= 1, stderr
+
+
+def assert_ended(
+    launch: Launch, number: signal.Signals, home: Path, *signals: signal.Signals
+) -> None:
+    """Send `number` (then `signals`, 0.2 s apart): its exit code within BOUND, quiet, nothing
+    of the tree left, the session loads with the aborted answer last."""
+    code, seconds, stderr = launch.stop(number, *signals, between=0.2)
+    print(f"ended in {seconds:.2f} s")  # the measured time, for the report (-s)
+    assert code == CODES[number], stderr
+    assert seconds < BOUND
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+    assert saved_stop_reasons(home)[-1] == "aborted"
+
+
+@EACH_SIGNAL
+def test_a_tool_whose_own_children_ignore_term_and_leave_its_session_takes_them_along(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    """Children the tool started itself (not through di-code), each deaf to TERM: in
+    di-code's group, setsid'd, double-forked, forked by hand; none is left."""
+    hostile(launch)
+    llm_server.script(call("spawner", {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("spawner")
+    assert_ended(launch, number, di_code_home)
+
+
+def test_an_async_tool_swallowing_cancellation_with_a_deaf_child_ends_with_sigterm(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    hostile(launch)
+    llm_server.script(call("swallower", {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("swallower")
+    assert_ended(launch, signal.SIGTERM, di_code_home)
+
+
+def test_a_tool_holding_the_gil_in_c_again_and_again_ends_with_sigterm(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    hostile(launch)
+    llm_server.script(call("regex", {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("regex")
+    assert_ended(launch, signal.SIGTERM, di_code_home)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a plugin's C call that holds the GIL for minutes holds the signal handler and the "
+    "watchdog thread too: SIGTERM waits for it",
+)
+def test_a_tool_holding_the_gil_in_one_long_c_call_ends_with_sigterm(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    hostile(launch)
+    llm_server.script(call("hog", {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("hog")
+    time.sleep(0.5)  # the hold has begun: the marker is written just before it
+    process = launch.process
+    assert process is not None
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.communicate(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running 5 s after SIGTERM")
+    assert process.returncode == 143
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (signal.SIGINT, signal.SIGTERM),
+        (signal.SIGTERM, signal.SIGINT),
+        (signal.SIGINT, signal.SIGINT),
+    ],
+    ids=["INT-then-TERM", "TERM-then-INT", "INT-twice"],
+)
+def test_a_second_signal_during_shutdown_keeps_the_first_signals_code(
+    launch: Launch,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    first: signal.Signals,
+    second: signal.Signals,
+) -> None:
+    """The exit is held by a plugin's non-daemon thread when the second signal comes."""
+    hostile(launch)
+    llm_server.script(call("keeper", {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("keeper")
+    code, seconds, stderr = launch.stop(first, second, between=0.7)
+    print(f"ended in {seconds:.2f} s")
+    assert code == CODES[first], stderr
+    assert seconds < BOUND
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+
+
+@EACH_SIGNAL
+def test_a_command_that_traps_term_forks_a_setsid_daemon_and_writes_endlessly(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    flood = "trap '' TERM HUP INT; while :; do echo flood; done"
+    command = (
+        f"trap '' TERM HUP INT; setsid sh -c \"{flood} > /dev/null\" & "
+        f"touch {launch.folder}/bash; {flood}"
+    )
+    llm_server.script(call("bash", {"command": command}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("bash")
+    assert_ended(launch, number, di_code_home)
+
+
+def test_a_hook_that_traps_term_and_leaves_a_setsid_daemon(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, user_hook: WriteHook
+) -> None:
+    body = (
+        "trap '' TERM HUP INT\n"
+        "setsid sh -c \"trap '' TERM HUP INT; while :; do sleep 0.2; done\" &\n"
+        f"touch {launch.folder}/hook\n"
+        "while :; do sleep 0.2; done\n"
+    )
+    user_hook("UserPromptSubmit", "hook.sh", body)
+    llm_server.script(Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("hook")
+    code, seconds, stderr = launch.stop(signal.SIGTERM)
+    print(f"ended in {seconds:.2f} s")
+    assert code == 143, stderr
+    assert seconds < BOUND
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+    assert not llm_server.requests
+
+
+@EACH_SIGNAL
+def test_an_mcp_server_deaf_to_term_that_never_answers_initialize(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    slow_mcp_server(launch, di_code_home, helper=True, deaf=True)
+    llm_server.script(Turn(text="never asked"))
+    launch.start()
+    launch.wait_for("slow.init")
+    launch.wait_for("slow.helper")
+    code, seconds, stderr = launch.stop(number)
+    print(f"ended in {seconds:.2f} s")
+    assert code == CODES[number], stderr
+    assert seconds < BOUND
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+    assert not llm_server.requests
+
+
+def test_an_mcp_server_deaf_to_term_ends_with_a_normal_exit(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """`servers are stopped when di-code exits`: TERM, then KILL after 2 s."""
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True, deaf=True)
+    llm_server.script(Turn(text="done"))
+    process = launch.start()
+    started = time.monotonic()
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    print(f"ended in {time.monotonic() - started:.2f} s")
+    assert process.returncode == 0, stderr
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+
+
+def test_sigterm_while_the_model_stream_stalls_with_a_deaf_mcp_server(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True, deaf=True)
+    llm_server.script(Turn(text="never whole", fault="stall", fault_after=2))
+    launch.start()
+    wait_until(lambda: bool(llm_server.requests), "the request")
+    assert_ended(launch, signal.SIGTERM, di_code_home)
+
+
+CLOSED_OUTPUT = 141
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "stream-json"])
+def test_a_real_head_c_1_closes_stdout_mid_answer(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, fmt: str
+) -> None:
+    """`di-code run … | head -c 1` with an answer bigger than the pipe: head reads a byte and
+    leaves while di-code writes; di-code ends 141, nothing on stderr, the session loads."""
+    llm_server.script(Turn(text="answer " * 200_000))
+    launch.argv[2:2] = ["--output-format", fmt]
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None
+    launch.process = process = subprocess.Popen(
+        launch.argv,
+        cwd=launch.folder,
+        env=launch.env,
+        stdin=subprocess.DEVNULL,
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    reader.stdin.close()  # only di-code holds the pipe's writing end now
+    assert reader.stdout is not None
+    assert reader.stdout.read() in (b"a", b"{")
+    reader.wait(timeout=SAFETY_TIMEOUT)
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    saved_stop_reasons(di_code_home)  # the session loads
+
+
+def test_a_real_head_c_1_on_stream_json_with_a_command_that_writes_endlessly(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    flood = f"touch {launch.folder}/bash; trap '' TERM; while :; do echo flood; done"
+    llm_server.script(call("bash", {"command": flood}), Turn(text="never asked"))
+    launch.argv[2:2] = ["--output-format", "stream-json"]
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None
+    launch.process = process = subprocess.Popen(
+        launch.argv,
+        cwd=launch.folder,
+        env=launch.env,
+        stdin=subprocess.DEVNULL,
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    reader.stdin.close()
+    reader.wait(timeout=SAFETY_TIMEOUT)
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    launch.assert_nothing_left()
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+
+
+def test_esc_in_chat_ends_the_turn_of_a_tool_with_deaf_children_and_ctrl_d_leaves_none(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    hostile(launch)
+    llm_server.script(call("spawner", {}), Turn(text="Still here."))
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    try:
+        child.expect("›")
+        child.sendline("go")
+        launch.wait_for("spawner")
+        started = time.monotonic()
+        child.send("\x1b")
+        child.expect("aborted")
+        print(f"turn ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        child.sendline("are you there")
+        child.expect("Still here")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        launch.assert_nothing_left()
+        assert saved_stop_reasons(di_code_home) == ["tool_use", "aborted", "stop"]
+    finally:
+        child.close(force=True)
+
+
+def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    hostile(launch)
+    llm_server.script(call("spawner", {}), Turn(text="never asked"))
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    try:
+        child.expect("›")
+        child.sendline("go")
+        launch.wait_for("spawner")
+        started = time.monotonic()
+        terminal = child.ptyproc
+        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
+        wait_until(lambda: not terminal.isalive(), "di-code to end")
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert terminal.exitstatus == 129
+        launch.assert_nothing_left()
+        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    finally:
+        if child.isalive():
+            child.close(force=True)
+
+
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
+def test_a_signal_during_the_trust_question_ends_chat_untrusted(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    untrusted_project(launch.folder)
+    child = spawned(launch, "chat", "--sandbox", "off")
+    screen = Screen(child)
+    try:
+        screen.wait_for(QUESTION)
+        started = time.monotonic()
+        child.kill(number)
+        child.expect(pexpect.EOF)
+        child.close()
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert child.exitstatus == CODES[number]
+        assert "Traceback" not in screen.text
+        assert not (di_code_home / "trusted.json").exists()
+        launch.assert_nothing_left()
+    finally:
+        child.close(force=True)
+
+
+def test_a_closed_terminal_during_a_chat_approval_with_a_deaf_mcp_server(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    slow_mcp_server(launch, di_code_home, init_delay=0, helper=True, deaf=True)
+    llm_server.script(call("bash", {"command": "echo never-ran"}))
+    child = spawned(launch, "chat", "--sandbox", "off")  # ask mode: the question shows
+    try:
+        child.expect("›")
+        launch.wait_for("slow.helper")
+        child.sendline("go")
+        child.expect("Allow")
+        started = time.monotonic()
+        terminal = child.ptyproc
+        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
+        wait_until(lambda: not terminal.isalive(), "di-code to end")
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert terminal.exitstatus == 129
+        launch.assert_nothing_left()
+        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    finally:
+        if child.isalive():
+            child.close(force=True)
+
+
+def test_ctrl_c_twice_in_chat_quits_with_a_tool_whose_children_ignore_term(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """The first Ctrl-C ends the turn (the tool left behind), two more on the empty prompt
+    quit: nothing the tool started survives, the session loads."""
+    hostile(launch)
+    llm_server.script(call("spawner", {}), Turn(text="never asked"))
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    try:
+        child.expect("›")
+        child.sendline("go")
+        launch.wait_for("spawner")
+        child.send("\x03")
+        child.expect("aborted")
+        child.expect("›")
+        started = time.monotonic()  # a quit, not a signal: deaf children get TERM's 2 s
+        child.send("\x03")
+        child.send("\x03")
+        child.expect(pexpect.EOF)
+        child.close()
+        print(f"ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        assert "Traceback" not in (child.before or "")
+        launch.assert_nothing_left()
+        assert saved_stop_reasons(di_code_home) == ["tool_use", "aborted"]
+    finally:
+        child.close(force=True)
+
+
+SILENT_HOLDS = pytest.mark.xfail(
+    strict=True,
+    reason="a reader gone while nothing is written is seen only at the next write, as by a Unix "
+    "tool: text and json write nothing until the end, so a command that never ends holds the run",
+)
+
+
+@pytest.mark.parametrize(
+    "fmt",
+    [
+        pytest.param("text", marks=SILENT_HOLDS),
+        pytest.param("json", marks=SILENT_HOLDS),
+    ],
+)
+def test_a_real_head_c_1_while_a_silent_command_runs(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, fmt: str
+) -> None:
+    """`| head -c 1` has left while a command that writes nothing runs (stream-json is no
+    case: its next event finds the reader gone before the command starts): README's 141
+    needs di-code to see the reader gone without writing."""
+    silent = f"touch {launch.folder}/bash; sleep 1000"
+    llm_server.script(call("bash", {"command": silent}), Turn(text="never asked"))
+    launch.argv[2:2] = ["--output-format", fmt]
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None
+    launch.process = process = subprocess.Popen(
+        launch.argv,
+        cwd=launch.folder,
+        env=launch.env,
+        stdin=subprocess.DEVNULL,
+        stdout=reader.stdin,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    reader.stdin.close()
+    launch.wait_for("bash")
+    reader.kill()  # nothing was written yet: the reader leaves all the same
+    reader.wait(timeout=SAFETY_TIMEOUT)
+    try:
+        _, stderr = process.communicate(timeout=BOUND)
+    except subprocess.TimeoutExpired:
+        pytest.fail("still running 5 s after its output's reader left")
+    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    launch.assert_nothing_left()
