@@ -24,10 +24,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from di_code.ai.files.door import CHUNK, FileTooLarge, open_in, parent_folder
+from di_code.ai.files.door import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 from di_code.session.git_run import GitError
-
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class Objects(Protocol):
@@ -163,7 +161,7 @@ class WorkTree:
         fd = None
         if parent is not None:
             with contextlib.suppress(OSError):
-                fd = os.open(name, _FOLDER, dir_fd=parent)
+                fd = folder_in(parent, name)
         self._folders[path] = fd
         return fd
 

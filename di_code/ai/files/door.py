@@ -121,6 +121,12 @@ def temp_name(name: str) -> str:
     return f".{name[:32]}.{secrets.token_hex(6)}.tmp"
 
 
+def folder_in(folder: int, name: str) -> int:
+    """The folder `name` in the open `folder`, opened without following a symlink (OSError
+    when `name` is a link or no folder)."""
+    return os.open(name, _SEARCHABLE, dir_fd=folder)
+
+
 def create_new(folder: int, name: str, mode: int) -> int:
     """A new file `name` in `folder` for writing (FileExistsError if anything is there)."""
     return os.open(name, _CREATE, mode, dir_fd=folder)
@@ -135,12 +141,12 @@ def parent_folder(path: Path, *, make: bool = False) -> Iterator[int]:
     try:
         for part in path.parts[1:-1]:
             try:
-                child = os.open(part, _SEARCHABLE, dir_fd=fd)
+                child = folder_in(fd, part)
             except FileNotFoundError:
                 if not make:
                     raise
                 os.mkdir(part, 0o777, dir_fd=fd)
-                child = os.open(part, _SEARCHABLE, dir_fd=fd)
+                child = folder_in(fd, part)
             os.close(fd)
             fd = child
         yield fd
