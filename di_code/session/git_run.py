@@ -128,7 +128,35 @@ def run_git(
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
     config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
     env = git_env(index_file, author=author)
+    if args and args[0] in CONTENT_READERS:
+        config += _filters_off(cwd, config, env)
     return _run(cwd, config, args, env, stdin, timeout=timeout)
+
+
+CONTENT_READERS = frozenset({"status", "diff", "diff-files", "diff-index"})
+"""Commands that may read a work-tree file's content to compare it (a file whose stat changed
+but not its size), through the clean filter `.gitattributes` names."""
+
+
+def _filters_off(cwd: Path, config: tuple[str, ...], env: dict[str, str]) -> tuple[str, ...]:
+    """Settings that empty every filter driver the repository's config defines (a filter's
+    program runs with git's rights: a model can plant one in `.git/config` and
+    `.gitattributes`). GitError when a driver's name cannot be overridden on the command line."""
+    listed = ["config", "--null", "--name-only", "--get-regexp", r"^filter\."]
+    try:
+        names = _run(cwd, config, listed, env, b"").split(b"\0")
+    except GitError:
+        return ()  # no filter set: `git config` exits 1
+    drivers = {name[len(b"filter.") : name.rfind(b".")] for name in names if name}
+    if any(b"=" in driver or b"\n" in driver for driver in drivers):
+        raise GitError("the repository names a filter that cannot be turned off")
+    return _options(
+        *(
+            f"filter.{os.fsdecode(driver)}.{key}="
+            for driver in sorted(drivers)
+            for key in ("clean", "smudge", "process")
+        )
+    )
 
 
 CASE_SENSITIVE = "core.ignoreCase=false"

@@ -34,3 +34,22 @@ def test_many_changes_are_cut_and_counted(tmp_path: Path) -> None:
 
 def test_a_folder_outside_any_repository_says_so(tmp_path: Path) -> None:
     assert git_state(tmp_path) == "Git: not a git repository"  # /tmp holds no repository
+
+
+def test_the_status_runs_no_filter_the_repository_names(tmp_path: Path) -> None:
+    """`git status` reads a file whose stat changed but not its size through the clean filter
+    `.gitattributes` names: the filters of the repository's config are emptied for it."""
+    git(tmp_path, "init", "-q", "-b", "work")
+    (tmp_path / "app.py").write_text("value = 1\n")
+    git(tmp_path, "add", "app.py")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    marker = tmp_path.parent / f"{tmp_path.name}-ran"
+    program = tmp_path.parent / f"{tmp_path.name}-filter.sh"
+    program.write_text(f"#!/bin/sh\ntouch '{marker}'\ncat\n")
+    program.chmod(0o755)
+    (tmp_path / ".gitattributes").write_text("* filter=x\n")
+    with (tmp_path / ".git" / "config").open("a") as config:
+        config.write(f'[filter "x"]\n\tclean = {program}\n\tsmudge = {program}\n')
+    (tmp_path / "app.py").write_text("value = 2\n")  # the same size: only its content tells
+    assert git_state(tmp_path).startswith("Git: branch work; 2 changed")
+    assert not marker.exists()
