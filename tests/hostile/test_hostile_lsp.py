@@ -424,9 +424,9 @@ def tried(name, job):
     with open(Path.home() / ".cache" / "tried", "a") as out:
         out.write(f"{{name}} {{worked}}\\n")
 {attempts}
-os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, "lines", {str(workspace)!r}])
+os.execv(sys.executable, [sys.executable, sys.argv[1], "lines", {str(workspace)!r}])
 """
-    return [sys.executable, "-c", script]
+    return [sys.executable, "-c", script, str(FIXTURE)]  # (the fixture named: kept visible)
 
 
 @needs_bubblewrap
@@ -485,12 +485,13 @@ async def test_the_interpreter_a_servers_env_line_names_is_never_the_projects(
     server.parent.mkdir()
     server.write_text(
         "#!/usr/bin/env python3\nimport os, sys\n"
-        f"os.execv({sys.executable!r}, [{sys.executable!r}, {str(FIXTURE)!r}, 'lines'])\n"
+        "os.execv(sys.argv[2], [sys.argv[2], sys.argv[1], 'lines'])\n"
     )
     server.chmod(0o755)
     path = [str(workspace / ".venv" / "bin"), str(server.parent), os.environ["PATH"]]
     monkeypatch.setenv("PATH", os.pathsep.join(path))
-    table = {"fixture": {"command": ["fixture-server"], "extensions": [".txt"]}}
+    command = ["fixture-server", str(FIXTURE), sys.executable]  # named: kept visible
+    table = {"fixture": {"command": command, "extensions": [".txt"]}}
     starter = ServerStarter(cache=workspace.parent / "cache")
     servers = LanguageServers(catalog(table), workspace, starter=starter)
     (workspace / "a.txt").write_text("fine\n")
@@ -731,7 +732,7 @@ async def test_a_server_installed_in_a_home_folder_does_not_reveal_the_whole_hom
     argv = escaping_server(workspace, attempts)
     program.write_text(f"#!{sys.executable}\n{argv[2]}")
     program.chmod(0o755)
-    table = {"fixture": {"command": [str(program)], "extensions": [".txt"]}}
+    table = {"fixture": {"command": [str(program), argv[3]], "extensions": [".txt"]}}
     starter = ServerStarter(cache=workspace.parent / "cache")
     servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
     (workspace / "a.txt").write_text("fine\n")

@@ -58,9 +58,9 @@ attempt(lambda: Path({str(workspace)!r}, "planted").write_text("planted"))
 leak = Path.home() / ".cache" / "leak"
 attempt(lambda: leak.write_bytes(b""))
 attempt(lambda: leak.write_bytes(Path({str(home_secret)!r}).read_bytes()))
-os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, "lines", {str(workspace)!r}])
+os.execv(sys.executable, [sys.executable, sys.argv[1], "lines", {str(workspace)!r}])
 """
-    command = [sys.executable, "-c", attempts]
+    command = [sys.executable, "-c", attempts, str(FIXTURE)]  # (the fixture named: kept visible)
     found = catalog({"fixture": {"command": command, "extensions": [".txt"]}}, which=lambda _: None)
     servers = LanguageServers(found, workspace, starter=ServerStarter(cache=cache))
     tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
@@ -186,11 +186,11 @@ async def test_an_untrusted_project_never_provides_the_server_program(
     program.write_text(
         f"#!{sys.executable}\nimport os, pathlib, sys\n"
         'pathlib.Path.home().joinpath(".cache", "ran").write_text("ran")\n'
-        f"os.execv(sys.executable, [sys.executable, {str(FIXTURE)!r}, 'lines'])\n"
+        "os.execv(sys.executable, [sys.executable, sys.argv[1], 'lines'])\n"
     )
     program.chmod(0o755)
     monkeypatch.setenv("PATH", os.pathsep.join([str(program.parent), "bin", os.environ["PATH"]]))
-    table = {"fixture": {"command": ["fixture-server"], "extensions": [".txt"]}}
+    table = {"fixture": {"command": ["fixture-server", str(FIXTURE)], "extensions": [".txt"]}}
     for trusted in (False, True):
         starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
         servers = LanguageServers(catalog(table), workspace, starter=starter)

@@ -100,7 +100,7 @@ def _server_argv(
         return None
     cache.mkdir(parents=True, exist_ok=True)
     own = ((cache, Path.home() / ".cache"),)
-    installed = _installed(argv[0], env.get("PATH", os.defpath))
+    installed = _installed(argv[0], env.get("PATH", os.defpath)) + _named(argv[1:])
     return sandbox.wrap(argv, roots, installed, own)
 
 
@@ -119,30 +119,43 @@ def path_outside(value: str, roots: Sequence[Path]) -> str:
 
 
 def _installed(program: str, path: str) -> list[Path]:
-    """The folders below the home folder that a program and the interpreter of its `#!` line
-    are installed in (`~/.local` for `~/.local/bin/x`, `~/.pyenv/versions/3.12` for a script
-    run by its python), to keep them visible below the hidden home folder."""
+    """The folders below a hidden folder (home, /tmp) that a program and the interpreter of its
+    `#!` line are installed in (`~/.local` for `~/.local/bin/x`, `~/.pyenv/versions/3.12` for a
+    script run by its python, a venv in /tmp by its link and by what it links to), to keep them
+    visible below the hidden folder."""
     found: list[Path] = []
     for _ in range(MAX_INTERPRETERS):
         located = shutil.which(program, path=path)
         if located is None:
             break
         real = Path(os.path.realpath(located))
-        if real.is_relative_to(Path.home()):
-            found.append(_install_folder(real, Path.home()))
+        found += _kept(Path(os.path.abspath(located)), real)
         program = _interpreter(real) or ""
         if not program:
             break
     return found
 
 
-def _install_folder(program: Path, home: Path) -> Path:
-    """The folder below `home` a program is installed in: its folder's parent (`~/.local` for
-    `~/.local/bin/x`), its folder when that parent is the home folder itself (`~/bin` for
-    `~/bin/x`), the program alone when it lies right in the home folder: never the home
+def _named(args: Sequence[str]) -> list[Path]:
+    """The install folders of the files a server's arguments name below a hidden folder (the
+    script `python /tmp/x/server.py` runs)."""
+    return _kept(*(Path(arg) for arg in args if os.path.isabs(arg) and os.path.isfile(arg)))
+
+
+def _kept(*paths: Path) -> list[Path]:
+    """The install folder of each path that lies below a folder the sandbox hides."""
+    hidden = (Path.home(), Path(PRIVATE_TMP))
+    return [_install_folder(path, base) for path in paths for base in hidden
+            if path.is_relative_to(base)]  # fmt: skip
+
+
+def _install_folder(program: Path, hidden: Path) -> Path:
+    """The folder below `hidden` a program is installed in: its folder's parent (`~/.local`
+    for `~/.local/bin/x`), its folder when that parent is the hidden folder itself (`~/bin` for
+    `~/bin/x`), the program alone when it lies right in the hidden folder: never the hidden
     folder, nor anything above it."""
     for folder in (program.parent.parent, program.parent):
-        if folder != home and folder.is_relative_to(home):
+        if folder != hidden and folder.is_relative_to(hidden):
             return folder
     return program
 
