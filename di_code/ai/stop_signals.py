@@ -117,13 +117,18 @@ async def until_stopped(work: Awaitable[int]) -> int:
 
 
 def output_closed() -> None:
-    """Stop as for a signal OUTPUT_CLOSED: stdout's reader is gone. Stdout is pointed at
-    /dev/null first, so that nothing written later (the flush at exit) fails again."""
+    """Stop as for a signal OUTPUT_CLOSED: stdout's reader is gone."""
+    silence_stdout()
+    _on_signal(OUTPUT_CLOSED, None)
+
+
+def silence_stdout() -> None:
+    """Point stdout at /dev/null once its reader is gone, so that nothing written later (the
+    flush at exit) fails again."""
     with contextlib.suppress(OSError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.close(devnull)
-    _on_signal(OUTPUT_CLOSED, None)
 
 
 def children_due() -> float | None:

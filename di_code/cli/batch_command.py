@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from di_code.ai.stop_signals import silence_stdout
 from di_code.config.settings import ConfigError
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
     except (ResultsBusy, KeyMissing, ResultsUnwritable) as exc:
         raise ConfigError(str(exc)) from None
     except OutputClosed as exc:  # nothing more to stdout: Python's own flush at exit fails too
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence_stdout()
         raise ConfigError(str(exc)) from None
 
 
