@@ -11,16 +11,17 @@ PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
 
 # which di_code layers each layer may import (besides itself)
 ALLOWED: dict[str, set[str]] = {
-    "ai": set(),
-    "agent": {"ai"},
-    "tools": {"ai", "agent"},
-    "session": {"ai", "agent"},
-    "config": {"ai"},
-    "setup": {"ai", "agent", "tools", "session", "config"},
-    "ui": {"ai", "agent", "tools", "session", "config", "setup"},
-    "acp": {"ai", "agent", "tools", "session", "config", "setup"},
-    "batch": {"ai", "agent", "tools", "session", "config", "setup"},
-    "cli": {"ai", "agent", "tools", "session", "config", "setup", "ui", "acp", "batch"},
+    "system": set(),
+    "ai": {"system"},
+    "agent": {"system", "ai"},
+    "tools": {"system", "ai", "agent"},
+    "session": {"system", "ai", "agent"},
+    "config": {"system", "ai"},
+    "setup": {"system", "ai", "agent", "tools", "session", "config"},
+    "ui": {"system", "ai", "agent", "tools", "session", "config", "setup"},
+    "acp": {"system", "ai", "agent", "tools", "session", "config", "setup"},
+    "batch": {"system", "ai", "agent", "tools", "session", "config", "setup"},
+    "cli": {"system", "ai", "agent", "tools", "session", "config", "setup", "ui", "acp", "batch"},
 }
 
 

@@ -1,4 +1,4 @@
-"""The door for children: every process di-code starts goes through di_code.ai.children (a
+"""The door for children: every process di-code starts goes through di_code.system.children (a
 group of its own, PR_SET_PDEATHSIG, stopped at exit), so none outlives di-code. Read from the
 code: a module that calls a process-starting function itself fails here."""
 
@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from di_code.ai.children import descendants, run_child
+from di_code.system.children import descendants, run_child
 from tests.support.processes import wait_until
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
-DOOR = "ai/children.py"
+DOOR = "system/children.py"
 
 SPAWNERS = {
     "subprocess": {"run", "Popen", "call", "check_call", "check_output", "getoutput"},
@@ -75,7 +75,7 @@ def test_every_child_is_started_through_the_door() -> None:
         found = spawns(path.read_text(encoding="utf-8"))
         if found:
             offenders[relative] = found
-    assert offenders == {}, "start children with di_code.ai.children (start_child, run_child)"
+    assert offenders == {}, "start children with di_code.system.children (start_child, run_child)"
 
 
 def test_the_exceptions_still_start_what_they_say() -> None:
@@ -114,7 +114,7 @@ async def bad(loop):
         ]
     )
     through_the_door = """
-from di_code.ai.children import dying_argv, run_child, start_child
+from di_code.system.children import dying_argv, run_child, start_child
 
 async def good():
     run_child(["git", "status"])
@@ -169,7 +169,7 @@ def test_every_program_that_reads_the_workspace_starts_through_the_launcher() ->
 
 def test_the_launcher_checker_catches_a_planted_one() -> None:
     planted = """
-from di_code.ai import children
+from di_code.system import children
 
 async def server():
     await children.start_child("gopls")

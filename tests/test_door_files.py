@@ -1,5 +1,5 @@
 """The files door (issue 32): every file a model names or a workspace holds is opened through
-di_code.ai.files (non-blocking, regular files only, confined where the caller is, bounded
+di_code.system.files (non-blocking, regular files only, confined where the caller is, bounded
 reads). Read from the code: any other open of a file, anywhere in the package, fails here
 unless its module is one of OWN_FILES, which open only di-code's own files (sessions, caches,
 /proc) or a file the user names for a batch, and say which."""
@@ -11,14 +11,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
-DOOR = "di_code.ai.files"
+DOOR = "di_code.system.files"
 
 OWN_FILES: dict[str, str] = {
-    "di_code.ai.children": "/proc of the process groups it started",
-    "di_code.ai.lazy_exports": "di-code's own package source (its __init__ files)",
-    "di_code.ai.private_files": "the door for di-code's own private files (sessions, spill)",
+    "di_code.system.children": "/proc of the process groups it started",
+    "di_code.system.lazy_exports": "di-code's own package source (its __init__ files)",
+    "di_code.system.private_files": "the door for di-code's own private files (sessions, spill)",
     "di_code.ai.providers.request_slots": "lock files in di-code's home",
-    "di_code.ai.stop_signals": "os.devnull, where stdout points once its reader is gone",
+    "di_code.system.stop_signals": "os.devnull, where stdout points once its reader is gone",
     "di_code.batch.checkout": "info/attributes in a task checkout's git folder, made by di-code",
     "di_code.batch.results": "the results file the user names for the batch",
     "di_code.batch.tasks": "the task file the user names (a pipe such as <(…) is welcome)",

@@ -1,5 +1,5 @@
 """First-use imports: async code imports the HTTP stack, jsonschema, the MCP SDK and the
-tools' own modules only through di_code.ai.first_use, off the event loop. A real `di-code run`
+tools' own modules only through di_code.system.first_use, off the event loop. A real `di-code run`
 (an HTTP request, a read tool call, a call whose arguments jsonschema must judge) is watched by
 an import spy: a guarded module imported while the loop runs fails here, naming it."""
 
@@ -28,7 +28,7 @@ GUARDED = (
     "lsprotocol",
     "cattrs",
 )
-"""The packages di-code imports through di_code.ai.first_use only, with the modules of the
+"""The packages di-code imports through di_code.system.first_use only, with the modules of the
 tools built on first use (tools/builtin/lazy.py); pygls and its types are a language server's
 start (tests/test_door_first_use_lsp.py)."""
 

@@ -1,6 +1,6 @@
 """First-use imports of the language-server client: a `di-code run` whose edit starts a
 language server imports pygls, lsprotocol and cattrs (~0.5 s) off the event loop, through
-di_code.ai.first_use, as the import spy of tests/test_door_first_use.py sees it."""
+di_code.system.first_use, as the import spy of tests/test_door_first_use.py sees it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The hosts door: only di_code.ai.web_address reads a URL's host, resolves a name or opens a
+"""The hosts door: only di_code.system.web_address reads a URL's host, resolves a name or opens a
 connection by name. Any other module that takes `.hostname` or `.netloc` from a parsed URL,
 calls a resolver (`getaddrinfo`, `gethostbyname`...) or a connect-by-name, or encodes IDNA
 itself would match or reach a host by a spelling the rules never judged; this test reads every
@@ -12,7 +12,7 @@ from pathlib import Path
 import di_code
 
 PACKAGE = Path(di_code.__file__).parent
-DOOR = PACKAGE / "ai" / "web_address.py"
+DOOR = PACKAGE / "system" / "web_address.py"
 HOST_ATTRIBUTES = {"hostname", "netloc"}
 BY_NAME = {
     "getaddrinfo",
@@ -49,7 +49,7 @@ def test_only_the_door_reads_resolves_or_connects_to_a_host() -> None:
             found = breaches(ast.parse(path.read_text(encoding="utf-8")))
             if found:
                 outside[str(path.relative_to(PACKAGE))] = found
-    assert outside == {}, "host handled outside di_code.ai.web_address: " + repr(outside)
+    assert outside == {}, "host handled outside di_code.system.web_address: " + repr(outside)
 
 
 def test_the_door_test_sees_a_breach() -> None:

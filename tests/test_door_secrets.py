@@ -35,10 +35,10 @@ CHANNELS = {
 NOT_CHANNELS = {
     "acp/files.py:write": "the model's file through the editor: an action (stdio.ACTIONS)",
     "ai/providers/limits.py:_get": "a model's id, to the local server that runs it",
-    "ai/private_files.py:write_private": "a private file's bytes for its caller (none today)",
-    "ai/stop_signals.py:say": "a fixed line naming the signal",
+    "system/private_files.py:write_private": "a private file's bytes for its caller (none today)",
+    "system/stop_signals.py:say": "a fixed line naming the signal",
     "cli/output.py:_write_whole": "the text Writer.line has passed through the door",
-    "ai/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
+    "system/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
     "batch/checkout.py:_raw_attributes": "fixed git attributes",
     "batch/worker.py:_run_process": "the user's task prompt; the task's `run` writes its logs",
     "cli/batch_command.py:batch_command": "makes the results file, writes nothing",

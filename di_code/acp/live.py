@@ -16,10 +16,10 @@ from acp.schema import SessionMode, SessionModeState
 from di_code.acp.files import ClientFiles
 from di_code.acp.updates import EventTranslator
 from di_code.acp.usage import SessionUsage
-from di_code.ai.abort import AbortController
 from di_code.config.custom_commands import CommandSet
 from di_code.config.skills import Skill
 from di_code.setup.prepared import Prepared
+from di_code.system.abort import AbortController
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig

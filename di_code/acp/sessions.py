@@ -58,12 +58,12 @@ from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator
 from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
-from di_code.ai.abort import AbortController
 from di_code.ai.types import AssistantMessage, ImageContent, TextContent, UserContent
 from di_code.config.custom_commands import load_commands
 from di_code.config.skills import load_skills
 from di_code.session import prompt_with_compaction
 from di_code.session.prompt_notes import content_with_notes
+from di_code.system.abort import AbortController
 from di_code.tools.builtin.attachments import AttachmentError, refuse_images
 
 logger = logging.getLogger(__name__)

@@ -20,7 +20,7 @@ from typing import Any
 from acp import RequestError, helpers
 from acp.schema import EnvVariable
 
-from di_code.ai.abort import AbortSignal
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.editor_terminal import TerminalRun
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.process import KILL_AFTER, Exit, StopReason

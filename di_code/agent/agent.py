@@ -15,7 +15,6 @@ from di_code.agent.prompt_hooks import MAX_STOP_CONTINUES, PromptHooks
 from di_code.agent.shown_deltas import ShownDeltas
 from di_code.agent.tool import AgentTool, bind_tool
 from di_code.agent.tool_call import ToolHooks
-from di_code.ai.abort import AbortController, AbortSignal
 from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
@@ -30,6 +29,7 @@ from di_code.ai.types import (
     UserMessage,
     now_ms,
 )
+from di_code.system.abort import AbortController, AbortSignal
 
 Listener = Callable[[AgentEvent], Awaitable[None] | None]
 logger = logging.getLogger(__name__)

@@ -32,7 +32,6 @@ from di_code.agent.events import (
 )
 from di_code.agent.tool import AgentTool, ToolResult, own_arguments
 from di_code.agent.tool_call import ToolHooks, run_tool_call
-from di_code.ai.abort import AbortSignal
 from di_code.ai.budget import RequestBudget, limit_message
 from di_code.ai.codec import encodable, json_safe
 from di_code.ai.stream import ABORTED_REQUEST_TEXT, Provider, StreamOptions
@@ -51,6 +50,7 @@ from di_code.ai.types import (
     UserMessage,
     now_ms,
 )
+from di_code.system.abort import AbortSignal
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 MessageSource = Callable[[], list[UserMessage]]

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from di_code.ai.abort import AbortSignal
 from di_code.ai.types import AssistantMessage, UserMessage
+from di_code.system.abort import AbortSignal
 
 MAX_STOP_CONTINUES = 3
 

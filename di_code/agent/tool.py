@@ -14,11 +14,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
-from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import CodecError, usage_from_dict
 from di_code.ai.foreign_names import adopt
-from di_code.ai.own_thread import on_own_thread
 from di_code.ai.types import TextContent, ToolResultContent, Usage
+from di_code.system.abort import AbortSignal
+from di_code.system.own_thread import on_own_thread
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,10 @@ from typing import Any
 from msgspec import Struct
 
 from di_code.agent.tool import AgentTool, ToolResult, ToolUpdate, bind_tool
-from di_code.ai.abort import AbortSignal
-from di_code.ai.left_behind import LeftBehind, unless_aborted
 from di_code.ai.types import TextContent, ToolCall
 from di_code.ai.validation import checked_tool_arguments
+from di_code.system.abort import AbortSignal
+from di_code.system.left_behind import LeftBehind, unless_aborted
 
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user."
 """An aborted call's result: the model must know the user stopped it, not that it failed."""

@@ -1,6 +1,6 @@
 """Provider-agnostic protocol: types, stream events, the stream object, abort and validation.
 
-The public names are the imports below, exported lazily (di_code.ai.lazy_exports): importing
+The public names are the imports below, exported lazily (di_code.system.lazy_exports): importing
 one submodule, say `di_code.ai.types` for a type alias, must not load asyncio, the stream
 machinery and the validator with it, or `di-code --help` pays for all of them.
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from di_code.ai.abort import AbortController, AbortSignal
     from di_code.ai.events import (
         DoneEvent,
         ErrorEvent,
@@ -45,7 +44,8 @@ if TYPE_CHECKING:
         UserMessage,
     )
     from di_code.ai.validation import ToolArgumentsError, validate_tool_arguments
+    from di_code.system.abort import AbortController, AbortSignal
 else:  # hidden from type checkers, so a misspelt name is still an error
-    from di_code.ai.lazy_exports import lazy_exports
+    from di_code.system.lazy_exports import lazy_exports
 
     __getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -16,11 +16,11 @@ from typing import Protocol
 
 import msgspec
 
-from di_code.ai.abort import AbortSignal
 from di_code.ai.events import StreamEvent
 from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.redaction import redact, register
 from di_code.ai.types import AssistantMessage, Clock, Context, Model, ReasoningLevel, now_ms
+from di_code.system.abort import AbortSignal
 
 ABORTED_REQUEST_TEXT = "Request aborted"
 logger = logging.getLogger(__name__)

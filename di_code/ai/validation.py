@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from di_code.ai.codec import MAX_JSON_DEPTH
-from di_code.ai.first_use import imported
 from di_code.ai.foreign_names import adopt
 from di_code.ai.schema_check import Check, compile_schema
+from di_code.system.first_use import imported
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -84,7 +84,7 @@ def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
 
 async def checked_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
     """validate_tool_arguments for async code: when the fast check cannot vouch for the
-    arguments, jsonschema is imported off the loop first (ai/first_use.py)."""
+    arguments, jsonschema is imported off the loop first (system/first_use.py)."""
     adopted = _adopted(tool, arguments)
     surely_valid = _surely_valid(tool.parameters, adopted)
     if not surely_valid:

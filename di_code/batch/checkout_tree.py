@@ -22,14 +22,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.ai.files.door import (
+from di_code.session.git_run import run_git
+from di_code.system.files.door import (
     FileTooLarge,
     NotRegularFile,
     open_in,
     parent_folder,
     read_at_most,
 )
-from di_code.session.git_run import run_git
 
 GITLINK = b"160000"
 

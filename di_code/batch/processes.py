@@ -13,7 +13,7 @@ import os
 import signal
 import subprocess
 
-from di_code.ai.children import descendants
+from di_code.system.children import descendants
 
 GRACE_SECONDS = 3.0
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from di_code.ai.stop_signals import responding
 from di_code.batch.key_check import KeyMissing
 from di_code.batch.results import (
     FINISHED,
@@ -31,6 +30,7 @@ from di_code.batch.results import (
 )
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live, RunSettings, finish_record, run_task, task_record
+from di_code.system.stop_signals import responding
 
 TICK_SECONDS = 0.25
 RETRYABLE = frozenset({"failed", "timeout"})

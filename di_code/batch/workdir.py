@@ -13,7 +13,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from di_code.ai.private_files import open_private
+from di_code.system.private_files import open_private
 
 LOCK_NAME = "batch.lock"
 

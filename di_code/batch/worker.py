@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from di_code.ai.private_files import private_folder
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
 from di_code.ai.redaction import clip, redact
 from di_code.batch.checkout import (
@@ -38,6 +37,7 @@ from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
 from di_code.config.settings import di_code_home
 from di_code.session.git_run import GitError
+from di_code.system.private_files import private_folder
 
 CHILD_MODULE = "di_code.cli.batch_child"
 PARENT_VARIABLE = "DI_CODE_BATCH_PARENT"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from di_code.ai import left_behind
-from di_code.ai.first_use import imported
-from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
+from di_code.system import left_behind
+from di_code.system.first_use import imported
+from di_code.system.stop_signals import until_stopped
 
 if TYPE_CHECKING:
     from di_code.acp.live import SessionRequest

@@ -10,8 +10,8 @@ import atexit
 import os
 import sys
 
-from di_code.ai.stop_signals import install as install_stop_signals
 from di_code.cli import version_line
+from di_code.system.stop_signals import install as install_stop_signals
 
 
 def main() -> None:

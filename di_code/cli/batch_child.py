@@ -19,7 +19,7 @@ import signal
 import sys
 from pathlib import Path
 
-from di_code.ai.children import set_death_signal
+from di_code.system.children import set_death_signal
 
 PR_SET_CHILD_SUBREAPER = 36
 PASSED_ON = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)

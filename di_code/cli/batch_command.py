@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.ai.stop_signals import silence_stdout
 from di_code.config.settings import ConfigError
+from di_code.system.stop_signals import silence_stdout
 
 if TYPE_CHECKING:
     from di_code.batch.runner import Reporter

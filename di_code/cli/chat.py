@@ -3,7 +3,7 @@
 What the chat needs on its way to the first prompt (the set-up, the REPL, prompt-toolkit,
 Rich) is imported with this module, before the event loop starts: all of it comes before the
 prompt anyway, and inside the loop each import would hold it while Ctrl-C and every other
-task wait (the HTTP stack is imported at the first request, off the loop: ai/first_use.py)."""
+task wait (the HTTP stack is imported at the first request, off the loop: system/first_use.py)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ import sys
 
 from rich.console import Console
 
-from di_code.ai import left_behind
-from di_code.ai.private_files import private_folder
-from di_code.ai.stop_signals import until_stopped
 from di_code.cli.flags import CliOptions
 from di_code.cli.setup import close_prepared, prepare
 from di_code.cli.trust_now import trust_applier
 from di_code.config.trusting import trust_offer
 from di_code.session import SessionStore
+from di_code.system import left_behind
+from di_code.system.private_files import private_folder
+from di_code.system.stop_signals import until_stopped
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import Repl
 from di_code.ui.slash_commands import show_startup_warnings

@@ -28,8 +28,8 @@ from di_code.ai.budget import RequestBudget
 from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
-from di_code.ai.stop_signals import output_closed
 from di_code.ai.types import AssistantMessage, Usage
+from di_code.system.stop_signals import output_closed
 
 _PLAIN = re.compile("[\t\n\x20-\x7e]*")
 """Text with nothing for the sanitizer to do: `run` then need not load the UI's."""
@@ -43,7 +43,7 @@ class Writer(msgspec.Struct):
 
     def line(self, text: str) -> None:
         """Write one line; on stdout whose reader is gone (`| head`), stop quietly instead
-        (di_code.ai.stop_signals.output_closed: exit 141, as a Unix tool ends)."""
+        (di_code.system.stop_signals.output_closed: exit 141, as a Unix tool ends)."""
         if self.stream.isatty():
             text = sanitized(text)
         try:

@@ -7,7 +7,7 @@ SIGHUP (a closed terminal); 141 (128 + SIGPIPE, quietly) when stdout's reader is
 (`| head`). Each aborts the agent's signal, which kills the running tool's process group,
 and the aborted message is saved; the process groups bash started (background jobs) are
 stopped at exit. A signal before or after the prompt, a second one within 2 s, or
-one the loop does not act on within 1 s ends the process at once (di_code.ai.stop_signals).
+one the loop does not act on within 1 s ends the process at once (di_code.system.stop_signals).
 """
 
 from __future__ import annotations
@@ -20,10 +20,7 @@ from typing import TYPE_CHECKING
 
 from di_code.agent.events import AgentEvent, ToolExecutionEndEvent
 from di_code.agent.prompt_hooks import PromptBlocked
-from di_code.ai import left_behind
-from di_code.ai.abort import AbortController
 from di_code.ai.reply_notes import cut_reply_note
-from di_code.ai.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
 from di_code.cli.flags import CliOptions
@@ -40,6 +37,9 @@ from di_code.cli.output import (
 from di_code.cli.prompt_input import UsageError, read_prompt
 from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
+from di_code.system import left_behind
+from di_code.system.abort import AbortController
+from di_code.system.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
 
 if TYPE_CHECKING:
     from di_code.setup.prepared import Prepared

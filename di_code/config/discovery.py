@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.config.settings import DISCOVERY_ENV as DISCOVERY_ENV  # where callers look for it
+from di_code.system.first_use import HTTP_STACK, imported
 
 PROBE_TIMEOUT = 0.3
 LOCAL_PRESETS = ("ollama", "lmstudio", "llamacpp", "vllm")

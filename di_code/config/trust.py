@@ -25,8 +25,6 @@ from typing import Any
 
 import msgspec
 
-from di_code.ai.files.door import read_path
-from di_code.ai.private_files import private_folder
 from di_code.config.project import (
     ProjectFile,
     find_project_config,
@@ -34,6 +32,8 @@ from di_code.config.project import (
     unsafe_reason,
 )
 from di_code.config.toml_file import MAX_BYTES, ConfigError
+from di_code.system.files.door import read_path
+from di_code.system.private_files import private_folder
 
 TRUST_FILE = "trusted.json"
 MCP_JSON = ".mcp.json"

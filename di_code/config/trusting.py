@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from di_code.ai.files.door import read_path
 from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
 from di_code.config.settings import load_user_settings, parse_settings, user_providers
 from di_code.config.toml_file import MAX_BYTES, ConfigError, decode_toml
@@ -24,6 +23,7 @@ from di_code.config.trust import (
     split_by_providers,
     split_untrusted,
 )
+from di_code.system.files.door import read_path
 
 
 class FilesChanged(ConfigError):

@@ -24,7 +24,7 @@ Files: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl`; format in `format.p
 `make_session_file` (scripts/synthetic_session.py) writes a large session for benchmarks.
 
 The public names are the imports below, loaded from their modules when first used
-(di_code.ai.lazy_exports): a run without a session (`--no-session`) then loads only
+(di_code.system.lazy_exports): a run without a session (`--no-session`) then loads only
 compaction, not the store, the format or the checkpoints.
 """
 
@@ -56,6 +56,6 @@ if TYPE_CHECKING:
     from di_code.session.session import Session
     from di_code.session.store import SessionStore, SessionSummary, workspace_slug
 else:  # hidden from type checkers, so a misspelt name is still an error
-    from di_code.ai.lazy_exports import lazy_exports
+    from di_code.system.lazy_exports import lazy_exports
 
     __getattr__, __dir__ = lazy_exports(__name__, __file__)

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 from msgspec.structs import replace
 
 from di_code.agent.agent import Agent
-from di_code.ai.abort import AbortSignal
 from di_code.ai.overflow import is_context_overflow, stated_context_window
 from di_code.ai.types import AssistantMessage, UserContent, UserMessage
 from di_code.session.compaction import (
@@ -28,6 +27,7 @@ from di_code.session.compaction import (
     compact,
     should_compact,
 )
+from di_code.system.abort import AbortSignal
 
 if TYPE_CHECKING:  # a run without a session does not load them
     from di_code.session.session import Session

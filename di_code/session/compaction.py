@@ -15,7 +15,6 @@ import json
 
 import msgspec
 
-from di_code.ai.abort import AbortSignal
 from di_code.ai.stream import Provider, StreamOptions
 from di_code.ai.types import (
     AssistantMessage,
@@ -36,6 +35,7 @@ from di_code.session.summary import (
     summary_message,
     summary_request,
 )
+from di_code.system.abort import AbortSignal
 
 DEFAULT_RESERVE = 16_384
 DEFAULT_KEEP_RECENT_TOKENS = 20_000

@@ -23,9 +23,9 @@ from typing import Any
 import msgspec
 from msgspec.structs import replace
 
-from di_code.ai.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
-from di_code.ai.private_files import private_folder
 from di_code.session.safe_files import read_file, write_file
+from di_code.system.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
+from di_code.system.private_files import private_folder
 
 MANIFEST = "manifest.json"
 MANIFEST_MAX_BYTES = 64 * 1024 * 1024

@@ -13,7 +13,7 @@ environment is rebuilt without the `GIT_*` variables that redirect git (`GIT_DIR
 names is passed on. No caller can put an option of its own before the subcommand (it would beat
 these settings).
 
-Git is a child like any other (di_code.ai.children): in a process group of its own, killed
+Git is a child like any other (di_code.system.children): in a process group of its own, killed
 by the kernel when di-code dies, and ended with the other children when di-code stops. It is
 never waited on blindly: a git that blocks opening a FIFO (a `.gitignore` made with `mkfifo`
 blocks `ls-files --exclude-standard` for ever) is killed with its group within POLL seconds,
@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from di_code.ai.children import group_members, kill_tree, open_child
+from di_code.system.children import group_members, kill_tree, open_child
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",

@@ -17,8 +17,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from di_code.ai.private_files import open_private
 from di_code.session.format import SessionError
+from di_code.system.private_files import open_private
 
 
 class SessionBusy(SessionError):

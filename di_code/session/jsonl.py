@@ -20,8 +20,8 @@ import msgspec
 
 from di_code.ai.codec import MAX_JSON_DEPTH, SURROGATE_ESCAPE, encodable_json
 from di_code.ai.json_pieces import holds_long, text_pieces, utf8
-from di_code.ai.private_files import open_private
 from di_code.ai.redaction import redact
+from di_code.system.private_files import open_private
 
 
 class Record(msgspec.Struct, frozen=True):

@@ -18,10 +18,7 @@ from typing import Literal
 
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, MessageEndEvent
-from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import CodecError
-from di_code.ai.own_thread import on_own_thread
-from di_code.ai.private_files import private_folder
 from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
 from di_code.session import jsonl
 from di_code.session.format import (
@@ -42,6 +39,9 @@ from di_code.session.format import (
 )
 from di_code.session.holder import SessionHold
 from di_code.session.summary import summary_message
+from di_code.system.abort import AbortSignal
+from di_code.system.own_thread import on_own_thread
+from di_code.system.private_files import private_folder
 
 LONG_MESSAGE = 1 << 20
 """A message holding more characters is written on a thread of its own (`record`): encoding

@@ -13,9 +13,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from di_code.agent.agent import Agent
-    from di_code.ai.abort import AbortController
     from di_code.session import Session
     from di_code.setup.prepared import Prepared
+    from di_code.system.abort import AbortController
     from di_code.tools.policy.permissions import PermissionMode
     from di_code.ui.approval import ReplApprover
     from di_code.ui.pastes import Pastes

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.ai.abort import AbortController
 from di_code.ai.stream import close_provider
 from di_code.session import CompactionError, NothingToCompact, compact_agent
+from di_code.system.abort import AbortController
 from di_code.ui.command_lines import fail, say
 from di_code.ui.safe_text import visible
 

@@ -41,7 +41,7 @@ CODE_THEME = "monokai"
 
 ANSWER_DRAWING = ("rich.markdown", "rich.live", "rich.rule", "rich.spinner", "rich.table")
 """What an answer is drawn with (~60 ms to import): the chat imports it off the loop while the
-user types the first prompt (ai/first_use.py), not when the first answer arrives."""
+user types the first prompt (system/first_use.py), not when the first answer arrives."""
 
 STAND_INS = ("x\n\n", "---\n\n")
 """A paragraph and a rule: blocks after which Rich does and does not put a blank line."""

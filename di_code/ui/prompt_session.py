@@ -15,7 +15,7 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.history import FileHistory, InMemoryHistory
 from prompt_toolkit.key_binding import merge_key_bindings
 
-from di_code.ai.private_files import open_private
+from di_code.system.private_files import open_private
 from di_code.ui.completion import ChatCompleter
 from di_code.ui.inline_output import inline_output
 from di_code.ui.keys import key_bindings

@@ -21,13 +21,13 @@ from rich.console import Console, RenderableType
 from rich.text import Text
 
 from di_code.agent.agent import Agent
-from di_code.ai.abort import AbortController
 from di_code.ai.codec import encodable
-from di_code.ai.first_use import imported
 from di_code.ai.types import UserContent
 from di_code.session import Session, prompt_with_compaction
 from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
+from di_code.system.abort import AbortController
+from di_code.system.first_use import imported
 from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode

@@ -16,9 +16,9 @@ from di_code.agent.events import (
     ToolExecutionUpdateEvent,
 )
 from di_code.agent.tool import ToolResult
-from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent, ToolResultMessage
 from di_code.session.prompt_notes import shell_note
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.bash import BashTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace

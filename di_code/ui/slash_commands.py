@@ -40,7 +40,7 @@ from di_code.ui.safe_text import visible
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
-    from di_code.ai.abort import AbortController
+    from di_code.system.abort import AbortController
     from di_code.ui.chat_view import ChatView
 
 Handler = Callable[["ChatView", str], Awaitable[bool]]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import di_code.ai
-from di_code.ai.lazy_exports import exported_names
+from di_code.system.lazy_exports import exported_names
 from tests.support.imports import loaded_modules, offenders
 
 # Importing the package, or only the data types, must not start the stream machinery: the
@@ -17,7 +17,7 @@ NOT_FOR_TYPES = (
     "asyncio",
     "jsonschema",
     "httpx",
-    "di_code.ai.abort",
+    "di_code.system.abort",
     "di_code.ai.events",
     "di_code.ai.stream",
     "di_code.ai.message_builder",
@@ -72,5 +72,5 @@ def test_data_types_and_config_import_no_machinery(code: str) -> None:
 
 def test_a_stream_name_loads_its_module_on_first_use() -> None:
     loaded, _ = loaded_modules("import di_code.ai; di_code.ai.AbortController")
-    assert {"di_code.ai.abort", "asyncio"} <= loaded
+    assert {"di_code.system.abort", "asyncio"} <= loaded
     assert "di_code.ai.validation" not in loaded

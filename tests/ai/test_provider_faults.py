@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from di_code.ai.abort import AbortController
 from di_code.ai.events import RetryEvent, StartEvent, StreamEvent, TextDeltaEvent
 from di_code.ai.providers.http import MAX_REPLY_BYTES, HttpProvider, Timeouts
 from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.providers.retry import RetryPolicy
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import AssistantMessage, Context, Model, TextContent, UserMessage
+from di_code.system.abort import AbortController
 from tests.support.llm_server import HttpError, LLMServer, Replay, Turn
 from tests.support.streams import RecordingSleep, collect, kind_of, model_for, provider_for
 

@@ -44,7 +44,7 @@ NOT_FOR_HELP = (
     "di_code.config",
     "tree_sitter",
 )
-STOP_SIGNALS = {"di_code.ai", "di_code.ai.lazy_exports", "di_code.ai.stop_signals"}
+STOP_SIGNALS = {"di_code.ai", "di_code.system.lazy_exports", "di_code.system.stop_signals"}
 """Loaded first of all, for every command: the stop signals are handled from the start."""
 NOT_FOR_VERSION = (*NOT_FOR_HELP, "typer", "click", "di_code.cli.typer_app", "di_code.cli.options")
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from di_code.agent import Agent
 from di_code.ai import TextContent
-from di_code.ai.abort import AbortSignal
 from di_code.ai.budget import RequestBudget
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import AssistantMessage, Context, UserMessage
 from di_code.session import prompt_with_compaction
+from di_code.system.abort import AbortSignal
 from tests.session.test_compaction import (
     RESERVE,
     SUMMARY,

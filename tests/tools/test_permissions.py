@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from di_code.agent.tool import FunctionTool, ToolResult
-from di_code.ai.abort import AbortController
 from di_code.ai.types import TextContent
+from di_code.system.abort import AbortController
 from di_code.tools.policy.permissions import (
     NO,
     YES,

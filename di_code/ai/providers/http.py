@@ -21,9 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.message_builder import MessageBuilder, one_line
-from di_code.ai.own_thread import on_own_thread
 from di_code.ai.providers.body_json import BodyEncoder, sendable
 from di_code.ai.providers.request_shared import WireMemo
 from di_code.ai.providers.request_slots import request_slot
@@ -41,6 +39,8 @@ from di_code.ai.redaction import clip, foreign_secrets_hidden, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
+from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.own_thread import on_own_thread
 
 if TYPE_CHECKING:
     import httpx
@@ -127,7 +127,7 @@ class Timeouts(msgspec.Struct, frozen=True):
 
 def is_local_url(url: str) -> bool:
     """A server on this machine or the local network (where models run on local hardware)."""
-    from di_code.ai.web_address import BadAddress, web_address
+    from di_code.system.web_address import BadAddress, web_address
 
     try:
         host = web_address(url).host

@@ -16,9 +16,9 @@ from typing import Any
 
 import msgspec
 
-from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import Model
+from di_code.system.first_use import HTTP_STACK, imported
 
 MIN_REPLY_TOKENS = 256
 PROBE_TIMEOUT = 2.0

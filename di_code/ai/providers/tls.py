@@ -7,7 +7,7 @@ import functools
 import ssl
 import threading
 
-from di_code.ai.first_use import HTTP_STACK, import_here
+from di_code.system.first_use import HTTP_STACK, import_here
 
 _TLS_LOCK = threading.Lock()
 

@@ -15,8 +15,8 @@ import errno
 import os
 import stat
 
-from di_code.ai.files.door import create_new, temp_name
-from di_code.ai.files.resolve import Target
+from di_code.system.files.door import create_new, temp_name
+from di_code.system.files.resolve import Target
 
 
 def write_atomically(target: Target, data: bytes, replaces: os.stat_result | None) -> None:

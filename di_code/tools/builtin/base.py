@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
-from di_code.ai.abort import AbortSignal
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.errors import check_aborted
 from di_code.tools.builtin.workspace import Workspace
 

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
-from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
 from di_code.tools.builtin.editor_terminal import EditorTerminals

@@ -20,7 +20,7 @@ from di_code.tools.builtin.errors import ToolError, check_aborted
 from di_code.tools.builtin.line_diff import chunked_diff
 
 if TYPE_CHECKING:
-    from di_code.ai.abort import AbortSignal
+    from di_code.system.abort import AbortSignal
 
 BOM = "\ufeff"
 SCANNED_PER_CALL = 1_000_000_000

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from di_code.ai.abort import AbortSignal
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.process import Exit
 
 

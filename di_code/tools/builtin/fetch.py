@@ -28,11 +28,11 @@ from typing import Any, ClassVar
 from urllib.parse import urljoin
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
-from di_code.ai.abort import AbortSignal
-from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.providers.tls import loaded_ssl_context
 from di_code.ai.redaction import holds_secret
-from di_code.ai.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
+from di_code.system.abort import AbortSignal
+from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
 from di_code.tools.builtin.errors import ToolError

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-from di_code.ai.files.resolve import Target
+from di_code.system.files.resolve import Target
 
 T = TypeVar("T")
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from di_code.ai.abort import AbortSignal
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.grep_query import Hit, HitSink, Query, compile_query
 from di_code.tools.builtin.grep_worker import TOO_SLOW

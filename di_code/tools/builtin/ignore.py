@@ -24,12 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.ai.files.door import open_real, read_at_most
+from di_code.system.files.door import open_real, read_at_most
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
 
 if TYPE_CHECKING:
-    from di_code.ai.abort import AbortSignal  # annotations only: no asyncio in grep's worker
+    from di_code.system.abort import AbortSignal  # annotations only: no asyncio in grep's worker
 
 IGNORE_MAX_BYTES = 1024 * 1024
 """A larger .gitignore is not read (git's own limit is 100 MB; no real one comes near 1 MB)."""

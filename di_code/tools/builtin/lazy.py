@@ -2,7 +2,7 @@
 
 Importing the seven tools' modules is a tenth of `di-code run`'s start-up, and a prompt uses
 few of them (a question, none): the agent gets these stand-ins, and each real tool is built
-the first time the model calls it, its module imported off the event loop (ai/first_use.py).
+the first time the model calls it, its module imported off the event loop (system/first_use.py).
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from importlib import import_module
 from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
-from di_code.ai.abort import AbortSignal
-from di_code.ai.first_use import imported
+from di_code.system.abort import AbortSignal
+from di_code.system.first_use import imported
 from di_code.tools.builtin.cards import ToolCard
 
 

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
-from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import LS, LS_DEFAULT_LIMIT
 from di_code.tools.builtin.errors import ToolError

@@ -14,7 +14,7 @@ Stopping (timeout or abort) sends SIGTERM to the whole group, waits up to KILL_A
 for every live member to go, then sends SIGKILL. Group members are found in /proc (zombies do
 not count, since nothing may reap an orphan in a container); without /proc, `killpg(pgid, 0)`.
 
-The command starts through di_code.ai.children, which remembers its group: a command may leave
+The command starts through di_code.system.children, which remembers its group: a command may leave
 background jobs (`server &`, `nohup`) that are meant to outlive the call but not di-code, and
 every group with a live member is stopped at exit. A job that leaves its group (`setsid`)
 escapes this, as do the command's children when di-code is killed with SIGKILL; only the
@@ -34,8 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from di_code.ai.abort import AbortSignal
-from di_code.ai.children import group_members, signal_group
+from di_code.system.abort import AbortSignal
+from di_code.system.children import group_members, signal_group
 from di_code.tools.policy.launcher import start_program
 
 EXIT_GRACE = 0.2

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from signal import SIGKILL
 
-from di_code.ai.abort import AbortSignal
-from di_code.ai.children import signal_group, start_child
+from di_code.system.abort import AbortSignal
+from di_code.system.children import signal_group, start_child
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 COMMON_FLAGS = (

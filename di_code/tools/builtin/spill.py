@@ -3,7 +3,7 @@
 A session's spill files live next to its file, in `<time>_<id>.bash-output/`; without a
 session, in a private di-code temp folder (`$TMPDIR/di-code-<uid>/bash-output`). Files are 0600
 in 0700 folders; a folder another user made (a `di-code-<uid>` planted in a shared /tmp) is
-not used: di_code.ai.private_files says so once and gives a fresh private one instead.
+not used: di_code.system.private_files says so once and gives a fresh private one instead.
 One file holds at most FILE_CAP bytes (the rest of the output is not kept; the model still
 sees the last lines). Before a file is made, its folder is pruned: files older than RETENTION
 go, then the oldest until the new file fits in TOTAL_CAP; and the output folders of sessions
@@ -26,7 +26,7 @@ from typing import BinaryIO
 
 from msgspec import Struct, field
 
-from di_code.ai.private_files import private_folder
+from di_code.system.private_files import private_folder
 
 SUFFIX = ".bash-output"
 FILE_CAP = 256 * 1024 * 1024

@@ -25,11 +25,11 @@ from di_code.agent.events import (
 )
 from di_code.agent.tool import USAGE_DETAIL, ToolOutput, ToolResult, ToolUpdate
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext, ToolHooks
-from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import to_dict
 from di_code.ai.reply_notes import usage_known
 from di_code.ai.stream import Provider, close_provider
 from di_code.ai.types import AssistantMessage, Model, TextContent, Usage
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import TASK
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.subagents import SubagentKind, Subagents

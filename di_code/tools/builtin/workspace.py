@@ -14,7 +14,7 @@ from pathlib import Path
 
 from msgspec import Struct, field
 
-from di_code.ai.files.resolve import Outside, Target, resolve_path
+from di_code.system.files.resolve import Outside, Target, resolve_path
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.files import open_error
 from di_code.tools.builtin.names import escape_name, unescaped_path

@@ -26,9 +26,9 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from di_code.agent.tool import ToolResult, ToolUpdate
-from di_code.ai.abort import AbortSignal
-from di_code.ai.first_use import HTTP_STACK, imported
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
+from di_code.system.abort import AbortSignal
+from di_code.system.first_use import HTTP_STACK, imported
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig

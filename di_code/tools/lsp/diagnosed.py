@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
-from di_code.ai.abort import AbortSignal
 from di_code.ai.types import TextContent
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace

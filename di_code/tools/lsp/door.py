@@ -5,7 +5,7 @@ restart counting as one, it stays down); a start that fails or hangs is said onc
 tools go on without it; in an untrusted project a preset that would run the project's code
 waits for trust. Nothing here blocks the event loop: files are read in a thread, every wait
 is bounded and ends when the turn's signal fires (`abortable`). pygls is imported on the
-first start, off the loop (di_code.ai.first_use).
+first start, off the loop (di_code.system.first_use).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from msgspec import Struct, field
 
-from di_code.ai.abort import AbortSignal
-from di_code.ai.files.door import read_path
-from di_code.ai.first_use import imported
+from di_code.system.abort import AbortSignal
+from di_code.system.files.door import read_path
+from di_code.system.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import UNTRUSTED, Catalog, ServerSpec, workspace_root
 from di_code.tools.lsp.spawn import ServerStarter

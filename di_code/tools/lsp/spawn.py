@@ -16,7 +16,7 @@ from typing import Any
 
 from msgspec import Struct, field
 
-from di_code.ai.children import signal_group
+from di_code.system.children import signal_group
 from di_code.tools.lsp.servers import ServerSpec, pinned_settings
 from di_code.tools.policy import launcher
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env

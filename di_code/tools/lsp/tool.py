@@ -13,9 +13,9 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
-from di_code.ai.abort import AbortSignal
 from di_code.ai.codec import encodable
 from di_code.ai.types import TextContent
+from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError

@@ -11,7 +11,7 @@ hooks and MCP stdio servers. What each kind runs in is decided here, in one plac
   that the user trusted (di_code.config.trust), and they are meant to act on the machine.
 
 Every such child goes through here, and from here through the children door
-(di_code.ai.children), so each dies with di-code; tests/test_door_children.py fails when one
+(di_code.system.children), so each dies with di-code; tests/test_door_children.py fails when one
 is started around it. git is di_code.session.git_run's (a lower layer; it passes git the
 configuration that runs none of a repository's programs).
 """
@@ -26,8 +26,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from di_code.ai.children import dying_argv, start_child
-from di_code.ai.files.door import open_path
+from di_code.system.children import dying_argv, start_child
+from di_code.system.files.door import open_path
 from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
 

@@ -33,7 +33,7 @@ from msgspec import Struct
 
 from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
-from di_code.ai.web_address import BadAddress, host_matches, rule_host, web_address
+from di_code.system.web_address import BadAddress, host_matches, rule_host, web_address
 from di_code.tools import READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
 from di_code.tools.policy.bash_forms import exact_only
 from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
@@ -103,7 +103,7 @@ class Rule(Struct, frozen=True):
     def covers_path(self, arguments: dict[str, Any]) -> bool:
         """A file rule names the path; a fetch rule names the URL's host (or a parent
         domain: `fetch:python.org` covers docs.python.org), both normalised by the one door
-        (di_code.ai.web_address); a URL whose host cannot be named is covered by no rule (the
+        (di_code.system.web_address); a URL whose host cannot be named is covered by no rule (the
         tool refuses it as invalid)."""
         path = arguments.get("path")
         if self.prefix is None:

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from di_code.agent.prompt_hooks import PromptBlocked
-from di_code.ai.abort import AbortSignal
 from di_code.ai.types import AssistantMessage, TextContent, UserMessage
+from di_code.system.abort import AbortSignal
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.program_env import KEY_VARIABLES
 from di_code.tools.policy.user_hooks import HookRun, blocking, run_hook

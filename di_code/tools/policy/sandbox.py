@@ -27,7 +27,7 @@ from typing import Literal
 
 from msgspec import Struct, field
 
-from di_code.ai.children import run_child
+from di_code.system.children import run_child
 from di_code.tools.policy.placeholders import holding
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts

@@ -1,4 +1,4 @@
-"""Work a stop leaves behind (di_code.ai.left_behind): the signal ends the wait, not the work,
+"""Work a stop leaves behind (di_code.system.left_behind): the signal ends the wait, not the work,
 and the event loop's end does not wait for what was abandoned."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from di_code.ai import AbortController
-from di_code.ai.left_behind import LeftBehind, unless_aborted
+from di_code.system.left_behind import LeftBehind, unless_aborted
 
 BOUND = 20.0
 """Seconds: a hang is what is caught."""
@@ -62,8 +62,8 @@ def test_the_loops_end_does_not_wait_for_what_was_left_behind() -> None:
     program = """
 import asyncio, os
 from di_code.ai import AbortController
-from di_code.ai import left_behind
-from tests.ai.test_left_behind import swallowing
+from di_code.system import left_behind
+from tests.system.test_left_behind import swallowing
 
 async def main():
     controller, started = AbortController(), asyncio.Event()

@@ -23,10 +23,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from di_code.ai.files.resolve import Target, resolve_path
+from di_code.system.files.resolve import Target, resolve_path
 
 if TYPE_CHECKING:
-    from di_code.ai.abort import AbortSignal  # annotations only: no asyncio in grep's worker
+    from di_code.system.abort import AbortSignal  # annotations only: no asyncio in grep's worker
 
 CHUNK = 1024 * 1024
 COUNT_BYTES = 64 * 1024 * 1024

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.ai.children import start_child
+from di_code.system.children import start_child
 from tests.support.processes import MARK, marked, until
 
 

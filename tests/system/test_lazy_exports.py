@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pkg.cheap import Small, tiny
     from pkg.heavy import Big as Large
 else:
-    from di_code.ai.lazy_exports import lazy_exports
+    from di_code.system.lazy_exports import lazy_exports
 
     __getattr__, __dir__ = lazy_exports(__name__, __file__)
 '''

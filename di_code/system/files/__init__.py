@@ -2,7 +2,7 @@
 its path was resolved one folder at a time (`resolve` for the tools' confined paths,
 `door.parent_folder` for the real paths undo and the backups keep).
 
-It lives in the lowest layer (like di_code.ai.private_files) because the tools, the checkpoint
+It lives in the lowest layer (like di_code.system.private_files) because the tools, the checkpoint
 backups, undo, attachments and the ACP previews all open such files, and the session layer may
 not import the tools. tests/test_door_files.py fails when a module opens a file another way.
 """

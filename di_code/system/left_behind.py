@@ -16,7 +16,7 @@ import logging
 from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
-from di_code.ai.abort import AbortSignal
+from di_code.system.abort import AbortSignal
 
 T = TypeVar("T")
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import import_module
 
-from di_code.ai.own_thread import on_own_thread
+from di_code.system.own_thread import on_own_thread
 
 HTTP_STACK = ("httpx", "httpcore._backends.anyio", "anyio._backends._asyncio")
 """What a first HTTP request imports: httpx, then, at its first connection, httpcore's anyio

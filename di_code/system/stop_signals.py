@@ -11,7 +11,7 @@ point's first call, before stdin is read or any server starts, and its handlers 
 - A second signal within SECOND_WITHIN seconds of the first ends the process at once.
 
 Ending at once: the terminal's modes as they were at start, every child's group killed
-(di_code.ai.children), the signal named on stderr, exit 128 + the first signal's number.
+(di_code.system.children), the signal named on stderr, exit 128 + the first signal's number.
 The session needs no flush: each entry is written and synced as it comes.
 
 A stdout whose reader is gone (`| head`) is a stop too, as SIGPIPE is to a Unix tool: the
@@ -46,7 +46,7 @@ EXIT_WITHIN = 2.0
 0.5 s: di_code.agent.tool_call); this bounds what no clean path can promise."""
 CHILDREN_WITHIN = 1.0
 """After a signal, the clean exit's SIGTERM to the children turns into SIGKILL by then at the
-latest (di_code.ai.children.stop_children): a child that ignores TERM must not make the
+latest (di_code.system.children.stop_children): a child that ignores TERM must not make the
 stop last the watchdog's EXIT_WITHIN."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
@@ -181,7 +181,7 @@ def _watch(acted: threading.Event, number: int) -> None:
 def end_now(number: int) -> NoReturn:
     """End the process at once (from any thread): terminal, children, a line, exit code."""
     _restore_terminal()
-    children = sys.modules.get("di_code.ai.children")  # not loaded: no child was started
+    children = sys.modules.get("di_code.system.children")  # not loaded: no child was started
     if children is not None:
         children.kill_children()
     say(number)
