@@ -48,7 +48,7 @@ def test_the_environment_block_names_os_shell_branch_status_mode_and_sandbox(
     (workspace / "new.txt").write_text("x\n")
     system = system_of(sent(run_di_code, llm_server, "--sandbox", "off"))
     assert "\nOS: Linux " in system and "\nShell: bash" in system
-    status = "Git: branch No commits yet on trunk; 1 changed (as git status --short):\n  ?? new.txt"
+    status = "Git: branch trunk (no commits yet); 1 changed (as git status --short):\n  ?? new.txt"
     assert status in system
     assert "Permission mode: ask (read, grep, find, ls and todo run; the user approves" in system
     assert "Sandbox: off (bash commands run with the user's rights and network)" in system
