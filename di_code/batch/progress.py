@@ -43,7 +43,9 @@ class EventsReporter:
 
 def finish_line(record: dict[str, Any]) -> str:
     why = f": {record['error']}" if record.get("error") else ""
-    return f"{record['id']} {record['status']} in {record['duration']:.1f} s{why}"
+    passed = record.get("passed")
+    check = "" if passed is None else f", check {'passed' if passed else 'failed'}"
+    return f"{record['id']} {record['status']} in {record['duration']:.1f} s{check}{why}"
 
 
 class LineReporter:

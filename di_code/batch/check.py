@@ -1,0 +1,77 @@
+"""A task's check: the shell command of its `check` field, run in its checkout once the task
+has ended, whose exit status is the result's `passed` (0: true). It is what makes a batch an
+evaluation: the model's own answer says what it believes, the check what holds.
+
+The check runs after the patch is taken (what it writes, a test cache, is no part of the
+task's work), as the user's command: `bash -c` in the checkout with the task's environment,
+through the children door, its output (stdout and stderr) to a private log whose end the
+result keeps. It has the task's timeout (or CHECK_TIMEOUT) of its own; a check that does not
+end within it fails, and one the batch's stop interrupts has no verdict.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from di_code.batch.processes import end_process_tree
+from di_code.system.children import open_child
+
+CHECK_TIMEOUT = 600.0
+"""Seconds a check may run when its task names no timeout."""
+OUTPUT_CHARS = 2_000
+"""The end of the check's output kept in the result (all of it stays in its log)."""
+POLL_SECONDS = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    passed: bool | None
+    """None: the batch was stopped before the check ended."""
+    output: str
+
+
+def run_check(
+    command: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    log: Path,
+    stop: threading.Event,
+    timeout: float | None,
+) -> Verdict:
+    """Run `command` in `cwd` until it ends, the stop is set or `timeout` passes."""
+    limit = timeout or CHECK_TIMEOUT
+    with log.open("wb") as out:
+        process = open_child(
+            ["bash", "-c", command],
+            cwd=cwd,
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    started = time.monotonic()
+    while True:
+        try:
+            code = process.wait(POLL_SECONDS)
+            return Verdict(code == 0, _tail(log))
+        except subprocess.TimeoutExpired:
+            pass
+        if stop.is_set():
+            end_process_tree(process)
+            return Verdict(None, _tail(log))
+        if time.monotonic() - started > limit:
+            end_process_tree(process)
+            return Verdict(False, f"{_tail(log)}[the check did not end within {limit:g} s]")
+
+
+def _tail(log: Path) -> str:
+    """The last OUTPUT_CHARS characters of the log (bytes that are not UTF-8 replaced)."""
+    with log.open("rb") as handle:
+        size = handle.seek(0, 2)
+        handle.seek(max(0, size - 4 * OUTPUT_CHARS))
+        return handle.read().decode("utf-8", "replace")[-OUTPUT_CHARS:]
