@@ -4,20 +4,24 @@ evaluation: the model's own answer says what it believes, the check what holds.
 
 The check runs after the patch is taken (what it writes, a test cache, is no part of the
 task's work), as the user's command: `bash -c` in the checkout with the task's environment,
-through the children door, its output (stdout and stderr) to a private log whose end the
-result keeps. It has the task's timeout (or CHECK_TIMEOUT) of its own; a check that does not
-end within it fails, and one the batch's stop interrupts has no verdict.
+through the children door. Its output (stdout and stderr) goes to a file without a name (a
+check that prints the provider's key leaves it nowhere), whose end the result keeps, redacted.
+It has the task's timeout (or CHECK_TIMEOUT) of its own; a check that does not end within it
+fails, and one the batch's stop interrupts has no verdict.
 """
 
 from __future__ import annotations
 
 import subprocess
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
+from di_code.ai.redaction import redact
 from di_code.batch.processes import end_process_tree
 from di_code.system.children import open_child
 
@@ -39,13 +43,13 @@ def run_check(
     command: str,
     cwd: Path,
     env: Mapping[str, str],
-    log: Path,
+    folder: Path,
     stop: threading.Event,
     timeout: float | None,
 ) -> Verdict:
-    """Run `command` in `cwd` until it ends, the stop is set or `timeout` passes."""
-    limit = timeout or CHECK_TIMEOUT
-    with log.open("wb") as out:
+    """Run `command` in `cwd` until it ends, the stop is set or `timeout` passes; its output
+    is kept in `folder` (a private one) while it runs."""
+    with tempfile.TemporaryFile(dir=folder) as out:
         process = open_child(
             ["bash", "-c", command],
             cwd=cwd,
@@ -54,24 +58,30 @@ def run_check(
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+        passed, why = _wait(process, stop, timeout or CHECK_TIMEOUT)
+        return Verdict(passed, redact(_tail(out) + why))
+
+
+def _wait(
+    process: subprocess.Popen[bytes], stop: threading.Event, limit: float
+) -> tuple[bool | None, str]:
+    """The check's verdict, and why it has none of its own (ended by the stop or the time)."""
     started = time.monotonic()
     while True:
         try:
-            code = process.wait(POLL_SECONDS)
-            return Verdict(code == 0, _tail(log))
+            return process.wait(POLL_SECONDS) == 0, ""
         except subprocess.TimeoutExpired:
             pass
         if stop.is_set():
             end_process_tree(process)
-            return Verdict(None, _tail(log))
+            return None, ""
         if time.monotonic() - started > limit:
             end_process_tree(process)
-            return Verdict(False, f"{_tail(log)}[the check did not end within {limit:g} s]")
+            return False, f"[the check did not end within {limit:g} s]"
 
 
-def _tail(log: Path) -> str:
-    """The last OUTPUT_CHARS characters of the log (bytes that are not UTF-8 replaced)."""
-    with log.open("rb") as handle:
-        size = handle.seek(0, 2)
-        handle.seek(max(0, size - 4 * OUTPUT_CHARS))
-        return handle.read().decode("utf-8", "replace")[-OUTPUT_CHARS:]
+def _tail(out: BinaryIO) -> str:
+    """The last OUTPUT_CHARS characters written (bytes that are not UTF-8 replaced)."""
+    size = out.seek(0, 2)
+    out.seek(max(0, size - 4 * OUTPUT_CHARS))
+    return out.read().decode("utf-8", "replace")[-OUTPUT_CHARS:]
