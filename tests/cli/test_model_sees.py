@@ -76,6 +76,8 @@ def test_every_tool_has_guidance_and_one_rule_for_background_work(
     assert "ends when the command ends" not in unsandboxed
     sandboxed = card(sent(run_di_code, llm_server, "--sandbox", "workspace-write"), "bash")
     assert "background ones included" in sandboxed
+    stand_ins = "one of these that does not exist is an empty read-only stand-in (a device)"
+    assert stand_ins in sandboxed and "git status lists it as untracked" in sandboxed
     assert "keeps running" not in sandboxed and "in the background with" not in sandboxed
 
 

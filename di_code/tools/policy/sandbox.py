@@ -49,7 +49,9 @@ class Sandbox(Struct, frozen=True):
         if self.mode == "workspace-write":
             writable = (
                 "only the working folder(s) and /tmp are writable, and in them not .git, "
-                ".di-code, .mcp.json nor .claude"
+                ".di-code, .mcp.json nor .claude (one of these that does not exist is an empty "
+                "read-only stand-in (a device) while the command runs, so that it cannot be "
+                "made: git status lists it as untracked; leave it alone)"
             )
         else:
             writable = "the file system is read-only except /tmp"
