@@ -38,6 +38,7 @@ def test_a_check_decides_passed_and_leaves_the_patch_alone(
     assert "passed" not in results["unchecked"]
     assert "solved done in" in done.stderr and ", check passed" in done.stderr
     assert "unsolved done in" in done.stderr and ", check failed" in done.stderr
+    assert done.stderr.endswith("di-code batch: 3 done; checks: 1 of 2 passed\n")
 
 
 def test_a_check_that_does_not_end_fails_at_the_task_s_timeout(
