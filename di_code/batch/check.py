@@ -4,10 +4,10 @@ evaluation: the model's own answer says what it believes, the check what holds.
 
 The check runs after the patch is taken (what it writes, a test cache, is no part of the
 task's work), as the user's command: `bash -c` in the checkout with the task's environment,
-through the children door. Its output (stdout and stderr) goes to a file without a name (a
-check that prints the provider's key leaves it nowhere), whose end the result keeps, redacted.
-It has the task's timeout (or CHECK_TIMEOUT) of its own; a check that does not end within it
-fails, and one the batch's stop interrupts has no verdict.
+through the launcher (unsandboxed, as CI would run it). Its output (stdout and stderr) goes
+to a file without a name (a check that prints the provider's key leaves it nowhere), whose
+end the result keeps, redacted. It has the task's timeout (or CHECK_TIMEOUT) of its own; a
+check that does not end within it fails, and one the batch's stop interrupts has no verdict.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from typing import BinaryIO
 
 from di_code.ai.redaction import redact
 from di_code.batch.processes import end_process_tree
-from di_code.system.children import open_child
 
 CHECK_TIMEOUT = 600.0
 """Seconds a check may run when its task names no timeout."""
@@ -49,8 +48,10 @@ def run_check(
 ) -> Verdict:
     """Run `command` in `cwd` until it ends, the stop is set or `timeout` passes; its output
     is kept in `folder` (a private one) while it runs."""
+    from di_code.tools.policy.launcher import open_user_command  # the sandbox's modules: late
+
     with tempfile.TemporaryFile(dir=folder) as out:
-        process = open_child(
+        process = open_user_command(
             ["bash", "-c", command],
             cwd=cwd,
             env=dict(env),
