@@ -3,11 +3,14 @@ the result's `passed` (what an evaluation counts), with the end of its output.""
 
 from __future__ import annotations
 
+import signal
 import time
 from pathlib import Path
 
 from tests.batch.conftest import RunBatch, make_repo, read_results, write_call, write_tasks
+from tests.batch.test_batch_stops import processes_running, start_batch
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.processes import wait_until
 
 CHECK = 'test "$(cat answer.txt)" = 42 && echo checked > check.log || { echo wrong; exit 1; }'
 
@@ -73,3 +76,21 @@ def test_a_bad_check_is_refused_with_the_task_file(run_batch: RunBatch, tmp_path
     assert f"{tasks}:1: check must be a non-empty string" in done.stderr
     assert f"{tasks}:2: check must be a non-empty string" in done.stderr
     assert f"{tasks}:3: check is 40000 characters long (at most 32768)" in done.stderr
+
+
+def test_ctrl_c_during_a_check_ends_it_and_the_task_runs_again(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    marker = "sleep 86404.1"
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    task = {"id": "t0", "repo": str(repo), "prompt": "go", "check": f"{marker} & wait"}
+    tasks = write_tasks(tmp_path / "t.jsonl", [task])
+    llm_server.script(Turn(text="done"))
+    driver = start_batch(di_code_home, llm_server, tmp_path, str(tasks), "--out", "r.jsonl")
+    wait_until(lambda: bool(processes_running(marker, tmp_path)), "the check to start")
+    driver.send_signal(signal.SIGINT)
+    _, err = driver.communicate(timeout=60)
+    assert driver.returncode == 130, err
+    wait_until(lambda: not processes_running(marker, tmp_path), "the check's processes to end")
+    record = read_results(tmp_path / "r.jsonl")["t0"]
+    assert (record["status"], record["passed"]) == ("cancelled", None)
