@@ -23,7 +23,8 @@ from di_code.system.abort import AbortController
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
-from di_code.tools.policy.permissions import PermissionGate, PermissionMode
+from di_code.tools.policy.modes import PermissionMode
+from di_code.tools.policy.permissions import PermissionGate
 
 MODES: tuple[tuple[PermissionMode, str, str], ...] = (
     ("ask", "Ask", "Ask before bash, edits and other tools that change things"),

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.tools.policy.permissions import MODE_CYCLE, Approval
+from di_code.tools.policy.modes import MODE_CYCLE
+from di_code.tools.policy.permissions import Approval
 from di_code.ui.approval import ANSWER_KEYS, YesNo
 
 if TYPE_CHECKING:

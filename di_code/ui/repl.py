@@ -30,7 +30,8 @@ from di_code.system.abort import AbortController
 from di_code.system.first_use import imported
 from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
-from di_code.tools.policy.permissions import NO, PermissionMode
+from di_code.tools.policy.modes import PermissionMode
+from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.markdown_stream import ANSWER_DRAWING
@@ -140,6 +141,7 @@ class Repl:
             options=old.options,
             budget=old.budget,
             hooks=old.hooks,
+            offer=old.offer,
         )
         agent.more_turns = old.more_turns
         self._unsubscribe()

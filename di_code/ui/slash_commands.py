@@ -25,7 +25,7 @@ from di_code.session import (
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
-from di_code.tools.policy.permissions import MODE_CYCLE
+from di_code.tools.policy.modes import MODE_CYCLE
 from di_code.ui.command_lines import fail as _fail
 from di_code.ui.command_lines import say as _say
 from di_code.ui.conversation_commands import (
