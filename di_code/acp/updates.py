@@ -30,6 +30,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from di_code.tools.builtin.todo import todos_of
 
 KINDS: dict[str, ToolKind] = {
     "read": "read",
@@ -205,11 +206,16 @@ PLAN_STATUS: dict[str, Any] = {
 
 
 def _plan(result: ToolResultMessage) -> list[Any]:
-    """The todo tool's list as the editor's plan (ACP's `plan` update replaces the last)."""
-    details = result.details if result.tool_name == "todo" and not result.is_error else None
-    todos = details.get("todos") if isinstance(details, dict) else None
-    if not isinstance(todos, list):
+    """The todo list (the todo tool's, an approved plan's) as the editor's plan (ACP's `plan`
+    update replaces the last)."""
+    todos = todos_of(result)
+    if todos is None:
         return []
+    return [plan_update(todos)]
+
+
+def plan_update(todos: list[Any]) -> Any:
+    """Steps (`content`, `status`) as ACP plan entries."""
     entries = [
         helpers.plan_entry(
             str(t.get("content", "")), status=PLAN_STATUS.get(str(t.get("status")), "pending")
@@ -217,4 +223,4 @@ def _plan(result: ToolResultMessage) -> list[Any]:
         for t in todos
         if isinstance(t, dict)
     ]
-    return [helpers.update_plan(entries)]
+    return helpers.update_plan(entries)

@@ -74,7 +74,7 @@ def key_bindings(repl: ChatView) -> KeyBindings:
 
 
 def cycle_mode(repl: ChatView) -> None:
-    """ask → accept-edits → auto → ask; read-only (and no gate) stays as it is."""
+    """ask → accept-edits → plan → auto → ask; read-only (and no gate) stays as it is."""
     gate = repl.setup.gate
     if gate is None or gate.mode not in MODE_CYCLE:
         return

@@ -88,6 +88,7 @@ class Repl:
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
+            setup.gate.plan_reviewer = setup.gate.approver  # a plan's question is the chat's too
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.notes_for_model: list[str] = []

@@ -94,7 +94,7 @@ async def _user_command(repl: ChatView, name: str, arg: str) -> bool:
 HELP_KEYS = (
     "Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
-    "Shift+Tab changes the permission mode (ask, accept-edits, auto).",
+    "Shift+Tab changes the permission mode (ask, accept-edits, plan, auto).",
     "Ctrl-O shows the full output of the last tool call.",
     "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
     "!command runs a shell command here and adds its output to your next prompt.",
