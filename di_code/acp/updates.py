@@ -31,6 +31,7 @@ from di_code.ai.types import (
     UserMessage,
 )
 from di_code.tools.builtin.todo import todos_of
+from di_code.tools.policy.modes import PLAN_TOOL
 
 KINDS: dict[str, ToolKind] = {
     "read": "read",
@@ -41,6 +42,7 @@ KINDS: dict[str, ToolKind] = {
     "find": "search",
     "ls": "search",
     "task": "think",
+    PLAN_TOOL: "think",
 }
 FILE_TOOLS = ("read", "write", "edit")
 EDIT_TOOLS = ("write", "edit")
@@ -54,7 +56,11 @@ def tool_kind(name: str) -> ToolKind:
 
 
 def tool_title(name: str, arguments: Any) -> str:
-    """What the editor shows for the call: the command for bash, the path or pattern else."""
+    """What the editor shows for the call: the command for bash, the path or pattern else,
+    a plan's first line."""
+    if name == PLAN_TOOL and isinstance(arguments, dict):
+        first = next((s for s in str(arguments.get("plan", "")).splitlines() if s.strip()), "")
+        return f"Plan: {first.strip()}" if first else "Plan"
     if isinstance(arguments, dict):
         for key in ("command", "path", "pattern", "description"):
             value = arguments.get(key)

@@ -41,7 +41,7 @@ class PlanTool(CheckedTool):
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
         plan = params["plan"]
-        steps = params.get("steps") or plan_steps(plan)
+        steps = plan_steps(params)
         todos = [{"content": step, "status": "pending"} for step in steps]
         mode = self.mode()
         text = (
@@ -53,9 +53,13 @@ class PlanTool(CheckedTool):
         return ToolResult([TextContent(text)], {"todos": todos, "plan": plan, "mode": mode})
 
 
-def plan_steps(plan: str) -> list[str]:
-    """The plan's top-level list items (not indented), in order; a plan without any is one
-    step, its first line."""
+def plan_steps(arguments: dict[str, Any]) -> list[str]:
+    """The plan's steps: those the call gives, else the plan's top-level list items (not
+    indented), in order; a plan without any is one step, its first line."""
+    given = arguments.get("steps")
+    if isinstance(given, list) and given:
+        return [str(step) for step in given][:PLAN_MAX_STEPS]
+    plan = str(arguments.get("plan", ""))
     steps = [m.group(1).strip() for line in plan.splitlines() if (m := _ITEM.fullmatch(line))]
     if not steps:
         first = next((line.strip() for line in plan.splitlines() if line.strip()), "the plan")
