@@ -122,6 +122,9 @@ class ReplApprover:
         """Shows a view too tall for the screen in full (the REPL pages it)."""
         self.too_tall: Text | None = None
         """The whole view of the open question when only its ends are on the screen."""
+        self.viewed = False
+        """The user saw it all (`v`): `q`, as in a pager, is then no message but "back to
+        the question", whether a pager ran or the view fitted the screen."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.console.print(approval_header(request))
@@ -137,7 +140,7 @@ class ReplApprover:
         try:
             answer = await self._wait(request)
         finally:
-            self.too_tall = None
+            self.too_tall, self.viewed = None, False
         self.console.print(outcome(answer))
         return answer
 
@@ -212,6 +215,7 @@ class ReplApprover:
             self.invalidate()
         elif key == VIEW_KEY:
             if self.too_tall is not None:
+                self.viewed = True
                 self.show_all(self.too_tall)
         elif request.modes:
             if key in BUILD_KEYS:

@@ -27,6 +27,8 @@ from di_code.ui.tool_view import diff_text, summarize_call
 
 VIEW_KEY = "v"
 """The key (or the answer, in `run`) that shows a body too tall for the screen in full."""
+BACK_KEY = "q"
+"""After VIEW_KEY in chat: back to the question (as `q` leaves a pager), never typed."""
 MIN_ROWS = 8
 """A body gets at least this many rows, however small the screen."""
 
