@@ -22,7 +22,7 @@ from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
-from di_code.cli.lsp_setup import language_servers
+from di_code.cli.lsp_setup import language_servers, warm_when_allowed
 from di_code.cli.mcp_setup import start_mcp_servers
 from di_code.cli.model_setup import choose_model, model_list
 from di_code.cli.output import Notify, notify_stderr
@@ -113,6 +113,8 @@ async def prepare(
     lsp = language_servers(
         settings, workspace, notify, env, bash.hidden_env, bash.sandboxing.paths, gate.mode
     )
+    if chat or switchable:
+        warm_when_allowed(lsp, gate)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )
