@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from itertools import islice
 from pathlib import Path
 
 from di_code.tools.lsp.servers import ServerSpec
@@ -35,16 +36,17 @@ SKIPPED = frozenset(
 
 
 def first_files(top: Path, specs: Sequence[ServerSpec]) -> dict[str, Path]:
-    """Per server name, the first file below `top` it serves (shallowest first)."""
+    """Per server name, a file below `top` it serves (of the shallowest folders first)."""
     found: dict[str, Path] = {}
     folders, seen = [(top, 0)], 0
     while folders and seen < MAX_ENTRIES and len(found) < len(specs):
         folder, depth = folders.pop(0)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        try:  # read as listed, at most what is left: a folder of millions costs no more
+            with os.scandir(folder) as listing:
+                entries = list(islice(listing, MAX_ENTRIES - seen))
         except OSError:
             continue
-        for entry in entries[: MAX_ENTRIES - seen]:
+        for entry in entries:
             seen += 1
             if entry.is_dir(follow_symlinks=False):
                 if depth < MAX_DEPTH and not _skipped(entry.name):
