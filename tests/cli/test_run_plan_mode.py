@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.conftest import RunDiCode, request_text
+from tests.cli.conftest import RunDiCode, WriteHook, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 PLAN = "## Rename the greeting\n\n1. Change `hello` to `hi` in app.py\n2. Run the tests\n"
@@ -77,3 +77,21 @@ def test_the_plan_tool_is_offered_in_plan_mode_only(
     tools = offered(llm_server.requests[0].body)
     assert "write" in tools and "exit_plan_mode" not in tools
     assert "exit_plan_mode" not in request_text(llm_server.requests[0].body["messages"])
+
+
+def test_a_hook_matcher_names_the_plan_tool_as_claude_code_does(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    tmp_path: Path,
+    user_hook: WriteHook,
+) -> None:
+    seen = tmp_path / "seen.json"
+    user_hook("PreToolUse", "log.sh", f"cat > {seen}\n", matcher="ExitPlanMode")
+    (workspace / "app.py").write_text("print('hello')\n")
+    planning_model(llm_server)
+    done = run_di_code("run", "--permission-mode", "plan", "rename the greeting")
+    assert done.returncode == 0, done.stderr
+    event = json.loads(seen.read_text())
+    assert (event["tool_name"], event["tool_input"]["plan"]) == ("exit_plan_mode", PLAN)
+    assert done.stdout == PLAN + "\n"
