@@ -127,6 +127,7 @@ def test_auto_without_bubblewrap_says_it_runs_unsandboxed(
         screen.wait_for("mode: ask ·")
         assert "unsandboxed" not in screen.text
         switch_to(screen, "accept-edits")
+        switch_to(screen, "plan")
         assert "unsandboxed" not in screen.text
         switch_to(screen, "auto")
         screen.wait_for(NO_BUBBLEWRAP_NOTE)
