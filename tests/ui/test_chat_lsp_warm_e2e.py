@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.cli.test_lsp_e2e import FIXTURE, fixture_pids
@@ -74,5 +75,25 @@ def test_plan_mode_starts_no_server_until_the_mode_changes(
         child.send("\x1b[Z")  # Shift+Tab: out of plan mode
         screen.wait_for("mode: auto ·")
         wait_for_start(project)
+    finally:
+        child.close(force=True)
+
+
+def test_quitting_while_a_server_is_still_starting_ends_it(
+    llm_server: LLMServer, project: Path
+) -> None:
+    home = Path(os.environ["DI_CODE_HOME"])
+    (home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "silent", "{project}"]\n'
+        'extensions = [".txt"]\nstartup_timeout = 60\n'
+    )
+    child = spawn_chat(llm_server, project, env={"DI_CODE_LSP": "on", "PATH": "/usr/bin:/bin"})
+    screen = Screen(child)
+    try:
+        screen.wait_for("›")
+        wait_for_start(project)  # it never answers initialize: still starting
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF)
+        wait_until(lambda: not fixture_pids(project), "the starting server to end with chat")
     finally:
         child.close(force=True)
