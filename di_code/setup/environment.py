@@ -63,6 +63,8 @@ MODES = {
     "accept-edits": "write and edit run too; the user approves each bash and fetch call",
     "auto": "every tool runs without asking",
     "read-only": "only reading tools are offered",
+    "plan": "only reading tools run: explore, then present your plan with exit_plan_mode; "
+    "nothing changes until the user approves it",
 }
 
 

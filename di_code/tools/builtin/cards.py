@@ -317,6 +317,36 @@ TODO = ToolCard(
     },
 )
 
+PLAN_MAX_STEPS = TODO_MAX_ITEMS
+PLAN = ToolCard(
+    "exit_plan_mode",
+    description=(
+        "Offered in plan mode only: the user wants a plan before anything changes, and every "
+        "tool that changes something is refused until then. Explore with the reading tools "
+        "first; then call this once with the plan, written for the user to approve (markdown: "
+        "what changes where, and how it will be checked). The user approves it (the mode "
+        "switches, the plan's steps become your todo list, and you carry it out), asks for "
+        "changes (plan on, then call this again), or stops."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "plan": {"type": "string", "minLength": 1, "description": "The plan, in markdown."},
+            "steps": {
+                "type": "array",
+                "maxItems": PLAN_MAX_STEPS,
+                "items": {"type": "string", "minLength": 1},
+                "description": (
+                    "The plan's steps in order, a line each: the todo list once approved "
+                    "(left out: the plan's top-level list items)."
+                ),
+            },
+        },
+        "required": ["plan"],
+        "additionalProperties": False,
+    },
+)
+
 TASK = ToolCard(
     "task",
     description=(
