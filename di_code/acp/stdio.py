@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
@@ -29,6 +30,7 @@ STDIO_LIMIT = 50 * 1024 * 1024
 CHECKED_ON_LOOP = 64 * 1024
 """A longer line is parsed for its check in a thread, not on the event loop."""
 NEEDS_SDK = "di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'"
+INPUT_NOT_A_PIPE = "di-code acp reads an editor's messages from a pipe: its input is not one"
 
 
 async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
@@ -37,6 +39,7 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     `initialize` is answered as it comes (`hello.py`); the SDK is imported, and its
     connection started, with the first message that needs it (an editor that only asks
     `initialize` never pays for it)."""
+    _check_input()
     protocol_fd = os.dup(1)
     os.dup2(2, 1)
     loop = asyncio.get_running_loop()
@@ -72,6 +75,20 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
         if agent.done() and not agent.cancelled():
             await agent.result().close()
         agent.cancel()
+
+
+def _check_input() -> None:
+    """An editor's messages come through a pipe (a socket, or a terminal for a person trying
+    it, do too); the loop cannot wait on a file or on /dev/null, so that is one line, not an
+    internal error and a traceback."""
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        mode = 0
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (mode and os.isatty(0))):
+        from di_code.config.settings import ConfigError
+
+        raise ConfigError(INPUT_NOT_A_PIPE)
 
 
 async def _sdk_imported() -> None:

@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
+from di_code.acp.stdio import INPUT_NOT_A_PIPE
 from tests.cli.conftest import cli_env
 from tests.editor.test_acp_e2e import TIMEOUT
 from tests.support.acp_schema import schema_problems
@@ -104,3 +105,23 @@ def test_capabilities_of_a_wrong_type_read_as_not_offered(
     hello = request(0, "initialize", protocolVersion=1, clientCapabilities={"fs": 5})
     [answer] = run_acp([hello], di_code_home, tmp_path / "modules.json")
     assert "result" in answer and schema_problems(answer, "initialize") == []
+
+
+@pytest.mark.parametrize("given", ["file", "/dev/null"])
+def test_input_from_a_file_or_a_device_is_one_line(
+    di_code_home: Path, tmp_path: Path, given: str
+) -> None:
+    """The loop waits only on a pipe, a socket or a terminal: `< /dev/null` printed a
+    traceback and an internal error."""
+    source = Path(given)
+    if given == "file":
+        source = tmp_path / "requests.jsonl"
+        source.write_text(request(0, "initialize", protocolVersion=1) + "\n")
+    with source.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-c", CLI_MAIN, "acp"],
+            stdin=stdin, capture_output=True, text=True, timeout=TIMEOUT,
+            env=cli_env(di_code_home, None), cwd=tmp_path,
+        )  # fmt: skip
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"di-code: {INPUT_NOT_A_PIPE}\n"
