@@ -47,6 +47,9 @@ if TYPE_CHECKING:
     from di_code.ui.render import Renderer
 
 EXIT_OK, EXIT_ERROR = 0, 1
+Finish = Callable[[AssistantMessage, RunTally, str | None, Writer], int]
+"""What a command other than `run` makes of the final answer (review's findings): it writes
+the output and returns the exit code."""
 
 
 def run_command(
@@ -63,6 +66,13 @@ def run_command(
         return left_behind.run(_run(text, output_format, options, images, terminal))
     except AttachmentError as exc:  # found before any request: the command line is wrong
         raise UsageError(str(exc)) from None
+
+
+def run_prompt(
+    prompt: str, fmt: OutputFormat, options: CliOptions, finish: Finish | None = None
+) -> int:
+    """`run`'s path for a prompt another command made (review's), with its own end."""
+    return left_behind.run(_run(prompt, fmt, options, (), _terminal_parts(fmt), finish))
 
 
 def expand_command(prompt: str) -> str:
@@ -88,6 +98,7 @@ async def _run(
     options: CliOptions,
     images: tuple[str, ...],
     terminal: tuple[Approver | None, Renderer | None],
+    finish: Finish | None = None,
 ) -> int:
     from di_code.tools.builtin.attachments import prompt_content
 
@@ -128,12 +139,24 @@ async def _run(
             else:
                 out.line(result_line(final, tally, session_id))
         return 128 + stopped_by[0]
-    if fmt == "text":
-        _print_text(final, out, Writer(sys.stderr))
-    else:
-        out.line(result_line(final, tally, session_id))
+    code = (finish or _answer_printer(fmt))(final, tally, session_id, out)
     unsaved = prepared.session is not None and prepared.session.write_error is not None
-    return EXIT_ERROR if unsaved or final.stop_reason in ("error", "aborted") else EXIT_OK
+    return EXIT_ERROR if unsaved else code
+
+
+def _answer_printer(fmt: OutputFormat) -> Finish:
+    """`run`'s own end: the answer as text, or the result object."""
+
+    def finish(
+        final: AssistantMessage, tally: RunTally, session_id: str | None, out: Writer
+    ) -> int:
+        if fmt == "text":
+            _print_text(final, out, Writer(sys.stderr))
+        else:
+            out.line(result_line(final, tally, session_id))
+        return EXIT_ERROR if final.stop_reason in ("error", "aborted") else EXIT_OK
+
+    return finish
 
 
 def _report_compaction(outcome: CompactionResult | CompactionError) -> None:
