@@ -37,6 +37,7 @@ from di_code.cli.output import (
 from di_code.cli.prompt_input import UsageError, read_prompt
 from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
+from di_code.setup.session_events import session_ended, session_started
 from di_code.system import left_behind
 from di_code.system.abort import AbortController
 from di_code.system.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
@@ -117,6 +118,7 @@ async def _run(
 
     try:
         with responding(stop):
+            await session_started(prepared, options.session_source)
             final = await prompt_with_compaction(
                 prepared.agent,
                 prompt_content(prompt, prepared.workspace, prepared.agent.model, images),
@@ -128,6 +130,7 @@ async def _run(
         notify_stderr(str(exc))
         return EXIT_ERROR
     finally:
+        await session_ended(prepared, "other")
         await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
     if stopped_by[0:1] == [OUTPUT_CLOSED]:  # nothing to say, and nowhere to write the result

@@ -108,6 +108,8 @@ class ReplApprover:
         """Shows a view too tall for the screen in full (the REPL pages it)."""
         self.too_tall: Text | None = None
         """The whole view of the open question when only its ends are on the screen."""
+        self.waiting: Callable[[ApprovalRequest | YesNo], None] = lambda question: None
+        """Told when a question starts to wait (chat notifies an unfocused terminal)."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.console.print(approval_header(request))
@@ -141,6 +143,7 @@ class ReplApprover:
         self._answer = asyncio.get_running_loop().create_future()
         self.pending = question
         self.invalidate()
+        self.waiting(question)
         try:
             return await self._answer
         finally:

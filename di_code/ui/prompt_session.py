@@ -44,7 +44,9 @@ def make_prompt_session(
             repl.setup.workspace, lambda: [c.spec for c in repl.setup.models()]
         ),
         complete_while_typing=True,
-        key_bindings=merge_key_bindings([key_bindings(repl), screen_bindings(repl)]),
+        key_bindings=merge_key_bindings(
+            [key_bindings(repl), screen_bindings(repl), repl.attention.key_bindings()]
+        ),
         erase_when_done=True,
         bottom_toolbar=repl.status_line,
         input=io.get("input"),

@@ -32,6 +32,7 @@ from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
+from di_code.ui.attention import Attention
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.markdown_stream import ANSWER_DRAWING
 from di_code.ui.mcp_watch import watch_mcp
@@ -84,6 +85,7 @@ class Repl:
         self.approver.workspace = Workspace.create(setup.workspace)
         self.approver.screen_rows = self.screen_rows
         self.approver.show_all = self.show_paged
+        self.attention = Attention(setup, console, self.approver)
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
@@ -140,6 +142,7 @@ class Repl:
             options=old.options,
             budget=old.budget,
             hooks=old.hooks,
+            prompt_hooks=old.prompt_hooks,
         )
         agent.more_turns = old.more_turns
         self._unsubscribe()
@@ -223,13 +226,15 @@ class Repl:
     async def run(self) -> int:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""
         session = self._session = make_prompt_session(self, self._history, self._io)
+        self.attention.start(session.app.output)
         with patch_stdout(raw=True):
             self.console.print(self.banner())
             if self.agent.transcript:
                 replay(self.renderer, self.agent.transcript, self.agent.tools)
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
-            watcher = self._watch_mcp()
+            servers = self.setup.mcp
+            watcher = None if servers is None else asyncio.create_task(watch_mcp(self, servers))
             drawing = asyncio.create_task(imported(*ANSWER_DRAWING))  # while the user types
             try:
                 while True:
@@ -244,11 +249,8 @@ class Repl:
                     watcher.cancel()
                 drawing.cancel()
                 await self.stop()
+                await self.attention.stop()
         return 0
-
-    def _watch_mcp(self) -> asyncio.Task[None] | None:
-        servers = self.setup.mcp
-        return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
 
     def status_line(self) -> str:
         """The bottom line: the permission mode and how many MCP servers are ready."""
@@ -357,6 +359,7 @@ class Repl:
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
+            self.attention.turn_ended()
             if self._waiting and stopped:
                 self._restore_waiting()
             elif self._waiting:  # once this task is done, so that the line does not wait again

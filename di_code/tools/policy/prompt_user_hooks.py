@@ -23,6 +23,7 @@ from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.system.abort import AbortSignal
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.policy.session_hooks import HookSession, hook_payload, tell_hooks
 from di_code.tools.policy.user_hooks import HookRun, blocking, run_hook
 
 T = TypeVar("T")
@@ -63,6 +64,22 @@ class PromptHookRunner:
         runs = await self._run("Stop", {"stop_hook_active": continued}, signal)
         reasons, _ = blocking(runs, self._failed)
         return "\n".join(reasons) or None
+
+    async def compacting(
+        self,
+        trigger: str,
+        instructions: str,
+        session: tuple[str, str],
+        signal: AbortSignal | None,
+    ) -> None:
+        """The PreCompact hooks (di_code.tools.policy.session_hooks says their payload)."""
+        fields = {"trigger": trigger, "custom_instructions": instructions}
+        payload = hook_payload("PreCompact", HookSession(*session), self.workspace, **fields)
+        told = tell_hooks(self.hooks, payload, self.workspace, self.hidden, self.report)
+        if signal is None:
+            await told
+        else:
+            await _until_aborted(told, signal)
 
     async def _run(self, event: str, fields: dict[str, Any], signal: AbortSignal) -> list[HookRun]:
         payload = {
