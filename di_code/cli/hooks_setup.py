@@ -56,8 +56,9 @@ def agent_hooks(
             notify(line)
     hooks = tuple(_own_env(hook, own_config, notify) for hook in hooks)
     session_id = session.id if session is not None else ""
-    runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden)
-    prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden)
+    transcript = str(session.path) if session is not None else ""
+    runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden, transcript)
+    prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden, transcript)
     told = SessionHookRunner(hooks, workspace, notify, hidden)
     tools = ToolHooks(before=[runner.gate(gate)], after=[runner.after, nested.after])
     return tools, prompts, told

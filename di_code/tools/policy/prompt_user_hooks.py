@@ -38,6 +38,8 @@ class PromptHookRunner:
     hidden: frozenset[str] = KEY_VARIABLES
     """Variables the hooks start without: bash's `hidden_env`."""
     """Tells the user about a hook that failed."""
+    transcript_path: str = ""
+    """The session's file, as Claude Code's payloads name it ("" without a session)."""
 
     async def submitted(self, message: UserMessage, signal: AbortSignal) -> UserMessage:
         prompt = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
@@ -82,12 +84,8 @@ class PromptHookRunner:
             await _until_aborted(told, signal)
 
     async def _run(self, event: str, fields: dict[str, Any], signal: AbortSignal) -> list[HookRun]:
-        payload = {
-            "session_id": self.session_id,
-            "cwd": str(self.workspace),
-            "hook_event_name": event,
-            **fields,
-        }
+        where = HookSession(self.session_id, self.transcript_path)
+        payload = hook_payload(event, where, self.workspace, **fields)
         runs: list[HookRun] = []
         for hook in (h for h in self.hooks if h.event == event):
             run = await _until_aborted(run_hook(hook, payload, self.workspace, self.hidden), signal)
