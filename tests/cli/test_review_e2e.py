@@ -173,3 +173,40 @@ def test_a_huge_diff_is_cut_and_the_model_is_told_what_was_left_out(
     request = first_request(llm_server)
     assert len(request) < 400_000
     assert "zz_last.py" in request and "cut" in request
+
+
+VECTORS = {
+    "filters": ('[filter "x"]\n\tclean = {p}\n\tsmudge = {p}\n\tprocess = {p}\n', "* filter=x\n"),
+    "diff-driver": ('[diff "x"]\n\tcommand = {p}\n\ttextconv = {p}\n', "* diff=x\n"),
+    "external-pager": ("[diff]\n\texternal = {p}\n[core]\n\tpager = {p}\n\tfsmonitor = {p}\n", ""),
+}
+
+
+@pytest.mark.parametrize(("config", "attributes"), VECTORS.values(), ids=VECTORS.keys())
+@pytest.mark.parametrize("target", [(), ("--base", "main"), ("--commit", "HEAD")])
+def test_the_repository_names_no_program_review_runs(
+    repo: Path,
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    tmp_path: Path,
+    config: str,
+    attributes: str,
+    target: tuple[str, ...],
+) -> None:
+    marker = tmp_path / "it-ran"
+    program = tmp_path / "planted.sh"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
+    program.chmod(0o755)
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / ".gitattributes").write_text(attributes)
+    (repo / "calc.py").write_text(FIRST + "PLANTED = 1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "with attributes")
+    (repo / "calc.py").write_text(FIRST + "PLANTED = 2\n")
+    with (repo / ".git" / "config").open("a") as file:
+        file.write(config.format(p=program))
+    llm_server.script(Turn(text="VERDICT: fine"))
+    done = run_di_code("review", *target)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists()
+    assert "PLANTED = " in first_request(llm_server)
