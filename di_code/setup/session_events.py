@@ -1,20 +1,22 @@
 """SessionStart and SessionEnd, told to the user's hooks (di_code.tools.policy.session_hooks)
 by the front ends: `run` and chat when they start and end, chat's /clear and /resume when
-they change the session. Without such hooks nothing is done."""
+they change the session. Without such hooks nothing is done, and their code is not even
+loaded (`run` imports this module)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from di_code.tools.policy.session_hooks import HookSession
-
 if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.setup.prepared import Prepared
+    from di_code.tools.policy.session_hooks import HookSession
 
 
 def hook_session(session: Session | None) -> HookSession:
     """The session as hooks name it: its id and its file ("" without one)."""
+    from di_code.tools.policy.session_hooks import HookSession
+
     return HookSession() if session is None else HookSession(session.id, str(session.path))
 
 

@@ -28,9 +28,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from di_code.setup.session_events import hook_session
-from di_code.tools.policy.hook_config import DEFAULT_HOOK_TIMEOUT, UserHook
 from di_code.tools.policy.permissions import ApprovalRequest
-from di_code.tools.policy.session_hooks import SessionHookRunner
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
@@ -39,6 +37,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from di_code.setup.prepared import Prepared
+    from di_code.tools.policy.session_hooks import SessionHookRunner
     from di_code.ui.approval import ReplApprover, YesNo
 
 FOCUS_REPORTS_ON, FOCUS_REPORTS_OFF = "\x1b[?1004h", "\x1b[?1004l"
@@ -139,11 +138,7 @@ class Attention:
         if setting == "off":
             return
         if setting not in ("auto", "bell"):
-            command = UserHook("Notification", None, setting, DEFAULT_HOOK_TIMEOUT, "notify")
-            runner = SessionHookRunner(
-                (command,), self.setup.workspace, self._failed, self.setup.hidden_env
-            )
-            self._in_background(self._tell(runner, kind, message))
+            self._in_background(self._tell(self._command(setting), kind, message))
         else:
             self._write(terminal_alert(message, self.env, setting))
 
@@ -152,6 +147,14 @@ class Attention:
         if self.output is not None:
             self.output.write_raw(sequence)
             self.output.flush()
+
+    def _command(self, command: str) -> SessionHookRunner:
+        """The user's notify command, run as a Notification hook."""
+        from di_code.tools.policy.hook_config import DEFAULT_HOOK_TIMEOUT, UserHook
+        from di_code.tools.policy.session_hooks import SessionHookRunner
+
+        hook = UserHook("Notification", None, command, DEFAULT_HOOK_TIMEOUT, "notify")
+        return SessionHookRunner((hook,), self.setup.workspace, self._failed, self.setup.hidden_env)
 
     async def _tell(self, hooks: SessionHookRunner, kind: str, message: str) -> None:
         where = hook_session(self.setup.session)
