@@ -73,17 +73,18 @@ async def review_command(repl: ChatView, arg: str) -> bool:
 
 @contextlib.contextmanager
 def reading_only(repl: ChatView) -> Iterator[None]:
-    """The session in read-only mode (the tools it offers, the gate's mode) for a while."""
+    """The session in read-only mode (the tools it offers, the gate's mode) for a while; the
+    tools that joined meanwhile (an MCP server's, once ready) stay."""
     agent, gate = repl.agent, repl.setup.gate
     tools, mode = agent.tools, gate.mode if gate is not None else None
-    agent.tools = offered_tools(tools, "read-only")
+    reading = agent.tools = offered_tools(tools, "read-only")
     if gate is not None:
         gate.mode = "read-only"
     repl.invalidate()
     try:
         yield
     finally:
-        agent.tools = tools
+        agent.tools = [*tools, *(tool for tool in agent.tools if tool not in reading)]
         if gate is not None and mode is not None:
             gate.mode = mode
         repl.invalidate()
