@@ -21,6 +21,8 @@ from typing import Literal
 from di_code.session.review_diff import ReviewDiff
 
 SEVERITIES = ("high", "medium", "low")
+UNTRACKED_SHOWN = 200
+"""New files named in the prompt; a tree of generated files is counted, not listed."""
 Severity = Literal["high", "medium", "low"]
 _FINDING = re.compile(
     r"FINDING:\s*`?(?P<path>[^`|]+?):(?P<line>\d+)`?\s*\|\s*(?P<severity>\w+)\s*\|\s*(?P<why>.+)",
@@ -70,7 +72,9 @@ def review_prompt(diff: ReviewDiff) -> str:
     """What the model is asked: the instructions, the diff, and what the diff leaves out."""
     parts = [INSTRUCTIONS.format(what=diff.target.describe())]
     if diff.untracked:
-        names = "\n".join(f"  {name}" for name in diff.untracked)
+        names = "\n".join(f"  {name}" for name in diff.untracked[:UNTRACKED_SHOWN])
+        more = len(diff.untracked) - UNTRACKED_SHOWN
+        names += f"\n  ... and {more} more (find lists them)" if more > 0 else ""
         parts.append(f"New files not yet added to git (read them):\n{names}")
     if diff.left_out:
         parts.append(

@@ -52,3 +52,10 @@ def test_a_cut_diff_names_what_it_left_out() -> None:
     assert nothing == "" and whole == "".join(sections)
     prompt = review_prompt(ReviewDiff(ReviewTarget(), shown, ("new.py",), note))
     assert note in prompt and "new.py" in prompt and "FINDING: path:line" in prompt
+
+
+def test_new_files_are_named_up_to_a_bound() -> None:
+    names = tuple(f"gen/{n}.txt" for n in range(10_000))
+    prompt = review_prompt(ReviewDiff(ReviewTarget(), "diff --git a/x b/x\n", names))
+    assert "gen/199.txt" in prompt and "gen/200.txt" not in prompt
+    assert "... and 9800 more" in prompt and len(prompt) < 20_000
