@@ -210,3 +210,17 @@ def test_the_repository_names_no_program_review_runs(
     assert done.returncode == 0, done.stderr
     assert not marker.exists()
     assert "PLANTED = " in first_request(llm_server)
+
+
+def test_a_fifo_where_git_reads_ends_the_review_with_one_line(
+    repo: Path, run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    import os
+
+    (repo / "calc.py").write_text(FIRST + "x = 1\n")
+    os.mkfifo(repo / ".gitignore")  # `ls-files --exclude-standard` would wait on it for ever
+    done = run_di_code("review")  # the helper's 60 s timeout is the liveness bound
+    assert done.returncode == 2, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert "FIFO" in line
+    assert [r for r in llm_server.requests if r.method == "POST"] == []
