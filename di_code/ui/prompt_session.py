@@ -55,6 +55,7 @@ def make_prompt_session(
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
     session.app.before_render += repl.reflow.before_render
     session.app.after_render += repl.reflow.after_render
+    repl.attention.start(session.app.output)  # focus reports: when chat is needed, and seen
     return session
 
 

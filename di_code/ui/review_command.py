@@ -3,8 +3,8 @@ reads the diff (di_code.session.review_diff) and the files around it and reports
 (di_code.setup.review), reading only.
 
 For that prompt the session is in read-only mode: the model is offered only the reading
-tools, and the permission gate refuses any other call it makes anyway; the tools and the mode
-the session had come back when the review ends, however it ends. A `/review` command file of
+tools, and the permission gate refuses any other call it makes anyway; the mode the session
+had comes back when the review ends, however it ends. A `/review` command file of
 the user's own is used instead of this (di_code.ui.slash_commands).
 """
 
@@ -21,7 +21,7 @@ from rich.text import Text
 from di_code.session import prompt_with_compaction
 from di_code.session.review_diff import ReviewError, ReviewTarget, read_diff
 from di_code.setup.review import review_prompt
-from di_code.tools.policy.permissions import offered_tools
+from di_code.tools.policy.modes import offered_tools
 from di_code.ui.command_lines import fail, say
 from di_code.ui.safe_text import visible
 
@@ -73,18 +73,18 @@ async def review_command(repl: ChatView, arg: str) -> bool:
 
 @contextlib.contextmanager
 def reading_only(repl: ChatView) -> Iterator[None]:
-    """The session in read-only mode (the tools it offers, the gate's mode) for a while; the
-    tools that joined meanwhile (an MCP server's, once ready) stay."""
+    """The session in read-only mode for a while: each request offers only the reading tools
+    (the agent's `offer`), and the gate refuses any other call; then the mode it had."""
     agent, gate = repl.agent, repl.setup.gate
-    tools, mode = agent.tools, gate.mode if gate is not None else None
-    reading = agent.tools = offered_tools(tools, "read-only")
+    offer, mode = agent.offer, gate.mode if gate is not None else None
+    agent.offer = lambda tools: offered_tools(tools, "read-only")
     if gate is not None:
         gate.mode = "read-only"
     repl.invalidate()
     try:
         yield
     finally:
-        agent.tools = [*tools, *(tool for tool in agent.tools if tool not in reading)]
+        agent.offer = offer
         if gate is not None and mode is not None:
             gate.mode = mode
         repl.invalidate()

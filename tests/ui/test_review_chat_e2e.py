@@ -55,7 +55,7 @@ def test_review_in_chat_reads_only_then_the_session_goes_on(
         posts[0]
     )
     assert {"write", "edit", "bash"}.isdisjoint(tools_of(posts[0]))
-    assert 'Unknown tool \\"edit\\"' in request_text(posts[1])  # not offered: not run
+    assert "edit is not available in read-only mode" in request_text(posts[1])  # the gate's
     assert (repo / "calc.py").read_text() == changed
     assert {"write", "edit", "bash"} <= tools_of(posts[2])
 

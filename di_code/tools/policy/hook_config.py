@@ -26,7 +26,13 @@ matcher matches what Claude Code's does: the notification's type, SessionStart's
 SessionEnd's reason, PreCompact's trigger."""
 HOOK_EVENTS = (*TOOL_EVENTS, *PROMPT_EVENTS, *SESSION_EVENTS)
 DEFAULT_HOOK_TIMEOUT = 60.0
-CLAUDE_TOOL_NAMES = {"find": "Glob", "fetch": "WebFetch", "todo": "TodoWrite", "task": "Task"}
+CLAUDE_TOOL_NAMES = {
+    "find": "Glob",
+    "fetch": "WebFetch",
+    "todo": "TodoWrite",
+    "task": "Task",
+    "exit_plan_mode": "ExitPlanMode",
+}
 """Claude Code's names for di-code's tools where they differ by more than case."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
