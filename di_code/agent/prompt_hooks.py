@@ -3,8 +3,9 @@
 `submitted` may refuse the prompt (raise PromptBlocked: nothing is sent, the caller shows the
 reason) or return it with more context added; `stopping` may return a reason for the agent to
 go on, sent as the next user message, at most MAX_STOP_CONTINUES times per prompt so a hook
-that always objects cannot keep the model busy forever. The user's UserPromptSubmit and Stop
-hooks (di_code.tools.policy.user_hooks) plug in here.
+that always objects cannot keep the model busy forever; `compacting` is told before the
+conversation is compacted. The user's UserPromptSubmit, Stop and PreCompact hooks
+(di_code.tools.policy.prompt_user_hooks) plug in here.
 """
 
 from __future__ import annotations
@@ -32,4 +33,15 @@ class PromptHooks(Protocol):
     ) -> str | None:
         """None to let the agent stop; else why it must go on. `continued`: the agent is
         already going on because of an earlier answer of this hook."""
+        ...
+
+    async def compacting(
+        self,
+        trigger: str,
+        instructions: str,
+        session: tuple[str, str],
+        signal: AbortSignal | None,
+    ) -> None:
+        """Told before the conversation is compacted: `trigger` is "manual" (asked for) or
+        "auto", `session` the session's id and file ("" without one)."""
         ...

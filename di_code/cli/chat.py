@@ -16,6 +16,7 @@ from di_code.cli.setup import close_prepared, prepare
 from di_code.cli.trust_now import trust_applier
 from di_code.config.trusting import trust_offer
 from di_code.session import SessionStore
+from di_code.setup.session_events import session_ended, session_started
 from di_code.system import left_behind
 from di_code.system.private_files import private_folder
 from di_code.system.stop_signals import until_stopped
@@ -48,7 +49,12 @@ async def _chat(options: CliOptions) -> int:
     prepared.apply_trust = trust_applier(prepared, options)
     history = private_folder(prepared.home) / "history"  # typed prompts: a pasted key too
     repl = Repl(prepared, console, history=history, approver=approver)
+    reason = "other"
     try:
-        return await until_stopped(repl.run())
+        await session_started(prepared, options.session_source)
+        code = await until_stopped(repl.run())
+        reason = "prompt_input_exit" if code == 0 else "other"  # else a signal stopped it
+        return code
     finally:
+        await session_ended(prepared, reason)
         await close_prepared(prepared, repl.agent.provider)

@@ -34,6 +34,11 @@ class CliOptions(NamedTuple):
     no_session: bool = False
     verbose: bool = False
 
+    @property
+    def session_source(self) -> str:
+        """SessionStart's `source` (hooks): "resume" with --continue or --session."""
+        return "resume" if self.continue_session or self.session is not None else "startup"
+
 
 def options_from(values: dict[str, Any]) -> CliOptions:
     """Build CliOptions from the parsed values, normalising Typer's None lists."""

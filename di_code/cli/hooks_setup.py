@@ -18,6 +18,7 @@ from di_code.tools.policy.permissions import PermissionGate
 if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.tools.policy.hook_config import UserHook
+    from di_code.tools.policy.session_hooks import SessionHookRunner
 
 
 def agent_hooks(
@@ -28,18 +29,20 @@ def agent_hooks(
     notify: Callable[[str], None],
     hidden: frozenset[str],
     own_config: Path,
-) -> tuple[ToolHooks, PromptHooks | None]:
+) -> tuple[ToolHooks, PromptHooks | None, SessionHookRunner | None]:
     """The permission gate around every tool call and the subfolders' context files after
     it (di_code.setup.nested_context), with the user's PreToolUse and
-    PostToolUse hooks, and their UserPromptSubmit and Stop hooks around each prompt, when any
-    are configured (their code is not even loaded otherwise). Hooks start without the
+    PostToolUse hooks, their UserPromptSubmit, Stop and PreCompact hooks around each prompt,
+    and the runner of the hooks the session tells (Notification, SessionStart, SessionEnd),
+    when any are configured (their code is not even loaded otherwise). Hooks start without the
     `hidden` variables, as bash's commands do, but those a hook in `own_config` (the user's
     own file) names in its `env`."""
     nested = NestedContextFiles(workspace)
     if not settings.hooks and not settings.claude_hooks:
-        return ToolHooks(before=[gate.before_tool_call], after=[nested.after]), None
+        return ToolHooks(before=[gate.before_tool_call], after=[nested.after]), None, None
     from di_code.tools.policy.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
     from di_code.tools.policy.prompt_user_hooks import PromptHookRunner
+    from di_code.tools.policy.session_hooks import SessionHookRunner
     from di_code.tools.policy.user_hooks import ToolHookRunner
 
     try:
@@ -53,9 +56,12 @@ def agent_hooks(
             notify(line)
     hooks = tuple(_own_env(hook, own_config, notify) for hook in hooks)
     session_id = session.id if session is not None else ""
-    runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden)
-    prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden)
-    return ToolHooks(before=[runner.gate(gate)], after=[runner.after, nested.after]), prompts
+    transcript = str(session.path) if session is not None else ""
+    runner = ToolHookRunner(hooks, workspace, session_id, notify, hidden, transcript)
+    prompts = PromptHookRunner(hooks, workspace, session_id, notify, hidden, transcript)
+    told = SessionHookRunner(hooks, workspace, notify, hidden)
+    tools = ToolHooks(before=[runner.gate(gate)], after=[runner.after, nested.after])
+    return tools, prompts, told
 
 
 def _own_env(hook: UserHook, own_config: Path, notify: Callable[[str], None]) -> UserHook:

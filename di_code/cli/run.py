@@ -37,6 +37,7 @@ from di_code.cli.output import (
 from di_code.cli.prompt_input import UsageError, read_prompt
 from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
+from di_code.setup.session_events import session_ended, session_started
 from di_code.system import left_behind
 from di_code.system.abort import AbortController
 from di_code.system.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
@@ -47,6 +48,9 @@ if TYPE_CHECKING:
     from di_code.ui.render import Renderer
 
 EXIT_OK, EXIT_ERROR = 0, 1
+Finish = Callable[[AssistantMessage, RunTally, str | None, Writer], int]
+"""What a command other than `run` makes of the final answer (review's findings): it writes
+the output and returns the exit code."""
 
 
 def run_command(
@@ -63,6 +67,13 @@ def run_command(
         return left_behind.run(_run(text, output_format, options, images, terminal))
     except AttachmentError as exc:  # found before any request: the command line is wrong
         raise UsageError(str(exc)) from None
+
+
+def run_prompt(
+    prompt: str, fmt: OutputFormat, options: CliOptions, finish: Finish | None = None
+) -> int:
+    """`run`'s path for a prompt another command made (review's), with its own end."""
+    return left_behind.run(_run(prompt, fmt, options, (), _terminal_parts(fmt), finish))
 
 
 def expand_command(prompt: str) -> str:
@@ -88,6 +99,7 @@ async def _run(
     options: CliOptions,
     images: tuple[str, ...],
     terminal: tuple[Approver | None, Renderer | None],
+    finish: Finish | None = None,
 ) -> int:
     from di_code.tools.builtin.attachments import prompt_content
 
@@ -106,6 +118,7 @@ async def _run(
 
     try:
         with responding(stop):
+            await session_started(prepared, options.session_source)
             final = await prompt_with_compaction(
                 prepared.agent,
                 prompt_content(prompt, prepared.workspace, prepared.agent.model, images),
@@ -117,6 +130,7 @@ async def _run(
         notify_stderr(str(exc))
         return EXIT_ERROR
     finally:
+        await session_ended(prepared, "other")
         await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
     plan = tally.presented if prepared.gate and prepared.gate.mode == "plan" else None
@@ -129,12 +143,24 @@ async def _run(
             else:
                 out.line(result_line(final, tally, session_id))
         return 128 + stopped_by[0]
-    if fmt == "text":
-        _print_text(final, out, Writer(sys.stderr), plan)
-    else:
-        out.line(result_line(final, tally, session_id, plan))
+    code = (finish or _answer_printer(fmt, plan))(final, tally, session_id, out)
     unsaved = prepared.session is not None and prepared.session.write_error is not None
-    return EXIT_ERROR if unsaved or final.stop_reason in ("error", "aborted") else EXIT_OK
+    return EXIT_ERROR if unsaved else code
+
+
+def _answer_printer(fmt: OutputFormat, plan: str | None) -> Finish:
+    """`run`'s own end: the answer as text, or the result object (with plan mode's plan)."""
+
+    def finish(
+        final: AssistantMessage, tally: RunTally, session_id: str | None, out: Writer
+    ) -> int:
+        if fmt == "text":
+            _print_text(final, out, Writer(sys.stderr), plan)
+        else:
+            out.line(result_line(final, tally, session_id, plan))
+        return EXIT_ERROR if final.stop_reason in ("error", "aborted") else EXIT_OK
+
+    return finish
 
 
 def _report_compaction(outcome: CompactionResult | CompactionError) -> None:

@@ -123,7 +123,7 @@ async def prepare(
     names = [tool.name for tool in tools if tool.name != PLAN_TOOL]  # its card says it all
     wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
-    hooks, prompt_hooks = agent_hooks(
+    hooks, prompt_hooks, session_hooks = agent_hooks(
         settings, gate, workspace, session, notify, bash.hidden_env, home / "config.toml"
     )
     agent = Agent(
@@ -166,6 +166,8 @@ async def prepare(
         attach_session=attach,
         bash_state=bash.state,
         hidden_env=bash.hidden_env,
+        session_hooks=session_hooks,
+        notify=settings.notify or "auto",
     )
 
 

@@ -74,6 +74,32 @@ def run(
 
 @app.command()
 @with_common_options
+def review(
+    base: Annotated[
+        str | None,
+        typer.Option("--base", metavar="BRANCH", help="Review this branch against BRANCH."),
+    ] = None,
+    commit: Annotated[
+        str | None, typer.Option("--commit", metavar="SHA", help="Review one commit.")
+    ] = None,
+    output_format: Annotated[
+        str, typer.Option("--output-format", metavar="FORMAT", help="text | json (findings).")
+    ] = "text",
+    *,
+    options: CliOptions,
+) -> None:
+    """Review the uncommitted changes (or a branch, or a commit), reading only."""
+
+    def body() -> int:
+        from di_code.cli.review_command import review_command
+
+        return review_command(base, commit, output_format, options)
+
+    raise typer.Exit(guarded(body, options))
+
+
+@app.command()
+@with_common_options
 def chat(*, options: CliOptions) -> None:
     """Start the interactive REPL."""
 

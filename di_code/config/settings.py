@@ -19,6 +19,7 @@ Layout (README.md shows a full example):
     [mcp_servers.NAME] command, args, env, cwd | url, headers; enabled, timeout
     [[hooks.PreToolUse]] matcher = "bash", hooks = [{type = "command", command = "..."}]
     [subagents] model = "PROVIDER/ID"   # the task tool's subagents (default: the session's)
+    notify = "auto|bell|off" or a command   # how chat says it needs you (di_code.ui.attention)
     [lsp.NAME] command, extensions, globs, root_markers, initialization_options, ...
 """
 
@@ -95,6 +96,9 @@ class Settings(msgspec.Struct, frozen=True):
     """`[lsp.NAME]` tables as written (di_code.tools.lsp.servers reads them)."""
     subagent_model: str | None = None
     """`[subagents] model`: the model the task tool's subagents use (None: the session's)."""
+    notify: str | None = None
+    """How chat tells the user it needs them while its terminal is not focused: "auto",
+    "bell", "off", or a command of the user's (None: auto)."""
 
 
 def di_code_home(env: Mapping[str, str] | None = None) -> Path:
@@ -219,6 +223,7 @@ def merge(base: Settings, top: Settings) -> Settings:
         lsp={**base.lsp, **top.lsp},
         hooks=base.hooks + top.hooks,
         subagent_model=top.subagent_model or base.subagent_model,
+        notify=top.notify or base.notify,
         sandbox_network=(
             top.sandbox_network if top.sandbox_network is not None else base.sandbox_network
         ),
@@ -251,7 +256,7 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     reader = _Reader(source)
     tables = {"permissions", "limits", "providers", "discovery", "sandbox", "mcp_servers", "hooks"}
     tables |= {"subagents", "lsp"}
-    reader.keys(data, "", {"model", "thinking", *tables})
+    reader.keys(data, "", {"model", "thinking", "notify", *tables})
     permissions = reader.table(data, "permissions", {"mode", "allow", "deny"})
     limits = reader.table(data, "limits", {"max_turns"})
     subagents = reader.table(data, "subagents", {"model"})
@@ -265,7 +270,11 @@ def parse_settings(data: Mapping[str, Any], source: str) -> Settings:
     if max_turns is not None and max_turns < 1:
         raise ConfigError(f"{source}: limits.max_turns must be at least 1")
     providers = reader.table(data, "providers", None)
+    notify = reader.typed(data, "notify", str)
+    if notify is not None and not notify.strip():
+        raise reader.fail("notify", '"auto", "bell", "off" or a command')
     return Settings(
+        notify=notify,
         model=reader.typed(data, "model", str),
         thinking=thinking,  # type: ignore[arg-type]
         permission_mode=reader.choice(permissions, "permissions.mode", PERMISSION_MODES),

@@ -43,11 +43,16 @@ async def compact_agent(
     instructions: str | None = None,
     signal: AbortSignal | None = None,
     keep_recent_tokens: int = DEFAULT_KEEP_RECENT_TOKENS,
+    trigger: str = "manual",
 ) -> CompactionResult:
-    """Summarize the agent's older messages, record it, and replace the transcript.
+    """Summarize the agent's older messages, record it, and replace the transcript; the
+    prompt hooks are told first (PreCompact, `trigger`: "manual" or "auto").
 
     Raises NothingToCompact or CompactionError (one-line messages for the user). Its request
     counts against the prompt's budget (on its own, `/compact`, it is a prompt of its own)."""
+    if agent.prompt_hooks is not None:
+        where = (session.id, str(session.path)) if session is not None else ("", "")
+        await agent.prompt_hooks.compacting(trigger, instructions or "", where, signal)
     messages = agent.transcript
     with agent.budget.prompt():
         result = await compact(
@@ -90,7 +95,7 @@ async def prompt_with_compaction(
         outcome: CompactionResult | CompactionError
         try:
             outcome = await compact_agent(
-                agent, session, signal=signal, keep_recent_tokens=keep_recent_tokens
+                agent, session, signal=signal, keep_recent_tokens=keep_recent_tokens, trigger="auto"
             )
         except NothingToCompact:
             return False

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from di_code.tools.extensions.mcp import McpServers
     from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.policy.permissions import PermissionGate
+    from di_code.tools.policy.session_hooks import SessionHookRunner
 
 SwitchModel = Callable[[str], "tuple[Provider, Model]"]
 
@@ -61,6 +62,10 @@ class Prepared(msgspec.Struct):
     trust_offer: TrustOffer | None = None
     """What the untrusted project's files would set once trusted (each value, a line, and the
     files as read for it): the chat lists it and asks once, before the first prompt."""
+    session_hooks: SessionHookRunner | None = None
+    """The user's Notification, SessionStart and SessionEnd hooks (None: there are none)."""
+    notify: str = "auto"
+    """How chat tells the user it needs them (the `notify` setting; di_code.ui.attention)."""
     apply_trust: Callable[[], Awaitable[list[str]]] | None = None
     """Applies what the user has just trusted to this chat (servers start, tools appear);
     the lines to show."""

@@ -122,6 +122,8 @@ class ReplApprover:
         """Shows a view too tall for the screen in full (the REPL pages it)."""
         self.too_tall: Text | None = None
         """The whole view of the open question when only its ends are on the screen."""
+        self.waiting: Callable[[ApprovalRequest | YesNo], None] = lambda question: None
+        """Told when a question starts to wait (chat notifies an unfocused terminal)."""
         self.viewed = False
         """The user saw it all (`v`): `q`, as in a pager, is then no message but "back to
         the question", whether a pager ran or the view fitted the screen."""
@@ -158,6 +160,7 @@ class ReplApprover:
         self._answer = asyncio.get_running_loop().create_future()
         self.pending = question
         self.invalidate()
+        self.waiting(question)
         try:
             return await self._answer
         finally:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from di_code.system.abort import AbortController
     from di_code.tools.policy.modes import PermissionMode
     from di_code.ui.approval import ReplApprover
+    from di_code.ui.attention import Attention
     from di_code.ui.pastes import Pastes
     from di_code.ui.reflow import Reflow
     from di_code.ui.render import Renderer
@@ -30,6 +31,7 @@ class ChatView(Protocol):
     console: Console
     renderer: Renderer
     approver: ReplApprover
+    attention: Attention
     reflow: Reflow
     pastes: Pastes
     notes_for_model: list[str]

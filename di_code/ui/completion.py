@@ -12,7 +12,7 @@ from prompt_toolkit.document import Document
 from di_code.config.custom_commands import load_commands
 from di_code.config.settings import di_code_home
 from di_code.ui.safe_text import visible
-from di_code.ui.slash_commands import COMMANDS
+from di_code.ui.slash_commands import COMMANDS, DEFAULT_COMMANDS
 
 MODEL_COMMAND = "/model "
 
@@ -32,20 +32,22 @@ class ChatCompleter(Completer):
                     yield Completion(spec, -len(typed))
             return
         if before.startswith("/") and " " not in before:
-            for command in COMMANDS.values():
-                if command.name.startswith(before):
-                    yield Completion(command.name, -len(before), display_meta=command.summary)
-            yield from self._user_commands(before)
+            yield from self._commands(before)
             return
         word = document.get_word_before_cursor(WORD=True)
         if word.startswith("@"):
             inner = Document(word[1:], len(word) - 1)
             yield from self._paths.get_completions(inner, event)
 
-    def _user_commands(self, before: str) -> Iterable[Completion]:
-        """Command files, read at each `/` typed (a few small files), so new ones show."""
-        found = load_commands(di_code_home(), self._workspace, reserved=COMMANDS)
-        for name, command in found.commands.items():
+    def _commands(self, before: str) -> Iterable[Completion]:
+        """The built-in commands and the command files, read at each `/` typed (a few small
+        files), so new ones show; a file named like a default command (/review) replaces it."""
+        mine = load_commands(di_code_home(), self._workspace, reserved=COMMANDS).commands
+        defaults = [c for c in DEFAULT_COMMANDS.values() if c.name[1:] not in mine]
+        for builtin in (*COMMANDS.values(), *defaults):
+            if builtin.name.startswith(before):
+                yield Completion(builtin.name, -len(before), display_meta=builtin.summary)
+        for name, command in mine.items():
             if f"/{name}".startswith(before):
                 meta = " ".join(filter(None, [command.argument_hint, command.description]))
                 yield Completion(f"/{name}", -len(before), display_meta=visible(meta))

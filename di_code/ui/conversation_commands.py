@@ -10,6 +10,7 @@ from rich.text import Text
 
 from di_code.ai.stream import close_provider
 from di_code.session import CompactionError, NothingToCompact, compact_agent
+from di_code.setup.session_events import session_ended, session_started
 from di_code.system.abort import AbortController
 from di_code.ui.command_lines import fail, say
 from di_code.ui.safe_text import visible
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
 
 async def clear_command(repl: ChatView, arg: str) -> bool:
     setup = repl.setup
+    await session_ended(setup, "clear")
     session = setup.store.create(setup.workspace, "chat") if setup.store is not None else None
     repl.clear_screen()
     repl.replace_agent([], session)
+    await session_started(setup, "clear")
     suffix = f" {session.id}" if session is not None else " (not saved)"
     return say(repl, f"New session{suffix}.")
 
@@ -82,6 +85,7 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
         repl.console.print(Text(f"! {visible(warning)}", style="yellow"))
     messages = session.context()
     repl.replace_agent(messages, session)
+    await session_started(setup, "resume")
     count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
     return say(repl, f"Resumed session {session.id} ({count}).")
 

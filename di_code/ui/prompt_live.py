@@ -10,8 +10,14 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from rich.console import Console, RenderableType
+
+if TYPE_CHECKING:
+    from prompt_toolkit.formatted_text import AnyFormattedText
+
+    from di_code.ui.approval import ReplApprover
 
 MIN_ROWS_LEFT = 4
 
@@ -47,3 +53,22 @@ class PromptLive:
             return ""
         keep = max(1, rows - MIN_ROWS_LEFT)
         return "\n".join(lines[-keep:]) + "\n"
+
+
+def prompt_message(approver: ReplApprover, live: PromptLive, busy: bool) -> AnyFormattedText:
+    """The prompt's message: an open question, else the live area (and `…` while busy)."""
+    from prompt_toolkit.application import get_app
+    from prompt_toolkit.formatted_text import ANSI
+
+    from di_code.ui.approval import fold
+
+    app = get_app()
+    size = app.output.get_size()
+    if approver.pending is not None:
+        # The running call's panel would say "running" while it waits for the answer.
+        asking = fold(approver.prompt_line(app.current_buffer.text), size.columns)
+        message = f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m "
+    else:
+        symbol = "\x1b[2m…\x1b[0m " if busy else ""
+        message = f"{live.render(size.columns, size.rows)}{symbol}\x1b[1;36m›\x1b[0m "
+    return ANSI(message)

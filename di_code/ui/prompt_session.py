@@ -44,7 +44,9 @@ def make_prompt_session(
             repl.setup.workspace, lambda: [c.spec for c in repl.setup.models()]
         ),
         complete_while_typing=True,
-        key_bindings=merge_key_bindings([key_bindings(repl), screen_bindings(repl)]),
+        key_bindings=merge_key_bindings(
+            [key_bindings(repl), screen_bindings(repl), repl.attention.key_bindings()]
+        ),
         erase_when_done=True,
         bottom_toolbar=repl.status_line,
         input=io.get("input"),
@@ -53,6 +55,7 @@ def make_prompt_session(
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
     session.app.before_render += repl.reflow.before_render
     session.app.after_render += repl.reflow.after_render
+    repl.attention.start(session.app.output)  # focus reports: when chat is needed, and seen
     return session
 
 

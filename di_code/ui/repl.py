@@ -32,13 +32,14 @@ from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import NO
-from di_code.ui.approval import ReplApprover, fold
+from di_code.ui.approval import ReplApprover
+from di_code.ui.attention import Attention
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.markdown_stream import ANSWER_DRAWING
 from di_code.ui.mcp_watch import watch_mcp
 from di_code.ui.pager import show_paged
 from di_code.ui.pastes import Pastes
-from di_code.ui.prompt_live import PromptLive
+from di_code.ui.prompt_live import PromptLive, prompt_message
 from di_code.ui.prompt_session import key_wait, make_prompt_session
 from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
@@ -85,6 +86,7 @@ class Repl:
         self.approver.workspace = Workspace.create(setup.workspace)
         self.approver.screen_rows = self.screen_rows
         self.approver.show_all = self.show_paged
+        self.attention = Attention(setup, console, self.approver)
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
@@ -142,6 +144,7 @@ class Repl:
             options=old.options,
             budget=old.budget,
             hooks=old.hooks,
+            prompt_hooks=old.prompt_hooks,
             offer=old.offer,
         )
         agent.more_turns = old.more_turns
@@ -232,7 +235,8 @@ class Repl:
                 replay(self.renderer, self.agent.transcript, self.agent.tools)
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
-            watcher = self._watch_mcp()
+            mcp = self.setup.mcp
+            watcher = asyncio.create_task(watch_mcp(self, mcp)) if mcp is not None else None
             drawing = asyncio.create_task(imported(*ANSWER_DRAWING))  # while the user types
             try:
                 while True:
@@ -248,10 +252,6 @@ class Repl:
                 drawing.cancel()
                 await self.stop()
         return 0
-
-    def _watch_mcp(self) -> asyncio.Task[None] | None:
-        servers = self.setup.mcp
-        return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
 
     def status_line(self) -> str:
         """The bottom line: the permission mode and how many MCP servers are ready."""
@@ -318,6 +318,7 @@ class Repl:
         if self.busy:
             self.abort()
             await self.wait_idle()
+        await self.attention.stop()  # and what the terminal was asked at the start
 
     def _prompt(
         self, content: str | list[UserContent]
@@ -360,6 +361,7 @@ class Repl:
             self._controller = None
             key_wait(self._session, working=False)
             self.invalidate()
+            self.attention.turn_ended()
             if self._waiting and stopped:
                 self._restore_waiting()
             elif self._waiting:  # once this task is done, so that the line does not wait again
@@ -384,17 +386,4 @@ class Repl:
             await asyncio.wait([task], timeout=TICK_SECONDS)
 
     def prompt_message(self) -> AnyFormattedText:
-        from prompt_toolkit.application import get_app
-        from prompt_toolkit.formatted_text import ANSI
-
-        app = get_app()
-        size = app.output.get_size()
-        if self.approver.pending is not None:
-            # The running call's panel would say "running" while it waits for the answer.
-            asking = fold(self.approver.prompt_line(app.current_buffer.text), size.columns)
-            message = f"\x1b[1;33m{asking}\x1b[0m\n\x1b[1;36m›\x1b[0m "
-        else:
-            live = self.live.render(size.columns, size.rows)
-            symbol = "\x1b[2m…\x1b[0m " if self.busy else ""
-            message = f"{live}{symbol}\x1b[1;36m›\x1b[0m "
-        return ANSI(message)
+        return prompt_message(self.approver, self.live, self.busy)

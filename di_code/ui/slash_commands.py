@@ -35,6 +35,7 @@ from di_code.ui.conversation_commands import (
     resume_command,
     session_command,
 )
+from di_code.ui.review_command import review_command
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
@@ -81,6 +82,14 @@ def show_startup_warnings(console: Console, workspace: Path) -> None:
 
 async def _user_command(repl: ChatView, name: str, arg: str) -> bool:
     command = user_commands(repl).commands.get(name[1:])
+    default = DEFAULT_COMMANDS.get(name)
+    if command is None and default is not None:
+        if repl.busy:
+            return _fail(repl, f"{name} waits until the agent is done (Ctrl-C stops it).")
+        try:
+            return await default.handler(repl, arg.strip())
+        except ValueError as exc:
+            return _fail(repl, str(exc))
     if command is None:
         return _fail(repl, f"Unknown command {visible(name)}. /help lists the commands.")
     prompt = command.expand(arg)
@@ -118,10 +127,12 @@ async def _help(repl: ChatView, arg: str) -> bool:
     def indented(renderable: Table | Text) -> Padding:
         return Padding(renderable, (0, 0, 0, 2))
 
-    builtin = [(c.usage, c.summary) for c in COMMANDS.values()]
+    mine = user_commands(repl).commands
+    defaults = [c for c in DEFAULT_COMMANDS.values() if c.name[1:] not in mine]
+    builtin = [(c.usage, c.summary) for c in (*COMMANDS.values(), *defaults)]
     own = [
         (visible(f"/{c.name} {c.argument_hint}".strip()), visible(c.description))
-        for c in user_commands(repl).commands.values()
+        for c in mine.values()
     ]
     parts: list[RenderableType] = [Text("Commands:"), indented(rows(builtin))]
     if own:
@@ -371,3 +382,13 @@ COMMANDS: dict[str, Command] = {
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
     )
 }
+DEFAULT_COMMANDS: dict[str, Command] = {
+    "/review": Command(
+        "/review",
+        "/review [--base BRANCH | --commit SHA]",
+        "review the changes, reading only",
+        review_command,
+        needs_idle=True,
+    )
+}
+"""Built-in commands a command file of the same name replaces (the user's own /review)."""

@@ -58,7 +58,7 @@ def test_claude_tool_names_and_unknown_events_in_a_trusted_file(
     seen = tmp_path / "seen.json"
     hooks = refusing(tmp_path / "unused.sh", "Glob")
     hooks["PreToolUse"][0]["hooks"][0]["command"] = f"cat > {seen}; exit 2"  # type: ignore[index]
-    hooks["Notification"] = [{"hooks": [{"type": "command", "command": "true"}]}]
+    hooks["SubagentStop"] = [{"hooks": [{"type": "command", "command": "true"}]}]
     claude_settings(workspace, hooks)
     assert run_di_code("trust").returncode == 0
     llm_server.script(
@@ -66,7 +66,7 @@ def test_claude_tool_names_and_unknown_events_in_a_trusted_file(
     )
     done = run_di_code("run", "--yes", "look")
     assert done.returncode == 0, done.stderr
-    assert "hooks.Notification is not a hook event" in done.stderr
+    assert "hooks.SubagentStop is not a hook event" in done.stderr
     event = json.loads(seen.read_text())
     assert event["tool_name"] == "find"  # matched by Claude Code's name for it, Glob
 

@@ -74,6 +74,7 @@ def test_the_hook_sees_the_call_as_json_and_lets_others_run(
     assert event["hook_event_name"] == "PreToolUse" and event["tool_name"] == "bash"
     assert event["tool_input"] == {"command": "touch made.txt"}
     assert event["cwd"] == str(workspace.resolve())
+    assert event["transcript_path"].endswith(f"{event['session_id']}.jsonl")  # Claude Code's
 
 
 def test_a_failing_hook_fails_closed(hooked: HookedRun, workspace: Path) -> None:

@@ -342,7 +342,7 @@ def test_completion_of_slash_commands_and_at_paths(tmp_path: Path) -> None:
         found = completer.get_completions(Document(text), CompleteEvent())
         return [c.text for c in found]
 
-    assert complete("/re") == ["/resume", "/rewind"]
+    assert complete("/re") == ["/resume", "/rewind", "/review"]
     assert complete("/res") == ["/resume"]
     assert complete("/c") == ["/clear", "/compact"]
     assert complete("look at @src/ma") == ["in.py"]

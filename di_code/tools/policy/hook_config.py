@@ -17,9 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
-"""UserPromptSubmit and Stop are events of the prompt: their matcher is ignored (as Claude
-Code ignores it)."""
+TOOL_EVENTS = ("PreToolUse", "PostToolUse")
+PROMPT_EVENTS = ("UserPromptSubmit", "Stop")
+"""Events of the prompt: their matcher is ignored (as Claude Code ignores it)."""
+SESSION_EVENTS = ("Notification", "SessionStart", "SessionEnd", "PreCompact")
+"""Events di-code tells hooks of and asks nothing (di_code.tools.policy.session_hooks); the
+matcher matches what Claude Code's does: the notification's type, SessionStart's source,
+SessionEnd's reason, PreCompact's trigger."""
+HOOK_EVENTS = (*TOOL_EVENTS, *PROMPT_EVENTS, *SESSION_EVENTS)
 DEFAULT_HOOK_TIMEOUT = 60.0
 CLAUDE_TOOL_NAMES = {
     "find": "Glob",
@@ -76,8 +81,8 @@ def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:
 
 
 def parse_claude_hooks(raw: Any, source: str) -> tuple[tuple[UserHook, ...], list[str]]:
-    """The hooks of Claude Code's settings.json: an event di-code does not have (Notification,
-    SessionStart...) or a group it cannot run (a `prompt` hook) is skipped with a warning line,
+    """The hooks of Claude Code's settings.json: an event di-code does not have (SubagentStop,
+    PostCompact...) or a group it cannot run (a `prompt` hook) is skipped with a warning line,
     since the file is written for another program."""
     if not isinstance(raw, Mapping):
         return (), [f"{source}: hooks must be an object of events; not used"]

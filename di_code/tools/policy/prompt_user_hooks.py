@@ -23,6 +23,7 @@ from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.system.abort import AbortSignal
 from di_code.tools.policy.hook_config import UserHook
 from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.policy.session_hooks import HookSession, hook_payload, tell_hooks
 from di_code.tools.policy.user_hooks import HookRun, blocking, run_hook
 
 T = TypeVar("T")
@@ -37,6 +38,8 @@ class PromptHookRunner:
     hidden: frozenset[str] = KEY_VARIABLES
     """Variables the hooks start without: bash's `hidden_env`."""
     """Tells the user about a hook that failed."""
+    transcript_path: str = ""
+    """The session's file, as Claude Code's payloads name it ("" without a session)."""
 
     async def submitted(self, message: UserMessage, signal: AbortSignal) -> UserMessage:
         prompt = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
@@ -64,13 +67,25 @@ class PromptHookRunner:
         reasons, _ = blocking(runs, self._failed)
         return "\n".join(reasons) or None
 
+    async def compacting(
+        self,
+        trigger: str,
+        instructions: str,
+        session: tuple[str, str],
+        signal: AbortSignal | None,
+    ) -> None:
+        """The PreCompact hooks (di_code.tools.policy.session_hooks says their payload)."""
+        fields = {"trigger": trigger, "custom_instructions": instructions}
+        payload = hook_payload("PreCompact", HookSession(*session), self.workspace, **fields)
+        told = tell_hooks(self.hooks, payload, self.workspace, self.hidden, self.report)
+        if signal is None:
+            await told
+        else:
+            await _until_aborted(told, signal)
+
     async def _run(self, event: str, fields: dict[str, Any], signal: AbortSignal) -> list[HookRun]:
-        payload = {
-            "session_id": self.session_id,
-            "cwd": str(self.workspace),
-            "hook_event_name": event,
-            **fields,
-        }
+        where = HookSession(self.session_id, self.transcript_path)
+        payload = hook_payload(event, where, self.workspace, **fields)
         runs: list[HookRun] = []
         for hook in (h for h in self.hooks if h.event == event):
             run = await _until_aborted(run_hook(hook, payload, self.workspace, self.hidden), signal)

@@ -162,6 +162,8 @@ class ToolHookRunner:
     hidden: frozenset[str] = KEY_VARIABLES
     """Variables the hooks start without: bash's `hidden_env`."""
     """Tells the user about a PostToolUse hook that failed."""
+    transcript_path: str = ""
+    """The session's file, as Claude Code's payloads name it ("" without a session)."""
 
     def gate(self, gate: PermissionGate) -> BeforeToolCall:
         """The loop's before hook: the user's PreToolUse hooks, then the permission gate
@@ -208,6 +210,7 @@ class ToolHookRunner:
     def _payload(self, event: str, context: ToolCallContext) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
+            "transcript_path": self.transcript_path,
             "cwd": str(self.workspace),
             "hook_event_name": event,
             "tool_name": context.call.name,

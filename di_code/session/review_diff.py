@@ -1,0 +1,124 @@
+"""The changes a review looks at, read through the one git door (di_code.session.git_run).
+
+Three targets: the uncommitted changes (the work tree and the index against HEAD, and the
+names of new files git does not track yet), a branch against a base (`BASE...HEAD`: what the
+branch added since it left the base), or one commit (its message and its patch). A name the
+user gives is resolved to a commit first (`rev-parse --verify --end-of-options`), so a
+`--base` that looks like an option (`--output=FILE`) is refused as unknown, never read by git
+as one. Diffs run with `--no-ext-diff --no-textconv`: a repository's `.gitattributes` may name
+a diff driver or a textconv program, and di-code runs none (git_run empties the filters).
+
+The diff is bounded (MAX_CHARS): a diff cut short says where, and names the files left out,
+so the model (and the user) know what was not reviewed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from di_code.session.git_run import GitError, run_git
+
+MAX_CHARS = 120_000
+"""About 30k tokens of diff: room left in any context window for the files around it."""
+_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color", "--find-renames")
+_FILE_HEADER = re.compile(r"^diff --git a/(.*) b/(.*)$", re.MULTILINE)
+
+
+class ReviewError(Exception):
+    """The target cannot be reviewed (not a repository, an unknown commit); one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewTarget:
+    kind: Literal["uncommitted", "base", "commit"] = "uncommitted"
+    ref: str = ""
+    """The base branch or the commit, as the user named it."""
+
+    def describe(self) -> str:
+        if self.kind == "base":
+            return f"the changes of this branch since it left {self.ref}"
+        if self.kind == "commit":
+            return f"commit {self.ref}"
+        return "the uncommitted changes"
+
+    def nothing(self) -> str:
+        """Why there is nothing to review."""
+        if self.kind == "base":
+            return f"this branch has no changes since it left {self.ref}"
+        if self.kind == "commit":
+            return f"commit {self.ref} changes nothing"
+        return "there are no uncommitted changes"
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewDiff:
+    target: ReviewTarget
+    diff: str
+    """The unified diff, cut to MAX_CHARS at a line's end."""
+    untracked: tuple[str, ...] = ()
+    """New files git does not track yet (uncommitted changes only): named, not shown."""
+    left_out: str = ""
+    """What the cut left out, for the model and the user; empty when the diff is whole."""
+
+    @property
+    def empty(self) -> bool:
+        return not self.diff.strip() and not self.untracked
+
+
+def read_diff(workspace: Path, target: ReviewTarget, limit: int = MAX_CHARS) -> ReviewDiff:
+    """The diff of `target` in the repository around `workspace`; ReviewError (one line)."""
+    try:
+        if target.kind == "uncommitted":
+            _commit(workspace, "HEAD", "the repository has no commit yet")
+            raw = run_git(workspace, ["diff", *_DIFF, "HEAD"])
+            untracked = _untracked(workspace)
+        elif target.kind == "base":
+            base = _commit(workspace, target.ref, f"no branch or commit {target.ref!r}")
+            raw, untracked = run_git(workspace, ["diff", *_DIFF, f"{base}...HEAD"]), ()
+        else:
+            sha = _commit(workspace, target.ref, f"no commit {target.ref!r}")
+            show = ["show", *_DIFF, "--format=commit %H%nAuthor: %an%n%n%B", sha]
+            raw, untracked = run_git(workspace, show), ()
+    except GitError as exc:
+        raise ReviewError(_one_line(str(exc))) from None
+    diff, left_out = cut(raw.decode("utf-8", errors="replace"), limit)
+    return ReviewDiff(target, diff, untracked, left_out)
+
+
+def _commit(workspace: Path, name: str, unknown: str) -> str:
+    """The commit `name` names (its full id), or ReviewError saying `unknown`."""
+    try:
+        verify = ["rev-parse", "--verify", "--quiet", "--end-of-options"]
+        out = run_git(workspace, [*verify, f"{name}^{{commit}}"])
+    except GitError as exc:
+        if "not a git repository" in str(exc):
+            raise ReviewError("not inside a git repository: review reads git's changes") from None
+        raise ReviewError(unknown) from None
+    return out.decode().strip()
+
+
+def _untracked(workspace: Path) -> tuple[str, ...]:
+    out = run_git(workspace, ["ls-files", "-z", "--others", "--exclude-standard"])
+    return tuple(os.fsdecode(name) for name in out.split(b"\0") if name)
+
+
+def cut(diff: str, limit: int) -> tuple[str, str]:
+    """`diff` cut at the last line end within `limit` characters, and what that left out
+    (the files whose section starts after the cut, and how much of the diff was left)."""
+    if len(diff) <= limit:
+        return diff, ""
+    end = diff.rfind("\n", 0, limit) + 1 or limit
+    later = [m.group(2) for m in _FILE_HEADER.finditer(diff, end)]
+    shown = _FILE_HEADER.findall(diff, 0, end)
+    files = f"; files not shown: {', '.join(later)}" if later else ""
+    partly = f"; {shown[-1][1]} shown only in part" if shown else ""
+    note = f"[the diff was cut at {end} of {len(diff)} characters{partly}{files}]"
+    return diff[:end], note
+
+
+def _one_line(text: str) -> str:
+    return (text.strip().splitlines() or ["no reason given"])[0]
