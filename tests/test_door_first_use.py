@@ -86,3 +86,16 @@ def test_a_run_imports_no_guarded_module_on_the_loop(
     assert used <= seen.keys()  # the spy saw them: the run went where the test says
     on_loop = [name for name, where in seen.items() if where == "loop" and guarded(name, tools)]
     assert sorted(on_loop) == []
+
+
+def test_jsonschema_is_imported_at_start_off_the_loop_before_any_call_needs_it(
+    llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    """Every tool call's arguments are judged by jsonschema, so it is imported on a helper
+    thread while the run sets up: a run with no tool call has it too, off the loop."""
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    llm_server.script(Turn(text="no tools needed"))
+    result, lines = spied_run(["run", "hi"], workspace, cli_env(di_code_home, llm_server))
+    assert result.returncode == 0, result.stderr
+    assert imports(lines).get("jsonschema") == "off"

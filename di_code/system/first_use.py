@@ -1,11 +1,11 @@
 """The one door for what di-code imports the first time a feature is used, from async code.
 
 Importing runs module bodies: jsonschema ~0.2 s, the MCP SDK several hundred ms, a tool's
-module a few ms (the HTTP stack is imported with the first client: system/http_client.py). On the event loop that is a pause in which Ctrl-C, Esc and
-every other task wait. So async code never imports these itself: it awaits `imported(...)`,
-which imports them on a thread of its own while the loop goes on, and the plain `import`
-that follows finds them in sys.modules. tests/test_door_first_use.py fails when a module it
-guards is imported on a running loop.
+module a few ms (the HTTP stack comes with the first client: system/http_client.py). On the
+event loop that is a pause in which Ctrl-C, Esc and every other task wait. So async code never
+imports these itself: it awaits `imported(...)`, which imports them on a thread of its own
+while the loop goes on, and the plain `import` that follows finds them in sys.modules.
+tests/test_door_first_use.py fails when a module it guards is imported on a running loop.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ async def imported(*names: str) -> None:
 
 def import_here(names: Sequence[str]) -> None:
     """Import `names` on the calling thread, which must not be the loop's (a helper thread
-    that needs them, like the HTTP clients' warm-up). One after the other; a module another thread is
-    importing is waited for here by the import system's own per-module lock."""
+    that needs them, like the warm-ups at set-up). One after the other; a module another
+    thread is importing is waited for here by the import system's own per-module lock."""
     for name in names:
         import_module(name)
         _done.add(name)
