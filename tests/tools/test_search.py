@@ -228,7 +228,7 @@ async def test_a_glob_never_brings_back_what_gitignore_leaves_out(
     )
 
 
-@pytest.mark.parametrize("glob", ["[ab", "a\\", "a\n["])
+@pytest.mark.parametrize("glob", ["[ab", "a\\", "a\n[", "src/[ab"])
 async def test_an_invalid_glob_is_a_one_line_tool_error(
     find: AgentTool, grep: AgentTool, glob: str
 ) -> None:

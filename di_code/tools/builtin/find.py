@@ -25,6 +25,7 @@ from di_code.tools.builtin.ripgrep import (
     find_ripgrep,
     glob_args,
     listed_files,
+    overrides_gitignore,
     required,
     run_ripgrep,
 )
@@ -49,14 +50,14 @@ class FindTool(WorkspaceTool):
         top = target.path
         pattern = params["pattern"]
         limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
-        listed = await listed_files(binary, top, signal)
+        listed = await listed_files(binary, top, signal) if overrides_gitignore(pattern) else None
         found: list[Path] = []
 
         def take(name: bytes) -> bool:
             """Keep what .gitignore does not leave out; one more than the limit tells that
             the limit was reached."""
             path = top / os.fsdecode(name)
-            if path in listed:
+            if listed is None or path in listed:
                 found.append(path)
             return len(found) <= limit
 

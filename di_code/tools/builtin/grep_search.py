@@ -23,7 +23,13 @@ from typing import Any
 
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.ripgrep import RipgrepExit, glob_args, listed_files, run_ripgrep
+from di_code.tools.builtin.ripgrep import (
+    RipgrepExit,
+    glob_args,
+    listed_files,
+    overrides_gitignore,
+    run_ripgrep,
+)
 
 SORTED_AFTER = 20
 
@@ -102,7 +108,7 @@ async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) 
         folder, paths, glob = query.top, (".",), query.glob
     else:  # a file named is searched as it is, whatever the glob
         folder, paths, glob = query.top.parent, (query.top.name,), None
-    listed = await listed_files(binary, folder, signal) if glob is not None else None
+    listed = await listed_files(binary, folder, signal) if overrides_gitignore(glob) else None
     hits = InPathOrder(query.limit)
     enough = SORTED_AFTER * (query.limit + 1)
 

@@ -4,10 +4,11 @@ The binary comes from the `ripgrep` wheel (a dependency), installed next to the 
 executable, or from PATH; without it grep and find say in one line how to install it. It runs
 in the searched folder with the switches that decide which files count: dotfiles included,
 `.git` skipped, .gitignore honoured with or without a repository, no other ignore files, no
-config file. A glob is rg's (gitignore's syntax with `{a,b}`), read relative to that folder. rg
-lets a glob override .gitignore, so what a glob selects is kept only where the plain listing
-(`listed_files`, which honours it) has it too. Output is not sorted (`--sort path` makes rg
-search on one thread): callers that need the walk's order ask for it or sort themselves.
+config file. A glob is rg's (gitignore's syntax with `{a,b}`), read relative to that folder. A
+glob of a name (no `/`) becomes a file type, which leaves .gitignore its word; rg lets a path
+glob (`--glob`) override .gitignore, so what one selects is kept only where the plain listing
+(`listed_files`) has it too. Output is not sorted (`--sort path` makes rg search on one
+thread): callers that need the walk's order ask for it or sort the results themselves.
 """
 
 from __future__ import annotations
@@ -56,7 +57,23 @@ def required(binary: str | None) -> str:
 
 
 def glob_args(glob: str | None) -> list[str]:
-    return [] if glob is None else ["--glob", glob]
+    """The rg switches that select the files `glob` matches."""
+    if glob is None:
+        return []
+    name = _name_glob(glob)
+    return ["--glob", glob] if name is None else ["--type-add", f"glob:{name}", "--type", "glob"]
+
+
+def overrides_gitignore(glob: str | None) -> bool:
+    """Whether rg lets `glob` select files .gitignore leaves out (a path glob does)."""
+    return glob is not None and _name_glob(glob) is None
+
+
+def _name_glob(glob: str) -> str | None:
+    """`glob` as a glob of file names, when it is one (`**/*.py` matches what `*.py` does);
+    a file type's definition cannot hold a `:` after its name."""
+    name = glob.removeprefix("**/")
+    return None if "/" in name or ":" in name else name
 
 
 @dataclass(frozen=True, slots=True)
