@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 from di_code.tools import default_tools
@@ -88,14 +89,32 @@ def test_a_run_imports_no_guarded_module_on_the_loop(
     assert sorted(on_loop) == []
 
 
-def test_jsonschema_is_imported_at_start_off_the_loop_before_any_call_needs_it(
+def test_jsonschema_is_imported_off_the_loop_while_the_model_answers(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
     """Every tool call's arguments are judged by jsonschema, so it is imported on a helper
-    thread while the run sets up: a run with no tool call has it too, off the loop."""
+    thread as soon as a request offering tools is sent: the first call finds it there. The
+    model here holds its answer until the spy has seen the import (or for 30 s)."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    llm_server.script(Turn(text="no tools needed"))
-    result, lines = spied_run(["run", "hi"], workspace, cli_env(di_code_home, llm_server))
-    assert result.returncode == 0, result.stderr
-    assert imports(lines).get("jsonschema") == "off"
+    llm_server.script(Turn(text="late", first_delay=30))
+    log = tmp_path / "imports.log"
+    env = {**cli_env(di_code_home, llm_server), "DI_CODE_IMPORT_SPY_LOG": str(log)}
+    env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])
+    run = subprocess.Popen(
+        [DI_CODE, "run", "hi"], cwd=workspace, env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while "jsonschema" not in spied(log) and run.poll() is None:
+            assert time.monotonic() < deadline, "jsonschema was not imported while waiting"
+            time.sleep(0.05)
+        assert spied(log).get("jsonschema") == "off"
+    finally:
+        run.terminate()
+        run.wait(30)
+
+
+def spied(log: Path) -> dict[str, str]:
+    return imports(log.read_text(encoding="utf-8").splitlines()) if log.exists() else {}

@@ -50,6 +50,7 @@ from di_code.ai.types import (
     UserMessage,
     now_ms,
 )
+from di_code.ai.validation import warm_up_validation
 from di_code.system.abort import AbortSignal
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
@@ -172,6 +173,8 @@ class _Run:
         messages = messages_for_request(self.context, config.now())
         context = Context(config.system_prompt, messages, definitions)
         stream = config.budget.wrap(config.provider).stream(config.model, context, self.options)
+        if definitions:
+            warm_up_validation()  # while the model answers: its tool calls' arguments need it
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
             await self.emit(MessageUpdateEvent(event))

@@ -2,7 +2,8 @@
 
 One Draft 2020-12 validator is built per schema and reused, since checking the schema itself
 on every call costs forty times more than validating the arguments. jsonschema is imported on a
-thread at start (`warm_up_validation`), so neither the loop nor the first tool call waits for it.
+thread while the model answers the first request that offers tools (`warm_up_validation`), so
+neither the loop nor, mostly, the first tool call waits for it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class ToolArgumentsError(ValueError):
 
 
 _validators: dict[int, tuple[dict[str, Any], Validator]] = {}
+_warming: threading.Thread | None = None
 
 
 def _validator_for(schema: dict[str, Any]) -> Validator:
@@ -50,9 +52,11 @@ def _validator_for(schema: dict[str, Any]) -> Validator:
 
 
 def warm_up_validation() -> None:
-    """Import jsonschema on a helper thread, while the caller goes on."""
-    warming = threading.Thread(target=import_here, args=([JSONSCHEMA],), daemon=True)
-    warming.start()
+    """Import jsonschema on a helper thread, once, while the caller goes on."""
+    global _warming
+    if _warming is None:
+        _warming = threading.Thread(target=import_here, args=([JSONSCHEMA],), daemon=True)
+        _warming.start()
 
 
 def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:

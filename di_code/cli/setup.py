@@ -20,7 +20,6 @@ from di_code.agent.tool import AgentTool
 from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
-from di_code.ai.validation import warm_up_validation
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
 from di_code.cli.lsp_setup import language_servers
@@ -96,7 +95,6 @@ async def prepare(
     )
     provider = door.open(selection)  # its key and URL are never printed nor saved from here on
     warm_up_http(*filter(None, [selection.model.base_url]))  # beside the set-up below
-    warm_up_validation()
     roots = extra_roots(options.add_dir, workspace)
     git = None  # overlaps the set-up below; a replaced system prompt needs none of it
     if options.system_prompt is None:
