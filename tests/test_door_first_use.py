@@ -14,7 +14,7 @@ from di_code.tools import default_tools
 from di_code.tools.builtin.lazy import LazyTool
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer
-from tests.support.wire import ToolCallSpec, Turn
+from tests.support.wire import Replay, ToolCallSpec, Turn, render_openai
 
 SPY = Path(__file__).parent / "support" / "import_spy"
 
@@ -89,15 +89,19 @@ def test_a_run_imports_no_guarded_module_on_the_loop(
     assert sorted(on_loop) == []
 
 
-def test_jsonschema_is_imported_off_the_loop_while_the_model_answers(
+def test_jsonschema_is_imported_off_the_loop_while_the_reply_streams(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
     """Every tool call's arguments are judged by jsonschema, so it is imported on a helper
-    thread as soon as a request offering tools is sent: the first call finds it there. The
-    model here holds its answer until the spy has seen the import (or for 30 s)."""
+    thread once the reply to a request offering tools begins: the first call finds it there.
+    The model here holds the rest of its reply until the spy has seen the import (or 30 s)."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    llm_server.script(Turn(text="late", first_delay=30))
+    events = render_openai(Turn(text="the answer, slowly"))
+    reply = tmp_path / "reply.sse"
+    reply.write_bytes(b"".join(events))
+    begun = len(events[0] + events[1])  # the role, then the first words: then the hold
+    llm_server.script(Replay(str(reply), cuts=(begun,), delay=30))
     log = tmp_path / "imports.log"
     env = {**cli_env(di_code_home, llm_server), "DI_CODE_IMPORT_SPY_LOG": str(log)}
     env["PYTHONPATH"] = os.pathsep.join([str(SPY), env.get("PYTHONPATH", "")])

@@ -173,10 +173,10 @@ class _Run:
         messages = messages_for_request(self.context, config.now())
         context = Context(config.system_prompt, messages, definitions)
         stream = config.budget.wrap(config.provider).stream(config.model, context, self.options)
-        if definitions:
-            warm_up_validation()  # while the model answers: its tool calls' arguments need it
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
+            if definitions and event.type != "start":
+                warm_up_validation()  # the request is out, the reply may hold tool calls
             await self.emit(MessageUpdateEvent(event))
         message = await stream.result()
         self.context.append(message)

@@ -2,8 +2,8 @@
 
 One Draft 2020-12 validator is built per schema and reused, since checking the schema itself
 on every call costs forty times more than validating the arguments. jsonschema is imported on a
-thread while the model answers the first request that offers tools (`warm_up_validation`), so
-neither the loop nor, mostly, the first tool call waits for it.
+thread once the first reply to a request that offers tools begins (`warm_up_validation`): not
+beside the request, which it would hold back, and mostly before the first call needs it.
 """
 
 from __future__ import annotations
