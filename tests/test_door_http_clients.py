@@ -117,17 +117,23 @@ async def test_the_limits_probe_loads_no_ca_bundle_on_the_loop(
     assert "loop" not in ca_loads
 
 
-async def test_an_mcp_server_over_http_loads_no_ca_bundle_on_the_loop(
-    tmp_path: Path, ca_loads: list[str]
-) -> None:
+@pytest.fixture
+def mcp_url(tmp_path: Path) -> Iterator[str]:
+    """An MCP server over HTTP, started and stopped outside the test's loop."""
     with serving_http(tmp_path) as url:
-        server = McpServer(McpServerConfig("web", "test", url=url), io.StringIO())
-        try:
-            await server.start()
-            assert server.state == "ready", server.error
-            assert any(tool.name == "add" for tool in server.listed)
-        finally:
-            await server.stop()
+        yield url
+
+
+async def test_an_mcp_server_over_http_loads_no_ca_bundle_on_the_loop(
+    mcp_url: str, ca_loads: list[str]
+) -> None:
+    server = McpServer(McpServerConfig("web", "test", url=mcp_url), io.StringIO())
+    try:
+        await server.start()
+        assert server.state == "ready", server.error
+        assert any(tool.name == "add" for tool in server.listed)
+    finally:
+        await server.stop()
     assert "loop" not in ca_loads
 
 
