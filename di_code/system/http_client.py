@@ -31,7 +31,7 @@ _contexts: dict[bool, ssl.SSLContext] = {}
 """The TLS context for clients that verify certificates (True) and for plain-HTTP ones."""
 
 
-def needs_tls(urls: tuple[str, ...]) -> bool:
+def needs_tls(*urls: str) -> bool:
     """Whether a client for `urls` (none: any URL) may meet an https server."""
     return not urls or any(not url.lower().startswith("http://") for url in urls)
 
@@ -51,13 +51,13 @@ def tls_context(tls: bool) -> ssl.SSLContext:
 
 def warm_up_http(*urls: str) -> None:
     """Make what a client for `urls` needs on a helper thread, while the caller goes on."""
-    tls = needs_tls(urls)
+    tls = needs_tls(*urls)
     threading.Thread(target=tls_context, args=(tls,), name="di-code-http", daemon=True).start()
 
 
 async def http_client(*urls: str, **options: Any) -> httpx.AsyncClient:
     """An `httpx.AsyncClient(**options)` for `urls` (none: any URL), made off the loop."""
-    tls = needs_tls(urls)
+    tls = needs_tls(*urls)
 
     def make() -> httpx.AsyncClient:
         context = tls_context(tls)

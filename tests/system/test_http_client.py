@@ -54,9 +54,9 @@ def test_without_a_warm_up_the_first_client_loads_it(fresh_contexts: None) -> No
 
 def test_a_plain_http_client_trusts_no_certificate(fresh_contexts: None) -> None:
     """Given an https URL after all, it fails to verify rather than connecting unverified."""
-    assert not http_client.needs_tls(("http://127.0.0.1:8080/v1", "HTTP://localhost/v1"))
-    assert http_client.needs_tls(("http://127.0.0.1/v1", "https://api.example.invalid"))
-    assert http_client.needs_tls(())  # a client for any URL (fetch)
+    assert not http_client.needs_tls("http://127.0.0.1:8080/v1", "HTTP://localhost/v1")
+    assert http_client.needs_tls("http://127.0.0.1/v1", "https://api.example.invalid")
+    assert http_client.needs_tls()  # a client for any URL (fetch)
     plain = http_client.tls_context(False)
     assert plain.verify_mode == ssl.CERT_REQUIRED and plain.check_hostname
     assert plain.cert_store_stats()["x509_ca"] == 0

@@ -154,11 +154,12 @@ class HttpClient:
     async def _get(self, url: str) -> httpx.AsyncClient:
         """The client for `url`: one for a plain-HTTP server (a local model) loads no CA
         bundle, and is replaced, never reused, when an https URL comes."""
-        tls = needs_tls((url,))
+        tls = needs_tls(url)
         if tls and not self._tls:
             await self.aclose()
         if self._client is None:
-            timeout = (CONNECT_TIMEOUT, None, CONNECT_TIMEOUT, CONNECT_TIMEOUT)  # no read limit
+            # connect, read (none: stall.py watches a reply), write, pool
+            timeout = (CONNECT_TIMEOUT, None, CONNECT_TIMEOUT, CONNECT_TIMEOUT)
             self._client, self._tls = await http_client(url, timeout=timeout), tls
         return self._client
 
