@@ -89,18 +89,18 @@ def test_a_run_imports_no_guarded_module_on_the_loop(
     assert sorted(on_loop) == []
 
 
-def test_jsonschema_is_imported_off_the_loop_while_the_reply_streams(
+def test_jsonschema_is_imported_off_the_loop_while_a_tool_call_streams(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
     """Every tool call's arguments are judged by jsonschema, so it is imported on a helper
-    thread once the reply to a request offering tools begins: the first call finds it there.
-    The model here holds the rest of its reply until the spy has seen the import (or 30 s)."""
+    thread as soon as a reply begins a tool call, while the arguments stream in. The model
+    here holds the rest of the call until the spy has seen the import (or for 30 s)."""
     workspace = tmp_path / "workspace"
     workspace.mkdir()
-    events = render_openai(Turn(text="the answer, slowly"))
+    events = render_openai(Turn(tool_calls=(ToolCallSpec("read", {"path": "a.txt"}, "c1"),)))
     reply = tmp_path / "reply.sse"
     reply.write_bytes(b"".join(events))
-    begun = len(events[0] + events[1])  # the role, then the first words: then the hold
+    begun = len(events[0] + events[1])  # the role, then the call's name: then the hold
     llm_server.script(Replay(str(reply), cuts=(begun,), delay=30))
     log = tmp_path / "imports.log"
     env = {**cli_env(di_code_home, llm_server), "DI_CODE_IMPORT_SPY_LOG": str(log)}

@@ -175,8 +175,8 @@ class _Run:
         stream = config.budget.wrap(config.provider).stream(config.model, context, self.options)
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
-            if definitions and event.type != "start":
-                warm_up_validation()  # the request is out, the reply may hold tool calls
+            if event.type == "tool_call_start":
+                warm_up_validation()  # while its arguments stream in: jsonschema judges them
             await self.emit(MessageUpdateEvent(event))
         message = await stream.result()
         self.context.append(message)

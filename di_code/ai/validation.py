@@ -2,8 +2,9 @@
 
 One Draft 2020-12 validator is built per schema and reused, since checking the schema itself
 on every call costs forty times more than validating the arguments. jsonschema is imported on a
-thread once the first reply to a request that offers tools begins (`warm_up_validation`): not
-beside the request, which it would hold back, and mostly before the first call needs it.
+thread as soon as a reply begins a tool call, while its arguments stream in
+(`warm_up_validation`): a run with no tool call never imports it, and the import does not
+compete with the set-up or the request.
 """
 
 from __future__ import annotations
