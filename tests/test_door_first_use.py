@@ -1,7 +1,8 @@
-"""First-use imports: async code imports the HTTP stack, jsonschema, the MCP SDK and the
-tools' own modules only through di_code.system.first_use, off the event loop. A real `di-code run`
-(an HTTP request, a read tool call, a call whose arguments jsonschema must judge) is watched by
-an import spy: a guarded module imported while the loop runs fails here, naming it."""
+"""First-use imports: async code imports the HTTP stack (with the first HTTP client:
+di_code.system.http_client), jsonschema, the MCP SDK and the tools' own modules only through
+di_code.system.first_use, off the event loop. A real `di-code run` (an HTTP request, a read
+tool call, a call whose arguments jsonschema must judge) is watched by an import spy: a guarded
+module imported while the loop runs fails here, naming it."""
 
 from __future__ import annotations
 
