@@ -202,15 +202,16 @@ async def test_ls_empty_missing_and_file(tools: dict[str, AgentTool], workspace:
         ("[[]a]", "g/[a]"),
         ("\\*", "g/*"),
         ("{a}", "g/a"),
-        ("*.{md,py}", "g/b.md\ng/c.py"),
+        ("*.{md,py}", "g/!x/c.md\ng/b.md\ng/c.py"),
         ("sub/**/x*", "g/sub/x1"),
         ("**/x*", "g/sub/x1"),
+        ("!x/*.md", "g/!x/c.md"),  # a name's `!`, not a negation (as in `!*.md`)
     ],
 )
 async def test_find_reads_globs_as_ripgrep_does(
     find: AgentTool, tree: Path, pattern: str, expected: str
 ) -> None:
-    for name in ["]", "[a]", "a", "*", "{a}", "1.txt", "sub/x1", "b.md", "c.py"]:
+    for name in ["]", "[a]", "a", "*", "{a}", "1.txt", "sub/x1", "b.md", "c.py", "!x/c.md"]:
         (tree / "g" / name).parent.mkdir(parents=True, exist_ok=True)
         (tree / "g" / name).write_text("")
     assert text_of(await run(find, {"pattern": pattern, "path": "g"})) == expected

@@ -61,7 +61,11 @@ def glob_args(glob: str | None) -> list[str]:
     if glob is None:
         return []
     name = _name_glob(glob)
-    return ["--glob", glob] if name is None else ["--type-add", f"glob:{name}", "--type", "glob"]
+    if name is not None:
+        return ["--type-add", f"glob:{name}", "--type", "glob"]
+    if glob.startswith("!"):  # part of a name, as in a name glob: not rg's negation
+        glob = "\\" + glob
+    return ["--glob", glob]
 
 
 def overrides_gitignore(glob: str | None) -> bool:
