@@ -2,8 +2,10 @@
 
 The SDK answers a method it does not route with "method not found", and its connection takes
 no routes of an agent's own. So `stdio.py` hands a `session/delete` request here instead of to
-the SDK: its params are read with the SDK's own request type, the agent answers it, and the
-answer goes out as the SDK writes its own (one JSON line, in one write, on the same stream).
+the SDK: once the SDK's agent is made, its params are read with the SDK's own request type, the
+agent answers it, and the answer goes out as the SDK writes its own (one JSON line, in one
+write, on the same stream). This module imports the SDK only then: `stdio.py` imports it before
+`initialize` is answered.
 """
 
 from __future__ import annotations
@@ -12,10 +14,6 @@ import asyncio
 import json
 import logging
 from typing import Any
-
-from acp import RequestError
-from acp.schema import DeleteSessionRequest
-from pydantic import ValidationError
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +28,16 @@ def own_request(message: Any) -> dict[str, Any] | None:
     return None
 
 
-async def answer(request: dict[str, Any], agent: Any, writer: asyncio.StreamWriter) -> None:
-    """Run the request on `agent` and write its answer (a result or the JSON-RPC error)."""
+async def answer(
+    request: dict[str, Any], made: asyncio.Future[Any], writer: asyncio.StreamWriter
+) -> None:
+    """Run the request on the agent, once `made`, and write its answer (a result or the
+    JSON-RPC error)."""
+    agent = await made
+    from acp import RequestError  # loaded with the agent
+    from acp.schema import DeleteSessionRequest
+    from pydantic import ValidationError
+
     reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
     try:
         params = DeleteSessionRequest.model_validate(request.get("params"))

@@ -1,9 +1,8 @@
-"""The ACP agent the SDK serves: `initialize` answered at once, the session methods handed to
-`sessions.Sessions`.
+"""The ACP agent the SDK serves: the session methods handed to `sessions.Sessions`.
 
-An editor starts `di-code acp` and waits for the answer to `initialize` before anything else,
-so that answer needs nothing but the SDK: di-code's agent machinery (the agent, tools,
-sessions, settings) is loaded when the first session is asked for.
+`initialize` never reaches it: `hello.py` answers it before the SDK is imported. di-code's
+agent machinery (the agent, tools, sessions, settings) is loaded when the first session is
+asked for.
 """
 
 from __future__ import annotations
@@ -12,94 +11,43 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from acp import PROTOCOL_VERSION, RequestError
+from acp import RequestError
 from acp.schema import (
-    AgentCapabilities,
     AuthenticateResponse,
-    AuthEnvVar,
-    AuthMethodAgent,
     CloseSessionResponse,
     DeleteSessionResponse,
-    EnvVarAuthMethod,
-    Implementation,
-    InitializeResponse,
     ListSessionsResponse,
     LoadSessionResponse,
-    McpCapabilities,
     NewSessionResponse,
-    PromptCapabilities,
     PromptResponse,
     ResumeSessionResponse,
-    SessionCapabilities,
-    SessionCloseCapabilities,
-    SessionDeleteCapabilities,
-    SessionListCapabilities,
-    SessionResumeCapabilities,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
-    TerminalAuthMethod,
 )
 
-from di_code import __version__
-from di_code.config.key_variables import PRESET_KEYS
+from di_code.acp.hello import KEY_METHODS
 from di_code.system.first_use import imported
 
 if TYPE_CHECKING:
+    from di_code.acp.hello import EditorOffers
     from di_code.acp.live import CloseSession, OpenSession
     from di_code.acp.sessions import Sessions
 
 
-KEY_METHODS = {f"{provider}-api-key": variable for provider, variable in PRESET_KEYS.items()}
-"""The key variables di-code reads, each an auth method, so an editor can say what to set."""
-AUTH_METHODS: list[EnvVarAuthMethod | TerminalAuthMethod | AuthMethodAgent] = [
-    EnvVarAuthMethod(
-        type="env_var",
-        id=f"{provider}-api-key",
-        name=f"Use {variable}",
-        description=f"Set {variable} in the environment di-code is started with (or the "
-        "key in di-code's config file) for the provider's models.",
-        vars=[AuthEnvVar(name=variable, label=f"{provider} API key", secret=True)],
-    )
-    for provider, variable in PRESET_KEYS.items()
-]
-
-
 class DiCodeAcpAgent:
-    """Implements the SDK's Agent interface (initialize, session/*)."""
+    """Implements the SDK's Agent interface (session/*, authenticate)."""
 
-    def __init__(self, open_session: OpenSession, close_session: CloseSession) -> None:
+    def __init__(
+        self, open_session: OpenSession, close_session: CloseSession, offers: EditorOffers
+    ) -> None:
         self._open = open_session
         self._close = close_session
+        self._offers = offers
         self._client: Any = None
         self._live: Sessions | None = None
-        self._editor_fs = False
-        self._editor_terminal = False
 
     def on_connect(self, conn: Any) -> None:
         self._client = conn
-
-    async def initialize(
-        self, protocol_version: int, client_capabilities: Any = None, **_: Any
-    ) -> InitializeResponse:
-        fs = getattr(client_capabilities, "fs", None)
-        self._editor_fs = bool(fs and fs.read_text_file and fs.write_text_file)
-        self._editor_terminal = bool(getattr(client_capabilities, "terminal", False))
-        return InitializeResponse(
-            protocol_version=min(protocol_version, PROTOCOL_VERSION),
-            agent_capabilities=AgentCapabilities(
-                load_session=True,
-                prompt_capabilities=PromptCapabilities(image=True, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=True, sse=False),
-                session_capabilities=SessionCapabilities(
-                    list=SessionListCapabilities(),
-                    resume=SessionResumeCapabilities(),
-                    close=SessionCloseCapabilities(),
-                    delete=SessionDeleteCapabilities(),
-                ),
-            ),
-            agent_info=Implementation(name="di-code", title="di-code", version=__version__),
-            auth_methods=AUTH_METHODS,
-        )
 
     async def authenticate(self, method_id: str, **_: Any) -> AuthenticateResponse:
         """Nothing to log in to: the key is in the environment the editor started di-code
@@ -182,7 +130,8 @@ class DiCodeAcpAgent:
         if self._live is None:
             from di_code.acp.sessions import Sessions
 
+            offers = self._offers
             self._live = Sessions(
-                self._client, self._open, self._close, self._editor_fs, self._editor_terminal
+                self._client, self._open, self._close, offers.files, offers.terminals
             )
         return self._live

@@ -12,15 +12,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import sys
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from acp import Agent, run_agent
-
+from di_code.acp.hello import INITIALIZE, EditorOffers, answer_initialize
 from di_code.acp.jsonrpc_lines import checked
 from di_code.acp.own_methods import answer, own_request
-from di_code.acp.server import DiCodeAcpAgent
 from di_code.ai.redaction import redact_bytes
+from di_code.system.first_use import imported
 
 if TYPE_CHECKING:
     from di_code.acp.live import CloseSession, OpenSession
@@ -29,10 +29,17 @@ STDIO_LIMIT = 50 * 1024 * 1024
 """Largest message line read: an editor may send a whole file or an image in one."""
 CHECKED_ON_LOOP = 64 * 1024
 """A longer line is parsed for its check in a thread, not on the event loop."""
+NEEDS_SDK = "di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'"
+INPUT_NOT_A_PIPE = "di-code acp reads an editor's messages from a pipe: its input is not one"
 
 
 async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
-    """Answer the editor until it closes stdin; then stop every session's work."""
+    """Answer the editor until it closes stdin; then stop every session's work.
+
+    `initialize` is answered as it comes (`hello.py`); the SDK is imported, and its
+    connection started, with the first message that needs it (an editor that only asks
+    `initialize` never pays for it)."""
+    _check_input()
     protocol_fd = os.dup(1)
     os.dup2(2, 1)
     loop = asyncio.get_running_loop()
@@ -43,15 +50,56 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     )
     writer = RedactingWriter(transport, protocol, None, loop)
     messages = asyncio.StreamReader(limit=STDIO_LIMIT)
-    agent = DiCodeAcpAgent(open_session, close_session)
-    checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer, agent))
+    offers = EditorOffers()
+    wanted = asyncio.Event()
+    agent: asyncio.Future[Any] = loop.create_future()
+    checking = asyncio.create_task(_pass_json_lines(stdin, messages, writer, offers, wanted, agent))
+    waiting = asyncio.create_task(wanted.wait())
     try:
-        # the SDK routes only the methods an agent has: the others answer "method not found";
-        # its "unstable" methods include session/resume and session/close, which ACP v1 has
-        await run_agent(cast(Agent, agent), writer, messages, use_unstable_protocol=True)
+        await asyncio.wait({checking, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        if wanted.is_set():
+            await _sdk_imported()
+            from acp import Agent, run_agent
+
+            from di_code.acp.server import DiCodeAcpAgent
+
+            agent.set_result(DiCodeAcpAgent(open_session, close_session, offers))
+            # the SDK routes only the methods an agent has: the others answer "method not
+            # found"; its "unstable" methods include session/resume and session/close, which
+            # ACP v1 has
+            served = cast(Agent, agent.result())
+            await run_agent(served, writer, messages, use_unstable_protocol=True)
     finally:
         checking.cancel()
-        await agent.close()
+        waiting.cancel()
+        if agent.done() and not agent.cancelled():
+            await agent.result().close()
+        agent.cancel()
+
+
+def _check_input() -> None:
+    """An editor's messages come through a pipe (a socket, or a terminal for a person trying
+    it, do too); the loop cannot wait on a file or on /dev/null, so that is one line, not an
+    internal error and a traceback."""
+    try:
+        mode = os.fstat(0).st_mode
+    except OSError:
+        mode = 0
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (mode and os.isatty(0))):
+        from di_code.config.settings import ConfigError
+
+        raise ConfigError(INPUT_NOT_A_PIPE)
+
+
+async def _sdk_imported() -> None:
+    """The SDK and the agent it serves, imported off the loop; an SDK that cannot be imported
+    is said in one line (acp_command checked only that it is installed)."""
+    try:
+        await imported("di_code.acp.server")
+    except ImportError:
+        from di_code.config.settings import ConfigError
+
+        raise ConfigError(NEEDS_SDK) from None
 
 
 ACTIONS = frozenset({"fs/write_text_file", "terminal/create"})
@@ -86,11 +134,14 @@ async def _pass_json_lines(
     stdin: asyncio.StreamReader,
     messages: asyncio.StreamReader,
     writer: asyncio.StreamWriter,
-    agent: DiCodeAcpAgent,
+    offers: EditorOffers,
+    wanted: asyncio.Event,
+    agent: asyncio.Future[Any],
 ) -> None:
     """The editor's lines on to the SDK, each a JSON-RPC message; any other line is answered
-    with JSON-RPC's error for it (`jsonrpc_lines`) and the agent goes on. A method the SDK
-    does not route is answered beside it (`own_methods`)."""
+    with JSON-RPC's error for it (`jsonrpc_lines`) and the agent goes on. `initialize` is
+    answered here (`hello`), a method the SDK does not route beside it (`own_methods`); any
+    other message sets `wanted`, for the SDK's agent."""
     answering: set[asyncio.Task[None]] = set()
     try:
         while line := await stdin.readline():
@@ -100,12 +151,17 @@ async def _pass_json_lines(
             )
             if error is not None:
                 writer.write(error)
-            elif (request := own_request(message)) is not None:
-                task = asyncio.create_task(answer(request, agent, writer))
-                answering.add(task)
-                task.add_done_callback(answering.discard)
-            else:
-                messages.feed_data(line)
+            elif isinstance(message, dict) and message.get("method") == INITIALIZE:
+                if "id" in message:  # as a notification it asks for no answer
+                    writer.write(answer_initialize(message, offers))
+            elif message is not None:
+                wanted.set()
+                if (request := own_request(message)) is not None:
+                    task = asyncio.create_task(answer(request, agent, writer))
+                    answering.add(task)
+                    task.add_done_callback(answering.discard)
+                else:
+                    messages.feed_data(line)
     except ValueError:  # a line over the limit: where the next message starts is unknown
         too_long = f"di-code acp: a message over {STDIO_LIMIT >> 20} MB; stopped reading"
         print(too_long, file=sys.stderr)

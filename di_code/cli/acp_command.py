@@ -1,11 +1,13 @@
 """`di-code acp`: di-code as an Agent Client Protocol agent for editors (Zed, JetBrains,
 Neovim), on stdin and stdout. Each editor session is set up as `chat` sets one up.
 
-Only the SDK is loaded before the editor's `initialize` is answered: the set-up (settings,
-providers, tools) loads with the first session."""
+Nothing of the SDK is loaded before the editor's `initialize` is answered (acp/hello.py): the
+SDK loads with the first request that needs it, the set-up (settings, providers, tools) with
+the first session."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from di_code.cli.flags import CliOptions
@@ -19,14 +21,12 @@ if TYPE_CHECKING:
 
 
 def acp_command(options: CliOptions, log_file: str | None) -> int:
-    try:
-        from di_code.acp.stdio import serve
-    except ImportError:
+    from di_code.acp.stdio import NEEDS_SDK, serve
+
+    if find_spec("acp") is None:  # whether it is installed, without its import's cost
         from di_code.config.settings import ConfigError
 
-        raise ConfigError(
-            "di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'"
-        ) from None
+        raise ConfigError(NEEDS_SDK)
 
     if log_file is not None:
         from di_code.ai.log_file import log_to

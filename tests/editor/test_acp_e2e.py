@@ -39,6 +39,7 @@ from tests.support.acp_editor import (  # noqa: E402
     prompt,
     raw_acp,
 )
+from tests.support.imports import CLI_MAIN  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 from tests.support.processes import alive, group_sleeper, sleeper_started, until  # noqa: E402
 
@@ -366,21 +367,41 @@ async def test_a_task_shows_its_subagents_calls_under_it_as_they_run(
     assert not any(u.tool_call_id == "r1" for u in client.of(ToolCallStart))  # nested, not top
 
 
+NEEDS_SDK = "di-code: di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'\n"
+
+
 def test_without_the_sdk_acp_says_how_to_install_it(
+    llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """`sys.modules["acp"] = None` is how Python marks a module as not installed."""
+    no_sdk = "import sys; sys.modules['acp'] = None\n" + CLI_MAIN
+    env = cli_env(di_code_home, llm_server)
+    done = subprocess.run(
+        [sys.executable, "-c", no_sdk, "acp"],
+        env=env, input="", capture_output=True, text=True, timeout=TIMEOUT,
+    )  # fmt: skip
+    assert (done.returncode, done.stderr, done.stdout) == (2, NEEDS_SDK, "")
+
+
+def test_an_sdk_that_cannot_be_imported_is_said_at_the_first_request_that_needs_it(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
+    """`initialize` is answered before the SDK is imported (test_acp_hello.py)."""
     shadow = tmp_path / "shadow" / "acp"
     shadow.mkdir(parents=True)
-    (shadow / "__init__.py").write_text("raise ImportError('the SDK is not installed')\n")
+    (shadow / "__init__.py").write_text("raise ImportError('a broken SDK')\n")
     env = cli_env(di_code_home, llm_server, PYTHONPATH=str(shadow.parent))
+    lines = [
+        {"id": 0, "method": "initialize", "params": {"protocolVersion": PROTOCOL_VERSION}},
+        {"id": 1, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
+    ]
+    given = "".join(json.dumps({"jsonrpc": "2.0", **line}) + "\n" for line in lines)
     done = subprocess.run(
-        [DI_CODE, "acp"], env=env, input="", capture_output=True, text=True, timeout=TIMEOUT
+        [DI_CODE, "acp"], env=env, input=given, capture_output=True, text=True, timeout=TIMEOUT
     )
-    assert done.returncode == 2
-    assert done.stderr == (
-        "di-code: di-code acp needs the Agent Client Protocol SDK: pip install 'di-code[acp]'\n"
-    )
-    assert done.stdout == ""
+    assert (done.returncode, done.stderr) == (2, NEEDS_SDK)
+    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    assert answer["id"] == 0 and answer["result"]["agentInfo"]["name"] == "di-code"
 
 
 async def test_the_commands_are_offered_after_the_answer_to_session_new(

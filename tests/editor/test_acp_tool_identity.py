@@ -1,13 +1,17 @@
-"""What a tool is, is not what wraps it (issue 42.1): with language servers found (write and
-edit are wrapped for diagnostics) or not, and with every accepted spelling of the arguments
-(Claude Code's `file_path`, `old_string`, `new_string`), an edit and a write show the editor
-their title, their file's location and their diff, and `/undo` restores them through
-`fs/write_text_file`. Every message is checked against the ACP v1 schema."""
+"""What a tool is, is not what wraps it (issue 42.1 and 42.3): with language servers off,
+found (write and edit are then wrapped for diagnostics) or running (basedpyright, as the dev
+extra installs it, on Python files), and with every accepted spelling of the arguments
+(Claude Code's `file_path`, `old_string`, `new_string`, opencode's `filePath`, `oldString`,
+`newString`), an edit and a write show the editor their title, their file's location and
+their diff, and `/undo` restores them through `fs/write_text_file`. Every message is checked
+against the ACP v1 schema."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shutil
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -28,18 +32,43 @@ from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 
 SPELLINGS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "di-code": (
-        {"path": "notes.txt", "old_text": "one", "new_text": "uno"},
-        {"path": "old.txt", "content": "new\n"},
+        {"path": "NOTES", "old_text": "one", "new_text": "uno"},
+        {"path": "OLD", "content": "new\n"},
     ),
     "claude-code": (
-        {"file_path": "notes.txt", "old_string": "one", "new_string": "uno"},
-        {"file_path": "old.txt", "content": "new\n"},
+        {"file_path": "NOTES", "old_string": "one", "new_string": "uno"},
+        {"file_path": "OLD", "content": "new\n"},
     ),
     "edits-list": (
-        {"file_path": "notes.txt", "edits": [{"old_string": "one", "new_string": "uno"}]},
-        {"file_path": "old.txt", "content": "new\n"},
+        {"file_path": "NOTES", "edits": [{"old_string": "one", "new_string": "uno"}]},
+        {"file_path": "OLD", "content": "new\n"},
+    ),
+    "opencode": (
+        {"filePath": "NOTES", "oldString": "one", "newString": "uno"},
+        {"filePath": "OLD", "content": "new\n"},
     ),
 }
+"""An edit of NOTES and a write of OLD, in each spelling (the names filled in per case)."""
+BIN = str(Path(sys.executable).parent)
+"""Where the dev extra installs basedpyright."""
+SERVERS = {"off": ".txt", "found": ".txt", "basedpyright": ".py"}
+"""How language servers are, and the files' suffix: off (DI_CODE_LSP=off), found (a stub
+gopls on PATH: write and edit are wrapped, no server starts for a text file), running
+(basedpyright checks the Python files edited)."""
+
+
+def named(arguments: dict[str, Any], suffix: str) -> dict[str, Any]:
+    """`arguments` with NOTES and OLD as file names with `suffix`, as deep as they go."""
+
+    def fill(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: fill(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [fill(item) for item in value]
+        return {"NOTES": f"notes{suffix}", "OLD": f"old{suffix}"}.get(value, value)
+
+    filled: dict[str, Any] = fill(arguments)
+    return filled
 
 
 @pytest.fixture
@@ -54,18 +83,29 @@ def stub_gopls(tmp_path: Path) -> Path:
     return folder
 
 
+def server_env(servers: str, stub_gopls: Path, home: Path) -> dict[str, str]:
+    """The environment's part that makes the language servers `servers`."""
+    path = os.environ["PATH"]
+    if servers == "off":
+        return {"DI_CODE_LSP": "off"}
+    if servers == "found":
+        return {"DI_CODE_LSP": "on", "PATH": f"{stub_gopls}{os.pathsep}{path}"}
+    if shutil.which("basedpyright-langserver", path=BIN) is None:
+        pytest.skip("basedpyright is not installed (the dev extra installs it)")
+    (home / "config.toml").write_text("[lsp.ruff]\nenabled = false\n")  # one server is enough
+    return {"DI_CODE_LSP": "on", "PATH": f"{BIN}{os.pathsep}{path}"}
+
+
 @pytest.fixture
 async def started(
-    llm_server: LLMServer, di_code_home: Path, stub_gopls: Path, request: pytest.FixtureRequest
+    llm_server: LLMServer, di_code_home: Path, stub_gopls: Path
 ) -> AsyncIterator[Any]:
     """`await started(client, servers)`: a `di-code acp` asking before edits, with the editor's
-    files, language servers off or found (the stub gopls first on PATH)."""
+    files, language servers as `servers` says (SERVERS)."""
     sent, opened = SentMessages(), []
 
-    async def start(client: Any, servers: bool) -> Any:
-        extra = {"DI_CODE_LSP": "off"}
-        if servers:
-            extra = {"DI_CODE_LSP": "on", "PATH": f"{stub_gopls}{os.pathsep}{os.environ['PATH']}"}
+    async def start(client: Any, servers: str) -> Any:
+        extra = server_env(servers, stub_gopls, di_code_home)
         env = cli_env(di_code_home, llm_server, **extra)
         args = ("acp", "--permission-mode", "ask", "--sandbox", "off")
         context = spawn_agent_process(client, DI_CODE, *args, env=env, observers=[sent])
@@ -81,15 +121,16 @@ async def started(
     await asyncio.to_thread(sent.check)
 
 
-@pytest.mark.parametrize("servers", [False, True], ids=["no-lsp", "lsp"])
+@pytest.mark.parametrize("servers", list(SERVERS))
 @pytest.mark.parametrize("spelling", list(SPELLINGS))
 async def test_an_edit_and_a_write_show_title_location_diff_and_undo_through_the_editor(
-    started: Any, llm_server: LLMServer, workspace: Path, servers: bool, spelling: str
+    started: Any, llm_server: LLMServer, workspace: Path, servers: str, spelling: str
 ) -> None:
-    notes, old = workspace / "notes.txt", workspace / "old.txt"
+    suffix = SERVERS[servers]
+    notes, old = workspace / f"notes{suffix}", workspace / f"old{suffix}"
     notes.write_text("one\ntwo\n")
     old.write_text("old\n")
-    edit, write = SPELLINGS[spelling]
+    edit, write = (named(arguments, suffix) for arguments in SPELLINGS[spelling])
     llm_server.script(
         Turn(tool_calls=(ToolCallSpec("edit", edit), ToolCallSpec("write", write))),
         Turn(text="done"),
@@ -100,10 +141,11 @@ async def test_an_edit_and_a_write_show_title_location_diff_and_undo_through_the
     await prompt(conn, session.session_id, "change them")
     assert notes.read_text() == "uno\ntwo\n" and old.read_text() == "new\n"
 
+    titles = [f"edit: {notes.name}", f"write: {old.name}"]
     asked = [(call.title, [p.path for p in call.locations or []]) for call, _ in client.asked]
-    assert asked == [("edit: notes.txt", [str(notes)]), ("write: old.txt", [str(old)])]
+    assert asked == [(titles[0], [str(notes)]), (titles[1], [str(old)])]
     starts = client.of(ToolCallStart)
-    assert [start.title for start in starts] == ["edit: notes.txt", "write: old.txt"]
+    assert [start.title for start in starts] == titles
     assert [[place.path for place in start.locations or []] for start in starts] == [
         [str(notes)],
         [str(old)],
@@ -120,6 +162,9 @@ async def test_an_edit_and_a_write_show_title_location_diff_and_undo_through_the
         [(str(notes), 0)],
         [(str(old), 0)],
     ]
+    if servers == "basedpyright":  # the server ran: its word on the edit is in the outcome
+        said = [b.content.text for b in ended[0].content or [] if b.type == "content"]
+        assert any('"uno" is not defined' in text for text in said), said
 
     client.writes.clear()
     await prompt(conn, session.session_id, "/undo")
@@ -137,7 +182,7 @@ def test_a_loaded_session_shows_each_call_in_its_tools_own_names(
     from di_code.ai.types import AssistantContent, AssistantMessage, ToolCall
     from di_code.tools import default_tools
 
-    edit, write = SPELLINGS[spelling]
+    edit, write = (named(arguments, ".txt") for arguments in SPELLINGS[spelling])
     calls: list[AssistantContent] = [ToolCall("e1", "edit", edit), ToolCall("w1", "write", write)]
     stored = AssistantMessage(calls, "openai", "test-model")
     replayed = EventTranslator(workspace).replay([stored], default_tools(workspace))

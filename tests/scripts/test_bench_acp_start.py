@@ -1,6 +1,7 @@
 """Figure 13's editor: it starts an ACP agent with the SDK's own client and reports the time
-to the answer of `initialize`, for `di-code acp` and for the bare SDK agent (the floor); an
-npm prefix that lacks a package added since it was installed is installed again."""
+to the answer of `initialize`, for `di-code acp` and for the bare SDK agent (which answers
+once the SDK is imported); an npm prefix that lacks a package added since it was installed
+is installed again."""
 
 from __future__ import annotations
 
