@@ -50,6 +50,7 @@ from di_code.ai.types import (
     UserMessage,
     now_ms,
 )
+from di_code.ai.validation import warm_up_validation
 from di_code.system.abort import AbortSignal
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
@@ -180,6 +181,8 @@ class _Run:
         stream = config.budget.wrap(config.provider).stream(config.model, context, self.options)
         await self.emit(MessageStartEvent(self._preview()))
         async for event in stream:
+            if event.type == "tool_call_start":
+                warm_up_validation()  # while its arguments stream in: jsonschema judges them
             await self.emit(MessageUpdateEvent(event))
         message = await stream.result()
         self.context.append(message)

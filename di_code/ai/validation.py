@@ -1,26 +1,27 @@
-"""Tool-argument validation: the model's arguments are untrusted input.
+"""Tool-argument validation: the model's arguments are untrusted input, judged by jsonschema.
 
 One Draft 2020-12 validator is built per schema and reused, since checking the schema itself
-on every call costs forty times more than validating the arguments. Before it, a schema of the
-common keywords is compiled once into a fast check (`schema_check`); when that says valid,
-jsonschema is not needed at all, otherwise jsonschema decides and words every error.
+on every call costs forty times more than validating the arguments. jsonschema is imported on a
+thread as soon as a reply begins a tool call, while its arguments stream in
+(`warm_up_validation`): a run with no tool call never imports it, and the import does not
+compete with the set-up or the request.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+import threading
+from typing import TYPE_CHECKING, Any, Protocol
 
 from di_code.ai.codec import MAX_JSON_DEPTH
 from di_code.ai.foreign_names import adopt
-from di_code.ai.schema_check import Check, compile_schema
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_here, imported
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 RECEIVED_LIMIT = 500
+JSONSCHEMA = "jsonschema"
 
 
 class ToolLike(Protocol):
@@ -35,61 +36,42 @@ class ToolArgumentsError(ValueError):
     """The arguments do not match the tool's schema; the message is written for the model."""
 
 
-_T = TypeVar("_T")
 _validators: dict[int, tuple[dict[str, Any], Validator]] = {}
-_checks: dict[int, tuple[dict[str, Any], Check | None]] = {}
-
-
-def _cached(
-    cache: dict[int, tuple[dict[str, Any], _T]],
-    schema: dict[str, Any],
-    build: Callable[[dict[str, Any]], _T],
-) -> _T:
-    """Built once per schema object (kept alive by the cache, so its id is not reused)."""
-    cached = cache.get(id(schema))
-    if cached is not None and cached[0] is schema:
-        return cached[1]
-    value = build(schema)
-    cache[id(schema)] = (schema, value)
-    return value
+_warming: threading.Thread | None = None
 
 
 def _validator_for(schema: dict[str, Any]) -> Validator:
-    return _cached(_validators, schema, _build_validator)
-
-
-def _build_validator(schema: dict[str, Any]) -> Validator:
+    """Built once per schema object (kept alive by the cache, so its id is not reused)."""
+    cached = _validators.get(id(schema))
+    if cached is not None and cached[0] is schema:
+        return cached[1]
     from jsonschema import Draft202012Validator
 
-    return Draft202012Validator(schema)
+    validator = Draft202012Validator(schema)
+    _validators[id(schema)] = (schema, validator)
+    return validator
 
 
-def _surely_valid(schema: dict[str, Any], arguments: dict[str, Any]) -> bool:
-    """The fast check's verdict; False also when it cannot tell (then jsonschema decides)."""
-    check = _cached(_checks, schema, compile_schema)
-    if check is None:
-        return False
-    try:
-        return check(arguments)
-    except Exception:  # an unusual value (a complex number, deep nesting): not ours to judge
-        return False
+def warm_up_validation() -> None:
+    """Import jsonschema on a helper thread, once, while the caller goes on."""
+    global _warming
+    if _warming is None:
+        _warming = threading.Thread(target=import_here, args=([JSONSCHEMA],), daemon=True)
+        _warming.start()
 
 
 def validate_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
     """Return a deep copy of valid arguments (other agents' names for them taken under the
     tool's own: `foreign_names`); raise ToolArgumentsError otherwise."""
-    adopted = _adopted(tool, arguments)
-    return _judged(tool, arguments, adopted, _surely_valid(tool.parameters, adopted))
+    return _judged(tool, arguments, _adopted(tool, arguments))
 
 
 async def checked_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, Any]:
-    """validate_tool_arguments for async code: when the fast check cannot vouch for the
-    arguments, jsonschema is imported off the loop first (system/first_use.py)."""
+    """validate_tool_arguments for async code: jsonschema is imported off the loop first (at
+    once when the warm-up has done it; system/first_use.py)."""
     adopted = _adopted(tool, arguments)
-    surely_valid = _surely_valid(tool.parameters, adopted)
-    if not surely_valid:
-        await imported("jsonschema")
-    return _judged(tool, arguments, adopted, surely_valid)
+    await imported(JSONSCHEMA)
+    return _judged(tool, arguments, adopted)
 
 
 def _adopted(tool: ToolLike, arguments: Any) -> dict[str, Any]:
@@ -106,17 +88,12 @@ def _adopted(tool: ToolLike, arguments: Any) -> dict[str, Any]:
     return adopted
 
 
-def _judged(
-    tool: ToolLike, given: dict[str, Any], arguments: dict[str, Any], surely_valid: bool
-) -> dict[str, Any]:
-    """A copy of `arguments` (adopted from `given`) when jsonschema finds no error in them,
-    or the fast check already vouched for them."""
-    schema = tool.parameters
-    if not surely_valid:
-        errors = list(_validator_for(schema).iter_errors(arguments))
-        if errors:
-            lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
-            raise ToolArgumentsError(_message(tool.name, lines, given))
+def _judged(tool: ToolLike, given: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `arguments` (adopted from `given`) when jsonschema finds no error in them."""
+    errors = list(_validator_for(tool.parameters).iter_errors(arguments))
+    if errors:
+        lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
+        raise ToolArgumentsError(_message(tool.name, lines, given))
     copied: dict[str, Any] = _deep_copy(arguments)
     return copied
 

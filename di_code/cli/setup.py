@@ -43,6 +43,7 @@ from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.setup.environment import environment_block, git_state
 from di_code.setup.prepared import Prepared
+from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
 from di_code.tools.policy.modes import PLAN_TOOL, PermissionMode, offered_tools, session_tools
 from di_code.tools.policy.permissions import Approver, PermissionGate, PermissionRules
@@ -89,10 +90,7 @@ async def prepare(
         await choose_model(options, door), settings, options.context_window
     )
     provider = door.open(selection)  # its key and URL are never printed nor saved from here on
-    if (selection.model.base_url or "").startswith("https://"):
-        from di_code.ai.providers.tls import preload_tls
-
-        preload_tls()  # overlaps the set-up below; a plain-HTTP server needs no CA bundle
+    warm_up_http(*filter(None, [selection.model.base_url]))  # beside the set-up below
     roots = extra_roots(options.add_dir, workspace)
     git = None  # overlaps the set-up below; a replaced system prompt needs none of it
     if options.system_prompt is None:

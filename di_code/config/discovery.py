@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from di_code.config.settings import DISCOVERY_ENV as DISCOVERY_ENV  # where callers look for it
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.http_client import http_client
 
 PROBE_TIMEOUT = 0.3
 LOCAL_PRESETS = ("ollama", "lmstudio", "llamacpp", "vllm")
@@ -62,10 +62,8 @@ async def discover(
     """The first candidate, in order, that lists a model; None when nobody answers."""
     if not found:
         return None
-    await imported(*HTTP_STACK)
-    import httpx
-
-    async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
+    urls = [candidate.base_url for candidate in found]
+    async with await http_client(*urls, timeout=timeout, trust_env=False) as client:
         answers = await asyncio.gather(*(_first_model(client, c.base_url) for c in found))
     for candidate, model_id in zip(found, answers, strict=True):
         if model_id is not None:

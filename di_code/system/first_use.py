@@ -1,11 +1,11 @@
 """The one door for what di-code imports the first time a feature is used, from async code.
 
-Importing runs module bodies: httpx with its HTTP/1.1 stack takes 50-130 ms, jsonschema
-~0.2 s, a tool's module a few ms. On the event loop that is a pause in which Ctrl-C, Esc and
-every other task wait. So async code never imports these itself: it awaits `imported(...)`,
-which imports them on a thread of its own while the loop goes on, and the plain `import`
-that follows finds them in sys.modules. tests/test_door_first_use.py fails when a module it
-guards is imported on a running loop.
+Importing runs module bodies: jsonschema ~0.2 s, the MCP SDK several hundred ms, a tool's
+module a few ms (the HTTP stack comes with the first client: system/http_client.py). On the
+event loop that is a pause in which Ctrl-C, Esc and every other task wait. So async code never
+imports these itself: it awaits `imported(...)`, which imports them on a thread of its own
+while the loop goes on, and the plain `import` that follows finds them in sys.modules.
+tests/test_door_first_use.py fails when a module it guards is imported on a running loop.
 """
 
 from __future__ import annotations
@@ -14,10 +14,6 @@ from collections.abc import Sequence
 from importlib import import_module
 
 from di_code.system.own_thread import on_own_thread
-
-HTTP_STACK = ("httpx", "httpcore._backends.anyio", "anyio._backends._asyncio")
-"""What a first HTTP request imports: httpx, then, at its first connection, httpcore's anyio
-backend and anyio's asyncio backend."""
 
 _done: set[str] = set()
 """Names this door has imported: the next call for them returns without a thread."""
@@ -32,8 +28,8 @@ async def imported(*names: str) -> None:
 
 def import_here(names: Sequence[str]) -> None:
     """Import `names` on the calling thread, which must not be the loop's (a helper thread
-    that needs them, like the TLS preload). One after the other; a module another thread is
-    importing is waited for here by the import system's own per-module lock."""
+    that needs them, like the warm-ups at set-up). One after the other; a module another
+    thread is importing is waited for here by the import system's own per-module lock."""
     for name in names:
         import_module(name)
         _done.add(name)

@@ -171,8 +171,7 @@ def test_a_plain_http_server_costs_no_ca_bundle(
 ) -> None:
     llm_server.script(Turn(text="hello there"))
     report = "import sys\n" + when_main_ends(
-        "print('CA bundles:', "
-        "sys.modules['di_code.ai.providers.tls']._load_ssl_context.cache_info().currsize)"
+        "print('CA bundles:', int(True in sys.modules['di_code.system.http_client']._contexts))"
     )
     env = cli_env(di_code_home, llm_server)
     done = run_main(report, "run", "--no-session", "hi", env=env, cwd=str(workspace))

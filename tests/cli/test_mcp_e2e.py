@@ -4,10 +4,8 @@ written with the official SDK (tests/support/mcp_fixture_server.py), a scripted 
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,7 +17,7 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.support.mcp_fixture_server import NAME_TWINS
+from tests.support.mcp_fixture_server import NAME_TWINS, serving_http
 from tests.support.processes import MARK, alive, marked, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,30 +56,8 @@ def markers(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def http_server(markers: Path) -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {**os.environ, "MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_NAME": "web"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.support.mcp_fixture_server", "http", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the HTTP MCP server never listened"
-                time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(TIMEOUT)
+    with serving_http(markers) as url:
+        yield url
 
 
 def test_stdio_and_http_servers_tools_reach_the_model(

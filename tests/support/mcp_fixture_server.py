@@ -16,10 +16,11 @@ from __future__ import annotations
 import base64
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import anyio
@@ -99,6 +100,39 @@ def _answering(answer: str) -> Callable[[], str]:
         return answer
 
     return tool
+
+
+ROOT = Path(__file__).resolve().parents[2]
+LISTEN_TIMEOUT = 30
+
+
+@contextlib.contextmanager
+def serving_http(markers: Path, name: str = "web") -> Iterator[str]:
+    """This server over streamable HTTP on a loopback port, in a process of its own: its URL."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {**os.environ, "MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_NAME": name}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.support.mcp_fixture_server", "http", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + LISTEN_TIMEOUT
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the HTTP MCP server never listened"
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(LISTEN_TIMEOUT)
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """grep's order: ripgrep searches unsorted on all cores, and its hits are put back in the walk's
-order (by name within each folder) before the limit applies, so both backends still agree; a
-search with very many matches restarts in rg's sorted order, with the same result."""
+order (by name within each folder) before the limit applies; a search with very many matches
+restarts in rg's sorted order, with the same result."""
 
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ from hypothesis import strategies as st
 from di_code.agent import AgentTool
 from di_code.tools.builtin import grep_search
 from di_code.tools.builtin.grep import GrepTool
-from di_code.tools.builtin.grep_query import Hit
-from di_code.tools.builtin.grep_search import InPathOrder
-from di_code.tools.builtin.ripgrep import find_ripgrep
+from di_code.tools.builtin.grep_search import Hit, InPathOrder
 from di_code.tools.builtin.workspace import Workspace
 from tests.tools.conftest import run, text_of
 
@@ -25,7 +23,7 @@ from tests.tools.conftest import run, text_of
 NAMES = ["B/y.txt", "_.txt", "a/x.txt", "a/z/deep.txt", "a-b.txt", "a.txt", "ab/q.txt"]
 
 
-@pytest.fixture(params=["ripgrep, gathered", "ripgrep, restarted sorted", "python"])
+@pytest.fixture(params=["gathered", "restarted sorted"])
 def grep(
     workspace: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> AgentTool:
@@ -39,8 +37,7 @@ def grep(
             path.write_text("hay\nneedle\n" if file % 2 else "hay\n")
     # 0: the first match seen is enough to restart sorted; 1000: never restarts
     monkeypatch.setattr(grep_search, "SORTED_AFTER", 0 if "restarted" in request.param else 1000)
-    backend = find_ripgrep() if request.param.startswith("ripgrep") else None
-    return GrepTool(Workspace.create(workspace), backend)
+    return GrepTool(Workspace.create(workspace))
 
 
 async def test_hits_come_in_the_walks_order(grep: AgentTool) -> None:

@@ -34,12 +34,11 @@ from di_code.ai.providers.retry import (
     with_retries,
 )
 from di_code.ai.providers.stall import StallClock
-from di_code.ai.providers.tls import loaded_ssl_context
 from di_code.ai.redaction import clip, foreign_secrets_hidden, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.http_client import http_client, needs_tls
 from di_code.system.own_thread import on_own_thread
 
 if TYPE_CHECKING:
@@ -155,16 +154,13 @@ class HttpClient:
     async def _get(self, url: str) -> httpx.AsyncClient:
         """The client for `url`: one for a plain-HTTP server (a local model) loads no CA
         bundle, and is replaced, never reused, when an https URL comes."""
-        tls = not url.startswith("http://")
+        tls = needs_tls(url)
         if tls and not self._tls:
             await self.aclose()
         if self._client is None:
-            await imported(*HTTP_STACK)
-            import httpx
-
-            timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)
-            verify = await loaded_ssl_context() if tls else False
-            self._client, self._tls = httpx.AsyncClient(timeout=timeout, verify=verify), tls
+            # connect, read (none: stall.py watches a reply), write, pool
+            timeout = (CONNECT_TIMEOUT, None, CONNECT_TIMEOUT, CONNECT_TIMEOUT)
+            self._client, self._tls = await http_client(url, timeout=timeout), tls
         return self._client
 
     async def aclose(self) -> None:
@@ -199,7 +195,7 @@ class HttpClient:
         if bad is not None:
             raise ProviderError(f"invalid request: the {bad!r} header holds {HEADER_RULE}")
         client = await self._get(url)
-        import httpx  # imported by _get, off the loop
+        import httpx  # imported by http_client, off the loop
 
         try:
             content = await on_own_thread(lambda: self._encode(url, headers, body))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from di_code.system.abort import AbortSignal  # annotations only: no asyncio in grep's worker
+    from di_code.system.abort import AbortSignal
 
 
 ABORTED_TEXT = "Operation aborted"

@@ -28,10 +28,9 @@ from typing import Any, ClassVar
 from urllib.parse import urljoin
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
-from di_code.ai.providers.tls import loaded_ssl_context
 from di_code.ai.redaction import holds_secret
 from di_code.system.abort import AbortSignal
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.http_client import http_client
 from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
@@ -79,19 +78,16 @@ class FetchTool(CheckedTool):
 async def fetch_page(
     url: str, private_hosts: frozenset[str], resolver: Resolver | None = None
 ) -> Page:
-    await imported(*HTTP_STACK)
-    import httpx
+    client = await http_client(trust_env=False, timeout=TIMEOUT_S)
+    import httpx  # imported by http_client, off the loop
 
     try:
-        async with asyncio.timeout(TIMEOUT_S):
-            verify = await loaded_ssl_context()  # the CA bundle: once, off the loop
-            client = httpx.AsyncClient(trust_env=False, timeout=TIMEOUT_S, verify=verify)
-            async with client:
-                for _ in range(MAX_REDIRECTS + 1):
-                    page_or_next = await _get(client, _address(url), private_hosts, resolver)
-                    if isinstance(page_or_next, Page):
-                        return page_or_next
-                    url = page_or_next
+        async with asyncio.timeout(TIMEOUT_S), client:
+            for _ in range(MAX_REDIRECTS + 1):
+                page_or_next = await _get(client, _address(url), private_hosts, resolver)
+                if isinstance(page_or_next, Page):
+                    return page_or_next
+                url = page_or_next
     except TimeoutError:
         raise ToolError(f"Fetch timed out after {TIMEOUT_S:g} s: {url}") from None
     except httpx.HTTPError as exc:

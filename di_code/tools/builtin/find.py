@@ -1,16 +1,14 @@
 """The find tool: list files whose path matches a glob, honouring .gitignore.
 
 Choices: only files are listed (as `rg --files` does), in `rg --sort path` order, relative to
-the working directory. The glob follows gitignore rules: without a `/` it matches a file name
-at any depth (`*.py`), with one it matches the path relative to the searched folder
-(`src/**/*.ts`). The file list comes from ripgrep when present, else from the Python walk in
-`ignore`; the glob itself is always applied in Python, so both give the same answer.
+the working directory. The glob is ripgrep's, with gitignore's rules: without a `/` it matches
+a file name at any depth (`*.py`), with one it matches the path relative to the searched folder
+(`src/**/*.ts`).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,9 +20,15 @@ from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import FIND, FIND_DEFAULT_LIMIT
 from di_code.tools.builtin.errors import ToolError, check_aborted
 from di_code.tools.builtin.files import searchable
-from di_code.tools.builtin.ignore import compile_glob, walk_files
 from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.ripgrep import find_ripgrep, name_filter, run_ripgrep
+from di_code.tools.builtin.ripgrep import (
+    find_ripgrep,
+    glob_args,
+    listed_files,
+    overrides_gitignore,
+    required,
+    run_ripgrep,
+)
 from di_code.tools.builtin.truncation import keep_head
 
 
@@ -38,6 +42,7 @@ class FindTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
+        binary = required(self.ripgrep)
         target, shown = self.workspace.resolve(params.get("path", "."))
         with target:
             if not searchable(target, shown):
@@ -45,19 +50,21 @@ class FindTool(WorkspaceTool):
         top = target.path
         pattern = params["pattern"]
         limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
-        glob = compile_glob(pattern)
+        listed = await listed_files(binary, top, signal) if overrides_gitignore(pattern) else None
         found: list[Path] = []
 
-        def take(path: Path) -> bool:
-            """Keep matches; one more than the limit tells that the limit was reached."""
-            if glob.matches(path.relative_to(top).as_posix()):
+        def take(name: bytes) -> bool:
+            """Keep what .gitignore does not leave out; one more than the limit tells that
+            the limit was reached."""
+            path = top / os.fsdecode(name)
+            if listed is None or path in listed:
                 found.append(path)
             return len(found) <= limit
 
-        if self.ripgrep is not None:
-            await _list_ripgrep(self.ripgrep, top, pattern, signal, take)
-        else:
-            await asyncio.to_thread(_list_python, top, signal, take)
+        args = ["--files", "--null", "--sort", "path", *glob_args(pattern)]
+        outcome = await run_ripgrep(binary, args, top, signal, take, separator=b"\0")
+        if outcome.returncode == 2 and not signal.aborted:
+            raise ToolError(f"find failed: {outcome.error}")
         check_aborted(signal)
         return self._result(found, limit, pattern)
 
@@ -77,25 +84,3 @@ class FindTool(WorkspaceTool):
             details.update(cut.to_dict())
         text = "\n".join(lines) + "".join(f"\n\n{notice}" for notice in notices)
         return ToolResult([TextContent(text)], details or None)
-
-
-async def _list_ripgrep(
-    binary: str, top: Path, pattern: str, signal: AbortSignal, take: Callable[[Path], bool]
-) -> None:
-    def on_line(raw: bytes) -> bool:
-        return take(Path(raw.decode("utf-8", "surrogateescape").removesuffix("\n")))
-
-    outcome = await run_ripgrep(
-        binary,
-        ["--files", "--sort", "path", *name_filter(pattern), "--", str(top)],
-        signal,
-        on_line,
-    )
-    if outcome.returncode == 2 and not signal.aborted:
-        raise ToolError(f"find failed: {outcome.error}")
-
-
-def _list_python(top: Path, signal: AbortSignal, take: Callable[[Path], bool]) -> None:
-    for path in walk_files(top, signal):
-        if not take(path):
-            return

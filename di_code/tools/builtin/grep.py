@@ -1,4 +1,4 @@
-"""The grep tool: search file contents, with ripgrep when it is there and Python otherwise.
+"""The grep tool: search file contents with ripgrep (grep_search).
 
 Output: one line per hit, `path:N: text` for a matching line and `path-N- text` for a context
 line (as grep and rg mark them), paths relative to the working directory, lines cut at
@@ -19,10 +19,9 @@ from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import GREP, GREP_DEFAULT_LIMIT
 from di_code.tools.builtin.errors import check_aborted
 from di_code.tools.builtin.files import searchable
-from di_code.tools.builtin.grep_query import Hit, Query
-from di_code.tools.builtin.grep_search import PATTERN_TIME_LIMIT, search_python, search_ripgrep
+from di_code.tools.builtin.grep_search import Hit, Query, search
 from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.ripgrep import find_ripgrep
+from di_code.tools.builtin.ripgrep import find_ripgrep, required
 from di_code.tools.builtin.truncation import keep_head
 from di_code.tools.builtin.workspace import Workspace
 
@@ -63,8 +62,6 @@ class Collector:
 @dataclass(frozen=True, slots=True)
 class GrepTool(WorkspaceTool):
     ripgrep: str | None = field(default_factory=find_ripgrep)
-    time_limit: float = PATTERN_TIME_LIMIT
-    """How long the Python fallback may match one file (see grep_worker)."""
     name: ClassVar[str] = GREP.name
     description: ClassVar[str] = GREP.description
     parameters: ClassVar[dict[str, Any]] = GREP.parameters
@@ -72,6 +69,7 @@ class GrepTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
+        binary = required(self.ripgrep)
         target, shown = self.workspace.resolve(params.get("path", "."))
         with target:
             searchable(target, shown)  # a FIFO would block rg's open
@@ -82,10 +80,7 @@ class GrepTool(WorkspaceTool):
             params.get("literal", False), params.get("context", 0), limit,
         )  # fmt: skip
         collector = Collector(self.workspace, limit, query.context)
-        if self.ripgrep is not None:
-            await search_ripgrep(self.ripgrep, query, signal, collector.add)
-        else:
-            await search_python(query, signal, collector.add, self.time_limit)
+        await search(binary, query, signal, collector.add)
         check_aborted(signal)
         return _result(collector, limit)
 

@@ -1,6 +1,6 @@
-"""The two sources of grep hits, ripgrep's JSON output and a Python scan, made equal.
+"""grep's hits, from ripgrep's JSON output, in the walk's order.
 
-Both yield the same `Hit`s in the same order (files in `rg --sort path` order, lines in file
+Hits come as `Hit`s in `rg --sort path` order (files by name within each folder, lines in file
 order, context lines within `context` of a match) into a `HitSink`, which says when to stop.
 ripgrep searches unsorted, on all cores; `InPathOrder` gathers its hits and hands them on in
 that order once it is done, keeping only what can still be among the first `limit` + 1 matches
@@ -9,10 +9,6 @@ many matches a file (`--max-count`, whose trailing context rg still prints). A p
 matches everywhere would make that a search of the whole tree where the first files suffice:
 past SORTED_AFTER × (limit + 1) matches the search restarts in rg's sorted order (one thread),
 which stops at the limit.
-The Python scan runs in a worker process (`grep_worker`) that writes rg's JSON lines, read here
-as rg's are. Differences left: the regex dialect (Rust's vs Python's `re`, equal for common
-patterns), and binary files: the fallback skips any file with a NUL byte, rg stops at the first
-NUL it sees. The fallback reads one file at a time into memory, and skips one over 256 MB.
 """
 
 from __future__ import annotations
@@ -20,20 +16,47 @@ from __future__ import annotations
 import base64
 import json
 import os
-import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.grep_query import Hit, HitSink, Query, compile_query
-from di_code.tools.builtin.grep_worker import TOO_SLOW
-from di_code.tools.builtin.ripgrep import RipgrepExit, name_filter, read_lines, run_ripgrep
+from di_code.tools.builtin.ripgrep import (
+    RipgrepExit,
+    glob_args,
+    listed_files,
+    overrides_gitignore,
+    run_ripgrep,
+)
 
 SORTED_AFTER = 20
-PATTERN_TIME_LIMIT = 10.0
-"""How long the Python fallback may match one file before it gives up on the pattern."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    path: Path
+    line: int
+    text: str
+    is_match: bool
+
+
+HitSink = Callable[[Hit], bool]
+"""Takes one hit; returns False when no more are wanted."""
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    pattern: str
+    top: Path
+    """A folder to search, or one file."""
+    glob: str | None
+    ignore_case: bool
+    literal: bool
+    context: int
+    limit: int
+    """Matches wanted in all; the sink may stop earlier."""
 
 
 def path_order(path: Path) -> tuple[str, ...]:
@@ -80,52 +103,56 @@ class InPathOrder:
                 return
 
 
-async def search_ripgrep(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
+async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
+    if query.top.is_dir():
+        folder, paths, glob = query.top, (".",), query.glob
+    else:  # a file named is searched as it is, whatever the glob
+        folder, paths, glob = query.top.parent, (query.top.name,), None
+    listed = await listed_files(binary, folder, signal) if overrides_gitignore(glob) else None
     hits = InPathOrder(query.limit)
     enough = SORTED_AFTER * (query.limit + 1)
 
+    def wanted(raw: bytes) -> Hit | None:
+        hit = _hit(raw, folder)
+        return hit if hit is not None and (listed is None or hit.path in listed) else None
+
     def gather(raw: bytes) -> bool:
-        hit = _hit(raw)
-        if hit is not None and query.wants(hit.path):
+        hit = wanted(raw)
+        if hit is not None:
             hits.add(hit)
         return hits.matches_seen < enough
 
-    outcome = await run_ripgrep(binary, _rg_args(query, sort=False), signal, gather)
+    def feed(raw: bytes) -> bool:
+        hit = wanted(raw)
+        return hit is None or sink(hit)
+
+    def args(sort: bool) -> list[str]:
+        return _rg_args(query, glob, sort)
+
+    outcome = await run_ripgrep(binary, args(False), folder, signal, gather, paths=paths)
     if hits.matches_seen < enough:
         _check(outcome, hits.found, signal)
         hits.drain(sink)
         return
-
-    await run_ripgrep(binary, _rg_args(query, sort=True), signal, _feed(query, sink))
-
-
-def _feed(query: Query, sink: HitSink) -> Callable[[bytes], bool]:
-    """What takes each JSON line, in order: its hit (if it is one, in the glob) to the sink."""
-
-    def feed(raw: bytes) -> bool:
-        hit = _hit(raw)
-        return hit is None or not query.wants(hit.path) or sink(hit)
-
-    return feed
+    await run_ripgrep(binary, args(True), folder, signal, feed, paths=paths)
 
 
-def _rg_args(query: Query, sort: bool) -> list[str]:
+def _rg_args(query: Query, glob: str | None, sort: bool) -> list[str]:
     args = ["--json", "--context", str(query.context), "--max-count", str(query.limit + 1)]
     args += ["--sort", "path"] if sort else []
     args += ["--ignore-case"] if query.ignore_case else ["--case-sensitive"]
     args += ["--fixed-strings"] if query.literal else []
-    args += name_filter(query.glob)
-    return [*args, "--regexp", query.pattern, "--", str(query.top)]
+    return [*args, *glob_args(glob), "--regexp", query.pattern]
 
 
-def _hit(raw: bytes) -> Hit | None:
+def _hit(raw: bytes, folder: Path) -> Hit | None:
     """The match or context line in one line of rg's JSON output, if it is one."""
     message = json.loads(raw)
     if message.get("type") not in ("match", "context"):
         return None
     data = message["data"]
     return Hit(
-        Path(_path(data["path"])),
+        folder / _path(data["path"]),
         int(data["line_number"]),
         _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
         message["type"] == "match",
@@ -146,20 +173,3 @@ def _text(field: dict[str, Any]) -> str:
     if "text" in field:
         return str(field["text"])
     return base64.b64decode(field["bytes"]).decode("utf-8", "replace")
-
-
-async def search_python(
-    query: Query, signal: AbortSignal, sink: HitSink, time_limit: float = PATTERN_TIME_LIMIT
-) -> None:
-    """The Python scan, in a worker process (`grep_worker`): Python's `re` holds the whole
-    interpreter while it matches, so a catastrophic pattern run here would freeze di-code,
-    Ctrl-C included. The worker is killed on abort or once the sink wants no more, and it
-    gives up by itself when matching one file takes longer than `time_limit` seconds."""
-    compile_query(query)  # an invalid pattern is an error before any process starts
-    argv = [sys.executable, "-P", "-m", "di_code.tools.builtin.grep_worker"]
-    argv.append(json.dumps([query.to_json(), time_limit]))
-    outcome = await read_lines(argv, signal, _feed(query, sink))
-    if outcome.returncode == TOO_SLOW:
-        raise ToolError(f"grep: the pattern took too long (over {time_limit:g} s) — simplify it")
-    if outcome.returncode > 0 and not signal.aborted:
-        raise ToolError(f"grep failed: {outcome.error or f'exit code {outcome.returncode}'}")

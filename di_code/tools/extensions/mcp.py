@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.first_use import imported
+from di_code.system.http_client import http_client
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
@@ -139,12 +140,10 @@ class McpServer:
     async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
         if config.url is not None:
-            import httpx
             from mcp.client.streamable_http import streamable_http_client
 
-            client = httpx.AsyncClient(
-                headers=dict(config.headers), timeout=httpx.Timeout(config.timeout), trust_env=False
-            )
+            options = {"headers": dict(config.headers), "timeout": config.timeout}
+            client = await http_client(config.url, trust_env=False, **options)
             async with client, streamable_http_client(config.url, http_client=client) as streams:
                 yield streams[0], streams[1]
             return
@@ -190,8 +189,7 @@ async def _sdk_loaded(*, http: bool) -> bool:
         if exc.name == "mcp":
             return False
         raise
-    client = ("mcp.client.streamable_http", *HTTP_STACK) if http else ("mcp.client.stdio",)
-    await imported(*client)
+    await imported("mcp.client.streamable_http" if http else "mcp.client.stdio")
     return True
 
 
