@@ -245,3 +245,35 @@ def test_a_broken_file_is_refused_not_trusted(repo: Path, di_code_home: Path) ->
     assert done.returncode == 2
     assert done.stderr == f"di-code: {path}: unknown setting permissions.bogus\n"
     assert trusted_lines(di_code_home) == ["no trusted projects"]
+
+
+def test_a_trust_file_that_is_not_one_is_an_error_not_an_empty_trust(di_code_home: Path) -> None:
+    """A damaged trust file does not silently trust nothing (or everything): one line names it."""
+    from di_code.config.toml_file import ConfigError
+    from di_code.config.trust import TrustStore
+
+    store = TrustStore(di_code_home)
+    assert store.entries() == {}  # none yet
+    for text, said in (("{not json", "cannot read"), ('{"projects": []}', "not a di-code trust")):
+        store.path.write_text(text, encoding="utf-8")
+        with pytest.raises(ConfigError) as refused:
+            store.entries()
+        assert str(store.path) in str(refused.value) and said in str(refused.value)
+        assert len(str(refused.value).splitlines()) == 1
+
+
+def test_project_trust_follows_the_file_and_its_safety(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.trust import project_trusted
+
+    assert not project_trusted(di_code_home, repo / "src")
+    trust_project(di_code_home, repo / "src")
+    assert project_trusted(di_code_home, repo / "src")
+    (repo / ".di-code" / "config.toml").chmod(0o666)  # others may write it now
+    assert not project_trusted(di_code_home, repo / "src")
+    assert not project_trusted(di_code_home, repo.parent)  # no settings file at all
+
+
+def test_a_trusted_file_that_is_gone_is_listed_so(repo: Path, di_code_home: Path) -> None:
+    trust_project(di_code_home, repo)
+    (repo / ".di-code" / "config.toml").unlink()
+    assert trusted_lines(di_code_home)[0].endswith("  file gone")
