@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.batch.conftest import make_repo, write_tasks
-from tests.batch.test_batch_stops import processes_running
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 
 pytest.importorskip("ray", reason="Ray is not installed here: pip install 'di-code[ray]'")
 HOST = "127.0.0.2"
