@@ -4,7 +4,6 @@ process-group mechanism)."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import time
@@ -15,16 +14,7 @@ import pytest
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import SAFETY_TIMEOUT, alive, wait_until
-
-
-def saved_stop_reasons(home: Path) -> list[str]:
-    reasons = []
-    for path in home.glob("sessions/*/*.jsonl"):
-        for line in path.read_text().splitlines():
-            entry = json.loads(line)
-            if entry.get("type") == "message" and entry["message"].get("role") == "assistant":
-                reasons.append(entry["message"].get("stop_reason", "stop"))
-    return reasons
+from tests.support.session_files import saved_stop_reasons
 
 
 @pytest.mark.parametrize(
