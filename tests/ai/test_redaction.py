@@ -285,3 +285,16 @@ def test_output_is_routed_through_redaction_once(monkeypatch: pytest.MonkeyPatch
     print(KEY)
     print(KEY, file=sys.stderr)
     assert out.getvalue() == err.getvalue() == f"{MASK}\n"
+
+
+def test_a_stream_after_only_short_values_were_registered_passes_its_text() -> None:
+    from di_code.ai.redaction import StreamRedactor
+
+    register("", "abc", None)  # none of them a secret: nothing known yet
+    redactor = StreamRedactor()
+    assert redactor.feed("plain text") + redactor.end() == "plain text"
+
+
+def test_the_missing_byte_buffer_is_named_in_the_error() -> None:
+    with pytest.raises(AttributeError, match="buffer"):
+        RedactingStream(io.StringIO()).buffer  # noqa: B018
