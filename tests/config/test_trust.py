@@ -277,3 +277,83 @@ def test_a_trusted_file_that_is_gone_is_listed_so(repo: Path, di_code_home: Path
     trust_project(di_code_home, repo)
     (repo / ".di-code" / "config.toml").unlink()
     assert trusted_lines(di_code_home)[0].endswith("  file gone")
+
+
+def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
+    di_code_home: Path,
+) -> None:
+    import json
+
+    from di_code.config.trust import TRUST_FILE, TrustStore
+
+    store = TrustStore(di_code_home)
+    store.set(Path("/p/é"), "d1")
+    store.set_file(Path("/p/.mcp.json"), "d2")
+    store.set(Path("/q"), "d3")
+    expected = {"files": {"/p/.mcp.json": "d2"}, "projects": {"/p/é": "d1", "/q": "d3"}}
+    text = store.path.read_text(encoding="utf-8")
+    assert text == json.dumps({**expected, "version": 1}, indent=1, sort_keys=True)
+    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE]  # no temp file left
+    store.set(Path("/q"), None)
+    store.set_file(Path("/p/.mcp.json"), None)
+    store.set_file(Path("/never/trusted"), None)  # forgetting what is not there: nothing
+    assert store.entries() == {"/p/é": "d1"} and store.files() == {}
+    store.path.write_text("[]", encoding="utf-8")  # JSON, but not the trust file's shape
+    assert store.files() == {}
+
+
+@pytest.mark.parametrize(
+    ("model", "usable", "kept"),
+    [
+        ("openai/gpt-4.1", {"openai"}, True),
+        ("openai/org/model", {"openai"}, True),  # the provider is the first part only
+        ("anthropic/claude", {"openai"}, False),
+        ("gpt-5", {"openai"}, True),  # an id alone: the preset that knows it
+        ("gpt-5", {"anthropic"}, False),
+        ("no-preset-knows-this", {"openai"}, False),
+        ("anthropic/claude", None, True),  # no providers known: only the keys are judged
+    ],
+)
+def test_an_untrusted_model_is_kept_only_on_a_provider_the_user_set_up(
+    model: str, usable: set[str] | None, kept: bool
+) -> None:
+    data = {"model": model, "thinking": "anthropic/claude", "limits": {"max_turns": 3}}
+    safe, dropped = split_untrusted(data, usable)
+    assert ("model" in safe) is kept and (dropped == ([] if kept else ["model"]))
+    assert safe["thinking"] == "anthropic/claude" and safe["limits"] == {"max_turns": 3}
+
+
+def test_revoke_takes_back_the_settings_and_the_mcp_json(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.trust import TrustStore
+
+    trust_project(di_code_home, repo)
+    mcp = repo.resolve() / ".mcp.json"
+    TrustStore(di_code_home).set_file(mcp, "d")
+    said = revoke_project(di_code_home, repo / "src")
+    assert said == f"no longer trusted: {repo.resolve()}\nno longer trusted: {mcp}"
+    assert TrustStore(di_code_home).files() == {} and TrustStore(di_code_home).entries() == {}
+
+
+def test_trusted_lines_are_sorted_by_place_with_a_short_digest(di_code_home: Path) -> None:
+    from di_code.config.trust import TrustStore
+
+    store = TrustStore(di_code_home)
+    store.set(Path("/b"), "1" * 64)
+    store.set(Path("/a"), "2" * 64)
+    store.set_file(Path("/a/.mcp.json"), "3" * 64)
+    assert trusted_lines(di_code_home) == [
+        f"/a  sha256:{'2' * 12}  file gone",
+        f"/a/.mcp.json  sha256:{'3' * 12}  file gone",
+        f"/b  sha256:{'1' * 12}  file gone",
+    ]
+
+
+def test_a_project_that_cannot_be_trusted_says_why(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.toml_file import ConfigError
+    from di_code.config.trust import safe_project
+
+    with pytest.raises(ConfigError, match=r"no \.di-code/config\.toml in "):
+        safe_project(di_code_home, repo.parent)
+    (repo / ".di-code" / "config.toml").chmod(0o666)
+    with pytest.raises(ConfigError, match="cannot be trusted: "):
+        safe_project(di_code_home, repo)
