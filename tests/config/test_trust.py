@@ -15,6 +15,7 @@ from di_code.config.selection import ModelRequest, select_model
 from di_code.config.settings import load_settings
 from di_code.config.trust import revoke_project, split_untrusted, trusted_lines
 from di_code.config.trusting import trust_project
+from tests.support.files import write as write_file
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -35,8 +36,8 @@ urls = ["http://127.0.0.1:9/v1"]
 
 
 def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    """A settings file only its owner may change (what a trusted one must be)."""
+    write_file(path, text)
     path.chmod(0o644)
     path.parent.chmod(0o755)
     return path
