@@ -285,13 +285,17 @@ def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
 ) -> None:
     import json
 
+    from di_code.config.toml_file import ConfigError
     from di_code.config.trust import TRUST_FILE, TrustStore
 
     store = TrustStore(di_code_home)
     store.set(Path("/p/é"), "d1")
     store.set_file(Path("/p/.mcp.json"), "d2")
+    expected = {"files": {"/p/.mcp.json": "d2"}, "projects": {"/p/é": "d1"}}
+    text = store.path.read_text(encoding="utf-8")
+    assert text == json.dumps({**expected, "version": 1}, indent=1, sort_keys=True)
     store.set(Path("/q"), "d3")
-    expected = {"files": {"/p/.mcp.json": "d2"}, "projects": {"/p/é": "d1", "/q": "d3"}}
+    expected["projects"]["/q"] = "d3"
     text = store.path.read_text(encoding="utf-8")
     assert text == json.dumps({**expected, "version": 1}, indent=1, sort_keys=True)
     assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE]  # no temp file left
@@ -301,6 +305,8 @@ def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
     assert store.entries() == {"/p/é": "d1"} and store.files() == {}
     store.path.write_text("[]", encoding="utf-8")  # JSON, but not the trust file's shape
     assert store.files() == {}
+    with pytest.raises(ConfigError, match="not a di-code trust file"):
+        store.entries()
 
 
 @pytest.mark.parametrize(
@@ -340,10 +346,10 @@ def test_trusted_lines_are_sorted_by_place_with_a_short_digest(di_code_home: Pat
 
     store = TrustStore(di_code_home)
     store.set(Path("/b"), "1" * 64)
-    store.set(Path("/a"), "2" * 64)
+    store.set(Path("/a-b"), "2" * 64)
     store.set_file(Path("/a/.mcp.json"), "3" * 64)
-    assert trusted_lines(di_code_home) == [
-        f"/a  sha256:{'2' * 12}  file gone",
+    assert trusted_lines(di_code_home) == [  # as shown: "-" before "/" (paths order by parts)
+        f"/a-b  sha256:{'2' * 12}  file gone",
         f"/a/.mcp.json  sha256:{'3' * 12}  file gone",
         f"/b  sha256:{'1' * 12}  file gone",
     ]
@@ -358,3 +364,28 @@ def test_a_project_that_cannot_be_trusted_says_why(repo: Path, di_code_home: Pat
     (repo / ".di-code" / "config.toml").chmod(0o666)
     with pytest.raises(ConfigError, match="cannot be trusted: "):
         safe_project(di_code_home, repo)
+
+
+def test_a_settings_file_too_large_to_read_is_not_trusted(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.toml_file import MAX_BYTES
+    from di_code.config.trust import project_trusted
+
+    (repo / ".di-code" / "config.toml").write_bytes(b"#" * (MAX_BYTES + 1))
+    assert not project_trusted(di_code_home, repo)
+
+
+def test_an_untrusted_mcp_json_says_how_to_trust_it(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.trust import trusted_mcp_json
+
+    mcp = write(repo / ".mcp.json", "{}")
+    path, data, why = trusted_mcp_json(di_code_home, repo / "src")
+    assert (path, data) == (mcp.resolve(), None)
+    assert (
+        why == f"{mcp.resolve()}: its MCP servers start once you trust the project (di-code trust)"
+    )
+
+
+def test_revoke_where_there_is_no_project_says_nothing_was_trusted(
+    tmp_path: Path, di_code_home: Path
+) -> None:
+    assert revoke_project(di_code_home, tmp_path) == f"{tmp_path.resolve()} was not trusted"
