@@ -75,12 +75,13 @@ class Repl:
         input: Input | None = None,
         output: Output | None = None,
         approver: ReplApprover | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.setup = setup
         self.console = console
         self.live = PromptLive(console, self.invalidate)
         self.reflow = Reflow()
-        self.renderer = Renderer(console, live=self.live, model=setup.agent.model)
+        self.renderer = Renderer(console, live=self.live, model=setup.agent.model, clock=clock)
         self.approver = approver or ReplApprover(console)
         self.approver.invalidate = self.invalidate
         self.approver.workspace = Workspace.create(setup.workspace)

@@ -6,6 +6,7 @@ import io
 import itertools
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -171,3 +172,129 @@ def test_a_request_body_keeps_only_the_secrets_it_is_sent_with() -> None:
     sent = foreign_secrets_hidden(body, ["https://api.example/v1", f"Bearer {KEY}"])
     assert sent.decode() == f'{{"text": "{KEY} and {MASK} at http://me:pw-in-text@host"}}'
     assert foreign_secrets_hidden(body, [f"Bearer {KEY}", other]) is body
+
+
+# Cases found by mutation testing (scripts/mutation.sh, docs/mutation.md): each fails when a
+# part of the redaction it names is changed.
+
+LONG = "0123456789abcdefghij"
+"""A 20-character secret whose characters differ: where a piece of it starts is unambiguous."""
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        (LONG[8:], MASK),  # its last 12: found by the last anchor there is
+        (LONG[3:15], MASK),  # exactly PIECE long
+        (LONG[6:18], MASK),  # grown left from an anchor to the text's start
+        (LONG[7:19] + LONG[6], MASK + LONG[6]),  # growing left stops at the text's start
+        (LONG[-1] + LONG[:12], LONG[-1] + MASK),  # and at the secret's start
+        (LONG[:11], LONG[:11]),  # one short of a piece
+    ],
+)
+def test_each_piece_of_a_long_secret_is_hidden_exactly(text: str, shown: str) -> None:
+    register(LONG)
+    assert redact(text) == shown
+
+
+def test_secrets_that_touch_are_one_mask() -> None:
+    register("abcdefgh1234", "zyxwvuts9876")
+    assert redact("<abcdefgh1234zyxwvuts9876>") == f"<{MASK}>"
+
+
+def test_a_key_made_of_characters_json_escapes_is_hidden_in_each_spelling() -> None:
+    """No stretch of it survives an escape, so only its escaped spellings can match: once, with
+    `/` as `\\/` too, and twice (a JSON file shown in a JSON line)."""
+    import json
+
+    odd = 'a"b/c"d/e"f/g"h/'
+    register(odd)
+    once = json.dumps(odd)[1:-1]
+    for spelling in (once, once.replace("/", "\\/"), json.dumps(once)[1:-1]):
+        assert redact(f"<{spelling}>") == f"<{MASK}>", spelling
+
+
+def test_a_url_that_does_not_parse_registers_nothing() -> None:
+    register_url("http://user:pw-0123@[::1")  # an unclosed IPv6 address: urlsplit refuses it
+    register_url(None)
+    assert redact("pw-0123") == "pw-0123"
+
+
+def test_a_stream_redactor_holds_back_only_what_may_start_a_secret() -> None:
+    from di_code.ai.redaction import StreamRedactor
+
+    register(KEY)
+    redactor = StreamRedactor()
+    assert redactor.feed("hello!") == "hello!"
+    assert redactor.feed("say sk-") == "say "  # may be the start of the key
+    assert redactor.end() == "sk-"
+    assert redactor.end() == ""
+
+
+def test_bytes_are_redacted_and_bytes_that_are_not_utf8_pass() -> None:
+    from di_code.ai.redaction import redact_bytes
+
+    assert redact_bytes(b"\xff plain") == b"\xff plain"  # nothing registered: as they are
+    assert redact_bytes(b"\xff http://u:pw@host") == b"\xff http://u:***@host"
+    register(KEY)
+    assert redact_bytes(b"\xff" + KEY.encode() + b"\xfe") == b"\xff***\xfe"
+
+
+def test_a_request_body_that_is_not_utf8_is_still_redacted() -> None:
+    from di_code.ai.redaction import foreign_secrets_hidden
+
+    register(KEY)
+    assert foreign_secrets_hidden(b"\xff" + KEY.encode() + b"\xfe", []) == b"\xff***\xfe"
+
+
+def test_a_url_holds_a_secret_percent_encoded_too() -> None:
+    from urllib.parse import quote
+
+    from di_code.ai.redaction import holds_secret
+
+    register(KEY)
+    assert holds_secret(f"https://x.example/?q={KEY[3:20]}")
+    assert holds_secret("https://x.example/?q=" + "".join(f"%{ord(c):02x}" for c in KEY))
+    assert not holds_secret(f"https://x.example/?q={quote(KEY[:11])}")
+
+
+def test_a_redacting_stream_delegates_all_but_the_byte_buffer() -> None:
+    wrapped = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    stream = RedactingStream(wrapped)  # type: ignore[arg-type]
+    register(KEY)
+    stream.writelines([f"a {KEY}\n", "b\n"])
+    stream.flush()
+    assert stream.encoding == "utf-8"
+    assert not hasattr(stream, "buffer") and hasattr(wrapped, "buffer")
+    assert wrapped.buffer.getvalue() == b"a ***\nb\n"  # type: ignore[attr-defined]
+
+
+def test_output_is_routed_through_redaction_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from di_code.ai.redaction import redact_output
+
+    out, err = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    redact_output()
+    first = sys.stdout, sys.stderr
+    redact_output()
+    assert (sys.stdout, sys.stderr) == first
+    register(KEY)
+    print(KEY)
+    print(KEY, file=sys.stderr)
+    assert out.getvalue() == err.getvalue() == f"{MASK}\n"
+
+
+def test_a_stream_after_only_short_values_were_registered_passes_its_text() -> None:
+    from di_code.ai.redaction import StreamRedactor
+
+    register("", "abc", None)  # none of them a secret: nothing known yet
+    redactor = StreamRedactor()
+    assert redactor.feed("plain text") + redactor.end() == "plain text"
+
+
+def test_the_missing_byte_buffer_is_named_in_the_error() -> None:
+    with pytest.raises(AttributeError, match="buffer"):
+        RedactingStream(io.StringIO()).buffer  # noqa: B018

@@ -25,10 +25,10 @@ from di_code.ai.providers.request_slots import SOCKET_PREFIX, request_slot
 from di_code.batch.ray_slots import SlotDoor, start_keeper
 from di_code.batch.results import STOPPED
 from tests.batch.conftest import bash_call, git, make_repo, read_results, write_call, write_tasks
-from tests.batch.test_batch_stops import CHILD, processes_running
+from tests.batch.test_batch_stops import CHILD
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 
 pytest.importorskip("ray", reason="Ray is not installed here: pip install 'di-code[ray]'")
 RAY = str(Path(sys.executable).parent / "ray")

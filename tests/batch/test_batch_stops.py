@@ -22,28 +22,10 @@ from tests.batch.conftest import (
 )
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import alive, wait_until
+from tests.support.processes import processes_running, wait_until
 
 CHILD = "di_code.cli.batch_child"
 """In the command line of a task's keeper and its `run`."""
-
-
-def processes_running(marker: str, under: Path | None = None) -> list[int]:
-    """The pids whose command line holds `marker` (whatever namespace started them); with
-    `under`, only those working in that folder (another test's tasks run beside, under xdist)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-                cwd = (entry / "cwd").readlink() if under is not None else None
-            except OSError:
-                continue
-            if under is not None and (cwd is None or not cwd.is_relative_to(under)):
-                continue
-            if marker in command and alive(int(entry.name)):
-                found.append(int(entry.name))
-    return found
 
 
 def start_batch(home: Path, server: LLMServer, cwd: Path, *args: str) -> subprocess.Popen[str]:

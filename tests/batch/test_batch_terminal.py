@@ -9,10 +9,9 @@ from pathlib import Path
 import pexpect
 
 from tests.batch.conftest import bash_call, make_repo, read_results, write_tasks
-from tests.batch.test_batch_stops import processes_running
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 from tests.ui.test_approval_e2e import Screen
 
 

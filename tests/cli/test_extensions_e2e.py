@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import RunDiCode, request_text
+from tests.support.files import write
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 PLUGIN = """
@@ -35,12 +36,6 @@ def user_home(tmp_path: Path) -> Path:
     home = tmp_path / "user"
     home.mkdir()
     return home
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def posted(server: LLMServer) -> list[str]:

@@ -4,7 +4,6 @@ process-group mechanism)."""
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import time
@@ -15,16 +14,7 @@ import pytest
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import SAFETY_TIMEOUT, alive, wait_until
-
-
-def saved_stop_reasons(home: Path) -> list[str]:
-    reasons = []
-    for path in home.glob("sessions/*/*.jsonl"):
-        for line in path.read_text().splitlines():
-            entry = json.loads(line)
-            if entry.get("type") == "message" and entry["message"].get("role") == "assistant":
-                reasons.append(entry["message"].get("stop_reason", "stop"))
-    return reasons
+from tests.support.session_files import saved_stop_reasons
 
 
 @pytest.mark.parametrize(
@@ -76,8 +66,10 @@ def test_ctrl_c_ends_a_run_with_a_100_mb_prompt_at_once(
 ) -> None:
     """A 100 MB prompt piped in (a log: `@` words on every line, distinct ones too) is work
     for the loop: its `@` mentions are looked for and its request body encoded. Ctrl-C at any
-    moment of it ends the run with 130 within 1.5 s (it took 4-5 s), and so does the session
-    file's append of it (a thread of its own writes it)."""
+    moment of it ends the run with 130 before the model (30 s away) could answer, and so does
+    the session file's append of it (a thread of its own writes it). How soon is not timed
+    here (the machine may be loaded): that the body is encoded off the loop, in pieces that
+    let it turn, is checked without a clock by tests/ai/test_big_body_off_loop.py."""
     (tmp_path / "notes.txt").write_text("not an image\n")
     line = b"user@host said: see @notes.txt and @%d, then more words follow here\n"
     prompt = b"".join(line % (n % 5000) for n in range(1_450_000))
@@ -97,12 +89,9 @@ def test_ctrl_c_ends_a_run_with_a_100_mb_prompt_at_once(
         process.stdin.close()
         time.sleep(after)
         process.send_signal(signal.SIGINT)
-        signalled = time.monotonic()
         process.stdin = None  # closed above: communicate() must not flush it
         _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
-        took = time.monotonic() - signalled
     finally:
         if process.poll() is None:
             process.kill()
     assert process.returncode == 130, stderr[-2000:]
-    assert took < 1.5, f"exited {took:.2f} s after the signal"

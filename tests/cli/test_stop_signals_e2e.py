@@ -24,9 +24,9 @@ from ptyprocess import PtyProcess
 
 from tests.cli.conftest import DI_CODE, WriteHook, cli_env
 from tests.cli.test_mcp_e2e import ROOT, toml_table
-from tests.cli.test_run_interrupt import saved_stop_reasons
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import MARK, SAFETY_TIMEOUT, alive, marked, wait_until
+from tests.support.session_files import saved_stop_reasons
 
 EXIT_BOUND = 15.0
 """Seconds: a hang is what is caught, not a slow exit."""

@@ -8,12 +8,7 @@ from pathlib import Path
 import pytest
 
 from di_code.config.agents import load_agents, tool_names
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.support.files import write
 
 
 @pytest.mark.parametrize(

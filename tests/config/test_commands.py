@@ -5,12 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from di_code.config.custom_commands import CustomCommand, load_commands
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.support.files import write
 
 
 def command(template: str) -> CustomCommand:

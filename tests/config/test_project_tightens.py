@@ -13,16 +13,11 @@ import pytest
 from di_code.config.settings import load_settings
 from di_code.config.trust import trusted_mcp_json
 from di_code.config.trusting import HeldBack, held_back_items, trust_offer, trust_project
+from tests.support.files import write
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
 KEY = "sk-user-own-key-0123456789abcdef"
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 @pytest.fixture

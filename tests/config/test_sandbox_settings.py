@@ -9,12 +9,7 @@ import pytest
 
 from di_code.cli.setup import sandbox_paths
 from di_code.config.settings import ConfigError, load_settings, parse_settings
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+from tests.support.files import write
 
 
 def test_hide_and_reveal_add_up_from_the_user_and_a_trusted_project(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from di_code.config.settings import ConfigError, load_settings, parse_settings
 from di_code.config.trusting import trust_project
+from tests.support.files import write
 
 HOME_CONFIG = """
 model = "openai/gpt-4.1"
@@ -32,12 +33,6 @@ deny = ["write"]
 [providers.together]
 base_url = "http://127.0.0.1:9/v1"
 """
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
 
 
 def test_missing_files_give_empty_settings(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from di_code.config.selection import ModelRequest, select_model
 from di_code.config.settings import load_settings
 from di_code.config.trust import revoke_project, split_untrusted, trusted_lines
 from di_code.config.trusting import trust_project
+from tests.support.files import write as write_file
 from tests.support.llm_server import LLMServer, Turn
 
 DI_CODE = str(Path(sys.executable).parent / "di-code")
@@ -35,8 +36,8 @@ urls = ["http://127.0.0.1:9/v1"]
 
 
 def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    """A settings file only its owner may change (what a trusted one must be)."""
+    write_file(path, text)
     path.chmod(0o644)
     path.parent.chmod(0o755)
     return path
@@ -245,3 +246,146 @@ def test_a_broken_file_is_refused_not_trusted(repo: Path, di_code_home: Path) ->
     assert done.returncode == 2
     assert done.stderr == f"di-code: {path}: unknown setting permissions.bogus\n"
     assert trusted_lines(di_code_home) == ["no trusted projects"]
+
+
+def test_a_trust_file_that_is_not_one_is_an_error_not_an_empty_trust(di_code_home: Path) -> None:
+    """A damaged trust file does not silently trust nothing (or everything): one line names it."""
+    from di_code.config.toml_file import ConfigError
+    from di_code.config.trust import TrustStore
+
+    store = TrustStore(di_code_home)
+    assert store.entries() == {}  # none yet
+    for text, said in (("{not json", "cannot read"), ('{"projects": []}', "not a di-code trust")):
+        store.path.write_text(text, encoding="utf-8")
+        with pytest.raises(ConfigError) as refused:
+            store.entries()
+        assert str(store.path) in str(refused.value) and said in str(refused.value)
+        assert len(str(refused.value).splitlines()) == 1
+
+
+def test_project_trust_follows_the_file_and_its_safety(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.trust import project_trusted
+
+    assert not project_trusted(di_code_home, repo / "src")
+    trust_project(di_code_home, repo / "src")
+    assert project_trusted(di_code_home, repo / "src")
+    (repo / ".di-code" / "config.toml").chmod(0o666)  # others may write it now
+    assert not project_trusted(di_code_home, repo / "src")
+    assert not project_trusted(di_code_home, repo.parent)  # no settings file at all
+
+
+def test_a_trusted_file_that_is_gone_is_listed_so(repo: Path, di_code_home: Path) -> None:
+    trust_project(di_code_home, repo)
+    (repo / ".di-code" / "config.toml").unlink()
+    assert trusted_lines(di_code_home)[0].endswith("  file gone")
+
+
+def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
+    di_code_home: Path,
+) -> None:
+    import json
+
+    from di_code.config.toml_file import ConfigError
+    from di_code.config.trust import TRUST_FILE, TrustStore
+
+    store = TrustStore(di_code_home)
+    store.set(Path("/p/é"), "d1")
+    store.set_file(Path("/p/.mcp.json"), "d2")
+    expected = {"files": {"/p/.mcp.json": "d2"}, "projects": {"/p/é": "d1"}}
+    text = store.path.read_text(encoding="utf-8")
+    assert text == json.dumps({**expected, "version": 1}, indent=1, sort_keys=True)
+    store.set(Path("/q"), "d3")
+    expected["projects"]["/q"] = "d3"
+    text = store.path.read_text(encoding="utf-8")
+    assert text == json.dumps({**expected, "version": 1}, indent=1, sort_keys=True)
+    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE]  # no temp file left
+    store.set(Path("/q"), None)
+    store.set_file(Path("/p/.mcp.json"), None)
+    store.set_file(Path("/never/trusted"), None)  # forgetting what is not there: nothing
+    assert store.entries() == {"/p/é": "d1"} and store.files() == {}
+    store.path.write_text("[]", encoding="utf-8")  # JSON, but not the trust file's shape
+    assert store.files() == {}
+    with pytest.raises(ConfigError, match="not a di-code trust file"):
+        store.entries()
+
+
+@pytest.mark.parametrize(
+    ("model", "usable", "kept"),
+    [
+        ("openai/gpt-4.1", {"openai"}, True),
+        ("openai/org/model", {"openai"}, True),  # the provider is the first part only
+        ("anthropic/claude", {"openai"}, False),
+        ("gpt-5", {"openai"}, True),  # an id alone: the preset that knows it
+        ("gpt-5", {"anthropic"}, False),
+        ("no-preset-knows-this", {"openai"}, False),
+        ("anthropic/claude", None, True),  # no providers known: only the keys are judged
+    ],
+)
+def test_an_untrusted_model_is_kept_only_on_a_provider_the_user_set_up(
+    model: str, usable: set[str] | None, kept: bool
+) -> None:
+    data = {"model": model, "thinking": "anthropic/claude", "limits": {"max_turns": 3}}
+    safe, dropped = split_untrusted(data, usable)
+    assert ("model" in safe) is kept and (dropped == ([] if kept else ["model"]))
+    assert safe["thinking"] == "anthropic/claude" and safe["limits"] == {"max_turns": 3}
+
+
+def test_revoke_takes_back_the_settings_and_the_mcp_json(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.trust import TrustStore
+
+    trust_project(di_code_home, repo)
+    mcp = repo.resolve() / ".mcp.json"
+    TrustStore(di_code_home).set_file(mcp, "d")
+    said = revoke_project(di_code_home, repo / "src")
+    assert said == f"no longer trusted: {repo.resolve()}\nno longer trusted: {mcp}"
+    assert TrustStore(di_code_home).files() == {} and TrustStore(di_code_home).entries() == {}
+
+
+def test_trusted_lines_are_sorted_by_place_with_a_short_digest(di_code_home: Path) -> None:
+    from di_code.config.trust import TrustStore
+
+    store = TrustStore(di_code_home)
+    store.set(Path("/b"), "1" * 64)
+    store.set(Path("/a-b"), "2" * 64)
+    store.set_file(Path("/a/.mcp.json"), "3" * 64)
+    assert trusted_lines(di_code_home) == [  # as shown: "-" before "/" (paths order by parts)
+        f"/a-b  sha256:{'2' * 12}  file gone",
+        f"/a/.mcp.json  sha256:{'3' * 12}  file gone",
+        f"/b  sha256:{'1' * 12}  file gone",
+    ]
+
+
+def test_a_project_that_cannot_be_trusted_says_why(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.toml_file import ConfigError
+    from di_code.config.trust import safe_project
+
+    with pytest.raises(ConfigError, match=r"no \.di-code/config\.toml in "):
+        safe_project(di_code_home, repo.parent)
+    (repo / ".di-code" / "config.toml").chmod(0o666)
+    with pytest.raises(ConfigError, match="cannot be trusted: "):
+        safe_project(di_code_home, repo)
+
+
+def test_a_settings_file_too_large_to_read_is_not_trusted(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.toml_file import MAX_BYTES
+    from di_code.config.trust import project_trusted
+
+    (repo / ".di-code" / "config.toml").write_bytes(b"#" * (MAX_BYTES + 1))
+    assert not project_trusted(di_code_home, repo)
+
+
+def test_an_untrusted_mcp_json_says_how_to_trust_it(repo: Path, di_code_home: Path) -> None:
+    from di_code.config.trust import trusted_mcp_json
+
+    mcp = write(repo / ".mcp.json", "{}")
+    path, data, why = trusted_mcp_json(di_code_home, repo / "src")
+    assert (path, data) == (mcp.resolve(), None)
+    assert (
+        why == f"{mcp.resolve()}: its MCP servers start once you trust the project (di-code trust)"
+    )
+
+
+def test_revoke_where_there_is_no_project_says_nothing_was_trusted(
+    tmp_path: Path, di_code_home: Path
+) -> None:
+    assert revoke_project(di_code_home, tmp_path) == f"{tmp_path.resolve()} was not trusted"

@@ -21,7 +21,6 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import WriteHook
-from tests.cli.test_run_interrupt import saved_stop_reasons
 from tests.cli.test_stop_signals_e2e import (
     CODES,
     EACH_SIGNAL,
@@ -33,6 +32,7 @@ from tests.cli.test_stop_signals_e2e import (
 )
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
+from tests.support.session_files import saved_stop_reasons
 from tests.ui.test_approval_e2e import Screen
 from tests.ui.test_trust_question_e2e import QUESTION, untrusted_project
 

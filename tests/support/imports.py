@@ -7,9 +7,24 @@ gains in by asserting what is *not* imported, which does not depend on the machi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
+
+COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+"""How coverage.py's .pth file knows to measure a new interpreter (pyproject.toml's
+`patch = subprocess`, which CI turns on)."""
+
+
+def unmeasured(env: Mapping[str, str] | None) -> dict[str, str]:
+    """`env` (None: this process's) without coverage.py's variables: an interpreter whose
+    modules a test counts must not load coverage's own."""
+    return {
+        name: value
+        for name, value in (os.environ if env is None else env).items()
+        if name not in COVERAGE_VARIABLES
+    }
 
 
 def when_main_ends(expression: str) -> str:
@@ -49,7 +64,7 @@ def run_main(
         capture_output=True,
         text=True,
         timeout=60,
-        env=dict(env),
+        env=unmeasured(env),
         cwd=cwd,
     )
 
@@ -63,7 +78,7 @@ def loaded_modules(
         capture_output=True,
         text=True,
         timeout=60,
-        env=None if env is None else dict(env),
+        env=unmeasured(env),
         cwd=cwd,
     )
     head, marker, tail = done.stdout.rpartition("\nMODULES:")

@@ -51,16 +51,35 @@ async def sleeper_started(pid_file: Path) -> int:
     return int(pid_file.read_text())
 
 
-def marked(mark: str) -> list[int]:
-    """The live processes whose environment holds MARK=`mark`."""
-    needle = f"{MARK}={mark}".encode()
+def live_pids(holds: Callable[[Path], bool]) -> list[int]:
+    """The live processes whose /proc entry `holds` (an entry that vanishes or may not be
+    read, as another user's, does not)."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                environ = (entry / "environ").read_bytes()
+                chosen = holds(entry)
             except OSError:
                 continue
-            if needle in environ.split(b"\0") and alive(int(entry.name)):
+            if chosen and alive(int(entry.name)):
                 found.append(int(entry.name))
     return found
+
+
+def marked(mark: str) -> list[int]:
+    """The live processes whose environment holds MARK=`mark`."""
+    needle = f"{MARK}={mark}".encode()
+    return live_pids(lambda entry: needle in (entry / "environ").read_bytes().split(b"\0"))
+
+
+def processes_running(marker: str, under: Path | None = None) -> list[int]:
+    """The pids whose command line holds `marker` (whatever namespace started them); with
+    `under`, only those working in that folder (another test's tasks run beside, under xdist)."""
+
+    def holds(entry: Path) -> bool:
+        command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        if under is not None and not (entry / "cwd").readlink().is_relative_to(under):
+            return False
+        return marker in command
+
+    return live_pids(holds)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,17 +16,10 @@ from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.cards import BASH_DEFAULT_TIMEOUT
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.sandbox import SandboxChoice
-from tests.support.processes import alive
+from tests.support.processes import alive, until
 from tests.tools.conftest import run, text_of
 
 SAFETY = 30.0  # seconds: only a net so a broken tool fails instead of hanging the suite
-
-
-async def until(condition: Callable[[], bool], timeout: float = SAFETY) -> None:
-    """Wait for a real condition, polling the event loop; fail after `timeout`."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 async def test_output_and_exit_code(tools: dict[str, AgentTool]) -> None:
@@ -151,11 +143,11 @@ async def test_abort_kills_every_process_of_the_group(tools: dict[str, AgentTool
     task = asyncio.create_task(
         tools["bash"].execute("call-1", {"command": command}, controller.signal, on_update)
     )
-    await until(lambda: bool(updates) and len(text_of(updates[-1]).split()) == 3)
+    await until(lambda: bool(updates) and len(text_of(updates[-1]).split()) == 3, "three pids")
     pids = [int(pid) for pid in text_of(updates[-1]).split()]
     assert all(alive(pid) for pid in pids)
     controller.abort()
-    await until(lambda: not any(alive(pid) for pid in pids), timeout=1.0)
+    await until(lambda: not any(alive(pid) for pid in pids), "the group to end")
     result = await asyncio.wait_for(task, SAFETY)
     assert isinstance(result, ToolResult) and result.is_error
     assert text_of(result).endswith("Command aborted; process group stopped (SIGTERM)")

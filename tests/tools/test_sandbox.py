@@ -19,8 +19,8 @@ from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest, Per
 from di_code.tools.policy.sandbox import SandboxChoice
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
+from tests.support.processes import live_pids, until
 from tests.tools.conftest import run, text_of
-from tests.tools.test_bash import until
 
 pytestmark = needs_bubblewrap
 
@@ -92,20 +92,13 @@ async def test_no_process_outlives_the_command(workspace: Path) -> None:
         {"command": "setsid sleep 1000.17 > /dev/null 2>&1 & echo started"},
     )
     assert text_of(result) == "started"
-    await until(lambda: not sleeping("1000.17"))
+    await until(lambda: not sleeping("1000.17"), "the sleep to end")
 
 
 def sleeping(duration: str) -> list[int]:
     """The pids of live `sleep <duration>` processes (seen from this pid namespace)."""
     wanted = f"sleep\0{duration}\0".encode()
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return live_pids(lambda entry: (entry / "cmdline").read_bytes() == wanted)
 
 
 async def test_the_full_output_file_can_be_read_by_the_next_command(workspace: Path) -> None:

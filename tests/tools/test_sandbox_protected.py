@@ -29,8 +29,8 @@ from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from di_code.ui.approval_view import approval_header
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
+from tests.support.processes import until
 from tests.tools.conftest import run, text_of
-from tests.tools.test_bash import until
 
 
 def git(*args: str | Path) -> str:
@@ -206,7 +206,7 @@ async def test_a_command_still_running_keeps_its_cover_when_another_ends(
             },
         )
     )
-    await until(lambda: (workspace / "started").exists())
+    await until(lambda: (workspace / "started").exists(), "the command to start")
     assert not (await run(tool, {"command": "true"})).is_error  # started and ended meanwhile
     (workspace / "go").touch()
     result = await first

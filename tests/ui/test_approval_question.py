@@ -10,6 +10,7 @@ from rich.console import Console
 from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
 from di_code.ui.approval import ReplApprover, YesNo, question
 from di_code.ui.approval_view import approval_header
+from tests.support.clock import ManualClock
 
 
 def request(tool: str, **arguments: str) -> ApprovalRequest:
@@ -20,14 +21,6 @@ async def opened(approver: ReplApprover) -> None:
     """Wait until the question is open (its body is prepared off the event loop)."""
     while approver.pending is None:
         await asyncio.sleep(0.01)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_the_view_shows_the_complete_command_with_escapes_visible() -> None:
@@ -45,7 +38,7 @@ def test_the_question_offers_the_grants_of_the_request() -> None:
 
 
 async def test_keys_count_only_after_the_guard_and_never_while_typing() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     approver = ReplApprover(Console(file=io.StringIO()), clock=clock)
     asking = asyncio.create_task(approver(request("bash", command="ls")))
     await opened(approver)
@@ -85,7 +78,7 @@ async def test_answers_by_key() -> None:
 
 
 async def test_a_yes_no_question_takes_y_or_n_only_after_the_guard() -> None:
-    clock = Clock()
+    clock = ManualClock(100.0)
     approver = ReplApprover(Console(file=io.StringIO()), clock=clock)
     trust = YesNo("Trust this project's settings (x.toml: permissions.mode)? y/N")
     asking = asyncio.create_task(approver.confirm(trust))

@@ -12,10 +12,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.test_run_interrupt import saved_stop_reasons
 from tests.cli.test_stop_signals_e2e import plugin_site
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import wait_until
+from tests.support.session_files import saved_stop_reasons
 from tests.ui.test_chat_e2e import (
     DI_CODE,
     TIMEOUT,

@@ -18,6 +18,7 @@ from di_code.ui.markdown_stream import (
     live_text,
     markdown,
 )
+from tests.support.clock import ManualClock
 
 
 def make_console(width: int = 80) -> Console:
@@ -38,19 +39,11 @@ class RecordingLive:
         self.shown.append(renderable)
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def stream(
-    text: str, cuts: list[int], clock: FakeClock | None = None
+    text: str, cuts: list[int], clock: ManualClock | None = None
 ) -> tuple[str, MarkdownStream]:
     console = make_console()
-    md = MarkdownStream(console, clock=clock or FakeClock(), live=RecordingLive())
+    md = MarkdownStream(console, clock=clock or ManualClock(), live=RecordingLive())
     previous = 0
     for cut in [*sorted({c for c in cuts if 0 < c < len(text)}), len(text)]:
         md.append(text[previous:cut])
@@ -69,7 +62,7 @@ SAMPLE = (
 
 
 def test_finished_blocks_are_printed_before_the_reply_ends() -> None:
-    clock = FakeClock()
+    clock = ManualClock()
     console = make_console()
     live = RecordingLive()
     md = MarkdownStream(console, clock=clock, live=live)
@@ -111,13 +104,13 @@ def test_a_line_that_may_still_continue_the_block_before_keeps_it_live() -> None
 
 
 def test_an_open_code_fence_is_never_cut() -> None:
-    md = MarkdownStream(make_console(), clock=FakeClock(), live=RecordingLive())
+    md = MarkdownStream(make_console(), clock=ManualClock(), live=RecordingLive())
     md.append("```\na\n\nb\n\nc\n")
     assert md.tail == "```\na\n\nb\n\nc\n"
 
 
 def test_updates_are_throttled_by_the_clock() -> None:
-    clock = FakeClock()
+    clock = ManualClock()
     live = RecordingLive()
     md = MarkdownStream(make_console(), clock=clock, live=live, fps=10)
     md.update("a")
@@ -132,7 +125,7 @@ def test_updates_are_throttled_by_the_clock() -> None:
 def test_sample_document_streams_to_the_whole_render() -> None:
     for size in (1, 3, 7, 50):
         cuts = list(range(size, len(SAMPLE), size))
-        assert stream(SAMPLE, cuts, FakeClock())[0] == whole(SAMPLE), size
+        assert stream(SAMPLE, cuts, ManualClock())[0] == whole(SAMPLE), size
 
 
 def test_block_starts_follow_the_parser() -> None:
@@ -194,7 +187,7 @@ def test_streaming_any_markdown_ends_as_the_whole_render(
     lines: list[str], trailing_newline: bool, cuts: list[int], tick: bool
 ) -> None:
     text = "\n".join(lines) + ("\n" if trailing_newline else "")
-    output, md = stream(text, cuts, FakeClock() if tick else None)
+    output, md = stream(text, cuts, ManualClock() if tick else None)
     assert output == whole(text)
     assert md.tail == ""
 
@@ -214,7 +207,7 @@ def shown_text(renderable: RenderableType | None) -> str:
 
 
 def test_a_piece_inside_the_throttle_window_is_drawn_when_the_window_closes() -> None:
-    clock, live, timers = FakeClock(), RecordingLive(), FakeTimers()
+    clock, live, timers = ManualClock(), RecordingLive(), FakeTimers()
     md = MarkdownStream(make_console(), clock=clock, live=live, fps=10, schedule=timers)
     md.append("a")
     clock.now = 0.04
@@ -275,6 +268,6 @@ def test_markdown_renders_as_richs_own() -> None:
 
 def test_a_link_defined_after_the_block_before_still_resolves() -> None:
     text = "Para\n\n[x]: http://a.example\n\nSee [x] here.\n\nEnd\n"
-    output, _ = stream(text, list(range(1, len(text))), FakeClock())
+    output, _ = stream(text, list(range(1, len(text))), ManualClock())
     assert "See x here." in output
     assert output == whole(text)

@@ -34,6 +34,7 @@ from di_code.tools.policy.permissions import (
 from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
+from tests.support.clock import ManualClock
 from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn
 
@@ -74,6 +75,7 @@ async def chat(
     approver: ReplApprover | None = None,
     history: Path | None = None,
     width: int = 80,
+    clock: Callable[[], float] = time.monotonic,
 ) -> AsyncIterator[Chat]:
     console = Console(file=io.StringIO(), width=width, color_system=None)
     with pipe() as pipe_input:
@@ -86,6 +88,7 @@ async def chat(
             output=DummyOutput(),
             history=history,
             approver=approver,
+            clock=clock,
         )
         session = Chat(repl, pipe_input, console)
         setup.agent.subscribe(session.on_event)
@@ -298,17 +301,20 @@ async def test_approval_keys_allow_or_deny_a_bash_call(key: str, ran: bool) -> N
 
 
 async def test_a_call_s_duration_leaves_out_the_time_its_question_waited() -> None:
+    """On the chat's own clock, which moves only here: the user reads the question for a
+    minute, and the call, which took no time, shows 0.0 s (with the wait counted: 60.0 s)."""
     setup, approver = asking_bash("true", [])
-    async with chat(setup, approver=approver) as session:
+    clock = ManualClock(100.0)
+    async with chat(setup, approver=approver, clock=clock) as session:
         session.type("go\r")
         await asyncio.wait_for(approver.asked.wait(), TIMEOUT)
         await keys_live(approver)
-        await asyncio.sleep(1.0)  # the user reads the question
+        clock.now += 60.0  # the user reads the question
         session.type("y")
         await session.answered()
         session.type("/exit\r")
     panel_end = next(line for line in session.output.splitlines() if line.startswith("╰"))
-    assert panel_end.endswith("s ─╯") and float(panel_end.split()[-2][:-1]) < 1.0, panel_end
+    assert panel_end.endswith(" 0.0s ─╯"), panel_end
 
 
 async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) -> None:

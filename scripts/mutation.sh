@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Mutation testing of the guarded code with mutmut (not in CI: a module takes 5-30 minutes on
+# two shared cores). Each module is mutated against its own tests only, in a scratch copy of
+# this working tree (mutmut writes its mutants/ folder there), with pyproject.toml's
+# [tool.mutmut] settings plus the module and its tests. The scores go in docs/mutation.md.
+#
+#   bash scripts/mutation.sh               every module below
+#   bash scripts/mutation.sh redaction     the modules whose path holds a word
+#
+# Each mutant not killed is listed (`mutmut show NAME` in the copy, kept in .mutation/MODULE,
+# prints its diff), then the counts and the score: killed (a timeout counts: the mutant hung)
+# over all mutants, those no test reaches included.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+
+# module  its own tests (space-separated)
+MODULES=(
+  "di_code/ai/redaction.py|tests/ai/test_redaction.py"
+  "di_code/tools/policy/protected.py|tests/tools/test_protected.py tests/tools/test_sandbox_protected.py"
+  "di_code/config/trust.py|tests/config/test_trust.py tests/config/test_trust_same_bytes.py"
+  "di_code/tools/policy/permissions.py|tests/tools/test_permissions.py"
+  "di_code/session/undo_plan.py|tests/session/test_undo_failures.py tests/session/test_undo_keeps_user_files.py tests/session/test_undo_property.py"
+  "di_code/system/files/resolve.py|tests/tools/test_resolve.py"
+  "di_code/system/files/door.py|tests/test_door_files.py tests/tools/test_door_reads.py"
+  "di_code/session/git_run.py|tests/test_door_git.py tests/session/test_git_runs_nothing.py"
+  "di_code/system/children.py|tests/test_door_children.py tests/system/test_children_stopped_while_made.py"
+)
+
+[ -x .venv/bin/mutmut ] || .venv/bin/pip install -q "mutmut>=3.8,<4"
+
+toml_list() { printf '"%s", ' "$@" | sed 's/, $//'; }
+
+for entry in "${MODULES[@]}"; do
+  module=${entry%%|*}
+  read -r -a tests <<<"${entry#*|}"
+  if [ $# -gt 0 ] && ! [[ $module == *"$1"* ]]; then
+    continue
+  fi
+  name=$(basename "$module" .py)
+  copy=$root/.mutation/$name
+  rm -rf "$copy" && mkdir -p "$copy"
+  git ls-files -z --cached --others --exclude-standard | tar --null -T - -c | tar -x -C "$copy"
+  sed -i "/^\[tool.mutmut\]/a only_mutate = [\"$module\"]\npytest_add_cli_args_test_selection = [$(toml_list "${tests[@]}")]" \
+    "$copy/pyproject.toml"
+  echo "== $module against ${tests[*]}"
+  (cd "$copy" && "$root/.venv/bin/mutmut" run --max-children 2 >/dev/null 2>&1 || true
+   "$root/.venv/bin/mutmut" results --all true >results.txt 2>/dev/null || true
+   grep -v ": killed$" results.txt || true
+   awk -F': ' '{count[$NF]++; n++} $NF == "killed" || $NF == "timeout" {dead++}
+     END {for (s in count) printf "%s %d, ", s, count[s]; printf "score %.1f%% of %d\n", 100 * dead / n, n}' \
+     results.txt)
+done
