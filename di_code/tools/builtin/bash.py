@@ -31,6 +31,7 @@ from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.policy.bash_policy import BashPolicy
 
 UPDATE_INTERVAL = 0.1
+FIRST_OUTPUT = 1.0
 TERMINAL_STOPPED = "the editor's terminal was killed"
 TERMINAL_DROPPED = "[The editor's terminal kept only the end of the output; the rest is lost.]"
 
@@ -61,6 +62,8 @@ class BashTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
+        if params.get("background"):
+            return await self._in_background(params, signal)
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         buffer = OutputBuffer(self.policy.spill)
         fresh = asyncio.Event()
@@ -80,6 +83,24 @@ class BashTool(WorkspaceTool):
             ticker.cancel()
             buffer.close()
         return _result(buffer.snapshot(), exit, timeout)
+
+    async def _in_background(self, params: dict[str, Any], signal: AbortSignal) -> ToolOutput:
+        """A job that outlives the call: started, its first output (up to FIRST_OUTPUT s)."""
+        from di_code.tools.builtin.job_tools import settled
+        from di_code.tools.builtin.jobs import start_job
+
+        job = await start_job(
+            self.policy.jobs, self.policy, params["command"], self.workspace.roots,
+            self.workspace.root, bool(params.get("pty")),
+        )  # fmt: skip
+        await settled(job, FIRST_OUTPUT, signal)
+        text = (
+            f"Started {job.take_output()}\n\n[Read more with job_output(job_id={job.id}) "
+            "(wait and pattern wait for a line), type into it with job_input, stop it with "
+            "job_kill.]"
+        )
+        details = {"job_id": job.id, "full_output_path": job.log.path}
+        return ToolResult([TextContent(text)], details)
 
     async def _in_terminal(
         self,

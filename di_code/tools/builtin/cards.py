@@ -152,7 +152,21 @@ BASH = ToolCard(
                 "exclusiveMinimum": 0,
                 "maximum": BASH_MAX_TIMEOUT,
                 "description": "Seconds before the command is killed "
-                f"(default {BASH_DEFAULT_TIMEOUT}, max {BASH_MAX_TIMEOUT}).",
+                f"(default {BASH_DEFAULT_TIMEOUT}, max {BASH_MAX_TIMEOUT}; "
+                "a background job has none).",
+            },
+            "background": {
+                "type": "boolean",
+                "description": "Start the command as a background job (a dev server, a "
+                "watcher, a REPL) and return at once with its job id and first output; it "
+                "keeps running across turns until job_kill or di-code's exit. Read it with "
+                "job_output, type into it with job_input. Only when asked for something "
+                "long-running; ordinary commands run in the foreground.",
+            },
+            "pty": {
+                "type": "boolean",
+                "description": "With background: run the job in a pseudo-terminal, so that a "
+                "REPL or a program's prompt reads what job_input types.",
             },
         },
         "required": ["command"],

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct, field
 
 from di_code.tools.builtin.cards import BASH, BASH_BACKGROUND
+from di_code.tools.builtin.job_table import JobTable
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.policy.launcher import confined
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
@@ -43,6 +44,8 @@ class BashPolicy(Struct, frozen=True):
     """The permission mode now (the gate's), read for every command."""
     terminals: EditorTerminals | None = None
     """The editor's terminals, where commands run under `di-code acp` when it offers them."""
+    jobs: JobTable = field(default_factory=JobTable)
+    """The session's background jobs (`background: true`), which the job tools read."""
 
     def sandbox(self) -> Sandbox | None:
         """The sandbox a command started now runs in (None: unsandboxed)."""

@@ -1,0 +1,68 @@
+"""A session's background jobs, by id: what the job tools, `/jobs`, the chat's bottom line and
+the model's next request read. Kept apart from the code that runs jobs (`jobs.py`) so that the
+bash policy holds one from start-up without loading the process machinery.
+
+A job that ends on its own (not by job_kill, /jobs or di-code's exit) leaves one notice: the
+model is told at its next request (`take_notices`, drained once) and each listener (the chat)
+hears it once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+
+class TableJob(Protocol):
+    """What the table needs of a job (`jobs.Job`; named so, the table does not import it)."""
+
+    id: int
+
+    @property
+    def running(self) -> bool: ...
+
+    async def kill(self, reason: Any = "killed") -> None: ...
+
+
+MAX_RUNNING = 32
+"""Jobs running at once; one more is refused (the model is told to stop one)."""
+
+
+class JobTable:
+    def __init__(self) -> None:
+        self.jobs: dict[int, TableJob] = {}
+        self._next = 1
+        self._notices: list[str] = []
+        self.listeners: list[Callable[[str], None]] = []
+        """Told each notice as it comes (the chat shows it)."""
+
+    def new_id(self) -> int:
+        taken, self._next = self._next, self._next + 1
+        return taken
+
+    def add(self, job: TableJob) -> None:
+        self.jobs[job.id] = job
+
+    def running(self) -> list[TableJob]:
+        return [job for job in self.jobs.values() if job.running]
+
+    def ended_on_its_own(self, notice: str) -> None:
+        self._notices.append(notice)
+        for listener in list(self.listeners):
+            listener(notice)
+
+    def take_notices(self) -> list[str]:
+        """The notices not yet sent to the model, each given once."""
+        taken, self._notices = self._notices, []
+        return taken
+
+    def status(self) -> str | None:
+        """The chat's bottom line part: `jobs: 2 running`, or None without running jobs."""
+        count = len(self.running())
+        return f"jobs: {count} running" if count else None
+
+    async def stop_all(self) -> None:
+        """End every running job's whole tree (the end of `run`, of a chat, of an editor's
+        session); di-code's exit does it too (the children door), this is the orderly way."""
+        for job in self.running():
+            await job.kill(reason="stopped")
