@@ -43,6 +43,7 @@ from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.setup.environment import environment_block, git_state
 from di_code.setup.prepared import Prepared
+from di_code.tools.builtin.job_history import job_notices
 from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
@@ -147,6 +148,7 @@ async def prepare(
         hooks=hooks,
         prompt_hooks=prompt_hooks,
     )
+    agent.notices = job_notices(bash.jobs, history, notify)
     if task:
         from di_code.cli.subagents import add_task_tool
 
@@ -165,6 +167,7 @@ async def prepare(
         mcp=mcp,
         lsp=lsp,
         attach_session=attach,
+        jobs=bash.jobs,
         bash_state=bash.state,
         hidden_env=bash.hidden_env,
     )
@@ -181,6 +184,8 @@ async def close_prepared(prepared: Prepared, provider: Provider) -> None:
     """Close the HTTP client and stop the MCP and language servers, before the loop ends;
     let the session go (another process, or a later load, may then write it)."""
     await close_provider(provider)
+    if prepared.jobs is not None:
+        await prepared.jobs.stop_all()
     if prepared.session is not None:
         prepared.session.release()
     if prepared.mcp is not None:

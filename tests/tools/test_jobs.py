@@ -13,9 +13,12 @@ from typing import Any
 
 from di_code.agent.tool import own_arguments
 from di_code.ai import AbortController
+from di_code.ai.types import TextContent, ToolResultMessage, UserMessage
 from di_code.system.children import group_members, run_child
 from di_code.tools import default_tools
+from di_code.tools.builtin.job_history import resume
 from di_code.tools.builtin.job_log import RING_BYTES
+from di_code.tools.builtin.job_table import JobTable
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.policy.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, PermissionGate
@@ -234,3 +237,34 @@ def test_di_codes_exit_ends_every_jobs_whole_tree(workspace: Path) -> None:
     pids = [int(word) for word in (workspace / "tree").read_text().split()]
     assert len(pids) == 2
     assert not [pid for pid in pids if alive(pid)]
+
+
+async def test_an_end_the_model_has_read_is_not_told_again(workspace: Path) -> None:
+    policy = BashPolicy()
+    tools = tools_with(workspace, policy)
+    job_id = await start(tools, "until [ -e go ]; do sleep 0.05; done")
+    (workspace / "go").touch()
+    read = await run(tools["job_output"], {"job_id": job_id, "wait": 30})
+    assert "exited with code 0" in text_of(read)
+    assert policy.jobs.take_notices() == []
+
+
+def test_a_resumed_conversation_says_its_running_jobs_ended() -> None:
+    def result(tool: str, details: dict[str, Any]) -> ToolResultMessage:
+        return ToolResultMessage("c", tool, [TextContent("...")], False, 0, details)
+
+    history = [
+        result("bash", {"job_id": 1, "command": "npm run dev"}),
+        result("bash", {"job_id": 2, "command": "pytest -f"}),
+        result("bash", {"job_id": 3, "command": "make watch"}),
+        result("job_kill", {"job_id": 2, "running": False}),
+        UserMessage.of("[Background job 3 (`make watch`): exited with code 1; no output]"),
+        result("bash", {"exit_code": 0}),
+    ]
+    table = JobTable()
+    notices = resume(table, history)
+    assert len(notices) == 1
+    assert notices[0].startswith("[Background job 1 (`npm run dev`) was running when the session")
+    assert "ended" in notices[0]
+    assert table.take_notices() == notices
+    assert table.new_id() == 4

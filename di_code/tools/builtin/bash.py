@@ -99,7 +99,7 @@ class BashTool(WorkspaceTool):
             "(wait and pattern wait for a line), type into it with job_input, stop it with "
             "job_kill.]"
         )
-        details = {"job_id": job.id, "full_output_path": job.log.path}
+        details = {"job_id": job.id, "command": job.command, "full_output_path": job.log.path}
         return ToolResult([TextContent(text)], details)
 
     async def _in_terminal(

@@ -24,6 +24,9 @@ class TableJob(Protocol):
     async def kill(self, reason: Any = "killed") -> None: ...
 
 
+NOTICE_START = "[Background job "
+"""How every notice begins: the chat knows them (shown when they happen, not again when they
+are sent), and a resumed conversation's jobs that ended are found by it."""
 MAX_RUNNING = 32
 """Jobs running at once; one more is refused (the model is told to stop one)."""
 
@@ -32,7 +35,7 @@ class JobTable:
     def __init__(self) -> None:
         self.jobs: dict[int, TableJob] = {}
         self._next = 1
-        self._notices: list[str] = []
+        self._notices: list[tuple[int, str]] = []
         self.listeners: list[Callable[[str], None]] = []
         """Told each notice as it comes (the chat shows it)."""
 
@@ -46,15 +49,25 @@ class JobTable:
     def running(self) -> list[TableJob]:
         return [job for job in self.jobs.values() if job.running]
 
-    def ended_on_its_own(self, notice: str) -> None:
-        self._notices.append(notice)
+    def continue_after(self, job_id: int) -> None:
+        """Number new jobs after `job_id` (a resumed conversation's last)."""
+        self._next = max(self._next, job_id + 1)
+
+    def tell(self, notice: str, job_id: int = 0) -> None:
+        """A notice (of job `job_id`'s end) for the model's next request and for every
+        listener, once."""
+        self._notices.append((job_id, notice))
         for listener in list(self.listeners):
             listener(notice)
+
+    def seen_end(self, job_id: int) -> None:
+        """The model has read how job `job_id` ended (job_output): no notice needs to say it."""
+        self._notices = [(job, text) for job, text in self._notices if job != job_id]
 
     def take_notices(self) -> list[str]:
         """The notices not yet sent to the model, each given once."""
         taken, self._notices = self._notices, []
-        return taken
+        return [text for _, text in taken]
 
     def status(self) -> str | None:
         """The chat's bottom line part: `jobs: 2 running`, or None without running jobs."""
@@ -66,3 +79,7 @@ class JobTable:
         session); di-code's exit does it too (the children door), this is the orderly way."""
         for job in self.running():
             await job.kill(reason="stopped")
+
+
+def is_job_notice(text: str) -> bool:
+    return text.startswith(NOTICE_START)

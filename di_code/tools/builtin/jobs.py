@@ -30,7 +30,7 @@ from di_code.system.children import descendants, group_members, signal_group
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.job_log import JobLog
 from di_code.tools.builtin.job_match import Matcher
-from di_code.tools.builtin.job_table import MAX_RUNNING, JobTable
+from di_code.tools.builtin.job_table import MAX_RUNNING, NOTICE_START, JobTable
 from di_code.tools.builtin.process import EXIT_GRACE, KILL_AFTER, POLL, read_pipe, shell
 from di_code.tools.builtin.truncation import keep_tail
 from di_code.tools.policy.launcher import start_program
@@ -154,13 +154,13 @@ class Job:
         self._done.set()
         self._wake()
         if self.ending == "exited":
-            self._table.ended_on_its_own(self.notice())
+            self._table.tell(self.notice(), self.id)
 
     def notice(self) -> str:
         """What the model and the user are told once when the job ends on its own."""
         lines = self.log.last_lines(NOTICE_LINES)
         tail = "; last lines:\n" + "\n".join(lines) if lines else "; no output"
-        return f"[Background {self.title()}{tail}]"
+        return f"{NOTICE_START}{self.title()[len('job ') :]}{tail}]"
 
     async def kill(self, reason: Ending = "killed") -> None:
         """End the job's whole tree; returns once it has ended."""
@@ -233,6 +233,8 @@ class Job:
         """The job's title and the output not read yet (bounded like bash's), marked read."""
         new = self.log.read_since(self.cursor)
         self.last_read, self.cursor = self.cursor, new.end
+        if not self.running:
+            self._table.seen_end(self.id)
         lines = new.data.decode("utf-8", "replace").split("\n")
         if lines[-1] == "":
             lines.pop()
