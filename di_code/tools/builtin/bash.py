@@ -62,6 +62,7 @@ class BashTool(WorkspaceTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
+        await self.policy.ready()
         if params.get("background"):
             return await self._in_background(params, signal)
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
@@ -112,6 +113,7 @@ class BashTool(WorkspaceTool):
         """The command in the editor's terminal; its output is cut and spilled as ours is."""
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         argv = [shell(), "-c", params["command"]]
+        await self.policy.ready()
         with self.policy.launch(argv, self.workspace.roots) as (argv, env):
             ran = await terminals.run(
                 tool_call_id, argv, str(self.workspace.root), env, timeout, signal

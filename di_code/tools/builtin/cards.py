@@ -125,8 +125,9 @@ EDIT = ToolCard(
 )
 
 BASH_BACKGROUND = (
-    "A background process (`server > server.log 2>&1 &`, its output redirected to a file) "
-    "keeps running after the command returns, until di-code exits; stop it (kill) when done."
+    "For a server, a watcher or a REPL that must outlive the command, pass background: true "
+    "(a job, read with job_output, stopped with job_kill) rather than `&`: what a command "
+    "leaves running with `&` has no output to read and ends only when di-code exits."
 )
 """Told when commands run unsandboxed; the sandbox says what holds inside it."""
 

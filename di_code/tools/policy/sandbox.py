@@ -43,6 +43,9 @@ class Sandbox(Struct, frozen=True):
     network: bool = False
     paths: SandboxPaths = field(default_factory=SandboxPaths)
     """What is hidden, and DI_CODE_HOME (protected)."""
+    entered: tuple[str, ...] = ()
+    """Without network: the command line (`nsenter ... --`) that puts the command in its
+    session's network namespace (session_network.py); empty: a namespace of its own."""
 
     def describe(self) -> str:
         """What the model must know to work inside it (told in the bash tool's description)."""
@@ -58,7 +61,7 @@ class Sandbox(Struct, frozen=True):
             f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
             f"command){network}; credential files (~/.ssh, ~/.aws, ...) look empty; "
             "every process it started ends when the command ends, background ones included: "
-            "start a server, use it and stop it within one command."
+            "start a server that must outlive the command with background: true (a job)."
         )
 
     @contextlib.contextmanager
@@ -81,8 +84,8 @@ class Sandbox(Struct, frozen=True):
         """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
         spill folder) stay visible read-only even below /tmp, when they exist; each `own`
         (host folder, where it appears) is the program's own, writable (a server's cache)."""
-        args = [bubblewrap_path() or "bwrap", *_BASE]
-        if not self.network:
+        args = [*self.entered, *bare_bubblewrap()]
+        if not self.network and not self.entered:
             args.append("--unshare-net")
         writable = self.mode == "workspace-write"
         args += mounts(roots, writable, self.paths, self.network, readable, own)
@@ -97,6 +100,11 @@ _BASE = (
     "--unshare-pid",
     "--die-with-parent",
 )  # fmt: skip
+
+
+def bare_bubblewrap() -> list[str]:
+    """bubblewrap's command line with the options every sandbox has."""
+    return [bubblewrap_path() or "bwrap", *_BASE]
 
 
 def bubblewrap_path() -> str | None:
