@@ -19,6 +19,7 @@ from di_code.tools import default_tools
 from di_code.tools.builtin.job_history import resume
 from di_code.tools.builtin.job_log import RING_BYTES
 from di_code.tools.builtin.job_table import JobTable
+from di_code.tools.builtin.process import KILL_AFTER
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.policy.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, PermissionGate
@@ -268,3 +269,20 @@ def test_a_resumed_conversation_says_its_running_jobs_ended() -> None:
     assert "ended" in notices[0]
     assert table.take_notices() == notices
     assert table.new_id() == 4
+
+
+async def test_jobs_that_ignore_term_are_stopped_together(workspace: Path) -> None:
+    """The end of a session stops every job at once: those that ignore TERM are killed after
+    one grace, not one grace each."""
+    policy = BashPolicy()
+    tools = tools_with(workspace, policy)
+    stubborn = "trap '' TERM; echo ready; while :; do sleep 0.05; done"
+    for _ in range(8):
+        job = await start(tools, stubborn)
+        await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "ready"})
+    pids = [job.pid for job in policy.jobs.running()]  # type: ignore[attr-defined]
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    await policy.jobs.stop_all()
+    assert loop.time() - began < 3 * KILL_AFTER  # one grace and the machine's slowness, not 8
+    assert not [pid for pid in pids if alive(pid)]

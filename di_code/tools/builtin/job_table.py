@@ -9,6 +9,7 @@ hears it once.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -76,9 +77,9 @@ class JobTable:
 
     async def stop_all(self) -> None:
         """End every running job's whole tree (the end of `run`, of a chat, of an editor's
-        session); di-code's exit does it too (the children door), this is the orderly way."""
-        for job in self.running():
-            await job.kill(reason="stopped")
+        session), all at once: a job that ignores TERM holds the end for its KILL_AFTER, not
+        each in turn. di-code's exit does it too (the children door); this is the orderly way."""
+        await asyncio.gather(*(job.kill(reason="stopped") for job in self.running()))
 
 
 def is_job_notice(text: str) -> bool:
