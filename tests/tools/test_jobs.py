@@ -286,3 +286,33 @@ async def test_jobs_that_ignore_term_are_stopped_together(workspace: Path) -> No
     await policy.jobs.stop_all()
     assert loop.time() - began < 3 * KILL_AFTER  # one grace and the machine's slowness, not 8
     assert not [pid for pid in pids if alive(pid)]
+
+
+async def test_hostile_input_is_typed_or_refused_in_one_line(workspace: Path) -> None:
+    tools = tools_with(workspace, BashPolicy())
+    echo = await start(tools, "cat")
+    typed = await run(
+        tools["job_input"],
+        {"job_id": echo, "text": "a\ud800b\x00c\n", "pattern": "a.b", "wait": 30},
+    )
+    assert "Pattern seen" in text_of(typed)
+    deaf = await start(tools, "sleep 100")
+    refused = await error_of(tools["job_input"], {"job_id": deaf, "text": "x" * 4_000_000})
+    assert "did not read its input" in refused and "\n" not in refused
+    await run(tools["job_kill"], {"job_id": deaf})
+    gone = await error_of(tools["job_input"], {"job_id": deaf, "text": "x"})
+    assert "reads no more input" in gone
+
+
+async def test_a_stop_ends_a_wait_for_input_output_at_once(workspace: Path) -> None:
+    tools = tools_with(workspace, BashPolicy())
+    job = await start(tools, "cat > /dev/null")
+    controller = AbortController()
+    typing = asyncio.ensure_future(
+        run(tools["job_input"], {"job_id": job, "text": "x\n", "wait": 600}, controller.signal)
+    )
+    await asyncio.sleep(0)
+    controller.abort()
+    result = await asyncio.wait_for(typing, 30)
+    assert "running" in text_of(result)
+    await run(tools["job_kill"], {"job_id": job})

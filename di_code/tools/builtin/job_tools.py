@@ -19,6 +19,8 @@ from di_code.tools.builtin.jobs import Job
 
 INPUT_WAIT = 1.0
 QUIET = 0.2
+LOOK_AGAIN = 0.5
+"""How often a wait looks whether the user stopped the turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +89,10 @@ async def settled(job: Job, wait: float, signal: AbortSignal) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + wait
     seen = job.log.total
-    await job.changed(wait)
+    while job.log.total == seen and job.running and not signal.aborted:
+        if deadline <= loop.time():
+            return
+        await job.changed(min(LOOK_AGAIN, deadline - loop.time()))
     while job.log.total != seen and job.running and not signal.aborted:
         seen = job.log.total
         await job.changed(min(QUIET, deadline - loop.time()))

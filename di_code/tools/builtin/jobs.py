@@ -180,7 +180,7 @@ class Job:
 
     async def type(self, text: str, eof: bool, signal: AbortSignal) -> str | None:
         """Write `text` to the job's stdin; None, or why not all of it was taken."""
-        data = text.encode("utf-8", "surrogateescape")
+        data = text.encode("utf-8", "replace")  # a lone surrogate as `?`
         if eof and self.pty:
             data += b"\x04"
         stalled = time.monotonic() + INPUT_STALL
