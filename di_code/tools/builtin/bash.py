@@ -53,9 +53,10 @@ class BashTool(WorkspaceTool):
         signal: AbortSignal,
         on_update: ToolUpdate | None,
     ) -> ToolOutput:
-        """A call the editor shows runs in the editor's terminal, when it offers them."""
+        """A call the editor shows runs in the editor's terminal, when it offers them (a
+        background job in di-code's own processes: the job tools read it)."""
         terminals = self.policy.terminals
-        if terminals is not None and terminals.shows(tool_call_id):
+        if terminals is not None and terminals.shows(tool_call_id) and not params.get("background"):
             return await self._in_terminal(terminals, tool_call_id, params, signal)
         return await self.run(params, signal, on_update)
 
