@@ -148,7 +148,7 @@ async def prepare(
         hooks=hooks,
         prompt_hooks=prompt_hooks,
     )
-    agent.notices = job_notices(bash.jobs, history, notify)
+    agent.notices = job_notices(bash.jobs, history, notify, as_they_end=not chat)
     if task:
         from di_code.cli.subagents import add_task_tool
 

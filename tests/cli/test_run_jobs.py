@@ -32,3 +32,20 @@ def test_run_ends_its_jobs_and_a_continued_session_says_they_ended(
     told = "[Background job 1 (`sleep 1000 & echo $! > tree; setsid sleep 1000 & echo $! >> "
     assert told in json.dumps(llm_server.requests[-1].body)
     assert "was running when the session stopped; it ended" in again.stderr
+
+
+def test_run_tells_the_user_once_when_a_job_ends_on_its_own(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    job = "echo bye; until [ -e go ]; do sleep 0.05; done; exit 5"
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": job, "background": True}),)),
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": "touch go"}),)),
+        Turn(tool_calls=(ToolCallSpec("job_output", {"job_id": 1, "wait": 30}),)),
+        Turn(text="It ended."),
+    )
+    done = run_di_code("run", "--permission-mode", "auto", "--sandbox", "off", "go")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("[Background job 1 (`echo bye;") == 1, done.stderr
+    assert "exited with code 5; last lines:\nbye]" in done.stderr
+    assert "exited with code 5" in json.dumps(llm_server.requests[-1].body)

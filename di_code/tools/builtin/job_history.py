@@ -50,10 +50,17 @@ def resume(table: JobTable, messages: Sequence[Message]) -> list[str]:
 
 
 def job_notices(
-    jobs: JobTable, history: Sequence[Message], notify: Callable[[str], None]
+    jobs: JobTable,
+    history: Sequence[Message],
+    notify: Callable[[str], None],
+    as_they_end: bool = False,
 ) -> Callable[[], list[UserMessage]]:
     """The agent's notices: the background jobs that ended since the last request, and, once,
-    those a resumed conversation left running (the user hears of these now)."""
+    those a resumed conversation left running (the user hears of these now). `as_they_end`:
+    the user hears of each job that ends through `notify` too (run's stderr, an editor's
+    messages; the chat says it itself)."""
     for notice in resume(jobs, history):
         notify(notice)
+    if as_they_end:
+        jobs.listeners.append(notify)
     return lambda: [UserMessage.of(text) for text in jobs.take_notices()]
