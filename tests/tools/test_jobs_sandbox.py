@@ -4,6 +4,7 @@ the host's network (its listeners on 127.0.0.1 included), and a job is still kil
 
 from __future__ import annotations
 
+import os
 import socket
 import sys
 from collections.abc import Iterator
@@ -66,3 +67,16 @@ async def test_a_sandboxed_server_job_is_reached_by_a_later_sandboxed_command(
     assert not [pid for pid in members if alive(pid)]
     again = await run(tools["bash"], {"command": fetch(port)})
     assert again.is_error  # the server is gone with its job
+
+
+async def test_the_shared_namespace_gives_a_command_no_more_rights(workspace: Path) -> None:
+    """Entering the session's namespace (where an unprivileged user is root, as bubblewrap
+    made it) leaves a command the user's ids and capabilities, as a sandbox with a network of
+    its own has them."""
+    rights = "id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status"
+    _, shared = sandboxed_tools(workspace)
+    own = BashPolicy(SandboxChoice("workspace-write", network=True))
+    alone = {tool.name: tool for tool in default_tools(workspace, bash=own)}
+    inside = text_of(await run(shared["bash"], {"command": rights}))
+    assert inside == text_of(await run(alone["bash"], {"command": rights}))
+    assert inside.splitlines()[0] == str(os.getuid())

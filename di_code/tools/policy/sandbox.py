@@ -44,8 +44,9 @@ class Sandbox(Struct, frozen=True):
     paths: SandboxPaths = field(default_factory=SandboxPaths)
     """What is hidden, and DI_CODE_HOME (protected)."""
     entered: tuple[str, ...] = ()
-    """Without network: the command line (`nsenter ... --`) that puts the command in its
-    session's network namespace (session_network.py); empty: a namespace of its own."""
+    """Without network: bubblewrap's command line start (`nsenter ... -- bwrap ...`) that
+    puts the command in its session's network namespace (session_network.py); empty:
+    bubblewrap alone, with a network namespace of its own."""
 
     def describe(self) -> str:
         """What the model must know to work inside it (told in the bash tool's description)."""
@@ -84,7 +85,7 @@ class Sandbox(Struct, frozen=True):
         """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
         spill folder) stay visible read-only even below /tmp, when they exist; each `own`
         (host folder, where it appears) is the program's own, writable (a server's cache)."""
-        args = [*self.entered, *bare_bubblewrap()]
+        args = list(self.entered) or bare_bubblewrap()
         if not self.network and not self.entered:
             args.append("--unshare-net")
         writable = self.mode == "workspace-write"

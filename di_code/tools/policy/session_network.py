@@ -51,9 +51,11 @@ class SessionNetwork:
         return self._tried and self._prefix is None
 
     def prefix(self, bubblewrap: list[str]) -> list[str] | None:
-        """The command line that puts a command in the namespace (`nsenter ... --`), made
-        and tried on the first call (`bubblewrap`: the start of a sandbox's command line, to
-        try it with); None where it cannot be had."""
+        """`bubblewrap` (the start of a sandbox's command line) run in the namespace: after
+        `nsenter ... --`, and where a user namespace had to be entered, with a user namespace
+        of its own that maps the user's ids back and drops every capability (entered with
+        --preserve-credentials the user is root there, as bubblewrap made it). Made and tried
+        on the first call; None where it cannot be had."""
         with self._lock:
             if not self._tried:
                 self._tried = True
@@ -73,10 +75,13 @@ def _made(bubblewrap: list[str]) -> list[str] | None:
     prefix = [nsenter, f"--net=/proc/{me}/fd/{net}"]
     if owner is not None:
         prefix += [f"--user=/proc/{me}/fd/{owner}", "--preserve-credentials"]
-    prefix.append("--")
+    prefix += ["--", *bubblewrap]
+    if owner is not None:
+        prefix += ["--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid())]
+        prefix += ["--cap-drop", "ALL"]
     try:
         tried = run_child(
-            [*prefix, *bubblewrap, "--", "/bin/sh", "-c", ":"],
+            [*prefix, "--", "/bin/sh", "-c", ":"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
