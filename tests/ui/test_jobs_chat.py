@@ -4,6 +4,7 @@ next request)."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from di_code.agent import Agent
@@ -70,3 +71,29 @@ async def test_a_job_that_ends_is_said_once_to_the_user_and_to_the_model(tmp_pat
     assert told[0].startswith(f"[Background job 1 (`{ENDING} exit 2`)")
     assert session.output.count("exited with code 2") == 1, session.output
     assert user_texts(faux, 2)[-1] == "and now?"  # type: ignore[arg-type]
+
+
+async def test_esc_ends_the_turn_not_the_job(tmp_path: Path) -> None:
+    wait = ToolCall("c2", "job_output", {"job_id": 1, "wait": 600, "pattern": "never"})
+    setup, _ = prepared(
+        tmp_path,
+        [background("sleep 100"), text_reply("Started."), {"type": "success", "content": [wait]}],
+    )
+    assert setup.jobs is not None
+    waiting = asyncio.Event()
+    setup.agent.subscribe(
+        lambda event: waiting.set() if event.type == "tool_execution_start" else None
+    )
+    async with chat(setup) as session:
+        session.type("start it\r")
+        await session.answered()
+        waiting.clear()
+        session.type("wait for it\r")
+        await asyncio.wait_for(waiting.wait(), 30)
+        session.type("\x1b")
+        end = await session.answered()
+        assert end.messages[-1].stop_reason == "aborted"  # type: ignore[union-attr]
+        [job] = setup.jobs.running()
+        assert alive(job.pid)  # type: ignore[attr-defined]
+        assert session.repl.status_line().endswith(" · jobs: 1 running")
+        session.type("/exit\r")
