@@ -21,7 +21,7 @@ import os
 import signal as signals
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
     from di_code.tools.policy.bash_policy import BashPolicy
 
 Ending = Literal["exited", "killed", "stopped"]
+Launch = AbstractContextManager[tuple[list[str], dict[str, str]]]
+"""The policy's `launch`: a command line and its environment, held while the command runs."""
 NOTICE_LINES = 5
 COMMAND_SHOWN = 80
 INPUT_STALL = 5.0
@@ -63,6 +65,7 @@ class Job:
         self._held = ExitStack()
         self._done = asyncio.Event()
         self._waiters: list[asyncio.Future[None]] = []
+        self._watcher: asyncio.Future[None] | None = None
 
     @property
     def running(self) -> bool:
@@ -85,9 +88,16 @@ class Job:
     def title(self) -> str:
         return f"job {self.id} (`{self.shown_command()}`): {self.state()}"
 
-    async def start(self, argv: list[str], cwd: str, env: dict[str, str]) -> None:
-        """Start `argv` (the policy's command line; `_held` keeps its launch context)."""
+    async def start(self, launch: Launch, cwd: str) -> None:
+        """Start the command line `launch` gives (the policy's), held until the job ends."""
         loop = asyncio.get_running_loop()
+        try:
+            argv, env = self._held.enter_context(launch)
+        except BaseException:
+            self.log.close()
+            raise
+        if self.pty:
+            env["TERM"] = "dumb"
         if self.pty:
             parent, child = os.openpty()
             self._input, self._output = parent, parent
@@ -102,6 +112,8 @@ class Job:
             )
         except BaseException:
             self._close_fds()
+            self._held.close()
+            self.log.close()
             raise
         finally:
             for fd in {stdin, out}:
@@ -110,8 +122,7 @@ class Job:
         os.set_blocking(self._input, False)
         eof = read_pipe(loop, self._output, self._feed)
         eof.add_done_callback(lambda done: done.cancelled() or done.exception())
-        watcher = asyncio.ensure_future(self._watch(process, eof))
-        self._held.callback(watcher.cancel)
+        self._watcher = asyncio.ensure_future(self._watch(process, eof))  # held: not collected
 
     def _feed(self, chunk: bytes) -> None:
         self.log.feed(chunk)
@@ -268,15 +279,7 @@ async def start_job(
             f"{MAX_RUNNING} background jobs are running already: stop one with job_kill first."
         )
     job = Job(table.new_id(), command, pty, JobLog(policy.spill), table)
-    try:
-        argv, env = job._held.enter_context(policy.launch([shell(), "-c", command], roots))
-        if pty:
-            env["TERM"] = "dumb"
-        await job.start(argv, str(cwd), env)
-    except BaseException:
-        job.log.close()
-        job._held.close()
-        raise
+    await job.start(policy.launch([shell(), "-c", command], roots), str(cwd))
     table.add(job)
     return job
 
