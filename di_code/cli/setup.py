@@ -22,7 +22,7 @@ from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.cli.flags import CliOptions
 from di_code.cli.hooks_setup import agent_hooks
-from di_code.cli.lsp_setup import language_servers
+from di_code.cli.lsp_setup import language_servers, warm_when_allowed
 from di_code.cli.mcp_setup import start_mcp_servers
 from di_code.cli.model_setup import choose_model, model_list
 from di_code.cli.output import Notify, notify_stderr
@@ -43,14 +43,10 @@ from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text
 from di_code.setup.environment import environment_block, git_state
 from di_code.setup.prepared import Prepared
+from di_code.tools import plan_tool
 from di_code.tools.builtin.job_history import job_notices
-from di_code.tools.policy.permissions import (
-    Approver,
-    PermissionGate,
-    PermissionMode,
-    PermissionRules,
-    offered_tools,
-)
+from di_code.tools.policy.modes import PLAN_TOOL, PermissionMode, offered_tools, session_tools
+from di_code.tools.policy.permissions import Approver, PermissionGate, PermissionRules
 from di_code.tools.policy.sandbox import probe_off_the_loop
 
 if TYPE_CHECKING:
@@ -118,12 +114,14 @@ async def prepare(
     lsp = language_servers(
         settings, workspace, notify, env, bash.hidden_env, bash.sandboxing.paths, gate.mode
     )
+    if chat or switchable:
+        warm_when_allowed(lsp, gate)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )
     mcp_tools = mcp.new_tools(taken=[tool.name for tool in offered]) if mcp else []
-    tools = offered_tools([*offered, *mcp_tools], gate.mode)
-    names = [tool.name for tool in tools]
+    tools = session_tools([*offered, *mcp_tools, plan_tool(lambda: gate.mode)], gate.mode)
+    names = [tool.name for tool in tools if tool.name != PLAN_TOOL]  # its card says it all
     wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
     hooks, prompt_hooks = agent_hooks(
@@ -147,6 +145,7 @@ async def prepare(
         options=StreamOptions(reasoning=reasoning(options, settings)),
         hooks=hooks,
         prompt_hooks=prompt_hooks,
+        offer=lambda tools: offered_tools(tools, gate.mode),
     )
     agent.notices = job_notices(bash.jobs, history, notify, as_they_end=not chat)
     if task:

@@ -15,7 +15,6 @@ from di_code.ui.safe_text import visible
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
     from di_code.ai.types import Message
-    from di_code.tools.builtin.job_table import JobTable
     from di_code.ui.chat_view import ChatView
 
 SHOWN_LINES = 3
@@ -66,9 +65,3 @@ def carry_jobs(repl: ChatView, old: Agent, new: Agent, messages: Sequence[Messag
     if messages and repl.setup.jobs is not None:
         for notice in resume(repl.setup.jobs, messages):
             repl.console.print(Text(visible(notice), style="dim"))
-
-
-def with_jobs(line: str, table: JobTable | None) -> str:
-    """The bottom line with `jobs: N running` when any run."""
-    status = None if table is None else table.status()
-    return line if status is None else f"{line} · {status}"

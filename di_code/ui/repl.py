@@ -30,10 +30,11 @@ from di_code.system.abort import AbortController
 from di_code.system.first_use import imported
 from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
-from di_code.tools.policy.permissions import NO, PermissionMode
+from di_code.tools.policy.modes import PermissionMode
+from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover, fold
-from di_code.ui.footer import UsageTotals, mode_line
-from di_code.ui.jobs_command import carry_jobs, watch_jobs, with_jobs
+from di_code.ui.footer import UsageTotals, bottom_line
+from di_code.ui.jobs_command import carry_jobs, watch_jobs
 from di_code.ui.markdown_stream import ANSWER_DRAWING
 from di_code.ui.mcp_watch import watch_mcp
 from di_code.ui.pager import show_paged
@@ -88,6 +89,7 @@ class Repl:
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
+            setup.gate.plan_reviewer = setup.gate.approver  # a plan's question is the chat's too
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.notes_for_model: list[str] = []
@@ -141,6 +143,7 @@ class Repl:
             options=old.options,
             budget=old.budget,
             hooks=old.hooks,
+            offer=old.offer,
         )
         agent.more_turns = old.more_turns
         carry_jobs(self, old, agent, messages)
@@ -254,10 +257,7 @@ class Repl:
         return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
 
     def status_line(self) -> str:
-        """The bottom line: the permission mode, MCP servers ready, background jobs running."""
-        gate, servers = self.setup.gate, self.setup.mcp
-        mcp = "" if servers is None or not servers.servers else f" · {servers.progress()}"
-        return with_jobs(mode_line(None if gate is None else gate.mode) + mcp, self.setup.jobs)
+        return bottom_line(self.setup)
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""
