@@ -344,7 +344,7 @@ def select_tools(
     """The default tools and those of installed plugins, or only those `--tools a,b` names
     (an unknown name is an error). `read_roots` are folders only the read tool may read;
     `editor` is where the file tools find text instead of the disk (`di-code acp`)."""
-    from di_code.tools import default_tools
+    from di_code.tools import default_tools, with_job_tools
     from di_code.tools.extensions.plugins import load_plugin_tools
 
     tools = list(
@@ -369,7 +369,7 @@ def select_tools(
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise ConfigError(f"unknown tool {unknown[0]!r} (known: {', '.join(sorted(known))})")
-    return [tool for tool in tools if tool.name in wanted]
+    return [tool for tool in tools if tool.name in with_job_tools(wanted)]
 
 
 def system_prompt(

@@ -23,9 +23,15 @@ JOB_WATCHING_TOOLS = frozenset({"job_output", "job_list", "job_kill"})
 """Tools that read or stop the session's own background jobs: they run unasked (starting a job
 was asked about as bash is), but are not offered in read-only mode, where none can start.
 job_input is asked about: what it types, a REPL runs."""
+JOB_TOOLS = JOB_WATCHING_TOOLS | {"job_input"}
 READ_ONLY_MODE_TOOLS = READ_ONLY_TOOLS - {"lsp"}
 """What read-only mode offers and lets run: not lsp, which starts language servers (programs
 that read the project and may run what it names)."""
+
+
+def with_job_tools(names: Sequence[str]) -> set[str]:
+    """`names` (`--tools`), and the job tools when bash is among them: its jobs need them."""
+    return set(names) | JOB_TOOLS if "bash" in names else set(names)
 
 
 def default_tools(

@@ -291,7 +291,8 @@ async def test_jobs_that_ignore_term_are_stopped_together(workspace: Path) -> No
 
 
 async def test_hostile_input_is_typed_or_refused_in_one_line(workspace: Path) -> None:
-    tools = tools_with(workspace, BashPolicy())
+    policy = BashPolicy()
+    tools = tools_with(workspace, policy)
     echo = await start(tools, "cat")
     typed = await run(
         tools["job_input"],
@@ -304,6 +305,7 @@ async def test_hostile_input_is_typed_or_refused_in_one_line(workspace: Path) ->
     await run(tools["job_kill"], {"job_id": deaf})
     gone = await error_of(tools["job_input"], {"job_id": deaf, "text": "x"})
     assert "reads no more input" in gone
+    await policy.jobs.stop_all()  # no child outlives the test's event loop
 
 
 async def test_a_stop_ends_a_wait_for_input_output_at_once(workspace: Path) -> None:

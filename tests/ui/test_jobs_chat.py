@@ -96,4 +96,5 @@ async def test_esc_ends_the_turn_not_the_job(tmp_path: Path) -> None:
         [job] = setup.jobs.running()
         assert alive(job.pid)  # type: ignore[attr-defined]
         assert session.repl.status_line().endswith(" · jobs: 1 running")
+        await setup.jobs.stop_all()  # no child outlives the test's event loop
         session.type("/exit\r")
