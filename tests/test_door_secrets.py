@@ -51,6 +51,7 @@ NOT_CHANNELS = {
     "tools/builtin/edit.py:_edit_in_editor": "the edit tool's file through the editor",
     "tools/builtin/write.py:run": "the write tool's file through the editor",
     "tools/builtin/spill.py:open": "bash's full output file, the session's private record",
+    "tools/builtin/jobs.py:type": "what the model types into its job: an action, as a command",
     "tools/extensions/mcp.py:__init__": "/dev/null for an MCP server's stderr",
 }
 """Places that write bytes that are not shown to anyone: an action's exact bytes, or fixed

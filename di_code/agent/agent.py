@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from msgspec.structs import replace
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
-from di_code.agent.loop import LoopConfig, MoreTurns, Offer, run_agent_loop
+from di_code.agent.loop import LoopConfig, MessageSource, MoreTurns, Offer, run_agent_loop
 from di_code.agent.prompt_hooks import MAX_STOP_CONTINUES, PromptHooks
 from di_code.agent.shown_deltas import ShownDeltas
 from di_code.agent.tool import AgentTool, bind_tool
@@ -74,6 +74,9 @@ class Agent:
         self._listeners: list[Listener] = []
         self._deltas = ShownDeltas()
         self._controller: AbortController | None = None
+        self.notices: MessageSource = list
+        """Messages for the model with its next request, each given once (the background
+        jobs that ended since: the job table's)."""
         self._steering: list[UserMessage] = []
         self._follow_ups: list[UserMessage] = []
 
@@ -214,6 +217,7 @@ class Agent:
             options=self.options,
             steering=lambda: _drain(self._steering),
             follow_ups=lambda: _drain(self._follow_ups),
+            notices=self.notices,
         )
 
     async def _emit(self, event: AgentEvent) -> None:

@@ -95,6 +95,9 @@ class LoopConfig(msgspec.Struct):
     """Messages typed while the prompt runs: sent with the next request."""
     follow_ups: MessageSource = _no_messages
     """Messages that start a new turn once the agent would have stopped."""
+    notices: MessageSource = _no_messages
+    """What happened meanwhile outside the conversation (a background job ended): sent
+    before the next request's prompt or steering, each once."""
 
 
 async def run_agent_loop(
@@ -127,7 +130,7 @@ class _Run:
         budget = self.config.budget
         while True:
             await self.emit(TurnStartEvent())
-            for prompt in pending:
+            for prompt in [*self.config.notices(), *pending]:
                 await self._add(prompt)
             if budget.exhausted and budget.limit is not None:
                 if await self._more_turns(budget.limit):

@@ -2,9 +2,11 @@
 
 A model trained on Claude Code's, opencode's or Codex's tools sends `file_path` (`filePath`)
 for `path`, `old_string`/`new_string` (`oldString`/`newString`) for `old_text`/`new_text`,
-`replaceAll` for `replace_all`, a plan's `step` for a step's `content`. Such a name is renamed
-only where the schema refuses unknown names, has the tool's own name and lacks the foreign one,
-and the call does not give both; names that carry nothing the tool uses (TodoWrite's
+`replaceAll` for `replace_all`, a plan's `step` for a step's `content`, Claude Code's
+`run_in_background` (Gemini CLI's `is_background`) for bash's `background`, and the ids and
+text of their job tools (`bash_id`, `shell_id`, Codex's `session_id` and `chars`). Such a name
+is renamed only where the schema refuses unknown names, has the tool's own name and lacks the
+foreign one, and the call does not give both; names that carry nothing the tool uses (TodoWrite's
 `activeForm`, update_plan's `explanation`) are dropped there.
 """
 
@@ -22,6 +24,12 @@ RENAMED = {
     "replaceAll": "replace_all",
     "plan": "todos",
     "step": "content",
+    "run_in_background": "background",
+    "is_background": "background",
+    "bash_id": "job_id",
+    "shell_id": "job_id",
+    "session_id": "job_id",
+    "chars": "text",
 }
 DROPPED = frozenset({"activeForm", "explanation"})
 

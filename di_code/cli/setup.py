@@ -45,6 +45,7 @@ from di_code.setup.environment import environment_block, git_state
 from di_code.setup.prepared import Prepared
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
+from di_code.tools.builtin.job_history import job_notices
 from di_code.tools.policy.modes import PLAN_TOOL, PermissionMode, offered_tools, session_tools
 from di_code.tools.policy.permissions import Approver, PermissionGate, PermissionRules
 from di_code.tools.policy.sandbox import probe_off_the_loop
@@ -144,6 +145,7 @@ async def prepare(
         prompt_hooks=prompt_hooks,
         offer=lambda tools: offered_tools(tools, gate.mode),
     )
+    agent.notices = job_notices(bash.jobs, history, notify, as_they_end=not chat)
     if task:
         from di_code.cli.subagents import add_task_tool
 
@@ -162,6 +164,7 @@ async def prepare(
         mcp=mcp,
         lsp=lsp,
         attach_session=attach,
+        jobs=bash.jobs,
         bash_state=bash.state,
         hidden_env=bash.hidden_env,
         session_hooks=session_hooks,
@@ -180,6 +183,8 @@ async def close_prepared(prepared: Prepared, provider: Provider) -> None:
     """Close the HTTP client and stop the MCP and language servers, before the loop ends;
     let the session go (another process, or a later load, may then write it)."""
     await close_provider(provider)
+    if prepared.jobs is not None:
+        await prepared.jobs.stop_all()
     if prepared.session is not None:
         prepared.session.release()
     if prepared.mcp is not None:
@@ -339,7 +344,7 @@ def select_tools(
     """The default tools and those of installed plugins, or only those `--tools a,b` names
     (an unknown name is an error). `read_roots` are folders only the read tool may read;
     `editor` is where the file tools find text instead of the disk (`di-code acp`)."""
-    from di_code.tools import default_tools
+    from di_code.tools import default_tools, with_job_tools
     from di_code.tools.extensions.plugins import load_plugin_tools
 
     tools = list(
@@ -364,7 +369,7 @@ def select_tools(
     unknown = [name for name in wanted if name not in known]
     if unknown:
         raise ConfigError(f"unknown tool {unknown[0]!r} (known: {', '.join(sorted(known))})")
-    return [tool for tool in tools if tool.name in wanted]
+    return [tool for tool in tools if tool.name in with_job_tools(wanted)]
 
 
 def system_prompt(

@@ -50,6 +50,11 @@ _TOOL_GUIDES = {
     "grep's `path:line:` give.",
     "task": "task: hand a self-contained search, review or summary to a subagent with its own "
     "context; give it complete instructions. Several task calls in one reply run in parallel.",
+    "job_output": "job_output: read a background job's new output (bash with background: "
+    "true starts one), waiting for a pattern such as a server's `listening`.",
+    "job_input": "job_input: type into a background job (a REPL started with pty: true).",
+    "job_kill": "job_kill: stop a background job and everything it started.",
+    "job_list": "job_list: the background jobs, running or ended.",
 }
 
 _GUIDELINES = """\

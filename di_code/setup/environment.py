@@ -59,7 +59,8 @@ def _head(branch: str) -> str:
 
 
 MODES = {
-    "ask": "read, grep, find, ls and todo run; the user approves each call of the other tools",
+    "ask": "read, grep, find, ls, todo and the job tools but job_input run; the user approves "
+    "each call of the other tools",
     "accept-edits": "write and edit run too; the user approves each bash and fetch call",
     "auto": "every tool runs without asking",
     "read-only": "only reading tools are offered",

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from di_code.config.model_choices import ModelChoice
     from di_code.config.trusting import TrustOffer
     from di_code.session import Session, SessionStore
+    from di_code.tools.builtin.job_table import JobTable
     from di_code.tools.extensions.mcp import McpServers
     from di_code.tools.lsp.door import LanguageServers
     from di_code.tools.policy.permissions import PermissionGate
@@ -54,6 +55,8 @@ class Prepared(msgspec.Struct):
     """The language servers (/lsp lists them), started on first use, stopped at the end."""
     attach_session: Callable[[Agent, Session], object] = lambda agent, s: s.record(agent)
     """Records an agent's messages (and checkpoints) in a session (again after /clear)."""
+    jobs: JobTable | None = None
+    """The background jobs bash started (/jobs lists them), stopped when the command ends."""
     bash_state: Callable[[], str] | None = None
     """How bash runs commands now (sandboxed or not: it follows the permission mode)."""
     hidden_env: frozenset[str] = KEY_VARIABLES

@@ -19,9 +19,19 @@ if TYPE_CHECKING:
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
 """Tools that change nothing: they run unasked (a task's subagent is asked about each of its
 own calls like the session is)."""
+JOB_WATCHING_TOOLS = frozenset({"job_output", "job_list", "job_kill"})
+"""Tools that read or stop the session's own background jobs: they run unasked (starting a job
+was asked about as bash is), but are not offered in read-only mode, where none can start.
+job_input is asked about: what it types, a REPL runs."""
+JOB_TOOLS = JOB_WATCHING_TOOLS | {"job_input"}
 READ_ONLY_MODE_TOOLS = READ_ONLY_TOOLS - {"lsp"}
 """What read-only mode offers and lets run: not lsp, which starts language servers (programs
 that read the project and may run what it names)."""
+
+
+def with_job_tools(names: Sequence[str]) -> set[str]:
+    """`names` (`--tools`), and the job tools when bash is among them: its jobs need them."""
+    return set(names) | JOB_TOOLS if "bash" in names else set(names)
 
 
 def default_tools(
@@ -33,15 +43,15 @@ def default_tools(
     fetch_hosts: frozenset[str] = frozenset(),
     lsp: LanguageServers | None = None,
 ) -> list[AgentTool]:
-    """read, write, edit, bash, grep, find, ls, confined to `workspace` and `extra_roots`, and
-    fetch and todo;
+    """read, write, edit, bash (and the job tools for its background jobs), grep, find, ls,
+    confined to `workspace` and `extra_roots`, and fetch and todo;
     read may also read in `read_roots` (the folders of skills kept outside the workspace) and
     the full-output files bash wrote;
     `bash` says how commands run (sandbox, hidden variables, spill folder); `editor`, when
     given, is where read, write and edit find text (an editor's buffers, over ACP);
     `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
     write and edit report the language servers' new diagnostics and the lsp tool is offered."""
-    from di_code.tools.builtin import cards
+    from di_code.tools.builtin import cards, job_cards
     from di_code.tools.builtin.lazy import LazyTool
     from di_code.tools.builtin.workspace import Workspace
     from di_code.tools.policy.bash_policy import BashPolicy
@@ -66,6 +76,15 @@ def default_tools(
         LazyTool(cards.LS, "di_code.tools.builtin.ls", "LsTool", space),
         LazyTool(cards.FETCH, "di_code.tools.builtin.fetch", "FetchTool", fetch_hosts),
         LazyTool(cards.TODO, "di_code.tools.builtin.todo", "TodoTool"),
+        *(
+            LazyTool(card, "di_code.tools.builtin.job_tools", make, policy.jobs)
+            for card, make in (
+                (job_cards.JOB_OUTPUT, "JobOutputTool"),
+                (job_cards.JOB_INPUT, "JobInputTool"),
+                (job_cards.JOB_KILL, "JobKillTool"),
+                (job_cards.JOB_LIST, "JobListTool"),
+            )
+        ),
     ]
     if lsp is not None and lsp.catalog.servers:
         from di_code.tools.lsp.offer import with_language_servers

@@ -1,12 +1,17 @@
 """The footer lines: model, tokens in/out, cost and how full the context window is; the
-permission mode at the bottom of the chat."""
+permission mode, the MCP servers ready and the background jobs running at the bottom of the
+chat."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import Model, Usage
+
+if TYPE_CHECKING:
+    from di_code.setup.prepared import Prepared
 
 
 def short_count(count: int) -> str:
@@ -94,3 +99,13 @@ def mode_line(mode: str | None) -> str:
     if mode == "read-only":
         return " mode: read-only"
     return f" mode: {mode} · shift+tab to change"
+
+
+def bottom_line(setup: Prepared) -> str:
+    """The chat's bottom line: the mode, then `mcp: 1/2 ready`, then `jobs: 2 running`."""
+    gate, servers, jobs = setup.gate, setup.mcp, setup.jobs
+    line = mode_line(None if gate is None else gate.mode)
+    if servers is not None and servers.servers:
+        line = f"{line} · {servers.progress()}"
+    running = None if jobs is None else jobs.status()
+    return line if running is None else f"{line} · {running}"

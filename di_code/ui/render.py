@@ -63,6 +63,7 @@ from di_code.ai.types import (
     ToolResultMessage,
 )
 from di_code.session.prompt_notes import split_notes
+from di_code.tools.builtin.job_table import is_job_notice
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import (
@@ -321,7 +322,7 @@ class Renderer:
             self._print(turn_rule(title), full_only=True)
             self._activity = Activity(model, self._clock, self._clock())
             self.redraw()
-        elif message.role == "user" and not self.compact:
+        elif message.role == "user" and not self.compact and not is_job_notice(user_text(message)):
             shown, self.echo_next = self.echo_next, None
             self.show_user(user_text(message, shown))
 

@@ -34,7 +34,8 @@ from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover
 from di_code.ui.attention import Attention
-from di_code.ui.footer import UsageTotals, mode_line
+from di_code.ui.footer import UsageTotals, bottom_line
+from di_code.ui.jobs_command import carry_jobs, watch_jobs
 from di_code.ui.markdown_stream import ANSWER_DRAWING
 from di_code.ui.mcp_watch import watch_mcp
 from di_code.ui.pager import show_paged
@@ -149,6 +150,7 @@ class Repl:
             offer=old.offer,
         )
         agent.more_turns = old.more_turns
+        carry_jobs(self, old, agent, messages)
         self._unsubscribe()
         self._unsubscribe = agent.subscribe(self.renderer.handle)
         if session is not None:
@@ -236,8 +238,7 @@ class Repl:
                 replay(self.renderer, self.agent.transcript, self.agent.tools)
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
-            mcp = self.setup.mcp
-            watcher = asyncio.create_task(watch_mcp(self, mcp)) if mcp is not None else None
+            watcher = self._watch()
             drawing = asyncio.create_task(imported(*ANSWER_DRAWING))  # while the user types
             try:
                 while True:
@@ -254,11 +255,13 @@ class Repl:
                 await self.stop()
         return 0
 
+    def _watch(self) -> asyncio.Task[None] | None:
+        watch_jobs(self)  # a listener: the jobs that end are said as they end
+        servers = self.setup.mcp
+        return None if servers is None else asyncio.create_task(watch_mcp(self, servers))
+
     def status_line(self) -> str:
-        """The bottom line: the permission mode and how many MCP servers are ready."""
-        gate, servers = self.setup.gate, self.setup.mcp
-        line = mode_line(None if gate is None else gate.mode)
-        return line if servers is None or not servers.servers else f"{line} · {servers.progress()}"
+        return bottom_line(self.setup)
 
     async def submit(self, text: str) -> bool:
         """Handle one submitted line; False means quit."""

@@ -9,8 +9,10 @@ from rich.text import Text
 
 from di_code.agent.tool import AgentTool, call_arguments
 from di_code.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage
+from di_code.tools.builtin.job_table import is_job_notice
 from di_code.ui.plan_view import last_plan, plan_of, plan_panel
 from di_code.ui.render import Renderer, user_text
+from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import tool_panel
 from di_code.ui.turn_view import closing_rule
 
@@ -40,6 +42,8 @@ def replay(
                 arguments = call_arguments(tools, name, call.arguments) if call else None
                 renderer.remember(name, arguments, message)
                 renderer.console.print(tool_panel(name, arguments, message))
+        elif is_job_notice(text := user_text(message)):  # a job's end, as the chat said it
+            renderer.console.print(Text(visible(text), style="dim"))
         else:
             renderer.show_user(user_text(message))
     if (steps := last_plan(messages)) is not None:

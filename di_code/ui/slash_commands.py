@@ -35,6 +35,7 @@ from di_code.ui.conversation_commands import (
     resume_command,
     session_command,
 )
+from di_code.ui.jobs_command import jobs_command
 from di_code.ui.review_command import review_command
 from di_code.ui.safe_text import visible
 
@@ -372,6 +373,7 @@ COMMANDS: dict[str, Command] = {
         ),
         Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
         Command("/lsp", "/lsp", "language servers, their state, what is missing", _lsp),
+        Command("/jobs", "/jobs [kill N]", "background jobs, their last lines", jobs_command),
         Command(
             "/undo",
             "/undo [--force] [--yes]",

@@ -11,7 +11,7 @@ from di_code.agent import Agent, AgentEvent, FunctionTool, MessageUpdateEvent
 from di_code.ai import AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.transcript import FAILED_REPLY_NOTE, STOPPED_BEFORE_REPLY_NOTE
-from di_code.ai.types import AssistantMessage
+from di_code.ai.types import AssistantMessage, UserMessage
 from tests.support.event_sequence import check_event_sequence
 
 EMPTY = {"type": "object", "properties": {}}
@@ -297,3 +297,39 @@ async def test_transcript_copies_are_independent_of_the_history() -> None:
     assert again[0].content == [TextContent("go")]
     assert again[1].content[0].arguments == {"a": [1]}  # type: ignore[union-attr]
     assert again[2].content == [TextContent("ok")]
+
+
+async def test_notices_go_with_the_next_request_once() -> None:
+    """A background job that ended is told to the model with its next request (before the
+    prompt, or after the tool results it came during), and only once."""
+    agent, _, faux = recording_agent(
+        [
+            {"type": "success", "content": [ToolCall("c1", "ok", {})]},
+            {"type": "success", "content": [TextContent("done")]},
+            {"type": "success", "content": [TextContent("again")]},
+        ]
+    )
+    pending = ["[job 1 exited with code 1]"]
+
+    def take() -> list[UserMessage]:
+        taken = [UserMessage.of(text) for text in pending]
+        pending.clear()
+        return taken
+
+    agent.notices = take
+
+    def end_a_job(event: AgentEvent) -> None:
+        if event.type == "tool_execution_start":
+            pending.append("[job 2 exited with code 0]")
+
+    agent.subscribe(end_a_job)
+    await agent.prompt("go")
+    first, second = faux.requests[0].messages, faux.requests[1].messages
+    assert [m.content for m in first] == [
+        [TextContent("[job 1 exited with code 1]")],
+        [TextContent("go")],
+    ]
+    assert second[-1].content == [TextContent("[job 2 exited with code 0]")]
+    await agent.prompt("more")
+    told = [m for m in faux.requests[2].messages if m.role == "user"]
+    assert [m.content[0] for m in told].count(TextContent("[job 2 exited with code 0]")) == 1

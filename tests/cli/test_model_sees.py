@@ -50,7 +50,8 @@ def test_the_environment_block_names_os_shell_branch_status_mode_and_sandbox(
     assert "\nOS: Linux " in system and "\nShell: bash" in system
     status = "Git: branch trunk (no commits yet); 1 changed (as git status --short):\n  ?? new.txt"
     assert status in system
-    assert "Permission mode: ask (read, grep, find, ls and todo run; the user approves" in system
+    asked = "Permission mode: ask (read, grep, find, ls, todo and the job tools but job_input run;"
+    assert asked in system
     assert "Sandbox: off (bash commands run with the user's rights and network)" in system
 
 
@@ -72,13 +73,14 @@ def test_every_tool_has_guidance_and_one_rule_for_background_work(
     for name in ("fetch", "todo", "task"):
         assert f"\n- {name}: " in system and f"\n- {name}\n" not in system
     unsandboxed = card(body, "bash")
-    assert "keeps running after the command returns" in unsandboxed
+    assert "pass background: true" in unsandboxed
+    assert "ends only when di-code exits" in unsandboxed
     assert "ends when the command ends" not in unsandboxed
     sandboxed = card(sent(run_di_code, llm_server, "--sandbox", "workspace-write"), "bash")
-    assert "background ones included" in sandboxed
+    assert "background ones included" in sandboxed and "background: true" in sandboxed
     stand_ins = "one of these that does not exist is an empty read-only stand-in (a device)"
     assert stand_ins in sandboxed and "git status lists it as untracked" in sandboxed
-    assert "keeps running" not in sandboxed and "in the background with" not in sandboxed
+    assert "ends only when di-code exits" not in sandboxed
 
 
 READS = ("top.py", "pkg/sub/x.py", "pkg/sub/x.py", "pkg/y.py")

@@ -41,7 +41,10 @@ def test_select_tools_keeps_the_named_ones_in_order(tmp_path: Path) -> None:
         "ls",
         "fetch",
         "todo",
+        *("job_output", "job_input", "job_kill", "job_list"),
     ]
     assert [t.name for t in select_tools(tmp_path, [], " ls , read")] == ["read", "ls"]
+    with_jobs = ["bash", "job_output", "job_input", "job_kill", "job_list"]
+    assert [t.name for t in select_tools(tmp_path, [], "bash")] == with_jobs
     with pytest.raises(ConfigError, match="unknown tool 'teleport'"):
         select_tools(tmp_path, [], "teleport")

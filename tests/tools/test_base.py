@@ -18,13 +18,16 @@ from di_code.tools.extensions.mcp import McpServer, McpTool
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from tests.tools.conftest import error_of
 
+NO_FILES = ("fetch", "todo", "job_output", "job_input", "job_kill", "job_list")
+"""Built-in tools with no files to confine (the job tools act on jobs bash started)."""
+
 
 def test_every_coding_tool_has_the_one_frame(workspace: Path) -> None:
     space = Workspace.create(workspace)
     for offered in default_tools(workspace):
         tool = offered.tool  # the stand-in's real tool, built now
         assert type(tool).execute is CheckedTool.execute
-        if tool.name not in ("fetch", "todo"):  # built-in tools with no files to confine
+        if tool.name not in NO_FILES:
             assert isinstance(tool, WorkspaceTool) and tool.workspace == space
         for each in (offered, tool):
             bound = bind_tool(each)

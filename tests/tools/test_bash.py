@@ -186,7 +186,8 @@ def test_the_model_is_told_when_commands_are_sandboxed(workspace: Path) -> None:
     plain = BashTool(space).description
     confined = BashTool(space, BashPolicy(SandboxChoice("read-only"))).description
     assert "sandbox" not in plain
-    assert plain.endswith("until di-code exits; stop it (kill) when done.")
-    assert confined.startswith(plain.split(" A background process")[0])
+    assert plain.endswith("ends only when di-code exits.")
+    assert confined.startswith(plain.split(" For a server")[0])
     assert "read-only except /tmp" in confined and "no network" in confined
-    assert "keeps running" not in confined  # one rule per state: the sandbox's alone
+    assert "ends only when di-code exits" not in confined  # one rule per state: the sandbox's
+    assert "share one private loopback" in confined

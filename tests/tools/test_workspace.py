@@ -95,6 +95,7 @@ def test_default_tools_are_fresh_and_in_order(workspace: Path) -> None:
     assert [t.name for t in first] == [
         *("read", "write", "edit", "bash", "grep", "find", "ls"),
         *("fetch", "todo"),
+        *("job_output", "job_input", "job_kill", "job_list"),
     ]
     assert all(a is not b for a, b in zip(first, second, strict=True))
     assert {"read", "grep", "find", "ls", "todo", "task", "lsp"} == READ_ONLY_TOOLS

@@ -31,6 +31,7 @@ from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.policy.bash_policy import BashPolicy
 
 UPDATE_INTERVAL = 0.1
+FIRST_OUTPUT = 1.0
 TERMINAL_STOPPED = "the editor's terminal was killed"
 TERMINAL_DROPPED = "[The editor's terminal kept only the end of the output; the rest is lost.]"
 
@@ -52,15 +53,19 @@ class BashTool(WorkspaceTool):
         signal: AbortSignal,
         on_update: ToolUpdate | None,
     ) -> ToolOutput:
-        """A call the editor shows runs in the editor's terminal, when it offers them."""
+        """A call the editor shows runs in the editor's terminal, when it offers them (a
+        background job in di-code's own processes: the job tools read it)."""
         terminals = self.policy.terminals
-        if terminals is not None and terminals.shows(tool_call_id):
+        if terminals is not None and terminals.shows(tool_call_id) and not params.get("background"):
             return await self._in_terminal(terminals, tool_call_id, params, signal)
         return await self.run(params, signal, on_update)
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
+        await self.policy.ready()
+        if params.get("background"):
+            return await self._in_background(params, signal)
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         buffer = OutputBuffer(self.policy.spill)
         fresh = asyncio.Event()
@@ -81,6 +86,24 @@ class BashTool(WorkspaceTool):
             buffer.close()
         return _result(buffer.snapshot(), exit, timeout)
 
+    async def _in_background(self, params: dict[str, Any], signal: AbortSignal) -> ToolOutput:
+        """A job that outlives the call: started, its first output (up to FIRST_OUTPUT s)."""
+        from di_code.tools.builtin.job_tools import settled
+        from di_code.tools.builtin.jobs import start_job
+
+        job = await start_job(
+            self.policy.jobs, self.policy, params["command"], self.workspace.roots,
+            self.workspace.root, bool(params.get("pty")),
+        )  # fmt: skip
+        await settled(job, FIRST_OUTPUT, signal)
+        text = (
+            f"Started {job.take_output()}\n\n[Read more with job_output(job_id={job.id}) "
+            "(wait and pattern wait for a line), type into it with job_input, stop it with "
+            "job_kill.]"
+        )
+        details = {"job_id": job.id, "command": job.command, "full_output_path": job.log.path}
+        return ToolResult([TextContent(text)], details)
+
     async def _in_terminal(
         self,
         terminals: EditorTerminals,
@@ -91,6 +114,7 @@ class BashTool(WorkspaceTool):
         """The command in the editor's terminal; its output is cut and spilled as ours is."""
         timeout = float(params.get("timeout", BASH_DEFAULT_TIMEOUT))
         argv = [shell(), "-c", params["command"]]
+        await self.policy.ready()
         with self.policy.launch(argv, self.workspace.roots) as (argv, env):
             ran = await terminals.run(
                 tool_call_id, argv, str(self.workspace.root), env, timeout, signal

@@ -129,8 +129,9 @@ EDIT = ToolCard(
 )
 
 BASH_BACKGROUND = (
-    "A background process (`server > server.log 2>&1 &`, its output redirected to a file) "
-    "keeps running after the command returns, until di-code exits; stop it (kill) when done."
+    "For a server, a watcher or a REPL that must outlive the command, pass background: true "
+    "(a job, read with job_output, stopped with job_kill) rather than `&`: what a command "
+    "leaves running with `&` has no output to read and ends only when di-code exits."
 )
 """Told when commands run unsandboxed; the sandbox says what holds inside it."""
 
@@ -156,7 +157,21 @@ BASH = ToolCard(
                 "exclusiveMinimum": 0,
                 "maximum": BASH_MAX_TIMEOUT,
                 "description": "Seconds before the command is killed "
-                f"(default {BASH_DEFAULT_TIMEOUT}, max {BASH_MAX_TIMEOUT}).",
+                f"(default {BASH_DEFAULT_TIMEOUT}, max {BASH_MAX_TIMEOUT}; "
+                "a background job has none).",
+            },
+            "background": {
+                "type": "boolean",
+                "description": "Start the command as a background job (a dev server, a "
+                "watcher, a REPL) and return at once with its job id and first output; it "
+                "keeps running across turns until job_kill or di-code's exit. Read it with "
+                "job_output, type into it with job_input. Only when asked for something "
+                "long-running; ordinary commands run in the foreground.",
+            },
+            "pty": {
+                "type": "boolean",
+                "description": "With background: run the job in a pseudo-terminal, so that a "
+                "REPL or a program's prompt reads what job_input types.",
             },
         },
         "required": ["command"],

@@ -96,7 +96,7 @@ async def run_in_group(
 
     signal.add_listener(on_abort)
     timer = loop.call_later(timeout, request_stop, "timeout")
-    eof = _read_pipe(loop, read_fd, sink)
+    eof = read_pipe(loop, read_fd, sink)
     waiter = asyncio.create_task(proc.wait())
     try:
         first: set[asyncio.Future[Any]] = {waiter, stop}
@@ -125,7 +125,7 @@ def _enlarge(fd: int) -> None:
             fcntl.fcntl(fd, set_size, PIPE_SIZE)
 
 
-def _read_pipe(loop: asyncio.AbstractEventLoop, fd: int, sink: OutputSink) -> asyncio.Future[None]:
+def read_pipe(loop: asyncio.AbstractEventLoop, fd: int, sink: OutputSink) -> asyncio.Future[None]:
     """Feed everything read from `fd` to `sink`; the future is done at end of file.
 
     A sink that fails ends the future with its error at once (even if a background child keeps

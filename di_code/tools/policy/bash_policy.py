@@ -8,19 +8,22 @@ back to ask frees it. The mode is kept in one place, the gate, and only read her
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from msgspec import Struct, field
+from msgspec import Struct, field, structs
 
 from di_code.tools.builtin.cards import BASH, BASH_BACKGROUND
+from di_code.tools.builtin.job_table import JobTable
 from di_code.tools.builtin.spill import SpillFolder
 from di_code.tools.policy.launcher import confined
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
-from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
+from di_code.tools.policy.sandbox import Sandbox, SandboxChoice, bare_bubblewrap
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP
+from di_code.tools.policy.session_network import SessionNetwork
 
 if TYPE_CHECKING:  # the process machinery loads with the bash tool, not at start-up
     from di_code.tools.builtin.editor_terminal import EditorTerminals
@@ -43,10 +46,26 @@ class BashPolicy(Struct, frozen=True):
     """The permission mode now (the gate's), read for every command."""
     terminals: EditorTerminals | None = None
     """The editor's terminals, where commands run under `di-code acp` when it offers them."""
+    jobs: JobTable = field(default_factory=JobTable)
+    """The session's background jobs (`background: true`), which the job tools read."""
+    network: SessionNetwork = field(default_factory=SessionNetwork)
+    """The network namespace the session's sandboxed commands share (without network)."""
 
     def sandbox(self) -> Sandbox | None:
-        """The sandbox a command started now runs in (None: unsandboxed)."""
-        return self.sandboxing.sandbox(self.mode())
+        """The sandbox a command started now runs in (None: unsandboxed), in the session's
+        network namespace when it has no network and that namespace has been made."""
+        sandbox = self.sandboxing.sandbox(self.mode())
+        if sandbox is None or sandbox.network or not self.network.tried:
+            return sandbox
+        entered = self.network.prefix(bare_bubblewrap())
+        return sandbox if entered is None else structs.replace(sandbox, entered=tuple(entered))
+
+    async def ready(self) -> None:
+        """Make the session's network namespace (a child process or two) off the event loop,
+        the first time a command will run sandboxed without network."""
+        sandbox = self.sandboxing.sandbox(self.mode())
+        if sandbox is not None and not sandbox.network and not self.network.tried:
+            await asyncio.to_thread(self.network.prefix, bare_bubblewrap())
 
     @contextlib.contextmanager
     def launch(
@@ -76,4 +95,19 @@ class BashPolicy(Struct, frozen=True):
         sandbox = self.sandbox()
         if sandbox is None:
             return f"{BASH.description} {BASH_BACKGROUND}"
-        return f"{BASH.description} {sandbox.describe()}"
+        if sandbox.network:
+            return f"{BASH.description} {sandbox.describe()}"
+        return f"{BASH.description} {sandbox.describe()} {self._loopback()}"
+
+    def _loopback(self) -> str:
+        """Whether a job's server is reachable from later commands (the session's network
+        namespace, once made: until the first command it is expected to work)."""
+        if self.network.failed:
+            return (
+                "Each command and job has a loopback of its own here: a job's server is "
+                "reachable only from inside that job."
+            )
+        return (
+            "Commands and background jobs share one private loopback (127.0.0.1): a server a "
+            "job started is reachable from later commands."
+        )

@@ -36,7 +36,7 @@ from msgspec import Struct
 
 from di_code.agent.tool_call import ToolCallContext
 from di_code.system.web_address import BadAddress, host_matches, rule_host, web_address
-from di_code.tools import READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
+from di_code.tools import JOB_WATCHING_TOOLS, READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
 from di_code.tools.policy.bash_forms import exact_only
 from di_code.tools.policy.modes import (
     BUILD_MODES,
@@ -319,7 +319,8 @@ class PermissionGate(Struct):
             return f"Permission denied: {tool_name} is not available in {self.mode} mode." + (
                 PLAN_HINT if self.mode == "plan" else ""
             )
-        if hook != "ask" and (self.mode == "auto" or tool_name in READ_ONLY_TOOLS):
+        unasked_tool = tool_name in READ_ONLY_TOOLS or tool_name in JOB_WATCHING_TOOLS
+        if hook != "ask" and (self.mode == "auto" or unasked_tool):
             return None
         guarded = self._protection(tool_name, arguments)
         unasked = hook == "allow" or decision == "allow"

@@ -43,6 +43,10 @@ class Sandbox(Struct, frozen=True):
     network: bool = False
     paths: SandboxPaths = field(default_factory=SandboxPaths)
     """What is hidden, and DI_CODE_HOME (protected)."""
+    entered: tuple[str, ...] = ()
+    """Without network: bubblewrap's command line start (`nsenter ... -- bwrap ...`) that
+    puts the command in its session's network namespace (session_network.py); empty:
+    bubblewrap alone, with a network namespace of its own."""
 
     def describe(self) -> str:
         """What the model must know to work inside it (told in the bash tool's description)."""
@@ -60,7 +64,8 @@ class Sandbox(Struct, frozen=True):
         return (
             f"Commands run in a sandbox: {writable}{network}; credential files (~/.ssh, "
             "~/.aws, ...) look empty; every process it started ends when the command ends, "
-            "background ones included: start a server, use it and stop it within one command."
+            "background ones included: start a server that must outlive the command with "
+            "background: true (a job)."
         )
 
     @contextlib.contextmanager
@@ -83,8 +88,8 @@ class Sandbox(Struct, frozen=True):
         """`argv` as a bubblewrap command line confined to `roots`; `readable` folders (the
         spill folder) stay visible read-only even below /tmp, when they exist; each `own`
         (host folder, where it appears) is the program's own, writable (a server's cache)."""
-        args = [bubblewrap_path() or "bwrap", *_BASE]
-        if not self.network:
+        args = list(self.entered) or bare_bubblewrap()
+        if not self.network and not self.entered:
             args.append("--unshare-net")
         writable = self.mode == "workspace-write"
         args += mounts(roots, writable, self.paths, self.network, readable, own)
@@ -99,6 +104,11 @@ _BASE = (
     "--unshare-pid",
     "--die-with-parent",
 )  # fmt: skip
+
+
+def bare_bubblewrap() -> list[str]:
+    """bubblewrap's command line with the options every sandbox has."""
+    return [bubblewrap_path() or "bwrap", *_BASE]
 
 
 def bubblewrap_path() -> str | None:
