@@ -106,9 +106,12 @@ def _wait_until_serving(process: subprocess.Popen[str], ready_line: str) -> None
         return
     ended = process.poll()
     process.kill()
-    # A binary built for another CPU (a cached wheel) dies of SIGILL before it listens.
-    if process.wait(timeout=10) == -signal.SIGILL:
-        pytest.skip("the server was built for another CPU (SIGILL): rebuild it on this machine")
+    # A binary built for another CPU (a cached wheel) dies before it listens: of SIGILL, or of
+    # SIGSEGV when its other threads go on a moment after one hit the unknown instruction.
+    if (code := process.wait(timeout=10)) in (-signal.SIGILL, -signal.SIGSEGV):
+        name = signal.Signals(-code).name
+        pytest.skip(f"the server crashed ({name}) loading the model: a build for another CPU? "
+                    "rebuild it on this machine")  # fmt: skip
     how = f"it exited with {ended}" if ended is not None else f"silent for {STARTUP_TIMEOUT:.0f} s"
     pytest.fail(f"the server did not start ({how}):\n" + "".join(log[-30:]))
 
