@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.agent.tool import unwrapped
-from di_code.system.files.door import open_target, read_at_most, status_of
+from di_code.system.files.opener import open_target, read_at_most, status_of
 from di_code.tools.builtin.cards import WRITE
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError

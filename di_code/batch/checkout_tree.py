@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.session.git_run import run_git
-from di_code.system.files.door import (
+from di_code.system.files.opener import (
     FileTooLarge,
     NotRegularFile,
     open_in,

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.batch.checkout import CheckoutError, is_url
-from di_code.system.files.door import FileTooLarge, NotRegularFile, read_path
+from di_code.system.files.opener import FileTooLarge, NotRegularFile, read_path
 
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")

@@ -24,7 +24,7 @@ from typing import TypeVar
 import msgspec
 
 from di_code.config.project import project_folders
-from di_code.system.files.door import open_path
+from di_code.system.files.opener import open_path
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")

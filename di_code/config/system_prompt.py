@@ -14,7 +14,7 @@ from pathlib import Path
 
 from di_code.ai.codec import encodable
 from di_code.config.skills import Skill, skills_prompt
-from di_code.system.files.door import open_path, read_path
+from di_code.system.files.opener import open_path, read_path
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 CONTEXT_FILE_CAP = 64 * 1024

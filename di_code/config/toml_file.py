@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 
 MAX_BYTES = 16 * 1024 * 1024
 """A settings file is read through the file door (a FIFO is refused, never waited on), at

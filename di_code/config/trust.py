@@ -32,7 +32,7 @@ from di_code.config.project import (
     unsafe_reason,
 )
 from di_code.config.toml_file import MAX_BYTES, ConfigError
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 from di_code.system.private_files import private_folder
 
 TRUST_FILE = "trusted.json"

@@ -24,7 +24,13 @@ import msgspec
 from msgspec.structs import replace
 
 from di_code.session.safe_files import read_file, write_file
-from di_code.system.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
+from di_code.system.files.opener import (
+    FileTooLarge,
+    NotRegularFile,
+    chunks,
+    open_real,
+    read_at_most,
+)
 from di_code.system.private_files import private_folder
 
 MANIFEST = "manifest.json"

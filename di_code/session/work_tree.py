@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from di_code.session.git_run import GitError
-from di_code.system.files.door import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
+from di_code.system.files.opener import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 
 
 class Objects(Protocol):

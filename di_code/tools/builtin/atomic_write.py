@@ -15,7 +15,7 @@ import errno
 import os
 import stat
 
-from di_code.system.files.door import create_new, temp_name
+from di_code.system.files.opener import create_new, temp_name
 from di_code.system.files.resolve import Target
 
 

@@ -1,4 +1,4 @@
-"""The file tools' side of the file door (di_code.system.files.door): its refusals and failures as
+"""The file tools' side of the file door (di_code.system.files.opener): its refusals and failures as
 one-line ToolErrors for the model.
 
 File tools work on regular files only: a FIFO or a device would block or misbehave. The door
@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import BinaryIO
 
-from di_code.system.files.door import FileTooLarge, NotRegularFile, open_target, status_of
+from di_code.system.files.opener import FileTooLarge, NotRegularFile, open_target, status_of
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.errors import ToolError
 

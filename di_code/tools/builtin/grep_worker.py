@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from di_code.system.files.door import open_real, read_at_most
+from di_code.system.files.opener import open_real, read_at_most
 from di_code.tools.builtin.grep_query import Hit, Query, compile_query
 from di_code.tools.builtin.ignore import walk_files
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.system.files.door import open_real, read_at_most
+from di_code.system.files.opener import open_real, read_at_most
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
 

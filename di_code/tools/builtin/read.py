@@ -19,7 +19,7 @@ from typing import Any, BinaryIO, ClassVar, Literal
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import ImageContent, TextContent
 from di_code.system.abort import AbortSignal
-from di_code.system.files.door import count_lines, read_at_most, skip_lines, status_of
+from di_code.system.files.opener import count_lines, read_at_most, skip_lines, status_of
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import READ

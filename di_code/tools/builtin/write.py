@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.system.files.door import read_at_most
+from di_code.system.files.opener import read_at_most
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.atomic_write import write_atomically
 from di_code.tools.builtin.base import WorkspaceTool

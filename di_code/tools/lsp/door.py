@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from msgspec import Struct, field
 
 from di_code.system.abort import AbortSignal
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 from di_code.system.first_use import imported
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import UNTRUSTED, Catalog, ServerSpec, workspace_root

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from di_code.system.files.door import open_real, read_at_most
+from di_code.system.files.opener import open_real, read_at_most
 from di_code.system.files.resolve import Outside, resolve_path
 from di_code.tools.builtin.workspace import Workspace
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.system.children import dying_argv, start_child
-from di_code.system.files.door import open_path
+from di_code.system.files.opener import open_path
 from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
 

@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from di_code.system.files.door import open_path
+from di_code.system.files.opener import open_path
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
 

@@ -1,4 +1,4 @@
-"""The file door's line counting and bounded reads (di_code.system.files.door), on files and on
+"""The file door's line counting and bounded reads (di_code.system.files.opener), on files and on
 text in memory (an editor's buffer is read by the same code)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.system.files.door import COUNT_BYTES, FileTooLarge, count_lines, read_at_most
+from di_code.system.files.opener import COUNT_BYTES, FileTooLarge, count_lines, read_at_most
 
 
 def test_lines_are_counted_in_memory_as_on_disk(tmp_path: Path) -> None:
