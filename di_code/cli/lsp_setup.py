@@ -14,7 +14,7 @@ from di_code.config.settings import Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
 
 if TYPE_CHECKING:
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 
@@ -36,7 +36,7 @@ def language_servers(
     from their environment besides the known key variables (bash's set), `paths` what the
     sandbox hides (DI_CODE_HOME, `[sandbox] hide`)."""
     from di_code.config.trust import project_trusted
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.lsp.servers import Catalog, catalog
     from di_code.tools.lsp.spawn import ServerStarter
     from di_code.tools.policy.program_env import KEY_VARIABLES
@@ -64,7 +64,7 @@ CACHE = "lsp-cache"
 
 def lsp_status_lines(workspace: Path | None = None) -> list[str]:
     """`di-code lsp`: the servers di-code would start here, and the missing presets."""
-    from di_code.tools.lsp.door import status_lines
+    from di_code.tools.lsp.manager import status_lines
 
     home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
     settings = load_settings_files(home, workspace)

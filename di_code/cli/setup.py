@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from di_code.tools.builtin.editor_files import EditorFiles
     from di_code.tools.builtin.editor_terminal import EditorTerminals
     from di_code.tools.extensions.mcp_config import McpServerConfig
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from di_code.config.trusting import TrustOffer
     from di_code.session import Session, SessionStore
     from di_code.tools.extensions.mcp import McpServers
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.permissions import PermissionGate
 
 SwitchModel = Callable[[str], "tuple[Provider, Model]"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
     from di_code.tools.builtin.editor_files import EditorFiles
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})

@@ -319,7 +319,7 @@ async def _mcp(repl: ChatView, arg: str) -> bool:
 
 
 async def _lsp(repl: ChatView, arg: str) -> bool:
-    from di_code.tools.lsp.door import status_lines
+    from di_code.tools.lsp.manager import status_lines
 
     servers = repl.setup.lsp
     lines = status_lines(servers) if servers is not None else ["No language servers."]

@@ -25,7 +25,7 @@ from di_code.tools import default_tools
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.names import escape_name
 from di_code.tools.builtin.truncation import MAX_BYTES
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from di_code.tools.policy.sandbox import bubblewrap_works

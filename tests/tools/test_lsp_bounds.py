@@ -19,7 +19,7 @@ from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
 from di_code.tools.builtin.truncation import MAX_BYTES
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.processes import wait_until

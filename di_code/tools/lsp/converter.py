@@ -4,7 +4,7 @@ cattrs writes a conversion function for each type the first time it meets one: ~
 the initialize request and its answer alone, ~0.15 s for every message di-code exchanges,
 with ~30 ms to make the converter itself. Made as a message is sent or read, that would hold the
 event loop; so the converter is made once, on the thread that makes the first connection
-(di_code.tools.lsp.door), with the functions for those messages written ahead.
+(di_code.tools.lsp.manager), with the functions for those messages written ahead.
 """
 
 from __future__ import annotations

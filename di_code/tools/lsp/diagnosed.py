@@ -14,7 +14,7 @@ from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.editor_files import EditorFiles
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.workspace import Workspace
-from di_code.tools.lsp.door import LanguageServers, Stopped, abortable
+from di_code.tools.lsp.manager import LanguageServers, Stopped, abortable
 from di_code.tools.lsp.report import changes, details, summary
 
 

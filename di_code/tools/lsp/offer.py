@@ -11,7 +11,7 @@ from di_code.tools.builtin.lazy import LazyTool
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.diagnosed import Diagnosed
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 
 CHANGES_FILES = ("write", "edit")
 

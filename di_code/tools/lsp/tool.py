@@ -22,8 +22,8 @@ from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.truncation import keep_head
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection, ServerEnded, one_line
-from di_code.tools.lsp.door import LanguageServers, Stopped, abortable, read_text
 from di_code.tools.lsp.locations import hover_text, inside, locations, place_lines, symbols
+from di_code.tools.lsp.manager import LanguageServers, Stopped, abortable, read_text
 from di_code.tools.lsp.report import MAX_SHOWN, Problem, problem
 
 
