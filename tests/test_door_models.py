@@ -1,5 +1,5 @@
 """Issue 32, models: one door picks every model and makes every provider
-(di_code.config.model_door). Read from the code: a module other than the door that resolves a
+(di_code.config.provider_factory). Read from the code: a module other than the door that resolves a
 model from a spec (`select_model`, the registry's `resolve_model`), builds a `Selection`, or
 makes a provider itself (`PROVIDER_CLASSES`, a provider class, `create_faux_provider`) fails
 here; so a new feature (a command, an editor's session, a batch task) cannot pick a model
@@ -12,7 +12,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
 PROVIDERS = PACKAGE / "ai" / "providers"
-DOOR = PACKAGE / "config" / "model_door.py"
+DOOR = PACKAGE / "config" / "provider_factory.py"
 RESOLVERS = {"select_model", "resolve_model", "Selection()"}
 """Defined in config/selection.py and config/models.py: only the door calls them (a
 `Selection` may be named as a type anywhere; only the door builds one)."""
@@ -99,8 +99,8 @@ def test_the_check_catches_a_planted_violation(tmp_path: Path) -> None:
         assert around_the_door(path, makers), name
     clean = tmp_path / "clean.py"
     clean.write_text(
-        "from di_code.config.model_door import ModelDoor\n"
+        "from di_code.config.provider_factory import ProviderFactory\n"
         "from di_code.config.selection import Selection\n"
-        "def f(door: ModelDoor) -> Selection: return door.pick(request)\n"
+        "def f(door: ProviderFactory) -> Selection: return door.pick(request)\n"
     )
     assert not around_the_door(clean, makers)

@@ -39,13 +39,15 @@ def check_key(flags: ModelFlags, cwd: Path, env: Mapping[str, str]) -> None:
     model; any other problem with the model is the task's own, and its run says it. The key
     found is registered as a secret (di_code.ai.redaction)."""
     from di_code.ai.redaction import register, register_url
-    from di_code.config.model_door import ModelDoor
+    from di_code.config.provider_factory import ProviderFactory
     from di_code.config.selection import MissingKey, ModelRequest
     from di_code.config.settings import ConfigError, di_code_home, load_settings
 
     try:
         settings = load_settings(di_code_home(env), cwd, env)
-        selection = ModelDoor(settings, env, notify=lambda _line: None).pick(ModelRequest(*flags))
+        selection = ProviderFactory(settings, env, notify=lambda _line: None).pick(
+            ModelRequest(*flags)
+        )
     except MissingKey as exc:
         raise KeyMissing(exc.provider, exc.variable) from None
     except ConfigError:

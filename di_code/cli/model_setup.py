@@ -1,7 +1,7 @@
 """Which model a command talks to when the command line does not say it all: the configured
 one; else, for `--base-url` alone, the first model that server lists; else the first local
 server that answers; else one line naming every way to configure a model (exit 2). Each is
-picked through the model door (di_code.config.model_door). Also the chat's `/model` list."""
+picked through the model door (di_code.config.provider_factory). Also the chat's `/model` list."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from di_code.cli.flags import CliOptions
-from di_code.config.model_door import ModelDoor
 from di_code.config.models import PRESETS
+from di_code.config.provider_factory import ProviderFactory
 from di_code.config.selection import KEYED_DEFAULTS, MODEL_ENV, ModelRequest, Selection
 from di_code.config.settings import ConfigError, Settings
 
@@ -23,14 +23,14 @@ GENERIC_PRESET = "llamacpp"
 """The preset of an OpenAI-compatible server that is none of the known ones."""
 
 
-async def choose_model(options: CliOptions, door: ModelDoor) -> Selection:
+async def choose_model(options: CliOptions, factory: ProviderFactory) -> Selection:
     """The configured model, else the named server's first, else the first local server's."""
-    settings, env = door.settings, door.env
+    settings, env = factory.settings, factory.env
     from_settings = env.get(MODEL_ENV) or settings.model
     if options.base_url and not (options.model or options.provider or from_settings):
-        return await _first_listed(options, door)
+        return await _first_listed(options, factory)
     request = ModelRequest(options.model, options.provider, options.base_url, options.api_key)
-    selection = door.pick(request)
+    selection = factory.pick(request)
     if selection is not None:
         return selection
     from di_code.config.discovery import candidates, discover  # only when nothing is configured
@@ -39,12 +39,14 @@ async def choose_model(options: CliOptions, door: ModelDoor) -> Selection:
     server = await discover(candidates(env, settings.discovery, preset_urls))
     if server is None:
         raise ConfigError(no_model_message())
-    door.notify(f"using {server.model_id} from the local {server.name} server at {server.base_url}")
+    factory.notify(
+        f"using {server.model_id} from the local {server.name} server at {server.base_url}"
+    )
     preset = server.name if server.name in PRESETS else GENERIC_PRESET
-    return _served(door, preset, server.model_id, server.base_url, options)
+    return _served(factory, preset, server.model_id, server.base_url, options)
 
 
-async def _first_listed(options: CliOptions, door: ModelDoor) -> Selection:
+async def _first_listed(options: CliOptions, factory: ProviderFactory) -> Selection:
     """`--base-url` alone: the first model the server lists at `/models`, said on stderr."""
     from di_code.config.discovery import Candidate, discover
 
@@ -53,15 +55,15 @@ async def _first_listed(options: CliOptions, door: ModelDoor) -> Selection:
     if server is None:
         listing = url.rstrip("/") + "/models"
         raise ConfigError(f"no model listed at {listing}: pass --model ID with --base-url")
-    door.notify(f"using {server.model_id}, the first model {url} lists (--model picks another)")
-    return _served(door, GENERIC_PRESET, server.model_id, url, options)
+    factory.notify(f"using {server.model_id}, the first model {url} lists (--model picks another)")
+    return _served(factory, GENERIC_PRESET, server.model_id, url, options)
 
 
 def _served(
-    door: ModelDoor, preset: str, model_id: str, url: str, options: CliOptions
+    factory: ProviderFactory, preset: str, model_id: str, url: str, options: CliOptions
 ) -> Selection:
     """A model a server at `url` lists, as the preset `preset` speaks to it."""
-    selection = door.pick(ModelRequest(f"{preset}/{model_id}", None, url, options.api_key))
+    selection = factory.pick(ModelRequest(f"{preset}/{model_id}", None, url, options.api_key))
     assert selection is not None  # a model was named
     return selection
 

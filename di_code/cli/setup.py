@@ -26,7 +26,7 @@ from di_code.cli.lsp_setup import language_servers
 from di_code.cli.mcp_setup import start_mcp_servers
 from di_code.cli.model_setup import choose_model, model_list
 from di_code.cli.output import Notify, notify_stderr
-from di_code.config.model_door import ModelDoor, key_variables
+from di_code.config.provider_factory import ProviderFactory, key_variables
 from di_code.config.selection import (
     Selection,
     with_limits,
@@ -88,11 +88,11 @@ async def prepare(
     for warning in settings.warnings:
         notify(warning)
     budget = RequestBudget(options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS)
-    door = ModelDoor(settings, env, notify, budget)
+    factory = ProviderFactory(settings, env, notify, budget)
     selection = await with_limits(
-        await choose_model(options, door), settings, options.context_window
+        await choose_model(options, factory), settings, options.context_window
     )
-    provider = door.open(selection)  # its key and URL are never printed nor saved from here on
+    provider = factory.open(selection)  # its key and URL are never printed nor saved from here on
     if (selection.model.base_url or "").startswith("https://"):
         from di_code.ai.providers.tls import preload_tls
 
@@ -150,7 +150,7 @@ async def prepare(
     if task:
         from di_code.cli.subagents import add_task_tool
 
-        add_task_tool(agent, door, workspace, roots, skills.skills, session)
+        add_task_tool(agent, factory, workspace, roots, skills.skills, session)
     attach = session_recorder(workspace, roots, notify)
     if session is not None:
         attach(agent, session)
@@ -160,7 +160,7 @@ async def prepare(
         gate=gate,
         workspace=workspace,
         home=home,
-        switch_model=lambda spec: switched(door, spec),
+        switch_model=lambda spec: switched(factory, spec),
         models=lambda: model_list(settings, env),
         mcp=mcp,
         lsp=lsp,
@@ -170,9 +170,9 @@ async def prepare(
     )
 
 
-def switched(door: ModelDoor, spec: str) -> tuple[Provider, Model]:
+def switched(factory: ProviderFactory, spec: str) -> tuple[Provider, Model]:
     """The chat's /model provider/id: resolved like --model, with the same keys and settings."""
-    chosen = door.choose(spec)
+    chosen = factory.choose(spec)
     assert chosen is not None  # the user named it: an error is raised, never held back
     return chosen
 

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model, now_ms
 from di_code.config.agents import load_agents
-from di_code.config.model_door import ModelDoor
+from di_code.config.provider_factory import ProviderFactory
 from di_code.config.settings import ConfigError, di_code_home
 from di_code.config.skills import Skill
 from di_code.config.system_prompt import build_system_prompt
@@ -34,14 +34,14 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 def add_task_tool(
     agent: Agent,
-    door: ModelDoor,
+    factory: ProviderFactory,
     workspace: Path,
     roots: Sequence[Path],
     skills: Sequence[Skill],
     session: Session | None,
 ) -> None:
     """Offer `agent` the task tool; its subagents pick from the agent's other tools, and
-    their models through the session's model door."""
+    their models through the session's provider factory."""
     from di_code.tools.builtin import cards
     from di_code.tools.builtin.lazy import LazyTool
     from di_code.tools.builtin.subagents import Subagents
@@ -49,7 +49,7 @@ def add_task_tool(
     home = di_code_home()
     found = load_agents(home, workspace)
     for warning in found.warnings:
-        door.notify(warning)
+        factory.notify(warning)
 
     def system_prompt(tool_names: Sequence[str]) -> str:
         return build_system_prompt(
@@ -66,8 +66,8 @@ def add_task_tool(
         agent,
         system_prompt,
         kinds=found.agents,
-        default_model=door.settings.subagent_model,
-        choose_model=model_chooser(door),
+        default_model=factory.settings.subagent_model,
+        choose_model=model_chooser(factory),
         record=transcript_recorder(session) if session is not None else None,
     )
     task = LazyTool(
@@ -80,13 +80,13 @@ def add_task_tool(
     agent.tools = [*agent.tools, task]
 
 
-def model_chooser(door: ModelDoor) -> ChooseModel:
+def model_chooser(factory: ProviderFactory) -> ChooseModel:
     """`PROVIDER/ID` resolved as `--model` would be, with a provider of its own; None when
     the untrusted file naming it may not pick it (the door has said so)."""
 
     def choose(spec: str, named_by: str | None) -> tuple[Provider, Model] | None:
         try:
-            return door.choose(spec, named_by)
+            return factory.choose(spec, named_by)
         except ConfigError as exc:
             raise ValueError(str(exc)) from None
 

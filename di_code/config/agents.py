@@ -16,7 +16,7 @@ folder from the workspace up to the repository root), then `$DI_CODE_HOME/agents
 A subagent file is only a prompt, so an untrusted project's are used too (like commands): its
 `tools` can only narrow the tools the session already has, every call still passes the
 session's permission rules and hooks, and its `model` counts only on a provider the user set up
-(di_code.config.model_door).
+(di_code.config.provider_factory).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from di_code.ai.budget import BudgetedProvider, RequestBudget
-from di_code.config.model_door import ModelDoor
+from di_code.config.provider_factory import ProviderFactory
 from di_code.config.selection import ModelRequest
 from di_code.config.settings import ConfigError, Settings, load_settings
 
@@ -16,9 +16,11 @@ FILE = "/clone/.claude/agents/helper.md"
 KEYED = {"OPENAI_API_KEY": "sk-user-0123456789"}
 
 
-def door(env: dict[str, str], settings: Settings | None = None) -> tuple[ModelDoor, list[str]]:
+def factory(
+    env: dict[str, str], settings: Settings | None = None
+) -> tuple[ProviderFactory, list[str]]:
     said: list[str] = []
-    return ModelDoor(settings or Settings(), env, said.append, RequestBudget(5)), said
+    return ProviderFactory(settings or Settings(), env, said.append, RequestBudget(5)), said
 
 
 @pytest.mark.parametrize(
@@ -26,14 +28,14 @@ def door(env: dict[str, str], settings: Settings | None = None) -> tuple[ModelDo
     ["llamacpp/any", "ollama/qwen", "evil/x", "claude-sonnet-4-5", "no-such-model"],
 )
 def test_an_untrusted_spec_off_the_user_s_providers_is_not_resolved(spec: str) -> None:
-    picker, said = door(KEYED)
+    picker, said = factory(KEYED)
     assert picker.pick(ModelRequest(model=spec), named_by=FILE) is None
     assert picker.choose(spec, named_by=FILE) is None
     assert len(said) == 1 and said[0].startswith(f"{FILE}: ignored model {spec!r}")
 
 
 def test_an_untrusted_spec_on_the_user_s_provider_is_used_with_the_user_s_settings() -> None:
-    picker, said = door(KEYED)
+    picker, said = factory(KEYED)
     chosen = picker.choose("openai/cheap", named_by=FILE)
     assert chosen is not None and said == []
     provider, model = chosen
@@ -46,7 +48,7 @@ def test_an_untrusted_spec_on_the_user_s_provider_is_used_with_the_user_s_settin
 
 
 def test_what_the_user_names_is_resolved_as_it_says() -> None:
-    picker, said = door({})
+    picker, said = factory({})
     chosen = picker.choose("llamacpp/mine")
     assert chosen is not None and chosen[1].base_url == "http://localhost:8080/v1"
     with pytest.raises(ConfigError, match="unknown provider"):
@@ -56,9 +58,9 @@ def test_what_the_user_names_is_resolved_as_it_says() -> None:
 
 def test_a_local_preset_listed_at_its_own_url_is_set_up_elsewhere_is_not() -> None:
     own = {"DI_CODE_DISCOVERY": "llamacpp=http://127.0.0.1:8080/v1"}
-    assert door(own)[0].choose("llamacpp/any", named_by=FILE) is not None
+    assert factory(own)[0].choose("llamacpp/any", named_by=FILE) is not None
     moved = {"DI_CODE_DISCOVERY": "llamacpp=http://gpu:8080/v1"}
-    assert door(moved)[0].choose("llamacpp/any", named_by=FILE) is None
+    assert factory(moved)[0].choose("llamacpp/any", named_by=FILE) is None
 
 
 def test_a_project_model_no_provider_knows_is_held_back(tmp_path: Path, di_code_home: Path) -> None:

@@ -61,7 +61,7 @@ def _key_like(value: str | None) -> bool:
     return value is not None and len(value.strip()) >= PIECE
 
 
-class ModelDoor:
+class ProviderFactory:
     """The session's settings, environment and request budget, and what it has said."""
 
     def __init__(
