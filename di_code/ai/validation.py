@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from di_code.ai.codec import MAX_JSON_DEPTH
 from di_code.ai.foreign_names import adopt
 from di_code.ai.schema_check import Check, compile_schema
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -88,7 +88,7 @@ async def checked_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, An
     adopted = _adopted(tool, arguments)
     surely_valid = _surely_valid(tool.parameters, adopted)
     if not surely_valid:
-        await imported("jsonschema")
+        await import_off_loop("jsonschema")
     return _judged(tool, arguments, adopted, surely_valid)
 
 

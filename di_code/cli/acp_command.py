@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from di_code.cli.flags import CliOptions
 from di_code.system import left_behind
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 from di_code.system.stop_signals import until_stopped
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         log_to(log_file)
 
     async def open_session(request: SessionRequest) -> Prepared:
-        await imported("di_code.cli.setup")  # the set-up's code: off the loop
+        await import_off_loop("di_code.cli.setup")  # the set-up's code: off the loop
         from di_code.cli.setup import prepare
 
         chosen = options._replace(

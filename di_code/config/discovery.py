@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from di_code.config.settings import DISCOVERY_ENV as DISCOVERY_ENV  # where callers look for it
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.first_use import HTTP_STACK, import_off_loop
 
 PROBE_TIMEOUT = 0.3
 LOCAL_PRESETS = ("ollama", "lmstudio", "llamacpp", "vllm")
@@ -62,7 +62,7 @@ async def discover(
     """The first candidate, in order, that lists a model; None when nobody answers."""
     if not found:
         return None
-    await imported(*HTTP_STACK)
+    await import_off_loop(*HTTP_STACK)
     import httpx
 
     async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:

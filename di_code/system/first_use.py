@@ -2,7 +2,7 @@
 
 Importing runs module bodies: httpx with its HTTP/1.1 stack takes 50-130 ms, jsonschema
 ~0.2 s, a tool's module a few ms. On the event loop that is a pause in which Ctrl-C, Esc and
-every other task wait. So async code never imports these itself: it awaits `imported(...)`,
+every other task wait. So async code never imports these itself: it awaits `import_off_loop(...)`,
 which imports them on a thread of its own while the loop goes on, and the plain `import`
 that follows finds them in sys.modules. tests/test_door_first_use.py fails when a module it
 guards is imported on a running loop.
@@ -23,7 +23,7 @@ _done: set[str] = set()
 """Names this door has imported: the next call for them returns without a thread."""
 
 
-async def imported(*names: str) -> None:
+async def import_off_loop(*names: str) -> None:
     """Import `names` off the loop (an ImportError is raised here, as the import would)."""
     wanted = [name for name in names if name not in _done]
     if wanted:

@@ -27,7 +27,7 @@ from di_code.session import Session, prompt_with_compaction
 from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 from di_code.tools.builtin.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
@@ -230,7 +230,7 @@ class Repl:
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
             watcher = self._watch_mcp()
-            drawing = asyncio.create_task(imported(*ANSWER_DRAWING))  # while the user types
+            drawing = asyncio.create_task(import_off_loop(*ANSWER_DRAWING))  # while the user types
             try:
                 while True:
                     try:

@@ -39,7 +39,7 @@ from di_code.ai.redaction import clip, foreign_secrets_hidden, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.first_use import HTTP_STACK, import_off_loop
 from di_code.system.own_thread import on_own_thread
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ class HttpClient:
         if tls and not self._tls:
             await self.aclose()
         if self._client is None:
-            await imported(*HTTP_STACK)
+            await import_off_loop(*HTTP_STACK)
             import httpx
 
             timeout = httpx.Timeout(CONNECT_TIMEOUT, read=None)

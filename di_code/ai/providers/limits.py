@@ -18,7 +18,7 @@ import msgspec
 
 from di_code.ai.stream import StreamOptions
 from di_code.ai.types import Model
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.first_use import HTTP_STACK, import_off_loop
 
 MIN_REPLY_TOKENS = 256
 PROBE_TIMEOUT = 2.0
@@ -51,7 +51,7 @@ async def probe_server_limits(
     `model_id`; any failure means "nothing published". Cached per base URL and model."""
     key = (base_url.rstrip("/"), model_id)
     if key not in _CACHE:
-        await imported(*HTTP_STACK)
+        await import_off_loop(*HTTP_STACK)
         import httpx
 
         async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:

@@ -31,7 +31,7 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.providers.tls import loaded_ssl_context
 from di_code.ai.redaction import holds_secret
 from di_code.system.abort import AbortSignal
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.first_use import HTTP_STACK, import_off_loop
 from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
@@ -79,7 +79,7 @@ class FetchTool(CheckedTool):
 async def fetch_page(
     url: str, private_hosts: frozenset[str], resolver: Resolver | None = None
 ) -> Page:
-    await imported(*HTTP_STACK)
+    await import_off_loop(*HTTP_STACK)
     import httpx
 
     try:

@@ -13,7 +13,7 @@ from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.system.abort import AbortSignal
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 from di_code.tools.builtin.cards import ToolCard
 
 
@@ -79,6 +79,6 @@ class LazyTool:
         on_update: ToolUpdate | None = None,
     ) -> ToolOutput:
         if self._tool is None:
-            await imported(self._module)
+            await import_off_loop(self._module)
         output: ToolOutput = await self.tool.execute(tool_call_id, params, signal, on_update)
         return output

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
-from di_code.system.first_use import HTTP_STACK, imported
+from di_code.system.first_use import HTTP_STACK, import_off_loop
 from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
@@ -185,13 +185,13 @@ async def _sdk_loaded(*, http: bool) -> bool:
 
     False when the SDK is not installed: it is an extra (see pyproject.toml)."""
     try:
-        await imported("mcp")
+        await import_off_loop("mcp")
     except ModuleNotFoundError as exc:
         if exc.name == "mcp":
             return False
         raise
     client = ("mcp.client.streamable_http", *HTTP_STACK) if http else ("mcp.client.stdio",)
-    await imported(*client)
+    await import_off_loop(*client)
     return True
 
 

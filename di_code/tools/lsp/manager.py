@@ -20,7 +20,7 @@ from msgspec import Struct, field
 
 from di_code.system.abort import AbortSignal
 from di_code.system.files.opener import read_path
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 from di_code.tools.lsp.report import Problem, problem, serious
 from di_code.tools.lsp.servers import UNTRUSTED, Catalog, ServerSpec, workspace_root
 from di_code.tools.lsp.spawn import ServerStarter
@@ -136,7 +136,7 @@ class LanguageServers(Struct):
             )
 
     async def _start(self, slot: Slot) -> Connection | None:
-        await imported("di_code.tools.lsp.connection")
+        await import_off_loop("di_code.tools.lsp.connection")
         from di_code.tools.lsp.connection import Connection, StartFailed
 
         # made on a thread: the first one makes the converter (di_code.tools.lsp.converter)
