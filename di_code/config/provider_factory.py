@@ -1,7 +1,7 @@
 """The one door every model and provider is picked through (issue 32): the session's model,
 a subagent's (its file's `model:` or `[subagents] model`), a local server found by discovery,
 `--base-url` alone, the chat's `/model`, and so every ACP session and batch task (each is set
-up by the same `prepare`). tests/test_door_models.py fails when another module resolves a
+up by the same `prepare`). tests/test_guarded_models.py fails when another module resolves a
 model or makes a provider on its own.
 
 Who names a model decides what it may pick. What the user names (flags, `DI_CODE_MODEL`, their
@@ -17,7 +17,7 @@ falls back to the user's.
 A key goes only to the base URL it was given for: a `--base-url` or `--api-key` (or a local
 server found) is remembered for its provider, and every later choice of a model of that
 provider (the chat's `/model`, an editor's model select, a subagent's model) goes to the same
-URL with the same key (tests/editor/test_acp_endpoint.py).
+URL with the same key (tests/acp/test_acp_endpoint.py).
 
 Every provider made here counts its requests against the session's request budget.
 """

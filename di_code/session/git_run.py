@@ -1,6 +1,6 @@
 """The one way di-code runs git: configured so that git runs no program a repository names.
 
-No other module starts git (tests/test_door_git.py reads the code to hold that).
+No other module starts git (tests/test_guarded_git.py reads the code to hold that).
 
 A repository's `.git/config` (a cloned archive, an embedded bare repository, or one the model
 or a sandboxed command wrote) can name programs that git runs on its own: clean/smudge filters,

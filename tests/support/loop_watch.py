@@ -13,7 +13,7 @@ own PYTHONPATH writes asyncio's warnings to its stderr instead (a test that comp
 whole then fails: tests/cli/test_extensions_e2e.py).
 
 CI (.ci/run) runs the in-process agent scenarios under it; the whole set is
-`DI_CODE_LOOP_WATCH=1 .venv/bin/pytest tests/agent tests/tools tests/cli tests/ui tests/editor`."""
+`DI_CODE_LOOP_WATCH=1 .venv/bin/pytest tests/agent tests/tools tests/cli tests/ui tests/acp`."""
 
 from __future__ import annotations
 

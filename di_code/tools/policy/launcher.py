@@ -11,7 +11,7 @@ hooks and MCP stdio servers. What each kind runs in is decided here, in one plac
   that the user trusted (di_code.config.trust), and they are meant to act on the machine.
 
 Every such child goes through here, and from here through the children door
-(di_code.system.children), so each dies with di-code; tests/test_door_children.py fails when one
+(di_code.system.children), so each dies with di-code; tests/test_guarded_children.py fails when one
 is started around it. git is di_code.session.git_run's (a lower layer; it passes git the
 configuration that runs none of a repository's programs).
 """

@@ -1,5 +1,5 @@
 """The conformance check itself: it knows the methods' answers from the schema and refuses what
-ACP v1 does not allow (every editor test runs its flows through it: tests/editor/conftest.py)."""
+ACP v1 does not allow (every editor test runs its flows through it: tests/acp/conftest.py)."""
 
 from __future__ import annotations
 

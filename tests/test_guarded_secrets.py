@@ -6,7 +6,7 @@ writer fails here until it is one or the other. stdout and stderr are one channe
 everything (`print`, Rich, prompt-toolkit): the CLI routes them through `RedactingStream`
 before anything runs.
 
-The channels themselves are attacked end to end in tests/editor/test_acp_secrets.py,
+The channels themselves are attacked end to end in tests/acp/test_acp_secrets.py,
 tests/cli/test_secrets_channels.py, tests/ui/test_chat_secrets_e2e.py and
 tests/batch/test_batch_secrets.py."""
 

@@ -2,7 +2,7 @@
 id the editor knows (taken before the first wait), and a session's folder is one value: a stored
 session reaches an agent only through `SessionStore.open`, which checks its folder.
 
-The attacks themselves run over real pipes in tests/editor/test_acp_door.py."""
+The attacks themselves run over real pipes in tests/acp/test_acp_hostile_requests.py."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ GUARDED = (
 )
 """The packages di-code imports through di_code.system.first_use only, with the modules of the
 tools built on first use (tools/builtin/lazy.py); pygls and its types are a language server's
-start (tests/test_door_first_use_lsp.py)."""
+start (tests/test_guarded_first_use_lsp.py)."""
 
 
 def tool_modules(workspace: Path) -> set[str]:

@@ -1,6 +1,6 @@
 """First-use imports of the language-server client: a `di-code run` whose edit starts a
 language server imports pygls, lsprotocol and cattrs (~0.5 s) off the event loop, through
-di_code.system.first_use, as the import spy of tests/test_door_first_use.py sees it."""
+di_code.system.first_use, as the import spy of tests/test_guarded_first_use.py sees it."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from tests.cli.conftest import cli_env, request_text
 from tests.support.llm_server import LLMServer
 from tests.support.wire import ToolCallSpec, Turn
-from tests.test_door_first_use import guarded, imports, spied_run
+from tests.test_guarded_first_use import guarded, imports, spied_run
 
 FIXTURE = Path(__file__).parent / "support" / "lsp_fixture_server.py"
 
