@@ -1,4 +1,4 @@
-"""ACP's door, read from the code: an editor's session is registered in one place, under the one
+"""ACP's way in, read from the code: an editor's session is registered in one place, under the one
 id the editor knows (taken before the first wait), and a session's folder is one value: a stored
 session reaches an agent only through `SessionStore.open`, which checks its folder.
 
@@ -140,7 +140,7 @@ def is_load(func: ast.AST) -> bool:
     )
 
 
-def test_the_checks_see_a_second_door(tmp_path: Path) -> None:
+def test_the_checks_see_a_second_way_in(tmp_path: Path) -> None:
     """The readers above catch what they look for."""
     rogue = tmp_path / "rogue.py"
     rogue.write_text(

@@ -1,4 +1,4 @@
-"""The door for children: every process di-code starts goes through di_code.system.children (a
+"""The guard for children: every process di-code starts goes through di_code.system.children (a
 group of its own, PR_SET_PDEATHSIG, stopped at exit), so none outlives di-code. Read from the
 code: a module that calls a process-starting function itself fails here."""
 
@@ -15,7 +15,7 @@ from di_code.system.children import descendants, run_child
 from tests.support.processes import wait_until
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
-DOOR = "system/children.py"
+GUARDED = "system/children.py"
 
 SPAWNERS = {
     "subprocess": {"run", "Popen", "call", "check_call", "check_output", "getoutput"},
@@ -30,16 +30,16 @@ LOOP_SPAWNERS = {"subprocess_exec", "subprocess_shell"}
 """`loop.subprocess_exec(...)`: whatever the loop is called."""
 
 DYING_ARGV = {"dying_argv", "trusted_command_argv"}
-"""What builds a command line that dies with di-code (the door's, and the launcher's)."""
+"""What builds a command line that dies with di-code (the guarded place's, and the launcher's)."""
 
-OUTSIDE_THE_DOOR = {
+OUTSIDE_THE_GUARD = {
     "batch/worker.py": "the task's keeper, which sets PR_SET_PDEATHSIG itself (set_death_signal)",
     "cli/batch_child.py": "the keeper forks `run`, which sets it too (set_death_signal)",
 }
 
 
 def spawns(source: str) -> list[str]:
-    """The process-starting calls in `source` made without the door (`module.name` each); a
+    """The process-starting calls in `source` made without the guarded place (`module.name` each); a
     stdio MCP server's parameters count as one unless `dying_argv` builds its command."""
     tree = ast.parse(source)
     imported: dict[str, str] = {}  # a name imported from a spawning module -> module.name
@@ -66,11 +66,11 @@ def spawns(source: str) -> list[str]:
     return found
 
 
-def test_every_child_is_started_through_the_door() -> None:
+def test_every_child_is_started_through_the_guarded_place() -> None:
     offenders = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE).as_posix()
-        if relative == DOOR or relative in OUTSIDE_THE_DOOR:
+        if relative == GUARDED or relative in OUTSIDE_THE_GUARD:
             continue
         found = spawns(path.read_text(encoding="utf-8"))
         if found:
@@ -79,7 +79,7 @@ def test_every_child_is_started_through_the_door() -> None:
 
 
 def test_the_exceptions_still_start_what_they_say() -> None:
-    for relative in OUTSIDE_THE_DOOR:
+    for relative in OUTSIDE_THE_GUARD:
         source = (PACKAGE / relative).read_text(encoding="utf-8")
         assert spawns(source), f"{relative} starts nothing any more: take it off the list"
         assert "set_death_signal" in source or "batch_child" in source
@@ -113,7 +113,7 @@ async def bad(loop):
             "mcp.StdioServerParameters",
         ]
     )
-    through_the_door = """
+    through_the_guarded_place = """
 from di_code.system.children import dying_argv, run_child, start_child
 
 async def good():
@@ -122,11 +122,11 @@ async def good():
     command, *args = dying_argv(["server"])
     StdioServerParameters(command=command, args=args)
 """
-    assert spawns(through_the_door) == []
+    assert spawns(through_the_guarded_place) == []
 
 
 LAUNCHER = "tools/policy/launcher.py"
-DOOR_CALLS = {"start_child", "run_child", "open_child", "dying_argv"}
+GUARDED_CALLS = {"start_child", "run_child", "open_child", "dying_argv"}
 READS_NO_WORKSPACE_CODE = {
     "ui/pager.py": "the pager shows di-code's own text",
     "tools/policy/sandbox.py": "bubblewrap's probe runs `/bin/sh -c :`",
@@ -134,18 +134,18 @@ READS_NO_WORKSPACE_CODE = {
     "session/git_run.py": "git, with the configuration that runs none of a repository's "
     "programs (a lower layer than the launcher's)",
 }
-"""Modules that start children through the door without the launcher, and why each may."""
+"""Modules that start children through the guarded place without the launcher, and why each may."""
 
 
-def door_calls(source: str) -> list[str]:
-    """The children door's starting functions that `source` calls itself."""
+def guarded_calls(source: str) -> list[str]:
+    """di_code.system.children's starting functions that `source` calls itself."""
     tree = ast.parse(source)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in DOOR_CALLS:
+            if name in GUARDED_CALLS:
                 found.append(name)
     return found
 
@@ -157,14 +157,14 @@ def test_every_program_that_reads_the_workspace_starts_through_the_launcher() ->
     offenders = {}
     for path in sorted(PACKAGE.rglob("*.py")):
         relative = path.relative_to(PACKAGE).as_posix()
-        if relative in (DOOR, LAUNCHER) or relative in READS_NO_WORKSPACE_CODE:
+        if relative in (GUARDED, LAUNCHER) or relative in READS_NO_WORKSPACE_CODE:
             continue
-        found = door_calls(path.read_text(encoding="utf-8"))
+        found = guarded_calls(path.read_text(encoding="utf-8"))
         if found:
             offenders[relative] = found
     assert offenders == {}, "start programs that read the workspace with the launcher"
     for relative in READS_NO_WORKSPACE_CODE:
-        assert door_calls((PACKAGE / relative).read_text(encoding="utf-8")), relative
+        assert guarded_calls((PACKAGE / relative).read_text(encoding="utf-8")), relative
 
 
 def test_the_launcher_checker_catches_a_planted_one() -> None:
@@ -176,12 +176,12 @@ async def server():
     children.run_child(["make"])
     children.dying_argv(["server"])
 """
-    assert sorted(door_calls(planted)) == ["dying_argv", "run_child", "start_child"]
+    assert sorted(guarded_calls(planted)) == ["dying_argv", "run_child", "start_child"]
 
 
 @pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
 def test_what_a_child_leaves_in_a_session_of_its_own_stays_below_di_code() -> None:
-    """The door makes di-code a child subreaper: a `setsid` job whose shell is gone is
+    """The guarded place makes di-code a child subreaper: a `setsid` job whose shell is gone is
     re-parented to di-code (not init), so the exit finds it among di-code's descendants."""
     started = run_child(
         ["sh", "-c", "setsid sleep 1000 > /dev/null 2>&1 & echo $!"], capture_output=True

@@ -1,4 +1,4 @@
-"""The files door (issue 32): every file a model names or a workspace holds is opened through
+"""The file opener (issue 32): every file a model names or a workspace holds is opened through
 di_code.system.files (non-blocking, regular files only, confined where the caller is, bounded
 reads). Read from the code: any other open of a file, anywhere in the package, fails here
 unless its module is one of OWN_FILES, which open only di-code's own files (sessions, caches,
@@ -11,12 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
-DOOR = "di_code.system.files"
+GUARDED = "di_code.system.files"
 
 OWN_FILES: dict[str, str] = {
     "di_code.system.children": "/proc of the process groups it started",
     "di_code.system.lazy_exports": "di-code's own package source (its __init__ files)",
-    "di_code.system.private_files": "the door for di-code's own private files (sessions, spill)",
+    "di_code.system.private_files": "the opener for di-code's own private files (sessions, spill)",
     "di_code.ai.providers.request_slots": "lock files in di-code's home",
     "di_code.system.stop_signals": "os.devnull, where stdout points once its reader is gone",
     "di_code.batch.checkout": "info/attributes in a task checkout's git folder, made by di-code",
@@ -73,13 +73,13 @@ def _is_mode(node: ast.expr) -> bool:
 
 
 def violations(name: str, source: str) -> list[str]:
-    """Where module `name` opens a file around the door (none for the door and OWN_FILES)."""
-    if name == DOOR or name.startswith(DOOR + ".") or name in OWN_FILES:
+    """Where module `name` opens a file around the opener (none for the opener and OWN_FILES)."""
+    if name == GUARDED or name.startswith(GUARDED + ".") or name in OWN_FILES:
         return []
     return [f"{name}:{line} {what}" for line, what in sorted(opens(ast.parse(source)))]
 
 
-def test_every_file_is_opened_through_the_door() -> None:
+def test_every_file_is_opened_through_the_guarded_place() -> None:
     found = [
         v
         for path in sorted(PACKAGE.rglob("*.py"))
@@ -98,7 +98,7 @@ def test_each_exception_is_still_needed() -> None:
     assert stale == []
 
 
-def test_the_check_catches_each_way_around_the_door() -> None:
+def test_the_check_catches_each_way_around_the_guarded_place() -> None:
     source = (
         "import os\n"
         "from pathlib import Path\n"

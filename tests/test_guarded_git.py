@@ -1,4 +1,4 @@
-"""One door for git: `di_code/session/git_run.py` is the only module that starts git.
+"""One runner for git: `di_code/session/git_run.py` is the only module that starts git.
 
 Read from the code: every call that starts a program (subprocess, asyncio's subprocess
 functions, os.exec*/spawn*/posix_spawn/system/popen, pty and pexpect) is found, its arguments
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
-DOOR = PACKAGE / "session" / "git_run.py"
+GUARDED = PACKAGE / "session" / "git_run.py"
 STARTERS = {
     "subprocess": {"run", "Popen", "call", "check_call", "check_output", "getoutput"},
     "asyncio": {"create_subprocess_exec", "create_subprocess_shell"},
@@ -173,7 +173,7 @@ def planted(source: str, **others: str) -> list[str]:
     return violations(load({"planted": source, **others})["planted"])
 
 
-def test_only_the_door_starts_git() -> None:
+def test_only_the_guarded_place_starts_git() -> None:
     sources = {
         ".".join(path.relative_to(PACKAGE.parent).with_suffix("").parts).removesuffix(
             ".__init__"
@@ -181,12 +181,12 @@ def test_only_the_door_starts_git() -> None:
         for path in sorted(PACKAGE.rglob("*.py"))
     }
     modules = load(sources)
-    door = modules.pop("di_code.session.git_run")
+    runner = modules.pop("di_code.session.git_run")
     found = [f"{name} {where}" for name, module in modules.items() for where in violations(module)]
     assert found == [], "git started outside di_code/session/git_run.py (run_git): " + "; ".join(
         found
     )
-    assert violations(door)  # the checker sees the real door: were it blind, this proves nothing
+    assert violations(runner)  # the checker sees the runner: were it blind, this proves nothing
 
 
 PLANTED = {

@@ -1,4 +1,4 @@
-"""The hosts door: only di_code.system.web_address reads a URL's host, resolves a name or opens a
+"""Hosts: only di_code.system.web_address reads a URL's host, resolves a name or opens a
 connection by name. Any other module that takes `.hostname` or `.netloc` from a parsed URL,
 calls a resolver (`getaddrinfo`, `gethostbyname`...) or a connect-by-name, or encodes IDNA
 itself would match or reach a host by a spelling the rules never judged; this test reads every
@@ -12,7 +12,7 @@ from pathlib import Path
 import di_code
 
 PACKAGE = Path(di_code.__file__).parent
-DOOR = PACKAGE / "system" / "web_address.py"
+GUARDED = PACKAGE / "system" / "web_address.py"
 HOST_ATTRIBUTES = {"hostname", "netloc"}
 BY_NAME = {
     "getaddrinfo",
@@ -42,18 +42,18 @@ def breaches(tree: ast.AST) -> list[str]:
     return found
 
 
-def test_only_the_door_reads_resolves_or_connects_to_a_host() -> None:
+def test_only_the_guarded_place_reads_resolves_or_connects_to_a_host() -> None:
     outside = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path != DOOR:
+        if path != GUARDED:
             found = breaches(ast.parse(path.read_text(encoding="utf-8")))
             if found:
                 outside[str(path.relative_to(PACKAGE))] = found
     assert outside == {}, "host handled outside di_code.system.web_address: " + repr(outside)
 
 
-def test_the_door_test_sees_a_breach() -> None:
+def test_the_guarded_place_test_sees_a_breach() -> None:
     sample = "import socket\nfrom urllib.parse import urlsplit\nh = urlsplit(u).hostname\n"
     sample += "socket.getaddrinfo(h, 80)\n"
     assert len(breaches(ast.parse(sample))) == 2
-    assert breaches(ast.parse(DOOR.read_text(encoding="utf-8")))  # the door does it all
+    assert breaches(ast.parse(GUARDED.read_text(encoding="utf-8")))  # the guarded place does it all

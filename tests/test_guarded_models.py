@@ -1,9 +1,9 @@
-"""Issue 32, models: one door picks every model and makes every provider
-(di_code.config.provider_factory). Read from the code: a module other than the door that resolves a
+"""Issue 32, models: one factory picks every model and makes every provider
+(di_code.config.provider_factory). Read from the code: a module other than it that resolves a
 model from a spec (`select_model`, the registry's `resolve_model`), builds a `Selection`, or
 makes a provider itself (`PROVIDER_CLASSES`, a provider class, `create_faux_provider`) fails
 here; so a new feature (a command, an editor's session, a batch task) cannot pick a model
-around the door's trust rule."""
+around the guarded place's trust rule."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "di_code"
 PROVIDERS = PACKAGE / "ai" / "providers"
-DOOR = PACKAGE / "config" / "provider_factory.py"
+GUARDED = PACKAGE / "config" / "provider_factory.py"
 RESOLVERS = {"select_model", "resolve_model", "Selection()"}
-"""Defined in config/selection.py and config/models.py: only the door calls them (a
-`Selection` may be named as a type anywhere; only the door builds one)."""
+"""Defined in config/selection.py and config/models.py: only the guarded place calls them (a
+`Selection` may be named as a type anywhere; only the guarded place builds one)."""
 DEFINED_AT = {PACKAGE / "config" / "selection.py", PACKAGE / "config" / "models.py"}
 
 
@@ -51,9 +51,9 @@ def names_used(path: Path) -> set[str]:
     return found
 
 
-def around_the_door(path: Path, makers: set[str]) -> set[str]:
-    """What `path` uses that only the door may use."""
-    if path == DOOR:
+def around_the_guarded_place(path: Path, makers: set[str]) -> set[str]:
+    """What `path` uses that only the guarded place may use."""
+    if path == GUARDED:
         return set()
     used = names_used(path)
     found = used & makers if not path.is_relative_to(PROVIDERS) else set()
@@ -62,20 +62,20 @@ def around_the_door(path: Path, makers: set[str]) -> set[str]:
     return found
 
 
-def test_only_the_door_picks_a_model_or_makes_a_provider() -> None:
+def test_only_the_guarded_place_picks_a_model_or_makes_a_provider() -> None:
     makers = provider_makers()
     assert {"PROVIDER_CLASSES", "OpenAIProvider", "create_faux_provider"} <= makers
     offenders = {
         str(path.relative_to(PACKAGE)): sorted(names)
         for path in sorted(PACKAGE.rglob("*.py"))
-        if (names := around_the_door(path, makers))
+        if (names := around_the_guarded_place(path, makers))
     }
     assert offenders == {}
 
 
-def test_the_door_itself_uses_them() -> None:
+def test_the_guarded_place_itself_uses_them() -> None:
     """The check would pass vacuously if the names it looks for were renamed away."""
-    used = names_used(DOOR)
+    used = names_used(GUARDED)
     assert {"select_model", "PROVIDER_CLASSES"} <= used
 
 
@@ -96,11 +96,11 @@ def test_the_check_catches_a_planted_violation(tmp_path: Path) -> None:
     for name, source in planted.items():
         path = tmp_path / name
         path.write_text(source)
-        assert around_the_door(path, makers), name
+        assert around_the_guarded_place(path, makers), name
     clean = tmp_path / "clean.py"
     clean.write_text(
         "from di_code.config.provider_factory import ProviderFactory\n"
         "from di_code.config.selection import Selection\n"
-        "def f(door: ProviderFactory) -> Selection: return door.pick(request)\n"
+        "def f(factory: ProviderFactory) -> Selection: return factory.pick(request)\n"
     )
-    assert not around_the_door(clean, makers)
+    assert not around_the_guarded_place(clean, makers)

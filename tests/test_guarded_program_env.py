@@ -1,4 +1,4 @@
-"""The door for the environment of a program run for the user (bash's commands, hooks, a
+"""The guarded place for the environment of a program run for the user (bash's commands, hooks, a
 `!command`, the pager, rg): `di_code.tools.policy.program_env`, which leaves out the provider
 keys di-code holds. This test reads every module of the tools, the ui and the ACP front end
 and fails when one starts a process without an explicit environment (it would inherit the
@@ -12,7 +12,7 @@ from pathlib import Path
 import di_code
 
 PACKAGE = Path(di_code.__file__).parent
-DOOR = PACKAGE / "tools" / "policy" / "program_env.py"
+GUARDED = PACKAGE / "tools" / "policy" / "program_env.py"
 ROOMS = ("tools", "ui", "acp")
 STARTERS = {
     "create_subprocess_exec",
@@ -55,18 +55,18 @@ def breaches(tree: ast.AST) -> list[str]:
     return found
 
 
-def test_programs_run_for_the_user_get_their_environment_through_the_door() -> None:
+def test_programs_run_for_the_user_get_their_environment_through_the_guarded_place() -> None:
     outside = {}
     for room in ROOMS:
         for path in sorted((PACKAGE / room).rglob("*.py")):
-            if path != DOOR:
+            if path != GUARDED:
                 found = breaches(ast.parse(path.read_text(encoding="utf-8")))
                 if found:
                     outside[str(path.relative_to(PACKAGE))] = found
     assert outside == {}, "an environment made outside program_env: " + repr(outside)
 
 
-def test_the_door_test_sees_a_breach() -> None:
+def test_the_guarded_place_test_sees_a_breach() -> None:
     sample = (
         "import os, subprocess, asyncio\n"
         "subprocess.run(['x'])\n"
@@ -76,4 +76,4 @@ def test_the_door_test_sees_a_breach() -> None:
         "subprocess.run(['x'], env=env)\n"
     )
     assert len(breaches(ast.parse(sample))) == 4
-    assert breaches(ast.parse(DOOR.read_text(encoding="utf-8"))) == []
+    assert breaches(ast.parse(GUARDED.read_text(encoding="utf-8"))) == []

@@ -1,6 +1,6 @@
-"""The door for secrets (issue 40 item 5): every channel out of the process passes its text
+"""The guarded place for secrets (issue 40 item 5): every channel out of the process passes its text
 through di_code.ai.redaction. Read from the code: each place that writes bytes out (a file, a
-pipe, a child's stdin, a log, a request to a server) is either a channel that uses the door,
+pipe, a child's stdin, a log, a request to a server) is either a channel that uses redaction,
 or a place that writes something else (a file's exact bytes, a fixed line) and says why. A new
 writer fails here until it is one or the other. stdout and stderr are one channel for
 everything (`print`, Rich, prompt-toolkit): the CLI routes them through `RedactingStream`
@@ -30,14 +30,14 @@ CHANNELS = {
     "tools/policy/user_hooks.py:run_hook": "redact_bytes",  # a hook's stdin
     "ui/pager.py:page": "redact_bytes",  # $PAGER's stdin: the chat's full output
 }
-"""Where text leaves the process, and the door's name the place's module uses."""
+"""Where text leaves the process, and the guarded place's name the place's module uses."""
 
 NOT_CHANNELS = {
     "acp/files.py:write": "the model's file through the editor: an action (stdio.ACTIONS)",
     "ai/providers/limits.py:_get": "a model's id, to the local server that runs it",
     "system/private_files.py:write_private": "a private file's bytes for its caller (none today)",
     "system/stop_signals.py:say": "a fixed line naming the signal",
-    "cli/output.py:_write_whole": "the text Writer.line has passed through the door",
+    "cli/output.py:_write_whole": "the text Writer.line has passed through the guarded place",
     "system/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
     "batch/checkout.py:_raw_attributes": "fixed git attributes",
     "batch/worker.py:_run_process": "the user's task prompt; the task's `run` writes its logs",
@@ -118,15 +118,15 @@ def found() -> dict[str, set[str]]:
     return places
 
 
-def test_every_write_out_is_a_channel_through_the_door_or_says_why_not() -> None:
+def test_every_write_out_is_a_channel_through_the_guarded_place_or_says_why_not() -> None:
     listed = {**CHANNELS, **NOT_CHANNELS}
     unknown = {place: kinds for place, kinds in found().items() if place not in listed}
     assert unknown == {}, "pass the text through di_code.ai.redaction, or say why it is not shown"
 
 
-def test_each_channel_uses_the_door_and_each_listed_place_still_writes() -> None:
+def test_each_channel_uses_the_guarded_place_and_each_listed_place_still_writes() -> None:
     places = found()
-    for place, door in CHANNELS.items():
+    for place, guard in CHANNELS.items():
         module = place.partition(":")[0]
         tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
         imported = {
@@ -136,11 +136,11 @@ def test_each_channel_uses_the_door_and_each_listed_place_still_writes() -> None
             for alias in node.names
         }
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-        assert imported and door in used, f"{place} writes around the door"
+        assert imported and guard in used, f"{place} writes around the guarded place"
     assert set(CHANNELS) | set(NOT_CHANNELS) <= set(places), "a listed place writes no more"
 
 
-def test_the_cli_routes_stdout_and_stderr_through_the_door_first() -> None:
+def test_the_cli_routes_stdout_and_stderr_through_the_guarded_place_first() -> None:
     source = (PACKAGE / "cli" / "typer_app.py").read_text(encoding="utf-8")
     assert "redact_output()" in source
 

@@ -1,4 +1,4 @@
-"""The text a write's or edit's diff shows in the editor, taken through the file door with the
+"""The text a write's or edit's diff shows in the editor, taken through the file opener with the
 tools' own confinement, so a preview can reach nothing the tool itself could not.
 
 A preview is taken when the call starts (before its permission question) and again when it

@@ -73,7 +73,7 @@ def encodable_json(value: Any, depth: int) -> Any:
 
 def loads_valid(data: str | bytes, **options: Any) -> Any:
     """JSON from outside (a model's tool arguments, an editor's message, a task file) made
-    valid at its door: every string encodable, so no lone surrogate is ever stored or sent on;
+    valid where it comes in: every string encodable, so no lone surrogate is ever stored or sent on;
     ValueError when it is not JSON or nested deeper than MAX_JSON_DEPTH. `options` go to
     `json.loads`."""
     try:

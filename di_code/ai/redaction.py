@@ -1,4 +1,4 @@
-"""The one place that knows di-code's secrets, and the one door they are hidden at.
+"""The one place that knows di-code's secrets, and the one place they are hidden at.
 
 Whoever holds a secret (the set-up for the chosen key and the base URL's password, a provider
 for its key and auth headers) registers it once; every channel out of the process passes its

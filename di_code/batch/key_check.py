@@ -3,7 +3,7 @@
 Without it every task for that provider fails the same way, one after the other (on Ray, the
 nodes' environment gives the key, not the driver's, which is where the user set it). So the
 task's model is chosen as its `di-code run` will choose it (same flags, same environment, same
-settings, through the model door), and a missing key is KeyMissing: the batch stops
+settings, through the provider factory), and a missing key is KeyMissing: the batch stops
 at the first one with one message that says where and what to do.
 """
 

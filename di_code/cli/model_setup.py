@@ -1,7 +1,7 @@
 """Which model a command talks to when the command line does not say it all: the configured
 one; else, for `--base-url` alone, the first model that server lists; else the first local
 server that answers; else one line naming every way to configure a model (exit 2). Each is
-picked through the model door (di_code.config.provider_factory). Also the chat's `/model` list."""
+picked through di_code.config.provider_factory. Also the chat's `/model` list."""
 
 from __future__ import annotations
 

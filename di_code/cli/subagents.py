@@ -82,7 +82,7 @@ def add_task_tool(
 
 def model_chooser(factory: ProviderFactory) -> ChooseModel:
     """`PROVIDER/ID` resolved as `--model` would be, with a provider of its own; None when
-    the untrusted file naming it may not pick it (the door has said so)."""
+    the untrusted file naming it may not pick it (the factory has said so)."""
 
     def choose(spec: str, named_by: str | None) -> tuple[Provider, Model] | None:
         try:

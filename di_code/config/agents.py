@@ -63,7 +63,7 @@ class AgentFile(msgspec.Struct, frozen=True):
 
     @property
     def model_named_by(self) -> str | None:
-        """The file, when a project's file names the model: the model door holds such a
+        """The file, when a project's file names the model: the provider factory holds such a
         `model` to the providers the user set up."""
         return str(self.path) if self.from_project and self.model else None
 

@@ -8,7 +8,7 @@ from typing import Any
 from di_code.system.files.opener import read_path
 
 MAX_BYTES = 16 * 1024 * 1024
-"""A settings file is read through the file door (a FIFO is refused, never waited on), at
+"""A settings file is read through the file opener (a FIFO is refused, never waited on), at
 most this much of it."""
 
 

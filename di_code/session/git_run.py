@@ -225,7 +225,7 @@ def _run(
     timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     if not args or args[0].startswith("-"):
-        raise ValueError("a git subcommand comes first: an option before it beats the door's")
+        raise ValueError("a git subcommand comes first: an option before it beats this runner's")
     given = stdin if isinstance(stdin, bytes) else None
     try:
         process = open_child(

@@ -1,4 +1,4 @@
-"""The one door for what di-code imports the first time a feature is used, from async code.
+"""The one place for what di-code imports the first time a feature is used, from async code.
 
 Importing runs module bodies: httpx with its HTTP/1.1 stack takes 50-130 ms, jsonschema
 ~0.2 s, a tool's module a few ms. On the event loop that is a pause in which Ctrl-C, Esc and
@@ -20,7 +20,7 @@ HTTP_STACK = ("httpx", "httpcore._backends.anyio", "anyio._backends._asyncio")
 backend and anyio's asyncio backend."""
 
 _done: set[str] = set()
-"""Names this door has imported: the next call for them returns without a thread."""
+"""Names imported here already: the next call for them returns without a thread."""
 
 
 async def import_off_loop(*names: str) -> None:

@@ -1,4 +1,4 @@
-"""The one door for a web address's host: parsed and normalised once, then matched, resolved and
+"""The one reader of a web address's host: parsed and normalised once, then matched, resolved and
 connected to as that one name.
 
 A rule that compares strings is passed by another spelling of the same host: `pastebin.com.`,

@@ -260,7 +260,7 @@ class Repl:
         """Handle one submitted line; False means quit."""
         self.exit_armed = False
         shown = encodable(text.strip())  # as the input showed it: a paste as its placeholder
-        text = encodable(self.pastes.expand(text)).strip()  # the typed prompt's door: valid
+        text = encodable(self.pastes.expand(text)).strip()  # where the typed prompt comes in: valid
         return await self._dispatch(text, shown) if text else True
 
     async def _dispatch(self, text: str, shown: str) -> bool:

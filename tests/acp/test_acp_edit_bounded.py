@@ -13,8 +13,8 @@ import pytest
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp.schema import ToolCallProgress  # noqa: E402
-from tests.editor.test_acp_undo import EDITOR_FS  # noqa: E402
 
+from tests.acp.test_acp_undo import EDITOR_FS  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, EditorClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 from tests.tools.test_edit_bounded import code_lines  # noqa: E402

@@ -1,4 +1,4 @@
-"""ACP's door as an attacker tries it, over real pipes: a session has one id (a prefix is refused
+"""ACP's way in as an attacker tries it, over real pipes: a session has one id (a prefix is refused
 before anything is opened, a session opens once), one folder (a load with another `cwd` is
 refused), and any line of JSON that is not a JSON-RPC object gets `Invalid Request` while the
 agent stays up."""
@@ -109,7 +109,7 @@ async def test_a_load_with_another_folder_is_refused_and_opens_nothing(
 def test_run_with_a_session_of_another_folder_is_refused(
     llm_server: LLMServer, workspace: Path, tmp_path: Path, di_code_home: Path
 ) -> None:
-    """The door is shared: `run`/`chat --session` check the folder where ACP does."""
+    """The guarded place is shared: `run`/`chat --session` check the folder where ACP does."""
     other = tmp_path / "other"
     other.mkdir()
     session = SessionStore(di_code_home).create(other)

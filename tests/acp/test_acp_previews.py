@@ -1,5 +1,5 @@
-"""The diff preview of a write or edit under `di-code acp` (issue 32's files door): it reads
-only what the tool itself may, through the file door. Real `di-code acp` over pipes, driven by
+"""The diff preview of a write or edit under `di-code acp` (issue 32's file opener): it reads
+only what the tool itself may, through the file opener. Real `di-code acp` over pipes, driven by
 the ACP SDK's own client, against the loopback model server."""
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ async def test_resume_goes_on_without_replaying(
     await conn.close_session(session_id=session.session_id)  # one writer: the first lets go
     client = RecordingClient()
     conn2 = await agent(client)
-    with pytest.raises(RequestError):  # the same door as load: the whole id only
+    with pytest.raises(RequestError):  # the same check as load: the whole id only
         await conn2.resume_session(cwd=str(workspace), session_id=session.session_id[:6])
     reply = await conn2.resume_session(cwd=str(workspace), session_id=session.session_id)
     assert reply.modes is not None

@@ -19,8 +19,8 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 from acp import PROTOCOL_VERSION  # noqa: E402
 from acp.schema import ToolCallProgress, ToolCallStart  # noqa: E402
 from acp.stdio import spawn_agent_process  # noqa: E402
-from tests.editor.test_acp_undo import EDITOR_FS, SavingEditor  # noqa: E402
 
+from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor  # noqa: E402
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, prompt  # noqa: E402
 from tests.support.acp_schema import SentMessages  # noqa: E402

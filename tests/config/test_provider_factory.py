@@ -1,4 +1,4 @@
-"""The model door (issue 32): what a file read untrusted names may pick only a provider the
+"""The provider factory (issue 32): what a file read untrusted names may pick only a provider the
 user set up; anything else is not resolved, said once in one line, and the default applies."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The file door's line counting and bounded reads (di_code.system.files.opener), on files and on
+"""The file opener's line counting and bounded reads (di_code.system.files.opener), on files and on
 text in memory (an editor's buffer is read by the same code)."""
 
 from __future__ import annotations

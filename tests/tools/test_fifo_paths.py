@@ -1,4 +1,4 @@
-"""A FIFO as the path of grep, find or ls (issue 33): judged through the file door before any
+"""A FIFO as the path of grep, find or ls (issue 33): judged through the file opener before any
 search starts, so rg (or the Python fallback) never opens it and waits for ever."""
 
 from __future__ import annotations

@@ -203,7 +203,7 @@ async def test_a_file_no_server_serves_starts_none_and_keeps_the_result(
     assert not server_pids(workspace)
 
 
-async def test_the_servers_are_stopped_with_their_door(workspace: Path) -> None:
+async def test_the_servers_are_stopped_with_their_manager(workspace: Path) -> None:
     (workspace / "a.txt").write_text("one\n")
     servers = fixture_servers(workspace, "lines")
     tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}

@@ -1,4 +1,4 @@
-"""The file door: every file a model names or a workspace holds is opened here (`opener`), after
+"""The file opener: every file a model names or a workspace holds is opened here (`opener`), after
 its path was resolved one folder at a time (`resolve` for the tools' confined paths,
 `opener.parent_folder` for the real paths undo and the backups keep).
 

@@ -6,7 +6,7 @@ the model knows which file the picture is. Any other `@word` (a text file, a nam
 does not exist) is left as it is: the model reads files with its tools. Trailing punctuation
 (`@shot.png?`) is tried without. Paths are taken from the workspace root, `~` expanded; the
 user names them, so they are not confined to the workspace as a model's paths are, but they
-are opened through the file door all the same: a FIFO or a device is refused, never waited on.
+are opened through the file opener all the same: a FIFO or a device is refused, never waited on.
 
 The checks happen before any request: a `--image` that is not a readable image, an image over
 the read tool's size limit, or any image for a model that takes text only is an

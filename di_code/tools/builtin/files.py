@@ -1,7 +1,7 @@
-"""The file tools' side of the file door (di_code.system.files.opener): its refusals and failures as
+"""The file tools' side of the file opener (di_code.system.files): its refusals and failures as
 one-line ToolErrors for the model.
 
-File tools work on regular files only: a FIFO or a device would block or misbehave. The door
+File tools work on regular files only: a FIFO or a device would block or misbehave. The opener
 opens with O_NONBLOCK and judges the type on the opened descriptor.
 """
 

@@ -87,7 +87,7 @@ async def read_lines(
     assert proc.stdout is not None and proc.stderr is not None
 
     def kill(_: object = None) -> None:
-        # its group, through the door: Process.kill() polls first (Popen.send_signal), which
+        # its group, through system.children: Process.kill() polls first (Popen.send_signal), which
         # can reap a child that just ended before asyncio's watcher does, and the watcher then
         # reports exit code 255 ("grep failed: exit code 255", seen under load)
         if proc.returncode is None:

@@ -93,7 +93,7 @@ class Connection:
         self._reading: asyncio.Task[None] | None = None
         """pygls's reading loop over the server's output: done when the server has ended."""
         self.note: Callable[[str], None] = lambda text: None
-        """Where what the model should hear once is said (the door's notes)."""
+        """Where what the model should hear once is said (the manager's notes)."""
         self._said_unreadable = False
         self._answer_server_requests()
 

@@ -2,7 +2,7 @@
 that line's text, 1-based, sorted, at most MAX_RESULTS. Runs in a worker thread (it reads
 the files the lines come from).
 
-A place counts only where its real path lies in the workspace, judged through the file door
+A place counts only where its real path lies in the workspace, judged through the file opener
 as `read` judges a path: a server names `vendor/lib.py` where `vendor` links out of the
 workspace, and that place (and its line) is left out as `read` refuses it."""
 

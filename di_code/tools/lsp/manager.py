@@ -1,4 +1,4 @@
-"""The one door to language servers: a server starts on the first file of its language, one
+"""The one manager of language servers: a server starts on the first file of its language, one
 per (server, workspace root), through the launcher (its sandbox: di_code.tools.lsp.spawn);
 it is restarted after a crash with back-off (1, 2, 4 … 60 s; after five crashes, a failed
 restart counting as one, it stays down); a start that fails or hangs is said once and the

@@ -10,7 +10,7 @@ hooks and MCP stdio servers. What each kind runs in is decided here, in one plac
 - hooks and MCP stdio servers: unsandboxed. They are commands the user wrote, or a project's
   that the user trusted (di_code.config.trust), and they are meant to act on the machine.
 
-Every such child goes through here, and from here through the children door
+Every such child goes through here, and from here through di_code.system.children
 (di_code.system.children), so each dies with di-code; tests/test_guarded_children.py fails when one
 is started around it. git is di_code.session.git_run's (a lower layer; it passes git the
 configuration that runs none of a repository's programs).
@@ -49,7 +49,7 @@ def confined(
 
 
 async def start_program(argv: Sequence[str], **options: Any) -> asyncio.subprocess.Process:
-    """A command line `confined` made (or a hook's), started through the children door."""
+    """A command line `confined` made (or a hook's), started through di_code.system.children."""
     return await start_child(*argv, **options)
 
 

@@ -102,7 +102,7 @@ class Rule(Struct, frozen=True):
 
     def covers_path(self, arguments: dict[str, Any]) -> bool:
         """A file rule names the path; a fetch rule names the URL's host (or a parent
-        domain: `fetch:python.org` covers docs.python.org), both normalised by the one door
+        domain: `fetch:python.org` covers docs.python.org), both normalised by the one place
         (di_code.system.web_address); a URL whose host cannot be named is covered by no rule (the
         tool refuses it as invalid)."""
         path = arguments.get("path")

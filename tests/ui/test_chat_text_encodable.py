@@ -1,4 +1,4 @@
-"""The chat's typed prompt is a door for text: bytes a terminal sends that are not UTF-8
+"""The chat's typed prompt is a way in for text: bytes a terminal sends that are not UTF-8
 (prompt-toolkit reads them as lone surrogates) reach the model, the session and the history
 as U+FFFD, and the next prompt works."""
 

@@ -1,4 +1,4 @@
-"""The task file is a door for text: a lone surrogate (`\\ud800`) in a task is refused with its
+"""The task file is a way in for text: a lone surrogate (`\\ud800`) in a task is refused with its
 line (it used to pass the check, then end the task in "internal error: UnicodeEncodeError"),
 and a line nested too deep is named, not a traceback."""
 
