@@ -54,8 +54,9 @@ from di_code.system.abort import AbortSignal
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 MessageSource = Callable[[], list[UserMessage]]
-MoreTurns = Callable[[int], Awaitable[bool]]
-"""Asked when a prompt has made its `max_turns` requests: True allows as many again."""
+MoreTurns = Callable[[int, int], Awaitable[bool]]
+"""Asked with (requests the prompt made, `max_turns`) each time the limit is reached: True
+allows as many again."""
 
 DEFAULT_MAX_TURNS = 100
 """Model requests per prompt when neither `--max-turns` nor `[limits] max_turns` says: far
@@ -124,7 +125,7 @@ class _Run:
             for prompt in pending:
                 await self._add(prompt)
             if budget.exhausted and budget.limit is not None:
-                if await self._more_turns(budget.limit):
+                if await self._more_turns(budget.made, budget.limit):
                     budget.grant_again()
                 elif not self.signal.aborted:  # an abort during the question ends as aborted
                     await self._local_end("error", limit_message(budget.limit))
@@ -150,9 +151,9 @@ class _Run:
                 return
             pending = self.config.steering()
 
-    async def _more_turns(self, limit: int) -> bool:
+    async def _more_turns(self, made: int, limit: int) -> bool:
         ask = self.config.more_turns
-        return ask is not None and not self.signal.aborted and await ask(limit)
+        return ask is not None and not self.signal.aborted and await ask(made, limit)
 
     async def _add(self, message: Message) -> None:
         await self.emit(MessageStartEvent(message))

@@ -40,7 +40,7 @@ from di_code.config.settings import (
 )
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
-from di_code.config.system_prompt import build_system_prompt, prompt_text
+from di_code.config.system_prompt import build_system_prompt, prompt_text, with_context_files
 from di_code.setup.environment import environment_block, git_state
 from di_code.setup.prepared import Prepared
 from di_code.tools.policy.permissions import (
@@ -377,9 +377,10 @@ def system_prompt(
     skills: Sequence[Skill] = (),
     environment: str = "",
 ) -> str:
-    """--system-prompt replaces the default; --append-system-prompt adds to either."""
+    """--system-prompt replaces the default (the context files still follow it);
+    --append-system-prompt adds to either."""
     if options.system_prompt is not None:
-        text = prompt_text(options.system_prompt)
+        text = with_context_files(prompt_text(options.system_prompt), home, workspace)
     else:
         text = build_system_prompt(
             tool_names=tool_names,

@@ -198,6 +198,9 @@ def provider_named(spec: str, settings: Settings) -> str | None:
 
 
 def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, str]) -> str:
+    """The key to send: `--api-key`, else the provider's variable. None set is an error at the
+    provider's own URL, but not at a `--base-url` (a server of yours, often keyless: no key is
+    sent, and one that wants a key says so)."""
     if request.api_key:
         return clean_key(request.api_key, "--api-key")
     variable = preset.api_key_env
@@ -205,6 +208,8 @@ def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, st
         return ""
     key = env.get(variable, "")
     if not key.strip():
+        if request.base_url:
+            return ""
         raise MissingKey(preset.name, variable)
     return clean_key(key, variable)
 
