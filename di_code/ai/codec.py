@@ -29,6 +29,7 @@ from di_code.ai.types import (
     Usage,
     UserMessage,
 )
+from di_code.system.errors import DiCodeError
 
 _STOP_REASONS = ("stop", "length", "tool_use", "error", "aborted")
 _COST_FIELDS = Cost.__struct_fields__
@@ -45,7 +46,7 @@ SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 surrogate, so only text with one needs `encodable_json` (stored or passed on as it is)."""
 
 
-class CodecError(ValueError):
+class CodecError(DiCodeError, ValueError):
     """The JSON does not describe a di-code message."""
 
 

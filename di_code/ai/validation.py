@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from di_code.ai.codec import MAX_JSON_DEPTH
 from di_code.ai.foreign_names import adopt
 from di_code.ai.schema_check import Check, compile_schema
+from di_code.system.errors import DiCodeError
 from di_code.system.first_use import import_off_loop
 
 if TYPE_CHECKING:
@@ -31,7 +32,7 @@ class ToolLike(Protocol):
     def parameters(self) -> dict[str, Any]: ...
 
 
-class ToolArgumentsError(ValueError):
+class ToolArgumentsError(DiCodeError, ValueError):
     """The arguments do not match the tool's schema; the message is written for the model."""
 
 

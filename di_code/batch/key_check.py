@@ -12,9 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from di_code.system.errors import DiCodeError
 
-class KeyMissing(Exception):
+
+class KeyMissing(DiCodeError):
     """No key for `provider` here (on `node`, when the task ran on a Ray node)."""
+
+    exit_code = 2
 
     def __init__(self, provider: str, variable: str, node: str | None = None) -> None:
         super().__init__(provider, variable, node)  # args: Ray pickles it back to the driver

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.batch.checkout import CheckoutError, is_url
+from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import FileTooLarge, NotRegularFile, read_path
 
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
@@ -56,8 +57,10 @@ _FIELDS = {
 }
 
 
-class TaskFileError(Exception):
+class TaskFileError(DiCodeError):
     """The task file cannot run as it is; the message lists every bad line."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from di_code.agent.prompt_hooks import PromptHooks
 from di_code.agent.tool_call import ToolHooks
-from di_code.config.settings import ConfigError, Settings
+from di_code.config.settings import Settings
 from di_code.setup.nested_context import NestedContextFiles
 from di_code.tools.policy.permissions import PermissionGate
 
@@ -38,14 +38,11 @@ def agent_hooks(
     nested = NestedContextFiles(workspace)
     if not settings.hooks and not settings.claude_hooks:
         return ToolHooks(before=[gate.before_tool_call], after=[nested.after]), None
-    from di_code.tools.policy.hook_config import HookConfigError, parse_claude_hooks, parse_hooks
+    from di_code.tools.policy.hook_config import parse_claude_hooks, parse_hooks
     from di_code.tools.policy.prompt_user_hooks import PromptHookRunner
     from di_code.tools.policy.user_hooks import ToolHookRunner
 
-    try:
-        hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
-    except HookConfigError as exc:
-        raise ConfigError(str(exc)) from None
+    hooks = tuple(hook for source, raw in settings.hooks for hook in parse_hooks(raw, source))
     for source, raw in settings.claude_hooks:
         more, warnings = parse_claude_hooks(raw, source)
         hooks += more

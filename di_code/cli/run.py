@@ -52,17 +52,13 @@ EXIT_OK, EXIT_ERROR = 0, 1
 def run_command(
     prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
 ) -> int:
-    from di_code.tools.builtin.attachments import AttachmentError
 
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     argument = expand_command(prompt) if prompt is not None else None
     text = read_prompt(argument, sys.stdin)
     terminal = _terminal_parts(output_format)  # before the loop: Rich's import, ~50 ms
-    try:
-        return left_behind.run(_run(text, output_format, options, images, terminal))
-    except AttachmentError as exc:  # found before any request: the command line is wrong
-        raise UsageError(str(exc)) from None
+    return left_behind.run(_run(text, output_format, options, images, terminal))
 
 
 def expand_command(prompt: str) -> str:

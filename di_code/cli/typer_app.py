@@ -254,26 +254,24 @@ def undo(
     raise typer.Exit(guarded(body, CliOptions()))
 
 
-EXIT_USAGE = 2
-
-
 def guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
 
     The body imports what it needs itself: modules that keep `sys.stderr` as a default
     argument must see the redacting stream installed here."""
     from di_code.ai.redaction import redact_output  # not needed by `--help`
-    from di_code.config.settings import ConfigError
+    from di_code.system.errors import DiCodeError
 
     redact_output()  # from here on, whatever leaves the process has the known secrets hidden
     try:
         return body()
-    except ConfigError as exc:
-        print(f"di-code: {_shown(exc)}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
+        code = exc.exit_code if isinstance(exc, DiCodeError) else None
+        if code is not None:  # the user's to fix (DiCodeError.exit_code): its own line
+            print(f"di-code: {_shown(exc)}", file=sys.stderr)
+            return code
         if options.verbose:
             raise
         print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import read_path
 
 MAX_BYTES = 16 * 1024 * 1024
@@ -12,8 +13,10 @@ MAX_BYTES = 16 * 1024 * 1024
 most this much of it."""
 
 
-class ConfigError(Exception):
+class ConfigError(DiCodeError):
     """A configuration problem the user must fix: one line, exit code 2."""
+
+    exit_code = 2
 
 
 def read_toml(path: Path) -> dict[str, Any]:

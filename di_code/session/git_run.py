@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from di_code.system.children import group_members, kill_tree, open_child
+from di_code.system.errors import DiCodeError
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -84,7 +85,7 @@ _ALIASES = {"git+ssh": "ssh", "ssh+git": "ssh"}
 ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 
 
-class GitError(Exception):
+class GitError(DiCodeError):
     """A git command failed; the message is one line."""
 
 

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 from di_code.system.abort import AbortSignal
+from di_code.system.errors import DiCodeError
 
 T = TypeVar("T")
 
@@ -25,7 +26,7 @@ _left: set[asyncio.Future[Any]] = set()
 destroyed while pending) before the process ends."""
 
 
-class LeftBehind(Exception):
+class LeftBehind(DiCodeError):
     """The signal fired before the work ended: the work was cancelled once and abandoned."""
 
 

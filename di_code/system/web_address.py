@@ -21,6 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 
+from di_code.system.errors import DiCodeError
+
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """(normalised host, port) -> the addresses it resolves to; `system_resolver` by default."""
 
@@ -28,7 +30,7 @@ _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 _NUMERIC = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)")
 
 
-class BadAddress(ValueError):
+class BadAddress(DiCodeError, ValueError):
     """A URL or host that cannot be fetched; the message is one line, for the model."""
 
 

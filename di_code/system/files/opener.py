@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from di_code.system.errors import DiCodeError
 from di_code.system.files.resolve import Target, resolve_path
 
 if TYPE_CHECKING:
@@ -38,14 +39,14 @@ _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _SEARCHABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class NotRegularFile(OSError):
+class NotRegularFile(DiCodeError, OSError):
     """A FIFO, a device or a socket: never read (it could block or never end)."""
 
     def __init__(self, name: str = "") -> None:
         super().__init__(errno.EINVAL, "Not a regular file", name)
 
 
-class FileTooLarge(OSError):
+class FileTooLarge(DiCodeError, OSError):
     """More bytes than the reader's bound."""
 
     def __init__(self, size: int, limit: int) -> None:
@@ -53,7 +54,7 @@ class FileTooLarge(OSError):
         self.size = size
 
 
-class Stopped(Exception):
+class Stopped(DiCodeError):
     """The stop signal fired between two chunks: the read was abandoned."""
 
 

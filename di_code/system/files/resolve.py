@@ -24,13 +24,15 @@ from pathlib import Path
 
 import msgspec
 
+from di_code.system.errors import DiCodeError
+
 MAX_LINKS = 40
 """Symlinks followed for one path before giving up, as Linux does (ELOOP)."""
 
 _FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class Outside(Exception):
+class Outside(DiCodeError):
     """The path resolves outside every root."""
 
 

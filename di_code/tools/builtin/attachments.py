@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from di_code.ai.types import ImageContent, Model, TextContent, UserContent
+from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import open_path, read_at_most
 from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 
@@ -34,8 +35,10 @@ PATH_MAX = 4096
 _TRAILING = ".,;:!?)]}>'\""
 
 
-class AttachmentError(ValueError):
+class AttachmentError(DiCodeError, ValueError):
     """An attachment that cannot be sent; the message is one line for the user."""
+
+    exit_code = 2
 
 
 def prompt_content(

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from di_code.system.errors import DiCodeError
+
 if TYPE_CHECKING:
     from di_code.system.abort import AbortSignal  # annotations only: no asyncio in grep's worker
 
@@ -15,7 +17,7 @@ if TYPE_CHECKING:
 ABORTED_TEXT = "Operation aborted"
 
 
-class ToolError(Exception):
+class ToolError(DiCodeError):
     """A failure the model should read and act on (bad path, no match, binary file)."""
 
 

@@ -26,6 +26,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from di_code.system.errors import DiCodeError
+
 SPECIAL = "*?[\\"
 """git's glob-special characters."""
 
@@ -50,7 +52,7 @@ CACHE_LIMIT = 4096
 """Transitions kept per glob; past it the cache starts again (states are rebuilt on demand)."""
 
 
-class GlobError(ValueError):
+class GlobError(DiCodeError, ValueError):
     """A glob git would refuse to match anything with (unclosed `[`, unknown class, lone `\\`)."""
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from msgspec import Struct, field
 
 from di_code.system.abort import AbortSignal
+from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import read_path
 from di_code.system.first_use import import_off_loop
 from di_code.tools.lsp.report import Problem, problem, serious
@@ -45,7 +46,7 @@ FIRST_RETRY = 1.0
 T = TypeVar("T")
 
 
-class Stopped(Exception):
+class Stopped(DiCodeError):
     """The turn's signal fired while a server was being waited for."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from di_code.system.errors import DiCodeError
+
 HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 """UserPromptSubmit and Stop are events of the prompt: their matcher is ignored (as Claude
 Code ignores it)."""
@@ -46,8 +48,10 @@ class UserHook:
         return any(self.matcher.fullmatch(name) is not None for name in names)
 
 
-class HookConfigError(ValueError):
+class HookConfigError(DiCodeError, ValueError):
     """A `hooks` table of the wrong shape; the message names the file and key."""
+
+    exit_code = 2
 
 
 def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:
