@@ -1,13 +1,12 @@
 """The tool call loop: ask the model, run the tools it asks for, append the results, repeat.
 
-The loop knows nothing of its audience: it reports through `emit` and returns the messages it
-added. Its rules (SPEC §3.2): tools run only for `stop_reason == "tool_use"`, serially and in
-order, except that consecutive calls of tools that declare `parallel_safe = True` (subagents)
-run together, their results still added in call order; unknown tools, invalid arguments and
-raising tools become error results the model sees; an abort stops the remaining tools and any
-further request and ends with a local `aborted` assistant message; a provider failure ends the
-prompt with that failed message.
-"""
+The loop knows nothing of its audience: it reports through `emit` and returns the messages it added.
+Its rules (docs/DESIGN.md, The tool loop): tools run only for `stop_reason == "tool_use"`, serially
+and in order, except that consecutive calls of tools that declare `parallel_safe = True` (subagents)
+run together, their results still added in call order; unknown tools, invalid arguments and raising
+tools become error results the model sees; an abort stops the remaining tools and any further
+request and ends with a local `aborted` assistant message; a provider failure ends the prompt with
+that failed message."""
 
 from __future__ import annotations
 

@@ -136,7 +136,7 @@ def start_stream(
 
 
 class StreamOptions(msgspec.Struct):
-    """Per-request options (SPEC §2.3)."""
+    """Per-request options."""
 
     signal: AbortSignal | None = None
     max_tokens: int | None = None

@@ -1,5 +1,5 @@
-"""`run`'s output formats (SPEC §5): text, json (one result object) and stream-json (a line
-per AgentEvent, then the result object).
+"""`run`'s output formats (README, Output formats and exit codes): text, json (one result object)
+and stream-json (a line per AgentEvent, then the result object).
 
 Everything written goes through `Writer`, which hides every known secret (the one redaction
 of di_code.ai.redaction): no output may ever carry a key; on a terminal it also shows control

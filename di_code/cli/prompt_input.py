@@ -1,4 +1,4 @@
-"""Where `run`'s prompt comes from: the argument, piped stdin, or both (SPEC §5)."""
+"""Where `run`'s prompt comes from: the argument, piped stdin, or both."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`di-code run`: one prompt, its answer in the chosen format, an exit code (SPEC §5).
+"""`di-code run`: one prompt, its answer in the chosen format, an exit code.
 
 Exit codes: 0 the answer came; 1 the run ended in error (or was aborted other than by a
 signal); 2 usage or configuration error (raised as ConfigError, handled by the app); 128 + the
@@ -52,7 +52,6 @@ EXIT_OK, EXIT_ERROR = 0, 1
 def run_command(
     prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
 ) -> int:
-
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     argument = expand_command(prompt) if prompt is not None else None

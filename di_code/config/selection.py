@@ -1,4 +1,5 @@
-"""Choosing the model, its provider, URL and key from flags, env vars and settings (SPEC §5).
+"""Choosing the model, its provider, URL and key from flags, env vars and settings (README, Models
+and keys).
 
 Order: `--model` (`PROVIDER/ID`, or an ID with `--provider`), then `DI_CODE_MODEL`, then the
 settings' `model`; with none, the provider whose key variable is set (OpenAI, Anthropic, Gemini)

@@ -1,4 +1,4 @@
-"""Where sessions live: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl` (SPEC §7).
+"""Where sessions live: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl`.
 
 The slug is the workspace path made file-name safe plus a short hash of it, so two folders
 whose paths differ only in punctuation never share a folder. File names start with the UTC

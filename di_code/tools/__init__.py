@@ -1,4 +1,4 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4), fetch and todo.
+"""The coding tools: read, write, edit, bash, grep, find, ls, fetch and todo.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).

@@ -1,4 +1,4 @@
-"""Approval questions in the REPL (SPEC §5, ask and accept-edits modes).
+"""Approval questions in the REPL (README, Permissions: ask and accept-edits modes).
 
 The permission gate awaits `ReplApprover.__call__`. What is at stake (`ui.approval_view`: the
 complete command, the whole diff or content, the complete arguments) is printed into the

@@ -1,4 +1,4 @@
-"""Slash commands of the REPL (SPEC §6). Each handler returns False to quit the REPL.
+"""Slash commands of the REPL (README, Chat). Each handler returns False to quit the REPL.
 
 Commands that change the conversation (/clear, /resume, /model, /compact) wait until the agent
 is idle; the others answer at once. Every failure is one red line.

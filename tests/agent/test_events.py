@@ -1,4 +1,4 @@
-"""The exact AgentEvent sequences of SPEC §3.2, and the Agent around them."""
+"""The exact AgentEvent sequences of the tool loop (docs/DESIGN.md), and the Agent around them."""
 
 from __future__ import annotations
 

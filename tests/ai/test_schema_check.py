@@ -1,4 +1,4 @@
-"""The compiled fast check never calls arguments valid that jsonschema rejects (SPEC §2.4)."""
+"""The compiled fast check never calls arguments valid that jsonschema rejects."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""bash (SPEC §4): own process group, interleaved output, limits, spill file, timeout, abort."""
+"""bash: own process group, interleaved output, limits, spill file, timeout, abort."""
 
 from __future__ import annotations
 

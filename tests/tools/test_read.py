@@ -1,4 +1,4 @@
-"""read (SPEC §4): whole lines, offset/limit, the output limits and their notices, images."""
+"""read: whole lines, offset/limit, the output limits and their notices, images."""
 
 from __future__ import annotations
 

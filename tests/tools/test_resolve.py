@@ -1,5 +1,5 @@
 """Resolution through open folders gives what realpath gives, follows symlinks that stay
-inside (SPEC §4), and creates folders only inside the workspace."""
+inside, and creates folders only inside the workspace."""
 
 from __future__ import annotations
 

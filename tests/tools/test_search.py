@@ -1,4 +1,4 @@
-"""grep, find and ls (SPEC §4). grep and find run twice: with ripgrep and with the Python
+"""grep, find and ls. grep and find run twice: with ripgrep and with the Python
 fallback, and every expected output is written once, so the two must agree exactly."""
 
 from __future__ import annotations

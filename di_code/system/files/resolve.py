@@ -9,7 +9,7 @@ name inside that folder, again without following a symlink.
 
 The semantics are those of `os.path.realpath` (non-strict): `..` goes to the parent of what was
 resolved so far, and once a component is missing (or is not a folder) the rest is taken as
-written. Only the final real path is judged, as SPEC §4 says, and always before anything is
+written. Only the final real path is judged, and always before anything is
 opened for reading or created. (openat2 RESOLVE_BENEATH would refuse absolute symlinks that
 point back inside and links between roots, which the workspace allows.)
 """

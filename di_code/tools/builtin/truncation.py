@@ -1,4 +1,4 @@
-"""Output limits shared by the tools: 2000 lines or 50 KB, whichever comes first (SPEC §4).
+"""Output limits shared by the tools: 2000 lines or 50 KB, whichever comes first.
 
 Whole lines are kept where they fit. `Budget` counts lines and UTF-8 bytes (newlines
 included) so a streaming reader can stop the moment the next line would not fit; `keep_head`

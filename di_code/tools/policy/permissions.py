@@ -1,13 +1,13 @@
 """The permission gate: which tool calls may run without asking, which are refused.
 
-Modes (SPEC §5): `auto` runs everything; `ask` needs approval for every tool but read, grep,
-find and ls (bash, write, edit, MCP and plugin tools);
-`accept-edits` runs write and edit and asks for bash; `read-only` offers the model only read,
-grep, find and ls. Rules from settings allow or deny a tool (`"write"`), a bash command prefix
-(`"bash:git status"`) or a file (`"edit:src/app.py"`); a deny rule wins over an allow rule, in
-every mode. Bash commands are parsed (`di_code.tools.policy.shell_parse`): a deny rule matches any
-simple command anywhere in the line, through wrappers; an allow rule covers a line only when it
-is plain and every command in it is allowed (README, "Permissions", says it exactly).
+Modes (README, Permissions): `auto` runs everything; `ask` needs approval for every tool but the
+reading ones (READ_ONLY_TOOLS: bash, write, edit, fetch, MCP and plugin tools ask); `accept-edits`
+runs write and edit and asks for bash; `read-only` offers the model only READ_ONLY_MODE_TOOLS.
+Rules from settings allow or deny a tool (`"write"`), a bash command prefix (`"bash:git status"`)
+or a file (`"edit:src/app.py"`); a deny rule wins over an allow rule, in every mode. Bash commands
+are parsed (`di_code.tools.policy.shell_parse`): a deny rule matches any simple command anywhere
+in the line, through wrappers; an allow rule covers a line only when it is plain and every command
+in it is allowed (README, "Permissions", says it exactly).
 
 Write and edit on a protected path (`protected.py`: git directories, `.di-code/`, `.mcp.json`,
 `.claude/`, DI_CODE_HOME) always ask in ask and accept-edits modes; no rule or grant covers them.
