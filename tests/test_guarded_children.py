@@ -130,7 +130,7 @@ GUARDED_CALLS = {"start_child", "run_child", "open_child", "dying_argv"}
 READS_NO_WORKSPACE_CODE = {
     "ui/pager.py": "the pager shows di-code's own text",
     "tools/policy/sandbox.py": "bubblewrap's probe runs `/bin/sh -c :`",
-    "tools/builtin/ripgrep.py": "rg reads files and runs nothing they name",
+    "tools/builtin/support/ripgrep.py": "rg reads files and runs nothing they name",
     "session/git_run.py": "git, with the configuration that runs none of a repository's "
     "programs (a lower layer than the launcher's)",
 }

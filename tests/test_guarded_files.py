@@ -30,7 +30,7 @@ OWN_FILES: dict[str, str] = {
     "di_code.session.jsonl": "session files",
     "di_code.session.stat_cache": "the snapshot stat cache in di-code's home",
     "di_code.session.store": "session files",
-    "di_code.tools.builtin.output_buffer": "bash's spill file (SpillFolder.open, not a path)",
+    "di_code.tools.builtin.support.output_buffer": "bash's spill file (SpillFolder.open)",
     "di_code.tools.extensions.mcp": "os.devnull for an MCP server's stderr",
     "di_code.tools.extensions.plugins": "installed packages' entry_points.txt",
     "di_code.tools.policy.placeholders": "a folder opened to hold sandbox placeholders",

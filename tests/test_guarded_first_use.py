@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from di_code.tools import default_tools
-from di_code.tools.builtin.lazy import LazyTool
+from di_code.tools.builtin.support.lazy import LazyTool
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer
 from tests.support.wire import ToolCallSpec, Turn
@@ -29,8 +29,8 @@ GUARDED = (
     "cattrs",
 )
 """The packages di-code imports through di_code.system.first_use only, with the modules of the
-tools built on first use (tools/builtin/lazy.py); pygls and its types are a language server's
-start (tests/test_guarded_first_use_lsp.py)."""
+tools built on first use (tools/builtin/support/lazy.py); pygls and its types are a language
+server's start (tests/test_guarded_first_use_lsp.py)."""
 
 
 def tool_modules(workspace: Path) -> set[str]:

@@ -47,10 +47,10 @@ NOT_CHANNELS = {
     "session/safe_files.py:write_file": "undo's backups and restores: a file's exact bytes",
     "session/stat_cache.py:save": "sizes and times of the workspace's files",
     "session/undo_plan.py:_written_as_text": "undo's exact text through the editor",
-    "tools/builtin/atomic_write.py:write_atomically": "the write and edit tools' file as given",
+    "tools/builtin/support/atomic_write.py:write_atomically": "the write and edit tools' file",
     "tools/builtin/edit.py:_edit_in_editor": "the edit tool's file through the editor",
     "tools/builtin/write.py:run": "the write tool's file through the editor",
-    "tools/builtin/spill.py:open": "bash's full output file, the session's private record",
+    "tools/builtin/support/spill.py:open": "bash's full output file, the session's private record",
     "tools/extensions/mcp.py:__init__": "/dev/null for an MCP server's stderr",
 }
 """Places that write bytes that are not shown to anyone: an action's exact bytes, or fixed

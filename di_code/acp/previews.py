@@ -20,9 +20,9 @@ from typing import Any
 from di_code.agent.tool import unwrapped
 from di_code.system.files.opener import open_target, read_at_most, status_of
 from di_code.tools.builtin.cards import WRITE
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.editor_files import EditorFiles
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.builtin.write import PREVIEW_BYTES, WriteTool
 
 Preview = tuple[Path, str | None]

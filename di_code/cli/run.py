@@ -84,7 +84,7 @@ async def _run(
     images: tuple[str, ...],
     terminal: tuple[Approver | None, Renderer | None],
 ) -> int:
-    from di_code.tools.builtin.attachments import prompt_content
+    from di_code.tools.builtin.support.attachments import prompt_content
 
     approver, progress = terminal
     prepared = await prepare(options, approver=approver)

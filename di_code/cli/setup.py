@@ -54,8 +54,8 @@ from di_code.tools.policy.sandbox import probe_off_the_loop
 
 if TYPE_CHECKING:
     from di_code.session import Session
-    from di_code.tools.builtin.editor_files import EditorFiles
-    from di_code.tools.builtin.editor_terminal import EditorTerminals
+    from di_code.tools.builtin.support.editor_files import EditorFiles
+    from di_code.tools.builtin.support.editor_terminal import EditorTerminals
     from di_code.tools.extensions.mcp_config import McpServerConfig
     from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
@@ -194,7 +194,7 @@ def session_recorder(
 ) -> Callable[[Agent, Session], None]:
     """What ties an agent to its session: every message recorded, and a checkpoint before
     every prompt so `/undo` and `di-code undo` can take it back."""
-    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.builtin.support.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
 
@@ -269,7 +269,7 @@ def bash_policy(
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
     moment), the key variables hidden from commands, the session's folder for long
     outputs, and the editor's terminals commands run in (`di-code acp`)."""
-    from di_code.tools.builtin.spill import SpillFolder
+    from di_code.tools.builtin.support.spill import SpillFolder
     from di_code.tools.policy.bash_policy import BashPolicy
     from di_code.tools.policy.program_env import KEY_VARIABLES
     from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
@@ -294,7 +294,7 @@ def bash_policy(
 
 def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
     """Why a path the write or edit tool names is protected (the gate asks then)."""
-    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.builtin.support.workspace import Workspace
     from di_code.tools.policy.protected import protected_path
 
     space = Workspace.create(workspace, roots)

@@ -26,7 +26,7 @@ from di_code.config.system_prompt import build_system_prompt
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
     from di_code.session import Session
-    from di_code.tools.builtin.subagents import ChooseModel, RecordTranscript
+    from di_code.tools.builtin.support.subagents import ChooseModel, RecordTranscript
 
 TRANSCRIPTS_SUFFIX = ".subagents"
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -43,8 +43,8 @@ def add_task_tool(
     """Offer `agent` the task tool; its subagents pick from the agent's other tools, and
     their models through the session's provider factory."""
     from di_code.tools.builtin import cards
-    from di_code.tools.builtin.lazy import LazyTool
-    from di_code.tools.builtin.subagents import Subagents
+    from di_code.tools.builtin.support.lazy import LazyTool
+    from di_code.tools.builtin.support.subagents import Subagents
 
     home = di_code_home()
     found = load_agents(home, workspace)

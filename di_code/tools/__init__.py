@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
-    from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.builtin.support.editor_files import EditorFiles
     from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
 
@@ -42,8 +42,8 @@ def default_tools(
     `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
     write and edit report the language servers' new diagnostics and the lsp tool is offered."""
     from di_code.tools.builtin import cards
-    from di_code.tools.builtin.lazy import LazyTool
-    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.builtin.support.lazy import LazyTool
+    from di_code.tools.builtin.support.workspace import Workspace
     from di_code.tools.policy.bash_policy import BashPolicy
 
     space = Workspace.create(workspace, extra_roots)

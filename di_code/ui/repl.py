@@ -28,8 +28,8 @@ from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
 from di_code.system.first_use import import_off_loop
-from di_code.tools.builtin.attachments import AttachmentError, prompt_content
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.permissions import NO, PermissionMode
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line

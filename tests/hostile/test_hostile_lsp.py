@@ -22,9 +22,9 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.truncation import MAX_BYTES
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.names import escape_name
+from di_code.tools.builtin.support.truncation import MAX_BYTES
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter

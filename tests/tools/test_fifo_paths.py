@@ -11,7 +11,7 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.tools.builtin.grep import GrepTool
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.workspace import Workspace
 from tests.tools.conftest import error_of
 
 

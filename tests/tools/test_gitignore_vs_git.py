@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from di_code.tools.builtin.ignore import is_ignored, load_ignore, walk_files
+from di_code.tools.builtin.support.ignore import is_ignored, load_ignore, walk_files
 
 GIT = shutil.which("git")
 pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed: nothing to compare to")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from di_code.ai import AbortController
 from di_code.tools.builtin.grep import GrepTool
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.workspace import Workspace
 from tests.support.processes import alive
 from tests.tools.conftest import error_of, run
 
@@ -53,13 +53,13 @@ def workers(workspace: Path) -> list[int]:
             argv = (entry / "cmdline").read_bytes() if entry.name.isdigit() else b""
         except OSError:
             continue
-        if b"di_code.tools.builtin.grep_worker" in argv and str(workspace).encode() in argv:
+        if b"di_code.tools.builtin.support.grep_worker" in argv and str(workspace).encode() in argv:
             found.append(int(entry.name))
     return found
 
 
 async def error_of_task(search: asyncio.Task[object]) -> str:
-    from di_code.tools.builtin.errors import ToolError
+    from di_code.tools.builtin.support.errors import ToolError
 
     try:
         await search

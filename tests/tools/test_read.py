@@ -14,8 +14,8 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import ImageContent, TextContent
-from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES
 from di_code.tools.builtin.read import INLINE_BYTES
+from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES
 from tests.tools.conftest import error_of, run, text_of
 
 T = TypeVar("T")

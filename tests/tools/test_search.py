@@ -12,9 +12,9 @@ from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools.builtin.find import FindTool
 from di_code.tools.builtin.grep import GrepTool
-from di_code.tools.builtin.ignore import walk_files
-from di_code.tools.builtin.ripgrep import find_ripgrep
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.ignore import walk_files
+from di_code.tools.builtin.support.ripgrep import find_ripgrep
+from di_code.tools.builtin.support.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
 

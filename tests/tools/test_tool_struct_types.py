@@ -14,10 +14,10 @@ from types import ModuleType
 import msgspec
 import pytest
 
-from di_code.tools.builtin import spill, subagents, workspace
-from di_code.tools.builtin.spill import SpillFolder
-from di_code.tools.builtin.subagents import Subagents
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support import spill, subagents, workspace
+from di_code.tools.builtin.support.spill import SpillFolder
+from di_code.tools.builtin.support.subagents import Subagents
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.extensions import mcp_config, plugins
 from di_code.tools.extensions.mcp_config import McpServerConfig, parse_servers
 from di_code.tools.extensions.plugins import EntryPoint, PluginTools

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
+from di_code.tools.builtin.support.wildmatch import Glob, GlobError, parse_glob
 from tests.tools.test_gitignore_vs_git import name, pattern_line
 
 
@@ -82,8 +82,8 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
         from di_code.ai import AbortController
         from di_code.tools.builtin.find import FindTool
         from di_code.tools.builtin.grep import GrepTool
-        from di_code.tools.builtin.ripgrep import find_ripgrep
-        from di_code.tools.builtin.workspace import Workspace
+        from di_code.tools.builtin.support.ripgrep import find_ripgrep
+        from di_code.tools.builtin.support.workspace import Workspace
 
         async def main():
             glob = "**/" + "a*" * 25 + "b"

@@ -23,11 +23,11 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
-from di_code.tools.builtin.editor_terminal import EditorTerminals
-from di_code.tools.builtin.output_buffer import OutputBuffer, Snapshot
-from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
+from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.editor_terminal import EditorTerminals
+from di_code.tools.builtin.support.output_buffer import OutputBuffer, Snapshot
+from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.policy.bash_policy import BashPolicy
 
 UPDATE_INTERVAL = 0.1

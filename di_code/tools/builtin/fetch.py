@@ -33,10 +33,10 @@ from di_code.ai.redaction import holds_secret
 from di_code.system.abort import AbortSignal
 from di_code.system.first_use import HTTP_STACK, import_off_loop
 from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
-from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.web_text import Page, page_result
+from di_code.tools.builtin.support.base import CheckedTool
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.web_text import Page, page_result
 
 TIMEOUT_S = 30.0
 MAX_REDIRECTS = 5

@@ -29,8 +29,8 @@ from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
 from di_code.system.first_use import HTTP_STACK, import_off_loop
-from di_code.tools.builtin.base import CheckedTool
-from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.support.base import CheckedTool
+from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.extensions.tool_names import distinct_names
 from di_code.tools.policy.launcher import trusted_command_argv

@@ -27,7 +27,7 @@ from di_code.tools.lsp.servers import UNTRUSTED, Catalog, ServerSpec, workspace_
 from di_code.tools.lsp.spawn import ServerStarter
 
 if TYPE_CHECKING:
-    from di_code.tools.builtin.editor_files import EditorFiles
+    from di_code.tools.builtin.support.editor_files import EditorFiles
     from di_code.tools.lsp.connection import Connection
 
 DIAGNOSTICS_WAIT = 2.0

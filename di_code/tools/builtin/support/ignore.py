@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.system.files.opener import open_real, read_at_most
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.wildmatch import Glob, GlobError, parse_glob
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.wildmatch import Glob, GlobError, parse_glob
 
 if TYPE_CHECKING:
     from di_code.system.abort import AbortSignal  # annotations only: no asyncio in grep's worker

@@ -10,8 +10,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.ignore import compile_glob
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.ignore import compile_glob
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ import os
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from di_code.tools.builtin.spill import SpillFolder
-from di_code.tools.builtin.truncation import MAX_BYTES, MAX_LINES, Truncation, keep_tail
+from di_code.tools.builtin.support.spill import SpillFolder
+from di_code.tools.builtin.support.truncation import MAX_BYTES, MAX_LINES, Truncation, keep_tail
 
 TAIL_BYTES = 2 * MAX_BYTES
 LONG_LINE = 32

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.process import Exit
+from di_code.tools.builtin.support.process import Exit
 
 
 @dataclass(frozen=True, slots=True)

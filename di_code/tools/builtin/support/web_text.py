@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from di_code.agent.tool import ToolResult
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.cards import FETCH_MAX_BYTES
-from di_code.tools.builtin.truncation import MAX_BYTES, keep_head
+from di_code.tools.builtin.support.truncation import MAX_BYTES, keep_head
 
 TEXT_CODECS = frozenset(
     {"utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp866", "cp874", "koi8-r", "koi8-u"}

@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.grep_query import Hit, HitSink, Query, compile_query
-from di_code.tools.builtin.grep_worker import TOO_SLOW
-from di_code.tools.builtin.ripgrep import RipgrepExit, name_filter, read_lines, run_ripgrep
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.grep_query import Hit, HitSink, Query, compile_query
+from di_code.tools.builtin.support.grep_worker import TOO_SLOW
+from di_code.tools.builtin.support.ripgrep import RipgrepExit, name_filter, read_lines, run_ripgrep
 
 SORTED_AFTER = 20
 PATTERN_TIME_LIMIT = 10.0
@@ -156,7 +156,7 @@ async def search_python(
     Ctrl-C included. The worker is killed on abort or once the sink wants no more, and it
     gives up by itself when matching one file takes longer than `time_limit` seconds."""
     compile_query(query)  # an invalid pattern is an error before any process starts
-    argv = [sys.executable, "-P", "-m", "di_code.tools.builtin.grep_worker"]
+    argv = [sys.executable, "-P", "-m", "di_code.tools.builtin.support.grep_worker"]
     argv.append(json.dumps([query.to_json(), time_limit]))
     outcome = await read_lines(argv, signal, _feed(query, sink))
     if outcome.returncode == TOO_SLOW:

@@ -1,5 +1,6 @@
 """grep's Python fallback in a process of its own, for when ripgrep is missing:
-`python -P -m di_code.tools.builtin.grep_worker '[QUERY, TIME_LIMIT]'` (grep_search starts it).
+`python -P -m di_code.tools.builtin.support.grep_worker '[QUERY, TIME_LIMIT]'` (grep_search
+starts it).
 
 Python's `re` holds the interpreter while it matches, and a catastrophic pattern (`(a+)+$` on a
 long line of `a`s and a `b`) matches for longer than anyone waits. In a worker that costs only
@@ -20,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from di_code.system.files.opener import open_real, read_at_most
-from di_code.tools.builtin.grep_query import Hit, Query, compile_query
-from di_code.tools.builtin.ignore import walk_files
+from di_code.tools.builtin.support.grep_query import Hit, Query, compile_query
+from di_code.tools.builtin.support.ignore import walk_files
 
 TOO_SLOW = 3
 """The exit code when matching one file took longer than the time limit (rg exits with 0, 1

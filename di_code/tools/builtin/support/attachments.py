@@ -24,7 +24,7 @@ from pathlib import Path
 from di_code.ai.types import ImageContent, Model, TextContent, UserContent
 from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import open_path, read_at_most
-from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
+from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 
 _WORD = re.compile(r"\S+")
 _SPACE = re.compile(r"\s")

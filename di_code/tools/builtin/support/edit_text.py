@@ -15,9 +15,9 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from di_code.tools.builtin.closest_match import closest_hint
-from di_code.tools.builtin.errors import ToolError, check_aborted
-from di_code.tools.builtin.line_diff import chunked_diff
+from di_code.tools.builtin.support.closest_match import closest_hint
+from di_code.tools.builtin.support.errors import ToolError, check_aborted
+from di_code.tools.builtin.support.line_diff import chunked_diff
 
 if TYPE_CHECKING:
     from di_code.system.abort import AbortSignal
