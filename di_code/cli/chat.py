@@ -11,11 +11,12 @@ import sys
 
 from rich.console import Console
 
-from di_code.cli.flags import CliOptions
-from di_code.cli.setup import close_prepared, prepare
+from di_code.cli.output import notify_stderr
 from di_code.cli.trust_now import trust_applier
 from di_code.config.trusting import trust_offer
 from di_code.session import SessionStore
+from di_code.setup.flags import CliOptions
+from di_code.setup.prepare import close_prepared, prepare
 from di_code.system import left_behind
 from di_code.system.private_files import private_folder
 from di_code.system.stop_signals import until_stopped
@@ -40,7 +41,7 @@ def run_chat(options: CliOptions) -> int:
 async def _chat(options: CliOptions) -> int:
     console = Console()
     approver = ReplApprover(console)
-    prepared = await prepare(options, approver=approver, chat=True)
+    prepared = await prepare(options, approver=approver, notify=notify_stderr, chat=True)
     show_startup_warnings(console, prepared.workspace)
     if prepared.session is not None:
         prepared.store = SessionStore(prepared.home)

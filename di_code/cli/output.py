@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, TextIO, TypeAlias
 
 import msgspec
@@ -161,10 +161,6 @@ def event_line(event: AgentEvent) -> str:
 
 def result_line(final: AssistantMessage, tally: RunTally, session_id: str | None) -> str:
     return json_text(result_object(final, tally, session_id))
-
-
-Notify = Callable[[str], None]
-"""Tells the user one line (a warning, what was held back)."""
 
 
 def notify_stderr(text: str) -> None:

@@ -23,7 +23,6 @@ from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
-from di_code.cli.flags import CliOptions
 from di_code.cli.output import (
     OUTPUT_FORMATS,
     OutputFormat,
@@ -35,8 +34,9 @@ from di_code.cli.output import (
     sanitized,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
+from di_code.setup.flags import CliOptions
+from di_code.setup.prepare import close_prepared, prepare
 from di_code.system import left_behind
 from di_code.system.abort import AbortController
 from di_code.system.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
@@ -87,7 +87,7 @@ async def _run(
     from di_code.tools.builtin.support.attachments import prompt_content
 
     approver, progress = terminal
-    prepared = await prepare(options, approver=approver)
+    prepared = await prepare(options, approver=approver, notify=notify_stderr)
     out = Writer(sys.stdout)
     tally = RunTally(prepared.agent.budget)
     prepared.agent.subscribe(tally)

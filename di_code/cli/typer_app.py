@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 
 from di_code.cli import version_line
-from di_code.cli.flags import CliOptions
 from di_code.cli.options import with_common_options
+from di_code.setup.flags import CliOptions
 
 app = typer.Typer(
     name="di-code",
@@ -207,10 +207,11 @@ def mcp_list() -> None:
     def body() -> int:
         import asyncio
 
-        from di_code.cli.mcp_setup import mcp_status_lines
+        from di_code.cli.output import notify_stderr
+        from di_code.setup.mcp import mcp_status_lines
         from di_code.ui.safe_text import visible  # a server's name, tools and errors
 
-        print(visible("\n".join(asyncio.run(mcp_status_lines()))))
+        print(visible("\n".join(asyncio.run(mcp_status_lines(notify_stderr)))))
         return 0
 
     raise typer.Exit(guarded(body, CliOptions()))
@@ -222,7 +223,7 @@ def lsp() -> None:
     command that installs each)."""
 
     def body() -> int:
-        from di_code.cli.lsp_setup import lsp_status_lines
+        from di_code.setup.lsp import lsp_status_lines
         from di_code.ui.safe_text import visible  # names and commands from config files
 
         print(visible("\n".join(lsp_status_lines())))

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import ToolResult
-from di_code.cli.lsp_setup import language_servers
 from di_code.config.settings import Settings
+from di_code.setup.lsp import language_servers
 from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog

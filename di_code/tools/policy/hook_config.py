@@ -38,7 +38,7 @@ class UserHook:
     source: str
     env: tuple[str, ...] = ()
     """Variables the hook gets although bash's commands do not (a provider key it needs):
-    honoured only in the user's own config (di_code.cli.hooks_setup)."""
+    honoured only in the user's own config (di_code.setup.hooks)."""
 
     def matches(self, tool_name: str) -> bool:
         """By di-code's name or Claude Code's (`Glob` for find), so its matchers work."""

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from di_code.cli.flags import CliOptions
-from di_code.cli.setup import close_prepared, prepare
+from di_code.setup.flags import CliOptions
+from di_code.setup.prepare import close_prepared, prepare
 from tests.cli.conftest import cli_env, request_text
+from tests.cli.conftest import workspace as workspace  # the fixture
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_repl import chat
 
@@ -18,7 +19,9 @@ async def test_the_chat_runs_on_what_prepare_returns(
 ) -> None:
     llm_server.script(Turn(text="Hello from the server"))
     env = cli_env(di_code_home, llm_server)
-    prepared = await prepare(CliOptions(no_session=True), env=env, workspace=workspace)
+    prepared = await prepare(
+        CliOptions(no_session=True), env=env, workspace=workspace, notify=print
+    )
     try:
         async with chat(prepared) as session:
             session.type("/model\r/permissions\r/model openai/other-model\rhi\r")
@@ -49,7 +52,7 @@ async def test_the_chats_model_switch_keeps_the_given_url_and_key(
             base_url=llm_server.openai_base_url,
             api_key="sk-given-for-server-a-0001",
         )
-        prepared = await prepare(given, env=env, workspace=workspace)
+        prepared = await prepare(given, env=env, workspace=workspace, notify=print)
         try:
             async with chat(prepared) as session:
                 session.type("/model openai/test-model\rhi\r")
@@ -83,7 +86,9 @@ async def test_a_key_read_into_the_conversation_is_not_sent_to_another_provider(
             "ANTHROPIC_API_KEY": anthropic_key,
             "ANTHROPIC_BASE_URL": other.anthropic_base_url,
         }
-        prepared = await prepare(CliOptions(no_session=True), env=env, workspace=workspace)
+        prepared = await prepare(
+            CliOptions(no_session=True), env=env, workspace=workspace, notify=print
+        )
         try:
             async with chat(prepared) as session:
                 session.type("read .env\r")

@@ -9,9 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.cli.output import Notify, notify_stderr
 from di_code.config.settings import Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
+from di_code.setup.prepared import Notify
 
 if TYPE_CHECKING:
     from di_code.tools.lsp.manager import LanguageServers
@@ -25,7 +25,7 @@ OFF_VARIABLE = "DI_CODE_LSP"
 def language_servers(
     settings: Settings,
     workspace: Path,
-    notify: Notify = notify_stderr,
+    notify: Notify,
     env: Mapping[str, str] = os.environ,
     hidden: frozenset[str] = frozenset(),
     paths: SandboxPaths | None = None,

@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from di_code.cli.flags import CliOptions
 from di_code.config.models import PRESETS
 from di_code.config.provider_factory import ProviderFactory
 from di_code.config.selection import KEYED_DEFAULTS, MODEL_ENV, ModelRequest, Selection
 from di_code.config.settings import ConfigError, Settings
+from di_code.setup.flags import CliOptions
 
 if TYPE_CHECKING:
     from di_code.config.model_choices import ModelChoice

@@ -20,12 +20,6 @@ from di_code.agent.tool import AgentTool
 from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
-from di_code.cli.flags import CliOptions
-from di_code.cli.hooks_setup import agent_hooks
-from di_code.cli.lsp_setup import language_servers
-from di_code.cli.mcp_setup import start_mcp_servers
-from di_code.cli.model_setup import choose_model, model_list
-from di_code.cli.output import Notify, notify_stderr
 from di_code.config.provider_factory import ProviderFactory, key_variables
 from di_code.config.selection import (
     Selection,
@@ -42,7 +36,12 @@ from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text, with_context_files
 from di_code.setup.environment import environment_block, git_state
-from di_code.setup.prepared import Prepared
+from di_code.setup.flags import CliOptions
+from di_code.setup.hooks import agent_hooks
+from di_code.setup.lsp import language_servers
+from di_code.setup.mcp import start_mcp_servers
+from di_code.setup.model import choose_model, model_list
+from di_code.setup.prepared import Notify, Prepared
 from di_code.tools.policy.permissions import (
     Approver,
     PermissionGate,
@@ -62,7 +61,7 @@ if TYPE_CHECKING:
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 TASK_TOOL = "task"
-"""Made after the other tools (it hands them to subagents): di_code.cli.subagents."""
+"""Made after the other tools (it hands them to subagents): di_code.setup.subagents."""
 
 
 async def prepare(
@@ -71,7 +70,7 @@ async def prepare(
     approver: Approver | None = None,
     env: Mapping[str, str] | None = None,
     workspace: Path | None = None,
-    notify: Notify = notify_stderr,
+    notify: Notify,
     editor: EditorFiles | None = None,
     terminals: EditorTerminals | None = None,
     mcp_servers: Sequence[McpServerConfig] = (),
@@ -148,7 +147,7 @@ async def prepare(
         prompt_hooks=prompt_hooks,
     )
     if task:
-        from di_code.cli.subagents import add_task_tool
+        from di_code.setup.subagents import add_task_tool
 
         add_task_tool(agent, factory, workspace, roots, skills.skills, session)
     attach = session_recorder(workspace, roots, notify)
@@ -330,8 +329,8 @@ def select_tools(
     workspace: Path,
     roots: Sequence[Path],
     names: str | None,
-    bash: BashPolicy | None = None,
-    notify: Notify = notify_stderr,
+    bash: BashPolicy | None,
+    notify: Notify,
     read_roots: Sequence[Path] = (),
     editor: EditorFiles | None = None,
     fetch_hosts: frozenset[str] = frozenset(),

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from di_code.cli.flags import CliOptions
-from di_code.cli.setup import permission_mode, reasoning, select_tools
 from di_code.config.settings import ConfigError, Settings
+from di_code.setup.flags import CliOptions
+from di_code.setup.prepare import permission_mode, reasoning, select_tools
 
 
 def test_permission_mode_order() -> None:
@@ -31,7 +31,7 @@ def test_reasoning_from_flag_and_settings() -> None:
 
 
 def test_select_tools_keeps_the_named_ones_in_order(tmp_path: Path) -> None:
-    assert [t.name for t in select_tools(tmp_path, [], None)] == [
+    assert [t.name for t in select_tools(tmp_path, [], None, None, print)] == [
         "read",
         "write",
         "edit",
@@ -42,6 +42,6 @@ def test_select_tools_keeps_the_named_ones_in_order(tmp_path: Path) -> None:
         "fetch",
         "todo",
     ]
-    assert [t.name for t in select_tools(tmp_path, [], " ls , read")] == ["read", "ls"]
+    assert [t.name for t in select_tools(tmp_path, [], " ls , read", None, print)] == ["read", "ls"]
     with pytest.raises(ConfigError, match="unknown tool 'teleport'"):
-        select_tools(tmp_path, [], "teleport")
+        select_tools(tmp_path, [], "teleport", None, print)

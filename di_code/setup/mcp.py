@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.cli.output import Notify, notify_stderr
 from di_code.config.settings import Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
 from di_code.config.trust import trusted_mcp_json
+from di_code.setup.prepared import Notify
 
 if TYPE_CHECKING:
     from di_code.tools.extensions.mcp import McpServers
@@ -21,7 +21,7 @@ async def start_mcp_servers(
     settings: Settings,
     home: Path,
     workspace: Path,
-    notify: Notify = notify_stderr,
+    notify: Notify,
     extra: Sequence[McpServerConfig] = (),
     *,
     wait: bool = True,
@@ -44,7 +44,7 @@ async def start_mcp_servers(
 
 
 def mcp_configs(
-    settings: Settings, home: Path, workspace: Path, notify: Notify = notify_stderr
+    settings: Settings, home: Path, workspace: Path, notify: Notify
 ) -> list[McpServerConfig]:
     """The servers of the settings and of the project's `.mcp.json` if trusted as it is."""
     from di_code.tools.extensions.mcp_config import parse_mcp_json, parse_servers
@@ -59,10 +59,11 @@ def mcp_configs(
     return configs
 
 
-async def mcp_status_lines(workspace: Path | None = None) -> list[str]:
+async def mcp_status_lines(notify: Notify, workspace: Path | None = None) -> list[str]:
     """`di-code mcp list`: each configured server's state and tools, after starting it."""
     home, workspace = di_code_home(), (workspace or Path.cwd()).resolve()
-    servers = await start_mcp_servers(load_settings_files(home, workspace), home, workspace)
+    settings = load_settings_files(home, workspace)
+    servers = await start_mcp_servers(settings, home, workspace, notify)
     if servers is None:
         return ["No MCP servers configured."]
     try:
