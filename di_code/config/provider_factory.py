@@ -1,4 +1,4 @@
-"""The one place every model and provider is picked through (issue 32): the session's model,
+"""The one place every model and provider is picked through: the session's model,
 a subagent's (its file's `model:` or `[subagents] model`), a local server found by discovery,
 `--base-url` alone, the chat's `/model`, and so every ACP session and batch task (each is set
 up by the same `prepare`). tests/test_guarded_models.py fails when another module resolves a

@@ -1,9 +1,10 @@
 """`CliOptions`: the options `run` and `chat` share, as their bodies get them.
 
-Declared for Typer in options.py; a plain value here, so that the set-up (setup.py, run.py,
-chat.py) and its tests need nothing of Typer. A NamedTuple: `--help` imports this module, and
-`typing`, which Typer loads anyway, defines it in ~0.3 ms (a dataclass compiles its methods,
-~1 ms; a Struct needs msgspec, ~10 ms to import, which `--help` has no other use for).
+Declared for Typer in cli/options.py; a plain value here, so that the set-up (prepare.py) and
+the commands (run.py, chat.py) and their tests need nothing of Typer. A NamedTuple: `--help`
+imports this module, and `typing`, which Typer loads anyway, defines it at no extra cost (a
+dataclass compiles its methods at import; a Struct needs msgspec, which `--help` has no other
+use for).
 """
 
 from __future__ import annotations

@@ -276,6 +276,6 @@ def open_child(
 ) -> subprocess.Popen[bytes]:
     """`subprocess.Popen` through this module, for a child whose wait the caller bounds itself
     (git, killed with its group when it blocks on a FIFO); it dies with di-code. (The death
-    signal costs a fork where Python would use vfork, about 1.5 ms a git call here: without
-    it a git blocked on a pipe outlived a killed di-code.)"""
+    signal costs a fork where Python would use vfork, for every git call: without it a git
+    blocked on a pipe outlived a killed di-code.)"""
     return subprocess.Popen(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)

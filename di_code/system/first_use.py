@@ -1,11 +1,11 @@
 """The one place for what di-code imports the first time a feature is used, from async code.
 
-Importing runs module bodies: httpx with its HTTP/1.1 stack takes 50-130 ms, jsonschema
-~0.2 s, a tool's module a few ms. On the event loop that is a pause in which Ctrl-C, Esc and
-every other task wait. So async code never imports these itself: it awaits `import_off_loop(...)`,
-which imports them on a thread of its own while the loop goes on, and the plain `import`
-that follows finds them in sys.modules. tests/test_guarded_first_use.py fails when a module it
-guards is imported on a running loop.
+Importing runs module bodies, and those of httpx with its HTTP/1.1 stack, jsonschema or a tool's
+module take long enough to notice. On the event loop that is a pause in which Ctrl-C, Esc and
+every other task wait. So async code never imports these itself: it awaits
+`import_off_loop(...)`, which imports them on a thread of its own while the loop goes on, and
+the plain `import` that follows finds them in sys.modules. tests/test_guarded_first_use.py fails
+when a module it guards is imported on a running loop.
 """
 
 from __future__ import annotations

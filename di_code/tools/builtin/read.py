@@ -32,7 +32,7 @@ from di_code.tools.builtin.support.truncation import MAX_BYTES, Budget, Truncati
 
 INLINE_BYTES = 256 * 1024
 """A regular file up to this size is read on the event loop: handing the read to a worker
-thread costs more (0.1-0.3 ms) than the read itself. A larger file (all of whose lines are
+thread costs more than the read itself. A larger file (all of whose lines are
 counted), or one that cannot be told small, is read in a thread, so a slow disk never stalls
 the loop for long."""
 

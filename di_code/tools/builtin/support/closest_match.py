@@ -1,5 +1,5 @@
 """The hint an edit gives when its old_text is not in the file: the window of lines most like
-it, found in bounded work whatever the sizes (issue 41: a quadratic search took 68 s).
+it, found in bounded work whatever the sizes (a quadratic search stalls on a large file).
 
 Every window of as many lines as old_text is scored by the words and symbols it shares with
 old_text (a multiset overlap, kept up to date as the window slides down the file: linear), so

@@ -2,10 +2,10 @@
 new text) and files of any size.
 
 difflib's matcher is quadratic or worse on some inputs (short lines that repeat, but not often
-enough for its junk heuristic: 20,000 such lines took 22 s). Here the lines both sides share at
-the start and at the end are set aside first (linear); difflib aligns what is left only when it
-is at most DIFF_BUDGET line pairs, else that part is shown removed and added whole. An edit's
-texts are cut at unchanged lines between its replacements first (`Applied.cuts`), so each
+enough for its junk heuristic), so a large file could stall the tool. Here the lines both sides
+share at the start and at the end are set aside first (linear); difflib aligns what is left only
+when it is at most DIFF_BUDGET line pairs, else that part is shown removed and added whole. An
+edit's texts are cut at unchanged lines between its replacements first (`Applied.cuts`), so each
 replacement is aligned on its own. The output is difflib's unified format, three lines of
 context.
 """
