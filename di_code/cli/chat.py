@@ -12,6 +12,7 @@ import sys
 from rich.console import Console
 
 from di_code.cli.output import notify_stderr
+from di_code.cli.prompt_input import UsageError
 from di_code.cli.trust_now import trust_applier
 from di_code.config.trusting import trust_offer
 from di_code.session import SessionStore
@@ -24,17 +25,14 @@ from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import Repl
 from di_code.ui.slash_commands import show_startup_warnings
 
-EXIT_USAGE = 2
 NO_TERMINAL = (
-    "di-code: chat needs a terminal (stdin and stdout); "
-    'for piped or scripted use run `di-code run "PROMPT"`'
+    'chat needs a terminal (stdin and stdout); for piped or scripted use run `di-code run "PROMPT"`'
 )
 
 
 def run_chat(options: CliOptions) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(NO_TERMINAL, file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(NO_TERMINAL)
     return left_behind.run(_chat(options))
 
 
