@@ -32,11 +32,11 @@ from di_code.batch.checkout import (
     remove_checkout,
 )
 from di_code.batch.key_check import ModelFlags, check_key
-from di_code.batch.processes import end_process_tree
 from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
 from di_code.config.settings import di_code_home
 from di_code.session.git_run import GitError
+from di_code.system.children import kill_tree
 from di_code.system.private_files import private_folder
 
 CHILD_MODULE = "di_code.cli.batch_child"
@@ -44,6 +44,9 @@ PARENT_VARIABLE = "DI_CODE_BATCH_PARENT"
 ERROR_CHARS = 500
 POLL_SECONDS = 0.1
 """How often a running task's stop, timeout and live figures are checked."""
+STOP_GRACE = 3.0
+"""How long a task's process has, once asked to stop, before it and all it started are killed
+(its keeper, di_code.cli.batch_child, passes the stop on to `run`, which ends its tools)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,7 +194,7 @@ def _wait(
     try:
         while process.poll() is None:
             if stop.is_set() or _timed_out(live, timeout):
-                end_process_tree(process)
+                kill_tree(process, STOP_GRACE)
                 reader.read()
                 return "cancelled" if stop.is_set() else "timeout"
             reader.read()
@@ -200,7 +203,7 @@ def _wait(
             else:  # wakes the moment the process exits: no polling delay per task
                 exited.poll(POLL_SECONDS * 1000)
     except BaseException:  # a Ray cancel raises KeyboardInterrupt here: the task ends too
-        end_process_tree(process)
+        kill_tree(process, STOP_GRACE)
         raise
     finally:
         if exit_fd is not None:

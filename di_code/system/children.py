@@ -97,10 +97,20 @@ def run_child(
     return subprocess.run(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
 
 
-def kill_tree(process: subprocess.Popen[bytes]) -> None:
+def kill_tree(process: subprocess.Popen[bytes], grace: float = 0.0) -> None:
     """SIGKILL to `process`, its group and every process below it (one that left the group
-    with `setsid` included: the tree is read first), then the process reaped."""
+    with `setsid` included: the tree is read first, since a process whose parent dies is
+    handed to a reaper), then the process reaped. With a `grace`, `process` alone is first
+    asked to stop (SIGTERM: it may pass the stop on, as a batch task's keeper does) and given
+    that long."""
     tree = descendants(process.pid)
+    if grace:
+        with contextlib.suppress(OSError):
+            os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            tree += descendants(process.pid)
     signal_group(process.pid, signal.SIGKILL)
     for pid in tree:
         with contextlib.suppress(OSError):
