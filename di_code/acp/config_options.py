@@ -62,8 +62,18 @@ def switch_mode(live: LiveSession, mode_id: str) -> None:
     for mode, _, _ in MODES:
         if mode == mode_id:
             live.gate.switch(mode)
+            live.mode_said = mode  # the editor chose it: its answer and updates say so
             return
     raise RequestError.invalid_params({"value": f"unknown mode {mode_id!r}"})
+
+
+def mode_updates(live: LiveSession) -> list[object]:
+    """The mode the session switched to itself (a plan approved in a build mode), announced
+    as a switch through the editor is; nothing when the editor knows the mode."""
+    if live.gate.mode == live.mode_said:
+        return []
+    live.mode_said = live.gate.mode
+    return [helpers.update_current_mode(live.gate.mode), options_update(live)]
 
 
 async def set_option(live: LiveSession, config_id: str, value: str | bool) -> list[object]:

@@ -23,13 +23,15 @@ from di_code.system.abort import AbortController
 from di_code.tools.builtin.support.editor_files import EditorFiles
 from di_code.tools.builtin.support.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
-from di_code.tools.policy.permissions import PermissionGate, PermissionMode
+from di_code.tools.policy.modes import PermissionMode
+from di_code.tools.policy.permissions import PermissionGate
 
 MODES: tuple[tuple[PermissionMode, str, str], ...] = (
     ("ask", "Ask", "Ask before bash, edits and other tools that change things"),
     ("accept-edits", "Accept edits", "Edit files without asking; ask before bash"),
     ("auto", "Auto", "Run every tool without asking (bash sandboxed where bubblewrap works)"),
     ("read-only", "Read only", "Only read, grep, find and ls"),
+    ("plan", "Plan", "Explore read-only, then present a plan to approve before anything changes"),
 )
 
 
@@ -74,6 +76,8 @@ class LiveSession:
     """Set while no prompt runs (`session/close` waits for it after cancelling)."""
     files: ClientFiles | None = None
     """The editor's file system, when it offers one (`/undo` writes through it)."""
+    mode_said: str = ""
+    """The permission mode the editor was last told (a plan approved switches it here)."""
     announce: asyncio.Task[None] | None = None
     """The commands offered, sent once the answer giving the session's id has gone out: a
     client may not know an update's session before (JetBrains' then hangs)."""

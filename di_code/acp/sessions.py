@@ -42,6 +42,7 @@ from di_code.acp.commands import (
 from di_code.acp.config_options import (
     SETTING_COMMANDS,
     config_options,
+    mode_updates,
     options_update,
     set_option,
     setting_command,
@@ -56,7 +57,12 @@ from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.stored import check_stored, delete_stored
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator
-from di_code.agent.events import AgentEvent, ToolExecutionStartEvent, TurnEndEvent
+from di_code.agent.events import (
+    AgentEvent,
+    ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
+    TurnEndEvent,
+)
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.types import AssistantMessage, ImageContent, TextContent, UserContent
 from di_code.config.custom_commands import load_commands
@@ -305,9 +311,10 @@ class Sessions:
         if terminals is not None:
             terminals.session_id = live.id
             terminals.shown_call = lambda: live.current_call
-        live.gate.approver = editor_approver(
+        live.gate.approver = live.gate.plan_reviewer = editor_approver(
             self._client, live.id, lambda: live.current_call, opened.workspace
         )
+        live.mode_said = live.gate.mode
         live.unsubscribe = opened.agent.subscribe(self._forwarder(live))
         self._register(live)
         commands = helpers.update_available_commands(offered(live.commands, live.skills))
@@ -326,7 +333,10 @@ class Sessions:
                 live.current_call = event.tool_call_id
             if isinstance(event, TurnEndEvent):
                 live.usage.add(event.message.usage)
-            for update in await live.translator.updates(event):
+            updates = await live.translator.updates(event)
+            if isinstance(event, ToolExecutionEndEvent):
+                updates += mode_updates(live)
+            for update in updates:
                 await self._send(live.id, update)
 
         return forward

@@ -30,6 +30,8 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from di_code.tools.builtin.todo import todos_of
+from di_code.tools.policy.modes import PLAN_TOOL
 
 KINDS: dict[str, ToolKind] = {
     "read": "read",
@@ -40,6 +42,7 @@ KINDS: dict[str, ToolKind] = {
     "find": "search",
     "ls": "search",
     "task": "think",
+    PLAN_TOOL: "think",
 }
 FILE_TOOLS = ("read", "write", "edit")
 EDIT_TOOLS = ("write", "edit")
@@ -53,7 +56,11 @@ def tool_kind(name: str) -> ToolKind:
 
 
 def tool_title(name: str, arguments: Any) -> str:
-    """What the editor shows for the call: the command for bash, the path or pattern else."""
+    """What the editor shows for the call: the command for bash, the path or pattern else,
+    a plan's first line."""
+    if name == PLAN_TOOL and isinstance(arguments, dict):
+        first = next((s for s in str(arguments.get("plan", "")).splitlines() if s.strip()), "")
+        return f"Plan: {first.strip()}" if first else "Plan"
     if isinstance(arguments, dict):
         for key in ("command", "path", "pattern", "description"):
             value = arguments.get(key)
@@ -205,11 +212,16 @@ PLAN_STATUS: dict[str, Any] = {
 
 
 def _plan(result: ToolResultMessage) -> list[Any]:
-    """The todo tool's list as the editor's plan (ACP's `plan` update replaces the last)."""
-    details = result.details if result.tool_name == "todo" and not result.is_error else None
-    todos = details.get("todos") if isinstance(details, dict) else None
-    if not isinstance(todos, list):
+    """The todo list (the todo tool's, an approved plan's) as the editor's plan (ACP's `plan`
+    update replaces the last)."""
+    todos = todos_of(result)
+    if todos is None:
         return []
+    return [plan_update(todos)]
+
+
+def plan_update(todos: list[Any]) -> Any:
+    """Steps (`content`, `status`) as ACP plan entries."""
     entries = [
         helpers.plan_entry(
             str(t.get("content", "")), status=PLAN_STATUS.get(str(t.get("status")), "pending")
@@ -217,4 +229,4 @@ def _plan(result: ToolResultMessage) -> list[Any]:
         for t in todos
         if isinstance(t, dict)
     ]
-    return [helpers.update_plan(entries)]
+    return helpers.update_plan(entries)

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from msgspec.structs import replace
 
 from di_code.agent.events import AgentEvent, MessageEndEvent
-from di_code.agent.loop import LoopConfig, MoreTurns, run_agent_loop
+from di_code.agent.loop import LoopConfig, MoreTurns, Offer, run_agent_loop
 from di_code.agent.prompt_hooks import MAX_STOP_CONTINUES, PromptHooks
 from di_code.agent.shown_deltas import ShownDeltas
 from di_code.agent.tool import AgentTool, bind_tool
@@ -50,6 +50,7 @@ class Agent:
         hooks: ToolHooks | None = None,
         prompt_hooks: PromptHooks | None = None,
         budget: RequestBudget | None = None,
+        offer: Offer | None = None,
     ) -> None:
         self.budget = budget or RequestBudget(max_turns)
         """The model requests a prompt may cause; a subagent shares its parent's."""
@@ -63,6 +64,8 @@ class Agent:
         """Asked around every tool call (permissions, approval, checkpoints)."""
         self.prompt_hooks = prompt_hooks
         """Asked when a prompt is submitted and when the agent would stop (user hooks)."""
+        self.offer = offer
+        """Which tools each request offers (the permission mode's); None: all of them."""
         self._tools = list(tools)
         for tool in self._tools:
             bind_tool(tool)  # a tool no form can call is refused now, not at its first call
@@ -202,6 +205,7 @@ class Agent:
             provider=self.provider,
             model=self.model,
             tools=self._tools,
+            offer=self.offer,
             hooks=self.hooks,
             system_prompt=self.system_prompt,
             now=self._now,

@@ -56,6 +56,9 @@ MessageSource = Callable[[], list[UserMessage]]
 MoreTurns = Callable[[int, int], Awaitable[bool]]
 """Asked with (requests the prompt made, `max_turns`) each time the limit is reached: True
 allows as many again."""
+Offer = Callable[[Sequence[AgentTool]], Sequence[AgentTool]]
+"""Which of the tools the next request offers the model (the permission mode's: plan mode
+offers the reading ones); a call of a tool not offered still reaches the hooks, which refuse it."""
 
 DEFAULT_MAX_TURNS = 100
 """Model requests per prompt when neither `--max-turns` nor `[limits] max_turns` says: far
@@ -76,6 +79,8 @@ class LoopConfig(msgspec.Struct):
     tools: Sequence[AgentTool] = ()
     """Read at every request: a tool's description may change between two (bash's names the
     sandbox of the moment)."""
+    offer: Offer | None = None
+    """None: every tool is offered."""
     hooks: ToolHooks = msgspec.field(default_factory=ToolHooks)
     system_prompt: str | None = None
     now: Clock = now_ms
@@ -166,7 +171,8 @@ class _Run:
 
     async def _request(self) -> AssistantMessage:
         config = self.config
-        definitions = [ToolDefinition(t.name, t.description, t.parameters) for t in config.tools]
+        offered = config.tools if config.offer is None else config.offer(config.tools)
+        definitions = [ToolDefinition(t.name, t.description, t.parameters) for t in offered]
         # What may be sent is decided per request: a reply aborted before this prompt goes
         # as a note once the prompt follows it.
         messages = messages_for_request(self.context, config.now())

@@ -43,14 +43,18 @@ class EventsReporter:
 
 def finish_line(record: dict[str, Any]) -> str:
     why = f": {record['error']}" if record.get("error") else ""
-    return f"{record['id']} {record['status']} in {record['duration']:.1f} s{why}"
+    passed = record.get("passed")
+    check = "" if passed is None else f", check {'passed' if passed else 'failed'}"
+    return f"{record['id']} {record['status']} in {record['duration']:.1f} s{check}{why}"
 
 
 class LineReporter:
-    """A line per finished task on stderr: what a log or CI shows."""
+    """A line per finished task on stderr: what a log or CI shows; the last line counts the
+    statuses, and the checks that passed of those that ran."""
 
     def __init__(self, stream: IO[str] | None = None) -> None:
         self._stream = stream or sys.stderr
+        self._checks: list[bool] = []
 
     def _line(self, text: str) -> None:
         self._stream.write(f"di-code batch: {text}\n")
@@ -64,7 +68,12 @@ class LineReporter:
         pass
 
     def finished(self, record: dict[str, Any]) -> None:
+        self._count_check(record)
         self._line(finish_line(record))
+
+    def _count_check(self, record: dict[str, Any]) -> None:
+        if record.get("passed") is not None:
+            self._checks.append(bool(record["passed"]))
 
     def tick(self, running: dict[str, Live]) -> None:
         pass
@@ -72,7 +81,9 @@ class LineReporter:
     def end(self, counts: dict[str, int], stopped_by: str | None) -> None:
         summary = ", ".join(f"{count} {status}" for status, count in counts.items() if count)
         stopped = f" (stopped by {stopped_by})" if stopped_by else ""
-        self._line(f"{summary or 'nothing ran'}{stopped}")
+        checks = self._checks
+        passed = f"; checks: {sum(checks)} of {len(checks)} passed" if checks else ""
+        self._line(f"{summary or 'nothing ran'}{passed}{stopped}")
 
 
 class LiveReporter(LineReporter):
@@ -96,6 +107,7 @@ class LiveReporter(LineReporter):
 
     def finished(self, record: dict[str, Any]) -> None:
         self._counts[record["status"]] += 1
+        self._count_check(record)
         self._console.print(finish_line(record), markup=False, highlight=False)
 
     def tick(self, running: dict[str, Live]) -> None:

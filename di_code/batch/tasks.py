@@ -33,6 +33,7 @@ MAX_CHARS = {
     "model": 256,
     "permission_mode": 64,
     "tools": 4096,
+    "check": 32_768,
 }
 ENV_NAME_CHARS, ENV_VALUE_CHARS = 256, 32_768
 ECHO_CHARS = 60
@@ -54,6 +55,7 @@ _FIELDS = {
     "permission_mode",
     "tools",
     "env",
+    "check",
 }
 
 
@@ -75,6 +77,8 @@ class Task:
     permission_mode: str | None = None
     tools: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
+    check: str | None = None
+    """A shell command run in the checkout once the task ended: exit 0 is `passed`."""
     line: int = 0
 
 
@@ -153,6 +157,7 @@ def _task(data: Any, line: int, base: Path) -> Task:
         permission_mode=mode,
         tools=_text(data, "tools"),
         env=_env(data),
+        check=_text(data, "check"),
         line=line,
     )
 

@@ -24,6 +24,7 @@ from typing import Any, BinaryIO
 
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
 from di_code.ai.redaction import clip, redact
+from di_code.batch.check import STOP_GRACE, run_check
 from di_code.batch.checkout import (
     CheckoutError,
     CheckoutStopped,
@@ -44,9 +45,6 @@ PARENT_VARIABLE = "DI_CODE_BATCH_PARENT"
 ERROR_CHARS = 500
 POLL_SECONDS = 0.1
 """How often a running task's stop, timeout and live figures are checked."""
-STOP_GRACE = 3.0
-"""How long a task's process has, once asked to stop, before it and all it started are killed
-(its keeper, di_code.cli.batch_child, passes the stop on to `run`, which ends its tools)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +83,8 @@ def run_task(
     every such task would meet here, stops the batch)."""
     live = live or Live()
     record = task_record(task, "failed")
+    if task.check is not None:
+        record["passed"] = None
     timeout = task.timeout or settings.timeout
     try:
         checkout = make_checkout(
@@ -110,6 +110,10 @@ def run_task(
         record.update(_patch_fields(patch.data))
         if patch.left_out:
             record["left_out"] = list(patch.left_out)
+        if task.check is not None and status != "cancelled":
+            record.update(_checked(task, settings, checkout.path, stop))
+            if record["passed"] is None:  # stopped: the task runs again, its check with it
+                record["status"], error = "cancelled", STOPPED
     except GitError as exc:  # the task ran, but what it changed cannot be read
         record["status"], error = "failed", f"patch: {exc}"
     except OSError as exc:
@@ -210,6 +214,15 @@ def _wait(
             os.close(exit_fd)
     reader.read()
     return "done"
+
+
+def _checked(task: Task, settings: RunSettings, cwd: Path, stop: threading.Event) -> dict[str, Any]:
+    """`passed` and `check_output` of the task's check, run in its checkout."""
+    assert task.check is not None
+    logs = private_folder(settings.workdir / "logs")
+    env = _environment(task, settings)
+    verdict = run_check(task.check, cwd, env, logs, stop, task.timeout or settings.timeout)
+    return {"passed": verdict.passed, "check_output": verdict.output}
 
 
 def _timed_out(live: Live, timeout: float | None) -> bool:

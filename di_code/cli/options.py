@@ -36,7 +36,9 @@ def _common(
     thinking: Annotated[bool, typer.Option("--thinking", help="Ask for reasoning.")] = False,
     permission_mode: Annotated[
         str | None,
-        typer.Option(metavar="MODE", help="ask | accept-edits | auto | read-only (default ask)."),
+        typer.Option(
+            metavar="MODE", help="ask | accept-edits | auto | read-only | plan (default ask)."
+        ),
     ] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Same as --permission-mode auto.")] = (
         False

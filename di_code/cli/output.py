@@ -21,6 +21,7 @@ from di_code.agent.events import (
     AgentEvent,
     MessageStartEvent,
     ToolExecutionEndEvent,
+    ToolExecutionStartEvent,
     TurnEndEvent,
 )
 from di_code.agent.tool import usage_in_details
@@ -30,6 +31,7 @@ from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import AssistantMessage, Usage
 from di_code.system.stop_signals import output_closed
+from di_code.tools.policy.modes import PLAN_TOOL
 
 _PLAIN = re.compile("[\t\n\x20-\x7e]*")
 """Text with nothing for the sanitizer to do: `run` then need not load the UI's."""
@@ -100,8 +102,13 @@ class RunTally(msgspec.Struct):
     _local: bool = False
     """The turn ends in a message the loop made without a request (the turn limit, an abort):
     its start already carries its stop reason. It is not a model request to count."""
+    presented: str | None = None
+    """The last plan the model presented (plan mode's `exit_plan_mode`): a plan run's answer."""
 
     def __call__(self, event: AgentEvent) -> None:
+        if isinstance(event, ToolExecutionStartEvent) and event.tool_name == PLAN_TOOL:
+            plan = event.arguments.get("plan") if isinstance(event.arguments, dict) else None
+            self.presented = plan if isinstance(plan, str) else self.presented
         if isinstance(event, MessageStartEvent) and isinstance(event.message, AssistantMessage):
             self._local = event.message.stop_reason in ("error", "aborted")
         if isinstance(event, TurnEndEvent) and not self._local:
@@ -138,15 +145,16 @@ def usage_summary(usages: Sequence[Usage]) -> dict[str, Any]:
 
 
 def result_object(
-    final: AssistantMessage, tally: RunTally, session_id: str | None
+    final: AssistantMessage, tally: RunTally, session_id: str | None, answer: str | None = None
 ) -> dict[str, Any]:
-    """The json format's single object, also the last line of stream-json."""
+    """The json format's single object, also the last line of stream-json; `answer` stands
+    for the model's last text (a plan run's plan)."""
     is_error = final.stop_reason in ("error", "aborted")
     return {
         "type": "result",
         "is_error": is_error,
         "stop_reason": final.stop_reason,
-        "result": final.error_message if is_error else final.text,
+        "result": final.error_message if is_error else (answer or final.text),
         "session_id": session_id,
         "num_turns": tally.num_turns,
         "num_requests": tally.num_requests,
@@ -159,8 +167,10 @@ def event_line(event: AgentEvent) -> str:
     return json_text(to_dict(event))
 
 
-def result_line(final: AssistantMessage, tally: RunTally, session_id: str | None) -> str:
-    return json_text(result_object(final, tally, session_id))
+def result_line(
+    final: AssistantMessage, tally: RunTally, session_id: str | None, answer: str | None = None
+) -> str:
+    return json_text(result_object(final, tally, session_id, answer))
 
 
 def notify_stderr(text: str) -> None:

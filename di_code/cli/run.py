@@ -114,6 +114,7 @@ async def _run(
     finally:
         await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
+    plan = tally.presented if prepared.gate and prepared.gate.mode == "plan" else None
     if stopped_by[0:1] == [OUTPUT_CLOSED]:  # nothing to say, and nowhere to write the result
         return 128 + OUTPUT_CLOSED
     if stopped_by:
@@ -124,9 +125,9 @@ async def _run(
                 out.line(result_line(final, tally, session_id))
         return 128 + stopped_by[0]
     if fmt == "text":
-        _print_text(final, out, Writer(sys.stderr))
+        _print_text(final, out, Writer(sys.stderr), plan)
     else:
-        out.line(result_line(final, tally, session_id))
+        out.line(result_line(final, tally, session_id, plan))
     unsaved = prepared.session is not None and prepared.session.write_error is not None
     return EXIT_ERROR if unsaved or final.stop_reason in ("error", "aborted") else EXIT_OK
 
@@ -189,12 +190,15 @@ def _plan_printer(err: Writer) -> Callable[[AgentEvent], None]:
     return show
 
 
-def _print_text(final: AssistantMessage, out: Writer, err: Writer) -> None:
-    """The answer on stdout (as it is, unless stdout is a terminal: `Writer`); a failure, an
-    empty or a cut answer said in one line on stderr."""
+def _print_text(final: AssistantMessage, out: Writer, err: Writer, plan: str | None = None) -> None:
+    """The answer on stdout (as it is, unless stdout is a terminal: `Writer`), in plan mode
+    the plan presented; a failure, an empty or a cut answer said in one line on stderr."""
     if final.stop_reason in ("error", "aborted"):
         first = (final.error_message or final.stop_reason).strip().splitlines() or ["failed"]
         err.line(f"di-code: {sanitized(first[0])}")  # a server's error body: from outside
+        return
+    if plan:
+        out.line(plan)
         return
     if final.text:
         out.line(final.text)

@@ -16,7 +16,8 @@ from di_code.setup.flags import CliOptions
 from di_code.setup.mcp import mcp_configs
 from di_code.setup.prepare import permission_mode
 from di_code.setup.prepared import Prepared
-from di_code.tools.policy.permissions import PermissionRules, offered_tools
+from di_code.tools.policy.modes import session_tools
+from di_code.tools.policy.permissions import PermissionRules
 
 
 def trust_applier(prepared: Prepared, options: CliOptions) -> Callable[[], Awaitable[list[str]]]:
@@ -46,7 +47,7 @@ def trust_applier(prepared: Prepared, options: CliOptions) -> Callable[[], Await
         lines += await prepared.mcp.start()
         kept = [tool for tool in prepared.agent.tools if tool.name not in stopped]
         fresh = prepared.mcp.tools(taken=[tool.name for tool in kept])
-        offered = offered_tools(fresh, gate.mode)
+        offered = session_tools(fresh, gate.mode)
         prepared.agent.tools = [*kept, *offered]
         names = ", ".join(tool.name for tool in offered) or "none"
         lines.append(f"MCP servers started; their tools: {names}.")

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from di_code.ai.types import ReasoningLevel
 
 REASONING_LEVELS: tuple[ReasoningLevel, ...] = ("off", "low", "medium", "high")
-PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
+PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only", "plan")
 SANDBOX_MODES = ("off", "workspace-write", "read-only")
 DISCOVERY_ENV = "DI_CODE_DISCOVERY"
 """Local servers to look for (`NAME=URL` or `URL`, comma-separated): di_code.config.discovery."""

@@ -27,13 +27,14 @@ reading and changing code, running commands, finding and fixing bugs, explaining
 You act through tools that run on the user's machine; their results come back to you."""
 
 _TOOL_GUIDES = {
-    "read": "read: read a file (text, or an image). Read before you edit; page long files "
-    "with offset/limit. It also reads the full output a bash result says it saved.",
+    "read": "read: read a file (text with numbered lines, or an image). Read before you edit; "
+    "page long files with offset/limit. It also reads the full output a bash result says it "
+    "saved.",
     "write": "write: create a file or replace it whole. Prefer edit for changes to an "
     "existing file.",
     "edit": "edit: replace exact text in a file. Each old_text must match the file exactly "
-    "once, including whitespace; include enough surrounding lines to be unique, or set "
-    "replace_all to change every occurrence (a rename).",
+    "once, including whitespace, and never holds read's line numbers; include enough "
+    "surrounding lines to be unique, or set replace_all to change every occurrence (a rename).",
     "bash": "bash: run a shell command in the workspace (tests, builds, git). Commands do not "
     "read stdin; avoid interactive programs. Its description says whether a background "
     "process (`server > log 2>&1 &`) outlives the command.",
@@ -45,7 +46,8 @@ _TOOL_GUIDES = {
     "todo": "todo: keep the plan of a task of several steps, which the user sees; mark steps "
     "in_progress and completed as you go. Skip it for a one-step change.",
     "lsp": "lsp: ask the language servers for definitions, references, hover, symbols and "
-    "diagnostics; positions are 1-based line and character, as grep's `path:line:` gives.",
+    "diagnostics; positions are 1-based line and character, as read's line numbers and "
+    "grep's `path:line:` give.",
     "task": "task: hand a self-contained search, review or summary to a subagent with its own "
     "context; give it complete instructions. Several task calls in one reply run in parallel.",
 }

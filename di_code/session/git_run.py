@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -227,19 +228,24 @@ def _run(
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats this runner's")
-    given = stdin if isinstance(stdin, bytes) else None
+    if isinstance(stdin, bytes) and stdin:
+        with tempfile.TemporaryFile(prefix="di-code-git-") as fed:
+            fed.write(stdin)
+            fed.seek(0)
+            return _run(cwd, config, args, env, fed, stopped=stopped, timeout=timeout)
     try:
         process = open_child(
             ["git", "--no-pager", *config, *args],
             cwd=cwd,
             env=env,
-            stdin=subprocess.PIPE if given is not None else stdin,
+            # a file, not a pipe: nothing is left to write while git is watched
+            stdin=subprocess.DEVNULL if isinstance(stdin, bytes) else stdin,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
     except OSError as exc:
         raise GitError(f"git {args[0]} failed: {exc}") from None
-    out, err = _wait(process, given, args[0], stopped, timeout)
+    out, err = _wait(process, args[0], stopped, timeout)
     if process.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines() or ["no reason given"]
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
@@ -249,7 +255,6 @@ def _run(
 
 def _wait(
     process: subprocess.Popen[bytes],
-    given: bytes | None,
     name: str,
     stopped: Callable[[], bool] | None,
     timeout: float,
@@ -260,9 +265,9 @@ def _wait(
     deadline = time.monotonic() + timeout
     while True:
         try:
-            return process.communicate(given, timeout=POLL)
+            return process.communicate(timeout=POLL)
         except subprocess.TimeoutExpired:
-            given = None  # what was given is being written: it is not given twice
+            pass
         if stopped is not None and stopped():
             error: GitError = GitStopped(f"git {name} was stopped")
         elif any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started

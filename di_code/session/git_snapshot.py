@@ -17,6 +17,7 @@ read): undo treats those paths as unknown and never deletes or overwrites them.
 from __future__ import annotations
 
 import functools
+import hashlib
 import os
 import stat
 import tempfile
@@ -219,10 +220,25 @@ class GitSnapshots:
         return run_git(self.top, ["fast-import", "--quiet", "--done"], stdin=stream)
 
     def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
-        if entries != self._last_entries:  # an unchanged tree is not written again
-            self._last_entries, self._last_tree = None, self._write_tree(entries)
+        """The tree of `entries`; an unchanged tree is not written again, in this run or (by
+        the stat cache) the next, while the repository still holds it."""
+        if entries != self._last_entries:
+            self._last_entries, self._last_tree = None, self._kept_tree(entries)
             self._last_entries = entries
         return self._last_tree
+
+    def _kept_tree(self, entries: dict[str, tuple[str, str]]) -> str:
+        rows = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in entries.items())
+        digest = hashlib.sha256(rows.encode(errors="surrogateescape")).hexdigest()
+        tree = self.stat_cache.tree(digest)
+        try:
+            if tree is not None and self.git(["cat-file", "-t", tree]) == b"tree\n":
+                return tree
+        except GitError:  # pruned since
+            pass
+        tree = self._write_tree(rows)
+        self.stat_cache.put_tree(digest, tree)
+        return tree
 
     def keep(self, session_id: str, tree: str) -> None:
         """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
@@ -299,10 +315,10 @@ class GitSnapshots:
                     watched[path] = _fingerprint(info)
         return frozenset(listed), watched
 
-    def _write_tree(self, entries: dict[str, tuple[str, str]]) -> str:
+    def _write_tree(self, rows: str) -> str:
+        """The tree of `rows` (`update-index --index-info` lines), built in a private index."""
         with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:
             index = str(Path(folder, "index"))
-            rows = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in entries.items())
             stdin = rows.encode(errors="surrogateescape")
             self.git(["update-index", "-z", "--index-info"], index_file=index, stdin=stdin)
             return self.git(["write-tree"], index_file=index).decode().strip()

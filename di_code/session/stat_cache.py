@@ -9,60 +9,91 @@ from the repository (pruned) starts over without it.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from pathlib import Path
 
+import msgspec
+
 Fingerprint = tuple[int, int, int, int, int]
+Row = tuple[int, int, int, int, int, str]
+"""A file's fingerprint, then its blob."""
+
+
+class _Stored(msgspec.Struct):
+    """The cache file (JSON)."""
+
+    files: dict[str, Row] = {}
+    tree: tuple[str, str] = ("", "")
+    """The digest of the last snapshot's entries, and the tree written for them: an unchanged
+    work tree is not written again by the next run."""
+
+
+_STORED = msgspec.json.Decoder(_Stored)
 
 
 class StatCache:
     def __init__(self, file: Path | None = None) -> None:
         self.file = file
-        self._entries: dict[str, tuple[Fingerprint, str]] | None = None
+        self._stored: _Stored | None = None
         self._dirty = False
 
     def get(self, path: str, fingerprint: Fingerprint) -> str | None:
         known = self._loaded().get(path)
-        return known[1] if known is not None and known[0] == fingerprint else None
+        return known[5] if known is not None and known[:5] == fingerprint else None
 
     def put(self, path: str, fingerprint: Fingerprint, blob: str) -> None:
-        self._loaded()[path] = (fingerprint, blob)
+        self._loaded()[path] = (*fingerprint, blob)
+        self._dirty = True
+
+    def tree(self, digest: str) -> str | None:
+        """The tree last written for entries of this digest."""
+        known, tree = self._load().tree
+        return tree if known == digest else None
+
+    def put_tree(self, digest: str, tree: str) -> None:
+        self._load().tree = (digest, tree)
         self._dirty = True
 
     def clear(self) -> None:
-        self._entries, self._dirty = {}, True
+        self._stored, self._dirty = _Stored(), True
 
     def save(self) -> None:
-        """Write the cache (0600) if it changed; a failure only costs time next run."""
+        """Write the cache (0600) if it changed; a failure only costs time next run. A name
+        that is not UTF-8 (kept in a str by surrogate escapes) is left out: JSON cannot hold
+        it, and its file is only hashed again."""
         if self.file is None or not self._dirty:
             return
-        rows = {path: [*fp, blob] for path, (fp, blob) in self._loaded().items()}
+        stored = self._load()
+        rows = {path: row for path, row in stored.files.items() if _utf8(path)}
         temp = self.file.with_name(self.file.name + ".tmp")
         with contextlib.suppress(OSError):
             self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(rows, handle)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(msgspec.json.encode(_Stored(rows, stored.tree)))
             os.replace(temp, self.file)
             self._dirty = False
 
-    def _loaded(self) -> dict[str, tuple[Fingerprint, str]]:
-        if self._entries is None:
-            self._entries = _read(self.file) if self.file is not None else {}
-        return self._entries
+    def _loaded(self) -> dict[str, Row]:
+        return self._load().files
+
+    def _load(self) -> _Stored:
+        if self._stored is None:
+            self._stored = _read(self.file) if self.file is not None else _Stored()
+        return self._stored
 
 
-def _read(file: Path) -> dict[str, tuple[Fingerprint, str]]:
+def _utf8(path: str) -> bool:
     try:
-        rows = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    entries: dict[str, tuple[Fingerprint, str]] = {}
-    if not isinstance(rows, dict):
-        return entries
-    for path, row in rows.items():
-        valid = isinstance(row, list) and len(row) == 6 and isinstance(row[5], str)
-        if valid and all(isinstance(n, int) for n in row[:5]):
-            entries[path] = ((row[0], row[1], row[2], row[3], row[4]), row[5])
-    return entries
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _read(file: Path) -> _Stored:
+    """The cache; empty when the file is missing, damaged or of another shape."""
+    try:
+        return _STORED.decode(file.read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return _Stored()

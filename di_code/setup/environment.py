@@ -35,15 +35,27 @@ def git_state(workspace: Path) -> str:
             return "Git: not a git repository"
         return f"Git: state unknown ({str(exc)[:_LINE_CAP]})"
     lines = out.decode("utf-8", errors="replace").splitlines()
-    head = lines[0][3:] if lines and lines[0].startswith("## ") else "unknown"
+    head = _head(lines[0][3:] if lines and lines[0].startswith("## ") else "unknown")
     changes = [line[:_LINE_CAP] for line in lines[1:]]
     if not changes:
-        return f"Git: branch {head[:_LINE_CAP]}; working tree clean"
+        return f"Git: {head}; working tree clean"
     shown = "\n".join(f"  {line}" for line in changes[:STATUS_LINES])
     more = len(changes) - STATUS_LINES
     rest = f"\n  ... and {more} more" if more > 0 else ""
     status = f"{len(changes)} changed (as git status --short)"
-    return f"Git: branch {head[:_LINE_CAP]}; {status}:\n{shown}{rest}"
+    return f"Git: {head}; {status}:\n{shown}{rest}"
+
+
+def _head(branch: str) -> str:
+    """`branch main`, from the first line of `git status --branch --porcelain` (without `## `),
+    which says an unborn branch (`No commits yet on main`, before git 2.17 `Initial commit on
+    main`) and a detached HEAD (`HEAD (no branch)`) in words of its own."""
+    for unborn in ("No commits yet on ", "Initial commit on "):
+        if branch.startswith(unborn):
+            return f"branch {branch.removeprefix(unborn)[:_LINE_CAP]} (no commits yet)"
+    if branch == "HEAD (no branch)":
+        return "detached HEAD"
+    return f"branch {branch[:_LINE_CAP]}"
 
 
 MODES = {
@@ -51,6 +63,8 @@ MODES = {
     "accept-edits": "write and edit run too; the user approves each bash and fetch call",
     "auto": "every tool runs without asking",
     "read-only": "only reading tools are offered",
+    "plan": "only reading tools run: explore, then present your plan with exit_plan_mode; "
+    "nothing changes until the user approves it",
 }
 
 

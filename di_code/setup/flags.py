@@ -19,7 +19,7 @@ class CliOptions(NamedTuple):
     api_key: str | None = None
     thinking: bool = False
     permission_mode: str | None = None
-    """ask | accept-edits | auto | read-only, checked when the agent is set up."""
+    """ask | accept-edits | auto | read-only | plan, checked when the agent is set up."""
     yes: bool = False
     sandbox: str | None = None
     """off | workspace-write | read-only, checked when the agent is set up."""

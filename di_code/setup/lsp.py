@@ -15,6 +15,7 @@ from di_code.setup.prepared import Notify
 
 if TYPE_CHECKING:
     from di_code.tools.lsp.manager import LanguageServers
+    from di_code.tools.policy.permissions import PermissionGate
     from di_code.tools.policy.sandbox_mounts import SandboxPaths
 
 
@@ -56,6 +57,19 @@ def language_servers(
         trusted=project_trusted(home, workspace),
     )
     return LanguageServers(found, workspace, starter=starter)
+
+
+def warm_when_allowed(servers: LanguageServers, gate: PermissionGate) -> None:
+    """A chat's (an editor's) servers start in the background as the session opens, so the
+    first edit finds them ready; in plan mode, which runs only the reading tools, once the
+    mode switches out of it (an approved plan)."""
+
+    def warm(mode: str) -> None:
+        if mode != "plan":
+            servers.warm()
+
+    warm(gate.mode)
+    gate.watchers.append(warm)  # says nothing: starting servers is no news for the user
 
 
 CACHE = "lsp-cache"

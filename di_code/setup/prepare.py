@@ -38,17 +38,13 @@ from di_code.config.system_prompt import build_system_prompt, prompt_text, with_
 from di_code.setup.environment import environment_block, git_state
 from di_code.setup.flags import CliOptions
 from di_code.setup.hooks import agent_hooks
-from di_code.setup.lsp import language_servers
+from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
 from di_code.setup.model import choose_model, model_list
 from di_code.setup.prepared import Notify, Prepared
-from di_code.tools.policy.permissions import (
-    Approver,
-    PermissionGate,
-    PermissionMode,
-    PermissionRules,
-    offered_tools,
-)
+from di_code.tools import plan_tool
+from di_code.tools.policy.modes import PLAN_TOOL, PermissionMode, offered_tools, session_tools
+from di_code.tools.policy.permissions import Approver, PermissionGate, PermissionRules
 from di_code.tools.policy.sandbox import probe_off_the_loop
 
 if TYPE_CHECKING:
@@ -116,12 +112,14 @@ async def prepare(
     lsp = language_servers(
         settings, workspace, notify, env, bash.hidden_env, bash.sandboxing.paths, gate.mode
     )
+    if chat or switchable:
+        warm_when_allowed(lsp, gate)
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )
     mcp_tools = mcp.new_tools(taken=[tool.name for tool in offered]) if mcp else []
-    tools = offered_tools([*offered, *mcp_tools], gate.mode)
-    names = [tool.name for tool in tools]
+    tools = session_tools([*offered, *mcp_tools, plan_tool(lambda: gate.mode)], gate.mode)
+    names = [tool.name for tool in tools if tool.name != PLAN_TOOL]  # its card says it all
     wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
     hooks, prompt_hooks = agent_hooks(
@@ -145,6 +143,7 @@ async def prepare(
         options=StreamOptions(reasoning=reasoning(options, settings)),
         hooks=hooks,
         prompt_hooks=prompt_hooks,
+        offer=lambda tools: offered_tools(tools, gate.mode),
     )
     if task:
         from di_code.setup.subagents import add_task_tool

@@ -1,7 +1,10 @@
 """Cooperative cancellation that crosses every async boundary: provider, loop and tools.
 
 Listeners run synchronously inside `abort()`, so a provider can cancel its HTTP task and a
-tool can kill its process group the moment the user presses Ctrl-C.
+tool can kill its process group the moment the user presses Ctrl-C. A listener added while an
+event loop runs belongs to that loop: an abort from another thread (a tool running in a worker
+thread stops its own call) hands it to its loop, since asyncio's futures and tasks are not
+thread-safe.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ class AbortSignal:
     def __init__(self) -> None:
         self._aborted = False
         self._reason: Any = None
-        self._listeners: list[AbortListener] = []
+        self._listeners: list[tuple[AbortListener, asyncio.AbstractEventLoop | None]] = []
 
     @property
     def aborted(self) -> bool:
@@ -34,11 +37,10 @@ class AbortSignal:
         if self._aborted:
             listener(self._reason)
         else:
-            self._listeners.append(listener)
+            self._listeners.append((listener, _running_loop()))
 
     def remove_listener(self, listener: AbortListener) -> None:
-        if listener in self._listeners:
-            self._listeners.remove(listener)
+        self._listeners = [entry for entry in self._listeners if entry[0] != listener]
 
     async def wait(self) -> Any:
         """Return the reason once the signal fires."""
@@ -62,8 +64,19 @@ class AbortSignal:
         self._aborted = True
         self._reason = reason
         listeners, self._listeners = self._listeners, []
-        for listener in listeners:
-            listener(reason)
+        here = _running_loop()
+        for listener, loop in listeners:
+            if loop is None or loop is here or loop.is_closed():
+                listener(reason)
+            else:
+                loop.call_soon_threadsafe(listener, reason)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 class AbortController:

@@ -6,7 +6,7 @@ import time, and each tool's module is imported only when the model first calls 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,3 +72,13 @@ def default_tools(
 
         tools = with_language_servers(tools, space, lsp, editor)
     return tools
+
+
+def plan_tool(mode: Callable[[], str]) -> AgentTool:
+    """The plan tool (`exit_plan_mode`), in every session since plan mode may be reached
+    later; offered only in plan mode (policy.modes), where the gate puts the plan to the user
+    first. `mode` is the gate's mode now: the build mode chosen, once it runs."""
+    from di_code.tools.builtin import cards
+    from di_code.tools.builtin.support.lazy import LazyTool
+
+    return LazyTool(cards.PLAN, "di_code.tools.builtin.plan", "PlanTool", mode)

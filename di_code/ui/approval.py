@@ -24,14 +24,18 @@ from rich.console import Console
 from rich.text import Text
 
 from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit
+from di_code.ui.plan_view import presented_plan_panel
 from di_code.ui.safe_text import visible
 
 GUARD_SECONDS = 0.3
 """How long a question is on screen before a key can answer it."""
 
 ANSWER_KEYS = ("y", *GRANT_KEYS, "n", "t", VIEW_KEY)
+BUILD_KEYS: dict[str, PermissionMode] = {"a": "accept-edits", "y": "ask"}
+"""A plan's answers that approve it, and the mode each builds it in."""
 QUESTION_ROWS = 15
 """Rows kept under what is approved: its first line, the question (up to three rows), the
 input line, the footer and the room the prompt keeps for its completion menu (eight)."""
@@ -49,6 +53,14 @@ class YesNo:
 
 def question(request: ApprovalRequest) -> str:
     """The question line: the choices this request has."""
+    if request.modes:
+        return "Build this plan? " + " · ".join(
+            [
+                *(f"[{key}] yes, in {mode} mode" for key, mode in BUILD_KEYS.items()),
+                "[t] keep planning: tell it what to change",
+                "[n] no, stop",
+            ]
+        )
     choices = ["[y]es"]
     choices += [
         f"[{key}] always: {visible(offer.label)}" for key, offer in request.offer_keys().items()
@@ -74,6 +86,8 @@ def fold(line: str, width: int) -> str:
 
 def outcome(answer: Approval) -> Text:
     """The line left in the scrollback once the question is answered."""
+    if answer.mode is not None:
+        return Text(f"  approved: building in {answer.mode} mode", style="green")
     if answer.allow:
         grant = f"; not asking again for {visible(answer.grant.label)}" if answer.grant else ""
         return Text(f"  allowed{grant}", style="green")
@@ -108,6 +122,9 @@ class ReplApprover:
         """Shows a view too tall for the screen in full (the REPL pages it)."""
         self.too_tall: Text | None = None
         """The whole view of the open question when only its ends are on the screen."""
+        self.viewed = False
+        """The user saw it all (`v`): `q`, as in a pager, is then no message but "back to
+        the question", whether a pager ran or the view fitted the screen."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.console.print(approval_header(request))
@@ -116,14 +133,14 @@ class ReplApprover:
         if body is not None:
             rows = self.screen_rows() - QUESTION_ROWS
             shown, hidden = fit(body, rows, self.console.width)
-            self.console.print(shown)
+            self.console.print(presented_plan_panel(shown) if request.modes else shown)
             self.too_tall = body if hidden else None
         if request.tool_name == "edit":
             self.previewed.append(request.arguments)
         try:
             answer = await self._wait(request)
         finally:
-            self.too_tall = None
+            self.too_tall, self.viewed = None, False
         self.console.print(outcome(answer))
         return answer
 
@@ -160,6 +177,8 @@ class ReplApprover:
             self._typed_at = self.clock()
         if isinstance(self.pending, YesNo):  # the question itself is printed just above
             return "y/N (clear the line to answer)" if typed else "y/N (Enter: no)"
+        if self.telling and self.pending.modes:
+            return "Tell the model what to change in the plan (Enter sends, Esc goes back):"
         if self.telling:
             return "Tell the model what to do instead (Enter sends, Esc goes back):"
         if typed:
@@ -182,7 +201,9 @@ class ReplApprover:
 
     def press(self, key: str) -> None:
         """An answer key: y, a or e (a grant offered), n, t (then type the instead), or v
-        (see all of a view too tall for the screen); a yes/no question takes y and n only."""
+        (see all of a view too tall for the screen); a plan takes a or y (approve, building
+        in accept-edits or ask mode), t (a remark: plan on) and n; a yes/no question takes
+        y and n only."""
         request = self.pending
         if request is None:
             return
@@ -194,7 +215,13 @@ class ReplApprover:
             self.invalidate()
         elif key == VIEW_KEY:
             if self.too_tall is not None:
+                self.viewed = True
                 self.show_all(self.too_tall)
+        elif request.modes:
+            if key in BUILD_KEYS:
+                self.answer(Approval(True, mode=BUILD_KEYS[key]))
+            elif key == "n":
+                self.answer(NO)
         elif key in GRANT_KEYS:
             offer = request.offer_keys().get(key)
             if offer is not None:

@@ -20,12 +20,15 @@ from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.line_diff import unified_diff
 from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.builtin.write import preview_write
+from di_code.tools.policy.modes import PLAN_TOOL
 from di_code.tools.policy.permissions import ApprovalRequest
 from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import diff_text, summarize_call
 
 VIEW_KEY = "v"
 """The key (or the answer, in `run`) that shows a body too tall for the screen in full."""
+BACK_KEY = "q"
+"""After VIEW_KEY in chat: back to the question (as `q` leaves a pager), never typed."""
 MIN_ROWS = 8
 """A body gets at least this many rows, however small the screen."""
 
@@ -97,6 +100,8 @@ def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) 
             body = diff_text(visible(edit_diff(args, workspace)), keep=None)
         case "write":
             body = write_body(args, workspace)
+        case _ if request.tool_name == PLAN_TOOL:
+            body = Text(visible(str(args.get("plan", "")).rstrip()))
         case _:
             body = arguments_body(request.tool_name, args)
     body.no_wrap, body.overflow = False, "fold"
@@ -112,6 +117,8 @@ def approval_header(request: ApprovalRequest) -> Text:
         header.append("$" if "\n" in command else f"$ {command}")
     elif request.tool_name in ("edit", "write"):
         header.append(visible(summarize_call(request.tool_name, args)))
+    elif request.modes:
+        header.append("presents its plan: nothing has changed yet")
     if request.why:  # a protected path: why the question is asked whatever the grants
         header.append(f"  ({visible(request.why)})", "yellow")
     return header

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from di_code.session import Session
     from di_code.setup.prepared import Prepared
     from di_code.system.abort import AbortController
-    from di_code.tools.policy.permissions import PermissionMode
+    from di_code.tools.policy.modes import PermissionMode
     from di_code.ui.approval import ReplApprover
     from di_code.ui.pastes import Pastes
     from di_code.ui.reflow import Reflow

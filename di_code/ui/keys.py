@@ -2,9 +2,10 @@
 Ctrl-C (abort the run, clear the line, or twice on an empty prompt quit), Shift+Tab (next
 permission mode), and the answers while an approval question is open (`di_code.ui.approval`
 says when a key counts as an answer; otherwise it is typed); Enter answers a yes/no question
-no, its default. Esc is a screen key (`di_code.ui.screen_keys`): it stops the turn, an open
-question included, except while the user types what the model should do instead (then it goes
-back to the question)."""
+no, its default; `q` after `v` (view all) goes back to the question, as it leaves a pager.
+Esc is a screen key (`di_code.ui.screen_keys`): it stops the turn, an open question included,
+except while the user types what the model should do instead (then it goes back to the
+question)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,10 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.tools.policy.permissions import MODE_CYCLE, Approval
+from di_code.tools.policy.modes import MODE_CYCLE
+from di_code.tools.policy.permissions import Approval
 from di_code.ui.approval import ANSWER_KEYS, YesNo
+from di_code.ui.approval_view import BACK_KEY
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -61,6 +64,8 @@ def key_bindings(repl: ChatView) -> KeyBindings:
 
     for key in ANSWER_KEYS:
         bindings.add(key, filter=answering)(lambda event, key=key: approver.press(key))
+    viewed = Condition(lambda: approver.viewed)
+    bindings.add(BACK_KEY, filter=answering & viewed)(lambda event: approver.invalidate())
     yes_no = Condition(lambda: isinstance(approver.pending, YesNo))
     bindings.add("enter", filter=answering & yes_no)(lambda event: approver.press("n"))
 
@@ -73,7 +78,7 @@ def key_bindings(repl: ChatView) -> KeyBindings:
 
 
 def cycle_mode(repl: ChatView) -> None:
-    """ask → accept-edits → auto → ask; read-only (and no gate) stays as it is."""
+    """ask → accept-edits → plan → auto → ask; read-only (and no gate) stays as it is."""
     gate = repl.setup.gate
     if gate is None or gate.mode not in MODE_CYCLE:
         return

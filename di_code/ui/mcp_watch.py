@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from di_code.tools.extensions.mcp import failure
-from di_code.tools.policy.permissions import offered_tools
+from di_code.tools.policy.modes import session_tools
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ async def watch_mcp(repl: ChatView, servers: McpServers) -> None:
             repl.console.print(Text(f"✗ {visible(failure(server))}", style="red"))
         tools = servers.new_tools(taken=[tool.name for tool in repl.agent.tools])
         gate = repl.setup.gate
-        offered = tools if gate is None else offered_tools(tools, gate.mode)
+        offered = tools if gate is None else session_tools(tools, gate.mode)
         if offered:
             repl.agent.add_tools(offered)
         repl.invalidate()

@@ -1,6 +1,7 @@
 """The model's plan (the todo tool) in chat: one panel in the live area, above the status
 line, redrawn in place each time the model changes the plan, printed once into the
-scrollback when the prompt ends (and when a conversation is resumed)."""
+scrollback when the prompt ends (and when a conversation is resumed). A plan approved in plan
+mode (`exit_plan_mode`) sets it too; the plan presented for approval is a panel of its own."""
 
 from __future__ import annotations
 
@@ -11,19 +12,17 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from di_code.ai.types import Message, ToolResultMessage
+from di_code.tools.builtin.todo import todos_of
 from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import framed
 
 MARKS = {"done": ("☑ ", "dim"), "in_progress": ("◐ ", "bold yellow"), "pending": ("☐ ", "")}
-TOOL = "todo"
 
 
 def plan_of(result: ToolResultMessage) -> list[dict[str, str]] | None:
-    """The steps a todo call set, or None when `result` is not one (or failed)."""
-    if result.tool_name != TOOL or result.is_error or not isinstance(result.details, dict):
-        return None
-    todos = result.details.get("todos")
-    if not isinstance(todos, list):
+    """The steps a todo call (or an approved plan) set, or None when `result` is not one."""
+    todos = todos_of(result)
+    if todos is None:
         return None
     return [
         {"content": str(t.get("content", "")), "status": str(t.get("status", "pending"))}
@@ -38,6 +37,11 @@ def last_plan(messages: Sequence[Message]) -> list[dict[str, str]] | None:
         if isinstance(message, ToolResultMessage) and (plan := plan_of(message)) is not None:
             return plan
     return None
+
+
+def presented_plan_panel(body: Text) -> RenderableType:
+    """The plan the model presents in plan mode, as the user is asked to approve it."""
+    return framed(body, Text("plan", style="bold cyan"), "cyan", "nothing changed yet")
 
 
 def plan_panel(steps: list[dict[str, Any]]) -> RenderableType:

@@ -30,7 +30,8 @@ from di_code.system.abort import AbortController
 from di_code.system.first_use import import_off_loop
 from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
 from di_code.tools.builtin.support.workspace import Workspace
-from di_code.tools.policy.permissions import NO, PermissionMode
+from di_code.tools.policy.modes import PermissionMode
+from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover, fold
 from di_code.ui.footer import UsageTotals, mode_line
 from di_code.ui.markdown_stream import ANSWER_DRAWING
@@ -87,6 +88,7 @@ class Repl:
         self.renderer.previewed = self.approver.previewed
         if setup.gate is not None and setup.gate.approver is not None:
             setup.gate.approver = self.renderer.pausing(setup.gate.approver)
+            setup.gate.plan_reviewer = setup.gate.approver  # a plan's question is the chat's too
         self._armed_at: float | None = None
         self.pastes = Pastes()
         self.notes_for_model: list[str] = []
@@ -140,6 +142,7 @@ class Repl:
             options=old.options,
             budget=old.budget,
             hooks=old.hooks,
+            offer=old.offer,
         )
         agent.more_turns = old.more_turns
         self._unsubscribe()

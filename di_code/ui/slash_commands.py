@@ -25,7 +25,7 @@ from di_code.session import (
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
-from di_code.tools.policy.permissions import MODE_CYCLE
+from di_code.tools.policy.modes import MODE_CYCLE
 from di_code.ui.command_lines import fail as _fail
 from di_code.ui.command_lines import say as _say
 from di_code.ui.conversation_commands import (
@@ -94,7 +94,7 @@ async def _user_command(repl: ChatView, name: str, arg: str) -> bool:
 HELP_KEYS = (
     "Enter submits; Alt+Enter or a trailing \\ adds a line; @path completes a file.",
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
-    "Shift+Tab changes the permission mode (ask, accept-edits, auto).",
+    "Shift+Tab changes the permission mode (ask, accept-edits, plan, auto).",
     "Ctrl-O shows the full output of the last tool call.",
     "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
     "!command runs a shell command here and adds its output to your next prompt.",

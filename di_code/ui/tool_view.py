@@ -77,8 +77,24 @@ def _summary(name: str, args: dict[str, Any]) -> str:
         case "task":
             kind = f" ({args['subagent_type']})" if args.get("subagent_type") else ""
             return f"{args.get('description') or args.get('prompt', '')}{kind}"
+        case "lsp":
+            return _lsp_summary(args)
+        case "exit_plan_mode":
+            return next((line for line in str(args.get("plan", "")).splitlines() if line), "")
         case _:
             return ""
+
+
+def _lsp_summary(args: dict[str, Any]) -> str:
+    """`definition app.py:3:5`, `references load_config`, `symbols app.py`, `diagnostics`."""
+    where = str(args.get("path") or "")
+    if where and isinstance(args.get("line"), int):
+        where += f":{args['line']}" + (
+            f":{args['character']}" if isinstance(args.get("character"), int) else ""
+        )
+    symbol = str(args.get("symbol") or "")
+    what = f"{symbol} in {where}" if symbol and where else symbol or where
+    return " ".join(part for part in (str(args.get("operation") or ""), what) if part)
 
 
 def format_seconds(seconds: float) -> str:

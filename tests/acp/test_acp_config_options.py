@@ -34,7 +34,7 @@ async def test_a_session_offers_the_model_and_the_mode_as_selects(
     assert known["openai/gpt-4o"] is None  # the known models follow the current one
     assert any(d and d.startswith("needs ") for d in known.values())  # a missing key named
     assert (mode.id, mode.category, mode.current_value) == ("mode", "mode", "accept-edits")
-    assert [o.value for o in mode.options] == ["ask", "accept-edits", "auto", "read-only"]
+    assert [o.value for o in mode.options] == ["ask", "accept-edits", "auto", "read-only", "plan"]
 
 
 async def test_the_model_option_switches_the_next_request(

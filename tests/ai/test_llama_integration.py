@@ -104,11 +104,13 @@ def _wait_until_serving(process: subprocess.Popen[str], ready_line: str) -> None
     ready.wait(STARTUP_TIMEOUT)
     if any(ready_line in line for line in log) and process.poll() is None:
         return
+    ended = process.poll()
     process.kill()
     # A binary built for another CPU (a cached wheel) dies of SIGILL before it listens.
     if process.wait(timeout=10) == -signal.SIGILL:
         pytest.skip("the server was built for another CPU (SIGILL): rebuild it on this machine")
-    pytest.fail("the server did not start:\n" + "".join(log[-30:]))
+    how = f"it exited with {ended}" if ended is not None else f"silent for {STARTUP_TIMEOUT:.0f} s"
+    pytest.fail(f"the server did not start ({how}):\n" + "".join(log[-30:]))
 
 
 def _command(server: str, model_path: Path, port: int) -> tuple[list[str], str]:

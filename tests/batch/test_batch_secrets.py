@@ -35,3 +35,20 @@ def test_a_key_a_task_writes_or_says_is_hidden_in_results_and_logs(
     written = [p.read_text(encoding="utf-8", errors="replace") for p in logs]
     for text in [results, done.stdout, done.stderr, *written]:
         assert API_KEY not in text
+
+
+def test_a_key_a_check_prints_is_hidden_in_its_output(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    make_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
+    check = 'echo "key: $OPENAI_API_KEY"; exit 1'
+    task = {"id": "leaks", "repo": "repo", "prompt": "go", "check": check}
+    tasks = write_tasks(tmp_path / "tasks.jsonl", [task])
+    llm_server.script(Turn(text="done"))
+    done = run_batch(str(tasks), "--out", "results.jsonl", "--events")
+    results = (tmp_path / "results.jsonl").read_text(encoding="utf-8")
+    assert '"check_output": "key: ***\\n"' in results
+    logs = [p for p in (tmp_path / "results.jsonl.work").rglob("*") if p.is_file()]
+    written = [p.read_text(encoding="utf-8", errors="replace") for p in logs]
+    for text in [results, done.stdout, done.stderr, *written]:
+        assert API_KEY not in text

@@ -48,7 +48,7 @@ def test_the_environment_block_names_os_shell_branch_status_mode_and_sandbox(
     (workspace / "new.txt").write_text("x\n")
     system = system_of(sent(run_di_code, llm_server, "--sandbox", "off"))
     assert "\nOS: Linux " in system and "\nShell: bash" in system
-    status = "Git: branch No commits yet on trunk; 1 changed (as git status --short):\n  ?? new.txt"
+    status = "Git: branch trunk (no commits yet); 1 changed (as git status --short):\n  ?? new.txt"
     assert status in system
     assert "Permission mode: ask (read, grep, find, ls and todo run; the user approves" in system
     assert "Sandbox: off (bash commands run with the user's rights and network)" in system
@@ -76,6 +76,8 @@ def test_every_tool_has_guidance_and_one_rule_for_background_work(
     assert "ends when the command ends" not in unsandboxed
     sandboxed = card(sent(run_di_code, llm_server, "--sandbox", "workspace-write"), "bash")
     assert "background ones included" in sandboxed
+    stand_ins = "one of these that does not exist is an empty read-only stand-in (a device)"
+    assert stand_ins in sandboxed and "git status lists it as untracked" in sandboxed
     assert "keeps running" not in sandboxed and "in the background with" not in sandboxed
 
 
@@ -106,7 +108,26 @@ def test_context_files_have_precedence_and_a_subfolders_come_once_when_the_model
     assert "the deeper (more specific) file wins" in system and "root rule" in system
     assert "pkg rule" not in system
     top, deep, again, beside = tool_texts(llm_server.requests[-1].body)
-    assert top == "t = 1"
+    assert top == "     1\tt = 1"
     pkg = f'<context_file path="{workspace / "pkg" / "AGENTS.md"}">\npkg rule: use tabs\n'
-    assert deep.startswith("x = 1\n") and deep.index(pkg) < deep.index("sub rule")
-    assert again == "x = 1" and beside == "y = 1"  # each file once per session
+    assert deep.startswith("     1\tx = 1\n") and deep.index(pkg) < deep.index("sub rule")
+    assert (again, beside) == ("     1\tx = 1", "     1\ty = 1")  # each file once per session
+
+
+def test_read_numbers_its_lines_for_lsp_and_edit_is_told_to_leave_the_numbers_out(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The positions lsp takes are the numbers read shows; what edit matches is the text after
+    them, and both cards and the prompt say so."""
+    (workspace / "a.py").write_text("import os\n\ndef main():\n    return os.sep\n")
+    read = ToolCallSpec("read", {"path": "a.py", "offset": 3}, "r1")
+    llm_server.script(Turn(tool_calls=(read,)), Turn(text="done"))
+    done = run_di_code("run", "--sandbox", "off", "look")
+    assert done.returncode == 0, done.stderr
+    body = llm_server.requests[-1].body
+    assert tool_texts(body) == ["     3\tdef main():\n     4\t    return os.sep"]
+    assert "numbered as `cat -n` prints them" in card(body, "read")
+    assert "the lines that offset, grep and lsp name" in card(body, "read")
+    assert "never the line number and tab read puts before each line" in card(body, "edit")
+    system = system_of(body)
+    assert "- read: read a file (text with numbered lines, or an image)" in system

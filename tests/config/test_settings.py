@@ -76,7 +76,7 @@ def test_a_trusted_project_wins_and_rules_add_up(tmp_path: Path) -> None:
         ("[permissions]\nallow = 'bash'", "permissions.allow must be a list of strings"),
         (
             "[permissions]\nmode = 'yolo'",
-            "permissions.mode must be one of ask, accept-edits, auto, read-only",
+            "permissions.mode must be one of ask, accept-edits, auto, read-only, plan",
         ),
         ("[limits]\nmax_turns = 0", "limits.max_turns must be at least 1"),
         ("[providers.x]\nurl = 'y'", "unknown setting providers.x.url"),

@@ -81,3 +81,11 @@ def test_an_agent_that_can_change_nothing_is_not_told_to_test_its_changes(tmp_pa
         assert "run the project's tests" not in reading and "Keep going" not in reading
     assert "write, edit and bash are not available here" in prompt(["read", "grep"])
     assert "run the project's tests" in prompt(["read", "bash"], subagent=True)
+
+
+def test_lsp_positions_are_read_s_line_numbers(tmp_path: Path) -> None:
+    text = build_system_prompt(
+        tool_names=["read", "edit", "lsp"], workspace=tmp_path, home=tmp_path, today=date.today()
+    )
+    assert "positions are 1-based line and character, as read's line numbers" in text
+    assert "never holds read's line numbers" in text

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from di_code.session.git_snapshot import MAX_UNTRACKED_FILES
+from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
+from di_code.session.stat_cache import StatCache
 from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
 from tests.session.prompts import Driver, git, new_repo
 
@@ -291,10 +292,10 @@ async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> N
     os.utime(repo / "old.txt", (1, 1))  # not racy: cached
     await Driver(tmp_path / "home", repo).prompt(lambda: (repo / "a.txt").write_text("x\n"))
     cache = next((tmp_path / "home" / "snapshot-cache").glob("*.json"))
-    rows = json.loads(cache.read_text())
-    assert "old.txt" in rows and cache.stat().st_mode & 0o777 == 0o600
-    rows["old.txt"][5] = "1" * 40  # as if gc pruned what the cache names
-    cache.write_text(json.dumps(rows))
+    stored = json.loads(cache.read_text())
+    assert "old.txt" in stored["files"] and cache.stat().st_mode & 0o777 == 0o600
+    stored["files"]["old.txt"][5] = "1" * 40  # as if gc pruned what the cache names
+    cache.write_text(json.dumps(stored))
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(lambda: (repo / "old.txt").write_text("new\n"))
     _, result = driver.undo()
@@ -392,3 +393,28 @@ async def test_a_write_outside_the_tree_owns_nothing_in_it(tmp_path: Path) -> No
     with pytest.raises(NothingToUndo):
         driver.undo()
     assert (repo / "a.txt").read_text() == "mine\n"
+
+
+def test_a_tree_the_cache_remembers_that_gc_pruned_is_written_again(tmp_path: Path) -> None:
+    """The next run of an unchanged work tree takes the tree the cache remembers, unless the
+    repository no longer holds it: then it is written again."""
+    import json
+
+    repo = new_repo(tmp_path / "repo")
+    (repo / "old.txt").write_text("old\n")
+    os.utime(repo / "old.txt", (1, 1))
+    cache = tmp_path / "cache.json"
+
+    def snapshot_tree() -> str:
+        stat_cache = StatCache(cache)
+        tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
+        stat_cache.save()
+        return tree
+
+    tree = snapshot_tree()
+    assert snapshot_tree() == tree and json.loads(cache.read_text())["tree"][1] == tree
+    stored = json.loads(cache.read_text())
+    stored["tree"][1] = "2" * 40  # as if gc pruned the tree the cache remembers
+    cache.write_text(json.dumps(stored))
+    assert snapshot_tree() == tree
+    assert git(repo, "cat-file", "-t", tree) == "tree\n"

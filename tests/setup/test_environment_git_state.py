@@ -26,10 +26,18 @@ def test_many_changes_are_cut_and_counted(tmp_path: Path) -> None:
     for n in range(STATUS_LINES + 5):
         (tmp_path / f"f{n:02}.txt").write_text("x\n")
     lines = git_state(tmp_path).splitlines()
-    head = f"Git: branch No commits yet on work; {STATUS_LINES + 5} changed"
+    head = f"Git: branch work (no commits yet); {STATUS_LINES + 5} changed"
     assert lines[0] == f"{head} (as git status --short):"
     assert lines[1] == "  ?? f00.txt" and len(lines) == STATUS_LINES + 2
     assert lines[-1] == "  ... and 5 more"
+
+
+def test_a_detached_head_is_named_so(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "work")
+    git(tmp_path, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty",
+        "-m", "one")  # fmt: skip
+    git(tmp_path, "checkout", "-q", "--detach")
+    assert git_state(tmp_path) == "Git: detached HEAD; working tree clean"
 
 
 def test_a_folder_outside_any_repository_says_so(tmp_path: Path) -> None:

@@ -11,7 +11,8 @@ from di_code.agent import AgentTool, ToolHooks, ToolResult, ToolUpdate
 from di_code.agent.tool_call import run_tool_call
 from di_code.ai import AbortController, AbortSignal
 from di_code.ai.types import ToolCall
-from di_code.tools.policy.permissions import PermissionGate, offered_tools
+from di_code.tools.policy.modes import offered_tools
+from di_code.tools.policy.permissions import PermissionGate
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,4 +58,4 @@ async def test_a_window_of_an_editors_buffer_counts_the_rest(tmp_path: Path) -> 
     buffers = Buffers({tmp_path.resolve() / "notes.txt": "one\ntwo\nthree\n"})
     read = ReadTool(Workspace.create(tmp_path), editor=buffers)
     result = await run(read, {"path": "notes.txt", "limit": 1})
-    assert text_of(result) == "one\n\n[2 more lines in file. Use offset=2 to continue.]"
+    assert text_of(result) == "     1\tone\n\n[2 more lines in file. Use offset=2 to continue.]"

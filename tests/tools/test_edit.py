@@ -174,3 +174,54 @@ async def test_concurrent_edits_of_one_file_both_land(
     text = (workspace / "f.txt").read_text()
     assert all(f"L{i}\n" in text for i in range(0, 200, 20))
     assert "line 0\n" not in text and "line 21\n" in text
+
+
+async def test_old_text_pasted_with_read_s_line_numbers_is_told_to_leave_them_out(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    """The edit stays exact (a file may hold numbered lines of its own), but the miss says
+    what went wrong and where the text without the numbers is."""
+    original = "a = 1\n\ndef g():\n    return 2\n"
+    (workspace / "f.py").write_text(original)
+    pasted = "     3\tdef g():\n     4\t    return 2"
+    message = await error_of(tools["edit"], {"path": "f.py", "old_text": pasted, "new_text": ""})
+    assert message == (
+        "old_text not found in f.py. It starts its lines with read's line numbers (the number "
+        "and the tab before each line), which are not part of the file; without them it "
+        "matches at line 3: send only the text after each tab."
+    )
+    assert (workspace / "f.py").read_text() == original
+
+
+async def test_a_numbered_old_text_that_misses_anyway_quotes_the_closest_lines(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "f.py").write_text("a = 1\n\ndef g():\n    return 2\n")
+    pasted = "     3\tdef g():\n     4\t  return 2"
+    message = await error_of(tools["edit"], {"path": "f.py", "old_text": pasted, "new_text": ""})
+    assert message == (
+        "old_text not found in f.py. It starts its lines with read's line numbers (the number "
+        "and the tab before each line), which are not part of the file. "
+        'Closest match at line 3: "def g():\\n    return 2"'
+    )
+
+
+async def test_a_file_that_holds_numbered_lines_is_edited_as_quoted(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "listing.txt").write_text("     1\tfirst\n     2\tsecond\n")
+    edit = {"path": "listing.txt", "old_text": "     2\tsecond", "new_text": "     2\tthird"}
+    await run(tools["edit"], edit)
+    assert (workspace / "listing.txt").read_text() == "     1\tfirst\n     2\tthird\n"
+
+
+async def test_a_pasted_number_is_told_for_one_line_and_a_copied_line_break_too(
+    tools: dict[str, AgentTool], workspace: Path
+) -> None:
+    (workspace / "f.py").write_text("a = 1\nb = 2\n")
+    for pasted in ("     2\tb = 2", "     1\ta = 1\n     2\tb = 2\n"):
+        edit = {"path": "f.py", "old_text": pasted, "new_text": ""}
+        assert "read's line numbers" in await error_of(tools["edit"], edit)
+    for unlike_read in ("     1\ta = 1\n     5\tb = 2", "1" * 5000 + "\tb = 2"):
+        edit = {"path": "f.py", "old_text": unlike_read, "new_text": ""}
+        assert "line numbers" not in await error_of(tools["edit"], edit)

@@ -46,7 +46,7 @@ def only_text(message: ToolResultMessage) -> str:
 @pytest.mark.parametrize(
     "name, arguments, expected",
     [
-        ("read", {"path": "hello.txt"}, "hi there"),
+        ("read", {"path": "hello.txt"}, "     1\thi there"),
         ("write", {"path": "o/n.txt", "content": "abc"}, "Successfully wrote 3 bytes to o/n.txt"),
         (
             "edit",

@@ -253,3 +253,15 @@ async def test_the_lsp_tool_says_in_one_line_what_a_server_cannot_do(
     assert text(problems) == "a.txt:1:1: error: BAD found here [fixture]"
     nothing = await error_of(lsp, {"operation": "hover", "path": "a.txt"})
     assert nothing == "Give line and character, or symbol"
+
+
+async def test_the_position_read_shows_is_the_one_lsp_reports(
+    workspace: Path, lsp_tools: Callable[..., dict[str, AgentTool]]
+) -> None:
+    """read's line number, and the column counted in the text after its tab, are lsp's."""
+    (workspace / "a.txt").write_text("one\ntwo\n  x BAD\n")
+    tools = lsp_tools("lines")
+    shown = text(await run(tools["read"], {"path": "a.txt"}))
+    number, line = next(row for row in shown.split("\n") if "BAD" in row).split("\t", 1)
+    found = text(await run(tools["lsp"], {"operation": "diagnostics", "path": "a.txt"}))
+    assert f"a.txt:{int(number)}:{line.index('BAD') + 1}: error: BAD found here" in found

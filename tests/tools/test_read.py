@@ -26,12 +26,18 @@ def numbered(count: int, width: int = 0) -> str:
     return "".join(f"line {i}{'x' * width}\n" for i in range(1, count + 1))
 
 
-async def test_reads_text_without_line_numbers(
+def cat_n(lines: list[str], first: int = 1) -> str:
+    """Lines as read shows them: `cat -n`'s right-aligned number in 6 columns, a tab, the line."""
+    return "\n".join(f"{n:>6}\t{line}" for n, line in enumerate(lines, first))
+
+
+async def test_reads_text_with_line_numbers_as_cat_n_prints_them(
     tools: dict[str, AgentTool], workspace: Path
 ) -> None:
-    (workspace / "a.txt").write_bytes(b"one\r\ntwo\nthree")
+    """The numbers are the positions lsp and grep use; the text after the tab is the line."""
+    (workspace / "a.txt").write_bytes(b"one\r\n\ttwo\n\nthree")
     result = await run(tools["read"], {"path": "a.txt"})
-    assert text_of(result) == "one\ntwo\nthree"
+    assert text_of(result) == "     1\tone\n     2\t\ttwo\n     3\t\n     4\tthree"
     assert result.details is None
 
 
@@ -41,7 +47,7 @@ async def test_offset_and_limit_give_a_window_with_a_notice(
     (workspace / "a.txt").write_text(numbered(10))
     result = await run(tools["read"], {"path": "a.txt", "offset": 3, "limit": 2})
     assert text_of(result) == (
-        "line 3\nline 4\n\n[6 more lines in file. Use offset=5 to continue.]"
+        "     3\tline 3\n     4\tline 4\n\n[6 more lines in file. Use offset=5 to continue.]"
     )
 
 
@@ -50,15 +56,15 @@ async def test_a_limit_reaching_the_end_has_no_notice(
 ) -> None:
     (workspace / "a.txt").write_text(numbered(4))
     result = await run(tools["read"], {"path": "a.txt", "offset": 3, "limit": 2})
-    assert text_of(result) == "line 3\nline 4"
+    assert text_of(result) == cat_n(["line 3", "line 4"], 3)
 
 
 async def test_line_limit_of_2000(tools: dict[str, AgentTool], workspace: Path) -> None:
     (workspace / "a.txt").write_text(numbered(2500))
     result = await run(tools["read"], {"path": "a.txt"})
     lines = text_of(result).split("\n")
-    assert lines[:2] == ["line 1", "line 2"]
-    assert lines[1999] == "line 2000"
+    assert lines[:2] == ["     1\tline 1", "     2\tline 2"]
+    assert lines[1999] == "  2000\tline 2000"
     assert lines[2000:] == ["", "[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]"]
     assert result.details == {
         "truncated": True,
@@ -75,8 +81,10 @@ async def test_byte_limit_of_50_kb_keeps_whole_lines(
     result = await run(tools["read"], {"path": "a.txt", "offset": 11})
     body, notice = text_of(result).split("\n\n")
     shown = body.split("\n")
-    assert len(body.encode()) <= 50 * 1024
-    assert all(line.endswith("x" * 990) for line in shown)
+    assert len("\n".join(line.split("\t", 1)[1] for line in shown).encode()) <= 50 * 1024
+    assert shown[0].startswith("    11\tline 11") and all(
+        line.endswith("x" * 990) for line in shown
+    )
     last = 10 + len(shown)
     assert notice == f"[Showing lines 11-{last} of 300. Use offset={last + 1} to continue.]"
     assert result.details is not None and result.details["truncated_by"] == "bytes"
@@ -88,12 +96,13 @@ async def test_a_line_longer_than_50_kb_shows_its_start_and_points_to_bash(
     """Never nothing: the line's first 50 KB (cut between characters), then how to go on."""
     (workspace / "a.txt").write_text("short\n" + "é" * 30_000 + "\nafter\n")
     result = await run(tools["read"], {"path": "a.txt", "offset": 2})
-    assert text_of(result) == "é" * 25_600 + (
+    assert text_of(result) == "     2\t" + "é" * 25_600 + (
         "\n\n[Line 2 is longer than 50 KB: its first 50 KB are shown. Use bash: "
         "sed -n '2p' a.txt | cut -b 51201-102400 for the next 50 KB, or offset=3 to continue.]"
     )
-    assert text_of(await run(tools["read"], {"path": "a.txt"})).startswith("short\n\n[Showing")
-    assert text_of(await run(tools["read"], {"path": "a.txt", "offset": 3})) == "after"
+    first = text_of(await run(tools["read"], {"path": "a.txt"}))
+    assert first.startswith("     1\tshort\n\n[Showing")
+    assert text_of(await run(tools["read"], {"path": "a.txt", "offset": 3})) == "     3\tafter"
 
 
 async def test_offset_beyond_the_end(tools: dict[str, AgentTool], workspace: Path) -> None:
@@ -170,7 +179,8 @@ async def test_a_deep_offset_in_a_big_file_does_not_load_it(
     finally:
         tracemalloc.stop()
     assert text_of(result) == (
-        "row 999999\nrow 1000000\n\n[99999 more lines in file. Use offset=1000002 to continue.]"
+        "1000000\trow 999999\n1000001\trow 1000000\n\n"
+        "[99999 more lines in file. Use offset=1000002 to continue.]"
     )
     assert peak < size / 4
 
@@ -196,8 +206,8 @@ async def test_a_small_file_is_read_without_a_worker_thread_a_large_one_in_one(
     pool = CountingExecutor(max_workers=1)
     asyncio.get_running_loop().set_default_executor(pool)
     small = await run(tools["read"], {"path": "small.txt", "limit": 1})
-    assert (text_of(small).split("\n")[0], pool.submitted) == (line.strip(), 0)
+    assert (text_of(small).split("\n")[0], pool.submitted) == (cat_n([line.strip()]), 0)
     large = await run(tools["read"], {"path": "large.txt", "limit": 1})
-    assert (text_of(large).split("\n")[0], pool.submitted) == (line.strip(), 1)
+    assert (text_of(large).split("\n")[0], pool.submitted) == (cat_n([line.strip()]), 1)
     assert await error_of(tools["read"], {"path": "missing.txt"}) == ("File not found: missing.txt")
     assert pool.submitted == 2  # what cannot be told small goes to the thread as before

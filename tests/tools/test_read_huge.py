@@ -30,11 +30,13 @@ async def test_a_window_of_a_1_tib_file_does_not_count_its_lines(
 ) -> None:
     huge_log(workspace)
     result = await asyncio.wait_for(run(tools["read"], {"path": "huge.log", "limit": 2}), 10)
-    assert text_of(result) == ("line 1\nline 2\n\n[More lines in file. Use offset=3 to continue.]")
+    assert text_of(result) == (
+        "     1\tline 1\n     2\tline 2\n\n[More lines in file. Use offset=3 to continue.]"
+    )
     result = await asyncio.wait_for(run(tools["read"], {"path": "huge.log"}), 10)
     assert text_of(result).endswith(
-        "line 2000\n\n[Showing lines 1-2000; the file goes on (too large to count its lines). "
-        "Use offset=2001 to continue.]"
+        "  2000\tline 2000\n\n[Showing lines 1-2000; the file goes on (too large to count its "
+        "lines). Use offset=2001 to continue.]"
     )
 
 

@@ -91,7 +91,7 @@ async def test_symlinked_folder_inside_is_followed_by_every_file_tool(
     (workspace / "real/deep/f.txt").write_text("one")
     (workspace / "alias").symlink_to(workspace / "real/deep")
     (workspace / "alias.txt").symlink_to("real/deep/f.txt")
-    assert text_of(await run(tools["read"], {"path": "alias/f.txt"})) == "one"
+    assert text_of(await run(tools["read"], {"path": "alias/f.txt"})) == "     1\tone"
     await run(tools["edit"], {"path": "alias.txt", "old_text": "one", "new_text": "two"})
     await run(tools["write"], {"path": "alias/../new/g.txt", "content": "three"})
     assert (workspace / "real/deep/f.txt").read_text() == "two"

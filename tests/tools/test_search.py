@@ -261,12 +261,12 @@ async def test_a_name_shown_escaped_can_be_given_back(
 ) -> None:
     """The model reads, edits and lists `caf\\xe9.txt` as it was shown; a file really named
     with a backslash is still found by its own name first."""
-    assert text_of(await run(tools["read"], {"path": latin1_name})) == "hello"
+    assert text_of(await run(tools["read"], {"path": latin1_name})) == "     1\thello"
     edit = {"path": latin1_name, "old_text": "hello", "new_text": "bonjour"}
     await run(tools["edit"], edit)
     assert read_bytes(os.fsencode(tree) + b"/caf\xe9.txt") == b"bonjour\n"
     (tree / latin1_name).write_text("literal\n")  # a name with a real backslash in it
-    assert text_of(await run(tools["read"], {"path": latin1_name})) == "literal"
+    assert text_of(await run(tools["read"], {"path": latin1_name})) == "     1\tliteral"
 
 
 def read_bytes(path: bytes) -> bytes:

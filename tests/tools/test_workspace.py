@@ -63,12 +63,12 @@ async def test_a_symlink_inside_the_workspace_is_followed(
 ) -> None:
     (workspace / "real.txt").write_text("inside")
     (workspace / "alias.txt").symlink_to(workspace / "real.txt")
-    assert text_of(await run(tools["read"], {"path": "alias.txt"})) == "inside"
+    assert text_of(await run(tools["read"], {"path": "alias.txt"})) == "     1\tinside"
 
 
 async def test_a_leading_at_is_stripped(tools: dict[str, AgentTool], workspace: Path) -> None:
     (workspace / "notes.md").write_text("hello")
-    assert text_of(await run(tools["read"], {"path": "@notes.md"})) == "hello"
+    assert text_of(await run(tools["read"], {"path": "@notes.md"})) == "     1\thello"
 
 
 async def test_tilde_is_expanded(
@@ -82,12 +82,12 @@ async def test_tilde_is_expanded(
         == "Path is outside the workspace: ~/home.txt"
     )
     tools = {tool.name: tool for tool in default_tools(tmp_path, [workspace])}
-    assert text_of(await run(tools["read"], {"path": "~/home.txt"})) == "at home"
+    assert text_of(await run(tools["read"], {"path": "~/home.txt"})) == "     1\tat home"
 
 
 async def test_extra_roots_are_part_of_the_workspace(workspace: Path, outside: Path) -> None:
     tools = {tool.name: tool for tool in default_tools(workspace, [outside.parent])}
-    assert text_of(await run(tools["read"], {"path": str(outside)})) == "secret"
+    assert text_of(await run(tools["read"], {"path": str(outside)})) == "     1\tsecret"
 
 
 def test_default_tools_are_fresh_and_in_order(workspace: Path) -> None:

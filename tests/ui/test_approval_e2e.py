@@ -146,7 +146,7 @@ def test_shift_tab_cycles_the_mode_shown_in_the_footer(
     screen = Screen(child)
     try:
         screen.wait_for("mode: ask ·")
-        for mode in ("accept-edits", "auto", "ask"):
+        for mode in ("accept-edits", "plan", "auto", "ask"):
             child.send("\x1b[Z")  # Shift+Tab
             screen.wait_for(f"mode: {mode} ·")
         child.send("\x1b[Z")

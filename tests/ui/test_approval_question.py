@@ -104,3 +104,32 @@ async def test_a_yes_no_question_takes_y_or_n_only_after_the_guard() -> None:
     await asyncio.sleep(0)
     approver.press("n")
     assert await asking is False
+
+
+def plan_request(plan: str) -> ApprovalRequest:
+    return ApprovalRequest(
+        "exit_plan_mode", {"plan": plan}, "exit_plan_mode", modes=("accept-edits", "ask")
+    )
+
+
+async def test_a_plans_keys_choose_the_build_mode_keep_planning_or_stop() -> None:
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    answers = {}
+    for key in ("a", "y", "n"):
+        approver = ReplApprover(console)
+        asking = asyncio.create_task(approver(plan_request("1. step\x1b[2J")))
+        await opened(approver)
+        approver.press("e")  # a grant's key: nothing for a plan
+        assert not asking.done()
+        approver.press(key)
+        answers[key] = await asking
+    assert answers == {
+        "a": Approval(True, mode="accept-edits"),
+        "y": Approval(True, mode="ask"),
+        "n": NO,
+    }
+    shown = console.file.getvalue()
+    assert "1. step␛[2J" in shown and "\x1b" not in shown  # the plan, escapes visible
+    assert "approved: building in accept-edits mode" in shown
+    line = question(plan_request("x"))
+    assert line.startswith("Build this plan? [a] yes, in accept-edits mode")

@@ -68,6 +68,7 @@ def test_shift_tab_into_auto_confines_bash_and_back_to_ask_frees_it(
         assert (outside / "one.txt").read_text() == "one\n"  # approved, unconfined
 
         switch_to(screen, "accept-edits")
+        switch_to(screen, "plan")
         switch_to(screen, "auto")
         child.sendline("second")
         screen.wait_for("second done")
@@ -97,7 +98,7 @@ def test_sandbox_off_stays_off_in_auto_and_says_so_once(
     screen = Screen(child)
     try:
         screen.wait_for("mode: ask ·")
-        for mode in ("accept-edits", "auto", "ask", "accept-edits", "auto"):
+        for mode in ("accept-edits", "plan", "auto", "ask", "accept-edits", "plan", "auto"):
             switch_to(screen, mode)
         assert screen.text.count("auto mode runs bash unsandboxed") == 1
         assert "the sandbox is off (--sandbox off or [sandbox] mode)" in screen.text
@@ -126,6 +127,7 @@ def test_auto_without_bubblewrap_says_it_runs_unsandboxed(
         screen.wait_for("mode: ask ·")
         assert "unsandboxed" not in screen.text
         switch_to(screen, "accept-edits")
+        switch_to(screen, "plan")
         assert "unsandboxed" not in screen.text
         switch_to(screen, "auto")
         screen.wait_for(NO_BUBBLEWRAP_NOTE)

@@ -28,10 +28,12 @@ LS_DEFAULT_LIMIT = 500
 READ = ToolCard(
     "read",
     description=(
-        "Read a file. Text comes back as plain lines (no line numbers), at most 2000 lines or "
-        "50 KB per call; a notice at the end tells you the offset to continue from. Use offset and "
-        "limit to read part of a large file. PNG, JPEG, GIF and WebP images come back as images. "
-        "Read a file before editing it."
+        "Read a file. Text comes back with its lines numbered as `cat -n` prints them: the "
+        "line number right-aligned in 6 columns, a tab, then the line as it is in the file. The "
+        "numbers are not part of the file; they are the lines that offset, grep and lsp name. At "
+        "most 2000 lines or 50 KB of text per call; a notice at the end tells you the offset to "
+        "continue from. Use offset and limit to read part of a large file. PNG, JPEG, GIF and "
+        "WebP images come back as images. Read a file before editing it."
     ),
     parameters={
         "type": "object",
@@ -79,8 +81,9 @@ WRITE = ToolCard(
 _EDIT_PROPERTIES: dict[str, Any] = {
     "old_text": {
         "type": "string",
-        "description": "Exact text to replace, copied from the file with its whitespace; "
-        "it must occur exactly once (unless replace_all), so include enough surrounding lines.",
+        "description": "Exact text to replace, copied from the file with its whitespace "
+        "(without read's line numbers); it must occur exactly once (unless replace_all), so "
+        "include enough surrounding lines.",
     },
     "new_text": {"type": "string", "description": "The text that replaces old_text."},
     "replace_all": {
@@ -96,7 +99,8 @@ EDIT = ToolCard(
         "Edit a file by exact text replacement. Give `edits`, a list of {old_text, new_text} "
         "(or a single old_text/new_text). Each old_text must match the file exactly once, "
         "whitespace included, unless replace_all is true: then every occurrence is replaced. "
-        "Read the file first. Several changes to one file go in one call."
+        "Read the file first, and copy its text from after the tab: never the line number and "
+        "tab read puts before each line. Several changes to one file go in one call."
     ),
     parameters={
         "type": "object",
@@ -309,6 +313,36 @@ TODO = ToolCard(
             },
         },
         "required": ["todos"],
+        "additionalProperties": False,
+    },
+)
+
+PLAN_MAX_STEPS = TODO_MAX_ITEMS
+PLAN = ToolCard(
+    "exit_plan_mode",
+    description=(
+        "Offered in plan mode only: the user wants a plan before anything changes, and every "
+        "tool that changes something is refused until then. Explore with the reading tools "
+        "first; then call this once with the plan, written for the user to approve (markdown: "
+        "what changes where, and how it will be checked). The user approves it (the mode "
+        "switches, the plan's steps become your todo list, and you carry it out), asks for "
+        "changes (plan on, then call this again), or stops."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {
+            "plan": {"type": "string", "minLength": 1, "description": "The plan, in markdown."},
+            "steps": {
+                "type": "array",
+                "maxItems": PLAN_MAX_STEPS,
+                "items": {"type": "string", "minLength": 1},
+                "description": (
+                    "The plan's steps in order, a line each: the todo list once approved "
+                    "(left out: the plan's top-level list items)."
+                ),
+            },
+        },
+        "required": ["plan"],
         "additionalProperties": False,
     },
 )

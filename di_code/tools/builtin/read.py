@@ -3,9 +3,12 @@
 Choices: a file is binary when its first 8 KB contain a NUL byte; images are recognised by
 their magic bytes (PNG, JPEG, GIF, WebP), not by their name, and are refused above
 IMAGE_MAX_BYTES (3.75 MiB, which is 5 MiB once base64-encoded, the smallest cap among the
-providers). Text is decoded as UTF-8 with replacement characters, line endings are dropped. An
-empty file reads as `(empty file)`. A single line longer than 50 KB cannot be shown whole, so
-the model is told how to see it with bash.
+providers). Text is decoded as UTF-8 with replacement characters, line endings are dropped, and
+each line comes numbered as `cat -n` prints it (the number right-aligned in 6 columns, a tab,
+the line), as Claude Code's and opencode's reads do: the number is the 1-based line that
+offset, grep and lsp speak of, so the model can point at code without counting. The output
+limits count the file's text, not the numbers. An empty file reads as `(empty file)`. A single
+line longer than 50 KB cannot be shown whole, so the model is told how to see it with bash.
 """
 
 from __future__ import annotations
@@ -145,7 +148,7 @@ def _text(
             return ToolResult([TextContent("(empty file)")])
         raise ToolError(f"Offset {start} is beyond end of file ({before} lines total)")
     last = start + len(window.lines) - 1
-    text = "\n".join(window.lines)
+    text = numbered(window.lines, start)
     details: dict[str, object] | None = None
     match window.stopped_by:
         case "lines" | "bytes":
@@ -172,6 +175,11 @@ def _text(
         case _:
             return ToolResult([TextContent(text)])
     return ToolResult([TextContent(f"{text}\n\n{notice}" if text else notice)], details)
+
+
+def numbered(lines: list[str], first: int) -> str:
+    """The lines as `cat -n` numbers them, the first being line `first` of the file."""
+    return "\n".join(f"{number:>6}\t{line}" for number, line in enumerate(lines, first))
 
 
 def _long_line_notice(number: int, shown: str) -> str:

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
-from di_code.ai.types import TextContent
+from di_code.ai.types import TextContent, ToolResultMessage
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.cards import TODO
+from di_code.tools.builtin.cards import PLAN, TODO
 from di_code.tools.builtin.support.base import CheckedTool
 from di_code.tools.builtin.support.errors import ToolError
 
 MARKS = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]"}
+SETS_TODOS = (TODO.name, PLAN.name)
+"""The tools whose result sets the todo list: this one, and an approved plan (plan mode)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,14 @@ class TodoTool(CheckedTool):
         if len(working) > 1:
             raise ToolError("Only one step can be in_progress at a time")
         return ToolResult([TextContent(plan_text(todos))], {"todos": todos})
+
+
+def todos_of(result: ToolResultMessage) -> list[Any] | None:
+    """The todo list a tool result set (its `details["todos"]`), or None when it set none
+    (another tool, a failed call): what every screen showing the list reads."""
+    details = result.details if result.tool_name in SETS_TODOS and not result.is_error else None
+    todos = details.get("todos") if isinstance(details, dict) else None
+    return todos if isinstance(todos, list) else None
 
 
 def _status(given: str) -> str:

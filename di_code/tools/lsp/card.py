@@ -20,8 +20,16 @@ LSP_CARD = ToolCard(
         "properties": {
             "operation": {"type": "string", "enum": list(OPERATIONS)},
             "path": {"type": "string", "description": "File, relative to the working directory."},
-            "line": {"type": "integer", "minimum": 1, "description": "1-based line."},
-            "character": {"type": "integer", "minimum": 1, "description": "1-based column."},
+            "line": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based line, as read numbers it.",
+            },
+            "character": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "1-based column in the line's text (after read's tab).",
+            },
             "symbol": {"type": "string", "minLength": 1, "description": "A symbol's name."},
         },
         "required": ["operation"],

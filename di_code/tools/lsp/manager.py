@@ -97,6 +97,8 @@ class LanguageServers(Struct):
     slots: dict[tuple[str, Path], Slot] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     """What the model has not been told yet (a server that did not start, one that crashed)."""
+    warming: asyncio.Task[None] | None = None
+    """The servers the workspace needs, being started before any file needs them (`warm`)."""
 
     def serves(self, path: Path) -> bool:
         return bool(self.catalog.for_path(path))
@@ -126,6 +128,26 @@ class LanguageServers(Struct):
             slot.state = "starting"
             slot.starting = asyncio.create_task(self._start(slot))
         return await asyncio.shield(slot.starting)
+
+    def warm(self) -> None:
+        """Start the servers the workspace needs in the background (a chat, once it opens),
+        so the first edit does not wait for a cold one; nothing waits for this. A server
+        that waits for trust is left to say so when a file needs it."""
+        if self.catalog.servers and self.warming is None:
+            self.warming = asyncio.create_task(self._warm_up())
+
+    async def _warm_up(self) -> None:
+        from di_code.tools.lsp.warm import first_files
+
+        specs = [
+            spec
+            for spec in self.catalog.servers
+            if spec.untrusted != "waits" or self.starter.trusted
+        ]
+        found = await asyncio.to_thread(first_files, self.top, specs)
+        by_name = {spec.name: spec for spec in specs}
+        starts = (self._ready(by_name[name], path) for name, path in found.items())
+        await asyncio.gather(*starts, return_exceptions=True)  # a failure is said at its use
 
     def _waits_for_trust(self, slot: Slot) -> None:
         """A server that would run the project's programs: said once, not started."""
@@ -237,6 +259,8 @@ class LanguageServers(Struct):
         return [s.connection for s in self.slots.values() if s.connection and s.connection.alive]
 
     async def aclose(self) -> None:
+        if self.warming is not None:
+            self.warming.cancel()
         for slot in self.slots.values():
             slot.state = "stopped"
             if slot.starting is not None:

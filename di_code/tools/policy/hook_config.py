@@ -23,7 +23,13 @@ HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
 """UserPromptSubmit and Stop are events of the prompt: their matcher is ignored (as Claude
 Code ignores it)."""
 DEFAULT_HOOK_TIMEOUT = 60.0
-CLAUDE_TOOL_NAMES = {"find": "Glob", "fetch": "WebFetch", "todo": "TodoWrite", "task": "Task"}
+CLAUDE_TOOL_NAMES = {
+    "find": "Glob",
+    "fetch": "WebFetch",
+    "todo": "TodoWrite",
+    "task": "Task",
+    "exit_plan_mode": "ExitPlanMode",
+}
 """Claude Code's names for di-code's tools where they differ by more than case."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

@@ -8,7 +8,9 @@ hooks and MCP stdio servers. What each kind runs in is decided here, in one plac
   its program is installed in, no network. A server reads the repository and may run what it
   names (an interpreter in `.venv`, `build.rs`, a `node_modules/typescript`);
 - hooks and MCP stdio servers: unsandboxed. They are commands the user wrote, or a project's
-  that the user trusted (di_code.config.trust), and they are meant to act on the machine.
+  that the user trusted (di_code.config.trust), and they are meant to act on the machine;
+- a batch task's check: unsandboxed, the user's own command judging the task's work, as CI
+  would (di_code.batch.check).
 
 Every such child goes through here, and from here through di_code.system.children
 (di_code.system.children), so each dies with di-code; tests/test_guarded_children.py fails when one
@@ -22,11 +24,12 @@ import asyncio
 import contextlib
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from di_code.system.children import dying_argv, start_child
+from di_code.system.children import dying_argv, open_child, start_child
 from di_code.system.files.opener import open_path
 from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
@@ -51,6 +54,12 @@ def confined(
 async def start_program(argv: Sequence[str], **options: Any) -> asyncio.subprocess.Process:
     """A command line `confined` made (or a hook's), started through di_code.system.children."""
     return await start_child(*argv, **options)
+
+
+def open_user_command(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+    """A command the user wrote, waited on by its caller (a batch task's check): unsandboxed,
+    started through di_code.system.children."""
+    return open_child(argv, **options)
 
 
 def trusted_command_argv(argv: Sequence[str]) -> list[str]:

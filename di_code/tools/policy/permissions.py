@@ -3,10 +3,13 @@
 Modes (README, Permissions): `auto` runs everything; `ask` needs approval for every tool but the
 reading ones (READ_ONLY_TOOLS: bash, write, edit, fetch, MCP and plugin tools ask); `accept-edits`
 runs write and edit and asks for bash; `read-only` offers the model only READ_ONLY_MODE_TOOLS.
-Rules from settings allow or deny a tool (`"write"`), a bash command prefix (`"bash:git status"`)
-or a file (`"edit:src/app.py"`); a deny rule wins over an allow rule, in every mode. Bash commands
-are parsed (`di_code.tools.policy.shell_parse`): a deny rule matches any simple command anywhere
-in the line, through wrappers; an allow rule covers a line only when it is plain and every command
+`plan` offers what read-only offers, and the plan tool (`exit_plan_mode`): the model explores,
+then presents its plan, which the user approves (the gate then switches to the build mode the
+user chose), sends back to be planned further, or refuses. Rules from settings allow or deny a
+tool (`"write"`), a bash command prefix (`"bash:git status"`) or a file (`"edit:src/app.py"`); a
+deny rule wins over an allow rule, in every mode. Bash commands are parsed
+(`di_code.tools.policy.shell_parse`): a deny rule matches any simple command anywhere in the
+line, through wrappers; an allow rule covers a line only when it is plain and every command
 in it is allowed (README, "Permissions", says it exactly).
 
 Write and edit on a protected path (`protected.py`: git directories, `.di-code/`, `.mcp.json`,
@@ -31,17 +34,20 @@ from typing import Any, Literal, TypeAlias
 import msgspec
 from msgspec import Struct
 
-from di_code.agent.tool import AgentTool
 from di_code.agent.tool_call import ToolCallContext
 from di_code.system.web_address import BadAddress, host_matches, rule_host, web_address
 from di_code.tools import READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
 from di_code.tools.policy.bash_forms import exact_only
+from di_code.tools.policy.modes import (
+    BUILD_MODES,
+    PLAN_HINT,
+    PLAN_TOOL,
+    PLAN_UNREVIEWED,
+    PermissionMode,
+)
 from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
 
-PermissionMode: TypeAlias = Literal["ask", "accept-edits", "auto", "read-only"]
 HookOpinion: TypeAlias = Literal["allow", "ask"] | None
-MODE_CYCLE: tuple[PermissionMode, ...] = ("ask", "accept-edits", "auto")
-"""The modes Shift+Tab steps through in chat (read-only is fixed at start)."""
 
 EDIT_TOOLS = frozenset({"write", "edit"})
 GRANT_KEYS = ("a", "e")
@@ -222,6 +228,8 @@ class ApprovalRequest(Struct, frozen=True):
     offers: tuple[GrantOffer, ...] = ()
     why: str = ""
     """Why it is asked whatever the rules and grants (a protected path), else empty."""
+    modes: tuple[PermissionMode, ...] = ()
+    """A plan to approve: the modes it may be built in (BUILD_MODES), else empty."""
 
     def offer_keys(self) -> dict[str, GrantOffer]:
         """The offers by the key that picks them: [a] this prefix or file, [e] all edits."""
@@ -235,6 +243,8 @@ class Approval(Struct, frozen=True):
     allow: bool
     grant: GrantOffer | None = None
     feedback: str = ""
+    mode: PermissionMode | None = None
+    """The mode an approved plan is built in (one of the request's `modes`)."""
 
 
 YES = Approval(True)
@@ -267,6 +277,9 @@ class PermissionGate(Struct):
     """The one record of the mode: what runs unasked, and (bash_policy) what runs sandboxed."""
     rules: PermissionRules = msgspec.field(default_factory=PermissionRules)
     approver: Approver | None = None
+    plan_reviewer: Approver | None = None
+    """Who reviews a plan presented in plan mode (chat's question, the editor's): None where
+    nobody can while the model waits (`run`, whose answer the plan then is)."""
     grants: list[Rule] = msgspec.field(default_factory=list)
     watchers: list[Callable[[PermissionMode], str | None]] = msgspec.field(default_factory=list)
     """Asked at each switch what the user should know about the new mode (the bash policy:
@@ -300,8 +313,12 @@ class PermissionGate(Struct):
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here." + (
                 UNREADABLE_HINT if _unreadable_bash(tool_name, arguments) else ""
             )
-        if self.mode == "read-only" and tool_name not in READ_ONLY_MODE_TOOLS:
-            return f"Permission denied: {tool_name} is not available in read-only mode."
+        if tool_name == PLAN_TOOL:
+            return await self._review_plan(arguments)
+        if self.mode in ("read-only", "plan") and tool_name not in READ_ONLY_MODE_TOOLS:
+            return f"Permission denied: {tool_name} is not available in {self.mode} mode." + (
+                PLAN_HINT if self.mode == "plan" else ""
+            )
         if hook != "ask" and (self.mode == "auto" or tool_name in READ_ONLY_TOOLS):
             return None
         guarded = self._protection(tool_name, arguments)
@@ -334,6 +351,28 @@ class PermissionGate(Struct):
             return f"{refusal} The user says what to do instead: {answer.feedback.strip()}"
         return f"{refusal} {DECLINED_STOP}"
 
+    async def _review_plan(self, arguments: dict[str, Any]) -> str | None:
+        """The plan tool: None once the user approved (the gate is then in the build mode
+        chosen), else what the model reads instead. Asked whatever the rules and hooks say:
+        it is a question about the work, not a permission."""
+        if self.mode != "plan":
+            return f"Not in plan mode (the mode is {self.mode}): go on with the work itself."
+        if self.plan_reviewer is None:
+            return PLAN_UNREVIEWED
+        summary = f"{PLAN_TOOL}: the plan"
+        request = ApprovalRequest(PLAN_TOOL, arguments, summary, modes=BUILD_MODES)
+        answer = await self.plan_reviewer(request)
+        if answer.allow and answer.mode in BUILD_MODES:
+            self.switch(answer.mode)  # neither build mode runs bash unapproved: nothing to say
+            return None
+        if answer.feedback.strip():
+            return (
+                f"The user wants the plan changed before anything is built: "
+                f"{answer.feedback.strip()} Stay in plan mode, explore as needed, then present "
+                f"the new plan with {PLAN_TOOL}."
+            )
+        return f"The user did not approve the plan. {DECLINED_STOP}"
+
     def _protection(self, tool_name: str, arguments: dict[str, Any]) -> str | None:
         path = arguments.get("path")
         if self.protected is None or tool_name not in EDIT_TOOLS or not isinstance(path, str):
@@ -351,8 +390,3 @@ class PermissionGate(Struct):
         if not which.isdigit() or not 1 <= int(which) <= len(self.grants):
             raise ValueError(f"no grant {which!r}: /permissions lists them, numbered")
         return [self.grants.pop(int(which) - 1)]
-
-
-def offered_tools(tools: Sequence[AgentTool], mode: PermissionMode) -> list[AgentTool]:
-    """The tools the model is offered: read-only mode drops all but the reading ones."""
-    return [tool for tool in tools if mode != "read-only" or tool.name in READ_ONLY_MODE_TOOLS]

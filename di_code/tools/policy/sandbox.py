@@ -47,19 +47,21 @@ class Sandbox(Struct, frozen=True):
 
     def describe(self) -> str:
         """What the model must know to work inside it (told in the bash tool's description)."""
+        tmp = "/tmp (private, emptied after each command)"
         if self.mode == "workspace-write":
             writable = (
-                "only the working folder(s) and /tmp are writable, and in them not .git, "
-                ".di-code, .mcp.json nor .claude"
+                f"only the working folder(s) and {tmp} are writable, and in them not .git, "
+                ".di-code, .mcp.json nor .claude; one of these that does not exist is an empty "
+                "read-only stand-in (a device) while the command runs, so that it cannot be "
+                "made: git status lists it as untracked; leave it alone"
             )
         else:
-            writable = "the file system is read-only except /tmp"
+            writable = f"the file system is read-only except {tmp}"
         network = "" if self.network else "; there is no network access"
         return (
-            f"Commands run in a sandbox: {writable} (/tmp is private and emptied after each "
-            f"command){network}; credential files (~/.ssh, ~/.aws, ...) look empty; "
-            "every process it started ends when the command ends, background ones included: "
-            "start a server, use it and stop it within one command."
+            f"Commands run in a sandbox: {writable}{network}; credential files (~/.ssh, "
+            "~/.aws, ...) look empty; every process it started ends when the command ends, "
+            "background ones included: start a server, use it and stop it within one command."
         )
 
     @contextlib.contextmanager

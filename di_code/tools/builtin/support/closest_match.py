@@ -8,6 +8,10 @@ compared character by character (difflib's ratio, quadratic: only when both are 
 COMPARED_CHARS long; longer ones keep their overlap score), and the best at MIN_SIMILARITY or
 more is quoted, JSON-escaped so whitespace differences are visible, with its line number. A file
 of more than SCANNED_CHARS is not searched.
+
+An old_text copied with read's line numbers (`     3\tdef g():` on every line) is said to be
+so, and looked for without them: the edit itself stays exact (a file may hold numbered lines of
+its own, and text the model did not quote is never changed), but the miss says what to resend.
 """
 
 from __future__ import annotations
@@ -27,6 +31,43 @@ SCANNED_CHARS = 4 * 1024 * 1024
 NO_MATCH = "No similar text found; read the file again and copy the exact text."
 TOO_LARGE = "The file is too large to look for a similar text; read the lines you mean to change."
 _TOKEN = re.compile(r"\w+|[^\w\s]")
+_READ_NUMBER = re.compile(r" *([0-9]{1,18})\t")
+"""What read puts before each line (`cat -n`'s number and tab)."""
+NUMBERED = (
+    "It starts its lines with read's line numbers (the number and the tab before each line), "
+    "which are not part of the file"
+)
+
+
+def miss_hint(text: str, old: str) -> str:
+    """Why `old` is not in `text`, and where the most similar lines are."""
+    bare = without_read_numbers(old)
+    if bare is None:
+        return closest_hint(text, old)
+    at = text.find(bare)
+    if at >= 0:
+        line = text.count("\n", 0, at) + 1
+        where = f"without them it matches at line {line}"
+        return f"{NUMBERED}; {where}: send only the text after each tab."
+    return f"{NUMBERED}. {closest_hint(text, bare)}"
+
+
+def without_read_numbers(old: str) -> str | None:
+    """`old` without read's number and tab at the start of each line (its end may be a line
+    break), when every line has them and they count up as read's do; None otherwise."""
+    lines = old.split("\n")
+    ending = [""] if len(lines) > 1 and not lines[-1] else []
+    stripped: list[str] = []
+    first = 0
+    for index, line in enumerate(lines[: len(lines) - len(ending)]):
+        match = _READ_NUMBER.match(line)
+        if match is None:
+            return None
+        first = first if index else int(match[1])
+        if int(match[1]) != first + index:
+            return None
+        stripped.append(line[match.end() :])
+    return "\n".join(stripped + ending)
 
 
 def closest_hint(text: str, old: str) -> str:

@@ -6,7 +6,8 @@ from the start, is replaced (at least one must exist); edits are matched against
 never against each other's output, and may not overlap. A file whose every newline is CRLF is
 edited as LF text (so a model's `\\n` matches) and written back with CRLF; a file with mixed
 endings is matched byte for byte. A UTF-8 BOM is kept. When an old_text is missing, the window
-of the file most similar to it is quoted (`closest_match`).
+of the file most similar to it is quoted, and one pasted with read's line numbers is said to be
+(`closest_match`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from di_code.tools.builtin.support.closest_match import closest_hint
+from di_code.tools.builtin.support.closest_match import miss_hint
 from di_code.tools.builtin.support.errors import ToolError, check_aborted
 from di_code.tools.builtin.support.line_diff import chunked_diff
 
@@ -100,7 +101,7 @@ def apply_edits(
             raise ToolError(f"{prefix}old_text is empty; quote the text to replace")
         start = doc.text.find(old)
         if start < 0:
-            raise ToolError(f"{prefix}old_text not found in {shown}. {closest_hint(doc.text, old)}")
+            raise ToolError(f"{prefix}old_text not found in {shown}. {miss_hint(doc.text, old)}")
         if edit.replace_all:
             spans += [(at, at + len(old), number, new) for at in _occurrences(doc.text, old)]
             continue

@@ -92,7 +92,7 @@ async def run_in_group(
             stop.set_result(reason)
 
     def on_abort(_: object) -> None:
-        loop.call_soon_threadsafe(request_stop, "aborted")
+        request_stop("aborted")  # on the loop: the signal hands a listener to its own loop
 
     signal.add_listener(on_abort)
     timer = loop.call_later(timeout, request_stop, "timeout")

@@ -15,7 +15,7 @@ from msgspec import Struct, field
 from di_code.agent.tool import AgentTool
 from di_code.ai.stream import Provider
 from di_code.ai.types import Model
-from di_code.tools.builtin.cards import TASK
+from di_code.tools.builtin.cards import PLAN, TASK
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent
@@ -66,12 +66,13 @@ class Subagents(Struct, frozen=True):
 
     def tools_for(self, kind: SubagentKind | None) -> list[AgentTool]:
         """The tools a subagent gets: the read-only ones, or those its file names (without
-        a file's `tools`, all the session's); never the task tool, never one the session lacks."""
+        a file's `tools`, all the session's); never the task tool nor the plan tool (its
+        question is the session's), never one the session lacks."""
         if kind is None:
             wanted: Sequence[str] | None = DEFAULT_TOOLS
         else:
             wanted = kind.tools
-        offered = [tool for tool in self.parent.tools if tool.name != TASK.name]
+        offered = [tool for tool in self.parent.tools if tool.name not in (TASK.name, PLAN.name)]
         if wanted is None:
             return offered
         return [tool for tool in offered if tool.name in wanted]
