@@ -35,7 +35,8 @@ def processes_running(marker: str, under: Path | None = None) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+                raw = (entry / "cmdline").read_bytes()
+                command = raw.replace(b"\0", b" ").decode(errors="replace")
                 cwd = (entry / "cwd").readlink() if under is not None else None
             except OSError:
                 continue
