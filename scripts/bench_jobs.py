@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 from di_code.ai import AbortController  # noqa: E402
 from di_code.tools import default_tools  # noqa: E402
-from di_code.tools.builtin.spill import SpillFolder  # noqa: E402
+from di_code.tools.builtin.support.spill import SpillFolder  # noqa: E402
 from di_code.tools.policy.bash_policy import BashPolicy  # noqa: E402
 
 STAMP = (

@@ -1,4 +1,5 @@
-"""SPEC §1: lower layers never import higher ones; nothing imports cli. Read from the imports."""
+"""docs/DESIGN.md, Layers: lower layers never import higher ones; nothing imports cli. Read from the
+imports."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from acp import RequestError
 
 from di_code.acp.previews import confined
 from di_code.session.undo_plan import TextWriter
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 from di_code.tools.builtin.write import PREVIEW_BYTES
 
 EDITOR_WAIT = 60.0

@@ -4,7 +4,7 @@ An editor starts `di-code acp` and waits for this answer before anything else. T
 import builds ~290 pydantic models (0.4-0.6 s, most of the process's start), and nothing in
 this answer needs them: it is fixed data, what di-code offers, plus the protocol version the
 editor asked for. So `stdio.py` answers `initialize` here, from plain JSON, and the SDK is
-imported when the first request that needs it comes (tests/editor check this answer against
+imported when the first request that needs it comes (tests/acp check this answer against
 the official ACP v1 schema, as every message). What the editor offers (its files, its
 terminals) is kept in `EditorOffers` for the sessions.
 """

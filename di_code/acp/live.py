@@ -20,8 +20,8 @@ from di_code.config.custom_commands import CommandSet
 from di_code.config.skills import Skill
 from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.editor_terminal import EditorTerminals
+from di_code.tools.builtin.support.editor_files import EditorFiles
+from di_code.tools.builtin.support.editor_terminal import EditorTerminals
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import PermissionGate

@@ -1,4 +1,4 @@
-"""The text a write's or edit's diff shows in the editor, taken through the file door with the
+"""The text a write's or edit's diff shows in the editor, taken through the file opener with the
 tools' own confinement, so a preview can reach nothing the tool itself could not.
 
 A preview is taken when the call starts (before its permission question) and again when it
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from di_code.agent.tool import unwrapped
-from di_code.system.files.door import open_target, read_at_most, status_of
+from di_code.system.files.opener import open_target, read_at_most, status_of
 from di_code.tools.builtin.cards import WRITE
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.editor_files import EditorFiles
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.builtin.write import PREVIEW_BYTES, WriteTool
 
 Preview = tuple[Path, str | None]

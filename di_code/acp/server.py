@@ -26,7 +26,7 @@ from acp.schema import (
 )
 
 from di_code.acp.hello import KEY_METHODS
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 
 if TYPE_CHECKING:
     from di_code.acp.hello import EditorOffers
@@ -126,7 +126,7 @@ class DiCodeAcpAgent:
     async def _sessions(self) -> Sessions:
         """The sessions, made with the first request that needs one: their code (most of
         di-code) is imported then, off the loop (system/first_use.py)."""
-        await imported("di_code.acp.sessions")  # at once when done: two requests get one
+        await import_off_loop("di_code.acp.sessions")  # at once when done: two requests get one
         if self._live is None:
             from di_code.acp.sessions import Sessions
 

@@ -70,7 +70,7 @@ from di_code.config.skills import load_skills
 from di_code.session import prompt_with_compaction
 from di_code.session.prompt_notes import content_with_notes
 from di_code.system.abort import AbortController
-from di_code.tools.builtin.attachments import AttachmentError, refuse_images
+from di_code.tools.builtin.support.attachments import AttachmentError, refuse_images
 
 logger = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from di_code.acp.hello import INITIALIZE, EditorOffers, answer_initialize
 from di_code.acp.jsonrpc_lines import checked
 from di_code.acp.own_methods import answer, own_request
 from di_code.ai.redaction import redact_bytes
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 
 if TYPE_CHECKING:
     from di_code.acp.live import CloseSession, OpenSession
@@ -95,7 +95,7 @@ async def _sdk_imported() -> None:
     """The SDK and the agent it serves, imported off the loop; an SDK that cannot be imported
     is said in one line (acp_command checked only that it is installed)."""
     try:
-        await imported("di_code.acp.server")
+        await import_off_loop("di_code.acp.server")
     except ImportError:
         from di_code.config.settings import ConfigError
 

@@ -36,8 +36,8 @@ async def check_stored(session_id: str, workspace: Path) -> None:
 
 
 async def delete_stored(session_id: str, workspace: Path) -> None:
-    """Delete a stored session of `workspace` and its undo data, by its whole id (the door
-    `check_stored` is); the caller makes sure it is not open."""
+    """Delete a stored session of `workspace` and its undo data, by its whole id (the check
+    `check_stored` makes); the caller makes sure it is not open."""
 
     from di_code.session.deletion import delete_session  # the checkpoints: not for a list
 

@@ -86,7 +86,7 @@ class EventTranslator:
 
     workspace: Path
     preview: PreviewOf | None = None
-    """A file's text for a diff (acp.previews: through the file door, confined)."""
+    """A file's text for a diff (acp.previews: through the file opener, confined)."""
     before: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     """Per tool call id of a write or edit: the path as the model gave it, the old text."""
 

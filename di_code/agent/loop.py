@@ -1,13 +1,12 @@
 """The tool call loop: ask the model, run the tools it asks for, append the results, repeat.
 
-The loop knows nothing of its audience: it reports through `emit` and returns the messages it
-added. Its rules (SPEC §3.2): tools run only for `stop_reason == "tool_use"`, serially and in
-order, except that consecutive calls of tools that declare `parallel_safe = True` (subagents)
-run together, their results still added in call order; unknown tools, invalid arguments and
-raising tools become error results the model sees; an abort stops the remaining tools and any
-further request and ends with a local `aborted` assistant message; a provider failure ends the
-prompt with that failed message.
-"""
+The loop knows nothing of its audience: it reports through `emit` and returns the messages it added.
+Its rules (docs/DESIGN.md, The tool loop): tools run only for `stop_reason == "tool_use"`, serially
+and in order, except that consecutive calls of tools that declare `parallel_safe = True` (subagents)
+run together, their results still added in call order; unknown tools, invalid arguments and raising
+tools become error results the model sees; an abort stops the remaining tools and any further
+request and ends with a local `aborted` assistant message; a provider failure ends the prompt with
+that failed message."""
 
 from __future__ import annotations
 
@@ -55,8 +54,9 @@ from di_code.system.abort import AbortSignal
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 MessageSource = Callable[[], list[UserMessage]]
-MoreTurns = Callable[[int], Awaitable[bool]]
-"""Asked when a prompt has made its `max_turns` requests: True allows as many again."""
+MoreTurns = Callable[[int, int], Awaitable[bool]]
+"""Asked with (requests the prompt made, `max_turns`) each time the limit is reached: True
+allows as many again."""
 Offer = Callable[[Sequence[AgentTool]], Sequence[AgentTool]]
 """Which of the tools the next request offers the model (the permission mode's: plan mode
 offers the reading ones); a call of a tool not offered still reaches the hooks, which refuse it."""
@@ -133,7 +133,7 @@ class _Run:
             for prompt in [*self.config.notices(), *pending]:
                 await self._add(prompt)
             if budget.exhausted and budget.limit is not None:
-                if await self._more_turns(budget.limit):
+                if await self._more_turns(budget.made, budget.limit):
                     budget.grant_again()
                 elif not self.signal.aborted:  # an abort during the question ends as aborted
                     await self._local_end("error", limit_message(budget.limit))
@@ -159,9 +159,9 @@ class _Run:
                 return
             pending = self.config.steering()
 
-    async def _more_turns(self, limit: int) -> bool:
+    async def _more_turns(self, made: int, limit: int) -> bool:
         ask = self.config.more_turns
-        return ask is not None and not self.signal.aborted and await ask(limit)
+        return ask is not None and not self.signal.aborted and await ask(made, limit)
 
     async def _add(self, message: Message) -> None:
         await self.emit(MessageStartEvent(message))

@@ -14,11 +14,12 @@ from typing import Protocol
 
 from di_code.ai.types import AssistantMessage, UserMessage
 from di_code.system.abort import AbortSignal
+from di_code.system.errors import DiCodeError
 
 MAX_STOP_CONTINUES = 3
 
 
-class PromptBlocked(Exception):
+class PromptBlocked(DiCodeError):
     """A prompt a hook refused; the message is the reason for the user."""
 
 

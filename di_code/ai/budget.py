@@ -4,7 +4,7 @@ compaction's alike (`--max-turns`, `[limits] max_turns`).
 A `RequestBudget` is counted where requests are made: `budget.wrap(provider)` gives a provider
 whose every `stream()` takes one request from the budget, or, once the budget is spent, ends at
 once in an error (`Turn limit reached (N)`) without sending anything. The session's providers
-are all wrapped (di_code.config.model_door makes them, the Agent wraps what it is given), so a
+are all wrapped (di_code.config.provider_factory makes them, the Agent wraps what it is given), so a
 subagent's provider, the parent's one reused, and compaction's request all count against the
 same budget, however many run at once. The agent loop reads `exhausted` before a request only
 to end the prompt cleanly (or ask the chat's question) instead of getting that error.

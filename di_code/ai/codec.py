@@ -29,6 +29,7 @@ from di_code.ai.types import (
     Usage,
     UserMessage,
 )
+from di_code.system.errors import DiCodeError
 
 _STOP_REASONS = ("stop", "length", "tool_use", "error", "aborted")
 _COST_FIELDS = Cost.__struct_fields__
@@ -45,7 +46,7 @@ SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 surrogate, so only text with one needs `encodable_json` (stored or passed on as it is)."""
 
 
-class CodecError(ValueError):
+class CodecError(DiCodeError, ValueError):
     """The JSON does not describe a di-code message."""
 
 
@@ -73,7 +74,7 @@ def encodable_json(value: Any, depth: int) -> Any:
 
 def loads_valid(data: str | bytes, **options: Any) -> Any:
     """JSON from outside (a model's tool arguments, an editor's message, a task file) made
-    valid at its door: every string encodable, so no lone surrogate is ever stored or sent on;
+    valid where it comes in: every string encodable, so no lone surrogate is ever stored or sent on;
     ValueError when it is not JSON or nested deeper than MAX_JSON_DEPTH. `options` go to
     `json.loads`."""
     try:

@@ -4,8 +4,8 @@ The order rules are checked by `tests/support/event_sequence.py`;
 `di_code.ai.message_builder` produces events that follow them by construction.
 
 Each event is a frozen msgspec `Struct`: a frozen slots dataclass generates and compiles its
-methods when the module is imported (~0.7 ms a class here, ~30 per start-up in the event
-modules), a Struct is built in C.
+methods when the module is imported, at every start-up for every class, where a Struct is built
+in C.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """Builds an AssistantMessage from provider fragments and emits stream events in valid order.
 
 Providers only say what arrived (a text delta, a tool-call fragment, a stop reason); the builder
-opens and closes blocks, numbers them, joins deltas and parses tool arguments, so every
-provider obeys the rules of SPEC §2.2 by construction instead of by care.
-"""
+opens and closes blocks, numbers them, joins deltas and parses tool arguments, so every provider
+obeys the stream's rules (docs/DESIGN.md, The tool loop) by construction instead of by care."""
 
 from __future__ import annotations
 

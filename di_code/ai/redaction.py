@@ -1,10 +1,10 @@
-"""The one place that knows di-code's secrets, and the one door they are hidden at.
+"""The one place that knows di-code's secrets, and the one place they are hidden at.
 
 Whoever holds a secret (the set-up for the chosen key and the base URL's password, a provider
 for its key and auth headers) registers it once; every channel out of the process passes its
 text through `redact` here: stdout and stderr (`RedactingStream`: run's output, the chat
 screen), an editor's ACP messages, session files, `--log` lines, hooks' input, batch results,
-provider error messages. tests/test_door_secrets.py fails when a channel writes around it. So a
+provider error messages. tests/test_guarded_secrets.py fails when a channel writes around it. So a
 key cannot leak through a path nobody thought of: `printenv OPENAI_API_KEY` in bash, a server
 echoing the key, an error naming the URL, a file the model reads. What goes out over the
 network is held to the same rule: a request body holds no secret but its own credentials

@@ -19,11 +19,13 @@ import re
 
 import msgspec
 
+from di_code.system.errors import DiCodeError
+
 _LINE_END = re.compile(r"\r\n|\r|\n")
 MAX_LINE = 16 * 1024 * 1024
 
 
-class SSEError(ValueError):
+class SSEError(DiCodeError, ValueError):
     """The stream cannot be decoded within the limits (a line over `MAX_LINE`)."""
 
 

@@ -21,12 +21,13 @@ from di_code.ai.message_builder import MessageBuilder
 from di_code.ai.redaction import redact, register
 from di_code.ai.types import AssistantMessage, Clock, Context, Model, ReasoningLevel, now_ms
 from di_code.system.abort import AbortSignal
+from di_code.system.errors import DiCodeError
 
 ABORTED_REQUEST_TEXT = "Request aborted"
 logger = logging.getLogger(__name__)
 
 
-class ProviderError(Exception):
+class ProviderError(DiCodeError):
     """A failure a provider has phrased for the user (`HTTP 401: ...`); the stream puts the
     model's provider in front (`groq: HTTP 401: ...`), so every error names who failed."""
 
@@ -135,7 +136,7 @@ def start_stream(
 
 
 class StreamOptions(msgspec.Struct):
-    """Per-request options (SPEC §2.3)."""
+    """Per-request options."""
 
     signal: AbortSignal | None = None
     max_tokens: int | None = None

@@ -1,8 +1,8 @@
 """Provider-agnostic data: content blocks, messages, usage, models and request context.
 
 Content, messages, usage and the request context are frozen msgspec Structs (built in C at
-import; a frozen slots dataclass generates and compiles its methods per class, ~1 ms each on
-the start-up path); change one with `msgspec.structs.replace`. The models, read from settings,
+import; a frozen slots dataclass generates and compiles its methods per class, on the start-up
+path); change one with `msgspec.structs.replace`. The models, read from settings,
 stay frozen dataclasses. The type tag (`type` for content, `role` for messages) is a class
 constant, so positional construction stays natural (`TextContent("hi")`) while the JSON codec
 (`di_code.ai.codec`) still writes the tag first.

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from di_code.ai.codec import MAX_JSON_DEPTH
 from di_code.ai.foreign_names import adopt
-from di_code.system.first_use import import_here, imported
+from di_code.system.errors import DiCodeError
+from di_code.system.first_use import import_here, import_off_loop
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
@@ -32,7 +33,7 @@ class ToolLike(Protocol):
     def parameters(self) -> dict[str, Any]: ...
 
 
-class ToolArgumentsError(ValueError):
+class ToolArgumentsError(DiCodeError, ValueError):
     """The arguments do not match the tool's schema; the message is written for the model."""
 
 
@@ -70,7 +71,7 @@ async def checked_tool_arguments(tool: ToolLike, arguments: Any) -> dict[str, An
     """validate_tool_arguments for async code: jsonschema is imported off the loop first (at
     once when the warm-up has done it; system/first_use.py)."""
     adopted = _adopted(tool, arguments)
-    await imported(JSONSCHEMA)
+    await import_off_loop(JSONSCHEMA)
     return _judged(tool, arguments, adopted)
 
 

@@ -22,8 +22,11 @@ from pathlib import Path
 from typing import BinaryIO
 
 from di_code.ai.redaction import redact
-from di_code.batch.processes import end_process_tree
+from di_code.system.children import kill_tree
 
+STOP_GRACE = 3.0
+"""How long a task's or a check's process has, once asked to stop, before it and all it
+started are killed (a task's keeper, di_code.cli.batch_child, passes the stop on to `run`)."""
 CHECK_TIMEOUT = 600.0
 """Seconds a check may run when its task names no timeout."""
 OUTPUT_CHARS = 2_000
@@ -74,10 +77,10 @@ def _wait(
         except subprocess.TimeoutExpired:
             pass
         if stop.is_set():
-            end_process_tree(process)
+            kill_tree(process, STOP_GRACE)
             return None, ""
         if time.monotonic() - started > limit:
-            end_process_tree(process)
+            kill_tree(process, STOP_GRACE)
             return False, f"[the check did not end within {limit:g} s]"
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from di_code.batch.checkout_tree import MAX_FILE_BYTES, checkout_tree, tree_entries
 from di_code.session.git_run import GitError, GitStopped, clone, remote_transport, run_git
+from di_code.system.errors import DiCodeError
 
 BRANCH_PREFIX = "di-code/batch/"
 RAW_ATTRIBUTES = "* -text !eol -filter -ident -working-tree-encoding\n"
@@ -47,7 +48,7 @@ _PATCH = [
 """Plumbing (no `diff.*` settings of the user's), no program, every blob named in full."""
 
 
-class CheckoutError(Exception):
+class CheckoutError(DiCodeError):
     """The task's checkout could not be made; the message is one line."""
 
 

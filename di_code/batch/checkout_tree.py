@@ -9,7 +9,7 @@ A task controls every name and link in its checkout, so:
 - each file is reached from the checkout's folder one component at a time, without following
   a link (O_NOFOLLOW): a symlink is a symlink (its blob is its target's text), and a tracked
   path below a folder that became a link (or a file) is gone, the link in its place;
-- only regular files are read (the file door), never a FIFO or a device.
+- only regular files are read (the file opener), never a FIFO or a device.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.session.git_run import run_git
-from di_code.system.files.door import (
+from di_code.system.files.opener import (
     FileTooLarge,
     NotRegularFile,
     open_in,

@@ -19,10 +19,12 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from di_code.system.errors import DiCodeError
+
 DEFAULT_TIMEOUT = 30.0
 
 
-class RayUnavailable(Exception):
+class RayUnavailable(DiCodeError):
     """Ray is not installed, the cluster cannot be reached, or it cannot run the tasks."""
 
 

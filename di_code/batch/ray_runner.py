@@ -28,7 +28,7 @@ from typing import Any
 from di_code.ai.providers.request_slots import SOCKET_PREFIX
 from di_code.batch.key_check import KeyMissing
 from di_code.batch.ray_connect import DEFAULT_TIMEOUT, RayUnavailable, connect, forwarded
-from di_code.batch.ray_slots import SlotDoor, start_keeper
+from di_code.batch.ray_slots import SlotRelay, start_keeper
 from di_code.batch.results import STOPPED
 from di_code.batch.runner import Reporter, Stop, run_batch
 from di_code.batch.tasks import Task
@@ -54,15 +54,15 @@ class RayOptions:
 
 def run_on_node(task: Task, settings: RunSettings, keeper: Any = None) -> dict[str, Any]:
     """The Ray task's body: the task run on this node, as a local worker would run it (its
-    model requests through a door to the batch's slot keeper, with --max-requests)."""
+    model requests through a relay to the batch's slot keeper, with --max-requests)."""
     ray: Any = importlib.import_module("ray")
     try:
         if keeper is None:
             return run_task(task, settings, threading.Event(), Live())
-        with SlotDoor(ray, keeper) as door:
-            slots = SOCKET_PREFIX + str(door.path)
-            through_door = dataclasses.replace(settings, request_slots=slots)
-            return run_task(task, through_door, threading.Event(), Live())
+        with SlotRelay(ray, keeper) as relay:
+            slots = SOCKET_PREFIX + str(relay.path)
+            through_relay = dataclasses.replace(settings, request_slots=slots)
+            return run_task(task, through_relay, threading.Event(), Live())
     except KeyMissing as exc:
         node = f"{ray.util.get_node_ip_address()} ({socket.gethostname()})"
         raise KeyMissing(exc.provider, exc.variable, node) from None

@@ -1,8 +1,8 @@
-"""`--max-requests` on a Ray cluster: one keeper of the slots for every node, a door per task.
+"""`--max-requests` on a Ray cluster: one keeper of the slots for every node, a relay per task.
 
 A slot file can only be locked on one machine, so on a cluster the slots are kept by a Ray
 actor (`SlotKeeper`: N per provider endpoint). A task's `di-code run` process asks a local
-Unix socket for a slot (request_slots' socket mode); the door behind it, a thread in the Ray
+Unix socket for a slot (request_slots' socket mode); the relay behind it, a thread in the Ray
 worker that runs the task, asks the keeper, answers once granted, and gives the slot back when
 the request's connection closes, which also happens when the task's process dies. A Ray worker
 that dies while holding a grant cannot give it back: that slot stays taken until the batch ends.
@@ -42,19 +42,19 @@ def start_keeper(ray: Any, count: int) -> Any:
     return ray.remote(num_cpus=0)(SlotKeeper).remote(count)
 
 
-class SlotDoor:
+class SlotRelay:
     """A Unix socket in this worker process that passes its task's slot requests to the keeper."""
 
     def __init__(self, ray: Any, keeper: Any) -> None:
         self._ray, self._keeper = ray, keeper
         self._folder = Path(tempfile.mkdtemp(prefix="di-code-slots-"))  # short: socket paths
-        self.path = self._folder / "door"
+        self.path = self._folder / "relay"
         self._server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._server.bind(str(self.path))
         self._server.listen()
         threading.Thread(target=self._serve, daemon=True).start()
 
-    def __enter__(self) -> SlotDoor:
+    def __enter__(self) -> SlotRelay:
         return self
 
     def __exit__(self, *_exc: object) -> None:

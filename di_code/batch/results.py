@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.ai.redaction import redact
+from di_code.system.errors import DiCodeError
 
 STATUSES = ("done", "failed", "timeout", "cancelled")
 STOPPED = "the batch was stopped before the task finished"
@@ -45,13 +46,17 @@ def finished_statuses(path: Path) -> dict[str, str]:
     return statuses
 
 
-class ResultsBusy(Exception):
+class ResultsBusy(DiCodeError):
     """Another batch is writing the same results file."""
 
+    exit_code = 2
 
-class ResultsUnwritable(Exception):
+
+class ResultsUnwritable(DiCodeError):
     """A result line could not be written (a full disk): the batch stops, and the tasks whose
     result is not in the file run again next time."""
+
+    exit_code = 2
 
 
 class ResultsFile:

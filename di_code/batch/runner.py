@@ -30,6 +30,7 @@ from di_code.batch.results import (
 )
 from di_code.batch.tasks import Task
 from di_code.batch.worker import Live, RunSettings, finish_record, run_task, task_record
+from di_code.system.errors import DiCodeError
 from di_code.system.stop_signals import responding
 
 TICK_SECONDS = 0.25
@@ -56,7 +57,7 @@ class Pool(Protocol):
     def cancel(self, handles: Sequence[Hashable]) -> None: ...
 
 
-class OutputClosed(Exception):
+class OutputClosed(DiCodeError):
     """The batch's progress could not be written (its reader is gone: `--events | head`)."""
 
 

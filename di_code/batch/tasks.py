@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from di_code.batch.checkout import CheckoutError, is_url
-from di_code.system.files.door import FileTooLarge, NotRegularFile, read_path
+from di_code.system.errors import DiCodeError
+from di_code.system.files.opener import FileTooLarge, NotRegularFile, read_path
 
 PERMISSION_MODES = ("ask", "accept-edits", "auto", "read-only")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -58,8 +59,10 @@ _FIELDS = {
 }
 
 
-class TaskFileError(Exception):
+class TaskFileError(DiCodeError):
     """The task file cannot run as it is; the message lists every bad line."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,16 @@ import fcntl
 import os
 from pathlib import Path
 
+from di_code.system.errors import DiCodeError
 from di_code.system.private_files import open_private
 
 LOCK_NAME = "batch.lock"
 
 
-class WorkdirBusy(Exception):
+class WorkdirBusy(DiCodeError):
     """Another batch holds the folder."""
+
+    exit_code = 2
 
 
 def hold_workdir(workdir: Path) -> int:

@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 from di_code.ai.providers.request_slots import SLOTS_VARIABLE
 from di_code.ai.redaction import clip, redact
-from di_code.batch.check import run_check
+from di_code.batch.check import STOP_GRACE, run_check
 from di_code.batch.checkout import (
     CheckoutError,
     CheckoutStopped,
@@ -33,11 +33,11 @@ from di_code.batch.checkout import (
     remove_checkout,
 )
 from di_code.batch.key_check import ModelFlags, check_key
-from di_code.batch.processes import end_process_tree
 from di_code.batch.results import STOPPED
 from di_code.batch.tasks import Task
 from di_code.config.settings import di_code_home
 from di_code.session.git_run import GitError
+from di_code.system.children import kill_tree
 from di_code.system.private_files import private_folder
 
 CHILD_MODULE = "di_code.cli.batch_child"
@@ -198,7 +198,7 @@ def _wait(
     try:
         while process.poll() is None:
             if stop.is_set() or _timed_out(live, timeout):
-                end_process_tree(process)
+                kill_tree(process, STOP_GRACE)
                 reader.read()
                 return "cancelled" if stop.is_set() else "timeout"
             reader.read()
@@ -207,7 +207,7 @@ def _wait(
             else:  # wakes the moment the process exits: no polling delay per task
                 exited.poll(POLL_SECONDS * 1000)
     except BaseException:  # a Ray cancel raises KeyboardInterrupt here: the task ends too
-        end_process_tree(process)
+        kill_tree(process, STOP_GRACE)
         raise
     finally:
         if exit_fd is not None:

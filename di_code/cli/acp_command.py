@@ -10,9 +10,9 @@ from __future__ import annotations
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
-from di_code.cli.flags import CliOptions
+from di_code.setup.flags import CliOptions
 from di_code.system import left_behind
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 from di_code.system.stop_signals import until_stopped
 
 if TYPE_CHECKING:
@@ -34,8 +34,8 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         log_to(log_file)
 
     async def open_session(request: SessionRequest) -> Prepared:
-        await imported("di_code.cli.setup")  # the set-up's code: off the loop
-        from di_code.cli.setup import prepare
+        await import_off_loop("di_code.setup.prepare")  # the set-up's code: off the loop
+        from di_code.setup.prepare import prepare
 
         chosen = options._replace(
             session=request.session_id, continue_session=False, no_session=False
@@ -51,7 +51,7 @@ def acp_command(options: CliOptions, log_file: str | None) -> int:
         )
 
     async def close_session(opened: Prepared) -> None:
-        from di_code.cli.setup import close_prepared
+        from di_code.setup.prepare import close_prepared
 
         await close_prepared(opened, opened.agent.provider)
 

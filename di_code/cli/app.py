@@ -33,8 +33,8 @@ def main() -> None:
 
 class SkipTeardown:
     """The last exit handler: once the others have run and the output is flushed, end the
-    process without the interpreter's teardown (freeing every module and object: 50-180 ms of
-    CPU after the answer is out). Python has already waited for every non-daemon thread by
+    process without the interpreter's teardown (freeing every module and object: CPU
+    spent after the answer is out). Python has already waited for every non-daemon thread by
     then. Without a `code` (an uncaught error) or with output that cannot be written, it does
     nothing: the ordinary exit reports them as it always did."""
 

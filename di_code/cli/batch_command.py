@@ -47,8 +47,8 @@ class BatchOptions:
 
 
 def batch_command(options: BatchOptions) -> int:
-    from di_code.batch.tasks import PERMISSION_MODES, TaskFileError, read_tasks
-    from di_code.batch.workdir import WorkdirBusy, hold_workdir
+    from di_code.batch.tasks import PERMISSION_MODES, read_tasks
+    from di_code.batch.workdir import hold_workdir
 
     if options.retry is not None and options.retry not in RETRY_CHOICES:
         raise ConfigError(f"--retry must be one of {', '.join(RETRY_CHOICES)}")
@@ -59,10 +59,7 @@ def batch_command(options: BatchOptions) -> int:
             raise ConfigError(f"{flag} must be a number of seconds")
     if options.ray is None and (options.ray_timeout is not None or options.ray_env):
         raise ConfigError("--ray-timeout and --ray-env need --ray")
-    try:
-        tasks = read_tasks(Path(options.tasks))
-    except TaskFileError as exc:
-        raise ConfigError(str(exc)) from None
+    tasks = read_tasks(Path(options.tasks))
     out = Path(options.out).resolve()
     try:  # a results file that cannot be written is found before any task runs
         if out.exists() and not out.is_file():  # a FIFO blocks, a device is read without end
@@ -76,9 +73,7 @@ def batch_command(options: BatchOptions) -> int:
     )
     _workdir_is_no_repo(workdir, tasks)
     try:  # before anything in it is touched: another batch's checkouts are there
-        held = hold_workdir(workdir)
-    except WorkdirBusy as exc:
-        raise ConfigError(str(exc)) from None
+        held = hold_workdir(workdir)  # WorkdirBusy when another batch holds it
     except OSError as exc:
         raise ConfigError(f"--workdir {workdir}: {exc.strerror or exc}") from None
     try:
@@ -99,8 +94,6 @@ def _workdir_is_no_repo(workdir: Path, tasks: list[Task]) -> None:
 
 
 def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) -> int:
-    from di_code.batch.key_check import KeyMissing
-    from di_code.batch.results import ResultsBusy, ResultsUnwritable
     from di_code.batch.runner import OutputClosed
     from di_code.batch.worker import RunSettings
 
@@ -122,8 +115,6 @@ def _run_in(workdir: Path, tasks: list[Task], out: Path, options: BatchOptions) 
     _say_sandbox(tasks, options.permission_mode, options.ray is not None)
     try:
         return _run(tasks, out, settings, options, reporter)
-    except (ResultsBusy, KeyMissing, ResultsUnwritable) as exc:
-        raise ConfigError(str(exc)) from None
     except OutputClosed as exc:  # nothing more to stdout: Python's own flush at exit fails too
         silence_stdout()
         raise ConfigError(str(exc)) from None

@@ -11,11 +11,13 @@ import sys
 
 from rich.console import Console
 
-from di_code.cli.flags import CliOptions
-from di_code.cli.setup import close_prepared, prepare
+from di_code.cli.output import notify_stderr
+from di_code.cli.prompt_input import UsageError
 from di_code.cli.trust_now import trust_applier
 from di_code.config.trusting import trust_offer
 from di_code.session import SessionStore
+from di_code.setup.flags import CliOptions
+from di_code.setup.prepare import close_prepared, prepare
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system import left_behind
 from di_code.system.private_files import private_folder
@@ -24,24 +26,21 @@ from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import Repl
 from di_code.ui.slash_commands import show_startup_warnings
 
-EXIT_USAGE = 2
 NO_TERMINAL = (
-    "di-code: chat needs a terminal (stdin and stdout); "
-    'for piped or scripted use run `di-code run "PROMPT"`'
+    'chat needs a terminal (stdin and stdout); for piped or scripted use run `di-code run "PROMPT"`'
 )
 
 
 def run_chat(options: CliOptions) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print(NO_TERMINAL, file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(NO_TERMINAL)
     return left_behind.run(_chat(options))
 
 
 async def _chat(options: CliOptions) -> int:
     console = Console()
     approver = ReplApprover(console)
-    prepared = await prepare(options, approver=approver, chat=True)
+    prepared = await prepare(options, approver=approver, notify=notify_stderr, chat=True)
     show_startup_warnings(console, prepared.workspace)
     if prepared.session is not None:
         prepared.store = SessionStore(prepared.home)

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from di_code.cli.flags import CliOptions, options_from
+from di_code.setup.flags import CliOptions, options_from
 
 
 def _common(

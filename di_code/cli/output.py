@@ -1,5 +1,5 @@
-"""`run`'s output formats (SPEC §5): text, json (one result object) and stream-json (a line
-per AgentEvent, then the result object).
+"""`run`'s output formats (README, Output formats and exit codes): text, json (one result object)
+and stream-json (a line per AgentEvent, then the result object).
 
 Everything written goes through `Writer`, which hides every known secret (the one redaction
 of di_code.ai.redaction): no output may ever carry a key; on a terminal it also shows control
@@ -12,7 +12,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal, TextIO, TypeAlias
 
 import msgspec
@@ -171,10 +171,6 @@ def result_line(
     final: AssistantMessage, tally: RunTally, session_id: str | None, answer: str | None = None
 ) -> str:
     return json_text(result_object(final, tally, session_id, answer))
-
-
-Notify = Callable[[str], None]
-"""Tells the user one line (a warning, what was held back)."""
 
 
 def notify_stderr(text: str) -> None:

@@ -1,4 +1,4 @@
-"""Where `run`'s prompt comes from: the argument, piped stdin, or both (SPEC §5)."""
+"""Where `run`'s prompt comes from: the argument, piped stdin, or both."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ class UsageError(ConfigError):
 def read_prompt(argument: str | None, stdin: TextIO) -> str:
     """The argument; stdin when it is not a terminal (appended in a <stdin> block); `-` = stdin.
 
-    The prompt's door: bytes that are not UTF-8, in the argument (which Python reads as lone
+    Where the prompt comes in: bytes that are not UTF-8, in the argument (which Python reads as lone
     surrogates) or on stdin, become U+FFFD here, so the model and the session get valid text."""
     if argument == "-":
         prompt = _piped(stdin)

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 
 from di_code.ai.types import AssistantMessage
-from di_code.cli.flags import CliOptions
 from di_code.cli.output import RunTally, Writer, json_text, notify_stderr, result_object
 from di_code.cli.prompt_input import UsageError
 from di_code.cli.run import EXIT_ERROR, EXIT_OK, Finish, run_prompt
 from di_code.session.review_diff import ReviewDiff, ReviewError, ReviewTarget, read_diff
+from di_code.setup.flags import CliOptions
 from di_code.setup.review import ReviewFormatError, read_findings, review_prompt
 
 REVIEW_FORMATS = ("text", "json")

@@ -1,4 +1,4 @@
-"""`di-code run`: one prompt, its answer in the chosen format, an exit code (SPEC §5).
+"""`di-code run`: one prompt, its answer in the chosen format, an exit code.
 
 Exit codes: 0 the answer came; 1 the run ended in error (or was aborted other than by a
 signal); 2 usage or configuration error (raised as ConfigError, handled by the app); 128 + the
@@ -23,7 +23,6 @@ from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.reply_notes import cut_reply_note
 from di_code.ai.types import AssistantMessage
 from di_code.cli.approval import terminal_approver
-from di_code.cli.flags import CliOptions
 from di_code.cli.output import (
     OUTPUT_FORMATS,
     OutputFormat,
@@ -35,8 +34,9 @@ from di_code.cli.output import (
     sanitized,
 )
 from di_code.cli.prompt_input import UsageError, read_prompt
-from di_code.cli.setup import close_prepared, prepare
 from di_code.session import CompactionError, CompactionResult, prompt_with_compaction
+from di_code.setup.flags import CliOptions
+from di_code.setup.prepare import close_prepared, prepare
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system import left_behind
 from di_code.system.abort import AbortController
@@ -56,17 +56,12 @@ the output and returns the exit code."""
 def run_command(
     prompt: str | None, output_format: str, options: CliOptions, images: tuple[str, ...] = ()
 ) -> int:
-    from di_code.tools.builtin.attachments import AttachmentError
-
     if output_format not in OUTPUT_FORMATS:
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     argument = expand_command(prompt) if prompt is not None else None
     text = read_prompt(argument, sys.stdin)
     terminal = _terminal_parts(output_format)  # before the loop: Rich's import, ~50 ms
-    try:
-        return left_behind.run(_run(text, output_format, options, images, terminal))
-    except AttachmentError as exc:  # found before any request: the command line is wrong
-        raise UsageError(str(exc)) from None
+    return left_behind.run(_run(text, output_format, options, images, terminal))
 
 
 def run_prompt(
@@ -101,10 +96,10 @@ async def _run(
     terminal: tuple[Approver | None, Renderer | None],
     finish: Finish | None = None,
 ) -> int:
-    from di_code.tools.builtin.attachments import prompt_content
+    from di_code.tools.builtin.support.attachments import prompt_content
 
     approver, progress = terminal
-    prepared = await prepare(options, approver=approver)
+    prepared = await prepare(options, approver=approver, notify=notify_stderr)
     out = Writer(sys.stdout)
     tally = RunTally(prepared.agent.budget)
     prepared.agent.subscribe(tally)

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from di_code.cli.flags import CliOptions
-from di_code.cli.mcp_setup import mcp_configs
-from di_code.cli.setup import permission_mode
 from di_code.config.settings import load_settings
+from di_code.setup.flags import CliOptions
+from di_code.setup.mcp import mcp_configs
+from di_code.setup.prepare import permission_mode
 from di_code.setup.prepared import Prepared
 from di_code.tools.policy.modes import session_tools
 from di_code.tools.policy.permissions import PermissionRules

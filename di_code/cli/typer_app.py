@@ -15,8 +15,8 @@ from typing import Annotated
 import typer
 
 from di_code.cli import version_line
-from di_code.cli.flags import CliOptions
 from di_code.cli.options import with_common_options
+from di_code.setup.flags import CliOptions
 
 app = typer.Typer(
     name="di-code",
@@ -233,10 +233,11 @@ def mcp_list() -> None:
     def body() -> int:
         import asyncio
 
-        from di_code.cli.mcp_setup import mcp_status_lines
+        from di_code.cli.output import notify_stderr
+        from di_code.setup.mcp import mcp_status_lines
         from di_code.ui.safe_text import visible  # a server's name, tools and errors
 
-        print(visible("\n".join(asyncio.run(mcp_status_lines()))))
+        print(visible("\n".join(asyncio.run(mcp_status_lines(notify_stderr)))))
         return 0
 
     raise typer.Exit(guarded(body, CliOptions()))
@@ -248,7 +249,7 @@ def lsp() -> None:
     command that installs each)."""
 
     def body() -> int:
-        from di_code.cli.lsp_setup import lsp_status_lines
+        from di_code.setup.lsp import lsp_status_lines
         from di_code.ui.safe_text import visible  # names and commands from config files
 
         print(visible("\n".join(lsp_status_lines())))
@@ -280,26 +281,24 @@ def undo(
     raise typer.Exit(guarded(body, CliOptions()))
 
 
-EXIT_USAGE = 2
-
-
 def guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
 
     The body imports what it needs itself: modules that keep `sys.stderr` as a default
     argument must see the redacting stream installed here."""
     from di_code.ai.redaction import redact_output  # not needed by `--help`
-    from di_code.config.settings import ConfigError
+    from di_code.system.errors import DiCodeError
 
     redact_output()  # from here on, whatever leaves the process has the known secrets hidden
     try:
         return body()
-    except ConfigError as exc:
-        print(f"di-code: {_shown(exc)}", file=sys.stderr)
-        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
+        code = exc.exit_code if isinstance(exc, DiCodeError) else None
+        if code is not None:  # the user's to fix (DiCodeError.exit_code): its own line
+            print(f"di-code: {_shown(exc)}", file=sys.stderr)
+            return code
         if options.verbose:
             raise
         print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)

@@ -16,7 +16,7 @@ folder from the workspace up to the repository root), then `$DI_CODE_HOME/agents
 A subagent file is only a prompt, so an untrusted project's are used too (like commands): its
 `tools` can only narrow the tools the session already has, every call still passes the
 session's permission rules and hooks, and its `model` counts only on a provider the user set up
-(di_code.config.model_door).
+(di_code.config.provider_factory).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class AgentFile(msgspec.Struct, frozen=True):
 
     @property
     def model_named_by(self) -> str | None:
-        """The file, when a project's file names the model: the model door holds such a
+        """The file, when a project's file names the model: the provider factory holds such a
         `model` to the providers the user set up."""
         return str(self.path) if self.from_project and self.model else None
 

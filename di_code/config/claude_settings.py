@@ -15,7 +15,7 @@ from typing import Any
 from di_code.config.project import ProjectFile, project_root, unsafe_reason
 from di_code.config.toml_file import MAX_BYTES
 from di_code.config.trust import CLAUDE_SETTINGS, TrustStore, digest
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 
 HookTables = tuple[tuple[str, Any], ...]
 

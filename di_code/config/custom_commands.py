@@ -9,8 +9,8 @@ text and `$1`…`$9` its words (shell quoting groups words); a template without 
 the arguments appended, so they are never lost. Front matter may give `description` and
 `argument-hint` for `/help` and completion.
 
-An `@path` in a template attaches a picture (di_code.tools.builtin.attachments) only inside the
-workspace: a template is somebody else's text, and `@/home/me/.ssh/shot.png` in a cloned
+An `@path` in a template attaches a picture (di_code.tools.builtin.support.attachments) only
+inside the workspace: a template is somebody else's text, and `@/home/me/.ssh/shot.png` in a cloned
 project's command must not send a file from outside it. Such a word loses its `@` (the model
 still sees the path); `@` words in the arguments are the user's own and stay.
 """

@@ -24,7 +24,8 @@ from typing import TypeVar
 import msgspec
 
 from di_code.config.project import project_folders
-from di_code.system.files.door import open_path
+from di_code.system.errors import DiCodeError
+from di_code.system.files.opener import open_path
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")
@@ -32,7 +33,7 @@ _DOUBLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\
 T = TypeVar("T")
 
 
-class FrontMatterError(ValueError):
+class FrontMatterError(DiCodeError, ValueError):
     """The front matter cannot be read; the message says why (and where, by line)."""
 
 

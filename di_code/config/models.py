@@ -1,4 +1,4 @@
-"""The model registry and provider presets (SPEC §2.3).
+"""The model registry and provider presets.
 
 A preset names a wire API, a base URL and the environment variable holding its key (`None`
 for local servers, which need none). Unknown model ids are accepted with defaults.

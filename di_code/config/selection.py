@@ -1,4 +1,5 @@
-"""Choosing the model, its provider, URL and key from flags, env vars and settings (SPEC §5).
+"""Choosing the model, its provider, URL and key from flags, env vars and settings (README, Models
+and keys).
 
 Order: `--model` (`PROVIDER/ID`, or an ID with `--provider`), then `DI_CODE_MODEL`, then the
 settings' `model`; with none, the provider whose key variable is set (OpenAI, Anthropic, Gemini)
@@ -198,6 +199,9 @@ def provider_named(spec: str, settings: Settings) -> str | None:
 
 
 def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, str]) -> str:
+    """The key to send: `--api-key`, else the provider's variable. None set is an error at the
+    provider's own URL, but not at a `--base-url` (a server of yours, often keyless: no key is
+    sent, and one that wants a key says so)."""
     if request.api_key:
         return clean_key(request.api_key, "--api-key")
     variable = preset.api_key_env
@@ -205,6 +209,8 @@ def _api_key(preset: ProviderPreset, request: ModelRequest, env: Mapping[str, st
         return ""
     key = env.get(variable, "")
     if not key.strip():
+        if request.base_url:
+            return ""
         raise MissingKey(preset.name, variable)
     return clean_key(key, variable)
 

@@ -160,7 +160,7 @@ LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 
 def _same_place(url: str, other: str) -> bool:
     """Whether two base URLs reach the same server and path, their hosts normalised by the one
-    door (di_code.system.web_address: `LOCALHOST.` is `localhost`, `127.1` is `127.0.0.1`), and
+    place (di_code.system.web_address: `LOCALHOST.` is `localhost`, `127.1` is `127.0.0.1`), and
     `localhost` and the loopback addresses one place."""
     from urllib.parse import urlsplit
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from di_code.ai.codec import encodable
 from di_code.config.skills import Skill, skills_prompt
-from di_code.system.files.door import open_path, read_path
+from di_code.system.files.opener import open_path, read_path
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 CONTEXT_FILE_CAP = 64 * 1024
@@ -131,9 +131,15 @@ def build_system_prompt(
     ]
     if skills and "read" in tool_names:
         parts.insert(3, skills_prompt(skills))
+    return with_context_files("\n\n".join(parts), home, workspace)
+
+
+def with_context_files(prompt: str, home: Path, workspace: Path) -> str:
+    """`prompt` followed by the context files and the sentence on their precedence: the
+    default prompt's end, and a `--system-prompt`'s too (it replaces di-code's words, not the
+    project's rules)."""
     files = context_files(home, workspace)
-    if files:
-        parts.append(_PRECEDENCE)
+    parts = [prompt, _PRECEDENCE] if files else [prompt]
     parts.extend(context_block(path, text) for path, text in files)
     return encodable("\n\n".join(parts))  # a folder's name that is not UTF-8: U+FFFD
 

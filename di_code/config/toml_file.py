@@ -5,15 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from di_code.system.files.door import read_path
+from di_code.system.errors import DiCodeError
+from di_code.system.files.opener import read_path
 
 MAX_BYTES = 16 * 1024 * 1024
-"""A settings file is read through the file door (a FIFO is refused, never waited on), at
+"""A settings file is read through the file opener (a FIFO is refused, never waited on), at
 most this much of it."""
 
 
-class ConfigError(Exception):
+class ConfigError(DiCodeError):
     """A configuration problem the user must fix: one line, exit code 2."""
+
+    exit_code = 2
 
 
 def read_toml(path: Path) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from di_code.config.project import (
     unsafe_reason,
 )
 from di_code.config.toml_file import MAX_BYTES, ConfigError
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 from di_code.system.private_files import private_folder
 
 TRUST_FILE = "trusted.json"
@@ -85,8 +85,8 @@ def split_by_providers(
 
 
 def _elsewhere(model: Any, usable: Collection[str] | None) -> bool:
-    """Whether a project's `model` would choose a provider outside `usable`, read as the model
-    door reads a spec (di_code.config.selection.provider_named, on the presets): an id alone
+    """Whether a project's `model` would choose a provider outside `usable`, read as the provider
+    factory reads a spec (di_code.config.selection.provider_named, on the presets): an id alone
     counts for the preset that knows it; one no preset knows names no provider of the user's."""
     if usable is None or not isinstance(model, str):
         return False

@@ -23,7 +23,7 @@ from di_code.config.trust import (
     split_by_providers,
     split_untrusted,
 )
-from di_code.system.files.door import read_path
+from di_code.system.files.opener import read_path
 
 
 class FilesChanged(ConfigError):

@@ -1,4 +1,4 @@
-"""Sessions that survive crashes, and compaction (SPEC §7).
+"""Sessions that survive crashes, and compaction.
 
 Typical use by the CLI / REPL::
 

@@ -1,4 +1,4 @@
-"""Checkpoints: every prompt can be taken back, including what bash changed (SPEC §7).
+"""Checkpoints: every prompt can be taken back, including what bash changed (README, Undo).
 
 Undo may change a file only when it can prove that the prompt's tools made the change and
 nobody changed it since. So the files are recorded at the prompt's start and around each tool

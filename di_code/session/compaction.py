@@ -36,6 +36,7 @@ from di_code.session.summary import (
     summary_request,
 )
 from di_code.system.abort import AbortSignal
+from di_code.system.errors import DiCodeError
 
 DEFAULT_RESERVE = 16_384
 DEFAULT_KEEP_RECENT_TOKENS = 20_000
@@ -44,7 +45,7 @@ SUMMARY_MAX_TOKENS = 8_192
 NOTHING_TO_COMPACT = "Nothing to compact"
 
 
-class CompactionError(Exception):
+class CompactionError(DiCodeError):
     """Compaction could not be done; the message is one line for the user."""
 
 

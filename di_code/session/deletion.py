@@ -26,7 +26,7 @@ logger = logging.getLogger(__name__)
 def delete_session(store: SessionStore, path: Path, cwd: Path) -> None:
     """Delete the session at `path` if it belongs to the folder `cwd` (raises SessionError
     when not, OSError when its file cannot be removed: then nothing else was)."""
-    session = store.open(path, cwd)  # the one door: another folder's or a held one is refused
+    session = store.open(path, cwd)  # the one way in: another folder's or a held one is refused
     git = git_snapshots(session)
     try:
         os.unlink(path)

@@ -5,7 +5,7 @@ first change of each prompt, in the session's own folder.
 of what the last tool call left, and whether the user changed it between two tool calls, so
 undo can tell the user's edits from the agent's. Copies are 0600 in 0700 folders whatever
 the original's mode (which the manifest keeps, and a restore gives back), and are read and
-written without following symlinks. The user's files are opened through the file door: a FIFO
+written without following symlinks. The user's files are opened through the file opener: a FIFO
 or a device is never waited on (nothing to back up: the tool refuses it), and no more than
 `max_file_bytes` of a file is ever read.
 """
@@ -24,7 +24,13 @@ import msgspec
 from msgspec.structs import replace
 
 from di_code.session.safe_files import read_file, write_file
-from di_code.system.files.door import FileTooLarge, NotRegularFile, chunks, open_real, read_at_most
+from di_code.system.files.opener import (
+    FileTooLarge,
+    NotRegularFile,
+    chunks,
+    open_real,
+    read_at_most,
+)
 from di_code.system.private_files import private_folder
 
 MANIFEST = "manifest.json"

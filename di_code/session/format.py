@@ -25,6 +25,7 @@ import msgspec
 
 from di_code.ai.codec import CodecError, int_field, message_from_dict, to_dict
 from di_code.ai.types import Message
+from di_code.system.errors import DiCodeError
 
 FORMAT_VERSION = 1
 
@@ -35,7 +36,7 @@ MIGRATIONS: dict[int, Migration] = {}
 one entry for each entry, in order, so warnings can still name line numbers)."""
 
 
-class SessionError(Exception):
+class SessionError(DiCodeError):
     """A session cannot be found, read or written; the message is one line for the user."""
 
 

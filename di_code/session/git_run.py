@@ -1,6 +1,6 @@
 """The one way di-code runs git: configured so that git runs no program a repository names.
 
-No other module starts git (tests/test_door_git.py reads the code to hold that).
+No other module starts git (tests/test_guarded_git.py reads the code to hold that).
 
 A repository's `.git/config` (a cloned archive, an embedded bare repository, or one the model
 or a sandboxed command wrote) can name programs that git runs on its own: clean/smudge filters,
@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from di_code.system.children import group_members, kill_tree, open_child
+from di_code.system.errors import DiCodeError
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -85,7 +86,7 @@ _ALIASES = {"git+ssh": "ssh", "ssh+git": "ssh"}
 ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 
 
-class GitError(Exception):
+class GitError(DiCodeError):
     """A git command failed; the message is one line."""
 
 
@@ -226,7 +227,7 @@ def _run(
     timeout: float = TIMEOUT_SECONDS,
 ) -> bytes:
     if not args or args[0].startswith("-"):
-        raise ValueError("a git subcommand comes first: an option before it beats the door's")
+        raise ValueError("a git subcommand comes first: an option before it beats this runner's")
     if isinstance(stdin, bytes) and stdin:
         with tempfile.TemporaryFile(prefix="di-code-git-") as fed:
             fed.write(stdin)

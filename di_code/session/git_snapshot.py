@@ -2,7 +2,7 @@
 
 A snapshot is a git tree object of the working tree as it is (tracked files and untracked files
 that are not ignored). Every blob is the file's raw bytes, read by di-code through the file
-door and handed to git as bytes (`work_tree`), so no filter or eol conversion runs, no link is
+opener and handed to git as bytes (`work_tree`), so no filter or eol conversion runs, no link is
 followed and a restore is byte-exact; a symlink's blob is its target. The
 tree is built in a private index from scratch and kept alive by a ref under
 `refs/di-code/<home>/<session>/`, which `git gc` respects and no branch command shows; each

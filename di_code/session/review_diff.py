@@ -1,4 +1,4 @@
-"""The changes a review looks at, read through the one git door (di_code.session.git_run).
+"""The changes a review looks at, read through the one git runner (di_code.session.git_run).
 
 Three targets: the uncommitted changes (the work tree and the index against HEAD, and the
 names of new files git does not track yet), a branch against a base (`BASE...HEAD`: what the
@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from di_code.session.git_run import GitError, run_git
+from di_code.system.errors import DiCodeError
 
 MAX_CHARS = 120_000
 """About 30k tokens of diff: room left in any context window for the files around it."""
@@ -28,8 +29,10 @@ _DIFF = ("--no-ext-diff", "--no-textconv", "--no-color", "--find-renames")
 _FILE_HEADER = re.compile(r"^diff --git a/(.*) b/(.*)$", re.MULTILINE)
 
 
-class ReviewError(Exception):
+class ReviewError(DiCodeError):
     """The target cannot be reviewed (not a repository, an unknown commit); one line."""
+
+    exit_code = 2
 
 
 @dataclass(frozen=True, slots=True)

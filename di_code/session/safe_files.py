@@ -6,7 +6,7 @@ for a link to `~/.ssh` must not receive a restored `authorized_keys`. Every path
 relative to the folder opened before it; a component that has become a symlink fails with
 OSError instead of being followed. Files are written to a temporary name in their folder and
 renamed over the old one, so a reader never sees half a file. Files are opened through the file
-door (di_code.system.files.door): never blocking on a FIFO, regular files only, bounded reads.
+opener (di_code.system.files.opener): never blocking on a FIFO, regular files only, bounded reads.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from di_code.system.files.door import (
+from di_code.system.files.opener import (
     create_new,
     open_real,
     parent_folder,
@@ -62,7 +62,7 @@ def remove_file(path: Path) -> None:
 
 def read_file(path: Path, limit: int) -> tuple[bytes, os.stat_result]:
     """The bytes and status of the regular file at `path`, opened without following links;
-    the door's FileTooLarge when it holds more than `limit` bytes."""
+    the opener's FileTooLarge when it holds more than `limit` bytes."""
     with open_real(path) as handle:
         return read_at_most(handle, limit), os.fstat(handle.fileno())
 

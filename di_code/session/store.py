@@ -1,4 +1,4 @@
-"""Where sessions live: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl` (SPEC §7).
+"""Where sessions live: `<home>/sessions/<workspace-slug>/<time>_<id>.jsonl`.
 
 The slug is the workspace path made file-name safe plus a short hash of it, so two folders
 whose paths differ only in punctuation never share a folder. File names start with the UTC
@@ -75,7 +75,7 @@ class SessionStore:
     def open(self, path: Path, cwd: Path, *, write: bool = True) -> Session:
         """The stored session at `path`, to go on with in the folder `cwd`.
 
-        The one door to a stored session: the tools work in `cwd`, its checkpoints and undo
+        The one way to a stored session: the tools work in `cwd`, its checkpoints and undo
         in the folder it records, so one of another folder is refused (the two would split:
         an undo would rewrite files in one project and leave the other's changes). To write
         (`write`), this process holds it first: a session another process (or this one)

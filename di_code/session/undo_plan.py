@@ -42,12 +42,13 @@ from di_code.session.safe_files import (
     write_symlink,
 )
 from di_code.session.session import Session
+from di_code.system.errors import DiCodeError
 
 USER_CHANGED = "changed by you since the tool did"
 FORCED = "changed by you since the tool did, overwritten (--force)"
 
 
-class NothingToUndo(Exception):
+class NothingToUndo(DiCodeError):
     """No prompt of the session changed a file that is not already undone."""
 
 

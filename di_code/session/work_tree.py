@@ -1,12 +1,12 @@
 """The files of a git work tree as di-code reads them for a snapshot: by itself, through the
-file door, and handed to git as bytes, never as names.
+file opener, and handed to git as bytes, never as names.
 
 `git hash-object --stdin-paths` takes one name a line (a name with `\\n` is two names, a
 trailing `\\r` is dropped, so `k\\r` was hashed as `k`) and opens each file itself: through a
 link swapped in after di-code looked (a private key outside the workspace went into the
 repository's objects), and blocking for ever on a FIFO. Here each folder of the tree is opened
 once, relative to the one above it, without following a link; a path with a link or a
-non-folder on the way is taken as absent. A file is opened through the door (a FIFO or a
+non-folder on the way is taken as absent. A file is opened through the opener (a FIFO or a
 device is refused, never waited on), read to one byte past the size it had (a file that
 changes meanwhile is not captured), named (the blob's hash) as it is read, and only the blobs
 the repository lacks go to one `git fast-import` stream; a symlink's blob is its target, read
@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from di_code.session.git_run import GitError
-from di_code.system.files.door import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
+from di_code.system.files.opener import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 
 
 class Objects(Protocol):

@@ -1,6 +1,6 @@
 """The environment block of the system prompt: OS, shell, git state, permission mode, sandbox.
 
-The git state is one `git status --branch --porcelain` through the safe git door (never a
+The git state is one `git status --branch --porcelain` through the safe git runner (never a
 program the repository names), cut to a few lines and to STATUS_TIMEOUT; it runs on a worker
 thread while the rest of the session is set up, so start-up does not wait for it.
 """

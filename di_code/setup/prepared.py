@@ -1,10 +1,9 @@
-"""`Prepared`: the agent and everything it runs with, as `prepare` (di_code.cli.setup) makes it
+"""`Prepared`: the agent and everything it runs with, as `prepare` (di_code.setup.prepare) makes it
 for `run`, `chat` and `acp`, and as the chat's REPL and the ACP server read it.
 
-It sits below the front ends, which may not import the cli, and outside the ui, which `run`
-does not load. A test makes one from an agent alone: the defaults are a chat with no session,
-no permission gate (every tool runs without asking) and no model list.
-"""
+It sits below the front ends, which read it, and outside the ui, which `run` does not load. A
+test makes one from an agent alone: the defaults are a chat with no session, no permission gate
+(every tool runs without asking) and no model list."""
 
 from __future__ import annotations
 
@@ -24,13 +23,17 @@ if TYPE_CHECKING:
     from di_code.config.model_choices import ModelChoice
     from di_code.config.trusting import TrustOffer
     from di_code.session import Session, SessionStore
-    from di_code.tools.builtin.job_table import JobTable
+    from di_code.tools.builtin.support.job_table import JobTable
     from di_code.tools.extensions.mcp import McpServers
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.permissions import PermissionGate
     from di_code.tools.policy.session_hooks import SessionHookRunner
 
 SwitchModel = Callable[[str], "tuple[Provider, Model]"]
+
+Notify = Callable[[str], None]
+"""Tells the user one line (a warning, what was held back): on stderr for `run` and `chat`
+(di_code.cli.output.notify_stderr, control characters shown), to the editor for `acp`."""
 
 
 class Prepared(msgspec.Struct):

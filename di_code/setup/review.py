@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from di_code.session.review_diff import ReviewDiff
+from di_code.system.errors import DiCodeError
 
 SEVERITIES = ("high", "medium", "low")
 UNTRACKED_SHOWN = 200
@@ -64,7 +65,7 @@ class ReviewReport:
     verdict: str
 
 
-class ReviewFormatError(ValueError):
+class ReviewFormatError(DiCodeError, ValueError):
     """The model's answer is not in the review format; the message is one line."""
 
 

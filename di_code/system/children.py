@@ -1,10 +1,10 @@
-"""The one door for starting a process: whatever di-code starts dies with di-code.
+"""The one place a process is started: whatever di-code starts dies with di-code.
 
 Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started here:
 - in a process group of its own (except a child that must share the terminal, the pager),
   remembered, so that `stop_children` (a normal exit: SIGTERM, then SIGKILL after a grace)
   and `kill_children` (a hard exit: SIGKILL at once) end the whole group, background jobs a
-  command left in it included; the groups of children started around this door (an SDK's)
+  command left in it included; the groups of children started around this module (an SDK's)
   are found in /proc and ended too;
 - with PR_SET_PDEATHSIG (Linux): the kernel kills it
   with SIGKILL when di-code is gone, even by SIGKILL. The flag is set between fork and exec
@@ -58,7 +58,7 @@ LAUNCHER = (
 async def start_child(
     *argv: str, own_group: bool = True, **options: Any
 ) -> asyncio.subprocess.Process:
-    """`asyncio.create_subprocess_exec` through the door. A stop while the child is being
+    """`asyncio.create_subprocess_exec` through this module. A stop while the child is being
     made (it runs already; its pipes are being connected) kills it once it is made: asyncio
     would otherwise kill only the child itself and then wait for its pipes, which a process
     it started (a hook's `sleep`) holds open, for ever."""
@@ -92,15 +92,25 @@ def _kill_made(making: asyncio.Future[asyncio.subprocess.Process], own_group: bo
 def run_child(
     argv: Sequence[str], *, own_group: bool = True, **options: Any
 ) -> subprocess.CompletedProcess[bytes]:
-    """`subprocess.run` through the door, for a child waited on at once (a probe, the pager,
+    """`subprocess.run` through this module, for a child waited on at once (a probe, the pager,
     rg); a hard exit meanwhile leaves it to PR_SET_PDEATHSIG."""
     return subprocess.run(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
 
 
-def kill_tree(process: subprocess.Popen[bytes]) -> None:
+def kill_tree(process: subprocess.Popen[bytes], grace: float = 0.0) -> None:
     """SIGKILL to `process`, its group and every process below it (one that left the group
-    with `setsid` included: the tree is read first), then the process reaped."""
+    with `setsid` included: the tree is read first, since a process whose parent dies is
+    handed to a reaper), then the process reaped. With a `grace`, `process` alone is first
+    asked to stop (SIGTERM: it may pass the stop on, as a batch task's keeper does) and given
+    that long."""
     tree = descendants(process.pid)
+    if grace:
+        with contextlib.suppress(OSError):
+            os.kill(process.pid, signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            tree += descendants(process.pid)
     signal_group(process.pid, signal.SIGKILL)
     for pid in tree:
         with contextlib.suppress(OSError):
@@ -274,8 +284,8 @@ def signal_group(pgid: int, number: int) -> None:
 def open_child(
     argv: Sequence[str], *, own_group: bool = True, **options: Any
 ) -> subprocess.Popen[bytes]:
-    """`subprocess.Popen` through the door, for a child whose wait the caller bounds itself
+    """`subprocess.Popen` through this module, for a child whose wait the caller bounds itself
     (git, killed with its group when it blocks on a FIFO); it dies with di-code. (The death
-    signal costs a fork where Python would use vfork, about 1.5 ms a git call here: without
-    it a git blocked on a pipe outlived a killed di-code.)"""
+    signal costs a fork where Python would use vfork, for every git call: without it a git
+    blocked on a pipe outlived a killed di-code.)"""
     return subprocess.Popen(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)

@@ -1,12 +1,11 @@
-"""The one door for what di-code imports the first time a feature is used, from async code.
+"""The one place for what di-code imports the first time a feature is used, from async code.
 
-Importing runs module bodies: jsonschema ~0.2 s, the MCP SDK several hundred ms, a tool's
-module a few ms (the HTTP stack comes with the first client: system/http_client.py). On the
+Importing runs module bodies, and those of jsonschema, the MCP SDK or a tool's module take long
+enough to notice (the HTTP stack comes with the first client: system/http_client.py). On the
 event loop that is a pause in which Ctrl-C, Esc and every other task wait. So async code never
-imports these itself: it awaits `imported(...)`, which imports them on a thread of its own
-while the loop goes on, and the plain `import` that follows finds them in sys.modules.
-tests/test_door_first_use.py fails when a module it guards is imported on a running loop.
-"""
+imports these itself: it awaits `import_off_loop(...)`, which imports them on a thread of its
+own while the loop goes on, and the plain `import` that follows finds them in sys.modules.
+tests/test_guarded_first_use.py fails when a module it guards is imported on a running loop."""
 
 from __future__ import annotations
 
@@ -16,10 +15,10 @@ from importlib import import_module
 from di_code.system.own_thread import on_own_thread
 
 _done: set[str] = set()
-"""Names this door has imported: the next call for them returns without a thread."""
+"""Names imported here already: the next call for them returns without a thread."""
 
 
-async def imported(*names: str) -> None:
+async def import_off_loop(*names: str) -> None:
     """Import `names` off the loop (an ImportError is raised here, as the import would)."""
     wanted = [name for name in names if name not in _done]
     if wanted:

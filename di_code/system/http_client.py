@@ -7,7 +7,7 @@ wait. So both happen once per process, on a thread: `warm_up_http` starts that a
 rest of it, and `http_client` makes each client on a thread too, waiting there for a warm-up
 under way. A client whose URLs are all plain `http://` (a local model) needs no CA bundle: it
 gets a TLS context that trusts no certificate, so an https URL given to it later fails rather
-than connecting unverified. tests/test_door_http_clients.py keeps every client made here.
+than connecting unverified. tests/test_guarded_http_clients.py keeps every client made here.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ sets, swallows a cancellation, or blocks a thread) is cancelled once and abandon
 waits for it, not the turn, not the stop, not the process's exit (`run`: the event loop's end
 waits only for di-code's own tasks; the process then ends without the interpreter's teardown,
 see di_code.cli.app). A tool's process groups are killed by the tool's own abort listener and,
-at the latest, by the children door at exit.
+at the latest, by di_code.system.children at exit.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
 from di_code.system.abort import AbortSignal
+from di_code.system.errors import DiCodeError
 
 T = TypeVar("T")
 
@@ -25,7 +26,7 @@ _left: set[asyncio.Future[Any]] = set()
 destroyed while pending) before the process ends."""
 
 
-class LeftBehind(Exception):
+class LeftBehind(DiCodeError):
     """The signal fired before the work ended: the work was cancelled once and abandoned."""
 
 

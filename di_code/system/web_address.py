@@ -1,4 +1,4 @@
-"""The one door for a web address's host: parsed and normalised once, then matched, resolved and
+"""The one reader of a web address's host: parsed and normalised once, then matched, resolved and
 connected to as that one name.
 
 A rule that compares strings is passed by another spelling of the same host: `pastebin.com.`,
@@ -21,6 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 
+from di_code.system.errors import DiCodeError
+
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 """(normalised host, port) -> the addresses it resolves to; `system_resolver` by default."""
 
@@ -28,7 +30,7 @@ _LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
 _NUMERIC = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)")
 
 
-class BadAddress(ValueError):
+class BadAddress(DiCodeError, ValueError):
     """A URL or host that cannot be fetched; the message is one line, for the model."""
 
 

@@ -1,4 +1,4 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls (SPEC §4), fetch and todo.
+"""The coding tools: read, write, edit, bash, grep, find, ls, fetch and todo.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
-    from di_code.tools.builtin.editor_files import EditorFiles
-    from di_code.tools.lsp.door import LanguageServers
+    from di_code.tools.builtin.support.editor_files import EditorFiles
+    from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
@@ -52,8 +52,8 @@ def default_tools(
     `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
     write and edit report the language servers' new diagnostics and the lsp tool is offered."""
     from di_code.tools.builtin import cards, job_cards
-    from di_code.tools.builtin.lazy import LazyTool
-    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.builtin.support.lazy import LazyTool
+    from di_code.tools.builtin.support.workspace import Workspace
     from di_code.tools.policy.bash_policy import BashPolicy
 
     space = Workspace.create(workspace, extra_roots)
@@ -98,6 +98,6 @@ def plan_tool(mode: Callable[[], str]) -> AgentTool:
     later; offered only in plan mode (policy.modes), where the gate puts the plan to the user
     first. `mode` is the gate's mode now: the build mode chosen, once it runs."""
     from di_code.tools.builtin import cards
-    from di_code.tools.builtin.lazy import LazyTool
+    from di_code.tools.builtin.support.lazy import LazyTool
 
     return LazyTool(cards.PLAN, "di_code.tools.builtin.plan", "PlanTool", mode)

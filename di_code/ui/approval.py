@@ -1,4 +1,4 @@
-"""Approval questions in the REPL (SPEC §5, ask and accept-edits modes).
+"""Approval questions in the REPL (README, Permissions: ask and accept-edits modes).
 
 The permission gate awaits `ReplApprover.__call__`. What is at stake (`ui.approval_view`: the
 complete command, the whole diff or content, the complete arguments) is printed into the
@@ -23,7 +23,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit

@@ -21,7 +21,7 @@ SHOWN_LINES = 3
 
 
 async def jobs_command(repl: ChatView, arg: str) -> bool:
-    from di_code.tools.builtin.jobs import Job
+    from di_code.tools.builtin.support.jobs import Job
 
     table = repl.setup.jobs
     jobs = [job for job in (table.jobs.values() if table else ()) if isinstance(job, Job)]
@@ -59,7 +59,7 @@ def carry_jobs(repl: ChatView, old: Agent, new: Agent, messages: Sequence[Messag
     """/clear, /resume: the new agent hears of the jobs that end, as the old one did; those a
     loaded conversation left running ended (the user is told now, the model with its next
     request)."""
-    from di_code.tools.builtin.job_history import resume
+    from di_code.tools.builtin.support.job_history import resume
 
     new.notices = old.notices
     if messages and repl.setup.jobs is not None:

@@ -63,7 +63,7 @@ from di_code.ai.types import (
     ToolResultMessage,
 )
 from di_code.session.prompt_notes import split_notes
-from di_code.tools.builtin.job_table import is_job_notice
+from di_code.tools.builtin.support.job_table import is_job_notice
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals
 from di_code.ui.markdown_stream import (

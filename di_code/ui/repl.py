@@ -27,9 +27,9 @@ from di_code.session import Session, prompt_with_compaction
 from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
-from di_code.system.first_use import imported
-from di_code.tools.builtin.attachments import AttachmentError, prompt_content
-from di_code.tools.builtin.workspace import Workspace
+from di_code.system.first_use import import_off_loop
+from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover
@@ -239,7 +239,7 @@ class Repl:
             if self.setup.trust_offer is not None:
                 self.start(self._ask_trust(self.setup.trust_offer))
             watcher = self._watch()
-            drawing = asyncio.create_task(imported(*ANSWER_DRAWING))  # while the user types
+            drawing = asyncio.create_task(import_off_loop(*ANSWER_DRAWING))  # while the user types
             try:
                 while True:
                     try:
@@ -267,7 +267,7 @@ class Repl:
         """Handle one submitted line; False means quit."""
         self.exit_armed = False
         shown = encodable(text.strip())  # as the input showed it: a paste as its placeholder
-        text = encodable(self.pastes.expand(text)).strip()  # the typed prompt's door: valid
+        text = encodable(self.pastes.expand(text)).strip()  # where the typed prompt comes in: valid
         return await self._dispatch(text, shown) if text else True
 
     async def _dispatch(self, text: str, shown: str) -> bool:

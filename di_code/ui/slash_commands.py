@@ -1,4 +1,4 @@
-"""Slash commands of the REPL (SPEC §6). Each handler returns False to quit the REPL.
+"""Slash commands of the REPL (README, Chat). Each handler returns False to quit the REPL.
 
 Commands that change the conversation (/clear, /resume, /model, /compact) wait until the agent
 is idle; the others answer at once. Every failure is one red line.
@@ -331,7 +331,7 @@ async def _mcp(repl: ChatView, arg: str) -> bool:
 
 
 async def _lsp(repl: ChatView, arg: str) -> bool:
-    from di_code.tools.lsp.door import status_lines
+    from di_code.tools.lsp.manager import status_lines
 
     servers = repl.setup.lsp
     lines = status_lines(servers) if servers is not None else ["No language servers."]

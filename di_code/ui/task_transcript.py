@@ -1,5 +1,5 @@
 """Ctrl-O and /expand on a task: the subagent's whole conversation, read back from the file the
-task kept it in (`details.transcript`, di_code.cli.subagents): its job, what it said, each of
+task kept it in (`details.transcript`, di_code.setup.subagents): its job, what it said, each of
 its tool calls as its own folded panel, its answer. A task without that file (a chat without a
 session, a file since removed) is expanded as any call is: its calls listed, its whole answer.
 """

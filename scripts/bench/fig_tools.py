@@ -111,7 +111,7 @@ def _read(bench: Bench, scratch: Path) -> list[Row]:
 
 
 def _bash(bench: Bench, scratch: Path) -> list[Row]:
-    from di_code.tools.builtin.spill import FILE_CAP
+    from di_code.tools.builtin.support.spill import FILE_CAP
 
     size = bench.scale(1_000_000_000, 100_000_000)
     command = f"yes '{'a' * 99}' | head -c {size}"

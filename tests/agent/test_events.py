@@ -1,4 +1,4 @@
-"""The exact AgentEvent sequences of SPEC §3.2, and the Agent around them."""
+"""The exact AgentEvent sequences of the tool loop (docs/DESIGN.md), and the Agent around them."""
 
 from __future__ import annotations
 
@@ -166,23 +166,24 @@ async def test_max_turns_ends_with_an_error_message() -> None:
 async def test_at_the_limit_the_question_allows_as_many_requests_again() -> None:
     call = {"type": "success", "content": [ToolCall("c", "ok", {})]}
     agent, _, faux = recording_agent([call] * 6, max_turns=2)
-    asked: list[int] = []
+    asked: list[tuple[int, int]] = []
 
-    async def go_on_once(limit: int) -> bool:
-        asked.append(limit)
+    async def go_on_once(made: int, limit: int) -> bool:
+        asked.append((made, limit))
         return len(asked) == 1
 
     agent.more_turns = go_on_once
     final = await agent.prompt("loop")
     assert (final.stop_reason, final.error_message) == ("error", "Turn limit reached (2)")
-    assert asked == [2, 2] and faux.pending_responses() == 2
+    assert faux.pending_responses() == 2
+    assert asked == [(2, 2), (4, 2)]  # the second time: every request of the prompt so far
 
 
 async def test_an_abort_while_the_limit_question_is_open_ends_aborted() -> None:
     call = {"type": "success", "content": [ToolCall("c", "ok", {})]}
     agent, _, faux = recording_agent([call] * 3, max_turns=1)
 
-    async def abort_then_no(limit: int) -> bool:
+    async def abort_then_no(made: int, limit: int) -> bool:
         agent.abort()
         return False
 

@@ -10,7 +10,7 @@ from di_code.agent.tool import call_arguments, own_arguments, unwrapped
 from di_code.tools import default_tools
 from di_code.tools.builtin.write import WriteTool
 from di_code.tools.lsp.diagnosed import Diagnosed
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import Catalog
 
 

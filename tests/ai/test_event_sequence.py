@@ -1,4 +1,5 @@
-"""Each rule of SPEC §2.2 has a sequence that breaks it; valid sequences pass."""
+"""Each rule of the stream (docs/DESIGN.md, The tool loop) has a sequence that breaks it; valid
+sequences pass."""
 
 from __future__ import annotations
 

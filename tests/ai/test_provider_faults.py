@@ -1,4 +1,5 @@
-"""Both providers against a misbehaving server: each failure ends the way SPEC §2.3 says."""
+"""Both providers against a misbehaving server: each failure ends the way README's Reliability
+says."""
 
 from __future__ import annotations
 

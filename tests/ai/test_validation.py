@@ -1,4 +1,4 @@
-"""validate_tool_arguments: SPEC §2.4 error format, copies, no coercion."""
+"""validate_tool_arguments: the error format the model reads, copies, no coercion."""
 
 from __future__ import annotations
 

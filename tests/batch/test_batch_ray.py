@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from di_code.ai.providers.request_slots import SOCKET_PREFIX, request_slot
-from di_code.batch.ray_slots import SlotDoor, start_keeper
+from di_code.batch.ray_slots import SlotRelay, start_keeper
 from di_code.batch.results import STOPPED
 from tests.batch.conftest import bash_call, git, make_repo, read_results, write_call, write_tasks
 from tests.batch.test_batch_stops import CHILD
@@ -164,21 +164,21 @@ def test_ctrl_c_cancels_the_ray_tasks_and_ends_their_processes(
     assert (record["status"], record["error"]) == ("cancelled", STOPPED)
 
 
-async def test_the_slot_keeper_grants_one_request_at_a_time_across_doors(ray_head: str) -> None:
+async def test_the_slot_keeper_grants_one_request_at_a_time_across_relays(ray_head: str) -> None:
     import ray
 
     ray.init(address=ray_head, log_to_driver=False)
     try:
         keeper = start_keeper(ray, 1)
-        with SlotDoor(ray, keeper) as first_door, SlotDoor(ray, keeper) as second_door:
-            first = SOCKET_PREFIX + str(first_door.path)
-            second = SOCKET_PREFIX + str(second_door.path)
+        with SlotRelay(ray, keeper) as first_relay, SlotRelay(ray, keeper) as second_relay:
+            first = SOCKET_PREFIX + str(first_relay.path)
+            second = SOCKET_PREFIX + str(second_relay.path)
             async with request_slot("http://a/v1", first):
                 waiting = asyncio.create_task(_enter(second, "http://a/v1"))
                 other_provider = await asyncio.wait_for(_enter(second, "http://b/v1"), 30)
                 assert other_provider == "entered"  # each endpoint has its own slots
                 await asyncio.sleep(0.5)
-                assert not waiting.done()  # the other door waits for the keeper's grant
+                assert not waiting.done()  # the other relay waits for the keeper's grant
             assert await asyncio.wait_for(waiting, 30) == "entered"
     finally:
         ray.shutdown()

@@ -82,8 +82,8 @@ def test_git_itself_refuses_ext_with_the_clone_settings(tmp_path: Path) -> None:
 
 
 def test_no_caller_puts_its_own_settings_before_the_command(tmp_path: Path) -> None:
-    """`-c protocol.allow=always` (or any option) before the subcommand would beat the door's
-    settings: the door refuses it."""
+    """`-c protocol.allow=always` (or any option) before the subcommand would beat the git runner's
+    settings: the runner refuses it."""
     marker = tmp_path / "MARKER"
     for args in (
         ["-c", "protocol.allow=always", "clone", ext_repo(marker), "x"],

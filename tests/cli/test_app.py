@@ -40,7 +40,7 @@ NOT_FOR_HELP = (
     "di_code.ui",
     "di_code.cli.run",
     "di_code.cli.chat",
-    "di_code.cli.setup",
+    "di_code.setup.prepare",
     "di_code.config",
     "tree_sitter",
 )

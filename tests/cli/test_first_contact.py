@@ -39,3 +39,21 @@ def test_base_url_of_a_server_that_lists_nothing_is_one_line(run_di_code: RunDiC
         "di-code: no model listed at http://127.0.0.1:9/v1/models: "
         "pass --model ID with --base-url\n"
     )
+
+
+def test_a_named_provider_at_your_base_url_needs_no_key(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    llm_server.script(Turn(text="no key needed"))
+    url = llm_server.openai_base_url
+    args = ("run", "--provider", "openai", "--model", "test-model", "--base-url", url, "hi")
+    done = run_di_code(*args, server=False)
+    assert (done.returncode, done.stdout) == (0, "no key needed\n"), done.stderr
+    [post] = [r for r in llm_server.requests if r.method == "POST"]
+    assert "authorization" not in {name.lower() for name in post.headers}
+
+
+def test_a_named_provider_at_its_own_url_still_needs_its_key(run_di_code: RunDiCode) -> None:
+    done = run_di_code("run", "--provider", "openai", "--model", "gpt-4o", "hi", server=False)
+    assert done.returncode == 2
+    assert done.stderr == "di-code: no API key for openai: set OPENAI_API_KEY (or pass --api-key)\n"

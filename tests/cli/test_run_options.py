@@ -135,3 +135,25 @@ def _read_all(fd: int) -> str:
             break
         chunks.append(chunk)
     return b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_a_replaced_system_prompt_keeps_the_context_files(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("Run the tests with make check.")
+    llm_server.script(Turn(text="a"))
+    assert run_di_code("run", "--system-prompt", "You are terse.", "hi").returncode == 0
+    text = system_text(llm_server.requests[-1].body)
+    assert text.startswith("You are terse.\n\n") and "You are di-code" not in text
+    assert "Run the tests with make check." in text and "AGENTS.md" in text
+
+
+def test_the_flag_wins_over_a_project_files_value(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text("[limits]\nmax_turns = 1\n")
+    call = Turn(tool_calls=(ToolCallSpec("ls", {}),))
+    llm_server.script(call, call, Turn(text="done in three"))
+    done = run_di_code("run", "--max-turns", "3", "list twice")
+    assert (done.returncode, done.stdout) == (0, "done in three\n"), done.stderr

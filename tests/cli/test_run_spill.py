@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from di_code.tools.builtin.spill import SUFFIX
+from di_code.tools.builtin.support.spill import SUFFIX
 from tests.cli.conftest import RunDiCode
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from di_code.cli.setup import sandbox_paths
 from di_code.config.settings import ConfigError, load_settings, parse_settings
+from di_code.setup.prepare import sandbox_paths
 from tests.support.files import write
 
 

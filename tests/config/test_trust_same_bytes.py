@@ -9,9 +9,9 @@ import os
 import threading
 from pathlib import Path
 
-from di_code.cli.mcp_setup import mcp_configs
 from di_code.config.settings import Settings
 from di_code.config.trusting import trust_project
+from di_code.setup.mcp import mcp_configs
 
 TRUSTED = b'{"mcpServers": {"s": {"command": "./trusted.sh"}}}'
 OTHER = b'{"mcpServers": {"s": {"command": "./unseen.sh"}}}'

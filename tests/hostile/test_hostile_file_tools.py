@@ -22,12 +22,12 @@ from acp.schema import ToolCallProgress
 
 from di_code.ui.approval_view import fit
 from di_code.ui.tool_view import diff_text
+from tests.acp.conftest import agent as agent
+from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor
 from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
 from tests.cli.test_undo_e2e import git
-from tests.editor.conftest import agent as agent
-from tests.editor.test_acp_undo import EDITOR_FS, SavingEditor
 from tests.support.acp_editor import prompt
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.tools.test_edit_bounded import LIVENESS

@@ -22,10 +22,10 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.truncation import MAX_BYTES
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.names import escape_name
+from di_code.tools.builtin.support.truncation import MAX_BYTES
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from di_code.tools.policy.sandbox import bubblewrap_works
@@ -756,9 +756,9 @@ def test_a_settings_file_linked_to_a_trusted_projects_makes_no_server_trusted(
 ) -> None:
     """Trust belongs to the place the file is in: project B's `.di-code/config.toml`, a link
     to trusted project A's, leaves B's servers untrusted (pinned, waiting)."""
-    from di_code.cli.lsp_setup import language_servers
     from di_code.config.settings import Settings
     from di_code.config.trusting import trust_project
+    from di_code.setup.lsp import language_servers
 
     trusted, cloned = tmp_path / "a", tmp_path / "b"
     for project in (trusted, cloned):

@@ -20,6 +20,8 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 from acp.schema import AgentThoughtChunk, ClientCapabilities
 
 from di_code.tools.policy.sandbox import bubblewrap_works
+from tests.acp.conftest import agent as agent
+from tests.acp.conftest import editor_env as editor_env
 from tests.batch.conftest import make_repo, write_call, write_tasks
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, WriteHook, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
@@ -28,8 +30,6 @@ from tests.cli.conftest import workspace as workspace
 from tests.cli.test_mcp_e2e import stdio_server, toml_table
 from tests.cli.test_run_untrusted_models import agent_file
 from tests.cli.test_secrets_channels import streamed
-from tests.editor.conftest import agent as agent
-from tests.editor.conftest import editor_env as editor_env
 from tests.support.acp_editor import RecordingClient, TerminalClient, prompt
 from tests.support.llm_server import HttpError, LLMServer, RecordedRequest, ToolCallSpec, Turn
 from tests.support.web_site import Site, serve_site

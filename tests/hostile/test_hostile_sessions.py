@@ -467,9 +467,9 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp import RequestError  # noqa: E402
 
-from tests.editor.conftest import agent as agent  # noqa: E402  (the fixture)
-from tests.editor.test_acp_delete import Editor  # noqa: E402
-from tests.editor.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
+from tests.acp.conftest import agent as agent  # noqa: E402  (the fixture)
+from tests.acp.test_acp_delete import Editor  # noqa: E402
+from tests.acp.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
 
 
 async def test_an_editor_cannot_delete_load_or_resume_a_session_a_run_is_writing(
@@ -599,7 +599,7 @@ def nested(depth: int) -> object:
     return value
 
 
-def test_text_from_every_door_of_a_run_is_stored_so_the_session_loads_without_a_warning(
+def test_text_from_every_entry_of_a_run_is_stored_so_the_session_loads_without_a_warning(
     llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
     first_session(di_code_home, llm_server, workspace)

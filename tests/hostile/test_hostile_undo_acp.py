@@ -13,9 +13,9 @@ import pytest
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from tests.editor.conftest import agent as agent
-from tests.editor.conftest import workspace as workspace
-from tests.editor.test_acp_undo import EDITOR_FS, SavingEditor, calls, edit
+from tests.acp.conftest import agent as agent
+from tests.acp.conftest import workspace as workspace
+from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor, calls, edit
 from tests.support.acp_editor import prompt
 from tests.support.llm_server import LLMServer, Turn
 

@@ -1,7 +1,7 @@
 """Names git would split or trim on a line protocol (issue 40): a newline in a name broke
 the checkpoint (a traceback, then "nothing to undo"), and `k\\r` was hashed as `k`, so undo
 wrote another file's bytes into it. Git takes names NUL-separated only; di-code reads the
-bytes itself, through the file door, so git opens no file of the work tree by name."""
+bytes itself, through the file opener, so git opens no file of the work tree by name."""
 
 from __future__ import annotations
 

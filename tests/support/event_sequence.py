@@ -1,8 +1,8 @@
-"""The rules of SPEC §2.2, checked event by event.
+"""The stream's rules (docs/DESIGN.md, The tool loop), checked event by event.
 
 Every provider's output goes through `check_event_sequence` in the tests, so a provider that
 opens two blocks at once, loses a delta or replays a half-built tool call is caught at once.
-One rule beyond the SPEC's list: `retry{attempt, max_retries, delay, reason}` (a backoff
+One of them in detail: `retry{attempt, max_retries, delay, reason}` (a backoff
 before the next attempt) comes after `start` and before the first block, any number of times.
 """
 

@@ -13,7 +13,7 @@ own PYTHONPATH writes asyncio's warnings to its stderr instead (a test that comp
 whole then fails: tests/cli/test_extensions_e2e.py).
 
 CI (.ci/run) runs the in-process agent scenarios under it; the whole set is
-`DI_CODE_LOOP_WATCH=1 .venv/bin/pytest tests/agent tests/tools tests/cli tests/ui tests/editor`."""
+`DI_CODE_LOOP_WATCH=1 .venv/bin/pytest tests/agent tests/tools tests/cli tests/ui tests/acp`."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ FIRST_USE_IMPORTS = (
 )
 """Imported, with every module of di_code, before pytest's own loops are watched: the chat
 imports these on the loop when it first draws, once per process, and in one pytest process
-whichever test came first would pay for all. What di-code imports through its first-use door
+whichever test came first would pay for all. What di-code imports through its first-use imports
 (di_code.system.first_use: the HTTP stack, jsonschema, a tool's module) is not imported ahead: it
 must not hold the loop in any test. A di-code subprocess is watched with nothing imported
 ahead: there its first-use imports count."""

@@ -1,4 +1,4 @@
-"""Drain a provider stream, checking every event against the SPEC §2.2 sequence rules."""
+"""Drain a provider stream, checking every event against the stream's sequence rules."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.system.files.door import NotRegularFile, open_in, skip_lines
+from di_code.system.files.opener import NotRegularFile, open_in, skip_lines
 
 
 def test_a_fifo_is_refused_and_its_descriptor_closed(tmp_path: Path) -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from di_code.ai.types import ImageContent, Model, TextContent
-from di_code.tools.builtin.attachments import AttachmentError, prompt_content
-from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES
+from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
+from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 24
 JPEG = b"\xff\xd8\xff\xe0" + b"\x00" * 24
@@ -80,7 +80,7 @@ def test_an_image_over_the_limit_is_refused(root: Path) -> None:
 def test_only_the_first_distinct_at_words_are_looked_up(root: Path) -> None:
     """A pasted log full of `@` costs MAX_MENTIONS look-ups, however long it is; a word
     longer than a path can be is not one."""
-    from di_code.tools.builtin.attachments import MAX_MENTIONS, PATH_MAX, mention_words
+    from di_code.tools.builtin.support.attachments import MAX_MENTIONS, PATH_MAX, mention_words
 
     log = "".join(f"user@host: see @notes.txt and @w{n}\n" for n in range(3 * MAX_MENTIONS))
     words = mention_words("@" + "x" * (PATH_MAX + 1) + " " + log)

@@ -1,4 +1,4 @@
-"""bash (SPEC §4): own process group, interleaved output, limits, spill file, timeout, abort."""
+"""bash: own process group, interleaved output, limits, spill file, timeout, abort."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import pytest
 
 from di_code.agent import AgentTool, ToolResult
 from di_code.ai import AbortController, ToolArgumentsError, validate_tool_arguments
-from di_code.tools.builtin import process
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.cards import BASH_DEFAULT_TIMEOUT
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support import process
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.sandbox import SandboxChoice
 from tests.support.processes import alive, until
 from tests.tools.conftest import run, text_of

@@ -21,7 +21,7 @@ from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from di_code.tools.builtin.process import shell
+from di_code.tools.builtin.support.process import shell
 from di_code.tools.policy.permissions import PermissionRules
 
 CORPUS = Path(__file__).parent / "bash_corpus" / "forms.txt"

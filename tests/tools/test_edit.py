@@ -1,4 +1,4 @@
-"""write and edit (SPEC §4): exact, all-or-nothing, endings kept, serialized per file."""
+"""write and edit: exact, all-or-nothing, endings kept, serialized per file."""
 
 from __future__ import annotations
 

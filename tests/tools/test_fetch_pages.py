@@ -14,7 +14,7 @@ import pytest
 
 from di_code.tools.builtin import fetch
 from di_code.tools.builtin.fetch import FetchTool
-from di_code.tools.builtin.truncation import MAX_BYTES
+from di_code.tools.builtin.support.truncation import MAX_BYTES
 from tests.support.web_site import Site, serve_site
 from tests.tools.conftest import run, text_of
 

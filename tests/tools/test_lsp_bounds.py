@@ -18,8 +18,8 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.builtin.truncation import MAX_BYTES
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.builtin.support.truncation import MAX_BYTES
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.processes import wait_until
@@ -177,7 +177,7 @@ async def test_a_stop_ends_a_request_to_a_wedged_server_and_closing_does_not_wai
 
 
 def test_a_place_a_server_names_oddly_is_left_out(workspace: Path) -> None:
-    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.builtin.support.workspace import Workspace
     from di_code.tools.lsp.locations import confined
 
     space = Workspace.create(workspace, [])

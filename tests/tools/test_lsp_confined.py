@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import ToolResult
-from di_code.cli.lsp_setup import language_servers
 from di_code.config.settings import Settings
+from di_code.setup.lsp import language_servers
 from di_code.tools import default_tools
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.bubblewrap import needs_bubblewrap
@@ -161,7 +161,7 @@ def test_an_empty_settings_file_trusted_makes_the_servers_trusted(
 
 
 def test_di_code_lsp_says_what_a_preset_does_in_an_untrusted_project(workspace: Path) -> None:
-    from di_code.tools.lsp.door import status_lines
+    from di_code.tools.lsp.manager import status_lines
 
     every = {"pyright": "basedpyright-langserver", "gopls": "gopls"}
     found = catalog({}, which=lambda program: program if program in every.values() else None)

@@ -15,7 +15,7 @@ import pytest
 
 from di_code.agent import AgentTool, ToolResult
 from di_code.tools import default_tools
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.processes import alive, until, wait_until
@@ -203,7 +203,7 @@ async def test_a_file_no_server_serves_starts_none_and_keeps_the_result(
     assert not server_pids(workspace)
 
 
-async def test_the_servers_are_stopped_with_their_door(workspace: Path) -> None:
+async def test_the_servers_are_stopped_with_their_manager(workspace: Path) -> None:
     (workspace / "a.txt").write_text("one\n")
     servers = fixture_servers(workspace, "lines")
     tools = {tool.name: tool for tool in default_tools(workspace, lsp=servers)}
@@ -227,7 +227,7 @@ async def test_a_file_closed_in_the_server_keeps_its_problems_for_the_next_edit(
 
 
 async def test_the_status_lines_say_each_servers_state_per_root(workspace: Path) -> None:
-    from di_code.tools.lsp.door import status_lines
+    from di_code.tools.lsp.manager import status_lines
 
     (workspace / "a.txt").write_text("one\n")
     servers = fixture_servers(workspace, "silent", startup_timeout=1)

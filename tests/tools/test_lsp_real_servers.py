@@ -14,7 +14,7 @@ import pytest
 
 from di_code.agent import AgentTool, ToolResult
 from di_code.tools import default_tools
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from tests.tools.conftest import run

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.ai import AbortController
-from di_code.tools.builtin import process
-from di_code.tools.builtin.output_buffer import OutputBuffer, count_newlines
-from di_code.tools.builtin.truncation import MAX_BYTES, MAX_LINES, keep_tail
+from di_code.tools.builtin.support import process
+from di_code.tools.builtin.support.output_buffer import OutputBuffer, count_newlines
+from di_code.tools.builtin.support.truncation import MAX_BYTES, MAX_LINES, keep_tail
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 LINE_LENGTHS = [0, 1, 5, 40, 100, 3_000, 70_000]

@@ -4,6 +4,8 @@ read."""
 from __future__ import annotations
 
 import asyncio
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from di_code.agent.tool import FunctionTool, ToolResult
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortController
+from di_code.tools import READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
 from di_code.tools.policy.permissions import (
     NO,
     YES,
@@ -364,3 +367,25 @@ def test_a_switch_into_auto_with_the_sandbox_off_says_so_once() -> None:
     assert gate.mode == "auto"
     assert SandboxChoice("off").sandbox("auto") is None
     assert SandboxChoice(None).sandbox("ask") is None
+
+
+def _readme_bullet(mode: str) -> str:
+    """The Permissions section's bullet for `mode`, as one line."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = readme.split("### Permissions", 1)[1].split("\n\n**", 1)[0]
+    bullet = section.split(f"- `{mode}`:", 1)[1].split("\n- ", 1)[0]
+    return " ".join(bullet.split())
+
+
+def _named_tools(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.replace(" and ", ", "))) - {"only"}
+
+
+def test_the_readme_names_the_tools_ask_mode_runs_unasked() -> None:
+    unasked = _readme_bullet("ask").split(" run freely", 1)[0]
+    assert _named_tools(unasked) == READ_ONLY_TOOLS
+
+
+def test_the_readme_names_the_tools_read_only_mode_offers() -> None:
+    offered = _readme_bullet("read-only").split("offered only ", 1)[1].split(" (", 1)[0]
+    assert _named_tools(offered) == READ_ONLY_MODE_TOOLS

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from di_code.tools.builtin.bash import BashPolicy, BashTool
-from di_code.tools.builtin.spill import SpillFolder
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.spill import SpillFolder
+from di_code.tools.builtin.support.workspace import Workspace
 from tests.tools.conftest import run
 
 NOBODY = 65534

@@ -1,4 +1,4 @@
-"""read (SPEC §4): whole lines, offset/limit, the output limits and their notices, images."""
+"""read: whole lines, offset/limit, the output limits and their notices, images."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import ImageContent, TextContent
-from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES
 from di_code.tools.builtin.read import INLINE_BYTES
+from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES
 from tests.tools.conftest import error_of, run, text_of
 
 T = TypeVar("T")

@@ -11,7 +11,7 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
-from di_code.system.files.door import Stopped
+from di_code.system.files.opener import Stopped
 from tests.tools.conftest import run, text_of
 
 TIB = 1 << 40

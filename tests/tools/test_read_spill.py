@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 from di_code.tools import default_tools
-from di_code.tools.builtin.spill import SpillFolder
+from di_code.tools.builtin.support.spill import SpillFolder
 from di_code.tools.policy.bash_policy import BashPolicy
 from tests.tools.conftest import error_of, run, text_of
 

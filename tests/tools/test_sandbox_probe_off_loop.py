@@ -14,7 +14,7 @@ from di_code.tools.policy.sandbox import bubblewrap_path
 from tests.cli.conftest import cli_env
 from tests.support.llm_server import LLMServer
 from tests.support.wire import Turn
-from tests.test_door_first_use import spied_run
+from tests.test_guarded_first_use import spied_run
 
 pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
 

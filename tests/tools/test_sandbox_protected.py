@@ -14,7 +14,7 @@ import pytest
 
 from di_code.tools import default_tools
 from di_code.tools.builtin.bash import BashPolicy, BashTool
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.permissions import (
     NO,
     Approval,

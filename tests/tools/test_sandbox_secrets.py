@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from di_code.tools.builtin.bash import BashPolicy, BashTool
-from di_code.tools.builtin.spill import SpillFolder
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.spill import SpillFolder
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.sandbox import SandboxChoice
 from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from tests.support.bubblewrap import needs_bubblewrap

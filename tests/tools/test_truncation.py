@@ -4,7 +4,7 @@ line that did not fit."""
 
 from __future__ import annotations
 
-from di_code.tools.builtin.truncation import MAX_BYTES, keep_head, keep_tail
+from di_code.tools.builtin.support.truncation import MAX_BYTES, keep_head, keep_tail
 
 
 def test_a_single_line_over_the_limit_keeps_its_start() -> None:

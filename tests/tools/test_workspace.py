@@ -1,4 +1,4 @@
-"""Confinement (SPEC §4): every way out of the workspace is refused by read, write and edit."""
+"""Confinement: every way out of the workspace is refused by read, write and edit."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.builtin.write import PREVIEW_BYTES, preview_write
 
 

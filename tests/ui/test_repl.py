@@ -560,7 +560,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(
     tmp_path: Path, edit: dict[str, str]
 ) -> None:
     from di_code.tools.builtin.edit import EditTool
-    from di_code.tools.builtin.workspace import Workspace
+    from di_code.tools.builtin.support.workspace import Workspace
 
     target = tmp_path / "notes.txt"
     target.write_text("".join(f"line {n}\n" for n in range(1, 21)))

@@ -12,7 +12,10 @@ from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
 from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat
 
-QUESTION = "The model has made 2 requests for this prompt. Go on for 2 more? y/N"
+
+def question(made: int) -> str:
+    return f"The model has made {made} requests for this prompt. Go on for 2 more? y/N"
+
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -25,17 +28,17 @@ def posts(server: LLMServer) -> int:
     return len([request for request in server.requests if request.method == "POST"])
 
 
-def asking(screen: Screen) -> bool:
-    """The question printed, and the prompt line waiting for its answer."""
+def asking(screen: Screen, made: int) -> bool:
+    """The question for `made` requests printed, and the prompt line waiting for its answer."""
     lines = screen.text.splitlines()
-    return any(QUESTION in line for line in lines) and "y/N (Enter: no)" in lines
+    return any(question(made) in line for line in lines) and "y/N (Enter: no)" in lines
 
 
 def answer_after(screen: Screen, server: LLMServer, requests: int, key: str) -> None:
     """Once `requests` were made and the question is open (drawn in the prompt, not only left
     in the scrollback) for the guard delay, press `key`."""
     deadline = time.monotonic() + TIMEOUT
-    while not (posts(server) == requests and asking(screen)):
+    while not (posts(server) == requests and asking(screen, requests)):
         assert time.monotonic() < deadline, f"never asked after {requests}:\n{screen.text}"
         screen.pump(0.1)
     screen.pump(GUARD_WAIT)
@@ -53,7 +56,7 @@ def test_yes_lets_the_model_go_on_for_as_many_requests_again(
         screen.wait_for("›")
         child.sendline("list it all")
         answer_after(screen, llm_server, 2, "y")
-        answer_after(screen, llm_server, 4, "n")  # asked again after 2 more
+        answer_after(screen, llm_server, 4, "n")  # asked again after 2 more, counting all 4
         screen.wait_for("Turn limit reached (2)")
         assert posts(llm_server) == 4 and llm_server.pending() == 2
     finally:

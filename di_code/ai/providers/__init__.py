@@ -1,4 +1,4 @@
-"""Providers: each turns a Context into an AssistantMessageStream (SPEC §2.3).
+"""Providers: each turns a Context into an AssistantMessageStream.
 
 `PROVIDER_CLASSES` maps a `Model.api` value to the provider class that speaks it. A class's
 module is imported when it is looked up, so importing this package imports no provider and

@@ -1,4 +1,4 @@
-"""Anthropic Messages, streaming (SPEC §2.3).
+"""Anthropic Messages, streaming.
 
 `build_anthropic_request` and `apply_anthropic_event` are pure and tested on their own;
 `AnthropicProvider` is the thin glue. Thinking blocks keep their signature and go back on the

@@ -29,6 +29,7 @@ from di_code.ai.types import (
     Usage,
     now_ms,
 )
+from di_code.system.errors import DiCodeError
 
 FAUX_MODEL = Model(id="faux-1", name="Faux", provider="faux", api="faux")
 
@@ -48,7 +49,7 @@ class FauxFailure:
 FauxResponse = FauxSuccess | FauxFailure
 
 
-class FauxProviderError(ValueError):
+class FauxProviderError(DiCodeError, ValueError):
     """The script itself is inconsistent."""
 
 

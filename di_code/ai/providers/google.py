@@ -1,4 +1,4 @@
-"""Google Gemini, native API, streaming (`api = "google-generative-ai"`, SPEC §2.3).
+"""Google Gemini, native API, streaming (`api = "google-generative-ai"`).
 
 `POST {base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse` with the key in the
 `x-goog-api-key` header. `build_google_request` and `apply_google_chunk` are pure and tested on

@@ -3,7 +3,7 @@ retries it applies are `retry`'s).
 
 Everything that touches the network is here; the providers keep only a pure request builder
 and a pure chunk translator. Transport failures are translated once, at this boundary, into
-`ProviderError` (final) or `RetryableError` (worth another attempt, SPEC §2.3). httpx is
+`ProviderError` (final) or `RetryableError` (worth another attempt: retry.py). httpx is
 imported lazily, so importing a provider stays cheap.
 """
 

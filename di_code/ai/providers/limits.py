@@ -1,12 +1,12 @@
 """How many tokens a reply may use, and what a local server says about its own limits.
 
-Every provider sends a `max_tokens` (SPEC §2.3): without one a weak local model generates until
-its context is full (minutes on a CPU), and a server that checks `prompt + max_tokens` against
-its window (vLLM) needs room left for the prompt. `reply_token_limit` is that one rule for all
-providers. `probe_server_limits` asks a local server for its context window and output limit:
-llama-server (`/props`), vLLM (`max_model_len` in `/v1/models`), LM Studio (`/api/v0/models`)
-and Ollama (`/api/show`); answers are cached per base URL and model for the process.
-"""
+Every provider sends a `max_tokens` (README, Models and keys): without one a weak local model
+generates until its context is full (minutes on a CPU), and a server that checks `prompt +
+max_tokens` against its window (vLLM) needs room left for the prompt. `reply_token_limit` is that
+one rule for all providers. `probe_server_limits` asks a local server for its context window and
+output limit: llama-server (`/props`), vLLM (`max_model_len` in `/v1/models`), LM Studio
+(`/api/v0/models`) and Ollama (`/api/show`); answers are cached per base URL and model for the
+process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""OpenAI Chat Completions, streaming: OpenAI itself and every compatible server (SPEC §2.3).
+"""OpenAI Chat Completions, streaming: OpenAI itself and every compatible server.
 
 `build_openai_request` (context → JSON body) and `apply_openai_chunk` (one parsed chunk →
 MessageBuilder calls) are pure and tested on their own; `OpenAIProvider` is the thin glue.

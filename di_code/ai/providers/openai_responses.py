@@ -1,4 +1,4 @@
-"""OpenAI Responses API, streaming (`api = "openai-responses"`, SPEC §2.3).
+"""OpenAI Responses API, streaming (`api = "openai-responses"`).
 
 `build_responses_request` (context → JSON body) and `apply_responses_event` (one parsed event
 → MessageBuilder calls) are pure and tested on their own; `OpenAIResponsesProvider` is the

@@ -1,6 +1,6 @@
-"""Retries for the provider requests (SPEC §2.3): which failures are worth another attempt,
-how long to wait (the server's Retry-After, else exponential back-off with jitter), and when
-to give up."""
+"""Retries for the provider requests (README, Reliability): which failures are worth another
+attempt, how long to wait (the server's Retry-After, else exponential back-off with jitter), and
+when to give up."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ async def _sleep(seconds: float) -> None:
 
 
 class RetryPolicy(msgspec.Struct, frozen=True):
-    """SPEC §2.3 numbers; `sleep` and `jitter` are injectable so tests wait no real seconds."""
+    """The retry limits; `sleep` and `jitter` are injectable so tests wait no real seconds."""
 
     max_retries: int = 4
     base_delay: float = 1.0

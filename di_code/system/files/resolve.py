@@ -9,7 +9,7 @@ name inside that folder, again without following a symlink.
 
 The semantics are those of `os.path.realpath` (non-strict): `..` goes to the parent of what was
 resolved so far, and once a component is missing (or is not a folder) the rest is taken as
-written. Only the final real path is judged, as SPEC §4 says, and always before anything is
+written. Only the final real path is judged, and always before anything is
 opened for reading or created. (openat2 RESOLVE_BENEATH would refuse absolute symlinks that
 point back inside and links between roots, which the workspace allows.)
 """
@@ -24,13 +24,15 @@ from pathlib import Path
 
 import msgspec
 
+from di_code.system.errors import DiCodeError
+
 MAX_LINKS = 40
 """Symlinks followed for one path before giving up, as Linux does (ELOOP)."""
 
 _FOLDER_FLAGS = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class Outside(Exception):
+class Outside(DiCodeError):
     """The path resolves outside every root."""
 
 

@@ -23,11 +23,11 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
-from di_code.tools.builtin.editor_terminal import EditorTerminals
-from di_code.tools.builtin.output_buffer import OutputBuffer, Snapshot
-from di_code.tools.builtin.process import KILL_AFTER, Exit, run_in_group, shell
+from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.editor_terminal import EditorTerminals
+from di_code.tools.builtin.support.output_buffer import OutputBuffer, Snapshot
+from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell
 from di_code.tools.policy.bash_policy import BashPolicy
 
 UPDATE_INTERVAL = 0.1
@@ -89,7 +89,7 @@ class BashTool(WorkspaceTool):
     async def _in_background(self, params: dict[str, Any], signal: AbortSignal) -> ToolOutput:
         """A job that outlives the call: started, its first output (up to FIRST_OUTPUT s)."""
         from di_code.tools.builtin.job_tools import settled
-        from di_code.tools.builtin.jobs import start_job
+        from di_code.tools.builtin.support.jobs import start_job
 
         job = await start_job(
             self.policy.jobs, self.policy, params["command"], self.workspace.roots,

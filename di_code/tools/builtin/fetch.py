@@ -13,8 +13,8 @@ its subdomains). What it refuses on its own:
 - binary content, by its type or a NUL byte; more than FETCH_MAX_BYTES (the rest is never read)
   or 30 s in all.
 
-HTML becomes Markdown with html-to-markdown (~35 ms for a 100 KB page, against ~400 ms with
-markdownify; made by `web_text`, off the event loop); text, Markdown and JSON are kept as they
+HTML becomes Markdown with html-to-markdown (compiled, so a large page converts far sooner than
+with markdownify; made by `web_text`, off the event loop); text, Markdown and JSON are kept as they
 are. Connections go directly, not
 through the environment's proxy, since the address they reach is the one that was checked.
 """
@@ -32,10 +32,10 @@ from di_code.ai.redaction import holds_secret
 from di_code.system.abort import AbortSignal
 from di_code.system.http_client import http_client
 from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
-from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.web_text import Page, page_result
+from di_code.tools.builtin.support.base import CheckedTool
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.web_text import Page, page_result
 
 TIMEOUT_S = 30.0
 MAX_REDIRECTS = 5

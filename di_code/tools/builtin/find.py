@@ -16,12 +16,12 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import FIND, FIND_DEFAULT_LIMIT
-from di_code.tools.builtin.errors import ToolError, check_aborted
-from di_code.tools.builtin.files import searchable
-from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.ripgrep import (
+from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.errors import ToolError, check_aborted
+from di_code.tools.builtin.support.files import searchable
+from di_code.tools.builtin.support.names import escape_name
+from di_code.tools.builtin.support.ripgrep import (
     find_ripgrep,
     glob_args,
     listed_files,
@@ -29,7 +29,7 @@ from di_code.tools.builtin.ripgrep import (
     required,
     run_ripgrep,
 )
-from di_code.tools.builtin.truncation import keep_head
+from di_code.tools.builtin.support.truncation import keep_head
 
 
 @dataclass(frozen=True, slots=True)

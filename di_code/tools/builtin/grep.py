@@ -15,15 +15,15 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import GREP, GREP_DEFAULT_LIMIT
-from di_code.tools.builtin.errors import check_aborted
-from di_code.tools.builtin.files import searchable
-from di_code.tools.builtin.grep_search import Hit, Query, search
-from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.ripgrep import find_ripgrep, required
-from di_code.tools.builtin.truncation import keep_head
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.errors import check_aborted
+from di_code.tools.builtin.support.files import searchable
+from di_code.tools.builtin.support.grep_search import Hit, Query, search
+from di_code.tools.builtin.support.names import escape_name
+from di_code.tools.builtin.support.ripgrep import find_ripgrep, required
+from di_code.tools.builtin.support.truncation import keep_head
+from di_code.tools.builtin.support.workspace import Workspace
 
 LINE_CHARS = 500
 

@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import LS, LS_DEFAULT_LIMIT
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.files import searchable
-from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.truncation import keep_head
+from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.files import searchable
+from di_code.tools.builtin.support.names import escape_name
+from di_code.tools.builtin.support.truncation import keep_head
 
 
 @dataclass(frozen=True, slots=True)

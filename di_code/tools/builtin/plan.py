@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.base import CheckedTool
 from di_code.tools.builtin.cards import PLAN, PLAN_MAX_STEPS
+from di_code.tools.builtin.support.base import CheckedTool
 from di_code.tools.builtin.todo import plan_text
 
 _ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)")

@@ -22,20 +22,20 @@ from typing import Any, BinaryIO, ClassVar, Literal
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import ImageContent, TextContent
 from di_code.system.abort import AbortSignal
-from di_code.system.files.door import count_lines, read_at_most, skip_lines, status_of
+from di_code.system.files.opener import count_lines, read_at_most, skip_lines, status_of
 from di_code.system.files.resolve import Target
-from di_code.tools.builtin.base import WorkspaceTool
 from di_code.tools.builtin.cards import READ
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.file_lock import run_on_file
-from di_code.tools.builtin.files import existing_file, open_error, open_regular
-from di_code.tools.builtin.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
-from di_code.tools.builtin.truncation import MAX_BYTES, Budget, Truncation, head_bytes
+from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.editor_files import EditorFiles
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.file_lock import run_on_file
+from di_code.tools.builtin.support.files import existing_file, open_error, open_regular
+from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
+from di_code.tools.builtin.support.truncation import MAX_BYTES, Budget, Truncation, head_bytes
 
 INLINE_BYTES = 256 * 1024
 """A regular file up to this size is read on the event loop: handing the read to a worker
-thread costs more (0.1-0.3 ms) than the read itself. A larger file (all of whose lines are
+thread costs more than the read itself. A larger file (all of whose lines are
 counted), or one that cannot be told small, is read in a thread, so a slow disk never stalls
 the loop for long."""
 

@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 from di_code.agent.tool import ToolResult, ToolUpdate
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
-from di_code.system.first_use import imported
+from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import http_client
-from di_code.tools.builtin.base import CheckedTool
-from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.support.base import CheckedTool
+from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.extensions.tool_names import distinct_names
 from di_code.tools.policy.launcher import trusted_command_argv
@@ -184,12 +184,12 @@ async def _sdk_loaded(*, http: bool) -> bool:
 
     False when the SDK is not installed: it is an extra (see pyproject.toml)."""
     try:
-        await imported("mcp")
+        await import_off_loop("mcp")
     except ModuleNotFoundError as exc:
         if exc.name == "mcp":
             return False
         raise
-    await imported("mcp.client.streamable_http" if http else "mcp.client.stdio")
+    await import_off_loop("mcp.client.streamable_http" if http else "mcp.client.stdio")
     return True
 
 

@@ -20,6 +20,7 @@ from lsprotocol import types
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
+from di_code.system.errors import DiCodeError
 from di_code.tools.lsp.converter import converter
 from di_code.tools.lsp.servers import ServerSpec
 from di_code.tools.lsp.spawn import ServerStarter, kill_group
@@ -41,15 +42,15 @@ logging.getLogger("pygls").addHandler(logging.NullHandler())
 over di-code's own output."""
 
 
-class StartFailed(Exception):
+class StartFailed(DiCodeError):
     """The server did not start or did not answer initialize in time (a one-line reason)."""
 
 
-class ServerEnded(Exception):
+class ServerEnded(DiCodeError):
     """The server ended (exited, or its output could not be read on) before it answered."""
 
 
-class FrameTooLarge(Exception):
+class FrameTooLarge(DiCodeError):
     """A message announced larger than MAX_FRAME."""
 
 
@@ -93,7 +94,7 @@ class Connection:
         self._reading: asyncio.Task[None] | None = None
         """pygls's reading loop over the server's output: done when the server has ended."""
         self.note: Callable[[str], None] = lambda text: None
-        """Where what the model should hear once is said (the door's notes)."""
+        """Where what the model should hear once is said (the manager's notes)."""
         self._said_unreadable = False
         self._answer_server_requests()
 

@@ -1,10 +1,10 @@
 """The converter between lsprotocol's types and JSON, one per process, made off the loop.
 
-cattrs writes a conversion function for each type the first time it meets one: ~70 ms for
-the initialize request and its answer alone, ~0.15 s for every message di-code exchanges,
-with ~30 ms to make the converter itself. Made as a message is sent or read, that would hold the
-event loop; so the converter is made once, on the thread that makes the first connection
-(di_code.tools.lsp.door), with the functions for those messages written ahead.
+cattrs writes a conversion function for each type the first time it meets one, and lsprotocol's
+types are many and large (docs/benchmarks.md, Costs named in the code). Made as a message is
+sent or read, that would hold the event loop; so the converter is made once, on the thread that
+makes the first connection (di_code.tools.lsp.manager), with the functions for those messages
+written ahead.
 """
 
 from __future__ import annotations

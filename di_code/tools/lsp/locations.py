@@ -2,7 +2,7 @@
 that line's text, 1-based, sorted, at most MAX_RESULTS. Runs in a worker thread (it reads
 the files the lines come from).
 
-A place counts only where its real path lies in the workspace, judged through the file door
+A place counts only where its real path lies in the workspace, judged through the file opener
 as `read` judges a path: a server names `vendor/lib.py` where `vendor` links out of the
 workspace, and that place (and its line) is left out as `read` refuses it."""
 
@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from di_code.system.files.door import open_real, read_at_most
+from di_code.system.files.opener import open_real, read_at_most
 from di_code.system.files.resolve import Outside, resolve_path
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.workspace import Workspace
 
 MAX_RESULTS = 100
 MAX_LINE = 200

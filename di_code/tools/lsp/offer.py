@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from di_code.agent.tool import AgentTool
-from di_code.tools.builtin.editor_files import EditorFiles
-from di_code.tools.builtin.lazy import LazyTool
-from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.builtin.support.editor_files import EditorFiles
+from di_code.tools.builtin.support.lazy import LazyTool
+from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.diagnosed import Diagnosed
-from di_code.tools.lsp.door import LanguageServers
+from di_code.tools.lsp.manager import LanguageServers
 
 CHANGES_FILES = ("write", "edit")
 

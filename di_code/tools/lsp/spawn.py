@@ -1,5 +1,5 @@
 """How a language server is started: through the launcher (di_code.tools.policy.launcher),
-which runs it in the sandbox where bubblewrap works and through the children door, in a
+which runs it in the sandbox where bubblewrap works and through di_code.system.children, in a
 process group of its own with PR_SET_PDEATHSIG, so it dies with di-code however di-code ends;
 with the environment bash's commands get (no provider keys)."""
 

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from di_code.system.errors import DiCodeError
+
 TOOL_EVENTS = ("PreToolUse", "PostToolUse")
 PROMPT_EVENTS = ("UserPromptSubmit", "Stop")
 """Events of the prompt: their matcher is ignored (as Claude Code ignores it)."""
@@ -47,7 +49,7 @@ class UserHook:
     source: str
     env: tuple[str, ...] = ()
     """Variables the hook gets although bash's commands do not (a provider key it needs):
-    honoured only in the user's own config (di_code.cli.hooks_setup)."""
+    honoured only in the user's own config (di_code.setup.hooks)."""
 
     def matches(self, tool_name: str) -> bool:
         """By di-code's name or Claude Code's (`Glob` for find), so its matchers work."""
@@ -57,8 +59,10 @@ class UserHook:
         return any(self.matcher.fullmatch(name) is not None for name in names)
 
 
-class HookConfigError(ValueError):
+class HookConfigError(DiCodeError, ValueError):
     """A `hooks` table of the wrong shape; the message names the file and key."""
+
+    exit_code = 2
 
 
 def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:

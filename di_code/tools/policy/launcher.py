@@ -12,8 +12,8 @@ hooks and MCP stdio servers. What each kind runs in is decided here, in one plac
 - a batch task's check: unsandboxed, the user's own command judging the task's work, as CI
   would (di_code.batch.check).
 
-Every such child goes through here, and from here through the children door
-(di_code.system.children), so each dies with di-code; tests/test_door_children.py fails when one
+Every such child goes through here, and from here through di_code.system.children
+(di_code.system.children), so each dies with di-code; tests/test_guarded_children.py fails when one
 is started around it. git is di_code.session.git_run's (a lower layer; it passes git the
 configuration that runs none of a repository's programs).
 """
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from di_code.system.children import dying_argv, open_child, start_child
-from di_code.system.files.door import open_path
+from di_code.system.files.opener import open_path
 from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
 
@@ -52,13 +52,13 @@ def confined(
 
 
 async def start_program(argv: Sequence[str], **options: Any) -> asyncio.subprocess.Process:
-    """A command line `confined` made (or a hook's), started through the children door."""
+    """A command line `confined` made (or a hook's), started through di_code.system.children."""
     return await start_child(*argv, **options)
 
 
 def open_user_command(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
     """A command the user wrote, waited on by its caller (a batch task's check): unsandboxed,
-    started through the children door."""
+    started through di_code.system.children."""
     return open_child(argv, **options)
 
 

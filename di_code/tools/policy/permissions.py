@@ -1,15 +1,15 @@
 """The permission gate: which tool calls may run without asking, which are refused.
 
-Modes (SPEC §5): `auto` runs everything; `ask` needs approval for every tool but read, grep,
-find and ls (bash, write, edit, MCP and plugin tools);
-`accept-edits` runs write and edit and asks for bash; `read-only` offers the model only read,
-grep, find and ls. `plan` offers what read-only offers, and the plan tool (`exit_plan_mode`):
-the model explores, then presents its plan, which the user approves (the gate then switches to
-the build mode the user chose), sends back to be planned further, or refuses. Rules from
-settings allow or deny a tool (`"write"`), a bash command prefix (`"bash:git status"`) or a file
-(`"edit:src/app.py"`); a deny rule wins over an allow rule, in every mode. Bash commands are
-parsed (`di_code.tools.policy.shell_parse`): a deny rule matches any simple command anywhere in
-the line, through wrappers; an allow rule covers a line only when it is plain and every command
+Modes (README, Permissions): `auto` runs everything; `ask` needs approval for every tool but the
+reading ones (READ_ONLY_TOOLS: bash, write, edit, fetch, MCP and plugin tools ask); `accept-edits`
+runs write and edit and asks for bash; `read-only` offers the model only READ_ONLY_MODE_TOOLS.
+`plan` offers what read-only offers, and the plan tool (`exit_plan_mode`): the model explores,
+then presents its plan, which the user approves (the gate then switches to the build mode the
+user chose), sends back to be planned further, or refuses. Rules from settings allow or deny a
+tool (`"write"`), a bash command prefix (`"bash:git status"`) or a file (`"edit:src/app.py"`); a
+deny rule wins over an allow rule, in every mode. Bash commands are parsed
+(`di_code.tools.policy.shell_parse`): a deny rule matches any simple command anywhere in the
+line, through wrappers; an allow rule covers a line only when it is plain and every command
 in it is allowed (README, "Permissions", says it exactly).
 
 Write and edit on a protected path (`protected.py`: git directories, `.di-code/`, `.mcp.json`,
@@ -108,7 +108,7 @@ class Rule(Struct, frozen=True):
 
     def covers_path(self, arguments: dict[str, Any]) -> bool:
         """A file rule names the path; a fetch rule names the URL's host (or a parent
-        domain: `fetch:python.org` covers docs.python.org), both normalised by the one door
+        domain: `fetch:python.org` covers docs.python.org), both normalised by the one place
         (di_code.system.web_address); a URL whose host cannot be named is covered by no rule (the
         tool refuses it as invalid)."""
         path = arguments.get("path")

@@ -1,9 +1,9 @@
 """The environment of every program di-code runs for the user: bash's commands and the hooks.
 
-One door, so that a new kind of program cannot start with the provider keys di-code holds: it
+One place, so that a new kind of program cannot start with the provider keys di-code holds: it
 is the caller's environment without the hidden variables (the known key variables, every
 preset's and configured `api_key_env`, and any variable holding the key in use: the set
-`di_code.cli.setup` makes once), plus only the variables di-code itself names for it.
+`di_code.setup.prepare` makes once), plus only the variables di-code itself names for it.
 """
 
 from __future__ import annotations

@@ -19,9 +19,9 @@ import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from di_code.system.files.door import open_path
-from di_code.tools.builtin.errors import ToolError
-from di_code.tools.builtin.workspace import Workspace
+from di_code.system.files.opener import open_path
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.workspace import Workspace
 
 GIT = ".git"
 WHY: dict[str, str] = {

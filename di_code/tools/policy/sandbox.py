@@ -28,6 +28,7 @@ from typing import Literal
 from msgspec import Struct, field
 
 from di_code.system.children import run_child
+from di_code.system.errors import DiCodeError
 from di_code.tools.policy.placeholders import holding
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
@@ -146,7 +147,7 @@ async def probe_off_the_loop(requested: str | None, permission_mode: str, switch
         await asyncio.to_thread(bubblewrap_works)
 
 
-class SandboxUnavailable(Exception):
+class SandboxUnavailable(DiCodeError):
     """A sandbox was asked for, but bubblewrap is missing or does not work here."""
 
 

@@ -1,5 +1,5 @@
 """Imported at start-up by a Python process whose PYTHONPATH starts with this folder
-(tests/test_door_first_use.py): each module it imports for the first time is written to
+(tests/test_guarded_first_use.py): each module it imports for the first time is written to
 DI_CODE_IMPORT_SPY_LOG as `loop NAME` when the import runs on a thread whose event loop is
 running, else as `off NAME`; each child process started on such a thread, as
 `loop-spawn PROGRAM` (from the `subprocess.Popen` audit event)."""

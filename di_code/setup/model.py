@@ -1,0 +1,91 @@
+"""Which model a command talks to when the command line does not say it all: the configured
+one; else, for `--base-url` alone, the first model that server lists; else the first local
+server that answers; else one line naming every way to configure a model (exit 2). Each is
+picked through di_code.config.provider_factory. Also the chat's `/model` list."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from di_code.config.models import PRESETS
+from di_code.config.provider_factory import ProviderFactory
+from di_code.config.selection import KEYED_DEFAULTS, MODEL_ENV, ModelRequest, Selection
+from di_code.config.settings import ConfigError, Settings
+from di_code.setup.flags import CliOptions
+
+if TYPE_CHECKING:
+    from di_code.config.model_choices import ModelChoice
+
+LISTING_TIMEOUT = 5.0
+"""A server the user named may be remote and slower than the 300 ms local probe."""
+GENERIC_PRESET = "llamacpp"
+"""The preset of an OpenAI-compatible server that is none of the known ones."""
+
+
+async def choose_model(options: CliOptions, factory: ProviderFactory) -> Selection:
+    """The configured model, else the named server's first, else the first local server's."""
+    settings, env = factory.settings, factory.env
+    from_settings = env.get(MODEL_ENV) or settings.model
+    if options.base_url and not (options.model or options.provider or from_settings):
+        return await _first_listed(options, factory)
+    request = ModelRequest(options.model, options.provider, options.base_url, options.api_key)
+    selection = factory.pick(request)
+    if selection is not None:
+        return selection
+    from di_code.config.discovery import candidates, discover  # only when nothing is configured
+
+    preset_urls = {name: preset.base_url for name, preset in PRESETS.items()}
+    server = await discover(candidates(env, settings.discovery, preset_urls))
+    if server is None:
+        raise ConfigError(no_model_message())
+    factory.notify(
+        f"using {server.model_id} from the local {server.name} server at {server.base_url}"
+    )
+    preset = server.name if server.name in PRESETS else GENERIC_PRESET
+    return _served(factory, preset, server.model_id, server.base_url, options)
+
+
+async def _first_listed(options: CliOptions, factory: ProviderFactory) -> Selection:
+    """`--base-url` alone: the first model the server lists at `/models`, said on stderr."""
+    from di_code.config.discovery import Candidate, discover
+
+    url = options.base_url or ""
+    server = await discover([Candidate("server", url)], timeout=LISTING_TIMEOUT)
+    if server is None:
+        listing = url.rstrip("/") + "/models"
+        raise ConfigError(f"no model listed at {listing}: pass --model ID with --base-url")
+    factory.notify(f"using {server.model_id}, the first model {url} lists (--model picks another)")
+    return _served(factory, GENERIC_PRESET, server.model_id, url, options)
+
+
+def _served(
+    factory: ProviderFactory, preset: str, model_id: str, url: str, options: CliOptions
+) -> Selection:
+    """A model a server at `url` lists, as the preset `preset` speaks to it."""
+    selection = factory.pick(ModelRequest(f"{preset}/{model_id}", None, url, options.api_key))
+    assert selection is not None  # a model was named
+    return selection
+
+
+def no_model_message() -> str:
+    """Every way to give di-code a model, with every key variable a preset reads."""
+    keyed = [PRESETS[name].api_key_env or "" for name in KEYED_DEFAULTS]
+    others = sorted(
+        preset.api_key_env
+        for name, preset in PRESETS.items()
+        if preset.api_key_env and name not in KEYED_DEFAULTS
+    )
+    return (
+        f"no model configured: set {', '.join(keyed[:-1])} or {keyed[-1]}; or pass --model "
+        f"PROVIDER/ID (other providers' keys: {', '.join(others)}), or set {MODEL_ENV} or "
+        "model in config.toml; or pass --base-url URL of an OpenAI-compatible server; or "
+        "start a local server (Ollama, LM Studio, llama.cpp or vLLM)"
+    )
+
+
+def model_list(settings: Settings, env: Mapping[str, str]) -> list[ModelChoice]:
+    """The chat's /model list, loaded only when it is first shown."""
+    from di_code.config.model_choices import model_choices
+
+    return model_choices(settings, env)

@@ -1,0 +1,47 @@
+"""Commands run in the user's editor's terminal, for bash under `di-code acp` when the editor
+offers terminals: the user watches the output live where they work.
+
+Only where the command runs changes: the permission gate has decided before, and the command
+line and environment are the ones di-code would run itself (inside bubblewrap when the
+sandbox is on, without the hidden variables), so the editor runs the sandbox too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from di_code.system.abort import AbortSignal
+from di_code.tools.builtin.support.process import Exit
+
+
+@dataclass(frozen=True, slots=True)
+class TerminalRun:
+    terminal_id: str
+    output: str
+    """What the editor kept of the output (its end, when it had to drop some)."""
+    dropped: bool
+    """The editor dropped the beginning of the output to stay within its limit."""
+    exit: Exit
+
+
+class EditorTerminals(Protocol):
+    def shows(self, tool_call_id: str) -> bool:
+        """Whether the editor shows this tool call (a subagent's calls it does not see run
+        in di-code's own bash)."""
+        ...
+
+    async def run(
+        self,
+        tool_call_id: str,
+        argv: Sequence[str],
+        cwd: str,
+        env: Mapping[str, str],
+        timeout: float,
+        signal: AbortSignal,
+    ) -> TerminalRun:
+        """Run `argv` in a new terminal shown in the tool call, until it exits, `timeout`
+        seconds pass or `signal` fires (then the terminal is killed); raises ToolError when
+        the editor refuses."""
+        ...

@@ -1,0 +1,151 @@
+"""Finding and running ripgrep, the engine of grep and find.
+
+The binary comes from the `ripgrep` wheel (a dependency), installed next to the Python
+executable, or from PATH; without it grep and find say in one line how to install it. It runs
+in the searched folder with the switches that decide which files count: dotfiles included,
+`.git` skipped, .gitignore honoured with or without a repository, no other ignore files, no
+config file. A glob is rg's (gitignore's syntax with `{a,b}`), read relative to that folder. A
+glob of a name (no `/`) becomes a file type, which leaves .gitignore its word; rg lets a path
+glob (`--glob`) override .gitignore, so what one selects is kept only where the plain listing
+(`listed_files`) has it too. Output is not sorted (`--sort path` makes rg search on one
+thread): callers that need the walk's order ask for it or sort the results themselves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from signal import SIGKILL
+
+from di_code.system.abort import AbortSignal
+from di_code.system.children import signal_group, start_child
+from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+
+COMMON_FLAGS = (
+    "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
+    "--no-ignore-global", "--color", "never",
+)  # fmt: skip
+SKIP_GIT = ("--glob", "!.git")
+"""After any glob of the caller's: of two globs that match, rg takes the later."""
+LINE_LIMIT = 32 * 1024 * 1024
+STDERR_KEEP = 4096
+MISSING_RIPGREP = (
+    "grep and find need ripgrep (rg), which is not installed: pip install ripgrep "
+    "(or apt install ripgrep, brew install ripgrep)"
+)
+
+
+def find_ripgrep() -> str | None:
+    """The rg binary: the one installed with di-code first, then PATH."""
+    beside = Path(sys.executable).parent / "rg"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("rg")
+
+
+def required(binary: str | None) -> str:
+    if binary is None:
+        raise ToolError(MISSING_RIPGREP)
+    return binary
+
+
+def glob_args(glob: str | None) -> list[str]:
+    """The rg switches that select the files `glob` matches."""
+    if glob is None:
+        return []
+    name = _name_glob(glob)
+    if name is not None:
+        return ["--type-add", f"glob:{name}", "--type", "glob"]
+    if glob.startswith("!"):  # part of a name, as in a name glob: not rg's negation
+        glob = "\\" + glob
+    return ["--glob", glob]
+
+
+def overrides_gitignore(glob: str | None) -> bool:
+    """Whether rg lets `glob` select files .gitignore leaves out (a path glob does)."""
+    return glob is not None and _name_glob(glob) is None
+
+
+def _name_glob(glob: str) -> str | None:
+    """`glob` as a glob of file names, when it is one (`**/*.py` matches what `*.py` does);
+    a file type's definition cannot hold a `:` after its name."""
+    name = glob.removeprefix("**/")
+    return None if "/" in name or ":" in name else name
+
+
+@dataclass(frozen=True, slots=True)
+class RipgrepExit:
+    returncode: int
+    error: str
+    """rg's stderr as one line (what went wrong, when the return code is 2)."""
+
+
+async def listed_files(binary: str, folder: Path, signal: AbortSignal) -> set[Path]:
+    """Every file rg would search in `folder` (.gitignore honoured), as `folder / relative`."""
+    found: set[Path] = set()
+
+    def take(name: bytes) -> bool:
+        found.add(folder / os.fsdecode(name))
+        return True
+
+    await run_ripgrep(binary, ["--files", "--null"], folder, signal, take, separator=b"\0")
+    return found
+
+
+async def run_ripgrep(
+    binary: str,
+    args: Sequence[str],
+    folder: Path,
+    signal: AbortSignal,
+    on_item: Callable[[bytes], bool],
+    *,
+    paths: Sequence[str] = (".",),
+    separator: bytes = b"\n",
+) -> RipgrepExit:
+    """rg with `args` in `folder`, on `paths` there: each item it writes (up to `separator`,
+    which is dropped) goes to `on_item` until that returns False. rg is killed on abort, when
+    no more items are wanted, and if this coroutine is cancelled."""
+    argv = [binary, *COMMON_FLAGS, *args, *SKIP_GIT, "--", *paths]
+    proc = await start_child(
+        *argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
+    )  # fmt: skip
+    assert proc.stdout is not None and proc.stderr is not None
+
+    def kill(_: object = None) -> None:
+        # its group, through system.children: Process.kill() polls first (Popen.send_signal), which
+        # can reap a child that just ended before asyncio's watcher does, and the watcher then
+        # reports exit code 255 ("grep failed: exit code 255", seen under load)
+        if proc.returncode is None:
+            signal_group(proc.pid, SIGKILL)
+
+    signal.add_listener(kill)
+    errors = asyncio.create_task(proc.stderr.read())
+    try:
+        while item := await _next_item(proc.stdout, separator):
+            if not on_item(item):
+                kill()
+                break
+        code = await proc.wait()
+        stderr = await errors
+    finally:
+        signal.remove_listener(kill)
+        errors.cancel()
+        kill()
+    text = " ".join(stderr[-STDERR_KEEP:].decode("utf-8", "replace").split())
+    return RipgrepExit(code, text.removeprefix("rg: "))
+
+
+async def _next_item(stream: asyncio.StreamReader, separator: bytes) -> bytes:
+    """The next item without its separator; b"" at the end."""
+    try:
+        return (await stream.readuntil(separator)).removesuffix(separator)
+    except asyncio.IncompleteReadError as end:
+        return end.partial

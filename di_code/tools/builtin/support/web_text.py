@@ -1,0 +1,87 @@
+"""A fetched page's bytes as the text the model reads: decoded, HTML turned into Markdown, cut
+to the tools' output limit. Run in a worker thread (`page_result`): on a 2 MB page the
+conversion takes seconds, which must not hold the event loop.
+
+The page's declared charset is honoured only when it names one of the text encodings browsers
+know (the WHATWG Encoding Standard's: UTF-8 and UTF-16, the ISO 8859 and Windows code pages,
+KOI8, the Mac encodings, GBK/GB18030, Big5, EUC-JP, ISO-2022-JP, Shift_JIS, EUC-KR); any other
+label (`punycode`, whose decoder is quadratic, `utf-7`, `rot13`, compression codecs) is read as
+UTF-8, and bytes that do not decode become U+FFFD.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+from di_code.agent.tool import ToolResult
+from di_code.ai.types import TextContent
+from di_code.tools.builtin.cards import FETCH_MAX_BYTES
+from di_code.tools.builtin.support.truncation import MAX_BYTES, keep_head
+
+TEXT_CODECS = frozenset(
+    {"utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp866", "cp874", "koi8-r", "koi8-u"}
+    | {f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 10, 13, 14, 15, 16)}
+    | {f"cp{n}" for n in range(1250, 1259)}
+    | {"mac-roman", "mac-cyrillic", "gbk", "gb2312", "gb18030", "big5", "big5hkscs"}
+    | {"euc_jp", "iso2022_jp", "shift_jis", "cp932", "euc_kr", "cp949"}
+)
+"""Python's names for the WHATWG encodings."""
+LABELS = {"iso8859-1": "cp1252", "ascii": "cp1252", "windows-874": "cp874"}
+"""Labels the WHATWG standard reads as another encoding (latin1 and ASCII as windows-1252),
+or that Python does not know by that name."""
+LABEL = re.compile(r"[A-Za-z0-9._:-]{1,40}")
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    url: str
+    status: int
+    content_type: str
+    body: bytes
+    cut: bool
+
+
+def page_result(page: Page) -> ToolResult:
+    """The tool result for `page`: its text, at most the output limit, and notes on what was
+    left out."""
+    text = page.body.decode(charset(page.content_type), errors="replace")
+    if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
+        text = html_to_markdown(text)
+    lines, truncation = keep_head(text.splitlines(), fill=True)
+    notes = [f"[{page.status} {page.url}]"]
+    if page.cut:
+        notes.append(f"[Only the first {FETCH_MAX_BYTES} bytes were read.]")
+    if truncation is not None and truncation.line_cut:
+        notes.append(
+            f"[Cut at the {MAX_BYTES // 1024} KB limit: showing lines 1-{len(lines)} of "
+            f"{truncation.total_lines}, the last one cut short.]"
+        )
+    elif truncation is not None:
+        notes.append(f"[Showing the first {len(lines)} lines of {truncation.total_lines}.]")
+    details = {"url": page.url, "status": page.status, "bytes": len(page.body), "cut": page.cut}
+    body = "\n".join(lines)
+    return ToolResult([TextContent("\n".join([notes[0], "", body, *notes[1:]]))], details)
+
+
+def html_to_markdown(html: str) -> str:
+    from html_to_markdown import convert
+
+    return convert(html).content or ""
+
+
+def charset(content_type: str) -> str:
+    """The codec for a Content-Type's `charset`: one of TEXT_CODECS, else UTF-8."""
+    for part in content_type.split(";")[1:]:
+        key, _, value = part.strip().partition("=")
+        label = value.strip().strip("\"'").lower()
+        if key.strip().lower() != "charset" or not LABEL.fullmatch(label):
+            continue
+        try:
+            name = codecs.lookup(LABELS.get(label, label)).name
+        except LookupError:
+            return "utf-8"
+        name = LABELS.get(name, name)
+        return name if name in TEXT_CODECS else "utf-8"
+    return "utf-8"
