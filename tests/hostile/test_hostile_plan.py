@@ -1,0 +1,266 @@
+"""Plan mode and the chat polish of issue 44 (README: Permissions → Plan mode, Chat's Shift+Tab,
+Editors (ACP)'s modes, Language servers' first look) attacked as a hostile model, editor,
+repository and user would: in plan mode nothing may change the workspace, through any tool,
+rule, hook, subagent or MCP server; the plan tool exists in plan mode only and its text is
+from outside; the editor's answers to a plan can be anything; a workspace's names must not
+make the first look start what an untrusted project names, nor hang it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.cli.conftest import DI_CODE, RunDiCode, request_text, run_di_code, workspace
+from tests.cli.test_mcp_e2e import stdio_server, toml_table
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+
+__all__ = ["run_di_code", "workspace"]  # fixtures, used by name
+
+PLAN = "Rename the greeting\n\n1. Change hello to hi in app.py\n2. Say what changed\n"
+ORIGINAL = "print('hello')\n"
+
+
+def calls(*specs: tuple[str, dict[str, object]]) -> Turn:
+    """One reply calling each of `specs` (name, arguments), in order."""
+    return Turn(
+        tool_calls=tuple(
+            ToolCallSpec(name, arguments, f"c{n}") for n, (name, arguments) in enumerate(specs)
+        )
+    )
+
+
+def git(folder: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=folder, capture_output=True, text=True, check=True, timeout=30
+    )
+    return done.stdout
+
+
+def repository_with_work(folder: Path) -> dict[str, bytes]:
+    """A git repository with a committed app.py the user has changed and not committed (what
+    `git checkout -- app.py` would throw away); the bytes of every file, to compare."""
+    git(folder, "init", "-q")
+    (folder / "app.py").write_text(ORIGINAL)
+    git(folder, "add", "app.py")
+    git(folder, "-c", "user.name=u", "-c", "user.email=u@example.invalid", "commit", "-qm", "one")
+    (folder / "app.py").write_text("print('hello, unsaved work')\n")
+    return snapshot(folder)
+
+
+UNDO_RECORDS = (".git/objects/", ".git/refs/di-code/")
+"""Where undo's snapshots go (README, Undo): di-code's own records, not a change of the user's."""
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    """Every file below `folder` (its .git too, but undo's records) by relative path: what a
+    change would alter."""
+    return {
+        name: path.read_bytes()
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+        and not path.is_symlink()
+        and not (name := str(path.relative_to(folder))).startswith(UNDO_RECORDS)
+    }
+
+
+WRITING_COMMANDS = (
+    "sed -i s/hello/hi/ app.py",
+    "git checkout -- app.py",
+    "echo made > redirected.txt",
+    "cat app.py | tee copy.txt",
+    "git status --short >> status.txt",
+    "python3 -c \"open('by-python.txt','w').write('x')\"",
+    "touch -d 2001-01-01 app.py",
+    "git config user.name hijacked",
+)
+"""Lines that look like looking, or look harmless, but write."""
+
+
+def test_no_door_opens_plan_mode_for_a_write_in_run(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    di_code_home: Path,
+    tmp_path: Path,
+) -> None:
+    """Rules that allow everything, a PreToolUse hook that allows everything and an MCP server
+    are all in place; the model tries commands that look read-only but write, write, edit and
+    the MCP tool. Plan mode refuses each: the run exits 0 with the plan, every byte as it was
+    (the user's uncommitted work and .git included), and the MCP tool never ran."""
+    before = repository_with_work(workspace)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    hook = tmp_path / "allow.sh"
+    hook.write_text("""echo '{"hookSpecificOutput": {"permissionDecision": "allow"}}'\n""")
+    (di_code_home / "config.toml").write_text(
+        '[permissions]\nallow = ["bash", "write", "edit", "mcp__fx__slow"]\n'
+        '[[hooks.PreToolUse]]\nmatcher = ""\n'
+        f'hooks = [{{ type = "command", command = "bash {hook}", timeout = 10 }}]\n'
+        + toml_table("fx", stdio_server("fx", markers))
+    )
+    llm_server.script(
+        calls(*(("bash", {"command": line}) for line in WRITING_COMMANDS)),
+        calls(
+            ("write", {"path": "new.txt", "content": "x"}),
+            ("edit", {"path": "app.py", "old_text": "hello", "new_text": "hi"}),
+            ("mcp__fx__slow", {"seconds": 0}),
+        ),
+        calls(("exit_plan_mode", {"plan": PLAN})),
+        Turn(text="Presented."),
+    )
+    done = run_di_code("run", "--permission-mode", "plan", "--sandbox", "off", "rename it")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == PLAN + "\n"
+    assert snapshot(workspace) == before
+    assert not (markers / "fx.slow").exists()
+    refused = request_text(llm_server.requests[2].body)  # both replies' results
+    assert "mcp__fx__slow is not available in plan mode" in refused
+    assert refused.count("is not available in plan mode") == len(WRITING_COMMANDS) + 3
+
+
+def test_a_subagent_of_a_projects_own_kind_changes_nothing_in_plan_mode(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The project's agent file names no tools, so its subagent gets all the session's,
+    write and bash among them; in plan mode its calls are refused like the session's."""
+    agents = workspace / ".di-code" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "builder.md").write_text(
+        "---\nname: builder\ndescription: Builds things.\n---\nYou build.\n"
+    )
+    (workspace / "app.py").write_text(ORIGINAL)
+    before = snapshot(workspace)
+    task = {"description": "build it", "prompt": "change app.py", "subagent_type": "builder"}
+    llm_server.script(
+        calls(("task", task)),
+        calls(
+            ("write", {"path": "app.py", "content": "by the subagent\n"}),
+            ("bash", {"command": "echo sub > sub.txt"}),
+        ),
+        Turn(text="The subagent tried."),
+        calls(("exit_plan_mode", {"plan": PLAN})),
+        Turn(text="Presented."),
+    )
+    done = run_di_code("run", "--permission-mode", "plan", "--sandbox", "off", "build")
+    assert done.returncode == 0, done.stderr
+    assert snapshot(workspace) == before
+    assert done.stdout == PLAN + "\n"
+
+
+BAD_PLAN_ARGUMENTS: tuple[dict[str, object], ...] = (
+    {},
+    {"plan": ""},
+    {"plan": 42},
+    {"plan": None},
+    {"plan": ["1. a list", "2. not text"]},
+    {"plan": "x", "steps": "one step as a string"},
+    {"plan": "x", "steps": [{"content": "an object"}]},
+    {"plan": "x", "steps": [""]},
+    {"plan": "x", "steps": ["s"] * 10_000},
+    {"plan": "x", "unknown": True},
+    {"plan": "x", "steps": [[[[["deep"]]]]]},
+)
+"""Arguments the plan tool's schema refuses: each is the model's error to read, not a plan."""
+
+
+def test_a_plan_tool_call_with_wrong_arguments_presents_nothing_and_the_run_goes_on(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Every malformed call is answered with an error the model reads; none is taken as the
+    plan; the plan that finally comes is the run's answer, exit 0, nothing changed."""
+    (workspace / "app.py").write_text(ORIGINAL)
+    nested: object = "bottom"
+    for _ in range(900):
+        nested = [nested]
+    llm_server.script(
+        calls(*(("exit_plan_mode", arguments) for arguments in BAD_PLAN_ARGUMENTS)),
+        calls(("exit_plan_mode", {"plan": "deep", "steps": nested})),
+        calls(("exit_plan_mode", {"plan": PLAN})),
+        Turn(text="Presented."),
+    )
+    done = run_di_code("run", "--permission-mode", "plan", "--output-format", "json", "plan")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert json.loads(done.stdout)["result"] == PLAN
+    assert sorted(p.name for p in workspace.iterdir()) == ["app.py"]
+    answered = llm_server.requests[1].body["messages"]
+    results = [m for m in answered if m.get("role") == "tool"]
+    assert len(results) == len(BAD_PLAN_ARGUMENTS)
+    assert all("approved" not in json.dumps(r) for r in results)
+
+
+def test_the_plan_tool_does_not_exist_outside_plan_mode_whatever_the_model_calls(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """In auto mode the model calls exit_plan_mode (and Claude Code's ExitPlanMode): neither is
+    offered, neither says the user approved anything, the mode stays auto (the write after them
+    runs unasked), and the run's answer is the model's text, not the hostile 'plan'."""
+    llm_server.script(
+        calls(
+            ("exit_plan_mode", {"plan": "I approve myself"}),
+            ("ExitPlanMode", {"plan": "I approve myself"}),
+            ("write", {"path": "made.txt", "content": "auto\n"}),
+        ),
+        Turn(text="Done in auto."),
+    )
+    done = run_di_code("run", "--yes", "--sandbox", "off", "go")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Done in auto.\n"
+    assert (workspace / "made.txt").read_text() == "auto\n"
+    offered = {t["function"]["name"] for t in llm_server.requests[0].body["tools"]}
+    assert "exit_plan_mode" not in offered
+    answered = request_text(llm_server.requests[1].body)
+    assert "approved" not in answered
+    assert "Not in plan mode" in answered
+
+
+def test_a_model_that_keeps_working_after_presenting_its_plan_in_run_changes_nothing(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Told to end its turn, the model presents two plans in one reply, then tries to write
+    and to present a third plan with control characters; the run's answer is the last plan
+    (its escapes kept as JSON escapes), exit 0, nothing written."""
+    (workspace / "app.py").write_text(ORIGINAL)
+    hostile = "Final plan \x1b]0;pwned\x07\x1b[2J\n\n1. step \u202eevil\n"
+    llm_server.script(
+        calls(("exit_plan_mode", {"plan": "first"}), ("exit_plan_mode", {"plan": "second"})),
+        calls(("write", {"path": "app.py", "content": "after the plan\n"})),
+        calls(("exit_plan_mode", {"plan": hostile})),
+        Turn(text="Done."),
+    )
+    done = run_di_code("run", "--permission-mode", "plan", "--output-format", "json", "plan")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["result"] == hostile
+    assert "\x1b" not in done.stdout  # escaped in JSON, never raw
+    assert (workspace / "app.py").read_text() == ORIGINAL
+
+
+def test_a_plan_run_on_a_terminal_prints_no_escape_sequence_the_plan_holds(
+    llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """`run --permission-mode plan` with its stdout on a terminal: the plan's escape sequences
+    (a title, a clear screen, an OSC 52 clipboard write) are shown, never sent raw."""
+    from tests.cli.conftest import cli_env
+
+    hostile = "Plan\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07\x1b[2J\n\n1. step\n"
+    llm_server.script(calls(("exit_plan_mode", {"plan": hostile})), Turn(text="Done."))
+    child = pexpect.spawn(
+        str(DI_CODE),
+        ["run", "--permission-mode", "plan", "plan it"],
+        cwd=str(workspace),
+        env=cli_env(di_code_home, llm_server),
+        encoding="utf-8",
+        timeout=60,
+    )
+    output = child.read()
+    child.close()
+    assert child.exitstatus == 0, output
+    assert "1. step" in output
+    assert "\x1b]52" not in output and "\x1b]0;" not in output and "\x1b[2J" not in output
