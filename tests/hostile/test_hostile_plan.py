@@ -8,18 +8,18 @@ make the first look start what an untrusted project names, nor hang it."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pexpect
-import pytest
+import pyte
 
 from tests.cli.conftest import DI_CODE, RunDiCode, request_text, run_di_code, workspace
 from tests.cli.test_mcp_e2e import stdio_server, toml_table
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
+from tests.ui.test_chat_e2e import TIMEOUT as CHAT_TIMEOUT
+from tests.ui.test_chat_e2e import spawn_env
 
 __all__ = ["run_di_code", "workspace"]  # fixtures, used by name
 
@@ -264,3 +264,136 @@ def test_a_plan_run_on_a_terminal_prints_no_escape_sequence_the_plan_holds(
     assert child.exitstatus == 0, output
     assert "1. step" in output
     assert "\x1b]52" not in output and "\x1b]0;" not in output and "\x1b[2J" not in output
+
+
+# --- chat (a real pty read through pyte) ---------------------------------------------------
+
+
+def plan_chat(server: LLMServer, folder: Path, rows: int = 30) -> tuple[pexpect.spawn, Screen]:
+    """A chat in plan mode at its first prompt; `v` pages through `cat`."""
+    child = pexpect.spawn(
+        str(DI_CODE),
+        ["chat", "--model", "openai/test-model", "--permission-mode", "plan"],
+        cwd=str(folder),
+        env={**spawn_env(server), "PAGER": "cat"},
+        dimensions=(rows, 100),
+        encoding="utf-8",
+        timeout=CHAT_TIMEOUT,
+    )
+    screen = Screen(child)
+    screen.screen = pyte.HistoryScreen(100, rows, history=5000)
+    screen.stream = pyte.Stream(screen.screen)
+    screen.wait_for("mode: plan ·")
+    return child, screen
+
+
+def seen(screen: Screen) -> str:
+    """The scrollback and the screen, as text."""
+    history = screen.screen.history.top  # type: ignore[attr-defined]
+    scrolled = ["".join(line[x].data for x in sorted(line)) for line in history]
+    return "\n".join([*scrolled, screen.text])
+
+
+def press(screen: Screen, key: str) -> None:
+    screen.pump(GUARD_WAIT)  # a key answers once the question has been on screen a moment
+    screen.child.send(key)
+
+
+def tool_results(server: LLMServer, number: int) -> list[str]:
+    """The tool results request `number` carries, as text."""
+    messages = server.requests[number].body["messages"]
+    return [json.dumps(m["content"]) for m in messages if m.get("role") == "tool"]
+
+
+def test_two_plans_in_one_reply_are_asked_once_and_a_write_beside_them_stays_refused(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """One reply: a write, a plan, a second plan. The write is refused (plan mode), the first
+    plan is asked about and approved; the second is no second approval (the mode has left
+    plan mode) and nothing was written before the approval."""
+    (tmp_path / "app.py").write_text(ORIGINAL)
+    llm_server.script(
+        calls(
+            ("write", {"path": "early.txt", "content": "before approval\n"}),
+            ("exit_plan_mode", {"plan": PLAN}),
+            ("exit_plan_mode", {"plan": "A second plan\n\n1. sneak\n"}),
+        ),
+        Turn(text="Built it."),
+    )
+    child, screen = plan_chat(llm_server, tmp_path)
+    try:
+        child.sendline("rename it")
+        screen.wait_for("Build this plan?")
+        press(screen, "a")
+        screen.wait_for("Built it.")
+        screen.wait_for("mode: accept-edits ·")
+    finally:
+        child.close(force=True)
+    assert not (tmp_path / "early.txt").exists()
+    write, first, second = tool_results(llm_server, 1)
+    assert "write is not available in plan mode" in write
+    assert "The user approved the plan. Permission mode: accept-edits" in first
+    assert "approved" not in second and "Not in plan mode" in second
+
+
+def test_a_huge_plan_of_escapes_is_shown_visibly_and_q_after_v_keeps_a_remark_whole(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """A plan of 3000 lines holding a title change, a clear screen, a clipboard write and
+    bidi controls: shown with its escapes visible, the title untouched; `v` pages it all, `q`
+    goes back to the question (twice, harmlessly), `t` and a remark full of q's reach the
+    model whole; nothing changes."""
+    (tmp_path / "app.py").write_text(ORIGINAL)
+    head = "Hostile \x1b]0;pwned\x07\x1b]52;c;ZXZpbA==\x07\x1b[2J\u202etxt.exe\n\n"
+    plan = head + "".join(f"{n}. step {n:04d}\n" for n in range(1, 3001))
+    llm_server.script(calls(("exit_plan_mode", {"plan": plan})), Turn(text="Replanning."))
+    child, screen = plan_chat(llm_server, tmp_path)
+    try:
+        child.sendline("plan it")
+        screen.wait_for("Build this plan?")
+        screen.pump(GUARD_WAIT)
+        assert "Hostile ␛]0;pwned" in seen(screen), seen(screen)
+        assert "pwned" not in (screen.screen.title or "")
+        press(screen, "v")
+        child.expect("step 1500")  # what the screen had no room for, through the pager
+        for key in ("q", "q", "t"):
+            press(screen, key)
+        screen.wait_for("what to change in the plan")
+        child.send("quit quoting q\r")
+        screen.wait_for("Replanning.")
+    finally:
+        child.close(force=True)
+    [remark] = tool_results(llm_server, 1)
+    assert "The user wants the plan changed before anything is built: quit quoting q" in remark
+    assert (tmp_path / "app.py").read_text() == ORIGINAL
+
+
+def test_a_model_refused_its_plan_changes_nothing_and_esc_at_its_next_plan_ends_the_turn(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """`n`: the model ignores the refusal, writes, runs a command and presents again; the
+    calls are refused, and Esc at the next plan ends the turn: no further request."""
+    (tmp_path / "app.py").write_text(ORIGINAL)
+    llm_server.script(
+        calls(("exit_plan_mode", {"plan": PLAN})),
+        calls(
+            ("write", {"path": "app.py", "content": "anyway\n"}),
+            ("bash", {"command": "echo anyway > made.txt"}),
+            ("exit_plan_mode", {"plan": "Again\n\n1. the same\n"}),
+        ),
+        Turn(text="never requested"),
+    )
+    child, screen = plan_chat(llm_server, tmp_path)
+    try:
+        child.sendline("rename it")
+        screen.wait_for("Build this plan?")
+        press(screen, "n")
+        screen.wait_for("Build this plan?", after="Again")
+        press(screen, "\x1b")
+        screen.wait_for("mode: plan ·", after="Again")
+        screen.pump(1.0)  # time for a request that must not come
+    finally:
+        child.close(force=True)
+    assert len(llm_server.requests) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.py"]
+    assert (tmp_path / "app.py").read_text() == ORIGINAL
