@@ -7,21 +7,35 @@ make the first look start what an untrusted project names, nor hang it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pexpect
 import pyte
+import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, request_text, run_di_code, workspace
+from tests.cli.test_lsp_e2e import fixture_pids
 from tests.cli.test_mcp_e2e import stdio_server, toml_table
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import wait_until
 from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
 from tests.ui.test_chat_e2e import TIMEOUT as CHAT_TIMEOUT
 from tests.ui.test_chat_e2e import spawn_env
+from tests.ui.test_chat_lsp_warm_e2e import configure
 
-__all__ = ["run_di_code", "workspace"]  # fixtures, used by name
+pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp.schema import CurrentModeUpdate, RequestPermissionResponse
+
+from tests.editor.conftest import agent
+from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt
+
+__all__ = ["agent", "run_di_code", "workspace"]  # fixtures, used by name
 
 PLAN = "Rename the greeting\n\n1. Change hello to hi in app.py\n2. Say what changed\n"
 ORIGINAL = "print('hello')\n"
@@ -397,3 +411,98 @@ def test_a_model_refused_its_plan_changes_nothing_and_esc_at_its_next_plan_ends_
     assert len(llm_server.requests) == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["app.py"]
     assert (tmp_path / "app.py").read_text() == ORIGINAL
+
+
+# --- an editor over ACP (the SDK's own client) ---------------------------------------------
+
+
+class WaitingEditor(RecordingClient):
+    """An editor that holds its answer to a plan until told, then gives `answer` anyway."""
+
+    def __init__(self, answer: str) -> None:
+        super().__init__(answer)
+        self.waiting = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kw: Any
+    ) -> RequestPermissionResponse:
+        self.waiting.set()
+        await self.release.wait()
+        return await super().request_permission(session_id, tool_call, options, **kw)
+
+
+async def plan_session(agent: Any, client: Any, folder: Path, **env: str) -> tuple[Any, str]:
+    conn = await agent(client, "--permission-mode", "plan", "--sandbox", "off", env_extra=env)
+    session = await conn.new_session(cwd=str(folder), mcp_servers=[])
+    return conn, session.session_id
+
+
+@pytest.mark.parametrize("answer", [None, "auto", "allow_always", "reject_once", ""])
+async def test_an_editors_answer_that_is_no_build_option_builds_nothing(
+    agent: Any, llm_server: LLMServer, workspace: Path, answer: str | None
+) -> None:
+    """Cancelled, or an option id the plan's question never offered (a mode, the ids of other
+    questions, empty): no mode switch, the model told the plan is not approved, its write after
+    it refused."""
+    (workspace / "app.py").write_text(ORIGINAL)
+    llm_server.script(
+        calls(("exit_plan_mode", {"plan": PLAN})),
+        calls(("write", {"path": "app.py", "content": "anyway\n"})),
+        Turn(text="Stopped."),
+    )
+    client = RecordingClient(answer)
+    conn, session_id = await plan_session(agent, client, workspace)
+    await prompt(conn, session_id, "rename it")
+    assert len(client.asked) == 1
+    assert client.of(CurrentModeUpdate) == []
+    assert (workspace / "app.py").read_text() == ORIGINAL
+    [refusal] = tool_results(llm_server, 1)
+    assert "The user did not approve the plan" in refusal
+    assert "write is not available in plan mode" in tool_results(llm_server, 2)[-1]
+
+
+async def test_a_session_cancelled_while_its_plan_waits_ignores_the_editors_late_yes(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The editor cancels the prompt while the plan's question waits, then answers it with
+    "accept-edits" anyway: the prompt ended cancelled, the session stays in plan mode (the
+    next prompt's write is refused), nothing is written."""
+    (workspace / "app.py").write_text(ORIGINAL)
+    llm_server.script(calls(("exit_plan_mode", {"plan": PLAN})))
+    client = WaitingEditor("accept-edits")
+    conn, session_id = await plan_session(agent, client, workspace)
+    running = asyncio.create_task(prompt(conn, session_id, "rename it"))
+    await asyncio.wait_for(client.waiting.wait(), TIMEOUT)
+    await conn.cancel(session_id=session_id)
+    assert (await running).stop_reason == "cancelled"
+    client.release.set()
+    llm_server.script(
+        calls(("write", {"path": "app.py", "content": "after the cancel\n"})),
+        Turn(text="Tried."),
+    )
+    client.answer = "keep_planning"
+    await prompt(conn, session_id, "go on")
+    assert client.of(CurrentModeUpdate) == []
+    assert (workspace / "app.py").read_text() == ORIGINAL
+    assert "write is not available in plan mode" in tool_results(llm_server, 2)[-1]
+
+
+async def test_an_editor_switching_plan_mode_to_read_only_starts_no_language_server(
+    agent: Any, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """README: plan mode starts no server until it is left, and read-only mode starts none.
+    Left for read-only, still none starts; left for ask, the server starts (the control)."""
+    (workspace / "notes.txt").write_text("served\n")
+    env = configure(di_code_home, workspace)
+    client = RecordingClient()
+    conn, session_id = await plan_session(agent, client, workspace, **env)
+    await conn.set_session_mode(session_id=session_id, mode_id="read-only")
+    llm_server.script(Turn(text="looked"))
+    await prompt(conn, session_id, "look")
+    deadline = time.monotonic() + 3  # the warm-up's look and start take well under a second
+    while time.monotonic() < deadline:
+        assert not fixture_pids(workspace), "a language server started in read-only mode"
+        await asyncio.sleep(0.1)
+    await conn.set_session_mode(session_id=session_id, mode_id="ask")
+    await asyncio.to_thread(wait_until, lambda: bool(fixture_pids(workspace)), "the server")
