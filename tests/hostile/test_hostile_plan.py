@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -19,13 +21,14 @@ import pyte
 import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, request_text, run_di_code, workspace
-from tests.cli.test_lsp_e2e import fixture_pids
+from tests.cli.test_lsp_e2e import FIXTURE, fixture_pids
 from tests.cli.test_mcp_e2e import stdio_server, toml_table
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import wait_until
+from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
 from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
 from tests.ui.test_chat_e2e import TIMEOUT as CHAT_TIMEOUT
-from tests.ui.test_chat_e2e import spawn_env
+from tests.ui.test_chat_e2e import spawn_chat, spawn_env
 from tests.ui.test_chat_lsp_warm_e2e import configure
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
@@ -33,6 +36,7 @@ pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 from acp.schema import CurrentModeUpdate, RequestPermissionResponse
 
 from tests.editor.conftest import agent
+from tests.hostile.test_hostile_lsp import telltale
 from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt
 
 __all__ = ["agent", "run_di_code", "workspace"]  # fixtures, used by name
@@ -506,3 +510,117 @@ async def test_an_editor_switching_plan_mode_to_read_only_starts_no_language_ser
         await asyncio.sleep(0.1)
     await conn.set_session_mode(session_id=session_id, mode_id="ask")
     await asyncio.to_thread(wait_until, lambda: bool(fixture_pids(workspace)), "the server")
+
+
+# --- the language servers' first look as a chat opens -------------------------------------
+
+
+def hostile_names(top: Path, outside: Path) -> None:
+    """What a repository can hold to trip a look at its names: a FIFO named like a source file
+    (opening it blocks), a link to a source file outside, links that loop, a folder of a
+    thousand names, a name with a newline."""
+    os.mkfifo(top / "aaa.py")
+    (outside / "real.py").write_text("print('outside')\n")
+    (top / "linked.py").symlink_to(outside / "real.py")
+    (top / "loop").symlink_to(top)
+    (top / "deep").mkdir()
+    (top / "deep" / "again").symlink_to(top / "deep")
+    crowd = top / "crowd"
+    crowd.mkdir()
+    for n in range(1000):
+        (crowd / f"n{n}.md").touch()
+    (top / "new\nline.txt").write_text("x\n")
+
+
+def test_the_first_look_opens_no_fifo_follows_no_link_and_stays_bounded(tmp_path: Path) -> None:
+    """Neither the FIFO nor the link to a file outside is taken for the workspace's Python
+    file, the loops are not walked, and the look ends however many names there are."""
+    from di_code.tools.lsp.servers import ServerSpec
+    from di_code.tools.lsp.warm import MAX_ENTRIES, first_files
+
+    top, outside = tmp_path / "ws", tmp_path / "outside"
+    top.mkdir()
+    outside.mkdir()
+    hostile_names(top, outside)
+    python = ServerSpec("pyright", ("x",), extensions=(".py",))
+    assert first_files(top, [python]) == {}
+    (top / "src").mkdir()
+    (top / "src" / "app.py").write_text("x = 1\n")
+    assert first_files(top, [python]) == {"pyright": top / "src" / "app.py"}
+    for n in range(MAX_ENTRIES * 3):  # a folder of many more names than the look takes
+        (top / "crowd" / f"more{n}.md").touch()
+    started = time.monotonic()
+    first_files(top, [python])
+    assert time.monotonic() - started < 20  # a liveness bound: the look never lists it whole
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="one crowded folder takes the whole look: a source file two folders down is missed",
+)
+def test_one_crowded_folder_does_not_hide_the_projects_source_from_the_first_look(
+    tmp_path: Path,
+) -> None:
+    """`assets/` of 5000 images beside `src/pkg/app.py` (the src layout): the look is breadth
+    first and bounded, so the assets folder, listed first, takes all of it, and pyright is not
+    warmed for a Python project (its first edit waits for a cold server again)."""
+    from di_code.tools.lsp.servers import ServerSpec
+    from di_code.tools.lsp.warm import MAX_ENTRIES, first_files
+
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    for n in range(MAX_ENTRIES):
+        (assets / f"image{n}.png").touch()
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "app.py").write_text("x = 1\n")
+    python = ServerSpec("pyright", ("x",), extensions=(".py",))
+    assert first_files(tmp_path, [python]) == {"pyright": tmp_path / "src" / "pkg" / "app.py"}
+
+
+@needs_basedpyright
+def test_a_chat_opening_in_a_hostile_untrusted_project_runs_none_of_its_programs_and_quits_at_once(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """An untrusted project plants a `.venv/bin/python` its pyrightconfig names and a
+    `node_modules/.bin/typescript-language-server`, both on PATH, beside the hostile names
+    above; a server of the user's own never answers initialize. The chat opens at once,
+    pyright warms up pinned to di-code's Python (the planted one never runs), typescript waits
+    for trust, and Ctrl-D ends the chat without waiting for the silent server."""
+    top, outside = tmp_path / "project", tmp_path / "outside"
+    top.mkdir()
+    outside.mkdir()
+    hostile_names(top, outside)
+    (top / "app.py").write_text("import os\n")
+    (top / "app.ts").write_text("let x = 1\n")
+    (top / "notes.txt").write_text("for the silent server\n")
+    telltale(top / ".venv" / "bin" / "python")
+    telltale(top / "node_modules" / ".bin" / "typescript-language-server")
+    (top / "pyrightconfig.json").write_text('{"venvPath": ".", "venv": ".venv"}')
+    (di_code_home / "config.toml").write_text(
+        f'[lsp.fixture]\ncommand = ["{sys.executable}", "{FIXTURE}", "silent", "{top}"]\n'
+        'extensions = [".txt"]\nstartup_timeout = 60\n'
+    )
+    path = os.pathsep.join([str(top / "node_modules" / ".bin"), str(top / ".venv" / "bin"), BIN])
+    env = {"DI_CODE_LSP": "on", "PATH": f"{path}:/usr/bin:/bin"}
+    child = spawn_chat(llm_server, top, env=env, rows=60)
+    screen = Screen(child)
+    screen.screen = pyte.Screen(100, 60)
+    screen.stream = pyte.Stream(screen.screen)
+    try:
+        screen.wait_for("›")
+        wait_until(lambda: bool(fixture_pids(top)), "the silent server to be starting")
+        deadline = time.monotonic() + 60
+        while "running" not in screen.text.rpartition("pyright: ")[2].partition("\n\n")[0]:
+            assert time.monotonic() < deadline, f"pyright never warmed up:\n{screen.text}"
+            child.sendline("/lsp")
+            screen.pump(1.0)
+        assert "running" not in screen.text.rpartition("typescript")[2].split("fixture")[0]
+        started = time.monotonic()
+        child.sendcontrol("d")
+        child.expect(pexpect.EOF, timeout=30)
+        assert time.monotonic() - started < 10  # a liveness bound: nothing waited on a server
+    finally:
+        child.close(force=True)
+    wait_until(lambda: not fixture_pids(top), "the silent server to end with the chat")
+    assert not any((di_code_home / "lsp-cache").rglob("ran"))
+    assert not any(top.rglob("ran")) and not any(Path("/tmp").glob("ran"))
