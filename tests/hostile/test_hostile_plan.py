@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,14 @@ import pexpect
 import pyte
 import pytest
 
-from tests.cli.conftest import DI_CODE, RunDiCode, request_text, run_di_code, workspace
+from tests.cli.conftest import (
+    DI_CODE,
+    RunDiCode,
+    WriteHook,
+    request_text,
+    run_di_code,
+    workspace,
+)
 from tests.cli.test_lsp_e2e import FIXTURE, fixture_pids
 from tests.cli.test_mcp_e2e import stdio_server, toml_table
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
@@ -624,3 +632,49 @@ def test_a_chat_opening_in_a_hostile_untrusted_project_runs_none_of_its_programs
     wait_until(lambda: not fixture_pids(top), "the silent server to end with the chat")
     assert not any((di_code_home / "lsp-cache").rglob("ran"))
     assert not any(top.rglob("ran")) and not any(Path("/tmp").glob("ran"))
+
+
+def invalid_call(server: LLMServer, workspace: Path, hook: WriteHook) -> None:
+    server.script(calls(("exit_plan_mode", {"plan": "FORGED", "steps": [""]})))
+
+
+def subagents_call(server: LLMServer, workspace: Path, hook: WriteHook) -> None:
+    agents = workspace / ".di-code" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "planner.md").write_text(
+        "---\nname: planner\ndescription: Plans.\ntools: Read, ExitPlanMode, exit_plan_mode\n"
+        "---\nYou plan.\n"
+    )
+    task = {"description": "plan", "prompt": "plan it", "subagent_type": "planner"}
+    server.script(
+        calls(("task", task)), calls(("exit_plan_mode", {"plan": "FORGED"})), Turn(text="sub")
+    )
+
+
+def hook_refused_call(server: LLMServer, workspace: Path, hook: WriteHook) -> None:
+    hook("PreToolUse", "deny.sh", "echo 'plans go through review' >&2\nexit 2\n", "ExitPlanMode")
+    server.script(calls(("exit_plan_mode", {"plan": "FORGED"})))
+
+
+NOT_PRESENTED = {
+    "its arguments are invalid": invalid_call,
+    "a subagent made it": subagents_call,
+    "a user hook refused it": hook_refused_call,
+}
+
+
+@pytest.mark.parametrize("setup", NOT_PRESENTED.values(), ids=NOT_PRESENTED.keys())
+def test_a_plan_call_that_presented_nothing_is_not_a_plan_runs_answer(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    user_hook: WriteHook,
+    setup: Callable[[LLMServer, Path, WriteHook], None],
+) -> None:
+    """A plan call that was refused before it ran (invalid arguments, a subagent's, a hook's
+    refusal) presented nothing: the run's answer is the model's own last text."""
+    setup(llm_server, workspace, user_hook)
+    llm_server.script(Turn(text="No plan yet."))
+    done = run_di_code("run", "--permission-mode", "plan", "plan")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "No plan yet.\n"
