@@ -678,3 +678,73 @@ def test_a_plan_call_that_presented_nothing_is_not_a_plan_runs_answer(
     done = run_di_code("run", "--permission-mode", "plan", "plan")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "No plan yet.\n"
+
+
+def test_a_switch_to_plan_mode_while_the_reply_streams_refuses_the_write_it_carries(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """In accept-edits, the user presses Shift+Tab (to plan) while the model's reply is on its
+    way; the write that reply carries is checked in the mode of its call: refused."""
+    llm_server.script(
+        Turn(
+            tool_calls=(ToolCallSpec("write", {"path": "new.txt", "content": "x\n"}, "w1"),),
+            first_delay=5,
+        ),
+        Turn(text="Refused, then."),
+    )
+    child = spawn_chat(llm_server, tmp_path, "--permission-mode", "accept-edits")
+    screen = Screen(child)
+    try:
+        screen.wait_for("mode: accept-edits ·")
+        child.sendline("write it")
+        wait_until(lambda: len(llm_server.requests) == 1, "the request to be sent")
+        child.send("\x1b[Z")  # Shift+Tab: accept-edits → plan
+        screen.wait_for("mode: plan ·")
+        screen.wait_for("Refused, then.")
+    finally:
+        child.close(force=True)
+    assert not (tmp_path / "new.txt").exists()
+    assert "write is not available in plan mode" in tool_results(llm_server, 1)[0]
+
+
+class SwitchingEditor(RecordingClient):
+    """An editor whose user switches the session's mode while a plan's question waits, then
+    answers it; later questions are answered `later`."""
+
+    def __init__(self, switch_to: str, answer: str, later: str) -> None:
+        super().__init__(answer)
+        self.switch_to, self.later = switch_to, later
+        self.conn: Any = None
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kw: Any
+    ) -> RequestPermissionResponse:
+        if not self.asked:
+            await self.conn.set_session_mode(session_id=session_id, mode_id=self.switch_to)
+        else:
+            self.answer = self.later
+        return await super().request_permission(session_id, tool_call, options, **kw)
+
+
+async def test_an_editors_mode_switch_while_the_plan_waits_stands_after_keep_planning(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """While the plan's question waits the editor switches the session to ask, then answers
+    "No, keep planning": the session stays in the editor's ask mode (the refusal does not drag
+    it back to plan mode, and says nothing of a mode the editor did not choose), so the
+    model's next write is asked; rejected, nothing is written."""
+    (workspace / "app.py").write_text(ORIGINAL)
+    llm_server.script(
+        calls(("exit_plan_mode", {"plan": PLAN})),
+        calls(("write", {"path": "app.py", "content": "after the switch\n"})),
+        Turn(text="Asked."),
+    )
+    client = SwitchingEditor("ask", "keep_planning", later="reject_once")
+    conn, session_id = await plan_session(agent, client, workspace)
+    client.conn = conn
+    await prompt(conn, session_id, "rename it")
+    (_, plan_options), (write_call, write_options) = client.asked
+    assert "keep_planning" in plan_options and "reject_once" in write_options
+    assert write_call.title == "app.py" or "app.py" in str(write_call.locations)
+    assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == []
+    assert (workspace / "app.py").read_text() == ORIGINAL
