@@ -22,6 +22,7 @@ import pyte
 import pytest
 
 from tests.cli.conftest import (
+    API_KEY,
     DI_CODE,
     RunDiCode,
     WriteHook,
@@ -41,7 +42,7 @@ from tests.ui.test_chat_lsp_warm_e2e import configure
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp.schema import CurrentModeUpdate, RequestPermissionResponse
+from acp.schema import AgentPlanUpdate, CurrentModeUpdate, RequestPermissionResponse
 
 from tests.editor.conftest import agent
 from tests.hostile.test_hostile_lsp import telltale
@@ -748,3 +749,34 @@ async def test_an_editors_mode_switch_while_the_plan_waits_stands_after_keep_pla
     assert write_call.title == "app.py" or "app.py" in str(write_call.locations)
     assert [u.current_mode_id for u in client.of(CurrentModeUpdate)] == []
     assert (workspace / "app.py").read_text() == ORIGINAL
+
+
+KEYED_PLAN = f"Use the key {API_KEY}\n\n1. send {API_KEY} along\n"
+"""A plan the model wrote with the provider's key in its text and its steps."""
+
+
+def test_a_plan_holding_the_key_is_the_runs_answer_with_the_key_hidden(
+    run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    for fmt in ("text", "json"):
+        llm_server.script(calls(("exit_plan_mode", {"plan": KEYED_PLAN})), Turn(text="Done."))
+        done = run_di_code("run", "--permission-mode", "plan", "--output-format", fmt, "plan")
+        assert done.returncode == 0, done.stderr
+        assert "1. send *** along" in done.stdout
+        assert API_KEY[:12] not in done.stdout + done.stderr
+
+
+async def test_a_plan_holding_the_key_reaches_the_editor_with_the_key_hidden(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The plan goes to the editor twice (its steps as plan entries, its text in the question):
+    neither carries the key."""
+    llm_server.script(calls(("exit_plan_mode", {"plan": KEYED_PLAN})), Turn(text="Stopped."))
+    client = RecordingClient("keep_planning")
+    conn, session_id = await plan_session(agent, client, workspace)
+    await prompt(conn, session_id, "plan it")
+    [(asked, _)] = client.asked
+    entries = [e.content for u in client.of(AgentPlanUpdate) for e in u.entries]
+    assert entries and all("***" in e for e in entries)
+    shown = json.dumps([asked.model_dump(mode="json"), entries])
+    assert "***" in shown and API_KEY[:12] not in shown
