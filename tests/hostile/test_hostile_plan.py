@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -780,3 +781,31 @@ async def test_a_plan_holding_the_key_reaches_the_editor_with_the_key_hidden(
     assert entries and all("***" in e for e in entries)
     shown = json.dumps([asked.model_dump(mode="json"), entries])
     assert "***" in shown and API_KEY[:12] not in shown
+
+
+def test_sigterm_while_the_plan_waits_ends_chat_at_once_and_the_session_resumes(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """SIGTERM with the plan's question open: chat ends within a second or so (a liveness
+    bound here), nothing is changed, and `chat -c` resumes the conversation."""
+    (tmp_path / "app.py").write_text(ORIGINAL)
+    llm_server.script(calls(("exit_plan_mode", {"plan": PLAN})))
+    child, screen = plan_chat(llm_server, tmp_path)
+    try:
+        child.sendline("rename it")
+        screen.wait_for("Build this plan?")
+        started = time.monotonic()
+        child.kill(signal.SIGTERM)
+        child.expect(pexpect.EOF, timeout=30)
+        assert time.monotonic() - started < 10
+    finally:
+        child.close(force=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["app.py"]
+    assert (tmp_path / "app.py").read_text() == ORIGINAL
+    resumed = spawn_chat(llm_server, tmp_path, "-c", "--permission-mode", "plan")
+    again = Screen(resumed)
+    try:
+        again.wait_for("rename it")  # the last turns, shown before the prompt
+        again.wait_for("mode: plan ·")
+    finally:
+        resumed.close(force=True)
