@@ -809,3 +809,33 @@ def test_sigterm_while_the_plan_waits_ends_chat_at_once_and_the_session_resumes(
         again.wait_for("mode: plan ·")
     finally:
         resumed.close(force=True)
+
+
+def test_keys_typed_before_the_plan_appeared_never_approve_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The user types "ay" while the model works (a message of theirs, typed ahead): when the
+    plan's question comes, those letters stay in the input and approve nothing; Enter then
+    would send them as a message; cleared, `n` answers it."""
+    (tmp_path / "app.py").write_text(ORIGINAL)
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("exit_plan_mode", {"plan": PLAN}, "p1"),), first_delay=2),
+        Turn(text="Waiting for you."),
+    )
+    child, screen = plan_chat(llm_server, tmp_path)
+    try:
+        child.sendline("rename it")
+        child.send("ay")
+        screen.wait_for("Enter sends your message")
+        screen.pump(GUARD_WAIT * 2)
+        assert "Build this plan? (Enter sends your message" in screen.text  # not "Allow?"
+        assert "› ay" in screen.text
+        assert "approved" not in screen.text and "mode: plan ·" in screen.text
+        child.sendcontrol("u")  # clear the line: now keys answer, after the guard delay
+        press(screen, "n")
+        screen.wait_for("Waiting for you.")
+        screen.wait_for("mode: plan ·")
+    finally:
+        child.close(force=True)
+    assert "The user did not approve the plan." in tool_results(llm_server, 1)[0]
+    assert (tmp_path / "app.py").read_text() == ORIGINAL
