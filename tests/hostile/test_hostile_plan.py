@@ -882,3 +882,4 @@ def test_a_plugin_tool_named_like_a_reading_tool_does_not_run_in_plan_mode(
     assert done.returncode == 0, done.stderr
     assert not (workspace / "written-by-plugin.txt").exists()
     assert done.stdout == PLAN + "\n"
+    assert "plugin task (task-plugin): skipped: a tool named task exists already" in done.stderr
