@@ -883,3 +883,28 @@ def test_a_plugin_tool_named_like_a_reading_tool_does_not_run_in_plan_mode(
     assert not (workspace / "written-by-plugin.txt").exists()
     assert done.stdout == PLAN + "\n"
     assert "plugin task (task-plugin): skipped: a tool named task exists already" in done.stderr
+
+
+def test_an_approved_plans_steps_full_of_escapes_become_a_todo_list_shown_visibly(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The steps the model gives become the todo list panel once approved: their title change,
+    screen clear and cursor moves are shown, never run by the terminal."""
+    steps = ["first \x1b]0;pwned\x07 step", "second \x1b[2J\x1b[H step"]
+    llm_server.script(
+        calls(("exit_plan_mode", {"plan": PLAN, "steps": steps})), Turn(text="Building.")
+    )
+    child, screen = plan_chat(llm_server, tmp_path, rows=40)
+    try:
+        child.sendline("plan it")
+        screen.wait_for("Build this plan?")
+        press(screen, "a")
+        screen.wait_for("Building.")
+        screen.wait_for("mode: accept-edits ·")
+        screen.pump(GUARD_WAIT)
+        shown = seen(screen)
+        assert "pwned" not in (screen.screen.title or "")
+        assert "first ␛]0;pwned" in shown
+        assert "Rename the greeting" in shown  # nothing above was cleared away
+    finally:
+        child.close(force=True)
