@@ -21,7 +21,6 @@ from di_code.agent.events import (
     AgentEvent,
     MessageStartEvent,
     ToolExecutionEndEvent,
-    ToolExecutionStartEvent,
     TurnEndEvent,
 )
 from di_code.agent.tool import usage_in_details
@@ -31,7 +30,6 @@ from di_code.ai.redaction import redact
 from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import AssistantMessage, Usage
 from di_code.system.stop_signals import output_closed
-from di_code.tools.policy.modes import PLAN_TOOL
 
 _PLAIN = re.compile("[\t\n\x20-\x7e]*")
 """Text with nothing for the sanitizer to do: `run` then need not load the UI's."""
@@ -102,13 +100,8 @@ class RunTally(msgspec.Struct):
     _local: bool = False
     """The turn ends in a message the loop made without a request (the turn limit, an abort):
     its start already carries its stop reason. It is not a model request to count."""
-    presented: str | None = None
-    """The last plan the model presented (plan mode's `exit_plan_mode`): a plan run's answer."""
 
     def __call__(self, event: AgentEvent) -> None:
-        if isinstance(event, ToolExecutionStartEvent) and event.tool_name == PLAN_TOOL:
-            plan = event.arguments.get("plan") if isinstance(event.arguments, dict) else None
-            self.presented = plan if isinstance(plan, str) else self.presented
         if isinstance(event, MessageStartEvent) and isinstance(event.message, AssistantMessage):
             self._local = event.message.stop_reason in ("error", "aborted")
         if isinstance(event, TurnEndEvent) and not self._local:

@@ -128,7 +128,7 @@ async def _run(
         await session_ended(prepared, "other")
         await close_prepared(prepared, prepared.agent.provider)
     session_id = prepared.session.id if prepared.session else None
-    plan = tally.presented if prepared.gate and prepared.gate.mode == "plan" else None
+    plan = prepared.gate.presented if prepared.gate and prepared.gate.mode == "plan" else None
     if stopped_by[0:1] == [OUTPUT_CLOSED]:  # nothing to say, and nowhere to write the result
         return 128 + OUTPUT_CLOSED
     if stopped_by:

@@ -59,13 +59,19 @@ def language_servers(
     return LanguageServers(found, workspace, starter=starter)
 
 
+WITHOUT_SERVERS = frozenset({"plan", "read-only"})
+"""The modes that run only the reading tools, so no language server: read-only starts none
+(`language_servers`), plan mode none until it is left for a mode that edits."""
+
+
 def warm_when_allowed(servers: LanguageServers, gate: PermissionGate) -> None:
     """A chat's (an editor's) servers start in the background as the session opens, so the
     first edit finds them ready; in plan mode, which runs only the reading tools, once the
-    mode switches out of it (an approved plan)."""
+    mode switches to one that edits (an approved plan; an editor's switch to read-only, which
+    starts none, is not one)."""
 
     def warm(mode: str) -> None:
-        if mode != "plan":
+        if mode not in WITHOUT_SERVERS:
             servers.warm()
 
     warm(gate.mode)

@@ -119,8 +119,7 @@ async def prepare(
     mcp_tools = mcp.new_tools(taken=[tool.name for tool in offered]) if mcp else []
     tools = session_tools([*offered, *mcp_tools, plan_tool(lambda: gate.mode)], gate.mode)
     names = [tool.name for tool in tools if tool.name != PLAN_TOOL]  # its card says it all
-    wanted = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
-    task = wanted and TASK_TOOL not in names  # an MCP server's or plugin's `task` keeps its name
+    task = options.tools is None or TASK_TOOL in {n.strip() for n in options.tools.split(",")}
     hooks, prompt_hooks, session_hooks = agent_hooks(
         settings, gate, workspace, session, notify, bash.hidden_env, home / "config.toml"
     )

@@ -185,7 +185,8 @@ class ReplApprover:
         if self.telling:
             return "Tell the model what to do instead (Enter sends, Esc goes back):"
         if typed:
-            return "Allow? (Enter sends your message, or clear the line to answer)"
+            asked = "Build this plan?" if self.pending.modes else "Allow?"
+            return f"{asked} (Enter sends your message, or clear the line to answer)"
         if self.too_tall is not None:
             return f"{question(self.pending)} · [{VIEW_KEY}] view all"
         return question(self.pending)

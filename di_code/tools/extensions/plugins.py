@@ -27,9 +27,16 @@ from typing import Any
 from msgspec import Struct
 
 from di_code.agent.tool import AgentTool, bind_tool
+from di_code.tools import READ_ONLY_TOOLS
+from di_code.tools.builtin.cards import PLAN
 from di_code.tools.extensions.tool_names import PROVIDER_NAME
 
 GROUP = "di_code.tools"
+RESERVED = READ_ONLY_TOOLS | {PLAN.name}
+"""Built-in names no plugin takes, even where the built-in is not among the session's tools
+when plugins load (task and the plan tool come later, lsp only with a language server): the
+permission gate trusts these names (they run unasked, in plan and read-only modes too), and a
+plugin is not read-only."""
 _SECTION = re.compile(r"^\[\s*(.+?)\s*\]\s*$")
 
 
@@ -57,8 +64,8 @@ def load_plugin_tools(
     taken: Collection[str] = (), paths: Sequence[str] | None = None
 ) -> PluginTools:
     """The tools of every `di_code.tools` entry point; a name in `taken` (the built-in tools)
-    or given twice is refused with a warning, the first one keeping it."""
-    names = set(taken)
+    or RESERVED, or given twice, is refused with a warning, the first one keeping it."""
+    names = set(taken) | RESERVED
     tools: list[AgentTool] = []
     warnings: list[str] = []
     for entry in entry_points(GROUP, sys.path if paths is None else paths):

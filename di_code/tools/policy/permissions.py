@@ -280,6 +280,9 @@ class PermissionGate(Struct):
     plan_reviewer: Approver | None = None
     """Who reviews a plan presented in plan mode (chat's question, the editor's): None where
     nobody can while the model waits (`run`, whose answer the plan then is)."""
+    presented: str | None = None
+    """The last plan put to nobody (no `plan_reviewer`): `run`'s answer. Set here, where a
+    call arrives only once its arguments are valid and the user's hooks let it through."""
     grants: list[Rule] = msgspec.field(default_factory=list)
     watchers: list[Callable[[PermissionMode], str | None]] = msgspec.field(default_factory=list)
     """Asked at each switch what the user should know about the new mode (the bash policy:
@@ -359,6 +362,7 @@ class PermissionGate(Struct):
         if self.mode != "plan":
             return f"Not in plan mode (the mode is {self.mode}): go on with the work itself."
         if self.plan_reviewer is None:
+            self.presented = str(arguments.get("plan", ""))
             return PLAN_UNREVIEWED
         summary = f"{PLAN_TOOL}: the plan"
         request = ApprovalRequest(PLAN_TOOL, arguments, summary, modes=BUILD_MODES)
