@@ -168,7 +168,7 @@ def _unique(folders: list[Path]) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def context_block(path: Path, text: str) -> str:
+def context_block(path: Path | str, text: str) -> str:
     return f'<context_file path="{path}">\n{text}\n</context_file>'
 
 

@@ -17,6 +17,7 @@ from di_code.agent.tool_call import ToolCallContext
 from di_code.ai.types import TextContent
 from di_code.config.system_prompt import context_block, context_file_in, read_context_file
 from di_code.tools.builtin.errors import ToolError
+from di_code.tools.builtin.names import one_line
 from di_code.tools.builtin.workspace import Workspace
 
 FILE_TOOLS = frozenset({"read", "edit", "write"})
@@ -34,7 +35,10 @@ class NestedContextFiles:
         path = context.params.get("path")
         if context.tool.name not in FILE_TOOLS or result.is_error or not isinstance(path, str):
             return result
-        notes = [context_block(found, read_context_file(found)) for found in self._new(path)]
+        notes = [  # the folder is the repository's to name: a newline there forges no line
+            context_block(one_line(str(found)), read_context_file(found))
+            for found in self._new(path)
+        ]
         if not notes:
             return result
         note = "Instructions for this folder (they apply below it and win over outer ones):"
