@@ -197,10 +197,6 @@ def start_evals(out: Path, home: Path, server: LLMServer, *args: str) -> subproc
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Ctrl-C in scripts.evals prints a traceback and SIGKILLs the batch after 0.25 s",
-)
 def test_ctrl_c_in_the_evals_stops_its_batch_as_the_batch_s_own_ctrl_c_does(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -228,7 +224,6 @@ def test_evals_written_under_a_folder_named_with_a_newline_still_run_and_count(
     assert "| fix-test | no | done |" in stdout and "| **all** | **0/1** (0%)" in stdout
 
 
-@pytest.mark.xfail(strict=True, reason="scripts.evals splits results at U+2028: a traceback")
 def test_an_answer_holding_a_line_separator_does_not_break_the_evals_summary(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
