@@ -219,9 +219,9 @@ def _wait(
 def _checked(task: Task, settings: RunSettings, cwd: Path, stop: threading.Event) -> dict[str, Any]:
     """`passed` and `check_output` of the task's check, run in its checkout."""
     assert task.check is not None
-    logs = private_folder(settings.workdir / "logs")
     env = _environment(task, settings)
-    verdict = run_check(task.check, cwd, env, logs, stop, task.timeout or settings.timeout)
+    keeper = [sys.executable, "-m", CHILD_MODULE, "exec"]
+    verdict = run_check(task.check, cwd, env, keeper, stop, task.timeout or settings.timeout)
     return {"passed": verdict.passed, "check_output": verdict.output}
 
 

@@ -15,8 +15,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.batch.conftest import RunBatch, make_repo, read_results, write_call, write_tasks
 from tests.batch.conftest import run_batch as run_batch  # the fixture, for this folder too
 from tests.batch.test_batch_stops import processes_running, start_batch
@@ -34,10 +32,6 @@ def end_leftovers(marker: str) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a check's double-forked child that ignores TERM outlives the check's timeout",
-)
 def test_a_check_that_never_ends_is_killed_with_a_daemon_it_forked_before_the_next_task(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -67,9 +61,6 @@ def test_a_check_that_never_ends_is_killed_with_a_daemon_it_forked_before_the_ne
         end_leftovers(marker)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a check's background process outlives a driver killed with SIGKILL"
-)
 def test_a_driver_killed_during_a_check_leaves_none_of_the_check_s_processes(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
@@ -99,9 +90,6 @@ def deleted_files_of(pid: int, under: Path) -> list[int]:
     return sizes
 
 
-@pytest.mark.xfail(
-    strict=True, reason="a check's whole output is kept on disk while it runs: no bound"
-)
 def test_what_a_check_keeps_of_its_output_stays_bounded_while_it_prints(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
