@@ -62,7 +62,7 @@ class NestedContextFiles:
             if folder == root or folder in self.seen:
                 continue
             self.seen.add(folder)
-            file = context_file_in(folder)
+            file = context_file_in(folder, root)  # a link out of the workspace is none
             if file is not None:
                 found.append(file)
         return found

@@ -61,6 +61,31 @@ def test_a_check_that_never_ends_is_killed_with_a_daemon_it_forked_before_the_ne
         end_leftovers(marker)
 
 
+def test_a_server_a_passing_check_leaves_behind_is_gone_before_the_next_task(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    marker = "sleep 86416.1"
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    left = f"setsid {marker} > /dev/null 2>&1 & {marker} > /dev/null 2>&1 & exit 0"
+    probe = 'm=86416; ! pgrep -f "sleep $m.1"'
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"id": "leaves", "repo": str(repo), "prompt": "go", "check": left},
+            {"id": "after", "repo": str(repo), "prompt": "go", "check": probe},
+        ],
+    )
+    llm_server.script(Turn(text="done"))
+    llm_server.script(Turn(text="done"))
+    try:
+        run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
+        results = read_results(tmp_path / "results.jsonl")
+        assert results["leaves"]["passed"] is True
+        assert results["after"]["passed"] is True, results["after"]["check_output"]
+    finally:
+        end_leftovers(marker)
+
+
 def test_a_driver_killed_during_a_check_leaves_none_of_the_check_s_processes(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:

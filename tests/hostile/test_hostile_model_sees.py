@@ -10,8 +10,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from di_code.agent import AgentTool
 from tests.cli.conftest import RunDiCode, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
@@ -110,10 +108,6 @@ def sent_after_read(run_di_code: RunDiCode, llm_server: LLMServer, path: str) ->
     return request_text(llm_server.requests[-1].body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a subfolder's AGENTS.md that links outside the workspace is read and sent",
-)
 def test_a_nested_agents_md_linked_to_a_private_file_outside_is_not_sent(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
 ) -> None:
@@ -128,10 +122,6 @@ def test_a_nested_agents_md_linked_to_a_private_file_outside_is_not_sent(
     assert "PRIVATE-KEY-MATERIAL-0451" not in sent
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the workspace's AGENTS.md that links outside the repository goes into the prompt",
-)
 def test_a_workspace_agents_md_linked_outside_the_repository_is_not_in_the_prompt(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
 ) -> None:
@@ -193,9 +183,6 @@ def long_line_file(folder: Path, name: str) -> Path:
     return path
 
 
-@pytest.mark.xfail(
-    strict=True, reason="read's long-line advice puts the file's name unquoted in a bash command"
-)
 async def test_read_s_advice_for_a_long_line_runs_only_what_it_says_whatever_the_name(
     tools: dict[str, AgentTool],
     workspace: Path,
