@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from di_code.agent import AgentTool
+from di_code.tools.builtin.workspace import Workspace
+from di_code.tools.lsp.locations import place_lines
 from tests.cli.conftest import RunDiCode, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
@@ -254,3 +256,16 @@ async def test_replace_all_of_a_text_that_overlaps_itself_replaces_from_the_star
     params["edits"] = [{"old_text": "aa", "new_text": "A"}, {"old_text": "b", "new_text": "c"}]
     await run(tools["edit"], params)
     assert (workspace / "a.txt").read_bytes() == b"AAa\r\ncac\r\n"
+
+
+def test_the_lsp_tool_quotes_the_line_a_server_names_in_a_file_with_form_feeds(
+    workspace: Path,
+) -> None:
+    """A server counts lines at LF, CRLF and CR alone (the LSP spec); a form feed (`^L`, a page
+    break in GNU and Python sources), a vertical tab or U+2028 is text on its line. The line a
+    location names is quoted from the same count, so `path:3:1: b = 2` is what read shows at 3."""
+    source = workspace / "paged.py"
+    source.write_bytes("a = 1\n\x0c\nb = 2  # \u2028 \x0b \x1c end\nc = 3\n".encode())
+    uri = source.as_uri()
+    shown = place_lines(Workspace.create(workspace), [(uri, 2, 0, ""), (uri, 3, 0, "")])
+    assert shown == ["paged.py:3:1: b = 2  # \u2028 \x0b \x1c end", "paged.py:4:1: c = 3"]
