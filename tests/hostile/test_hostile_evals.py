@@ -167,7 +167,8 @@ def test_a_key_the_check_prints_across_the_cut_of_its_output_is_still_hidden(
 ) -> None:
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     after = 2_000 - (len(API_KEY) - 5)  # the kept 2,000 characters start 5 into the key
-    check = f'printf "%s" "$OPENAI_API_KEY"; head -c {after} /dev/zero | tr "\\0" y; exit 1'
+    (tmp_path / "key.txt").write_text(API_KEY)  # read from a file: not in its environment
+    check = f'cat {tmp_path / "key.txt"}; head -c {after} /dev/zero | tr "\\0" y; exit 1'
     tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "cut", "repo": str(repo), "prompt": "go",
                                                 "check": check}])  # fmt: skip
     llm_server.script(Turn(text="done"))
@@ -176,6 +177,25 @@ def test_a_key_the_check_prints_across_the_cut_of_its_output_is_still_hidden(
     assert record["check_output"] == "***" + "y" * after
     for text in [(tmp_path / "r.jsonl").read_text(), done.stdout, done.stderr]:
         assert API_KEY[5:] not in text
+
+
+def test_a_check_running_code_the_model_wrote_hands_it_no_provider_key(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """README, Threat model: no program di-code starts gets the provider keys in its
+    environment. A check runs the task's tests, which the model may have written (a conftest,
+    under a prompt injection), unsandboxed: the key must not be there to take."""
+    seen = tmp_path / "seen-env"
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    steal = f"import os; open({str(seen)!r}, 'w').write(repr(dict(os.environ)))\n"
+    check = "python3 conftest.py"
+    tasks = write_tasks(tmp_path / "t.jsonl", [{"id": "t0", "repo": str(repo), "prompt": "go",
+                                                "check": check}])  # fmt: skip
+    llm_server.script(write_call("conftest.py", steal, "w1"), Turn(text="done"))
+    run_batch(str(tasks), "--out", "r.jsonl")
+    assert read_results(tmp_path / "r.jsonl")["t0"]["passed"] is True
+    environment = seen.read_text()
+    assert "OPENAI_BASE_URL" in environment and API_KEY not in environment
 
 
 def test_a_check_that_commits_and_rewrites_the_checkout_changes_no_patch(
