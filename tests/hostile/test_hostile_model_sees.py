@@ -10,6 +10,8 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from di_code.agent import AgentTool
 from di_code.tools.builtin.workspace import Workspace
 from di_code.tools.lsp.locations import place_lines
@@ -97,6 +99,17 @@ def test_a_head_naming_a_ref_with_escape_sequences_puts_no_control_character_in_
     assert line.startswith("Git: ") and "\x1b" not in system and "\x07" not in system
 
 
+def test_a_repository_whose_index_is_a_fifo_is_said_unknown_and_holds_up_nothing(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    committed(workspace)
+    (workspace / ".git" / "index").unlink()
+    os.mkfifo(workspace / ".git" / "index")  # git status opens it, and would wait for ever
+    system = system_prompt(run_di_code, llm_server)  # run_di_code's own bound: 60 s
+    (line,) = git_lines(system)
+    assert line.startswith("Git: state unknown"), line
+
+
 def read_then_answer(llm_server: LLMServer, path: str) -> None:
     llm_server.script(
         Turn(tool_calls=(ToolCallSpec("read", {"path": path}, "r1"),)), Turn(text="done")
@@ -143,6 +156,31 @@ def test_a_link_from_claude_md_to_the_repository_s_agents_md_is_still_read(
     (workspace / "docs" / "RULES.md").write_text("Use tabs, never spaces.\n")
     (workspace / "CLAUDE.md").symlink_to("docs/RULES.md")
     assert "Use tabs, never spaces." in system_prompt(run_di_code, llm_server)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a subagent's read of a subfolder uses up its AGENTS.md: the main model never sees it",
+)
+def test_a_subfolder_s_rules_a_subagent_saw_first_still_reach_the_main_model(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "pkg").mkdir()
+    (workspace / "pkg" / "AGENTS.md").write_text("In pkg, every function is typed.\n")
+    (workspace / "pkg" / "mod.py").write_text("def f(x): return x\n")
+    job = {"description": "look", "prompt": "Summarise pkg/mod.py."}
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("task", job, "t1"),)),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "pkg/mod.py"}, "s1"),)),  # the subagent
+        Turn(text="It defines f."),
+        Turn(tool_calls=(ToolCallSpec("read", {"path": "pkg/mod.py"}, "r1"),)),  # the model
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "--sandbox", "off", "change pkg/mod.py")
+    assert done.returncode == 0, done.stderr
+    messages = llm_server.requests[-1].body["messages"]
+    (result,) = [m for m in messages if m.get("tool_call_id") == "r1"]
+    assert "every function is typed" in str(result["content"])
 
 
 def test_a_nested_agents_md_that_is_a_fifo_or_huge_never_holds_up_the_read(
