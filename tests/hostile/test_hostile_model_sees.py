@@ -307,3 +307,14 @@ def test_the_lsp_tool_quotes_the_line_a_server_names_in_a_file_with_form_feeds(
     uri = source.as_uri()
     shown = place_lines(Workspace.create(workspace), [(uri, 2, 0, ""), (uri, 3, 0, "")])
     assert shown == ["paged.py:3:1: b = 2  # \u2028 \x0b \x1c end", "paged.py:4:1: c = 3"]
+
+
+def test_opencode_s_spelling_of_a_rename_with_replace_all_renames_every_occurrence(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "m.py").write_text("def fetch(): ...\nfetch()\nfetch_all = fetch\n")
+    spelled = {"filePath": "m.py", "oldString": "fetch", "newString": "load", "replaceAll": True}
+    llm_server.script(Turn(tool_calls=(ToolCallSpec("edit", spelled, "e1"),)), Turn(text="renamed"))
+    done = run_di_code("run", "--permission-mode", "accept-edits", "rename fetch")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "m.py").read_text() == "def load(): ...\nload()\nload_all = load\n"
