@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tomllib
@@ -92,13 +93,28 @@ def di_code() -> str:
     return str(beside) if beside.exists() else shutil.which("di-code") or "di-code"
 
 
+PASSED_ON = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+def run_batch(command: list[str]) -> int:
+    """The batch's exit code. It runs in a session of its own, and each Ctrl-C, SIGTERM and
+    SIGHUP this script gets is passed on to it (a terminal's Ctrl-C reaches it once, not twice):
+    it records its running tasks `cancelled` and exits 130 (143, 129) as it does on its own,
+    where Python would kill it 0.25 s after a KeyboardInterrupt and print a traceback."""
+    batch = subprocess.Popen(command, stdin=subprocess.DEVNULL, start_new_session=True)
+    for number in PASSED_ON:
+        signal.signal(number, lambda number, _frame: batch.send_signal(number))
+    return batch.wait()
+
+
 def latest_results(path: Path, ids: list[str]) -> list[dict[str, Any]]:
     """The last result line of each id (a rerun's line comes after the old one)."""
     found: dict[str, dict[str, Any]] = {}
-    if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            found[record["id"]] = record
+    if path.exists():  # a line ends at LF alone: an answer may hold U+2028
+        for line in path.read_text(encoding="utf-8").split("\n"):
+            if line:
+                record = json.loads(line)
+                found[record["id"]] = record
     return [found[task_id] for task_id in ids if task_id in found]
 
 
@@ -155,9 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     task_file = write_batch(out, tasks)
     results = out / "results.jsonl"
     command = [di_code(), "batch", str(task_file), "--out", str(results), *batch_options]
-    done = subprocess.run(command, stdin=subprocess.DEVNULL)
-    if done.returncode not in (0, 1):  # 1: a task failed, which the summary counts
-        return done.returncode
+    code = run_batch(command)
+    if code not in (0, 1):  # 1: a task failed, which the summary counts
+        return code
     records = latest_results(results, list(tasks))
     summary = summarize(records, len(tasks))
     (out / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")

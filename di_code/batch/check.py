@@ -4,22 +4,26 @@ evaluation: the model's own answer says what it believes, the check what holds.
 
 The check runs after the patch is taken (what it writes, a test cache, is no part of the
 task's work), as the user's command: `bash -c` in the checkout with the task's environment,
-through the launcher (unsandboxed, as CI would run it). Its output (stdout and stderr) goes
-to a file without a name (a check that prints the provider's key leaves it nowhere), whose
-end the result keeps, redacted. It has the task's timeout (or CHECK_TIMEOUT) of its own; a
-check that does not end within it fails, and one the batch's stop interrupts has no verdict.
+through the launcher (unsandboxed, as CI would run it), under the task's keeper
+(di_code.cli.batch_child), which hands whatever the check left behind, a double-forked daemon
+included, to its own end. Its output (stdout and stderr) comes through a pipe of which only the
+end is kept in memory (a check that prints the provider's key, or prints for ever, leaves it
+nowhere), and the result keeps that end, redacted. It has the task's timeout (or CHECK_TIMEOUT)
+of its own; a check that does not end within it fails, and one the batch's stop interrupts has
+no verdict.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
-import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from di_code.ai.redaction import redact
 from di_code.system.children import kill_tree
@@ -30,8 +34,13 @@ started are killed (a task's keeper, di_code.cli.batch_child, passes the stop on
 CHECK_TIMEOUT = 600.0
 """Seconds a check may run when its task names no timeout."""
 OUTPUT_CHARS = 2_000
-"""The end of the check's output kept in the result (all of it stays in its log)."""
+"""The end of the check's output kept in the result (the rest is kept nowhere)."""
 POLL_SECONDS = 0.1
+KEPT_BYTES = 4 * OUTPUT_CHARS
+"""Enough bytes for OUTPUT_CHARS characters of UTF-8."""
+DRAIN_SECONDS = 5.0
+"""How long the output of an ended check may take to reach its end: a bound, not a wait (the
+pipe ends as soon as the keeper does)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,25 +54,26 @@ def run_check(
     command: str,
     cwd: Path,
     env: Mapping[str, str],
-    folder: Path,
+    keeper: Sequence[str],
     stop: threading.Event,
     timeout: float | None,
 ) -> Verdict:
-    """Run `command` in `cwd` until it ends, the stop is set or `timeout` passes; its output
-    is kept in `folder` (a private one) while it runs."""
+    """Run `command` in `cwd`, under the `keeper` program, until it ends, the stop is set or
+    `timeout` passes."""
     from di_code.tools.policy.launcher import open_user_command  # the sandbox's modules: late
 
-    with tempfile.TemporaryFile(dir=folder) as out:
-        process = open_user_command(
-            ["bash", "-c", command],
-            cwd=cwd,
-            env=dict(env),
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-        passed, why = _wait(process, stop, timeout or CHECK_TIMEOUT)
-        return Verdict(passed, redact(_tail(out) + why))
+    process = open_user_command(
+        [*keeper, "bash", "-c", command],
+        cwd=cwd,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    assert process.stdout is not None
+    tail = _Tail(process.stdout)
+    passed, why = _wait(process, stop, timeout or CHECK_TIMEOUT)
+    return Verdict(passed, redact(tail.text() + why))
 
 
 def _wait(
@@ -84,8 +94,23 @@ def _wait(
             return False, f"[the check did not end within {limit:g} s]"
 
 
-def _tail(out: BinaryIO) -> str:
-    """The last OUTPUT_CHARS characters written (bytes that are not UTF-8 replaced)."""
-    size = out.seek(0, 2)
-    out.seek(max(0, size - 4 * OUTPUT_CHARS))
-    return out.read().decode("utf-8", "replace")[-OUTPUT_CHARS:]
+class _Tail:
+    """The last KEPT_BYTES a pipe carried, read on a thread of its own until it ends (when the
+    keeper, the last process holding it, has ended)."""
+
+    def __init__(self, pipe: IO[bytes]) -> None:
+        self._pipe = pipe
+        self._kept = bytearray()
+        self._reader = threading.Thread(target=self._read, name="check output", daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        with self._pipe, contextlib.suppress(OSError):  # closed here: no other thread reads it
+            while chunk := os.read(self._pipe.fileno(), 65_536):
+                self._kept += chunk
+                del self._kept[:-KEPT_BYTES]
+
+    def text(self) -> str:
+        """The last OUTPUT_CHARS characters written (bytes that are not UTF-8 replaced)."""
+        self._reader.join(DRAIN_SECONDS)
+        return bytes(self._kept).decode("utf-8", "replace")[-OUTPUT_CHARS:]

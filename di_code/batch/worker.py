@@ -219,9 +219,9 @@ def _wait(
 def _checked(task: Task, settings: RunSettings, cwd: Path, stop: threading.Event) -> dict[str, Any]:
     """`passed` and `check_output` of the task's check, run in its checkout."""
     assert task.check is not None
-    logs = private_folder(settings.workdir / "logs")
-    env = _environment(task, settings)
-    verdict = run_check(task.check, cwd, env, logs, stop, task.timeout or settings.timeout)
+    env = _check_environment(task, settings)
+    keeper = [sys.executable, "-m", CHILD_MODULE, "exec"]
+    verdict = run_check(task.check, cwd, env, keeper, stop, task.timeout or settings.timeout)
     return {"passed": verdict.passed, "check_output": verdict.output}
 
 
@@ -269,6 +269,18 @@ def _environment(task: Task, settings: RunSettings) -> dict[str, str]:
     if settings.request_slots is not None:
         env[SLOTS_VARIABLE] = settings.request_slots
     return env
+
+
+def _check_environment(task: Task, settings: RunSettings) -> dict[str, str]:
+    """The task's environment without the provider keys (program_env, as bash's commands get
+    it): the check runs the task's tests, code the model may have written, unsandboxed."""
+    from di_code.ai.redaction import holds_secret
+    from di_code.config.key_variables import PRESET_KEYS
+    from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+
+    env = _environment(task, settings)
+    holding_key = {name for name, value in env.items() if holds_secret(value)}
+    return program_env(KEY_VARIABLES | set(PRESET_KEYS.values()) | holding_key, env)
 
 
 class _StreamReader:

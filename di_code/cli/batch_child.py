@@ -7,7 +7,9 @@ leaves its group and loses its parent (a `setsid` job, a sandbox whose parent we
 handed to the keeper instead of init, and whatever of those is still there when `run` ends is
 killed. So a task, however it ends, leaves nothing running. `run` is forked, not started anew:
 no second interpreter start. Run as `python -m di_code.cli.batch_child run ...` (Linux; on
-other systems `run` runs as it is).
+other systems `run` runs as it is), or as `... batch_child exec PROGRAM ARGS...` for a task's
+check: the same keeper around a program, so a check's daemon dies at its timeout and with the
+driver too.
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def main() -> int:
 
 
 def _run() -> int:
+    if sys.argv[1:2] == ["exec"]:
+        os.execvp(sys.argv[2], sys.argv[2:])
     from di_code.cli.app import main as run_main
 
     run_main()

@@ -2,7 +2,8 @@
 
 Context files come from `$DI_CODE_HOME` and from every folder from the repository root (the
 nearest folder holding `.git`) down to the workspace, outermost first, so the most specific
-instructions come last. Each is capped at 64 KB. Those of folders below the workspace are shown
+instructions come last (a link to a file outside the repository is not one). Each is capped at
+64 KB. Those of folders below the workspace are shown
 beside a tool result instead, when the model first works there (di_code.setup.nested_context).
 """
 
@@ -168,7 +169,7 @@ def context_files(home: Path, workspace: Path) -> list[tuple[Path, str]]:
     found: list[tuple[Path, str]] = []
     seen: set[Path] = set()
     for folder in _unique(folders):
-        path = context_file_in(folder)
+        path = context_file_in(folder, None if folder == home else root)
         if path is not None and path.resolve() not in seen:
             seen.add(path.resolve())
             found.append((path, read_context_file(path)))
@@ -179,15 +180,18 @@ def _unique(folders: list[Path]) -> list[Path]:
     return list(dict.fromkeys(folders))
 
 
-def context_block(path: Path, text: str) -> str:
+def context_block(path: Path | str, text: str) -> str:
     return f'<context_file path="{path}">\n{text}\n</context_file>'
 
 
-def context_file_in(folder: Path) -> Path | None:
-    """The folder's AGENTS.md, else its CLAUDE.md, else None."""
+def context_file_in(folder: Path, inside: Path | None = None) -> Path | None:
+    """The folder's AGENTS.md, else its CLAUDE.md, else None. With `inside` (a repository's
+    folder), a file that is a link to a file outside it does not count: a repository's
+    `AGENTS.md -> ~/.ssh/id_ed25519` would send the key to the model's provider."""
     for name in CONTEXT_FILE_NAMES:
-        if (folder / name).is_file():
-            return folder / name
+        path = folder / name
+        if path.is_file() and (inside is None or path.resolve().is_relative_to(inside)):
+            return path
     return None
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.session.git_run import GitError, run_git
+from di_code.tools.builtin.support.names import one_line
 
 if TYPE_CHECKING:
     from di_code.tools.policy.sandbox import Sandbox
@@ -34,9 +35,11 @@ def git_state(workspace: Path) -> str:
         if "not a git repository" in str(exc):
             return "Git: not a git repository"
         return f"Git: state unknown ({str(exc)[:_LINE_CAP]})"
-    lines = out.decode("utf-8", errors="replace").splitlines()
-    head = _head(lines[0][3:] if lines and lines[0].startswith("## ") else "unknown")
-    changes = [line[:_LINE_CAP] for line in lines[1:]]
+    # git's lines end at LF alone: a branch or a name may hold U+2028 or NEL (splitlines()
+    # would end a line there, and the rest would read as a line of the block)
+    lines = out.decode("utf-8", errors="surrogateescape").removesuffix("\n").split("\n")
+    head = _head(lines[0][3:] if lines[0].startswith("## ") else "unknown")
+    changes = [one_line(line[:_LINE_CAP]) for line in lines[1:]]
     if not changes:
         return f"Git: {head}; working tree clean"
     shown = "\n".join(f"  {line}" for line in changes[:STATUS_LINES])
@@ -49,13 +52,14 @@ def git_state(workspace: Path) -> str:
 def _head(branch: str) -> str:
     """`branch main`, from the first line of `git status --branch --porcelain` (without `## `),
     which says an unborn branch (`No commits yet on main`, before git 2.17 `Initial commit on
-    main`) and a detached HEAD (`HEAD (no branch)`) in words of its own."""
+    main`) and a detached HEAD (`HEAD (no branch)`) in words of its own. The name is shown
+    on one line, its control characters and line breaks escaped (`one_line`)."""
     for unborn in ("No commits yet on ", "Initial commit on "):
         if branch.startswith(unborn):
-            return f"branch {branch.removeprefix(unborn)[:_LINE_CAP]} (no commits yet)"
+            return f"branch {one_line(branch.removeprefix(unborn)[:_LINE_CAP])} (no commits yet)"
     if branch == "HEAD (no branch)":
         return "detached HEAD"
-    return f"branch {branch[:_LINE_CAP]}"
+    return f"branch {one_line(branch[:_LINE_CAP])}"
 
 
 MODES = {

@@ -17,6 +17,7 @@ from di_code.agent.tool_call import ToolCallContext
 from di_code.ai.types import TextContent
 from di_code.config.system_prompt import context_block, context_file_in, read_context_file
 from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.names import one_line
 from di_code.tools.builtin.support.workspace import Workspace
 
 FILE_TOOLS = frozenset({"read", "edit", "write"})
@@ -34,7 +35,10 @@ class NestedContextFiles:
         path = context.params.get("path")
         if context.tool.name not in FILE_TOOLS or result.is_error or not isinstance(path, str):
             return result
-        notes = [context_block(found, read_context_file(found)) for found in self._new(path)]
+        notes = [  # the folder is the repository's to name: a newline there forges no line
+            context_block(one_line(str(found)), read_context_file(found))
+            for found in self._new(path)
+        ]
         if not notes:
             return result
         note = "Instructions for this folder (they apply below it and win over outer ones):"
@@ -58,7 +62,7 @@ class NestedContextFiles:
             if folder == root or folder in self.seen:
                 continue
             self.seen.add(folder)
-            file = context_file_in(folder)
+            file = context_file_in(folder, root)  # a link out of the workspace is none
             if file is not None:
                 found.append(file)
         return found

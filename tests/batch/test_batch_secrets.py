@@ -41,7 +41,8 @@ def test_a_key_a_check_prints_is_hidden_in_its_output(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     make_repo(tmp_path / "repo", {"a.txt": "alpha\n"})
-    check = 'echo "key: $OPENAI_API_KEY"; exit 1'
+    (tmp_path / "key.txt").write_text(API_KEY)  # not in its environment: read from a file
+    check = f'echo "key: $(cat {tmp_path / "key.txt"})"; exit 1'
     task = {"id": "leaks", "repo": "repo", "prompt": "go", "check": check}
     tasks = write_tasks(tmp_path / "tasks.jsonl", [task])
     llm_server.script(Turn(text="done"))

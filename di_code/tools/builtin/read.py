@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import shlex
 from dataclasses import dataclass
 from typing import Any, BinaryIO, ClassVar, Literal
 
@@ -185,8 +186,8 @@ def numbered(lines: list[str], first: int) -> str:
 def _long_line_notice(number: int, shown: str) -> str:
     return (
         f"[Line {number} is longer than 50 KB: its first 50 KB are shown. Use bash: "
-        f"sed -n '{number}p' {shown} | cut -b {MAX_BYTES + 1}-{2 * MAX_BYTES} for the next "
-        f"50 KB, or offset={number + 1} to continue.]"
+        f"sed -n '{number}p' {shlex.quote(shown)} | cut -b {MAX_BYTES + 1}-{2 * MAX_BYTES} for "
+        f"the next 50 KB, or offset={number + 1} to continue.]"
     )
 
 

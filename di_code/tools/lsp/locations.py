@@ -8,6 +8,7 @@ workspace, and that place (and its line) is left out as `read` refuses it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -20,6 +21,9 @@ MAX_RESULTS = 100
 MAX_LINE = 200
 MAX_SOURCE = 2_000_000
 """A result's file is read for its line's text up to this size (else the text is left out)."""
+_LINE_END = re.compile(r"\r\n|\r|\n")
+"""Where a server's lines end (the LSP spec): a form feed, a vertical tab or U+2028, where
+`splitlines()` would also end one, is text on its line."""
 
 
 def uri_path(uri: str) -> Path | None:
@@ -72,7 +76,7 @@ def _line(cache: dict[Path, list[str]], path: Path, line: int) -> str:
         try:
             with open_real(path) as file:  # no link followed: the path was judged as it is
                 text = read_at_most(file, MAX_SOURCE).decode("utf-8", errors="replace")
-            cache[path] = text.splitlines()
+            cache[path] = _LINE_END.split(text)
         except OSError:
             cache[path] = []
     lines = cache[path]

@@ -7,6 +7,8 @@ import re
 
 _ESCAPED_BYTE = re.compile(r"\\x([01][0-9a-fA-F]|7[fF]|[89a-fA-F][0-9a-fA-F])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_LINE_BREAKS = re.compile("[\x85\u2028\u2029]")
+"""What Python's `splitlines()`, and many a reader, take as a line break besides CR and LF."""
 
 
 def escape_name(name: str) -> str:
@@ -17,6 +19,13 @@ def escape_name(name: str) -> str:
     a line of a tool's output (a `path:line: error` of another file)."""
     text = os.fsencode(name).decode("utf-8", "backslashreplace")
     return _CONTROL.sub(lambda char: f"\\x{ord(char.group()):02x}", text)
+
+
+def one_line(text: str) -> str:
+    """`escape_name(text)` with the other line breaks (NEL, U+2028, U+2029) written `\\u2028`
+    too: a name in a line of text di-code writes for the model (a git branch in the prompt),
+    which must not break that line into one the repository wrote."""
+    return _LINE_BREAKS.sub(lambda char: f"\\u{ord(char.group()):04x}", escape_name(text))
 
 
 def unescaped_path(path: str) -> str:
