@@ -22,9 +22,18 @@ from typing import Literal
 
 from di_code.session.git_run import GitError, run_git
 
+_NO_COMMIT = "the repository has no commit yet"
 MAX_CHARS = 120_000
 """About 30k tokens of diff: room left in any context window for the files around it."""
-_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color", "--find-renames")
+_DIFF = (
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--find-renames",
+    "--ignore-submodules=dirty",
+)
+"""`--ignore-submodules=dirty`: git would look into a checked-out submodule's work tree (is it
+dirty?) with the submodule's own config, whose filters git_run cannot know by name."""
 _FILE_HEADER = re.compile(r"^diff --git a/(.*) b/(.*)$", re.MULTILINE)
 
 
@@ -73,8 +82,7 @@ def read_diff(workspace: Path, target: ReviewTarget, limit: int = MAX_CHARS) -> 
     """The diff of `target` in the repository around `workspace`; ReviewError (one line)."""
     try:
         if target.kind == "uncommitted":
-            _commit(workspace, "HEAD", "the repository has no commit yet")
-            raw = run_git(workspace, ["diff", *_DIFF, "HEAD"])
+            raw = run_git(workspace, ["diff", *_DIFF, _head_or_empty_tree(workspace)])
             untracked = _untracked(workspace)
         elif target.kind == "base":
             base = _commit(workspace, target.ref, f"no branch or commit {target.ref!r}")
@@ -99,6 +107,17 @@ def _commit(workspace: Path, name: str, unknown: str) -> str:
             raise ReviewError("not inside a git repository: review reads git's changes") from None
         raise ReviewError(unknown) from None
     return out.decode().strip()
+
+
+def _head_or_empty_tree(workspace: Path) -> str:
+    """HEAD; in a repository with no commit yet, the empty tree: every file is new there, and
+    a repository with no file at all has nothing to review."""
+    try:
+        return _commit(workspace, "HEAD", _NO_COMMIT)
+    except ReviewError as exc:
+        if str(exc) != _NO_COMMIT:
+            raise
+    return run_git(workspace, ["hash-object", "-t", "tree", "--stdin"]).decode().strip()
 
 
 def _untracked(workspace: Path) -> tuple[str, ...]:
