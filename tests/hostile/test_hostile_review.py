@@ -532,3 +532,39 @@ def test_an_untrusted_projects_session_hooks_never_run_in_chat(
     finally:
         child.close(force=True)
     assert not log.exists(), events(log)
+
+
+def test_a_why_with_a_lone_surrogate_is_still_valid_utf8_json(
+    repo: Path, run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    llm_server.script(Turn(text="FINDING: calc.py:2 | low | half \ud800 a pair\nVERDICT: ok"))
+    done = run_di_code("review", "--output-format", "json")
+    assert "Traceback" not in done.stderr, done.stderr
+    result = json.loads(done.stdout)
+    assert result["findings"][0]["why"].startswith("half ")
+
+
+def test_the_trust_question_waiting_unseen_notifies(
+    llm_server: LLMServer, repo: Path, di_code_home: Path
+) -> None:
+    """README: a question waiting for your answer, the trust question among them, notifies
+    while the terminal is not focused."""
+    (di_code_home / "config.toml").write_text('notify = "bell"\n')
+    (repo / ".di-code").mkdir()
+    (repo / ".di-code" / "config.toml").write_text('[permissions]\nmode = "auto"\n')
+    child, out = chat(llm_server, repo)
+    try:
+        out.wait_for("Trust this project")
+        child.send(FOCUS_OUT)
+        deadline = time.monotonic() + 5
+        while out.bells() == 0 and time.monotonic() < deadline:
+            out.read(0.1)
+        rang = out.bells()
+        child.send(FOCUS_IN)
+        time.sleep(0.6)
+        child.send("n")
+        out.wait_for("›")
+        leave(child, out)
+    finally:
+        child.close(force=True)
+    assert rang == 1
