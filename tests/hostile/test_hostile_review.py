@@ -568,3 +568,19 @@ def test_the_trust_question_waiting_unseen_notifies(
     finally:
         child.close(force=True)
     assert rang == 1
+
+
+@pytest.mark.parametrize("name", ["zz_données.py", "zz_\x1b]0;owned\x07.py", 'zz_"quoted".py'])
+def test_a_cut_diff_names_every_file_left_out_whatever_its_name(
+    repo: Path, run_di_code: RunDiCode, llm_server: LLMServer, name: str
+) -> None:
+    """README: a diff cut short tells you (a line on stderr) which files were left out; git
+    quotes a name with non-ASCII or control characters in its headers."""
+    (repo / "big.txt").write_text("".join(f"line {n} of a big file\n" for n in range(40_000)))
+    (repo / name).write_text("print('last')\n")
+    git(repo, "add", "-A")
+    llm_server.script(Turn(text="VERDICT: too big"))
+    done = run_di_code("review")
+    assert done.returncode == 0, done.stderr
+    [line] = [said for said in done.stderr.splitlines() if "cut" in said]
+    assert "zz_" in line and "\x1b" not in line and "\x07" not in line
