@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -456,7 +457,7 @@ def hook_config(home: Path, event: str, command: str, timeout: int) -> None:
     )
 
 
-@pytest.mark.parametrize("stop", ["timeout", "ctrl-c"])
+@pytest.mark.parametrize("stop", ["timeout", "ctrl-c", "sigterm"])
 def test_a_session_end_hook_that_hangs_holds_the_exit_no_longer_than_its_timeout_or_ctrl_c(
     llm_server: LLMServer, tmp_path: Path, di_code_home: Path, stop: str
 ) -> None:
@@ -474,6 +475,8 @@ def test_a_session_end_hook_that_hangs_holds_the_exit_no_longer_than_its_timeout
             out.read(0.1)
         if stop == "ctrl-c":
             child.send("\x03")
+        elif stop == "sigterm":
+            child.kill(signal.SIGTERM)
         child.expect(pexpect.EOF, timeout=TIMEOUT)
         child.close()
     finally:
@@ -584,3 +587,32 @@ def test_a_cut_diff_names_every_file_left_out_whatever_its_name(
     assert done.returncode == 0, done.stderr
     [line] = [said for said in done.stderr.splitlines() if "cut" in said]
     assert "zz_" in line and "\x1b" not in line and "\x07" not in line
+
+
+def test_a_diff_of_invalid_utf8_and_escape_sequences_reaches_the_model_as_valid_json(
+    repo: Path, run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    (repo / "calc.py").write_bytes(
+        FIRST.encode() + b"x = '\xff\xfe\xc3('\n# " + ESCAPES.encode() + b"\n"
+    )
+    llm_server.script(Turn(text="VERDICT: fine"))
+    done = run_di_code("review", "--output-format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["verdict"] == "fine"
+    assert "x = '\ufffd\ufffd\ufffd('" in first_request(llm_server)
+
+
+def test_review_with_auto_and_yes_still_lets_the_model_run_and_write_nothing(
+    repo: Path, run_di_code: RunDiCode, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """README: review's --permission-mode and --yes are overridden, a review only reads."""
+    marker = tmp_path / "bash-ran"
+    calls = (
+        ToolCallSpec("bash", {"command": f"touch {marker}"}),
+        ToolCallSpec("write", {"path": "owned.txt", "content": "x"}),
+        ToolCallSpec("Bash", {"command": f"touch {marker}"}),
+    )
+    llm_server.script(Turn(tool_calls=calls), Turn(text="VERDICT: fine"))
+    done = run_di_code("review", "--permission-mode", "auto", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists() and not (repo / "owned.txt").exists()
