@@ -616,3 +616,22 @@ def test_review_with_auto_and_yes_still_lets_the_model_run_and_write_nothing(
     done = run_di_code("review", "--permission-mode", "auto", "--yes")
     assert done.returncode == 0, done.stderr
     assert not marker.exists() and not (repo / "owned.txt").exists()
+
+
+def test_a_failing_notify_command_is_one_line_whose_escape_sequences_are_inert(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    command = f"cat >/dev/null; printf '%s\\n' {json.dumps(ESCAPES)} >&2; exit 7"
+    (di_code_home / "config.toml").write_text(f"notify = {json.dumps(command)}\n")
+    llm_server.script(Turn(text="an answer", first_delay=1.0))
+    child, out = chat(llm_server, tmp_path)
+    try:
+        child.sendline("hi")
+        child.send(FOCUS_OUT)
+        out.wait_for("an answer")
+        out.wait_for("notify:")
+        out.settled()
+        leave(child, out)
+    finally:
+        child.close(force=True)
+    assert "\x1b]52" not in out.seen and "\x1b]0;owned" not in out.seen and "\x9b" not in out.seen
