@@ -23,10 +23,25 @@ from typing import Literal
 from di_code.session.git_run import GitError, run_git
 from di_code.system.errors import DiCodeError
 
+_NO_COMMIT = "the repository has no commit yet"
 MAX_CHARS = 120_000
 """About 30k tokens of diff: room left in any context window for the files around it."""
-_DIFF = ("--no-ext-diff", "--no-textconv", "--no-color", "--find-renames")
-_FILE_HEADER = re.compile(r"^diff --git a/(.*) b/(.*)$", re.MULTILINE)
+_DIFF = (
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-color",
+    "--find-renames",
+    "--ignore-submodules=dirty",
+)
+"""`--ignore-submodules=dirty`: git would look into a checked-out submodule's work tree (is it
+dirty?) with the submodule's own config, whose filters git_run cannot know by name."""
+_QUOTED = r'"(?:[^"\\]|\\.)*"'
+_FILE_HEADER = re.compile(
+    rf"^diff --git (?:{_QUOTED}|a/.*?) (?P<new>{_QUOTED}|b/.*)$", re.MULTILINE
+)
+"""A file's section; git quotes a name with a control character, a quote or (by default) a
+non-ASCII letter in it, C-style: `diff --git "a/donn\\303\\251es.py" "b/donn\\303\\251es.py"`."""
+_C_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 
 
 class ReviewError(DiCodeError):
@@ -76,8 +91,7 @@ def read_diff(workspace: Path, target: ReviewTarget, limit: int = MAX_CHARS) -> 
     """The diff of `target` in the repository around `workspace`; ReviewError (one line)."""
     try:
         if target.kind == "uncommitted":
-            _commit(workspace, "HEAD", "the repository has no commit yet")
-            raw = run_git(workspace, ["diff", *_DIFF, "HEAD"])
+            raw = run_git(workspace, ["diff", *_DIFF, _head_or_empty_tree(workspace)])
             untracked = _untracked(workspace)
         elif target.kind == "base":
             base = _commit(workspace, target.ref, f"no branch or commit {target.ref!r}")
@@ -104,6 +118,17 @@ def _commit(workspace: Path, name: str, unknown: str) -> str:
     return out.decode().strip()
 
 
+def _head_or_empty_tree(workspace: Path) -> str:
+    """HEAD; in a repository with no commit yet, the empty tree: every file is new there, and
+    a repository with no file at all has nothing to review."""
+    try:
+        return _commit(workspace, "HEAD", _NO_COMMIT)
+    except ReviewError as exc:
+        if str(exc) != _NO_COMMIT:
+            raise
+    return run_git(workspace, ["hash-object", "-t", "tree", "--stdin"]).decode().strip()
+
+
 def _untracked(workspace: Path) -> tuple[str, ...]:
     out = run_git(workspace, ["ls-files", "-z", "--others", "--exclude-standard"])
     return tuple(os.fsdecode(name) for name in out.split(b"\0") if name)
@@ -115,12 +140,29 @@ def cut(diff: str, limit: int) -> tuple[str, str]:
     if len(diff) <= limit:
         return diff, ""
     end = diff.rfind("\n", 0, limit) + 1 or limit
-    later = [m.group(2) for m in _FILE_HEADER.finditer(diff, end)]
-    shown = _FILE_HEADER.findall(diff, 0, end)
+    later = [_name(m.group("new")) for m in _FILE_HEADER.finditer(diff, end)]
+    shown = [_name(m.group("new")) for m in _FILE_HEADER.finditer(diff, 0, end)]
     files = f"; files not shown: {', '.join(later)}" if later else ""
-    partly = f"; {shown[-1][1]} shown only in part" if shown else ""
+    partly = f"; {shown[-1]} shown only in part" if shown else ""
     note = f"[the diff was cut at {end} of {len(diff)} characters{partly}{files}]"
     return diff[:end], note
+
+
+def _name(header: str) -> str:
+    """The file's name in a section's header, `b/` and git's quoting taken off (the callers
+    show it through the terminal's sanitizer)."""
+    if not header.startswith('"'):
+        return header[2:]
+    raw, rest = bytearray(), header[3:-1]
+    escape = re.compile(r"\\([0-7]{3}|.)")
+    at = 0
+    for found in escape.finditer(rest):
+        raw += rest[at : found.start()].encode()
+        code = found.group(1)
+        raw.append(int(code, 8) if len(code) == 3 else _C_ESCAPES.get(code, ord(code)))
+        at = found.end()
+    raw += rest[at:].encode()
+    return raw.decode("utf-8", errors="replace")
 
 
 def _one_line(text: str) -> str:

@@ -14,14 +14,19 @@ with one line naming what was wrong.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Literal
 
 from di_code.session.review_diff import ReviewDiff
 from di_code.system.errors import DiCodeError
 
 SEVERITIES = ("high", "medium", "low")
+MAX_LINE_DIGITS = 9
+"""A line number longer than this names no line of any file (and 5,000 digits are past what
+Python's int() reads)."""
 UNTRACKED_SHOWN = 200
 """New files named in the prompt; a tree of generated files is counted, not listed."""
 Severity = Literal["high", "medium", "low"]
@@ -73,7 +78,7 @@ def review_prompt(diff: ReviewDiff) -> str:
     """What the model is asked: the instructions, the diff, and what the diff leaves out."""
     parts = [INSTRUCTIONS.format(what=diff.target.describe())]
     if diff.untracked:
-        names = "\n".join(f"  {name}" for name in diff.untracked[:UNTRACKED_SHOWN])
+        names = "\n".join(f"  {_named(name)}" for name in diff.untracked[:UNTRACKED_SHOWN])
         more = len(diff.untracked) - UNTRACKED_SHOWN
         names += f"\n  ... and {more} more (find lists them)" if more > 0 else ""
         parts.append(f"New files not yet added to git (read them):\n{names}")
@@ -86,12 +91,19 @@ def review_prompt(diff: ReviewDiff) -> str:
     return "\n\n".join(parts)
 
 
+def _named(name: str) -> str:
+    """A file's name on one line of the prompt: one with a line end or another control
+    character in it is quoted (as JSON), so it cannot pass for lines of the prompt's own."""
+    return name if name.isprintable() and name.strip() == name else json.dumps(name)
+
+
 def read_findings(answer: str) -> ReviewReport:
     """The findings and the verdict in `answer`; ReviewFormatError when it is not in the
-    format (the last VERDICT line counts; FINDING lines anywhere before it)."""
+    format (the last VERDICT line counts; FINDING lines anywhere before it). Lines end at
+    `\n` only: a U+2028, NEL or carriage return inside a `why` starts no finding of its own."""
     findings: list[Finding] = []
     verdict: str | None = None
-    for number, raw in enumerate(answer.splitlines(), 1):
+    for number, raw in enumerate(answer.split("\n"), 1):
         mark = _MARK.match(raw)
         if mark is None:
             continue
@@ -118,5 +130,12 @@ def _finding(line: str, number: int) -> Finding:
             f"line {number} of the model's answer has severity {severity[:20]!r}, "
             f"not one of {', '.join(SEVERITIES)}"
         )
+    path, digits = found.group("path").strip(), found.group("line")
+    if PurePosixPath(path).is_absolute() or ".." in PurePosixPath(path).parts:
+        raise ReviewFormatError(
+            f"line {number} of the model's answer names a path outside the repository"
+        )
+    if len(digits.lstrip("0")) > MAX_LINE_DIGITS:
+        raise ReviewFormatError(f"line {number} of the model's answer has no real line number")
     why = found.group("why").strip()
-    return Finding(found.group("path").strip(), int(found.group("line")), severity, why)  # type: ignore[arg-type]
+    return Finding(path, int(digits), severity, why)  # type: ignore[arg-type]

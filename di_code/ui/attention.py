@@ -85,6 +85,7 @@ class Attention:
         env: Mapping[str, str] = os.environ,
     ) -> None:
         approver.waiting = self.question
+        self.approver = approver
         self.setup = setup
         self.console = console
         self.env = env
@@ -114,9 +115,17 @@ class Attention:
         @bindings.add(Keys.Ignore)
         def _focus(event: KeyPressEvent) -> None:
             if event.data in (FOCUS_IN, FOCUS_OUT):
-                self.focused = event.data == FOCUS_IN
+                self.focus(event.data == FOCUS_IN)
 
         return bindings
+
+    def focus(self, focused: bool) -> None:
+        """The terminal's focus changed. A question already waiting when the user looks away
+        notifies then: the trust question is asked at start, before any focus report."""
+        left = self.focused and not focused
+        self.focused = focused
+        if left and self.approver.pending is not None:
+            self.question(self.approver.pending)
 
     def turn_ended(self) -> None:
         self._needed("idle_prompt", WAITING)

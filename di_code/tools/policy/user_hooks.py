@@ -34,6 +34,8 @@ from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 Decision = Literal["allow", "ask", "deny"]
 BLOCKING_EXIT = 2
+ENDED_POLL = 0.02
+"""Seconds between two looks at a killed hook: has it ended?"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,11 +94,20 @@ async def run_hook(
     except (TimeoutError, asyncio.CancelledError) as stopped:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        await process.wait()
+        await _ended(process)
         if isinstance(stopped, asyncio.CancelledError):
             raise
         return HookRun(hook, None, "", f"hook timed out after {hook.timeout:g} s")
     return HookRun(hook, process.returncode, _text(out), _text(err))
+
+
+async def _ended(process: asyncio.subprocess.Process) -> None:
+    """Until the killed hook itself is gone. Not `process.wait()`: asyncio's also waits for
+    the hook's pipes to close, and a child the hook left in a session of its own (`setsid`,
+    out of reach of the group's kill) may hold them for ever; di-code, its subreaper, ends
+    that one at exit."""
+    while process.returncode is None:
+        await asyncio.sleep(ENDED_POLL)
 
 
 def blocking(
