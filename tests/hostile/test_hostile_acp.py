@@ -265,10 +265,10 @@ def shown(client: SavingEditor) -> dict[str, Any]:
 
 
 async def run_one_call(agent: Any, llm_server: LLMServer, workspace: Path, name: str,
-                       arguments: dict[str, Any]) -> SavingEditor:  # fmt: skip
+                       arguments: dict[str, Any], mode: str = "auto") -> SavingEditor:  # fmt: skip
     llm_server.script(calls((name, arguments)), Turn(text="done"))
     client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+    conn = await agent(client, "--permission-mode", mode, "--sandbox", "off",
                        capabilities=EDITOR_FS)  # fmt: skip
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
     await prompt(conn, session.session_id, "go")
@@ -300,19 +300,24 @@ async def test_path_and_file_path_disagreeing_show_and_write_one_and_the_same_fi
         assert seen["diffs"] == [] and client.writes == [] and seen["status"] == ["failed"]
 
 
+@pytest.mark.parametrize("mode", ["auto", "ask"])
 async def test_a_file_name_with_a_newline_and_an_escape_is_shown_inert_and_named_exactly(
-    agent: Any, llm_server: LLMServer, workspace: Path
+    agent: Any, llm_server: LLMServer, workspace: Path, mode: str
 ) -> None:
     """A title is a line the editor shows (and asks permission under): a newline or an ESC in
     a name must not forge a second line or colour it; the location and the diff name the
-    real file, which is the one written."""
+    real file, which is the one written; the permission request shows the same."""
     name = "notes\n\x1b[32mAllowed: rm -rf ~\x1b[0m.txt"
     target = workspace / name
     target.write_text("one\n")
     arguments = {"file_path": name, "old_string": "one", "new_string": "two"}
-    client = await run_one_call(agent, llm_server, workspace, "edit", arguments)
+    client = await run_one_call(agent, llm_server, workspace, "edit", arguments, mode)
     seen = shown(client)
     assert target.read_text() == "two\n"
+    asked = [
+        (call.title, [place.path for place in call.locations or []]) for call, _ in client.asked
+    ]
+    assert asked == ([] if mode == "auto" else [(seen["title"], [str(target)])])
     assert "\n" not in seen["title"] and "\x1b" not in seen["title"], seen["title"]
     assert seen["started"] == seen["diffs"] == [str(target)]
 
@@ -403,3 +408,39 @@ async def test_undo_of_an_opencode_edit_with_servers_found_keeps_unsaved_typing_
     [line] = [ln for ln in client.said().splitlines() if ln.startswith("Changed on disk")]
     assert line.endswith("notes\\x0aDone: nothing changed on disk.txt"), line
     assert "\nDone: nothing" not in client.said(), client.said()
+
+
+@pytest.mark.parametrize("alias", ["a link to a file", "a link to the workspace"])
+async def test_an_edit_through_an_alias_diffs_writes_and_undoes_one_real_file(
+    agent: Any, llm_server: LLMServer, workspace: Path, tmp_path: Path, alias: str
+) -> None:
+    """The model names notes.txt by an alias: a symlink beside it, or an absolute path through
+    a link to the workspace. The editor is asked to write the file the diff names, and
+    `/undo` restores the bytes of the file that changed."""
+    notes = workspace / "notes.txt"
+    notes.write_text("one\n")
+    if alias == "a link to a file":
+        (workspace / "alias.txt").symlink_to("notes.txt")
+        name = "alias.txt"
+    else:
+        (tmp_path / "elsewhere").symlink_to(workspace)
+        name = str(tmp_path / "elsewhere" / "notes.txt")
+    llm_server.script(
+        calls(("edit", {"file_path": name, "old_string": "one", "new_string": "two"})),
+        Turn(text="done"),
+    )
+    client = SavingEditor()
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+                       capabilities=EDITOR_FS)  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "go")
+    seen = shown(client)
+    if notes.read_text() == "two\n":
+        assert [path for path, _ in client.writes] == seen["diffs"] == seen["ended"], seen
+        assert Path(seen["diffs"][0]).resolve() == notes
+    else:
+        assert seen["diffs"] == [] and client.writes == []
+    client.writes.clear()
+    await prompt(conn, session.session_id, "/undo")
+    assert notes.read_text() == "one\n"
+    assert all(Path(path).resolve() == notes for path, _ in client.writes), client.writes
