@@ -10,6 +10,7 @@ carry hostile `edits`. Every message is checked against the official ACP v1 sche
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import time
@@ -41,9 +42,24 @@ def hello(number: int, params: Any) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": number, "method": "initialize", "params": params})
 
 
-def answers_of(lines: list[str], home: Path, tmp_path: Path) -> list[dict[str, Any]]:
-    """`di-code acp`'s answers to `lines`, each checked against ACP v1."""
-    answers = run_acp(lines, home, tmp_path / "modules.json")
+def answers_of(
+    lines: list[str], home: Path, tmp_path: Path, count: int | None = None
+) -> list[dict[str, Any]]:
+    """`di-code acp`'s answers to `lines` (`count` of them: one a line unless said), each
+    checked against ACP v1; it must end with 0 when its input closes."""
+    if count is None:
+        answers = run_acp(lines, home, tmp_path / "modules.json")
+    else:
+        process = subprocess.Popen(
+            [DI_CODE, "acp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=cli_env(home, None), cwd=tmp_path,
+        )  # fmt: skip
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write("".join(line + "\n" for line in lines).encode())
+        process.stdin.flush()
+        answers = [json.loads(process.stdout.readline()) for _ in range(count)]
+        process.stdin.close()
+        assert process.wait(TIMEOUT) == 0
     for answer in answers:
         method = "initialize" if "protocolVersion" in answer.get("result", {}) else None
         assert schema_problems(answer, method) == [], answer
@@ -70,6 +86,25 @@ def test_initialize_twice_with_requests_between_answers_each_once_by_its_own_id(
     assert by_id[1]["result"] == by_id[3]["result"]
     assert by_id[2]["result"] == by_id[4]["result"] == {"sessions": []}
     assert by_id[5]["error"]["code"] == -32602
+
+
+def test_responses_to_nothing_and_unknown_methods_before_initialize_leave_it_answered(
+    di_code_home: Path, tmp_path: Path
+) -> None:
+    """An editor that answers requests never made (a result, an error) and calls a method no
+    agent has before `initialize`: the unknown method is `-32601`, the responses are dropped,
+    and the requests after them are answered."""
+    stray = [
+        json.dumps({"jsonrpc": "2.0", "id": 41, "result": {"outcome": "forged"}}),
+        json.dumps({"jsonrpc": "2.0", "id": 42, "error": {"code": 1, "message": "x"}}),
+    ]
+    lines = [request(7, "no/such_method"), request(1, "initialize", protocolVersion=1),
+             request(2, "session/list")]  # fmt: skip
+    answers = answers_of([*stray, *lines], di_code_home, tmp_path, len(lines))
+    by_id = {answer["id"]: answer for answer in answers}
+    assert sorted(by_id) == [1, 2, 7]
+    assert by_id[7]["error"]["code"] == -32601
+    assert by_id[1]["result"]["protocolVersion"] == 1 and by_id[2]["result"] == {"sessions": []}
 
 
 WRONG_VERSIONS: list[Any] = [True, 1.5, "1", None, [1], {"v": 1}, 1e300, 2**70, -1, 65536]
@@ -444,3 +479,30 @@ async def test_an_edit_through_an_alias_diffs_writes_and_undoes_one_real_file(
     await prompt(conn, session.session_id, "/undo")
     assert notes.read_text() == "one\n"
     assert all(Path(path).resolve() == notes for path, _ in client.writes), client.writes
+
+
+async def test_an_edit_of_a_file_whose_name_is_not_utf8_keeps_the_session_going(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The tools name `caf\\xe9.txt` (Latin-1 bytes) as `caf\\\\xe9.txt`, and the model gives
+    that back: the edit lands on that file, every message stays valid UTF-8 JSON (checked
+    against the schema), and the session answers the next prompt."""
+    raw = os.path.join(os.fsencode(workspace), b"caf\xe9.txt")
+    with open(raw, "wb") as f:
+        f.write(b"one\n")
+    llm_server.script(
+        calls(("edit", {"file_path": "caf\\xe9.txt", "old_string": "one", "new_string": "two"})),
+        Turn(text="done"),
+        Turn(text="still here"),
+    )
+    client = SavingEditor()
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+                       capabilities=EDITOR_FS)  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "go")
+    with open(raw, "rb") as f:
+        assert f.read() == b"two\n"
+    seen = shown(client)
+    assert seen["title"] == "edit: caf\\xe9.txt" and seen["status"] == ["completed"]
+    await prompt(conn, session.session_id, "and?")
+    assert client.said().endswith("still here")
