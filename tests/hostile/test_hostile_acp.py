@@ -30,7 +30,7 @@ from tests.editor.test_acp_hello import request, run_acp
 from tests.editor.test_acp_tool_identity import server_env
 from tests.editor.test_acp_tool_identity import stub_gopls as stub_gopls
 from tests.editor.test_acp_undo import EDITOR_FS, SavingEditor, UnsavedEditor, calls
-from tests.support.acp_editor import TIMEOUT, prompt
+from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt
 from tests.support.acp_schema import schema_problems
 from tests.support.llm_server import LLMServer, Turn
 
@@ -283,7 +283,7 @@ def test_sigterm_while_the_sdk_imports_ends_the_process_at_once(
 # --- a hostile model ----------------------------------------------------------------------
 
 
-def shown(client: SavingEditor) -> dict[str, Any]:
+def shown(client: RecordingClient) -> dict[str, Any]:
     """What the editor was shown of the one tool call: title, locations at its start and end,
     the diffs' paths."""
     [start] = client.of(ToolCallStart)
@@ -506,3 +506,27 @@ async def test_an_edit_of_a_file_whose_name_is_not_utf8_keeps_the_session_going(
     assert seen["title"] == "edit: caf\\xe9.txt" and seen["status"] == ["completed"]
     await prompt(conn, session.session_id, "and?")
     assert client.said().endswith("still here")
+
+
+@pytest.mark.parametrize("tool", ["write", "edit"])
+async def test_a_fifo_named_in_claude_codes_names_with_servers_found_is_never_opened_nor_asked(
+    agent: Any, llm_server: LLMServer, workspace: Path, di_code_home: Path, stub_gopls: Path,
+    tool: str,
+) -> None:  # fmt: skip
+    """README: a FIFO has no diff and is never read, nor asked of the editor; the write and
+    edit tools refuse it before the editor is asked. With write and edit wrapped for
+    diagnostics and `file_path` for `path`, the turn still ends and the editor is asked
+    nothing."""
+    os.mkfifo(workspace / "pipe")
+    change = {"content": "x"} if tool == "write" else {"old_string": "a", "new_string": "b"}
+    llm_server.script(calls((tool, {"file_path": "pipe", **change})), Turn(text="done"))
+    client = EditorClient({})
+    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
+                       capabilities=EDITOR_FS,
+                       env_extra=server_env("found", stub_gopls, di_code_home))  # fmt: skip
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "go")
+    seen = shown(client)
+    assert seen["title"] == f"{tool}: pipe" and seen["started"] == [str(workspace / "pipe")]
+    assert seen["diffs"] == [] and seen["status"] == ["failed"]
+    assert client.served == []
