@@ -530,3 +530,21 @@ async def test_a_fifo_named_in_claude_codes_names_with_servers_found_is_never_op
     assert seen["title"] == f"{tool}: pipe" and seen["started"] == [str(workspace / "pipe")]
     assert seen["diffs"] == [] and seen["status"] == ["failed"]
     assert client.served == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a bidi override in a file name reaches the editor's title (and permission request) "
+    "as is: escape_name covers control characters only, ui.safe_text.visible is above acp",
+)
+async def test_a_bidi_override_in_a_file_name_is_shown_visibly_in_the_title(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """`report\\u202etxt.sh` reads `reporths.txt` in an editor: the title the user approves
+    must show the override (as chat shows it, `<U+202E>`), not reorder the name."""
+    name = "report\u202etxt.sh"
+    (workspace / name).write_text("one\n")
+    arguments = {"file_path": name, "old_string": "one", "new_string": "two"}
+    client = await run_one_call(agent, llm_server, workspace, "edit", arguments, "ask")
+    [(call, _)] = client.asked
+    assert "\u202e" not in call.title, call.title
