@@ -22,6 +22,7 @@ from di_code.session import NothingToCompact, compact_agent
 from di_code.session.compaction import CompactionError
 from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, TextWriter, apply, plan
+from di_code.tools.builtin.support.names import escape_name
 
 BUILT_IN_COMMANDS = {
     "compact": ("Summarize older turns to free context", "focus (optional)"),
@@ -69,7 +70,8 @@ async def _compact(agent: Agent, session: Any, focus: str) -> Done:
 def _undo(session: Any, arg: str, write_text: TextWriter | None) -> Done:
     """The files back as they were before the last prompt that changed any; files the user
     changed since are left alone unless `--force`. The files undone on disk (not through
-    the editor) are named whole, for the editor to reload."""
+    the editor) are named whole, for the editor to reload, each as the tools' output names
+    files (`escape_name`): a newline in a name must not forge a line of the answer."""
     if arg not in ("", "--force"):
         return Done("Usage: /undo [--force]")
     if session is None:
@@ -87,7 +89,7 @@ def _undo(session: Any, arg: str, write_text: TextWriter | None) -> Done:
     end = f"Prompt {number} is not fully undone." if result.failed else undo_plan.undid()
     note = undo_note(number, result.done) if result.done else None
     if result.on_disk:
-        changed = ", ".join(map(str, result.on_disk))
+        changed = ", ".join(escape_name(str(path)) for path in result.on_disk)
         end += f"\nChanged on disk (reload them where they are open): {changed}"
     return Done("\n".join([*lines, *result.done, *result.failed, end]), note)
 

@@ -63,11 +63,13 @@ class EditorOffers:
 def answer_initialize(request: dict[str, Any], offers: EditorOffers) -> bytes:
     """The answer line to an `initialize` request; `offers` keeps what the editor offers.
     A capability of the wrong type reads as not offered, as the schema says
-    (`x-deserialize-default-on-error`); a missing or wrong `protocolVersion` is refused."""
+    (`x-deserialize-default-on-error`); a missing or wrong `protocolVersion` is refused.
+    Whatever version the editor asks for, the answer is the one di-code speaks: ACP says an
+    agent that does not speak the version asked answers with its latest, and v1 is its only."""
     params = request.get("params")
-    version = params.get("protocolVersion") if isinstance(params, dict) else None
+    version = _integer(params.get("protocolVersion") if isinstance(params, dict) else None)
     reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"]}
-    if type(version) is not int or not 0 <= version <= LARGEST_VERSION:
+    if version is None or not 0 <= version <= LARGEST_VERSION:
         problem = "protocolVersion: an integer from 0 to 65535 is required"
         reply["error"] = {"code": INVALID_PARAMS, "message": "Invalid params", "data": problem}
     else:
@@ -76,9 +78,17 @@ def answer_initialize(request: dict[str, Any], offers: EditorOffers) -> bytes:
         files = _object(capabilities.get("fs"))
         offers.files = files.get("readTextFile") is True and files.get("writeTextFile") is True
         offers.terminals = capabilities.get("terminal") is True
-        reply["result"] = {"protocolVersion": min(version, PROTOCOL_VERSION), **AGENT}
+        reply["result"] = {"protocolVersion": PROTOCOL_VERSION, **AGENT}
     return json.dumps(reply, separators=(",", ":")).encode() + b"\n"
 
 
 def _object(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
+
+
+def _integer(value: Any) -> int | None:
+    """`value` as the schema's `integer`, which is any number without a fraction (`1.0` is 1);
+    None for anything else (a boolean too, though Python counts it an int)."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value if type(value) is int else None

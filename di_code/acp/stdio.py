@@ -57,8 +57,7 @@ async def serve(open_session: OpenSession, close_session: CloseSession) -> None:
     waiting = asyncio.create_task(wanted.wait())
     try:
         await asyncio.wait({checking, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        if wanted.is_set():
-            await _sdk_imported()
+        if wanted.is_set() and await _sdk_imported_before_eof(checking):
             from acp import Agent, run_agent
 
             from di_code.acp.server import DiCodeAcpAgent
@@ -89,6 +88,20 @@ def _check_input() -> None:
         from di_code.config.settings import ConfigError
 
         raise ConfigError(INPUT_NOT_A_PIPE)
+
+
+async def _sdk_imported_before_eof(reading: asyncio.Task[None]) -> bool:
+    """Whether the SDK was imported before the editor closed stdin (`reading` ended): closing
+    stdin ends the process, and a stop never waits for work, here an import that may take
+    long or never end (a hung network file system); the answers it would have given have
+    nobody to read them."""
+    importing = asyncio.create_task(_sdk_imported())
+    await asyncio.wait({importing, reading}, return_when=asyncio.FIRST_COMPLETED)
+    if not importing.done():
+        importing.cancel()
+        return False
+    importing.result()  # a broken SDK: its one line
+    return True
 
 
 async def _sdk_imported() -> None:

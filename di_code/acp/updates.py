@@ -30,6 +30,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from di_code.tools.builtin.support.names import escape_name
 from di_code.tools.builtin.todo import todos_of
 from di_code.tools.policy.modes import PLAN_TOOL
 
@@ -57,7 +58,9 @@ def tool_kind(name: str) -> ToolKind:
 
 def tool_title(name: str, arguments: Any) -> str:
     """What the editor shows for the call: the command for bash, the path or pattern else,
-    a plan's first line."""
+    a plan's first line. A path is shown as the tools' output names files (`escape_name`): a
+    newline or an escape sequence in a file name must not forge a line of the title the
+    editor asks permission under."""
     if name == PLAN_TOOL and isinstance(arguments, dict):
         first = next((s for s in str(arguments.get("plan", "")).splitlines() if s.strip()), "")
         return f"Plan: {first.strip()}" if first else "Plan"
@@ -65,7 +68,9 @@ def tool_title(name: str, arguments: Any) -> str:
         for key in ("command", "path", "pattern", "description"):
             value = arguments.get(key)
             if isinstance(value, str) and value:
-                return f"{name}: {value}" if key != "command" else value
+                if key == "command":
+                    return value
+                return f"{name}: {escape_name(value) if key == 'path' else value}"
     return name
 
 

@@ -386,7 +386,9 @@ def test_without_the_sdk_acp_says_how_to_install_it(
 def test_an_sdk_that_cannot_be_imported_is_said_at_the_first_request_that_needs_it(
     llm_server: LLMServer, di_code_home: Path, tmp_path: Path
 ) -> None:
-    """`initialize` is answered before the SDK is imported (test_acp_hello.py)."""
+    """`initialize` is answered before the SDK is imported (test_acp_hello.py). The editor
+    keeps stdin open, as an editor does: closing it would end the process before the import
+    ends (tests/hostile/test_hostile_acp.py)."""
     shadow = tmp_path / "shadow" / "acp"
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('a broken SDK')\n")
@@ -396,11 +398,20 @@ def test_an_sdk_that_cannot_be_imported_is_said_at_the_first_request_that_needs_
         {"id": 1, "method": "session/new", "params": {"cwd": str(tmp_path), "mcpServers": []}},
     ]
     given = "".join(json.dumps({"jsonrpc": "2.0", **line}) + "\n" for line in lines)
-    done = subprocess.run(
-        [DI_CODE, "acp"], env=env, input=given, capture_output=True, text=True, timeout=TIMEOUT
-    )
-    assert (done.returncode, done.stderr) == (2, NEEDS_SDK)
-    [answer] = [json.loads(line) for line in done.stdout.splitlines()]
+    process = subprocess.Popen(
+        [DI_CODE, "acp"], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    process.stdin.write(given)
+    process.stdin.flush()
+    try:
+        code = process.wait(TIMEOUT)
+    finally:
+        process.stdin.close()
+    stdout, stderr = process.stdout.read(), process.stderr.read()
+    assert (code, stderr) == (2, NEEDS_SDK)
+    [answer] = [json.loads(line) for line in stdout.splitlines()]
     assert answer["id"] == 0 and answer["result"]["agentInfo"]["name"] == "di-code"
 
 
