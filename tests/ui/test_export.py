@@ -116,3 +116,22 @@ async def test_slash_export_writes_the_chat_to_the_workspace(saved: tuple[Sessio
     assert "SUMMARY-MARK" in (workspace / f"di-code-{session.id[:8]}.html").read_text()
     assert await export_command(repl, "no/such/folder/x.html")  # type: ignore[arg-type]
     assert "Exported to" in screen.getvalue() and "✗ Cannot write" in screen.getvalue()
+
+
+async def test_slash_export_replaces_a_planted_symlink_instead_of_following_it(
+    saved: tuple[SessionStore, Path], tmp_path: Path
+):
+    """A repository's `notes.html` that links to another file: that file is left alone."""
+    store, workspace = saved
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    (workspace / "notes.html").symlink_to(victim)
+    repl = SimpleNamespace(
+        setup=SimpleNamespace(session=store.latest(workspace, write=False), workspace=workspace),
+        agent=SimpleNamespace(transcript=[]),
+        console=Console(file=io.StringIO(), width=200, color_system=None),
+    )
+    assert await export_command(repl, "notes.html")  # type: ignore[arg-type]
+    assert victim.read_text() == "precious\n"
+    assert not (workspace / "notes.html").is_symlink()
+    assert "ANSWER-MARK" in (workspace / "notes.html").read_text()
