@@ -135,3 +135,19 @@ async def test_slash_export_replaces_a_planted_symlink_instead_of_following_it(
     assert victim.read_text() == "precious\n"
     assert not (workspace / "notes.html").is_symlink()
     assert "ANSWER-MARK" in (workspace / "notes.html").read_text()
+
+
+def test_a_chat_without_a_saved_session_exports_its_messages():
+    from di_code.ai.types import AssistantMessage, TextContent, UserMessage
+
+    messages = [
+        UserMessage([TextContent("UNSAVED-PROMPT")]),
+        AssistantMessage([TextContent("UNSAVED-ANSWER")], "p", "m"),
+    ]
+    assert "UNSAVED-ANSWER" in export_text(messages, "html")
+    assert "> UNSAVED-PROMPT" in export_text(messages, "md")
+    data = json.loads(export_text(messages, "json"))
+    assert data["session"] is None and [m["role"] for m in data["messages"]] == [
+        "user",
+        "assistant",
+    ]
