@@ -27,6 +27,7 @@ CHANNELS = {
     "batch/results.py:append": "redact",  # RESULTS.jsonl
     "session/jsonl.py:_write_all": "redact",  # session files: lines made by `encode`
     "tools/builtin/fetch.py:_get": "holds_secret",  # a URL the model fetches
+    "ui/export.py:write_export": "redact",  # /export and `di-code export -o FILE`
     "tools/policy/user_hooks.py:run_hook": "redact_bytes",  # a hook's stdin
     "ui/pager.py:page": "redact_bytes",  # $PAGER's stdin: the chat's full output
 }

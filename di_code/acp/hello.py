@@ -32,7 +32,7 @@ AGENT = {
         "loadSession": True,
         "promptCapabilities": {"image": True, "embeddedContext": True},
         "mcpCapabilities": {"http": True, "sse": False},
-        "sessionCapabilities": {"list": {}, "delete": {}, "resume": {}, "close": {}},
+        "sessionCapabilities": {"list": {}, "delete": {}, "resume": {}, "close": {}, "fork": {}},
     },
     "agentInfo": {"name": "di-code", "title": "di-code", "version": __version__},
     "authMethods": [

@@ -16,6 +16,7 @@ from acp.schema import (
     AuthenticateResponse,
     CloseSessionResponse,
     DeleteSessionResponse,
+    ForkSessionResponse,
     ListSessionsResponse,
     LoadSessionResponse,
     NewSessionResponse,
@@ -76,6 +77,12 @@ class DiCodeAcpAgent:
     ) -> ResumeSessionResponse:
         sessions = await self._sessions()
         return await sessions.resume_session(cwd, session_id, mcp_servers)
+
+    async def fork_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **_: Any
+    ) -> ForkSessionResponse:
+        sessions = await self._sessions()
+        return await sessions.fork_session(cwd, session_id, mcp_servers)
 
     async def list_sessions(
         self, cwd: str | None = None, cursor: str | None = None, **_: Any

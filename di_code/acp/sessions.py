@@ -22,6 +22,7 @@ from acp import RequestError, helpers
 from acp.schema import (
     CloseSessionResponse,
     DeleteSessionResponse,
+    ForkSessionResponse,
     LoadSessionResponse,
     NewSessionResponse,
     PromptResponse,
@@ -54,7 +55,7 @@ from di_code.acp.mcp_servers import mcp_configs
 from di_code.acp.permission import editor_approver
 from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
-from di_code.acp.stored import check_stored, delete_stored
+from di_code.acp.stored import check_stored, delete_stored, fork_stored
 from di_code.acp.terminal import ClientTerminals
 from di_code.acp.updates import EventTranslator
 from di_code.agent.events import (
@@ -125,6 +126,18 @@ class Sessions:
         live = await self._reopen(_folder(cwd), session_id, mcp_servers or [])
         return ResumeSessionResponse(
             modes=modes(live.gate.mode), config_options=config_options(live)
+        )
+
+    async def fork_session(
+        self, cwd: str, session_id: str, mcp_servers: list[Any] | None = None
+    ) -> ForkSessionResponse:
+        """A new session, opened, that starts with a stored one's conversation; the original
+        stays as it was (still open, if it is)."""
+        workspace = _folder(cwd)
+        forked = await fork_stored(session_id, workspace)
+        live = await self._reopen(workspace, forked, mcp_servers or [])
+        return ForkSessionResponse(
+            session_id=live.id, modes=modes(live.gate.mode), config_options=config_options(live)
         )
 
     async def close_session(self, session_id: str, **_: Any) -> CloseSessionResponse:

@@ -1,5 +1,6 @@
 """The stored sessions as an editor sees them: one id each, the folder each belongs to, and
-the list it shows (`session/list`), and deleting one (`session/delete`).
+the list it shows (`session/list`), deleting one (`session/delete`) and forking one
+(`session/fork`).
 
 An editor knows a session by the id `session/new` (or `session/list`) gave it, and sends every
 later message with that id. So a session is reopened only by its whole id, exactly as given:
@@ -49,6 +50,24 @@ async def delete_stored(session_id: str, workspace: Path) -> None:
         await _off_loop(delete)
     except OSError as exc:
         raise RequestError.internal_error({"message": f"not deleted: {exc}"}) from None
+
+
+async def fork_stored(session_id: str, workspace: Path) -> str:
+    """The id of a new session of `workspace` that starts with the whole conversation of the
+    stored session `session_id` (session/fork); the original, open or not, is only read."""
+    from di_code.session.fork import fork
+
+    forked: list[str] = []
+
+    def copy() -> None:
+        store = SessionStore(di_code_home())
+        source = store.open(_whole(store, session_id, workspace), workspace, write=False)
+        made = fork(store, source, workspace, source.leaf_id)
+        made.release()  # saved; the editor's next request opens it
+        forked.append(made.id)
+
+    await _off_loop(copy)
+    return forked[0]
 
 
 def _whole(store: SessionStore, session_id: str, workspace: Path) -> Path:

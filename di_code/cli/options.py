@@ -78,6 +78,12 @@ def _common(
     session: Annotated[
         str | None, typer.Option(metavar="ID", help="Resume the session with this id.")
     ] = None,
+    fork: Annotated[
+        bool,
+        typer.Option(
+            "--fork", help="With --continue or --session: go on in a new session (a copy)."
+        ),
+    ] = False,
     no_session: Annotated[bool, typer.Option("--no-session", help="Do not save a session.")] = (
         False
     ),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -278,6 +279,34 @@ def undo(
     from di_code.cli.undo import undo_command
 
     body = lambda: undo_command(session, list_checkpoints, to, force, yes)  # noqa: E731
+    raise typer.Exit(guarded(body, CliOptions()))
+
+
+@app.command()
+def export(
+    session: Annotated[
+        str | None,
+        typer.Argument(metavar="[SESSION]", help="N from /resume, an id or id prefix."),
+    ] = None,
+    output_format: Annotated[
+        str,
+        typer.Option("--format", "-f", metavar="html|md|json", help="What to write."),
+    ] = "html",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", metavar="FILE", help="Write to FILE.")
+    ] = None,
+) -> None:
+    """Export a session (this folder's newest by default) as HTML, Markdown or JSON."""
+
+    def body() -> int:
+        from di_code.cli.export_command import export_command
+        from di_code.config.settings import ConfigError
+        from di_code.ui.export import FORMATS
+
+        if output_format not in FORMATS:
+            raise ConfigError(f"--format must be one of {', '.join(FORMATS)}")
+        return export_command(session, output_format, output)
+
     raise typer.Exit(guarded(body, CliOptions()))
 
 

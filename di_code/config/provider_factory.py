@@ -52,6 +52,11 @@ def key_variables(settings: Settings) -> frozenset[str]:
     return frozenset(name for name in (*presets, *configured) if name)
 
 
+def register_known_keys(settings: Settings, env: Mapping[str, str]) -> None:
+    """Hide every provider key the environment holds, used or not (see `_key_like`)."""
+    register(*(value for value in map(env.get, key_variables(settings)) if _key_like(value)))
+
+
 def _key_like(value: str | None) -> bool:
     """Whether a key variable's value is a key to hide from the start: every key a later
     `/model` or subagent may send is a secret before it is used (read as text, a `.env`, it is
@@ -78,7 +83,7 @@ class ProviderFactory:
         self._said: set[str] = set()
         self._given: dict[str, tuple[str | None, str | None]] = {}
         """Per provider, the base URL and key given for it: where that key may go."""
-        register(*(value for value in map(env.get, key_variables(settings)) if _key_like(value)))
+        register_known_keys(settings, env)
 
     def pick(self, request: ModelRequest, named_by: str | None = None) -> Selection | None:
         """The model `request` names, resolved as `--model` is (a ConfigError names what to

@@ -8,19 +8,20 @@ to the root, with the latest compaction on that path applied.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import gc
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal
+
+import msgspec
 
 from di_code.agent.agent import Agent
 from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.ai.codec import CodecError
 from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
 from di_code.session import jsonl
+from di_code.session.collector import collector_paused
 from di_code.session.format import (
     FORMAT_VERSION,
     CheckpointEntry,
@@ -48,20 +49,6 @@ LONG_MESSAGE = 1 << 20
 and writing 100 MB took seconds, Ctrl-C waiting for them."""
 
 
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Decoding a long session makes some 100,000 objects and no reference cycles; while they
-    are made the cyclic collector would rescan the growing heap again and again (about a sixth
-    of a resume). Paused, it looks at them once, afterwards."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 class Session:
     def __init__(
         self,
@@ -80,7 +67,7 @@ class Session:
         """Problems met while loading (torn or corrupt lines): show them, they are not fatal."""
         self._entries = list(entries)
         self._by_id = {entry.id: entry for entry in self._entries}
-        self._branch = self._path_to(self._entries[-1].id if self._entries else None)
+        self._branch = self.branch_to(self._entries[-1].id if self._entries else None)
         """Root to current leaf; new entries always extend it, so it is walked only once."""
         self._now = now
         self._upgrade = upgrade
@@ -110,7 +97,7 @@ class Session:
     def load(cls, path: Path, *, now: Clock = now_ms, held: SessionHold | None = None) -> Session:
         """Read a session file; bad lines become warnings, a bad header a SessionError.
         `held`: this process's hold on it, taken before reading (see `hold`)."""
-        with _collector_paused():
+        with collector_paused():
             return cls._load(path, now, held)
 
     @classmethod
@@ -145,7 +132,8 @@ class Session:
         """The entries from the root to the current leaf."""
         return list(self._branch)
 
-    def _path_to(self, leaf: str | None) -> list[Entry]:
+    def branch_to(self, leaf: str | None) -> list[Entry]:
+        """The entries from the root to `leaf` (None: none), on whichever branch it is."""
         path: list[Entry] = []
         seen: set[str] = set()
         current = leaf
@@ -252,7 +240,7 @@ class Session:
         starts a new branch there; the old branch stays in the file."""
         if entry_id is not None and entry_id not in self._by_id:
             raise SessionError(f"no entry {entry_id!r} in session {self.id}")
-        self._branch = self._path_to(entry_id)
+        self._branch = self.branch_to(entry_id)
         self._model = self._branch_model()
 
     def record(
@@ -360,18 +348,27 @@ class Session:
         """Stop being the session's one writer (holder.py); a later write holds it again."""
         self._hold.release()
 
-    def _write(self, entry: Entry) -> None:
+    def append_copies(self, entries: Sequence[Entry]) -> None:
+        """A new session's start (a fork): another's entries, each following the one before,
+        written at once (the file made even when there are none). Ids are kept, so a
+        compaction still names the entry it kept."""
+        for entry in entries:
+            self._remember(msgspec.structs.replace(entry, parent_id=self._leaf))
+        self._model = self._branch_model()
+        self._write(*self._entries)
+
+    def _write(self, *entries: Entry) -> None:
         try:
-            self._write_entry(entry)
+            self._write_entry(*entries)
         except SessionError as exc:
             if self.write_error is None:
                 self.write_error = exc
             raise
 
-    def _write_entry(self, entry: Entry) -> None:
+    def _write_entry(self, *entries: Entry) -> None:
         try:
             header = jsonl.encode(self.header.to_dict())
-            line = jsonl.encode(entry_to_dict(entry))
+            line = b"".join(jsonl.encode(entry_to_dict(entry)) for entry in entries)
         except (TypeError, ValueError, RecursionError) as exc:  # a bug upstream: say it, loudly
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
         try:

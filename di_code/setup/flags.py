@@ -32,6 +32,8 @@ class CliOptions(NamedTuple):
     append_system_prompt: str | None = None
     continue_session: bool = False
     session: str | None = None
+    fork: bool = False
+    """Go on in a copy of the resumed session (session/fork.py); the original is kept."""
     no_session: bool = False
     verbose: bool = False
 

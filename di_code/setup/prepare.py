@@ -218,17 +218,12 @@ def open_session(
     if options.no_session and options.session is None and not options.continue_session:
         return None, []  # nothing to read or write: the session code is not even loaded
     from di_code.session import SessionError, SessionStore
+    from di_code.session.fork import fork
+    from di_code.setup.session_choice import chosen_session
 
     store = SessionStore(home)
     try:
-        if options.session is not None:
-            resumed: Session | None = store.find(options.session, workspace)
-        elif options.continue_session:
-            resumed = store.latest(workspace, origin if origin == "chat" else None)
-            if resumed is None:
-                raise ConfigError(f"no session to continue in {workspace}")
-        else:
-            resumed = None
+        resumed = chosen_session(options, store, workspace, origin)
         for warning in resumed.warnings if resumed else ():
             notify(warning)
         history = resumed.context() if resumed else []
@@ -236,6 +231,8 @@ def open_session(
             if resumed is not None:
                 resumed.release()  # read, not written: another process may go on with it
             return None, history
+        if options.fork and resumed is not None:  # read, not held: it stays as it was
+            return fork(store, resumed, workspace, resumed.leaf_id, origin), history
         return resumed or store.create(workspace, origin), history
     except SessionError as exc:
         raise ConfigError(str(exc)) from exc

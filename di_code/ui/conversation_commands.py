@@ -74,10 +74,7 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
         return say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
     from di_code.session.store import session_id_of
 
-    if arg.isdigit() and 1 <= int(arg) <= len(recent):
-        path = recent[int(arg) - 1].path
-    else:
-        path = setup.store.locate(arg, setup.workspace)
+    path = setup.store.pick(arg, setup.workspace)
     if setup.session is not None and session_id_of(path) == setup.session.id:
         return say(repl, f"Already in session {setup.session.id}.")
     session = setup.store.open(path, setup.workspace)

@@ -35,6 +35,8 @@ from di_code.ui.conversation_commands import (
     resume_command,
     session_command,
 )
+from di_code.ui.export import export_command
+from di_code.ui.fork_command import fork_command
 from di_code.ui.jobs_command import jobs_command
 from di_code.ui.review_command import review_command
 from di_code.ui.safe_text import visible
@@ -382,6 +384,8 @@ COMMANDS: dict[str, Command] = {
             True,
         ),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
+        Command("/export", "/export [PATH]", "save the chat (.html, .md, .json)", export_command),
+        Command("/fork", "/fork [N]", "a new session from here or prompt N", fork_command, True),
     )
 }
 DEFAULT_COMMANDS: dict[str, Command] = {

@@ -38,7 +38,7 @@ def stored(home: Path, folder: Path, count: int) -> list[str]:
     return ids[::-1]
 
 
-async def test_initialize_offers_list_resume_close_and_delete_only(
+async def test_initialize_offers_list_resume_close_delete_and_fork_only(
     editor_env: dict[str, str],
 ) -> None:
     async with spawn_agent_process(RecordingClient(), DI_CODE, "acp", env=editor_env) as (
@@ -49,7 +49,7 @@ async def test_initialize_offers_list_resume_close_and_delete_only(
     sessions = reply.agent_capabilities.session_capabilities
     assert sessions.list is not None and sessions.resume is not None
     assert sessions.close is not None
-    assert sessions.delete is not None and sessions.fork is None
+    assert sessions.delete is not None and sessions.fork is not None
 
 
 async def test_list_gives_this_folders_sessions_newest_first_with_title_and_time(
@@ -132,3 +132,29 @@ async def test_close_cancels_the_running_prompt_and_frees_the_session(
     llm_server.script(Turn(text="back"))
     await conn.resume_session(cwd=str(workspace), session_id=session.session_id)
     assert (await prompt(conn, session.session_id, "again")).stop_reason == "end_turn"
+
+
+async def test_fork_goes_on_in_a_new_session_and_keeps_the_original(
+    agent: Any, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """session/fork (issue 45): a new session with the conversation so far, opened at once;
+    the original, still open, is left as it was and goes on on its own."""
+    llm_server.script(Turn(text="The answer is 42."))
+    conn = await agent(RecordingClient())
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "what is the answer?")
+    [original] = di_code_home.glob("sessions/*/*.jsonl")
+    before = original.read_bytes()
+    with pytest.raises(RequestError):  # the whole id only, as load and resume
+        await conn.fork_session(cwd=str(workspace), session_id=session.session_id[:6])
+    forked = await conn.fork_session(cwd=str(workspace), session_id=session.session_id)
+    assert forked.session_id != session.session_id and forked.modes is not None
+    llm_server.script(Turn(text="forked reply"))
+    await prompt(conn, forked.session_id, "FORKED-QUESTION")
+    sent = json.dumps(llm_server.requests[-1].body["messages"])
+    assert "what is the answer?" in sent and "The answer is 42." in sent
+    assert original.read_bytes() == before
+    llm_server.script(Turn(text="original reply"))
+    await prompt(conn, session.session_id, "ORIGINAL-QUESTION")
+    sent = json.dumps(llm_server.requests[-1].body["messages"])
+    assert "what is the answer?" in sent and "FORKED-QUESTION" not in sent

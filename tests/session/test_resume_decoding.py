@@ -160,7 +160,7 @@ def test_float_timestamps_still_load(tmp_path: Path) -> None:
 def test_the_branch_is_walked_once_and_then_extended(tmp_path: Path) -> None:
     write_session(tmp_path)
     path = next(tmp_path.glob("sessions/*/*.jsonl"))
-    with patch.object(Session, "_path_to", autospec=True, side_effect=Session._path_to) as walk:
+    with patch.object(Session, "branch_to", autospec=True, side_effect=Session.branch_to) as walk:
         loaded = Session.load(path)
         loaded.context()
         loaded.model()

@@ -1,0 +1,116 @@
+"""Export a conversation: `/export [PATH]` in the chat, `di-code export` on the command line.
+
+Three formats: `html` (one self-contained page, export_html.py), `md` (to paste into an issue,
+export_markdown.py) and `json` (the branch's messages as the session format holds them, read
+through the session loader). What is exported is the session's current branch: a conversation
+rewound keeps its other branch in the file, not in the export. Whatever the format, the text
+leaves through the secrets door (`redact`) on its way to the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeAlias, cast
+
+from di_code.ai.codec import to_dict
+from di_code.ai.redaction import redact
+from di_code.ai.types import Message
+from di_code.session.format import MessageEntry
+from di_code.system.files.opener import create_new, parent_folder, temp_name
+from di_code.ui.command_lines import fail, say
+from di_code.ui.safe_text import json_escaped
+
+if TYPE_CHECKING:
+    from di_code.session import Session
+    from di_code.ui.chat_view import ChatView
+
+ExportFormat: TypeAlias = Literal["html", "md", "json"]
+FORMATS: tuple[ExportFormat, ...] = ("html", "md", "json")
+_SUFFIXES: dict[str, ExportFormat] = {".md": "md", ".markdown": "md", ".json": "json"}
+
+
+def format_of(path: Path) -> ExportFormat:
+    """The format a file name asks for: `.md` and `.json` theirs, anything else HTML."""
+    return _SUFFIXES.get(path.suffix.lower(), "html")
+
+
+def export_text(source: Session | Sequence[Message], kind: ExportFormat) -> str:
+    """The whole export of a session's branch (or of a chat's messages, with no session)."""
+    from di_code.session import Session
+
+    if isinstance(source, Session):
+        entries: Sequence[object] = source.branch()
+        title = f"di-code session {source.id[:8]}"
+        started = time.strftime("%Y-%m-%d %H:%M", time.localtime(source.header.timestamp / 1000))
+        meta = f"Started {started} in {source.cwd} · session {source.id}"
+    else:
+        entries, title, meta = source, "di-code conversation", "Not saved (--no-session)"
+    if kind == "json":
+        text = _json(source, entries)
+    else:
+        from di_code.ui.export_items import conversation_items
+
+        items = conversation_items(cast("Sequence[MessageEntry | Message]", entries))
+        if kind == "html":
+            from di_code.ui.export_html import html_page
+
+            text = html_page(title, meta, items)
+        else:
+            from di_code.ui.export_markdown import markdown_page
+
+            text = markdown_page(title, meta, items)
+    return redact(text)
+
+
+def _json(source: Session | Sequence[Message], entries: Sequence[object]) -> str:
+    """`{"session": {id, cwd, timestamp}, "messages": [...]}`, each message as the session
+    file spells it; characters a terminal would act on written as `\\u` escapes."""
+    messages = [
+        entry.message if isinstance(entry, MessageEntry) else entry
+        for entry in entries
+        if isinstance(entry, MessageEntry) or getattr(entry, "role", None)
+    ]
+    header = (
+        {"id": source.id, "cwd": source.cwd, "timestamp": source.header.timestamp}
+        if not isinstance(source, Sequence)
+        else None
+    )
+    data = {"session": header, "messages": [to_dict(message) for message in messages]}
+    return json_escaped(json.dumps(data, ensure_ascii=False, indent=2)) + "\n"
+
+
+def write_export(text: str, path: Path) -> None:
+    """Write an export to `path` through the secrets door: to a new file beside it, renamed
+    over it, so a symlink at `path` (one a repository planted) is replaced, never followed."""
+    data = redact(text).encode("utf-8")
+    with parent_folder(path.parent.resolve() / path.name) as folder:
+        temp = temp_name(path.name)
+        fd = create_new(folder, temp, 0o666)
+        try:
+            with os.fdopen(fd, "wb") as file:
+                file.write(data)
+            os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+
+
+async def export_command(repl: ChatView, arg: str) -> bool:
+    """`/export [PATH]`: this conversation to PATH (its format from the name: `.md`, `.json`,
+    else HTML), by default `di-code-<session>.html` in the workspace."""
+    session = repl.setup.session
+    name = f"di-code-{session.id[:8] if session is not None else 'chat'}.html"
+    path = Path(arg.strip()).expanduser() if arg.strip() else Path(name)
+    path = path if path.is_absolute() else repl.setup.workspace / path
+    source = session if session is not None else repl.agent.transcript
+    try:
+        write_export(export_text(source, format_of(path)), path)
+    except OSError as exc:
+        return fail(repl, f"Cannot write {path}: {exc.strerror or exc}")
+    return say(repl, f"Exported to {path}")

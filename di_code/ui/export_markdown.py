@@ -1,0 +1,82 @@
+"""A conversation as Markdown to paste into an issue: prompts quoted, answers as written,
+tool calls as a bold title over fenced arguments, diff and output, thinking folded.
+
+Every fence is longer than the longest run of backticks in what it holds, so a result that
+contains a fence cannot end it early. Control characters are shown as the chat shows them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from di_code.ui.export_items import Item, Mark, Prompt, Reply, Thinking, ToolPanel
+from di_code.ui.safe_text import visible
+
+_TICKS = re.compile(r"`+")
+
+
+def markdown_page(title: str, meta: str, items: list[Item]) -> str:
+    parts = [f"# {_line(title)}", f"_{_line(meta)}_", *(_item(item) for item in items)]
+    return "\n\n".join(parts) + "\n"
+
+
+def fenced(text: str, language: str = "") -> str:
+    """`text` in a code fence no line of it can close."""
+    longest = max((len(run) for run in _TICKS.findall(text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{language}\n{visible(text)}\n{fence}"
+
+
+def inline_code(text: str) -> str:
+    """`text` as inline code, its delimiters longer than any backtick run inside."""
+    longest = max((len(run) for run in _TICKS.findall(text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
+    return f"{ticks}{pad}{_line(text)}{pad}{ticks}"
+
+
+def _line(text: str) -> str:
+    return visible(" ".join(text.split()))
+
+
+def _item(item: Item) -> str:
+    match item:
+        case Prompt(text=text):
+            quoted = "\n".join(f"> {line}" if line else ">" for line in visible(text).split("\n"))
+            return f"**You**\n\n{quoted}"
+        case Reply(text=text):
+            return f"**Assistant**\n\n{visible(text)}"
+        case Thinking(text=text):
+            return f"<details><summary>Thinking</summary>\n\n{fenced(text)}\n\n</details>"
+        case ToolPanel():
+            return _panel(item)
+        case Mark(kind=kind, text=text):
+            label = {"error": "Error", "aborted": "Aborted", "compaction": "", "model": ""}[kind]
+            lead = f"**{label}:** " if label else ""
+            return "\n".join(
+                f"> {lead if n == 0 else ''}{line}"
+                for n, line in enumerate(visible(text).split("\n"))
+            )
+
+
+def _panel(panel: ToolPanel) -> str:
+    status = panel.status or ("no result saved" if panel.result is None else "")
+    mark = "✗" if panel.is_error else "●"
+    head = (
+        f"{mark} **{_line(panel.name)}** {inline_code(panel.title)}"
+        if panel.title
+        else (f"{mark} **{_line(panel.name)}**")
+    )
+    parts = [head + (f" _({_line(status)})_" if status else "")]
+    if panel.arguments:
+        parts.append(
+            f"<details><summary>Arguments</summary>\n\n{fenced(panel.arguments, 'json')}\n\n"
+            "</details>"
+        )
+    if panel.nested:
+        parts.append(fenced("\n".join(panel.nested)))
+    if panel.diff:
+        parts.append(fenced(panel.diff, "diff"))
+    if panel.result is not None and (panel.result or not panel.diff):
+        parts.append(fenced(panel.result or "(no output)"))
+    return "\n\n".join(parts)
