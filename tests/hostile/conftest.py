@@ -2,3 +2,4 @@
 
 from tests.cli.conftest import user_hook  # noqa: F401 (a fixture)
 from tests.cli.test_stop_signals_e2e import launch  # noqa: F401 (a fixture)
+from tests.tools.conftest import outside, workspace  # noqa: F401 (fixtures)

@@ -21,7 +21,7 @@ from di_code.tools.builtin.errors import check_aborted
 from di_code.tools.builtin.files import searchable
 from di_code.tools.builtin.grep_search import Hit, Query, search
 from di_code.tools.builtin.names import escape_name
-from di_code.tools.builtin.ripgrep import find_ripgrep, required
+from di_code.tools.builtin.ripgrep import find_ripgrep, required, search_folder
 from di_code.tools.builtin.truncation import keep_head
 from di_code.tools.builtin.workspace import Workspace
 
@@ -71,16 +71,17 @@ class GrepTool(WorkspaceTool):
     ) -> ToolOutput:
         binary = required(self.ripgrep)
         target, shown = self.workspace.resolve(params.get("path", "."))
-        with target:
-            searchable(target, shown)  # a FIFO would block rg's open
-        top = target.path
         limit = params.get("limit", GREP_DEFAULT_LIMIT)
-        query = Query(
-            params["pattern"], top, params.get("glob"), params.get("ignore_case", False),
-            params.get("literal", False), params.get("context", 0), limit,
-        )  # fmt: skip
-        collector = Collector(self.workspace, limit, query.context)
-        await search(binary, query, signal, collector.add)
+        collector = Collector(self.workspace, limit, params.get("context", 0))
+        with target:
+            is_folder = searchable(target, shown)  # a FIFO would block rg's open
+            with search_folder(target, is_folder) as folder:
+                query = Query(
+                    params["pattern"], folder, None if is_folder else target.name,
+                    params.get("glob"), params.get("ignore_case", False),
+                    params.get("literal", False), collector.context, limit,
+                )  # fmt: skip
+                await search(binary, query, signal, collector.add)
         check_aborted(signal)
         return _result(collector, limit)
 

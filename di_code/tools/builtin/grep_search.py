@@ -25,6 +25,7 @@ from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.builtin.ripgrep import (
     RipgrepExit,
+    SearchFolder,
     glob_args,
     listed_files,
     overrides_gitignore,
@@ -49,8 +50,9 @@ HitSink = Callable[[Hit], bool]
 @dataclass(frozen=True, slots=True)
 class Query:
     pattern: str
-    top: Path
-    """A folder to search, or one file."""
+    folder: SearchFolder
+    file: str | None
+    """The one file in `folder` to search, or None for the whole folder."""
     glob: str | None
     ignore_case: bool
     literal: bool
@@ -104,16 +106,17 @@ class InPathOrder:
 
 
 async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
-    if query.top.is_dir():
-        folder, paths, glob = query.top, (".",), query.glob
+    folder = query.folder
+    if query.file is None:
+        paths, glob = (".",), query.glob
     else:  # a file named is searched as it is, whatever the glob
-        folder, paths, glob = query.top.parent, (query.top.name,), None
+        paths, glob = (query.file,), None
     listed = await listed_files(binary, folder, signal) if overrides_gitignore(glob) else None
     hits = InPathOrder(query.limit)
     enough = SORTED_AFTER * (query.limit + 1)
 
     def wanted(raw: bytes) -> Hit | None:
-        hit = _hit(raw, folder)
+        hit = _hit(raw, folder.path)
         return hit if hit is not None and (listed is None or hit.path in listed) else None
 
     def gather(raw: bytes) -> bool:

@@ -7,8 +7,11 @@ in the searched folder with the switches that decide which files count: dotfiles
 config file. A glob is rg's (gitignore's syntax with `{a,b}`), read relative to that folder. A
 glob of a name (no `/`) becomes a file type, which leaves .gitignore its word; rg lets a path
 glob (`--glob`) override .gitignore, so what one selects is kept only where the plain listing
-(`listed_files`) has it too. Output is not sorted (`--sort path` makes rg search on one
-thread): callers that need the walk's order ask for it or sort the results themselves.
+(`listed_files`) has it too. rg starts in the folder the workspace check resolved, held open
+(`SearchFolder`), not in its path: a folder swapped for a link after the check, or between the
+listing and the search, cannot move the search outside. Output is not sorted (`--sort path`
+makes rg search on one thread): callers that need the walk's order ask for it or sort the
+results themselves.
 """
 
 from __future__ import annotations
@@ -18,13 +21,15 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from signal import SIGKILL
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import signal_group, start_child
+from di_code.system.files.resolve import Target
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
@@ -81,18 +86,46 @@ def _name_glob(glob: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchFolder:
+    """A folder rg runs in: its real path (for the names rg prints, relative to it) and a
+    descriptor of it, which rg is started in."""
+
+    path: Path
+    fd: int
+
+
+@contextmanager
+def search_folder(target: Target, is_folder: bool) -> Iterator[SearchFolder]:
+    """The folder to search for a resolved `target`: the target itself when it is a folder
+    (opened without following a link), else the folder holding it; both held while in use."""
+    assert target.folder is not None
+    if not is_folder:
+        yield SearchFolder(target.path.parent, target.folder)
+        return
+    flags = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(target.name, flags, dir_fd=target.folder)
+    except OSError as exc:  # swapped since it was resolved
+        raise ToolError(f"Not a directory: {target.path}") from exc
+    try:
+        yield SearchFolder(target.path, fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
 class RipgrepExit:
     returncode: int
     error: str
     """rg's stderr as one line (what went wrong, when the return code is 2)."""
 
 
-async def listed_files(binary: str, folder: Path, signal: AbortSignal) -> set[Path]:
+async def listed_files(binary: str, folder: SearchFolder, signal: AbortSignal) -> set[Path]:
     """Every file rg would search in `folder` (.gitignore honoured), as `folder / relative`."""
     found: set[Path] = set()
 
     def take(name: bytes) -> bool:
-        found.add(folder / os.fsdecode(name))
+        found.add(folder.path / os.fsdecode(name))
         return True
 
     await run_ripgrep(binary, ["--files", "--null"], folder, signal, take, separator=b"\0")
@@ -102,7 +135,7 @@ async def listed_files(binary: str, folder: Path, signal: AbortSignal) -> set[Pa
 async def run_ripgrep(
     binary: str,
     args: Sequence[str],
-    folder: Path,
+    folder: SearchFolder,
     signal: AbortSignal,
     on_item: Callable[[bytes], bool],
     *,
@@ -113,8 +146,10 @@ async def run_ripgrep(
     which is dropped) goes to `on_item` until that returns False. rg is killed on abort, when
     no more items are wanted, and if this coroutine is cancelled."""
     argv = [binary, *COMMON_FLAGS, *args, *SKIP_GIT, "--", *paths]
+    if any("\0" in arg for arg in argv):
+        raise ToolError("ripgrep cannot take a NUL character in a pattern, glob or path")
     proc = await start_child(
-        *argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        *argv, cwd=f"/proc/self/fd/{folder.fd}", stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
