@@ -260,3 +260,21 @@ async def test_a_folder_swapped_for_a_link_during_a_search_cannot_lead_grep_outs
     grep, _ = tools(workspace, str(swapper))
     hits = await output(grep, pattern="TOKEN", path="sub", glob="{notes.txt,a/b}")
     assert "outside" not in hits
+
+
+async def test_a_file_swapped_for_a_link_before_rg_opens_it_cannot_lead_grep_outside(
+    workspace: Path, outside: Path
+) -> None:
+    """As above, for one file named: the swap comes after the workspace check, when rg runs."""
+    (workspace / "notes.txt").write_text("TOKEN inside\n")
+    (outside / "secret.txt").write_text("TOKEN outside secret\n")
+    swapper = workspace.parent / "rg"
+    swapper.write_text(
+        "#!/bin/sh\n"
+        f"ln -sf '{outside}/secret.txt' '{workspace}/notes.txt'\n"
+        f"exec '{find_ripgrep()}' \"$@\"\n"
+    )
+    swapper.chmod(0o755)
+    grep, _ = tools(workspace, str(swapper))
+    hits = await output(grep, pattern="TOKEN", path="notes.txt")
+    assert "outside" not in hits

@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +49,19 @@ HitSink = Callable[[Hit], bool]
 
 
 @dataclass(frozen=True, slots=True)
+class OneFile:
+    """A file named to grep, opened through the file door: rg reads it on its stdin, so a link
+    swapped in for its name after the workspace check is never followed."""
+
+    name: str
+    fd: int
+
+
+@dataclass(frozen=True, slots=True)
 class Query:
     pattern: str
     folder: SearchFolder
-    file: str | None
+    file: OneFile | None
     """The one file in `folder` to search, or None for the whole folder."""
     glob: str | None
     ignore_case: bool
@@ -106,17 +116,17 @@ class InPathOrder:
 
 
 async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
-    folder = query.folder
-    if query.file is None:
-        paths, glob = (".",), query.glob
+    folder, file = query.folder, query.file
+    if file is None:
+        paths, glob, stdin = (".",), query.glob, subprocess.DEVNULL
     else:  # a file named is searched as it is, whatever the glob
-        paths, glob = (query.file,), None
+        paths, glob, stdin = ("-",), None, file.fd
     listed = await listed_files(binary, folder, signal) if overrides_gitignore(glob) else None
     hits = InPathOrder(query.limit)
     enough = SORTED_AFTER * (query.limit + 1)
 
     def wanted(raw: bytes) -> Hit | None:
-        hit = _hit(raw, folder.path)
+        hit = _hit(raw, folder.path, file)
         return hit if hit is not None and (listed is None or hit.path in listed) else None
 
     def gather(raw: bytes) -> bool:
@@ -129,15 +139,19 @@ async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) 
         hit = wanted(raw)
         return hit is None or sink(hit)
 
-    def args(sort: bool) -> list[str]:
-        return _rg_args(query, glob, sort)
+    async def run(sort: bool, on_item: Callable[[bytes], bool]) -> RipgrepExit:
+        if file is not None:  # each run reads the file from its start
+            os.lseek(file.fd, 0, os.SEEK_SET)
+        return await run_ripgrep(
+            binary, _rg_args(query, glob, sort), folder, signal, on_item, paths=paths, stdin=stdin
+        )
 
-    outcome = await run_ripgrep(binary, args(False), folder, signal, gather, paths=paths)
+    outcome = await run(False, gather)
     if hits.matches_seen < enough:
         _check(outcome, hits.found, signal)
         hits.drain(sink)
         return
-    await run_ripgrep(binary, args(True), folder, signal, feed, paths=paths)
+    await run(True, feed)
 
 
 def _rg_args(query: Query, glob: str | None, sort: bool) -> list[str]:
@@ -148,14 +162,15 @@ def _rg_args(query: Query, glob: str | None, sort: bool) -> list[str]:
     return [*args, *glob_args(glob), "--regexp", query.pattern]
 
 
-def _hit(raw: bytes, folder: Path) -> Hit | None:
-    """The match or context line in one line of rg's JSON output, if it is one."""
+def _hit(raw: bytes, folder: Path, file: OneFile | None) -> Hit | None:
+    """The match or context line in one line of rg's JSON output, if it is one (`file` for
+    what rg read on stdin)."""
     message = json.loads(raw)
     if message.get("type") not in ("match", "context"):
         return None
     data = message["data"]
     return Hit(
-        folder / _path(data["path"]),
+        folder / (file.name if file is not None else _path(data["path"])),
         int(data["line_number"]),
         _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
         message["type"] == "match",

@@ -29,6 +29,7 @@ from signal import SIGKILL
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import signal_group, start_child
+from di_code.system.files.door import folder_in
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.errors import ToolError
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
@@ -102,9 +103,8 @@ def search_folder(target: Target, is_folder: bool) -> Iterator[SearchFolder]:
     if not is_folder:
         yield SearchFolder(target.path.parent, target.folder)
         return
-    flags = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(target.name, flags, dir_fd=target.folder)
+        fd = folder_in(target.folder, target.name)
     except OSError as exc:  # swapped since it was resolved
         raise ToolError(f"Not a directory: {target.path}") from exc
     try:
@@ -141,6 +141,7 @@ async def run_ripgrep(
     *,
     paths: Sequence[str] = (".",),
     separator: bytes = b"\n",
+    stdin: int = subprocess.DEVNULL,
 ) -> RipgrepExit:
     """rg with `args` in `folder`, on `paths` there: each item it writes (up to `separator`,
     which is dropped) goes to `on_item` until that returns False. rg is killed on abort, when
@@ -149,7 +150,7 @@ async def run_ripgrep(
     if any("\0" in arg for arg in argv):
         raise ToolError("ripgrep cannot take a NUL character in a pattern, glob or path")
     proc = await start_child(
-        *argv, cwd=f"/proc/self/fd/{folder.fd}", stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        *argv, cwd=f"/proc/self/fd/{folder.fd}", stdin=stdin, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
