@@ -278,3 +278,41 @@ async def test_a_file_swapped_for_a_link_before_rg_opens_it_cannot_lead_grep_out
     grep, _ = tools(workspace, str(swapper))
     hits = await output(grep, pattern="TOKEN", path="notes.txt")
     assert "outside" not in hits
+
+
+@pytest.mark.parametrize("kind", ["a link to /dev/zero", "a sparse file of 1 TiB"])
+async def test_an_ignore_file_that_never_ends_does_not_exhaust_memory(
+    workspace: Path, kind: str
+) -> None:
+    """rg reads a .gitignore whole, as lines: one of zeros without end took a gigabyte a
+    second until the machine ran out. Its heap is bounded; grep says what it found."""
+    (workspace / "sub").mkdir()
+    (workspace / "a.txt").write_text("TOKEN\n")
+    ignore = workspace / "sub" / ".gitignore"
+    if kind == "a link to /dev/zero":
+        ignore.symlink_to("/dev/zero")
+    else:
+        with ignore.open("wb") as sparse:
+            sparse.truncate(1 << 40)
+    grep, _ = tools(workspace)
+    try:
+        assert await output(grep, pattern="TOKEN") == "a.txt:1: TOKEN"
+    except ToolError as error:
+        assert "\n" not in str(error)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="rg opens a .gitignore that is a FIFO and waits for a writer: grep holds until "
+    "the user stops it (a stop does end it)",
+)
+async def test_an_ignore_file_that_is_a_fifo_does_not_hold_grep(workspace: Path) -> None:
+    (workspace / "sub").mkdir()
+    (workspace / "a.txt").write_text("TOKEN\n")
+    os.mkfifo(workspace / "sub" / ".gitignore")
+    grep, _ = tools(workspace)
+    try:
+        hits = text_of(await asyncio.wait_for(run(grep, {"pattern": "TOKEN"}), 10))
+    except TimeoutError:
+        pytest.fail("grep still waits on the FIFO after 10 s")
+    assert hits == "a.txt:1: TOKEN"

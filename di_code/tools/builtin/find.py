@@ -74,7 +74,7 @@ class FindTool(WorkspaceTool):
 
         args = ["--files", "--null", "--sort", "path", *glob_args(pattern)]
         outcome = await run_ripgrep(binary, args, folder, signal, take, separator=b"\0")
-        if outcome.returncode == 2 and not signal.aborted:
+        if outcome.failed and not signal.aborted:
             raise ToolError(f"find failed: {outcome.error}")
         check_aborted(signal)
         return found

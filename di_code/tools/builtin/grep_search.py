@@ -178,8 +178,8 @@ def _hit(raw: bytes, folder: Path, file: OneFile | None) -> Hit | None:
 
 
 def _check(outcome: RipgrepExit, found: bool, signal: AbortSignal) -> None:
-    if outcome.returncode == 2 and not found and not signal.aborted:
-        raise ToolError(f"grep failed: {outcome.error or 'ripgrep exited with code 2'}")
+    if outcome.failed and not found and not signal.aborted:
+        raise ToolError(f"grep failed: {outcome.error}")
 
 
 def _path(field: dict[str, Any]) -> str:

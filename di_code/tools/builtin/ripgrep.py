@@ -17,7 +17,9 @@ results themselves.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -41,6 +43,8 @@ COMMON_FLAGS = (
 SKIP_GIT = ("--glob", "!.git")
 """After any glob of the caller's: of two globs that match, rg takes the later."""
 LINE_LIMIT = 32 * 1024 * 1024
+MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
+"""rg's heap (RLIMIT_DATA); files it maps to search them do not count."""
 STDERR_KEEP = 4096
 MISSING_RIPGREP = (
     "grep and find need ripgrep (rg), which is not installed: pip install ripgrep "
@@ -115,9 +119,11 @@ def search_folder(target: Target, is_folder: bool) -> Iterator[SearchFolder]:
 
 @dataclass(frozen=True, slots=True)
 class RipgrepExit:
-    returncode: int
+    failed: bool
+    """rg reported an error (exit code 2) or was ended by a signal di-code did not send (its
+    memory bound: an allocation that fails aborts it)."""
     error: str
-    """rg's stderr as one line (what went wrong, when the return code is 2)."""
+    """What went wrong, in one line: rg's stderr, or the signal that ended it."""
 
 
 async def listed_files(binary: str, folder: SearchFolder, signal: AbortSignal) -> set[Path]:
@@ -154,12 +160,16 @@ async def run_ripgrep(
         stderr=subprocess.PIPE, limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
+    _bound_memory(proc.pid)
+    killed = False
 
     def kill(_: object = None) -> None:
+        nonlocal killed
         # its group, through the door: Process.kill() polls first (Popen.send_signal), which
         # can reap a child that just ended before asyncio's watcher does, and the watcher then
         # reports exit code 255 ("grep failed: exit code 255", seen under load)
         if proc.returncode is None:
+            killed = True
             signal_group(proc.pid, SIGKILL)
 
     signal.add_listener(kill)
@@ -176,7 +186,17 @@ async def run_ripgrep(
         errors.cancel()
         kill()
     text = " ".join(stderr[-STDERR_KEEP:].decode("utf-8", "replace").split())
-    return RipgrepExit(code, text.removeprefix("rg: "))
+    if code < 0 and not killed:
+        return RipgrepExit(True, text or f"ripgrep was ended by signal {-code}")
+    return RipgrepExit(code == 2, text.removeprefix("rg: ") or f"ripgrep exited with code {code}")
+
+
+def _bound_memory(pid: int) -> None:
+    """Bound rg's heap: an ignore file that never ends (a link to /dev/zero, a sparse file of
+    1 TiB, read as one line) would otherwise take memory at a gigabyte a second until the
+    machine runs out. Set from here just after rg starts (the door's start has no hook)."""
+    with contextlib.suppress(ProcessLookupError):
+        resource.prlimit(pid, resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 async def _next_item(stream: asyncio.StreamReader, separator: bytes) -> bytes:
