@@ -4,7 +4,9 @@ One Draft 2020-12 validator is built per schema and reused, since checking the s
 on every call costs forty times more than validating the arguments. jsonschema is imported on a
 thread as soon as a reply begins a tool call, while its arguments stream in
 (`warm_up_validation`): a run with no tool call never imports it, and the import does not
-compete with the set-up or the request.
+compete with the set-up or the request. A schema comes from outside too (an MCP server's, a
+plugin's): its `$ref`s resolve within it and to the published meta-schemas only, never by
+fetching a URL (jsonschema's default resolver would, on the loop, with no timeout).
 """
 
 from __future__ import annotations
@@ -47,8 +49,9 @@ def _validator_for(schema: dict[str, Any]) -> Validator:
     if cached is not None and cached[0] is schema:
         return cached[1]
     from jsonschema import Draft202012Validator
+    from jsonschema_specifications import REGISTRY as META_SCHEMAS
 
-    validator = Draft202012Validator(schema)
+    validator = Draft202012Validator(schema, registry=META_SCHEMAS)
     _validators[id(schema)] = (schema, validator)
     return validator
 

@@ -7,12 +7,17 @@ wait. So both happen once per process, on a thread: `warm_up_http` starts that a
 rest of it, and `http_client` makes each client on a thread too, waiting there for a warm-up
 under way. A client whose URLs are all plain `http://` (a local model) needs no CA bundle: it
 gets a TLS context that trusts no certificate, so an https URL given to it later fails rather
-than connecting unverified. tests/test_guarded_http_clients.py keeps every client made here.
+than connecting unverified. A CA file named by SSL_CERT_FILE that is not a regular file (a FIFO,
+whose open would block that thread and every client after it for ever) is refused in one line.
+tests/test_guarded_http_clients.py keeps every client made here.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import ssl
+import stat
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -44,15 +49,35 @@ def tls_context(tls: bool) -> ssl.SSLContext:
             import_here(HTTP_STACK)
             import httpx
 
+            if tls:
+                _check_ca_file()
             made = httpx.create_ssl_context() if tls else ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
             _contexts[tls] = made
         return _contexts[tls]
 
 
+def _check_ca_file() -> None:
+    """OSError when SSL_CERT_FILE names something OpenSSL cannot read as a file of
+    certificates without waiting (a missing file is left to OpenSSL's own error)."""
+    path = os.environ.get("SSL_CERT_FILE")
+    try:
+        mode = os.stat(path).st_mode if path else stat.S_IFREG
+    except OSError:
+        return
+    if not stat.S_ISREG(mode):
+        raise OSError(f"SSL_CERT_FILE is not a regular file: {path}")
+
+
 def warm_up_http(*urls: str) -> None:
-    """Make what a client for `urls` needs on a helper thread, while the caller goes on."""
+    """Make what a client for `urls` needs on a helper thread, while the caller goes on
+    (what fails there fails again, and is said, when a client is made)."""
     tls = needs_tls(*urls)
-    threading.Thread(target=tls_context, args=(tls,), name="di-code-http", daemon=True).start()
+
+    def warm_up() -> None:
+        with contextlib.suppress(Exception):
+            tls_context(tls)
+
+    threading.Thread(target=warm_up, name="di-code-http", daemon=True).start()
 
 
 async def http_client(*urls: str, **options: Any) -> httpx.AsyncClient:

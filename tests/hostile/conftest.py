@@ -2,3 +2,4 @@
 
 from tests.cli.conftest import run_di_code, user_hook, workspace  # noqa: F401 (fixtures)
 from tests.cli.test_stop_signals_e2e import launch  # noqa: F401 (a fixture)
+from tests.tools.conftest import outside  # noqa: F401 (a fixture)

@@ -22,12 +22,14 @@ from di_code.tools.builtin.support.errors import ToolError, check_aborted
 from di_code.tools.builtin.support.files import searchable
 from di_code.tools.builtin.support.names import escape_name
 from di_code.tools.builtin.support.ripgrep import (
+    SearchFolder,
     find_ripgrep,
     glob_args,
     listed_files,
     overrides_gitignore,
     required,
     run_ripgrep,
+    search_folder,
 )
 from di_code.tools.builtin.support.truncation import keep_head
 
@@ -44,13 +46,22 @@ class FindTool(WorkspaceTool):
     ) -> ToolOutput:
         binary = required(self.ripgrep)
         target, shown = self.workspace.resolve(params.get("path", "."))
+        pattern = params["pattern"]
+        limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
         with target:
             if not searchable(target, shown):
                 raise ToolError(f"Not a directory: {shown}")
-        top = target.path
-        pattern = params["pattern"]
-        limit = int(params.get("limit", FIND_DEFAULT_LIMIT))
-        listed = await listed_files(binary, top, signal) if overrides_gitignore(pattern) else None
+            with search_folder(target, True) as folder:
+                found = await self._search(binary, folder, pattern, limit, signal)
+        return self._result(found, limit, pattern)
+
+    async def _search(
+        self, binary: str, folder: SearchFolder, pattern: str, limit: int, signal: AbortSignal
+    ) -> list[Path]:
+        top = folder.path
+        listed = None
+        if overrides_gitignore(pattern):
+            listed = await listed_files(binary, folder, signal)
         found: list[Path] = []
 
         def take(name: bytes) -> bool:
@@ -62,11 +73,11 @@ class FindTool(WorkspaceTool):
             return len(found) <= limit
 
         args = ["--files", "--null", "--sort", "path", *glob_args(pattern)]
-        outcome = await run_ripgrep(binary, args, top, signal, take, separator=b"\0")
-        if outcome.returncode == 2 and not signal.aborted:
+        outcome = await run_ripgrep(binary, args, folder, signal, take, separator=b"\0")
+        if outcome.failed and not signal.aborted:
             raise ToolError(f"find failed: {outcome.error}")
         check_aborted(signal)
-        return self._result(found, limit, pattern)
+        return found
 
     def _result(self, found: list[Path], limit: int, pattern: str) -> ToolResult:
         if not found:

@@ -8,6 +8,8 @@ last match are still shown. Then the 2000-line / 50 KB output limit applies.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -15,13 +17,15 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
+from di_code.system.files.opener import open_target
+from di_code.system.files.resolve import Target
 from di_code.tools.builtin.cards import GREP, GREP_DEFAULT_LIMIT
 from di_code.tools.builtin.support.base import WorkspaceTool
 from di_code.tools.builtin.support.errors import check_aborted
-from di_code.tools.builtin.support.files import searchable
-from di_code.tools.builtin.support.grep_search import Hit, Query, search
+from di_code.tools.builtin.support.files import open_error, searchable
+from di_code.tools.builtin.support.grep_search import Hit, OneFile, Query, search
 from di_code.tools.builtin.support.names import escape_name
-from di_code.tools.builtin.support.ripgrep import find_ripgrep, required
+from di_code.tools.builtin.support.ripgrep import find_ripgrep, required, search_folder
 from di_code.tools.builtin.support.truncation import keep_head
 from di_code.tools.builtin.support.workspace import Workspace
 
@@ -71,18 +75,33 @@ class GrepTool(WorkspaceTool):
     ) -> ToolOutput:
         binary = required(self.ripgrep)
         target, shown = self.workspace.resolve(params.get("path", "."))
-        with target:
-            searchable(target, shown)  # a FIFO would block rg's open
-        top = target.path
         limit = params.get("limit", GREP_DEFAULT_LIMIT)
-        query = Query(
-            params["pattern"], top, params.get("glob"), params.get("ignore_case", False),
-            params.get("literal", False), params.get("context", 0), limit,
-        )  # fmt: skip
-        collector = Collector(self.workspace, limit, query.context)
-        await search(binary, query, signal, collector.add)
+        collector = Collector(self.workspace, limit, params.get("context", 0))
+        with target:
+            is_folder = searchable(target, shown)  # a FIFO would block rg's open
+            with search_folder(target, is_folder) as folder, _opened(target, is_folder) as file:
+                query = Query(
+                    params["pattern"], folder, file,
+                    params.get("glob"), params.get("ignore_case", False),
+                    params.get("literal", False), collector.context, limit,
+                )  # fmt: skip
+                await search(binary, query, signal, collector.add)
         check_aborted(signal)
         return _result(collector, limit)
+
+
+@contextmanager
+def _opened(target: Target, is_folder: bool) -> Iterator[OneFile | None]:
+    """The file grep is given, opened through the file door (no link followed)."""
+    if is_folder:
+        yield None
+        return
+    try:
+        opened = open_target(target)
+    except OSError as exc:  # swapped since it was resolved
+        raise open_error(exc, str(target.path)) from exc
+    with opened:
+        yield OneFile(target.name, opened.fileno())
 
 
 def _result(collector: Collector, limit: int) -> ToolResult:

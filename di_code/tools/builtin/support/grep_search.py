@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.ripgrep import (
     RipgrepExit,
+    SearchFolder,
     glob_args,
     listed_files,
     overrides_gitignore,
@@ -47,10 +49,20 @@ HitSink = Callable[[Hit], bool]
 
 
 @dataclass(frozen=True, slots=True)
+class OneFile:
+    """A file named to grep, opened through the file door: rg reads it on its stdin, so a link
+    swapped in for its name after the workspace check is never followed."""
+
+    name: str
+    fd: int
+
+
+@dataclass(frozen=True, slots=True)
 class Query:
     pattern: str
-    top: Path
-    """A folder to search, or one file."""
+    folder: SearchFolder
+    file: OneFile | None
+    """The one file in `folder` to search, or None for the whole folder."""
     glob: str | None
     ignore_case: bool
     literal: bool
@@ -104,16 +116,17 @@ class InPathOrder:
 
 
 async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) -> None:
-    if query.top.is_dir():
-        folder, paths, glob = query.top, (".",), query.glob
+    folder, file = query.folder, query.file
+    if file is None:
+        paths, glob, stdin = (".",), query.glob, subprocess.DEVNULL
     else:  # a file named is searched as it is, whatever the glob
-        folder, paths, glob = query.top.parent, (query.top.name,), None
+        paths, glob, stdin = ("-",), None, file.fd
     listed = await listed_files(binary, folder, signal) if overrides_gitignore(glob) else None
     hits = InPathOrder(query.limit)
     enough = SORTED_AFTER * (query.limit + 1)
 
     def wanted(raw: bytes) -> Hit | None:
-        hit = _hit(raw, folder)
+        hit = _hit(raw, folder.path, file)
         return hit if hit is not None and (listed is None or hit.path in listed) else None
 
     def gather(raw: bytes) -> bool:
@@ -126,15 +139,19 @@ async def search(binary: str, query: Query, signal: AbortSignal, sink: HitSink) 
         hit = wanted(raw)
         return hit is None or sink(hit)
 
-    def args(sort: bool) -> list[str]:
-        return _rg_args(query, glob, sort)
+    async def run(sort: bool, on_item: Callable[[bytes], bool]) -> RipgrepExit:
+        if file is not None:  # each run reads the file from its start
+            os.lseek(file.fd, 0, os.SEEK_SET)
+        return await run_ripgrep(
+            binary, _rg_args(query, glob, sort), folder, signal, on_item, paths=paths, stdin=stdin
+        )
 
-    outcome = await run_ripgrep(binary, args(False), folder, signal, gather, paths=paths)
+    outcome = await run(False, gather)
     if hits.matches_seen < enough:
         _check(outcome, hits.found, signal)
         hits.drain(sink)
         return
-    await run_ripgrep(binary, args(True), folder, signal, feed, paths=paths)
+    await run(True, feed)
 
 
 def _rg_args(query: Query, glob: str | None, sort: bool) -> list[str]:
@@ -145,14 +162,15 @@ def _rg_args(query: Query, glob: str | None, sort: bool) -> list[str]:
     return [*args, *glob_args(glob), "--regexp", query.pattern]
 
 
-def _hit(raw: bytes, folder: Path) -> Hit | None:
-    """The match or context line in one line of rg's JSON output, if it is one."""
+def _hit(raw: bytes, folder: Path, file: OneFile | None) -> Hit | None:
+    """The match or context line in one line of rg's JSON output, if it is one (`file` for
+    what rg read on stdin)."""
     message = json.loads(raw)
     if message.get("type") not in ("match", "context"):
         return None
     data = message["data"]
     return Hit(
-        folder / _path(data["path"]),
+        folder / (file.name if file is not None else _path(data["path"])),
         int(data["line_number"]),
         _text(data["lines"]).removesuffix("\n").removesuffix("\r"),
         message["type"] == "match",
@@ -160,8 +178,8 @@ def _hit(raw: bytes, folder: Path) -> Hit | None:
 
 
 def _check(outcome: RipgrepExit, found: bool, signal: AbortSignal) -> None:
-    if outcome.returncode == 2 and not found and not signal.aborted:
-        raise ToolError(f"grep failed: {outcome.error or 'ripgrep exited with code 2'}")
+    if outcome.failed and not found and not signal.aborted:
+        raise ToolError(f"grep failed: {outcome.error}")
 
 
 def _path(field: dict[str, Any]) -> str:

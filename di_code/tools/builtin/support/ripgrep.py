@@ -7,24 +7,32 @@ in the searched folder with the switches that decide which files count: dotfiles
 config file. A glob is rg's (gitignore's syntax with `{a,b}`), read relative to that folder. A
 glob of a name (no `/`) becomes a file type, which leaves .gitignore its word; rg lets a path
 glob (`--glob`) override .gitignore, so what one selects is kept only where the plain listing
-(`listed_files`) has it too. Output is not sorted (`--sort path` makes rg search on one
-thread): callers that need the walk's order ask for it or sort the results themselves.
+(`listed_files`) has it too. rg starts in the folder the workspace check resolved, held open
+(`SearchFolder`), not in its path: a folder swapped for a link after the check, or between the
+listing and the search, cannot move the search outside. Output is not sorted (`--sort path`
+makes rg search on one thread): callers that need the walk's order ask for it or sort the
+results themselves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import resource
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from signal import SIGKILL
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import signal_group, start_child
+from di_code.system.files.opener import folder_in
+from di_code.system.files.resolve import Target
 from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
@@ -35,6 +43,8 @@ COMMON_FLAGS = (
 SKIP_GIT = ("--glob", "!.git")
 """After any glob of the caller's: of two globs that match, rg takes the later."""
 LINE_LIMIT = 32 * 1024 * 1024
+MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
+"""rg's heap (RLIMIT_DATA); files it maps to search them do not count."""
 STDERR_KEEP = 4096
 MISSING_RIPGREP = (
     "grep and find need ripgrep (rg), which is not installed: pip install ripgrep "
@@ -81,18 +91,47 @@ def _name_glob(glob: str) -> str | None:
 
 
 @dataclass(frozen=True, slots=True)
+class SearchFolder:
+    """A folder rg runs in: its real path (for the names rg prints, relative to it) and a
+    descriptor of it, which rg is started in."""
+
+    path: Path
+    fd: int
+
+
+@contextmanager
+def search_folder(target: Target, is_folder: bool) -> Iterator[SearchFolder]:
+    """The folder to search for a resolved `target`: the target itself when it is a folder
+    (opened without following a link), else the folder holding it; both held while in use."""
+    assert target.folder is not None
+    if not is_folder:
+        yield SearchFolder(target.path.parent, target.folder)
+        return
+    try:
+        fd = folder_in(target.folder, target.name)
+    except OSError as exc:  # swapped since it was resolved
+        raise ToolError(f"Not a directory: {target.path}") from exc
+    try:
+        yield SearchFolder(target.path, fd)
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True, slots=True)
 class RipgrepExit:
-    returncode: int
+    failed: bool
+    """rg reported an error (exit code 2) or was ended by a signal di-code did not send (its
+    memory bound: an allocation that fails aborts it)."""
     error: str
-    """rg's stderr as one line (what went wrong, when the return code is 2)."""
+    """What went wrong, in one line: rg's stderr, or the signal that ended it."""
 
 
-async def listed_files(binary: str, folder: Path, signal: AbortSignal) -> set[Path]:
+async def listed_files(binary: str, folder: SearchFolder, signal: AbortSignal) -> set[Path]:
     """Every file rg would search in `folder` (.gitignore honoured), as `folder / relative`."""
     found: set[Path] = set()
 
     def take(name: bytes) -> bool:
-        found.add(folder / os.fsdecode(name))
+        found.add(folder.path / os.fsdecode(name))
         return True
 
     await run_ripgrep(binary, ["--files", "--null"], folder, signal, take, separator=b"\0")
@@ -102,28 +141,35 @@ async def listed_files(binary: str, folder: Path, signal: AbortSignal) -> set[Pa
 async def run_ripgrep(
     binary: str,
     args: Sequence[str],
-    folder: Path,
+    folder: SearchFolder,
     signal: AbortSignal,
     on_item: Callable[[bytes], bool],
     *,
     paths: Sequence[str] = (".",),
     separator: bytes = b"\n",
+    stdin: int = subprocess.DEVNULL,
 ) -> RipgrepExit:
     """rg with `args` in `folder`, on `paths` there: each item it writes (up to `separator`,
     which is dropped) goes to `on_item` until that returns False. rg is killed on abort, when
     no more items are wanted, and if this coroutine is cancelled."""
     argv = [binary, *COMMON_FLAGS, *args, *SKIP_GIT, "--", *paths]
+    if any("\0" in arg for arg in argv):
+        raise ToolError("ripgrep cannot take a NUL character in a pattern, glob or path")
     proc = await start_child(
-        *argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        *argv, cwd=f"/proc/self/fd/{folder.fd}", stdin=stdin, stdout=subprocess.PIPE,
         stderr=subprocess.PIPE, limit=LINE_LIMIT, env=program_env(KEY_VARIABLES),
     )  # fmt: skip
     assert proc.stdout is not None and proc.stderr is not None
+    _bound_memory(proc.pid)
+    killed = False
 
     def kill(_: object = None) -> None:
+        nonlocal killed
         # its group, through system.children: Process.kill() polls first (Popen.send_signal), which
         # can reap a child that just ended before asyncio's watcher does, and the watcher then
         # reports exit code 255 ("grep failed: exit code 255", seen under load)
         if proc.returncode is None:
+            killed = True
             signal_group(proc.pid, SIGKILL)
 
     signal.add_listener(kill)
@@ -140,7 +186,17 @@ async def run_ripgrep(
         errors.cancel()
         kill()
     text = " ".join(stderr[-STDERR_KEEP:].decode("utf-8", "replace").split())
-    return RipgrepExit(code, text.removeprefix("rg: "))
+    if code < 0 and not killed:
+        return RipgrepExit(True, text or f"ripgrep was ended by signal {-code}")
+    return RipgrepExit(code == 2, text.removeprefix("rg: ") or f"ripgrep exited with code {code}")
+
+
+def _bound_memory(pid: int) -> None:
+    """Bound rg's heap: an ignore file that never ends (a link to /dev/zero, a sparse file of
+    1 TiB, read as one line) would otherwise take memory at a gigabyte a second until the
+    machine runs out. Set from here just after rg starts (the door's start has no hook)."""
+    with contextlib.suppress(ProcessLookupError):
+        resource.prlimit(pid, resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
 async def _next_item(stream: asyncio.StreamReader, separator: bytes) -> bytes:
