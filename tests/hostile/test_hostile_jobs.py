@@ -96,7 +96,6 @@ def host_listener() -> Iterator[socket.socket]:
     server.close()
 
 
-@pytest.mark.xfail(strict=True, reason="job_kill misses a double fork's daemon")
 async def test_job_kill_ends_daemons_double_forks_and_groups_the_job_left(
     workspace: Path,
 ) -> None:
