@@ -41,6 +41,9 @@ from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import alive, until, wait_until
 from tests.tools.conftest import error_of, run, text_of
 from tests.tools.test_jobs import free_port, resident_kib, start
+from tests.ui.test_jobs_chat import background, prepared
+from tests.ui.test_repl import chat, text_reply
+from tests.ui.test_repl import until as chat_until
 
 TREE = """
 import os, signal, sys, time
@@ -441,3 +444,40 @@ def test_plan_and_read_only_offer_no_job_tools_and_start_no_job(
     offered = {tool["function"]["name"] for tool in llm_server.requests[0].body.get("tools", [])}
     assert not {"job_output", "job_input", "job_kill", "job_list"} & offered, offered
     assert not (workspace / "started").exists()
+
+
+RAW_ESCAPES = "\x1b]0;pwned\x07\x1b[2J"
+"""What would retitle and clear the user's terminal, as raw characters."""
+
+
+async def test_a_jobs_escapes_in_its_command_and_output_stay_inert_in_chat(
+    tmp_path: Path,
+) -> None:
+    command = (
+        f"printf '\\033]0;pwned\\007\\033[2J\\r\\r\\xff\\n'; : '{RAW_ESCAPES}'; exec sleep 100"
+    )
+    ending = f"printf '\\033[2Jbye\\r\\r\\n'; : '{RAW_ESCAPES}'; exit 3"
+    setup, _ = prepared(
+        tmp_path,
+        [
+            background(command),
+            text_reply("Started."),
+            background(ending),
+            text_reply("Again."),
+        ],
+    )
+    assert setup.jobs is not None
+    async with chat(setup) as session:
+        session.type("start it\r")
+        await session.answered()
+        session.type("and another\r")
+        await session.answered()
+        await chat_until(lambda: "exited with code 3" in session.output)
+        session.type("/jobs\r")
+        await chat_until(lambda: "(/jobs kill N stops one)" in session.output)
+        await setup.jobs.stop_all()
+        session.type("/exit\r")
+    shown = session.output
+    assert shown.count("pwned") >= 2 and "bye" in shown  # the job's titles and lines are shown
+    assert "\x1b]0;pwned" not in shown and "\x07" not in shown, repr(shown[-2000:])
+    assert "\x1b[2J" not in shown, repr(shown[-2000:])
