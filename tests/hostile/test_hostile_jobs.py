@@ -18,6 +18,7 @@ import os
 import resource
 import signal as signals
 import socket
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -327,7 +328,7 @@ def test_the_end_of_run_leaves_no_process_of_a_job_that_fled_its_group(
 
 
 @needs_bubblewrap
-def test_kill_9_of_di_code_ends_a_sandboxed_jobs_fled_processes(
+def test_kill_9_of_di_code_ends_a_sandboxed_jobs_fled_processes_and_resuming_says_so(
     launch: Launch, llm_server: LLMServer
 ) -> None:
     launch.argv = [*launch.argv[:3], "--sandbox", "workspace-write", "go"]
@@ -341,6 +342,18 @@ def test_kill_9_of_di_code_ends_a_sandboxed_jobs_fled_processes(
     assert len(tree_pids(launch.folder)) == 4
     assert launch.stop(signals.SIGKILL)[0] == -signals.SIGKILL
     launch.assert_nothing_left()
+    llm_server.script(Turn(text="Noted."))
+    again = subprocess.run(
+        [*launch.argv[:-1], "-c", "is it up?"],
+        cwd=launch.folder,
+        env=launch.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "was running when the session stopped; it ended" in again.stderr, again.stderr
+    assert "[Background job 1 (" in json.dumps(llm_server.requests[-1].body)
 
 
 ESCAPES = r"printf 'bad \xff\xfe \033]0;pwned\007\033[2J\033[31mred\r\r\r\n'; exit 3"
