@@ -494,3 +494,32 @@ async def test_a_jobs_escapes_in_its_command_and_output_stay_inert_in_chat(
     assert shown.count("pwned") >= 2 and "bye" in shown  # the job's titles and lines are shown
     assert "\x1b]0;pwned" not in shown and "\x07" not in shown, repr(shown[-2000:])
     assert "\x1b[2J" not in shown, repr(shown[-2000:])
+
+
+def test_a_second_di_code_on_the_session_is_refused_and_touches_no_job(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    """Two di-code processes on one session: the second, while the first runs its job, is
+    refused in one line before it asks the model anything (it could only reuse the job's id
+    or call it ended); the first's job runs on, and ends with the first."""
+    llm_server.script(
+        call("bash", {"command": "echo first-job; exec sleep 1000", "background": True}),
+        call("bash", {"command": "touch bash; exec sleep 1000"}),
+    )
+    launch.start()
+    launch.wait_for("bash")
+    asked = len(llm_server.requests)
+    second = subprocess.run(
+        [*launch.argv[:-1], "-c", "another"],
+        cwd=launch.folder,
+        env=launch.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert second.returncode == 2, second.stderr
+    assert second.stderr.count("\n") == 1 and "in use by another di-code" in second.stderr
+    assert len(llm_server.requests) == asked
+    code, _, stderr = launch.stop(signals.SIGTERM)
+    assert code == 143, stderr
+    launch.assert_nothing_left()
