@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pexpect
 import pytest
 
 from di_code.ai import AbortController
@@ -36,7 +37,7 @@ from di_code.tools.policy.sandbox import SandboxChoice
 from tests.cli.conftest import RunDiCode
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
-from tests.cli.test_stop_signals_e2e import Launch, call
+from tests.cli.test_stop_signals_e2e import Launch, call, spawned
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import alive, until, wait_until
@@ -523,3 +524,28 @@ def test_a_second_di_code_on_the_session_is_refused_and_touches_no_job(
     code, _, stderr = launch.stop(signals.SIGTERM)
     assert code == 143, stderr
     launch.assert_nothing_left()
+
+
+def test_the_end_of_the_chat_leaves_no_process_of_a_job_that_fled_its_group(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    llm_server.script(
+        call("bash", {"command": tree_job(launch.folder), "background": True}),
+        call("job_output", {"job_id": 1, "wait": 30, "pattern": "tree ready"}),
+        Turn(text="Serving now."),
+    )
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    try:
+        child.expect("›")
+        child.sendline("serve")
+        child.expect("Serving now")
+        child.sendeof()
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0
+        pids = tree_pids(launch.folder)
+        assert len(pids) == 4
+        wait_until(lambda: not [pid for pid in pids if alive(pid)], "the whole tree to end")
+        launch.assert_nothing_left()
+    finally:
+        child.close(force=True)
