@@ -77,14 +77,15 @@ def loads_valid(data: str | bytes, **options: Any) -> Any:
     ValueError when it is not JSON (Python's `NaN` and `Infinity` included: a NaN passes every
     bound a schema sets, as a wait of NaN seconds that never ends) or nested deeper than
     MAX_JSON_DEPTH. `options` go to `json.loads`."""
-    options.setdefault("parse_constant", _not_json)
+    options.setdefault("parse_constant", refuse_constant)
     try:
         return encodable_json(json.loads(data, **options), MAX_JSON_DEPTH)
     except RecursionError:
         raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
 
 
-def _not_json(constant: str) -> None:
+def refuse_constant(constant: str) -> None:
+    """`json.loads`'s parse_constant: NaN, Infinity and -Infinity are Python's, not JSON."""
     raise ValueError(f"{constant} is not JSON")
 
 

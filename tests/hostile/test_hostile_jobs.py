@@ -424,6 +424,8 @@ def test_a_wait_that_is_not_a_number_ends_the_call(
     done = run_di_code("run", "--permission-mode", "auto", "--sandbox", "off", "go")
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
+    told = llm_server.requests[-1].body["messages"][-1]
+    assert "arguments must be a JSON object, got text that is not valid JSON" in told["content"]
 
 
 def test_a_catastrophic_pattern_does_not_freeze_run(
