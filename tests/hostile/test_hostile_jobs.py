@@ -551,3 +551,21 @@ def test_the_end_of_the_chat_leaves_no_process_of_a_job_that_fled_its_group(
         launch.assert_nothing_left()
     finally:
         child.close(force=True)
+
+
+@needs_bubblewrap
+async def test_a_host_jobs_server_is_out_of_reach_of_sandboxed_commands_after_a_switch_to_auto(
+    workspace: Path,
+) -> None:
+    mode = ["ask"]
+    policy = BashPolicy(SandboxChoice(None), mode=lambda: mode[0])
+    tools = tools_with(workspace, policy)
+    port = free_port()
+    job = await start(tools, f"{sys.executable} -u -m http.server {port} --bind 127.0.0.1")
+    waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
+    assert "Pattern seen" in text_of(waited), text_of(waited)
+    mode[0] = "auto"  # Shift+Tab into the sandbox: no host network
+    fetch = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+    inside = await run(tools["bash"], {"command": fetch})
+    assert inside.is_error and "connected" not in text_of(inside), text_of(inside)
+    await run(tools["job_kill"], {"job_id": job})
