@@ -569,3 +569,23 @@ async def test_a_host_jobs_server_is_out_of_reach_of_sandboxed_commands_after_a_
     inside = await run(tools["bash"], {"command": fetch})
     assert inside.is_error and "connected" not in text_of(inside), text_of(inside)
     await run(tools["job_kill"], {"job_id": job})
+
+
+def test_in_ask_mode_without_a_terminal_job_input_is_refused_though_its_job_was_allowed(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    (di_code_home / "config.toml").write_text('[permissions]\nallow = ["bash:cat"]\n')
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": "cat", "background": True}),)),
+        Turn(tool_calls=(ToolCallSpec("job_input", {"job_id": 1, "text": "typed-in\n"}),)),
+        Turn(tool_calls=(ToolCallSpec("job_output", {"job_id": 1, "wait": 1}),)),
+        Turn(text="Done."),
+    )
+    done = run_di_code("run", "--permission-mode", "ask", "--sandbox", "off", "go")
+    assert done.returncode == 0, done.stderr
+    bodies = [json.dumps(request.body) for request in llm_server.requests]
+    assert "Started job 1" in bodies[1], bodies[1][-2000:]
+    refused = llm_server.requests[2].body["messages"][-1]["content"]
+    assert refused.startswith("Permission denied: job_input needs the user's approval"), refused
+    assert "typed-in" not in json.dumps(llm_server.requests[-1].body["messages"][-1])
+    assert "running" in bodies[-1]
