@@ -75,12 +75,19 @@ def encodable_json(value: Any, depth: int) -> Any:
 def loads_valid(data: str | bytes, **options: Any) -> Any:
     """JSON from outside (a model's tool arguments, an editor's message, a task file) made
     valid where it comes in: every string encodable, so no lone surrogate is ever stored or sent on;
-    ValueError when it is not JSON or nested deeper than MAX_JSON_DEPTH. `options` go to
-    `json.loads`."""
+    ValueError when it is not JSON (Python's `NaN` and `Infinity` included: a NaN passes every
+    bound a schema sets, as a wait of NaN seconds that never ends) or nested deeper than
+    MAX_JSON_DEPTH. `options` go to `json.loads`."""
+    options.setdefault("parse_constant", refuse_constant)
     try:
         return encodable_json(json.loads(data, **options), MAX_JSON_DEPTH)
     except RecursionError:
         raise ValueError(f"JSON nested deeper than {MAX_JSON_DEPTH} levels") from None
+
+
+def refuse_constant(constant: str) -> None:
+    """`json.loads`'s parse_constant: NaN, Infinity and -Infinity are Python's, not JSON."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def json_safe(value: Any, converted: set[str], depth: int = MAX_JSON_DEPTH) -> Any:

@@ -15,7 +15,7 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
-from di_code.ai.codec import MAX_JSON_DEPTH
+from di_code.ai.codec import MAX_JSON_DEPTH, refuse_constant
 from di_code.ai.foreign_names import adopt
 from di_code.system.errors import DiCodeError
 from di_code.system.first_use import import_here, import_off_loop
@@ -127,7 +127,7 @@ def _kind(value: Any) -> str:
         if not value:
             return "an empty string"
         try:  # kept as text by the message builder: not JSON, or JSON nested too deep
-            json.loads(value)
+            json.loads(value, parse_constant=refuse_constant)
         except ValueError:
             return "text that is not valid JSON"
         except RecursionError:

@@ -248,6 +248,24 @@ def _descendants(pid: int, table: list[tuple[int, int, int, str]]) -> list[int]:
     return found
 
 
+def carrying(mark: str) -> list[int]:
+    """The processes whose environment holds `mark` (`NAME=value`, given to a command it
+    passes on): those of the command that left its group and whose parent is gone (a double
+    fork re-parents them to di-code, out of `descendants`). One that emptied its
+    environment is not found."""
+    needle = mark.encode()
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if needle in f.read().split(b"\0"):
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
 def group_members(pgid: int) -> list[int]:
     """Live (non-zombie) processes of a process group."""
     if not os.path.isdir("/proc/self"):

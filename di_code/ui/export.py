@@ -4,7 +4,7 @@ Three formats: `html` (one self-contained page, export_html.py), `md` (to paste 
 export_markdown.py) and `json` (the branch's messages as the session format holds them, read
 through the session loader). What is exported is the session's current branch: a conversation
 rewound keeps its other branch in the file, not in the export. Whatever the format, the text
-leaves through the secrets door (`redact`) on its way to the file.
+leaves through the one redaction (`redact`) on its way to the file.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def _json(source: Session | Sequence[Message], entries: Sequence[object]) -> str
 
 
 def write_export(text: str, path: Path) -> None:
-    """Write an export to `path` through the secrets door: to a new file beside it, renamed
+    """Write an export to `path` through the one redaction: to a new file beside it, renamed
     over it, so a symlink at `path` (one a repository planted) is replaced, never followed."""
     data = redact(text).encode("utf-8")
     with parent_folder(path.parent.resolve() / path.name) as folder:

@@ -92,7 +92,7 @@ class GrepTool(WorkspaceTool):
 
 @contextmanager
 def _opened(target: Target, is_folder: bool) -> Iterator[OneFile | None]:
-    """The file grep is given, opened through the file door (no link followed)."""
+    """The file grep is given, opened through the file opener (no link followed)."""
     if is_folder:
         yield None
         return

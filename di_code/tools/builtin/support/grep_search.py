@@ -50,7 +50,7 @@ HitSink = Callable[[Hit], bool]
 
 @dataclass(frozen=True, slots=True)
 class OneFile:
-    """A file named to grep, opened through the file door: rg reads it on its stdin, so a link
+    """A file named to grep, opened through the file opener: rg reads it on its stdin, so a link
     swapped in for its name after the workspace check is never followed."""
 
     name: str

@@ -11,6 +11,8 @@ the ring's worth, and says when more came than the ring holds (the rest is in th
 
 from __future__ import annotations
 
+import contextlib
+import os
 from dataclasses import dataclass
 from typing import BinaryIO
 
@@ -36,7 +38,8 @@ class JobLog:
         self._file, self.path = folder.open()
         self._room = folder.file_cap
         self.cut_at: int | None = None
-        """The file holds only the first this many bytes (its cap was reached)."""
+        """The file holds only the first this many bytes (its cap was reached, or the disk
+        was full)."""
         self._ring = bytearray()
         self.total = 0
 
@@ -48,16 +51,22 @@ class JobLog:
         if self._file is None:
             return
         kept = chunk[: self._room]
-        self._file.write(kept)
+        try:
+            self._file.write(kept)
+        except OSError:  # a full disk: the file stops where it is, the ring goes on
+            self._stop_file()
+            return
         self._room -= len(kept)
         if len(kept) < len(chunk):
-            self.cut_at = self.total - len(chunk) + len(kept)
-            self.close()
+            self._stop_file()
 
     def read_since(self, cursor: int) -> NewOutput:
         """What came after `cursor`; the file is flushed, so it holds it too."""
         if self._file is not None:
-            self._file.flush()
+            try:
+                self._file.flush()
+            except OSError:
+                self._stop_file()
         new = self.total - cursor
         data = bytes(self._ring[-new:]) if new > 0 else b""
         return NewOutput(data, new - len(data), self.total)
@@ -67,7 +76,17 @@ class JobLog:
         text = bytes(self._ring[-4096:]).decode("utf-8", "replace")
         return [line for line in text.splitlines() if line.strip()][-count:]
 
+    def _stop_file(self) -> None:
+        """The file grows no more (its cap, or a write the disk refused): it keeps what it
+        holds, and `cut_at` says how much that is."""
+        assert self._file is not None
+        with contextlib.suppress(OSError):
+            self._file.flush()
+        self.cut_at = os.fstat(self._file.fileno()).st_size
+        self.close()
+
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
+            with contextlib.suppress(OSError):  # what a full disk did not take is lost
+                self._file.close()
             self._file = None

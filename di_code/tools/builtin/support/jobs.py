@@ -8,7 +8,8 @@ output read into a `JobLog` (bounded memory, the whole in a file). It ends one o
 - on its own: the shell exits; whatever it left in its group is killed (a job is its tree),
   and the table gets one notice for the model and the chat;
 - by job_kill or /jobs (`killed`), or when its session ends (`stopped`): SIGTERM to the group,
-  SIGKILL after KILL_AFTER, and SIGKILL to every process below it that left the group;
+  SIGKILL after KILL_AFTER, and SIGKILL to every process below it that left the group and
+  to every one carrying its MARK (a double fork's daemon is below no one of the job);
 - with di-code: di_code.system.children ends every group it started (and the sandbox's pid
   namespace catches what escaped).
 """
@@ -20,13 +21,14 @@ import contextlib
 import os
 import signal as signals
 import time
+import uuid
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from di_code.system.abort import AbortSignal
-from di_code.system.children import descendants, group_members, signal_group
+from di_code.system.children import carrying, descendants, group_members, signal_group
 from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.job_log import JobLog
 from di_code.tools.builtin.support.job_match import Matcher
@@ -43,6 +45,9 @@ Launch = AbstractContextManager[tuple[list[str], dict[str, str]]]
 """The policy's `launch`: a command line and its environment, held while the command runs."""
 NOTICE_LINES = 5
 COMMAND_SHOWN = 80
+MARK = "DI_CODE_JOB"
+"""A variable each job's processes inherit, naming the job: job_kill finds by it those that
+left its group and its tree (a double-forked daemon)."""
 INPUT_STALL = 5.0
 """Seconds job_input waits for a job that reads none of its input before it gives up."""
 
@@ -52,6 +57,7 @@ class Job:
         self.id, self.command, self.pty, self.log, self._table = job_id, command, pty, log, table
         self.pid = 0
         self.started = time.monotonic()
+        self.mark = f"{MARK}={job_id}-{uuid.uuid4().hex}"
         self.cursor = 0
         """Output bytes the model has read (job_output, job_input, bash's first output)."""
         self.last_read = 0
@@ -96,6 +102,7 @@ class Job:
         except BaseException:
             self.log.close()
             raise
+        env[MARK] = self.mark.partition("=")[2]
         if self.pty:
             env["TERM"] = "dumb"
         if self.pty:
@@ -184,7 +191,7 @@ class Job:
         while group_members(self.pid) and time.monotonic() < deadline:
             await asyncio.sleep(POLL)
         signal_group(self.pid, signals.SIGKILL)
-        for pid in tree:
+        for pid in {*tree, *descendants(self.pid), *carrying(self.mark)}:
             with contextlib.suppress(OSError):
                 os.kill(pid, signals.SIGKILL)
         await self._done.wait()

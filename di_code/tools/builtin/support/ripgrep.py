@@ -194,7 +194,7 @@ async def run_ripgrep(
 def _bound_memory(pid: int) -> None:
     """Bound rg's heap: an ignore file that never ends (a link to /dev/zero, a sparse file of
     1 TiB, read as one line) would otherwise take memory at a gigabyte a second until the
-    machine runs out. Set from here just after rg starts (the door's start has no hook)."""
+    machine runs out. Set from here just after rg starts (the children's start has no hook)."""
     with contextlib.suppress(ProcessLookupError):
         resource.prlimit(pid, resource.RLIMIT_DATA, (MEMORY_LIMIT, MEMORY_LIMIT))
 
