@@ -137,6 +137,6 @@ def test_ray_options_that_cannot_work_are_exit_2_before_connecting(
     options: tuple[str, ...],
     message: str,
 ) -> None:
-    code, err, _ = finish(start_batch(tmp_path, di_code_home, llm_server, *options))
+    code, err = finish(start_batch(tmp_path, di_code_home, llm_server, *options))
     assert code == 2, err
     assert err.strip().splitlines()[-1].startswith(f"di-code: {message}")

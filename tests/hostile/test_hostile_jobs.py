@@ -47,6 +47,10 @@ from tests.ui.test_jobs_chat import background, prepared
 from tests.ui.test_repl import chat, text_reply
 from tests.ui.test_repl import until as chat_until
 
+PYTHON = os.path.realpath(sys.executable)
+"""The interpreter itself, not a venv's link to it: a checkout under /tmp (as CI's) is hidden
+by the sandbox's private /tmp, the interpreter's own folder is not."""
+
 TREE = """
 import os, signal, sys, time
 from pathlib import Path
@@ -82,7 +86,7 @@ each writes its pid in the file named by its argument, then the job says `tree r
 
 def tree_job(folder: Path) -> str:
     (folder / "tree.py").write_text(TREE)
-    return f"{sys.executable} tree.py pids"
+    return f"{PYTHON} tree.py pids"
 
 
 def tree_pids(folder: Path) -> list[int]:
@@ -194,6 +198,7 @@ async def test_input_to_an_ended_job_or_one_that_never_reads_is_a_one_line_refus
 
 INTERRUPTIBLE = """
 import time
+
 try:
     input("name: ")
 except KeyboardInterrupt:
@@ -209,7 +214,7 @@ async def test_control_characters_and_a_huge_line_typed_into_a_terminal_job(
     newline does not hang the call; the job is still stopped on request."""
     tools = tools_with(workspace, BashPolicy())
     (workspace / "prompt.py").write_text(INTERRUPTIBLE)
-    job = await start(tools, f"{sys.executable} prompt.py", pty=True)
+    job = await start(tools, f"{PYTHON} prompt.py", pty=True)
     await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "name: $"})
     answer = await run(
         tools["job_input"],
@@ -227,7 +232,7 @@ async def test_control_characters_and_a_huge_line_typed_into_a_terminal_job(
 
 async def test_a_catastrophic_or_invalid_pattern_is_refused_in_one_line(workspace: Path) -> None:
     tools = tools_with(workspace, BashPolicy())
-    job = await start(tools, f"{sys.executable} -c \"print('a' * 64 + '!')\"; exec sleep 1000")
+    job = await start(tools, f"{PYTHON} -c \"print('a' * 64 + '!')\"; exec sleep 1000")
     slow = await error_of(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "(a+)+$"})
     assert "pattern took more than 1 s" in slow
     invalid = await error_of(tools["job_output"], {"job_id": job, "wait": 1, "pattern": "(["})
@@ -291,7 +296,7 @@ async def test_after_a_switch_out_of_auto_a_sandboxed_jobs_server_is_out_of_reac
     policy = BashPolicy(SandboxChoice(None), mode=lambda: mode[0])
     tools = tools_with(workspace, policy)
     port = free_port()
-    job = await start(tools, f"{sys.executable} -u -m http.server {port} --bind 127.0.0.1")
+    job = await start(tools, f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1")
     waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
     assert "Pattern seen" in text_of(waited), text_of(waited)
     mode[0] = "ask"  # Shift+Tab: commands now run on the host
@@ -431,7 +436,7 @@ def test_a_wait_that_is_not_a_number_ends_the_call(
 def test_a_catastrophic_pattern_does_not_freeze_run(
     run_di_code: RunDiCode, llm_server: LLMServer
 ) -> None:
-    job = f"{sys.executable} -c \"print('a' * 64 + '!')\"; exec sleep 1000"
+    job = f"{PYTHON} -c \"print('a' * 64 + '!')\"; exec sleep 1000"
     llm_server.script(
         Turn(tool_calls=(ToolCallSpec("bash", {"command": job, "background": True}),)),
         Turn(
@@ -561,7 +566,7 @@ async def test_a_host_jobs_server_is_out_of_reach_of_sandboxed_commands_after_a_
     policy = BashPolicy(SandboxChoice(None), mode=lambda: mode[0])
     tools = tools_with(workspace, policy)
     port = free_port()
-    job = await start(tools, f"{sys.executable} -u -m http.server {port} --bind 127.0.0.1")
+    job = await start(tools, f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1")
     waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
     assert "Pattern seen" in text_of(waited), text_of(waited)
     mode[0] = "auto"  # Shift+Tab into the sandbox: no host network

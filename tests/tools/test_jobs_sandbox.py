@@ -22,6 +22,10 @@ from tests.support.processes import alive
 from tests.tools.conftest import run, text_of
 from tests.tools.test_jobs import free_port, start
 
+PYTHON = os.path.realpath(sys.executable)
+"""The interpreter itself, not a venv's link to it: a checkout under /tmp (as CI's) is hidden
+by the sandbox's private /tmp, the interpreter's own folder is not."""
+
 pytestmark = needs_bubblewrap
 
 
@@ -39,7 +43,7 @@ def sandboxed_tools(workspace: Path) -> tuple[BashPolicy, dict[str, Any]]:
 
 def fetch(port: int) -> str:
     return (
-        f'{sys.executable} -c "import urllib.request as u; '
+        f'{PYTHON} -c "import urllib.request as u; '
         f"print(u.urlopen('http://127.0.0.1:{port}/', timeout=10).status)\""
     )
 
@@ -49,7 +53,7 @@ async def test_a_sandboxed_server_job_is_reached_by_a_later_sandboxed_command(
 ) -> None:
     policy, tools = sandboxed_tools(workspace)
     port = free_port()
-    job = await start(tools, f"{sys.executable} -u -m http.server {port} --bind 127.0.0.1")
+    job = await start(tools, f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1")
     waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
     assert "Pattern seen" in text_of(waited), text_of(waited)
     fetched = await run(tools["bash"], {"command": fetch(port)})
