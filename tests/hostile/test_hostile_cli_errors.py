@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import API_KEY, RunDiCode
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 MODEL = ("--model", "openai/test-model")
 SECRET = "sk-hostile-url-secret-0042"
@@ -185,3 +185,48 @@ def test_a_system_prompt_file_replaces_the_prompt_and_context_files_still_follow
     system = str(llm_server.requests[0].body["messages"][0]["content"])
     assert system.startswith("You are terse.") and "You are di-code" not in system
     assert "Run the tests with make check." in system and "Never touch vendor/." in system
+
+
+def test_a_max_turns_flag_wins_over_both_config_files(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text("[limits]\nmax_turns = 3\n")
+    (di_code_home / "config.toml").write_text("[limits]\nmax_turns = 2\n")
+    listing = Turn(tool_calls=(ToolCallSpec("ls", {}),))
+    llm_server.script(*[listing] * 6, Turn(text="never"))
+    done = run_di_code("run", "--max-turns", "4", "list again and again")
+    assert done.returncode == 1 and "Turn limit reached (4)" in done.stderr, done.stderr
+    assert len([r for r in llm_server.requests if r.method == "POST"]) == 4
+
+
+def test_ask_mode_runs_the_reading_tools_unasked(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / "notes.txt").write_text("alpha\n")
+    calls = (
+        ToolCallSpec("read", {"path": "notes.txt"}, "c1"),
+        ToolCallSpec("grep", {"pattern": "alpha"}, "c2"),
+        ToolCallSpec("find", {"pattern": "*.txt"}, "c3"),
+        ToolCallSpec("ls", {}, "c4"),
+        ToolCallSpec("todo", {"todos": [{"content": "look", "status": "pending"}]}, "c5"),
+    )
+    llm_server.script(Turn(tool_calls=calls), Turn(text="done"))
+    done = run_di_code("run", "--permission-mode", "ask", "look around")
+    assert done.returncode == 0, done.stderr
+    results = [m for m in llm_server.requests[1].body["messages"] if m.get("role") == "tool"]
+    assert len(results) == 5
+    assert all("declined" not in str(m["content"]).lower() for m in results), results
+    assert "alpha" in str(results[0]["content"])
+
+
+def test_ask_mode_runs_a_task_unasked(run_di_code: RunDiCode, llm_server: LLMServer) -> None:
+    call = ToolCallSpec("task", {"description": "job", "prompt": "say hi"}, "t1")
+    llm_server.script(Turn(tool_calls=(call,)), Turn(text="the helper's report"), Turn(text="ok"))
+    done = run_di_code("run", "--permission-mode", "ask", "delegate")
+    assert done.returncode == 0, done.stderr
+    posts = [r for r in llm_server.requests if r.method == "POST"]
+    assert len(posts) == 3
+    results = [m for m in posts[2].body["messages"] if m.get("role") == "tool"]
+    assert "the helper's report" in str(results[0]["content"])
