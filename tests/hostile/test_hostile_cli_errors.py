@@ -230,3 +230,27 @@ def test_ask_mode_runs_a_task_unasked(run_di_code: RunDiCode, llm_server: LLMSer
     assert len(posts) == 3
     results = [m for m in posts[2].body["messages"] if m.get("role") == "tool"]
     assert "the helper's report" in str(results[0]["content"])
+
+
+def test_a_cloned_project_s_config_that_is_a_fifo_does_not_hang_the_run(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / ".di-code").mkdir()
+    os.mkfifo(workspace / ".di-code" / "config.toml")  # nobody writes it
+    llm_server.script(Turn(text="hello"))
+    done = run_di_code("run", "hi")
+    assert done.returncode == 0 and "hello" in done.stdout, done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_cloned_project_s_config_that_is_not_utf8_is_one_line_naming_it(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    (workspace / ".git").mkdir()
+    (workspace / ".di-code").mkdir()
+    config = workspace / ".di-code" / "config.toml"
+    write_not_utf8(config)
+    done = run_di_code("run", "hi")
+    assert str(config) in one_line(done, 2)
+    assert llm_server.requests == []
