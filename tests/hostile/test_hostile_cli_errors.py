@@ -254,3 +254,18 @@ def test_a_cloned_project_s_config_that_is_not_utf8_is_one_line_naming_it(
     done = run_di_code("run", "hi")
     assert str(config) in one_line(done, 2)
     assert llm_server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (("--provider", "nope"), 'unknown provider "nope"'),
+        (("--model", "nope/x"), 'unknown provider "nope"'),
+        (("--output-format", "xml"), "--output-format"),
+    ],
+)
+def test_an_unknown_choice_is_one_line_and_exit_2(
+    run_di_code: RunDiCode, llm_server: LLMServer, flags: tuple[str, str], said: str
+) -> None:
+    assert said in one_line(run_di_code("run", *flags, "hi"), 2)
+    assert llm_server.requests == []
