@@ -129,7 +129,7 @@ def load_settings(home: Path, workspace: Path, env: Mapping[str, str] | None = N
 def load_user_settings(home: Path) -> Settings:
     """`$DI_CODE_HOME/config.toml` alone (empty when there is none)."""
     user_file = home / "config.toml"
-    if not user_file.is_file():
+    if not os.path.lexists(user_file):  # a folder or a FIFO there is said, not skipped
         return Settings()
     return parse_settings(read_toml(user_file), str(user_file))
 

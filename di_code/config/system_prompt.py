@@ -9,18 +9,20 @@ beside a tool result instead, when the model first works there (di_code.setup.ne
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 
 from di_code.ai.codec import encodable
 from di_code.config.skills import Skill, skills_prompt
+from di_code.config.toml_file import ConfigError
 from di_code.system.files.opener import open_path, read_path
 
 CONTEXT_FILE_NAMES = ("AGENTS.md", "CLAUDE.md")
 CONTEXT_FILE_CAP = 64 * 1024
 PROMPT_FILE_CAP = 16 * 1024 * 1024
-"""A `--system-prompt FILE` larger than this is not read (the text is taken as given)."""
+"""A `--system-prompt FILE` larger than this is refused (one line, exit 2)."""
 
 _INTRO = """\
 You are di-code, a coding agent working in the user's terminal. You help with software work:
@@ -209,9 +211,9 @@ def read_context_file(path: Path) -> str:
 def prompt_text(value: str) -> str:
     """`--system-prompt` and `--append-system-prompt` take text or the path of a file."""
     path = Path(value).expanduser()
-    try:
-        if len(value) < 4096 and "\n" not in value and path.is_file():
-            return read_path(path, PROMPT_FILE_CAP).decode("utf-8", errors="replace")
-    except OSError:
-        pass
-    return value
+    if len(value) >= 4096 or "\n" in value or path.is_dir() or not os.path.lexists(path):
+        return value
+    try:  # a file named but not readable (a FIFO, too large) is said, never sent as its path
+        return read_path(path, PROMPT_FILE_CAP).decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None

@@ -13,6 +13,7 @@ from di_code.config.provider_factory import ProviderFactory
 from di_code.config.selection import KEYED_DEFAULTS, MODEL_ENV, ModelRequest, Selection
 from di_code.config.settings import ConfigError, Settings
 from di_code.setup.flags import CliOptions
+from di_code.system.web_address import BadAddress, web_address
 
 if TYPE_CHECKING:
     from di_code.config.model_choices import ModelChoice
@@ -26,6 +27,8 @@ GENERIC_PRESET = "llamacpp"
 async def choose_model(options: CliOptions, factory: ProviderFactory) -> Selection:
     """The configured model, else the named server's first, else the first local server's."""
     settings, env = factory.settings, factory.env
+    if options.base_url is not None:
+        _check_base_url(options.base_url)
     from_settings = env.get(MODEL_ENV) or settings.model
     if options.base_url and not (options.model or options.provider or from_settings):
         return await _first_listed(options, factory)
@@ -44,6 +47,19 @@ async def choose_model(options: CliOptions, factory: ProviderFactory) -> Selecti
     )
     preset = server.name if server.name in PRESETS else GENERIC_PRESET
     return _served(factory, preset, server.model_id, server.base_url, options)
+
+
+def _check_base_url(url: str) -> None:
+    """`--base-url` names an http(s) server; anything else is the user's to fix before a request
+    is tried. The URL is not quoted: it may hold a key (`http://user:KEY@host`)."""
+    try:
+        web_address(url)
+    except BadAddress:
+        pass
+    else:
+        if url.isprintable() and " " not in url:  # urlsplit drops a newline: it is refused here
+            return
+    raise ConfigError("--base-url must be an http:// or https:// address with a host")
 
 
 async def _first_listed(options: CliOptions, factory: ProviderFactory) -> Selection:
