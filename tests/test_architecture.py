@@ -138,3 +138,10 @@ def test_no_module_is_over_400_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > 400
     }
     assert long == {}
+
+
+def test_every_test_file_name_is_unique() -> None:
+    """Test folders have no __init__.py, so pytest imports each file by its name alone: a
+    second file of the same name is an error at collection, under xdist a whole run's."""
+    names = [path.name for path in (PACKAGE.parent / "tests").rglob("test_*.py")]
+    assert sorted({name for name in names if names.count(name) > 1}) == []

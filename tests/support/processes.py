@@ -77,7 +77,8 @@ def processes_running(marker: str, under: Path | None = None) -> list[int]:
     `under`, only those working in that folder (another test's tasks run beside, under xdist)."""
 
     def holds(entry: Path) -> bool:
-        command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        # any process's arguments, not only di-code's: bytes that are not UTF-8 are no match
+        command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         if under is not None and not (entry / "cwd").readlink().is_relative_to(under):
             return False
         return marker in command
