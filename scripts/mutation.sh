@@ -22,9 +22,9 @@ MODULES=(
   "di_code/tools/policy/permissions.py|tests/tools/test_permissions.py"
   "di_code/session/undo_plan.py|tests/session/test_undo_failures.py tests/session/test_undo_keeps_user_files.py tests/session/test_undo_property.py"
   "di_code/system/files/resolve.py|tests/tools/test_resolve.py"
-  "di_code/system/files/door.py|tests/test_door_files.py tests/tools/test_door_reads.py"
-  "di_code/session/git_run.py|tests/test_door_git.py tests/session/test_git_runs_nothing.py"
-  "di_code/system/children.py|tests/test_door_children.py tests/system/test_children_stopped_while_made.py"
+  "di_code/system/files/opener.py|tests/test_guarded_files.py tests/system/test_opener_reads.py"
+  "di_code/session/git_run.py|tests/test_guarded_git.py tests/session/test_git_runs_nothing.py"
+  "di_code/system/children.py|tests/test_guarded_children.py tests/system/test_children_stopped_while_made.py"
 )
 
 [ -x .venv/bin/mutmut ] || .venv/bin/pip install -q "mutmut>=3.8,<4"

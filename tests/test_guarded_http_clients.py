@@ -1,6 +1,7 @@
-"""The HTTP clients door: every HTTP client di-code makes comes from di_code.system.http_client,
-which imports the HTTP stack and loads the CA bundle once, on a thread, never on the event loop
-(loading it is ~0.1 s in which Ctrl-C, Esc and every other task wait). Read from the code: a
+"""The one place HTTP clients are made: every client di-code makes comes from
+di_code.system.http_client, which imports the HTTP stack and loads the CA bundle once, on a
+thread, never on the event loop (where Ctrl-C, Esc and every other task would wait). Read from
+the code: a
 module that builds an httpx client, a transport or a TLS context itself fails here; and run:
 each client (discovery, the local server's limits, MCP over HTTP, fetch) is made against a
 loopback server while every load of a CA bundle is watched, and one on the loop fails."""
@@ -28,7 +29,7 @@ from tests.support.llm_server import LLMServer
 from tests.support.mcp_fixture_server import serving_http
 
 PACKAGE = Path(di_code.__file__).parent
-DOOR = PACKAGE / "system" / "http_client.py"
+FACTORY = PACKAGE / "system" / "http_client.py"
 MAKERS = {
     "AsyncClient",
     "Client",
@@ -52,15 +53,15 @@ def makers_called(source: str) -> list[str]:
     return found
 
 
-def test_only_the_door_builds_an_http_client_or_a_tls_context() -> None:
+def test_only_the_factory_builds_an_http_client_or_a_tls_context() -> None:
     outside = {}
     for path in sorted(PACKAGE.rglob("*.py")):
-        if path != DOOR:
+        if path != FACTORY:
             found = makers_called(path.read_text(encoding="utf-8"))
             if found:
                 outside[str(path.relative_to(PACKAGE))] = found
     assert outside == {}, "make HTTP clients with di_code.system.http_client"
-    assert makers_called(DOOR.read_text(encoding="utf-8"))
+    assert makers_called(FACTORY.read_text(encoding="utf-8"))
 
 
 def test_the_checker_catches_a_planted_client() -> None:
@@ -112,7 +113,7 @@ async def test_the_limits_probe_loads_no_ca_bundle_on_the_loop(
     llm_server: LLMServer, ca_loads: list[str]
 ) -> None:
     llm_server.publish("/props", {"default_generation_settings": {"n_ctx": 2048}})
-    limits = await probe_server_limits(llm_server.openai_base_url, "ca-door-model")
+    limits = await probe_server_limits(llm_server.openai_base_url, "ca-factory-model")
     assert limits.context_window == 2048
     assert "loop" not in ca_loads
 
