@@ -148,7 +148,8 @@ def _in_child() -> Callable[[], None] | None:
         return None
     prctl, parent = _prctl(), os.getpid()
 
-    def in_child() -> None:  # between fork and exec: no imports, no locks
+    # between fork and exec: no imports, no locks (and no coverage data: the child execs)
+    def in_child() -> None:  # pragma: no cover
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(1)
