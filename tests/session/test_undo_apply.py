@@ -26,16 +26,16 @@ async def changed_by_a_tool(tmp_path: Path, before: bytes, after: bytes) -> tupl
 
 
 class Editor:
-    """An editor's buffers: `write_text` puts a text where the user edits it (here the disk,
-    as the editor saves it, with its own line ends)."""
+    """An editor's buffers: `write_text` puts a text where the user edits it. This one saves
+    it to disk at once with `line_end`s, or keeps it `unsaved`, or declines the path."""
 
-    def __init__(self, line_end: str = "\n", takes: bool = True) -> None:
-        self.line_end, self.takes = line_end, takes
+    def __init__(self, line_end: str = "\n", unsaved: bool = False, takes: bool = True) -> None:
+        self.line_end, self.unsaved, self.takes = line_end, unsaved, takes
         self.given: list[Path] = []
 
     def write_text(self, path: Path, text: str) -> bool:
         self.given.append(path)
-        if self.takes:
+        if self.takes and not self.unsaved:
             path.write_bytes(text.replace("\n", self.line_end).encode())
         return self.takes
 
@@ -51,12 +51,14 @@ async def test_a_text_the_editor_puts_back_exactly_is_left_to_it(tmp_path: Path)
 
 
 @pytest.mark.parametrize(
-    "editor", [Editor(line_end="\r\n"), Editor(takes=False)], ids=["crlf", "declined"]
+    "editor",
+    [Editor(line_end="\r\n"), Editor(unsaved=True), Editor(takes=False)],
+    ids=["crlf", "unsaved", "declined"],
 )
-async def test_a_text_the_editor_changes_or_declines_is_written_by_undo(
+async def test_a_text_the_editor_changes_keeps_unsaved_or_declines_is_written_by_undo(
     tmp_path: Path, editor: Editor
 ) -> None:
-    repo, driver = await changed_by_a_tool(tmp_path, b"one\ntwo\n", b"the tool's\n")
+    repo, driver = await changed_by_a_tool(tmp_path, b"one\ntwo\n", b"its 2 l\n")  # one size
     result = apply(driver.session, plan(driver.session), editor.write_text)
     assert editor.given == [repo / "a.txt"]
     assert (repo / "a.txt").read_bytes() == b"one\ntwo\n"  # byte-exact whoever wrote it
