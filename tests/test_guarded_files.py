@@ -1,4 +1,4 @@
-"""The file opener (issue 32): every file a model names or a workspace holds is opened through
+"""The file opener: every file a model names or a workspace holds is opened through
 di_code.system.files (non-blocking, regular files only, confined where the caller is, bounded
 reads). Read from the code: any other open of a file, anywhere in the package, fails here
 unless its module is one of OWN_FILES, which open only di-code's own files (sessions, caches,

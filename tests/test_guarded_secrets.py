@@ -1,4 +1,4 @@
-"""The guarded place for secrets (issue 40 item 5): every channel out of the process passes its text
+"""The guarded place for secrets: every channel out of the process passes its text
 through di_code.ai.redaction. Read from the code: each place that writes bytes out (a file, a
 pipe, a child's stdin, a log, a request to a server) is either a channel that uses redaction,
 or a place that writes something else (a file's exact bytes, a fixed line) and says why. A new
