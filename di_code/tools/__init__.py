@@ -86,10 +86,13 @@ def default_tools(
             )
         ),
     ]
-    if lsp is not None and lsp.catalog.servers:
-        from di_code.tools.lsp.offer import with_language_servers
+    if lsp is not None and lsp.catalog.servers:  # the servers' client loads on the first call
+        from di_code.tools.lsp.card import LSP_CARD
+        from di_code.tools.lsp.diagnosed import Diagnosed
 
-        tools = with_language_servers(tools, space, lsp, editor)
+        changes = ("write", "edit")
+        tools = [Diagnosed(t, space, lsp, editor) if t.name in changes else t for t in tools]
+        tools.append(LazyTool(LSP_CARD, "di_code.tools.lsp.tool", "LspTool", space, lsp, editor))
     return tools
 
 
