@@ -1,4 +1,6 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls, fetch and todo.
+"""The coding tools: read, write, edit, bash and its job tools, grep, find, ls, fetch, todo, and
+lsp where a language server is found; the plan tool (`plan_tool`) and `task` (made with the
+subagents, di_code.setup.subagents) are made apart.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
