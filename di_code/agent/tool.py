@@ -1,8 +1,9 @@
 """The AgentTool protocol: a ToolDefinition plus the code that runs it locally.
 
 Tools are written to one contract, `execute(tool_call_id, params, signal?)`, in any of its forms
-(a plugin's tool need not take a signal or updates it has no use for); `bind_tool` reads which form a tool has (the Agent checks each once when it gets
-them), so the loop then calls every tool the same way.
+(a plugin's tool need not take a signal or updates it has no use for); `bind_tool` reads which
+form a tool has (the Agent checks each once when it gets them), so the loop then calls every
+tool the same way.
 """
 
 from __future__ import annotations
