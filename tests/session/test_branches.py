@@ -157,3 +157,44 @@ def test_100k_branch_points_deep_are_built(tmp_path: Path) -> None:
     assert len(tree) == 1 + 2 * 49_999
     assert max(b.depth for b in tree) == 49_999
     assert tree[-1].current and tree[-1].title == "spine 49999"
+
+
+FULL_DISK_MOVE = """
+import resource, sys
+from pathlib import Path
+from di_code.session import Session, SessionError
+from di_code.session.branches import branch_tree
+
+path = Path(sys.argv[1])
+session = Session.load(path)
+before = session.leaf_id
+[other] = [b for b in branch_tree(session.entries, before) if b.ends and not b.current]
+hard = resource.getrlimit(resource.RLIMIT_FSIZE)[1]
+resource.setrlimit(resource.RLIMIT_FSIZE, (path.stat().st_size, hard))
+try:
+    session.switch_to(other.last_id)
+except SessionError as exc:
+    print("refused:", exc)
+print("unchanged" if session.leaf_id == before else "moved")
+"""
+
+
+def test_a_move_the_full_disk_refuses_changes_nothing(tmp_path: Path) -> None:
+    """A real EFBIG (RLIMIT_FSIZE in a child process): one line, the conversation stays."""
+    import subprocess
+    import sys
+
+    session = two_branches(tmp_path)
+    session.release()
+    before = session.path.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-c", FULL_DISK_MOVE, str(session.path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.splitlines()[-1] == "unchanged", done.stdout + done.stderr
+    assert (
+        done.stdout.startswith("refused: cannot write session") and "Traceback" not in done.stderr
+    )
+    assert session.path.read_bytes() == before
