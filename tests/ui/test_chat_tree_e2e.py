@@ -21,8 +21,11 @@ def send(screen: Screen, line: str, reply: str) -> None:
     screen.wait_text(reply)
 
 
-def branched_chat(llm_server: LLMServer, tmp_path: Path) -> Screen:
-    """PROMPT-ONE, then two branches after it: PROMPT-TWO (left) and PROMPT-THREE (current)."""
+def branched_chat(llm_server: LLMServer, tmp_path: Path, *later: str) -> Screen:
+    """PROMPT-ONE, then two branches after it: PROMPT-TWO (left) and PROMPT-THREE (current);
+    the model answers ANSWER-ONE and so on, then ANSWER-`later`."""
+    names = ("ONE", "TWO", "THREE", *later)
+    llm_server.script(*(Turn(text=f"ANSWER-{name}") for name in names))
     _, screen = open_chat(llm_server, tmp_path)
     send(screen, "PROMPT-ONE", "ANSWER-ONE")
     send(screen, "PROMPT-TWO", "ANSWER-TWO")
@@ -38,14 +41,7 @@ def last_request(llm_server: LLMServer) -> str:
 def test_tree_moves_to_the_other_branch_and_a_resumed_chat_goes_on_there(
     llm_server: LLMServer, tmp_path: Path
 ) -> None:
-    llm_server.script(
-        Turn(text="ANSWER-ONE"),
-        Turn(text="ANSWER-TWO"),
-        Turn(text="ANSWER-THREE"),
-        Turn(text="ANSWER-FOUR"),
-        Turn(text="ANSWER-FIVE"),
-    )
-    screen = branched_chat(llm_server, tmp_path)
+    screen = branched_chat(llm_server, tmp_path, "FOUR", "FIVE")
     screen.child.sendline("/tree")
     screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
     lines = screen.wait_text("← current")
@@ -70,13 +66,7 @@ def test_tree_moves_to_the_other_branch_and_a_resumed_chat_goes_on_there(
 def test_esc_leaves_the_conversation_on_its_branch_saved_as_it_was(
     llm_server: LLMServer, tmp_path: Path, di_code_home: Path
 ) -> None:
-    llm_server.script(
-        Turn(text="ANSWER-ONE"),
-        Turn(text="ANSWER-TWO"),
-        Turn(text="ANSWER-THREE"),
-        Turn(text="ANSWER-FOUR"),
-    )
-    screen = branched_chat(llm_server, tmp_path)
+    screen = branched_chat(llm_server, tmp_path, "FOUR")
     [saved] = di_code_home.glob("sessions/*/*.jsonl")
     before = saved.read_bytes()
     screen.child.sendline("/tree")
