@@ -4,11 +4,13 @@ session file, so `chat --continue` goes on there too. Nothing is deleted, no fil
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
+from contextlib import suppress
 from typing import TYPE_CHECKING
 
-from di_code.session.branches import branch_tree
+from di_code.session.branches import Branch, branch_tree
+from di_code.system.left_behind import LeftBehind, unless_aborted
+from di_code.system.own_thread import on_own_thread
 from di_code.ui.command_lines import say
 
 if TYPE_CHECKING:
@@ -31,9 +33,11 @@ async def tree_command(repl: ChatView, arg: str) -> bool:
 
 def _choose(repl: ChatView, session: Session) -> Callable[[AbortController], Awaitable[None]]:
     async def work(controller: AbortController) -> None:
-        # off the loop: a hostile file of 100,000 branches takes seconds, Esc stays live
-        branches = await asyncio.to_thread(branch_tree, session.entries, session.leaf_id)
-        chosen = await repl.tree.choose(branches, controller.signal)
+        signal, entries, leaf = controller.signal, session.entries, session.leaf_id
+        building = on_own_thread(lambda: branch_tree(entries, leaf))
+        chosen: Branch | None = None
+        with suppress(LeftBehind):  # off the loop: 100,000 branches take seconds; Esc ends it
+            chosen = await repl.tree.choose(await unless_aborted(building, signal), signal)
         if chosen is None:
             say(repl, "Left on the same branch.")
         elif chosen.current:

@@ -4,17 +4,21 @@ that a move replaces the conversation the next prompt continues."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+
+import pytest
 
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import TextContent, UserMessage
 from di_code.session import Session, SessionStore
+from di_code.session.branches import Branch
 from di_code.setup.prepared import Prepared
 from tests.session.test_branches import two_branches, user_entry, write_session
-from tests.ui.test_repl import chat, until
+from tests.ui.test_repl import TIMEOUT, chat, until
 
-UP, ENTER = "\x1b[A", "\r"
+UP, ENTER, ESC = "\x1b[A", "\r", "\x1b"
 
 
 def setup_with(session: Session | None, tmp_path: Path) -> Prepared:
@@ -56,3 +60,28 @@ async def test_enter_on_another_branch_is_the_conversation_from_then_on(tmp_path
     first = [m.content[0] for m in setup.agent.transcript if isinstance(m, UserMessage)]
     assert [c.text for c in first if isinstance(c, TextContent)] == ["one", "two\nsecond line"]
     assert setup.session is branched
+
+
+async def test_esc_ends_it_while_the_tree_is_still_being_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Building the tree of a hostile file takes seconds, on a thread: Esc does not wait."""
+    import di_code.ui.tree_command
+
+    release = threading.Event()
+
+    def never_done(*args: object) -> list[Branch]:
+        release.wait(TIMEOUT)
+        return []
+
+    monkeypatch.setattr(di_code.ui.tree_command, "branch_tree", never_done)
+    setup = setup_with(two_branches(tmp_path), tmp_path)
+    try:
+        async with chat(setup) as session:
+            session.type("/tree\r")
+            await until(lambda: session.repl.busy)
+            session.type(ESC)
+            await until(lambda: "Left on the same branch" in session.output)
+            session.type("/exit\r")
+    finally:
+        release.set()
