@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -140,3 +141,29 @@ async def test_100k_branches_draw_only_the_rows_around_the_cursor_with_capped_gu
         opened.chooser.move(-(1 << 30))  # Home
         lines = drawn(opened.chooser, width=100)
         assert cursor_on("side 0")(lines) and "rows 1-" in lines[-1]
+
+
+async def test_the_tree_is_drawn_with_its_guides(tmp_path: Path) -> None:
+    from di_code.session import Session
+    from di_code.ui.tree_view import HEADER
+
+    path = write_session(
+        tmp_path / "s.jsonl",
+        [
+            user_entry("a", None, "fix the parser bug"),
+            user_entry("b", "a", "add tests"),
+            user_entry("c", "a", "rewrite it"),
+            user_entry("d", None, "start over"),  # `/rewind 1 conversation`: from the start
+        ],
+    )
+    session = Session.load(path)
+    when = time.strftime("%m-%d %H:%M", time.localtime(0.005))
+    about = f" · {when} · 1 prompt, 0 turns"
+    async with Open(branch_tree(session.entries, session.leaf_id)) as opened:
+        assert drawn(opened.chooser, width=100) == [
+            HEADER,
+            f"  ├─ fix the parser bug{about}",
+            f"  │  ├─ add tests{about}",
+            f"  │  └─ rewrite it{about}",
+            f"❯ └─ start over{about}  ← current",
+        ]
