@@ -1,7 +1,7 @@
 """`/tree`'s chooser: the session's branches drawn as a tree in the chat's live area (above
 the input line, as a running tool is), ↑/↓ (PgUp/PgDn, Home/End) moving over the branches
 one can go on from, Enter choosing, Esc or Ctrl-C leaving everything as it was (they stop the
-busy task, as for any question).
+busy task, as for any question); other keys are dropped.
 
 Every row is one line cut to the screen's width, through the sanitizer; only the rows around
 the cursor are drawn, and a tree deeper than GUIDE_LEVELS draws only its last levels, so a
@@ -142,6 +142,7 @@ class TreeChooser:
         stop key: it ends the busy task, the chooser with it)."""
         from prompt_toolkit.filters import Condition
         from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+        from prompt_toolkit.keys import Keys
 
         bindings = KeyBindings()
         is_open = Condition(lambda: self.open)
@@ -155,4 +156,7 @@ class TreeChooser:
         def _pick(event: KeyPressEvent) -> None:
             self.pick()
 
+        # any other key typed at the list is dropped, not left in the input as a prompt
+        # (prompt-toolkit prefers a binding of the key itself: Esc, Ctrl-C still count)
+        bindings.add(Keys.Any, filter=is_open)(lambda event: None)
         return bindings

@@ -54,7 +54,7 @@ async def test_enter_on_another_branch_is_the_conversation_from_then_on(tmp_path
     async with chat(setup) as session:
         session.type("/tree\r")
         await until(lambda: session.repl.tree.open)
-        session.type(UP + ENTER)
+        session.type("q" + UP + ENTER)  # a letter typed at the list is no prompt later
         await until(lambda: "Now on “two”" in session.output)
         session.type("/exit\r")
     first = [m.content[0] for m in setup.agent.transcript if isinstance(m, UserMessage)]
