@@ -198,3 +198,15 @@ def test_a_move_the_full_disk_refuses_changes_nothing(tmp_path: Path) -> None:
         done.stdout.startswith("refused: cannot write session") and "Traceback" not in done.stderr
     )
     assert session.path.read_bytes() == before
+
+
+def test_a_fork_after_a_move_holds_the_chosen_branch_and_no_branch_mark(tmp_path: Path) -> None:
+    from di_code.session.fork import fork
+
+    session = two_branches(tmp_path)
+    session.switch_to(tree_of(session)[1].last_id)
+    store = SessionStore(tmp_path / "home")
+    forked = fork(store, session, tmp_path, session.leaf_id)
+    reloaded = store.find(forked.id, tmp_path, write=False)
+    assert texts(reloaded)[-1] == "old branch again"
+    assert not any(entry.type == "branch" for entry in reloaded.entries)
