@@ -9,7 +9,7 @@ what is new since the last look goes into the job's `JobLog` (memory and file, a
 di-code's own). A request for its exit (`terminal/wait_for_exit`) waits the whole time: when
 the command exits, its last output is read, the terminal released, and the end told as any
 job's. job_kill and the session's end kill the terminal (`terminal/kill`), then release it;
-an editor that does not answer holds neither up for more than EXIT_AFTER_KILL.
+an editor that does not answer holds each of the two up for at most EXIT_AFTER_KILL.
 
 An editor's terminal takes no input (ACP has no request for it): job_input refuses, and a
 job started with `pty: true`, to be typed into, runs in di-code instead (`jobs.start_job`).
@@ -21,8 +21,6 @@ import asyncio
 import contextlib
 import os
 import signal as signals
-from collections.abc import Awaitable
-from typing import TypeVar
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import carrying
@@ -35,8 +33,8 @@ from di_code.tools.builtin.support.process import KILL_AFTER
 OUTPUT_LIMIT = 1024 * 1024
 """Bytes of a job's output the editor keeps (its last ones), as for a bash call."""
 EXIT_AFTER_KILL = KILL_AFTER + 3.0
-"""How long a killed terminal may take to report its exit, or an editor to answer a kill or
-a release, before we stop waiting."""
+"""How long a kill (the editor's answer, and its word that the command exited), and then the
+last look and the release, may each take before we stop waiting for the editor."""
 ANCHOR = 1024
 """Characters of the output's end kept from one look to find where the next look's new part
 begins, once the editor has dropped the beginning."""
@@ -44,7 +42,6 @@ NO_INPUT = (
     "it runs in the editor's terminal, which takes no input (start a job with pty: true to "
     "type into it; it then runs in di-code)"
 )
-T = TypeVar("T")
 
 
 class TerminalJob(Job):
@@ -88,18 +85,22 @@ class TerminalJob(Job):
 
     async def _finish(self, code: int | None) -> None:
         """The command has exited (or is taken to have): its last output, the terminal
-        released, the end told. Once."""
+        released (within EXIT_AFTER_KILL), the end told. Once."""
         if self._finishing:
             await self._done.wait()
             return
         self._finishing = True
         with contextlib.suppress(Exception):
-            await self._look()
-        with contextlib.suppress(Exception):
-            await _bounded(self._terminals.release(self.terminal_id))
+            await asyncio.wait_for(self._last_look(), EXIT_AFTER_KILL)
         if self._exited is not None and not self._exited.done():
             self._exited.cancel()  # an editor that never said: nothing is left waiting
         self._end(code)
+
+    async def _last_look(self) -> None:
+        try:
+            await self._look()
+        finally:
+            await self._terminals.release(self.terminal_id)
 
     async def refresh(self) -> None:
         if self.running and not self._finishing:
@@ -108,7 +109,7 @@ class TerminalJob(Job):
 
     async def _look(self) -> None:
         async with self._looking:
-            got = await _bounded(self._terminals.output(self.terminal_id))
+            got = await asyncio.wait_for(self._terminals.output(self.terminal_id), EXIT_AFTER_KILL)
             new, dropped = fresh_output(self._seen, self._tail, got.text, got.dropped)
             self._seen, self._tail = len(got.text), got.text[-ANCHOR:]
             self.dropped |= dropped
@@ -131,16 +132,22 @@ class TerminalJob(Job):
             await self._done.wait()
             return
         self._stopping = reason
-        with contextlib.suppress(Exception):
-            await _bounded(self._terminals.kill(self.terminal_id))
-        for pid in carrying(self.mark):
-            with contextlib.suppress(OSError):
-                os.kill(pid, signals.SIGKILL)
         code = None
-        if self._exited is not None:
-            with contextlib.suppress(Exception):
-                code = await _bounded(asyncio.shield(self._exited))
+        with contextlib.suppress(Exception):
+            code = await asyncio.wait_for(self._killed(), EXIT_AFTER_KILL)
         await self._finish(code)
+
+    async def _killed(self) -> int | None:
+        """The editor asked to kill the command, and whatever carries the job's MARK here
+        killed; its exit code once the editor says it exited."""
+        try:
+            await self._terminals.kill(self.terminal_id)
+        finally:
+            for pid in carrying(self.mark):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signals.SIGKILL)
+        assert self._exited is not None
+        return await asyncio.shield(self._exited)
 
     async def type(self, text: str, eof: bool, signal: AbortSignal) -> str | None:
         return NO_INPUT
@@ -168,8 +175,3 @@ def fresh_output(seen: int, tail: str, text: str, dropped: bool) -> tuple[str, b
     if at < 0:
         return text, True
     return text[at + len(tail) :], False
-
-
-async def _bounded(request: Awaitable[T]) -> T:
-    """An editor's answer, waited for at most EXIT_AFTER_KILL."""
-    return await asyncio.wait_for(request, EXIT_AFTER_KILL)
