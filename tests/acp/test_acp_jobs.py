@@ -7,6 +7,9 @@ one. An editor without terminals keeps jobs in di-code's own processes."""
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +20,13 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 from acp.schema import ClientCapabilities, ToolCallProgress, ToolCallStart  # noqa: E402
 
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt  # noqa: E402
+from tests.support.bubblewrap import needs_bubblewrap  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+from tests.tools.test_jobs import free_port  # noqa: E402
 
 TERMINAL = ClientCapabilities(terminal=True)
+PYTHON = os.path.realpath(sys.executable)
+"""The interpreter itself, not a venv's link to it (the sandbox's private /tmp hides one)."""
 
 
 def call(name: str, **arguments: Any) -> Turn:
@@ -156,3 +163,69 @@ async def test_without_editor_terminals_or_with_a_pty_a_job_runs_in_di_code(
     assert plain.terminals == {}
     [begun] = results(llm_server)
     assert "running (pid " in begun and "local-job" in begun
+
+
+class DeafToKills(TerminalClient):
+    """An editor that never answers a kill or a release, and kills nothing."""
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.log.append(("kill", terminal_id))
+        await asyncio.Event().wait()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.log.append(("release", terminal_id))
+        await asyncio.Event().wait()
+
+
+async def test_an_editor_that_never_answers_a_kill_holds_job_kill_up_only_so_long(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = DeafToKills(editor_env)
+    llm_server.script(
+        call("bash", command="exec sleep 100", background=True),
+        call("job_kill", job_id=1),
+        Turn(text="done"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "start and stop")).stop_reason == "end_turn"
+    killed = results(llm_server)[-1]
+    assert killed.startswith("job 1 (`exec sleep 100`): killed"), killed
+    kill, release = ("kill", "term-1"), ("release", "term-1")
+    assert editor.log.index(kill) < editor.log.index(release)
+    # the editor never killed it: di-code did, by the DI_CODE_JOB mark its processes carry
+    await asyncio.wait_for(editor.terminals["term-1"].process.wait(), TIMEOUT)
+
+
+@needs_bubblewrap
+async def test_a_sandboxed_server_job_in_a_terminal_is_reached_by_a_later_command(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor: TerminalClient
+) -> None:
+    """The editor runs the sandboxed command line, in the session's network namespace: a
+    server a job started there is reached by a later bash call (in a terminal too), and not
+    from the host."""
+    port = free_port()
+    server = f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1"
+    fetch = (
+        f'{PYTHON} -c "import urllib.request as u; '
+        f"print(u.urlopen('http://127.0.0.1:{port}/', timeout=10).status)\""
+    )
+    llm_server.script(
+        call("bash", command=server, background=True),
+        call("job_output", job_id=1, wait=30, pattern="Serving HTTP"),
+        call("bash", command=fetch),
+        Turn(text="served"),
+    )
+    conn = await agent(
+        editor, "--permission-mode", "auto", "--sandbox", "workspace-write", capabilities=TERMINAL
+    )
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await prompt(conn, session.session_id, "serve and fetch")
+    _, waited, fetched = results(llm_server)
+    assert "Pattern seen" in waited, waited
+    assert fetched.strip() == "200", fetched
+    job = editor.terminals["term-1"]
+    assert any(Path(part).name == "bwrap" for part in job.command)
+    with socket.socket() as probe:  # the host does not see the sandbox's loopback
+        assert probe.connect_ex(("127.0.0.1", port)) != 0
+    await asyncio.wait_for(conn.close_session(session_id=session.session_id), TIMEOUT)
+    assert job.process.returncode is not None
