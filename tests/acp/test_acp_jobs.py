@@ -7,6 +7,7 @@ one. An editor without terminals keeps jobs in di-code's own processes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import sys
@@ -19,6 +20,7 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp.schema import ClientCapabilities, ToolCallProgress, ToolCallStart  # noqa: E402
 
+from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt  # noqa: E402
 from tests.support.bubblewrap import needs_bubblewrap  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
@@ -138,6 +140,38 @@ async def test_the_sessions_end_kills_and_releases_every_job_terminal(
     for terminal_id, terminal in editor.terminals.items():
         assert ("release", terminal_id) in editor.log
         assert terminal.process.returncode is not None
+
+
+async def test_the_editors_connection_ending_ends_the_jobs_it_ran(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, editor: TerminalClient
+) -> None:
+    """An editor gone (its pipe closed) can neither kill nor release: di-code ends the job's
+    processes itself before it exits, by the DI_CODE_JOB mark they carry (this editor leaves
+    its terminals running)."""
+    from acp import PROTOCOL_VERSION
+    from acp.stdio import spawn_agent_process
+
+    from tests.support.acp_schema import SentMessages
+
+    sent = SentMessages()
+    llm_server.script(call("bash", command="exec sleep 100", background=True), Turn(text="runs"))
+    args = ("acp", "--permission-mode", "auto", "--sandbox", "off")
+    env = cli_env(di_code_home, llm_server)
+    spawned = spawn_agent_process(editor, DI_CODE, *args, env=env, observers=[sent])
+    ended = None
+    with contextlib.suppress(ConnectionResetError):  # the editor's answers to a closed pipe
+        async with spawned as (conn, process):
+            hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=TERMINAL)
+            await asyncio.wait_for(hello, TIMEOUT)
+            session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            await prompt(conn, session.session_id, "start it")
+            terminal = editor.terminals["term-1"]
+            assert terminal.process.returncode is None
+            process.stdin.close()
+            assert await asyncio.wait_for(process.wait(), TIMEOUT) == 0
+            ended = await asyncio.wait_for(terminal.process.wait(), TIMEOUT)
+    assert ended is not None
+    await asyncio.to_thread(sent.check)
 
 
 async def test_without_editor_terminals_or_with_a_pty_a_job_runs_in_di_code(

@@ -9,7 +9,8 @@ what is new since the last look goes into the job's `JobLog` (memory and file, a
 di-code's own). A request for its exit (`terminal/wait_for_exit`) waits the whole time: when
 the command exits, its last output is read, the terminal released, and the end told as any
 job's. job_kill and the session's end kill the terminal (`terminal/kill`), then release it;
-an editor that does not answer holds each of the two up for at most EXIT_AFTER_KILL.
+an editor that does not answer holds each of the two up for at most EXIT_AFTER_KILL, and one
+that cannot (its connection ended) has the job's processes killed by their MARK.
 
 An editor's terminal takes no input (ACP has no request for it): job_input refuses, and a
 job started with `pty: true`, to be typed into, runs in di-code instead (`jobs.start_job`).
@@ -79,9 +80,16 @@ class TerminalJob(Job):
         self._exited.add_done_callback(self._on_exit)
 
     def _on_exit(self, exited: asyncio.Future[int | None]) -> None:
-        if not self._finishing:
-            code = None if exited.cancelled() or exited.exception() else exited.result()
-            self._finisher = asyncio.ensure_future(self._finish(code))  # held: not collected
+        """The editor said the command exited; or it cannot say (its connection ended, it
+        refused): then the job is stopped as at the session's end, its MARK's processes
+        killed here whatever the editor does."""
+        if self._finishing:
+            return
+        if exited.cancelled() or exited.exception() is not None:
+            ending = self.kill(reason="stopped")
+        else:
+            ending = self._finish(exited.result())
+        self._finisher = asyncio.ensure_future(ending)  # held: not collected
 
     async def _finish(self, code: int | None) -> None:
         """The command has exited (or is taken to have): its last output, the terminal
