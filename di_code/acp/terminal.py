@@ -22,15 +22,17 @@ from acp import RequestError, helpers
 from acp.schema import EnvVariable
 
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.editor_terminal import TerminalOutput, TerminalRun
+from di_code.tools.builtin.support.editor_terminal import (
+    EXIT_AFTER_KILL,
+    TerminalOutput,
+    TerminalRun,
+)
 from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.process import KILL_AFTER, Exit, StopReason
+from di_code.tools.builtin.support.process import Exit, StopReason
 
 OUTPUT_LIMIT = 1024 * 1024
 """Bytes of output the editor keeps (its last ones): the model is shown the last 50 KB, and
-the whole of it goes to the spill file when longer."""
-EXIT_AFTER_KILL = KILL_AFTER + 3.0
-"""How long a killed terminal may take to report its exit before we stop waiting."""
+the whole of it goes to the spill file when longer (a job's, as it is read)."""
 
 
 @dataclass
@@ -53,7 +55,7 @@ class ClientTerminals:
         timeout: float,
         signal: AbortSignal,
     ) -> TerminalRun:
-        terminal_id = await self.open(tool_call_id, argv, cwd, env, OUTPUT_LIMIT)
+        terminal_id = await self.open(tool_call_id, argv, cwd, env)
         try:
             stopped, code = await self._wait(terminal_id, timeout, signal)
             output = await self.output(terminal_id)
@@ -69,7 +71,6 @@ class ClientTerminals:
         argv: Sequence[str],
         cwd: str,
         env: Mapping[str, str],
-        limit: int = OUTPUT_LIMIT,
     ) -> str:
         """A terminal running `argv`, embedded in the tool call so the editor shows it live."""
         command, args, variables = _command_line(argv, env)
@@ -80,7 +81,7 @@ class ClientTerminals:
                 args=args,
                 env=variables,
                 cwd=cwd,
-                output_byte_limit=limit,
+                output_byte_limit=OUTPUT_LIMIT,
             )
         except RequestError as exc:
             raise ToolError(f"the editor could not start the command: {exc}") from None

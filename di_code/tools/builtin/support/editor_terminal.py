@@ -15,7 +15,11 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.process import Exit
+from di_code.tools.builtin.support.process import KILL_AFTER, Exit
+
+EXIT_AFTER_KILL = KILL_AFTER + 3.0
+"""How long an editor may take to kill a terminal and say it exited (or to answer a job's last
+look and release) before di-code stops waiting for it."""
 
 
 @dataclass(frozen=True, slots=True)

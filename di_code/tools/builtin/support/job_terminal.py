@@ -3,14 +3,16 @@ terminals): the user watches it where they work, and the job tools read it throu
 editor.
 
 The terminal is embedded in the bash call that started it. The editor keeps the output, its
-last OUTPUT_LIMIT bytes; nothing pushes it to us, so it is asked for (`terminal/output`) when
-the model reads the job, lists the jobs, and every LOOK_AGAIN seconds while a read waits, and
-what is new since the last look goes into the job's `JobLog` (memory and file, as a job of
-di-code's own). A request for its exit (`terminal/wait_for_exit`) waits the whole time: when
-the command exits, its last output is read, the terminal released, and the end told as any
-job's. job_kill and the session's end kill the terminal (`terminal/kill`), then release it;
-an editor that does not answer holds each of the two up for at most EXIT_AFTER_KILL, and one
-that cannot (its connection ended) has the job's processes killed by their MARK.
+last megabyte as for a bash call; nothing pushes it to us, so it is asked for
+(`terminal/output`) when the model reads the job, lists the jobs, and every LOOK_AGAIN
+seconds while a read waits, and what is new since the last look goes into the job's `JobLog`
+(memory and file, as a job of di-code's own). A request for its exit
+(`terminal/wait_for_exit`) waits the whole time: when the command exits, its last output is
+read, the terminal released, and the end told as any job's. job_kill and the session's end
+kill the terminal (`terminal/kill`), then release it; an editor that does not answer holds
+each of the two (the kill and its exit; the last look and the release) up for at most
+EXIT_AFTER_KILL, and one that cannot (its connection ended) has the job's processes killed
+by their MARK.
 
 An editor's terminal takes no input (ACP has no request for it): job_input refuses, and a
 job started with `pty: true`, to be typed into, runs in di-code instead (`jobs.start_job`).
@@ -25,17 +27,11 @@ import signal as signals
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import carrying
-from di_code.tools.builtin.support.editor_terminal import EditorTerminals
+from di_code.tools.builtin.support.editor_terminal import EXIT_AFTER_KILL, EditorTerminals
 from di_code.tools.builtin.support.job_base import LOOK_AGAIN, MARK, Ending, Job, Launch
 from di_code.tools.builtin.support.job_log import JobLog
 from di_code.tools.builtin.support.job_table import JobTable
-from di_code.tools.builtin.support.process import KILL_AFTER
 
-OUTPUT_LIMIT = 1024 * 1024
-"""Bytes of a job's output the editor keeps (its last ones), as for a bash call."""
-EXIT_AFTER_KILL = KILL_AFTER + 3.0
-"""How long a kill (the editor's answer, and its word that the command exited), and then the
-last look and the release, may each take before we stop waiting for the editor."""
 ANCHOR = 1024
 """Characters of the output's end kept from one look to find where the next look's new part
 begins, once the editor has dropped the beginning."""
