@@ -24,9 +24,20 @@ GENERIC_PRESET = "llamacpp"
 """The preset of an OpenAI-compatible server that is none of the known ones."""
 
 
-async def choose_model(options: CliOptions, factory: ProviderFactory) -> Selection:
-    """The configured model, else the named server's first, else the first local server's."""
+async def choose_model(
+    options: CliOptions, factory: ProviderFactory, resumed: str | None = None
+) -> Selection:
+    """The resumed session's model, else the configured one, else the named server's first,
+    else the first local server's."""
     settings, env = factory.settings, factory.env
+    if resumed is not None:
+        try:
+            selection = factory.pick(ModelRequest(resumed))
+        except ConfigError as exc:
+            factory.notify(f"the session's model {resumed} is not used: {exc}")
+        else:
+            if selection is not None:
+                return selection
     if options.base_url is not None:
         _check_base_url(options.base_url)
     from_settings = env.get(MODEL_ENV) or settings.model

@@ -86,9 +86,17 @@ async def prepare(
         notify(warning)
     budget = RequestBudget(options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS)
     factory = ProviderFactory(settings, env, notify, budget)
-    selection = await with_limits(
-        await choose_model(options, factory), settings, options.context_window
-    )
+    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
+    try:
+        selection = await with_limits(
+            await choose_model(options, factory, session_model(options, session)),
+            settings,
+            options.context_window,
+        )
+    except BaseException:
+        if session is not None:
+            session.release()  # no model: another process may go on with it
+        raise
     provider = factory.open(selection)  # its key and URL are never printed nor saved from here on
     warm_up_http(*filter(None, [selection.model.base_url]))  # beside the set-up below
     roots = extra_roots(options.add_dir, workspace)
@@ -103,7 +111,6 @@ async def prepare(
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
-    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     requested_sandbox = options.sandbox or settings.sandbox_mode
     await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
@@ -168,6 +175,15 @@ async def prepare(
         session_hooks=session_hooks,
         notify=settings.notify or "auto",
     )
+
+
+def session_model(options: CliOptions, session: Session | None) -> str | None:
+    """The model a resumed session last used (`/model` records it at once), unless the
+    command line names one."""
+    if session is None or options.model or options.provider or options.base_url:
+        return None
+    used = session.model()
+    return None if used is None else "/".join(used)
 
 
 def switched(factory: ProviderFactory, spec: str) -> tuple[Provider, Model]:

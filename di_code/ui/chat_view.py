@@ -5,8 +5,8 @@ circle."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import AnyFormattedText
@@ -19,9 +19,12 @@ if TYPE_CHECKING:
     from di_code.tools.policy.modes import PermissionMode
     from di_code.ui.approval import ReplApprover
     from di_code.ui.attention import Attention
+    from di_code.ui.list_picker import PickItem
     from di_code.ui.pastes import Pastes
     from di_code.ui.reflow import Reflow
     from di_code.ui.render import Renderer
+
+T = TypeVar("T")
 
 
 class ChatView(Protocol):
@@ -56,3 +59,4 @@ class ChatView(Protocol):
     def status_line(self) -> str: ...
     def prompt_message(self) -> AnyFormattedText: ...
     async def submit(self, text: str) -> bool: ...
+    async def pick(self, title: str, items: Sequence[PickItem[T]]) -> T | None: ...

@@ -16,7 +16,6 @@ from di_code.ui.command_lines import fail, say
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
-    from di_code.config.model_choices import ModelChoice
     from di_code.ui.chat_view import ChatView
 
 
@@ -32,19 +31,47 @@ async def clear_command(repl: ChatView, arg: str) -> bool:
 
 
 async def model_command(repl: ChatView, arg: str) -> bool:
-    agent = repl.agent
-    if not arg:
-        return say(
-            repl, model_list(f"{agent.model.provider}/{agent.model.id}", repl.setup.models())
-        )
+    """`/model PROVIDER/ID` switches; `/model` alone opens the list to pick from."""
     if repl.setup.switch_model is None:
+        if not arg:
+            return say(repl, f"Model: {_current(repl)}")
         raise ValueError("Switching models is not available here.")
+    spec = arg or await _picked_model(repl)
+    if spec is None:
+        return say(repl, f"Model: {_current(repl)} (unchanged)")
+    agent = repl.agent
     old = agent.provider
-    agent.provider, agent.model = repl.setup.switch_model(arg)
+    agent.provider, agent.model = repl.setup.switch_model(spec)
     if agent.provider is not old:
         await close_provider(old)
     repl.renderer.model = agent.model
-    return say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
+    session = repl.setup.session
+    if session is not None and session.model() != (agent.model.provider, agent.model.id):
+        session.append_model_change(agent.model.provider, agent.model.id)  # -c goes on with it
+    return say(repl, f"Model: {_current(repl)}")
+
+
+def _current(repl: ChatView) -> str:
+    return f"{repl.agent.model.provider}/{repl.agent.model.id}"
+
+
+async def _picked_model(repl: ChatView) -> str | None:
+    """The configured and known models, the current one marked, a missing key named."""
+    from di_code.ui.list_picker import PickItem
+
+    current = _current(repl)
+    items = [
+        PickItem(
+            choice.spec,
+            choice.spec,
+            f"(set {choice.missing_key})" if choice.missing_key else "",
+            current=choice.spec == current,
+        )
+        for choice in repl.setup.models()
+    ]
+    if not any(item.current for item in items):  # a model found on a local server
+        items.insert(0, PickItem(current, current, current=True))
+    return await repl.pick(f"Model (now {current})", items)
 
 
 async def session_command(repl: ChatView, arg: str) -> bool:
@@ -113,14 +140,3 @@ async def compact_command(repl: ChatView, arg: str) -> bool:
     repl.console.print(Text("Compacting…", style="dim"))
     repl.start(work)
     return True
-
-
-def model_list(current: str, choices: list[ModelChoice]) -> str:
-    """The current model, then the configured and known ones; a missing key is named."""
-    rows = [f"Model: {current}", "Models (/model PROVIDER/ID switches; Tab completes):"]
-    width = max((len(choice.spec) for choice in choices), default=0)
-    for choice in choices:
-        mark = "*" if choice.spec == current else " "
-        needs = f"  (set {choice.missing_key})" if choice.missing_key else ""
-        rows.append(f" {mark} {choice.spec:<{width}}{needs}".rstrip())
-    return "\n".join(rows)

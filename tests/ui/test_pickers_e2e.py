@@ -1,0 +1,96 @@
+"""The chat's pickers in a real pseudo-terminal against the loopback model server: `/model`
+alone opens a list of models (kept in the session, so `chat -c` goes on with it), `/resume`
+alone a list of this folder's sessions, and `/thinking` or Alt+T step the thinking level
+that the next request carries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from tests.support.llm_server import LLMServer, Turn
+from tests.ui.test_approval_e2e import Screen
+from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
+
+pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+THINKING_MODEL = "openai/gpt-5-mini"
+"""A model known to think: at a URL other than OpenAI's it speaks chat completions, where the
+level goes as `reasoning_effort`."""
+
+
+def test_thinking_steps_by_command_and_key_and_the_next_request_carries_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(Turn(text="Thought about it."), Turn(text="Not this time."))
+    child = spawn_chat(llm_server, tmp_path, "--model", THINKING_MODEL)
+    screen = Screen(child)
+    try:
+        screen.wait_for("thinking: off")
+        child.sendline("/thinking")
+        screen.wait_for("Thinking: low")
+        screen.wait_for("thinking: low")
+        child.send("\x1bt")  # Alt+T
+        screen.wait_for("Thinking: medium")
+        screen.wait_for("thinking: medium")
+        child.sendline("think")
+        screen.wait_for("Thought about it.")
+        assert llm_server.requests[-1].body["reasoning_effort"] == "medium"
+        child.sendline("/thinking off")
+        screen.wait_for("thinking: off")
+        child.sendline("now plainly")
+        screen.wait_for("Not this time.")
+        assert "reasoning_effort" not in llm_server.requests[-1].body
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+
+
+def test_model_alone_opens_a_list_filtered_as_typed_and_the_choice_is_kept(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(Turn(text="First answer."), Turn(text="Second answer."))
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        child.sendline("/model")
+        screen.wait_for("Model (now openai/test-model)")
+        screen.wait_for("›* openai/test-model")  # the current one, selected and marked
+        child.send("gpt 5 mini")
+        screen.wait_for("›  openai/gpt-5-mini", after="filter› gpt 5 mini")
+        child.send("\r")
+        screen.wait_for("Model: openai/gpt-5-mini")
+        child.sendline("hello")
+        screen.wait_for("First answer.")
+        assert llm_server.requests[-1].body["model"] == "gpt-5-mini"
+        child.sendline("/model")
+        screen.wait_for("›* openai/gpt-5-mini")
+        child.send("\x1b")  # Esc leaves the list: nothing changes
+        screen.wait_for("Model: openai/gpt-5-mini (unchanged)")
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+    again = continue_chat(llm_server, tmp_path)  # no --model: the session's choice holds
+    try:
+        screen = Screen(again)
+        screen.wait_for("openai/gpt-5-mini")
+        again.sendline("and again")
+        screen.wait_for("Second answer.")
+        assert llm_server.requests[-1].body["model"] == "gpt-5-mini"
+        quit_chat(again)
+    finally:
+        again.close(force=True)
+
+
+def continue_chat(server: LLMServer, workspace: Path) -> pexpect.spawn:
+    return pexpect.spawn(
+        str(DI_CODE),
+        ["chat", "-c"],
+        cwd=str(workspace),
+        env=spawn_env(server),
+        dimensions=(30, 100),
+        encoding="utf-8",
+        timeout=TIMEOUT,
+    )
