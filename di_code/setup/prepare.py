@@ -21,10 +21,7 @@ from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.config.provider_factory import ProviderFactory, key_variables
-from di_code.config.selection import (
-    Selection,
-    with_limits,
-)
+from di_code.config.selection import Selection
 from di_code.config.settings import (
     PERMISSION_MODES,
     SANDBOX_MODES,
@@ -40,7 +37,7 @@ from di_code.setup.flags import CliOptions
 from di_code.setup.hooks import agent_hooks
 from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
-from di_code.setup.model import choose_model, model_list
+from di_code.setup.model import model_list, session_model
 from di_code.setup.prepared import Notify, Prepared
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
@@ -87,16 +84,7 @@ async def prepare(
     budget = RequestBudget(options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS)
     factory = ProviderFactory(settings, env, notify, budget)
     session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
-    try:
-        selection = await with_limits(
-            await choose_model(options, factory, session_model(options, session)),
-            settings,
-            options.context_window,
-        )
-    except BaseException:
-        if session is not None:
-            session.release()  # no model: another process may go on with it
-        raise
+    selection = await session_model(options, factory, session)
     provider = factory.open(selection)  # its key and URL are never printed nor saved from here on
     warm_up_http(*filter(None, [selection.model.base_url]))  # beside the set-up below
     roots = extra_roots(options.add_dir, workspace)
@@ -175,15 +163,6 @@ async def prepare(
         session_hooks=session_hooks,
         notify=settings.notify or "auto",
     )
-
-
-def session_model(options: CliOptions, session: Session | None) -> str | None:
-    """The model a resumed session last used (`/model` records it at once), unless the
-    command line names one."""
-    if session is None or options.model or options.provider or options.base_url:
-        return None
-    used = session.model()
-    return None if used is None else "/".join(used)
 
 
 def switched(factory: ProviderFactory, spec: str) -> tuple[Provider, Model]:

@@ -99,7 +99,6 @@ class ListPicker(Generic[T]):
 async def pick(
     title: str,
     items: Sequence[PickItem[T]],
-    *,
     input: Input | None = None,
     output: Output | None = None,
 ) -> T | None:

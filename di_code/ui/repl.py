@@ -214,22 +214,11 @@ class Repl:
         session = self._session
         show_paged(self.console, renderable, session.app if session is not None else None)
 
-    def toggle_thinking(self) -> None:
-        """Ctrl-T: thinking blocks from now on whole (and the last folded one at once, as its
-        hint promises), or folded again."""
-        whole = self.renderer.thinking_whole = not self.renderer.thinking_whole
-        said = "shown whole" if whole else "folded (/expand thinking shows one whole)"
-        self.console.print(Text(f"Thinking is {said}; Ctrl-T switches.", style="dim"))
-        if whole and self.renderer.thoughts.take_folded():
-            self.expand(thinking=True)
-
     async def pick(self, title: str, items: Sequence[PickItem[T]]) -> T | None:
         """One of `items` chosen in a list on the prompt's terminal (di_code.ui.list_picker),
         between two prompts; None when the user leaves it."""
-        session = self._session
-        if session is None:
-            return await pick(title, items, input=self._io["input"], output=self._io["output"])
-        return await pick(title, items, input=session.app.input, output=session.app.output)
+        assert self._session is not None  # a command runs while the chat runs
+        return await pick(title, items, self._session.app.input, self._session.app.output)
 
     def clear_screen(self) -> None:
         """/clear: the screen and the terminal's scrollback erased (as `clear` does), the

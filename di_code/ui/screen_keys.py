@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.ui.thinking_level import THINKING_KEY, set_thinking
+from di_code.ui.thinking_level import THINKING_KEY, set_thinking, toggle_folded
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
@@ -36,7 +36,7 @@ def screen_bindings(repl: ChatView) -> KeyBindings:
 
     @bindings.add("c-t")
     def _thinking(event: KeyPressEvent) -> None:
-        repl.toggle_thinking()
+        toggle_folded(repl)
 
     @bindings.add(*THINKING_KEY)
     def _thinking_level(event: KeyPressEvent) -> None:

@@ -109,8 +109,7 @@ HELP_KEYS = (
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
     "Shift+Tab changes the permission mode (ask, accept-edits, plan, auto).",
     "Ctrl-O shows the full output of the last tool call.",
-    "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
-    "Alt+T (or /thinking) asks for the next thinking level: off, low, medium, high.",
+    "Ctrl-T shows thinking whole or folded, /expand thinking [N] one block; Alt+T steps its level.",
     "!command runs a shell command here and adds its output to your next prompt.",
     "Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
 )
@@ -349,13 +348,9 @@ COMMANDS: dict[str, Command] = {
         Command("/exit", "/exit", "quit", _exit),
         Command("/clear", "/clear", "start a new session", clear_command, needs_idle=True),
         Command("/model", "/model [provider/id]", "pick or switch the model", model_command, True),
-        Command(
-            "/thinking", "/thinking [LEVEL]", "the next thinking level, or LEVEL", thinking_command
-        ),
+        Command("/thinking", "/thinking [LEVEL]", "step or set the thinking", thinking_command),
         Command("/session", "/session", "this session: id, file, usage", session_command),
-        Command(
-            "/resume", "/resume [N|id]", "pick or resume a saved session", resume_command, True
-        ),
+        Command("/resume", "/resume [N|id]", "pick or resume a session", resume_command, True),
         Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
         Command(
             "/expand",

@@ -1,10 +1,12 @@
-"""How hard the model thinks, changed during a chat: `/thinking` and Alt+T step through the
-levels (off → low → medium → high → off), `/thinking LEVEL` sets one. The next request carries
-it (the agent's stream options); the bottom line shows it."""
+"""Thinking during a chat. How hard the model thinks: `/thinking` and Alt+T step through the
+levels (off → low → medium → high → off), `/thinking LEVEL` sets one; the next request carries
+it (the agent's stream options) and the bottom line shows it. How it is shown: Ctrl-T."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+from rich.text import Text
 
 from di_code.config.settings import REASONING_LEVELS
 from di_code.ui.command_lines import say
@@ -32,3 +34,14 @@ def set_thinking(repl: ChatView, level: str | None = None) -> str:
     model = repl.agent.model
     unused = "" if model.reasoning else f" (not sent: {model.id} is not known to think)"
     return f"Thinking: {options.reasoning}{unused}"
+
+
+def toggle_folded(repl: ChatView) -> None:
+    """Ctrl-T: thinking blocks from now on whole (and the last folded one at once, as its
+    hint promises), or folded again."""
+    renderer = repl.renderer
+    whole = renderer.thinking_whole = not renderer.thinking_whole
+    said = "shown whole" if whole else "folded (/expand thinking shows one whole)"
+    repl.console.print(Text(f"Thinking is {said}; Ctrl-T switches.", style="dim"))
+    if whole and renderer.thoughts.take_folded():
+        repl.expand(thinking=True)
