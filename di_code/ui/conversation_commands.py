@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -13,9 +15,11 @@ from di_code.session import CompactionError, NothingToCompact, compact_agent
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system.abort import AbortController
 from di_code.ui.command_lines import fail, say
+from di_code.ui.footer import short_count
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
+    from di_code.session.session_lines import SessionLine
     from di_code.ui.chat_view import ChatView
 
 
@@ -86,22 +90,16 @@ async def session_command(repl: ChatView, arg: str) -> bool:
 
 
 async def resume_command(repl: ChatView, arg: str) -> bool:
+    """`/resume N|ID` resumes that session; `/resume` alone opens this folder's sessions to
+    pick from."""
     setup = repl.setup
     if setup.store is None:
         raise ValueError("Sessions are off (--no-session).")
-    recent = setup.store.list(setup.workspace, limit=10)
-    if not arg:
-        if not recent:
-            return say(repl, "No saved sessions in this folder.")
-        rows = [
-            f"  {n}. {s.id[:8]}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.modified))}"
-            f"  {s.message_count:>4} msgs  {s.first_prompt[:40]}"
-            for n, s in enumerate(recent, 1)
-        ]
-        return say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
     from di_code.session.store import session_id_of
 
-    path = setup.store.pick(arg, setup.workspace)
+    path = setup.store.pick(arg, setup.workspace) if arg else await _picked_session(repl)
+    if path is None:
+        return True
     if setup.session is not None and session_id_of(path) == setup.session.id:
         return say(repl, f"Already in session {setup.session.id}.")
     session = setup.store.open(path, setup.workspace)
@@ -112,6 +110,35 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
     await session_started(setup, "resume")
     count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
     return say(repl, f"Resumed session {session.id} ({count}).")
+
+
+async def _picked_session(repl: ChatView) -> Path | None:
+    """Each session of this folder as its first prompt, when it was last written and its
+    size, the newest first; None when there is none or the user leaves the list."""
+    from di_code.session.session_lines import session_lines
+    from di_code.ui.list_picker import PickItem
+
+    setup = repl.setup
+    assert setup.store is not None
+    lines = await asyncio.to_thread(session_lines, setup.store, setup.workspace)
+    if not lines:
+        say(repl, "No saved sessions in this folder.")
+        return None
+    current = setup.session.id if setup.session is not None else None
+    items = [PickItem(_label(line), line.path, _detail(line), line.id == current) for line in lines]
+    return await repl.pick("Resume a session", items)
+
+
+def _label(line: SessionLine) -> str:
+    if line.first_prompt is None:
+        return "(unreadable session file)"
+    return line.first_prompt or "(no prompt yet)"
+
+
+def _detail(line: SessionLine) -> str:
+    """When it was last written, its size, its id's start (what /resume ID takes)."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(line.modified))
+    return f"{when} · {short_count(line.size)}B · {line.id[:8]}"
 
 
 async def compact_command(repl: ChatView, arg: str) -> bool:

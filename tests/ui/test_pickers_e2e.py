@@ -5,11 +5,16 @@ that the next request carries."""
 
 from __future__ import annotations
 
+import json
+import os
+import time
 from pathlib import Path
 
 import pexpect
 import pytest
 
+from di_code.ai.types import AssistantMessage, TextContent, UserMessage
+from di_code.session import SessionStore
 from tests.support.llm_server import LLMServer, Turn
 from tests.ui.test_approval_e2e import Screen
 from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
@@ -94,3 +99,45 @@ def continue_chat(server: LLMServer, workspace: Path) -> pexpect.spawn:
         encoding="utf-8",
         timeout=TIMEOUT,
     )
+
+
+def test_resume_alone_lists_this_folders_sessions_filtered_as_typed(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    store = SessionStore(di_code_home)
+    older = saved(store, tmp_path, "fix the parser")
+    os.utime(older, (time.time() - 120, time.time() - 120))
+    saved(store, tmp_path, "add a \x1b[31mred\x1b[0m feature\nplease")
+    broken = store.directory(tmp_path) / "2020-01-01T00-00-00-000000Z_broken.jsonl"
+    broken.write_bytes(b"\xff not a session\n")
+    llm_server.script(Turn(text="Back on the parser."))
+    child = spawn_chat(llm_server, tmp_path)
+    screen = Screen(child)
+    try:
+        child.sendline("/resume")
+        screen.wait_for("Resume a session")
+        screen.wait_for("add a ␛[31mred␛[0m feature please")  # one visible line
+        screen.wait_for("(unreadable session file)")
+        screen.wait_for(f"fix the parser  {time.strftime('%Y-%m-%d')}")
+        child.send("unreadable\r")
+        screen.wait_for("✗ ")  # one line says why; the chat goes on
+        child.sendline("/resume")
+        screen.wait_for("Resume a session", after="✗ ")
+        child.send("parser")
+        screen.wait_for("›  fix the parser", after="filter› parser")
+        child.send("\r")
+        screen.wait_for(f"Resumed session {older.stem.partition('_')[2]} (2 messages)")
+        child.sendline("go on")
+        screen.wait_for("Back on the parser.")
+        assert "fix the parser" in json.dumps(llm_server.requests[-1].body)
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+
+
+def saved(store: SessionStore, workspace: Path, prompt: str) -> Path:
+    session = store.create(workspace, "chat")
+    session.append_message(UserMessage([TextContent(prompt)]))
+    session.append_message(AssistantMessage([TextContent("ok")], "openai", "test-model"))
+    session.release()
+    return session.path
