@@ -16,6 +16,7 @@ from pathlib import Path
 
 from di_code.ai.codec import message_from_dict
 from di_code.ai.types import TextContent, UserMessage
+from di_code.session.format import SessionError, header_from_dict, migrate
 from di_code.session.store import SessionStore, session_id_of
 from di_code.system.files.opener import open_path
 
@@ -70,11 +71,12 @@ def _first_prompt(head: bytes) -> str | None:
 
 
 def _is_header(line: bytes) -> bool:
+    """Whether the line is a session header, as `SessionStore.pick`'s numbering reads one."""
     try:
-        header = json.loads(line)
-    except (ValueError, RecursionError):
+        header_from_dict(migrate(json.loads(line), [])[0])
+    except (ValueError, AttributeError, SessionError, IndexError, RecursionError):
         return False
-    return isinstance(header, dict) and header.get("type") == "session"
+    return True
 
 
 def _prompt_text(line: bytes) -> str:

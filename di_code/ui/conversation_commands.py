@@ -116,6 +116,7 @@ async def _picked_session(repl: ChatView) -> Path | None:
     """Each session of this folder as its first prompt, when it was last written and its
     size, the newest first; None when there is none or the user leaves the list."""
     from di_code.session.session_lines import session_lines
+    from di_code.session.store import NUMBERED
     from di_code.ui.list_picker import PickItem
 
     setup = repl.setup
@@ -125,14 +126,21 @@ async def _picked_session(repl: ChatView) -> Path | None:
         say(repl, "No saved sessions in this folder.")
         return None
     current = setup.session.id if setup.session is not None else None
-    items = [PickItem(_label(line), line.path, _detail(line), line.id == current) for line in lines]
+    readable = [line for line in lines if line.first_prompt is not None][:NUMBERED]
+    numbers = {line.path: number for number, line in enumerate(readable, 1)}
+    items = [
+        PickItem(_label(line, numbers.get(line.path)), line.path, _detail(line), line.id == current)
+        for line in lines
+    ]
     return await repl.pick("Resume a session", items)
 
 
-def _label(line: SessionLine) -> str:
+def _label(line: SessionLine, number: int | None) -> str:
+    """The first prompt, after the number `/resume N` takes for it (the newest ten)."""
     if line.first_prompt is None:
         return "(unreadable session file)"
-    return line.first_prompt or "(no prompt yet)"
+    prompt = line.first_prompt or "(no prompt yet)"
+    return prompt if number is None else f"{number}. {prompt}"
 
 
 def _detail(line: SessionLine) -> str:

@@ -118,13 +118,13 @@ def test_resume_alone_lists_this_folders_sessions_filtered_as_typed(
         screen.wait_for("Resume a session")
         screen.wait_for("add a ␛[31mred␛[0m feature please")  # one visible line
         screen.wait_for("(unreadable session file)")
-        screen.wait_for(f"fix the parser  {time.strftime('%Y-%m-%d')}")
+        screen.wait_for(f" 2. fix the parser  {time.strftime('%Y-%m-%d')}")
         child.send("unreadable\r")
         screen.wait_for("✗ ")  # one line says why; the chat goes on
         child.sendline("/resume")
         screen.wait_for("Resume a session", after="✗ ")
         child.send("parser")
-        screen.wait_for("›  fix the parser", after="filter› parser")
+        screen.wait_for("›  2. fix the parser", after="filter› parser")
         child.send("\r")
         screen.wait_for(f"Resumed session {older.stem.partition('_')[2]} (2 messages)")
         child.sendline("go on")
