@@ -107,7 +107,8 @@ def test_resume_alone_lists_this_folders_sessions_filtered_as_typed(
     store = SessionStore(di_code_home)
     older = saved(store, tmp_path, "fix the parser")
     os.utime(older, (time.time() - 120, time.time() - 120))
-    saved(store, tmp_path, "add a \x1b[31mred\x1b[0m feature\nplease")
+    newer = saved(store, tmp_path, "add a \x1b[31mred\x1b[0m feature\nplease")
+    os.utime(newer, (time.time() - 60, time.time() - 60))
     broken = store.directory(tmp_path) / "2020-01-01T00-00-00-000000Z_broken.jsonl"
     broken.write_bytes(b"\xff not a session\n")
     llm_server.script(Turn(text="Back on the parser."))
@@ -119,7 +120,12 @@ def test_resume_alone_lists_this_folders_sessions_filtered_as_typed(
         screen.wait_for("add a ␛[31mred␛[0m feature please")  # one visible line
         screen.wait_for("(unreadable session file)")
         screen.wait_for(f" 2. fix the parser  {time.strftime('%Y-%m-%d')}")
-        child.send("unreadable\r")
+        screen.wait_for("›  (unreadable session file)")  # written last: the newest
+        child.send("\x1b[B\x1b[B")  # Down twice
+        screen.wait_for("›  2. fix the parser")
+        child.send("\x1b[A\x1b[A")  # Up twice, back to the unreadable one
+        screen.wait_for("›  (unreadable session file)")
+        child.send("\r")
         screen.wait_for("✗ ")  # one line says why; the chat goes on
         child.sendline("/resume")
         screen.wait_for("Resume a session", after="✗ ")
