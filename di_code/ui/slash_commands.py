@@ -348,7 +348,7 @@ COMMANDS: dict[str, Command] = {
         Command("/exit", "/exit", "quit", _exit),
         Command("/clear", "/clear", "start a new session", clear_command, needs_idle=True),
         Command("/model", "/model [provider/id]", "pick or switch the model", model_command, True),
-        Command("/thinking", "/thinking [LEVEL]", "step or set the thinking", thinking_command),
+        Command("/thinking", "/thinking [LEVEL]", "step or set thinking level", thinking_command),
         Command("/session", "/session", "this session: id, file, usage", session_command),
         Command("/resume", "/resume [N|id]", "pick or resume a session", resume_command, True),
         Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
