@@ -1,4 +1,6 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls, fetch and todo.
+"""The coding tools: read, write, edit, bash and its job tools, grep, find, ls, fetch, todo, and
+lsp where a language server is found; the plan tool (`plan_tool`) and `task` (made with the
+subagents, di_code.setup.subagents) are made apart.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
@@ -86,10 +88,13 @@ def default_tools(
             )
         ),
     ]
-    if lsp is not None and lsp.catalog.servers:
-        from di_code.tools.lsp.offer import with_language_servers
+    if lsp is not None and lsp.catalog.servers:  # the servers' client loads on the first call
+        from di_code.tools.lsp.card import LSP_CARD
+        from di_code.tools.lsp.diagnosed import Diagnosed
 
-        tools = with_language_servers(tools, space, lsp, editor)
+        changes = ("write", "edit")
+        tools = [Diagnosed(t, space, lsp, editor) if t.name in changes else t for t in tools]
+        tools.append(LazyTool(LSP_CARD, "di_code.tools.lsp.tool", "LspTool", space, lsp, editor))
     return tools
 
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from di_code.ui.pastes import Pastes
     from di_code.ui.reflow import Reflow
     from di_code.ui.render import Renderer
+    from di_code.ui.tree_view import TreeChooser
 
 T = TypeVar("T")
 
@@ -37,6 +38,7 @@ class ChatView(Protocol):
     attention: Attention
     reflow: Reflow
     pastes: Pastes
+    tree: TreeChooser
     notes_for_model: list[str]
     """Said to the model before the next prompt (a `!command`'s output, an undo)."""
 

@@ -48,6 +48,7 @@ from di_code.ui.render import Renderer
 from di_code.ui.replay import replay
 from di_code.ui.safe_text import visible
 from di_code.ui.slash_commands import run_command
+from di_code.ui.tree_view import TreeChooser
 from di_code.ui.turn_limit import more_turns_question
 
 if TYPE_CHECKING:
@@ -97,6 +98,7 @@ class Repl:
             setup.gate.plan_reviewer = setup.gate.approver  # a plan's question is the chat's too
         self._armed_at: float | None = None
         self.pastes = Pastes()
+        self.tree = TreeChooser(self.live.show, self.screen_rows)
         self.notes_for_model: list[str] = []
         """What the model has not seen yet (`!command` outputs, what /undo restored): it goes
         in front of the next prompt."""

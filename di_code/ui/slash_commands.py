@@ -41,6 +41,7 @@ from di_code.ui.jobs_command import jobs_command
 from di_code.ui.review_command import review_command
 from di_code.ui.safe_text import visible
 from di_code.ui.thinking_level import thinking_command
+from di_code.ui.tree_command import tree_command
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -368,10 +369,7 @@ COMMANDS: dict[str, Command] = {
             needs_idle=True,
         ),
         Command(
-            "/permissions",
-            "/permissions [MODE|revoke N|all]",
-            "mode, rules, grants",
-            _permissions,
+            "/permissions", "/permissions [MODE|revoke N|all]", "mode, rules, grants", _permissions
         ),
         Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
         Command("/lsp", "/lsp", "language servers, their state, what is missing", _lsp),
@@ -386,6 +384,7 @@ COMMANDS: dict[str, Command] = {
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
         Command("/export", "/export [PATH]", "save the chat (.html, .md, .json)", export_command),
         Command("/fork", "/fork [N]", "a new session from here or prompt N", fork_command, True),
+        Command("/tree", "/tree", "the session's branches: move to another", tree_command, True),
     )
 }
 DEFAULT_COMMANDS: dict[str, Command] = {

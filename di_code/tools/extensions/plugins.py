@@ -6,10 +6,10 @@ A distribution declares, in its `pyproject.toml`:
     weather = "my_package.tools:weather_tool"
 
 and the object named is an AgentTool, a list of them, or a callable (a class, a factory)
-returning either. Importing `importlib.metadata` and letting it read every distribution costs
-tens of milliseconds on each start, so the `*.dist-info/entry_points.txt` files on `sys.path`
-are read directly and only those that name the group are parsed; with no plugin installed the
-scan reads a few small files and imports nothing (about 1-2 ms for 40 distributions).
+returning either. Importing `importlib.metadata` and letting it read every distribution is
+work on each start for the rare install with a plugin, so the `*.dist-info/entry_points.txt`
+files on `sys.path` are read directly and only those that name the group are parsed; with no
+plugin installed the scan reads a few small files and imports nothing.
 
 A plugin that cannot be loaded, or gives something that is not a usable tool, is one warning
 line; the run goes on without it. Plugin tools are not read-only: they ask in ask mode.

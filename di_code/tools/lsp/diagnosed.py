@@ -34,7 +34,7 @@ class Diagnosed:
 
     @property
     def wrapped(self) -> Any:
-        """The tool itself (agent.tool.unwrapped): previews and undo look at it, not here."""
+        """The tool itself (agent.tool.unwrapped): what it is is read there, not here."""
         return self._tool
 
     @property

@@ -1,6 +1,6 @@
 """The lsp tool: ask the language servers where a symbol is defined and used, what it is,
 which symbols a file or the workspace has, and which problems they see. Offered only when a
-server is configured or found on PATH (`with_language_servers`)."""
+server is configured or found on PATH (di_code.tools.default_tools)."""
 
 from __future__ import annotations
 

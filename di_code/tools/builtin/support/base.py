@@ -1,4 +1,4 @@
-"""The frame every built-in tool shares, written once: the article's `execute` form, the abort
+"""The frame every built-in tool shares, written once: one `execute` form (agent.tool), the abort
 check it starts with, and (for the coding tools) the workspace they are confined to.
 
 A tool module then keeps only what is its own: its name, description, JSON Schema, and `run`.
