@@ -1,6 +1,6 @@
 """A list to choose one line from, drawn under the chat's scrollback while the prompt waits:
 arrow keys (and Ctrl-P/Ctrl-N, PageUp/PageDown) move, typing filters, Enter chooses, Esc or
-Ctrl-C leaves with nothing chosen. /model, /resume and /thinking's neighbours use it.
+Ctrl-C leaves with nothing chosen. `/model` and `/resume` without an argument use it.
 
 It runs as a prompt-toolkit application of its own on the chat's terminal between two prompts
 (a command that opens it waits until the agent is idle), so its keys never reach the prompt and
