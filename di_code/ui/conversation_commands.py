@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.ai.stream import close_provider
 from di_code.session import CompactionError, NothingToCompact, compact_agent
+from di_code.setup.model_switch import switch_model
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system.abort import AbortController
 from di_code.ui.command_lines import fail, say
@@ -36,22 +36,13 @@ async def clear_command(repl: ChatView, arg: str) -> bool:
 
 async def model_command(repl: ChatView, arg: str) -> bool:
     """`/model PROVIDER/ID` switches; `/model` alone opens the list to pick from."""
-    if repl.setup.switch_model is None:
-        if not arg:
-            return say(repl, f"Model: {_current(repl)}")
-        raise ValueError("Switching models is not available here.")
+    if repl.setup.switch_model is None and not arg:
+        return say(repl, f"Model: {_current(repl)}")
     spec = arg or await _picked_model(repl)
     if spec is None:
         return say(repl, f"Model: {_current(repl)} (unchanged)")
-    agent = repl.agent
-    old = agent.provider
-    agent.provider, agent.model = repl.setup.switch_model(spec)
-    if agent.provider is not old:
-        await close_provider(old)
-    repl.renderer.model = agent.model
-    session = repl.setup.session
-    if session is not None and session.model() != (agent.model.provider, agent.model.id):
-        session.append_model_change(agent.model.provider, agent.model.id)  # -c goes on with it
+    await switch_model(repl.setup, spec)
+    repl.renderer.model = repl.agent.model
     return say(repl, f"Model: {_current(repl)}")
 
 
