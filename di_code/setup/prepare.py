@@ -21,10 +21,7 @@ from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.config.provider_factory import ProviderFactory, key_variables
-from di_code.config.selection import (
-    Selection,
-    with_limits,
-)
+from di_code.config.selection import Selection
 from di_code.config.settings import (
     PERMISSION_MODES,
     SANDBOX_MODES,
@@ -40,7 +37,7 @@ from di_code.setup.flags import CliOptions
 from di_code.setup.hooks import agent_hooks
 from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
-from di_code.setup.model import choose_model, model_list
+from di_code.setup.model import model_list, session_model
 from di_code.setup.prepared import Notify, Prepared
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
@@ -86,9 +83,8 @@ async def prepare(
         notify(warning)
     budget = RequestBudget(options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS)
     factory = ProviderFactory(settings, env, notify, budget)
-    selection = await with_limits(
-        await choose_model(options, factory), settings, options.context_window
-    )
+    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
+    selection = await session_model(options, factory, session)
     provider = factory.open(selection)  # its key and URL are never printed nor saved from here on
     warm_up_http(*filter(None, [selection.model.base_url]))  # beside the set-up below
     roots = extra_roots(options.add_dir, workspace)
@@ -103,7 +99,6 @@ async def prepare(
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
-    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     requested_sandbox = options.sandbox or settings.sandbox_mode
     await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
