@@ -22,8 +22,8 @@ from acp.schema import EnvVariable
 
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.support.editor_terminal import TerminalRun
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.process import KILL_AFTER, Exit, StopReason
+from di_code.tools.common.errors import ToolError
 
 OUTPUT_LIMIT = 1024 * 1024
 """Bytes of output the editor keeps (its last ones): the model is shown the last 50 KB, and

@@ -24,11 +24,11 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
-from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.editor_terminal import EditorTerminals
 from di_code.tools.builtin.support.output_buffer import OutputBuffer, Snapshot
 from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.common.base import WorkspaceTool
 
 UPDATE_INTERVAL = 0.1
 FIRST_OUTPUT = 1.0

@@ -29,16 +29,16 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import carrying, descendants, group_members, signal_group
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.job_log import JobLog
 from di_code.tools.builtin.support.job_match import Matcher
 from di_code.tools.builtin.support.job_table import MAX_RUNNING, NOTICE_START, JobTable
 from di_code.tools.builtin.support.process import EXIT_GRACE, KILL_AFTER, POLL, read_pipe, shell
 from di_code.tools.builtin.support.truncation import keep_tail
-from di_code.tools.policy.launcher import start_program
+from di_code.tools.common.errors import ToolError
+from di_code.tools.process.launcher import start_program
 
 if TYPE_CHECKING:
-    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
 
 Ending = Literal["exited", "killed", "stopped"]
 Launch = AbstractContextManager[tuple[list[str], dict[str, str]]]

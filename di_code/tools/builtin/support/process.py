@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import group_members, signal_group
-from di_code.tools.policy.launcher import start_program
+from di_code.tools.process.launcher import start_program
 
 EXIT_GRACE = 0.2
 KILL_AFTER = 2.0
