@@ -59,6 +59,15 @@ class Exit:
     """SIGTERM was not enough: the group had to be sent SIGKILL."""
 
 
+def signal_name(number: int) -> str:
+    """`SIGKILL` for 9, the number itself for one Python does not name: how a command's (or a
+    job's) death by a signal is told."""
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
 def shell() -> str:
     return shutil.which("bash") or "/bin/sh"
 
