@@ -36,7 +36,6 @@ OWN_FILES: dict[str, str] = {
     "di_code.tools.builtin.support.job_log": "a job's output file (SpillFolder.open)",
     "di_code.tools.process.session_network": "/proc/<pid>/ns/net of the bubblewrap it started",
     "di_code.tools.extensions.mcp": "os.devnull for an MCP server's stderr",
-    "di_code.tools.extensions.plugins": "installed packages' entry_points.txt",
     "di_code.tools.process.placeholders": "a folder opened to hold sandbox placeholders",
     "di_code.tools.process.sandbox_mounts": "/proc/self/mountinfo",
 }

@@ -42,6 +42,7 @@ from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
 from di_code.setup.model import choose_model, model_list
 from di_code.setup.prepared import Notify, Prepared
+from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
 from di_code.tools.builtin.support.job_history import job_notices
@@ -113,6 +114,7 @@ async def prepare(
     )
     if chat or switchable:
         warm_when_allowed(lsp, gate)
+    await import_off_loop("importlib.metadata")  # select_tools finds the plugins with it
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )

@@ -22,7 +22,7 @@ from di_code.tools.common import workspace
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.extensions import mcp_config, plugins
 from di_code.tools.extensions.mcp_config import McpServerConfig, parse_servers
-from di_code.tools.extensions.plugins import EntryPoint, PluginTools
+from di_code.tools.extensions.plugins import PluginTools
 from di_code.tools.lsp import manager, report, servers
 from di_code.tools.lsp.manager import LanguageServers, Slot
 from di_code.tools.lsp.report import Problem
@@ -123,7 +123,4 @@ def test_session_and_extension_types_keep_their_semantics(tmp_path: Path) -> Non
     servers, _ = parse_servers({"s": {"command": "srv", "args": ["-v"]}}, "config.toml")
     assert servers == [McpServerConfig("s", "config.toml", "srv", ("-v",))]
     assert servers[0].env == {} and servers[0].timeout == 30.0
-    entry = EntryPoint("weather", "json:dumps", "demo")
-    assert entry == EntryPoint(name="weather", value="json:dumps", distribution="demo")
-    assert entry.load() is __import__("json").dumps and hash(entry) == hash(entry)
     assert PluginTools(()) == PluginTools(tools=(), warnings=())
