@@ -27,8 +27,8 @@ from di_code.tools.builtin.support.editor_terminal import (
     TerminalOutput,
     TerminalRun,
 )
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.process import Exit, StopReason
+from di_code.tools.common.errors import ToolError
 
 OUTPUT_LIMIT = 1024 * 1024
 """Bytes of output the editor keeps (its last ones): the model is shown the last 50 KB, and

@@ -29,7 +29,7 @@ from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
 from di_code.system.first_use import import_off_loop
 from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover

@@ -23,7 +23,7 @@ from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
 from di_code.setup.prepared import Prepared
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import (
     Approval,
     ApprovalRequest,
@@ -31,7 +31,7 @@ from di_code.tools.policy.permissions import (
     PermissionRules,
     Rule,
 )
-from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.process.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
 from tests.support.clock import ManualClock
@@ -566,7 +566,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(
     tmp_path: Path, edit: dict[str, str]
 ) -> None:
     from di_code.tools.builtin.edit import EditTool
-    from di_code.tools.builtin.support.workspace import Workspace
+    from di_code.tools.common.workspace import Workspace
 
     target = tmp_path / "notes.txt"
     target.write_text("".join(f"line {n}\n" for n in range(1, 21)))

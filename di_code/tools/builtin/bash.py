@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import signal as signals
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -24,11 +23,11 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
-from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.editor_terminal import EditorTerminals
 from di_code.tools.builtin.support.output_buffer import OutputBuffer, Snapshot
-from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell, signal_name
+from di_code.tools.common.base import WorkspaceTool
 
 UPDATE_INTERVAL = 0.1
 FIRST_OUTPUT = 1.0
@@ -210,12 +209,5 @@ def _fate(exit: Exit, timeout: float, stopped: str | None = None) -> str | None:
     if exit.code is None or exit.code == 0:
         return None
     if exit.code < 0:
-        return f"Command killed by signal {_signal_name(-exit.code)}"
+        return f"Command killed by signal {signal_name(-exit.code)}"
     return f"Command exited with code {exit.code}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return str(number)

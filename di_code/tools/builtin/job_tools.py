@@ -12,10 +12,10 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.job_cards import JOB_INPUT, JOB_KILL, JOB_LIST, JOB_OUTPUT
-from di_code.tools.builtin.support.base import CheckedTool
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.job_base import LOOK_AGAIN, Job
 from di_code.tools.builtin.support.job_table import JobTable
+from di_code.tools.common.base import CheckedTool
+from di_code.tools.common.errors import ToolError
 
 INPUT_WAIT = 1.0
 QUIET = 0.2

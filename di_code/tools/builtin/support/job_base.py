@@ -10,7 +10,6 @@ typed into.
 from __future__ import annotations
 
 import asyncio
-import signal as signals
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -21,6 +20,7 @@ from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.support.job_log import JobLog
 from di_code.tools.builtin.support.job_match import Matcher
 from di_code.tools.builtin.support.job_table import NOTICE_START, JobTable
+from di_code.tools.builtin.support.process import signal_name
 from di_code.tools.builtin.support.truncation import keep_tail
 
 Ending = Literal["exited", "killed", "stopped"]
@@ -87,7 +87,7 @@ class Job(ABC):
         if self.code is None:
             return "exited (its exit code was not told)"
         if self.code < 0:
-            return f"killed by signal {_signal_name(-self.code)}"
+            return f"killed by signal {signal_name(-self.code)}"
         return f"exited with code {self.code}"
 
     def title(self) -> str:
@@ -178,10 +178,3 @@ class Job(ABC):
             f"[The output file keeps only the first {self.log.cut_at} bytes; "
             "the rest was not saved.]"
         ]
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return str(number)

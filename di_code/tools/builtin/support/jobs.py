@@ -30,15 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import carrying, descendants, group_members, signal_group
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.job_base import MARK, Ending, Job, Launch
 from di_code.tools.builtin.support.job_log import JobLog
 from di_code.tools.builtin.support.job_table import MAX_RUNNING, JobTable
 from di_code.tools.builtin.support.process import EXIT_GRACE, KILL_AFTER, POLL, read_pipe, shell
-from di_code.tools.policy.launcher import start_program
+from di_code.tools.common.errors import ToolError
+from di_code.tools.process.launcher import start_program
 
 if TYPE_CHECKING:
-    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
 
 INPUT_STALL = 5.0
 """Seconds job_input waits for a job that reads none of its input before it gives up."""
