@@ -25,7 +25,7 @@ GUARDED = {
         "tests/tools/test_permissions_bash.py",
         "tests/tools/test_plan_mode.py",
     ),
-    "di_code/tools/policy/protected.py": (  # protected paths
+    "di_code/tools/process/protected.py": (  # protected paths
         "tests/tools/test_protected.py",
         "tests/tools/test_sandbox_protected.py",
     ),
