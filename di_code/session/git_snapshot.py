@@ -19,11 +19,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import stat
 import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from stat import S_ISLNK, S_ISREG
 from typing import BinaryIO
 
 import msgspec
@@ -141,16 +141,11 @@ class GitSnapshots:
     def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
         return run_git(self.top, args, index_file=index_file, stdin=stdin)
 
-    def take(self) -> Snapshot:
-        tracked, submodules = self._tracked()
-        skipped = [skip(SUBMODULE, path) for path in submodules]
-        try:
-            listed = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
-        except Blocked as exc:  # a FIFO among the ignore files: no untracked file is known
-            listed = []
-            skipped.append(skip(f"{exc}, none captured"))
-        untracked = [path for path in listed if not path.endswith("/")]
-        skipped += [skip(NESTED, path.rstrip("/")) for path in listed if path.endswith("/")]
+    def take(self, *, ignored: bool = True) -> Snapshot:
+        """The work tree as it is now. Without `ignored`, the ignored paths are not listed
+        (`Snapshot.ignored` is None, so no path is taken as absent) and not watched: a prompt's
+        first snapshot, whose tree alone is recorded, spares that second walk of the tree."""
+        tracked, untracked, skipped = self._listed()
         if len(untracked) > self.max_untracked_files:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
@@ -165,34 +160,63 @@ class GitSnapshots:
             tree = self._tree(entries)
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
         skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
-        ignored, watched = self._ignored()
-        return Snapshot(tree, tuple(skipped), {**large, **watched}, ignored, frozenset(entries))
+        listed, watched = self._ignored() if ignored else (None, {})
+        return Snapshot(tree, tuple(skipped), {**large, **watched}, listed, frozenset(entries))
+
+    def _listed(self) -> tuple[list[str], list[str], list[str]]:
+        """Tracked paths, untracked ones that are not ignored, and the `skipped` entries of
+        what neither covers (submodules, nested repositories): one `ls-files` reads the index
+        and walks the tree for both lists, each row tagged (`H`, `S`, `M`: the index; `?`:
+        untracked)."""
+        try:
+            rows = self._paths(["ls-files", "-z", "-t", "-s", "-o", "--exclude-standard"])
+        except Blocked as exc:  # a FIFO among the ignore files: no untracked file is known
+            rows = [f"H {row}" for row in self._paths(["ls-files", "-z", "-s"])]
+            failed = [skip(f"{exc}, none captured")]
+        else:
+            failed = []
+        tracked: list[str] = []
+        submodules: list[str] = []
+        untracked: list[str] = []
+        nested: list[str] = []
+        for row in rows:
+            if row.startswith("? "):
+                (nested if row.endswith("/") else untracked).append(row[2:])
+            else:
+                meta, _, path = row.partition("\t")
+                (submodules if meta[2:8] == "160000" else tracked).append(path)
+        skipped = [skip(SUBMODULE, path) for path in dict.fromkeys(submodules)]
+        skipped += failed + [skip(NESTED, path.rstrip("/")) for path in nested]
+        return list(dict.fromkeys(tracked)), untracked, skipped
 
     def _entries(
         self, paths: list[str]
     ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint], list[str]]:
         """path -> (git mode, blob) of every file and symlink among `paths`, the stat data
         of the files over the size limit (not captured), and the paths that changed while
-        they were read (not captured either)."""
+        they were read (not captured either). The loop runs once per file of the tree: it
+        stays lean (one stat, one look-up in the cache)."""
         entries: dict[str, tuple[str, str]] = {}
         large: dict[str, Fingerprint] = {}
         to_hash: list[tuple[str, Fingerprint, str]] = []
+        known = self.stat_cache.rows()
+        limit = self.max_file_bytes
         with WorkTree(self.top) as tree:
-            for path in paths:
-                info = tree.status(path)
-                if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
-                    continue  # gone (absent from the tree), or a folder or device where a file was
+            for path, info in tree.statuses(paths):
                 mode = _git_mode(info.st_mode)
-                if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
-                    large[path] = _fingerprint(info)
+                if not mode:
+                    continue  # a folder or device where a file was
+                fingerprint = _fingerprint(info)
+                if info.st_size > limit and mode != "120000":
+                    large[path] = fingerprint
                     continue
-                blob = self.stat_cache.get(path, _fingerprint(info))
-                if blob is not None:
-                    entries[path] = (mode, blob)
+                row = known.get(path)
+                if row is not None and row[:5] == fingerprint:
+                    entries[path] = (mode, row[5])
                 else:
-                    to_hash.append((path, _fingerprint(info), mode))
+                    to_hash.append((path, fingerprint, mode))
             wanted = ((path, mode == "120000") for path, _, mode in to_hash)
-            blobs = tree.write_blobs(wanted, self.max_file_bytes, self)
+            blobs = tree.write_blobs(wanted, limit, self)
         unread: list[str] = []
         for (path, fingerprint, mode), blob in zip(to_hash, blobs, strict=True):
             if blob is None:
@@ -290,15 +314,6 @@ class GitSnapshots:
             at = header_end + 2 + size
         return found
 
-    def _tracked(self) -> tuple[list[str], list[str]]:
-        """Tracked paths, and the submodules among them (their files are another repository)."""
-        tracked: list[str] = []
-        submodules: list[str] = []
-        for line in self._paths(["ls-files", "-z", "-s"]):
-            meta, _, path = line.partition("\t")
-            (submodules if meta.startswith("160000") else tracked).append(path)
-        return list(dict.fromkeys(tracked)), list(dict.fromkeys(submodules))
-
     def _ignored(self) -> tuple[frozenset[str] | None, dict[str, Fingerprint]]:
         """The ignored paths (a wholly ignored folder as one; None when git could not list
         them), and the stat data of the first MAX_WATCHED."""
@@ -344,9 +359,10 @@ def _fingerprint(info: os.stat_result) -> Fingerprint:
 
 
 def _git_mode(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "120000"
-    return "100755" if mode & 0o111 else "100644"
+    """A file's or symlink's mode as git writes it in a tree; "" for anything else."""
+    if S_ISREG(mode):
+        return "100755" if mode & 0o111 else "100644"
+    return "120000" if S_ISLNK(mode) else ""
 
 
 def _absent(raw: str) -> str | None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from di_code.agent.events import AgentEndEvent, AgentStartEvent, MessageUpdateEvent
 from di_code.ai.events import StartEvent
@@ -43,3 +46,40 @@ async def test_a_prompt_that_got_no_answer_is_still_checkpointed(tmp_path: Path)
     await checkpoints.on_event(AgentStartEvent())
     await checkpoints.on_event(AgentEndEvent([]))
     assert [c.kind for c in prompt_checkpoints(session)] == ["git"]
+
+
+def logging_git(folder: Path, log: Path) -> Path:
+    """A `git` first on PATH that writes each call's arguments to `log`, then runs git."""
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
+    folder.mkdir()
+    shim = folder / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real.strip()} "$@"\n')
+    shim.chmod(0o755)
+    return folder
+
+
+async def test_a_prompt_without_tools_reads_the_tree_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt's snapshot (the only one a prompt without tool calls takes) lists tracked
+    and untracked files in one `ls-files` and leaves the ignored ones alone: each listing
+    reads the index or walks the whole tree, which is what grows with the repository."""
+    repo = git_repo(tmp_path / "repo")
+    (repo / ".gitignore").write_text("*.log\n")
+    (repo / "new.txt").write_text("untracked\n")
+    (repo / "run.log").write_text("ignored\n")
+    log = tmp_path / "git.log"
+    monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
+    session = SessionStore(tmp_path / "home").create(repo)
+    checkpoints = Checkpointer(session, lambda raw: repo / raw)
+    await checkpoints.on_event(AgentStartEvent())
+    await checkpoints.on_event(MessageUpdateEvent(StartEvent()))
+    await checkpoints.on_event(AgentEndEvent([]))
+    listings = [call for call in log.read_text().splitlines() if " ls-files " in f" {call} "]
+    assert len(listings) == 1, listings
+    assert "--others" in listings[0] or " -o" in listings[0]
+    assert " -i" not in listings[0]
+    tree = prompt_checkpoints(session)[0].before
+    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", tree], cwd=repo,
+                           capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    assert shown == [".gitignore", "a.txt", "new.txt"]
