@@ -135,6 +135,9 @@ class GitSnapshots:
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
         self.stat_cache = stat_cache or StatCache()
         self._kept: set[str] = set()
+        self._referenced: set[str] = set()
+        """Trees a ref of this home points at (listed by `prune`): they are in the
+        repository, so a cached tree among them is taken without asking git."""
         self._last_entries: dict[str, tuple[str, str]] | None = None
         self._last_tree = ""
 
@@ -150,7 +153,8 @@ class GitSnapshots:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
             untracked = []
-        paths = sorted({*tracked, *untracked})
+        paths = tracked + untracked  # two sorted lists, no path in both: sorting merges them
+        paths.sort()
         try:
             entries, large, unread = self._entries(paths)
             tree = self._tree(entries)
@@ -255,14 +259,17 @@ class GitSnapshots:
         rows = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in entries.items())
         digest = hashlib.sha256(rows.encode(errors="surrogateescape")).hexdigest()
         tree = self.stat_cache.tree(digest)
-        try:
-            if tree is not None and self.git(["cat-file", "-t", tree]) == b"tree\n":
-                return tree
-        except GitError:  # pruned since
-            pass
+        if tree is not None and (tree in self._referenced or self._is_tree(tree)):
+            return tree
         tree = self._write_tree(rows)
         self.stat_cache.put_tree(digest, tree)
         return tree
+
+    def _is_tree(self, name: str) -> bool:
+        try:
+            return self.git(["cat-file", "-t", name]) == b"tree\n"
+        except GitError:  # pruned since
+            return False
 
     def keep(self, session_id: str, tree: str) -> None:
         """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
@@ -275,8 +282,9 @@ class GitSnapshots:
         """Delete this home's refs of every session not in `live_sessions` (its file was
         deleted), so `git gc` can drop what only they kept; other homes' refs stay."""
         scope = REF_PREFIX + self.ref_scope
-        refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode()
-        dead = [ref for ref in refs.split() if ref[len(scope) :].split("/")[0] not in live_sessions]
+        refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode().split()
+        dead = [ref for ref in refs if ref[len(scope) :].split("/")[0] not in live_sessions]
+        self._referenced = {ref.rpartition("/")[2] for ref in set(refs) - set(dead)}
         if dead:
             deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
             self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())

@@ -22,16 +22,18 @@ from scripts.bench.report import Row, Stat, Target
 
 SNAPSHOT = (
     "import sys, time; from pathlib import Path;"
+    "from di_code.session.git_run import work_tree_top;"
     "from di_code.session.git_snapshot import GitSnapshots;"
     "from di_code.session.stat_cache import StatCache;"
     "t = time.perf_counter(); cache = StatCache(Path(sys.argv[2]));"
-    "GitSnapshots(Path(sys.argv[1]), stat_cache=cache).take(ignored=sys.argv[3] == 'tool');"
-    "cache.save(); print(time.perf_counter() - t)"
+    "git = GitSnapshots(work_tree_top(Path(sys.argv[1])), stat_cache=cache);"
+    "git.prune({'bench'}); snapshot = git.take(ignored=sys.argv[3] == 'tool');"
+    "git.keep('bench', snapshot.tree); cache.save(); print(time.perf_counter() - t)"
 )
-"""A fresh process with the stat cache a previous run left (the first run ever hashes every
-file's raw bytes). `prompt` is the snapshot every prompt takes (its tree alone is recorded);
-`tool` the one around a tool call that may change files, which also lists and watches the
-ignored paths."""
+"""What a run's checkpoint does (`checkpoints.Checkpointer._take`), in a fresh process with the
+stat cache a previous run left (the first run ever hashes every file's raw bytes). `prompt` is
+the snapshot every prompt takes (its tree alone is recorded); `tool` the one around a tool
+call that may change files, which also lists and watches the ignored paths."""
 
 
 def run(bench: Bench) -> list[Row]:

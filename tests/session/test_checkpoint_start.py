@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from di_code.agent.events import AgentEndEvent, AgentStartEvent, MessageUpdateEvent
 from di_code.ai.events import StartEvent
 from di_code.session import SessionStore
-from di_code.session.checkpoint_list import prompt_checkpoints
+from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.checkpoints import Checkpointer
 
 
@@ -58,28 +59,50 @@ def logging_git(folder: Path, log: Path) -> Path:
     return folder
 
 
+def subcommands(log: Path) -> list[str]:
+    """The git subcommand of each logged call (what follows git's own options)."""
+    found = []
+    for call in log.read_text().splitlines():
+        words = iter(call.split())
+        found += [next(w for w in words if not (w.startswith("-") and (w != "-c" or next(words))))]
+    return found
+
+
+async def prompt(repo: Path, home: Path) -> PromptCheckpoint:
+    """One prompt without tool calls, in a new session (a new `run`), as the checkpoints see it."""
+    session = SessionStore(home).create(repo)
+    checkpoints = Checkpointer(session, lambda raw: repo / raw)
+    await checkpoints.on_event(AgentStartEvent())
+    await checkpoints.on_event(MessageUpdateEvent(StartEvent()))
+    await checkpoints.on_event(AgentEndEvent([]))
+    return prompt_checkpoints(session)[0]
+
+
 async def test_a_prompt_without_tools_reads_the_tree_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The prompt's snapshot (the only one a prompt without tool calls takes) lists tracked
     and untracked files in one `ls-files` and leaves the ignored ones alone: each listing
-    reads the index or walks the whole tree, which is what grows with the repository."""
+    reads the index or walks the whole tree, which is what grows with the repository. The
+    next run finds the unchanged tree in its stat cache and knows it is kept by a ref, so it
+    asks git nothing more about it."""
     repo = git_repo(tmp_path / "repo")
     (repo / ".gitignore").write_text("*.log\n")
     (repo / "new.txt").write_text("untracked\n")
     (repo / "run.log").write_text("ignored\n")
+    hour_ago = time.time() - 3600  # older than the racy window: the stat cache keeps them
+    for name in (".gitignore", "a.txt", "new.txt"):
+        os.utime(repo / name, (hour_ago, hour_ago))
     log = tmp_path / "git.log"
     monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
-    session = SessionStore(tmp_path / "home").create(repo)
-    checkpoints = Checkpointer(session, lambda raw: repo / raw)
-    await checkpoints.on_event(AgentStartEvent())
-    await checkpoints.on_event(MessageUpdateEvent(StartEvent()))
-    await checkpoints.on_event(AgentEndEvent([]))
+    first = await prompt(repo, tmp_path / "home")
     listings = [call for call in log.read_text().splitlines() if " ls-files " in f" {call} "]
     assert len(listings) == 1, listings
-    assert "--others" in listings[0] or " -o" in listings[0]
-    assert " -i" not in listings[0]
-    tree = prompt_checkpoints(session)[0].before
-    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", tree], cwd=repo,
+    assert " -o" in listings[0] and " -i" not in listings[0]
+    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", first.before], cwd=repo,
                            capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
     assert shown == [".gitignore", "a.txt", "new.txt"]
+    log.unlink()
+    again = await prompt(repo, tmp_path / "home")
+    assert again.before == first.before
+    assert subcommands(log) == ["rev-parse", "for-each-ref", "ls-files", "update-ref"]
