@@ -282,9 +282,13 @@ class GitSnapshots:
         """Delete this home's refs of every session not in `live_sessions` (its file was
         deleted), so `git gc` can drop what only they kept; other homes' refs stay."""
         scope = REF_PREFIX + self.ref_scope
-        refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode().split()
+        listed = self.git(["for-each-ref", "--format=%(objectname) %(refname)", scope]).decode()
+        refs: dict[str, str] = {}  # ref -> the object it points at (a ref holds no space)
+        for line in listed.splitlines():
+            name, _, ref = line.partition(" ")
+            refs[ref] = name
         dead = [ref for ref in refs if ref[len(scope) :].split("/")[0] not in live_sessions]
-        self._referenced = {ref.rpartition("/")[2] for ref in set(refs) - set(dead)}
+        self._referenced = {name for ref, name in refs.items() if ref not in dead}
         if dead:
             deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
             self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
