@@ -106,3 +106,30 @@ async def test_a_prompt_without_tools_reads_the_tree_once(
     again = await prompt(repo, tmp_path / "home")
     assert again.before == first.before
     assert subcommands(log) == ["rev-parse", "for-each-ref", "ls-files", "update-ref"]
+
+
+async def test_a_ref_named_after_a_pruned_tree_does_not_vouch_for_it(tmp_path: Path) -> None:
+    """The next run takes a cached tree without asking git only when a ref of this home
+    points at it: a ref merely named after it (a command wrote one) is no proof, and a tree
+    git has pruned meanwhile is written again."""
+    repo = git_repo(tmp_path / "repo")
+    (repo / "new.txt").write_text("untracked: the snapshot's tree is no commit's\n")
+    hour_ago = time.time() - 3600
+    for name in ("a.txt", "new.txt"):
+        os.utime(repo / name, (hour_ago, hour_ago))
+    first = await prompt(repo, tmp_path / "home")
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    ref = git("for-each-ref", "--format=%(refname)", "refs/di-code/")
+    assert ref.endswith(f"/{first.before}")
+    git("update-ref", ref, "HEAD")  # the same name, pointing at a commit
+    git("reflog", "expire", "--expire=now", "--all")
+    git("prune", "--expire=now")
+    assert subprocess.run(["git", "cat-file", "-e", first.before], cwd=repo).returncode != 0
+    again = await prompt(repo, tmp_path / "home")
+    assert again.before == first.before
+    assert git("cat-file", "-t", again.before) == "tree"
