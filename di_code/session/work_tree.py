@@ -20,7 +20,7 @@ import errno
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
@@ -77,6 +77,21 @@ class WorkTree:
             return os.stat(name, dir_fd=folder, follow_symlinks=False)
         except OSError:
             return None
+
+    def statuses(self, paths: Iterable[str]) -> Iterator[tuple[str, os.stat_result]]:
+        """`status` of each of `paths` (sorted, so a folder's files come together) that is
+        there; run once per file of the tree, so each folder is looked up once in a row."""
+        last, folder = "", self._folders[""]
+        for path in paths:
+            above, _, name = path.rpartition("/")
+            if above != last:
+                last, folder = above, self._folder(above)
+            if folder is None:
+                continue
+            try:
+                yield path, os.stat(name, dir_fd=folder, follow_symlinks=False)
+            except OSError:
+                continue
 
     def write_blobs(self, blobs: Iterable[Blob], limit: int, store: Objects) -> list[str | None]:
         """Each blob's name in the repository, in order: None for a path that could not be
