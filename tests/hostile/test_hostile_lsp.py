@@ -31,11 +31,10 @@ from di_code.tools.lsp.spawn import ServerStarter
 from di_code.tools.policy.sandbox import bubblewrap_works
 from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text, run_di_code
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.lsp import BIN, FIXTURE, needs_basedpyright, server_pids, telltale, text
 from tests.support.processes import alive, wait_until
 from tests.tools.conftest import error_of, outside, run
-from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids, text
-from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
 
 __all__ = ["outside", "run_di_code"]  # fixtures shared with tests/cli and tests/tools
 needs_bubblewrap = pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap does not work")
@@ -57,19 +56,6 @@ def presets_alone(workspace: Path, *names: str, trusted: bool = False) -> Langua
     found = catalog({name: {"enabled": False} for name in EVERY_PRESET if name not in names})
     starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
     return LanguageServers(found, workspace, starter=starter)
-
-
-def telltale(program: Path) -> None:
-    """An interpreter that leaves a mark where a sandboxed server can write (its cache, its
-    home's `.cache`) and in the host's temp folder when not sandboxed, then runs Python."""
-    program.parent.mkdir(parents=True, exist_ok=True)
-    program.write_text(
-        "#!/bin/sh\n"
-        'echo ran >> "$HOME/.cache/ran" 2>/dev/null\n'
-        f"echo ran >> {program.parent / 'ran'} 2>/dev/null\n"
-        f'exec {sys.executable} "$@"\n'
-    )
-    program.chmod(0o755)
 
 
 def marked(workspace: Path, servers: LanguageServers) -> bool:
@@ -139,10 +125,6 @@ async def test_an_untrusted_projects_python_never_runs_under_pyright_however_it_
         await servers.aclose()
     assert "app.py:2:1: variable value" in text(result)  # it ran and answered
     assert not marked(workspace, servers)
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
 
 
 def fixture_servers(
