@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.agent import AgentTool
+from di_code.agent import AgentTool, ToolResult
 from di_code.ai import AbortController
 from di_code.tools import default_tools
 from di_code.tools.builtin.support.errors import ToolError
@@ -411,6 +411,23 @@ os.execv(sys.executable, [sys.executable, sys.argv[1], "lines", {str(workspace)!
     return [sys.executable, "-c", script, str(FIXTURE)]  # (the fixture named: kept visible)
 
 
+async def edit_beside_escaping_server(
+    workspace: Path, attempts: str, starter: ServerStarter
+) -> ToolResult:
+    """An edit of a.txt ("fine" to "BAD") with the escaping server of `attempts` started by
+    `starter` for .txt files; its servers closed after."""
+    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        return await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+    finally:
+        await servers.aclose()
+
+
 @needs_bubblewrap
 async def test_a_sandboxed_server_reaches_no_network_no_di_code_home_and_no_hidden_path(
     workspace: Path, outside: Path, di_code_home: Path
@@ -431,18 +448,9 @@ tried("hidden", lambda: Path({str(hidden)!r}, "k").read_text())
 tried("workspace", lambda: Path({str(workspace)!r}, "planted").write_text("x"))
 tried("cache", lambda: (Path.home() / ".cache" / "own").write_text("x"))
 """
-    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
     paths = SandboxPaths(di_code_home, (hidden,))
     starter = ServerStarter(paths=paths, cache=workspace.parent / "cache")
-    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
-    (workspace / "a.txt").write_text("fine\n")
-    try:
-        result = await run(
-            tools_of(servers, workspace)["edit"],
-            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
-        )
-    finally:
-        await servers.aclose()
+    result = await edit_beside_escaping_server(workspace, attempts, starter)
     assert "a.txt:1:1: error: BAD found here" in text(result)
     tried = (starter.cache_of("fixture") / "tried").read_text().splitlines()
     assert tried == [
@@ -774,17 +782,8 @@ for environ in [*Path("/proc").glob("*/environ"), Path("/proc/{os.getpid()}/envi
     found += [str(environ)] if held else []
 (Path.home() / ".cache" / "found").write_text(f"{{looked}} {{found}}")
 """
-    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
     starter = ServerStarter(cache=workspace.parent / "cache")
-    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
-    (workspace / "a.txt").write_text("fine\n")
-    try:
-        result = await run(
-            tools_of(servers, workspace)["edit"],
-            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
-        )
-    finally:
-        await servers.aclose()
+    result = await edit_beside_escaping_server(workspace, attempts, starter)
     assert "BAD found here" in text(result)
     looked, found = (starter.cache_of("fixture") / "found").read_text().split(" ", 1)
     assert int(looked) > 0 and found == "[]"
