@@ -19,6 +19,7 @@ import pytest
 from di_code.system.abort import AbortController
 from di_code.system.files.opener import (
     CHUNK,
+    COUNT_BYTES,
     FileTooLarge,
     NotRegularFile,
     Stopped,
@@ -194,6 +195,7 @@ def test_require_regular_names_what_it_refuses(tmp_path: Path) -> None:
     with pytest.raises(NotRegularFile) as unnamed:
         require_regular(fifo)
     assert unnamed.value.filename == ""
+    assert NotRegularFile().filename == ""
 
 
 def test_a_temp_name_is_short_hidden_beside_the_file_and_never_the_same() -> None:
@@ -297,6 +299,7 @@ def test_a_read_takes_up_to_its_bound_and_names_the_size_past_it() -> None:
         (b"a\nb\nc\n", 5, 3, b""),
         (b"a\nb\nc", 5, 3, b""),
         (b"a\nb\nc", 3, 3, b""),
+        (b"a\nb\nc", 2, 2, b"c"),
         (b"a\n\n\nb", 2, 2, b"\nb"),
         (b"", 4, 0, b""),
         (b"no newline", 1, 1, b""),
@@ -341,3 +344,9 @@ def test_lines_counted_from_the_position_and_the_position_moved_to_the_end() -> 
     controller.abort()
     with pytest.raises(Stopped):
         count_lines(io.BytesIO(b"a\n"), controller.signal)
+
+
+def test_lines_are_counted_when_at_most_the_bound_follows_the_position() -> None:
+    f = io.BytesIO(b"first\n" + b"x" * COUNT_BYTES)
+    f.readline()
+    assert count_lines(f) == 1
