@@ -177,6 +177,30 @@ def test_file_rules() -> None:
 
 
 @pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://docs.python.org/3/", "allow"),  # a parent domain covers its subdomains
+        ("https://PYTHON.org.", "allow"),  # normalised as the fetch tool does
+        ("https://notpython.org", None),
+        ("https://sub.evil.example/x", "deny"),
+        ("http://[bad", None),  # no host to name: no rule covers it, not even a deny rule
+    ],
+)
+def test_fetch_rules_name_a_host_or_a_parent_domain(url: str, expected: str | None) -> None:
+    rules = PermissionRules.parse(allow=["fetch:Python.ORG"], deny=["fetch:evil.example"])
+    assert rules.decide("fetch", {"url": url}) == expected
+    assert rules.decide("fetch", {"URL": url, "path": url}) is None
+
+
+def test_the_hosts_fetch_may_reach_privately_are_those_allow_rules_name() -> None:
+    rules = PermissionRules.parse(
+        allow=["fetch:Docs.Example.COM", "fetch", "bash:ls", "fetch:10.0.0.5", "read:notes.md"],
+        deny=["fetch:deny.example"],
+    )
+    assert rules.fetch_hosts() == frozenset({"docs.example.com", "10.0.0.5"})
+
+
+@pytest.mark.parametrize(
     ("words", "prefix"),
     [
         (("git", "status", "-s"), "git status"),
@@ -283,14 +307,18 @@ async def test_edit_grants_are_per_file_or_all_edits() -> None:
 
 
 async def test_grants_are_listed_and_revoked() -> None:
-    gate = PermissionGate("ask", approver=Scripted("grant:0", "grant:0", YES))
+    gate = PermissionGate("ask", approver=Scripted("grant:0", "grant:0", YES, "grant:0"))
     await run_gated(gate, "bash", {"command": "ls"})
     await run_gated(gate, "bash", {"command": "make test"})
     assert gate.grants == [Rule("bash", "ls"), Rule("bash", "make test", exact=True)]
+    with pytest.raises(ValueError, match="no grant '3'"):
+        gate.revoke("3")
+    assert gate.revoke("2") == [Rule("bash", "make test", exact=True)]  # the last one listed
     assert gate.revoke("1") == [Rule("bash", "ls")]
     with pytest.raises(ValueError, match="no grant '5'"):
         gate.revoke("5")
     await run_gated(gate, "bash", {"command": "ls"})  # asks again: YES
+    await run_gated(gate, "bash", {"command": "make test"})  # asks again: granted
     assert gate.revoke("all") == [Rule("bash", "make test", exact=True)]
     assert gate.grants == []
 
