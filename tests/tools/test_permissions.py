@@ -533,3 +533,10 @@ def test_only_the_path_a_write_or_edit_names_is_judged_protected() -> None:
     assert refusal is not None
     assert refusal.startswith("Permission denied: edit needs the user's approval (.git/config")
     assert asyncio.run(nobody.check("edit", {"path": "src/a.py"})) is None
+
+
+def test_a_bash_call_without_a_command_is_denied_by_any_deny_rule_and_allowed_by_no_prefix() -> (
+    None
+):
+    assert PermissionRules.parse(allow=["bash:ls"], deny=["bash:rm"]).decide("bash", {}) == "deny"
+    assert PermissionRules.parse(allow=["bash:ls"]).decide("bash", {"command": 7}) is None
