@@ -8,7 +8,7 @@ from pathlib import Path
 
 from tests.cli.conftest import DI_CODE
 
-SPY = Path(__file__).parent / "support" / "import_spy"
+SPY = Path(__file__).with_name("import_spy")
 
 
 GUARDED = (
