@@ -25,12 +25,19 @@ from acp.schema import ToolCallProgress, ToolCallStart
 
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import workspace as workspace
-from tests.acp.test_acp_hello import request, run_acp
-from tests.acp.test_acp_tool_identity import server_env
-from tests.acp.test_acp_tool_identity import stub_gopls as stub_gopls
-from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor, UnsavedEditor, calls
 from tests.cli.conftest import DI_CODE, cli_env
-from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt
+from tests.support.acp_agent import request, run_acp, server_env
+from tests.support.acp_agent import stub_gopls as stub_gopls
+from tests.support.acp_editor import (
+    EDITOR_FS,
+    TIMEOUT,
+    EditorClient,
+    RecordingClient,
+    SavingEditor,
+    UnsavedEditor,
+    calls,
+    prompt,
+)
 from tests.support.acp_schema import schema_problems
 from tests.support.llm_server import LLMServer, Turn
 

@@ -23,16 +23,15 @@ from acp.schema import ToolCallProgress
 from di_code.ui.approval_view import fit
 from di_code.ui.tool_view import diff_text
 from tests.acp.conftest import agent as agent
-from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor
 from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
-from tests.cli.test_undo_e2e import git
-from tests.support.acp_editor import prompt
+from tests.support.acp_editor import EDITOR_FS, SavingEditor, prompt
+from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.big_files import LIVENESS
+from tests.support.chat import DI_CODE, open_chat, spawn_chat
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.tools.test_edit_bounded import LIVENESS
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import DI_CODE, open_chat, spawn_chat
 
 STOP_BOUND = 8.0
 """Seconds from the key to the turn's end: generous on a loaded machine; what is caught is a

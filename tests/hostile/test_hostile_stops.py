@@ -21,20 +21,11 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import WriteHook
-from tests.cli.test_stop_signals_e2e import (
-    CODES,
-    EACH_SIGNAL,
-    Launch,
-    call,
-    plugin_site,
-    slow_mcp_server,
-    spawned,
-)
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.approval import QUESTION, Screen, untrusted_project
+from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
 from tests.support.session_files import saved_stop_reasons
-from tests.ui.test_approval_e2e import Screen
-from tests.ui.test_trust_question_e2e import QUESTION, untrusted_project
+from tests.support.stops import CODES, EACH_SIGNAL, Launch, plugin_site, slow_mcp_server, spawned
 
 BOUND = 5.0
 """Seconds from the signal to the exit: the README's second, with room for a loaded machine."""
@@ -416,6 +407,20 @@ def test_esc_in_chat_ends_the_turn_of_a_tool_with_deaf_children_and_ctrl_d_leave
         child.close(force=True)
 
 
+def close_the_terminal(child: pexpect.spawn, launch: Launch, home: Path) -> None:
+    """Close the chat's terminal window (the kernel sends SIGHUP): di-code ends within BOUND
+    with 129, leaves nothing running and saves its turn as aborted."""
+    started = time.monotonic()
+    terminal = child.ptyproc
+    terminal.fileobj.close()
+    wait_until(lambda: not terminal.isalive(), "di-code to end")
+    print(f"ended in {time.monotonic() - started:.2f} s")
+    assert time.monotonic() - started < BOUND
+    assert terminal.exitstatus == 129
+    launch.assert_nothing_left()
+    assert saved_stop_reasons(home)[-1] == "aborted"
+
+
 def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
@@ -426,15 +431,7 @@ def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
         child.expect("›")
         child.sendline("go")
         launch.wait_for("spawner")
-        started = time.monotonic()
-        terminal = child.ptyproc
-        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
-        wait_until(lambda: not terminal.isalive(), "di-code to end")
-        print(f"ended in {time.monotonic() - started:.2f} s")
-        assert time.monotonic() - started < BOUND
-        assert terminal.exitstatus == 129
-        launch.assert_nothing_left()
-        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+        close_the_terminal(child, launch, di_code_home)
     finally:
         if child.isalive():
             child.close(force=True)
@@ -474,15 +471,7 @@ def test_a_closed_terminal_during_a_chat_approval_with_a_deaf_mcp_server(
         launch.wait_for("slow.helper")
         child.sendline("go")
         child.expect("Allow")
-        started = time.monotonic()
-        terminal = child.ptyproc
-        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
-        wait_until(lambda: not terminal.isalive(), "di-code to end")
-        print(f"ended in {time.monotonic() - started:.2f} s")
-        assert time.monotonic() - started < BOUND
-        assert terminal.exitstatus == 129
-        launch.assert_nothing_left()
-        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+        close_the_terminal(child, launch, di_code_home)
     finally:
         if child.isalive():
             child.close(force=True)

@@ -15,9 +15,9 @@ import pytest
 
 from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.session import SessionStore
+from tests.support.approval import Screen
+from tests.support.chat import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_approval_e2e import Screen
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
