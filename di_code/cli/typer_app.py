@@ -150,7 +150,7 @@ def trust(
         from di_code.config.settings import di_code_home
         from di_code.config.trust import revoke_project, trusted_lines
         from di_code.config.trusting import trust_project
-        from di_code.ui.safe_text import visible
+        from di_code.system.safe_text import visible
 
         home, where = di_code_home(), Path(folder or ".")
         if show:
@@ -236,7 +236,7 @@ def mcp_list() -> None:
 
         from di_code.cli.output import notify_stderr
         from di_code.setup.mcp import mcp_status_lines
-        from di_code.ui.safe_text import visible  # a server's name, tools and errors
+        from di_code.system.safe_text import visible  # a server's name, tools and errors
 
         print(visible("\n".join(asyncio.run(mcp_status_lines(notify_stderr)))))
         return 0
@@ -251,7 +251,7 @@ def lsp() -> None:
 
     def body() -> int:
         from di_code.setup.lsp import lsp_status_lines
-        from di_code.ui.safe_text import visible  # names and commands from config files
+        from di_code.system.safe_text import visible  # names and commands from config files
 
         print(visible("\n".join(lsp_status_lines())))
         return 0
@@ -336,6 +336,6 @@ def guarded(body: Callable[[], int], options: CliOptions) -> int:
 
 def _shown(error: Exception) -> str:
     """The message through the sanitizer: it may quote files, servers, the command line."""
-    from di_code.ui.safe_text import visible  # only on an error: `run` does not load the UI
+    from di_code.system.safe_text import visible  # only on an error: `run` does not load the UI
 
     return visible(str(error))

@@ -23,12 +23,12 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit
 from di_code.ui.plan_view import presented_plan_panel
-from di_code.ui.safe_text import visible
 
 GUARD_SECONDS = 0.3
 """How long a question is on screen before a key can answer it."""
