@@ -11,7 +11,8 @@ glob (`--glob`) override .gitignore, so what one selects is kept only where the 
 (`SearchFolder`), not in its path: a folder swapped for a link after the check, or between the
 listing and the search, cannot move the search outside. Output is not sorted (`--sort path`
 makes rg search on one thread): callers that need the walk's order ask for it or sort the
-results themselves.
+results themselves. An ignore file that is a FIFO would hold rg in its open for ever: it is
+given a writer that writes nothing (di_code.system.fifo_waits).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from signal import SIGKILL
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import signal_group, start_child
+from di_code.system.fifo_waits import release_fifo_waits
 from di_code.system.files.opener import folder_in
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.support.errors import ToolError
@@ -174,6 +176,7 @@ async def run_ripgrep(
 
     signal.add_listener(kill)
     errors = asyncio.create_task(proc.stderr.read())
+    fifos = asyncio.create_task(release_fifo_waits(proc.pid))  # a FIFO .gitignore
     try:
         while item := await _next_item(proc.stdout, separator):
             if not on_item(item):
@@ -184,6 +187,7 @@ async def run_ripgrep(
     finally:
         signal.remove_listener(kill)
         errors.cancel()
+        fifos.cancel()
         kill()
     text = " ".join(stderr[-STDERR_KEEP:].decode("utf-8", "replace").split())
     if code < 0 and not killed:
