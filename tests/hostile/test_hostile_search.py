@@ -202,11 +202,6 @@ async def test_a_catastrophic_regex_on_one_huge_line_ends(workspace: Path) -> No
         assert await output(grep, pattern=pattern) == "No matches found"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rg's JSON for a matching line over 16 MB passes the 32 MB item limit: grep fails "
-    "with asyncio's 'Separator is not found, and chunk exceed the limit', other hits lost",
-)
 async def test_a_match_on_a_huge_line_is_shown_cut_beside_the_other_hits(workspace: Path) -> None:
     (workspace / "a.min.js").write_text("a" * 20_000_000 + "!")  # one line, no newline
     (workspace / "b.txt").write_text("aaa!\n")

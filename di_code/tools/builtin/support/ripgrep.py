@@ -36,6 +36,7 @@ from di_code.system.fifo_waits import release_fifo_waits
 from di_code.system.files.opener import folder_in
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.long_json import StringCut
 from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
 
 COMMON_FLAGS = (
@@ -45,6 +46,8 @@ COMMON_FLAGS = (
 SKIP_GIT = ("--glob", "!.git")
 """After any glob of the caller's: of two globs that match, rg takes the later."""
 LINE_LIMIT = 32 * 1024 * 1024
+LONG_ITEM_KEEP = 64 * 1024
+"""Bytes kept of each JSON string of an item over LINE_LIMIT: far more than grep shows."""
 MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
 """rg's heap (RLIMIT_DATA); files it maps to search them do not count."""
 STDERR_KEEP = 4096
@@ -204,8 +207,20 @@ def _bound_memory(pid: int) -> None:
 
 
 async def _next_item(stream: asyncio.StreamReader, separator: bytes) -> bytes:
-    """The next item without its separator; b"" at the end."""
-    try:
-        return (await stream.readuntil(separator)).removesuffix(separator)
-    except asyncio.IncompleteReadError as end:
-        return end.partial
+    """The next item without its separator; b"" at the end. An item over LINE_LIMIT (rg's
+    JSON for a match on a line of many megabytes; a name is never that long) is read in
+    pieces, each of its JSON strings cut to its first LONG_ITEM_KEEP bytes (`StringCut`)."""
+    cut: StringCut | None = None
+    while True:
+        try:
+            last = (await stream.readuntil(separator)).removesuffix(separator)
+        except asyncio.IncompleteReadError as end:
+            last = end.partial
+        except asyncio.LimitOverrunError as over:  # the piece read holds no separator
+            cut = cut or StringCut(LONG_ITEM_KEEP)
+            cut.feed(await stream.readexactly(over.consumed))
+            continue
+        if cut is None:
+            return last
+        cut.feed(last)
+        return cut.text
