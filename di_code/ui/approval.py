@@ -14,6 +14,7 @@ steering message) stays in the input; a key pressed while the user is typing goe
 from __future__ import annotations
 
 import asyncio
+import functools
 import textwrap
 import time
 from collections.abc import Callable
@@ -23,6 +24,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from di_code.system.own_thread import on_own_thread
 from di_code.system.safe_text import visible
 from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
@@ -130,8 +132,10 @@ class ReplApprover:
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.console.print(approval_header(request))
-        # off the loop: reading the file and diffing it is work on model input (Esc stays live)
-        body = await asyncio.to_thread(approval_body, request, self.workspace)
+        # off the loop: reading the file and diffing it is work on model input (Esc stays live);
+        # on a thread of its own, which Esc and quitting leave behind (a diff of millions of
+        # lines takes long): asyncio.to_thread's pool is joined at exit
+        body = await on_own_thread(functools.partial(approval_body, request, self.workspace))
         if body is not None:
             rows = self.screen_rows() - QUESTION_ROWS
             shown, hidden = fit(body, rows, self.console.width)
