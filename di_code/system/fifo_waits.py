@@ -19,7 +19,8 @@ import os
 import platform
 import stat
 
-FIFO_OPEN_WAIT = "wait_for_partner"
+FIFO_OPEN_WAIT = b"wait_for_partner"
+"""Where Linux's open() of a FIFO waits for the other end (/proc/PID/wchan)."""
 OPENAT = {"x86_64": 257, "aarch64": 56}.get(platform.machine())
 CHECK_EVERY = 0.5
 """Seconds between two looks at the child's threads: a search that ends sooner pays nothing."""
@@ -43,14 +44,23 @@ async def release_fifo_waits(pid: int) -> None:
                 _open_and_close(pid, path)
 
 
+def opening_a_fifo(pid: int, thread: str | None = None) -> bool:
+    """Whether process `pid` (its thread `thread`, else its main one) waits in the kernel for
+    a FIFO's other end."""
+    where = f"/proc/{pid}" if thread is None else f"/proc/{pid}/task/{thread}"
+    try:
+        with open(f"{where}/wchan", "rb") as wchan:
+            return wchan.read().strip() == FIFO_OPEN_WAIT
+    except OSError:
+        return False
+
+
 def _fifo_opened_by(pid: int, thread: str) -> bytes | None:
     """The path a thread of `pid` is opening, when it waits at a FIFO's open in `openat`."""
-    task = f"/proc/{pid}/task/{thread}"
+    if not opening_a_fifo(pid, thread):
+        return None
     try:
-        with open(f"{task}/wchan") as wchan:
-            if wchan.read() != FIFO_OPEN_WAIT:
-                return None
-        with open(f"{task}/syscall") as syscall:
+        with open(f"/proc/{pid}/task/{thread}/syscall") as syscall:
             fields = syscall.read().split()
         if len(fields) < 3 or fields[0] != str(OPENAT):
             return None

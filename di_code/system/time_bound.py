@@ -14,9 +14,11 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from di_code.system.errors import DiCodeError
 
-class TookTooLong(Exception):
-    """The work under `time_bound` ran past its seconds."""
+
+class TookTooLong(DiCodeError):
+    """The work under `time_bound` ran past its seconds (its caller says what to the user)."""
 
 
 @contextmanager
