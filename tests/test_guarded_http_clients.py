@@ -40,6 +40,10 @@ MAKERS = {
     "SSLContext",
 }
 """What builds a client, its transport or a TLS context (and so may load a CA bundle)."""
+OTHER_WAYS = {"urlopen", "HTTPConnection", "HTTPSConnection"}
+"""The standard library's own clients: each makes a connection and a TLS context of its own."""
+HTTPX_HELPERS = {"get", "post", "put", "patch", "delete", "head", "options", "request", "stream"}
+"""httpx's module-level requests (`httpx.get(...)`): each makes a client of its own."""
 
 
 def makers_called(source: str) -> list[str]:
@@ -48,8 +52,11 @@ def makers_called(source: str) -> list[str]:
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if name in MAKERS:
+            owner = getattr(getattr(func, "value", None), "id", None)
+            if name in MAKERS | OTHER_WAYS:
                 found.append(f"line {node.lineno}: {name}")
+            elif owner == "httpx" and name in HTTPX_HELPERS:
+                found.append(f"line {node.lineno}: httpx.{name}")
     return found
 
 
@@ -70,11 +77,21 @@ import httpx, ssl
 client = httpx.AsyncClient(timeout=1)
 transport = httpx.AsyncHTTPTransport()
 context = ssl.create_default_context()
+reply = httpx.get("https://example.org")
+with httpx.stream("GET", "https://example.org") as streamed:
+    pass
+urllib.request.urlopen("https://example.org")
+http.client.HTTPSConnection("example.org")
+response = client.get("https://example.org")  # a client's own method: fine
 """
-    assert [line.split(": ")[1] for line in makers_called(planted)] == [
+    assert sorted(line.split(": ")[1] for line in makers_called(planted)) == [
         "AsyncClient",
         "AsyncHTTPTransport",
+        "HTTPSConnection",
         "create_default_context",
+        "httpx.get",
+        "httpx.stream",
+        "urlopen",
     ]
 
 

@@ -1,4 +1,4 @@
-"""Issue 32, models: one factory picks every model and makes every provider
+"""Models: one factory picks every model and makes every provider
 (di_code.config.provider_factory). Read from the code: a module other than it that resolves a
 model from a spec (`select_model`, the registry's `resolve_model`), builds a `Selection`, or
 makes a provider itself (`PROVIDER_CLASSES`, a provider class, `create_faux_provider`) fails

@@ -1,4 +1,4 @@
-"""The guarded place for secrets (issue 40 item 5): every channel out of the process passes its text
+"""The guarded place for secrets: every channel out of the process passes its text
 through di_code.ai.redaction. Read from the code: each place that writes bytes out (a file, a
 pipe, a child's stdin, a log, a request to a server) is either a channel that uses redaction,
 or a place that writes something else (a file's exact bytes, a fixed line) and says why. A new
@@ -37,6 +37,7 @@ NOT_CHANNELS = {
     "acp/files.py:write": "the model's file through the editor: an action (stdio.ACTIONS)",
     "ai/providers/limits.py:_get": "a model's id, to the local server that runs it",
     "system/private_files.py:write_private": "a private file's bytes for its caller (none today)",
+    "system/files/opener.py:replace_whole": "a file's bytes for its caller (each one listed)",
     "system/stop_signals.py:say": "a fixed line naming the signal",
     "cli/output.py:_write_whole": "the text Writer.line has passed through the guarded place",
     "system/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
@@ -60,7 +61,7 @@ text. (What the model does is not redacted: a command runs as written, a file is
 given; what anyone is shown of it is.)"""
 
 WRITERS = {"write_text", "write_bytes", "connect_write_pipe", "basicConfig", "FileHandler"}
-WRITERS |= {"communicate", "build_request", "post"}
+WRITERS |= {"communicate", "build_request", "post", "replace_whole"}
 """Calls that write out whatever their receiver is (a path, a pipe, a child's stdin, a
 server)."""
 

@@ -1,7 +1,7 @@
 """The answer to `initialize`, given before the ACP SDK is imported.
 
 An editor starts `di-code acp` and waits for this answer before anything else. The SDK's
-import builds ~290 pydantic models (0.4-0.6 s, most of the process's start), and nothing in
+import builds hundreds of pydantic models (most of the process's start), and nothing in
 this answer needs them: it is fixed data, what di-code offers, plus the protocol version the
 editor asked for. So `stdio.py` answers `initialize` here, from plain JSON, and the SDK is
 imported when the first request that needs it comes (tests/acp check this answer against

@@ -2,11 +2,11 @@
 
 The loop knows nothing of its audience: it reports through `emit` and returns the messages it added.
 Its rules (docs/DESIGN.md, The tool loop): tools run only for `stop_reason == "tool_use"`, serially
-and in order, except that consecutive calls of tools that declare `parallel_safe = True` (subagents)
-run together, their results still added in call order; unknown tools, invalid arguments and raising
-tools become error results the model sees; an abort stops the remaining tools and any further
-request and ends with a local `aborted` assistant message; a provider failure ends the prompt with
-that failed message."""
+and in order, except that consecutive calls of tools that declare `parallel_safe = True`
+(subagents, `lsp`) run together, their results still added in call order; unknown tools, invalid
+arguments and raising tools become error results the model sees; an abort stops the remaining
+tools and any further request and ends with a local `aborted` assistant message; a provider
+failure ends the prompt with that failed message."""
 
 from __future__ import annotations
 
@@ -217,7 +217,7 @@ class _Run:
             for result in done:
                 results.append(result)
                 await self._add(result)
-            if self.signal.aborted:  # after the call, as the article does: an abort before the
+            if self.signal.aborted:  # after the call: an abort before the
                 break  # batch still reports the first call, as aborted
         return results
 

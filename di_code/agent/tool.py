@@ -1,8 +1,9 @@
 """The AgentTool protocol: a ToolDefinition plus the code that runs it locally.
 
-Tools are written to the article's contract, `execute(tool_call_id, params, signal?)`, in any
-of its forms; `bind_tool` reads which form a tool has (the Agent checks each once when it gets
-them), so the loop then calls every tool the same way.
+Tools are written to one contract, `execute(tool_call_id, params, signal?)`, in any of its forms
+(a plugin's tool need not take a signal or updates it has no use for); `bind_tool` reads which
+form a tool has (the Agent checks each once when it gets them), so the loop then calls every
+tool the same way.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ ToolUpdate = Callable[[ToolResult], Awaitable[None]]
 class AgentTool(Protocol):
     """Any object with `name`, `description`, `parameters` (JSON Schema) and `execute`.
 
-    `execute` may take any of these forms (the article's `execute(toolCallId, params, signal?)`):
+    `execute` may take any of these forms:
 
         async def execute(self, tool_call_id, params)
         async def execute(self, tool_call_id, params, signal=None)

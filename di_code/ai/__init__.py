@@ -1,4 +1,5 @@
-"""Provider-agnostic protocol: types, stream events, the stream object, abort and validation.
+"""The provider-agnostic model protocol: types, stream events, the stream object and argument
+validation, with the abort signal a stream takes (di_code.system.abort) named here too.
 
 The public names are the imports below, exported lazily (di_code.system.lazy_exports): importing
 one submodule, say `di_code.ai.types` for a type alias, must not load asyncio, the stream

@@ -1,4 +1,5 @@
-"""di_code.cli layer."""
+"""The command line: parses it, prepares the agent and hands it to a front end (chat, run, acp,
+batch), and the small commands (undo, export, trust, the status lists)."""
 
 from di_code import __version__
 

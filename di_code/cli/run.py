@@ -66,7 +66,7 @@ def run_command(
         raise UsageError(f"--output-format must be one of {', '.join(OUTPUT_FORMATS)}")
     argument = expand_command(prompt) if prompt is not None else None
     text = read_prompt(argument, sys.stdin)
-    terminal = _terminal_parts(output_format)  # before the loop: Rich's import, ~50 ms
+    terminal = _terminal_parts(output_format)  # before the loop: Rich's import
     return left_behind.run(_run(text, output_format, options, images, terminal))
 
 
@@ -174,7 +174,7 @@ def _report_compaction(outcome: CompactionResult | CompactionError) -> None:
 def _terminal_parts(fmt: OutputFormat) -> tuple[Approver | None, Renderer | None]:
     """The text format's question on the terminal (when there is one to ask on) and its
     compact progress on stderr (when stderr is a terminal), made before the event loop runs:
-    the progress imports Rich and the renderer, which on the loop would hold it ~50 ms."""
+    the progress imports Rich and the renderer, which on the loop would hold it."""
     if fmt != "text":
         return None, None
     approver = terminal_approver()

@@ -50,7 +50,7 @@ def dotted(prefix: str, key: str) -> str:
 
 
 def digest(data: bytes) -> str:
-    import hashlib  # with tempfile, ~10 ms: only once a project has a file to check
+    import hashlib  # it brings tempfile: only once a project has a file to check
 
     return hashlib.sha256(data).hexdigest()
 

@@ -10,6 +10,7 @@
 {"type": "checkpoint", "id": "...", "parent_id": "...", "timestamp": ..., "prompt": 3,
  "phase": "tool-after", "kind": "git", "ref": "<tree sha>", "leaf_id": null, "title": "...",
  "skipped": ["<reason>\t<path>"], "paths": ["src/app.py"]}
+{"type": "branch", "id": "...", "parent_id": "...", "timestamp": ...}
 ```
 Timestamps are milliseconds since the epoch. Entries form a tree through `parent_id`; the
 conversation is the path from the last entry to the root. Older versions are upgraded in memory
@@ -125,7 +126,17 @@ class CheckpointEntry(msgspec.Struct, frozen=True):
     type: ClassVar[Literal["checkpoint"]] = "checkpoint"
 
 
-Entry: TypeAlias = MessageEntry | ModelChangeEntry | CompactionEntry | CheckpointEntry
+class BranchEntry(msgspec.Struct, frozen=True):
+    """The conversation goes on from `parent_id`, the end of the branch `/tree` moved to:
+    a session resumes from the entry written last, so this puts the chosen branch there."""
+
+    id: str
+    parent_id: str | None
+    timestamp: int
+    type: ClassVar[Literal["branch"]] = "branch"
+
+
+Entry: TypeAlias = MessageEntry | ModelChangeEntry | CompactionEntry | CheckpointEntry | BranchEntry
 
 
 def entry_to_dict(entry: Entry) -> Raw:
@@ -180,6 +191,8 @@ def entry_from_dict(data: Any) -> Entry:
         )
     if kind == "checkpoint":
         return _checkpoint(entry_id, parent_id, timestamp, data)
+    if kind == "branch":
+        return BranchEntry(entry_id, parent_id, timestamp)
     raise CodecError(f"unknown entry type {kind!r}")
 
 

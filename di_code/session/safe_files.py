@@ -16,10 +16,10 @@ import os
 from pathlib import Path
 
 from di_code.system.files.opener import (
-    create_new,
     open_real,
     parent_folder,
     read_at_most,
+    replace_whole,
     temp_name,
 )
 from di_code.system.files.resolve import Outside, resolve_path
@@ -28,22 +28,7 @@ from di_code.system.files.resolve import Outside, resolve_path
 def write_file(path: Path, data: bytes, mode: int) -> None:
     """Put `data` at `path` with permission bits `mode` (created folders as needed)."""
     with parent_folder(path, make=True) as folder:
-        temp = temp_name(path.name)
-        fd = create_new(folder, temp, 0o600)
-        try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fchmod(fd, mode & 0o7777)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder)
-            raise
-        _replace(folder, temp, path.name)
+        replace_whole(folder, path.name, data, 0o600, lambda fd: os.fchmod(fd, mode & 0o7777))
 
 
 def write_symlink(path: Path, target: str) -> None:

@@ -24,6 +24,7 @@ from di_code.session import jsonl
 from di_code.session.collector import collector_paused
 from di_code.session.format import (
     FORMAT_VERSION,
+    BranchEntry,
     CheckpointEntry,
     CheckpointPhase,
     CompactionEntry,
@@ -243,6 +244,12 @@ class Session:
         self._branch = self.branch_to(entry_id)
         self._model = self._branch_model()
 
+    def switch_to(self, entry_id: str) -> None:
+        """`branch_from`, written first (`/tree`): a session resumes after its last entry."""
+        mark = BranchEntry(self._new_id(), self._by_id[entry_id].id, self._now())
+        self._append(mark)  # a full disk raises here, before anything changed
+        self.branch_from(mark.id)
+
     def record(
         self, agent: Agent, on_error: Callable[[SessionError], None] | None = None
     ) -> Callable[[], None]:
@@ -385,11 +392,5 @@ class Session:
 
 def _text_length(message: Message) -> int:
     """How much text (and image data) a message holds, in characters."""
-    return sum(
-        len(
-            getattr(block, "text", "")
-            or getattr(block, "thinking", "")
-            or getattr(block, "data", "")
-        )
-        for block in message.content
-    )
+    fields = ("text", "thinking", "data")  # a block has one of them
+    return sum(len(getattr(block, f, "")) for block in message.content for f in fields)

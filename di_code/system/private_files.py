@@ -41,7 +41,7 @@ def private_folder(folder: Path, *, within: Path | None = None) -> Path:
         if reason is None:
             _replacements[folder] = folder  # checked once per process: a session appends often
             return folder
-        import tempfile  # only then: ~5 ms of start-up otherwise
+        import tempfile  # only then: not at every start
 
         stand_in = Path(tempfile.mkdtemp(prefix="di-code-private-"))  # mkdtemp: 0700, unique
         _replacements[folder] = stand_in

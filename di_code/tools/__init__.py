@@ -1,4 +1,6 @@
-"""The coding tools: read, write, edit, bash, grep, find, ls, fetch and todo.
+"""The coding tools: read, write, edit, bash and its job tools, grep, find, ls, fetch, todo, and
+lsp where a language server is found; the plan tool (`plan_tool`) and `task` (made with the
+subagents, di_code.setup.subagents) are made apart.
 
 `default_tools(workspace)` makes fresh instances bound to a workspace; nothing is created at
 import time, and each tool's module is imported only when the model first calls it (`LazyTool`).
@@ -12,9 +14,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
     from di_code.tools.builtin.support.editor_files import EditorFiles
     from di_code.tools.lsp.manager import LanguageServers
-    from di_code.tools.policy.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
 """Tools that change nothing: they run unasked (a task's subagent is asked about each of its
@@ -52,9 +54,9 @@ def default_tools(
     `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
     write and edit report the language servers' new diagnostics and the lsp tool is offered."""
     from di_code.tools.builtin import cards, job_cards
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
     from di_code.tools.builtin.support.lazy import LazyTool
-    from di_code.tools.builtin.support.workspace import Workspace
-    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.common.workspace import Workspace
 
     space = Workspace.create(workspace, extra_roots)
     policy = bash or BashPolicy()
@@ -86,10 +88,13 @@ def default_tools(
             )
         ),
     ]
-    if lsp is not None and lsp.catalog.servers:
-        from di_code.tools.lsp.offer import with_language_servers
+    if lsp is not None and lsp.catalog.servers:  # the servers' client loads on the first call
+        from di_code.tools.lsp.card import LSP_CARD
+        from di_code.tools.lsp.diagnosed import Diagnosed
 
-        tools = with_language_servers(tools, space, lsp, editor)
+        changes = ("write", "edit")
+        tools = [Diagnosed(t, space, lsp, editor) if t.name in changes else t for t in tools]
+        tools.append(LazyTool(LSP_CARD, "di_code.tools.lsp.tool", "LspTool", space, lsp, editor))
     return tools
 
 

@@ -1,1 +1,2 @@
-"""di_code.ui layer."""
+"""The terminal chat (`di-code chat`): the prompt, the live view of a turn, approvals, slash
+commands and export."""

@@ -9,9 +9,7 @@ leaves through the one redaction (`redact`) on its way to the file.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -21,7 +19,7 @@ from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.types import Message
 from di_code.session.format import MessageEntry
-from di_code.system.files.opener import create_new, parent_folder, temp_name
+from di_code.system.files.opener import parent_folder, replace_whole
 from di_code.system.safe_text import json_escaped
 from di_code.ui.command_lines import fail, say
 
@@ -89,16 +87,7 @@ def write_export(text: str, path: Path) -> None:
     over it, so a symlink at `path` (one a repository planted) is replaced, never followed."""
     data = redact(text).encode("utf-8")
     with parent_folder(path.parent.resolve() / path.name) as folder:
-        temp = temp_name(path.name)
-        fd = create_new(folder, temp, 0o666)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
-            os.replace(temp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder)
-            raise
+        replace_whole(folder, path.name, data)
 
 
 async def export_command(repl: ChatView, arg: str) -> bool:

@@ -40,8 +40,9 @@ if TYPE_CHECKING:
 CODE_THEME = "monokai"
 
 ANSWER_DRAWING = ("rich.markdown", "rich.live", "rich.rule", "rich.spinner", "rich.table")
-"""What an answer is drawn with (~60 ms to import): the chat imports it off the loop while the
-user types the first prompt (system/first_use.py), not when the first answer arrives."""
+"""What an answer is drawn with, slow enough to import to be seen: the chat imports it off the
+loop while the user types the first prompt (system/first_use.py), not when the first answer
+arrives."""
 
 STAND_INS = ("x\n\n", "---\n\n")
 """A paragraph and a rule: blocks after which Rich does and does not put a blank line."""
@@ -257,7 +258,7 @@ class MarkdownStream:
         self._context_lines = 0
         self._counts: dict[str, int] = {}
         self._fence = FencePreview(CODE_THEME)
-        _blank_markdown()  # loads Rich's Markdown (~0.1 s) now, not inside the first frame
+        _blank_markdown()  # loads Rich's Markdown now, not inside the first frame
 
     @property
     def tail(self) -> str:

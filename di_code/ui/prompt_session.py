@@ -45,7 +45,12 @@ def make_prompt_session(
         ),
         complete_while_typing=True,
         key_bindings=merge_key_bindings(
-            [key_bindings(repl), screen_bindings(repl), repl.attention.key_bindings()]
+            [
+                key_bindings(repl),
+                screen_bindings(repl),
+                repl.attention.key_bindings(),
+                repl.tree.key_bindings(),  # last: its Enter and arrows win while it is open
+            ]
         ),
         erase_when_done=True,
         bottom_toolbar=repl.status_line,

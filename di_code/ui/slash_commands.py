@@ -40,6 +40,8 @@ from di_code.ui.export import export_command
 from di_code.ui.fork_command import fork_command
 from di_code.ui.jobs_command import jobs_command
 from di_code.ui.review_command import review_command
+from di_code.ui.thinking_level import thinking_command
+from di_code.ui.tree_command import tree_command
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -108,7 +110,7 @@ HELP_KEYS = (
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
     "Shift+Tab changes the permission mode (ask, accept-edits, plan, auto).",
     "Ctrl-O shows the full output of the last tool call.",
-    "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
+    "Ctrl-T shows thinking whole or folded, /expand thinking [N] one block; Alt+T steps its level.",
     "!command runs a shell command here and adds its output to your next prompt.",
     "Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
 )
@@ -346,11 +348,10 @@ COMMANDS: dict[str, Command] = {
         Command("/help", "/help", "this list", _help),
         Command("/exit", "/exit", "quit", _exit),
         Command("/clear", "/clear", "start a new session", clear_command, needs_idle=True),
-        Command("/model", "/model [provider/id]", "show or switch the model", model_command, True),
+        Command("/model", "/model [provider/id]", "pick or switch the model", model_command, True),
+        Command("/thinking", "/thinking [LEVEL]", "step or set thinking level", thinking_command),
         Command("/session", "/session", "this session: id, file, usage", session_command),
-        Command(
-            "/resume", "/resume [N|id]", "list or resume a saved session", resume_command, True
-        ),
+        Command("/resume", "/resume [N|id]", "pick or resume a session", resume_command, True),
         Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
         Command(
             "/expand",
@@ -368,10 +369,7 @@ COMMANDS: dict[str, Command] = {
             needs_idle=True,
         ),
         Command(
-            "/permissions",
-            "/permissions [MODE|revoke N|all]",
-            "mode, rules, grants",
-            _permissions,
+            "/permissions", "/permissions [MODE|revoke N|all]", "mode, rules, grants", _permissions
         ),
         Command("/mcp", "/mcp", "MCP servers, their state and tools", _mcp),
         Command("/lsp", "/lsp", "language servers, their state, what is missing", _lsp),
@@ -386,6 +384,7 @@ COMMANDS: dict[str, Command] = {
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
         Command("/export", "/export [PATH]", "save the chat (.html, .md, .json)", export_command),
         Command("/fork", "/fork [N]", "a new session from here or prompt N", fork_command, True),
+        Command("/tree", "/tree", "the session's branches: move to another", tree_command, True),
     )
 }
 DEFAULT_COMMANDS: dict[str, Command] = {

@@ -213,7 +213,7 @@ class HttpClient:
             raise ProviderError(f"cannot reach {url}: {describe(exc)}") from exc
 
     def _encode(self, url: str, headers: Mapping[str, str], body: dict[str, Any]) -> bytes:
-        """The body's bytes (100 MB: 0.6 s), holding no secret but this request's own
+        """The body's bytes, holding no secret but this request's own
         (di_code.ai.redaction.foreign_secrets_hidden)."""
         return foreign_secrets_hidden(self._bodies.encode(body), [url, *headers.values()])
 

@@ -6,7 +6,8 @@
   followed by an open. A folder is IsADirectoryError, anything else NotRegularFile.
 - Reads are bounded (`read_at_most`) and go in chunks that check a stop signal between them
   (`chunks`), so a multi-GB file costs only what is shown and a stop ends the reading thread.
-- New files are only ever created exclusively (O_EXCL), beside the one they will replace.
+- New files are only ever created exclusively (O_EXCL), beside the one they will replace
+  (`replace_whole`).
 
 A file's lines are its `\\n`-terminated pieces plus a last unterminated piece if there is one:
 "a\\nb\\n" and "a\\nb" both have 2 lines.
@@ -19,7 +20,7 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -131,6 +132,37 @@ def folder_in(folder: int, name: str) -> int:
 def create_new(folder: int, name: str, mode: int) -> int:
     """A new file `name` in `folder` for writing (FileExistsError if anything is there)."""
     return os.open(name, _CREATE, mode, dir_fd=folder)
+
+
+def replace_whole(
+    folder: int,
+    name: str,
+    data: bytes,
+    mode: int = 0o666,
+    prepare: Callable[[int], None] | None = None,
+) -> None:
+    """Make `data` the content of `name` in `folder` all at once: written to a new file beside
+    it (created with `mode`, then handed to `prepare`: an owner, a mode to keep), synced and
+    renamed over it. A reader sees the old file or the new one, never a mix; a full disk fails
+    before the old file is touched; a link at `name` is replaced, never followed, and so is a
+    hard link's name (the other names keep the old bytes). Any failure removes the new file."""
+    temp = temp_name(name)
+    fd = create_new(folder, temp, mode)
+    try:
+        try:
+            if prepare is not None:
+                prepare(fd)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp, dir_fd=folder)
+        raise
 
 
 @contextlib.contextmanager

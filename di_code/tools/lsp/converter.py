@@ -53,7 +53,7 @@ def converter() -> Any:
     """pygls's converter, with notebook filters kept as the raw JSON (di-code opens no
     notebooks) where lsprotocol cannot read them, and the functions for each message of
     EXCHANGED written, both ways: the message, its answer and its params (a message's params
-    are converted by their own class). Blocks ~0.2 s the first time: not on the loop.
+    are converted by their own class). Slow the first time: made off the loop.
 
     Two passes: cattrs 26 empties its cache of written functions whenever it writes one for a
     new list type, and the second pass meets no new one, so what it writes stays."""

@@ -1,6 +1,6 @@
 """The lsp tool: ask the language servers where a symbol is defined and used, what it is,
 which symbols a file or the workspace has, and which problems they see. Offered only when a
-server is configured or found on PATH (`with_language_servers`)."""
+server is configured or found on PATH (di_code.tools.default_tools)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.codec import encodable
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.base import WorkspaceTool
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.truncation import keep_head
+from di_code.tools.common.base import WorkspaceTool
+from di_code.tools.common.errors import ToolError
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection, ServerEnded, one_line
 from di_code.tools.lsp.locations import hover_text, inside, locations, place_lines, symbols

@@ -13,33 +13,22 @@ a hook still running.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 from di_code.agent.prompt_hooks import PromptBlocked
 from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.system.abort import AbortSignal
-from di_code.tools.policy.hook_config import UserHook
-from di_code.tools.policy.program_env import KEY_VARIABLES
 from di_code.tools.policy.session_hooks import HookSession, hook_payload, tell_hooks
-from di_code.tools.policy.user_hooks import HookRun, blocking, run_hook
+from di_code.tools.policy.user_hooks import HookRun, HookRunner, blocking, run_hook
 
 T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
-class PromptHookRunner:
-    hooks: tuple[UserHook, ...]
-    workspace: Path
-    session_id: str = ""
-    report: Callable[[str], None] = lambda line: None
-    hidden: frozenset[str] = KEY_VARIABLES
-    """Variables the hooks start without: bash's `hidden_env`."""
-    """Tells the user about a hook that failed."""
-    transcript_path: str = ""
-    """The session's file, as Claude Code's payloads name it ("" without a session)."""
+class PromptHookRunner(HookRunner):
+    """The user's UserPromptSubmit, Stop and PreCompact hooks for one workspace and session."""
 
     async def submitted(self, message: UserMessage, signal: AbortSignal) -> UserMessage:
         prompt = "\n".join(b.text for b in message.content if isinstance(b, TextContent))

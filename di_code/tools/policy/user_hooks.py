@@ -28,9 +28,9 @@ from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
 from di_code.ai.redaction import redact_bytes
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
-from di_code.tools.policy.launcher import start_program
 from di_code.tools.policy.permissions import PermissionGate
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.launcher import start_program
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
 Decision = Literal["allow", "ask", "deny"]
 BLOCKING_EXIT = 2
@@ -163,18 +163,23 @@ def _verdict(run: HookRun) -> PreToolVerdict:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolHookRunner:
-    """The user's PreToolUse and PostToolUse hooks for one workspace and session."""
+class HookRunner:
+    """What a runner of the user's hooks holds, whichever events it runs them for."""
 
     hooks: tuple[UserHook, ...]
     workspace: Path
     session_id: str = ""
     report: Callable[[str], None] = lambda line: None
+    """Tells the user about a hook that failed."""
     hidden: frozenset[str] = KEY_VARIABLES
     """Variables the hooks start without: bash's `hidden_env`."""
-    """Tells the user about a PostToolUse hook that failed."""
     transcript_path: str = ""
     """The session's file, as Claude Code's payloads name it ("" without a session)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolHookRunner(HookRunner):
+    """The user's PreToolUse and PostToolUse hooks for one workspace and session."""
 
     def gate(self, gate: PermissionGate) -> BeforeToolCall:
         """The loop's before hook: the user's PreToolUse hooks, then the permission gate

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
 
-from di_code.system.files.opener import create_new, temp_name
+from di_code.system.files.opener import replace_whole
 from di_code.system.files.resolve import Target
 
 
@@ -29,23 +30,8 @@ def write_atomically(target: Target, data: bytes, replaces: os.stat_result | Non
         target.name, os.W_OK, dir_fd=folder, follow_symlinks=False
     ):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
-    temp = temp_name(target.name)
-    fd = create_new(folder, temp, 0o600 if replaces else 0o666)
-    try:
-        try:
-            if replaces is not None:
-                _keep_owner_and_mode(fd, replaces)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(temp, target.name, src_dir_fd=folder, dst_dir_fd=folder)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp, dir_fd=folder)
-        raise
+    keep = None if replaces is None else functools.partial(_keep_owner_and_mode, old=replaces)
+    replace_whole(folder, target.name, data, 0o600 if replaces else 0o666, keep)
 
 
 def _keep_owner_and_mode(fd: int, old: os.stat_result) -> None:

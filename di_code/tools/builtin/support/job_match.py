@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from di_code.system.time_bound import TookTooLong, time_bound
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.job_log import JobLog
+from di_code.tools.common.errors import ToolError
 
 MATCH_LINE = 4096
 MATCH_TIME = 1.0

@@ -1,4 +1,4 @@
-"""The frame every built-in tool shares, written once: the article's `execute` form, the abort
+"""The frame every built-in tool shares, written once: one `execute` form (agent.tool), the abort
 check it starts with, and (for the coding tools) the workspace they are confined to.
 
 A tool module then keeps only what is its own: its name, description, JSON Schema, and `run`.
@@ -13,8 +13,8 @@ from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.errors import check_aborted
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.errors import check_aborted
+from di_code.tools.common.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,5 @@
-"""The environment of every program di-code runs for the user: bash's commands and the hooks.
+"""The environment of every program di-code runs for the user or the repository: bash's
+commands, the hooks, language servers, the pager, rg and the sandbox's probes.
 
 One place, so that a new kind of program cannot start with the provider keys di-code holds: it
 is the caller's environment without the hidden variables (the known key variables, every
