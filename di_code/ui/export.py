@@ -20,8 +20,8 @@ from di_code.ai.redaction import redact
 from di_code.ai.types import Message
 from di_code.session.format import MessageEntry
 from di_code.system.files.opener import parent_folder, replace_whole
+from di_code.system.safe_text import json_escaped
 from di_code.ui.command_lines import fail, say
-from di_code.ui.safe_text import json_escaped
 
 if TYPE_CHECKING:
     from di_code.session import Session

@@ -539,11 +539,6 @@ async def test_a_fifo_named_in_claude_codes_names_with_servers_found_is_never_op
     assert client.served == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bidi override in a file name reaches the editor's title (and permission request) "
-    "as is: escape_name covers control characters only, ui.safe_text.visible is above acp",
-)
 async def test_a_bidi_override_in_a_file_name_is_shown_visibly_in_the_title(
     agent: Any, llm_server: LLMServer, workspace: Path
 ) -> None:
@@ -555,3 +550,4 @@ async def test_a_bidi_override_in_a_file_name_is_shown_visibly_in_the_title(
     client = await run_one_call(agent, llm_server, workspace, "edit", arguments, "ask")
     [(call, _)] = client.asked
     assert "\u202e" not in call.title, call.title
+    assert "report<U+202E>txt.sh" in call.title

@@ -270,11 +270,6 @@ async def test_a_diff_of_a_million_changed_lines_fits_the_screen_within_a_bound(
     assert shown.plain.split("\n")[:2] == ["-0", "+z"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the question's body of a diff of millions of lines is built whole on a thread "
-    "(about 40 s here) that Esc leaves running and that quitting waits for",
-)
 @pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 def test_esc_while_the_question_of_a_huge_diff_is_prepared_ends_the_turn_and_chat_quits(
     llm_server: LLMServer, tmp_path: Path

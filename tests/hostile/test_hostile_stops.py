@@ -192,27 +192,28 @@ def test_a_tool_holding_the_gil_in_c_again_and_again_ends_with_sigterm(
     assert_ended(launch, signal.SIGTERM, di_code_home)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a plugin's C call that holds the GIL for minutes holds the signal handler and the "
-    "watchdog thread too: SIGTERM waits for it",
-)
-def test_a_tool_holding_the_gil_in_one_long_c_call_ends_with_sigterm(
+def test_a_tool_holding_the_gil_in_one_long_c_call_is_ended_by_sigkill_with_nothing_lost(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
+    """README (Tools in Python) names this a thing a tool must not do: while one C call holds
+    the GIL no Python code runs, not the signal handler and not the watchdog thread, so SIGTERM
+    waits for the call (no Python-level fix exists short of running plugins in another
+    process). What README promises instead is asserted: `kill -9` ends it at once, and the
+    session keeps what was said up to the call (each entry is written as it comes)."""
     hostile(launch)
     llm_server.script(call("hog", {}), Turn(text="never asked"))
     launch.start()
     launch.wait_for("hog")
-    time.sleep(0.5)  # the hold has begun: the marker is written just before it
     process = launch.process
     assert process is not None
     process.send_signal(signal.SIGTERM)
+    process.send_signal(signal.SIGKILL)
     try:
         process.communicate(timeout=BOUND)
     except subprocess.TimeoutExpired:
-        pytest.fail("still running 5 s after SIGTERM")
-    assert process.returncode == 143
+        pytest.fail("still running 5 s after SIGKILL")
+    assert process.returncode == -signal.SIGKILL
+    assert saved_stop_reasons(di_code_home) == ["tool_use"]
 
 
 @pytest.mark.parametrize(
@@ -506,20 +507,7 @@ def test_ctrl_c_twice_in_chat_quits_with_a_tool_whose_children_ignore_term(
         child.close(force=True)
 
 
-SILENT_HOLDS = pytest.mark.xfail(
-    strict=True,
-    reason="a reader gone while nothing is written is seen only at the next write, as by a Unix "
-    "tool: text and json write nothing until the end, so a command that never ends holds the run",
-)
-
-
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        pytest.param("text", marks=SILENT_HOLDS),
-        pytest.param("json", marks=SILENT_HOLDS),
-    ],
-)
+@pytest.mark.parametrize("fmt", ["text", "json"])
 def test_a_real_head_c_1_while_a_silent_command_runs(
     launch: Launch, llm_server: LLMServer, di_code_home: Path, fmt: str
 ) -> None:
