@@ -147,13 +147,17 @@ async def test_an_aborted_wait_ends_the_turn_not_the_job(workspace: Path) -> Non
     policy = BashPolicy()
     tools = tools_with(workspace, policy)
     job = await start(tools, "sleep 100")
+    await run(tools["job_output"], {"job_id": job})  # the tool made, so the next call waits at once
+    waiters = policy.jobs.jobs[job]._waiters
+    before = len(waiters)
     controller = AbortController()
     waiting = asyncio.ensure_future(
         run(
             tools["job_output"], {"job_id": job, "wait": 600, "pattern": "never"}, controller.signal
         )
     )
-    await asyncio.sleep(0)
+    # the stop must come while the read waits, not before it begins (that is another case)
+    await until(lambda: len(waiters) > before, "the read waits on the job")
     controller.abort()
     result = await asyncio.wait_for(waiting, 30)
     assert "interrupted" in text_of(result)
