@@ -19,7 +19,7 @@ from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.types import Message
 from di_code.session.format import MessageEntry
-from di_code.system.files.opener import parent_folder, replace_whole
+from di_code.system.files.opener import parent_folder, replace_whole, write_into_stream
 from di_code.ui.command_lines import fail, say
 from di_code.ui.safe_text import json_escaped
 
@@ -84,8 +84,11 @@ def _json(source: Session | Sequence[Message], entries: Sequence[object]) -> str
 
 def write_export(text: str, path: Path) -> None:
     """Write an export to `path` through the one redaction: to a new file beside it, renamed
-    over it, so a symlink at `path` (one a repository planted) is replaced, never followed."""
+    over it, so a symlink at `path` (one a repository planted) is replaced, never followed;
+    into a pipe or a device (`-o /dev/stdout`, a FIFO, `/dev/null`), which stays as it is."""
     data = redact(text).encode("utf-8")
+    if write_into_stream(path, data):
+        return
     with parent_folder(path.parent.resolve() / path.name) as folder:
         replace_whole(folder, path.name, data)
 

@@ -1,0 +1,167 @@
+"""Issue 45's features attacked from README ("Export", "Undo"'s `/fork`, "Chat"'s `/tree`, the
+ACP `session/fork`) with the classes of HOSTILE.md: output paths that are no plain file (a
+device, a FIFO, `/dev/stdout`, a folder), a stop in the middle of a big export, hostile text in
+every field a page or a tree row shows, session files and ids written by someone else, and a
+second process on the session being forked.
+
+Every case runs the real `di-code` (a subprocess, a pseudo-terminal, the ACP SDK's client or
+headless Chromium) against files the test writes itself."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+from pathlib import Path
+
+from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+from di_code.session import SessionStore
+from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
+from tests.support.processes import wait_until
+from tests.support.session_files import KEY, every_kind_session
+
+TRACEBACK = "Traceback"
+
+
+def export(run_di_code: RunDiCode, *args: str) -> subprocess.CompletedProcess[str]:
+    return run_di_code("export", *args, server=False, env_extra={"OPENAI_API_KEY": KEY})
+
+
+def one_line(err: str) -> str:
+    assert TRACEBACK not in err, err
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def big_session(home: Path, workspace: Path, calls: int = 120) -> Path:
+    """A saved session whose export is tens of megabytes (a tool output read many times)."""
+    session = SessionStore(home).create(workspace, "chat")
+    session.append_message(UserMessage([TextContent("BIG-PROMPT")]))
+    output = "line <x> & y\n" * 20_000
+    for n in range(calls):
+        call = ToolCall(f"c{n}", "bash", {"command": "cat big.log"})
+        session.append_message(AssistantMessage([call], "openai", "test-model"))
+        session.append_message(ToolResultMessage(f"c{n}", "bash", [TextContent(output)]))
+    session.release()
+    return session.path
+
+
+# ---------------------------------------------------------------- where an export goes
+
+
+def in_own_dev(workspace: Path, home: Path, shell: str) -> subprocess.CompletedProcess[str]:
+    """`shell` run by sh with a /dev of its own (bubblewrap): an export that replaced a
+    device node or /dev/stdout would break only this one."""
+    env = cli_env(home, None, OPENAI_API_KEY=KEY)
+    command = ["bwrap", "--dev-bind", "/", "/", "--dev", "/dev", "sh", "-c", shell]
+    return subprocess.run(
+        command, cwd=workspace, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_an_export_to_dev_null_is_written_into_it_and_the_device_stays(
+    di_code_home: Path, workspace: Path
+) -> None:
+    every_kind_session(di_code_home, workspace)
+    done = in_own_dev(
+        workspace, di_code_home, f'"{DI_CODE}" export -o /dev/null; echo "exit=$?"; ls -l /dev/null'
+    )
+    assert "exit=0" in done.stdout, done.stdout + done.stderr
+    assert "crw" in done.stdout.splitlines()[-1], done.stdout  # still the character device
+
+
+def test_an_export_to_dev_stdout_reaches_the_pipe_and_leaves_the_link(
+    di_code_home: Path, workspace: Path
+) -> None:
+    every_kind_session(di_code_home, workspace)
+    done = in_own_dev(
+        workspace,
+        di_code_home,
+        f'"{DI_CODE}" export -o /dev/stdout | cat; echo "exit=$?"; ls -l /dev/stdout',
+    )
+    assert "ANSWER-MARK" in done.stdout, done.stdout + done.stderr
+    assert "exit=0" in done.stdout and KEY not in done.stdout
+    assert done.stdout.splitlines()[-1].startswith("l"), done.stdout  # still a symlink
+
+
+def test_an_export_to_a_fifo_reaches_its_reader_and_one_without_a_reader_does_not_hang(
+    run_di_code: RunDiCode, di_code_home: Path, workspace: Path
+) -> None:
+    every_kind_session(di_code_home, workspace)
+    fifo = workspace / "chat.fifo"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()), daemon=True)
+    reader.start()
+    done = export(run_di_code, "--format", "md", "-o", str(fifo))
+    assert done.returncode == 0, done.stderr
+    reader.join(timeout=60)
+    assert received and b"ANSWER-MARK" in received[0], received
+    assert fifo.is_fifo()  # the pipe is still there for the next writer
+
+    done = export(run_di_code, "--format", "md", "-o", str(fifo))  # nobody reads it now
+    assert done.returncode == 1 and "chat.fifo" in one_line(done.stderr)
+    assert fifo.is_fifo()
+
+
+def test_an_export_to_a_folder_is_one_line_and_leaves_nothing_beside_it(
+    run_di_code: RunDiCode, di_code_home: Path, workspace: Path
+) -> None:
+    every_kind_session(di_code_home, workspace)
+    folder = workspace / "out"
+    (folder / "chat.html").mkdir(parents=True)
+    (folder / "chat.html" / "keep.txt").write_text("kept\n")
+    done = export(run_di_code, "-o", str(folder / "chat.html"))
+    assert done.returncode == 1 and "chat.html" in one_line(done.stderr)
+    assert sorted(p.name for p in folder.iterdir()) == ["chat.html"]
+    assert (folder / "chat.html" / "keep.txt").read_text() == "kept\n"
+
+
+def test_ctrl_c_while_a_big_export_is_written_keeps_the_old_file_and_leaves_no_temporary(
+    di_code_home: Path, workspace: Path
+) -> None:
+    big_session(di_code_home, workspace)
+    out = workspace / "out"
+    out.mkdir()
+    (out / "chat.html").write_text("the old export\n")
+    env = cli_env(di_code_home, None)
+    process = subprocess.Popen(
+        [DI_CODE, "export", "-o", str(out / "chat.html")],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until(lambda: len(list(out.iterdir())) > 1, "the export's new file beside the old")
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert TRACEBACK not in err
+    assert (out / "chat.html").read_text() == "the old export\n"
+    assert sorted(p.name for p in out.iterdir()) == ["chat.html"]
+
+
+def test_a_reader_that_leaves_a_big_export_early_ends_it_quietly(
+    di_code_home: Path, workspace: Path
+) -> None:
+    big_session(di_code_home, workspace, calls=40)
+    env = cli_env(di_code_home, None)
+    process = subprocess.Popen(
+        [DI_CODE, "export", "--format", "md"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert b"BIG-PROMPT" in process.stdout.read(4096)
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    process.wait(timeout=60)
+    assert err == "" and process.returncode in (0, 141), (process.returncode, err)
