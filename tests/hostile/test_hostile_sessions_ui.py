@@ -9,6 +9,7 @@ headless Chromium) against files the test writes itself."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -23,8 +24,16 @@ from di_code.session import SessionStore
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.cli.test_export_e2e import BROWSER_OWN, CHROMIUM, RecordingProxy, chromium
 from tests.cli.test_export_e2e import proxy as proxy  # the fixture
+from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import wait_until
 from tests.support.session_files import KEY, every_kind_session
+
+acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp import RequestError  # noqa: E402
+
+from tests.acp.test_acp_delete import Editor  # noqa: E402
+from tests.acp.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
 
 TRACEBACK = "Traceback"
 
@@ -276,3 +285,119 @@ def test_a_key_in_every_field_of_a_session_is_hidden_in_every_format(
         assert KEY not in done.stdout + done.stderr, kind
         assert "hunter2-url-password" not in done.stdout, kind
         assert done.stdout.count("***") >= 8, kind
+
+
+# ---------------------------------------------------------------- forks
+
+
+def run_in(home: Path, server: LLMServer, workspace: Path, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [DI_CODE, *args],
+        cwd=workspace,
+        env=cli_env(home, server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def ran(home: Path, server: LLMServer, workspace: Path, *args: str) -> tuple[int, str, str]:
+    process = run_in(home, server, workspace, *args)
+    out, err = process.communicate(timeout=120)
+    return process.returncode, out, err
+
+
+def sessions(home: Path) -> set[Path]:
+    return set(home.glob("sessions/*/*.jsonl"))
+
+
+def test_ids_that_are_paths_or_a_session_linking_to_a_private_key_fork_and_export_nothing(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    llm_server.script(Turn(text="first answer"))
+    assert ran(di_code_home, llm_server, workspace, "run", "first prompt")[0] == 0
+    [real] = sessions(di_code_home)
+    secret = tmp_path / "ssh" / "id_ed25519"
+    secret.parent.mkdir()
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nPRIVATE-KEY-BYTES\n-----END\n")
+    planted = real.with_name("2020-01-01T00-00-00-000000Z_5eca11ed.jsonl")
+    planted.symlink_to(secret)
+    before = {path: path.read_bytes() for path in sessions(di_code_home)}
+    for wanted in ("5eca11ed", "../x", f"../{real.parent.name}", "/", str(real), "*", " "):
+        for args in (("run", "--fork", "--session", wanted, "hi"), ("export", wanted)):
+            code, out, err = ran(di_code_home, llm_server, workspace, *args)
+            assert code in (1, 2), (args, out, err)
+            assert "PRIVATE-KEY-BYTES" not in out + one_line(err), args
+    assert {path: path.read_bytes() for path in sessions(di_code_home)} == before
+    assert secret.read_text().count("PRIVATE-KEY-BYTES") == 1
+    assert len(llm_server.requests) == 1  # none of them asked the model
+
+
+def test_a_session_another_run_is_writing_forks_and_the_two_go_on_apart(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    llm_server.script(Turn(text="first answer"))
+    assert ran(di_code_home, llm_server, workspace, "run", "FIRST-PROMPT")[0] == 0
+    [original] = sessions(di_code_home)
+    llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
+    writer = run_in(di_code_home, llm_server, workspace, "run", "-c", "WRITER-PROMPT")
+    try:
+        wait_until(lambda: len(llm_server.requests) == 2, "the writer's request")
+        llm_server.script(Turn(text="FORKED-ANSWER"))
+        session_id = original.stem.partition("_")[2]
+        code, out, err = ran(
+            di_code_home, llm_server, workspace, "run", "--session", session_id, "--fork", "FORKED"
+        )
+        assert code == 0 and "FORKED-ANSWER" in out, err
+        assert "FIRST-PROMPT" in json.dumps(llm_server.requests[-1].body)
+        assert writer.poll() is None  # the writer was not disturbed
+    finally:
+        writer.kill()
+        writer.communicate(timeout=60)
+    [forked] = sessions(di_code_home) - {original}
+    assert b"FORKED" not in original.read_bytes()
+    assert b"FIRST-PROMPT" in forked.read_bytes() and b"FORKED-ANSWER" in forked.read_bytes()
+    code, _, err = ran(
+        di_code_home, llm_server, workspace, "undo", "--list", "--session", session_id
+    )
+    assert code == 0 and TRACEBACK not in err, err  # the original still loads
+
+
+async def test_an_editor_forking_ids_that_are_not_a_whole_id_of_its_folder_makes_nothing(
+    editor: Editor, llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    llm_server.script(Turn(text="theirs"), Turn(text="mine"))
+    assert ran(di_code_home, llm_server, other, "run", "theirs")[0] == 0
+    [theirs] = sessions(di_code_home)
+    assert ran(di_code_home, llm_server, workspace, "run", "mine")[0] == 0
+    [mine] = sessions(di_code_home) - {theirs}
+    mine_id, their_id = mine.stem.partition("_")[2], theirs.stem.partition("_")[2]
+    fifo = mine.with_name("2999-01-01T00-00-00-000000Z_" + "f" * 32 + ".jsonl")
+    os.mkfifo(fifo)  # named like a session, and nobody ever writes to it
+    before = {path: path.read_bytes() for path in sessions(di_code_home) if path != fifo}
+    wanted = (
+        "",
+        " ",
+        mine_id[:8],
+        mine_id.upper(),
+        f" {mine_id}",
+        f"../{mine.parent.name}/{mine_id}",
+        str(mine),
+        their_id,
+        "f" * 32,
+        "\x00" + mine_id,
+    )
+    for session_id in wanted:
+        with pytest.raises(RequestError) as refused:
+            await editor.ask(
+                "session/fork", cwd=str(workspace), sessionId=session_id, mcpServers=[]
+            )
+        assert refused.value.code in (-32602, -32603), (session_id, refused.value)
+        assert TRACEBACK not in str(refused.value.data)
+    after = {path: path.read_bytes() for path in sessions(di_code_home) if path != fifo}
+    assert after == before
+    forked = await editor.ask("session/fork", cwd=str(workspace), sessionId=mine_id, mcpServers=[])
+    assert forked["sessionId"] not in (mine_id, their_id)
