@@ -27,6 +27,8 @@ from tests.cli.test_export_e2e import proxy as proxy  # the fixture
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import wait_until
 from tests.support.session_files import KEY, every_kind_session
+from tests.ui.test_chat_e2e import open_chat, quit_chat
+from tests.ui.test_tree_view import cursor_on
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
@@ -401,3 +403,100 @@ async def test_an_editor_forking_ids_that_are_not_a_whole_id_of_its_folder_makes
     assert after == before
     forked = await editor.ask("session/fork", cwd=str(workspace), sessionId=mine_id, mcpServers=[])
     assert forked["sessionId"] not in (mine_id, their_id)
+
+
+# ---------------------------------------------------------------- /tree and /fork in a terminal
+
+
+HOSTILE_TITLE = "EVIL\x1b[2J\x1b[H\u202eRTL\x07\rCARRIAGE\nSECOND-LINE"
+"""A prompt that clears the screen, turns text right-to-left, rings the bell, and has more
+lines: a row of the tree shows its first line, each control as a glyph."""
+
+
+def branched_session(home: Path, workspace: Path) -> Path:
+    """PROMPT-ONE, then two branches after its answer: the hostile prompt's (left behind)
+    and PROMPT-THREE's (current)."""
+    session = SessionStore(home).create(workspace, "chat")
+    session.append_model_change("openai", "test-model")
+
+    def exchange(prompt: str, answer: str) -> str:
+        session.append_message(UserMessage([TextContent(prompt)]))
+        reply = AssistantMessage([TextContent(answer)], "openai", "test-model")
+        return session.append_message(reply).id
+
+    fork_point = exchange("PROMPT-ONE", "ANSWER-ONE")
+    exchange(HOSTILE_TITLE, "ANSWER-HOSTILE")
+    session.branch_from(fork_point)
+    exchange("PROMPT-THREE", "ANSWER-THREE")
+    session.release()
+    return session.path
+
+
+def test_tree_rows_and_the_move_show_a_hostile_prompts_first_line_with_its_controls_visible(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    branched_session(di_code_home, tmp_path)
+    llm_server.script(Turn(text="ANSWER-FOUR"))
+    child, screen = open_chat(llm_server, tmp_path, "--continue")
+    screen.wait_text("ANSWER-THREE")
+    child.sendline("/tree")
+    screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
+    lines = screen.wait_text("EVIL␛[2J␛[H<U+202E>RTL")
+    assert not any("SECOND-LINE" in line or "CARRIAGE" in line for line in lines), lines
+    child.send("\x1b[A")
+    screen.wait_for(cursor_on("EVIL"), "the cursor on the hostile branch")
+    child.send("\r")
+    lines = screen.wait_text("Now on “EVIL␛[2J␛[H<U+202E>RTL")
+    assert any("PROMPT-ONE" in line for line in lines)  # nothing cleared the screen
+    child.sendline("PROMPT-FOUR")
+    screen.wait_text("ANSWER-FOUR")
+    quit_chat(child)
+    sent = json.dumps(llm_server.requests[-1].body)
+    assert "SECOND-LINE" in sent and "PROMPT-THREE" not in sent
+
+
+def test_ctrl_c_in_the_tree_leaves_the_branch_and_the_file_and_the_chat_goes_on(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    saved = branched_session(di_code_home, tmp_path)
+    llm_server.script(Turn(text="ANSWER-FOUR"))
+    child, screen = open_chat(llm_server, tmp_path, "--continue")
+    screen.wait_text("ANSWER-THREE")
+    before = saved.read_bytes()
+    child.sendline("/tree")
+    screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
+    child.send("\x1b[A")
+    screen.wait_for(cursor_on("EVIL"), "the cursor on the other branch")
+    child.send("\x03")
+    screen.wait_text("Left on the same branch")
+    assert saved.read_bytes() == before
+    child.sendline("PROMPT-FOUR")
+    screen.wait_text("ANSWER-FOUR")
+    quit_chat(child)
+    sent = json.dumps(llm_server.requests[-1].body)
+    assert "PROMPT-THREE" in sent and "SECOND-LINE" not in sent
+
+
+def test_after_fork_the_same_chat_can_resume_the_original_it_let_go(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    llm_server.script(Turn(text="ANSWER-ONE"), Turn(text="ANSWER-FORK"), Turn(text="ANSWER-BACK"))
+    child, screen = open_chat(llm_server, tmp_path)
+    child.sendline("PROMPT-ONE")
+    screen.wait_text("ANSWER-ONE")
+    [original] = sessions(di_code_home)
+    for bad in ("/fork ²", "/fork 0", "/fork -1", "/fork 99999999999999999999999"):
+        child.sendline(bad)
+    child.sendline("/fork")
+    screen.wait_text("Forked here")
+    child.sendline("PROMPT-FORK")
+    screen.wait_text("ANSWER-FORK")
+    session_id = original.stem.partition("_")[2]
+    child.sendline(f"/resume {session_id[:8]}")
+    child.sendline("PROMPT-BACK")
+    screen.wait_text("ANSWER-BACK")
+    quit_chat(child)
+    sent = json.dumps(llm_server.requests[-1].body)
+    assert "PROMPT-ONE" in sent and "PROMPT-FORK" not in sent
+    assert b"PROMPT-BACK" in original.read_bytes()
+    assert len(sessions(di_code_home)) == 2  # the bad /forks made none
