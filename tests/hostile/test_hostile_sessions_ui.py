@@ -500,3 +500,25 @@ def test_after_fork_the_same_chat_can_resume_the_original_it_let_go(
     assert "PROMPT-ONE" in sent and "PROMPT-FORK" not in sent
     assert b"PROMPT-BACK" in original.read_bytes()
     assert len(sessions(di_code_home)) == 2  # the bad /forks made none
+
+
+def prompt_ready(lines: list[str]) -> bool:
+    """Whether the prompt reads keys: the input line below the footer of a resumed chat."""
+    footer = [n for n, line in enumerate(lines) if "ctx " in line]
+    return bool(footer) and any(line.startswith("›") for line in lines[footer[-1] :])
+
+
+def test_ctrl_c_during_a_big_slash_export_stops_it_and_writes_nothing(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    big_session(di_code_home, tmp_path, calls=60)
+    child, screen = open_chat(llm_server, tmp_path, "--continue")
+    screen.wait_for(prompt_ready, "the footer, then the prompt")  # keys typed while the
+    # replay is written would be echoed into it by the terminal, cutting its characters
+    child.send("/export big.html\r\x03")  # the key comes while the export is being made
+    screen.wait_text("Export stopped")
+    child.sendline("/export small.md")  # the chat goes on, and so do its exports
+    screen.wait_text("Exported to")
+    quit_chat(child)
+    written = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".html", ".md", ".tmp"))
+    assert written == ["small.md"]
