@@ -203,11 +203,6 @@ def saved_answers(home: Path, workspace: Path, *answers: tuple[str, str]) -> Pat
     return session.path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an answer's unclosed `<!--` or code fence swallows every later prompt and tool call "
-    "of the Markdown export (a model can hide its `curl | sh` from whoever reads the issue)",
-)
 @pytest.mark.parametrize(
     "answer",
     [("Done.\n\n<!-- a note to myself", "stop"), ("Here:\n```python\nprint(1)", "aborted")],
