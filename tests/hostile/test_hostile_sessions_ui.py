@@ -9,6 +9,7 @@ headless Chromium) against files the test writes itself."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -25,7 +26,7 @@ from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.cli.test_export_e2e import BROWSER_OWN, CHROMIUM, RecordingProxy, chromium
 from tests.cli.test_export_e2e import proxy as proxy  # the fixture
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import wait_until
+from tests.support.processes import until, wait_until
 from tests.support.session_files import KEY, every_kind_session
 from tests.ui.test_chat_e2e import open_chat, quit_chat
 from tests.ui.test_tree_view import cursor_on
@@ -517,3 +518,42 @@ def test_ctrl_c_during_a_big_slash_export_stops_it_and_writes_nothing(
     quit_chat(child)
     written = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".html", ".md", ".tmp"))
     assert written == ["small.md"]
+
+
+def test_slash_export_to_a_fifo_the_repository_planted_is_one_line_and_the_chat_goes_on(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    os.mkfifo(tmp_path / "notes.html")  # nobody will ever read it
+    llm_server.script(Turn(text="ANSWER-ONE"), Turn(text="ANSWER-TWO"))
+    child, screen = open_chat(llm_server, tmp_path)
+    child.sendline("PROMPT-ONE")
+    screen.wait_text("ANSWER-ONE")
+    child.sendline("/export notes.html")
+    screen.wait_text("✗ Cannot write")
+    child.sendline("PROMPT-TWO")
+    screen.wait_text("ANSWER-TWO")
+    quit_chat(child)
+    assert (tmp_path / "notes.html").is_fifo()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+async def test_an_editor_forking_the_session_it_is_prompting_gets_what_was_saved_so_far(
+    editor: Editor, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    llm_server.script(Turn(text="ANSWER-ONE"))
+    session_id = await editor.new(workspace)
+    await editor.prompt(session_id, "PROMPT-ONE")
+    llm_server.script(Turn(text="PARTIAL-ANSWER", fault="stall", fault_after=1))
+    running = asyncio.ensure_future(editor.prompt(session_id, "PROMPT-TWO"))
+    await until(lambda: len(llm_server.requests) == 2, "the second prompt's request")
+    forked = await editor.ask(
+        "session/fork", cwd=str(workspace), sessionId=session_id, mcpServers=[]
+    )
+    await editor.conn.send_notification("session/cancel", {"sessionId": session_id})
+    assert (await asyncio.wait_for(running, 60))["stopReason"] == "cancelled"
+    llm_server.script(Turn(text="FORK-ANSWER"))
+    await editor.prompt(forked["sessionId"], "PROMPT-FORK")
+    sent = json.dumps(llm_server.requests[-1].body)
+    assert "ANSWER-ONE" in sent and "PARTIAL-ANSWER" not in sent
+    [original] = [p for p in sessions(di_code_home) if session_id in p.name]
+    assert b"PROMPT-FORK" not in original.read_bytes()
