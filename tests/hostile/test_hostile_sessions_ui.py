@@ -557,3 +557,22 @@ async def test_an_editor_forking_the_session_it_is_prompting_gets_what_was_saved
     assert "ANSWER-ONE" in sent and "PARTIAL-ANSWER" not in sent
     [original] = [p for p in sessions(di_code_home) if session_id in p.name]
     assert b"PROMPT-FORK" not in original.read_bytes()
+
+
+def test_slash_export_while_the_agent_answers_waits_and_the_turn_still_stops(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(Turn(text="PARTIAL-ANSWER", fault="stall", fault_after=1))
+    child, screen = open_chat(llm_server, tmp_path)
+    child.sendline("PROMPT-ONE")
+    screen.wait_text("turn 1")
+    wait_until(lambda: len(llm_server.requests) == 1, "the turn's request")
+    child.sendline("/export during.html")
+    screen.wait_text("/export waits until the agent is done")
+    child.send("\x03")  # the turn's own stop still stops the turn
+    screen.wait_for(prompt_ready, "the prompt after the stopped turn")
+    child.sendline("/export after.md")
+    screen.wait_text("Exported to")
+    quit_chat(child)
+    assert not (tmp_path / "during.html").exists()
+    assert "PROMPT-ONE" in (tmp_path / "after.md").read_text()
