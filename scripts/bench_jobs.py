@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from di_code.ai import AbortController  # noqa: E402
 from di_code.tools import default_tools  # noqa: E402
+from di_code.tools.builtin.support.bash_policy import BashPolicy  # noqa: E402
 from di_code.tools.builtin.support.spill import SpillFolder  # noqa: E402
-from di_code.tools.policy.bash_policy import BashPolicy  # noqa: E402
 
 STAMP = (
     f'{sys.executable} -c "import os, time\n'

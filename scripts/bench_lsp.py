@@ -30,7 +30,7 @@ os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get(
 
 from di_code.ai import AbortController  # noqa: E402
 from di_code.tools.builtin.edit import EditTool  # noqa: E402
-from di_code.tools.builtin.support.workspace import Workspace  # noqa: E402
+from di_code.tools.common.workspace import Workspace  # noqa: E402
 from di_code.tools.lsp.diagnosed import Diagnosed  # noqa: E402
 from di_code.tools.lsp.manager import LanguageServers  # noqa: E402
 from di_code.tools.lsp.servers import PRESETS, catalog  # noqa: E402

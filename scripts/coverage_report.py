@@ -18,7 +18,7 @@ from pathlib import Path
 FLOOR = 95.0
 GUARDED = (
     "di_code/tools/policy/permissions.py",  # permissions and rules
-    "di_code/tools/policy/protected.py",  # protected paths
+    "di_code/tools/process/protected.py",  # protected paths
     "di_code/system/files/opener.py",  # the file opener
     "di_code/system/files/resolve.py",
     "di_code/ai/redaction.py",  # keys out of output

@@ -17,7 +17,7 @@ root=$PWD
 # module  its own tests (space-separated)
 MODULES=(
   "di_code/ai/redaction.py|tests/ai/test_redaction.py"
-  "di_code/tools/policy/protected.py|tests/tools/test_protected.py tests/tools/test_sandbox_protected.py"
+  "di_code/tools/process/protected.py|tests/tools/test_protected.py tests/tools/test_sandbox_protected.py"
   "di_code/config/trust.py|tests/config/test_trust.py tests/config/test_trust_same_bytes.py"
   "di_code/tools/policy/permissions.py|tests/tools/test_permissions.py"
   "di_code/session/undo_plan.py|tests/session/test_undo_failures.py tests/session/test_undo_keeps_user_files.py tests/session/test_undo_property.py"

@@ -42,9 +42,29 @@ def _names_a_module(value: object) -> bool:
     )
 
 
-def layer_imports(path: Path) -> set[str]:
-    """Top-level di_code layers a module imports, absolute or relative, or names to import."""
+FACE = "__init__"
+"""A package's own `__init__.py` among its parts: `from di_code.tools import READ_ONLY_TOOLS`."""
+
+# which parts of di_code.tools each part may import (besides itself), bottom up: common (the
+# tool base, its error, the workspace), process (the launcher and its sandbox), the built-in
+# tools, lsp; the package's face (default_tools) makes the tools; the permission policy and the
+# extensions read its tool lists
+TOOLS_ALLOWED: dict[str, set[str]] = {
+    "common": set(),
+    "process": {"common"},
+    "builtin": {"common", "process"},
+    "lsp": {"common", "process", "builtin"},
+    FACE: {"common", "process", "builtin", "lsp"},
+    "policy": {"common", "process", "builtin", FACE},
+    "extensions": {"common", "process", "builtin", FACE},
+}
+
+
+def layer_imports(path: Path, package: str = "di_code") -> set[str]:
+    """The parts of `package` (its top-level sub-packages and modules, FACE for the package
+    itself) a module imports, absolute or relative, or names to import."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
+    depth = package.count(".") + 1
     found: set[str] = set()
     for node in ast.walk(tree):
         names: list[str] = []
@@ -58,9 +78,9 @@ def layer_imports(path: Path) -> set[str]:
             names = [node.value]
         for name in names:
             parts = name.split(".")
-            if parts[0] == "di_code" and len(parts) > 1:
-                found.add(parts[1])
-    return found
+            if ".".join(parts[:depth]) == package:
+                found.add(parts[depth] if len(parts) > depth else FACE)
+    return found - ({FACE} if package == "di_code" else set())
 
 
 def modules_of(layer: str) -> list[Path]:
@@ -72,6 +92,33 @@ def test_layer_imports_only_lower_layers(layer: str) -> None:
     for module in modules_of(layer):
         forbidden = layer_imports(module) - ALLOWED[layer] - {layer}
         assert not forbidden, f"{module.relative_to(PACKAGE)} imports {sorted(forbidden)}"
+
+
+@pytest.mark.parametrize("part", sorted(TOOLS_ALLOWED))
+def test_tools_parts_import_only_lower_parts(part: str) -> None:
+    """Inside tools the direction is one-way too: the built-in tools start programs through
+    process and never reach up to the permission policy that judges them."""
+    tools = PACKAGE / "tools"
+    modules = [tools / "__init__.py"] if part == FACE else sorted((tools / part).rglob("*.py"))
+    for module in modules:
+        forbidden = layer_imports(module, "di_code.tools") - TOOLS_ALLOWED[part] - {part}
+        assert not forbidden, f"{module.relative_to(PACKAGE)} imports {sorted(forbidden)}"
+
+
+def test_every_tools_part_is_placed() -> None:
+    tools = PACKAGE / "tools"
+    parts = {p.stem for p in tools.iterdir() if not p.name.startswith("__")} | {FACE}
+    assert parts == set(TOOLS_ALLOWED), f"unplaced: {sorted(parts ^ set(TOOLS_ALLOWED))}"
+
+
+def test_the_tools_checker_catches_an_upward_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bash.py"
+    bad.write_text(
+        "from di_code.tools.policy.modes import PLAN\nfrom di_code.tools import JOB_TOOLS\n"
+        "import di_code.tools.common.errors\nfrom di_code.agent.tool import AgentTool\n"
+    )
+    assert layer_imports(bad, "di_code.tools") == {"policy", FACE, "common"}
+    assert {"policy", FACE} & TOOLS_ALLOWED["builtin"] == set()
 
 
 def test_the_checker_catches_a_violation(tmp_path: Path) -> None:

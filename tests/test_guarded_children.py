@@ -125,12 +125,12 @@ async def good():
     assert spawns(through_the_guarded_place) == []
 
 
-LAUNCHER = "tools/policy/launcher.py"
+LAUNCHER = "tools/process/launcher.py"
 GUARDED_CALLS = {"start_child", "run_child", "open_child", "dying_argv"}
 READS_NO_WORKSPACE_CODE = {
     "ui/pager.py": "the pager shows di-code's own text",
-    "tools/policy/sandbox.py": "bubblewrap's probe runs `/bin/sh -c :`",
-    "tools/policy/session_network.py": "the session's network namespace is made by "
+    "tools/process/sandbox.py": "bubblewrap's probe runs `/bin/sh -c :`",
+    "tools/process/session_network.py": "the session's network namespace is made by "
     "`/bin/sh -c 'read _'` and tried with `/bin/sh -c :`, in an empty bubblewrap",
     "tools/builtin/support/ripgrep.py": "rg reads files and runs nothing they name",
     "session/git_run.py": "git, with the configuration that runs none of a repository's "
@@ -154,7 +154,7 @@ def guarded_calls(source: str) -> list[str]:
 
 def test_every_program_that_reads_the_workspace_starts_through_the_launcher() -> None:
     """bash, language servers, hooks and MCP stdio servers: the launcher decides whether each
-    runs sandboxed (di_code.tools.policy.launcher). A module that starts a child around it
+    runs sandboxed (di_code.tools.process.launcher). A module that starts a child around it
     fails here, unless it is listed with the reason its child runs no workspace code."""
     offenders = {}
     for path in sorted(PACKAGE.rglob("*.py")):

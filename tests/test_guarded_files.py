@@ -34,11 +34,10 @@ OWN_FILES: dict[str, str] = {
     "di_code.session.store": "session files",
     "di_code.tools.builtin.support.output_buffer": "bash's spill file (SpillFolder.open)",
     "di_code.tools.builtin.support.job_log": "a job's output file (SpillFolder.open)",
-    "di_code.tools.policy.session_network": "/proc/<pid>/ns/net of the bubblewrap it started",
+    "di_code.tools.process.session_network": "/proc/<pid>/ns/net of the bubblewrap it started",
     "di_code.tools.extensions.mcp": "os.devnull for an MCP server's stderr",
-    "di_code.tools.extensions.plugins": "installed packages' entry_points.txt",
-    "di_code.tools.policy.placeholders": "a folder opened to hold sandbox placeholders",
-    "di_code.tools.policy.sandbox_mounts": "/proc/self/mountinfo",
+    "di_code.tools.process.placeholders": "a folder opened to hold sandbox placeholders",
+    "di_code.tools.process.sandbox_mounts": "/proc/self/mountinfo",
 }
 """Modules that open only di-code's own files (or the system's), never one a model names or a
 workspace holds: each says which."""

@@ -29,10 +29,11 @@ GUARDED = (
     "pygls",
     "lsprotocol",
     "cattrs",
+    "importlib.metadata",
 )
 """The packages di-code imports through di_code.system.first_use only, with the modules of the
 tools built on first use (tools/builtin/support/lazy.py); pygls and its types are a language
-server's start (tests/test_guarded_first_use_lsp.py)."""
+server's start (tests/test_guarded_first_use_lsp.py); importlib.metadata finds the plugins."""
 
 
 def tool_modules(workspace: Path) -> set[str]:

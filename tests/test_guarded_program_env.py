@@ -1,6 +1,6 @@
 """The guarded place for the environment of a program di-code starts (bash's commands, hooks, a
 `!command`, language servers, the pager, rg, the sandbox's probes):
-`di_code.tools.policy.program_env`, which leaves out the provider keys di-code holds. This test
+`di_code.tools.process.program_env`, which leaves out the provider keys di-code holds. This test
 reads every module of the package and fails when one starts a process without an explicit
 environment (it would inherit the keys), whether through di_code.system.children, the launcher
 or subprocess itself, or makes an environment from `os.environ` itself (spread, copied or
@@ -16,7 +16,7 @@ from pathlib import Path
 import di_code
 
 PACKAGE = Path(di_code.__file__).parent
-GUARDED = PACKAGE / "tools" / "policy" / "program_env.py"
+GUARDED = PACKAGE / "tools" / "process" / "program_env.py"
 OWN_ENVIRONMENT = {
     "session/git_run.py": "git's own: this environment without the GIT_* variables (git_env); "
     "git runs none of a repository's programs (session/git_run.py)",

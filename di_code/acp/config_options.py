@@ -16,8 +16,8 @@ from acp.schema import (
 )
 
 from di_code.acp.live import MODES, LiveSession
-from di_code.ai.stream import close_provider
 from di_code.config.settings import ConfigError
+from di_code.setup.model_switch import switch_model
 
 MODEL = "model"
 MODE = "mode"
@@ -93,17 +93,12 @@ async def _switch_model(live: LiveSession, spec: str) -> None:
     """As the chat's `/model PROVIDER/ID`: the next request goes to that model."""
     if live.controller is not None:
         raise RequestError.invalid_request({"configId": "a prompt is running: change it after"})
-    switch = live.opened.switch_model
-    if switch is None:
+    if live.opened.switch_model is None:
         raise RequestError.invalid_params({"configId": "the model cannot be changed here"})
-    agent = live.opened.agent
     try:
-        provider, model = switch(spec)
+        await switch_model(live.opened, spec)
     except ConfigError as exc:
         raise RequestError.invalid_params({"value": str(exc)}) from None
-    old, agent.provider, agent.model = agent.provider, provider, model
-    if provider is not old:
-        await close_provider(old)
 
 
 async def setting_command(live: LiveSession, name: str, arg: str) -> tuple[str, list[object]]:

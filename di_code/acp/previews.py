@@ -21,9 +21,9 @@ from di_code.agent.tool import unwrapped
 from di_code.system.files.opener import open_target, read_at_most, status_of
 from di_code.tools.builtin.cards import WRITE
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.builtin.write import PREVIEW_BYTES, WriteTool
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.workspace import Workspace
 
 Preview = tuple[Path, str | None]
 """The file's real path and its text (None when there is none to show: absent, not UTF-8)."""

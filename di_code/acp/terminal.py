@@ -1,5 +1,6 @@
 """The editor's terminals over ACP (`terminal/create`, `terminal/wait_for_exit`,
-`terminal/output`, `terminal/kill`, `terminal/release`), as bash's EditorTerminals.
+`terminal/output`, `terminal/kill`, `terminal/release`), as bash's EditorTerminals: a bash
+call runs in one until it exits, a background job lives in one across turns.
 
 The terminal is embedded in the bash call's content as soon as it exists, so the editor shows
 the output live. The editor starts the command with its own environment plus what we send:
@@ -13,7 +14,7 @@ import asyncio
 import contextlib
 import os
 import signal as signals
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,15 +22,17 @@ from acp import RequestError, helpers
 from acp.schema import EnvVariable
 
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.editor_terminal import TerminalRun
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.process import KILL_AFTER, Exit, StopReason
+from di_code.tools.builtin.support.editor_terminal import (
+    EXIT_AFTER_KILL,
+    TerminalOutput,
+    TerminalRun,
+)
+from di_code.tools.builtin.support.process import Exit, StopReason
+from di_code.tools.common.errors import ToolError
 
 OUTPUT_LIMIT = 1024 * 1024
 """Bytes of output the editor keeps (its last ones): the model is shown the last 50 KB, and
-the whole of it goes to the spill file when longer."""
-EXIT_AFTER_KILL = KILL_AFTER + 3.0
-"""How long a killed terminal may take to report its exit before we stop waiting."""
+the whole of it goes to the spill file when longer (a job's, as it is read)."""
 
 
 @dataclass
@@ -52,6 +55,24 @@ class ClientTerminals:
         timeout: float,
         signal: AbortSignal,
     ) -> TerminalRun:
+        terminal_id = await self.open(tool_call_id, argv, cwd, env)
+        try:
+            stopped, code = await self._wait(terminal_id, timeout, signal)
+            output = await self.output(terminal_id)
+        finally:
+            with contextlib.suppress(Exception):  # released even when the turn is torn down
+                await self.release(terminal_id)
+        exit = Exit(code if code is not None else output.code, stopped)
+        return TerminalRun(terminal_id, output.text, output.dropped, exit)
+
+    async def open(
+        self,
+        tool_call_id: str,
+        argv: Sequence[str],
+        cwd: str,
+        env: Mapping[str, str],
+    ) -> str:
+        """A terminal running `argv`, embedded in the tool call so the editor shows it live."""
         command, args, variables = _command_line(argv, env)
         try:
             created = await self.client.create_terminal(
@@ -65,33 +86,43 @@ class ClientTerminals:
         except RequestError as exc:
             raise ToolError(f"the editor could not start the command: {exc}") from None
         terminal_id: str = created.terminal_id
+        embed = helpers.update_tool_call(
+            tool_call_id, content=[helpers.tool_terminal_ref(terminal_id)]
+        )
         try:
-            embed = helpers.update_tool_call(
-                tool_call_id, content=[helpers.tool_terminal_ref(terminal_id)]
-            )
             await self.client.session_update(session_id=self.session_id, update=embed)
-            stopped, status = await self._wait(terminal_id, timeout, signal)
-            output = await self.client.terminal_output(
-                session_id=self.session_id, terminal_id=terminal_id
-            )
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self.release(terminal_id)
+            raise
+        return terminal_id
+
+    async def output(self, terminal_id: str) -> TerminalOutput:
+        got = await self._ask(self.client.terminal_output, terminal_id)
+        return TerminalOutput(got.output, bool(got.truncated), _code(got.exit_status))
+
+    async def wait_for_exit(self, terminal_id: str) -> int | None:
+        return _code(await self._ask(self.client.wait_for_terminal_exit, terminal_id))
+
+    async def kill(self, terminal_id: str) -> None:
+        await self._ask(self.client.kill_terminal, terminal_id)
+
+    async def release(self, terminal_id: str) -> None:
+        await self._ask(self.client.release_terminal, terminal_id)
+
+    async def _ask(self, method: Callable[..., Awaitable[Any]], terminal_id: str) -> Any:
+        """One terminal request; the editor's refusal as a ToolError the model reads."""
+        try:
+            return await method(session_id=self.session_id, terminal_id=terminal_id)
         except RequestError as exc:
             raise ToolError(f"the editor's terminal failed: {exc}") from None
-        finally:
-            with contextlib.suppress(Exception):  # released even when the turn is torn down
-                await self.client.release_terminal(
-                    session_id=self.session_id, terminal_id=terminal_id
-                )
-        status = status or output.exit_status
-        exit = Exit(_code(status), stopped)
-        return TerminalRun(terminal_id, output.output, bool(output.truncated), exit)
 
     async def _wait(
         self, terminal_id: str, timeout: float, signal: AbortSignal
-    ) -> tuple[StopReason | None, Any]:
+    ) -> tuple[StopReason | None, int | None]:
         """Until the command exits, or is killed at the timeout or the abort: why it was
-        stopped (None: it exited) and its exit status (None if a killed one never said)."""
-        ids = {"session_id": self.session_id, "terminal_id": terminal_id}
-        exited = asyncio.ensure_future(self.client.wait_for_terminal_exit(**ids))
+        stopped (None: it exited) and its exit code (None if a killed one never said)."""
+        exited = asyncio.ensure_future(self.wait_for_exit(terminal_id))
         aborted = asyncio.ensure_future(signal.wait())
         try:
             done, _ = await asyncio.wait(
@@ -100,7 +131,7 @@ class ClientTerminals:
             if exited in done:
                 return None, exited.result()
             stopped: StopReason = "aborted" if aborted in done else "timeout"
-            await self.client.kill_terminal(**ids)
+            await self.kill(terminal_id)
             finished, _ = await asyncio.wait({exited}, timeout=EXIT_AFTER_KILL)
             return stopped, exited.result() if finished else None
         finally:

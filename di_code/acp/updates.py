@@ -30,8 +30,8 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
-from di_code.tools.builtin.support.names import escape_name
 from di_code.tools.builtin.todo import todos_of
+from di_code.tools.common.names import escape_name
 from di_code.tools.policy.modes import PLAN_TOOL
 
 KINDS: dict[str, ToolKind] = {

@@ -60,7 +60,7 @@ def run_check(
 ) -> Verdict:
     """Run `command` in `cwd`, under the `keeper` program, until it ends, the stop is set or
     `timeout` passes."""
-    from di_code.tools.policy.launcher import open_user_command  # the sandbox's modules: late
+    from di_code.tools.process.launcher import open_user_command  # the sandbox's modules: late
 
     process = open_user_command(
         [*keeper, "bash", "-c", command],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from di_code.batch.tasks import Task
 from di_code.config.settings import di_code_home, load_user_settings
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.process.sandbox import SandboxChoice
 
 ON_RAY = (
     "on Ray, each node decides where bash runs: its own [sandbox] mode (the config of the "

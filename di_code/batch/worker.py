@@ -276,7 +276,7 @@ def _check_environment(task: Task, settings: RunSettings) -> dict[str, str]:
     it): the check runs the task's tests, code the model may have written, unsandboxed."""
     from di_code.ai.redaction import holds_secret
     from di_code.config.key_variables import PRESET_KEYS
-    from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+    from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
     env = _environment(task, settings)
     holding_key = {name for name, value in env.items() if holds_secret(value)}

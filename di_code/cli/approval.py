@@ -55,7 +55,7 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         return None
 
     async def approve(request: ApprovalRequest) -> Approval:
-        from di_code.tools.builtin.support.workspace import Workspace
+        from di_code.tools.common.workspace import Workspace
         from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
         from di_code.ui.safe_text import visible
 

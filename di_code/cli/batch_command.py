@@ -163,7 +163,7 @@ def _reporter(events: bool) -> Reporter:
 def _say_sandbox(tasks: list[Task], permission_mode: str, on_ray: bool) -> None:
     """Once for the whole batch: where the tasks' bash runs, as their `run` will choose it."""
     from di_code.batch.sandbox_notice import ON_RAY, sandbox_notices
-    from di_code.tools.policy.sandbox import SandboxUnavailable
+    from di_code.tools.process.sandbox import SandboxUnavailable
 
     try:
         notices = [ON_RAY] if on_ray else sandbox_notices(tasks, permission_mode)

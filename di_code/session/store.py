@@ -30,6 +30,8 @@ from di_code.session.session import Session
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MESSAGE_LINE = b'{"type":"message"'
 """How every message entry line starts, as `jsonl.encode` writes it."""
+NUMBERED = 10
+"""How many of a folder's newest readable sessions `/resume N` and `export N` number."""
 
 
 class SessionSummary(msgspec.Struct, frozen=True):
@@ -104,7 +106,7 @@ class SessionStore:
         """A session of this workspace by id or unambiguous id prefix."""
         return self.open(self.locate(id_or_prefix, cwd), cwd, write=write)
 
-    def pick(self, choice: str, cwd: Path, listed: int = 10) -> Path:
+    def pick(self, choice: str, cwd: Path, listed: int = NUMBERED) -> Path:
         """The file of a session as `/resume` and `--session` name it: its number N in the
         list of this workspace's newest `listed` sessions, else its id or id prefix."""
         if choice.isdigit() and 1 <= int(choice) <= listed:

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.session.git_run import GitError, run_git
-from di_code.tools.builtin.support.names import one_line
+from di_code.tools.common.names import one_line
 
 if TYPE_CHECKING:
-    from di_code.tools.policy.sandbox import Sandbox
+    from di_code.tools.process.sandbox import Sandbox
 
 STATUS_LINES = 10
 """Changed paths shown; the rest are counted."""

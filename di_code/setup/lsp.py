@@ -16,7 +16,7 @@ from di_code.setup.prepared import Notify
 if TYPE_CHECKING:
     from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.policy.permissions import PermissionGate
-    from di_code.tools.policy.sandbox_mounts import SandboxPaths
+    from di_code.tools.process.sandbox_mounts import SandboxPaths
 
 
 OFF_VARIABLE = "DI_CODE_LSP"
@@ -40,8 +40,8 @@ def language_servers(
     from di_code.tools.lsp.manager import LanguageServers
     from di_code.tools.lsp.servers import Catalog, catalog
     from di_code.tools.lsp.spawn import ServerStarter
-    from di_code.tools.policy.program_env import KEY_VARIABLES
-    from di_code.tools.policy.sandbox_mounts import SandboxPaths
+    from di_code.tools.process.program_env import KEY_VARIABLES
+    from di_code.tools.process.sandbox_mounts import SandboxPaths
 
     off = env.get(OFF_VARIABLE, "").lower() in ("off", "0", "false", "no")
     if off or mode == "read-only":

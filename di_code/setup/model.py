@@ -10,13 +10,20 @@ from typing import TYPE_CHECKING
 
 from di_code.config.models import PRESETS
 from di_code.config.provider_factory import ProviderFactory
-from di_code.config.selection import KEYED_DEFAULTS, MODEL_ENV, ModelRequest, Selection
+from di_code.config.selection import (
+    KEYED_DEFAULTS,
+    MODEL_ENV,
+    ModelRequest,
+    Selection,
+    with_limits,
+)
 from di_code.config.settings import ConfigError, Settings
 from di_code.setup.flags import CliOptions
 from di_code.system.web_address import BadAddress, web_address
 
 if TYPE_CHECKING:
     from di_code.config.model_choices import ModelChoice
+    from di_code.session import Session
 
 LISTING_TIMEOUT = 5.0
 """A server the user named may be remote and slower than the 300 ms local probe."""
@@ -24,9 +31,37 @@ GENERIC_PRESET = "llamacpp"
 """The preset of an OpenAI-compatible server that is none of the known ones."""
 
 
-async def choose_model(options: CliOptions, factory: ProviderFactory) -> Selection:
-    """The configured model, else the named server's first, else the first local server's."""
+async def session_model(
+    options: CliOptions, factory: ProviderFactory, session: Session | None
+) -> Selection:
+    """`choose_model` and the model's limits, the resumed session's last model first (`/model`
+    records it at once) unless the command line names one. Without a model the session is
+    let go: another process may go on with it."""
+    named = options.model or options.provider or options.base_url
+    used = None if session is None or named else session.model()
+    try:
+        chosen = await choose_model(options, factory, None if used is None else "/".join(used))
+        return await with_limits(chosen, factory.settings, options.context_window)
+    except BaseException:
+        if session is not None:
+            session.release()
+        raise
+
+
+async def choose_model(
+    options: CliOptions, factory: ProviderFactory, resumed: str | None = None
+) -> Selection:
+    """The resumed session's model, else the configured one, else the named server's first,
+    else the first local server's."""
     settings, env = factory.settings, factory.env
+    if resumed is not None:
+        try:
+            selection = factory.pick(ModelRequest(resumed))
+        except ConfigError as exc:
+            factory.notify(f"the session's model {resumed} is not used: {exc}")
+        else:
+            if selection is not None:
+                return selection
     if options.base_url is not None:
         _check_base_url(options.base_url)
     from_settings = env.get(MODEL_ENV) or settings.model

@@ -21,10 +21,7 @@ from di_code.ai.budget import RequestBudget
 from di_code.ai.stream import Provider, StreamOptions, close_provider
 from di_code.ai.types import Message, Model, ReasoningLevel
 from di_code.config.provider_factory import ProviderFactory, key_variables
-from di_code.config.selection import (
-    Selection,
-    with_limits,
-)
+from di_code.config.selection import Selection
 from di_code.config.settings import (
     PERMISSION_MODES,
     SANDBOX_MODES,
@@ -40,23 +37,24 @@ from di_code.setup.flags import CliOptions
 from di_code.setup.hooks import agent_hooks
 from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
-from di_code.setup.model import choose_model, model_list
+from di_code.setup.model import model_list, session_model
 from di_code.setup.prepared import Notify, Prepared
+from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
 from di_code.tools.builtin.support.job_history import job_notices
 from di_code.tools.policy.modes import PLAN_TOOL, PermissionMode, offered_tools, session_tools
 from di_code.tools.policy.permissions import Approver, PermissionGate, PermissionRules
-from di_code.tools.policy.sandbox import probe_off_the_loop
+from di_code.tools.process.sandbox import probe_off_the_loop
 
 if TYPE_CHECKING:
     from di_code.session import Session
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
     from di_code.tools.builtin.support.editor_files import EditorFiles
     from di_code.tools.builtin.support.editor_terminal import EditorTerminals
     from di_code.tools.extensions.mcp_config import McpServerConfig
     from di_code.tools.lsp.manager import LanguageServers
-    from di_code.tools.policy.bash_policy import BashPolicy
-    from di_code.tools.policy.sandbox_mounts import SandboxPaths
+    from di_code.tools.process.sandbox_mounts import SandboxPaths
 
 TASK_TOOL = "task"
 """Made after the other tools (it hands them to subagents): di_code.setup.subagents."""
@@ -86,9 +84,8 @@ async def prepare(
         notify(warning)
     budget = RequestBudget(options.max_turns or settings.max_turns or DEFAULT_MAX_TURNS)
     factory = ProviderFactory(settings, env, notify, budget)
-    selection = await with_limits(
-        await choose_model(options, factory), settings, options.context_window
-    )
+    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
+    selection = await session_model(options, factory, session)
     provider = factory.open(selection)  # its key and URL are never printed nor saved from here on
     warm_up_http(*filter(None, [selection.model.base_url]))  # beside the set-up below
     roots = extra_roots(options.add_dir, workspace)
@@ -103,7 +100,6 @@ async def prepare(
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
-    session, history = open_session(options, home, workspace, notify, "chat" if chat else "run")
     requested_sandbox = options.sandbox or settings.sandbox_mode
     await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
@@ -113,6 +109,7 @@ async def prepare(
     )
     if chat or switchable:
         warm_when_allowed(lsp, gate)
+    await import_off_loop("importlib.metadata")  # select_tools finds the plugins with it
     offered = select_tools(
         workspace, roots, options.tools, bash, notify, skill_roots, editor, rules.fetch_hosts(), lsp
     )
@@ -196,7 +193,7 @@ def session_recorder(
 ) -> Callable[[Agent, Session], None]:
     """What ties an agent to its session: every message recorded, and a checkpoint before
     every prompt so `/undo` and `di-code undo` can take it back."""
-    from di_code.tools.builtin.support.workspace import Workspace
+    from di_code.tools.common.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
 
@@ -268,10 +265,10 @@ def bash_policy(
     """The sandbox (--sandbox, else [sandbox] mode, else by the gate's permission mode of the
     moment), the key variables hidden from commands, the session's folder for long
     outputs, and the editor's terminals commands run in (`di-code acp`)."""
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
     from di_code.tools.builtin.support.spill import SpillFolder
-    from di_code.tools.policy.bash_policy import BashPolicy
-    from di_code.tools.policy.program_env import KEY_VARIABLES
-    from di_code.tools.policy.sandbox import SandboxUnavailable, choose_sandbox
+    from di_code.tools.process.program_env import KEY_VARIABLES
+    from di_code.tools.process.sandbox import SandboxUnavailable, choose_sandbox
 
     requested = options.sandbox or settings.sandbox_mode
     if requested is not None and requested not in SANDBOX_MODES:
@@ -293,8 +290,8 @@ def bash_policy(
 
 def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
     """Why a path the write or edit tool names is protected (the gate asks then)."""
-    from di_code.tools.builtin.support.workspace import Workspace
-    from di_code.tools.policy.protected import protected_path
+    from di_code.tools.common.workspace import Workspace
+    from di_code.tools.process.protected import protected_path
 
     space = Workspace.create(workspace, roots)
     return lambda raw: protected_path(space, raw, home)
@@ -302,7 +299,7 @@ def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[
 
 def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:
     """DI_CODE_HOME and `[sandbox] hide` / `reveal`: absolute paths, or from `~`."""
-    from di_code.tools.policy.sandbox_mounts import SandboxPaths
+    from di_code.tools.process.sandbox_mounts import SandboxPaths
 
     def absolute(key: str, entries: Sequence[str]) -> tuple[Path, ...]:
         paths = tuple(Path(entry).expanduser() for entry in entries)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from di_code.config.settings import di_code_home
-from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.process.program_env import KEY_VARIABLES
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from di_code.agent.tool import AgentTool
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
     from di_code.tools.builtin.support.editor_files import EditorFiles
     from di_code.tools.lsp.manager import LanguageServers
-    from di_code.tools.policy.bash_policy import BashPolicy
 
 READ_ONLY_TOOLS = frozenset({"read", "grep", "find", "ls", "todo", "task", "lsp"})
 """Tools that change nothing: they run unasked (a task's subagent is asked about each of its
@@ -54,9 +54,9 @@ def default_tools(
     `fetch_hosts` are the hosts fetch may reach at a private or local address; with `lsp`,
     write and edit report the language servers' new diagnostics and the lsp tool is offered."""
     from di_code.tools.builtin import cards, job_cards
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
     from di_code.tools.builtin.support.lazy import LazyTool
-    from di_code.tools.builtin.support.workspace import Workspace
-    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.common.workspace import Workspace
 
     space = Workspace.create(workspace, extra_roots)
     policy = bash or BashPolicy()

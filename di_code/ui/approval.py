@@ -23,7 +23,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit

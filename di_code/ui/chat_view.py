@@ -5,8 +5,8 @@ circle."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import AnyFormattedText
@@ -19,10 +19,13 @@ if TYPE_CHECKING:
     from di_code.tools.policy.modes import PermissionMode
     from di_code.ui.approval import ReplApprover
     from di_code.ui.attention import Attention
+    from di_code.ui.list_picker import PickItem
     from di_code.ui.pastes import Pastes
     from di_code.ui.reflow import Reflow
     from di_code.ui.render import Renderer
     from di_code.ui.tree_view import TreeChooser
+
+T = TypeVar("T")
 
 
 class ChatView(Protocol):
@@ -53,8 +56,8 @@ class ChatView(Protocol):
     def replace_agent(self, messages: list[Any], session: Session | None) -> None: ...
     def switch_mode(self, mode: PermissionMode) -> None: ...
     def expand(self, number: int | None = None, *, thinking: bool = False) -> None: ...
-    def toggle_thinking(self) -> None: ...
     def clear_screen(self) -> None: ...
     def status_line(self) -> str: ...
     def prompt_message(self) -> AnyFormattedText: ...
     async def submit(self, text: str) -> bool: ...
+    async def pick(self, title: str, items: Sequence[PickItem[T]]) -> T | None: ...

@@ -3,20 +3,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.ai.stream import close_provider
 from di_code.session import CompactionError, NothingToCompact, compact_agent
+from di_code.setup.model_switch import switch_model
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system.abort import AbortController
 from di_code.ui.command_lines import fail, say
+from di_code.ui.footer import short_count
 from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
-    from di_code.config.model_choices import ModelChoice
+    from di_code.session.session_lines import SessionLine
     from di_code.ui.chat_view import ChatView
 
 
@@ -32,19 +35,38 @@ async def clear_command(repl: ChatView, arg: str) -> bool:
 
 
 async def model_command(repl: ChatView, arg: str) -> bool:
-    agent = repl.agent
-    if not arg:
-        return say(
-            repl, model_list(f"{agent.model.provider}/{agent.model.id}", repl.setup.models())
+    """`/model PROVIDER/ID` switches; `/model` alone opens the list to pick from."""
+    if repl.setup.switch_model is None and not arg:
+        return say(repl, f"Model: {_current(repl)}")
+    spec = arg or await _picked_model(repl)
+    if spec is None:
+        return say(repl, f"Model: {_current(repl)} (unchanged)")
+    await switch_model(repl.setup, spec)
+    repl.renderer.model = repl.agent.model
+    return say(repl, f"Model: {_current(repl)}")
+
+
+def _current(repl: ChatView) -> str:
+    return f"{repl.agent.model.provider}/{repl.agent.model.id}"
+
+
+async def _picked_model(repl: ChatView) -> str | None:
+    """The configured and known models, the current one marked, a missing key named."""
+    from di_code.ui.list_picker import PickItem
+
+    current = _current(repl)
+    items = [
+        PickItem(
+            choice.spec,
+            choice.spec,
+            f"(set {choice.missing_key})" if choice.missing_key else "",
+            current=choice.spec == current,
         )
-    if repl.setup.switch_model is None:
-        raise ValueError("Switching models is not available here.")
-    old = agent.provider
-    agent.provider, agent.model = repl.setup.switch_model(arg)
-    if agent.provider is not old:
-        await close_provider(old)
-    repl.renderer.model = agent.model
-    return say(repl, f"Model: {agent.model.provider}/{agent.model.id}")
+        for choice in repl.setup.models()
+    ]
+    if not any(item.current for item in items):  # a model found on a local server
+        items.insert(0, PickItem(current, current, current=True))
+    return await repl.pick(f"Model (now {current})", items)
 
 
 async def session_command(repl: ChatView, arg: str) -> bool:
@@ -59,22 +81,16 @@ async def session_command(repl: ChatView, arg: str) -> bool:
 
 
 async def resume_command(repl: ChatView, arg: str) -> bool:
+    """`/resume N|ID` resumes that session; `/resume` alone opens this folder's sessions to
+    pick from."""
     setup = repl.setup
     if setup.store is None:
         raise ValueError("Sessions are off (--no-session).")
-    recent = setup.store.list(setup.workspace, limit=10)
-    if not arg:
-        if not recent:
-            return say(repl, "No saved sessions in this folder.")
-        rows = [
-            f"  {n}. {s.id[:8]}  {time.strftime('%Y-%m-%d %H:%M', time.localtime(s.modified))}"
-            f"  {s.message_count:>4} msgs  {s.first_prompt[:40]}"
-            for n, s in enumerate(recent, 1)
-        ]
-        return say(repl, "\n".join(["Recent sessions (/resume N or /resume ID):", *rows]))
     from di_code.session.store import session_id_of
 
-    path = setup.store.pick(arg, setup.workspace)
+    path = setup.store.pick(arg, setup.workspace) if arg else await _picked_session(repl)
+    if path is None:
+        return True
     if setup.session is not None and session_id_of(path) == setup.session.id:
         return say(repl, f"Already in session {setup.session.id}.")
     session = setup.store.open(path, setup.workspace)
@@ -85,6 +101,43 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
     await session_started(setup, "resume")
     count = f"{len(messages)} message{'s' if len(messages) != 1 else ''}"
     return say(repl, f"Resumed session {session.id} ({count}).")
+
+
+async def _picked_session(repl: ChatView) -> Path | None:
+    """Each session of this folder as its first prompt, when it was last written and its
+    size, the newest first; None when there is none or the user leaves the list."""
+    from di_code.session.session_lines import session_lines
+    from di_code.session.store import NUMBERED
+    from di_code.ui.list_picker import PickItem
+
+    setup = repl.setup
+    assert setup.store is not None
+    lines = await asyncio.to_thread(session_lines, setup.store, setup.workspace)
+    if not lines:
+        say(repl, "No saved sessions in this folder.")
+        return None
+    current = setup.session.id if setup.session is not None else None
+    readable = [line for line in lines if line.first_prompt is not None][:NUMBERED]
+    numbers = {line.path: number for number, line in enumerate(readable, 1)}
+    items = [
+        PickItem(_label(line, numbers.get(line.path)), line.path, _detail(line), line.id == current)
+        for line in lines
+    ]
+    return await repl.pick("Resume a session", items)
+
+
+def _label(line: SessionLine, number: int | None) -> str:
+    """The first prompt, after the number `/resume N` takes for it (the newest ten)."""
+    if line.first_prompt is None:
+        return "(unreadable session file)"
+    prompt = line.first_prompt or "(no prompt yet)"
+    return prompt if number is None else f"{number}. {prompt}"
+
+
+def _detail(line: SessionLine) -> str:
+    """When it was last written, its size, its id's start (what /resume ID takes)."""
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(line.modified))
+    return f"{when} · {short_count(line.size)}B · {line.id[:8]}"
 
 
 async def compact_command(repl: ChatView, arg: str) -> bool:
@@ -113,14 +166,3 @@ async def compact_command(repl: ChatView, arg: str) -> bool:
     repl.console.print(Text("Compacting…", style="dim"))
     repl.start(work)
     return True
-
-
-def model_list(current: str, choices: list[ModelChoice]) -> str:
-    """The current model, then the configured and known ones; a missing key is named."""
-    rows = [f"Model: {current}", "Models (/model PROVIDER/ID switches; Tab completes):"]
-    width = max((len(choice.spec) for choice in choices), default=0)
-    for choice in choices:
-        mark = "*" if choice.spec == current else " "
-        needs = f"  (set {choice.missing_key})" if choice.missing_key else ""
-        rows.append(f" {mark} {choice.spec:<{width}}{needs}".rstrip())
-    return "\n".join(rows)

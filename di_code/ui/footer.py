@@ -102,9 +102,11 @@ def mode_line(mode: str | None) -> str:
 
 
 def bottom_line(setup: Prepared) -> str:
-    """The chat's bottom line: the mode, then `mcp: 1/2 ready`, then `jobs: 2 running`."""
+    """The chat's bottom line: the mode, the thinking level, then `mcp: 1/2 ready`, then
+    `jobs: 2 running`."""
     gate, servers, jobs = setup.gate, setup.mcp, setup.jobs
     line = mode_line(None if gate is None else gate.mode)
+    line = f"{line} · thinking: {setup.agent.options.reasoning}"
     if servers is not None and servers.servers:
         line = f"{line} · {servers.progress()}"
     running = None if jobs is None else jobs.status()

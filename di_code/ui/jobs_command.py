@@ -21,7 +21,7 @@ SHOWN_LINES = 3
 
 
 async def jobs_command(repl: ChatView, arg: str) -> bool:
-    from di_code.tools.builtin.support.jobs import Job
+    from di_code.tools.builtin.support.job_base import Job
 
     table = repl.setup.jobs
     jobs = [job for job in (table.jobs.values() if table else ()) if isinstance(job, Job)]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from di_code.ai.redaction import redact_bytes
 from di_code.system.children import run_child
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
 if TYPE_CHECKING:
     from prompt_toolkit.application import Application

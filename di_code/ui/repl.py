@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console, RenderableType
@@ -29,13 +29,14 @@ from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
 from di_code.system.first_use import import_off_loop
 from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import NO
 from di_code.ui.approval import ReplApprover
 from di_code.ui.attention import Attention
 from di_code.ui.footer import UsageTotals, bottom_line
 from di_code.ui.jobs_command import carry_jobs, watch_jobs
+from di_code.ui.list_picker import PickItem, pick
 from di_code.ui.markdown_stream import ANSWER_DRAWING
 from di_code.ui.mcp_watch import watch_mcp
 from di_code.ui.pager import show_paged
@@ -65,6 +66,7 @@ EXIT_ARMED_SECONDS = 2.0
 """How long "press Ctrl-C again to exit" holds."""
 ERASE_ALL = "\x1b[2J\x1b[3J\x1b[H"
 """Erase the screen and the scrollback, cursor home."""
+T = TypeVar("T")
 
 
 class Repl:
@@ -214,14 +216,11 @@ class Repl:
         session = self._session
         show_paged(self.console, renderable, session.app if session is not None else None)
 
-    def toggle_thinking(self) -> None:
-        """Ctrl-T: thinking blocks from now on whole (and the last folded one at once, as its
-        hint promises), or folded again."""
-        whole = self.renderer.thinking_whole = not self.renderer.thinking_whole
-        said = "shown whole" if whole else "folded (/expand thinking shows one whole)"
-        self.console.print(Text(f"Thinking is {said}; Ctrl-T switches.", style="dim"))
-        if whole and self.renderer.thoughts.take_folded():
-            self.expand(thinking=True)
+    async def pick(self, title: str, items: Sequence[PickItem[T]]) -> T | None:
+        """One of `items` chosen in a list on the prompt's terminal (di_code.ui.list_picker),
+        between two prompts; None when the user leaves it."""
+        assert self._session is not None  # a command runs while the chat runs
+        return await pick(title, items, self._session.app.input, self._session.app.output)
 
     def clear_screen(self) -> None:
         """/clear: the screen and the terminal's scrollback erased (as `clear` does), the

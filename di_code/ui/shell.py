@@ -20,9 +20,9 @@ from di_code.ai.types import TextContent, ToolResultMessage
 from di_code.session.prompt_notes import shell_note
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.bash import BashTool
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.workspace import Workspace
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.builtin.support.bash_policy import BashPolicy
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.workspace import Workspace
 from di_code.ui.render import Renderer
 
 NAME = "!"

@@ -40,6 +40,7 @@ from di_code.ui.fork_command import fork_command
 from di_code.ui.jobs_command import jobs_command
 from di_code.ui.review_command import review_command
 from di_code.ui.safe_text import visible
+from di_code.ui.thinking_level import thinking_command
 from di_code.ui.tree_command import tree_command
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ HELP_KEYS = (
     "While the agent works, Enter queues a steering message; Ctrl-C or Esc aborts the run.",
     "Shift+Tab changes the permission mode (ask, accept-edits, plan, auto).",
     "Ctrl-O shows the full output of the last tool call.",
-    "Ctrl-T shows thinking whole or folded; /expand thinking [N] shows one block whole.",
+    "Ctrl-T shows thinking whole or folded, /expand thinking [N] one block; Alt+T steps its level.",
     "!command runs a shell command here and adds its output to your next prompt.",
     "Ctrl-C twice on an empty prompt, Ctrl-D or /exit quits.",
 )
@@ -347,11 +348,10 @@ COMMANDS: dict[str, Command] = {
         Command("/help", "/help", "this list", _help),
         Command("/exit", "/exit", "quit", _exit),
         Command("/clear", "/clear", "start a new session", clear_command, needs_idle=True),
-        Command("/model", "/model [provider/id]", "show or switch the model", model_command, True),
+        Command("/model", "/model [provider/id]", "pick or switch the model", model_command, True),
+        Command("/thinking", "/thinking [LEVEL]", "step or set thinking level", thinking_command),
         Command("/session", "/session", "this session: id, file, usage", session_command),
-        Command(
-            "/resume", "/resume [N|id]", "list or resume a saved session", resume_command, True
-        ),
+        Command("/resume", "/resume [N|id]", "pick or resume a session", resume_command, True),
         Command("/compact", "/compact [focus]", "summarize older turns", compact_command, True),
         Command(
             "/expand",

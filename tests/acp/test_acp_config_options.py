@@ -57,6 +57,22 @@ async def test_the_model_option_switches_the_next_request(
         assert refused.value.code == -32602
 
 
+async def test_the_model_chosen_is_the_one_a_later_load_goes_on_with(
+    agent: Any, llm_server: LLMServer, workspace: Path
+) -> None:
+    """Written to the session at once, before any prompt: as the chat's `/model` is."""
+    conn = await agent(RecordingClient())
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    await conn.set_config_option(
+        config_id="model", session_id=session.session_id, value="openai/other-model"
+    )
+    await conn.close_session(session_id=session.session_id)
+    loaded = await conn.load_session(
+        cwd=str(workspace), session_id=session.session_id, mcp_servers=[]
+    )
+    assert current(loaded.config_options)["model"] == "openai/other-model"
+
+
 async def test_the_mode_option_and_the_session_modes_are_one_value(
     agent: Any, llm_server: LLMServer, workspace: Path
 ) -> None:

@@ -203,20 +203,3 @@ async def test_the_editor_runs_the_sandboxed_command_line(
     assert not (workspace / "made").exists()
     result = tool_result(llm_server)
     assert "Read-only file system" in result and "tmp=/tmp" in result
-
-
-async def test_a_background_job_runs_in_di_codes_own_processes(
-    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
-) -> None:
-    """A job outlives its call, and the job tools read it: the editor's terminal, which ends
-    with the call, is not used for it."""
-    llm_server.script(*bash_then_answer("echo from-the-job; sleep 100", background=True))
-    client = TerminalClient(editor_env)
-    conn = await agent(
-        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
-    )
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    assert (await prompt(conn, session.session_id, "serve")).stop_reason == "end_turn"
-    assert client.terminals == {}
-    result = tool_result(llm_server)
-    assert result.startswith("Started job 1") and "from-the-job" in result

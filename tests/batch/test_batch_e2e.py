@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.process.sandbox import SandboxChoice
 from tests.batch.conftest import (
     RunBatch,
     bash_call,

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.policy.sandbox import bubblewrap_works
+from di_code.tools.process.sandbox import bubblewrap_works
 from tests.batch.conftest import RunBatch, bash_call, git, make_repo, read_results, write_tasks
 from tests.batch.conftest import run_batch as run_batch  # the fixture, for this folder too
 from tests.batch.test_batch_stops import start_batch

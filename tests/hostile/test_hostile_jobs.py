@@ -30,10 +30,10 @@ import pytest
 
 from di_code.ai import AbortController
 from di_code.tools import default_tools
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.job_table import MAX_RUNNING
 from di_code.tools.builtin.support.spill import SpillFolder
-from di_code.tools.policy.bash_policy import BashPolicy
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.process.sandbox import SandboxChoice
 from tests.cli.conftest import RunDiCode
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace

@@ -22,14 +22,14 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.names import escape_name
 from di_code.tools.builtin.support.truncation import MAX_BYTES
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.names import escape_name
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from di_code.tools.policy.sandbox import bubblewrap_works
-from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from di_code.tools.process.sandbox import bubblewrap_works
+from di_code.tools.process.sandbox_mounts import SandboxPaths
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text, run_di_code
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import alive, wait_until

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from di_code.agent import AgentTool
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.lsp.locations import place_lines
 from tests.cli.conftest import RunDiCode, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too

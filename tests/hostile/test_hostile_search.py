@@ -15,9 +15,9 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.tools.builtin.find import FindTool
 from di_code.tools.builtin.grep import GrepTool
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.ripgrep import find_ripgrep
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
 LIVENESS = 60  # seconds; a bound for "ends", never a speed claim

@@ -19,7 +19,7 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp.schema import AgentThoughtChunk, ClientCapabilities
 
-from di_code.tools.policy.sandbox import bubblewrap_works
+from di_code.tools.process.sandbox import bubblewrap_works
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import editor_env as editor_env
 from tests.batch.conftest import make_repo, write_call, write_tasks

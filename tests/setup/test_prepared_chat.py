@@ -24,14 +24,14 @@ async def test_the_chat_runs_on_what_prepare_returns(
     )
     try:
         async with chat(prepared) as session:
-            session.type("/model\r/permissions\r/model openai/other-model\rhi\r")
+            session.type("/permissions\r/model openai/other-model\rhi\r")
             await session.answered()
             session.type("/exit\r")
     finally:
         await close_prepared(prepared, prepared.agent.provider)
-    listed = session.output.split("Models (", 1)[1]
-    assert "\n   openai/gpt-5\n" in listed  # the key is in prepare's environment
-    assert "   anthropic/claude-sonnet-4-5        (set ANTHROPIC_API_KEY)\n" in listed
+    listed = {choice.spec: choice.missing_key for choice in prepared.models()}  # /model's list
+    assert listed["openai/gpt-5"] is None  # the key is in prepare's environment
+    assert listed["anthropic/claude-sonnet-4-5"] == "ANTHROPIC_API_KEY"
     assert "Permission mode: ask\nBash runs unsandboxed\n" in session.output
     assert "Hello from the server" in session.output
     assert [request.body["model"] for request in llm_server.requests] == ["other-model"]

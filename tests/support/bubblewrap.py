@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from di_code.tools.policy.sandbox import bubblewrap_works
+from di_code.tools.process.sandbox import bubblewrap_works
 
 needs_bubblewrap = pytest.mark.needs_bubblewrap
 """Marks a test (or, as `pytestmark`, a module) that runs real bubblewrap; tests/conftest.py

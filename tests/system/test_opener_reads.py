@@ -52,7 +52,7 @@ class Buffers:
 
 async def test_a_window_of_an_editors_buffer_counts_the_rest(tmp_path: Path) -> None:
     from di_code.tools.builtin.read import ReadTool
-    from di_code.tools.builtin.support.workspace import Workspace
+    from di_code.tools.common.workspace import Workspace
     from tests.tools.conftest import run, text_of
 
     buffers = Buffers({tmp_path.resolve() / "notes.txt": "one\ntwo\nthree\n"})

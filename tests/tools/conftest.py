@@ -54,7 +54,7 @@ async def error_of(
     tool: AgentTool, params: dict[str, Any], signal: AbortSignal | None = None
 ) -> str:
     """The one-line message of the ToolError a tool raises (the text the model will read)."""
-    from di_code.tools.builtin.support.errors import ToolError
+    from di_code.tools.common.errors import ToolError
 
     with pytest.raises(ToolError) as caught:
         await run(tool, params, signal)

@@ -1,5 +1,5 @@
 """The tool frame (issue 11 §6): the article's `execute` and its abort check are written once,
-in `tools/builtin/support/base.py`, and every built-in tool and every MCP tool runs through that one
+in `tools/common/base.py`, and every built-in tool and every MCP tool runs through that one
 frame."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from pathlib import Path
 from di_code.agent.tool import bind_tool
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.builtin.support.base import CheckedTool, WorkspaceTool
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.base import CheckedTool, WorkspaceTool
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.extensions.mcp import McpServer, McpTool
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from tests.tools.conftest import error_of

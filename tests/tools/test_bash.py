@@ -14,8 +14,8 @@ from di_code.ai import AbortController, ToolArgumentsError, validate_tool_argume
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.cards import BASH_DEFAULT_TIMEOUT
 from di_code.tools.builtin.support import process
-from di_code.tools.builtin.support.workspace import Workspace
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.common.workspace import Workspace
+from di_code.tools.process.sandbox import SandboxChoice
 from tests.support.processes import alive, until
 from tests.tools.conftest import run, text_of
 

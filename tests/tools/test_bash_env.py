@@ -8,9 +8,9 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.tools.builtin.bash import BashTool
-from di_code.tools.builtin.support.workspace import Workspace
-from di_code.tools.policy.bash_policy import BashPolicy
-from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.builtin.support.bash_policy import BashPolicy
+from di_code.tools.common.workspace import Workspace
+from di_code.tools.process.program_env import KEY_VARIABLES
 from tests.tools.conftest import run, text_of
 
 SECRET = "sk-never-in-bash-0042"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.support.spill import SUFFIX, SpillFolder
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import run, text_of
 
 DAY = 24 * 3600.0

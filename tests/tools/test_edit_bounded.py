@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from di_code.agent import AgentTool
 from di_code.tools.builtin.support.closest_match import SCANNED_CHARS, TOO_LARGE, closest_hint
 from di_code.tools.builtin.support.edit_text import Document, Edit, apply_edits
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.line_diff import unified_diff
+from di_code.tools.common.errors import ToolError
 from tests.tools.conftest import error_of
 
 LIVENESS = 30.0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from di_code.agent import AgentTool
 from di_code.tools.builtin.grep import GrepTool
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import error_of
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from di_code.ai import AbortController
 from di_code.tools import default_tools
-from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.common.errors import ToolError
 
 workspace, name, params = Path(sys.argv[1]), sys.argv[2], json.loads(sys.argv[3])
 tool = {tool.name: tool for tool in default_tools(workspace)}[name]

@@ -15,7 +15,7 @@ from di_code.agent import AgentTool
 from di_code.tools.builtin.grep import GrepTool
 from di_code.tools.builtin.support import grep_search
 from di_code.tools.builtin.support.grep_search import Hit, InPathOrder
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import run, text_of
 
 # In the walk's order. As plain strings "a-b.txt" < "a.txt" < "a/x.txt" and "B/y.txt" < "_.txt",

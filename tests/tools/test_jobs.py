@@ -16,12 +16,12 @@ from di_code.ai import AbortController
 from di_code.ai.types import TextContent, ToolResultMessage, UserMessage
 from di_code.system.children import group_members, run_child
 from di_code.tools import default_tools
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.job_history import resume
 from di_code.tools.builtin.support.job_log import RING_BYTES
 from di_code.tools.builtin.support.job_table import JobTable
 from di_code.tools.builtin.support.process import KILL_AFTER
 from di_code.tools.builtin.support.spill import SpillFolder
-from di_code.tools.policy.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, PermissionGate
 from tests.support.processes import alive, until
 from tests.tools.conftest import error_of, run, text_of

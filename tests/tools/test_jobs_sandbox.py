@@ -15,8 +15,8 @@ import pytest
 
 from di_code.system.children import group_members
 from di_code.tools import default_tools
-from di_code.tools.policy.bash_policy import BashPolicy
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.builtin.support.bash_policy import BashPolicy
+from di_code.tools.process.sandbox import SandboxChoice
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.processes import alive
 from tests.tools.conftest import run, text_of

@@ -177,7 +177,7 @@ async def test_a_stop_ends_a_request_to_a_wedged_server_and_closing_does_not_wai
 
 
 def test_a_place_a_server_names_oddly_is_left_out(workspace: Path) -> None:
-    from di_code.tools.builtin.support.workspace import Workspace
+    from di_code.tools.common.workspace import Workspace
     from di_code.tools.lsp.locations import confined
 
     space = Workspace.create(workspace, [])

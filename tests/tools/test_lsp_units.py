@@ -13,7 +13,7 @@ from di_code.config.trust import split_untrusted
 from di_code.tools.lsp.report import Problem, changes, summary
 from di_code.tools.lsp.servers import catalog, workspace_root
 from di_code.tools.lsp.spawn import ServerStarter
-from di_code.tools.policy.program_env import KEY_VARIABLES
+from di_code.tools.process.program_env import KEY_VARIABLES
 
 
 def on_path(*programs: str):  # type: ignore[no-untyped-def]

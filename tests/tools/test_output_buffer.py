@@ -17,7 +17,7 @@ from di_code.ai import AbortController
 from di_code.tools.builtin.support import process
 from di_code.tools.builtin.support.output_buffer import OutputBuffer, count_newlines
 from di_code.tools.builtin.support.truncation import MAX_BYTES, MAX_LINES, keep_tail
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
 LINE_LENGTHS = [0, 1, 5, 40, 100, 3_000, 70_000]
 CHUNK_SIZES = [13, 4_096, 65_536, 1024 * 1024]

@@ -24,7 +24,7 @@ from di_code.tools.policy.permissions import (
     Rule,
     command_prefix,
 )
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.process.sandbox import SandboxChoice
 from tests.support.gated import gate_tools
 
 

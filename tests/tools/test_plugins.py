@@ -11,7 +11,7 @@ import pytest
 from di_code.agent.tool import FunctionTool
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortController
-from di_code.tools.extensions.plugins import entry_points, load_plugin_tools
+from di_code.tools.extensions.plugins import load_plugin_tools
 from di_code.tools.policy.permissions import PermissionGate
 from tests.support.gated import gate_tools
 
@@ -46,9 +46,11 @@ class Raising(Shout):
 
 
 def install(site: Path, dist: str, module: str, entries: str, code: str = MODULE) -> None:
-    """A distribution as pip leaves it: a module and a dist-info with entry_points.txt."""
+    """A distribution as pip leaves it: a module and a dist-info with its METADATA and
+    entry_points.txt."""
     info = site / f"{dist}-1.0.dist-info"
     info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: 1.0\n")
     (info / "entry_points.txt").write_text(entries)
     (site / f"{module}.py").write_text(code)
 
@@ -73,32 +75,32 @@ def test_tools_warnings_and_duplicates(tmp_path: Path, monkeypatch: pytest.Monke
     install(site, "other", "other_plugin_a", "[di_code.tools]\nr = other_plugin_a:Shout\n", as_read)
     later = tmp_path / "later"
     install(later, "Acme.Tools", "acme_plugin_b", "[di_code.tools]\nx = acme_plugin_b:Shout\n")
-    monkeypatch.syspath_prepend(str(site))
-    found = load_plugin_tools(taken=["read"], paths=[str(site), str(later)])
+    monkeypatch.syspath_prepend(str(later))
+    monkeypatch.syspath_prepend(str(site))  # before `later`: its Acme.Tools is acme_tools's twin
+    found = load_plugin_tools(taken=["read"])
     assert [tool.name for tool in found.tools] == ["shout", "shout2"]
     assert found.warnings == (
-        "plugin pair (acme-tools): skipped: a tool named shout exists already",
-        "plugin gone (acme-tools): could not load: AttributeError: "
+        "plugin pair (acme_tools): skipped: a tool named shout exists already",
+        "plugin gone (acme_tools): could not load: AttributeError: "
         "module 'acme_plugin_a' has no attribute 'missing'",
-        "plugin broken (acme-tools): could not load: ModuleNotFoundError: "
+        "plugin broken (acme_tools): could not load: ModuleNotFoundError: "
         "No module named 'no_such_module_for_di_code'",
-        "plugin half (acme-tools): skipped: NoExecute is not an AgentTool "
+        "plugin half (acme_tools): skipped: NoExecute is not an AgentTool "
         "(name, description, parameters, execute)",
-        "plugin number (acme-tools): skipped: int is not an AgentTool "
+        "plugin number (acme_tools): skipped: int is not an AgentTool "
         "(name, description, parameters, execute)",
-        "plugin raising (acme-tools): could not load: RuntimeError: no name today",
+        "plugin raising (acme_tools): could not load: RuntimeError: no name today",
         "plugin r (other): skipped: a tool named read exists already",
     )
 
 
-def test_the_scan_reads_only_the_group(tmp_path: Path) -> None:
-    install(tmp_path, "a", "m_a", "[other]\nx = m:y\n[di_code.tools]\n# c\nt = m_a:T [extra]\n")
+def test_only_the_group_is_loaded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install(tmp_path, "a", "m_a", "[other]\nx = m_a:Shout\n[di_code.tools]\n# c\nt = m_a:Shout\n")
     install(tmp_path, "b", "m_b", "[console_scripts]\nb = m_b:main\n")
     (tmp_path / "c-1.0.dist-info").mkdir()  # no entry_points.txt at all
-    found = [
-        (e.name, e.value, e.distribution) for e in entry_points("di_code.tools", [str(tmp_path)])
-    ]
-    assert found == [("t", "m_a:T [extra]", "a")]
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = load_plugin_tools()
+    assert [tool.name for tool in found.tools] == ["shout"] and found.warnings == ()
 
 
 async def test_a_plugin_tool_asks_in_ask_mode() -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.support.spill import SpillFolder
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import run
 
 NOBODY = 65534

@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from di_code.tools.policy.protected import GIT_WHY, HOME_WHY, git_dirs, protected_entries
+from di_code.tools.process.protected import GIT_WHY, HOME_WHY, git_dirs, protected_entries
 
 
 def git(*args: str, cwd: Path) -> None:

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 from di_code.tools import default_tools
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.spill import SpillFolder
-from di_code.tools.policy.bash_policy import BashPolicy
 from tests.tools.conftest import error_of, run, text_of
 
 

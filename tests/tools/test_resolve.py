@@ -11,7 +11,7 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.system.files.resolve import resolve_path
 from di_code.tools import default_tools
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
 

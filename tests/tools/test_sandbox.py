@@ -14,9 +14,9 @@ import pytest
 
 from di_code.tools import default_tools
 from di_code.tools.builtin.bash import BashPolicy, BashTool
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest, PermissionGate
-from di_code.tools.policy.sandbox import SandboxChoice
+from di_code.tools.process.sandbox import SandboxChoice
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
 from tests.support.processes import live_pids, until

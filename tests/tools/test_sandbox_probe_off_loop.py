@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.policy.sandbox import bubblewrap_path
+from di_code.tools.process.sandbox import bubblewrap_path
 from tests.cli.conftest import cli_env
 from tests.support.llm_server import LLMServer
 from tests.support.wire import Turn

@@ -14,7 +14,7 @@ import pytest
 
 from di_code.tools import default_tools
 from di_code.tools.builtin.bash import BashPolicy, BashTool
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import (
     NO,
     Approval,
@@ -23,9 +23,9 @@ from di_code.tools.policy.permissions import (
     PermissionRules,
     Rule,
 )
-from di_code.tools.policy.protected import protected_path
-from di_code.tools.policy.sandbox import SandboxChoice
-from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from di_code.tools.process.protected import protected_path
+from di_code.tools.process.sandbox import SandboxChoice
+from di_code.tools.process.sandbox_mounts import SandboxPaths
 from di_code.ui.approval_view import approval_header
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools

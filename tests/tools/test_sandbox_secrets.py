@@ -16,9 +16,9 @@ import pytest
 
 from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.builtin.support.spill import SpillFolder
-from di_code.tools.builtin.support.workspace import Workspace
-from di_code.tools.policy.sandbox import SandboxChoice
-from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from di_code.tools.common.workspace import Workspace
+from di_code.tools.process.sandbox import SandboxChoice
+from di_code.tools.process.sandbox_mounts import SandboxPaths
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.tools.conftest import run, text_of
 

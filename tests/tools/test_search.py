@@ -14,7 +14,7 @@ from di_code.agent import AgentTool
 from di_code.tools.builtin.find import FindTool
 from di_code.tools.builtin.grep import GrepTool
 from di_code.tools.builtin.support.ripgrep import MISSING_RIPGREP, find_ripgrep
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
 
 
@@ -271,7 +271,7 @@ def test_many_stars_take_linear_time(tmp_path: Path) -> None:
         from di_code.ai import AbortController
         from di_code.tools.builtin.find import FindTool
         from di_code.tools.builtin.grep import GrepTool
-        from di_code.tools.builtin.support.workspace import Workspace
+        from di_code.tools.common.workspace import Workspace
 
         async def main():
             glob = "**/" + "a*" * 25 + "b"

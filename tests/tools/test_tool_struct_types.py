@@ -14,23 +14,25 @@ from types import ModuleType
 import msgspec
 import pytest
 
-from di_code.tools.builtin.support import spill, subagents, workspace
+from di_code.tools.builtin.support import bash_policy, spill, subagents
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.spill import SpillFolder
 from di_code.tools.builtin.support.subagents import Subagents
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common import workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.extensions import mcp_config, plugins
 from di_code.tools.extensions.mcp_config import McpServerConfig, parse_servers
-from di_code.tools.extensions.plugins import EntryPoint, PluginTools
+from di_code.tools.extensions.plugins import PluginTools
 from di_code.tools.lsp import manager, report, servers
 from di_code.tools.lsp.manager import LanguageServers, Slot
 from di_code.tools.lsp.report import Problem
 from di_code.tools.lsp.servers import Catalog, ServerSpec, catalog
-from di_code.tools.policy import bash_policy, bash_wrappers, sandbox, sandbox_mounts, shell_parse
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.policy import bash_wrappers, shell_parse
 from di_code.tools.policy.bash_wrappers import SU, WRAPPERS, Wrapper
-from di_code.tools.policy.sandbox import Sandbox, SandboxChoice
-from di_code.tools.policy.sandbox_mounts import SandboxPaths
 from di_code.tools.policy.shell_parse import ParsedLine, SimpleCommand, parse_line
+from di_code.tools.process import sandbox, sandbox_mounts
+from di_code.tools.process.sandbox import Sandbox, SandboxChoice
+from di_code.tools.process.sandbox_mounts import SandboxPaths
 
 MODULES = [manager, report, servers, sandbox_mounts, sandbox, spill, bash_policy, bash_wrappers]
 MODULES += [shell_parse, subagents, workspace, mcp_config, plugins]
@@ -121,7 +123,4 @@ def test_session_and_extension_types_keep_their_semantics(tmp_path: Path) -> Non
     servers, _ = parse_servers({"s": {"command": "srv", "args": ["-v"]}}, "config.toml")
     assert servers == [McpServerConfig("s", "config.toml", "srv", ("-v",))]
     assert servers[0].env == {} and servers[0].timeout == 30.0
-    entry = EntryPoint("weather", "json:dumps", "demo")
-    assert entry == EntryPoint(name="weather", value="json:dumps", distribution="demo")
-    assert entry.load() is __import__("json").dumps and hash(entry) == hash(entry)
     assert PluginTools(()) == PluginTools(tools=(), warnings=())

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.workspace import Workspace
 from di_code.tools.builtin.write import PREVIEW_BYTES, preview_write
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.workspace import Workspace
 
 
 def test_a_new_file_has_no_diff(tmp_path: Path) -> None:

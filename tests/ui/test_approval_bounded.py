@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import NO, ApprovalRequest
 from di_code.ui.approval import ReplApprover
 from tests.tools.test_edit_bounded import LIVENESS, code_lines

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.text import Text
 
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import ApprovalRequest, grant_offers
 from di_code.ui.approval import ReplApprover
 from di_code.ui.approval_view import approval_body, approval_header, fit

@@ -12,8 +12,8 @@ from di_code.ai import ToolCall
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.setup.prepared import Prepared
 from di_code.tools import default_tools
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.job_history import job_notices
-from di_code.tools.policy.bash_policy import BashPolicy
 from tests.support.processes import alive
 from tests.ui.test_repl import chat, text_reply, until, user_texts
 

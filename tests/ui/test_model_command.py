@@ -1,5 +1,5 @@
-"""`/model`: with no argument it lists the configured and known models (and the key each
-still lacks); Tab completes their ids after `/model `."""
+"""`/model`: with no argument it opens a list of the configured and known models (and the key
+each still lacks) to pick from; Tab completes their ids after `/model `."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.model_choices import ModelChoice, model_choices
 from di_code.config.settings import ProviderSettings, Settings
 from di_code.setup.prepared import Prepared
-from tests.ui.test_repl import chat
+from tests.ui.test_repl import chat, until
 
 
 def test_the_configured_models_come_first_then_the_known_ones_with_their_missing_keys() -> None:
@@ -51,15 +51,26 @@ def test_tab_completes_model_ids_after_the_command(tmp_path: Path) -> None:
     assert complete("/mod") == ["/model"]
 
 
-async def test_model_alone_lists_the_choices_and_marks_the_current_one() -> None:
+async def test_model_alone_picks_from_the_choices_typed_filter_and_enter() -> None:
+    import msgspec
+
     faux = create_faux_provider([])
     choices = [ModelChoice("faux/faux-1"), ModelChoice("anthropic/opus", "ANTHROPIC_API_KEY")]
-    setup = Prepared(Agent(faux.provider, faux.model, []), models=lambda: choices)
+    asked: list[str] = []
+
+    def switch(spec: str) -> tuple[object, object]:
+        asked.append(spec)
+        provider, _, model_id = spec.partition("/")
+        return faux.provider, msgspec.structs.replace(faux.model, provider=provider, id=model_id)
+
+    setup = Prepared(
+        Agent(faux.provider, faux.model, []),
+        models=lambda: choices,
+        switch_model=switch,  # type: ignore[arg-type]
+    )
     async with chat(setup) as session:
-        session.type("/model\r/exit\r")
-    assert (
-        "Model: faux/faux-1\n"
-        "Models (/model PROVIDER/ID switches; Tab completes):\n"
-        " * faux/faux-1\n"
-        "   anthropic/opus  (set ANTHROPIC_API_KEY)\n"
-    ) in session.output
+        session.type("/model\ropus\r")  # typed ahead of the list: it reads the rest
+        await until(lambda: "Model: anthropic/opus\n" in session.output)
+        session.type("/exit\r")
+    assert asked == ["anthropic/opus"]
+    assert setup.agent.model.id == "opus"

@@ -23,7 +23,7 @@ from di_code.ai.providers.openai import OpenAIProvider
 from di_code.ai.types import AssistantMessage, Model, Usage, UserMessage
 from di_code.session import SessionStore
 from di_code.setup.prepared import Prepared
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.policy.permissions import (
     Approval,
     ApprovalRequest,
@@ -31,7 +31,7 @@ from di_code.tools.policy.permissions import (
     PermissionRules,
     Rule,
 )
-from di_code.tools.policy.sandbox import SandboxChoice, bubblewrap_works
+from di_code.tools.process.sandbox import SandboxChoice, bubblewrap_works
 from di_code.ui.approval import ReplApprover
 from di_code.ui.repl import EXIT_ARMED_SECONDS, Repl
 from tests.support.clock import ManualClock
@@ -317,7 +317,7 @@ async def test_a_call_s_duration_leaves_out_the_time_its_question_waited() -> No
     assert panel_end.endswith(" 0.0s ─╯"), panel_end
 
 
-async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) -> None:
+async def test_clear_starts_a_new_session_and_resume_picks_the_old_one(tmp_path: Path) -> None:
     store = SessionStore(tmp_path)
     first = store.create(tmp_path)
     faux = create_faux_provider([text_reply("one")])
@@ -327,11 +327,17 @@ async def test_clear_starts_a_new_session_and_resume_lists_it(tmp_path: Path) ->
     async with chat(setup) as session:
         session.type("remember one\r")
         await session.answered()
-        session.type("/clear\r/session\r/resume\r/exit\r")
-    assert setup.session is not None and setup.session.id != first.id
-    assert setup.agent.transcript == []
-    assert f"New session {setup.session.id}." in session.output
-    assert "remember one" in session.output.split("Recent sessions")[1]
+        session.type("/clear\r")
+        await until(lambda: "New session" in session.output)
+        cleared = setup.session
+        assert cleared is not None and cleared.id != first.id
+        assert setup.agent.transcript == []
+        session.type("/resume\rremember\r")  # typed ahead of the list: it reads the rest
+        await until(lambda: "Resumed session" in session.output)
+        session.type("/exit\r")
+    assert f"New session {cleared.id}." in session.output
+    assert f"Resumed session {first.id} (2 messages)." in session.output
+    assert setup.session is not None and setup.session.id == first.id
 
 
 def test_completion_of_slash_commands_and_at_paths(tmp_path: Path) -> None:
@@ -560,7 +566,7 @@ async def test_an_edit_diff_is_shown_once_at_its_real_line_numbers(
     tmp_path: Path, edit: dict[str, str]
 ) -> None:
     from di_code.tools.builtin.edit import EditTool
-    from di_code.tools.builtin.support.workspace import Workspace
+    from di_code.tools.common.workspace import Workspace
 
     target = tmp_path / "notes.txt"
     target.write_text("".join(f"line {n}\n" for n in range(1, 21)))

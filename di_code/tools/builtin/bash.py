@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import signal as signals
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -24,11 +23,11 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import BASH, BASH_DEFAULT_TIMEOUT
-from di_code.tools.builtin.support.base import WorkspaceTool
+from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.builtin.support.editor_terminal import EditorTerminals
 from di_code.tools.builtin.support.output_buffer import OutputBuffer, Snapshot
-from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell
-from di_code.tools.policy.bash_policy import BashPolicy
+from di_code.tools.builtin.support.process import KILL_AFTER, Exit, run_in_group, shell, signal_name
+from di_code.tools.common.base import WorkspaceTool
 
 UPDATE_INTERVAL = 0.1
 FIRST_OUTPUT = 1.0
@@ -53,12 +52,15 @@ class BashTool(WorkspaceTool):
         signal: AbortSignal,
         on_update: ToolUpdate | None,
     ) -> ToolOutput:
-        """A call the editor shows runs in the editor's terminal, when it offers them (a
-        background job in di-code's own processes: the job tools read it)."""
+        """A call the editor shows runs in the editor's terminal, when it offers them, and so
+        does a background job it starts (but one with a pty: `jobs.start_job`)."""
         terminals = self.policy.terminals
-        if terminals is not None and terminals.shows(tool_call_id) and not params.get("background"):
-            return await self._in_terminal(terminals, tool_call_id, params, signal)
-        return await self.run(params, signal, on_update)
+        if terminals is None or not terminals.shows(tool_call_id):
+            return await self.run(params, signal, on_update)
+        if params.get("background"):
+            await self.policy.ready()
+            return await self._in_background(params, signal, shown_in=tool_call_id)
+        return await self._in_terminal(terminals, tool_call_id, params, signal)
 
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
@@ -86,22 +88,29 @@ class BashTool(WorkspaceTool):
             buffer.close()
         return _result(buffer.snapshot(), exit, timeout)
 
-    async def _in_background(self, params: dict[str, Any], signal: AbortSignal) -> ToolOutput:
-        """A job that outlives the call: started, its first output (up to FIRST_OUTPUT s)."""
+    async def _in_background(
+        self, params: dict[str, Any], signal: AbortSignal, shown_in: str | None = None
+    ) -> ToolOutput:
+        """A job that outlives the call: started (in the editor's terminal shown in call
+        `shown_in`, when given), its first output (up to FIRST_OUTPUT s)."""
         from di_code.tools.builtin.job_tools import settled
+        from di_code.tools.builtin.support.job_terminal import TerminalJob
         from di_code.tools.builtin.support.jobs import start_job
 
         job = await start_job(
             self.policy.jobs, self.policy, params["command"], self.workspace.roots,
-            self.workspace.root, bool(params.get("pty")),
+            self.workspace.root, bool(params.get("pty")), shown_in,
         )  # fmt: skip
         await settled(job, FIRST_OUTPUT, signal)
-        text = (
-            f"Started {job.take_output()}\n\n[Read more with job_output(job_id={job.id}) "
-            "(wait and pattern wait for a line), type into it with job_input, stop it with "
-            "job_kill.]"
-        )
+        typing = "type into it with job_input, "
         details = {"job_id": job.id, "command": job.command, "full_output_path": job.log.path}
+        if isinstance(job, TerminalJob):
+            typing = "it runs in the editor's terminal, which takes no input; "
+            details["terminal_id"] = job.terminal_id
+        text = (
+            f"Started {await job.take_output()}\n\n[Read more with job_output(job_id={job.id}) "
+            f"(wait and pattern wait for a line), {typing}stop it with job_kill.]"
+        )
         return ToolResult([TextContent(text)], details)
 
     async def _in_terminal(
@@ -200,12 +209,5 @@ def _fate(exit: Exit, timeout: float, stopped: str | None = None) -> str | None:
     if exit.code is None or exit.code == 0:
         return None
     if exit.code < 0:
-        return f"Command killed by signal {_signal_name(-exit.code)}"
+        return f"Command killed by signal {signal_name(-exit.code)}"
     return f"Command exited with code {exit.code}"
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return str(number)

@@ -20,13 +20,13 @@ from di_code.system.files.opener import read_at_most
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.cards import EDIT
 from di_code.tools.builtin.support.atomic_write import write_atomically
-from di_code.tools.builtin.support.base import WorkspaceTool
 from di_code.tools.builtin.support.edit_text import Applied, Document, Edit, apply_edits
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError, check_aborted
 from di_code.tools.builtin.support.file_lock import file_lock, run_on_file
-from di_code.tools.builtin.support.files import existing_file, open_error, open_regular, write_error
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.base import WorkspaceTool
+from di_code.tools.common.errors import ToolError, check_aborted
+from di_code.tools.common.files import existing_file, open_error, open_regular, write_error
+from di_code.tools.common.workspace import Workspace
 
 EDIT_MAX_BYTES = 64 * 1024 * 1024
 """A larger file is not read whole to edit it (nor to preview the edit): use bash."""

@@ -33,9 +33,9 @@ from di_code.system.abort import AbortSignal
 from di_code.system.http_client import http_client
 from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
-from di_code.tools.builtin.support.base import CheckedTool
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.web_text import Page, page_result
+from di_code.tools.common.base import CheckedTool
+from di_code.tools.common.errors import ToolError
 
 TIMEOUT_S = 30.0
 MAX_REDIRECTS = 5

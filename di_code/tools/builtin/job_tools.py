@@ -12,15 +12,13 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.job_cards import JOB_INPUT, JOB_KILL, JOB_LIST, JOB_OUTPUT
-from di_code.tools.builtin.support.base import CheckedTool
-from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.job_base import LOOK_AGAIN, Job
 from di_code.tools.builtin.support.job_table import JobTable
-from di_code.tools.builtin.support.jobs import Job
+from di_code.tools.common.base import CheckedTool
+from di_code.tools.common.errors import ToolError
 
 INPUT_WAIT = 1.0
 QUIET = 0.2
-LOOK_AGAIN = 0.5
-"""How often a wait looks whether the user stopped the turn."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +34,8 @@ class _JobTool(CheckedTool):
         return job
 
 
-def _result(job: Job, waited: str) -> ToolResult:
-    text = job.take_output()
+async def _result(job: Job, waited: str) -> ToolResult:
+    text = await job.take_output()
     if waited:
         text = f"{text}\n\n{waited}"
     details = {"job_id": job.id, "running": job.running, "exit_code": job.code,
@@ -56,7 +54,7 @@ class JobOutputTool(_JobTool):
     ) -> ToolOutput:
         job = self.job(params)
         waited = await job.wait_for(float(params.get("wait", 0)), params.get("pattern"), signal)
-        return _result(job, waited)
+        return await _result(job, waited)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,8 +77,8 @@ class JobInputTool(_JobTool):
             raise ToolError(f"{job.title()}: {refused}.")
         if pattern is None:
             await settled(job, wait, signal)
-            return _result(job, "")
-        return _result(job, await job.wait_for(wait, pattern, signal, typed_at))
+            return await _result(job, "")
+        return await _result(job, await job.wait_for(wait, pattern, signal, typed_at))
 
 
 async def settled(job: Job, wait: float, signal: AbortSignal) -> None:
@@ -109,7 +107,7 @@ class JobKillTool(_JobTool):
     ) -> ToolOutput:
         job = self.job(params)
         await job.kill()
-        return _result(job, "")
+        return await _result(job, "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,9 +119,7 @@ class JobListTool(_JobTool):
     async def run(
         self, params: dict[str, Any], signal: AbortSignal, on_update: ToolUpdate | None
     ) -> ToolOutput:
-        rows = [
-            f"{job.title()}; {job.log.total - job.cursor} bytes unread"
-            for job in self.jobs.jobs.values()
-            if isinstance(job, Job)
-        ]
+        jobs = [job for job in self.jobs.jobs.values() if isinstance(job, Job)]
+        await asyncio.gather(*(job.refresh() for job in jobs))
+        rows = [f"{job.title()}; {job.log.total - job.cursor} bytes unread" for job in jobs]
         return [TextContent("\n".join(rows) or "No background jobs.")]

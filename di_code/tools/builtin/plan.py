@@ -1,9 +1,10 @@
 """The plan tool (`exit_plan_mode`): what runs once the user has approved the plan.
 
-The question itself is the permission gate's (di_code.tools.policy.plan_review): when this
-runs, the gate has switched to the build mode the user chose. The result makes the plan's steps
-the todo list (`details["todos"]`, as the todo tool's: every screen that shows the todo list
-shows them) and tells the model the mode it now builds in.
+The question itself is the permission gate's (`plan_reviewer` in
+di_code.tools.policy.permissions): when this runs, the gate has switched to the build mode the
+user chose. The result makes the plan's steps the todo list (`details["todos"]`, as the todo
+tool's: every screen that shows the todo list shows them) and tells the model the mode it now
+builds in.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import PLAN, PLAN_MAX_STEPS
-from di_code.tools.builtin.support.base import CheckedTool
 from di_code.tools.builtin.todo import plan_text
+from di_code.tools.common.base import CheckedTool
 
 _ITEM = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+(\S.*)")
 """A top-level list item of markdown: `- step`, `* step`, `1. step`, `2) step`."""

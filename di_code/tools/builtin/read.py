@@ -26,13 +26,13 @@ from di_code.system.abort import AbortSignal
 from di_code.system.files.opener import count_lines, read_at_most, skip_lines, status_of
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.cards import READ
-from di_code.tools.builtin.support.base import WorkspaceTool
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.file_lock import run_on_file
-from di_code.tools.builtin.support.files import existing_file, open_error, open_regular
 from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 from di_code.tools.builtin.support.truncation import MAX_BYTES, Budget, Truncation, head_bytes
+from di_code.tools.common.base import WorkspaceTool
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.files import existing_file, open_error, open_regular
 
 INLINE_BYTES = 256 * 1024
 """A regular file up to this size is read on the event loop: handing the read to a worker

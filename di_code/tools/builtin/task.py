@@ -31,8 +31,8 @@ from di_code.ai.stream import Provider, close_provider
 from di_code.ai.types import AssistantMessage, Model, TextContent, Usage
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import TASK
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.subagents import SubagentKind, Subagents
+from di_code.tools.common.errors import ToolError
 
 ARGUMENT_PREVIEW = 120
 

@@ -15,8 +15,8 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent, ToolResultMessage
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.cards import PLAN, TODO
-from di_code.tools.builtin.support.base import CheckedTool
-from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.common.base import CheckedTool
+from di_code.tools.common.errors import ToolError
 
 MARKS = {"pending": "[ ]", "in_progress": "[>]", "done": "[x]"}
 SETS_TODOS = (TODO.name, PLAN.name)

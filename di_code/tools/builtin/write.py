@@ -14,13 +14,13 @@ from di_code.system.files.opener import read_at_most
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.cards import WRITE
 from di_code.tools.builtin.support.atomic_write import write_atomically
-from di_code.tools.builtin.support.base import WorkspaceTool
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.file_lock import file_lock, run_on_file
-from di_code.tools.builtin.support.files import existing_file, open_regular, write_error
 from di_code.tools.builtin.support.line_diff import unified_diff
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.base import WorkspaceTool
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.files import existing_file, open_regular, write_error
+from di_code.tools.common.workspace import Workspace
 
 PREVIEW_BYTES = 4_000_000
 """A file bigger than this is not diffed for an approval (it would hold up the question)."""

@@ -30,11 +30,11 @@ from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
 from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import http_client
-from di_code.tools.builtin.support.base import CheckedTool
-from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.common.base import CheckedTool
+from di_code.tools.common.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.extensions.tool_names import distinct_names
-from di_code.tools.policy.launcher import trusted_command_argv
+from di_code.tools.process.launcher import trusted_command_argv
 
 if TYPE_CHECKING:
     from mcp import ClientSession

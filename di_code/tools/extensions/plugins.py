@@ -6,10 +6,8 @@ A distribution declares, in its `pyproject.toml`:
     weather = "my_package.tools:weather_tool"
 
 and the object named is an AgentTool, a list of them, or a callable (a class, a factory)
-returning either. Importing `importlib.metadata` and letting it read every distribution is
-work on each start for the rare install with a plugin, so the `*.dist-info/entry_points.txt`
-files on `sys.path` are read directly and only those that name the group are parsed; with no
-plugin installed the scan reads a few small files and imports nothing.
+returning either. The entry points are importlib.metadata's: it finds them on sys.path, the
+first distribution of a name winning, as an import would.
 
 A plugin that cannot be loaded, or gives something that is not a usable tool, is one warning
 line; the run goes on without it. Plugin tools are not read-only: they ask in ask mode.
@@ -17,11 +15,8 @@ line; the run goes on without it. Plugin tools are not read-only: they ask in as
 
 from __future__ import annotations
 
-import importlib
-import os
-import re
-import sys
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection
+from importlib import metadata
 from typing import Any
 
 from msgspec import Struct
@@ -37,22 +32,6 @@ RESERVED = READ_ONLY_TOOLS | {PLAN.name}
 when plugins load (task and the plan tool come later, lsp only with a language server): the
 permission gate trusts these names (they run unasked, in plan and read-only modes too), and a
 plugin is not read-only."""
-_SECTION = re.compile(r"^\[\s*(.+?)\s*\]\s*$")
-
-
-class EntryPoint(Struct, frozen=True):
-    name: str
-    value: str
-    """`module:attribute` (the attribute may be dotted, or absent)."""
-    distribution: str
-
-    def load(self) -> Any:
-        module_name, _, attribute = self.value.partition(":")
-        target: Any = importlib.import_module(module_name.strip())
-        for part in attribute.split("[")[0].strip().split("."):
-            if part:
-                target = getattr(target, part)
-        return target
 
 
 class PluginTools(Struct, frozen=True):
@@ -60,16 +39,14 @@ class PluginTools(Struct, frozen=True):
     warnings: tuple[str, ...] = ()
 
 
-def load_plugin_tools(
-    taken: Collection[str] = (), paths: Sequence[str] | None = None
-) -> PluginTools:
+def load_plugin_tools(taken: Collection[str] = ()) -> PluginTools:
     """The tools of every `di_code.tools` entry point; a name in `taken` (the built-in tools)
     or RESERVED, or given twice, is refused with a warning, the first one keeping it."""
     names = set(taken) | RESERVED
     tools: list[AgentTool] = []
     warnings: list[str] = []
-    for entry in entry_points(GROUP, sys.path if paths is None else paths):
-        where = f"plugin {entry.name} ({entry.distribution})"
+    for entry in metadata.entry_points(group=GROUP):
+        where = f"plugin {entry.name} ({_distribution(entry)})"
         try:
             for tool in _tools_of(entry.load()):
                 problem = _problem(tool, names)
@@ -83,51 +60,10 @@ def load_plugin_tools(
     return PluginTools(tuple(tools), tuple(warnings))
 
 
-def entry_points(group: str, paths: Sequence[str]) -> Iterator[EntryPoint]:
-    """The group's entry points of the distributions on `paths`, the first of a name winning
-    (as for imports)."""
-    seen: set[str] = set()
-    for folder in paths:
-        for dist_folder, text in _entry_point_files(folder or "."):
-            project = _project_name(dist_folder)
-            if project in seen:
-                continue
-            seen.add(project)
-            if f"[{group}]" in text:
-                for name, value in _section(text, group):
-                    yield EntryPoint(name, value, project)
-
-
-def _entry_point_files(folder: str) -> Iterator[tuple[str, str]]:
-    try:
-        entries = sorted(os.listdir(folder))
-    except OSError:
-        return
-    for name in entries:
-        if name.endswith((".dist-info", ".egg-info")):
-            try:
-                with open(os.path.join(folder, name, "entry_points.txt"), encoding="utf-8") as f:
-                    yield name, f.read()
-            except (OSError, UnicodeDecodeError):
-                yield name, ""
-
-
-def _project_name(dist_folder: str) -> str:
-    """`My_Pkg-1.0.dist-info` → `my-pkg` (the normalized name, to tell duplicates)."""
-    return re.sub(r"[-_.]+", "-", dist_folder.rsplit(".", 1)[0].split("-")[0]).lower()
-
-
-def _section(text: str, group: str) -> Iterator[tuple[str, str]]:
-    """`name = value` lines of one `[group]` section of an entry_points.txt."""
-    inside = False
-    for line in text.splitlines():
-        line = line.strip()
-        header = _SECTION.match(line)
-        if header:
-            inside = header.group(1) == group
-        elif inside and "=" in line and not line.startswith(("#", ";")):
-            name, _, value = line.partition("=")
-            yield name.strip(), value.strip()
+def _distribution(entry: metadata.EntryPoint) -> str:
+    """The name of the distribution that declares `entry`, as its metadata spells it."""
+    name = entry.dist.name if entry.dist is not None else None
+    return name or entry.value
 
 
 def _tools_of(target: Any) -> list[Any]:

@@ -12,8 +12,8 @@ from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.workspace import Workspace
 from di_code.tools.lsp.manager import LanguageServers, Stopped, abortable
 from di_code.tools.lsp.report import changes, details, summary
 

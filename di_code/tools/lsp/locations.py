@@ -15,7 +15,7 @@ from urllib.parse import unquote, urlparse
 
 from di_code.system.files.opener import open_real, read_at_most
 from di_code.system.files.resolve import Outside, resolve_path
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.workspace import Workspace
 
 MAX_RESULTS = 100
 MAX_LINE = 200

@@ -1,4 +1,4 @@
-"""How a language server is started: through the launcher (di_code.tools.policy.launcher),
+"""How a language server is started: through the launcher (di_code.tools.process.launcher),
 which runs it in the sandbox where bubblewrap works and through di_code.system.children, in a
 process group of its own with PR_SET_PDEATHSIG, so it dies with di-code however di-code ends;
 with the environment bash's commands get (no provider keys)."""
@@ -18,9 +18,9 @@ from msgspec import Struct, field
 
 from di_code.system.children import signal_group
 from di_code.tools.lsp.servers import ServerSpec, pinned_settings
-from di_code.tools.policy import launcher
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
-from di_code.tools.policy.sandbox_mounts import SandboxPaths
+from di_code.tools.process import launcher
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.sandbox_mounts import SandboxPaths
 
 UNTRUSTED_PROGRAM = "not found outside this untrusted project's folders"
 

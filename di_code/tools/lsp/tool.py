@@ -16,10 +16,10 @@ from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.ai.codec import encodable
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.base import WorkspaceTool
 from di_code.tools.builtin.support.editor_files import EditorFiles
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.truncation import keep_head
+from di_code.tools.common.base import WorkspaceTool
+from di_code.tools.common.errors import ToolError
 from di_code.tools.lsp.card import LSP_CARD
 from di_code.tools.lsp.connection import Connection, ServerEnded, one_line
 from di_code.tools.lsp.locations import hover_text, inside, locations, place_lines, symbols

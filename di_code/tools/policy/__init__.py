@@ -1,1 +1,1 @@
-"""The permission policy: rules, shell parsing, grants, the sandbox, user hooks."""
+"""The permission policy: modes, rules, shell parsing, grants, user hooks."""

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from di_code.tools.policy.hook_config import UserHook
-from di_code.tools.policy.program_env import KEY_VARIABLES
 from di_code.tools.policy.user_hooks import run_hook
+from di_code.tools.process.program_env import KEY_VARIABLES
 
 SUBJECT = {
     "Notification": "notification_type",

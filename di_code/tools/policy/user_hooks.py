@@ -28,9 +28,9 @@ from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
 from di_code.ai.redaction import redact_bytes
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
-from di_code.tools.policy.launcher import start_program
 from di_code.tools.policy.permissions import PermissionGate
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.launcher import start_program
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
 Decision = Literal["allow", "ask", "deny"]
 BLOCKING_EXIT = 2

@@ -1,3 +1,3 @@
-"""What the built-in tools share and are built from: the tool base and its errors, lazy loading,
-the workspace's confinement, file writing and locking, text matching and diffs, output limits
-and spill files, processes, and the search engine behind grep and find."""
+"""What the built-in tools are built from: lazy loading, bash's policy, file writing and
+locking, text matching and diffs, output limits and spill files, processes and background jobs,
+and the search engine behind grep and find."""

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from di_code.tools.builtin.support.closest_match import miss_hint
-from di_code.tools.builtin.support.errors import ToolError, check_aborted
 from di_code.tools.builtin.support.line_diff import chunked_diff
+from di_code.tools.common.errors import ToolError, check_aborted
 
 if TYPE_CHECKING:
     from di_code.system.abort import AbortSignal

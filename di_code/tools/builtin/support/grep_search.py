@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.ripgrep import (
     RipgrepExit,
     SearchFolder,
@@ -32,6 +31,7 @@ from di_code.tools.builtin.support.ripgrep import (
     overrides_gitignore,
     run_ripgrep,
 )
+from di_code.tools.common.errors import ToolError
 
 SORTED_AFTER = 20
 

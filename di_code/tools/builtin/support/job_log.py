@@ -79,14 +79,19 @@ class JobLog:
     def _stop_file(self) -> None:
         """The file grows no more (its cap, or a write the disk refused): it keeps what it
         holds, and `cut_at` says how much that is."""
-        assert self._file is not None
-        with contextlib.suppress(OSError):
-            self._file.flush()
-        self.cut_at = os.fstat(self._file.fileno()).st_size
-        self.close()
+        self.close(cut=True)
 
-    def close(self) -> None:
-        if self._file is not None:
-            with contextlib.suppress(OSError):  # what a full disk did not take is lost
-                self._file.close()
-            self._file = None
+    def close(self, cut: bool = False) -> None:
+        """Close the file; `cut`: it was stopped short. A last flush the disk refuses (the
+        job's final lines, still in the file's buffer) cuts it short too, and says so."""
+        if self._file is None:
+            return
+        try:
+            self._file.flush()
+        except OSError:
+            cut = True
+        if cut:
+            self.cut_at = os.fstat(self._file.fileno()).st_size
+        with contextlib.suppress(OSError):  # what a full disk did not take is lost
+            self._file.close()
+        self._file = None

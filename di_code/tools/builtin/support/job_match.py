@@ -17,8 +17,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from di_code.tools.builtin.support.errors import ToolError
 from di_code.tools.builtin.support.job_log import JobLog
+from di_code.tools.common.errors import ToolError
 
 MATCH_LINE = 4096
 MATCH_TIME = 1.0

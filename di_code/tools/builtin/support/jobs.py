@@ -1,10 +1,13 @@
 """Background jobs: a command bash started with `background: true`, alive across turns, read,
-typed into and stopped by the job tools (`job_tools.py`).
+typed into and stopped by the job tools (`job_tools.py`). What every job is, is `job_base.py`;
+this is a job in di-code's own processes (`ProcessJob`), and `start_job`, which starts one
+there or, over ACP where the editor offers terminals, in the editor's (`job_terminal.py`).
 
-A job starts like any bash command (the policy's `launch`: the sandbox of the moment, the
-hidden variables, the launcher and di_code.system.children, so it dies with di-code), in a process
-group of its own, with its stdin a pipe (or, with `pty`, all three a pseudo-terminal) and its
-output read into a `JobLog` (bounded memory, the whole in a file). It ends one of three ways:
+A job in di-code's own processes starts like any bash command (the policy's `launch`: the
+sandbox of the moment, the hidden variables, the launcher and di_code.system.children, so it
+dies with di-code), in a process group of its own, with its stdin a pipe (or, with `pty`, all
+three a pseudo-terminal) and its output read into a `JobLog` (bounded memory, the whole in a
+file). It ends one of three ways:
 - on its own: the shell exits; whatever it left in its group is killed (a job is its tree),
   and the table gets one notice for the model and the chat;
 - by job_kill or /jobs (`killed`), or when its session ends (`stopped`): SIGTERM to the group,
@@ -21,78 +24,36 @@ import contextlib
 import os
 import signal as signals
 import time
-import uuid
 from collections.abc import Sequence
-from contextlib import AbstractContextManager, ExitStack
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import carrying, descendants, group_members, signal_group
-from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.builtin.support.job_base import MARK, Ending, Job, Launch
 from di_code.tools.builtin.support.job_log import JobLog
-from di_code.tools.builtin.support.job_match import Matcher
-from di_code.tools.builtin.support.job_table import MAX_RUNNING, NOTICE_START, JobTable
+from di_code.tools.builtin.support.job_table import MAX_RUNNING, JobTable
 from di_code.tools.builtin.support.process import EXIT_GRACE, KILL_AFTER, POLL, read_pipe, shell
-from di_code.tools.builtin.support.truncation import keep_tail
-from di_code.tools.policy.launcher import start_program
+from di_code.tools.common.errors import ToolError
+from di_code.tools.process.launcher import start_program
 
 if TYPE_CHECKING:
-    from di_code.tools.policy.bash_policy import BashPolicy
+    from di_code.tools.builtin.support.bash_policy import BashPolicy
 
-Ending = Literal["exited", "killed", "stopped"]
-Launch = AbstractContextManager[tuple[list[str], dict[str, str]]]
-"""The policy's `launch`: a command line and its environment, held while the command runs."""
-NOTICE_LINES = 5
-COMMAND_SHOWN = 80
-MARK = "DI_CODE_JOB"
-"""A variable each job's processes inherit, naming the job: job_kill finds by it those that
-left its group and its tree (a double-forked daemon)."""
 INPUT_STALL = 5.0
 """Seconds job_input waits for a job that reads none of its input before it gives up."""
 
 
-class Job:
+class ProcessJob(Job):
     def __init__(self, job_id: int, command: str, pty: bool, log: JobLog, table: JobTable) -> None:
-        self.id, self.command, self.pty, self.log, self._table = job_id, command, pty, log, table
+        super().__init__(job_id, command, pty, log, table)
         self.pid = 0
-        self.started = time.monotonic()
-        self.mark = f"{MARK}={job_id}-{uuid.uuid4().hex}"
-        self.cursor = 0
-        """Output bytes the model has read (job_output, job_input, bash's first output)."""
-        self.last_read = 0
-        """Where the last read began: a pattern is waited for from there on, so that a line
-        the model saw already (a server's `listening` in bash's first output) counts."""
-        self.code: int | None = None
-        self.ending: Ending | None = None
-        self._stopping: Ending | None = None
         self._input: int | None = None
         self._output: int | None = None
-        self._held = ExitStack()
-        self._done = asyncio.Event()
-        self._waiters: list[asyncio.Future[None]] = []
         self._watcher: asyncio.Future[None] | None = None
 
-    @property
-    def running(self) -> bool:
-        return self.ending is None
-
-    def shown_command(self) -> str:
-        line = " ".join(self.command.split())
-        return line if len(line) <= COMMAND_SHOWN else f"{line[: COMMAND_SHOWN - 1]}…"
-
-    def state(self) -> str:
-        """`running (pid 12, 5 s)`, `exited with code 1`, `killed`."""
-        if self.ending is None:
-            return f"running (pid {self.pid}, {time.monotonic() - self.started:.0f} s)"
-        if self.ending != "exited":
-            return "killed" if self.ending == "killed" else "stopped when its session ended"
-        if self.code is not None and self.code < 0:
-            return f"killed by signal {_signal_name(-self.code)}"
-        return f"exited with code {self.code}"
-
-    def title(self) -> str:
-        return f"job {self.id} (`{self.shown_command()}`): {self.state()}"
+    def where(self) -> str:
+        return f"pid {self.pid}"
 
     async def start(self, launch: Launch, cwd: str) -> None:
         """Start the command line `launch` gives (the policy's), held until the job ends."""
@@ -131,24 +92,6 @@ class Job:
         eof.add_done_callback(lambda done: done.cancelled() or done.exception())
         self._watcher = asyncio.ensure_future(self._watch(process, eof))  # held: not collected
 
-    def _feed(self, chunk: bytes) -> None:
-        self.log.feed(chunk)
-        self._wake()
-
-    def _wake(self) -> None:
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
-
-    async def changed(self, timeout: float) -> None:
-        """Until new output comes, the job ends, or `timeout` seconds pass."""
-        if not self.running or timeout <= 0:
-            return
-        waiter = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
-        await asyncio.wait({waiter}, timeout=timeout)
-
     async def _watch(self, process: asyncio.subprocess.Process, eof: asyncio.Future[None]) -> None:
         code = await process.wait()
         await asyncio.wait({eof}, timeout=EXIT_GRACE)
@@ -164,21 +107,6 @@ class Job:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self._input = self._output = None
-
-    def _end(self, code: int) -> None:
-        self.code, self.ending = code, self._stopping or "exited"
-        self.log.close()
-        self._held.close()
-        self._done.set()
-        self._wake()
-        if self.ending == "exited":
-            self._table.tell(self.notice(), self.id)
-
-    def notice(self) -> str:
-        """What the model and the user are told once when the job ends on its own."""
-        lines = self.log.last_lines(NOTICE_LINES)
-        tail = "; last lines:\n" + "\n".join(lines) if lines else "; no output"
-        return f"{NOTICE_START}{self.title()[len('job ') :]}{tail}]"
 
     async def kill(self, reason: Ending = "killed") -> None:
         """End the job's whole tree; returns once it has ended."""
@@ -224,53 +152,6 @@ class Job:
             self._input = None
         return None
 
-    async def wait_for(
-        self, seconds: float, pattern: str | None, signal: AbortSignal, since: int | None = None
-    ) -> str:
-        """Wait up to `seconds`: for `pattern` in the output from `since` (else from where the
-        last read began) on, line by line, or without one for the job's end. What happened,
-        for the model."""
-        start = self.last_read if since is None else since
-        matcher = Matcher(pattern, start) if pattern is not None else None
-        deadline = time.monotonic() + seconds
-        while True:
-            if matcher is not None and matcher.seen(self.log):
-                return f"[Pattern seen: {pattern!r}]"
-            if not self.running:
-                return "" if matcher is None else f"[The job ended before {pattern!r} appeared]"
-            left = deadline - time.monotonic()
-            if signal.aborted:
-                return "[Waiting stopped: the user interrupted]"
-            if left <= 0:
-                if matcher is None:
-                    return f"[Still running after {seconds:g} s]" if seconds else ""
-                return f"[Pattern {pattern!r} not seen within {seconds:g} s]"
-            await self.changed(min(left, 0.5))
-
-    def take_output(self) -> str:
-        """The job's title and the output not read yet (bounded like bash's), marked read."""
-        new = self.log.read_since(self.cursor)
-        self.last_read, self.cursor = self.cursor, new.end
-        if not self.running:
-            self._table.seen_end(self.id)
-        lines = new.data.decode("utf-8", "replace").split("\n")
-        if lines[-1] == "":
-            lines.pop()
-        kept, cut = keep_tail(lines)
-        parts = [self.title(), "\n".join(kept) if kept else "(no new output)"]
-        if cut is not None or new.skipped:
-            size = new.skipped + len(new.data)
-            parts.append(
-                f"[The new output was {size} bytes; showing its last {len(kept)} lines. "
-                f"The whole output: {self.log.path}]"
-            )
-        if self.log.cut_at is not None:
-            parts.append(
-                f"[The output file keeps only the first {self.log.cut_at} bytes; "
-                "the rest was not saved.]"
-            )
-        return "\n\n".join(parts)
-
 
 async def start_job(
     table: JobTable,
@@ -279,20 +160,26 @@ async def start_job(
     roots: Sequence[Path],
     cwd: Path,
     pty: bool,
+    shown_in: str | None = None,
 ) -> Job:
-    """A new job running `command` in `cwd`, confined to `roots` when sandboxed."""
+    """A new job running `command` in `cwd`, confined to `roots` when sandboxed: in the
+    editor's terminal, shown in tool call `shown_in`, when one is given and the editor offers
+    terminals (a job with `pty` is typed into, which an editor's terminal cannot be: it runs
+    in di-code), else in di-code's own processes."""
     if len(table.running()) >= MAX_RUNNING:
         raise ToolError(
             f"{MAX_RUNNING} background jobs are running already: stop one with job_kill first."
         )
-    job = Job(table.new_id(), command, pty, JobLog(policy.spill), table)
-    await job.start(policy.launch([shell(), "-c", command], roots), str(cwd))
+    launch = policy.launch([shell(), "-c", command], roots)
+    log = JobLog(policy.spill)
+    job: Job
+    if shown_in is not None and policy.terminals is not None and not pty:
+        from di_code.tools.builtin.support.job_terminal import TerminalJob
+
+        job = TerminalJob(table.new_id(), command, log, table, policy.terminals)
+        await job.start(launch, str(cwd), shown_in)
+    else:
+        job = ProcessJob(table.new_id(), command, pty, log, table)
+        await job.start(launch, str(cwd))
     table.add(job)
     return job
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signals.Signals(number).name
-    except ValueError:
-        return str(number)

@@ -36,7 +36,7 @@ from typing import Any, Literal
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import group_members, signal_group
-from di_code.tools.policy.launcher import start_program
+from di_code.tools.process.launcher import start_program
 
 EXIT_GRACE = 0.2
 KILL_AFTER = 2.0
@@ -57,6 +57,15 @@ class Exit:
     stopped: StopReason | None = None
     killed: bool = False
     """SIGTERM was not enough: the group had to be sent SIGKILL."""
+
+
+def signal_name(number: int) -> str:
+    """`SIGKILL` for 9, the number itself for one Python does not name: how a command's (or a
+    job's) death by a signal is told."""
+    try:
+        return signals.Signals(number).name
+    except ValueError:
+        return str(number)
 
 
 def shell() -> str:

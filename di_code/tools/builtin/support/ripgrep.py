@@ -33,8 +33,8 @@ from di_code.system.abort import AbortSignal
 from di_code.system.children import signal_group, start_child
 from di_code.system.files.opener import folder_in
 from di_code.system.files.resolve import Target
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+from di_code.tools.common.errors import ToolError
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
 COMMON_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",

@@ -20,8 +20,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from di_code.system.files.opener import open_path
-from di_code.tools.builtin.support.errors import ToolError
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.errors import ToolError
+from di_code.tools.common.workspace import Workspace
 
 GIT = ".git"
 WHY: dict[str, str] = {

@@ -31,8 +31,8 @@ from typing import Any
 
 from di_code.system.children import dying_argv, open_child, start_child
 from di_code.system.files.opener import open_path
-from di_code.tools.policy.sandbox import Sandbox, bubblewrap_works
-from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths
+from di_code.tools.process.sandbox import Sandbox, bubblewrap_works
+from di_code.tools.process.sandbox_mounts import PRIVATE_TMP, SandboxPaths
 
 
 @contextlib.contextmanager

@@ -29,9 +29,9 @@ from msgspec import Struct, field
 
 from di_code.system.children import run_child
 from di_code.system.errors import DiCodeError
-from di_code.tools.policy.placeholders import holding
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
-from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
+from di_code.tools.process.placeholders import holding
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
 PROBE_TIMEOUT = 10.0

@@ -29,8 +29,8 @@ from pathlib import Path
 
 from msgspec import Struct
 
-from di_code.tools.policy.placeholders import placeholder_paths
-from di_code.tools.policy.protected import protected_entries
+from di_code.tools.process.placeholders import placeholder_paths
+from di_code.tools.process.protected import protected_entries
 
 SECRETS = (
     ".ssh",

@@ -13,8 +13,8 @@ from typing import Any
 
 from di_code.agent.tool import ToolOutput, ToolUpdate
 from di_code.system.abort import AbortSignal
-from di_code.tools.builtin.support.errors import check_aborted
-from di_code.tools.builtin.support.workspace import Workspace
+from di_code.tools.common.errors import check_aborted
+from di_code.tools.common.workspace import Workspace
 
 
 @dataclass(frozen=True, slots=True)

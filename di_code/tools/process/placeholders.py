@@ -23,7 +23,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from di_code.tools.policy.protected import WHY
+from di_code.tools.process.protected import WHY
 
 PLACEHOLDER_MODE = 0o444
 

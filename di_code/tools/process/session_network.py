@@ -27,7 +27,7 @@ import subprocess
 import threading
 
 from di_code.system.children import open_child, run_child
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
 NS_GET_USERNS = 0xB701
 MAKE_TIMEOUT = 10.0

@@ -12,7 +12,7 @@ from typing import BinaryIO
 
 from di_code.system.files.opener import FileTooLarge, NotRegularFile, open_target, status_of
 from di_code.system.files.resolve import Target
-from di_code.tools.builtin.support.errors import ToolError
+from di_code.tools.common.errors import ToolError
 
 
 def open_error(exc: OSError, shown: str) -> ToolError:

@@ -19,11 +19,11 @@ from msgspec import Struct, field, structs
 from di_code.tools.builtin.cards import BASH, BASH_BACKGROUND
 from di_code.tools.builtin.support.job_table import JobTable
 from di_code.tools.builtin.support.spill import SpillFolder
-from di_code.tools.policy.launcher import confined
-from di_code.tools.policy.program_env import KEY_VARIABLES, program_env
-from di_code.tools.policy.sandbox import Sandbox, SandboxChoice, bare_bubblewrap
-from di_code.tools.policy.sandbox_mounts import PRIVATE_TMP
-from di_code.tools.policy.session_network import SessionNetwork
+from di_code.tools.process.launcher import confined
+from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.sandbox import Sandbox, SandboxChoice, bare_bubblewrap
+from di_code.tools.process.sandbox_mounts import PRIVATE_TMP
+from di_code.tools.process.session_network import SessionNetwork
 
 if TYPE_CHECKING:  # the process machinery loads with the bash tool, not at start-up
     from di_code.tools.builtin.support.editor_terminal import EditorTerminals
