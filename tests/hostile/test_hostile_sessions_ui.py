@@ -10,12 +10,14 @@ headless Chromium) against files the test writes itself."""
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import re
 import signal
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -28,7 +30,9 @@ from tests.cli.test_export_e2e import proxy as proxy  # the fixture
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import until, wait_until
 from tests.support.session_files import KEY, every_kind_session
-from tests.ui.test_chat_e2e import open_chat, quit_chat
+from tests.ui.test_approval_e2e import Screen as PickerScreen
+from tests.ui.test_chat_e2e import open_chat, quit_chat, spawn_chat
+from tests.ui.test_pickers_e2e import saved
 from tests.ui.test_tree_view import cursor_on
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
@@ -576,3 +580,136 @@ def test_slash_export_while_the_agent_answers_waits_and_the_turn_still_stops(
     quit_chat(child)
     assert not (tmp_path / "during.html").exists()
     assert "PROMPT-ONE" in (tmp_path / "after.md").read_text()
+
+
+# ---------------------------------------------------------------- the pickers
+
+
+def copies_of(template: Path, count: int, folder: Path) -> list[Path]:
+    """`count` sessions like `template`, each with an id of its own, written older and older
+    (an hour apart): the newest first."""
+    lines = template.read_bytes().split(b"\n", 1)
+    header = json.loads(lines[0])
+    made = []
+    for n in range(count):
+        session_id = f"{n:04d}" + "c" * 28
+        header["id"] = session_id
+        path = folder / f"2025-01-01T00-00-00-{n:06d}Z_{session_id}.jsonl"
+        body = lines[1].replace(b"TEMPLATE-PROMPT", f"prompt number {n}".encode())
+        path.write_bytes(json.dumps(header).encode() + b"\n" + body)
+        stamp = time.time() - 3600 * (n + 1)
+        os.utime(path, (stamp, stamp))
+        made.append(path)
+    return made
+
+
+def test_resume_lists_two_thousand_sessions_with_hostile_ones_and_finds_one_by_typing(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    store = SessionStore(di_code_home)
+    template = saved(store, tmp_path, "TEMPLATE-PROMPT")
+    folder = template.parent
+    copies_of(template, 2000, folder)
+    template.unlink()
+    needle = saved(store, tmp_path, "NEEDLE \u202eEVIL\x1b[2J\x1b]0;title\x07 " + "x" * 100_000)
+    os.utime(needle, (time.time() - 1800, time.time() - 1800))
+    secret = tmp_path.parent / "id_ed25519"
+    secret.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nPRIVATE-KEY-BYTES\n")
+    (folder / "2026-01-01T00-00-00-000000Z_5eca11ed.jsonl").symlink_to(secret)
+    (folder / "2026-01-01T00-00-00-000001Z_dec0de.jsonl").symlink_to("/dev/zero")
+    os.mkfifo(folder / "2026-01-01T00-00-00-000002Z_f1f0.jsonl")
+    (folder / "2026-01-01T00-00-00-000003Z_bada55.jsonl").write_bytes(b"[" * 5_000_000)
+    llm_server.script(Turn(text="Back on the needle."))
+    child = spawn_chat(llm_server, tmp_path)
+    seen = io.StringIO()
+    child.logfile_read = seen
+    screen = PickerScreen(child)
+    try:
+        child.sendline("/resume")
+        screen.wait_for("Resume a session")
+        child.send("needle")
+        screen.wait_for("NEEDLE <U+202E>EVIL␛[2J␛]0;title␇ xxx", after="filter› needle")
+        child.send("\r")
+        screen.wait_for(f"Resumed session {needle.stem.partition('_')[2]}")
+        child.sendline("go on")
+        screen.wait_for("Back on the needle.")
+        assert "NEEDLE" in json.dumps(llm_server.requests[-1].body)
+        child.sendline("/resume")
+        screen.wait_for("Resume a session", after="Back on the needle.")
+        child.send("\x03")  # Ctrl-C leaves the list, the chat stays in the session
+        child.sendline("/session")
+        screen.wait_for(needle.stem.partition("_")[2], after="/session")
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+    assert "PRIVATE-KEY-BYTES" not in seen.getvalue()
+    assert "EVIL\x1b[2J" not in seen.getvalue() and "\u202eEVIL" not in seen.getvalue()
+
+
+def test_a_session_another_process_writes_is_refused_from_the_picker_and_the_chat_keeps_its_own(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    llm_server.script(Turn(text="ANSWER-MINE"))
+    child = spawn_chat(llm_server, tmp_path)
+    screen = PickerScreen(child)
+    writer = None
+    try:
+        child.sendline("PROMPT-MINE")
+        screen.wait_for("ANSWER-MINE")
+        [mine] = sessions(di_code_home)
+        llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
+        writer = run_in(di_code_home, llm_server, tmp_path, "run", "PROMPT-THEIRS")
+        wait_until(lambda: len(llm_server.requests) == 2, "the writer's request")
+        child.sendline("/resume")
+        screen.wait_for("Resume a session")
+        child.send("theirs")
+        screen.wait_for("›  1. PROMPT-THEIRS", after="filter› theirs")
+        child.send("\r")
+        screen.wait_for("is in use by another di-code process")
+        mine_id = mine.stem.partition("_")[2]
+        code, _, err = ran(di_code_home, llm_server, tmp_path, "run", "--session", mine_id, "x")
+        assert code == 2 and "is in use by another di-code process" in one_line(err)
+        llm_server.script(Turn(text="ANSWER-AGAIN"))
+        child.sendline("PROMPT-AGAIN")
+        screen.wait_for("ANSWER-AGAIN")
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+        if writer is not None:
+            writer.kill()
+            writer.communicate(timeout=60)
+    assert b"PROMPT-AGAIN" in mine.read_bytes()
+    assert "PROMPT-MINE" in json.dumps(llm_server.requests[-1].body)
+
+
+def test_model_ids_with_controls_are_shown_as_glyphs_and_ctrl_c_leaves_the_model(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    (di_code_home / "config.toml").write_text(
+        "[providers.evil]\n"
+        'api = "openai-completions"\n'
+        f'base_url = "{llm_server.openai_base_url}"\n'
+        'api_key_env = "EVIL_MODEL_KEY"\n'
+        'models = ["evil\\u001b[2J\\u202emodel", "EVIL-PLAIN"]\n'
+    )
+    llm_server.script(Turn(text="ANSWER-ONE"))
+    child = spawn_chat(llm_server, tmp_path)
+    seen = io.StringIO()
+    child.logfile_read = seen
+    screen = PickerScreen(child)
+    try:
+        child.sendline("/model")
+        screen.wait_for("Model (now openai/test-model)")
+        child.send("evil")
+        screen.wait_for("evil/evil␛[2J<U+202E>model", after="filter› evil")
+        child.send("\x03")
+        screen.wait_for("Model: openai/test-model (unchanged)")
+        child.sendline("hello")
+        screen.wait_for("ANSWER-ONE")
+        assert llm_server.requests[-1].body["model"] == "test-model"
+        child.sendline("/thinking \u202eultra")
+        screen.wait_for("<U+202E>ultra")
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+    assert "evil\x1b[2J\u202emodel" not in seen.getvalue()  # the id never went out raw
