@@ -15,6 +15,7 @@ from pathlib import Path
 from di_code.config.provider_factory import register_known_keys
 from di_code.config.settings import di_code_home, load_user_settings
 from di_code.session import Session, SessionError, SessionStore
+from di_code.session.session_lines import pick
 from di_code.system.stop_signals import Stopped, say, unwinding
 from di_code.ui.export import ExportFormat, export_text, write_export
 from di_code.ui.safe_text import visible
@@ -63,7 +64,7 @@ def _session(choice: str | None) -> Session | None:
     cwd = Path.cwd().resolve()
     if choice is None:
         return store.latest(cwd, write=False)
-    return store.open(store.pick(choice, cwd), cwd, write=False)
+    return store.open(pick(store, choice, cwd), cwd, write=False)
 
 
 def _fail(text: str) -> int:

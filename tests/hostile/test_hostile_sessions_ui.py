@@ -713,3 +713,52 @@ def test_model_ids_with_controls_are_shown_as_glyphs_and_ctrl_c_leaves_the_model
     finally:
         child.close(force=True)
     assert "evil\x1b[2J\u202emodel" not in seen.getvalue()  # the id never went out raw
+
+
+def gone(screen: PickerScreen, text: str) -> None:
+    """Read until `text` is no longer on the screen."""
+    deadline = time.monotonic() + 60
+    while text in screen.text:
+        assert time.monotonic() < deadline, f"{text!r} stayed:\n{screen.text}"
+        screen.pump(0.1)
+
+
+def test_the_session_numbered_1_in_the_resume_list_is_the_one_export_1_and_resume_1_take(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """The newest file's header holds a 70 KB field no di-code wrote: past what the list reads
+    of a file, so the list shows it unnumbered; `1` must be the same session everywhere."""
+    store = SessionStore(di_code_home)
+    older = saved(store, tmp_path, "OLDER-PROMPT")
+    os.utime(older, (time.time() - 100, time.time() - 100))
+    newest = saved(store, tmp_path, "NEWEST-PROMPT")
+    header, rest = newest.read_bytes().split(b"\n", 1)
+    fields = json.loads(header) | {"note": "n" * 70_000}
+    newest.write_bytes(json.dumps(fields).encode() + b"\n" + rest)
+    env = cli_env(di_code_home, None)
+    done = subprocess.run(
+        [DI_CODE, "export", "1", "--format", "md"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    exported = "NEWEST-PROMPT" if "NEWEST-PROMPT" in done.stdout else "OLDER-PROMPT"
+    child = spawn_chat(llm_server, tmp_path)
+    screen = PickerScreen(child)
+    try:
+        child.sendline("/resume")
+        screen.wait_for("Resume a session")
+        screen.wait_for(f" 1. {exported}")
+        child.send("\x1b")
+        gone(screen, "Resume a session")  # a key sent with the Esc would make it Alt+key
+        child.sendline("/resume 1")
+        screen.wait_for("Resumed session")
+        shown = screen.text
+        quit_chat(child)
+    finally:
+        child.close(force=True)
+    assert (
+        f"Resumed session {(older if exported == 'OLDER-PROMPT' else newest).stem[-32:]}" in shown
+    )
