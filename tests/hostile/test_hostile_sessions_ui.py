@@ -762,3 +762,30 @@ def test_the_session_numbered_1_in_the_resume_list_is_the_one_export_1_and_resum
     assert (
         f"Resumed session {(older if exported == 'OLDER-PROMPT' else newest).stem[-32:]}" in shown
     )
+
+
+@pytest.mark.parametrize(
+    ("provider", "model"),
+    [
+        ("evil\x1b[2J", "model\u202e\x07"),
+        ("../../etc/passwd", ""),
+        ("anthropic", "claude-sonnet-4-5"),  # a known model whose key is not set
+    ],
+    ids=["controls", "path", "key-gone"],
+)
+def test_a_session_whose_last_model_cannot_be_used_goes_on_with_the_configured_one(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, provider: str, model: str
+) -> None:
+    llm_server.script(Turn(text="first answer"), Turn(text="SECOND-ANSWER"))
+    assert ran(di_code_home, llm_server, workspace, "run", "FIRST-PROMPT")[0] == 0
+    [saved_session] = sessions(di_code_home)
+    store = SessionStore(di_code_home)
+    session = store.open(saved_session, workspace)
+    session.append_model_change(provider, model)
+    session.release()
+    code, out, err = ran(di_code_home, llm_server, workspace, "run", "-c", "SECOND-PROMPT")
+    assert code == 0 and "SECOND-ANSWER" in out, err
+    assert llm_server.requests[-1].body["model"] == "test-model"
+    assert "FIRST-PROMPT" in json.dumps(llm_server.requests[-1].body)
+    assert "\x1b" not in err and "\u202e" not in err and len(err) < 2000, err
+    assert len(err.splitlines()) <= 1, err
