@@ -32,7 +32,7 @@ from tests.support.processes import until, wait_until
 from tests.support.session_files import KEY, every_kind_session
 from tests.ui.test_approval_e2e import Screen as PickerScreen
 from tests.ui.test_chat_e2e import open_chat, quit_chat, spawn_chat
-from tests.ui.test_pickers_e2e import saved
+from tests.ui.test_pickers_e2e import THINKING_MODEL, saved
 from tests.ui.test_tree_view import cursor_on
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
@@ -789,3 +789,36 @@ def test_a_session_whose_last_model_cannot_be_used_goes_on_with_the_configured_o
     assert "FIRST-PROMPT" in json.dumps(llm_server.requests[-1].body)
     assert "\x1b" not in err and "\u202e" not in err and len(err) < 2000, err
     assert len(err.splitlines()) <= 1, err
+
+
+def test_the_thinking_level_holds_over_clear_and_resume_and_keys_in_a_picker_do_not_step_it(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    llm_server.script(Turn(text="ANSWER-ONE"), Turn(text="ANSWER-TWO"), Turn(text="ANSWER-THREE"))
+    child = spawn_chat(llm_server, tmp_path, "--model", THINKING_MODEL)
+    screen = PickerScreen(child)
+    try:
+        screen.wait_for("thinking: off")
+        child.sendline("/thinking high")
+        screen.wait_for("thinking: high")
+        child.sendline("PROMPT-ONE")
+        screen.wait_for("ANSWER-ONE")
+        child.sendline("/clear")
+        screen.wait_for("thinking: high")
+        child.sendline("PROMPT-TWO")
+        screen.wait_for("ANSWER-TWO")
+        assert llm_server.requests[-1].body["reasoning_effort"] == "high"
+        child.sendline("/model")
+        screen.wait_for("Model (now")
+        child.send("\x1bt")  # Alt+T typed at the list
+        child.send("\x03")
+        screen.wait_for("(unchanged)")
+        child.sendline("/resume 2")
+        screen.wait_for("Resumed session")
+        child.sendline("PROMPT-THREE")
+        screen.wait_for("ANSWER-THREE")
+        assert llm_server.requests[-1].body["reasoning_effort"] == "high"
+        assert "PROMPT-ONE" in json.dumps(llm_server.requests[-1].body)
+        quit_chat(child)
+    finally:
+        child.close(force=True)
