@@ -14,6 +14,7 @@ import io
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -822,3 +823,31 @@ def test_the_thinking_level_holds_over_clear_and_resume_and_keys_in_a_picker_do_
         quit_chat(child)
     finally:
         child.close(force=True)
+
+
+def test_a_full_disk_while_forking_is_one_line_and_leaves_no_half_fork(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    llm_server.script(Turn(text="first answer " + "y" * 20_000))
+    assert ran(di_code_home, llm_server, workspace, "run", "FIRST-PROMPT")[0] == 0
+    [original] = sessions(di_code_home)
+    before = original.read_bytes()
+
+    def small_disk() -> None:  # room for half of the copy
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) // 2, len(before) // 2))
+
+    process = subprocess.Popen(
+        [DI_CODE, "run", "-c", "--fork", "FORKED"],
+        cwd=workspace,
+        env=cli_env(di_code_home, llm_server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=small_disk,
+    )
+    _, err = process.communicate(timeout=120)
+    assert process.returncode != 0 and "cannot write session" in one_line(err)
+    assert original.read_bytes() == before
+    assert sessions(di_code_home) == {original}
+    assert len(llm_server.requests) == 1
