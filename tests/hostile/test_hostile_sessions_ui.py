@@ -400,6 +400,10 @@ async def test_an_editor_forking_ids_that_are_not_a_whole_id_of_its_folder_makes
             )
         assert refused.value.code in (-32602, -32603), (session_id, refused.value)
         assert TRACEBACK not in str(refused.value.data)
+    for cwd in ("relative/folder", str(tmp_path / "missing"), "", str(other)):
+        with pytest.raises(RequestError) as refused:  # its whole id, but not of that folder
+            await editor.ask("session/fork", cwd=cwd, sessionId=mine_id, mcpServers=[])
+        assert refused.value.code in (-32602, -32603), (cwd, refused.value)
     after = {path: path.read_bytes() for path in sessions(di_code_home) if path != fifo}
     assert after == before
     forked = await editor.ask("session/fork", cwd=str(workspace), sessionId=mine_id, mcpServers=[])
