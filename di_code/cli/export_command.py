@@ -16,9 +16,9 @@ from di_code.config.provider_factory import register_known_keys
 from di_code.config.settings import di_code_home, load_user_settings
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.session_lines import pick
+from di_code.system.safe_text import visible
 from di_code.system.stop_signals import Stopped, say, unwinding
 from di_code.ui.export import ExportFormat, export_text, write_export
-from di_code.ui.safe_text import visible
 
 EXIT_OK, EXIT_FAILED = 0, 1
 

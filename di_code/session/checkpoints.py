@@ -197,9 +197,9 @@ class Checkpointer:
         self._backup = self._last = self._tool_before = self._snapshot = None
         self._running = {}
 
-    def _take(self) -> Snapshot | None:
+    def _take(self, ignored: bool = True) -> Snapshot | None:
         """A snapshot of the work tree, or None outside git (found out once, off the main
-        thread, so start-up never waits for git)."""
+        thread, so start-up never waits for git); `ignored`: see `GitSnapshots.take`."""
         if not self._git_known:
             self._git = git_snapshots(self.session, self.max_file_bytes)
             self._git_known = True
@@ -207,7 +207,7 @@ class Checkpointer:
                 self._git.prune(self._live_sessions())
         if self._git is None:
             return None
-        snapshot = self._git.take()
+        snapshot = self._git.take(ignored=ignored)
         self._git.keep(self.session.id, snapshot.tree)
         return snapshot
 
@@ -216,7 +216,8 @@ class Checkpointer:
 
     def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
         if self._snapshot is None:
-            self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take))
+            # only its tree is recorded: the ignored paths matter around tool calls alone
+            self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take, False))
             self._snapshot.add_done_callback(self._taken)
         return self._snapshot
 

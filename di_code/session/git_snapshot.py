@@ -19,15 +19,16 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-import stat
 import tempfile
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from stat import S_ISLNK, S_ISREG
 from typing import BinaryIO
 
 import msgspec
 
+from di_code.session.blob_import import fast_import
 from di_code.session.git_run import Blocked, GitError, run_git
 from di_code.session.stat_cache import Fingerprint, StatCache
 from di_code.session.work_tree import WorkTree
@@ -135,27 +136,26 @@ class GitSnapshots:
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
         self.stat_cache = stat_cache or StatCache()
         self._kept: set[str] = set()
+        self._referenced: set[str] = set()
+        """Trees a ref of this home points at (listed by `prune`): they are in the
+        repository, so a cached tree among them is taken without asking git."""
         self._last_entries: dict[str, tuple[str, str]] | None = None
         self._last_tree = ""
 
     def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
         return run_git(self.top, args, index_file=index_file, stdin=stdin)
 
-    def take(self) -> Snapshot:
-        tracked, submodules = self._tracked()
-        skipped = [skip(SUBMODULE, path) for path in submodules]
-        try:
-            listed = self._paths(["ls-files", "-z", "-o", "--exclude-standard"])
-        except Blocked as exc:  # a FIFO among the ignore files: no untracked file is known
-            listed = []
-            skipped.append(skip(f"{exc}, none captured"))
-        untracked = [path for path in listed if not path.endswith("/")]
-        skipped += [skip(NESTED, path.rstrip("/")) for path in listed if path.endswith("/")]
+    def take(self, *, ignored: bool = True) -> Snapshot:
+        """The work tree as it is now. Without `ignored`, the ignored paths are not listed
+        (`Snapshot.ignored` is None, so no path is taken as absent) and not watched: a prompt's
+        first snapshot, whose tree alone is recorded, spares that second walk of the tree."""
+        tracked, untracked, skipped = self._listed()
         if len(untracked) > self.max_untracked_files:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
             untracked = []
-        paths = sorted({*tracked, *untracked})
+        paths = tracked + untracked  # two sorted lists, no path in both: sorting merges them
+        paths.sort()
         try:
             entries, large, unread = self._entries(paths)
             tree = self._tree(entries)
@@ -165,34 +165,63 @@ class GitSnapshots:
             tree = self._tree(entries)
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
         skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
-        ignored, watched = self._ignored()
-        return Snapshot(tree, tuple(skipped), {**large, **watched}, ignored, frozenset(entries))
+        listed, watched = self._ignored() if ignored else (None, {})
+        return Snapshot(tree, tuple(skipped), {**large, **watched}, listed, frozenset(entries))
+
+    def _listed(self) -> tuple[list[str], list[str], list[str]]:
+        """Tracked paths, untracked ones that are not ignored, and the `skipped` entries of
+        what neither covers (submodules, nested repositories): one `ls-files` reads the index
+        and walks the tree for both lists, each row tagged (`H`, `S`, `M`: the index; `?`:
+        untracked)."""
+        try:
+            rows = self._paths(["ls-files", "-z", "-t", "-s", "-o", "--exclude-standard"])
+        except Blocked as exc:  # a FIFO among the ignore files: no untracked file is known
+            rows = [f"H {row}" for row in self._paths(["ls-files", "-z", "-s"])]
+            failed = [skip(f"{exc}, none captured")]
+        else:
+            failed = []
+        tracked: list[str] = []
+        submodules: list[str] = []
+        untracked: list[str] = []
+        nested: list[str] = []
+        for row in rows:
+            if row.startswith("? "):
+                (nested if row.endswith("/") else untracked).append(row[2:])
+            else:
+                meta, _, path = row.partition("\t")
+                (submodules if meta[2:8] == "160000" else tracked).append(path)
+        skipped = [skip(SUBMODULE, path) for path in dict.fromkeys(submodules)]
+        skipped += failed + [skip(NESTED, path.rstrip("/")) for path in nested]
+        return list(dict.fromkeys(tracked)), untracked, skipped
 
     def _entries(
         self, paths: list[str]
     ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint], list[str]]:
         """path -> (git mode, blob) of every file and symlink among `paths`, the stat data
         of the files over the size limit (not captured), and the paths that changed while
-        they were read (not captured either)."""
+        they were read (not captured either). The loop runs once per file of the tree: it
+        stays lean (one stat, one look-up in the cache)."""
         entries: dict[str, tuple[str, str]] = {}
         large: dict[str, Fingerprint] = {}
         to_hash: list[tuple[str, Fingerprint, str]] = []
+        known = self.stat_cache.rows()
+        limit = self.max_file_bytes
         with WorkTree(self.top) as tree:
-            for path in paths:
-                info = tree.status(path)
-                if info is None or not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):
-                    continue  # gone (absent from the tree), or a folder or device where a file was
+            for path, info in tree.statuses(paths):
                 mode = _git_mode(info.st_mode)
-                if stat.S_ISREG(info.st_mode) and info.st_size > self.max_file_bytes:
-                    large[path] = _fingerprint(info)
+                if not mode:
+                    continue  # a folder or device where a file was
+                fingerprint = _fingerprint(info)
+                if info.st_size > limit and mode != "120000":
+                    large[path] = fingerprint
                     continue
-                blob = self.stat_cache.get(path, _fingerprint(info))
-                if blob is not None:
-                    entries[path] = (mode, blob)
+                row = known.get(path)
+                if row is not None and row[:5] == fingerprint:
+                    entries[path] = (mode, row[5])
                 else:
-                    to_hash.append((path, _fingerprint(info), mode))
+                    to_hash.append((path, fingerprint, mode))
             wanted = ((path, mode == "120000") for path, _, mode in to_hash)
-            blobs = tree.write_blobs(wanted, self.max_file_bytes, self)
+            blobs = tree.write_blobs(wanted, limit, self)
         unread: list[str] = []
         for (path, fingerprint, mode), blob in zip(to_hash, blobs, strict=True):
             if blob is None:
@@ -217,7 +246,7 @@ class GitSnapshots:
         return {row.split()[0] for row in rows if row.endswith(" missing")}
 
     def fast_import(self, stream: BinaryIO) -> bytes:
-        return run_git(self.top, ["fast-import", "--quiet", "--done"], stdin=stream)
+        return fast_import(self.top, stream)
 
     def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
         """The tree of `entries`; an unchanged tree is not written again, in this run or (by
@@ -231,14 +260,17 @@ class GitSnapshots:
         rows = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in entries.items())
         digest = hashlib.sha256(rows.encode(errors="surrogateescape")).hexdigest()
         tree = self.stat_cache.tree(digest)
-        try:
-            if tree is not None and self.git(["cat-file", "-t", tree]) == b"tree\n":
-                return tree
-        except GitError:  # pruned since
-            pass
+        if tree is not None and (tree in self._referenced or self._is_tree(tree)):
+            return tree
         tree = self._write_tree(rows)
         self.stat_cache.put_tree(digest, tree)
         return tree
+
+    def _is_tree(self, name: str) -> bool:
+        try:
+            return self.git(["cat-file", "-t", name]) == b"tree\n"
+        except GitError:  # pruned since
+            return False
 
     def keep(self, session_id: str, tree: str) -> None:
         """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
@@ -251,8 +283,13 @@ class GitSnapshots:
         """Delete this home's refs of every session not in `live_sessions` (its file was
         deleted), so `git gc` can drop what only they kept; other homes' refs stay."""
         scope = REF_PREFIX + self.ref_scope
-        refs = self.git(["for-each-ref", "--format=%(refname)", scope]).decode()
-        dead = [ref for ref in refs.split() if ref[len(scope) :].split("/")[0] not in live_sessions]
+        listed = self.git(["for-each-ref", "--format=%(objectname) %(refname)", scope]).decode()
+        refs: dict[str, str] = {}  # ref -> the object it points at (a ref holds no space)
+        for line in listed.splitlines():
+            name, _, ref = line.partition(" ")
+            refs[ref] = name
+        dead = [ref for ref in refs if ref[len(scope) :].split("/")[0] not in live_sessions]
+        self._referenced = {name for ref, name in refs.items() if ref not in dead}
         if dead:
             deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
             self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
@@ -289,15 +326,6 @@ class GitSnapshots:
             found[name] = out[header_end + 1 : header_end + 1 + size]
             at = header_end + 2 + size
         return found
-
-    def _tracked(self) -> tuple[list[str], list[str]]:
-        """Tracked paths, and the submodules among them (their files are another repository)."""
-        tracked: list[str] = []
-        submodules: list[str] = []
-        for line in self._paths(["ls-files", "-z", "-s"]):
-            meta, _, path = line.partition("\t")
-            (submodules if meta.startswith("160000") else tracked).append(path)
-        return list(dict.fromkeys(tracked)), list(dict.fromkeys(submodules))
 
     def _ignored(self) -> tuple[frozenset[str] | None, dict[str, Fingerprint]]:
         """The ignored paths (a wholly ignored folder as one; None when git could not list
@@ -344,9 +372,10 @@ def _fingerprint(info: os.stat_result) -> Fingerprint:
 
 
 def _git_mode(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "120000"
-    return "100755" if mode & 0o111 else "100644"
+    """A file's or symlink's mode as git writes it in a tree; "" for anything else."""
+    if S_ISREG(mode):
+        return "100755" if mode & 0o111 else "100644"
+    return "120000" if S_ISLNK(mode) else ""
 
 
 def _absent(raw: str) -> str | None:

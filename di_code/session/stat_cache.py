@@ -37,9 +37,10 @@ class StatCache:
         self._stored: _Stored | None = None
         self._dirty = False
 
-    def get(self, path: str, fingerprint: Fingerprint) -> str | None:
-        known = self._loaded().get(path)
-        return known[5] if known is not None and known[:5] == fingerprint else None
+    def rows(self) -> dict[str, Row]:
+        """path -> its fingerprint and blob, as last hashed (read, not changed, by callers:
+        a snapshot looks up every file of the tree here)."""
+        return self._loaded()
 
     def put(self, path: str, fingerprint: Fingerprint, blob: str) -> None:
         self._loaded()[path] = (*fingerprint, blob)

@@ -55,38 +55,30 @@ LAUNCHER = (
 """`dying_argv`'s program: PR_SET_PDEATHSIG (1) with SIGKILL (9), then the command."""
 
 
-async def start_child(
-    *argv: str, own_group: bool = True, **options: Any
-) -> asyncio.subprocess.Process:
-    """`asyncio.create_subprocess_exec` through this module. A stop while the child is being
-    made (it runs already; its pipes are being connected) kills it once it is made: asyncio
-    would otherwise kill only the child itself and then wait for its pipes, which a process
-    it started (a hook's `sleep`) holds open, for ever."""
+async def start_child(*argv: str, **options: Any) -> asyncio.subprocess.Process:
+    """`asyncio.create_subprocess_exec` through this module, in a group of its own. A stop
+    while the child is being made (it runs already; its pipes are being connected) kills it
+    and its group once it is made: asyncio would otherwise kill only the child itself and then
+    wait for its pipes, which a process it started (a hook's `sleep`) holds open, for ever."""
     making = asyncio.ensure_future(
         asyncio.create_subprocess_exec(
-            *argv, start_new_session=own_group, preexec_fn=_in_child(), **options
+            *argv, start_new_session=True, preexec_fn=_in_child(), **options
         )
     )
     try:
         process = await asyncio.shield(making)
     except asyncio.CancelledError:
-        making.add_done_callback(functools.partial(_kill_made, own_group=own_group))
+        making.add_done_callback(_kill_made)
         raise
-    if own_group:
-        remember(process.pid)
+    remember(process.pid)
     return process
 
 
-def _kill_made(making: asyncio.Future[asyncio.subprocess.Process], own_group: bool) -> None:
+def _kill_made(making: asyncio.Future[asyncio.subprocess.Process]) -> None:
     """The child a stopped `start_child` made, and its group, killed."""
     if making.cancelled() or making.exception() is not None:
         return
-    pid = making.result().pid
-    if own_group:
-        signal_group(pid, signal.SIGKILL)
-    else:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    signal_group(making.result().pid, signal.SIGKILL)
 
 
 def run_child(
@@ -148,7 +140,8 @@ def _in_child() -> Callable[[], None] | None:
         return None
     prctl, parent = _prctl(), os.getpid()
 
-    def in_child() -> None:  # between fork and exec: no imports, no locks
+    # between fork and exec: no imports, no locks (and no coverage data: the child execs)
+    def in_child() -> None:  # pragma: no cover
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != parent:
             os._exit(1)
@@ -299,11 +292,9 @@ def signal_group(pgid: int, number: int) -> None:
         os.killpg(pgid, number)
 
 
-def open_child(
-    argv: Sequence[str], *, own_group: bool = True, **options: Any
-) -> subprocess.Popen[bytes]:
-    """`subprocess.Popen` through this module, for a child whose wait the caller bounds itself
-    (git, killed with its group when it blocks on a FIFO); it dies with di-code. (The death
-    signal costs a fork where Python would use vfork, for every git call: without it a git
-    blocked on a pipe outlived a killed di-code.)"""
-    return subprocess.Popen(argv, start_new_session=own_group, preexec_fn=_in_child(), **options)
+def open_child(argv: Sequence[str], **options: Any) -> subprocess.Popen[bytes]:
+    """`subprocess.Popen` through this module, in a group of its own, for a child whose wait
+    the caller bounds itself (git, killed with its group when it blocks on a FIFO); it dies
+    with di-code. (The death signal costs a fork where Python would use vfork, for every git
+    call: without it a git blocked on a pipe outlived a killed di-code.)"""
+    return subprocess.Popen(argv, start_new_session=True, preexec_fn=_in_child(), **options)

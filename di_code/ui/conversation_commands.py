@@ -14,9 +14,9 @@ from di_code.session import CompactionError, NothingToCompact, compact_agent
 from di_code.setup.model_switch import switch_model
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system.abort import AbortController
+from di_code.system.safe_text import visible
 from di_code.ui.command_lines import fail, say
 from di_code.ui.footer import short_count
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.session.session_lines import SessionLine

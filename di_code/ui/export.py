@@ -23,8 +23,8 @@ from di_code.session.format import MessageEntry
 from di_code.system.files.opener import parent_folder, replace_whole, write_into_stream
 from di_code.system.left_behind import LeftBehind, unless_aborted
 from di_code.system.own_thread import on_own_thread
+from di_code.system.safe_text import json_escaped
 from di_code.ui.command_lines import fail, say
-from di_code.ui.safe_text import json_escaped
 
 if TYPE_CHECKING:
     from di_code.session import Session

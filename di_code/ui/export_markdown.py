@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from di_code.system.safe_text import visible
 from di_code.ui.export_items import Item, Mark, Prompt, Reply, Thinking, ToolPanel
-from di_code.ui.safe_text import visible
 
 _TICKS = re.compile(r"`+")
 

@@ -93,25 +93,19 @@ def claude_settings(home: Path, origin: str) -> dict[str, str]:
 CODEX_CONFIG = """\
 model = "{model}"
 model_provider = "bench"
-check_for_update_on_startup = false
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
 
 [model_providers.bench]
 name = "bench loopback"
 base_url = "{origin}/v1"
 env_key = "BENCH_API_KEY"
 wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 0
-
-[analytics]
-enabled = false
-
-[feedback]
-enabled = false
-
-[otel]
-exporter = "none"
 """
+"""The plainest set-up a user would write (issue 47): the model, the loopback provider, and
+neither approvals nor a sandbox, as di-code runs headless. Nothing else: the update check,
+analytics, feedback and OTel are left at Codex's defaults, and the harness's own network
+namespace (offline.py) with the dead proxies keeps them off the network."""
 
 
 def codex_settings(home: Path, origin: str) -> dict[str, str]:

@@ -26,22 +26,22 @@ import pytest
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from di_code.session import SessionStore
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
-from tests.cli.test_export_e2e import BROWSER_OWN, CHROMIUM, RecordingProxy, chromium
-from tests.cli.test_export_e2e import proxy as proxy  # the fixture
+from tests.support.approval import Screen as PickerScreen
+from tests.support.browser import BROWSER_OWN, CHROMIUM, RecordingProxy, chromium
+from tests.support.browser import proxy as proxy  # the fixture
+from tests.support.chat import open_chat, quit_chat, spawn_chat
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.pickers import THINKING_MODEL, saved
 from tests.support.processes import until, wait_until
+from tests.support.session_branches import cursor_on
 from tests.support.session_files import KEY, every_kind_session
-from tests.ui.test_approval_e2e import Screen as PickerScreen
-from tests.ui.test_chat_e2e import open_chat, quit_chat, spawn_chat
-from tests.ui.test_pickers_e2e import THINKING_MODEL, saved
-from tests.ui.test_tree_view import cursor_on
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp import RequestError  # noqa: E402
 
-from tests.acp.test_acp_delete import Editor  # noqa: E402
-from tests.acp.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
+from tests.support.acp_editor import Editor  # noqa: E402
+from tests.support.acp_editor import editor as editor  # noqa: E402  (the fixture)
 
 TRACEBACK = "Traceback"
 

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 from di_code.agent.events import AgentEndEvent, AgentStartEvent, MessageUpdateEvent
 from di_code.ai.events import StartEvent
 from di_code.session import SessionStore
-from di_code.session.checkpoint_list import prompt_checkpoints
+from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.checkpoints import Checkpointer
 
 
@@ -43,3 +47,89 @@ async def test_a_prompt_that_got_no_answer_is_still_checkpointed(tmp_path: Path)
     await checkpoints.on_event(AgentStartEvent())
     await checkpoints.on_event(AgentEndEvent([]))
     assert [c.kind for c in prompt_checkpoints(session)] == ["git"]
+
+
+def logging_git(folder: Path, log: Path) -> Path:
+    """A `git` first on PATH that writes each call's arguments to `log`, then runs git."""
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
+    folder.mkdir()
+    shim = folder / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real.strip()} "$@"\n')
+    shim.chmod(0o755)
+    return folder
+
+
+def subcommands(log: Path) -> list[str]:
+    """The git subcommand of each logged call (what follows git's own options)."""
+    found = []
+    for call in log.read_text().splitlines():
+        words = iter(call.split())
+        found += [next(w for w in words if not (w.startswith("-") and (w != "-c" or next(words))))]
+    return found
+
+
+async def prompt(repo: Path, home: Path) -> PromptCheckpoint:
+    """One prompt without tool calls, in a new session (a new `run`), as the checkpoints see it."""
+    session = SessionStore(home).create(repo)
+    checkpoints = Checkpointer(session, lambda raw: repo / raw)
+    await checkpoints.on_event(AgentStartEvent())
+    await checkpoints.on_event(MessageUpdateEvent(StartEvent()))
+    await checkpoints.on_event(AgentEndEvent([]))
+    return prompt_checkpoints(session)[0]
+
+
+async def test_a_prompt_without_tools_reads_the_tree_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt's snapshot (the only one a prompt without tool calls takes) lists tracked
+    and untracked files in one `ls-files` and leaves the ignored ones alone: each listing
+    reads the index or walks the whole tree, which is what grows with the repository. The
+    next run finds the unchanged tree in its stat cache and knows it is kept by a ref, so it
+    asks git nothing more about it."""
+    repo = git_repo(tmp_path / "repo")
+    (repo / ".gitignore").write_text("*.log\n")
+    (repo / "new.txt").write_text("untracked\n")
+    (repo / "run.log").write_text("ignored\n")
+    hour_ago = time.time() - 3600  # older than the racy window: the stat cache keeps them
+    for name in (".gitignore", "a.txt", "new.txt"):
+        os.utime(repo / name, (hour_ago, hour_ago))
+    log = tmp_path / "git.log"
+    monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
+    first = await prompt(repo, tmp_path / "home")
+    listings = [call for call in log.read_text().splitlines() if " ls-files " in f" {call} "]
+    assert len(listings) == 1, listings
+    assert " -o" in listings[0] and " -i" not in listings[0]
+    shown = subprocess.run(["git", "ls-tree", "-r", "--name-only", first.before], cwd=repo,
+                           capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
+    assert shown == [".gitignore", "a.txt", "new.txt"]
+    log.unlink()
+    again = await prompt(repo, tmp_path / "home")
+    assert again.before == first.before
+    assert subcommands(log) == ["rev-parse", "for-each-ref", "ls-files", "update-ref"]
+
+
+async def test_a_ref_named_after_a_pruned_tree_does_not_vouch_for_it(tmp_path: Path) -> None:
+    """The next run takes a cached tree without asking git only when a ref of this home
+    points at it: a ref merely named after it (a command wrote one) is no proof, and a tree
+    git has pruned meanwhile is written again."""
+    repo = git_repo(tmp_path / "repo")
+    (repo / "new.txt").write_text("untracked: the snapshot's tree is no commit's\n")
+    hour_ago = time.time() - 3600
+    for name in ("a.txt", "new.txt"):
+        os.utime(repo / name, (hour_ago, hour_ago))
+    first = await prompt(repo, tmp_path / "home")
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a")
+    ref = git("for-each-ref", "--format=%(refname)", "refs/di-code/")
+    assert ref.endswith(f"/{first.before}")
+    git("update-ref", ref, "HEAD")  # the same name, pointing at a commit
+    git("reflog", "expire", "--expire=now", "--all")
+    git("prune", "--expire=now")
+    assert subprocess.run(["git", "cat-file", "-e", first.before], cwd=repo).returncode != 0
+    again = await prompt(repo, tmp_path / "home")
+    assert again.before == first.before
+    assert git("cat-file", "-t", again.before) == "tree"

@@ -1,0 +1,161 @@
+"""The git runner's own promises (di_code.session.git_run), on real git: the author it is
+given, a filter it cannot turn off refused, a case-telling file system told, a shared clone,
+a git that cannot start, and a git that does not end (stopped by its caller, blocked on a
+FIFO or a pipe, past its time) ended with all it started, each a one-line GitError."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from di_code.session.git_run import Blocked, GitError, GitStopped, clone, run_git, work_tree_top
+from tests.support.processes import processes_running, wait_until
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, check=True)
+    return done.stdout.decode()
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    return work
+
+
+def test_a_commit_carries_the_author_it_is_given_as_author_and_committer(repo: Path) -> None:
+    (repo / "a.txt").write_text("a\n")
+    run_git(repo, ["add", "a.txt"])
+    run_git(repo, ["commit", "-q", "-m", "one"], author=("di-code", "di-code@localhost"))
+    shown = git(repo, "log", "-1", "--format=%an <%ae> / %cn <%ce>")
+    assert shown == "di-code <di-code@localhost> / di-code <di-code@localhost>\n"
+
+
+def test_a_planted_filter_never_runs_when_git_compares_content(repo: Path) -> None:
+    """`status` may read a work-tree file through its clean filter: every driver the
+    repository's config names is emptied on the command line first."""
+    marker = repo.parent / "ran"
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "a.txt")
+    with (repo / ".git/config").open("a") as config:
+        config.write(f'[filter "lfs"]\n\tclean = touch {marker}\n\tprocess = touch {marker}\n')
+    (repo / ".gitattributes").write_text("* filter=lfs\n")
+    os.utime(repo / "a.txt", (0, 0))  # stat changed, size not: git reads the content
+    assert b"a.txt" not in run_git(repo, ["status", "--porcelain", "-z"]).split(b"\0")
+    run_git(repo, ["diff", "--quiet"])
+    assert not marker.exists()
+
+
+def test_a_filter_whose_name_cannot_be_turned_off_is_refused_and_runs_nothing(
+    repo: Path,
+) -> None:
+    marker = repo.parent / "ran"
+    (repo / ".git/config").write_text(
+        f'[filter "x=y"]\n\tclean = touch {marker}\n', encoding="utf-8"
+    )
+    (repo / ".gitattributes").write_text("* filter=x=y\n")
+    (repo / "a.txt").write_text("a\n")
+    with pytest.raises(GitError) as raised:
+        run_git(repo, ["status", "--porcelain"])
+    assert str(raised.value) == "the repository names a filter that cannot be turned off"
+    assert not marker.exists()
+
+
+def test_a_work_tree_on_a_case_telling_file_system_ignores_a_copied_ignorecase(
+    repo: Path,
+) -> None:
+    """`.GIT` here is another entry than `.git` (a link to it, not the same inode): the file
+    system tells case apart, so `core.ignoreCase = true` from a Mac does not hide `Data.csv`
+    behind a tracked `data.csv`."""
+    (repo / "data.csv").write_text("tracked\n")
+    git(repo, "add", "data.csv")
+    git(repo, "config", "core.ignoreCase", "true")
+    (repo / ".GIT").symlink_to(".git")
+    (repo / "Data.csv").write_text("untracked\n")
+    listed = run_git(repo, ["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
+    assert b"Data.csv" in listed
+
+
+def test_a_shared_clone_borrows_the_objects_and_checks_nothing_out(
+    repo: Path, tmp_path: Path
+) -> None:
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "a.txt")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one")
+    copy = tmp_path / "copy"
+    clone(str(repo), copy, shared=True)
+    borrowed = (copy / ".git/objects/info/alternates").read_text()
+    assert borrowed == f"{repo / '.git/objects'}\n"
+    assert sorted(p.name for p in copy.iterdir()) == [".git"]
+
+
+def test_a_clone_of_what_is_neither_a_path_nor_a_url_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(GitError) as raised:
+        clone("relative/repo", tmp_path / "copy")
+    assert str(raised.value) == "'relative/repo' is neither an absolute path nor a git URL"
+    assert not (tmp_path / "copy").exists()
+
+
+def test_a_git_that_cannot_start_is_one_line(
+    repo: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    with pytest.raises(GitError) as raised:
+        run_git(repo, ["status"])
+    assert str(raised.value).startswith("git status failed: [Errno 2] No such file")
+    assert "\n" not in str(raised.value)
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A git:// server on 127.0.0.1 that accepts and never answers."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        yield server.getsockname()[1]
+
+
+def test_a_clone_its_caller_stops_is_ended_with_all_it_started(
+    silent_server: int, tmp_path: Path
+) -> None:
+    url = f"git://127.0.0.1:{silent_server}/never-{tmp_path.name}"
+    asked: list[bool] = []
+
+    def stopped() -> bool:
+        asked.append(True)
+        return len(asked) > 2  # git runs (and waits on the server) when the caller stops it
+
+    with pytest.raises(GitStopped) as raised:
+        clone(url, tmp_path / "copy", stopped=stopped)
+    assert str(raised.value) == "git clone was stopped"
+    assert processes_running(url) == []  # git and its transport helper are gone
+
+
+def test_a_git_blocked_opening_a_fifo_is_killed(repo: Path) -> None:
+    os.mkfifo(repo / ".gitignore")
+    with pytest.raises(Blocked) as raised:
+        run_git(repo, ["ls-files", "-z", "--others", "--exclude-standard"])
+    assert str(raised.value) == "git ls-files was blocked opening a FIFO"
+
+
+def test_a_git_past_its_time_is_killed(repo: Path) -> None:
+    """A git reading a pipe nobody writes (not a FIFO being opened): the time bound ends it."""
+    read_end, write_end = os.pipe()
+    try:
+        with os.fdopen(read_end, "rb") as feed, pytest.raises(Blocked) as raised:
+            run_git(repo, ["hash-object", "--stdin"], stdin=feed, timeout=0.5)
+    finally:
+        os.close(write_end)
+    assert str(raised.value) == "git hash-object did not end within 0.5 s"
+    wait_until(lambda: processes_running("hash-object --stdin", under=repo) == [], "git to end")
+
+
+def test_the_work_tree_top_is_found_from_below_and_none_outside(repo: Path, tmp_path: Path) -> None:
+    (repo / "sub").mkdir()
+    assert work_tree_top(repo / "sub") == repo
+    (tmp_path / "plain").mkdir()
+    assert work_tree_top(tmp_path / "plain") is None

@@ -1,0 +1,198 @@
+"""How di-code's children end (di_code.system.children), on real processes: at exit a child
+that honours SIGTERM gets it, one that ignores it is killed after the grace (or by the stop
+signal's own bound), a child in di-code's own group is ended without ending di-code; a killed
+git is ended with what it left; a library's child and a batch task's child die with their
+parent. Each program under test runs in a session of its own, so the groups it ends are its
+own, never the test runner's."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from di_code.system.children import (
+    carrying,
+    dying_argv,
+    kill_tree,
+    open_child,
+    run_child,
+    start_child,
+)
+from tests.support.processes import MARK, alive, wait_until
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
+
+READY_LOOP = "echo ready; while :; do sleep 0.05; done"
+"""A bash child's body once its traps are set: says so, then runs until it is signalled."""
+
+
+def program(source: str) -> subprocess.Popen[str]:
+    """`source` run by Python in a session of its own, its stdout read line by line."""
+    return subprocess.Popen(
+        [sys.executable, "-c", source],
+        stdout=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def line(process: subprocess.Popen[str]) -> str:
+    assert process.stdout is not None
+    return process.stdout.readline().strip()
+
+
+def ended(process: subprocess.Popen[str]) -> str:
+    """The rest of a program's output once it has exited (0)."""
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0, out
+    return out
+
+
+STARTS = """
+import os, signal, subprocess, sys
+from di_code.system import stop_signals
+from di_code.system.children import open_child, stop_children
+
+def child(body):
+    made = open_child(["bash", "-c", body], stdout=subprocess.PIPE)
+    assert made.stdout.readline() == b"ready\\n"
+    return made
+
+polite = child("trap 'echo term > {marker}; exit 0' TERM; " + {loop!r})
+deaf = child("trap '' TERM; " + {loop!r})
+beside = subprocess.Popen(["bash", "-c", {loop!r}], stdout=subprocess.PIPE)  # a library's
+assert beside.stdout.readline() == b"ready\\n"  # child, left in di-code's own group
+print(polite.pid, deaf.pid, beside.pid, flush=True)
+"""
+
+
+def test_at_exit_sigterm_comes_first_and_sigkill_after_the_grace(tmp_path: Path) -> None:
+    marker = tmp_path / "polite"
+    stopping = program(
+        STARTS.format(marker=marker, loop=READY_LOOP)
+        + "stop_children(grace=0.5)\nprint('di-code still runs', flush=True)\n"
+    )
+    pids = [int(pid) for pid in line(stopping).split()]
+    assert ended(stopping).strip() == "di-code still runs"  # its own group: not itself
+    assert marker.read_text() == "term\n"  # asked first, and it stopped
+    for pid in pids:  # the deaf one killed after the grace; the one in di-code's group too
+        wait_until(lambda pid=pid: not alive(pid), f"child {pid} to end")
+
+
+def test_after_a_stop_signal_a_deaf_child_does_not_hold_the_exit(tmp_path: Path) -> None:
+    """The stop's bound (stop_signals.CHILDREN_WITHIN), not the 600 s grace, ends the wait."""
+    stopping = program(
+        STARTS.format(marker=tmp_path / "polite", loop=READY_LOOP)
+        + "stop_signals.install()\n"
+        + "with stop_signals.responding(lambda number: None):\n"
+        + "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        + "stop_children(grace=600)\nprint('stopped', flush=True)\n"
+    )
+    pids = [int(pid) for pid in line(stopping).split()]
+    assert ended(stopping).strip() == "stopped"
+    assert not any(map(alive, pids))
+
+
+def test_a_killed_tree_ends_what_left_the_group_and_what_ignored_the_grace(
+    tmp_path: Path,
+) -> None:
+    left = tmp_path / "left"
+    process = open_child(
+        ["bash", "-c", f"trap '' TERM; setsid sleep 300 & echo $! > {left}; {READY_LOOP}"],
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    wait_until(lambda: left.read_text().endswith("\n"), "the sleep that left the group")
+    outside = int(left.read_text())
+    kill_tree(process, grace=0.2)
+    assert process.returncode == -signal.SIGKILL  # TERM ignored: killed after the grace
+    wait_until(lambda: not alive(outside), "the sleep in its own session to end")
+
+
+def test_a_killed_tree_asks_first_and_a_child_that_listens_stops() -> None:
+    process = open_child(["sleep", "300"])
+    kill_tree(process, grace=30)
+    assert process.returncode == -signal.SIGTERM
+
+
+def test_a_child_a_library_starts_dies_with_its_parent_even_by_sigkill() -> None:
+    parent = program(
+        "import subprocess, time\n"
+        "from di_code.system.children import dying_argv\n"
+        "child = subprocess.Popen(dying_argv(['sleep', '300']))\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    pid = int(line(parent))
+    wait_until(lambda: Path(f"/proc/{pid}/cmdline").read_bytes().startswith(b"sleep"), "exec")
+    parent.kill()
+    parent.wait()
+    wait_until(lambda: not alive(pid), "the library's child to die with its parent")
+
+
+def test_a_library_child_that_cannot_start_says_why_in_one_line() -> None:
+    failed = subprocess.run(
+        dying_argv(["no-such-program-di-code"]), capture_output=True, text=True, check=False
+    )
+    assert failed.returncode == 127
+    assert failed.stderr.splitlines() == [
+        "cannot start no-such-program-di-code: No such file or directory"
+    ]
+
+
+def test_a_batch_task_hears_when_its_keeper_is_gone(tmp_path: Path) -> None:
+    """set_death_signal: the task (batch_child) gets SIGTERM, not a silent SIGKILL."""
+    heard = tmp_path / "heard"
+    task = (
+        "import signal, sys\n"
+        "from di_code.system.children import set_death_signal\n"
+        f"signal.signal(signal.SIGTERM, lambda *_: (open({str(heard)!r}, 'w').write('term'), "
+        "sys.exit(0)))\n"
+        "set_death_signal(signal.SIGTERM)\n"
+        "print('ready', flush=True)\n"
+        "signal.pause()\n"
+    )
+    keeper = program(
+        "import subprocess, sys, time\n"
+        f"task = subprocess.Popen([sys.executable, '-c', {task!r}], stdout=subprocess.PIPE)\n"
+        "print(task.stdout.readline().decode().strip(), flush=True)\n"
+        "time.sleep(300)\n"
+    )
+    assert line(keeper) == "ready"
+    keeper.kill()
+    keeper.wait()
+    wait_until(heard.exists, "the task to hear of its keeper's end")
+    assert heard.read_text() == "term"
+
+
+def test_what_left_its_parent_is_found_by_the_mark_it_carries(tmp_path: Path) -> None:
+    mark = f"carrying-{os.getpid()}-{tmp_path.name}"
+    pid_file = tmp_path / "pid"
+    subprocess.run(
+        ["bash", "-c", f"(sleep 300 & echo $! > {pid_file})"],
+        env={**os.environ, MARK: mark},
+        check=True,
+    )
+    orphan = int(pid_file.read_text())
+    try:
+        assert carrying(f"{MARK}={mark}") == [orphan]
+        assert carrying(f"{MARK}={mark}-other") == []
+    finally:
+        os.kill(orphan, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):  # adopted by this process, a subreaper
+            os.waitpid(orphan, 0)
+
+
+async def test_a_child_runs_in_a_group_of_its_own_unless_it_shares_the_terminal() -> None:
+    own = await start_child("bash", "-c", "read line", stdin=asyncio.subprocess.PIPE)
+    assert os.getpgid(own.pid) == own.pid  # ended with its group, whatever it starts
+    await own.communicate(b"\n")
+    shared = run_child(["bash", "-c", "ps -o pgid= -p $$"], own_group=False, capture_output=True)
+    assert int(shared.stdout) == os.getpgrp()  # the pager: in di-code's group, on its terminal
