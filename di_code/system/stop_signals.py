@@ -96,6 +96,28 @@ class responding:
         _state.responder = self._previous
 
 
+class Stopped(BaseException):
+    """Raised where the main thread is by the first stop signal within `unwinding()`: the work
+    unwinds, its clean-ups run (a half-written file beside the one it replaces is removed),
+    and the command ends with `exit_code`."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.exit_code = 128 + number
+
+
+@contextlib.contextmanager
+def unwinding() -> Iterator[None]:
+    """Within, for work with no event loop (`di-code export`), the first stop signal raises
+    Stopped instead of ending the process at once; the caller says it (`say`) and exits."""
+
+    def stop(number: int) -> None:
+        raise Stopped(number)
+
+    with responding(stop):
+        yield
+
+
 async def until_stopped(work: Awaitable[int]) -> int:
     """`work`'s exit code, or 128 + N when stop signal N cancelled it."""
     import asyncio

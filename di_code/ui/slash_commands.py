@@ -382,7 +382,7 @@ COMMANDS: dict[str, Command] = {
             True,
         ),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
-        Command("/export", "/export [PATH]", "save the chat (.html, .md, .json)", export_command),
+        Command("/export", "/export [PATH]", "save the chat as a file", export_command, True),
         Command("/fork", "/fork [N]", "a new session from here or prompt N", fork_command, True),
         Command("/tree", "/tree", "the session's branches: move to another", tree_command, True),
     )
