@@ -1,0 +1,486 @@
+"""Background jobs as editor terminals over ACP (README, "Background jobs", its ACP paragraph),
+and job_input's permissions, attacked by a hostile editor, a hostile model and a hostile job.
+
+The editor answers terminal/* wrongly or never (an output it never sends, a create it answers
+late, an exit it cannot tell, a kill that kills nothing); the session is cancelled and closed
+while jobs run; a job traps TERM, double-forks, leaves children in its group, prints without
+end; twenty run at once; names and typed text carry newlines, escapes and bidi controls; and
+job_input is asked, granted, denied. Every message is checked against the ACP v1 schema (the
+`agent` fixture)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from acp import RequestError
+from acp.schema import (
+    AllowedOutcome,
+    RequestPermissionResponse,
+    ToolCallStart,
+)
+
+from tests.acp.conftest import agent as agent
+from tests.acp.conftest import editor_env as editor_env
+from tests.acp.conftest import workspace as workspace
+from tests.acp.test_acp_jobs import TERMINAL, call, logged, results, started
+from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
+from tests.support.llm_server import LLMServer, Turn
+from tests.tools.test_permissions_job_input import gate_of
+
+STOP_BOUND = 3.0
+"""Seconds a stop may take on a loaded machine (a tool left behind goes after 0.5 s; the
+editor's requests are each held up to 5 s)."""
+PYTHON = os.path.realpath(sys.executable)
+
+
+def marked(mark: str) -> list[int]:
+    """The processes whose environment carries `mark` (`DI_CODE_JOB=...`)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            if mark.encode() in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
+                found.append(int(entry))
+    return found
+
+
+def mark_of(editor: TerminalClient, terminal_id: str = "term-1") -> str:
+    return f"DI_CODE_JOB={editor.terminals[terminal_id].env['DI_CODE_JOB']}"
+
+
+async def none_left(mark: str) -> None:
+    for _ in range(TIMEOUT * 10):
+        if not marked(mark):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"processes carrying {mark} outlived their job: {marked(mark)}")
+
+
+async def gone(pid: int) -> bool:
+    for _ in range(TIMEOUT * 10):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        if Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z"):
+            return True
+        await asyncio.sleep(0.1)
+    return False
+
+
+# --- an editor that answers wrongly or never -------------------------------------------
+
+
+class SilentOutput(TerminalClient):
+    """An editor that never answers `terminal/output`."""
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.log.append(("output", terminal_id))
+        await asyncio.Event().wait()
+
+
+async def test_esc_during_a_wait_on_an_editor_that_never_sends_output_ends_the_turn_at_once(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """The read asks the editor every half second; an editor that never answers must not
+    hold the stop (README: Esc stops the turn at once, a waiting job_output returns), and the
+    job runs on."""
+    editor = SilentOutput(editor_env)
+    llm_server.script(
+        call("bash", command="exec sleep 100", background=True),
+        call("job_output", job_id=1, wait=600, pattern="never"),
+        Turn(text="unreached"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    turn = asyncio.ensure_future(prompt(conn, session_id, "serve"))
+    for _ in range(TIMEOUT * 20):
+        if len(editor.of(ToolCallStart)) == 2 or turn.done():
+            break
+        await asyncio.sleep(0.05)
+    assert len(editor.of(ToolCallStart)) == 2, "job_output never started"
+    await logged(editor, ("output", "term-1"))
+    loop = asyncio.get_running_loop()
+    stopped_at = loop.time()
+    await conn.cancel(session_id=session_id)
+    answer = await asyncio.wait_for(turn, TIMEOUT)
+    assert answer.stop_reason == "cancelled"
+    assert loop.time() - stopped_at < STOP_BOUND
+    assert editor.terminals["term-1"].process.returncode is None  # the stop ends the turn only
+
+
+class LateCreate(TerminalClient):
+    """An editor that starts the command at once but answers `terminal/create` only when
+    `answer` is set (a slow editor, or one that answers after the user stopped)."""
+
+    def __init__(self, base_env: dict[str, str]) -> None:
+        super().__init__(base_env)
+        self.answer = asyncio.Event()
+
+    async def create_terminal(self, session_id: str, command: str, **kw: Any) -> Any:
+        created = await super().create_terminal(session_id, command, **kw)
+        await self.answer.wait()
+        return created
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a job whose terminal the editor answers for after the session closed is added to "
+    "the closed session's table and runs on",
+)
+async def test_a_terminal_created_after_the_turn_was_stopped_and_the_session_closed_dies(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """The bash call is left behind by Esc; when the editor's answer finally comes, the
+    session is closed: its job must not start running in a session that has ended."""
+    editor = LateCreate(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300", background=True), Turn(text="x"))
+    conn, session_id = await started(agent, editor, workspace)
+    turn = asyncio.ensure_future(prompt(conn, session_id, "serve"))
+    await logged(editor, ("create", "term-1"))
+    await conn.cancel(session_id=session_id)
+    assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    mark = mark_of(editor)
+    editor.answer.set()
+    await none_left(mark)
+    await logged(editor, ("release", "term-1"))
+
+
+class NoExitWaits(TerminalClient):
+    """An editor that does not implement `terminal/wait_for_exit` (it answers that the method
+    is not found); its terminals run and are read as any other."""
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        raise RequestError.method_not_found("terminal/wait_for_exit")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="an editor that cannot answer terminal/wait_for_exit has every job killed at once "
+    "and said 'stopped when its session ended' though the session runs on",
+)
+async def test_an_editor_that_cannot_wait_for_an_exit_does_not_end_the_job(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: a job ends on its own, by job_kill, or with the session; nothing else ends it."""
+    editor = NoExitWaits(editor_env)
+    llm_server.script(
+        call("bash", command="echo up; exec sleep 300", background=True),
+        call("job_list"),
+        Turn(text="listed"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "serve")
+    _, listed = results(llm_server)
+    assert "stopped when its session ended" not in listed, listed
+    assert "running" in listed, listed
+    assert editor.terminals["term-1"].process.returncode is None
+
+
+class NumbKills(TerminalClient):
+    """An editor that answers `terminal/kill` and `terminal/release` and kills nothing."""
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.log.append(("kill", terminal_id))
+        return None
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.log.append(("release", terminal_id))
+        return None
+
+
+TERM_PROOF = (
+    "trap '' TERM; setsid sh -c 'trap \"\" TERM; exec sleep 300' & "
+    "( sleep 300 & ) ; echo started; while :; do sleep 1; done"
+)
+"""A job that ignores TERM, double-forks a daemon into a session of its own and leaves a
+grandchild reparented away from it."""
+
+
+async def test_closing_the_session_ends_a_term_proof_double_forking_job_whatever_the_editor_does(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = NumbKills(editor_env)
+    llm_server.script(
+        call("bash", command=TERM_PROOF, background=True),
+        call("job_output", job_id=1, wait=30, pattern="^started$"),
+        Turn(text="runs"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "serve")
+    assert "Pattern seen" in results(llm_server)[-1]
+    mark = mark_of(editor)
+    assert len(marked(mark)) >= 3
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    await none_left(mark)
+    assert ("release", "term-1") in editor.log
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a terminal job that exits on its own leaves what it started in its process group "
+    "running (di-code only kills by the job's mark on job_kill and the session's end)",
+)
+async def test_what_a_terminal_job_left_in_its_group_ends_when_it_exits_on_its_own(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: a job that ends on its own: whatever it left running in its process group is
+    killed with it. The editor's release kills nothing that is left (its command exited)."""
+    editor = TerminalClient(editor_env)
+    job = "sleep 300 & echo $! > child.pid; while [ ! -e go ]; do sleep 0.05; done; exit 4"
+    llm_server.script(call("bash", command=job, background=True), Turn(text="started"))
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "start it")
+    for _ in range(TIMEOUT * 20):
+        if (workspace / "child.pid").read_text().strip():
+            break
+        await asyncio.sleep(0.05)
+    child = int((workspace / "child.pid").read_text())
+    (workspace / "go").touch()
+    await logged(editor, ("release", "term-1"))
+    try:
+        assert await gone(child), "the job's child outlived the job's end"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)
+
+
+class Refuses(TerminalClient):
+    async def create_terminal(self, session_id: str, command: str, **_: Any) -> Any:
+        self.log.append(("create", "refused"))
+        raise RequestError.internal_error({"why": "no terminals today\n\x1b[2Jforged"})
+
+
+async def test_an_editor_that_refuses_the_terminal_leaves_a_one_line_error_and_no_job(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = Refuses(editor_env)
+    llm_server.script(
+        call("bash", command="exec sleep 300", background=True),
+        call("job_list"),
+        call("job_output", job_id=1),
+        Turn(text="none"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "serve")).stop_reason == "end_turn"
+    begun, listed, read = results(llm_server)
+    assert "the editor could not start the command" in begun, begun
+    assert "\x1b" not in begun
+    assert listed == "No background jobs.", listed
+    assert "No background job 1" in read
+
+
+async def test_twenty_terminal_jobs_are_listed_and_all_end_with_the_session(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = TerminalClient(editor_env)
+    count = 20
+    llm_server.script(
+        *(call("bash", command=f"echo job-{n}; exec sleep 300", background=True)
+          for n in range(count)),
+        call("job_list"),
+        Turn(text="twenty"),
+    )  # fmt: skip
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "serve")).stop_reason == "end_turn"
+    listed = results(llm_server)[-1].splitlines()
+    assert len(listed) == count and all("running (in the editor's terminal" in r for r in listed)
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    for terminal_id, terminal in editor.terminals.items():
+        assert ("release", terminal_id) in editor.log
+        assert terminal.process.returncode is not None
+    assert len(editor.terminals) == count
+
+
+FLOOD = (
+    f'{PYTHON} -c "import sys, time\n'
+    "line = b'the same line again and again ' * 3 + b'\\n'\n"
+    "sys.stdout.buffer.write(line * 100); sys.stdout.flush(); time.sleep(2)\n"
+    "while True:\n"
+    '    sys.stdout.buffer.write(line * 700); sys.stdout.flush(); time.sleep(0.01)"'
+)
+"""A job printing the same line: a hundred times, then (after a pause that ends bash's first
+read) without end, about 6 MB a second."""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="once the editor drops the beginning, output that repeats itself is taken as old: "
+    "the megabytes printed after the first look are neither read nor said lost",
+)
+async def test_output_without_end_in_an_editors_terminal_is_read_or_said_lost(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: output the editor dropped before it was asked for is lost, and the read says
+    so; a read shows the output new since the last one."""
+    editor = TerminalClient(editor_env)
+    llm_server.script(
+        call("bash", command=FLOOD, background=True),
+        call("job_output", job_id=1, wait=3, pattern="never"),
+        call("job_kill", job_id=1),
+        Turn(text="flooded"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "flood")).stop_reason == "end_turn"
+    _, read, killed = results(llm_server)
+    assert len(read) < 60_000 and killed.startswith("job 1")
+    assert "dropped some of the output" in read, read
+
+
+# --- names, commands and typed text ---------------------------------------------------
+
+HOSTILE_COMMAND = "echo out; exit 5 # \u202eevil\x1b]0;forged title\x07\x1b[2J"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a job's end note reaches the editor with the command's raw escapes and bidi override",
+)
+async def test_escapes_and_bidi_in_a_jobs_command_reach_the_editor_inert(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """The job's end is told to the editor as a note: its command, with a terminal title
+    escape, a screen clear and a bidi override, must not carry them raw to the user."""
+    editor = TerminalClient(editor_env)
+    llm_server.script(call("bash", command=HOSTILE_COMMAND, background=True), Turn(text="x"))
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "go")
+    await logged(editor, ("release", "term-1"))
+    for _ in range(TIMEOUT * 20):
+        if "exited with code 5" in editor.said():
+            break
+        await asyncio.sleep(0.05)
+    told = editor.said()
+    assert "exited with code 5" in told, told
+    assert "\x1b" not in told and "\x07" not in told and "\u202e" not in told, repr(told)
+
+
+async def test_job_input_to_an_exited_terminal_job_is_a_one_line_refusal(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = TerminalClient(editor_env)
+    llm_server.script(
+        call("bash", command="echo bye; exit 2", background=True),
+        call("job_output", job_id=1, wait=30),
+        call("job_input", job_id=1, text="hello\n", eof=True),
+        Turn(text="done"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "go")).stop_reason == "end_turn"
+    _, read, typed = results(llm_server)
+    assert "exited with code 2" in read, read
+    assert "exited with code 2: it reads no more input." in typed and "\n" not in typed, typed
+
+
+class Answers(TerminalClient):
+    """An editor whose user answers each permission question in turn from `answers`."""
+
+    def __init__(self, base_env: dict[str, str], answers: list[str]) -> None:
+        super().__init__(base_env)
+        self.answers = answers
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **_: Any
+    ) -> RequestPermissionResponse:
+        self.asked.append((tool_call, [option.option_id for option in options]))
+        choice = self.answers.pop(0)
+        if choice not in {option.option_id for option in options}:
+            choice = "reject_once"
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=choice)
+        )
+
+
+REPL = f"{PYTHON} -i -q"
+
+
+async def ask_mode(agent: Any, editor: TerminalClient, workspace: Path) -> tuple[Any, str]:
+    conn = await agent(
+        editor, "--permission-mode", "ask", "--sandbox", "off", capabilities=TERMINAL
+    )
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    return conn, session.session_id
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the editor's question for job_input is titled `job_input`: the text it would type "
+    "is only in raw_input",
+)
+async def test_job_input_is_asked_in_the_editor_with_the_text_it_would_type_shown_inert(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: in ask mode job_input is asked about with the text it would type. The editor
+    shows a question's title (and content): the text must be there, its newline and escape
+    written visibly, not only in the raw arguments a user never sees."""
+    editor = Answers(editor_env, ["allow_once", "reject_once"])
+    typed = "print('ok')\n\x1b[2K\rrm -rf ~\n"
+    llm_server.script(
+        call("bash", command=REPL, background=True, pty=True),
+        call("job_input", job_id=1, text=typed),
+        Turn(text="done"),
+    )
+    conn, session_id = await ask_mode(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "go")).stop_reason == "end_turn"
+    [_, (question, _)] = editor.asked
+    shown = " ".join([question.title or "", str(question.content or "")])
+    assert "rm -rf ~" in shown, shown
+    assert "\x1b" not in (question.title or "") and "\n" not in (question.title or "")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="'Always allow job_input' grants every text into every job for the session: a "
+    "REPL's code runs unasked, though an interpreter's bash line is granted only exactly",
+)
+async def test_allowing_job_input_always_does_not_let_other_text_be_typed_unasked(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: job_input is asked about with the text it would type; a line that runs an
+    interpreter is granted exactly (only that same line runs unasked again). Typing into a
+    Python REPL runs code: "always" for `1+1` must not let `open('pwned', 'w')` in unasked."""
+    editor = Answers(editor_env, ["allow_once", "allow_always", "reject_once", "reject_once"])
+    llm_server.script(
+        call("bash", command=REPL, background=True, pty=True),
+        call("job_input", job_id=1, text="1+1\n"),
+        call("job_input", job_id=1, text="open('pwned', 'w').close()\n"),
+        Turn(text="done"),
+    )
+    conn, session_id = await ask_mode(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "go")).stop_reason == "end_turn"
+    assert len(editor.asked) == 3, [q.raw_input for q, _ in editor.asked]
+    assert not (workspace / "pwned").exists()
+
+
+@pytest.mark.parametrize(
+    "shell",
+    [
+        "bash -",
+        "sh -s",
+        "bash /dev/stdin",
+        "xargs -I{} sh -c {}",
+        "cat | sh",
+        "nohup bash",
+        "timeout 600 dash",
+        "busybox sh",
+    ],
+)
+async def test_any_shell_that_would_read_typed_commands_cannot_start_under_a_deny_rule(
+    shell: str,
+) -> None:
+    """README: a job that would read commands from its input, a shell, cannot start while
+    any bash deny rule is set; the ways a shell is told to read its stdin are many."""
+    gate = gate_of("auto", ["bash:rm"], [])
+    refused = await gate.check("bash", {"command": shell, "background": True})
+    assert refused is not None and "deny rule" in refused, shell
