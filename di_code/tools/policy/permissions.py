@@ -50,6 +50,8 @@ from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
 HookOpinion: TypeAlias = Literal["allow", "ask"] | None
 
 EDIT_TOOLS = frozenset({"write", "edit"})
+UNGRANTED_TOOLS = frozenset({"job_input"})
+"""Tools whose approval grants nothing more: every call is asked about."""
 GRANT_KEYS = ("a", "e")
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
@@ -200,7 +202,11 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     """The session grants an approval may add: the command prefixes of a plain bash line
     (none for a line with expansions, which no prefix rule could cover; only the exact line
     when it runs a destructive program or an interpreter), for write and edit
-    this file or all edits, for any other tool (MCP, Python tools) that tool."""
+    this file or all edits, for any other tool (MCP, Python tools) that tool. job_input gets
+    none: what it types is code for the job's program (a REPL's), and no rule reads it, so
+    each text is asked about (a grant of the tool would let any text into any job)."""
+    if tool_name in UNGRANTED_TOOLS:
+        return ()
     path = arguments.get("path")
     if tool_name in EDIT_TOOLS and isinstance(path, str):
         this_file = tuple(Rule(tool, path) for tool in sorted(EDIT_TOOLS))
