@@ -57,13 +57,18 @@ def tool_kind(name: str) -> ToolKind:
 
 
 def tool_title(name: str, arguments: Any) -> str:
-    """What the editor shows for the call: the command for bash, the path or pattern else,
-    a plan's first line. A path is shown as the tools' output names files (`escape_name`): a
-    newline or an escape sequence in a file name must not forge a line of the title the
-    editor asks permission under."""
+    """What the editor shows for the call: the command for bash, the text job_input types,
+    the path or pattern else, a plan's first line. A path (and a typed text) is shown as the
+    tools' output names files (`escape_name`): a newline or an escape sequence in a file
+    name must not forge a line of the title the editor asks permission under."""
     if name == PLAN_TOOL and isinstance(arguments, dict):
         first = next((s for s in str(arguments.get("plan", "")).splitlines() if s.strip()), "")
         return f"Plan: {first.strip()}" if first else "Plan"
+    if name == "job_input" and isinstance(arguments, dict):
+        # the text it would type is what the user approves: on one line, every control
+        # character written out, so a typed escape or carriage return cannot hide a line
+        typed = escape_name(str(arguments.get("text", "")))
+        return f"job_input {arguments.get('job_id')}: {typed}"
     if isinstance(arguments, dict):
         for key in ("command", "path", "pattern", "description"):
             value = arguments.get(key)

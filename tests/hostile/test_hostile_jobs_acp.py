@@ -413,11 +413,6 @@ async def ask_mode(agent: Any, editor: TerminalClient, workspace: Path) -> tuple
     return conn, session.session_id
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the editor's question for job_input is titled `job_input`: the text it would type "
-    "is only in raw_input",
-)
 async def test_job_input_is_asked_in_the_editor_with_the_text_it_would_type_shown_inert(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
