@@ -27,6 +27,7 @@ from acp.schema import (
     AllowedOutcome,
     RequestPermissionResponse,
     ToolCallStart,
+    WaitForTerminalExitResponse,
 )
 
 from tests.acp.conftest import agent as agent
@@ -227,17 +228,24 @@ async def test_closing_the_session_ends_a_term_proof_double_forking_job_whatever
     assert ("release", "term-1") in editor.log
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a terminal job that exits on its own leaves what it started in its process group "
-    "running (di-code only kills by the job's mark on job_kill and the session's end)",
-)
+class ExitsAtExit(TerminalClient):
+    """An editor that tells a command's exit when its process exits (not when its output
+    closes: a child it left may hold that open)."""
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        terminal = self.terminals[terminal_id]
+        while terminal.process.returncode is None:  # (its wait() waits for the pipes too)
+            await asyncio.sleep(0.05)
+        self.log.append(("exited", terminal_id))
+        return WaitForTerminalExitResponse(**terminal.status())
+
+
 async def test_what_a_terminal_job_left_in_its_group_ends_when_it_exits_on_its_own(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
     """README: a job that ends on its own: whatever it left running in its process group is
     killed with it. The editor's release kills nothing that is left (its command exited)."""
-    editor = TerminalClient(editor_env)
+    editor = ExitsAtExit(editor_env)
     job = "sleep 300 & echo $! > child.pid; while [ ! -e go ]; do sleep 0.05; done; exit 4"
     llm_server.script(call("bash", command=job, background=True), Turn(text="started"))
     conn, session_id = await started(agent, editor, workspace)
