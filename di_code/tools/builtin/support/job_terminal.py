@@ -69,6 +69,7 @@ class TerminalJob(Job):
             env[MARK] = self.mark.partition("=")[2]
             self.terminal_id = await self._terminals.open(tool_call_id, argv, cwd, env)
         except BaseException:
+            _kill_marked(self.mark)  # the editor may have started it, and not said so yet
             self._held.close()
             self.log.close()
             raise
