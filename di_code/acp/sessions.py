@@ -72,6 +72,7 @@ from di_code.session import prompt_with_compaction
 from di_code.session.prompt_notes import content_with_notes
 from di_code.system.abort import AbortController
 from di_code.tools.builtin.support.attachments import AttachmentError, refuse_images
+from di_code.tools.builtin.support.names import escape_name
 
 logger = logging.getLogger(__name__)
 
@@ -378,6 +379,10 @@ class Sessions:
             await self._say(live, live.to_say.pop(0))
 
     async def _say(self, live: LiveSession, text: str) -> None:
+        """A note to the user (a job's end and its last lines, a set-up's warning): what
+        came from elsewhere in it (a command, a program's output) has its control characters
+        written out, line by line, so an escape sequence cannot act in the editor's view."""
+        text = "\n".join(map(escape_name, text.split("\n")))
         said = text if text.startswith("di-code: ") else f"di-code: {text}"
         await self._send(live.id, helpers.update_agent_message_text(said + "\n"))
 

@@ -346,15 +346,8 @@ async def test_output_without_end_in_an_editors_terminal_is_read_or_said_lost(
 HOSTILE_COMMAND = "echo out; exit 5 # \u202eevil\x1b]0;forged title\x07\x1b[2J"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a job's end note reaches the editor with the command's raw escapes and bidi override",
-)
-async def test_escapes_and_bidi_in_a_jobs_command_reach_the_editor_inert(
-    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
-) -> None:
-    """The job's end is told to the editor as a note: its command, with a terminal title
-    escape, a screen clear and a bidi override, must not carry them raw to the user."""
+async def told_end(agent: Any, llm_server: LLMServer, workspace: Path, editor_env: Any) -> str:
+    """What the editor is told of a job with HOSTILE_COMMAND, once it has ended."""
     editor = TerminalClient(editor_env)
     llm_server.script(call("bash", command=HOSTILE_COMMAND, background=True), Turn(text="x"))
     conn, session_id = await started(agent, editor, workspace)
@@ -366,7 +359,29 @@ async def test_escapes_and_bidi_in_a_jobs_command_reach_the_editor_inert(
         await asyncio.sleep(0.05)
     told = editor.said()
     assert "exited with code 5" in told, told
-    assert "\x1b" not in told and "\x07" not in told and "\u202e" not in told, repr(told)
+    return told
+
+
+async def test_escapes_in_a_jobs_command_reach_the_editor_inert(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """The job's end is told to the editor as a note: its command, with a terminal title
+    escape and a screen clear, must not carry them raw to the user."""
+    told = await told_end(agent, llm_server, workspace, editor_env)
+    assert "\x1b" not in told and "\x07" not in told, repr(told)
+    assert "\\x1b]0;forged title\\x07" in told, repr(told)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a bidi override in a job's command reaches the editor's note as is (as in file "
+    "names: escape_name covers control characters only, ui.safe_text.visible is above acp)",
+)
+async def test_a_bidi_override_in_a_jobs_command_reaches_the_editor_visibly(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    told = await told_end(agent, llm_server, workspace, editor_env)
+    assert "\u202e" not in told, repr(told)
 
 
 async def test_job_input_to_an_exited_terminal_job_is_a_one_line_refusal(
