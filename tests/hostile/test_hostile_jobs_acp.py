@@ -33,7 +33,14 @@ from acp.schema import (
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import editor_env as editor_env
 from tests.acp.conftest import workspace as workspace
-from tests.acp.test_acp_jobs import TERMINAL, call, logged, results, started
+from tests.acp.test_acp_jobs import (
+    TERMINAL,
+    DeafToKills,
+    call,
+    logged,
+    results,
+    started,
+)
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
 from tests.support.llm_server import LLMServer, Turn
 from tests.tools.test_permissions_job_input import gate_of
@@ -257,6 +264,55 @@ async def test_what_a_terminal_job_left_in_its_group_ends_when_it_exits_on_its_o
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.kill(child, signal.SIGKILL)
+
+
+class OneIdForAll(TerminalClient):
+    """An editor that answers every `terminal/create` with the same id: every request about
+    any job reaches the first terminal only."""
+
+    async def create_terminal(self, session_id: str, command: str, **kw: Any) -> Any:
+        created = await super().create_terminal(session_id, command, **kw)
+        created.terminal_id = "term-1"
+        return created
+
+
+async def test_an_editor_giving_every_job_the_same_terminal_id_leaves_no_job_running(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """Job 2's kill reaches job 1's terminal; the session's end must still leave no process
+    of either (di-code kills what carries each job's mark)."""
+    editor = OneIdForAll(editor_env)
+    llm_server.script(
+        call("bash", command="echo one; exec sleep 300", background=True),
+        call("bash", command="echo two; exec sleep 300", background=True),
+        call("job_kill", job_id=2),
+        Turn(text="one left"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "serve")).stop_reason == "end_turn"
+    marks = [mark_of(editor, "term-1"), mark_of(editor, "term-2")]
+    assert marked(marks[1]) == []  # job 2 killed: whatever the editor did, it is gone
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    for mark in marks:
+        await none_left(mark)
+
+
+async def test_closing_a_session_with_an_editor_deaf_to_kills_ends_in_time_with_no_process_left(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: an editor that does not answer holds up the kill, then the release, for at
+    most 5 s each; the jobs are stopped all at once, not one after the other."""
+    editor = DeafToKills(editor_env)
+    llm_server.script(
+        *(call("bash", command=TERM_PROOF, background=True) for _ in range(3)),
+        Turn(text="three run"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "serve")
+    marks = [mark_of(editor, f"term-{n}") for n in (1, 2, 3)]
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    for mark in marks:
+        await none_left(mark)
 
 
 class Refuses(TerminalClient):
