@@ -15,6 +15,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,10 @@ from tests.acp.test_acp_jobs import (
     results,
     started,
 )
+from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
+from tests.support.acp_schema import SentMessages
+from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.llm_server import LLMServer, Turn
 from tests.tools.test_permissions_job_input import gate_of
 
@@ -313,6 +317,72 @@ async def test_closing_a_session_with_an_editor_deaf_to_kills_ends_in_time_with_
     await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
     for mark in marks:
         await none_left(mark)
+
+
+@contextlib.asynccontextmanager
+async def own_agent(
+    editor: TerminalClient, home: Path, server: LLMServer, *args: str
+) -> AsyncIterator[tuple[Any, asyncio.subprocess.Process]]:
+    """`di-code acp` as the `agent` fixture starts it, with its process at hand (to signal);
+    every message it sent checked against ACP v1 at the end."""
+    from acp import PROTOCOL_VERSION
+    from acp.stdio import spawn_agent_process
+
+    sent = SentMessages()
+    env = cli_env(home, server)
+    spawned = spawn_agent_process(editor, DI_CODE, "acp", *args, env=env, observers=[sent])
+    with contextlib.suppress(ConnectionResetError, BrokenPipeError):  # a killed agent's pipe
+        async with spawned as (conn, process):
+            hello = conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=TERMINAL)
+            await asyncio.wait_for(hello, TIMEOUT)
+            yield conn, process
+    await asyncio.to_thread(sent.check)
+
+
+async def test_sigterm_to_di_code_ends_a_term_proof_double_forking_terminal_job(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: di-code's exit for any other reason stops every job; the editor here answers
+    kills and releases and kills nothing."""
+    editor = NumbKills(editor_env)
+    llm_server.script(call("bash", command=TERM_PROOF, background=True), Turn(text="runs"))
+    async with own_agent(
+        editor, di_code_home, llm_server, "--permission-mode", "auto", "--sandbox", "off"
+    ) as (conn, process):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await prompt(conn, session.session_id, "serve")
+        mark = mark_of(editor)
+        assert marked(mark)
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), TIMEOUT)
+    await none_left(mark)
+
+
+@needs_bubblewrap
+@pytest.mark.xfail(
+    strict=True,
+    reason="kill -9 of di-code leaves a sandboxed job in the editor's terminal running: its "
+    "bubblewrap is the editor's child, and nothing of di-code is left to kill it",
+)
+async def test_kill_9_of_di_code_ends_a_sandboxed_job_in_an_editors_terminal(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: in the sandbox kill -9 of di-code stops its jobs as well."""
+    editor = TerminalClient(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300", background=True), Turn(text="runs"))
+    args = ("--permission-mode", "auto", "--sandbox", "workspace-write")
+    async with own_agent(editor, di_code_home, llm_server, *args) as (conn, process):
+        session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        await prompt(conn, session.session_id, "serve")
+        job = editor.terminals["term-1"]
+        assert job.process.returncode is None
+        process.send_signal(signal.SIGKILL)
+        await asyncio.wait_for(process.wait(), TIMEOUT)
+    try:
+        await asyncio.wait_for(job.process.wait(), 10)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(job.process.pid, signal.SIGKILL)
 
 
 class Refuses(TerminalClient):
