@@ -57,7 +57,7 @@ from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.stored import check_stored, delete_stored, fork_stored
 from di_code.acp.terminal import ClientTerminals
-from di_code.acp.updates import EventTranslator
+from di_code.acp.updates import EventTranslator, note_text
 from di_code.agent.events import (
     AgentEvent,
     ToolExecutionEndEvent,
@@ -72,7 +72,6 @@ from di_code.session import prompt_with_compaction
 from di_code.session.prompt_notes import content_with_notes
 from di_code.system.abort import AbortController
 from di_code.tools.builtin.support.attachments import AttachmentError, refuse_images
-from di_code.tools.builtin.support.names import escape_name
 
 logger = logging.getLogger(__name__)
 
@@ -379,12 +378,7 @@ class Sessions:
             await self._say(live, live.to_say.pop(0))
 
     async def _say(self, live: LiveSession, text: str) -> None:
-        """A note to the user (a job's end and its last lines, a set-up's warning): what
-        came from elsewhere in it (a command, a program's output) has its control characters
-        written out, line by line, so an escape sequence cannot act in the editor's view."""
-        text = "\n".join(map(escape_name, text.split("\n")))
-        said = text if text.startswith("di-code: ") else f"di-code: {text}"
-        await self._send(live.id, helpers.update_agent_message_text(said + "\n"))
+        await self._send(live.id, helpers.update_agent_message_text(note_text(text)))
 
     def _live(self, session_id: str) -> LiveSession:
         live = self._sessions.get(session_id)

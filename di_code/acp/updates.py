@@ -79,6 +79,16 @@ def tool_title(name: str, arguments: Any) -> str:
     return name
 
 
+def note_text(text: str) -> str:
+    """A note of di-code's to the user (a job's end and its last lines, a set-up's warning),
+    as the editor is sent it: what came from elsewhere in it (a command, a program's output)
+    has its control characters written out, line by line, so an escape sequence cannot act
+    in the editor's view."""
+    text = "\n".join(map(escape_name, text.split("\n")))
+    said = text if text.startswith("di-code: ") else f"di-code: {text}"
+    return said + "\n"
+
+
 def tool_locations(workspace: Path, name: str, arguments: Any) -> list[ToolCallLocation] | None:
     """Where a call works, for the editor to follow: the file a read, write or edit names
     (`arguments` in the tool's own names), and the line a read starts at."""

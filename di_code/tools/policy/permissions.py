@@ -50,8 +50,6 @@ from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
 HookOpinion: TypeAlias = Literal["allow", "ask"] | None
 
 EDIT_TOOLS = frozenset({"write", "edit"})
-UNGRANTED_TOOLS = frozenset({"job_input"})
-"""Tools whose approval grants nothing more: every call is asked about."""
 GRANT_KEYS = ("a", "e")
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
@@ -202,10 +200,9 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     """The session grants an approval may add: the command prefixes of a plain bash line
     (none for a line with expansions, which no prefix rule could cover; only the exact line
     when it runs a destructive program or an interpreter), for write and edit
-    this file or all edits, for any other tool (MCP, Python tools) that tool. job_input gets
-    none: what it types is code for the job's program (a REPL's), and no rule reads it, so
-    each text is asked about (a grant of the tool would let any text into any job)."""
-    if tool_name in UNGRANTED_TOOLS:
+    this file or all edits, for any other tool (MCP, Python tools) that tool; none for
+    job_input, whose text is code for a job's program (a REPL's) that no rule reads."""
+    if tool_name == "job_input":
         return ()
     path = arguments.get("path")
     if tool_name in EDIT_TOOLS and isinstance(path, str):
