@@ -42,7 +42,7 @@ from tests.acp.test_acp_jobs import (
     results,
     started,
 )
-from tests.cli.conftest import DI_CODE, cli_env
+from tests.cli.conftest import API_KEY, DI_CODE, cli_env
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
 from tests.support.acp_schema import SentMessages
 from tests.support.bubblewrap import needs_bubblewrap
@@ -525,6 +525,35 @@ async def test_job_input_to_an_exited_terminal_job_is_a_one_line_refusal(
     _, read, typed = results(llm_server)
     assert "exited with code 2" in read, read
     assert "exited with code 2: it reads no more input." in typed and "\n" not in typed, typed
+
+
+async def test_the_key_never_reaches_a_terminal_job_nor_leaves_through_its_output(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """The editor runs the job with the editor's own environment minus the hidden variables:
+    the provider key is not in the job's environment; a key the job prints (read from a
+    file) is hidden in the note of its end the editor is shown (README, Secrets: every
+    channel out; the model's own endpoint is not one)."""
+    (workspace / "key.txt").write_text(f"the key: {API_KEY}\n")
+    job = (
+        'printf "env:%s\\n" "${OPENAI_API_KEY:-unset}"; cat key.txt; '
+        "while [ ! -e go ]; do sleep 0.05; done; cat key.txt; exit 1"
+    )
+    editor = TerminalClient(editor_env)
+    llm_server.script(call("bash", command=job, background=True), Turn(text="started"))
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "start it")
+    terminal = editor.terminals["term-1"]
+    assert API_KEY not in Path(f"/proc/{terminal.process.pid}/environ").read_text("latin-1")
+    (workspace / "go").touch()
+    await logged(editor, ("release", "term-1"))
+    llm_server.script(Turn(text="seen"))
+    await prompt(conn, session_id, "and now?")
+    [begun] = results(llm_server)
+    assert "env:unset" in begun, begun
+    told = editor.said()
+    assert "exited with code 1" in told and "the key: ***" in told, told
+    assert API_KEY not in told
 
 
 class Answers(TerminalClient):
