@@ -626,6 +626,27 @@ async def test_allowing_job_input_always_does_not_let_other_text_be_typed_unaske
     assert not (workspace / "pwned").exists()
 
 
+async def test_a_deny_rule_on_job_input_refuses_it_unasked_in_the_editor(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str],
+    di_code_home: Path,
+) -> None:  # fmt: skip
+    """README: a deny rule on job_input refuses it in every mode: the editor's user is never
+    asked, and nothing is typed into the REPL."""
+    (di_code_home / "config.toml").write_text('[permissions]\ndeny = ["job_input"]\n')
+    editor = Answers(editor_env, ["allow_once", "allow_once"])
+    llm_server.script(
+        call("bash", command=REPL, background=True, pty=True),
+        call("job_input", job_id=1, text="open('pwned', 'w').close()\n"),
+        Turn(text="done"),
+    )
+    conn, session_id = await ask_mode(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "go")).stop_reason == "end_turn"
+    _, refused = results(llm_server)
+    assert refused.startswith("Permission denied: a deny rule"), refused
+    assert [q.raw_input.get("command") for q, _ in editor.asked] == [REPL]
+    assert not (workspace / "pwned").exists()
+
+
 @pytest.mark.parametrize(
     "shell",
     [
