@@ -57,7 +57,7 @@ from di_code.acp.previews import preview_of
 from di_code.acp.prompt import prompt_text, user_content
 from di_code.acp.stored import check_stored, delete_stored, fork_stored
 from di_code.acp.terminal import ClientTerminals
-from di_code.acp.updates import EventTranslator
+from di_code.acp.updates import EventTranslator, note_text
 from di_code.agent.events import (
     AgentEvent,
     ToolExecutionEndEvent,
@@ -378,8 +378,7 @@ class Sessions:
             await self._say(live, live.to_say.pop(0))
 
     async def _say(self, live: LiveSession, text: str) -> None:
-        said = text if text.startswith("di-code: ") else f"di-code: {text}"
-        await self._send(live.id, helpers.update_agent_message_text(said + "\n"))
+        await self._send(live.id, helpers.update_agent_message_text(note_text(text)))
 
     def _live(self, session_id: str) -> LiveSession:
         live = self._sessions.get(session_id)

@@ -58,11 +58,12 @@ def tool_kind(name: str) -> ToolKind:
 
 
 def tool_title(name: str, arguments: Any) -> str:
-    """What the editor shows for the call: the command for bash, the path or pattern else,
-    a plan's first line. A path is shown as the tools' output names files (`escape_name`): a
-    newline or an escape sequence in a file name must not forge a line of the title the
-    editor asks permission under. The whole title is then `visible`, as chat shows it: a
-    bidi override or a zero-width character must not make it read otherwise than it is."""
+    """What the editor shows for the call: the command for bash, the text job_input types,
+    the path or pattern else, a plan's first line. A path (and a typed text) is shown as the
+    tools' output names files (`escape_name`): a newline or an escape sequence in a file name
+    must not forge a line of the title the editor asks permission under. The whole title is
+    then `visible`, as chat shows it: a bidi override or a zero-width character must not
+    make it read otherwise than it is."""
     return visible(_raw_title(name, arguments))
 
 
@@ -70,6 +71,11 @@ def _raw_title(name: str, arguments: Any) -> str:
     if name == PLAN_TOOL and isinstance(arguments, dict):
         first = next((s for s in str(arguments.get("plan", "")).splitlines() if s.strip()), "")
         return f"Plan: {first.strip()}" if first else "Plan"
+    if name == "job_input" and isinstance(arguments, dict):
+        # the text it would type is what the user approves: on one line, every control
+        # character written out, so a typed escape or carriage return cannot hide a line
+        typed = escape_name(str(arguments.get("text", "")))
+        return f"job_input {arguments.get('job_id')}: {typed}"
     if isinstance(arguments, dict):
         for key in ("command", "path", "pattern", "description"):
             value = arguments.get(key)
@@ -78,6 +84,16 @@ def _raw_title(name: str, arguments: Any) -> str:
                     return value
                 return f"{name}: {escape_name(value) if key == 'path' else value}"
     return name
+
+
+def note_text(text: str) -> str:
+    """A note of di-code's to the user (a job's end and its last lines, a set-up's warning),
+    as the editor is sent it: what came from elsewhere in it (a command, a program's output)
+    has its control characters written out, line by line, so an escape sequence cannot act
+    in the editor's view, nor a bidi override make a line read otherwise than it is."""
+    text = "\n".join(visible(escape_name(line)) for line in text.split("\n"))
+    said = text if text.startswith("di-code: ") else f"di-code: {text}"
+    return said + "\n"
 
 
 def tool_locations(workspace: Path, name: str, arguments: Any) -> list[ToolCallLocation] | None:

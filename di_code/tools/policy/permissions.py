@@ -200,7 +200,10 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     """The session grants an approval may add: the command prefixes of a plain bash line
     (none for a line with expansions, which no prefix rule could cover; only the exact line
     when it runs a destructive program or an interpreter), for write and edit
-    this file or all edits, for any other tool (MCP, Python tools) that tool."""
+    this file or all edits, for any other tool (MCP, Python tools) that tool; none for
+    job_input, whose text is code for a job's program (a REPL's) that no rule reads."""
+    if tool_name == "job_input":
+        return ()
     path = arguments.get("path")
     if tool_name in EDIT_TOOLS and isinstance(path, str):
         this_file = tuple(Rule(tool, path) for tool in sorted(EDIT_TOOLS))

@@ -69,6 +69,7 @@ class TerminalJob(Job):
             env[MARK] = self.mark.partition("=")[2]
             self.terminal_id = await self._terminals.open(tool_call_id, argv, cwd, env)
         except BaseException:
+            _kill_marked(self.mark)  # the editor may have started it, and not said so yet
             self._held.close()
             self.log.close()
             raise
@@ -88,12 +89,14 @@ class TerminalJob(Job):
         self._finisher = asyncio.ensure_future(ending)  # held: not collected
 
     async def _finish(self, code: int | None) -> None:
-        """The command has exited (or is taken to have): its last output, the terminal
-        released (within EXIT_AFTER_KILL), the end told. Once."""
+        """The command has exited (or is taken to have): what it left running killed (its
+        process group is the editor's, unknown here: whatever carries its MARK), its last
+        output, the terminal released (within EXIT_AFTER_KILL), the end told. Once."""
         if self._finishing:
             await self._done.wait()
             return
         self._finishing = True
+        _kill_marked(self.mark)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._last_look(), EXIT_AFTER_KILL)
         if self._exited is not None and not self._exited.done():
@@ -147,9 +150,7 @@ class TerminalJob(Job):
         try:
             await self._terminals.kill(self.terminal_id)
         finally:
-            for pid in carrying(self.mark):
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signals.SIGKILL)
+            _kill_marked(self.mark)
         assert self._exited is not None
         return await asyncio.shield(self._exited)
 
@@ -163,6 +164,13 @@ class TerminalJob(Job):
             else []
         )
         return [*dropped, *super().losses()]
+
+
+def _kill_marked(mark: str) -> None:
+    """SIGKILL to every process carrying the job's MARK (`DI_CODE_JOB=...`)."""
+    for pid in carrying(mark):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signals.SIGKILL)
 
 
 def fresh_output(seen: int, tail: str, text: str, dropped: bool) -> tuple[str, bool]:
