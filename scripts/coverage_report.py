@@ -33,6 +33,7 @@ GUARDED = {
         "tests/test_guarded_files.py",
         "tests/system/test_opener_reads.py",
         "tests/system/test_file_door.py",
+        "tests/system/test_opener_streams.py",
     ),
     "di_code/system/files/resolve.py": ("tests/tools/test_resolve.py",),
     "di_code/ai/redaction.py": ("tests/ai/test_redaction.py",),  # keys out of output

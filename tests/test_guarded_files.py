@@ -19,6 +19,8 @@ OWN_FILES: dict[str, str] = {
     "di_code.system.private_files": "the opener for di-code's own private files (sessions, spill)",
     "di_code.ai.providers.request_slots": "lock files in di-code's home",
     "di_code.system.stop_signals": "os.devnull, where stdout points once its reader is gone",
+    "di_code.system.fifo_waits": "/proc of rg, and a FIFO rg waits to open: O_PATH, then opened "
+    "for writing (and closed, never written) only when it is a FIFO",
     "di_code.batch.checkout": "info/attributes in a task checkout's git folder, made by di-code; "
     "the copy of a folder the user names for a batch, links copied as links and all but regular "
     "files left out before the copy opens them (_not_copied)",
@@ -28,7 +30,6 @@ OWN_FILES: dict[str, str] = {
     "di_code.cli.batch_child": "/proc of the batch's children",
     "di_code.cli.batch_command": "the results file the user names",
     "di_code.config.trust": "di-code's trust file in its home",
-    "di_code.session.git_run": "/proc of the git it runs (is it waiting on a FIFO?)",
     "di_code.session.jsonl": "session files",
     "di_code.session.stat_cache": "the snapshot stat cache in di-code's home",
     "di_code.session.store": "session files",

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 from tests.cli.conftest import cli_env, request_text
+from tests.support.first_use import guarded, imports, spied_run
 from tests.support.llm_server import LLMServer
 from tests.support.wire import ToolCallSpec, Turn
-from tests.test_guarded_first_use import guarded, imports, spied_run
 
 FIXTURE = Path(__file__).parent / "support" / "lsp_fixture_server.py"
 

@@ -38,6 +38,7 @@ NOT_CHANNELS = {
     "ai/providers/limits.py:_get": "a model's id, to the local server that runs it",
     "system/private_files.py:write_private": "a private file's bytes for its caller (none today)",
     "system/files/opener.py:replace_whole": "a file's bytes for its caller (each one listed)",
+    "system/files/opener.py:write_into_stream": "a pipe's bytes for its caller (each one listed)",
     "system/stop_signals.py:say": "a fixed line naming the signal",
     "cli/output.py:_write_whole": "the text Writer.line has passed through the guarded place",
     "system/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
@@ -61,7 +62,7 @@ text. (What the model does is not redacted: a command runs as written, a file is
 given; what anyone is shown of it is.)"""
 
 WRITERS = {"write_text", "write_bytes", "connect_write_pipe", "basicConfig", "FileHandler"}
-WRITERS |= {"communicate", "build_request", "post", "replace_whole"}
+WRITERS |= {"communicate", "build_request", "post", "replace_whole", "write_into_stream"}
 """Calls that write out whatever their receiver is (a path, a pipe, a child's stdin, a
 server)."""
 

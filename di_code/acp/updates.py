@@ -30,6 +30,7 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.todo import todos_of
 from di_code.tools.common.names import escape_name
 from di_code.tools.policy.modes import PLAN_TOOL
@@ -60,7 +61,12 @@ def tool_title(name: str, arguments: Any) -> str:
     """What the editor shows for the call: the command for bash, the path or pattern else,
     a plan's first line. A path is shown as the tools' output names files (`escape_name`): a
     newline or an escape sequence in a file name must not forge a line of the title the
-    editor asks permission under."""
+    editor asks permission under. The whole title is then `visible`, as chat shows it: a
+    bidi override or a zero-width character must not make it read otherwise than it is."""
+    return visible(_raw_title(name, arguments))
+
+
+def _raw_title(name: str, arguments: Any) -> str:
     if name == PLAN_TOOL and isinstance(arguments, dict):
         first = next((s for s in str(arguments.get("plan", "")).splitlines() if s.strip()), "")
         return f"Plan: {first.strip()}" if first else "Plan"

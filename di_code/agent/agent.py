@@ -210,6 +210,7 @@ class Agent:
             tools=self._tools,
             offer=self.offer,
             hooks=self.hooks,
+            conversation=self,
             system_prompt=self.system_prompt,
             now=self._now,
             budget=self.budget,

@@ -83,6 +83,8 @@ class LoopConfig(msgspec.Struct):
     offer: Offer | None = None
     """None: every tool is offered."""
     hooks: ToolHooks = msgspec.field(default_factory=ToolHooks)
+    conversation: object = None
+    """Who the conversation is (the Agent), told to the hooks with each call."""
     system_prompt: str | None = None
     now: Clock = now_ms
     budget: RequestBudget = msgspec.field(default_factory=RequestBudget)
@@ -256,7 +258,10 @@ class _Run:
             await self.emit(ToolExecutionUpdateEvent(call.id, call.name, partial))
 
         tool = self._tool(call.name)
-        return await run_tool_call(call, tool, self.signal, self.config.hooks, on_update)
+        config = self.config
+        return await run_tool_call(
+            call, tool, self.signal, config.hooks, on_update, config.conversation
+        )
 
 
 def _storable(tool_name: str, output: ToolResult) -> ToolResult:

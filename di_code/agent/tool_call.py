@@ -35,6 +35,10 @@ class ToolCallContext(Struct, frozen=True):
     params: dict[str, Any]
     tool: AgentTool
     signal: AbortSignal
+    conversation: object = None
+    """The conversation the call is made in (the Agent; a subagent is one of its own): a hook
+    that remembers what it told the model keys on it, since one set of hooks serves the main
+    conversation and every subagent's. None: a call outside any agent."""
 
 
 BeforeToolCall = Callable[[ToolCallContext], Awaitable[str | None]]
@@ -59,6 +63,7 @@ async def run_tool_call(
     signal: AbortSignal,
     hooks: ToolHooks = NO_HOOKS,
     on_update: ToolUpdate | None = None,
+    conversation: object = None,
 ) -> ToolResult:
     """The result of `call`: unknown tools, invalid arguments, refusals and raising tools all
     become error results the model reads, so the run goes on."""
@@ -70,7 +75,7 @@ async def run_tool_call(
         params = await checked_tool_arguments(tool, call.arguments)
     except Exception as exc:
         return _failed(call, exc)
-    context = ToolCallContext(call, params, tool, signal)
+    context = ToolCallContext(call, params, tool, signal, conversation)
     for before in hooks.before:
         refusal = await _until_aborted(_refusal(before, context), signal)
         if refusal is not None:

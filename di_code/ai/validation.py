@@ -6,7 +6,9 @@ thread as soon as a reply begins a tool call, while its arguments stream in
 (`warm_up_validation`): a run with no tool call never imports it, and the import does not
 compete with the set-up or the request. A schema comes from outside too (an MCP server's, a
 plugin's): its `$ref`s resolve within it and to the published meta-schemas only, never by
-fetching a URL (jsonschema's default resolver would, on the loop, with no timeout).
+fetching a URL (jsonschema's default resolver would, on the loop, with no timeout), and a
+`pattern` in it that backtracks without end is stopped after CHECK_TIME (system/time_bound):
+the call is refused.
 """
 
 from __future__ import annotations
@@ -19,11 +21,18 @@ from di_code.ai.codec import MAX_JSON_DEPTH, refuse_constant
 from di_code.ai.foreign_names import adopt
 from di_code.system.errors import DiCodeError
 from di_code.system.first_use import import_here, import_off_loop
+from di_code.system.time_bound import TookTooLong, time_bound
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 RECEIVED_LIMIT = 500
+CHECK_TIME = 5.0
+"""Seconds the arguments may take to check; far more than any schema that ends needs."""
+TOO_LONG = (
+    f"checking the arguments against the tool's schema took more than {CHECK_TIME:g} s "
+    "(a `pattern` in it that backtracks?): the call is refused"
+)
 JSONSCHEMA = "jsonschema"
 
 
@@ -94,7 +103,11 @@ def _adopted(tool: ToolLike, arguments: Any) -> dict[str, Any]:
 
 def _judged(tool: ToolLike, given: dict[str, Any], arguments: dict[str, Any]) -> dict[str, Any]:
     """A copy of `arguments` (adopted from `given`) when jsonschema finds no error in them."""
-    errors = list(_validator_for(tool.parameters).iter_errors(arguments))
+    try:
+        with time_bound(CHECK_TIME):
+            errors = list(_validator_for(tool.parameters).iter_errors(arguments))
+    except TookTooLong:
+        raise ToolArgumentsError(_message(tool.name, [f"  - /: {TOO_LONG}"], given)) from None
     if errors:
         lines = sorted({f"  - {_path(error)}: {error.message}" for error in errors})
         raise ToolArgumentsError(_message(tool.name, lines, given))

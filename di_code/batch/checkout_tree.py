@@ -4,7 +4,8 @@ The driver runs outside the task's sandbox, so whatever it reads can end up in R
 A task controls every name and link in its checkout, so:
 
 - names go between git and di-code NUL-separated only (`ls-files -z`, `update-index -z`);
-  file contents go to git as counted data (`fast-import`'s `data N`), never as a path to read:
+  file contents go to git as counted data (session/blob_import, the one `fast-import`
+  writer), never as a path to read:
   a name ending in `\\r` or holding `\\n` is that name, not another one;
 - each file is reached from the checkout's folder one component at a time, without following
   a link (O_NOFOLLOW): a symlink is a symlink (its blob is its target's text), and a tracked
@@ -15,13 +16,14 @@ A task controls every name and link in its checkout, so:
 from __future__ import annotations
 
 import errno
-import hashlib
+import functools
 import os
 import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.session.blob_import import BlobImport, blob_name, fast_import
 from di_code.session.git_run import run_git
 from di_code.system.files.opener import (
     FileTooLarge,
@@ -90,7 +92,7 @@ def checkout_tree(top: Path, base: dict[bytes, Entry] | None = None) -> Checkout
         left_out.append(f"{name.decode(errors='backslashreplace')}: {why}")
         if name in base:
             entries[name] = base[name]
-    _write_blobs(top, {e.blob: e.data for e in entries.values() if e.data is not None})
+    _write_blobs(top, {e.blob: e.data for e in entries.values() if e.data is not None}, algorithm)
     return CheckoutTree(_write_tree(top, entries), tuple(left_out))
 
 
@@ -146,17 +148,16 @@ def _entry(top: Path, name: bytes, algorithm: str) -> Entry | None:
 
 def _blob(mode: bytes, data: bytes, algorithm: str) -> Entry:
     """An entry whose blob id is computed as git does (its object header, then the bytes)."""
-    digest = hashlib.new(algorithm, b"blob %d\0" % len(data))
-    digest.update(data)
-    return Entry(mode, digest.hexdigest(), data)
+    return Entry(mode, blob_name(algorithm, data), data)
 
 
-def _write_blobs(top: Path, blobs: dict[str, bytes]) -> None:
-    """Each blob written into the checkout's repository by one `fast-import`: counted data,
-    no name, no file path."""
-    if blobs:
-        stream = b"".join(b"blob\ndata %d\n%s\n" % (len(data), data) for data in blobs.values())
-        run_git(top, ["fast-import", "--quiet", "--done"], stdin=stream + b"done\n")
+def _write_blobs(top: Path, blobs: dict[str, bytes], algorithm: str) -> None:
+    """Each blob written into the checkout's repository by one `fast-import` (session's
+    BlobImport: counted data, no name, no file path)."""
+    with BlobImport() as stream:
+        for data in blobs.values():
+            stream.add_bytes(data, algorithm)
+        stream.write(functools.partial(fast_import, top), set(blobs))
 
 
 def _write_tree(top: Path, entries: dict[bytes, Entry]) -> str:

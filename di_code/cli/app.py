@@ -21,14 +21,16 @@ def main() -> None:
         return
     last = SkipTeardown()
     atexit.register(last)  # registered first, so it runs after every other exit handler
-    from di_code.cli.typer_app import app
+    from di_code.cli.typer_app import run_app
 
     try:
-        app()
+        code = run_app()
     except SystemExit as done:
         if done.code is None or isinstance(done.code, int):
             last.code = done.code or 0
         raise
+    last.code = code
+    sys.exit(code)
 
 
 class SkipTeardown:

@@ -11,12 +11,14 @@ process can exit while the question is still open.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import sys
 import threading
 from pathlib import Path
 from typing import TextIO
 
+from di_code.system.own_thread import on_own_thread
 from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, Approver
 
 QUESTION_ROWS = 4
@@ -55,11 +57,12 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         return None
 
     async def approve(request: ApprovalRequest) -> Approval:
+        from di_code.system.safe_text import visible
         from di_code.tools.common.workspace import Workspace
         from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
-        from di_code.ui.safe_text import visible
 
-        whole = await asyncio.to_thread(approval_body, request, Workspace.create(Path.cwd()))
+        workspace = Workspace.create(Path.cwd())
+        whole = await on_own_thread(functools.partial(approval_body, request, workspace))
         shown = visible(request.summary)
         if whole is not None and request.tool_name == "bash":
             shown = f"{request.tool_name}:"  # its lines are the body

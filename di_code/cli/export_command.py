@@ -3,7 +3,7 @@ file, or on stdout. SESSION is named as `/resume` and `--session` name it (its n
 `/resume` list, its id or an id prefix); without it, this folder's newest session.
 
 Exit codes: 0 exported; 1 no session, a session file that cannot be read, or a file that
-cannot be written (one line on stderr each); 2 a bad option.
+cannot be written (one line on stderr each); 2 a bad option; 130/143/129 stopped by a signal.
 """
 
 from __future__ import annotations
@@ -15,13 +15,26 @@ from pathlib import Path
 from di_code.config.provider_factory import register_known_keys
 from di_code.config.settings import di_code_home, load_user_settings
 from di_code.session import Session, SessionError, SessionStore
+from di_code.session.session_lines import pick
+from di_code.system.safe_text import visible
+from di_code.system.stop_signals import Stopped, say, unwinding
 from di_code.ui.export import ExportFormat, export_text, write_export
-from di_code.ui.safe_text import visible
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def export_command(choice: str | None, kind: ExportFormat, output: Path | None) -> int:
+    """Ctrl-C (or SIGTERM, SIGHUP) unwinds the export: a file half written beside OUTPUT is
+    removed, OUTPUT is left as it was."""
+    try:
+        with unwinding():
+            return _export(choice, kind, output)
+    except Stopped as stop:
+        say(stop.exit_code - 128)
+        return stop.exit_code
+
+
+def _export(choice: str | None, kind: ExportFormat, output: Path | None) -> int:
     try:
         session = _session(choice)
     except SessionError as exc:
@@ -51,7 +64,7 @@ def _session(choice: str | None) -> Session | None:
     cwd = Path.cwd().resolve()
     if choice is None:
         return store.latest(cwd, write=False)
-    return store.open(store.pick(choice, cwd), cwd, write=False)
+    return store.open(pick(store, choice, cwd), cwd, write=False)
 
 
 def _fail(text: str) -> int:

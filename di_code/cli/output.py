@@ -75,7 +75,7 @@ def sanitized(text: str) -> str:
     """`text` as a terminal may show it: control and invisible characters shown visibly."""
     if _PLAIN.fullmatch(text):
         return text
-    from di_code.ui.safe_text import visible
+    from di_code.system.safe_text import visible
 
     return visible(text)
 
@@ -85,7 +85,7 @@ def json_text(data: Any) -> str:
     text = json.dumps(data, ensure_ascii=False)
     if _PLAIN.fullmatch(text):
         return text
-    from di_code.ui.safe_text import json_escaped
+    from di_code.system.safe_text import json_escaped
 
     return json_escaped(text)
 

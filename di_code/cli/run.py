@@ -40,7 +40,13 @@ from di_code.setup.prepare import close_prepared, prepare
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system import left_behind
 from di_code.system.abort import AbortController
-from di_code.system.stop_signals import OUTPUT_CLOSED, STOP_SIGNALS, responding, say
+from di_code.system.stop_signals import (
+    OUTPUT_CLOSED,
+    STOP_SIGNALS,
+    reader_watched,
+    responding,
+    say,
+)
 
 if TYPE_CHECKING:
     from di_code.setup.prepared import Prepared
@@ -112,7 +118,7 @@ async def _run(
         controller.abort(STOP_SIGNALS.get(signal.Signals(number), "output closed"))
 
     try:
-        with responding(stop):
+        with responding(stop), reader_watched():
             await session_started(prepared, options.session_source)
             final = await prompt_with_compaction(
                 prepared.agent,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated
 
 import typer
@@ -150,7 +152,7 @@ def trust(
         from di_code.config.settings import di_code_home
         from di_code.config.trust import revoke_project, trusted_lines
         from di_code.config.trusting import trust_project
-        from di_code.ui.safe_text import visible
+        from di_code.system.safe_text import visible
 
         home, where = di_code_home(), Path(folder or ".")
         if show:
@@ -236,7 +238,7 @@ def mcp_list() -> None:
 
         from di_code.cli.output import notify_stderr
         from di_code.setup.mcp import mcp_status_lines
-        from di_code.ui.safe_text import visible  # a server's name, tools and errors
+        from di_code.system.safe_text import visible  # a server's name, tools and errors
 
         print(visible("\n".join(asyncio.run(mcp_status_lines(notify_stderr)))))
         return 0
@@ -251,7 +253,7 @@ def lsp() -> None:
 
     def body() -> int:
         from di_code.setup.lsp import lsp_status_lines
-        from di_code.ui.safe_text import visible  # names and commands from config files
+        from di_code.system.safe_text import visible  # names and commands from config files
 
         print(visible("\n".join(lsp_status_lines())))
         return 0
@@ -310,13 +312,33 @@ def export(
     raise typer.Exit(guarded(body, CliOptions()))
 
 
+def run_app() -> int:
+    """Parse the command line and run its command; the exit code. What click itself refuses
+    before a command's body runs (an option out of its range, an unknown option or command)
+    ends in `guarded` too: one line and exit 2, not click's usage block. A bare `di-code`
+    still shows the help."""
+    click = _click()
+    no_args_is_help = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click < 8.2: none
+    try:
+        code = app(standalone_mode=False)
+    except no_args_is_help as help_asked:
+        help_asked.show()
+        return int(help_asked.exit_code)
+    except click.ClickException as refused:
+        return guarded(partial(_raise, refused), CliOptions())
+    return code if isinstance(code, int) else 0
+
+
+def _raise(error: Exception) -> int:
+    raise error
+
+
 def guarded(body: Callable[[], int], options: CliOptions) -> int:
     """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
 
     The body imports what it needs itself: modules that keep `sys.stderr` as a default
     argument must see the redacting stream installed here."""
     from di_code.ai.redaction import redact_output  # not needed by `--help`
-    from di_code.system.errors import DiCodeError
 
     redact_output()  # from here on, whatever leaves the process has the known secrets hidden
     try:
@@ -324,7 +346,7 @@ def guarded(body: Callable[[], int], options: CliOptions) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        code = exc.exit_code if isinstance(exc, DiCodeError) else None
+        code = _user_exit_code(exc)
         if code is not None:  # the user's to fix (DiCodeError.exit_code): its own line
             print(f"di-code: {_shown(exc)}", file=sys.stderr)
             return code
@@ -334,8 +356,28 @@ def guarded(body: Callable[[], int], options: CliOptions) -> int:
         return 1
 
 
+def _user_exit_code(error: Exception) -> int | None:
+    """The exit code of an error that is the user's to fix: di-code's own
+    (DiCodeError.exit_code) or click's refusal of the command line (2); None for a bug."""
+    from di_code.system.errors import DiCodeError
+
+    if isinstance(error, _click().ClickException):
+        return int(error.exit_code)
+    return error.exit_code if isinstance(error, DiCodeError) else None
+
+
 def _shown(error: Exception) -> str:
     """The message through the sanitizer: it may quote files, servers, the command line."""
-    from di_code.ui.safe_text import visible  # only on an error: `run` does not load the UI
+    from di_code.system.safe_text import visible  # only on an error
 
-    return visible(str(error))
+    text = error.format_message() if isinstance(error, _click().ClickException) else str(error)
+    return visible(text)
+
+
+def _click() -> ModuleType:
+    """The click Typer parses with: its own copy (typer 0.2x, `typer._click`: the plain install
+    has no click) or click itself (older typer)."""
+    import typer.core
+
+    click: ModuleType = getattr(typer.core, "_click", None) or getattr(typer.core, "click")  # noqa: B009
+    return click

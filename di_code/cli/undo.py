@@ -15,7 +15,7 @@ from di_code.config.settings import ConfigError, di_code_home
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.checkpoint_list import prompt_checkpoints
 from di_code.session.undo_plan import NothingToUndo, apply, in_line, plan
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 from di_code.ui.slash_commands import CHANGED_MARK, checkpoint_row
 
 EXIT_OK, EXIT_NOTHING = 0, 1

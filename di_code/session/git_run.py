@@ -36,6 +36,7 @@ from typing import BinaryIO
 
 from di_code.system.children import group_members, kill_tree, open_child
 from di_code.system.errors import DiCodeError
+from di_code.system.fifo_waits import opening_a_fifo
 
 _NO_PROGRAMS = (
     "core.fsmonitor=false",
@@ -75,8 +76,6 @@ TIMEOUT_SECONDS = 300
 POLL = 0.1
 """Seconds between two looks at a running git (is it blocked on a FIFO? did its caller stop
 it?)."""
-FIFO_WAIT = b"wait_for_partner"
-"""Where Linux's open() of a FIFO waits for the other end (/proc/PID/wchan)."""
 _USER_SSH = ("GIT_SSH_COMMAND", "GIT_SSH", "GIT_SSH_VARIANT")
 """The user's own ssh settings (a repository cannot set them): kept for a clone only."""
 _SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
@@ -270,7 +269,7 @@ def _wait(
             pass
         if stopped is not None and stopped():
             error: GitError = GitStopped(f"git {name} was stopped")
-        elif any(map(_opening_a_fifo, group_members(process.pid))):  # git or what it started
+        elif any(map(opening_a_fifo, group_members(process.pid))):  # git or what it started
             error = Blocked(f"git {name} was blocked opening a FIFO")
         elif time.monotonic() > deadline:
             error = Blocked(f"git {name} did not end within {timeout:g} s")
@@ -279,15 +278,6 @@ def _wait(
         kill_tree(process)
         process.communicate()
         raise error
-
-
-def _opening_a_fifo(pid: int) -> bool:
-    """Whether process `pid` waits in the kernel for a FIFO's other end (Linux)."""
-    try:
-        with open(f"/proc/{pid}/wchan", "rb") as f:
-            return f.read().strip() == FIFO_WAIT
-    except OSError:
-        return False
 
 
 def work_tree_top(folder: Path) -> Path | None:

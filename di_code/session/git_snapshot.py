@@ -28,6 +28,7 @@ from typing import BinaryIO
 
 import msgspec
 
+from di_code.session.blob_import import fast_import
 from di_code.session.git_run import Blocked, GitError, run_git
 from di_code.session.stat_cache import Fingerprint, StatCache
 from di_code.session.work_tree import WorkTree
@@ -245,7 +246,7 @@ class GitSnapshots:
         return {row.split()[0] for row in rows if row.endswith(" missing")}
 
     def fast_import(self, stream: BinaryIO) -> bytes:
-        return run_git(self.top, ["fast-import", "--quiet", "--done"], stdin=stream)
+        return fast_import(self.top, stream)
 
     def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
         """The tree of `entries`; an unchanged tree is not written again, in this run or (by

@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from di_code.ai.codec import message_from_dict
 from di_code.ai.types import TextContent, UserMessage
 from di_code.session.format import SessionError, header_from_dict, migrate
-from di_code.session.store import SessionStore, session_id_of
+from di_code.session.store import NUMBERED, SessionStore, session_id_of
 from di_code.system.files.opener import open_path
 
 HEAD_BYTES = 64 * 1024
@@ -46,6 +47,22 @@ class SessionLine:
 def session_lines(store: SessionStore, cwd: Path) -> list[SessionLine]:
     """This folder's sessions, the most recently written first."""
     return [session_line(path) for _, path in store.newest(cwd)]
+
+
+def pick(store: SessionStore, choice: str, cwd: Path) -> Path:
+    """The file of a session as `/resume` and `di-code export` name it: its number N as the
+    list numbers it (`numbered`), else its id or id prefix."""
+    if choice.isdigit() and 1 <= int(choice) <= NUMBERED:
+        recent = numbered(session_lines(store, cwd))
+        if int(choice) <= len(recent):
+            return recent[int(choice) - 1].path
+    return store.locate(choice, cwd)
+
+
+def numbered(lines: Sequence[SessionLine]) -> list[SessionLine]:
+    """The lines `/resume N` and `di-code export N` take for N = 1, 2, …: the newest NUMBERED
+    readable ones, readable as the list reads them (so the list's `1.` is what `1` takes)."""
+    return [line for line in lines if line.first_prompt is not None][:NUMBERED]
 
 
 def session_line(path: Path) -> SessionLine:

@@ -106,15 +106,6 @@ class SessionStore:
         """A session of this workspace by id or unambiguous id prefix."""
         return self.open(self.locate(id_or_prefix, cwd), cwd, write=write)
 
-    def pick(self, choice: str, cwd: Path, listed: int = NUMBERED) -> Path:
-        """The file of a session as `/resume` and `--session` name it: its number N in the
-        list of this workspace's newest `listed` sessions, else its id or id prefix."""
-        if choice.isdigit() and 1 <= int(choice) <= listed:
-            recent = self.list(cwd, limit=listed)
-            if int(choice) <= len(recent):
-                return recent[int(choice) - 1].path
-        return self.locate(choice, cwd)
-
     def locate(self, id_or_prefix: str, cwd: Path) -> Path:
         """The file of a session by id or unambiguous id prefix, read no further than its
         name: this workspace first, then any (so that `open` can say where it belongs)."""

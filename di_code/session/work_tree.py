@@ -9,22 +9,22 @@ once, relative to the one above it, without following a link; a path with a link
 non-folder on the way is taken as absent. A file is opened through the opener (a FIFO or a
 device is refused, never waited on), read to one byte past the size it had (a file that
 changes meanwhile is not captured), named (the blob's hash) as it is read, and only the blobs
-the repository lacks go to one `git fast-import` stream; a symlink's blob is its target, read
-with `readlink`.
+the repository lacks go to git (session/blob_import: the one fast-import writer); a symlink's
+blob is its target, read with `readlink`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from di_code.session.git_run import GitError
+from di_code.session.blob_import import BlobImport, blob_name
 from di_code.system.files.opener import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 
 
@@ -99,40 +99,18 @@ class WorkTree:
         past `limit`). Names are computed here; only blobs the repository lacks are written
         (an unchanged file costs no disk, which may be full)."""
         found: list[str | None] = []
-        with tempfile.TemporaryFile(prefix="di-code-blobs-") as stream:
-            stream.write(b"feature done\n")
-            for number, blob in enumerate(blobs, 1):
-                found.append(self._append(stream, number, blob, limit, store.object_format))
-            named = [(n, name) for n, name in enumerate(found, 1) if name is not None]
-            missing = store.missing([name for _, name in named])
-            if not missing:
-                return found
-            marks = [(n, name) for n, name in named if name in missing]
-            stream.write(b"".join(b"get-mark :%d\n" % n for n, _ in marks) + b"done\n")
-            stream.seek(0)
-            written = store.fast_import(stream).decode().split()
-        if written != [name for _, name in marks]:
-            raise GitError("git fast-import named the blobs otherwise than their bytes")
+        with BlobImport() as stream:
+            for blob in blobs:
+                copy = functools.partial(self._copy, blob, limit=limit, form=store.object_format)
+                try:
+                    found.append(stream.add(copy))
+                except OSError:
+                    found.append(None)
+            stream.write(store.fast_import, store.missing([n for n in found if n is not None]))
         return found
 
-    def _append(
-        self, stream: BinaryIO, mark: int, blob: Blob, limit: int, object_format: str
-    ) -> str | None:
-        """Add one blob to the stream and return its name; None (the stream as before) when
-        it cannot be read as it was seen."""
-        start = stream.tell()
-        stream.write(b"blob\nmark :%d\ndata " % mark)
-        try:
-            name = self._copy(blob, stream, limit, object_format)
-        except OSError:
-            stream.seek(start)
-            stream.truncate()
-            return None
-        stream.write(b"\n")
-        return name
-
-    def _copy(self, blob: Blob, stream: BinaryIO, limit: int, object_format: str) -> str:
-        """Write `<size>\\n<bytes>` of one path; its object name."""
+    def _copy(self, blob: Blob, stream: BinaryIO, *, limit: int, form: str) -> str:
+        """Write `<size>\\n<bytes>` of one path; its object name (`form`: sha1 or sha256)."""
         path, link = blob
         folder, name = self._parent(path)
         if folder is None:
@@ -140,13 +118,13 @@ class WorkTree:
         if link:
             target = os.fsencode(os.readlink(name, dir_fd=folder))
             stream.write(b"%d\n" % len(target) + target)
-            return _object_name(object_format, target)
+            return blob_name(form, target)
         with open_in(folder, name) as f:
             fd = f.fileno()
             size = os.fstat(fd).st_size
             if size > limit:
                 raise FileTooLarge(size, limit)
-            digest = hashlib.new(object_format, b"blob %d\0" % size)
+            digest = hashlib.new(form, b"blob %d\0" % size)
             stream.write(b"%d\n" % size)
             taken = 0
             while True:  # one byte past the size: a file that grew is seen
@@ -179,7 +157,3 @@ class WorkTree:
                 fd = folder_in(parent, name)
         self._folders[path] = fd
         return fd
-
-
-def _object_name(object_format: str, data: bytes) -> str:
-    return hashlib.new(object_format, b"blob %d\0" % len(data) + data).hexdigest()

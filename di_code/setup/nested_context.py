@@ -3,7 +3,8 @@
 The system prompt carries AGENTS.md (else CLAUDE.md) from the repository root down to the
 workspace. A subfolder's own file (`pkg/AGENTS.md`) applies to the files below it, so it is
 appended to the result of the first read, edit or write of a file under that folder, once per
-file per session, outermost folder first (the system prompt says deeper files win). Like the
+conversation (the main model's and each subagent's apart: one does not see what the other
+was shown), outermost folder first (the system prompt says deeper files win). Like the
 others it is read whether or not the project is trusted: it is text for the model, which the
 permission mode and the sandbox stand between, as for anything else the model reads.
 """
@@ -11,6 +12,7 @@ permission mode and the sandbox stand between, as for anything else the model re
 from __future__ import annotations
 
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import ToolCallContext
@@ -24,20 +26,24 @@ FILE_TOOLS = frozenset({"read", "edit", "write"})
 
 
 class NestedContextFiles:
-    """An after-tool-call hook; remembers the folders it has looked at."""
+    """An after-tool-call hook; remembers, per conversation, the folders it has looked at."""
 
     def __init__(self, workspace: Path) -> None:
         self.workspace = Workspace.create(workspace)
-        self.seen: set[Path] = set()
-        """Folders already looked at (their file shown, or none there)."""
+        self._seen: WeakKeyDictionary[object, set[Path]] = WeakKeyDictionary()
+        """Per conversation (ToolCallContext.conversation), the folders already looked at
+        (their file shown, or none there): what a subagent was shown, the main model was not."""
+        self._seen_outside: set[Path] = set()
+        """The same for calls made outside any conversation."""
 
     async def after(self, context: ToolCallContext, result: ToolResult) -> ToolResult:
         path = context.params.get("path")
         if context.tool.name not in FILE_TOOLS or result.is_error or not isinstance(path, str):
             return result
+        seen = self._seen_in(context.conversation)
         notes = [  # the folder is the repository's to name: a newline there forges no line
             context_block(one_line(str(found)), read_context_file(found))
-            for found in self._new(path)
+            for found in self._new(path, seen)
         ]
         if not notes:
             return result
@@ -45,9 +51,14 @@ class NestedContextFiles:
         text = "\n\n".join([note, *notes])
         return ToolResult([*result.content, TextContent(text)], result.details, result.is_error)
 
-    def _new(self, raw: str) -> list[Path]:
+    def _seen_in(self, conversation: object) -> set[Path]:
+        if conversation is None:
+            return self._seen_outside
+        return self._seen.setdefault(conversation, set())
+
+    def _new(self, raw: str, seen: set[Path]) -> list[Path]:
         """The context files of the folders between the workspace (excluded) and the file's
-        folder not looked at before, outermost first."""
+        folder not in `seen` (which they join), outermost first."""
         try:
             real, _ = self.workspace.locate(raw)
         except ToolError:
@@ -59,9 +70,9 @@ class NestedContextFiles:
         found = []
         for part in folders:
             folder = root / part
-            if folder == root or folder in self.seen:
+            if folder == root or folder in seen:
                 continue
-            self.seen.add(folder)
+            seen.add(folder)
             file = context_file_in(folder, root)  # a link out of the workspace is none
             if file is not None:
                 found.append(file)

@@ -15,7 +15,8 @@ Ending at once: the terminal's modes as they were at start, every child's group 
 The session needs no flush: each entry is written and synced as it comes.
 
 A stdout whose reader is gone (`| head`) is a stop too, as SIGPIPE is to a Unix tool: the
-writer that finds it calls `output_closed`, which acts as a SIGPIPE would (exit 141), quietly.
+writer that finds it calls `output_closed`, which acts as a SIGPIPE would (exit 141), quietly;
+within `reader_watched`, a pipe's reader leaving is seen at once, with nothing written.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
@@ -95,6 +96,28 @@ class responding:
         _state.responder = self._previous
 
 
+class Stopped(BaseException):
+    """Raised where the main thread is by the first stop signal within `unwinding()`: the work
+    unwinds, its clean-ups run (a half-written file beside the one it replaces is removed),
+    and the command ends with `exit_code`."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__(number)
+        self.exit_code = 128 + number
+
+
+@contextlib.contextmanager
+def unwinding() -> Iterator[None]:
+    """Within, for work with no event loop (`di-code export`), the first stop signal raises
+    Stopped instead of ending the process at once; the caller says it (`say`) and exits."""
+
+    def stop(number: int) -> None:
+        raise Stopped(number)
+
+    with responding(stop):
+        yield
+
+
 async def until_stopped(work: Awaitable[int]) -> int:
     """`work`'s exit code, or 128 + N when stop signal N cancelled it."""
     import asyncio
@@ -120,6 +143,44 @@ def output_closed() -> None:
     """Stop as for a signal OUTPUT_CLOSED: stdout's reader is gone."""
     silence_stdout()
     _on_signal(OUTPUT_CLOSED, None)
+
+
+@contextlib.contextmanager
+def reader_watched() -> Iterator[None]:
+    """Within (on a running event loop): when stdout is a pipe, its reader leaving is seen at
+    once, not at the next write: a pipe's write end reports an error (POLLERR) as soon as its
+    last reader closes, which the loop is told of. A command that writes nothing for a long
+    time (`run`'s text and json write the answer at the end) is then stopped as `| head -c 1`
+    ends a Unix tool (`output_closed`), instead of running on for no reader."""
+    import asyncio
+    import select
+    import stat
+
+    try:
+        is_pipe = stat.S_ISFIFO(os.fstat(1).st_mode)
+    except OSError:
+        is_pipe = False
+    if not is_pipe:
+        yield
+        return
+    loop = asyncio.get_running_loop()
+    poller = select.poll()
+    poller.register(1, 0)  # no event asked: only an error or a hang-up is reported
+
+    def check() -> None:
+        if any(events & select.POLLERR for _, events in poller.poll(0)):
+            loop.remove_reader(1)
+            output_closed()
+
+    try:
+        loop.add_reader(1, check)  # an error on a descriptor wakes its readers
+    except (OSError, ValueError, RuntimeError):  # not one the loop can watch: the next write
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_reader(1)
 
 
 def silence_stdout() -> None:

@@ -14,6 +14,7 @@ steering message) stays in the input; a key pressed while the user is typing goe
 from __future__ import annotations
 
 import asyncio
+import functools
 import textwrap
 import time
 from collections.abc import Callable
@@ -23,12 +24,13 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from di_code.system.own_thread import on_own_thread
+from di_code.system.safe_text import visible
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
 from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit
 from di_code.ui.plan_view import presented_plan_panel
-from di_code.ui.safe_text import visible
 
 GUARD_SECONDS = 0.3
 """How long a question is on screen before a key can answer it."""
@@ -130,8 +132,10 @@ class ReplApprover:
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
         self.console.print(approval_header(request))
-        # off the loop: reading the file and diffing it is work on model input (Esc stays live)
-        body = await asyncio.to_thread(approval_body, request, self.workspace)
+        # off the loop: reading the file and diffing it is work on model input (Esc stays live);
+        # on a thread of its own, which Esc and quitting leave behind (a diff of millions of
+        # lines takes long): asyncio.to_thread's pool is joined at exit
+        body = await on_own_thread(functools.partial(approval_body, request, self.workspace))
         if body is not None:
             rows = self.screen_rows() - QUESTION_ROWS
             shown, hidden = fit(body, rows, self.console.width)

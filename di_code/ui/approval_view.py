@@ -15,6 +15,7 @@ from typing import Any
 from rich.cells import cell_len
 from rich.text import Span, Text
 
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.edit import preview_diff
 from di_code.tools.builtin.support.line_diff import unified_diff
 from di_code.tools.builtin.write import preview_write
@@ -22,7 +23,6 @@ from di_code.tools.common.errors import ToolError
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PLAN_TOOL
 from di_code.tools.policy.permissions import ApprovalRequest
-from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import diff_text, summarize_call
 
 VIEW_KEY = "v"

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from di_code.setup.session_events import hook_session
+from di_code.system.safe_text import visible
 from di_code.tools.policy.permissions import ApprovalRequest
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings

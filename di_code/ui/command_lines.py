@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.ui.chat_view import ChatView

@@ -11,7 +11,7 @@ from prompt_toolkit.document import Document
 
 from di_code.config.custom_commands import load_commands
 from di_code.config.settings import di_code_home
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 from di_code.ui.slash_commands import COMMANDS, DEFAULT_COMMANDS
 
 MODEL_COMMAND = "/model "

@@ -14,9 +14,9 @@ from di_code.session import CompactionError, NothingToCompact, compact_agent
 from di_code.setup.model_switch import switch_model
 from di_code.setup.session_events import session_ended, session_started
 from di_code.system.abort import AbortController
+from di_code.system.safe_text import visible
 from di_code.ui.command_lines import fail, say
 from di_code.ui.footer import short_count
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.session.session_lines import SessionLine
@@ -86,9 +86,10 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
     setup = repl.setup
     if setup.store is None:
         raise ValueError("Sessions are off (--no-session).")
+    from di_code.session.session_lines import pick
     from di_code.session.store import session_id_of
 
-    path = setup.store.pick(arg, setup.workspace) if arg else await _picked_session(repl)
+    path = pick(setup.store, arg, setup.workspace) if arg else await _picked_session(repl)
     if path is None:
         return True
     if setup.session is not None and session_id_of(path) == setup.session.id:
@@ -106,8 +107,7 @@ async def resume_command(repl: ChatView, arg: str) -> bool:
 async def _picked_session(repl: ChatView) -> Path | None:
     """Each session of this folder as its first prompt, when it was last written and its
     size, the newest first; None when there is none or the user leaves the list."""
-    from di_code.session.session_lines import session_lines
-    from di_code.session.store import NUMBERED
+    from di_code.session.session_lines import numbered, session_lines
     from di_code.ui.list_picker import PickItem
 
     setup = repl.setup
@@ -117,7 +117,7 @@ async def _picked_session(repl: ChatView) -> Path | None:
         say(repl, "No saved sessions in this folder.")
         return None
     current = setup.session.id if setup.session is not None else None
-    readable = [line for line in lines if line.first_prompt is not None][:NUMBERED]
+    readable = numbered(lines)
     numbers = {line.path: number for number, line in enumerate(readable, 1)}
     items = [
         PickItem(_label(line, numbers.get(line.path)), line.path, _detail(line), line.id == current)

@@ -10,8 +10,9 @@ leaves through the one redaction (`redact`) on its way to the file.
 from __future__ import annotations
 
 import json
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeAlias, cast
 
@@ -19,12 +20,15 @@ from di_code.ai.codec import to_dict
 from di_code.ai.redaction import redact
 from di_code.ai.types import Message
 from di_code.session.format import MessageEntry
-from di_code.system.files.opener import parent_folder, replace_whole
+from di_code.system.files.opener import parent_folder, replace_whole, write_into_stream
+from di_code.system.left_behind import LeftBehind, unless_aborted
+from di_code.system.own_thread import on_own_thread
+from di_code.system.safe_text import json_escaped
 from di_code.ui.command_lines import fail, say
-from di_code.ui.safe_text import json_escaped
 
 if TYPE_CHECKING:
     from di_code.session import Session
+    from di_code.system.abort import AbortController
     from di_code.ui.chat_view import ChatView
 
 ExportFormat: TypeAlias = Literal["html", "md", "json"]
@@ -84,22 +88,53 @@ def _json(source: Session | Sequence[Message], entries: Sequence[object]) -> str
 
 def write_export(text: str, path: Path) -> None:
     """Write an export to `path` through the one redaction: to a new file beside it, renamed
-    over it, so a symlink at `path` (one a repository planted) is replaced, never followed."""
+    over it, so a symlink at `path` (one a repository planted) is replaced, never followed;
+    into a pipe or a device (`-o /dev/stdout`, a FIFO, `/dev/null`), which stays as it is."""
     data = redact(text).encode("utf-8")
+    if write_into_stream(path, data):
+        return
     with parent_folder(path.parent.resolve() / path.name) as folder:
         replace_whole(folder, path.name, data)
 
 
 async def export_command(repl: ChatView, arg: str) -> bool:
     """`/export [PATH]`: this conversation to PATH (its format from the name: `.md`, `.json`,
-    else HTML), by default `di-code-<session>.html` in the workspace."""
+    else HTML), by default `di-code-<session>.html` in the workspace. Made on a thread of its
+    own as the chat's busy task: a session of 50 MB takes seconds, during which Esc or Ctrl-C
+    stop it (nothing is written) and the screen goes on."""
     session = repl.setup.session
     name = f"di-code-{session.id[:8] if session is not None else 'chat'}.html"
     path = Path(arg.strip()).expanduser() if arg.strip() else Path(name)
     path = path if path.is_absolute() else repl.setup.workspace / path
-    source = session if session is not None else repl.agent.transcript
-    try:
-        write_export(export_text(source, format_of(path)), path)
-    except OSError as exc:
-        return fail(repl, f"Cannot write {path}: {exc.strerror or exc}")
-    return say(repl, f"Exported to {path}")
+    source = session if session is not None else list(repl.agent.transcript)
+    repl.start(_exporting(repl, source, path))
+    return True
+
+
+def _exporting(
+    repl: ChatView, source: Session | Sequence[Message], path: Path
+) -> Callable[[AbortController], Awaitable[None]]:
+    async def work(controller: AbortController) -> None:
+        signal, deciding, writing = controller.signal, threading.Lock(), []
+
+        def export() -> None:
+            text = export_text(source, format_of(path))
+            with deciding:  # a stop while the text was made: nothing is written
+                if signal.aborted:
+                    return
+                writing.append(path)
+            write_export(text, path)
+
+        try:
+            await unless_aborted(on_own_thread(export), signal)
+        except LeftBehind:
+            with deciding:
+                late = bool(writing)  # the file was being written: it will be whole
+            done = "it was being written and is whole" if late else "nothing was written"
+            say(repl, f"Export stopped: {done} ({path}).")
+        except OSError as exc:
+            fail(repl, f"Cannot write {path}: {exc.strerror or exc}")
+        else:
+            say(repl, f"Exported to {path}")
+
+    return work

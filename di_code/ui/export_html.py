@@ -11,8 +11,8 @@ from __future__ import annotations
 import html
 
 from di_code.ai.redaction import redact
+from di_code.system.safe_text import visible
 from di_code.ui.export_items import Item, Mark, Prompt, Reply, Thinking, ToolPanel
-from di_code.ui.safe_text import visible
 
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'"
 """`default-src 'none'` forbids every fetch (images, fonts, frames, scripts, connections);

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from di_code.system.safe_text import visible
 from di_code.ui.export_items import Item, Mark, Prompt, Reply, Thinking, ToolPanel
-from di_code.ui.safe_text import visible
 
 _TICKS = re.compile(r"`+")
 
@@ -35,6 +35,31 @@ def inline_code(text: str) -> str:
     return f"{ticks}{pad}{_line(text)}{pad}{ticks}"
 
 
+def _answer(text: str) -> str:
+    """An answer as written, unless it leaves a block open (a code fence an abort cut, an
+    HTML comment or `<pre>` never closed) that would swallow every later item where the page is
+    shown, hiding the tool calls that followed: that answer is fenced, as code, instead."""
+    shown = visible(text)
+    return shown if _ends_closed(shown) else fenced(text)
+
+
+def _ends_closed(text: str) -> bool:
+    """Whether a paragraph after `text` is a paragraph of its own (CommonMark, as an issue
+    tracker reads it), and not part of a block `text` left open."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").parse(f"{text}\n\n{_PROBE}\n")
+    return (
+        len(tokens) >= 3
+        and tokens[-3].type == "paragraph_open"
+        and tokens[-3].level == 0
+        and tokens[-2].content == _PROBE
+    )
+
+
+_PROBE = "di-code-probe"
+
+
 def _line(text: str) -> str:
     return visible(" ".join(text.split()))
 
@@ -45,7 +70,7 @@ def _item(item: Item) -> str:
             quoted = "\n".join(f"> {line}" if line else ">" for line in visible(text).split("\n"))
             return f"**You**\n\n{quoted}"
         case Reply(text=text):
-            return f"**Assistant**\n\n{visible(text)}"
+            return f"**Assistant**\n\n{_answer(text)}"
         case Thinking(text=text):
             return f"<details><summary>Thinking</summary>\n\n{fenced(text)}\n\n</details>"
         case ToolPanel():

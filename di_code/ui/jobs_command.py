@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from di_code.system.safe_text import visible
 from di_code.ui.command_lines import fail, say
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.agent.agent import Agent

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from di_code.system.safe_text import visible
 from di_code.tools.extensions.mcp import failure
 from di_code.tools.policy.modes import session_tools
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.tools.extensions.mcp import McpServers

@@ -12,8 +12,8 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from di_code.ai.types import Message, ToolResultMessage
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.todo import todos_of
-from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import framed
 
 MARKS = {"done": ("☑ ", "dim"), "in_progress": ("◐ ", "bold yellow"), "pending": ("☐ ", "")}

@@ -63,6 +63,7 @@ from di_code.ai.types import (
     ToolResultMessage,
 )
 from di_code.session.prompt_notes import split_notes
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.support.job_table import is_job_notice
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, Approver
 from di_code.ui.footer import UsageTotals
@@ -74,7 +75,6 @@ from di_code.ui.markdown_stream import (
     loop_schedule,
 )
 from di_code.ui.plan_view import plan_change_line, plan_of, plan_panel
-from di_code.ui.safe_text import visible
 from di_code.ui.thinking_view import Thoughts, thinking_live, thinking_panel
 from di_code.ui.tool_view import (
     RunningTool,

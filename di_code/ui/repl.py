@@ -28,6 +28,7 @@ from di_code.session.prompt_notes import with_notes
 from di_code.setup.prepared import Prepared
 from di_code.system.abort import AbortController
 from di_code.system.first_use import import_off_loop
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.support.attachments import AttachmentError, prompt_content
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
@@ -46,7 +47,6 @@ from di_code.ui.prompt_session import key_wait, make_prompt_session
 from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
 from di_code.ui.replay import replay
-from di_code.ui.safe_text import visible
 from di_code.ui.slash_commands import run_command
 from di_code.ui.tree_view import TreeChooser
 from di_code.ui.turn_limit import more_turns_question

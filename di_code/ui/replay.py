@@ -9,10 +9,10 @@ from rich.text import Text
 
 from di_code.agent.tool import AgentTool, call_arguments
 from di_code.ai.types import AssistantMessage, Message, ToolCall, ToolResultMessage
+from di_code.system.safe_text import visible
 from di_code.tools.builtin.support.job_table import is_job_notice
 from di_code.ui.plan_view import last_plan, plan_of, plan_panel
 from di_code.ui.render import Renderer, user_text
-from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import tool_panel
 from di_code.ui.turn_view import closing_rule
 

@@ -21,9 +21,9 @@ from rich.text import Text
 from di_code.session import prompt_with_compaction
 from di_code.session.review_diff import ReviewError, ReviewTarget, read_diff
 from di_code.setup.review import review_prompt
+from di_code.system.safe_text import visible
 from di_code.tools.policy.modes import offered_tools
 from di_code.ui.command_lines import fail, say
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from di_code.system.abort import AbortController

@@ -25,6 +25,7 @@ from di_code.session import (
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
+from di_code.system.safe_text import visible
 from di_code.tools.policy.modes import MODE_CYCLE
 from di_code.ui.command_lines import fail as _fail
 from di_code.ui.command_lines import say as _say
@@ -39,7 +40,6 @@ from di_code.ui.export import export_command
 from di_code.ui.fork_command import fork_command
 from di_code.ui.jobs_command import jobs_command
 from di_code.ui.review_command import review_command
-from di_code.ui.safe_text import visible
 from di_code.ui.thinking_level import thinking_command
 from di_code.ui.tree_command import tree_command
 
@@ -382,7 +382,7 @@ COMMANDS: dict[str, Command] = {
             True,
         ),
         Command("/rewind", "/rewind [N [scope]]", "go back to before prompt N", _rewind, True),
-        Command("/export", "/export [PATH]", "save the chat (.html, .md, .json)", export_command),
+        Command("/export", "/export [PATH]", "save the chat as a file", export_command, True),
         Command("/fork", "/fork [N]", "a new session from here or prompt N", fork_command, True),
         Command("/tree", "/tree", "the session's branches: move to another", tree_command, True),
     )

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage
 from di_code.session import Session, SessionError
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 from di_code.ui.tool_view import framed, status_line, tool_panel, tool_title
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 from di_code.ui.tool_view import framed
 
 THINKING_LINES = 3

@@ -25,7 +25,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.text import Span, Text
 
 from di_code.ai.types import ToolResultMessage
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 
 if TYPE_CHECKING:
     from rich.panel import Panel

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from di_code.system.safe_text import visible
 from di_code.ui.prompt_live import MIN_ROWS_LEFT
-from di_code.ui.safe_text import visible
 
 if TYPE_CHECKING:
     from prompt_toolkit.key_binding import KeyBindings

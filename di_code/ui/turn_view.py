@@ -13,8 +13,8 @@ from rich.text import Text
 from di_code.ai.events import RetryEvent
 from di_code.ai.reply_notes import usage_known
 from di_code.ai.types import Usage
+from di_code.system.safe_text import visible
 from di_code.ui.footer import short_count
-from di_code.ui.safe_text import visible
 from di_code.ui.tool_view import format_seconds, framed, new_spinner
 
 STALL_NOTICE = 5.0

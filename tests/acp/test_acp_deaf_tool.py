@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_stop_signals_e2e import plugin_site
 from tests.support.acp_editor import RecordingClient, prompt
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.stops import plugin_site
 
 CANCEL_BOUND = 10.0
 """Seconds: a hang is what is caught (the tool never ends on its own)."""

@@ -4,65 +4,19 @@ id, not while open, goes with its undo data; every message sent is checked again
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
-from acp import PROTOCOL_VERSION, RequestError  # noqa: E402
-from acp.stdio import spawn_stdio_connection  # noqa: E402
+from acp import RequestError  # noqa: E402
 
 from di_code.session import SessionStore  # noqa: E402
-from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
-from tests.support.acp_editor import TIMEOUT  # noqa: E402
-from tests.support.acp_schema import SentMessages  # noqa: E402
+from tests.support.acp_editor import Editor  # noqa: E402
+from tests.support.acp_editor import editor as editor  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
-
-
-class Editor:
-    """The SDK's own connection, as an editor that takes every update and asks nothing."""
-
-    def __init__(self, conn: Any) -> None:
-        self.conn = conn
-
-    async def ask(self, method: str, **params: Any) -> Any:
-        return await asyncio.wait_for(self.conn.send_request(method, params), TIMEOUT)
-
-    async def new(self, cwd: Path) -> str:
-        reply = await self.ask("session/new", cwd=str(cwd), mcpServers=[])
-        session_id: str = reply["sessionId"]
-        return session_id
-
-    async def prompt(self, session_id: str, text: str) -> Any:
-        prompt = [{"type": "text", "text": text}]
-        return await self.ask("session/prompt", sessionId=session_id, prompt=prompt)
-
-
-async def _take_all(method: str, params: Any, is_notification: bool) -> Any:
-    return None
-
-
-@pytest.fixture
-async def editor(
-    llm_server: LLMServer, di_code_home: Path, workspace: Path
-) -> AsyncIterator[Editor]:
-    """`di-code acp` started in the workspace, as an editor starts it in its project."""
-    env = cli_env(di_code_home, llm_server)
-    sent = SentMessages()
-    args = ("acp", "--permission-mode", "auto")
-    async with spawn_stdio_connection(
-        _take_all, DI_CODE, *args, env=env, cwd=workspace, observers=[sent]
-    ) as (conn, _process):
-        client = Editor(conn)
-        hello = await client.ask("initialize", protocolVersion=PROTOCOL_VERSION)
-        assert hello["agentCapabilities"]["sessionCapabilities"]["delete"] == {}
-        yield client
-    sent.check()
 
 
 def git(workspace: Path, *args: str) -> str:

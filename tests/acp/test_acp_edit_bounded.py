@@ -14,10 +14,14 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 
 from acp.schema import ToolCallProgress  # noqa: E402
 
-from tests.acp.test_acp_undo import EDITOR_FS  # noqa: E402
-from tests.support.acp_editor import TIMEOUT, EditorClient, prompt  # noqa: E402
+from tests.support.acp_editor import (  # noqa: E402
+    EDITOR_FS,
+    TIMEOUT,
+    EditorClient,
+    prompt,
+)
+from tests.support.big_files import code_lines  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
-from tests.tools.test_edit_bounded import code_lines  # noqa: E402
 
 
 async def test_a_missing_old_text_in_a_large_buffer_fails_at_once(

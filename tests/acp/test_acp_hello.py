@@ -9,48 +9,21 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from di_code.acp.stdio import INPUT_NOT_A_PIPE
-from tests.acp.test_acp_e2e import TIMEOUT
 from tests.cli.conftest import cli_env
+from tests.support.acp_agent import request, run_acp
+from tests.support.acp_editor import TIMEOUT
 from tests.support.acp_schema import schema_problems
-from tests.support.imports import CLI_MAIN, offenders, when_main_ends
+from tests.support.imports import CLI_MAIN, offenders
 
 LATER = ("acp", "pydantic", "di_code.acp.server", "di_code.acp.sessions", "di_code.setup.prepare")
 """What only the requests after `initialize` need."""
 OFFERED = {"fs": {"readTextFile": True, "writeTextFile": True}, "terminal": True}
-
-
-def request(number: int, method: str, **params: object) -> str:
-    return json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params})
-
-
-def run_acp(lines: list[str], home: Path, modules: Path) -> list[dict[str, Any]]:
-    """`di-code acp` given `lines`: its answers, one a line, in order; its input is closed
-    once each line is answered. The modules it had loaded when its main thread ended are
-    written to `modules`."""
-    report = f"open({str(modules)!r}, 'w').write(__import__('json').dumps(sorted(sys.modules)))"
-    prelude = "import sys\n" + when_main_ends(report)
-    process = subprocess.Popen(
-        [sys.executable, "-c", prelude + CLI_MAIN, "acp"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=cli_env(home, None),
-        cwd=home,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    process.stdin.write("".join(line + "\n" for line in lines).encode())
-    process.stdin.flush()
-    answers = [json.loads(process.stdout.readline()) for _ in lines]
-    process.stdin.close()
-    assert process.wait(TIMEOUT) == 0
-    return answers
 
 
 def test_initialize_is_answered_without_importing_the_sdk(

@@ -24,7 +24,7 @@ from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt  # noqa: E402
 from tests.support.bubblewrap import needs_bubblewrap  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
-from tests.tools.test_jobs import free_port  # noqa: E402
+from tests.support.local_port import free_port  # noqa: E402
 
 TERMINAL = ClientCapabilities(terminal=True)
 PYTHON = os.path.realpath(sys.executable)

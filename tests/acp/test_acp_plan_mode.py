@@ -16,15 +16,11 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 from acp.schema import AgentPlanUpdate, ConfigOptionUpdate, CurrentModeUpdate  # noqa: E402
 
 from tests.support.acp_editor import RecordingClient, prompt  # noqa: E402
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+from tests.support.llm_server import LLMServer, Turn, call  # noqa: E402
 
 PLAN = "Rename the greeting\n\n1. Change hello to hi in app.py\n2. Say what changed\n"
 EDIT = {"path": "app.py", "old_text": "hello", "new_text": "hi"}
 ORIGINAL = "print('hello')\n"
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
 
 
 async def planning_session(

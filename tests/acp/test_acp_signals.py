@@ -17,10 +17,10 @@ from acp import PROTOCOL_VERSION  # noqa: E402
 from acp.stdio import spawn_agent_process  # noqa: E402
 
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
-from tests.cli.test_stop_signals_e2e import EXIT_BOUND  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 from tests.support.processes import MARK, marked, wait_until  # noqa: E402
+from tests.support.stops import EXIT_BOUND  # noqa: E402
 
 
 @pytest.mark.parametrize(("number", "code"), [(signal.SIGTERM, 143), (signal.SIGHUP, 129)])

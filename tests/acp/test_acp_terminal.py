@@ -43,6 +43,18 @@ def terminals_shown(client: TerminalClient) -> list[str]:
     ]
 
 
+async def terminal_editor(
+    agent: Any, editor_env: dict[str, str], workspace: Path
+) -> tuple[TerminalClient, Any, Any]:
+    """An editor that runs commands in its own terminals, connected to `di-code acp` in auto
+    mode without a sandbox, and a new session in `workspace`."""
+    client = TerminalClient(editor_env)
+    conn = await agent(
+        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
+    )
+    return client, conn, await conn.new_session(cwd=str(workspace), mcp_servers=[])
+
+
 async def test_bash_runs_in_the_editors_terminal_after_asking(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
@@ -108,11 +120,7 @@ async def test_the_timeout_kills_the_terminal_and_long_output_is_cut(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
     llm_server.script(*bash_then_answer("seq 1 3000; sleep 30", timeout=2))
-    client = TerminalClient(editor_env)
-    conn = await agent(
-        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
-    )
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    client, conn, session = await terminal_editor(agent, editor_env, workspace)
     await prompt(conn, session.session_id, "count")
     assert ("kill", "term-1") in client.log
     assert client.terminals["term-1"].process.returncode is not None
@@ -128,11 +136,7 @@ async def test_a_command_that_dies_of_a_signal_says_which(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
     llm_server.script(*bash_then_answer("echo before; kill -TERM $$"))
-    client = TerminalClient(editor_env)
-    conn = await agent(
-        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
-    )
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    _, conn, session = await terminal_editor(agent, editor_env, workspace)
     await prompt(conn, session.session_id, "die")
     assert tool_result(llm_server) == "before\n\nCommand killed by signal SIGTERM"
 
@@ -141,11 +145,7 @@ async def test_output_the_editor_dropped_is_said(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
     llm_server.script(*bash_then_answer("yes 0123456789 | head -c 1500000; echo last-line"))
-    client = TerminalClient(editor_env)
-    conn = await agent(
-        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
-    )
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    client, conn, session = await terminal_editor(agent, editor_env, workspace)
     await prompt(conn, session.session_id, "flood")
     [terminal] = client.terminals.values()
     assert terminal.limit == 1024 * 1024 and terminal.truncated  # asked of the editor
@@ -161,11 +161,7 @@ async def test_cancel_kills_the_terminal_command_and_ends_cancelled(
     llm_server.script(
         Turn(tool_calls=(ToolCallSpec("bash", {"command": f"sleep 20; touch {marker}"}),))
     )
-    client = TerminalClient(editor_env)
-    conn = await agent(
-        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=TERMINAL
-    )
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    client, conn, session = await terminal_editor(agent, editor_env, workspace)
     running = asyncio.create_task(prompt(conn, session.session_id, "sleep"))
     for _ in range(400):
         if ("create", "term-1") in client.log:

@@ -9,9 +9,6 @@ against the ACP v1 schema."""
 from __future__ import annotations
 
 import asyncio
-import os
-import shutil
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -24,9 +21,10 @@ from acp import PROTOCOL_VERSION  # noqa: E402
 from acp.schema import ToolCallProgress, ToolCallStart  # noqa: E402
 from acp.stdio import spawn_agent_process  # noqa: E402
 
-from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor  # noqa: E402
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
-from tests.support.acp_editor import TIMEOUT, prompt  # noqa: E402
+from tests.support.acp_agent import server_env  # noqa: E402
+from tests.support.acp_agent import stub_gopls as stub_gopls  # noqa: E402
+from tests.support.acp_editor import EDITOR_FS, TIMEOUT, SavingEditor, prompt  # noqa: E402
 from tests.support.acp_schema import SentMessages  # noqa: E402
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
 
@@ -49,8 +47,6 @@ SPELLINGS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     ),
 }
 """An edit of NOTES and a write of OLD, in each spelling (the names filled in per case)."""
-BIN = str(Path(sys.executable).parent)
-"""Where the dev extra installs basedpyright."""
 SERVERS = {"off": ".txt", "found": ".txt", "basedpyright": ".py"}
 """How language servers are, and the files' suffix: off (DI_CODE_LSP=off), found (a stub
 gopls on PATH: write and edit are wrapped, no server starts for a text file), running
@@ -69,31 +65,6 @@ def named(arguments: dict[str, Any], suffix: str) -> dict[str, Any]:
 
     filled: dict[str, Any] = fill(arguments)
     return filled
-
-
-@pytest.fixture
-def stub_gopls(tmp_path: Path) -> Path:
-    """A folder with a `gopls` that is never started here: finding it is enough for write and
-    edit to be wrapped for diagnostics."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    program = folder / "gopls"
-    program.write_text("#!/bin/sh\nexit 1\n")
-    program.chmod(0o755)
-    return folder
-
-
-def server_env(servers: str, stub_gopls: Path, home: Path) -> dict[str, str]:
-    """The environment's part that makes the language servers `servers`."""
-    path = os.environ["PATH"]
-    if servers == "off":
-        return {"DI_CODE_LSP": "off"}
-    if servers == "found":
-        return {"DI_CODE_LSP": "on", "PATH": f"{stub_gopls}{os.pathsep}{path}"}
-    if shutil.which("basedpyright-langserver", path=BIN) is None:
-        pytest.skip("basedpyright is not installed (the dev extra installs it)")
-    (home / "config.toml").write_text("[lsp.ruff]\nenabled = false\n")  # one server is enough
-    return {"DI_CODE_LSP": "on", "PATH": f"{BIN}{os.pathsep}{path}"}
 
 
 @pytest.fixture

@@ -15,45 +15,18 @@ import pytest
 acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp import RequestError  # noqa: E402
-from acp.schema import (  # noqa: E402
-    ClientCapabilities,
-    FileSystemCapabilities,
-    ReadTextFileResponse,
-    WriteTextFileResponse,
+
+from tests.support.acp_editor import (  # noqa: E402
+    EDITOR_FS,
+    TIMEOUT,
+    RecordingClient,
+    SavingEditor,
+    UnsavedEditor,
+    calls,
+    edit,
+    prompt,
 )
-
-from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt  # noqa: E402
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
-
-EDITOR_FS = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
-
-
-class SavingEditor(RecordingClient):
-    """An editor whose buffers are saved as they are written: it reads and writes the disk,
-    and records every write it was asked for, with its text."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.writes: list[tuple[str, str]] = []
-
-    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
-        try:
-            return ReadTextFileResponse(content=Path(path).read_bytes().decode("utf-8"))
-        except OSError:
-            raise RequestError.resource_not_found(path) from None
-
-    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
-        self.writes.append((path, content))
-        Path(path).write_bytes(content.encode("utf-8"))
-        return WriteTextFileResponse()
-
-
-def calls(*specs: tuple[str, dict[str, Any]]) -> Turn:
-    return Turn(tool_calls=tuple(ToolCallSpec(name, args) for name, args in specs))
-
-
-def edit(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
-    return "edit", {"path": path, "edits": [{"old_text": old, "new_text": new}]}
+from tests.support.llm_server import LLMServer, Turn  # noqa: E402
 
 
 def write(path: str, content: str) -> tuple[str, dict[str, Any]]:
@@ -139,23 +112,6 @@ async def test_an_editor_that_changes_the_bytes_does_not_break_the_undo(
     assert notes.read_bytes() == b"one\r\ntwo\r\n"  # then the disk got the exact bytes
     said = client.said()
     assert f"Changed on disk (reload them where they are open): {notes}" in said, said
-
-
-class UnsavedEditor(SavingEditor):
-    """An editor in which the user has typed into a buffer without saving it."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.unsaved: dict[str, str] = {}
-
-    async def read_text_file(self, session_id: str, path: str, **kw: Any) -> Any:
-        if path in self.unsaved:
-            return ReadTextFileResponse(content=self.unsaved[path])
-        return await super().read_text_file(session_id, path, **kw)
-
-    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
-        self.unsaved.pop(path, None)  # the buffer is replaced: the user's typing is gone
-        return await super().write_text_file(session_id, path, content, **kw)
 
 
 async def test_a_buffer_with_unsaved_typing_is_not_overwritten_by_the_undo(

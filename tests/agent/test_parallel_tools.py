@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from di_code.agent import Agent
 from di_code.ai import TextContent, ToolCall, ToolResultMessage
 from di_code.ai.providers.faux import create_faux_provider
-from tests.agent.test_tool_contract import ECHO
+from tests.support.tool_calls import ECHO
 
 SAFETY = 10.0
 """Only so that a regression fails instead of hanging: serial runs would wait forever."""

@@ -15,15 +15,10 @@ from typing import Any
 import pytest
 
 from di_code.agent import Agent, AgentEvent, ToolResult
-from di_code.ai import AbortController, AbortSignal, TextContent, ToolCall, ToolResultMessage
+from di_code.ai import AbortController, AbortSignal, TextContent, ToolCall
 from di_code.ai.providers.faux import create_faux_provider
+from tests.support.tool_calls import ECHO, call_then_answer, tool_result
 
-ECHO = {
-    "type": "object",
-    "properties": {"value": {"type": "string"}},
-    "required": ["value"],
-    "additionalProperties": False,
-}
 EMPTY: dict[str, Any] = {"type": "object", "properties": {}}
 Body = Callable[[str, dict[str, Any]], list[Any]]
 
@@ -89,19 +84,6 @@ class BlockingUpdate(Tool):
 FORMS = [NoSignal, OptionalSignal, PositionalUpdate, KeywordUpdate, Blocking, BlockingUpdate]
 UPDATES = {PositionalUpdate, KeywordUpdate, BlockingUpdate}
 forms = pytest.mark.parametrize("form", FORMS, ids=[form.__name__ for form in FORMS])
-
-
-def tool_result(transcript: list[Any], call_id: str) -> ToolResultMessage:
-    return next(
-        m for m in transcript if isinstance(m, ToolResultMessage) and m.tool_call_id == call_id
-    )
-
-
-def call_then_answer(call: ToolCall) -> list[dict[str, Any]]:
-    return [
-        {"type": "success", "content": [call]},
-        {"type": "success", "content": [TextContent("done")]},
-    ]
 
 
 @forms

@@ -11,7 +11,7 @@ from di_code.agent import Agent, ToolCallContext, ToolHooks, ToolResult
 from di_code.agent.tool import FunctionTool
 from di_code.ai import TextContent, ToolCall
 from di_code.ai.providers.faux import create_faux_provider
-from tests.agent.test_tool_contract import ECHO, call_then_answer, tool_result
+from tests.support.tool_calls import ECHO, call_then_answer, tool_result
 
 
 def echo_tool(runs: list[str]) -> FunctionTool:

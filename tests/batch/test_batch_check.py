@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 from tests.batch.conftest import RunBatch, make_repo, read_results, write_call, write_tasks
-from tests.batch.test_batch_stops import processes_running, start_batch
+from tests.support.batch import start_batch
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 
 CHECK = 'test "$(cat answer.txt)" = 42 && echo checked > check.log || { echo wrong; exit 1; }'
 

@@ -11,12 +11,12 @@ from di_code.tools.process.sandbox import SandboxChoice
 from tests.batch.conftest import (
     RunBatch,
     bash_call,
-    git,
     make_repo,
     read_results,
     write_call,
     write_tasks,
 )
+from tests.support.git import git
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
 
 

@@ -8,14 +8,9 @@ as a real cluster's nodes have their own.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import shutil
 import signal
-import socket
 import subprocess
-import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,59 +19,24 @@ import pytest
 from di_code.ai.providers.request_slots import SOCKET_PREFIX, request_slot
 from di_code.batch.ray_slots import SlotRelay, start_keeper
 from di_code.batch.results import STOPPED
-from tests.batch.conftest import bash_call, git, make_repo, read_results, write_call, write_tasks
-from tests.batch.test_batch_stops import CHILD
+from tests.batch.conftest import bash_call, make_repo, read_results, write_call, write_tasks
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.batch import CHILD
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import processes_running, wait_until
 
 pytest.importorskip("ray", reason="Ray is not installed here: pip install 'di-code[ray]'")
-RAY = str(Path(sys.executable).parent / "ray")
+from tests.support.ray import ray_head_with
+
 KEEPER_CAP = ("--events", "--max-requests", "1")
 """Each model request of the batch then passes the cluster's slot keeper."""
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def accepts(port: int) -> bool:
-    with socket.socket() as probe:
-        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 @pytest.fixture
 def ray_head(di_code_home: Path, llm_server: LLMServer) -> Iterator[str]:
     with ray_head_with(cli_env(di_code_home, llm_server)) as address:
         yield address
-
-
-@contextlib.contextmanager
-def ray_head_with(env: dict[str, str]) -> Iterator[str]:
-    """A Ray head on 127.0.0.1 with one CPU whose workers get `env`; stopped by its process
-    group at the end (never `ray stop`, which would stop every Ray on the machine)."""
-    temp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths are long
-    port = free_port()
-    command = [RAY, "start", "--head", "--block", f"--port={port}", f"--temp-dir={temp}"]
-    command += ["--node-ip-address=127.0.0.1", "--num-cpus=1", "--include-dashboard=false"]
-    head = subprocess.Popen(
-        [*command, "--disable-usage-stats"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        wait_until(lambda: accepts(port), "the Ray head")
-        yield f"127.0.0.1:{port}"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(head.pid, signal.SIGKILL)
-        head.wait()
-        shutil.rmtree(temp, ignore_errors=True)
 
 
 def parent_of(pid: int) -> int:

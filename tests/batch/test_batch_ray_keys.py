@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from tests.batch.conftest import make_repo, read_results, write_tasks
-from tests.batch.test_batch_ray import ray_head_with  # skips this file too without Ray
 from tests.cli.conftest import API_KEY, DI_CODE, cli_env
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.ray import ray_head_with  # skips this file too without Ray
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.batch.conftest import bash_call, make_repo, read_results, write_tasks
-from tests.batch.test_batch_stops import start_batch
+from tests.support.batch import start_batch
 from tests.support.llm_server import LLMServer
 from tests.support.processes import processes_running, wait_until
 

@@ -12,32 +12,12 @@ import subprocess
 from pathlib import Path
 
 from di_code.batch.results import STOPPED
-from tests.batch.conftest import (
-    RunBatch,
-    bash_call,
-    git,
-    make_repo,
-    read_results,
-    write_tasks,
-)
+from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.batch import CHILD, start_batch
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import processes_running, wait_until
-
-CHILD = "di_code.cli.batch_child"
-"""In the command line of a task's keeper and its `run`."""
-
-
-def start_batch(home: Path, server: LLMServer, cwd: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [DI_CODE, "batch", *args],
-        cwd=cwd,
-        env=cli_env(home, server),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def test_bad_lines_are_all_reported_with_their_numbers_and_nothing_runs(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
-from tests.batch.test_batch_stops import start_batch
+from tests.support.batch import start_batch
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import wait_until
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from di_code.batch.checkout import CheckoutError, make_checkout
-from tests.batch.conftest import RunBatch, git, make_repo, read_results, write_tasks
-from tests.batch.raw_repo import read_tree
+from tests.batch.conftest import RunBatch, make_repo, read_results, write_tasks
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.raw_repo import read_tree
 
 
 def with_develop(folder: Path) -> tuple[str, str]:

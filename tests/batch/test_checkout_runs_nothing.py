@@ -12,8 +12,8 @@ import pytest
 
 from di_code.batch.checkout import make_checkout, patch_of, remove_checkout
 from tests.batch.conftest import RunBatch, bash_call, read_results, write_tasks
-from tests.batch.raw_repo import RawTree, blobs_of, commit_raw, listing, raw_git, read_tree
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.raw_repo import RawTree, blobs_of, commit_raw, listing, raw_git, read_tree
 
 HOOKS = (
     "post-checkout",

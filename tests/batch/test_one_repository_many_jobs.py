@@ -7,9 +7,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.batch.conftest import RunBatch, bash_call, git, make_repo, read_results, write_tasks
-from tests.batch.raw_repo import listing
+from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.raw_repo import listing
 
 TASKS = 24
 

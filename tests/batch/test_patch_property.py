@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.batch.checkout import make_checkout, patch_of, remove_checkout
-from tests.batch.raw_repo import RawTree, commit_raw, raw_git, read_tree
+from tests.support.raw_repo import RawTree, commit_raw, raw_git, read_tree
 
 NAMES = ["a.txt", "b.bin", "c", "dir/d.txt", "dir/sub/e.png", "f.crlf", "g.id"]
 ATTRIBUTE_LINES = [

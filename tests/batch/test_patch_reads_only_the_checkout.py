@@ -11,9 +11,9 @@ from pathlib import Path
 from di_code.batch.checkout import make_checkout, patch_of
 from di_code.batch.checkout_tree import MAX_FILE_BYTES
 from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
-from tests.batch.raw_repo import commit_raw, raw_git, read_tree
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.permission_faults import needs_permission_faults
+from tests.support.raw_repo import commit_raw, raw_git, read_tree
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY----- the user's own key\n"
 

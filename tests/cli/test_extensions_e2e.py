@@ -9,25 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import RunDiCode, request_text
+from tests.support.extensions import PLUGIN
 from tests.support.files import write
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-
-PLUGIN = """
-from di_code.ai.types import TextContent
-
-
-class Shout:
-    name = "shout"
-    description = "Upper-case a text."
-    parameters = {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    }
-
-    async def execute(self, tool_call_id, params, signal=None):
-        return [TextContent(params["text"].upper() + "!")]
-"""
 
 
 @pytest.fixture

@@ -17,17 +17,9 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.imports import CLI_MAIN, loaded_modules, offenders
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.lsp import BIN, FIXTURE, NO_SERVERS, WITH_SERVERS, server_pids
 from tests.support.processes import alive, wait_until
-
-BIN = str(Path(sys.executable).parent)
-FIXTURE = Path(__file__).resolve().parents[1] / "support" / "lsp_fixture_server.py"
-WITH_SERVERS = {"DI_CODE_LSP": "on", "PATH": BIN + os.pathsep + os.environ.get("PATH", "")}
-NO_SERVERS = {"DI_CODE_LSP": "on", "PATH": "/nonexistent"}
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
 
 
 @pytest.mark.skipif(
@@ -109,18 +101,6 @@ def test_run_loads_no_language_server_code_before_a_file_needs_it(
     assert offenders(loaded, ("pygls", "lsprotocol", "di_code.tools.lsp")) == []
 
 
-def fixture_pids(workspace: Path) -> list[int]:
-    pids = []
-    for proc in Path("/proc").iterdir():
-        try:
-            argv = (proc / "cmdline").read_bytes().split(b"\0") if proc.name.isdigit() else []
-        except OSError:
-            continue
-        if str(FIXTURE).encode() in argv and str(workspace).encode() in argv:
-            pids.append(int(proc.name))
-    return [pid for pid in pids if alive(pid)]
-
-
 def test_a_server_dies_with_di_code_killed_by_sigkill(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
@@ -138,7 +118,7 @@ def test_a_server_dies_with_di_code_killed_by_sigkill(
     )  # fmt: skip
     try:
         wait_until(lambda: len(llm_server.requests) == 2, "the request after the edit")
-        [pid] = fixture_pids(workspace)
+        [pid] = server_pids(workspace)
         assert "a.txt:1:1: error: BAD found here" in request_text(llm_server.requests[1].body)
         os.kill(process.pid, signal.SIGKILL)
         process.wait(timeout=10)

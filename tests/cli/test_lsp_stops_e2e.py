@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
-from tests.cli.test_lsp_e2e import FIXTURE, call
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.lsp import FIXTURE
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
 
 BOUND = 5.0

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import RunDiCode, request_text
-from tests.cli.test_lsp_e2e import BIN, FIXTURE, NO_SERVERS, WITH_SERVERS, call
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.lsp import BIN, FIXTURE, NO_SERVERS, WITH_SERVERS
 
 needs_basedpyright = pytest.mark.skipif(
     shutil.which("basedpyright-langserver", path=BIN) is None,

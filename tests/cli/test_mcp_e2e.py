@@ -16,42 +16,13 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.mcp_config import markers as markers
+from tests.support.mcp_config import stdio_server, toml_table
 from tests.support.mcp_fixture_server import NAME_TWINS, serving_http
 from tests.support.processes import MARK, alive, marked, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT = 30
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
-
-
-def stdio_server(name: str, markers: Path) -> dict[str, object]:
-    return {
-        "command": sys.executable,
-        "args": ["-m", "tests.support.mcp_fixture_server", "stdio"],
-        "cwd": str(ROOT),
-        "env": {"MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_NAME": name},
-    }
-
-
-def toml_table(name: str, table: dict[str, object]) -> str:
-    lines = [f"[mcp_servers.{name}]"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in table.items() if key != "env"]
-    env = table.get("env")
-    if isinstance(env, dict):
-        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-        lines.append(f"env = {{ {pairs} }}")
-    return "\n".join(lines) + "\n"
-
-
-@pytest.fixture
-def markers(tmp_path: Path) -> Path:
-    folder = tmp_path / "markers"
-    folder.mkdir()
-    return folder
 
 
 @pytest.fixture

@@ -6,13 +6,14 @@ parsed from its answer; an answer out of the format is one line and exit 1."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import RunDiCode, request_text
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.review import FIRST, first_request
 
 ANSWER = (
     "I read calc.py around the change.\n\n"
@@ -20,18 +21,6 @@ ANSWER = (
     "FINDING: `calc.py:5` | low | the name `tmp` says nothing\n\n"
     "VERDICT: needs a fix before merging"
 )
-FIRST = "def div(a, b):\n    return a / b\n"
-
-
-def git(where: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *args],
-        cwd=where,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    return done.stdout
 
 
 @pytest.fixture
@@ -42,10 +31,6 @@ def repo(workspace: Path) -> Path:
     git(workspace, "add", "calc.py")
     git(workspace, "commit", "-q", "-m", "first")
     return workspace
-
-
-def first_request(server: LLMServer) -> str:
-    return request_text(next(r for r in server.requests if r.method == "POST").body)
 
 
 def offered_tools(server: LLMServer) -> set[str]:

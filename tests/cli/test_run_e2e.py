@@ -6,11 +6,7 @@ import json
 from pathlib import Path
 
 from tests.cli.conftest import API_KEY, RunDiCode, request_text
-from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
-
-
-def call(name: str, arguments: dict[str, object], call_id: str = "call_1") -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
+from tests.support.llm_server import HttpError, LLMServer, Turn, call
 
 
 def test_read_edit_bash_then_answer(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import API_KEY, RunDiCode
-from tests.cli.test_run_untrusted_models import agent_file, script_one_task
+from tests.support.agent_files import agent_file, script_one_task
 from tests.support.llm_server import LLMServer
 
 GIVEN_KEY = "sk-given-for-server-a-0001"

@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text
-from tests.support.bubblewrap import needs_bubblewrap, require_bubblewrap
+from tests.support.bubblewrap import needs_bubblewrap, require_bubblewrap, sleeping
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
-from tests.tools.test_sandbox import sleeping
 
 NO_BUBBLEWRAP = {"PATH": "/nonexistent"}
 """A PATH without bwrap: di-code itself is started by its full path."""

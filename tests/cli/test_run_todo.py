@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.cli.conftest import RunDiCode, request_text
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.tools.test_todo import STEPS
+from tests.support.todo import STEPS
 
 
 def test_run_prints_the_plan_on_stderr_and_it_needs_no_approval(

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import RunDiCode
+from tests.support.agent_files import agent_file, script_one_task, task
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.local_port import Listener, local_preset_listener
 
@@ -26,28 +27,6 @@ def local_port() -> Iterator[Listener]:
 
 def a_repository(workspace: Path) -> None:
     (workspace / ".git").mkdir()
-
-
-def agent_file(folder: Path, model: str, name: str = "helper") -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{name}.md"
-    path.write_text(
-        f"---\nname: {name}\ndescription: Helps with jobs\nmodel: {model}\n---\nYou help.\n"
-    )
-    return path
-
-
-def task(kind: str | None = None) -> ToolCallSpec:
-    arguments = {"description": "a job", "prompt": "look at the code"}
-    if kind is not None:
-        arguments["subagent_type"] = kind
-    return ToolCallSpec("task", arguments, "t1")
-
-
-def script_one_task(llm_server: LLMServer, kind: str | None) -> None:
-    llm_server.script(
-        Turn(tool_calls=(task(kind),)), Turn(text="the sub's answer"), Turn(text="all done")
-    )
 
 
 @pytest.mark.parametrize("folder", [".claude/agents", ".di-code/agents"])

@@ -4,13 +4,13 @@ session file and in what the user's hooks read on stdin."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import API_KEY, RunDiCode, WriteHook
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
+from tests.support.secrets import streamed
 
 DUMP = 'cat >> "{path}"; echo >> "{path}"\n'
 
@@ -26,13 +26,6 @@ def plant(llm_server: LLMServer) -> None:
         Turn(tool_calls=(ToolCallSpec("bash", {"command": f"echo {API_KEY} > out.txt"}),)),
         HttpError(400, f"Incorrect API key provided: {API_KEY}"),
     )
-
-
-def streamed(stdout: str) -> str:
-    """The deltas of stream-json's message updates put together, as a reader shows them."""
-    lines = [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
-    updates = [line["event"] for line in lines if line.get("type") == "message_update"]
-    return "".join(update.get("delta", "") for update in updates)
 
 
 @pytest.mark.parametrize("output_format", ["text", "json", "stream-json"])

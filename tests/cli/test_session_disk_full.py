@@ -7,47 +7,29 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.cli_run import di_code
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-
-
-def run(
-    home: Path, server: LLMServer, workspace: Path, *args: str, limit: int | None = None
-) -> subprocess.CompletedProcess[str]:
-    def limited() -> None:
-        if limit is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return subprocess.run(
-        [DI_CODE, *args],
-        cwd=workspace,
-        env=cli_env(home, server),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=limited,
-    )
 
 
 def test_an_answer_the_full_disk_refuses_is_said_and_run_fails(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="first answer"))
-    assert run(di_code_home, llm_server, workspace, "run", "first").returncode == 0
+    assert di_code(di_code_home, llm_server, workspace, "run", "first").returncode == 0
     (session,) = di_code_home.glob("sessions/*/*.jsonl")
     size = session.stat().st_size
 
     long_answer = "long answer " * 20_000  # its line cannot fit; the prompt's line can
     llm_server.script(Turn(text=long_answer))
-    done = run(di_code_home, llm_server, workspace, "run", "-c", "second", limit=size + 100_000)
+    done = di_code(
+        di_code_home, llm_server, workspace, "run", "-c", "second", file_limit=size + 100_000
+    )
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     said = [line for line in done.stderr.splitlines() if "session" in line]
@@ -60,7 +42,7 @@ def test_an_answer_the_full_disk_refuses_is_said_and_run_fails(
     assert long_answer not in json.dumps(entries)
 
     llm_server.script(Turn(text="third answer"))
-    went_on = run(di_code_home, llm_server, workspace, "run", "-c", "third")
+    went_on = di_code(di_code_home, llm_server, workspace, "run", "-c", "third")
     assert went_on.returncode == 0, went_on.stderr
     assert went_on.stderr == ""
 
@@ -69,13 +51,13 @@ def test_a_new_session_whose_first_line_does_not_fit_leaves_no_empty_file(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="answer"))
-    done = run(di_code_home, llm_server, workspace, "run", "first", limit=10)
+    done = di_code(di_code_home, llm_server, workspace, "run", "first", file_limit=10)
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
     for path in di_code_home.glob("sessions/*/*.jsonl"):
         assert path.stat().st_size > 0  # an empty file would break the next --continue
     llm_server.script(Turn(text="again"))
-    later = run(di_code_home, llm_server, workspace, "run", "-c", "more")
+    later = di_code(di_code_home, llm_server, workspace, "run", "-c", "more")
     assert "Traceback" not in later.stderr and "not a di-code session" not in later.stderr
 
 
@@ -99,7 +81,7 @@ def test_a_full_home_loses_the_tool_call_message_no_more_silently(
     llm_server: LLMServer, small_home: Path, workspace: Path
 ) -> None:
     llm_server.script(Turn(text="first answer"))
-    assert run(small_home, llm_server, workspace, "run", "first").returncode == 0
+    assert di_code(small_home, llm_server, workspace, "run", "first").returncode == 0
     (session,) = small_home.glob("sessions/*/*.jsonl")
     before = session.read_bytes()
     free = os.statvfs(small_home)
@@ -109,7 +91,7 @@ def test_a_full_home_loses_the_tool_call_message_no_more_silently(
     content = "line of the new file\n" * 10_000  # 210 KB: its call's message cannot fit
     write = ToolCallSpec("write", {"path": "new.txt", "content": content}, "c1")
     llm_server.script(Turn(tool_calls=(write,)), Turn(text="written"))
-    done = run(small_home, llm_server, workspace, "run", "--yes", "-c", "write it")
+    done = di_code(small_home, llm_server, workspace, "run", "--yes", "-c", "write it")
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
     said = [line for line in done.stderr.splitlines() if "cannot write session" in line]
@@ -120,5 +102,5 @@ def test_a_full_home_loses_the_tool_call_message_no_more_silently(
 
     filler.unlink()
     llm_server.script(Turn(text="third answer"))
-    went_on = run(small_home, llm_server, workspace, "run", "-c", "go on")
+    went_on = di_code(small_home, llm_server, workspace, "run", "-c", "go on")
     assert went_on.returncode == 0, went_on.stderr

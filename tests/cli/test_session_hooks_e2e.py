@@ -9,25 +9,10 @@ import json
 from pathlib import Path
 
 from tests.cli.conftest import RunDiCode
+from tests.support.hooks import events, log_hooks
 from tests.support.llm_server import HttpError, LLMServer, Turn
 
 OVERFLOW = "request (3252 tokens) exceeds the available context size (2048 tokens)"
-
-
-def log_hooks(home: Path, log: Path, events: dict[str, str]) -> None:
-    """A hook per event (its matcher given) appending its stdin as one line to `log`."""
-    command = json.dumps(f"cat >> {log}; echo >> {log}")
-    (home / "config.toml").write_text(
-        "".join(
-            f'[[hooks.{event}]]\nmatcher = "{matcher}"\n'
-            f'hooks = [{{ type = "command", command = {command}, timeout = 10 }}]\n'
-            for event, matcher in events.items()
-        )
-    )
-
-
-def events(log: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
 def test_session_start_end_and_auto_pre_compact_in_run(

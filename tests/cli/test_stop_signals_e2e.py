@@ -12,211 +12,26 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
-from ptyprocess import PtyProcess
 
-from tests.cli.conftest import DI_CODE, WriteHook, cli_env
-from tests.cli.test_mcp_e2e import ROOT, toml_table
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.support.processes import MARK, SAFETY_TIMEOUT, alive, marked, wait_until
+from tests.cli.conftest import WriteHook
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.processes import SAFETY_TIMEOUT, wait_until
 from tests.support.session_files import saved_stop_reasons
-
-EXIT_BOUND = 15.0
-"""Seconds: a hang is what is caught, not a slow exit."""
-CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
-EACH_SIGNAL = pytest.mark.parametrize("number", list(CODES), ids=["INT", "TERM", "HUP"])
-
-PLUGIN = """
-import asyncio, os, threading, time
-from pathlib import Path
-
-class _Tool:
-    description = "for the stop tests"
-    parameters = {"type": "object"}
-
-    def started(self):
-        Path(os.environ["STOP_TEST_DIR"], self.name).write_text("started")
-
-class Block(_Tool):
-    name = "block"
-
-    async def execute(self, tool_call_id, params, signal=None):
-        self.started()
-        time.sleep(1000)  # a plugin's bug: it blocks the event loop
-        return []
-
-class Deaf(_Tool):
-    name = "deaf"
-
-    async def execute(self, tool_call_id, params, signal=None):
-        self.started()
-        await asyncio.sleep(1000)  # it never listens to the abort
-        return []
-
-class Stubborn(_Tool):
-    name = "stubborn"
-
-    async def execute(self, tool_call_id, params, signal=None):
-        self.started()
-        while True:  # a cancellation is swallowed too
-            try:
-                await asyncio.sleep(1000)
-            except asyncio.CancelledError:
-                pass
-
-class Waiting(_Tool):
-    name = "waiting"
-
-    async def execute(self, tool_call_id, params, signal=None):
-        self.started()
-        await asyncio.Event().wait()  # an event nobody sets
-        return []
-
-class Sleeper(_Tool):
-    name = "sleeper"
-
-    def execute(self, tool_call_id, params, signal=None):  # run in a thread
-        self.started()
-        while True:
-            time.sleep(1000)
-
-class Busy(_Tool):
-    name = "busy"
-
-    def execute(self, tool_call_id, params, signal=None):  # run in a thread, CPU-bound
-        self.started()
-        n = 0
-        while True:
-            n += 1
-
-class Keeper(_Tool):
-    name = "keeper"
-
-    async def execute(self, tool_call_id, params, signal=None):
-        threading.Thread(target=time.sleep, args=(1000,)).start()  # Python joins it at exit
-        self.started()
-        await asyncio.Event().wait()
-"""
-
-ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy", "keeper"]
-
-
-def plugin_site(
-    folder: Path, source: str = PLUGIN, names: list[str] | None = None, site: str = "site"
-) -> Path:
-    """A folder for PYTHONPATH where a plugin module (PLUGIN, or `source` with the tool classes
-    `names` title-cased) is installed as pip leaves a distribution."""
-    where = folder / site
-    (where / "stop_plugin-1.0.dist-info").mkdir(parents=True)
-    (where / "stop_plugin-1.0.dist-info" / "entry_points.txt").write_text(
-        "[di_code.tools]\n"
-        + "".join(
-            f"{name} = stop_plugin:{name.title()}\n"
-            for name in (names if names is not None else ["block", *ABANDONED_TOOLS])
-        )
-    )
-    (where / "stop_plugin.py").write_text(source)
-    return where
-
-
-def call(name: str, arguments: dict[str, object]) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, "c1"),))
-
-
-class Launch:
-    """`di-code run --yes --sandbox off PROMPT` with the marker; its processes ended after."""
-
-    def __init__(self, home: Path, server: LLMServer, folder: Path) -> None:
-        self.home, self.server, self.folder = home, server, folder
-        self.mark = uuid.uuid4().hex
-        self.process: subprocess.Popen[str] | None = None
-        self.pty: PtyProcess | None = None
-        site = plugin_site(folder)
-        self.env = cli_env(
-            home, server, **{MARK: self.mark, "PYTHONPATH": str(site), "STOP_TEST_DIR": str(folder)}
-        )
-        self.argv = [DI_CODE, "run", "--yes", "--sandbox", "off", "go"]
-
-    def start(self) -> subprocess.Popen[str]:
-        self.process = subprocess.Popen(
-            self.argv,
-            cwd=self.folder,
-            env=self.env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        return self.process
-
-    def start_in_terminal(self) -> PtyProcess:
-        self.pty = PtyProcess.spawn(self.argv, cwd=str(self.folder), env=self.env)
-        return self.pty
-
-    def wait_for(self, name: str) -> None:
-        wait_until(lambda: (self.folder / name).exists(), f"{name} to start")
-
-    def stop(self, *numbers: signal.Signals, between: float = 0.0) -> tuple[int, float, str]:
-        """Send the signals; the exit code, the seconds until the exit, stderr."""
-        assert self.process is not None
-        started = time.monotonic()
-        for number in numbers:
-            self.process.send_signal(number)
-            time.sleep(between)
-        _, stderr = self.process.communicate(timeout=SAFETY_TIMEOUT)
-        return self.process.returncode, time.monotonic() - started, stderr
-
-    def assert_nothing_left(self) -> None:
-        wait_until(lambda: not marked(self.mark), "every process of the tree to end")
-
-    def end(self) -> None:
-        for process in [self.process, self.pty]:
-            if process is not None and process.pid and alive(process.pid):
-                os.kill(process.pid, signal.SIGKILL)
-        for pid in marked(self.mark):
-            os.kill(pid, signal.SIGKILL)
-
-
-@pytest.fixture
-def launch(di_code_home: Path, llm_server: LLMServer, tmp_path: Path) -> Iterator[Launch]:
-    made = Launch(di_code_home, llm_server, tmp_path)
-    try:
-        yield made
-    finally:
-        made.end()
-
-
-def slow_mcp_server(
-    launch: Launch, home: Path, init_delay: int = 1000, helper: bool = False, deaf: bool = False
-) -> None:
-    """An MCP server (the SDK's) that reads `initialize` and does not answer it for long (or
-    for `init_delay` seconds), with a helper process in a session of its own if asked, both
-    ignoring TERM, HUP and INT if `deaf`."""
-    env = {
-        "MCP_FIXTURE_DIR": str(launch.folder),
-        "MCP_FIXTURE_NAME": "slow",
-        "MCP_FIXTURE_INIT_DELAY": str(init_delay),
-        "MCP_FIXTURE_HELPER": "1" if helper else "0",
-        MARK: launch.mark,
-    }
-    argv = [sys.executable, "-m", "tests.support.mcp_fixture_server", "stdio"]
-    if deaf:
-        argv = ["sh", "-c", 'trap "" TERM HUP INT; exec "$0" "$@"', *argv]
-    server = {
-        "command": argv[0],
-        "args": argv[1:],
-        "cwd": str(ROOT),
-        "timeout": 600,
-        "env": env,
-    }
-    (home / "config.toml").write_text(toml_table("slow", server))
+from tests.support.stops import (
+    ABANDONED_TOOLS,
+    CODES,
+    EACH_SIGNAL,
+    EXIT_BOUND,
+    Launch,
+    slow_mcp_server,
+    spawned,
+)
+from tests.support.stops import launch as launch
 
 
 @EACH_SIGNAL
@@ -415,9 +230,8 @@ def test_the_answer_into_a_closed_pipe_ends_quietly(
     launch.argv[2:2] = ["--output-format", fmt]
     process = launch.start()
     assert process.stdout is not None
-    process.stdout.close()  # the reader is gone before the answer comes
-    wait_until(lambda: bool(llm_server.requests), "the request")
-    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
+    process.stdout.close()  # the reader is gone before the answer comes: seen at once, or
+    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)  # at the answer's write
     assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
 
 
@@ -432,15 +246,6 @@ def test_a_signal_while_the_model_stream_stalls(
     assert code == CODES[number], stderr
     assert seconds < EXIT_BOUND
     assert saved_stop_reasons(di_code_home)[-1] == "aborted"
-
-
-def spawned(launch: Launch, *argv: str) -> pexpect.spawn:
-    """di-code with `argv` in a pseudo-terminal, with the launch's environment."""
-    child = pexpect.spawn(
-        DI_CODE, list(argv), cwd=str(launch.folder), env=launch.env, encoding="utf-8"
-    )
-    child.timeout = SAFETY_TIMEOUT
-    return child
 
 
 def test_sigterm_while_an_approval_question_is_pending(

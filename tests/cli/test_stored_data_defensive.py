@@ -5,27 +5,12 @@ value out of range, a wrong type) is skipped with one warning naming it, and the
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.cli_run import di_code
 from tests.support.llm_server import LLMServer, Turn
-
-
-def di_code(
-    home: Path, server: LLMServer, workspace: Path, *args: str
-) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [DI_CODE, *args],
-        cwd=workspace,
-        env=cli_env(home, server),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def nested(depth: int) -> object:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.chat import spawn_chat
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import spawn_chat
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,34 +6,13 @@ whole."""
 from __future__ import annotations
 
 import json
-import resource
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import DI_CODE, cli_env
-from tests.cli.test_undo_e2e import call, git
-from tests.support.llm_server import LLMServer, Turn
-
-
-def run(
-    home: Path, server: LLMServer, workspace: Path, *args: str, limit: int | None = None
-) -> subprocess.CompletedProcess[str]:
-    def limited() -> None:
-        if limit is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    return subprocess.run(
-        [DI_CODE, *args],
-        cwd=workspace,
-        env=cli_env(home, server),
-        input="",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        preexec_fn=limited,
-    )
+from tests.support.cli_run import di_code
+from tests.support.git import git
+from tests.support.llm_server import LLMServer, Turn, call
 
 
 def prepared(root: Path, in_git: bool) -> Path:
@@ -70,21 +49,21 @@ def test_a_checkpoint_the_full_disk_refuses_is_one_line(
     seen_home, home = tmp_path / "seen" / "home", tmp_path / "full" / "home"
     llm_server.script(*edit_then_done())
     seen = prepared(tmp_path / "seen", in_git)
-    assert run(seen_home, llm_server, seen, "run", "--yes", "change it").returncode == 0
+    assert di_code(seen_home, llm_server, seen, "run", "--yes", "change it").returncode == 0
     lines = session_file(seen_home).read_bytes().splitlines(keepends=True)
     last = max(i for i, line in enumerate(lines) if json.loads(line)["type"] == "checkpoint")
     start = sum(map(len, lines[:last]))
 
     llm_server.script(*edit_then_done())
     workspace = prepared(tmp_path / "full", in_git)
-    done = run(
+    done = di_code(
         home,
         llm_server,
         workspace,
         "run",
         "--yes",
         "change it",
-        limit=start + len(lines[last]) // 2,
+        file_limit=start + len(lines[last]) // 2,
     )
     assert done.returncode == 1, done.stderr  # a session write failed: run says so, fails
     assert "Traceback" not in done.stderr
@@ -93,7 +72,7 @@ def test_a_checkpoint_the_full_disk_refuses_is_one_line(
     assert said[0].startswith("di-code: checkpoint not recorded, undo may miss")
     whole_lines(session_file(home))
 
-    undone = run(home, llm_server, workspace, "undo", "--yes")
+    undone = di_code(home, llm_server, workspace, "undo", "--yes")
     assert "Traceback" not in undone.stderr
     # the checkpoint taken before the edit was recorded in full (the disk filled in the last
     # one): undo has what it needs, and restores
@@ -110,10 +89,10 @@ def test_an_undo_the_full_disk_cannot_record_is_not_called_undone(
     home = tmp_path / "home"
     workspace = prepared(tmp_path, in_git)
     llm_server.script(*edit_then_done())
-    assert run(home, llm_server, workspace, "run", "--yes", "change it").returncode == 0
+    assert di_code(home, llm_server, workspace, "run", "--yes", "change it").returncode == 0
     full = session_file(home).stat().st_size
 
-    undone = run(home, llm_server, workspace, "undo", "--yes", limit=full)
+    undone = di_code(home, llm_server, workspace, "undo", "--yes", file_limit=full)
     assert undone.returncode == 1, undone.stderr
     assert "Traceback" not in undone.stderr and "internal error" not in undone.stderr
     assert "undone:" not in undone.stdout

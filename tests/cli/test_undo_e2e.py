@@ -3,36 +3,20 @@ it back, in a real git repository and outside git."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import RunDiCode
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.git import git
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.undo_cli import repo as repo
 
 pytestmark = pytest.mark.skipif(
     subprocess.run(["git", "--version"], capture_output=True).returncode != 0,
     reason="git is not installed",
 )
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
-
-
-def git(repo: Path, *args: str) -> str:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    done = subprocess.run(["git", *args], cwd=repo, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def git_state(repo: Path) -> dict[str, str]:
@@ -63,24 +47,6 @@ def scripted_changes() -> tuple[Turn, ...]:
         call("bash", {"command": "rm script.sh && echo made > made_by_bash.txt"}, "c3"),
         Turn(text="done"),
     )
-
-
-@pytest.fixture
-def repo(workspace: Path) -> Path:
-    git(workspace, "init", "-q", "-b", "main")
-    (workspace / "app.py").write_text("value = 1\n")
-    (workspace / "script.sh").write_text("#!/bin/sh\necho hi\n")
-    (workspace / "script.sh").chmod(0o755)
-    (workspace / ".gitignore").write_text("*.log\n")
-    git(workspace, "add", ".")
-    git(workspace, "commit", "-qm", "first")
-    (workspace / "staged.txt").write_text("staged\n")
-    git(workspace, "add", "staged.txt")
-    (workspace / "debug.log").write_text("ignored\n")
-    (workspace / "stashed.txt").write_text("s\n")
-    git(workspace, "stash", "push", "-q", "--include-untracked", "--", "stashed.txt")
-    (workspace / "untracked.txt").write_text("mine\n")
-    return workspace
 
 
 def test_undo_in_git_restores_tool_and_bash_changes(

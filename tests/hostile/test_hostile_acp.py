@@ -25,12 +25,19 @@ from acp.schema import ToolCallProgress, ToolCallStart
 
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import workspace as workspace
-from tests.acp.test_acp_hello import request, run_acp
-from tests.acp.test_acp_tool_identity import server_env
-from tests.acp.test_acp_tool_identity import stub_gopls as stub_gopls
-from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor, UnsavedEditor, calls
 from tests.cli.conftest import DI_CODE, cli_env
-from tests.support.acp_editor import TIMEOUT, EditorClient, RecordingClient, prompt
+from tests.support.acp_agent import request, run_acp, server_env
+from tests.support.acp_agent import stub_gopls as stub_gopls
+from tests.support.acp_editor import (
+    EDITOR_FS,
+    TIMEOUT,
+    EditorClient,
+    RecordingClient,
+    SavingEditor,
+    UnsavedEditor,
+    calls,
+    prompt,
+)
 from tests.support.acp_schema import schema_problems
 from tests.support.llm_server import LLMServer, Turn
 
@@ -532,11 +539,6 @@ async def test_a_fifo_named_in_claude_codes_names_with_servers_found_is_never_op
     assert client.served == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a bidi override in a file name reaches the editor's title (and permission request) "
-    "as is: escape_name covers control characters only, ui.safe_text.visible is above acp",
-)
 async def test_a_bidi_override_in_a_file_name_is_shown_visibly_in_the_title(
     agent: Any, llm_server: LLMServer, workspace: Path
 ) -> None:
@@ -548,3 +550,4 @@ async def test_a_bidi_override_in_a_file_name_is_shown_visibly_in_the_title(
     client = await run_one_call(agent, llm_server, workspace, "edit", arguments, "ask")
     [(call, _)] = client.asked
     assert "\u202e" not in call.title, call.title
+    assert "report<U+202E>txt.sh" in call.title

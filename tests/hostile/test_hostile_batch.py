@@ -17,10 +17,11 @@ from pathlib import Path
 import pytest
 
 from di_code.tools.process.sandbox import bubblewrap_works
-from tests.batch.conftest import RunBatch, bash_call, git, make_repo, read_results, write_tasks
+from tests.batch.conftest import RunBatch, bash_call, make_repo, read_results, write_tasks
 from tests.batch.conftest import run_batch as run_batch  # the fixture, for this folder too
-from tests.batch.test_batch_stops import start_batch
 from tests.cli.conftest import API_KEY, DI_CODE, cli_env
+from tests.support.batch import start_batch
+from tests.support.git import git
 from tests.support.llm_server import HttpError, LLMServer, Turn
 from tests.support.processes import processes_running, wait_until
 

@@ -17,10 +17,10 @@ from pathlib import Path
 
 from tests.batch.conftest import RunBatch, make_repo, read_results, write_call, write_tasks
 from tests.batch.conftest import run_batch as run_batch  # the fixture, for this folder too
-from tests.batch.test_batch_stops import processes_running, start_batch
 from tests.cli.conftest import API_KEY, cli_env
+from tests.support.batch import start_batch
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import wait_until
+from tests.support.processes import processes_running, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 

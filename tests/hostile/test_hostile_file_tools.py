@@ -23,16 +23,15 @@ from acp.schema import ToolCallProgress
 from di_code.ui.approval_view import fit
 from di_code.ui.tool_view import diff_text
 from tests.acp.conftest import agent as agent
-from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor
 from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
-from tests.cli.test_undo_e2e import git
-from tests.support.acp_editor import prompt
+from tests.support.acp_editor import EDITOR_FS, SavingEditor, prompt
+from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.big_files import LIVENESS
+from tests.support.chat import DI_CODE, open_chat, spawn_chat
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.tools.test_edit_bounded import LIVENESS
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import DI_CODE, open_chat, spawn_chat
 
 STOP_BOUND = 8.0
 """Seconds from the key to the turn's end: generous on a loaded machine; what is caught is a
@@ -271,11 +270,6 @@ async def test_a_diff_of_a_million_changed_lines_fits_the_screen_within_a_bound(
     assert shown.plain.split("\n")[:2] == ["-0", "+z"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the question's body of a diff of millions of lines is built whole on a thread "
-    "(about 40 s here) that Esc leaves running and that quitting waits for",
-)
 @pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 def test_esc_while_the_question_of_a_huge_diff_is_prepared_ends_the_turn_and_chat_quits(
     llm_server: LLMServer, tmp_path: Path

@@ -37,15 +37,14 @@ from di_code.tools.process.sandbox import SandboxChoice
 from tests.cli.conftest import RunDiCode
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
-from tests.cli.test_stop_signals_e2e import Launch, call, spawned
 from tests.support.bubblewrap import needs_bubblewrap
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.jobs import background, prepared, resident_kib, start, start_web_server
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import alive, until, wait_until
+from tests.support.repl import chat, text_reply
+from tests.support.repl import until as chat_until
+from tests.support.stops import Launch, spawned
 from tests.tools.conftest import error_of, run, text_of
-from tests.tools.test_jobs import free_port, resident_kib, start
-from tests.ui.test_jobs_chat import background, prepared
-from tests.ui.test_repl import chat, text_reply
-from tests.ui.test_repl import until as chat_until
 
 PYTHON = os.path.realpath(sys.executable)
 """The interpreter itself, not a venv's link to it: a checkout under /tmp (as CI's) is hidden
@@ -295,10 +294,7 @@ async def test_after_a_switch_out_of_auto_a_sandboxed_jobs_server_is_out_of_reac
     mode = ["auto"]
     policy = BashPolicy(SandboxChoice(None), mode=lambda: mode[0])
     tools = tools_with(workspace, policy)
-    port = free_port()
-    job = await start(tools, f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1")
-    waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
-    assert "Pattern seen" in text_of(waited), text_of(waited)
+    job, port = await start_web_server(tools)
     mode[0] = "ask"  # Shift+Tab: commands now run on the host
     fetch = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
     outside = await run(tools["bash"], {"command": fetch})
@@ -565,10 +561,7 @@ async def test_a_host_jobs_server_is_out_of_reach_of_sandboxed_commands_after_a_
     mode = ["ask"]
     policy = BashPolicy(SandboxChoice(None), mode=lambda: mode[0])
     tools = tools_with(workspace, policy)
-    port = free_port()
-    job = await start(tools, f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1")
-    waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
-    assert "Pattern seen" in text_of(waited), text_of(waited)
+    job, port = await start_web_server(tools)
     mode[0] = "auto"  # Shift+Tab into the sandbox: no host network
     fetch = f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
     inside = await run(tools["bash"], {"command": fetch})

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from di_code.agent import AgentTool
+from di_code.agent import AgentTool, ToolResult
 from di_code.ai import AbortController
 from di_code.tools import default_tools
 from di_code.tools.builtin.support.truncation import MAX_BYTES
@@ -31,11 +31,10 @@ from di_code.tools.lsp.spawn import ServerStarter
 from di_code.tools.process.sandbox import bubblewrap_works
 from di_code.tools.process.sandbox_mounts import SandboxPaths
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text, run_di_code
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.lsp import BIN, FIXTURE, needs_basedpyright, server_pids, telltale, text
 from tests.support.processes import alive, wait_until
 from tests.tools.conftest import error_of, outside, run
-from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids, text
-from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
 
 __all__ = ["outside", "run_di_code"]  # fixtures shared with tests/cli and tests/tools
 needs_bubblewrap = pytest.mark.skipif(not bubblewrap_works(), reason="bubblewrap does not work")
@@ -57,19 +56,6 @@ def presets_alone(workspace: Path, *names: str, trusted: bool = False) -> Langua
     found = catalog({name: {"enabled": False} for name in EVERY_PRESET if name not in names})
     starter = ServerStarter(cache=workspace.parent / "cache", trusted=trusted)
     return LanguageServers(found, workspace, starter=starter)
-
-
-def telltale(program: Path) -> None:
-    """An interpreter that leaves a mark where a sandboxed server can write (its cache, its
-    home's `.cache`) and in the host's temp folder when not sandboxed, then runs Python."""
-    program.parent.mkdir(parents=True, exist_ok=True)
-    program.write_text(
-        "#!/bin/sh\n"
-        'echo ran >> "$HOME/.cache/ran" 2>/dev/null\n'
-        f"echo ran >> {program.parent / 'ran'} 2>/dev/null\n"
-        f'exec {sys.executable} "$@"\n'
-    )
-    program.chmod(0o755)
 
 
 def marked(workspace: Path, servers: LanguageServers) -> bool:
@@ -139,10 +125,6 @@ async def test_an_untrusted_projects_python_never_runs_under_pyright_however_it_
         await servers.aclose()
     assert "app.py:2:1: variable value" in text(result)  # it ran and answered
     assert not marked(workspace, servers)
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
 
 
 def fixture_servers(
@@ -429,6 +411,23 @@ os.execv(sys.executable, [sys.executable, sys.argv[1], "lines", {str(workspace)!
     return [sys.executable, "-c", script, str(FIXTURE)]  # (the fixture named: kept visible)
 
 
+async def edit_beside_escaping_server(
+    workspace: Path, attempts: str, starter: ServerStarter
+) -> ToolResult:
+    """An edit of a.txt ("fine" to "BAD") with the escaping server of `attempts` started by
+    `starter` for .txt files; its servers closed after."""
+    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
+    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
+    (workspace / "a.txt").write_text("fine\n")
+    try:
+        return await run(
+            tools_of(servers, workspace)["edit"],
+            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        )
+    finally:
+        await servers.aclose()
+
+
 @needs_bubblewrap
 async def test_a_sandboxed_server_reaches_no_network_no_di_code_home_and_no_hidden_path(
     workspace: Path, outside: Path, di_code_home: Path
@@ -449,18 +448,9 @@ tried("hidden", lambda: Path({str(hidden)!r}, "k").read_text())
 tried("workspace", lambda: Path({str(workspace)!r}, "planted").write_text("x"))
 tried("cache", lambda: (Path.home() / ".cache" / "own").write_text("x"))
 """
-    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
     paths = SandboxPaths(di_code_home, (hidden,))
     starter = ServerStarter(paths=paths, cache=workspace.parent / "cache")
-    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
-    (workspace / "a.txt").write_text("fine\n")
-    try:
-        result = await run(
-            tools_of(servers, workspace)["edit"],
-            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
-        )
-    finally:
-        await servers.aclose()
+    result = await edit_beside_escaping_server(workspace, attempts, starter)
     assert "a.txt:1:1: error: BAD found here" in text(result)
     tried = (starter.cache_of("fixture") / "tried").read_text().splitlines()
     assert tried == [
@@ -792,17 +782,8 @@ for environ in [*Path("/proc").glob("*/environ"), Path("/proc/{os.getpid()}/envi
     found += [str(environ)] if held else []
 (Path.home() / ".cache" / "found").write_text(f"{{looked}} {{found}}")
 """
-    table = {"fixture": {"command": escaping_server(workspace, attempts), "extensions": [".txt"]}}
     starter = ServerStarter(cache=workspace.parent / "cache")
-    servers = LanguageServers(catalog(table, which=lambda _: None), workspace, starter=starter)
-    (workspace / "a.txt").write_text("fine\n")
-    try:
-        result = await run(
-            tools_of(servers, workspace)["edit"],
-            {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
-        )
-    finally:
-        await servers.aclose()
+    result = await edit_beside_escaping_server(workspace, attempts, starter)
     assert "BAD found here" in text(result)
     looked, found = (starter.cache_of("fixture") / "found").read_text().split(" ", 1)
     assert int(looked) > 0 and found == "[]"

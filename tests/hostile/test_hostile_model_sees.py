@@ -10,8 +10,6 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from di_code.agent import AgentTool
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.lsp.locations import place_lines
@@ -158,10 +156,6 @@ def test_a_link_from_claude_md_to_the_repository_s_agents_md_is_still_read(
     assert "Use tabs, never spaces." in system_prompt(run_di_code, llm_server)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a subagent's read of a subfolder uses up its AGENTS.md: the main model never sees it",
-)
 def test_a_subfolder_s_rules_a_subagent_saw_first_still_reach_the_main_model(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
 ) -> None:

@@ -31,23 +31,21 @@ from tests.cli.conftest import (
     run_di_code,
     workspace,
 )
-from tests.cli.test_lsp_e2e import FIXTURE, fixture_pids
-from tests.cli.test_mcp_e2e import stdio_server, toml_table
+from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.chat import TIMEOUT as CHAT_TIMEOUT
+from tests.support.chat import spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.lsp import BIN, FIXTURE, configure, needs_basedpyright, server_pids
+from tests.support.mcp_config import stdio_server, toml_table
 from tests.support.processes import wait_until
-from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import TIMEOUT as CHAT_TIMEOUT
-from tests.ui.test_chat_e2e import spawn_chat, spawn_env
-from tests.ui.test_chat_lsp_warm_e2e import configure
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from acp.schema import AgentPlanUpdate, CurrentModeUpdate, RequestPermissionResponse
 
 from tests.acp.conftest import agent
-from tests.hostile.test_hostile_lsp import telltale
 from tests.support.acp_editor import TIMEOUT, RecordingClient, prompt
+from tests.support.lsp import telltale
 
 __all__ = ["agent", "run_di_code", "workspace"]  # fixtures, used by name
 
@@ -516,10 +514,10 @@ async def test_an_editor_switching_plan_mode_to_read_only_starts_no_language_ser
     await prompt(conn, session_id, "look")
     deadline = time.monotonic() + 3  # the warm-up's look and start take well under a second
     while time.monotonic() < deadline:
-        assert not fixture_pids(workspace), "a language server started in read-only mode"
+        assert not server_pids(workspace), "a language server started in read-only mode"
         await asyncio.sleep(0.1)
     await conn.set_session_mode(session_id=session_id, mode_id="ask")
-    await asyncio.to_thread(wait_until, lambda: bool(fixture_pids(workspace)), "the server")
+    await asyncio.to_thread(wait_until, lambda: bool(server_pids(workspace)), "the server")
 
 
 # --- the language servers' first look as a chat opens -------------------------------------
@@ -564,16 +562,12 @@ def test_the_first_look_opens_no_fifo_follows_no_link_and_stays_bounded(tmp_path
     assert time.monotonic() - started < 20  # a liveness bound: the look never lists it whole
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="one crowded folder takes the whole look: a source file two folders down is missed",
-)
 def test_one_crowded_folder_does_not_hide_the_projects_source_from_the_first_look(
     tmp_path: Path,
 ) -> None:
     """`assets/` of 5000 images beside `src/pkg/app.py` (the src layout): the look is breadth
-    first and bounded, so the assets folder, listed first, takes all of it, and pyright is not
-    warmed for a Python project (its first edit waits for a cold server again)."""
+    first and bounded; the assets folder, listed first, took all of it, and pyright was not
+    warmed for a Python project (its first edit waited for a cold server again)."""
     from di_code.tools.lsp.servers import ServerSpec
     from di_code.tools.lsp.warm import MAX_ENTRIES, first_files
 
@@ -618,7 +612,7 @@ def test_a_chat_opening_in_a_hostile_untrusted_project_runs_none_of_its_programs
     screen.stream = pyte.Stream(screen.screen)
     try:
         screen.wait_for("›")
-        wait_until(lambda: bool(fixture_pids(top)), "the silent server to be starting")
+        wait_until(lambda: bool(server_pids(top)), "the silent server to be starting")
         deadline = time.monotonic() + 60
         while "running" not in screen.text.rpartition("pyright: ")[2].partition("\n\n")[0]:
             assert time.monotonic() < deadline, f"pyright never warmed up:\n{screen.text}"
@@ -631,7 +625,7 @@ def test_a_chat_opening_in_a_hostile_untrusted_project_runs_none_of_its_programs
         assert time.monotonic() - started < 10  # a liveness bound: nothing waited on a server
     finally:
         child.close(force=True)
-    wait_until(lambda: not fixture_pids(top), "the silent server to end with the chat")
+    wait_until(lambda: not server_pids(top), "the silent server to end with the chat")
     assert not any((di_code_home / "lsp-cache").rglob("ran"))
     assert not any(top.rglob("ran")) and not any(Path("/tmp").glob("ran"))
 

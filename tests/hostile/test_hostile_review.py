@@ -19,11 +19,12 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, request_text
-from tests.cli.test_review_e2e import FIRST, first_request, git
-from tests.cli.test_session_hooks_e2e import events, log_hooks
+from tests.support.chat import TIMEOUT, processes_with_argv, wait_until_gone
+from tests.support.git import git
+from tests.support.hooks import events, log_hooks
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import TIMEOUT, processes_with_argv, wait_until_gone
-from tests.ui.test_notify_e2e import FOCUS_IN, FOCUS_OUT, WAITING, Bytes, chat, leave
+from tests.support.notify import FOCUS_IN, FOCUS_OUT, WAITING, Bytes, chat, leave
+from tests.support.review import FIRST, first_request
 
 ESCAPES = "\x1b]52;c;cHduZWQ=\x07\x1b[2J\x1b]0;owned\x07\x9b31m"
 """A clipboard write (OSC 52), a screen clear, a window title and a C1 CSI."""

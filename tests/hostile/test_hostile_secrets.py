@@ -27,14 +27,14 @@ from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, WriteHook, cli_env, 
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import user_hook as user_hook
 from tests.cli.conftest import workspace as workspace
-from tests.cli.test_mcp_e2e import stdio_server, toml_table
-from tests.cli.test_run_untrusted_models import agent_file
-from tests.cli.test_secrets_channels import streamed
 from tests.support.acp_editor import RecordingClient, TerminalClient, prompt
+from tests.support.agent_files import agent_file
+from tests.support.chat import TIMEOUT as CHAT_TIMEOUT
+from tests.support.chat import spawn_env
 from tests.support.llm_server import HttpError, LLMServer, RecordedRequest, ToolCallSpec, Turn
+from tests.support.mcp_config import stdio_server, toml_table
+from tests.support.secrets import streamed
 from tests.support.web_site import Site, serve_site
-from tests.ui.test_chat_e2e import TIMEOUT as CHAT_TIMEOUT
-from tests.ui.test_chat_e2e import spawn_env
 
 OPENAI_KEY = "sk-openai-given-for-a-0111"
 ANTHROPIC_KEY = "sk-ant-given-for-b-0222"

@@ -468,8 +468,8 @@ acp = pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not insta
 from acp import RequestError  # noqa: E402
 
 from tests.acp.conftest import agent as agent  # noqa: E402  (the fixture)
-from tests.acp.test_acp_delete import Editor  # noqa: E402
-from tests.acp.test_acp_delete import editor as editor  # noqa: E402  (the fixture)
+from tests.support.acp_editor import Editor  # noqa: E402
+from tests.support.acp_editor import editor as editor  # noqa: E402  (the fixture)
 
 
 async def test_an_editor_cannot_delete_load_or_resume_a_session_a_run_is_writing(
@@ -565,7 +565,7 @@ def test_a_fifo_where_a_session_file_goes_neither_blocks_nor_hides_the_others(
 def test_chat_lets_go_at_clear_and_resume_refuses_a_session_a_run_is_writing(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
-    from tests.ui.test_chat_e2e import chatting, say
+    from tests.support.chat import chatting, say
 
     session = first_session(di_code_home, llm_server, workspace)
     held = session_id(session)

@@ -21,20 +21,11 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import WriteHook
-from tests.cli.test_stop_signals_e2e import (
-    CODES,
-    EACH_SIGNAL,
-    Launch,
-    call,
-    plugin_site,
-    slow_mcp_server,
-    spawned,
-)
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.approval import QUESTION, Screen, untrusted_project
+from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
 from tests.support.session_files import saved_stop_reasons
-from tests.ui.test_approval_e2e import Screen
-from tests.ui.test_trust_question_e2e import QUESTION, untrusted_project
+from tests.support.stops import CODES, EACH_SIGNAL, Launch, plugin_site, slow_mcp_server, spawned
 
 BOUND = 5.0
 """Seconds from the signal to the exit: the README's second, with room for a loaded machine."""
@@ -201,27 +192,28 @@ def test_a_tool_holding_the_gil_in_c_again_and_again_ends_with_sigterm(
     assert_ended(launch, signal.SIGTERM, di_code_home)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a plugin's C call that holds the GIL for minutes holds the signal handler and the "
-    "watchdog thread too: SIGTERM waits for it",
-)
-def test_a_tool_holding_the_gil_in_one_long_c_call_ends_with_sigterm(
+def test_a_tool_holding_the_gil_in_one_long_c_call_is_ended_by_sigkill_with_nothing_lost(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
+    """README (Tools in Python) names this a thing a tool must not do: while one C call holds
+    the GIL no Python code runs, not the signal handler and not the watchdog thread, so SIGTERM
+    waits for the call (no Python-level fix exists short of running plugins in another
+    process). What README promises instead is asserted: `kill -9` ends it at once, and the
+    session keeps what was said up to the call (each entry is written as it comes)."""
     hostile(launch)
     llm_server.script(call("hog", {}), Turn(text="never asked"))
     launch.start()
     launch.wait_for("hog")
-    time.sleep(0.5)  # the hold has begun: the marker is written just before it
     process = launch.process
     assert process is not None
     process.send_signal(signal.SIGTERM)
+    process.send_signal(signal.SIGKILL)
     try:
         process.communicate(timeout=BOUND)
     except subprocess.TimeoutExpired:
-        pytest.fail("still running 5 s after SIGTERM")
-    assert process.returncode == 143
+        pytest.fail("still running 5 s after SIGKILL")
+    assert process.returncode == -signal.SIGKILL
+    assert saved_stop_reasons(di_code_home) == ["tool_use"]
 
 
 @pytest.mark.parametrize(
@@ -416,6 +408,20 @@ def test_esc_in_chat_ends_the_turn_of_a_tool_with_deaf_children_and_ctrl_d_leave
         child.close(force=True)
 
 
+def close_the_terminal(child: pexpect.spawn, launch: Launch, home: Path) -> None:
+    """Close the chat's terminal window (the kernel sends SIGHUP): di-code ends within BOUND
+    with 129, leaves nothing running and saves its turn as aborted."""
+    started = time.monotonic()
+    terminal = child.ptyproc
+    terminal.fileobj.close()
+    wait_until(lambda: not terminal.isalive(), "di-code to end")
+    print(f"ended in {time.monotonic() - started:.2f} s")
+    assert time.monotonic() - started < BOUND
+    assert terminal.exitstatus == 129
+    launch.assert_nothing_left()
+    assert saved_stop_reasons(home)[-1] == "aborted"
+
+
 def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
@@ -426,15 +432,7 @@ def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
         child.expect("›")
         child.sendline("go")
         launch.wait_for("spawner")
-        started = time.monotonic()
-        terminal = child.ptyproc
-        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
-        wait_until(lambda: not terminal.isalive(), "di-code to end")
-        print(f"ended in {time.monotonic() - started:.2f} s")
-        assert time.monotonic() - started < BOUND
-        assert terminal.exitstatus == 129
-        launch.assert_nothing_left()
-        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+        close_the_terminal(child, launch, di_code_home)
     finally:
         if child.isalive():
             child.close(force=True)
@@ -474,15 +472,7 @@ def test_a_closed_terminal_during_a_chat_approval_with_a_deaf_mcp_server(
         launch.wait_for("slow.helper")
         child.sendline("go")
         child.expect("Allow")
-        started = time.monotonic()
-        terminal = child.ptyproc
-        terminal.fileobj.close()  # the terminal window closes: the kernel sends SIGHUP
-        wait_until(lambda: not terminal.isalive(), "di-code to end")
-        print(f"ended in {time.monotonic() - started:.2f} s")
-        assert time.monotonic() - started < BOUND
-        assert terminal.exitstatus == 129
-        launch.assert_nothing_left()
-        assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+        close_the_terminal(child, launch, di_code_home)
     finally:
         if child.isalive():
             child.close(force=True)
@@ -517,20 +507,7 @@ def test_ctrl_c_twice_in_chat_quits_with_a_tool_whose_children_ignore_term(
         child.close(force=True)
 
 
-SILENT_HOLDS = pytest.mark.xfail(
-    strict=True,
-    reason="a reader gone while nothing is written is seen only at the next write, as by a Unix "
-    "tool: text and json write nothing until the end, so a command that never ends holds the run",
-)
-
-
-@pytest.mark.parametrize(
-    "fmt",
-    [
-        pytest.param("text", marks=SILENT_HOLDS),
-        pytest.param("json", marks=SILENT_HOLDS),
-    ],
-)
+@pytest.mark.parametrize("fmt", ["text", "json"])
 def test_a_real_head_c_1_while_a_silent_command_runs(
     launch: Launch, llm_server: LLMServer, di_code_home: Path, fmt: str
 ) -> None:

@@ -15,8 +15,7 @@ pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import workspace as workspace
-from tests.acp.test_acp_undo import EDITOR_FS, SavingEditor, calls, edit
-from tests.support.acp_editor import prompt
+from tests.support.acp_editor import EDITOR_FS, SavingEditor, calls, edit, prompt
 from tests.support.llm_server import LLMServer, Turn
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chat import DI_CODE, chatting, say
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import DI_CODE, chatting, say
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

@@ -21,10 +21,10 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.cli.conftest import workspace as workspace  # the fixture, for this folder too
-from tests.cli.test_undo_e2e import call, git
-from tests.session.test_git_runs_nothing import planted
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.git import git
+from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import MARK, marked, wait_until
+from tests.support.undo_cli import planted
 
 TRACEBACK = "Traceback"
 

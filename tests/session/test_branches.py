@@ -4,22 +4,13 @@ untrusted: hostile trees end in a tree or one error line, never a hang."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.session import Session, SessionError, SessionStore
 from di_code.session.branches import Branch, branch_tree
-
-
-def answer(text: str) -> AssistantMessage:
-    return AssistantMessage([TextContent(text)], "p", "m")
-
-
-def prompt(text: str) -> UserMessage:
-    return UserMessage([TextContent(text)])
+from tests.support.session_branches import answer, prompt, two_branches, user_entry, write_session
 
 
 def texts(session: Session) -> list[str]:
@@ -29,21 +20,6 @@ def texts(session: Session) -> list[str]:
 def tree_of(session: Session) -> list[Branch]:
     reloaded = Session.load(session.path)
     return branch_tree(reloaded.entries, reloaded.leaf_id)
-
-
-def two_branches(tmp_path: Path) -> Session:
-    """one → first answer, then two branches: "two" (the old one) and "other" (current)."""
-    session = SessionStore(tmp_path / "home").create(tmp_path)
-    session.append_message(prompt("one"))
-    point = session.append_message(answer("first answer"))
-    session.append_message(prompt("two\nsecond line"))
-    session.append_message(answer("old branch"))
-    session.append_message(answer("old branch again"))
-    session.branch_from(point.id)
-    session.append_checkpoint(2, "rewind", "files", "")
-    session.append_message(prompt("other"))
-    session.append_message(answer("new branch"))
-    return session
 
 
 def test_branch_points_cut_the_conversation_into_branches(tmp_path: Path) -> None:
@@ -92,23 +68,6 @@ def test_moving_to_a_branch_is_saved_and_a_resumed_session_goes_on_there(tmp_pat
     reloaded.append_message(prompt("goes on"))
     assert texts(Session.load(session.path))[-1] == "goes on"
     assert [b.prompts for b in tree_of(session)] == [1, 2, 1]
-
-
-def write_session(path: Path, entries: list[dict]) -> Path:
-    lines = [{"type": "session", "version": 1, "id": "s1", "cwd": "/w", "timestamp": 1}, *entries]
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    return path
-
-
-def user_entry(entry_id: str, parent: str | None, text: str) -> dict:
-    message = {"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 1}
-    return {
-        "type": "message",
-        "id": entry_id,
-        "parent_id": parent,
-        "timestamp": 5,
-        "message": message,
-    }
 
 
 def test_entries_that_share_ids_in_a_circle_are_one_error(tmp_path: Path) -> None:

@@ -3,22 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import msgspec.structs
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from di_code.agent import Agent, FunctionTool
-from di_code.ai import AbortSignal, TextContent, ToolCall, ToolResultMessage, Usage
-from di_code.ai.providers.faux import Faux, create_faux_provider
+from di_code.agent import Agent
+from di_code.ai import TextContent, ToolCall, ToolResultMessage, Usage
+from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import AssistantMessage, Message, UserMessage
 from di_code.session import (
     CompactionError,
     CompactionResult,
     NothingToCompact,
-    Session,
     SessionStore,
     compact_agent,
     context_tokens,
@@ -26,44 +24,16 @@ from di_code.session import (
 )
 from di_code.session.compaction import estimate_tokens, find_cut
 from di_code.session.summary import SUMMARY_PREFIX, SUMMARY_SYSTEM_PROMPT
+from tests.support.compaction import (
+    RESERVE,
+    SUMMARY,
+    THRESHOLD,
+    WINDOW,
+    agent_after_three_turns,
+    answer,
+)
 
-WINDOW = 40_000
-RESERVE = min(16_384, WINDOW // 4)  # the reserve scales down for small windows
-THRESHOLD = WINDOW - RESERVE
-BIG = "x" * 20_000  # 5000 estimated tokens
-SUMMARY = "## Goal\nFix the parser.\n## Next steps\nRun the tests."
 OVERFLOW = "openai: HTTP 400: This model's maximum context length is 40000 tokens."
-
-
-async def read_file(call_id: str, params: dict[str, Any], signal: AbortSignal) -> list[Any]:
-    return [TextContent(BIG)]
-
-
-READ = FunctionTool("read", "Read a file", {"type": "object"}, read_file)
-
-
-def turn(n: int, usage: int = 0) -> list[dict[str, Any]]:
-    """One prompt's replies: a read call, then an answer with `usage` input tokens."""
-    return [
-        {"type": "success", "content": [ToolCall(f"call-{n}", "read", {"path": f"f{n}.py"})]},
-        {"type": "success", "content": [TextContent(f"done {n}")], "usage": Usage(input=usage)},
-    ]
-
-
-def answer(text: str) -> dict[str, Any]:
-    return {"type": "success", "content": [TextContent(text)]}
-
-
-async def agent_after_three_turns(last_usage: int, home: Path) -> tuple[Agent, Faux, Session]:
-    faux = create_faux_provider([*turn(1), *turn(2), *turn(3, last_usage)])
-    model = msgspec.structs.replace(faux.model, context_window=WINDOW)
-    agent = Agent(faux.provider, model, [READ])
-    session = SessionStore(home).create(home)
-    session.record(agent)
-    for n in (1, 2, 3):
-        await prompt_with_compaction(agent, f"task {n}", session, reserve=RESERVE)
-    assert faux.pending_responses() == 0
-    return agent, faux, session
 
 
 def assert_tool_pairs_intact(messages: list[Message]) -> None:

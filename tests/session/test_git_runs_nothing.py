@@ -10,17 +10,9 @@ import pytest
 
 from di_code.session.git_run import work_tree_top
 from di_code.session.undo_plan import NothingToUndo
-from tests.session.prompts import Driver, git, new_repo
-
-
-def planted(tmp_path: Path) -> tuple[str, Path]:
-    """A program that leaves a marker file when it runs (it also passes stdin through, as a
-    filter would)."""
-    marker = tmp_path / "it-ran"
-    script = tmp_path / "planted.sh"
-    script.write_text(f"#!/bin/sh\ntouch {marker}\ncat\n")
-    script.chmod(0o755)
-    return str(script), marker
+from tests.support.git import git
+from tests.support.undo_cli import planted
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def checkpoint_and_undo(driver: Driver, work: Path) -> None:

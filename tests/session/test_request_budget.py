@@ -12,7 +12,7 @@ from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import AssistantMessage, Context, UserMessage
 from di_code.session import prompt_with_compaction
 from di_code.system.abort import AbortSignal
-from tests.session.test_compaction import (
+from tests.support.compaction import (
     RESERVE,
     SUMMARY,
     THRESHOLD,

@@ -12,7 +12,8 @@ import pytest
 
 from di_code.session.checkpoint_list import prompt_checkpoints
 from di_code.session.undo_plan import NothingToUndo, apply, plan
-from tests.session.prompts import Driver, git, new_repo
+from tests.support.git import git
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def changed_by_a_tool(tmp_path: Path, before: bytes, after: bytes) -> tuple[Path, Driver]:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from di_code.session.undo_plan import NothingToUndo
-from tests.session.prompts import Driver, git, new_repo
+from tests.support.git import git
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def test_snapshots_git_lost_are_one_line(tmp_path: Path) -> None:

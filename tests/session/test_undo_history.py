@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from di_code.session.undo_plan import plan
-from tests.session.prompts import Driver, new_repo
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def tool_then_mine_then_tool(tmp_path: Path) -> tuple[Path, Driver]:

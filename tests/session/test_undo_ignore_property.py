@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.session.undo_plan import NothingToUndo
-from tests.session.prompts import Driver, git
+from tests.support.git import git
+from tests.support.undo_driver import Driver
 
 NAMES = ("a.md", "b.txt", ".env", "d/c.md", "d/e.txt", "d/f/g.txt")
 RULES = ("*.md", "*.txt", ".env", "d/", "d/f/", "!d/c.md")

@@ -14,7 +14,8 @@ import pytest
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
 from di_code.session.stat_cache import StatCache
 from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
-from tests.session.prompts import Driver, git, new_repo
+from tests.support.git import git
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def test_a_flood_of_untracked_files_is_never_deleted(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from di_code.session.git_snapshot import GitSnapshots
-from tests.session.prompts import Driver, new_repo
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def test_a_name_with_a_newline_is_checkpointed_and_undone(tmp_path: Path) -> None:

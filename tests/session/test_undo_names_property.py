@@ -19,7 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.session.undo_plan import NothingToUndo
-from tests.session.prompts import Driver, git
+from tests.support.git import git
+from tests.support.undo_driver import Driver
 
 SECRET = b"-----BEGIN OPENSSH PRIVATE KEY----- not for the repository\n"
 ODD = [

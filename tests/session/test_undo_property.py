@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from di_code.session.undo_plan import NothingToUndo
-from tests.session.prompts import Driver, new_repo
+from tests.support.undo_driver import Driver, new_repo
 
 MAX_FILE_BYTES = 64
 PATHS = ("a.txt", "b.bin", "d/c.txt", "d/e/f.txt", "new.txt", "link")

@@ -8,7 +8,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.session.prompts import Driver, git, new_repo
+from tests.support.git import git
+from tests.support.undo_driver import Driver, new_repo
 
 
 async def test_an_ignore_rule_changed_by_bash_deletes_nothing_it_uncovered(

@@ -11,7 +11,7 @@ from di_code.setup.prepare import close_prepared, prepare
 from tests.cli.conftest import cli_env, request_text
 from tests.cli.conftest import workspace as workspace  # the fixture
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_repl import chat
+from tests.support.repl import chat
 
 
 async def test_the_chat_runs_on_what_prepare_returns(

@@ -10,18 +10,21 @@ import itertools
 import json
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from acp import RequestError, text_block
+import pytest
+from acp import PROTOCOL_VERSION, RequestError, text_block
 from acp.schema import (
     AgentMessageChunk,
     AllowedOutcome,
     AvailableCommandsUpdate,
+    ClientCapabilities,
     CreateTerminalResponse,
     DeniedOutcome,
+    FileSystemCapabilities,
     KillTerminalResponse,
     ReadTextFileResponse,
     ReleaseTerminalResponse,
@@ -31,10 +34,11 @@ from acp.schema import (
     WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
+from acp.stdio import spawn_stdio_connection
 
 from tests.cli.conftest import DI_CODE, cli_env
-from tests.support.acp_schema import schema_problems
-from tests.support.llm_server import LLMServer
+from tests.support.acp_schema import SentMessages, schema_problems
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 TIMEOUT = 30
 
@@ -230,3 +234,92 @@ async def next_message(process: asyncio.subprocess.Process) -> Any:
     message = json.loads(await asyncio.wait_for(process.stdout.readline(), TIMEOUT))
     assert schema_problems(message) == [], message
     return message
+
+
+EDITOR_FS = ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
+
+
+class SavingEditor(RecordingClient):
+    """An editor whose buffers are saved as they are written: it reads and writes the disk,
+    and records every write it was asked for, with its text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[tuple[str, str]] = []
+
+    async def read_text_file(self, session_id: str, path: str, **_: Any) -> Any:
+        try:
+            return ReadTextFileResponse(content=Path(path).read_bytes().decode("utf-8"))
+        except OSError:
+            raise RequestError.resource_not_found(path) from None
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **_: Any) -> Any:
+        self.writes.append((path, content))
+        Path(path).write_bytes(content.encode("utf-8"))
+        return WriteTextFileResponse()
+
+
+def calls(*specs: tuple[str, dict[str, Any]]) -> Turn:
+    return Turn(tool_calls=tuple(ToolCallSpec(name, args) for name, args in specs))
+
+
+def edit(path: str, old: str, new: str) -> tuple[str, dict[str, Any]]:
+    return "edit", {"path": path, "edits": [{"old_text": old, "new_text": new}]}
+
+
+class UnsavedEditor(SavingEditor):
+    """An editor in which the user has typed into a buffer without saving it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.unsaved: dict[str, str] = {}
+
+    async def read_text_file(self, session_id: str, path: str, **kw: Any) -> Any:
+        if path in self.unsaved:
+            return ReadTextFileResponse(content=self.unsaved[path])
+        return await super().read_text_file(session_id, path, **kw)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kw: Any) -> Any:
+        self.unsaved.pop(path, None)  # the buffer is replaced: the user's typing is gone
+        return await super().write_text_file(session_id, path, content, **kw)
+
+
+class Editor:
+    """The SDK's own connection, as an editor that takes every update and asks nothing."""
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def ask(self, method: str, **params: Any) -> Any:
+        return await asyncio.wait_for(self.conn.send_request(method, params), TIMEOUT)
+
+    async def new(self, cwd: Path) -> str:
+        reply = await self.ask("session/new", cwd=str(cwd), mcpServers=[])
+        session_id: str = reply["sessionId"]
+        return session_id
+
+    async def prompt(self, session_id: str, text: str) -> Any:
+        prompt = [{"type": "text", "text": text}]
+        return await self.ask("session/prompt", sessionId=session_id, prompt=prompt)
+
+
+async def _take_all(method: str, params: Any, is_notification: bool) -> Any:
+    return None
+
+
+@pytest.fixture
+async def editor(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> AsyncIterator[Editor]:
+    """`di-code acp` started in the workspace, as an editor starts it in its project."""
+    env = cli_env(di_code_home, llm_server)
+    sent = SentMessages()
+    args = ("acp", "--permission-mode", "auto")
+    async with spawn_stdio_connection(
+        _take_all, DI_CODE, *args, env=env, cwd=workspace, observers=[sent]
+    ) as (conn, _process):
+        client = Editor(conn)
+        hello = await client.ask("initialize", protocolVersion=PROTOCOL_VERSION)
+        assert hello["agentCapabilities"]["sessionCapabilities"]["delete"] == {}
+        yield client
+    sent.check()

@@ -9,6 +9,7 @@ import os
 import pytest
 
 from di_code.tools.process.sandbox import bubblewrap_works
+from tests.support.processes import live_pids
 
 needs_bubblewrap = pytest.mark.needs_bubblewrap
 """Marks a test (or, as `pytestmark`, a module) that runs real bubblewrap; tests/conftest.py
@@ -31,3 +32,9 @@ def require_bubblewrap() -> None:
     if in_ci():
         pytest.fail(f"CI cannot run a sandbox test: {MISSING}", pytrace=False)
     pytest.skip(MISSING)
+
+
+def sleeping(duration: str) -> list[int]:
+    """The pids of live `sleep <duration>` processes (seen from this pid namespace)."""
+    wanted = f"sleep\0{duration}\0".encode()
+    return live_pids(lambda entry: (entry / "cmdline").read_bytes() == wanted)

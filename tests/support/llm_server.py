@@ -68,6 +68,7 @@ from tests.support.wire import (
     ToolCallSpec,
     Turn,
     anthropic_error_body,
+    call,
     openai_error_body,
     render_anthropic,
     render_openai,
@@ -85,7 +86,15 @@ from tests.support.wire_responses import (
     responses_error_body,
 )
 
-__all__ = ["HttpError", "LLMServer", "RecordedRequest", "Replay", "ToolCallSpec", "Turn"]
+__all__ = [
+    "HttpError",
+    "LLMServer",
+    "RecordedRequest",
+    "Replay",
+    "ToolCallSpec",
+    "Turn",
+    "call",
+]
 
 _ROUTES = {
     "/v1/chat/completions": "openai",

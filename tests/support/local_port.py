@@ -1,6 +1,7 @@
 """A listener on a local server's own port (the first of the `llamacpp`, `vllm`, `lmstudio`
 and `ollama` presets' ports free here): it stands in for whatever a cloned project would like
-a prompt sent to, and counts the connections it gets (closing each at once)."""
+a prompt sent to, and counts the connections it gets (closing each at once). Also a port free
+on 127.0.0.1 for a server a test starts."""
 
 from __future__ import annotations
 
@@ -10,6 +11,14 @@ import threading
 from collections.abc import Iterator
 
 import pytest
+
+
+def free_port() -> int:
+    """A port nothing listens on at 127.0.0.1 now (the kernel's pick, free until one binds it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
 
 LOCAL_PRESETS = {"llamacpp": 8080, "vllm": 8000, "lmstudio": 1234, "ollama": 11434}
 

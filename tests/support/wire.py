@@ -58,6 +58,11 @@ class Turn:
         return "tool_use" if self.tool_calls else "stop"
 
 
+def call(name: str, arguments: dict[str, object], call_id: str = "c1") -> Turn:
+    """A model turn that only calls the tool `name` with `arguments`."""
+    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
+
+
 @dataclass(frozen=True)
 class HttpError:
     """Answer with a status. The body is the service's error JSON around `message`, unless

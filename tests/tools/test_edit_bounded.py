@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import random
 from pathlib import Path
 
 from hypothesis import given
@@ -16,20 +15,8 @@ from di_code.tools.builtin.support.closest_match import SCANNED_CHARS, TOO_LARGE
 from di_code.tools.builtin.support.edit_text import Document, Edit, apply_edits
 from di_code.tools.builtin.support.line_diff import unified_diff
 from di_code.tools.common.errors import ToolError
+from tests.support.big_files import LIVENESS, code_lines
 from tests.tools.conftest import error_of
-
-LIVENESS = 30.0
-"""Generous: the machine is shared; the quadratic hint took minutes here."""
-
-
-def code_lines(count: int, seed: int) -> list[str]:
-    """Lines that look like code and differ from each other."""
-    words = ["alpha", "beta", "gamma", "delta", "value", "self", "item", "total", "index"]
-    rng = random.Random(seed)
-    return [
-        f"    {rng.choice(words)}_{i} = {rng.choice(words)}({rng.randint(0, 999)}, {i * 7})"
-        for i in range(count)
-    ]
 
 
 async def test_a_long_missing_old_text_fails_within_a_bound(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,27 +22,13 @@ from di_code.tools.builtin.support.job_table import JobTable
 from di_code.tools.builtin.support.process import KILL_AFTER
 from di_code.tools.builtin.support.spill import SpillFolder
 from di_code.tools.policy.permissions import Approval, ApprovalRequest, PermissionGate
+from tests.support.jobs import resident_kib, start, start_web_server
 from tests.support.processes import alive, until
 from tests.tools.conftest import error_of, run, text_of
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def tools_with(workspace: Path, policy: BashPolicy) -> dict[str, Any]:
     return {tool.name: tool for tool in default_tools(workspace, bash=policy)}
-
-
-async def start(tools: dict[str, Any], command: str, **more: Any) -> int:
-    result = await run(tools["bash"], {"command": command, "background": True, **more})
-    assert not result.is_error, text_of(result)
-    job_id = result.details["job_id"]
-    assert isinstance(job_id, int)
-    assert f"job_output(job_id={job_id})" in text_of(result)
-    return job_id
 
 
 async def test_a_web_server_is_waited_for_fetched_by_a_later_command_and_killed(
@@ -51,10 +36,7 @@ async def test_a_web_server_is_waited_for_fetched_by_a_later_command_and_killed(
 ) -> None:
     policy = BashPolicy()
     tools = tools_with(workspace, policy)
-    port = free_port()
-    job = await start(tools, f"{sys.executable} -u -m http.server {port} --bind 127.0.0.1")
-    waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving HTTP"})
-    assert "Pattern seen" in text_of(waited), text_of(waited)
+    job, port = await start_web_server(tools)
     fetch = f"{sys.executable} -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:{port}/').status)\""
     fetched = await run(tools["bash"], {"command": fetch})
     assert text_of(fetched).strip() == "200"
@@ -91,13 +73,6 @@ async def test_stdin_of_a_job_without_a_terminal_is_a_pipe_closed_on_request(
     assert "exited with code 0" in text_of(ended)
     whole = await run(tools["read"], {"path": ended.details["full_output_path"]})
     assert text_of(whole).endswith("1\tSHOUT")  # the whole output, on disk, for the read tool
-
-
-def resident_kib() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise AssertionError("no VmRSS")
 
 
 async def test_a_job_printing_without_end_costs_bounded_memory(
@@ -172,13 +147,17 @@ async def test_an_aborted_wait_ends_the_turn_not_the_job(workspace: Path) -> Non
     policy = BashPolicy()
     tools = tools_with(workspace, policy)
     job = await start(tools, "sleep 100")
+    await run(tools["job_output"], {"job_id": job})  # the tool made, so the next call waits at once
+    waiters = policy.jobs.jobs[job]._waiters
+    before = len(waiters)
     controller = AbortController()
     waiting = asyncio.ensure_future(
         run(
             tools["job_output"], {"job_id": job, "wait": 600, "pattern": "never"}, controller.signal
         )
     )
-    await asyncio.sleep(0)
+    # the stop must come while the read waits, not before it begins (that is another case)
+    await until(lambda: len(waiters) > before, "the read waits on the job")
     controller.abort()
     result = await asyncio.wait_for(waiting, 30)
     assert "interrupted" in text_of(result)

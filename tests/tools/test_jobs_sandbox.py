@@ -18,9 +18,9 @@ from di_code.tools import default_tools
 from di_code.tools.builtin.support.bash_policy import BashPolicy
 from di_code.tools.process.sandbox import SandboxChoice
 from tests.support.bubblewrap import needs_bubblewrap
+from tests.support.jobs import start_web_server
 from tests.support.processes import alive
 from tests.tools.conftest import run, text_of
-from tests.tools.test_jobs import free_port, start
 
 PYTHON = os.path.realpath(sys.executable)
 """The interpreter itself, not a venv's link to it: a checkout under /tmp (as CI's) is hidden
@@ -52,10 +52,7 @@ async def test_a_sandboxed_server_job_is_reached_by_a_later_sandboxed_command(
     workspace: Path, host_listener: socket.socket
 ) -> None:
     policy, tools = sandboxed_tools(workspace)
-    port = free_port()
-    job = await start(tools, f"{PYTHON} -u -m http.server {port} --bind 127.0.0.1")
-    waited = await run(tools["job_output"], {"job_id": job, "wait": 30, "pattern": "Serving"})
-    assert "Pattern seen" in text_of(waited), text_of(waited)
+    job, port = await start_web_server(tools)
     fetched = await run(tools["bash"], {"command": fetch(port)})
     assert text_of(fetched).strip() == "200", text_of(fetched)
     with socket.socket() as probe:  # the host does not see the sandbox's loopback

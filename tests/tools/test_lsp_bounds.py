@@ -22,9 +22,9 @@ from di_code.tools.builtin.support.truncation import MAX_BYTES
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
+from tests.support.lsp import FIXTURE, server_pids, text
 from tests.support.processes import wait_until
 from tests.tools.conftest import error_of, run
-from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids, text
 
 Make = Callable[..., tuple[dict[str, AgentTool], LanguageServers]]
 

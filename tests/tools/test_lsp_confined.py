@@ -22,9 +22,8 @@ from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.bubblewrap import needs_bubblewrap
+from tests.support.lsp import BIN, FIXTURE, needs_basedpyright, server_pids
 from tests.tools.conftest import run
-from tests.tools.test_lsp_fixture_servers import FIXTURE, server_pids
-from tests.tools.test_lsp_real_servers import BIN, needs_basedpyright
 
 
 def text(result: ToolResult) -> str:

@@ -13,15 +13,14 @@ from typing import Any
 
 import pytest
 
-from di_code.agent import AgentTool, ToolResult
+from di_code.agent import AgentTool
 from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from tests.support.processes import alive, until, wait_until
+from tests.support.lsp import FIXTURE, server_pids, text
+from tests.support.processes import until, wait_until
 from tests.tools.conftest import error_of, run
-
-FIXTURE = Path(__file__).resolve().parents[1] / "support" / "lsp_fixture_server.py"
 
 MakeTools = Callable[..., "asyncio.Future[dict[str, AgentTool]]"]
 
@@ -48,30 +47,6 @@ async def lsp_tools(workspace: Path) -> AsyncIterator[Callable[..., dict[str, Ag
     yield make
     for servers in made:
         await servers.aclose()
-
-
-def server_pids(workspace: Path) -> list[int]:
-    """The fixture servers started for this workspace (their command line names it; the
-    bubblewrap processes around them are not counted)."""
-    pids = []
-    for proc in Path("/proc").iterdir():
-        if proc.name.isdigit():
-            try:
-                argv = (proc / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            program = Path(argv[0].decode()).name
-            if (
-                program != "bwrap"
-                and str(FIXTURE).encode() in argv
-                and str(workspace).encode() in argv
-            ):
-                pids.append(int(proc.name))
-    return [pid for pid in pids if alive(pid)]
-
-
-def text(result: ToolResult) -> str:
-    return "".join(getattr(block, "text", "") for block in result.content)
 
 
 async def test_an_edit_reports_what_it_introduced_and_what_it_fixed_not_old_noise(

@@ -5,8 +5,6 @@ a re-export, where grep would miss them. Skipped, with the reason, where not ins
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -17,18 +15,9 @@ from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
+from tests.support.lsp import BIN, installed, needs_basedpyright
 from tests.tools.conftest import run
 
-BIN = str(Path(sys.executable).parent)
-
-
-def installed(program: str) -> bool:
-    return shutil.which(program, path=BIN + os.pathsep + os.environ.get("PATH", "")) is not None
-
-
-needs_basedpyright = pytest.mark.skipif(
-    not installed("basedpyright-langserver"), reason="basedpyright is not installed (pip)"
-)
 needs_ruff = pytest.mark.skipif(not installed("ruff"), reason="ruff is not installed (pip)")
 
 

@@ -14,12 +14,14 @@ from di_code.agent.tool import FunctionTool, ToolResult
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortController
 from di_code.tools import READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
+from di_code.tools.policy.modes import PLAN_HINT
 from di_code.tools.policy.permissions import (
     NO,
     YES,
     Approval,
     ApprovalRequest,
     PermissionGate,
+    PermissionMode,
     PermissionRules,
     Rule,
     command_prefix,
@@ -177,6 +179,30 @@ def test_file_rules() -> None:
 
 
 @pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://docs.python.org/3/", "allow"),  # a parent domain covers its subdomains
+        ("https://PYTHON.org.", "allow"),  # normalised as the fetch tool does
+        ("https://notpython.org", None),
+        ("https://sub.evil.example/x", "deny"),
+        ("http://[bad", None),  # no host to name: no rule covers it, not even a deny rule
+    ],
+)
+def test_fetch_rules_name_a_host_or_a_parent_domain(url: str, expected: str | None) -> None:
+    rules = PermissionRules.parse(allow=["fetch:Python.ORG"], deny=["fetch:evil.example"])
+    assert rules.decide("fetch", {"url": url}) == expected
+    assert rules.decide("fetch", {"URL": url, "path": url}) is None
+
+
+def test_the_hosts_fetch_may_reach_privately_are_those_allow_rules_name() -> None:
+    rules = PermissionRules.parse(
+        allow=["fetch:Docs.Example.COM", "fetch", "bash:ls", "fetch:10.0.0.5", "read:notes.md"],
+        deny=["fetch:deny.example"],
+    )
+    assert rules.fetch_hosts() == frozenset({"docs.example.com", "10.0.0.5"})
+
+
+@pytest.mark.parametrize(
     ("words", "prefix"),
     [
         (("git", "status", "-s"), "git status"),
@@ -283,14 +309,18 @@ async def test_edit_grants_are_per_file_or_all_edits() -> None:
 
 
 async def test_grants_are_listed_and_revoked() -> None:
-    gate = PermissionGate("ask", approver=Scripted("grant:0", "grant:0", YES))
+    gate = PermissionGate("ask", approver=Scripted("grant:0", "grant:0", YES, "grant:0"))
     await run_gated(gate, "bash", {"command": "ls"})
     await run_gated(gate, "bash", {"command": "make test"})
     assert gate.grants == [Rule("bash", "ls"), Rule("bash", "make test", exact=True)]
+    with pytest.raises(ValueError, match="no grant '3'"):
+        gate.revoke("3")
+    assert gate.revoke("2") == [Rule("bash", "make test", exact=True)]  # the last one listed
     assert gate.revoke("1") == [Rule("bash", "ls")]
     with pytest.raises(ValueError, match="no grant '5'"):
         gate.revoke("5")
     await run_gated(gate, "bash", {"command": "ls"})  # asks again: YES
+    await run_gated(gate, "bash", {"command": "make test"})  # asks again: granted
     assert gate.revoke("all") == [Rule("bash", "make test", exact=True)]
     assert gate.grants == []
 
@@ -389,3 +419,124 @@ def test_the_readme_names_the_tools_ask_mode_runs_unasked() -> None:
 def test_the_readme_names_the_tools_read_only_mode_offers() -> None:
     offered = _readme_bullet("read-only").split("offered only ", 1)[1].split(" (", 1)[0]
     assert _named_tools(offered) == READ_ONLY_MODE_TOOLS
+
+
+def test_a_rule_reads_back_as_written() -> None:
+    assert [str(Rule.parse(text)) for text in ("bash", "bash:git status", "write:a.py")] == [
+        "bash",
+        "bash:git status",
+        "write:a.py",
+    ]
+
+
+def test_a_rule_without_a_prefix_allows_or_denies_every_command() -> None:
+    assert PermissionRules.parse(allow=["bash"]).decide("bash", {"command": "ls -la"}) == "allow"
+    assert PermissionRules.parse(deny=["bash"]).decide("bash", {"command": "ls -la"}) == "deny"
+
+
+def test_a_deny_rule_longer_than_the_wrapper_still_matches_what_it_runs() -> None:
+    rules = PermissionRules.parse(deny=["bash:git push origin main"])
+    assert rules.decide("bash", {"command": 'sh -c "git push origin main"'}) == "deny"
+
+
+def test_a_deny_rules_refusal_says_no_more_for_a_readable_line() -> None:
+    gate = PermissionGate("auto", rules=PermissionRules.parse(deny=["bash:rm"]))
+    refusal = asyncio.run(gate.check("bash", {"command": "rm x"}))
+    assert refusal == "Permission denied: a deny rule in the settings blocks bash here."
+
+
+@pytest.mark.parametrize(
+    ("mode", "hint"), [("read-only", ""), ("plan", PLAN_HINT)], ids=["read-only", "plan"]
+)
+def test_read_only_and_plan_modes_refuse_what_changes_and_run_what_reads(
+    mode: PermissionMode, hint: str
+) -> None:
+    gate = PermissionGate(mode, approver=Scripted())
+    refusal = asyncio.run(gate.check("write", {"path": "a.py", "content": ""}))
+    assert refusal == f"Permission denied: write is not available in {mode} mode.{hint}"
+    assert asyncio.run(gate.check("read", {"path": "a.py"})) is None
+
+
+def test_a_hook_that_asks_is_asked_even_in_auto_mode_or_with_an_allow_rule() -> None:
+    approver = Scripted(NO, NO)
+    rules = PermissionRules.parse(allow=["bash:ls"])
+    for mode in ("auto", "ask"):
+        gate = PermissionGate(mode, rules=rules, approver=approver)  # type: ignore[arg-type]
+        refusal = asyncio.run(gate.check("bash", {"command": "ls"}, hook="ask"))
+        assert refusal is not None and "declined" in refusal
+    assert [request.summary for request in approver.asked] == ["bash: ls", "bash: ls"]
+
+
+def test_a_hook_that_allows_skips_the_question() -> None:
+    approver = Scripted()
+    gate = PermissionGate("ask", approver=approver)
+    assert asyncio.run(gate.check("bash", {"command": "make"}, hook="allow")) is None
+    assert approver.asked == []
+
+
+def test_the_question_carries_the_call_and_its_grant_offers() -> None:
+    approver = Scripted(YES)
+    gate = PermissionGate("ask", approver=approver)
+    arguments = {"url": "https://example.com/a"}
+    assert asyncio.run(gate.check("fetch", arguments)) is None
+    [request] = approver.asked
+    assert (request.tool_name, request.arguments, request.summary, request.why) == (
+        "fetch",
+        arguments,
+        "fetch: https://example.com/a",
+        "",
+    )
+    assert [(offer.label, offer.rules) for offer in request.offers] == [("fetch", (Rule("fetch"),))]
+
+
+def test_edit_offers_are_this_file_or_every_edit_and_only_for_edits() -> None:
+    approver = Scripted(NO, NO)
+    gate = PermissionGate("ask", approver=approver)
+    asyncio.run(gate.check("edit", {"path": "a.py", "old_text": "a", "new_text": "b"}))
+    asyncio.run(gate.check("mcp__docs__search", {"path": "a.py"}))
+    edit, other = approver.asked
+    assert [(offer.label, offer.rules) for offer in edit.offers] == [
+        ("edits to a.py", (Rule("edit", "a.py"), Rule("write", "a.py"))),
+        ("all edits", (Rule("edit"), Rule("write"))),
+    ]
+    assert [(offer.label, offer.rules) for offer in other.offers] == [
+        ("mcp__docs__search", (Rule("mcp__docs__search"),))
+    ]
+
+
+def guarded(path: str) -> str | None:
+    return f"{path} is guarded" if path.startswith(".git/") else None
+
+
+def test_a_protected_path_is_asked_about_with_why_and_no_grant_offers() -> None:
+    approver = Scripted(YES)
+    gate = PermissionGate("accept-edits", approver=approver, protected=guarded)
+    arguments = {"path": ".git/config", "content": "x"}
+    assert asyncio.run(gate.check("write", arguments)) is None
+    [request] = approver.asked
+    assert (request.tool_name, request.arguments, request.summary, request.why) == (
+        "write",
+        arguments,
+        "write: .git/config (.git/config is guarded)",
+        ".git/config is guarded",
+    )
+    assert request.offers == ()
+
+
+def test_only_the_path_a_write_or_edit_names_is_judged_protected() -> None:
+    gate = PermissionGate("accept-edits", approver=Scripted(), protected=lambda path: "always")
+    assert asyncio.run(gate.check("write", {"content": "no path"})) is None
+    allowed = PermissionGate("ask", PermissionRules.parse(allow=["mcp__x"]), protected=guarded)
+    assert asyncio.run(allowed.check("mcp__x", {"path": ".git/config"})) is None  # no edit
+    nobody = PermissionGate("accept-edits", protected=guarded)
+    refusal = asyncio.run(nobody.check("edit", {"path": ".git/config"}))
+    assert refusal is not None
+    assert refusal.startswith("Permission denied: edit needs the user's approval (.git/config")
+    assert asyncio.run(nobody.check("edit", {"path": "src/a.py"})) is None
+
+
+def test_a_bash_call_without_a_command_is_denied_by_any_deny_rule_and_allowed_by_no_prefix() -> (
+    None
+):
+    assert PermissionRules.parse(allow=["bash:ls"], deny=["bash:rm"]).decide("bash", {}) == "deny"
+    assert PermissionRules.parse(allow=["bash:ls"]).decide("bash", {"command": 7}) is None

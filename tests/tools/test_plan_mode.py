@@ -42,6 +42,7 @@ async def test_an_approved_plan_switches_to_the_mode_chosen() -> None:
     assert gate.mode == "accept-edits"
     assert asked[0].modes == ("accept-edits", "ask")
     assert asked[0].arguments == PLAN
+    assert (asked[0].tool_name, asked[0].summary) == ("exit_plan_mode", "exit_plan_mode: the plan")
 
 
 async def test_a_hook_that_allows_does_not_skip_the_plans_question() -> None:
@@ -66,6 +67,9 @@ async def test_a_remark_keeps_planning_and_a_yes_without_a_mode_is_no() -> None:
 async def test_nobody_to_review_the_plan_and_no_plan_mode() -> None:
     gate = PermissionGate("plan", approver=reviewer(Approval(True), []))  # run's terminal
     assert await gate.check("exit_plan_mode", PLAN) == PLAN_UNREVIEWED
+    assert gate.presented == PLAN["plan"]  # `run`'s answer
+    assert await gate.check("exit_plan_mode", {}) == PLAN_UNREVIEWED
+    assert gate.presented == ""
     gate.switch("ask")
     outside = await gate.check("exit_plan_mode", PLAN)
     assert outside is not None and outside.startswith("Not in plan mode")

@@ -17,9 +17,9 @@ from di_code.tools.builtin.bash import BashPolicy, BashTool
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import YES, Approval, ApprovalRequest, PermissionGate
 from di_code.tools.process.sandbox import SandboxChoice
-from tests.support.bubblewrap import needs_bubblewrap
+from tests.support.bubblewrap import needs_bubblewrap, sleeping
 from tests.support.gated import gate_tools
-from tests.support.processes import live_pids, until
+from tests.support.processes import until
 from tests.tools.conftest import run, text_of
 
 pytestmark = needs_bubblewrap
@@ -93,12 +93,6 @@ async def test_no_process_outlives_the_command(workspace: Path) -> None:
     )
     assert text_of(result) == "started"
     await until(lambda: not sleeping("1000.17"), "the sleep to end")
-
-
-def sleeping(duration: str) -> list[int]:
-    """The pids of live `sleep <duration>` processes (seen from this pid namespace)."""
-    wanted = f"sleep\0{duration}\0".encode()
-    return live_pids(lambda entry: (entry / "cmdline").read_bytes() == wanted)
 
 
 async def test_the_full_output_file_can_be_read_by_the_next_command(workspace: Path) -> None:

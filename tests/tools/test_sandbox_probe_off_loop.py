@@ -12,9 +12,9 @@ import pytest
 
 from di_code.tools.process.sandbox import bubblewrap_path
 from tests.cli.conftest import cli_env
+from tests.support.first_use import spied_run
 from tests.support.llm_server import LLMServer
 from tests.support.wire import Turn
-from tests.test_guarded_first_use import spied_run
 
 pytestmark = pytest.mark.skipif(bubblewrap_path() is None, reason="bubblewrap is not installed")
 

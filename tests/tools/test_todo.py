@@ -4,13 +4,8 @@ one step in progress at a time (`run` printing it: tests/cli/test_run_todo.py)."
 from __future__ import annotations
 
 from di_code.tools.builtin.todo import TodoTool
+from tests.support.todo import STEPS
 from tests.tools.conftest import error_of, run, text_of
-
-STEPS = [
-    {"content": "read the parser", "status": "done"},
-    {"content": "fix the bug", "status": "in_progress"},
-    {"content": "add a test", "status": "pending"},
-]
 
 
 async def test_the_plan_comes_back_as_text_and_as_a_list() -> None:

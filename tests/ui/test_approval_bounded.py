@@ -13,7 +13,7 @@ from rich.console import Console
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import NO, ApprovalRequest
 from di_code.ui.approval import ReplApprover
-from tests.tools.test_edit_bounded import LIVENESS, code_lines
+from tests.support.big_files import LIVENESS, code_lines
 
 
 async def asked_within_bound(request: ApprovalRequest, workspace: Path) -> str:

@@ -10,17 +10,12 @@ from rich.console import Console
 from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, grant_offers
 from di_code.ui.approval import ReplApprover, YesNo, question
 from di_code.ui.approval_view import approval_header
+from tests.support.approval import opened
 from tests.support.clock import ManualClock
 
 
 def request(tool: str, **arguments: str) -> ApprovalRequest:
     return ApprovalRequest(tool, arguments, tool, grant_offers(tool, arguments))
-
-
-async def opened(approver: ReplApprover) -> None:
-    """Wait until the question is open (its body is prepared off the event loop)."""
-    while approver.pending is None:
-        await asyncio.sleep(0.01)
 
 
 def test_the_view_shows_the_complete_command_with_escapes_visible() -> None:

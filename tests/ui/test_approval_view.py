@@ -14,7 +14,7 @@ from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import ApprovalRequest, grant_offers
 from di_code.ui.approval import ReplApprover
 from di_code.ui.approval_view import approval_body, approval_header, fit
-from tests.ui.test_approval_question import opened
+from tests.support.approval import opened
 
 
 def request(tool: str, **arguments: object) -> ApprovalRequest:

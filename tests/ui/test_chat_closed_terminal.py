@@ -11,10 +11,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import MARK, marked, wait_until
 from tests.support.session_files import saved_stop_reasons
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_env
 
 EXIT_BOUND = 15.0
 

@@ -2,154 +2,24 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import pexpect
-import pyte
 import pytest
 
+from tests.support.chat import (
+    DI_CODE,
+    TIMEOUT,
+    chatting,
+    needs_di_code,
+    open_chat,
+    quit_chat,
+    say,
+    wait_until_gone,
+    wait_until_running,
+)
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
-
-DI_CODE = Path(sys.executable).with_name("di-code")
-TIMEOUT = 20
-
-
-def processes_with_argv(argv: list[str]) -> list[int]:
-    wanted = "\0".join(argv).encode() + b"\0"
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if (entry / "cmdline").read_bytes() == wanted:
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def wait_until_running(argv: list[str]) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not processes_with_argv(argv):
-        assert time.monotonic() < deadline, f"{argv} never started"
-        time.sleep(0.05)
-
-
-def wait_until_gone(argv: list[str]) -> bool:
-    deadline = time.monotonic() + TIMEOUT
-    while processes_with_argv(argv):
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
-
-
-def spawn_env(server: LLMServer) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        OPENAI_BASE_URL=server.openai_base_url,
-        OPENAI_API_KEY="test-key",
-        TERM="xterm-256color",
-        PAGER="less",
-    )
-    return env
-
-
-def spawn_chat(
-    server: LLMServer,
-    workspace: Path,
-    *args: str,
-    rows: int = 30,
-    columns: int = 100,
-    env: dict[str, str] | None = None,
-) -> pexpect.spawn:
-    return pexpect.spawn(
-        str(DI_CODE),
-        ["chat", "--model", "openai/test-model", *args],
-        cwd=str(workspace),
-        env=spawn_env(server) | (env or {}),
-        dimensions=(rows, columns),
-        encoding="utf-8",
-        timeout=TIMEOUT,
-    )
-
-
-@contextlib.contextmanager
-def chatting(server: LLMServer, workspace: Path, *args: str) -> Iterator[pexpect.spawn]:
-    """A chat at its first prompt; a block that ends without an error leaves it by `/exit` and
-    waits for it to end, and the chat is closed however the block ends."""
-    child = spawn_chat(server, workspace, *args)
-    try:
-        child.expect("›")
-        yield child
-        child.sendline("/exit")
-        child.expect(pexpect.EOF)
-    finally:
-        child.close(force=True)
-
-
-def say(child: pexpect.spawn, line: str, *replies: str) -> None:
-    """Type `line` and wait for each of `replies` in turn."""
-    child.sendline(line)
-    for reply in replies:
-        child.expect(reply)
-
-
-class Screen:
-    """What a person sees: the child's output fed through a terminal emulator (pyte)."""
-
-    def __init__(self, child: pexpect.spawn, rows: int, columns: int) -> None:
-        self.child = child
-        self.screen = pyte.Screen(columns, rows)
-        self.stream = pyte.Stream(self.screen)
-
-    @property
-    def lines(self) -> list[str]:
-        return [line.rstrip() for line in self.screen.display]
-
-    def wait_for(self, found: Callable[[list[str]], bool], what: str) -> list[str]:
-        """Read until `found(lines)` holds; fail (showing the screen) after TIMEOUT."""
-        deadline = time.monotonic() + TIMEOUT
-        while not found(self.lines):
-            if time.monotonic() > deadline:
-                pytest.fail(f"never saw {what}:\n" + "\n".join(self.lines))
-            self._read()
-        return self.lines
-
-    def settle(self, seconds: float) -> list[str]:
-        """Keep reading for `seconds` (a live area gets several redraws meanwhile)."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            self._read()
-        return self.lines
-
-    def _read(self) -> None:
-        with contextlib.suppress(pexpect.TIMEOUT):
-            self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
-
-    def wait_text(self, text: str) -> list[str]:
-        return self.wait_for(lambda lines: any(text in line for line in lines), repr(text))
-
-
-def open_chat(
-    server: LLMServer, workspace: Path, *args: str, rows: int = 30
-) -> tuple[pexpect.spawn, Screen]:
-    child = spawn_chat(server, workspace, *args, rows=rows)
-    screen = Screen(child, rows, 100)
-    screen.wait_text("›")
-    return child, screen
-
-
-def quit_chat(child: pexpect.spawn) -> None:
-    child.sendline("/exit")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
 
 
 @pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed in this venv")
@@ -187,7 +57,6 @@ def test_chat_without_a_terminal_points_to_run(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
-needs_di_code = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 SIXTY_LINES = "for i in $(seq 1 60); do echo line $i; done"
 
 

@@ -12,38 +12,18 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.test_lsp_e2e import FIXTURE, fixture_pids
+from tests.support.approval import Screen
+from tests.support.chat import DI_CODE, spawn_chat
 from tests.support.llm_server import LLMServer
+from tests.support.lsp import FIXTURE, configure, server_pids
+from tests.support.lsp import project as project
 from tests.support.processes import wait_until
-from tests.ui.test_approval_e2e import Screen
-from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
 
-def configure(home: Path, project: Path) -> dict[str, str]:
-    """A fixture server for .txt files (runs untrusted) and one for .go files in gopls's
-    place (a preset that waits for trust), each named by the project's path in its command
-    (so its process is found); the environment the chat runs with."""
-    fixture = f'["{sys.executable}", "{FIXTURE}", "lines", "{project}"]'
-    (home / "config.toml").write_text(
-        f'[lsp.fixture]\ncommand = {fixture}\nextensions = [".txt"]\n'
-        f'[lsp.gopls]\ncommand = {fixture}\nextensions = [".go"]\n'
-    )
-    return {"DI_CODE_LSP": "on", "PATH": "/usr/bin:/bin"}  # none of this machine's servers
-
-
 def wait_for_start(project: Path) -> None:
-    wait_until(lambda: bool(fixture_pids(project)), "the language server to start")
-
-
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    folder = tmp_path / "project"
-    (folder / "docs").mkdir(parents=True)
-    (folder / "docs" / "notes.txt").write_text("nothing bad\n")
-    (folder / "main.go").write_text("package main\n")
-    return folder
+    wait_until(lambda: bool(server_pids(project)), "the language server to start")
 
 
 def test_a_chat_starts_its_servers_before_any_prompt_and_a_waiting_one_waits(
@@ -94,6 +74,6 @@ def test_quitting_while_a_server_is_still_starting_ends_it(
         wait_for_start(project)  # it never answers initialize: still starting
         child.sendcontrol("d")
         child.expect(pexpect.EOF)
-        wait_until(lambda: not fixture_pids(project), "the starting server to end with chat")
+        wait_until(lambda: not server_pids(project), "the starting server to end with chat")
     finally:
         child.close(force=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.test_mcp_e2e import stdio_server, toml_table
+from tests.support.chat import DI_CODE, Screen, quit_chat, spawn_chat
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_chat_e2e import DI_CODE, Screen, quit_chat, spawn_chat
+from tests.support.mcp_config import stdio_server, toml_table
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

@@ -11,9 +11,9 @@ import pexpect
 import pyte
 import pytest
 
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
+from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.chat import DI_CODE, spawn_chat
+from tests.support.llm_server import LLMServer, Turn, call
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -21,10 +21,6 @@ SHIFT_TAB = "\x1b[Z"
 PLAN = "Rename the greeting\n\n1. Change hello to hi in app.py\n2. Say what changed\n"
 EDIT = {"path": "app.py", "old_text": "hello", "new_text": "hi"}
 ORIGINAL = "print('hello')\n"
-
-
-def call(name: str, arguments: dict[str, object], call_id: str) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments, call_id),))
 
 
 def explores_then_plans(server: LLMServer, *after: Turn) -> None:

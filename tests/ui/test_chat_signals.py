@@ -12,17 +12,17 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.test_stop_signals_e2e import plugin_site
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.support.processes import wait_until
-from tests.support.session_files import saved_stop_reasons
-from tests.ui.test_chat_e2e import (
+from tests.support.chat import (
     DI_CODE,
     TIMEOUT,
     processes_with_argv,
     spawn_chat,
     wait_until_gone,
 )
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import wait_until
+from tests.support.session_files import saved_stop_reasons
+from tests.support.stops import plugin_site
 
 
 def bash_call(command: str) -> Turn:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from tests.support.chat import DI_CODE, TIMEOUT, Screen, quit_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, Screen, quit_chat, spawn_env
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

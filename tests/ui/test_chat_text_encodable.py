@@ -10,7 +10,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.session import SessionStore
 from di_code.setup.prepared import Prepared
-from tests.ui.test_repl import chat, text_reply, user_texts
+from tests.support.repl import chat, text_reply, user_texts
 
 
 async def test_a_typed_prompt_that_is_not_utf8_is_replaced(tmp_path: Path) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chat import DI_CODE, Screen, open_chat, quit_chat
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_chat_e2e import DI_CODE, Screen, open_chat, quit_chat
-from tests.ui.test_tree_view import cursor_on
+from tests.support.session_branches import cursor_on
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

@@ -13,10 +13,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.test_stop_signals_e2e import EXIT_BOUND, call, plugin_site
-from tests.support.llm_server import LLMServer
+from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
+from tests.support.llm_server import LLMServer, call
 from tests.support.processes import MARK, marked, wait_until
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_env
+from tests.support.stops import EXIT_BOUND, plugin_site
 
 
 def cooked(fd: int) -> bool:

@@ -8,9 +8,10 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import request_text
-from tests.cli.test_extensions_e2e import PLUGIN, write
+from tests.support.chat import DI_CODE, spawn_chat
+from tests.support.extensions import PLUGIN
+from tests.support.files import write
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
 
 
 @pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed in this venv")

@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -99,22 +100,36 @@ def test_format_follows_the_file_name():
     assert format_of(Path("a.html")) == format_of(Path("a")) == "html"
 
 
+class ChatStandIn(SimpleNamespace):
+    """What `/export` uses of the chat; `start` runs the busy task to its end."""
+
+    async def export(self, arg: str) -> bool:
+        from di_code.system.abort import AbortController
+
+        started: list[Any] = []
+        self.start = started.append
+        answer = await export_command(self, arg)  # type: ignore[arg-type]
+        for work in started:
+            await work(AbortController())
+        return answer
+
+
 async def test_slash_export_writes_the_chat_to_the_workspace(saved: tuple[SessionStore, Path]):
     store, workspace = saved
     session = store.latest(workspace, write=False)
     screen = io.StringIO()
     console = Console(file=screen, width=200, color_system=None)
-    repl = SimpleNamespace(
+    repl = ChatStandIn(
         setup=SimpleNamespace(session=session, workspace=workspace),
         agent=SimpleNamespace(transcript=[]),
         console=console,
     )
-    assert await export_command(repl, "notes.md")  # type: ignore[arg-type]
+    assert await repl.export("notes.md")
     written = (workspace / "notes.md").read_text()
     assert "ANSWER-MARK" in written and KEY not in written
-    assert await export_command(repl, "")  # type: ignore[arg-type]
+    assert await repl.export("")
     assert "SUMMARY-MARK" in (workspace / f"di-code-{session.id[:8]}.html").read_text()
-    assert await export_command(repl, "no/such/folder/x.html")  # type: ignore[arg-type]
+    assert await repl.export("no/such/folder/x.html")
     assert "Exported to" in screen.getvalue() and "✗ Cannot write" in screen.getvalue()
 
 
@@ -126,12 +141,12 @@ async def test_slash_export_replaces_a_planted_symlink_instead_of_following_it(
     victim = tmp_path / "victim.txt"
     victim.write_text("precious\n")
     (workspace / "notes.html").symlink_to(victim)
-    repl = SimpleNamespace(
+    repl = ChatStandIn(
         setup=SimpleNamespace(session=store.latest(workspace, write=False), workspace=workspace),
         agent=SimpleNamespace(transcript=[]),
         console=Console(file=io.StringIO(), width=200, color_system=None),
     )
-    assert await export_command(repl, "notes.html")  # type: ignore[arg-type]
+    assert await repl.export("notes.html")
     assert victim.read_text() == "precious\n"
     assert not (workspace / "notes.html").is_symlink()
     assert "ANSWER-MARK" in (workspace / "notes.html").read_text()

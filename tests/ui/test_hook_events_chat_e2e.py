@@ -8,10 +8,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from tests.cli.test_session_hooks_e2e import events, log_hooks
+from tests.support.chat import TIMEOUT
+from tests.support.hooks import events, log_hooks
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import TIMEOUT
-from tests.ui.test_notify_e2e import FOCUS_IN, FOCUS_OUT, WAITING, chat, leave
+from tests.support.notify import FOCUS_IN, FOCUS_OUT, WAITING, chat, leave
 
 
 def wait_for_lines(log: Path, count: int) -> list[dict[str, object]]:

@@ -7,31 +7,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from di_code.agent import Agent
 from di_code.ai import ToolCall
-from di_code.ai.providers.faux import create_faux_provider
-from di_code.setup.prepared import Prepared
-from di_code.tools import default_tools
-from di_code.tools.builtin.support.bash_policy import BashPolicy
-from di_code.tools.builtin.support.job_history import job_notices
+from tests.support.jobs import background, prepared
 from tests.support.processes import alive
-from tests.ui.test_repl import chat, text_reply, until, user_texts
+from tests.support.repl import chat, text_reply, until, user_texts
 
 ENDING = "echo last-words; until [ -e go ]; do sleep 0.05; done;"
 """A job that ends once the test says so (by making the file `go`)."""
-
-
-def background(command: str) -> dict[str, object]:
-    call = ToolCall("c1", "bash", {"command": command, "run_in_background": True})
-    return {"type": "success", "content": [call]}
-
-
-def prepared(workspace: Path, responses: list[dict[str, object]]) -> tuple[Prepared, object]:
-    faux = create_faux_provider(responses)
-    policy = BashPolicy()
-    agent = Agent(faux.provider, faux.model, default_tools(workspace, bash=policy))
-    agent.notices = job_notices(policy.jobs, [], print)
-    return Prepared(agent, jobs=policy.jobs), faux
 
 
 async def test_jobs_are_on_the_bottom_line_listed_and_killed(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.model_choices import ModelChoice, model_choices
 from di_code.config.settings import ProviderSettings, Settings
 from di_code.setup.prepared import Prepared
-from tests.ui.test_repl import chat, until
+from tests.support.repl import chat, until
 
 
 def test_the_configured_models_come_first_then_the_known_ones_with_their_missing_keys() -> None:

@@ -13,17 +13,13 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.session import SessionStore
+from tests.support.approval import Screen
+from tests.support.chat import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_approval_e2e import Screen
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
+from tests.support.pickers import THINKING_MODEL, saved
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
-
-THINKING_MODEL = "openai/gpt-5-mini"
-"""A model known to think: at a URL other than OpenAI's it speaks chat completions, where the
-level goes as `reasoning_effort`."""
 
 
 def test_thinking_steps_by_command_and_key_and_the_next_request_carries_it(
@@ -139,11 +135,3 @@ def test_resume_alone_lists_this_folders_sessions_filtered_as_typed(
         quit_chat(child)
     finally:
         child.close(force=True)
-
-
-def saved(store: SessionStore, workspace: Path, prompt: str) -> Path:
-    session = store.create(workspace, "chat")
-    session.append_message(UserMessage([TextContent(prompt)]))
-    session.append_message(AssistantMessage([TextContent("ok")], "openai", "test-model"))
-    session.release()
-    return session.path

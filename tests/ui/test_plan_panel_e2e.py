@@ -12,9 +12,9 @@ import pexpect
 import pyte
 import pytest
 
+from tests.support.approval import Screen
+from tests.support.chat import DI_CODE, spawn_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_approval_e2e import Screen
-from tests.ui.test_chat_e2e import DI_CODE, spawn_chat
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

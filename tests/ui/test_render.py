@@ -55,15 +55,7 @@ from di_code.ui.thinking_view import thinking_panel
 from di_code.ui.tool_view import RunningTool, summarize_call, tool_panel
 from di_code.ui.turn_view import Activity, alert_panel
 from tests.support.llm_server import HttpError, LLMServer, Turn
-
-
-def make_console() -> Console:
-    """Rich's clock stopped at 0, so spinners draw their first frame."""
-    return Console(file=io.StringIO(), width=80, color_system=None, get_time=lambda: 0.0)
-
-
-def lines_of(console: Console) -> list[str]:
-    return [line.rstrip() for line in console.file.getvalue().splitlines()]  # type: ignore[attr-defined]
+from tests.support.render import lines_of, make_console, render_prompt, render_text
 
 
 def tool(name: str, result: ToolResult) -> FunctionTool:
@@ -71,17 +63,6 @@ def tool(name: str, result: ToolResult) -> FunctionTool:
         return result
 
     return FunctionTool(name, name, {"type": "object"}, run)
-
-
-async def render_prompt(
-    responses: list[dict[str, Any]], tools: list[Any], *, compact: bool = False
-) -> list[str]:
-    faux = create_faux_provider(responses)
-    console = make_console()
-    agent = Agent(faux.provider, faux.model, tools)
-    agent.subscribe(Renderer(console, model=faux.model, clock=lambda: 0.0, compact=compact))
-    await agent.prompt("list files")
-    return lines_of(console)
 
 
 BASH = tool("bash", ToolResult([TextContent("a.txt\nb.txt\nc\nd\ne\nf")]))
@@ -255,12 +236,6 @@ class RenderingLive:
     def show(self, renderable: RenderableType | None) -> None:
         if renderable is not None:
             self.drawn.append(render_text(renderable))
-
-
-def render_text(renderable: RenderableType) -> list[str]:
-    console = make_console()
-    console.print(renderable)
-    return lines_of(console)
 
 
 def test_a_running_tool_is_a_live_panel_with_spinner_elapsed_time_and_last_lines() -> None:

@@ -9,8 +9,8 @@ from di_code.ai import TextContent, ThinkingContent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.setup.prepared import Prepared
 from di_code.ui.thinking_view import THINKING_LINES, thinking_live, thinking_panel
-from tests.ui.test_render import render_prompt, render_text
-from tests.ui.test_repl import chat, until
+from tests.support.render import render_prompt, render_text
+from tests.support.repl import chat, until
 
 
 async def test_a_thinking_block_without_text_is_not_drawn() -> None:

@@ -11,7 +11,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import ImageContent, TextContent, UserMessage
 from di_code.setup.prepared import Prepared
-from tests.ui.test_repl import chat, text_reply, until, user_texts
+from tests.support.repl import chat, text_reply, until, user_texts
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x03" * 16
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.cli.conftest import request_text
-from tests.cli.test_review_e2e import FIRST, git
+from tests.support.chat import needs_di_code, open_chat, quit_chat
+from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import needs_di_code, open_chat, quit_chat
+from tests.support.review import FIRST
 
 
 def tools_of(body: dict[str, object]) -> set[str]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.support.chat import DI_CODE, Screen, needs_di_code, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import DI_CODE, Screen, needs_di_code, spawn_env
 
 
 def question(command: str) -> str:

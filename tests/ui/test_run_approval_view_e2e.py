@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.support.chat import DI_CODE, Screen, needs_di_code, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import DI_CODE, Screen, needs_di_code, spawn_env
 
 ROOT = Path(__file__).resolve().parents[2]
 ASKED = "or type what to do instead:"

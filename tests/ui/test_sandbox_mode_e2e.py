@@ -14,10 +14,10 @@ from typing import Any
 import pexpect
 import pytest
 
+from tests.support.approval import Screen, answer, last_request
 from tests.support.bubblewrap import needs_bubblewrap
+from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_approval_e2e import Screen, answer, last_request
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat, spawn_env
 
 SHIFT_TAB = "\x1b[Z"
 NO_BUBBLEWRAP_NOTE = "auto mode runs bash unsandboxed: bubblewrap is not installed"

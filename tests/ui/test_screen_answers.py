@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pexpect
 
-from tests.ui.test_approval_e2e import Screen
+from tests.support.approval import Screen
 
 
 class ScriptedChild:

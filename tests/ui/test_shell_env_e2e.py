@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.chat import DI_CODE, chatting
 from tests.support.llm_server import LLMServer
-from tests.ui.test_chat_e2e import DI_CODE, chatting
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_e2e import (
+from tests.support.chat import (
     DI_CODE,
     TIMEOUT,
     Screen,
@@ -24,6 +23,7 @@ from tests.ui.test_chat_e2e import (
     wait_until_gone,
     wait_until_running,
 )
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

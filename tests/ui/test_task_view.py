@@ -9,7 +9,7 @@ from di_code.agent import ToolExecutionEndEvent, ToolExecutionStartEvent
 from di_code.ai import TextContent
 from di_code.ai.types import ToolResultMessage
 from di_code.ui.render import Renderer
-from tests.ui.test_render import lines_of, make_console
+from tests.support.render import lines_of, make_console
 
 
 def test_a_task_whose_transcript_is_gone_expands_to_every_call_and_its_whole_answer(

@@ -8,7 +8,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.setup.prepared import Prepared
 from di_code.ui.footer import bottom_line
-from tests.ui.test_repl import chat
+from tests.support.repl import chat
 
 
 async def test_thinking_steps_round_sets_a_level_and_refuses_another_word() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from di_code.ai.types import TextContent, ToolResultMessage
 from di_code.ui.tool_view import tool_panel
-from tests.ui.test_render import render_text
+from tests.support.render import render_text
 
 
 def test_an_edits_new_problems_are_shown_under_its_diff() -> None:

@@ -15,8 +15,8 @@ from di_code.ai.types import TextContent, UserMessage
 from di_code.session import Session, SessionStore
 from di_code.session.branches import Branch
 from di_code.setup.prepared import Prepared
-from tests.session.test_branches import two_branches, user_entry, write_session
-from tests.ui.test_repl import TIMEOUT, chat, until
+from tests.support.repl import TIMEOUT, chat, until
+from tests.support.session_branches import two_branches, user_entry, write_session
 
 UP, ENTER, ESC = "\x1b[A", "\r", "\x1b"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import io
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,8 @@ from rich.console import Console
 
 from di_code.session.branches import Branch, branch_tree
 from di_code.system.abort import AbortController
-from di_code.ui.tree_view import CURSOR, DEEPER, GUIDE_LEVELS, TreeChooser
-from tests.session.test_branches import two_branches, user_entry, write_session
-
-
-def cursor_on(text: str) -> Callable[[list[str]], bool]:
-    """Whether the line the cursor is on names `text` (for a screen's lines)."""
-    return lambda lines: any(line.startswith(CURSOR) and text in line for line in lines)
+from di_code.ui.tree_view import DEEPER, GUIDE_LEVELS, TreeChooser
+from tests.support.session_branches import cursor_on, two_branches, user_entry, write_session
 
 
 def drawn(chooser: TreeChooser, width: int = 80) -> list[str]:

@@ -8,7 +8,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.config.settings import load_settings
 from di_code.setup.prepared import Prepared
-from tests.ui.test_repl import chat
+from tests.support.repl import chat
 
 
 async def test_slash_trust_records_the_project(tmp_path: Path, di_code_home: Path) -> None:

@@ -11,23 +11,11 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
+from tests.support.approval import GUARD_WAIT, QUESTION, Screen, untrusted_project
+from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat, spawn_env
-
-QUESTION = "Trust this project's settings"
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
-
-
-def untrusted_project(workspace: Path) -> Path:
-    """A repository whose settings set a key only a trusted project may set."""
-    (workspace / ".git").mkdir()
-    config = workspace / ".di-code" / "config.toml"
-    config.parent.mkdir(mode=0o755)
-    config.write_text('[permissions]\nmode = "accept-edits"\n', encoding="utf-8")
-    config.chmod(0o644)
-    return config
 
 
 def answer_key(screen: Screen, key: str) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_approval_e2e import GUARD_WAIT, Screen
-from tests.ui.test_chat_e2e import DI_CODE, TIMEOUT, spawn_chat
 
 
 def question(made: int) -> str:

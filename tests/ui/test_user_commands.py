@@ -10,7 +10,7 @@ import pytest
 from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.setup.prepared import Prepared
-from tests.ui.test_repl import chat, text_reply, user_texts
+from tests.support.repl import chat, text_reply, user_texts
 
 
 async def test_a_command_file_becomes_the_prompt_or_a_clear_refusal(

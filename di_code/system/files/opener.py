@@ -38,6 +38,7 @@ count of a multi-GB log would cost time in proportion to what is not shown."""
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _SEARCHABLE = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_STREAM = os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
 class NotRegularFile(DiCodeError, OSError):
@@ -163,6 +164,35 @@ def replace_whole(
         with contextlib.suppress(OSError):
             os.unlink(temp, dir_fd=folder)
         raise
+
+
+def write_into_stream(path: Path, data: bytes) -> bool:
+    """Write `data` into the FIFO or character device at `path`, links followed (a pipe, a
+    terminal, `/dev/null`, `/dev/stdout`), and say True; False when `path` is anything else: a
+    file, to be replaced (`replace_whole`). Such a name stands for a reader, not for a file:
+    renaming a file over it would break the pipe or, as root, a container's `/dev/null`. Opened
+    non-blocking, so a FIFO nobody reads is ENXIO, not a wait for ever; the type is judged on
+    the opened descriptor (a file swapped in after the look is not written into)."""
+    try:
+        if not _is_stream(os.stat(path)):
+            return False
+        fd = os.open(path, _STREAM)
+    except FileNotFoundError:
+        return False
+    try:
+        if not _is_stream(os.fstat(fd)):
+            return False
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    return True
+
+
+def _is_stream(status: os.stat_result) -> bool:
+    return stat.S_ISFIFO(status.st_mode) or stat.S_ISCHR(status.st_mode)
 
 
 @contextlib.contextmanager

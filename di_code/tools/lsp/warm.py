@@ -2,8 +2,9 @@
 them when it opens (in the background, as its MCP servers start), so the first edit does not
 wait for a cold server (basedpyright takes seconds to start).
 
-A bounded look at the workspace's names, breadth first, is enough: one file a server serves
-shows it is needed. Nothing is opened or read, no link is followed, hidden folders and the
+A bounded look at the workspace's names, breadth first and at most PER_FOLDER names a folder
+(one crowded folder does not take the whole look), is enough: one file a server serves shows
+it is needed. Nothing is opened or read, no link is followed, hidden folders and the
 usual dependency and build folders are skipped.
 """
 
@@ -18,6 +19,9 @@ from di_code.tools.lsp.servers import ServerSpec
 
 MAX_ENTRIES = 5000
 """Names looked at, at most: a huge tree costs no more than this."""
+PER_FOLDER = 500
+"""Names looked at in one folder, at most: a folder of thousands of images beside `src/`
+leaves the look room for the folders after it."""
 MAX_DEPTH = 4
 SKIPPED = frozenset(
     {
@@ -41,9 +45,9 @@ def first_files(top: Path, specs: Sequence[ServerSpec]) -> dict[str, Path]:
     folders, seen = [(top, 0)], 0
     while folders and seen < MAX_ENTRIES and len(found) < len(specs):
         folder, depth = folders.pop(0)
-        try:  # read as listed, at most what is left: a folder of millions costs no more
+        try:  # read as listed, at most its share: a folder of millions costs no more
             with os.scandir(folder) as listing:
-                entries = list(islice(listing, MAX_ENTRIES - seen))
+                entries = list(islice(listing, min(PER_FOLDER, MAX_ENTRIES - seen)))
         except OSError:
             continue
         for entry in entries:

@@ -4,28 +4,21 @@ The pattern is the model's: a catastrophic one (`(a+)+$` on a long line of `a`s)
 for longer than anyone waits, and Python's `re` holds the interpreter (and so the event loop)
 while it does. So each line is searched in its last MATCH_LINE characters only, each line once
 (the scan goes on from the last whole line it saw; the unfinished last line, a prompt such as
-`>>> `, is searched again when it grows), and on the main thread a search is bounded by
-SIGALRM, which `re` checks while it backtracks: past MATCH_TIME the wait fails with a
-one-line error instead of freezing di-code.
+`>>> `, is searched again when it grows), and on the main thread a search is bounded
+(di_code.system.time_bound): past MATCH_TIME the wait fails with a one-line error instead of
+freezing di-code.
 """
 
 from __future__ import annotations
 
 import re
-import signal
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from di_code.system.time_bound import TookTooLong, time_bound
 from di_code.tools.builtin.support.job_log import JobLog
 from di_code.tools.common.errors import ToolError
 
 MATCH_LINE = 4096
 MATCH_TIME = 1.0
-
-
-class _TooSlow(Exception):
-    pass
 
 
 class Matcher:
@@ -43,28 +36,10 @@ class Matcher:
         whole = data.rfind(b"\n") + 1
         self._scanned = new.end - (len(data) - whole)
         lines = data.decode("utf-8", "replace").split("\n")
-        with _bounded():
-            return any(self._pattern.search(line[-MATCH_LINE:]) for line in lines)
-
-
-@contextmanager
-def _bounded() -> Iterator[None]:
-    """Searches within MATCH_TIME seconds (on the main thread; elsewhere unbounded)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def too_slow(number: int, frame: object) -> None:
-        raise _TooSlow
-
-    previous = signal.signal(signal.SIGALRM, too_slow)
-    signal.setitimer(signal.ITIMER_REAL, MATCH_TIME)
-    try:
-        yield
-    except _TooSlow:
-        raise ToolError(
-            f"pattern took more than {MATCH_TIME:g} s on one line: write a simpler one"
-        ) from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        try:
+            with time_bound(MATCH_TIME):
+                return any(self._pattern.search(line[-MATCH_LINE:]) for line in lines)
+        except TookTooLong:
+            raise ToolError(
+                f"pattern took more than {MATCH_TIME:g} s on one line: write a simpler one"
+            ) from None

@@ -11,7 +11,8 @@ glob (`--glob`) override .gitignore, so what one selects is kept only where the 
 (`SearchFolder`), not in its path: a folder swapped for a link after the check, or between the
 listing and the search, cannot move the search outside. Output is not sorted (`--sort path`
 makes rg search on one thread): callers that need the walk's order ask for it or sort the
-results themselves.
+results themselves. An ignore file that is a FIFO would hold rg in its open for ever: it is
+given a writer that writes nothing (di_code.system.fifo_waits).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ from signal import SIGKILL
 
 from di_code.system.abort import AbortSignal
 from di_code.system.children import signal_group, start_child
+from di_code.system.fifo_waits import release_fifo_waits
 from di_code.system.files.opener import folder_in
 from di_code.system.files.resolve import Target
+from di_code.tools.builtin.support.long_json import StringCut
 from di_code.tools.common.errors import ToolError
 from di_code.tools.process.program_env import KEY_VARIABLES, program_env
 
@@ -43,6 +46,8 @@ COMMON_FLAGS = (
 SKIP_GIT = ("--glob", "!.git")
 """After any glob of the caller's: of two globs that match, rg takes the later."""
 LINE_LIMIT = 32 * 1024 * 1024
+LONG_ITEM_KEEP = 64 * 1024
+"""Bytes kept of each JSON string of an item over LINE_LIMIT: far more than grep shows."""
 MEMORY_LIMIT = 2 * 1024 * 1024 * 1024
 """rg's heap (RLIMIT_DATA); files it maps to search them do not count."""
 STDERR_KEEP = 4096
@@ -174,6 +179,7 @@ async def run_ripgrep(
 
     signal.add_listener(kill)
     errors = asyncio.create_task(proc.stderr.read())
+    fifos = asyncio.create_task(release_fifo_waits(proc.pid))  # a FIFO .gitignore
     try:
         while item := await _next_item(proc.stdout, separator):
             if not on_item(item):
@@ -184,6 +190,7 @@ async def run_ripgrep(
     finally:
         signal.remove_listener(kill)
         errors.cancel()
+        fifos.cancel()
         kill()
     text = " ".join(stderr[-STDERR_KEEP:].decode("utf-8", "replace").split())
     if code < 0 and not killed:
@@ -200,8 +207,20 @@ def _bound_memory(pid: int) -> None:
 
 
 async def _next_item(stream: asyncio.StreamReader, separator: bytes) -> bytes:
-    """The next item without its separator; b"" at the end."""
-    try:
-        return (await stream.readuntil(separator)).removesuffix(separator)
-    except asyncio.IncompleteReadError as end:
-        return end.partial
+    """The next item without its separator; b"" at the end. An item over LINE_LIMIT (rg's
+    JSON for a match on a line of many megabytes; a name is never that long) is read in
+    pieces, each of its JSON strings cut to its first LONG_ITEM_KEEP bytes (`StringCut`)."""
+    cut: StringCut | None = None
+    while True:
+        try:
+            last = (await stream.readuntil(separator)).removesuffix(separator)
+        except asyncio.IncompleteReadError as end:
+            last = end.partial
+        except asyncio.LimitOverrunError as over:  # the piece read holds no separator
+            cut = cut or StringCut(LONG_ITEM_KEEP)
+            cut.feed(await stream.readexactly(over.consumed))
+            continue
+        if cut is None:
+            return last
+        cut.feed(last)
+        return cut.text

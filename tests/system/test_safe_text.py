@@ -3,7 +3,7 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from di_code.ui.safe_text import visible
+from di_code.system.safe_text import visible
 
 
 def test_escape_sequences_are_shown_not_sent() -> None:

@@ -4,8 +4,6 @@ real work tree: a "tool" is any Python change made between its start and end eve
 from __future__ import annotations
 
 import itertools
-import os
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
@@ -22,27 +20,9 @@ from di_code.ai.types import TextContent, ToolResultMessage, UserMessage
 from di_code.session import Session, SessionStore
 from di_code.session.checkpoints import Checkpointer
 from di_code.session.undo_plan import UndoPlan, UndoResult, apply, plan
+from tests.support.git import git
 
 _ids = itertools.count(1)
-
-
-def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    identity = {
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@t",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@t",
-    }
-    done = subprocess.run(
-        ["git", *args],
-        cwd=repo,
-        env={**os.environ, **identity, **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
 
 
 def new_repo(folder: Path, files: dict[str, str] | None = None) -> Path:

@@ -1,0 +1,37 @@
+"""A stdio MCP server for the tests, and the TOML table that configures it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def stdio_server(name: str, markers: Path) -> dict[str, object]:
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.support.mcp_fixture_server", "stdio"],
+        "cwd": str(ROOT),
+        "env": {"MCP_FIXTURE_DIR": str(markers), "MCP_FIXTURE_NAME": name},
+    }
+
+
+def toml_table(name: str, table: dict[str, object]) -> str:
+    lines = [f"[mcp_servers.{name}]"]
+    lines += [f"{key} = {json.dumps(value)}" for key, value in table.items() if key != "env"]
+    env = table.get("env")
+    if isinstance(env, dict):
+        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
+        lines.append(f"env = {{ {pairs} }}")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def markers(tmp_path: Path) -> Path:
+    folder = tmp_path / "markers"
+    folder.mkdir()
+    return folder
