@@ -132,7 +132,7 @@ async def _run(
         return EXIT_ERROR
     finally:
         await session_ended(prepared, "other")
-        await close_prepared(prepared, prepared.agent.provider)
+        await close_prepared(prepared, prepared.agent.provider, notify_stderr)
     session_id = prepared.session.id if prepared.session else None
     plan = prepared.gate.presented if prepared.gate and prepared.gate.mode == "plan" else None
     if stopped_by[0:1] == [OUTPUT_CLOSED]:  # nothing to say, and nowhere to write the result

@@ -21,6 +21,7 @@ import msgspec
 from di_code.ai.codec import MAX_JSON_DEPTH, SURROGATE_ESCAPE, encodable_json
 from di_code.ai.json_pieces import holds_long, text_pieces, utf8
 from di_code.ai.redaction import redact
+from di_code.system.disk_sync import Syncs
 from di_code.system.private_files import open_private
 
 
@@ -154,10 +155,12 @@ def _parse_each(path: Path, numbered: list[tuple[int, bytes]]) -> tuple[list[Rec
     return records, warnings
 
 
-def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bool = True) -> None:
+def append_lines(path: Path, payload: bytes, syncs: Syncs, *, header: bytes = b"") -> None:
     """Append complete lines; write `header` first when the file is new or empty. A write
     that fails (a full disk) leaves the file as it was (a new one: none). The caller is the
-    session's one writer (holder.py), so no one else appends meanwhile."""
+    session's one writer (holder.py), so no one else appends meanwhile. The lines are in the
+    file when this returns (a kill cannot lose them); their fsync runs on the sync thread
+    (di_code.system.disk_sync), in order, a failed one kept in `syncs`."""
     with _locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, fcntl.LOCK_EX) as fd:
         size = os.fstat(fd).st_size
         if size == 0:
@@ -172,8 +175,7 @@ def append_lines(path: Path, payload: bytes, *, header: bytes = b"", durable: bo
                 if size == 0:  # nor an empty file, which no load could read (`--continue`)
                     os.unlink(path)
             raise
-        if durable:
-            os.fsync(fd)
+        syncs.soon(fd)
 
 
 def replace_file(path: Path, payload: bytes) -> None:
@@ -200,7 +202,8 @@ def _locked(path: Path, flags: int, operation: int) -> Iterator[int]:
         fcntl.flock(fd, operation)
         yield fd
     finally:
-        os.close(fd)  # closing releases the lock
+        fcntl.flock(fd, fcntl.LOCK_UN)  # not left to `close`: a duplicate may still be open
+        os.close(fd)
 
 
 def _read_all(fd: int) -> bytes:

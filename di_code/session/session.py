@@ -8,6 +8,7 @@ to the root, with the latest compaction on that path applied.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -17,10 +18,9 @@ from typing import Literal
 import msgspec
 
 from di_code.agent.agent import Agent
-from di_code.agent.events import AgentEvent, MessageEndEvent
 from di_code.ai.codec import CodecError
-from di_code.ai.types import AssistantMessage, Clock, Message, now_ms
-from di_code.session import jsonl
+from di_code.ai.types import Clock, Message, now_ms
+from di_code.session import jsonl, recording
 from di_code.session.collector import collector_paused
 from di_code.session.format import (
     FORMAT_VERSION,
@@ -42,12 +42,9 @@ from di_code.session.format import (
 from di_code.session.holder import SessionHold
 from di_code.session.summary import summary_message
 from di_code.system.abort import AbortSignal
+from di_code.system.disk_sync import Syncs, wait_synced
 from di_code.system.own_thread import on_own_thread
 from di_code.system.private_files import private_folder
-
-LONG_MESSAGE = 1 << 20
-"""A message holding more characters is written on a thread of its own (`record`): encoding
-and writing 100 MB took seconds, Ctrl-C waiting for them."""
 
 
 class Session:
@@ -80,6 +77,8 @@ class Session:
         """Taken before every write (a stored session: when opened, see SessionStore.open)."""
         self.write_error: SessionError | None = None
         """The first write that failed (a full disk): what was not saved; `run` exits 1."""
+        self._syncs = Syncs()
+        """Its lines' fsyncs (disk_sync): one that failed is told by the next write."""
 
     @property
     def id(self) -> str:
@@ -253,30 +252,8 @@ class Session:
     def record(
         self, agent: Agent, on_error: Callable[[SessionError], None] | None = None
     ) -> Callable[[], None]:
-        """Append every message the agent finishes (and a model change before it); returns
-        the unsubscribe function. A failed write (disk full) goes to `on_error` when it is
-        the session's first (`write_error`: one line says it, not one a message), else to
-        `warnings`: the conversation goes on either way."""
-
-        async def on_event(event: AgentEvent) -> None:
-            if not isinstance(event, MessageEndEvent):
-                return
-            try:
-                if isinstance(event.message, AssistantMessage):
-                    current = (agent.model.provider, agent.model.id)
-                    if self.model() != current:
-                        self.append_model_change(*current)
-                if _text_length(event.message) > LONG_MESSAGE:
-                    await self.append_long_message(event.message, agent.signal)
-                else:
-                    self.append_message(event.message)
-            except SessionError as exc:
-                if on_error is None or exc is not self.write_error:
-                    self.warnings.append(str(exc))
-                else:
-                    on_error(exc)
-
-        return agent.subscribe(on_event)
+        """Append every message the agent finishes (di_code.session.recording)."""
+        return recording.record(self, agent, on_error)
 
     def _new_id(self) -> str:
         while True:
@@ -364,9 +341,23 @@ class Session:
         self._model = self._branch_model()
         self._write(*self._entries)
 
-    def _write(self, *entries: Entry) -> None:
+    async def synced(self, notify: Callable[[str], None] | None = None) -> None:
+        """Wait, off the loop, until every entry written so far is on the disk. A failed fsync
+        then is `write_error`, told to `notify` when it is the session's first failure (one
+        line, as `record` tells a failed write)."""
+        await on_own_thread(wait_synced)
+        first = self.write_error is None
+        with contextlib.suppress(SessionError):
+            self._write(synced_only=True)
+        if first and self.write_error is not None and notify is not None:
+            notify(str(self.write_error))
+
+    def _write(self, *entries: Entry, synced_only: bool = False) -> None:
         try:
-            self._write_entry(*entries)
+            if (failure := self._syncs.failure()) is not None:  # an entry may not be on disk
+                raise SessionError(f"cannot write session {self.id}: {failure}")
+            if not synced_only:
+                self._write_entry(*entries)
         except SessionError as exc:
             if self.write_error is None:
                 self.write_error = exc
@@ -385,12 +376,6 @@ class Session:
                 body = b"".join(jsonl.encode(entry_to_dict(e)) for e in self._entries)
                 jsonl.replace_file(self.path, header + body)
                 self._upgrade = False
-            jsonl.append_lines(self.path, line, header=header)
+            jsonl.append_lines(self.path, line, self._syncs, header=header)
         except OSError as exc:
             raise SessionError(f"cannot write session {self.id}: {exc}") from exc
-
-
-def _text_length(message: Message) -> int:
-    """How much text (and image data) a message holds, in characters."""
-    fields = ("text", "thinking", "data")  # a block has one of them
-    return sum(len(getattr(block, f, "")) for block in message.content for f in fields)

@@ -174,13 +174,17 @@ def switched(factory: ProviderFactory, spec: str) -> tuple[Provider, Model]:
     return chosen
 
 
-async def close_prepared(prepared: Prepared, provider: Provider) -> None:
+async def close_prepared(
+    prepared: Prepared, provider: Provider, notify: Notify | None = None
+) -> None:
     """Close the HTTP client and stop the MCP and language servers, before the loop ends;
-    let the session go (another process, or a later load, may then write it)."""
+    let the session go (another process, or a later load, may then write it) once its last
+    entry is on the disk (a failed fsync told to `notify`)."""
     await close_provider(provider)
     if prepared.jobs is not None:
         await prepared.jobs.stop_all()
     if prepared.session is not None:
+        await prepared.session.synced(notify)
         prepared.session.release()
     if prepared.mcp is not None:
         await prepared.mcp.aclose()

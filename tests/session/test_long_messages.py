@@ -11,7 +11,7 @@ from pathlib import Path
 from di_code.ai import AbortController
 from di_code.ai.types import UserMessage
 from di_code.session import SessionStore
-from di_code.session.session import LONG_MESSAGE
+from di_code.session.recording import LONG_MESSAGE
 
 
 def long_prompt(size: int = 3 * LONG_MESSAGE) -> UserMessage:
