@@ -1,0 +1,22 @@
+"""Features deleted one at a time (issue 48): each case here is one the rest of the suite did
+not notice when its feature was gone, and fails without it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from di_code.tools.common.workspace import Workspace
+from di_code.tools.process.protected import protected_path
+
+
+def test_a_protected_name_that_is_a_symlink_protects_its_target(tmp_path: Path) -> None:
+    """A repository ships `.claude` as a symlink to a folder of its own: the settings file
+    written through either name is still asked about as protected (README: its target is)."""
+    root = tmp_path / "repo"
+    (root / "settings-dir").mkdir(parents=True)
+    (root / ".claude").symlink_to("settings-dir")
+    space = Workspace.create(root)
+    for raw in (".claude/settings.json", "settings-dir/settings.json"):
+        why = protected_path(space, raw, None)
+        assert why is not None and why.startswith(f"{raw} is protected: "), (raw, why)
+    assert protected_path(space, "elsewhere.json", None) is None
