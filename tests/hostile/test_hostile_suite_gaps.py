@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from di_code.ai.json_pieces import PIECE
+from di_code.ai.redaction import register
+from di_code.session.jsonl import encode
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.process.protected import protected_path
 
@@ -20,3 +23,14 @@ def test_a_protected_name_that_is_a_symlink_protects_its_target(tmp_path: Path) 
         why = protected_path(space, raw, None)
         assert why is not None and why.startswith(f"{raw} is protected: "), (raw, why)
     assert protected_path(space, "elsewhere.json", None) is None
+
+
+def test_a_session_line_longer_than_a_piece_holds_the_key_only_hidden() -> None:
+    """A tool result of more than a megabyte (a log the model read) is encoded in pieces: the
+    key it holds, raw and JSON-escaped, is hidden in that line as in a short one."""
+    key = "sk-live/0123456789abcdefghijklmnopqrstuvwxyz"
+    register(key)
+    line = encode({"content": [{"text": "x" * (PIECE + 10) + f" key={key} tail"}]})
+    assert b"key=***" in line
+    for spelling in (key, key.replace("/", "\\/"), key[:20], key[-20:]):
+        assert spelling.encode() not in line
