@@ -3,13 +3,18 @@ not notice when its feature was gone, and fails without it."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from di_code.ai.json_pieces import PIECE
 from di_code.ai.redaction import register
+from di_code.session.git_run import GitError, run_git
 from di_code.session.jsonl import encode
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.process.protected import protected_path
+from tests.support.git import git
+from tests.support.undo_cli import planted
+from tests.support.undo_driver import new_repo
 
 
 def test_a_protected_name_that_is_a_symlink_protects_its_target(tmp_path: Path) -> None:
@@ -34,3 +39,21 @@ def test_a_session_line_longer_than_a_piece_holds_the_key_only_hidden() -> None:
     assert b"key=***" in line
     for spelling in (key, key.replace("/", "\\/"), key[:20], key[-20:]):
         assert spelling.encode() not in line
+
+
+def test_the_git_runner_s_own_diff_runs_no_external_diff_the_repository_names(
+    tmp_path: Path,
+) -> None:
+    """A `diff` through the runner, without the caller's `--no-ext-diff`: the repository's
+    `diff.external` runs under plain git (the vector is real) and not under the runner (whose
+    blank setting makes git fail the diff instead: nothing runs)."""
+    program, marker = planted(tmp_path)
+    repo = new_repo(tmp_path / "repo")
+    with (repo / ".git" / "config").open("a") as config:
+        config.write(f"[diff]\n\texternal = {program}\n")
+    (repo / "a.txt").write_text("changed\n")
+    with contextlib.suppress(GitError):
+        run_git(repo, ["diff", "HEAD"])
+    assert not marker.exists()
+    git(repo, "diff", "HEAD")
+    assert marker.exists()
