@@ -4,12 +4,18 @@ not notice when its feature was gone, and fails without it."""
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from pathlib import Path
+
+import pytest
 
 from di_code.ai.json_pieces import PIECE
 from di_code.ai.redaction import register
+from di_code.cli.typer_app import guarded
+from di_code.config.toml_file import ConfigError
 from di_code.session.git_run import GitError, run_git
 from di_code.session.jsonl import encode
+from di_code.setup.flags import CliOptions
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.process.protected import protected_path
 from tests.support.git import git
@@ -57,3 +63,25 @@ def test_the_git_runner_s_own_diff_runs_no_external_diff_the_repository_names(
     assert not marker.exists()
     git(repo, "diff", "HEAD")
     assert marker.exists()
+
+
+def _raises(error: Exception) -> int:
+    raise error
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "line"),
+    [
+        (RuntimeError("a bug \x1b[2J"), 1, "internal error: a bug ␛[2J (--verbose shows details)"),
+        (ConfigError("bad \x1b]0;title\x07 file"), 2, "bad ␛]0;title␇ file"),
+    ],
+    ids=["bug", "user-error"],
+)
+def test_an_error_ending_a_command_is_one_visible_line_and_its_exit_code(
+    error: Exception, code: int, line: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --verbose a bug is one line and exit 1, not a traceback; a user's error is its
+    own line; a terminal escape the message quotes (a file's name) is shown, not obeyed."""
+    assert guarded(partial(_raises, error), CliOptions()) == code
+    captured = capsys.readouterr()
+    assert captured.err == f"di-code: {line}\n" and captured.out == ""
