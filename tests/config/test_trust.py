@@ -269,7 +269,12 @@ def test_project_trust_follows_the_file_and_its_safety(repo: Path, di_code_home:
     assert not project_trusted(di_code_home, repo / "src")
     trust_project(di_code_home, repo / "src")
     assert project_trusted(di_code_home, repo / "src")
-    (repo / ".di-code" / "config.toml").chmod(0o666)  # others may write it now
+    settings = repo / ".di-code" / "config.toml"
+    settings.chmod(0o666)  # others may write it now
+    assert not project_trusted(di_code_home, repo / "src")
+    settings.chmod(0o644)
+    assert project_trusted(di_code_home, repo / "src")
+    settings.write_text(HOSTILE + 'model = "openai/gpt-5"\n')  # the same file, other bytes
     assert not project_trusted(di_code_home, repo / "src")
     assert not project_trusted(di_code_home, repo.parent)  # no settings file at all
 

@@ -3,12 +3,14 @@ planted in a real repository, a prompt is checkpointed and undone, and the progr
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
 import pytest
 
 from di_code.session.git_run import work_tree_top
+from di_code.session.review_diff import ReviewError, ReviewTarget, read_diff
 from di_code.session.undo_plan import NothingToUndo
 from tests.support.git import git
 from tests.support.undo_cli import planted
@@ -52,6 +54,9 @@ async def test_the_repository_config_runs_nothing(
     write_config(repo, config.format(p=program))
     (repo / ".gitattributes").write_text(attributes)
     await checkpoint_and_undo(Driver(tmp_path / "home", repo), repo)
+    (repo / "a.txt").write_text("reviewed\n")  # a diff too: undo alone never runs a diff driver
+    with contextlib.suppress(ReviewError):  # a required filter, blanked, fails the diff instead
+        read_diff(repo, ReviewTarget())
     assert not marker.exists()
 
 
