@@ -22,39 +22,13 @@ from acp.schema import ClientCapabilities, ToolCallProgress, ToolCallStart  # no
 
 from tests.cli.conftest import DI_CODE, cli_env  # noqa: E402
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt  # noqa: E402
+from tests.support.acp_jobs import TERMINAL, DeafToKills, call, logged, results, started  # noqa: E402
 from tests.support.bubblewrap import needs_bubblewrap  # noqa: E402
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn  # noqa: E402
+from tests.support.llm_server import LLMServer, Turn  # noqa: E402
 from tests.support.local_port import free_port  # noqa: E402
 
-TERMINAL = ClientCapabilities(terminal=True)
 PYTHON = os.path.realpath(sys.executable)
 """The interpreter itself, not a venv's link to it (the sandbox's private /tmp hides one)."""
-
-
-def call(name: str, **arguments: Any) -> Turn:
-    return Turn(tool_calls=(ToolCallSpec(name, arguments),))
-
-
-def results(llm_server: LLMServer) -> list[str]:
-    """The tool results the model was sent, in order."""
-    messages = llm_server.requests[-1].body["messages"]
-    return [m["content"] for m in messages if m["role"] == "tool"]
-
-
-async def logged(client: TerminalClient, entry: tuple[str, str]) -> None:
-    for _ in range(TIMEOUT * 20):
-        if entry in client.log:
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"never logged {entry}: {client.log}")
-
-
-async def started(
-    agent: Any, client: TerminalClient, workspace: Path, offers: ClientCapabilities = TERMINAL
-) -> tuple[Any, str]:
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off", capabilities=offers)
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    return conn, session.session_id
 
 
 @pytest.fixture
@@ -197,18 +171,6 @@ async def test_without_editor_terminals_or_with_a_pty_a_job_runs_in_di_code(
     assert plain.terminals == {}
     [begun] = results(llm_server)
     assert "running (pid " in begun and "local-job" in begun
-
-
-class DeafToKills(TerminalClient):
-    """An editor that never answers a kill or a release, and kills nothing."""
-
-    async def kill_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
-        self.log.append(("kill", terminal_id))
-        await asyncio.Event().wait()
-
-    async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
-        self.log.append(("release", terminal_id))
-        await asyncio.Event().wait()
 
 
 async def test_an_editor_that_never_answers_a_kill_holds_job_kill_up_only_so_long(

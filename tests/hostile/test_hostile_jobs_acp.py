@@ -34,7 +34,9 @@ from acp.schema import (
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import editor_env as editor_env
 from tests.acp.conftest import workspace as workspace
-from tests.acp.test_acp_jobs import (
+from tests.cli.conftest import API_KEY, DI_CODE, cli_env
+from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
+from tests.support.acp_jobs import (
     TERMINAL,
     DeafToKills,
     call,
@@ -42,12 +44,10 @@ from tests.acp.test_acp_jobs import (
     results,
     started,
 )
-from tests.cli.conftest import API_KEY, DI_CODE, cli_env
-from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
 from tests.support.acp_schema import SentMessages
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.llm_server import LLMServer, Turn
-from tests.tools.test_permissions_job_input import gate_of
+from tests.support.permission_gates import gate_of
 
 STOP_BOUND = 3.0
 """Seconds a stop may take on a loaded machine (a tool left behind goes after 0.5 s; the

@@ -11,21 +11,11 @@ import pytest
 
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import (
-    Approval,
     ApprovalRequest,
-    PermissionGate,
-    PermissionRules,
 )
+from tests.support.permission_gates import gate_of
 
 TYPED = {"job_id": 1, "text": "rm -rf build\n"}
-
-
-def gate_of(mode: PermissionMode, deny: list[str], asked: list[ApprovalRequest]) -> PermissionGate:
-    async def approver(request: ApprovalRequest) -> Approval:
-        asked.append(request)
-        return Approval(True)
-
-    return PermissionGate(mode, PermissionRules.parse(deny=deny), approver)
 
 
 @pytest.mark.parametrize("mode", ["ask", "accept-edits", "auto"])
