@@ -284,6 +284,57 @@ async def test_outside_git_an_edit_between_two_tool_calls_is_the_users(tmp_path:
     assert (work / "a.txt").read_text() == "tool again\n" and (work / "b.txt").read_text() == "b\n"
 
 
+async def test_outside_git_two_prompts_undone_go_back_to_the_first_ones_start(
+    tmp_path: Path,
+) -> None:
+    """Nobody but the tools touched the files between the prompts, so nothing is the user's:
+    each file goes back to what it was before prompt 1 (a file deleted by one prompt and made
+    again by the next included), and a file a tool made and removed again is left alone."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    (work / "c.txt").write_text("c\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("one\n"), "write", "a.txt")
+    await driver.tool(lambda: (work / "c.txt").unlink(), "write", "c.txt")
+    await driver.tool(lambda: (work / "tmp.txt").write_text("scratch\n"), "write", "tmp.txt")
+    await driver.tool(lambda: (work / "tmp.txt").unlink(), "write", "tmp.txt")
+    await driver.end()
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("two\n"), "write", "a.txt")
+    await driver.tool(lambda: (work / "c.txt").write_text("again\n"), "write", "c.txt")
+    await driver.end()
+    undo_plan, result = driver.undo(to=1)
+    assert undo_plan.yours == [] and undo_plan.keep == []
+    assert undo_plan.lines()[1:] == ["  restore a.txt", "  restore c.txt"]
+    assert sorted(result.done) == ["restored a.txt", "restored c.txt"] and not result.failed
+    assert (work / "a.txt").read_text() == "a\n" and (work / "c.txt").read_text() == "c\n"
+    assert not (work / "tmp.txt").exists()
+
+
+async def test_outside_git_a_file_the_user_made_between_prompts_too_large_to_keep_is_kept(
+    tmp_path: Path,
+) -> None:
+    """Prompt 1 deletes notes.txt, the user writes a new one too large to back up, prompt 2
+    edits it: undoing both must not bring back prompt 1's small file over the user's."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("old\n")
+    driver = Driver(tmp_path / "home", work, max_file_bytes=1024)
+    await driver.start()
+    await driver.tool(lambda: (work / "notes.txt").unlink(), "write", "notes.txt")
+    await driver.end()
+    (work / "notes.txt").write_text("mine\n" * 1000)  # the user's, over the limit
+    await driver.start()
+    await driver.tool(lambda: (work / "notes.txt").write_text("tool\n"), "write", "notes.txt")
+    await driver.end()
+    undo_plan, result = driver.undo(to=1)
+    assert undo_plan.keep == [("notes.txt", "too large, not kept")]
+    assert not undo_plan.actions and not result.done
+    assert (work / "notes.txt").read_text() == "tool\n"
+
+
 async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> None:
     """The stat cache outlives the run; a blob it names that is gone is not trusted."""
     import json
