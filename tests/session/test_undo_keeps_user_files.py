@@ -37,6 +37,9 @@ async def test_a_flood_of_untracked_files_is_never_deleted(tmp_path: Path) -> No
     assert not result.failed and result.done == ["restored a.txt"]
     assert len(list(repo.glob("stray*.txt"))) == MAX_UNTRACKED_FILES - 1
     assert undo_plan.keep == [("", "5,001 untracked files (over 5,000), none captured")]
+    assert undo_plan.lines()[-1] == (
+        "  keep untracked files: 5,001 untracked files (over 5,000), none captured"
+    )
 
 
 async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) -> None:
@@ -333,6 +336,56 @@ async def test_outside_git_a_file_the_user_made_between_prompts_too_large_to_kee
     assert undo_plan.keep == [("notes.txt", "too large, not kept")]
     assert not undo_plan.actions and not result.done
     assert (work / "notes.txt").read_text() == "tool\n"
+
+
+async def test_outside_git_the_plan_names_each_path_and_force_only_the_users(
+    tmp_path: Path,
+) -> None:
+    """The plan's lines say what undo will do to each path: restore (the user's own state
+    noted as such), delete, a path outside the workspace by its full name; `force` goes back
+    past the user's change and is noted only where there was one."""
+    from di_code.session.undo_plan import apply, plan
+
+    work, outside = tmp_path / "work", tmp_path / "outside.txt"
+    work.mkdir()
+    for path in (work / "a.txt", work / "b.txt", work / "c.txt", outside):
+        path.write_text("before\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    for name in ("a.txt", "b.txt", "c.txt", "new.txt", str(outside)):
+        await driver.tool(lambda n=name: (work / n).write_text("one\n"), "write", name)
+    await driver.end()
+    (work / "a.txt").write_text("mine\n")
+    (work / "c.txt").unlink()  # the user's too
+    await driver.start()
+    for name in ("a.txt", "c.txt"):
+        await driver.tool(lambda n=name: (work / n).write_text("two\n"), "write", name)
+    await driver.end()
+
+    undo_plan = plan(driver.session, to=1)
+    assert undo_plan.lines()[0] == "undo prompt 1 (do it): restore 3, delete 2, keep 0"
+    assert sorted(undo_plan.lines()[1:]) == [
+        "  delete c.txt  (as you left it)",
+        "  delete new.txt",
+        f"  restore {outside}",
+        "  restore a.txt  (as you left it)",
+        "  restore b.txt",
+    ]
+    assert undo_plan.forced == []
+    forced = plan(driver.session, to=1, force=True)
+    assert sorted(forced.forced) == ["a.txt", "c.txt"] and forced.yours == []
+    assert sorted(forced.lines()[1:]) == [
+        "  delete new.txt",
+        f"  restore {outside}",
+        "  restore a.txt  (--force)",
+        "  restore b.txt",
+        "  restore c.txt  (--force)",
+    ]
+    result = apply(driver.session, forced)
+    assert not result.failed
+    assert (work / "a.txt").read_text() == "before\n" and outside.read_text() == "before\n"
+    assert (work / "c.txt").read_text() == "before\n"
+    assert not (work / "new.txt").exists()
 
 
 async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> None:
