@@ -158,6 +158,22 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
     assert (repo / "was_a_file").read_text() == "file\n"
 
 
+async def test_an_executable_a_tool_deleted_comes_back_executable(tmp_path: Path) -> None:
+    """Git keeps only the executable bit: a deleted script comes back 0755, a text file 0644."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "run.sh").chmod(0o755)
+    new_repo(repo, {"notes.txt": "n\n"})
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: [(repo / name).unlink() for name in ("run.sh", "notes.txt")])
+    _, result = driver.undo()
+    assert sorted(result.done) == ["restored notes.txt", "restored run.sh"]
+    assert (repo / "run.sh").read_text() == "#!/bin/sh\n"
+    assert (repo / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (repo / "notes.txt").stat().st_mode & 0o777 == 0o644
+
+
 async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
     """Outside git: the model writes cfg/authorized_keys, then swaps cfg for a link to a
     folder outside the workspace; undo must not write there."""
