@@ -118,16 +118,19 @@ async def test_a_change_inside_a_submodule_is_named_not_silent(tmp_path: Path) -
     library = new_repo(tmp_path / "library", {"lib.txt": "lib\n"})
     repo = new_repo(tmp_path / "repo")
     allow = ["-c", "protocol.file.allow=always"]
-    git(repo, *allow, "submodule", "add", "-q", str(library), "sub")
-    git(repo, "commit", "-qm", "sub")
+    for name in ("sub", "sub2"):
+        git(repo, *allow, "submodule", "add", "-q", str(library), name)
+    git(repo, "commit", "-qm", "subs")
     driver = Driver(tmp_path / "home", repo)
     await driver.start()
     await driver.tool(lambda: (repo / "sub" / "lib.txt").write_text("changed\n"))
+    await driver.tool(lambda: (repo / "sub2" / "lib.txt").write_text("changed\n"))
     await driver.tool(lambda: (repo / "a.txt").write_text("x\n"))
     await driver.end()
     assert any("sub (submodule, not captured)" in warning for warning in driver.warnings)
     undo_plan, _ = driver.undo()
     assert ("sub", "submodule, not captured") in undo_plan.keep
+    assert undo_plan.undid() == "Undid prompt 1, except what undo cannot cover: sub, sub2."
     assert (repo / "sub" / "lib.txt").read_text() == "changed\n"
 
 
