@@ -64,15 +64,23 @@ async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) 
 
 
 async def test_force_overwrites_the_users_change_and_says_so(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo")
+    """Only the file the user changed is forced (and marked so); one only the tool changed is
+    restored as it would be without force."""
+    from di_code.session.undo_plan import plan
+
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
     driver = Driver(tmp_path / "home", repo)
-    await driver.prompt(lambda: (repo / "a.txt").write_text("tool\n"))
+    await driver.prompt(
+        lambda: (repo / "b.txt").write_text("tool\n"), lambda: (repo / "a.txt").write_text("tool\n")
+    )
     (repo / "a.txt").write_text("mine\n")
-    undo_plan, result = driver.undo()
-    assert not undo_plan.actions and not result.done and (repo / "a.txt").read_text() == "mine\n"
+    unforced = plan(driver.session)
+    assert unforced.keep == [("a.txt", USER_CHANGED)] and unforced.restores == ["b.txt"]
     undo_plan, result = driver.undo(force=True)
-    assert undo_plan.forced == ["a.txt"] and "  restore a.txt  (--force)" in undo_plan.lines()
-    assert (repo / "a.txt").read_text() == "a\n"
+    assert sorted(result.done) == ["restored a.txt", "restored b.txt"] and not result.failed
+    assert undo_plan.forced == ["a.txt"]
+    assert undo_plan.lines()[1:] == ["  restore a.txt  (--force)", "  restore b.txt"]
+    assert (repo / "a.txt").read_text() == "a\n" and (repo / "b.txt").read_text() == "b\n"
 
 
 async def test_a_large_file_the_prompt_shrank_is_kept_and_named(tmp_path: Path) -> None:
