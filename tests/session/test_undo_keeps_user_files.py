@@ -170,19 +170,27 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
 
 
 async def test_an_executable_a_tool_deleted_comes_back_executable(tmp_path: Path) -> None:
-    """Git keeps only the executable bit: a deleted script comes back 0755, a text file 0644."""
+    """Git keeps only the executable bit: a deleted script comes back 0755, a text file 0644,
+    also where a symlink now stands in its place (its mode is not the file's)."""
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "run.sh").write_text("#!/bin/sh\n")
     (repo / "run.sh").chmod(0o755)
-    new_repo(repo, {"notes.txt": "n\n"})
+    new_repo(repo, {"notes.txt": "n\n", "linked.txt": "l\n"})
+
+    def bash() -> None:
+        for name in ("run.sh", "notes.txt", "linked.txt"):
+            (repo / name).unlink()
+        (repo / "linked.txt").symlink_to("notes.txt")
+
     driver = Driver(tmp_path / "home", repo)
-    await driver.prompt(lambda: [(repo / name).unlink() for name in ("run.sh", "notes.txt")])
+    await driver.prompt(bash)
     _, result = driver.undo()
-    assert sorted(result.done) == ["restored notes.txt", "restored run.sh"]
+    assert sorted(result.done) == ["restored linked.txt", "restored notes.txt", "restored run.sh"]
     assert (repo / "run.sh").read_text() == "#!/bin/sh\n"
     assert (repo / "run.sh").stat().st_mode & 0o777 == 0o755
-    assert (repo / "notes.txt").stat().st_mode & 0o777 == 0o644
+    for name in ("notes.txt", "linked.txt"):
+        assert (repo / name).lstat().st_mode == 0o100644  # a regular file, 0644
 
 
 async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
