@@ -31,6 +31,8 @@ def ext_repo(marker: Path) -> str:
         ("user.name@host-1.example:x", "ssh"),
         ("../relative/folder", None),
         ("/abs/folder:with:colons", None),
+        ("git@example.com:org/x:y", "ssh"),  # the address ends at the first colon
+        ("./release@v2:notes", None),  # a folder path with @ and : in it, not an address
         ("plain-folder", None),
     ],
 )
@@ -57,6 +59,14 @@ def test_other_transports_are_refused_in_one_line_naming_the_repo(repo: str) -> 
     message = str(refused.value)
     assert "\n" not in message and repr(repo) in message
     assert "https://, ssh://, git://, file:// or user@host:path" in message
+
+
+def test_a_long_refused_repo_is_named_by_its_first_100_characters() -> None:
+    at_most, longer = "ftp://" + "x" * 94, "ftp://" + "x" * 95
+    for repo, shown in ((at_most, at_most), (longer, longer[:100] + "…")):
+        with pytest.raises(GitError) as refused:
+            remote_transport(repo)
+        assert str(refused.value).startswith(f"repo {shown!r}: transport 'ftp'")
 
 
 def test_an_ext_task_fails_in_one_line_and_runs_nothing(tmp_path: Path) -> None:

@@ -314,6 +314,21 @@ def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
         store.entries()
 
 
+def test_a_write_that_fails_part_way_leaves_the_trust_file_as_it_was(di_code_home: Path) -> None:
+    """The new file is written beside the old one and renamed over it only once whole: a
+    failure while writing (here a value JSON cannot hold, after part of the text is out)
+    raises that error, keeps the old file, and leaves no temporary file behind."""
+    from di_code.config.trust import TRUST_FILE, TrustStore
+
+    store = TrustStore(di_code_home)
+    store.set(Path("/p"), "d1")
+    before = store.path.read_bytes()
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        store._write({"version": 1, "projects": {"/p": "d1", "/q": object()}})
+    assert store.path.read_bytes() == before
+    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE]
+
+
 @pytest.mark.parametrize(
     ("model", "usable", "kept"),
     [

@@ -93,6 +93,10 @@ def test_a_shared_clone_borrows_the_objects_and_checks_nothing_out(
     borrowed = (copy / ".git/objects/info/alternates").read_text()
     assert borrowed == f"{repo / '.git/objects'}\n"
     assert sorted(p.name for p in copy.iterdir()) == [".git"]
+    own = tmp_path / "own"
+    clone(str(repo), own)  # not shared unless asked: the objects are copied, nothing borrowed
+    assert not (own / ".git/objects/info/alternates").exists()
+    assert git(own, "cat-file", "-t", "HEAD:a.txt").strip() == "blob"
 
 
 def test_a_clone_of_what_is_neither_a_path_nor_a_url_is_refused(tmp_path: Path) -> None:

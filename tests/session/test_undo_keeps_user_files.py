@@ -37,6 +37,9 @@ async def test_a_flood_of_untracked_files_is_never_deleted(tmp_path: Path) -> No
     assert not result.failed and result.done == ["restored a.txt"]
     assert len(list(repo.glob("stray*.txt"))) == MAX_UNTRACKED_FILES - 1
     assert undo_plan.keep == [("", "5,001 untracked files (over 5,000), none captured")]
+    assert undo_plan.lines()[-1] == (
+        "  keep untracked files: 5,001 untracked files (over 5,000), none captured"
+    )
 
 
 async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) -> None:
@@ -61,15 +64,23 @@ async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) 
 
 
 async def test_force_overwrites_the_users_change_and_says_so(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo")
+    """Only the file the user changed is forced (and marked so); one only the tool changed is
+    restored as it would be without force."""
+    from di_code.session.undo_plan import plan
+
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
     driver = Driver(tmp_path / "home", repo)
-    await driver.prompt(lambda: (repo / "a.txt").write_text("tool\n"))
+    await driver.prompt(
+        lambda: (repo / "b.txt").write_text("tool\n"), lambda: (repo / "a.txt").write_text("tool\n")
+    )
     (repo / "a.txt").write_text("mine\n")
-    undo_plan, result = driver.undo()
-    assert not undo_plan.actions and not result.done and (repo / "a.txt").read_text() == "mine\n"
+    unforced = plan(driver.session)
+    assert unforced.keep == [("a.txt", USER_CHANGED)] and unforced.restores == ["b.txt"]
     undo_plan, result = driver.undo(force=True)
-    assert undo_plan.forced == ["a.txt"] and "  restore a.txt  (--force)" in undo_plan.lines()
-    assert (repo / "a.txt").read_text() == "a\n"
+    assert sorted(result.done) == ["restored a.txt", "restored b.txt"] and not result.failed
+    assert undo_plan.forced == ["a.txt"]
+    assert undo_plan.lines()[1:] == ["  restore a.txt  (--force)", "  restore b.txt"]
+    assert (repo / "a.txt").read_text() == "a\n" and (repo / "b.txt").read_text() == "b\n"
 
 
 async def test_a_large_file_the_prompt_shrank_is_kept_and_named(tmp_path: Path) -> None:
@@ -115,16 +126,19 @@ async def test_a_change_inside_a_submodule_is_named_not_silent(tmp_path: Path) -
     library = new_repo(tmp_path / "library", {"lib.txt": "lib\n"})
     repo = new_repo(tmp_path / "repo")
     allow = ["-c", "protocol.file.allow=always"]
-    git(repo, *allow, "submodule", "add", "-q", str(library), "sub")
-    git(repo, "commit", "-qm", "sub")
+    for name in ("sub", "sub2"):
+        git(repo, *allow, "submodule", "add", "-q", str(library), name)
+    git(repo, "commit", "-qm", "subs")
     driver = Driver(tmp_path / "home", repo)
     await driver.start()
     await driver.tool(lambda: (repo / "sub" / "lib.txt").write_text("changed\n"))
+    await driver.tool(lambda: (repo / "sub2" / "lib.txt").write_text("changed\n"))
     await driver.tool(lambda: (repo / "a.txt").write_text("x\n"))
     await driver.end()
     assert any("sub (submodule, not captured)" in warning for warning in driver.warnings)
     undo_plan, _ = driver.undo()
     assert ("sub", "submodule, not captured") in undo_plan.keep
+    assert undo_plan.undid() == "Undid prompt 1, except what undo cannot cover: sub, sub2."
     assert (repo / "sub" / "lib.txt").read_text() == "changed\n"
 
 
@@ -153,6 +167,30 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
     assert os.stat(repo / "run.sh").st_mode & 0o111 == 0
     assert (repo / "d" / "f.txt").read_text() == "f\n"
     assert (repo / "was_a_file").read_text() == "file\n"
+
+
+async def test_an_executable_a_tool_deleted_comes_back_executable(tmp_path: Path) -> None:
+    """Git keeps only the executable bit: a deleted script comes back 0755, a text file 0644,
+    also where a symlink now stands in its place (its mode is not the file's)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "run.sh").write_text("#!/bin/sh\n")
+    (repo / "run.sh").chmod(0o755)
+    new_repo(repo, {"notes.txt": "n\n", "linked.txt": "l\n"})
+
+    def bash() -> None:
+        for name in ("run.sh", "notes.txt", "linked.txt"):
+            (repo / name).unlink()
+        (repo / "linked.txt").symlink_to("notes.txt")
+
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(bash)
+    _, result = driver.undo()
+    assert sorted(result.done) == ["restored linked.txt", "restored notes.txt", "restored run.sh"]
+    assert (repo / "run.sh").read_text() == "#!/bin/sh\n"
+    assert (repo / "run.sh").stat().st_mode & 0o777 == 0o755
+    for name in ("notes.txt", "linked.txt"):
+        assert (repo / name).lstat().st_mode == 0o100644  # a regular file, 0644
 
 
 async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
@@ -282,6 +320,107 @@ async def test_outside_git_an_edit_between_two_tool_calls_is_the_users(tmp_path:
     assert undo_plan.keep == [("a.txt", USER_CHANGED)]
     assert result.done == ["restored b.txt"]
     assert (work / "a.txt").read_text() == "tool again\n" and (work / "b.txt").read_text() == "b\n"
+
+
+async def test_outside_git_two_prompts_undone_go_back_to_the_first_ones_start(
+    tmp_path: Path,
+) -> None:
+    """Nobody but the tools touched the files between the prompts, so nothing is the user's:
+    each file goes back to what it was before prompt 1 (a file deleted by one prompt and made
+    again by the next included), and a file a tool made and removed again is left alone."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "a.txt").write_text("a\n")
+    (work / "c.txt").write_text("c\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("one\n"), "write", "a.txt")
+    await driver.tool(lambda: (work / "c.txt").unlink(), "write", "c.txt")
+    await driver.tool(lambda: (work / "tmp.txt").write_text("scratch\n"), "write", "tmp.txt")
+    await driver.tool(lambda: (work / "tmp.txt").unlink(), "write", "tmp.txt")
+    await driver.end()
+    await driver.start()
+    await driver.tool(lambda: (work / "a.txt").write_text("two\n"), "write", "a.txt")
+    await driver.tool(lambda: (work / "c.txt").write_text("again\n"), "write", "c.txt")
+    await driver.end()
+    undo_plan, result = driver.undo(to=1)
+    assert undo_plan.yours == [] and undo_plan.keep == []
+    assert undo_plan.lines()[1:] == ["  restore a.txt", "  restore c.txt"]
+    assert sorted(result.done) == ["restored a.txt", "restored c.txt"] and not result.failed
+    assert (work / "a.txt").read_text() == "a\n" and (work / "c.txt").read_text() == "c\n"
+    assert not (work / "tmp.txt").exists()
+
+
+async def test_outside_git_a_file_the_user_made_between_prompts_too_large_to_keep_is_kept(
+    tmp_path: Path,
+) -> None:
+    """Prompt 1 deletes notes.txt, the user writes a new one too large to back up, prompt 2
+    edits it: undoing both must not bring back prompt 1's small file over the user's."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("old\n")
+    driver = Driver(tmp_path / "home", work, max_file_bytes=1024)
+    await driver.start()
+    await driver.tool(lambda: (work / "notes.txt").unlink(), "write", "notes.txt")
+    await driver.end()
+    (work / "notes.txt").write_text("mine\n" * 1000)  # the user's, over the limit
+    await driver.start()
+    await driver.tool(lambda: (work / "notes.txt").write_text("tool\n"), "write", "notes.txt")
+    await driver.end()
+    undo_plan, result = driver.undo(to=1)
+    assert undo_plan.keep == [("notes.txt", "too large, not kept")]
+    assert not undo_plan.actions and not result.done
+    assert (work / "notes.txt").read_text() == "tool\n"
+
+
+async def test_outside_git_the_plan_names_each_path_and_force_only_the_users(
+    tmp_path: Path,
+) -> None:
+    """The plan's lines say what undo will do to each path: restore (the user's own state
+    noted as such), delete, a path outside the workspace by its full name; `force` goes back
+    past the user's change and is noted only where there was one."""
+    from di_code.session.undo_plan import apply, plan
+
+    work, outside = tmp_path / "work", tmp_path / "outside.txt"
+    work.mkdir()
+    for path in (work / "a.txt", work / "b.txt", work / "c.txt", outside):
+        path.write_text("before\n")
+    driver = Driver(tmp_path / "home", work)
+    await driver.start()
+    for name in ("a.txt", "b.txt", "c.txt", "new.txt", str(outside)):
+        await driver.tool(lambda n=name: (work / n).write_text("one\n"), "write", name)
+    await driver.end()
+    (work / "a.txt").write_text("mine\n")
+    (work / "c.txt").unlink()  # the user's too
+    await driver.start()
+    for name in ("a.txt", "c.txt"):
+        await driver.tool(lambda n=name: (work / n).write_text("two\n"), "write", name)
+    await driver.end()
+
+    undo_plan = plan(driver.session, to=1)
+    assert undo_plan.lines()[0] == "undo prompt 1 (do it): restore 3, delete 2, keep 0"
+    assert sorted(undo_plan.lines()[1:]) == [
+        "  delete c.txt  (as you left it)",
+        "  delete new.txt",
+        f"  restore {outside}",
+        "  restore a.txt  (as you left it)",
+        "  restore b.txt",
+    ]
+    assert undo_plan.forced == []
+    forced = plan(driver.session, to=1, force=True)
+    assert sorted(forced.forced) == ["a.txt", "c.txt"] and forced.yours == []
+    assert sorted(forced.lines()[1:]) == [
+        "  delete new.txt",
+        f"  restore {outside}",
+        "  restore a.txt  (--force)",
+        "  restore b.txt",
+        "  restore c.txt  (--force)",
+    ]
+    result = apply(driver.session, forced)
+    assert not result.failed
+    assert (work / "a.txt").read_text() == "before\n" and outside.read_text() == "before\n"
+    assert (work / "c.txt").read_text() == "before\n"
+    assert not (work / "new.txt").exists()
 
 
 async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> None:
