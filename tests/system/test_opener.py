@@ -34,12 +34,14 @@ from di_code.system.files.opener import (
     parent_folder,
     read_at_most,
     read_path,
+    replace_whole,
     require_regular,
     skip_lines,
     status_of,
     temp_name,
 )
 from di_code.system.files.resolve import Target
+from tests.support.permission_faults import needs_permission_faults
 
 LIVENESS = 10.0
 """Seconds an open of a FIFO may take before the test calls it blocked (it takes microseconds)."""
@@ -215,7 +217,7 @@ def test_a_folder_in_a_folder_is_opened_only_if_it_is_one_and_no_link(
     (tmp_path / "file").write_text("f")
     sub = folder_in(folder, "sub")
     try:
-        assert os.listdir(sub) == ["inner"]
+        assert os.stat("inner", dir_fd=sub).st_size == 1  # the folder itself, passed through
         with pytest.raises(OSError):
             os.write(sub, b"x")
     finally:
@@ -350,3 +352,24 @@ def test_lines_are_counted_when_at_most_the_bound_follows_the_position() -> None
     f = io.BytesIO(b"first\n" + b"x" * COUNT_BYTES)
     f.readline()
     assert count_lines(f) == 1
+
+
+@needs_permission_faults
+def test_a_folder_one_may_pass_but_not_list_holds_files_one_may_open(tmp_path: Path) -> None:
+    """A home folder of mode 711 (or a `mktemp -d` above a checkout): its files are the
+    user's to open and replace; the folder is passed through, never read."""
+    closed = tmp_path / "closed"
+    (closed / "inner").mkdir(parents=True)
+    (closed / "inner" / "notes.txt").write_bytes(b"kept\n")
+    closed.chmod(0o300)  # write and pass, no listing
+    try:
+        with parent_folder(closed / "inner" / "notes.txt") as folder:
+            with open_in(folder, "notes.txt") as handle:
+                assert handle.read() == b"kept\n"
+            replace_whole(folder, "notes.txt", b"new\n")
+        with parent_folder(closed / "inner" / "new" / "file.txt", make=True) as folder:
+            os.close(create_new(folder, "file.txt", 0o600))
+    finally:
+        closed.chmod(0o700)
+    assert (closed / "inner" / "notes.txt").read_bytes() == b"new\n"
+    assert (closed / "inner" / "new" / "file.txt").exists()
