@@ -10,6 +10,7 @@ typed into.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -109,7 +110,11 @@ class Job(ABC):
             return
         waiter = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
-        await asyncio.wait({waiter}, timeout=timeout)
+        try:
+            await asyncio.wait({waiter}, timeout=timeout)
+        finally:  # a wait that timed out is not kept: a silent job read for hours grows nothing
+            with contextlib.suppress(ValueError):
+                self._waiters.remove(waiter)
 
     def _end(self, code: int | None) -> None:
         self.code, self.ending = code, self._stopping or "exited"
