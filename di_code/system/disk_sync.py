@@ -55,17 +55,36 @@ def wait_synced(timeout: float | None = None) -> bool:
 
 
 def _sync_due() -> None:
+    """Sync what is due until nothing is. The thread ends saying so, whatever went wrong: a
+    `_syncing` left True would make every later `wait_synced` wait forever."""
+    try:
+        while _synced_some():
+            pass
+    except BaseException:
+        _ended()
+        raise
+
+
+def _synced_some() -> bool:
+    """Sync the files due now; False when none was (the thread ends, under the same lock that
+    found none: a file handed over later starts a thread of its own)."""
+    with _changed:
+        if not _due:
+            _ended()
+            return False
+        handed = list(_due)
+        _due.clear()
+    for copies in _by_file(handed).values():
+        _sync(copies)
+    return True
+
+
+def _ended() -> None:
+    """The sync thread ends (the lock is reentrant: called with it held or not)."""
     global _syncing
-    while True:
-        with _changed:
-            if not _due:
-                _syncing = False
-                _changed.notify_all()
-                return
-            handed = list(_due)
-            _due.clear()
-        for copies in _by_file(handed).values():
-            _sync(copies)
+    with _changed:
+        _syncing = False
+        _changed.notify_all()
 
 
 def _by_file(handed: list[tuple[int, Failed]]) -> dict[tuple[int, int], list[tuple[int, Failed]]]:

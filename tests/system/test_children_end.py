@@ -151,10 +151,13 @@ def test_a_batch_task_hears_when_its_keeper_is_gone(tmp_path: Path) -> None:
     """set_death_signal: the task (batch_child) gets SIGTERM, not a silent SIGKILL."""
     heard = tmp_path / "heard"
     task = (
-        "import signal, sys\n"
+        "import os, signal, sys, pathlib\n"
         "from di_code.system.children import set_death_signal\n"
-        f"signal.signal(signal.SIGTERM, lambda *_: (open({str(heard)!r}, 'w').write('term'), "
-        "sys.exit(0)))\n"
+        "def heard(*_):\n"
+        f"    pathlib.Path({str(heard)!r} + '.new').write_text('term')\n"
+        f"    os.replace({str(heard)!r} + '.new', {str(heard)!r})\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, heard)\n"
         "set_death_signal(signal.SIGTERM)\n"
         "print('ready', flush=True)\n"
         "signal.pause()\n"
@@ -168,7 +171,7 @@ def test_a_batch_task_hears_when_its_keeper_is_gone(tmp_path: Path) -> None:
     assert line(keeper) == "ready"
     keeper.kill()
     keeper.wait()
-    wait_until(heard.exists, "the task to hear of its keeper's end")
+    wait_until(heard.exists, "the task to hear of its keeper's end")  # written whole, then named
     assert heard.read_text() == "term"
 
 
