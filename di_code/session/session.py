@@ -243,9 +243,12 @@ class Session:
         self._branch = self.branch_to(entry_id)
         self._model = self._branch_model()
 
-    def switch_to(self, entry_id: str) -> None:
-        """`branch_from`, written first (`/tree`): a session resumes after its last entry."""
-        mark = BranchEntry(self._new_id(), self._by_id[entry_id].id, self._now())
+    def switch_to(self, entry_id: str | None) -> None:
+        """`branch_from`, written first (`/tree`, `/rewind`): a session resumes after its last
+        entry, and a write the disk refuses leaves the conversation where it was."""
+        if entry_id is not None and entry_id not in self._by_id:
+            raise SessionError(f"no entry {entry_id!r} in session {self.id}")
+        mark = BranchEntry(self._new_id(), entry_id, self._now())
         self._append(mark)  # a full disk raises here, before anything changed
         self.branch_from(mark.id)
 

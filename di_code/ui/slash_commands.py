@@ -309,9 +309,9 @@ async def _rewind(repl: ChatView, arg: str) -> bool:
             repl, target.number, force=force, yes=True, conversation_stays=scope == "files"
         )
     if scope != "files":
-        session.branch_from(target.leaf_id)
-        session.append_checkpoint(target.number, "rewind", target.kind, target.before)
+        session.switch_to(target.leaf_id)
         repl.replace_agent(session.context(), session)
+        session.append_checkpoint(target.number, "rewind", target.kind, target.before)
         _say(repl, f"The conversation is back to before prompt {target.number}.")
     return True
 

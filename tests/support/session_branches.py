@@ -6,8 +6,11 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from di_code.agent import Agent
+from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import AssistantMessage, TextContent, UserMessage
 from di_code.session import Session, SessionStore
+from di_code.setup.prepared import Prepared
 from di_code.ui.tree_view import CURSOR
 
 
@@ -32,6 +35,14 @@ def two_branches(tmp_path: Path) -> Session:
     session.append_message(prompt("other"))
     session.append_message(answer("new branch"))
     return session
+
+
+def setup_with(session: Session | None, tmp_path: Path) -> Prepared:
+    """A chat set up on `session` (None: unsaved) with a model that is never asked."""
+    faux = create_faux_provider([])
+    agent = Agent(faux.provider, faux.model, messages=session.context() if session else [])
+    store = SessionStore(tmp_path / "home")
+    return Prepared(agent, session=session, store=store, workspace=tmp_path)
 
 
 def write_session(path: Path, entries: list[dict]) -> Path:

@@ -9,23 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from di_code.agent import Agent
-from di_code.ai.providers.faux import create_faux_provider
 from di_code.ai.types import TextContent, UserMessage
-from di_code.session import Session, SessionStore
+from di_code.session import Session
 from di_code.session.branches import Branch
-from di_code.setup.prepared import Prepared
 from tests.support.repl import TIMEOUT, chat, until
-from tests.support.session_branches import two_branches, user_entry, write_session
+from tests.support.session_branches import setup_with, two_branches, user_entry, write_session
 
 UP, ENTER, ESC = "\x1b[A", "\r", "\x1b"
-
-
-def setup_with(session: Session | None, tmp_path: Path) -> Prepared:
-    faux = create_faux_provider([])
-    agent = Agent(faux.provider, faux.model, messages=session.context() if session else [])
-    store = SessionStore(tmp_path / "home")
-    return Prepared(agent, session=session, store=store, workspace=tmp_path)
 
 
 async def test_without_a_saved_session_it_says_so(tmp_path: Path) -> None:
