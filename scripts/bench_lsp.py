@@ -311,5 +311,6 @@ def _line(run: subprocess.Popen[str]) -> str:
     assert run.stdout is not None
     return run.stdout.readline() or "{}"
 
+
 if __name__ == "__main__":
     main()
