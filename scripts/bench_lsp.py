@@ -1,7 +1,7 @@
 """Benchmark: what language servers cost an edit, and where an edit's wait goes (issues 34, 47).
 
     .venv/bin/python -m scripts.bench_lsp [--server pyright|ruff] [--project generated|self]
-        [--edits 10] [--rounds 3] [--code DIR]...
+        [--edits 10] [--rounds 3] [--code DIR]... [--setting 'typeCheckingMode = "basic"']...
 
 The project: 200 generated modules that import each other (`generated`, the default) or a
 copy of di-code's own `di_code/` package (`self`), in a temp folder. Each of `--edits` modules
@@ -108,13 +108,20 @@ def generate(project: Path) -> list[Path]:
     return paths
 
 
-def project_files(kind: str, project: Path, edits: int) -> list[Path]:
+def project_files(kind: str, project: Path, edits: int, settings: list[str]) -> list[Path]:
+    """The project's modules to edit; `settings` (TOML lines) go in its pyproject.toml's
+    [tool.basedpyright] table, where a user would put them."""
     if kind == "generated":
         files = generate(project)
-        return files[len(files) // 2 :][:edits]  # modules with imports (and importers)
-    shutil.copytree(ROOT / "di_code", project / "di_code")
-    (project / "pyproject.toml").write_text("[project]\nname = 'copy'\n")
-    return sorted((project / "di_code").rglob("*.py"))[:edits]
+        files = files[len(files) // 2 :][:edits]  # modules with imports (and importers)
+    else:
+        shutil.copytree(ROOT / "di_code", project / "di_code")
+        (project / "pyproject.toml").write_text("[project]\nname = 'copy'\n")
+        files = sorted((project / "di_code").rglob("*.py"))[:edits]
+    if settings:
+        with (project / "pyproject.toml").open("a") as toml:
+            toml.write("\n[tool.basedpyright]\n" + "\n".join(settings) + "\n")
+    return files
 
 
 class Stamps:
@@ -174,9 +181,8 @@ def ms(values: list[float]) -> dict[str, float]:
     }
 
 
-async def bench(
-    server: str, kind: str, edits: int, rounds: int, go: Callable[[], None]
-) -> dict[str, object]:
+async def bench(args: argparse.Namespace, go: Callable[[], None]) -> dict[str, object]:
+    server, kind, edits, rounds = args.server, args.project, args.edits, args.rounds
     from di_code.ai import AbortController
     from di_code.tools.builtin.edit import EditTool
     from di_code.tools.common.workspace import Workspace
@@ -186,7 +192,7 @@ async def bench(
 
     go()  # the start too: one tree's at a time
     project = Path(tempfile.mkdtemp(prefix="bench-lsp-"))
-    files = project_files(kind, project, edits)
+    files = project_files(kind, project, edits, args.setting)
     space = Workspace.create(project)
     others = {candidates[0].name for candidates in PRESETS} - {server}
     servers = LanguageServers(
@@ -242,6 +248,7 @@ async def bench(
     return {
         "server": " ".join(connection.spec.command),
         "project": kind,
+        "settings": args.setting,
         "edits": len(lsp_s),
         "cut": len(shares),
         "files": len(set(files)),
@@ -268,7 +275,7 @@ def child(args: argparse.Namespace) -> None:
         print("ready", flush=True)
         sys.stdin.readline()
 
-    result = asyncio.run(bench(args.server, args.project, args.edits, args.rounds, go))
+    result = asyncio.run(bench(args, go))
     print(json.dumps({"code": args.child, **result}), flush=True)
 
 
@@ -279,6 +286,7 @@ def main() -> None:
     parser.add_argument("--edits", type=int, default=10, help="files edited")
     parser.add_argument("--rounds", type=int, default=3, help="edits per file")
     parser.add_argument("--code", action="append", default=[], help="another di-code tree")
+    parser.add_argument("--setting", action="append", default=[], help="a [tool.basedpyright] line")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -286,6 +294,7 @@ def main() -> None:
         return
     flags = ["--server", args.server, "--project", args.project]
     flags += ["--edits", str(args.edits), "--rounds", str(args.rounds)]
+    flags += [f"--setting={line}" for line in args.setting]
     runs = [
         subprocess.Popen(
             [sys.executable, "-m", "scripts.bench_lsp", *flags, "--child", str(Path(tree))],
