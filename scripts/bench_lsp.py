@@ -258,7 +258,7 @@ async def bench(args: argparse.Namespace, go: Callable[[], None]) -> dict[str, o
         "edit_lsp_ms": ms(lsp_s),
         "server_ms": ms(parts["server"]) if shares else None,
         "di_code_ms": ms(shares) if shares else None,
-        "parts_median_ms": {k: ms(v)["median"] for k, v in parts.items() if v},
+        "parts_ms": {k: ms(v) for k, v in parts.items() if v},
         "server_rss_mib": round(rss, 1),
         "load": os.getloadavg()[0],
     }

@@ -248,6 +248,9 @@ class Connection:
             types.DidCloseTextDocumentParams(text_document=document)
         )
 
+    def has_open(self, path: Path) -> bool:
+        return path.as_uri() in self.open
+
     def known(self, path: Path, text: str | None) -> list[types.Diagnostic] | None:
         """The document's diagnostics without asking: the last published if it is open, those
         it had when closed if `text` is still the text last sent; else None."""
