@@ -32,8 +32,8 @@ async def servers_for(workspace: Path) -> AsyncIterator[Callable[[str], Language
         await servers.aclose()
 
 
-def edit_tool(workspace: Path, servers: LanguageServers) -> AgentTool:
-    return {tool.name: tool for tool in default_tools(workspace, lsp=servers)}["edit"]
+def tool_of(workspace: Path, servers: LanguageServers, name: str = "edit") -> AgentTool:
+    return {tool.name: tool for tool in default_tools(workspace, lsp=servers)}[name]
 
 
 async def test_the_answer_to_a_pull_is_the_edits_diagnostics(
@@ -45,7 +45,7 @@ async def test_the_answer_to_a_pull_is_the_edits_diagnostics(
     marks = workspace.parent / "cache" / "fixture.untrusted" / "marks"
     monkeypatch.setenv("LSP_FIXTURE_STARTS", str(Path.home() / ".cache" / "marks"))
     (workspace / "a.txt").write_text("BAD old\nfine\n")
-    edit = edit_tool(workspace, servers_for("pulled"))
+    edit = tool_of(workspace, servers_for("pulled"))
     result = await run(edit, {"path": "a.txt", "old_text": "fine", "new_text": "BAD new"})
     assert "New problems in a.txt (language server):\na.txt:2:1: error: BAD found here" in text(
         result
@@ -57,12 +57,21 @@ async def test_the_answer_to_a_pull_is_the_edits_diagnostics(
     assert marks.read_text().split().count("pull") == 3  # the file as first read, each edit
 
 
+async def test_the_lsp_tools_diagnostics_of_a_file_are_pulled_too(
+    workspace: Path, servers_for: Callable[[str], LanguageServers]
+) -> None:
+    (workspace / "a.txt").write_text("ok\nBAD\n")
+    lsp = tool_of(workspace, servers_for("pulled"), "lsp")
+    problems = await run(lsp, {"operation": "diagnostics", "path": "a.txt"})
+    assert text(problems) == "a.txt:2:1: error: BAD found here [fixture]"
+
+
 async def test_a_server_that_does_not_take_pulls_is_asked_once_then_listened_to(
     workspace: Path, servers_for: Callable[[str], LanguageServers]
 ) -> None:
     (workspace / "a.txt").write_text("fine\n")
     servers = servers_for("lines")
-    edit = edit_tool(workspace, servers)
+    edit = tool_of(workspace, servers)
     first = await run(edit, {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
     assert "a.txt:1:1: error: BAD found here" in text(first)
     [connection] = servers.running()
