@@ -16,7 +16,10 @@ hover; `points` answers definition, references and symbols with places in every 
 $LSP_FIXTURE_POINTS names (`:`-separated paths), and 500 symbols whose names are
 $LSP_FIXTURE_NAME_SIZE characters long; `sourced` gives each error a source
 $LSP_FIXTURE_SOURCE_SIZE characters long; `surrogate` puts lone surrogates in each error's
-message and source. A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it
+message and source; `pulled` publishes nothing and answers textDocument/diagnostic (a pull)
+with the errors of the document's current text, at once, and a line `pull` in
+$LSP_FIXTURE_STARTS for each (as basedpyright does for a client that pulls: it publishes
+nothing then). A server appends a line to $LSP_FIXTURE_STARTS (when set) each time it
 starts (`silent` too), and `wedged` one (`hover`) when it is asked for a hover.
 
 Hostile modes: `endless-header` sends one header line that never ends (200 MB of it, then
@@ -70,6 +73,8 @@ def serve(mode: str) -> None:
     _mark("started")
 
     def publish(uri: str, version: int, text: str) -> None:
+        if mode == "pulled":
+            return
         if mode == "flood":
             point = types.Position(line=0, character=0)
             diagnostics = [
@@ -123,6 +128,8 @@ def serve(mode: str) -> None:
 
     if mode == "points":
         _answer_with_points(server)
+    if mode == "pulled":
+        _answer_pulls(server)
     if mode == "environ":
         Path.home().joinpath(".cache", "environ").write_text(json.dumps(dict(os.environ)))
     server.start_io()
@@ -183,6 +190,18 @@ def _refuse_initialize() -> None:
     sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
     sys.stdout.buffer.flush()
     sys.stdin.buffer.read()
+
+
+def _answer_pulls(server: Any) -> None:
+    """textDocument/diagnostic: the errors of the document as the server has it now."""
+    options = types.DiagnosticOptions(inter_file_dependencies=False, workspace_diagnostics=False)
+
+    def pulled(params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
+        _mark("pull")
+        document = server.workspace.get_text_document(params.text_document.uri)
+        return types.FullDocumentDiagnosticReport(items=_errors(document.source))
+
+    server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, options)(pulled)
 
 
 def _answer_with_points(server: Any) -> None:

@@ -1,9 +1,10 @@
 """One running language server, spoken to with pygls's client over lsprotocol types.
 
 Imported only when a server starts. It keeps the server's latest diagnostics per document
-(pushed with textDocument/publishDiagnostics) and lets a caller wait, bounded, for the ones
-that follow a change. Requests the server makes of the client (configuration, capability
-registration, progress) are answered so that no server waits on them.
+(pushed with textDocument/publishDiagnostics, or asked for with textDocument/diagnostic) and
+lets a caller wait, bounded, for the ones that follow a change. Requests the server makes of
+the client (configuration, capability registration, progress) are answered so that no server
+waits on them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
 from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
@@ -96,6 +98,12 @@ class Connection:
         self.note: Callable[[str], None] = lambda text: None
         """Where what the model should hear once is said (the manager's notes)."""
         self._said_unreadable = False
+        self.pulls = True
+        """Whether to ask for a changed document's diagnostics (until the server answers that
+        it has no such method: then it is only listened to)."""
+        self._pulling: set[asyncio.Task[None]] = set()
+        """Asks not answered yet: left to end (an answer to a cancelled request would reach
+        pygls as one it cannot take), cancelled when the server is killed."""
         self._answer_server_requests()
 
     @property
@@ -165,6 +173,7 @@ class Connection:
         text = types.TextDocumentClientCapabilities(
             synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
             publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True),
+            diagnostic=types.DiagnosticClientCapabilities(dynamic_registration=True),
             definition=types.DefinitionClientCapabilities(link_support=False),
             hover=types.HoverClientCapabilities(
                 content_format=[types.MarkupKind.PlainText, types.MarkupKind.Markdown]
@@ -201,6 +210,7 @@ class Connection:
         feature(types.WORKSPACE_CONFIGURATION)(_answer_settings(self._starter.settings(self.spec)))
         feature(types.CLIENT_REGISTER_CAPABILITY)(accepted)
         feature(types.WINDOW_WORK_DONE_PROGRESS_CREATE)(accepted)
+        feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)(accepted)
         for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.PROGRESS):
             feature(method)(accepted)
 
@@ -238,6 +248,9 @@ class Connection:
             types.DidCloseTextDocumentParams(text_document=document)
         )
 
+    def has_open(self, path: Path) -> bool:
+        return path.as_uri() in self.open
+
     def known(self, path: Path, text: str | None) -> list[types.Diagnostic] | None:
         """The document's diagnostics without asking: the last published if it is open, those
         it had when closed if `text` is still the text last sent; else None."""
@@ -251,9 +264,14 @@ class Connection:
     async def wait_diagnostics(
         self, path: Path, version: int, since: object, timeout: float
     ) -> list[types.Diagnostic] | None:
-        """The diagnostics published for `version` of the document (or, from a server that
-        sends no version, the first published after `since`); None when none came in time."""
+        """The diagnostics of `version` of the document, asked for (`_pull`) or published,
+        whichever comes first (or, from a server that sends no version, the first published
+        after `since`); None when none came in time."""
         uri = path.as_uri()
+        if self.pulls:
+            pulling = asyncio.create_task(self._pull(uri, version))
+            self._pulling.add(pulling)
+            pulling.add_done_callback(self._pulling.discard)
 
         def arrived() -> bool:
             entry = self.diagnostics.get(uri)
@@ -269,6 +287,28 @@ class Connection:
                 return None
         entry = self.diagnostics.get(uri)
         return None if entry is None or not self.alive else entry[1]
+
+    async def _pull(self, uri: str, version: int) -> None:
+        """Ask for the document's diagnostics (textDocument/diagnostic, LSP 3.17); the answer
+        counts as their publication for `version`, the text last sent. A server that would
+        publish them only after a pause answers at once (basedpyright waits 250 ms after
+        each change before it checks on its own: docs/benchmarks.md)."""
+        document = types.TextDocumentIdentifier(uri=uri)
+        try:
+            report = await self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(text_document=document)
+            )
+        except JsonRpcMethodNotFound:  # it does not take the request: it publishes
+            self.pulls = False
+            return
+        except JsonRpcException:  # not this time: its publication may still come
+            return
+        items = getattr(report, "items", None)  # none in an "unchanged" report (never asked)
+        if items is None or uri not in self.open or self.versions.get(uri) != version:
+            return
+        async with self._published:
+            self.diagnostics[uri] = (version, list(items))
+            self._published.notify_all()
 
     def marker(self, path: Path) -> object:
         """What `wait_diagnostics` compares with to see a fresh publication."""
@@ -322,7 +362,7 @@ class Connection:
         self._stop.set()
         if self._process is not None:
             kill_group(self._process.pid)
-        for task in self._tasks:
+        for task in [*self._tasks, *self._pulling]:
             task.cancel()
 
 

@@ -203,9 +203,10 @@ class LanguageServers(Struct):
     ) -> dict[Connection, list[Problem] | None]:
         """The problems each server sees in `path` now (before a change): the last ones it
         published, or, for a file it has not seen, those of the file as it is on disk (None
-        when they did not come in time)."""
+        when they did not come in time). The file is read only when a server has it closed."""
         connections = await self.connections(path)
-        text = await read_text(path, editor)
+        opened = all(c.has_open(path) for c in connections)
+        text = None if opened else await read_text(path, editor)
         results = await asyncio.gather(*(self._current(c, path, text) for c in connections))
         return dict(zip(connections, results, strict=True))
 
