@@ -48,8 +48,8 @@ def _shown(error: Exception) -> str:
     """The message through the sanitizer: it may quote files, servers, the command line."""
     from di_code.system.safe_text import visible  # only on an error
 
-    refused = isinstance(error, click_module().ClickException)
-    text = error.format_message() if refused else str(error)
+    click = click_module()
+    text = error.format_message() if isinstance(error, click.ClickException) else str(error)
     return visible(text)
 
 
