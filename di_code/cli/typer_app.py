@@ -348,11 +348,11 @@ def run_app() -> int:
 
 def _parser(args: Sequence[str]) -> typer.Typer:
     """The app that parses `args`. Typer turns every command an app holds into a click command
-    before it parses anything (~10 ms for all of them, half of that spent on the commands
-    the line does not name, before `run`'s first request): a line that starts with a
-    top-level command's name is parsed by an app with the same root and that command only,
-    which gives the same help, errors and result; any other line (the root's help and
-    options, `mcp`, a mistyped name) by the whole app."""
+    before it parses anything, and in a fresh process that took ~30 times as long for all of
+    them as for `run` alone (docs/benchmarks.md), all of it before `run`'s first request: a
+    line that starts with a top-level command's name is parsed by an app with the same root
+    and that command only, which gives the same help, errors and result; any other line (the
+    root's help and options, `mcp`, a mistyped name) by the whole app."""
     body = COMMANDS.get(args[0]) if args else None
     if body is None:
         return app
