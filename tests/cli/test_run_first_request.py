@@ -4,6 +4,7 @@ request; it is still taken, before any tool could run."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tests.cli.conftest import cli_env
@@ -36,7 +37,7 @@ def test_the_checkpoint_runs_no_git_before_the_request(
     done = run_main(WATCH, "run", "hi", env=cli_env(di_code_home, llm_server), cwd=str(workspace))
     head, marker, tail = done.stdout.rpartition("SEEN:")
     assert marker and head == "hello there\n", done.stderr
-    seen: list[str] = __import__("json").loads(tail)
+    seen: list[str] = json.loads(tail)
     before = seen[: seen.index("request")]
     assert set(before) <= {"config", "status"}, seen  # the system prompt's git state only
     assert "ls-files" in seen[seen.index("request") :], seen  # the snapshot is still taken
