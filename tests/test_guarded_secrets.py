@@ -145,7 +145,7 @@ def test_each_channel_uses_the_guarded_place_and_each_listed_place_still_writes(
 
 
 def test_the_cli_routes_stdout_and_stderr_through_the_guarded_place_first() -> None:
-    source = (PACKAGE / "cli" / "typer_app.py").read_text(encoding="utf-8")
+    source = (PACKAGE / "cli" / "guarded.py").read_text(encoding="utf-8")
     assert "redact_output()" in source
 
 

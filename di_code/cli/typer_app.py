@@ -1,33 +1,50 @@
-"""The Typer app: the commands, their options and help, and how their errors exit.
+"""The Typer app: the commands, their options and help.
 
 `di_code.cli.app.main` hands it every command line but a lone `--version`. Heavy modules
-(httpx, jsonschema, rich.markdown, prompt_toolkit) are imported inside the commands. A user
-error is one line on stderr and exit code 2; an unexpected error is one line and exit 1, with
-the traceback only under `--verbose`.
+(httpx, jsonschema, rich.markdown, prompt_toolkit) are imported inside the commands. How their
+errors exit is di_code.cli.guarded's: a user error is one line on stderr and exit code 2; an
+unexpected error is one line and exit 1, with the traceback only under `--verbose`.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from types import ModuleType
 from typing import Annotated
 
 import typer
+from typer.main import get_command_name
 
 from di_code.cli import version_line
+from di_code.cli.guarded import click_module, guarded
 from di_code.cli.options import with_common_options
 from di_code.setup.flags import CliOptions
 
-app = typer.Typer(
-    name="di-code",
-    help="di-code: a terminal coding agent.",
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-    no_args_is_help=True,
-)
+
+def _typer() -> typer.Typer:
+    """An empty app with di-code's settings: the whole app below, or one command's."""
+    return typer.Typer(
+        name="di-code",
+        help="di-code: a terminal coding agent.",
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+        no_args_is_help=True,
+    )
+
+
+app = _typer()
+COMMANDS: dict[str, Callable[..., None]] = {}
+"""The top-level commands by name (`mcp`, a group, is not one): `run_app` parses a command
+line that starts with one of them with an app that holds only it."""
+
+
+def command(body: Callable[..., None]) -> Callable[..., None]:
+    """`@app.command()`, the command also kept in COMMANDS under the name Typer gives it."""
+    app.command()(body)
+    COMMANDS[get_command_name(body.__name__)] = body
+    return body
 
 
 def _version(value: bool) -> None:
@@ -46,7 +63,7 @@ def root(
     """di-code: a terminal coding agent. The model proposes tool calls; di-code runs them."""
 
 
-@app.command()
+@command
 @with_common_options
 def run(
     prompt: Annotated[
@@ -75,7 +92,7 @@ def run(
     raise typer.Exit(guarded(body, options))
 
 
-@app.command()
+@command
 @with_common_options
 def review(
     base: Annotated[
@@ -101,7 +118,7 @@ def review(
     raise typer.Exit(guarded(body, options))
 
 
-@app.command()
+@command
 @with_common_options
 def chat(*, options: CliOptions) -> None:
     """Start the interactive REPL."""
@@ -114,7 +131,7 @@ def chat(*, options: CliOptions) -> None:
     raise typer.Exit(guarded(body, options))
 
 
-@app.command()
+@command
 @with_common_options
 def acp(
     log: Annotated[
@@ -133,7 +150,7 @@ def acp(
     raise typer.Exit(guarded(body, options))
 
 
-@app.command()
+@command
 def trust(
     folder: Annotated[
         str | None, typer.Argument(metavar="FOLDER", help="The project (default: here).")
@@ -165,7 +182,7 @@ def trust(
     raise typer.Exit(guarded(body, CliOptions()))
 
 
-@app.command()
+@command
 def batch(
     tasks: Annotated[str, typer.Argument(metavar="TASKS", help="The task file (JSON lines).")],
     out: Annotated[str, typer.Option("--out", metavar="FILE", help="The results file.")],
@@ -246,7 +263,7 @@ def mcp_list() -> None:
     raise typer.Exit(guarded(body, CliOptions()))
 
 
-@app.command()
+@command
 def lsp() -> None:
     """List the language servers: configured or found on PATH, and those missing (with the
     command that installs each)."""
@@ -261,7 +278,7 @@ def lsp() -> None:
     raise typer.Exit(guarded(body, CliOptions()))
 
 
-@app.command()
+@command
 def undo(
     session: Annotated[
         str | None, typer.Option(metavar="ID", help="Undo in this session, not the newest.")
@@ -284,7 +301,7 @@ def undo(
     raise typer.Exit(guarded(body, CliOptions()))
 
 
-@app.command()
+@command
 def export(
     session: Annotated[
         str | None,
@@ -317,10 +334,10 @@ def run_app() -> int:
     before a command's body runs (an option out of its range, an unknown option or command)
     ends in `guarded` too: one line and exit 2, not click's usage block. A bare `di-code`
     still shows the help."""
-    click = _click()
+    click = click_module()
     no_args_is_help = getattr(click.exceptions, "NoArgsIsHelpError", ())  # click < 8.2: none
     try:
-        code = app(standalone_mode=False)
+        code = _parser(sys.argv[1:])(standalone_mode=False)
     except no_args_is_help as help_asked:
         help_asked.show()
         return int(help_asked.exit_code)
@@ -329,55 +346,21 @@ def run_app() -> int:
     return code if isinstance(code, int) else 0
 
 
+def _parser(args: Sequence[str]) -> typer.Typer:
+    """The app that parses `args`. Typer turns every command an app holds into a click command
+    before it parses anything, and in a fresh process that took ~30 times as long for all of
+    them as for `run` alone (docs/benchmarks.md), all of it before `run`'s first request: a
+    line that starts with a top-level command's name is parsed by an app with the same root
+    and that command only, which gives the same help, errors and result; any other line (the
+    root's help and options, `mcp`, a mistyped name) by the whole app."""
+    body = COMMANDS.get(args[0]) if args else None
+    if body is None:
+        return app
+    one = _typer()
+    one.callback()(root)
+    one.command()(body)
+    return one
+
+
 def _raise(error: Exception) -> int:
     raise error
-
-
-def guarded(body: Callable[[], int], options: CliOptions) -> int:
-    """Run a command body; turn user errors into one line and exit 2, bugs into exit 1.
-
-    The body imports what it needs itself: modules that keep `sys.stderr` as a default
-    argument must see the redacting stream installed here."""
-    from di_code.ai.redaction import redact_output  # not needed by `--help`
-
-    redact_output()  # from here on, whatever leaves the process has the known secrets hidden
-    try:
-        return body()
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
-        code = _user_exit_code(exc)
-        if code is not None:  # the user's to fix (DiCodeError.exit_code): its own line
-            print(f"di-code: {_shown(exc)}", file=sys.stderr)
-            return code
-        if options.verbose:
-            raise
-        print(f"di-code: internal error: {_shown(exc)} (--verbose shows details)", file=sys.stderr)
-        return 1
-
-
-def _user_exit_code(error: Exception) -> int | None:
-    """The exit code of an error that is the user's to fix: di-code's own
-    (DiCodeError.exit_code) or click's refusal of the command line (2); None for a bug."""
-    from di_code.system.errors import DiCodeError
-
-    if isinstance(error, _click().ClickException):
-        return int(error.exit_code)
-    return error.exit_code if isinstance(error, DiCodeError) else None
-
-
-def _shown(error: Exception) -> str:
-    """The message through the sanitizer: it may quote files, servers, the command line."""
-    from di_code.system.safe_text import visible  # only on an error
-
-    text = error.format_message() if isinstance(error, _click().ClickException) else str(error)
-    return visible(text)
-
-
-def _click() -> ModuleType:
-    """The click Typer parses with: its own copy (typer 0.2x, `typer._click`: the plain install
-    has no click) or click itself (older typer)."""
-    import typer.core
-
-    click: ModuleType = getattr(typer.core, "_click", None) or getattr(typer.core, "click")  # noqa: B009
-    return click

@@ -134,8 +134,11 @@ class Checkpointer:
     async def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStartEvent):
             self._begin()
-        elif isinstance(event, MessageUpdateEvent):
-            self._start_snapshot()  # the request is out: git no longer competes with it
+        elif isinstance(event, MessageUpdateEvent) and event.event.type != "start":
+            # the answer has begun, so the request is out: git no longer competes with it (the
+            # stream's "start" comes before the request is sent); a tool or the prompt's end
+            # starts the snapshot itself if no such event came
+            self._start_snapshot()
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, UserMessage):
             self._title = self._title or typed_title(event.message)
         elif isinstance(event, ToolExecutionStartEvent):

@@ -2,7 +2,7 @@
 
 Each error says in its message what went wrong, in one line a user can act on. `exit_code`
 says whether it is the user's to fix: the command line's one place for errors
-(di_code.cli.typer_app.guarded) prints such an error as `di-code: MESSAGE` and exits with its
+(di_code.cli.guarded.guarded) prints such an error as `di-code: MESSAGE` and exits with its
 code; any other error that reaches it is a bug, said as an internal error (exit 1).
 """
 

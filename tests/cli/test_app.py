@@ -13,6 +13,7 @@ import pytest
 from packaging.requirements import Requirement
 
 from di_code import __version__
+from di_code.cli.typer_app import COMMANDS
 from tests.cli.conftest import cli_env
 from tests.support.imports import CLI_MAIN, loaded_modules, offenders, run_main, when_main_ends
 from tests.support.llm_server import LLMServer, Turn
@@ -64,6 +65,45 @@ def test_help_imports_nothing_heavy(args: list[str]) -> None:
     loaded, out = loaded_modules(CLI_MAIN, *args, env=os.environ | {"COLUMNS": "100"})
     assert "Usage: di-code" in out
     assert offenders(loaded - STOP_SIGNALS, NOT_FOR_HELP) == []
+
+
+# The whole app, parsing the command line as `di-code` did before `run_app` began to parse a
+# line that names a top-level command with an app that holds only that command.
+WHOLE_APP = """
+import sys
+sys.argv = ["di-code", *sys.argv[1:]]
+from di_code.cli.typer_app import app
+app()
+"""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        *([name, "--help"] for name in COMMANDS),
+        ["run", "--bogus", "hi"],
+        ["batch"],
+        ["undo", "--to", "0"],
+        ["run", "--version"],
+        ["export", "--help", "extra"],
+    ],
+    ids=" ".join,
+)
+def test_a_command_alone_parses_as_the_whole_app_does(args: list[str]) -> None:
+    env = os.environ | {"COLUMNS": "100"}
+    alone = run_main("", *args, env=env, cwd=".")
+    whole = subprocess.run(
+        [sys.executable, "-c", WHOLE_APP, *args], capture_output=True, text=True, env=env
+    )
+    assert alone.stdout == whole.stdout
+    assert alone.returncode == whole.returncode
+    assert _refusal(alone.stderr) == _refusal(whole.stderr)
+
+
+def _refusal(stderr: str) -> str:
+    """click's reason, without the usage block that `run_app` leaves out on purpose."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    return lines[-1].removeprefix("di-code: ").removeprefix("Error: ") if lines else ""
 
 
 def test_version_alone_is_answered_without_typer() -> None:

@@ -1,6 +1,6 @@
 """Hostile input through the real `di-code` command line, as a new user would type it: every
 bad configuration, flag, key or address ends in the one place for errors
-(di_code.cli.typer_app.guarded) as ONE line, exit 2 when it is the user's to fix, no
+(di_code.cli.guarded.guarded) as ONE line, exit 2 when it is the user's to fix, no
 traceback and no key; a `--base-url` server is sent no key it was not given."""
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 
 from di_code.ai.json_pieces import PIECE
 from di_code.ai.redaction import register
-from di_code.cli.typer_app import guarded
+from di_code.cli.guarded import guarded
 from di_code.config.toml_file import ConfigError
 from di_code.session.git_run import GitError, run_git
 from di_code.session.jsonl import encode

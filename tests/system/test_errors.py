@@ -1,5 +1,5 @@
 """One base for di-code's errors: every exception class the package defines derives from
-DiCodeError, so the command line's one place for errors (cli.typer_app.guarded) tells the
+DiCodeError, so the command line's one place for errors (cli.guarded.guarded) tells the
 user's errors (an `exit_code`) from bugs by one attribute, not by a list of classes.
 
 Read from the code: a new exception class on another base fails here."""
