@@ -8,15 +8,30 @@ import os
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from di_code.agent import ToolResult
+from di_code.tools.lsp.manager import LanguageServers
+from di_code.tools.lsp.servers import catalog
+from di_code.tools.lsp.spawn import ServerStarter
 from tests.support.processes import alive
 
 BIN = str(Path(sys.executable).parent)
 """Where this environment's programs (basedpyright among them) are installed."""
 FIXTURE = Path(__file__).with_name("lsp_fixture_server.py")
+
+
+def fixture_servers(workspace: Path, mode: str, **table: Any) -> LanguageServers:
+    """The fixture server (FIXTURE) in `mode` as the one language server of `workspace`."""
+    command = [sys.executable, str(FIXTURE), mode, str(workspace)]
+    found = catalog(
+        {"fixture": {"command": command, "extensions": [".txt"], **table}}, which=lambda _: None
+    )
+    return LanguageServers(
+        found, workspace, starter=ServerStarter(cache=workspace.parent / "cache")
+    )
 
 
 def server_pids(workspace: Path) -> list[int]:

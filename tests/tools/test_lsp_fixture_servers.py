@@ -6,7 +6,6 @@ no server serves costs nothing."""
 from __future__ import annotations
 
 import asyncio
-import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -16,23 +15,11 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
-from di_code.tools.lsp.servers import catalog
-from di_code.tools.lsp.spawn import ServerStarter
-from tests.support.lsp import FIXTURE, server_pids, text
+from tests.support.lsp import fixture_servers, server_pids, text
 from tests.support.processes import until, wait_until
 from tests.tools.conftest import error_of, run
 
 MakeTools = Callable[..., "asyncio.Future[dict[str, AgentTool]]"]
-
-
-def fixture_servers(workspace: Path, mode: str, **table: Any) -> LanguageServers:
-    command = [sys.executable, str(FIXTURE), mode, str(workspace)]
-    found = catalog(
-        {"fixture": {"command": command, "extensions": [".txt"], **table}}, which=lambda _: None
-    )
-    return LanguageServers(
-        found, workspace, starter=ServerStarter(cache=workspace.parent / "cache")
-    )
 
 
 @pytest.fixture

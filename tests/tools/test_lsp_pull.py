@@ -13,9 +13,8 @@ import pytest
 from di_code.agent import AgentTool
 from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
-from tests.support.lsp import text
+from tests.support.lsp import fixture_servers, text
 from tests.tools.conftest import run
-from tests.tools.test_lsp_fixture_servers import fixture_servers
 
 
 @pytest.fixture
