@@ -39,6 +39,10 @@ CLOSE_GRACE = 0.5
 """Seconds a server is given to shut down when di-code closes it."""
 MAX_OPEN = 3
 """Documents kept open per server (those last changed)."""
+MAX_ASKS = 3
+"""Asks for diagnostics a server may leave unanswered at once: beyond, it is only listened to
+until it answers one (each unanswered ask is held until the server ends, and a server that
+takes the request but never answers would otherwise be one more per edit)."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 """pygls logs what a server does oddly; without a handler Python would print it on stderr,
 over di-code's own output."""
@@ -90,6 +94,8 @@ class Connection:
         self.closed: dict[str, list[types.Diagnostic]] = {}
         """The last diagnostics of documents closed since."""
         self._published = asyncio.Condition()
+        self._waking: set[asyncio.Task[None]] = set()
+        """Wake-ups of those waiting for diagnostics, kept until they run."""
         self._stop = threading.Event()
         self._process: asyncio.subprocess.Process | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -196,12 +202,17 @@ class Connection:
     def _answer_server_requests(self) -> None:
         feature: Any = self.client.feature  # pygls's decorator is untyped
 
-        async def published(params: types.PublishDiagnosticsParams) -> None:
+        def published(params: types.PublishDiagnosticsParams) -> None:
+            """Not a coroutine: pygls keeps the task of each coroutine handler of a
+            notification for as long as the server runs (one more per publication)."""
             if params.uri in self.closed:
                 return  # a server clears a closed file's list; di-code keeps the last one
-            async with self._published:
-                self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
-                self._published.notify_all()
+            if not self._current(params.uri, params.version):
+                return
+            self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
+            waking = asyncio.ensure_future(self._wake())
+            self._waking.add(waking)
+            waking.add_done_callback(self._waking.discard)
 
         def accepted(params: Any) -> None:
             """Capability registration, progress, log messages: nothing to do."""
@@ -213,6 +224,17 @@ class Connection:
         feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)(accepted)
         for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.PROGRESS):
             feature(method)(accepted)
+
+    def _current(self, uri: str, version: int | None) -> bool:
+        """Whether a publication for `version` of `uri` may replace what is kept: not one for
+        a version di-code never sent (ahead of the last, or of a document it has not opened:
+        taken, it would pass for the diagnostics of the next text sent), nor one older than
+        those kept (a check of an old text that finished late, after the answer to an ask
+        for the new one). A publication without a version is taken as it comes."""
+        if version is None:
+            return True
+        kept = self.diagnostics.get(uri, (None, []))[0]
+        return version <= self.versions.get(uri, 0) and (kept is None or version >= kept)
 
     def sync(self, path: Path, text: str) -> int:
         """Send the document's whole new text (open it first if needed); its version."""
@@ -268,7 +290,7 @@ class Connection:
         whichever comes first (or, from a server that sends no version, the first published
         after `since`); None when none came in time."""
         uri = path.as_uri()
-        if self.pulls:
+        if self.pulls and len(self._pulling) < MAX_ASKS:
             pulling = asyncio.create_task(self._pull(uri, version))
             self._pulling.add(pulling)
             pulling.add_done_callback(self._pulling.discard)
@@ -306,9 +328,8 @@ class Connection:
         items = getattr(report, "items", None)  # none in an "unchanged" report (never asked)
         if items is None or uri not in self.open or self.versions.get(uri) != version:
             return
-        async with self._published:
-            self.diagnostics[uri] = (version, list(items))
-            self._published.notify_all()
+        self.diagnostics[uri] = (version, list(items))
+        await self._wake()
 
     def marker(self, path: Path) -> object:
         """What `wait_diagnostics` compares with to see a fresh publication."""
@@ -337,12 +358,16 @@ class Connection:
             raise ServerEnded
         raise TimeoutError
 
+    async def _wake(self) -> None:
+        """Whoever waits for diagnostics looks again."""
+        async with self._published:
+            self._published.notify_all()
+
     async def wait_exit(self) -> int | None:
         """The server's exit code, once it exits; whoever waits for diagnostics is woken."""
         assert self._process is not None
         code = await self._process.wait()
-        async with self._published:
-            self._published.notify_all()
+        await self._wake()
         return code
 
     async def aclose(self) -> None:
