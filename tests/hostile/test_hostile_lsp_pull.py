@@ -8,6 +8,7 @@ started (sandboxed) as any configured server is."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import sys
@@ -19,6 +20,7 @@ import pytest
 from rich.text import Text
 
 from di_code.agent import AgentTool
+from di_code.ai import AbortController
 from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
@@ -150,6 +152,37 @@ async def test_a_pull_answered_with_a_hundred_megabytes_ends_the_server_said_onc
     assert (workspace / "a.txt").read_text() == "BAD\n"
     assert not any(c.alive for c in servers.running())
     nothing_on_stderr(capfd)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a 23 MB answer is parsed and structured on the event loop (seconds): a stop waits",
+)
+async def test_a_stop_while_a_big_answer_is_read_ends_the_edit_at_once(
+    workspace: Path,
+    pulling: Callable[[str], LanguageServers],
+    monkeypatch: pytest.MonkeyPatch,
+    marks: Path,
+) -> None:
+    """150,000 problems, under the 64 MB a message may have: the stop comes as the server
+    has written them, while di-code reads them; README: a stop ends every wait on a server
+    at once."""
+    monkeypatch.setenv("LSP_PULL_ANSWER", "big")
+    (workspace / "a.txt").write_text("fine\n")
+    servers = pulling("raw")
+    await run(tool(workspace, servers, "lsp"), {"operation": "diagnostics", "path": "a.txt"})
+    stop, loop = AbortController(), asyncio.get_running_loop()
+
+    def stop_once_answered() -> float:
+        wait_until(lambda: "answered" in marks.read_text(), "the big answer written")
+        loop.call_soon_threadsafe(stop.abort)
+        return time.monotonic()
+
+    stopping = asyncio.ensure_future(asyncio.to_thread(stop_once_answered))
+    params = {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}
+    with contextlib.suppress(Exception):
+        await tool(workspace, servers).execute("1", params, stop.signal)
+    assert time.monotonic() - await stopping < AT_ONCE
 
 
 async def ping(servers: LanguageServers) -> None:

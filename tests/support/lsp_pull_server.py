@@ -7,7 +7,8 @@ It serves full-text sync and errors on each line holding `BAD` ("BAD found here"
 how it answers a pull (textDocument/diagnostic):
 
 - `raw`: once the text holds `BAD`, with the JSON text of $LSP_PULL_ANSWER (`deep`: nested
-  100,000 levels; `huge`: a 100 MB report); it publishes the right errors 0.2 s later.
+  100,000 levels; `big`: a 23 MB report, `huge`: 100 MB), marked `answered` once written; it
+  publishes the right errors 0.2 s later.
 - `late-push`: at once; 0.3 s later it publishes the errors of the text before the change,
   with that version (a check of the old text that finishes late), and marks `pushed`.
 - `forged-version`: 0.3 s late; as a document opens it publishes "STALE found here" for a
@@ -80,11 +81,13 @@ def raw_answer(ident: Any) -> None:
     if answer == "deep":
         depth = 100_000
         answer = '{"kind": "full", "items": [], "data": ' + "[" * depth + "]" * depth + "}"
-    elif answer == "huge":
+    elif answer in ("big", "huge"):
         item = json.dumps(errors("BAD")[0])
-        answer = '{"kind": "full", "items": [' + ",".join([item] * 800_000) + "]}"
+        count = 150_000 if answer == "big" else 800_000
+        answer = '{"kind": "full", "items": [' + ",".join([item] * count) + "]}"
     head = b'{"jsonrpc": "2.0", "id": %s, "result": ' % json.dumps(ident).encode()
     frame(head + answer.encode() + b"}")
+    mark("answered")
 
 
 class Server:
