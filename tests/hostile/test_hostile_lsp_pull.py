@@ -154,10 +154,6 @@ async def test_a_pull_answered_with_a_hundred_megabytes_ends_the_server_said_onc
     nothing_on_stderr(capfd)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a 23 MB answer is parsed and structured on the event loop (seconds): a stop waits",
-)
 async def test_a_stop_while_a_big_answer_is_read_ends_the_edit_at_once(
     workspace: Path,
     pulling: Callable[[str], LanguageServers],

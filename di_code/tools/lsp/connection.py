@@ -19,22 +19,14 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
-from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
 from di_code.system.errors import DiCodeError
 from di_code.tools.lsp.converter import converter
+from di_code.tools.lsp.frames import read_messages
 from di_code.tools.lsp.servers import ServerSpec
 from di_code.tools.lsp.spawn import ServerStarter, kill_group
 
-_log = logging.getLogger(__name__)
-_log.addHandler(logging.NullHandler())
-_log.propagate = False
-"""pygls's reader logs each frame it cannot read with a traceback; what the user is told
-instead is one note (`unreadable`)."""
-MAX_FRAME = 64 * 1024 * 1024
-"""Bytes a server's message may have: a larger one (announced in its header) ends the server,
-said once, instead of being read into memory for as long as the server sends it."""
 CLOSE_GRACE = 0.5
 """Seconds a server is given to shut down when di-code closes it."""
 MAX_OPEN = 3
@@ -54,26 +46,6 @@ class StartFailed(DiCodeError):
 
 class ServerEnded(DiCodeError):
     """The server ended (exited, or its output could not be read on) before it answered."""
-
-
-class FrameTooLarge(DiCodeError):
-    """A message announced larger than MAX_FRAME."""
-
-
-class _Bounded:
-    """The server's output as pygls reads it, refusing a message over MAX_FRAME before any
-    of its body is read."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    def readline(self) -> Awaitable[bytes]:
-        return self._reader.readline()
-
-    def readexactly(self, n: int) -> Awaitable[bytes]:
-        if n > MAX_FRAME:
-            raise FrameTooLarge(f"a message of {n} bytes, over the {MAX_FRAME} limit")
-        return self._reader.readexactly(n)
 
 
 class Connection:
@@ -100,7 +72,7 @@ class Connection:
         self._process: asyncio.subprocess.Process | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._reading: asyncio.Task[None] | None = None
-        """pygls's reading loop over the server's output: done when the server has ended."""
+        """The reading of the server's output (frames.read_messages): done when it ended."""
         self.note: Callable[[str], None] = lambda text: None
         """Where what the model should hear once is said (the manager's notes)."""
         self._said_unreadable = False
@@ -131,8 +103,9 @@ class Connection:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None
         self.client.protocol.set_writer(self._process.stdin)
-        output = _Bounded(self._process.stdout)
-        reading = run_async(self._stop, output, self.client.protocol, _log, self._unreadable)
+        reading = read_messages(
+            self._process.stdout, self.client.protocol, self._stop, self._unreadable
+        )
         self._reading = asyncio.create_task(self._read(reading))
         self._tasks.append(self._reading)
         try:
@@ -157,8 +130,8 @@ class Connection:
         self.client.initialized(types.InitializedParams())
 
     async def _read(self, reading: Awaitable[None]) -> None:
-        """pygls's reading loop; a stream it cannot go on reading (a frame cut short, a header
-        line past the reader's limit) ends the server, said once."""
+        """The reading of its messages; a stream it cannot go on reading (a frame cut short,
+        over MAX_FRAME, a header line past the reader's limit) ends the server, said once."""
         try:
             await reading
         except Exception as exc:
