@@ -17,7 +17,6 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
-from rich.text import Text
 
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
@@ -25,7 +24,8 @@ from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from di_code.ui.tool_view import problems_under
+from di_code.ai.types import ToolResultMessage
+from di_code.ui.tool_view import result_body
 from tests.hostile.test_hostile_lsp import AT_ONCE, stopped
 from tests.support.lsp import text
 from tests.support.processes import wait_until
@@ -267,8 +267,11 @@ async def test_escapes_and_bidi_in_a_pulled_message_reach_neither_terminal_nor_a
     lines = text(result).splitlines()
     assert lines[1:3] == ["New problems in a.txt (language server):", lines[2]]
     assert lines[2].startswith("a.txt:1:1: error: ") and len(lines) == 3, lines
-    drawn = problems_under(Text("diff"), result.details["diagnostics"]).plain
-    assert not any(char in drawn for char in "\x1b\x07\u202e\u202c\u2028\x85\x00\r"), drawn
+    shown = ToolResultMessage("1", "edit", list(result.content), details=result.details)
+    for diff_in_question in (False, True):  # the diff drawn with the problems, or only the text
+        drawn = result_body(shown, diff_shown=diff_in_question).plain
+        assert not any(c in drawn for c in "\x1b\x07\u202e\u202c\u2028\x85\x00\r"), drawn
+        assert "evil" in drawn
 
 
 ERRORS = {"internal error": -32603, "content modified": -32801, "server cancelled": -32802}
