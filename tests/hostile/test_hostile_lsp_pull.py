@@ -20,11 +20,11 @@ import pytest
 
 from di_code.agent import AgentTool
 from di_code.ai import AbortController
+from di_code.ai.types import ToolResultMessage
 from di_code.tools import default_tools
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from di_code.ai.types import ToolResultMessage
 from di_code.ui.tool_view import result_body
 from tests.hostile.test_hostile_lsp import AT_ONCE, stopped
 from tests.support.lsp import text
