@@ -344,6 +344,24 @@ async def test_a_thousand_edits_to_a_server_that_never_answers_pulls_leave_no_as
     assert len(waiting) <= 3, f"{len(waiting)} asks held"
 
 
+@pytest.mark.xfail(
+    strict=True, reason="the last diagnostics of every file a server names are kept, unbounded"
+)
+async def test_publications_for_ever_new_files_nobody_opened_are_not_kept_without_bound(
+    workspace: Path, pulling: Callable[[str], LanguageServers], marks: Path
+) -> None:
+    """2,000 files never sent, new names at each edit: kept, they grow with the session."""
+    (workspace / "a.txt").write_text("n0\n")
+    servers = pulling("elsewhere")
+    for n in range(10):
+        await edit(workspace, servers, f"n{n}\n", f"n{n + 1}\n")
+    published = marks.read_text().split().count("published")
+    await ping(servers)
+    [connection] = servers.running()
+    assert published >= 10
+    assert len(connection.diagnostics) <= 1000, f"{len(connection.diagnostics)} files kept"
+
+
 async def test_a_stop_while_an_ask_goes_unanswered_ends_the_edit_at_once_with_the_change(
     workspace: Path, pulling: Callable[[str], LanguageServers]
 ) -> None:

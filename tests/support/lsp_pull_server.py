@@ -18,6 +18,8 @@ how it answers a pull (textDocument/diagnostic):
 - `push-only`: never; it publishes on open and change.
 - `answer-once`: the first pull only; it publishes nothing.
 - `slow`: 3 s late, with the errors of the text it had when asked.
+- `elsewhere`: rightly; on each open and change it publishes an error for each of 2,000
+  files never opened (new names each time), then marks `published`.
 
 A line `pull` in $LSP_FIXTURE_STARTS (when set) marks each pull received, `started` a start.
 """
@@ -153,6 +155,11 @@ class Server:
         self.texts[uri], self.versions[uri] = text, version
         if self.mode == "push-only":
             publish(uri, version, errors(text))
+        if self.mode == "elsewhere":
+            folder = uri.rsplit("/", 1)[0]
+            for n in range(2000):
+                publish(f"{folder}/gone/{version}-{n}.txt", None, errors("BAD"))
+            mark("published")
         if self.mode == "forged-version" and method == "textDocument/didOpen":
             stale = errors("STALE\n", "STALE")
             publish(uri, version + 1_000_000, stale)
