@@ -19,26 +19,22 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcMethodNotFound
-from pygls.io_ import run_async
 from pygls.lsp.client import LanguageClient
 
 from di_code.system.errors import DiCodeError
 from di_code.tools.lsp.converter import converter
+from di_code.tools.lsp.frames import read_messages
 from di_code.tools.lsp.servers import ServerSpec
 from di_code.tools.lsp.spawn import ServerStarter, kill_group
 
-_log = logging.getLogger(__name__)
-_log.addHandler(logging.NullHandler())
-_log.propagate = False
-"""pygls's reader logs each frame it cannot read with a traceback; what the user is told
-instead is one note (`unreadable`)."""
-MAX_FRAME = 64 * 1024 * 1024
-"""Bytes a server's message may have: a larger one (announced in its header) ends the server,
-said once, instead of being read into memory for as long as the server sends it."""
 CLOSE_GRACE = 0.5
 """Seconds a server is given to shut down when di-code closes it."""
 MAX_OPEN = 3
 """Documents kept open per server (those last changed)."""
+MAX_ASKS = 3
+"""Asks for diagnostics a server may leave unanswered at once: beyond, it is only listened to
+until it answers one (each unanswered ask is held until the server ends, and a server that
+takes the request but never answers would otherwise be one more per edit)."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 """pygls logs what a server does oddly; without a handler Python would print it on stderr,
 over di-code's own output."""
@@ -50,26 +46,6 @@ class StartFailed(DiCodeError):
 
 class ServerEnded(DiCodeError):
     """The server ended (exited, or its output could not be read on) before it answered."""
-
-
-class FrameTooLarge(DiCodeError):
-    """A message announced larger than MAX_FRAME."""
-
-
-class _Bounded:
-    """The server's output as pygls reads it, refusing a message over MAX_FRAME before any
-    of its body is read."""
-
-    def __init__(self, reader: asyncio.StreamReader) -> None:
-        self._reader = reader
-
-    def readline(self) -> Awaitable[bytes]:
-        return self._reader.readline()
-
-    def readexactly(self, n: int) -> Awaitable[bytes]:
-        if n > MAX_FRAME:
-            raise FrameTooLarge(f"a message of {n} bytes, over the {MAX_FRAME} limit")
-        return self._reader.readexactly(n)
 
 
 class Connection:
@@ -90,11 +66,13 @@ class Connection:
         self.closed: dict[str, list[types.Diagnostic]] = {}
         """The last diagnostics of documents closed since."""
         self._published = asyncio.Condition()
+        self._waking: set[asyncio.Task[None]] = set()
+        """Wake-ups of those waiting for diagnostics, kept until they run."""
         self._stop = threading.Event()
         self._process: asyncio.subprocess.Process | None = None
         self._tasks: list[asyncio.Task[Any]] = []
         self._reading: asyncio.Task[None] | None = None
-        """pygls's reading loop over the server's output: done when the server has ended."""
+        """The reading of the server's output (frames.read_messages): done when it ended."""
         self.note: Callable[[str], None] = lambda text: None
         """Where what the model should hear once is said (the manager's notes)."""
         self._said_unreadable = False
@@ -125,8 +103,9 @@ class Connection:
             raise StartFailed(f"cannot start {self.spec.command[0]}: {exc.strerror}") from None
         assert self._process.stdin is not None and self._process.stdout is not None
         self.client.protocol.set_writer(self._process.stdin)
-        output = _Bounded(self._process.stdout)
-        reading = run_async(self._stop, output, self.client.protocol, _log, self._unreadable)
+        reading = read_messages(
+            self._process.stdout, self.client.protocol, self._stop, self._unreadable
+        )
         self._reading = asyncio.create_task(self._read(reading))
         self._tasks.append(self._reading)
         try:
@@ -151,8 +130,8 @@ class Connection:
         self.client.initialized(types.InitializedParams())
 
     async def _read(self, reading: Awaitable[None]) -> None:
-        """pygls's reading loop; a stream it cannot go on reading (a frame cut short, a header
-        line past the reader's limit) ends the server, said once."""
+        """The reading of its messages; a stream it cannot go on reading (a frame cut short,
+        over MAX_FRAME, a header line past the reader's limit) ends the server, said once."""
         try:
             await reading
         except Exception as exc:
@@ -196,12 +175,17 @@ class Connection:
     def _answer_server_requests(self) -> None:
         feature: Any = self.client.feature  # pygls's decorator is untyped
 
-        async def published(params: types.PublishDiagnosticsParams) -> None:
+        def published(params: types.PublishDiagnosticsParams) -> None:
+            """Not a coroutine: pygls keeps the task of each coroutine handler of a
+            notification for as long as the server runs (one more per publication)."""
             if params.uri in self.closed:
                 return  # a server clears a closed file's list; di-code keeps the last one
-            async with self._published:
-                self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
-                self._published.notify_all()
+            if not self._current(params.uri, params.version):
+                return
+            self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
+            waking = asyncio.ensure_future(self._wake())
+            self._waking.add(waking)
+            waking.add_done_callback(self._waking.discard)
 
         def accepted(params: Any) -> None:
             """Capability registration, progress, log messages: nothing to do."""
@@ -213,6 +197,17 @@ class Connection:
         feature(types.WORKSPACE_DIAGNOSTIC_REFRESH)(accepted)
         for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.PROGRESS):
             feature(method)(accepted)
+
+    def _current(self, uri: str, version: int | None) -> bool:
+        """Whether a publication for `version` of `uri` may replace what is kept: not one for
+        a version di-code never sent (ahead of the last, or of a document it has not opened:
+        taken, it would pass for the diagnostics of the next text sent), nor one older than
+        those kept (a check of an old text that finished late, after the answer to an ask
+        for the new one). A publication without a version is taken as it comes."""
+        if version is None:
+            return True
+        kept = self.diagnostics.get(uri, (None, []))[0]
+        return version <= self.versions.get(uri, 0) and (kept is None or version >= kept)
 
     def sync(self, path: Path, text: str) -> int:
         """Send the document's whole new text (open it first if needed); its version."""
@@ -268,7 +263,7 @@ class Connection:
         whichever comes first (or, from a server that sends no version, the first published
         after `since`); None when none came in time."""
         uri = path.as_uri()
-        if self.pulls:
+        if self.pulls and len(self._pulling) < MAX_ASKS:
             pulling = asyncio.create_task(self._pull(uri, version))
             self._pulling.add(pulling)
             pulling.add_done_callback(self._pulling.discard)
@@ -306,9 +301,8 @@ class Connection:
         items = getattr(report, "items", None)  # none in an "unchanged" report (never asked)
         if items is None or uri not in self.open or self.versions.get(uri) != version:
             return
-        async with self._published:
-            self.diagnostics[uri] = (version, list(items))
-            self._published.notify_all()
+        self.diagnostics[uri] = (version, list(items))
+        await self._wake()
 
     def marker(self, path: Path) -> object:
         """What `wait_diagnostics` compares with to see a fresh publication."""
@@ -337,12 +331,16 @@ class Connection:
             raise ServerEnded
         raise TimeoutError
 
+    async def _wake(self) -> None:
+        """Whoever waits for diagnostics looks again."""
+        async with self._published:
+            self._published.notify_all()
+
     async def wait_exit(self) -> int | None:
         """The server's exit code, once it exits; whoever waits for diagnostics is woken."""
         assert self._process is not None
         code = await self._process.wait()
-        async with self._published:
-            self._published.notify_all()
+        await self._wake()
         return code
 
     async def aclose(self) -> None:
