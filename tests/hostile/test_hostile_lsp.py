@@ -6,7 +6,6 @@ tests/support/lsp_fixture_server.py for the rest."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import socket
@@ -20,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import AgentTool, ToolResult
-from di_code.ai import AbortController
 from di_code.tools import default_tools
 from di_code.tools.builtin.support.truncation import MAX_BYTES
 from di_code.tools.common.errors import ToolError
@@ -32,7 +30,16 @@ from di_code.tools.process.sandbox import bubblewrap_works
 from di_code.tools.process.sandbox_mounts import SandboxPaths
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text, run_di_code
 from tests.support.llm_server import LLMServer, Turn, call
-from tests.support.lsp import BIN, FIXTURE, needs_basedpyright, server_pids, telltale, text
+from tests.support.lsp import (
+    AT_ONCE,
+    BIN,
+    FIXTURE,
+    needs_basedpyright,
+    server_pids,
+    stopped,
+    telltale,
+    text,
+)
 from tests.support.processes import alive, wait_until
 from tests.tools.conftest import error_of, outside, run
 
@@ -319,24 +326,6 @@ async def test_a_served_file_with_an_odd_name_gets_its_problems_and_forges_no_li
     listed = text(await run(tools["lsp"], {"operation": "diagnostics", "path": name}))
     assert "BAD found here" in listed
     assert all(not line.startswith("b.txt") for line in said.splitlines())
-
-
-STOP_AFTER = 0.5
-AT_ONCE = 2.0
-"""A stop ends a wait "at once": well within this, where the unstopped wait is 10 to 60 s."""
-
-
-async def stopped(tool: AgentTool, params: dict[str, object]) -> float:
-    """Run `tool`, stop it after STOP_AFTER s; how long it took to end after the stop (stopped
-    while it waits for the diagnostics after a change, an edit ends with its result)."""
-    stop = AbortController()
-    loop = asyncio.get_running_loop()
-    loop.call_later(STOP_AFTER, stop.abort)
-    began = time.monotonic()
-    with contextlib.suppress(Exception):  # the loop reads a stopped call as interrupted
-        await tool.execute("1", params, stop.signal)
-    assert stop.signal.aborted  # it was still waiting when stopped
-    return time.monotonic() - began - STOP_AFTER
 
 
 async def test_a_stop_while_a_silent_server_starts_ends_the_edit_at_once_unchanged(

@@ -26,8 +26,7 @@ from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
 from di_code.ui.tool_view import result_body
-from tests.hostile.test_hostile_lsp import AT_ONCE, stopped
-from tests.support.lsp import text
+from tests.support.lsp import AT_ONCE, stopped, text
 from tests.support.processes import wait_until
 from tests.tools.conftest import run
 

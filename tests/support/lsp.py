@@ -4,15 +4,19 @@ di-code start them."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shutil
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from di_code.agent import ToolResult
+from di_code.agent import AgentTool, ToolResult
+from di_code.ai import AbortController
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
@@ -105,3 +109,21 @@ def project(tmp_path: Path) -> Path:
     (folder / "docs" / "notes.txt").write_text("nothing bad\n")
     (folder / "main.go").write_text("package main\n")
     return folder
+
+
+STOP_AFTER = 0.5
+AT_ONCE = 2.0
+"""A stop ends a wait "at once": well within this, where the unstopped wait is 10 to 60 s."""
+
+
+async def stopped(tool: AgentTool, params: dict[str, object]) -> float:
+    """Run `tool`, stop it after STOP_AFTER s; how long it took to end after the stop (stopped
+    while it waits for the diagnostics after a change, an edit ends with its result)."""
+    stop = AbortController()
+    loop = asyncio.get_running_loop()
+    loop.call_later(STOP_AFTER, stop.abort)
+    began = time.monotonic()
+    with contextlib.suppress(Exception):  # the loop reads a stopped call as interrupted
+        await tool.execute("1", params, stop.signal)
+    assert stop.signal.aborted  # it was still waiting when stopped
+    return time.monotonic() - began - STOP_AFTER
