@@ -35,6 +35,10 @@ MAX_ASKS = 3
 """Asks for diagnostics a server may leave unanswered at once: beyond, it is only listened to
 until it answers one (each unanswered ask is held until the server ends, and a server that
 takes the request but never answers would otherwise be one more per edit)."""
+MAX_UNOPENED = 1000
+"""Files di-code never sent whose published problems are kept per server (a server checking
+the whole workspace publishes one list per file), those published last: a server naming new
+files at every change would otherwise grow them for as long as the session."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 """pygls logs what a server does oddly; without a handler Python would print it on stderr,
 over di-code's own output."""
@@ -65,6 +69,8 @@ class Connection:
         """The open documents, the least recently changed first."""
         self.closed: dict[str, list[types.Diagnostic]] = {}
         """The last diagnostics of documents closed since."""
+        self.unopened: dict[str, None] = {}
+        """Files with diagnostics that were never sent, the least recently published first."""
         self._published = asyncio.Condition()
         self._waking: set[asyncio.Task[None]] = set()
         """Wake-ups of those waiting for diagnostics, kept until they run."""
@@ -182,7 +188,7 @@ class Connection:
                 return  # a server clears a closed file's list; di-code keeps the last one
             if not self._current(params.uri, params.version):
                 return
-            self.diagnostics[params.uri] = (params.version, list(params.diagnostics))
+            self._keep(params.uri, params.version, list(params.diagnostics))
             waking = asyncio.ensure_future(self._wake())
             self._waking.add(waking)
             waking.add_done_callback(self._waking.discard)
@@ -209,12 +215,26 @@ class Connection:
         kept = self.diagnostics.get(uri, (None, []))[0]
         return version <= self.versions.get(uri, 0) and (kept is None or version >= kept)
 
+    def _keep(self, uri: str, version: int | None, found: list[types.Diagnostic]) -> None:
+        """A publication's problems kept as the file's latest; of files never sent, only the
+        MAX_UNOPENED published last."""
+        self.diagnostics[uri] = (version, found)
+        if uri in self.versions:
+            return
+        self.unopened.pop(uri, None)
+        self.unopened[uri] = None
+        while len(self.unopened) > MAX_UNOPENED:
+            oldest = next(iter(self.unopened))
+            del self.unopened[oldest]
+            del self.diagnostics[oldest]
+
     def sync(self, path: Path, text: str) -> int:
         """Send the document's whole new text (open it first if needed); its version."""
         uri = path.as_uri()
         version = self.versions.get(uri, 0) + 1
         if uri not in self.open:
             self.closed.pop(uri, None)
+            self.unopened.pop(uri, None)
             item = types.TextDocumentItem(
                 uri=uri, language_id=self.spec.language_id(path), version=version, text=text
             )
