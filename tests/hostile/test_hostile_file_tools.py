@@ -27,11 +27,12 @@ from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
 from tests.support.acp_editor import EDITOR_FS, SavingEditor, prompt
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.big_files import LIVENESS
 from tests.support.chat import DI_CODE, open_chat, spawn_chat
 from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 STOP_BOUND = 8.0
 """Seconds from the key to the turn's end: generous on a loaded machine; what is caught is a
@@ -86,10 +87,10 @@ def test_esc_during_an_edit_of_many_replacements_ends_the_turn_and_writes_nothin
     child, screen = open_chat(llm_server, tmp_path, "--permission-mode", "auto")
     try:
         child.sendline("upper-case the lines")
-        screen.wait_text("edit big.txt")
+        screen.wait_for("edit big.txt")
         pressed = time.monotonic()
         child.send("\x1b")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         assert time.monotonic() - pressed < STOP_BOUND
         child.sendline("/exit")
         child.expect(pexpect.EOF)
@@ -282,10 +283,10 @@ def test_esc_while_the_question_of_a_huge_diff_is_prepared_ends_the_turn_and_cha
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("go")
-        screen.wait_text("? write f.txt")
+        screen.wait_for("? write f.txt")
         pressed = time.monotonic()
         child.send("\x1b")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         child.sendline("/exit")
         child.expect(pexpect.EOF, timeout=LIVENESS)
         assert time.monotonic() - pressed < STOP_BOUND

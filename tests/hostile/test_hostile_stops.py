@@ -21,9 +21,10 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import WriteHook
-from tests.support.approval import QUESTION, Screen, untrusted_project
+from tests.support.approval import QUESTION, untrusted_project
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
+from tests.support.screen import Screen
 from tests.support.session_files import saved_stop_reasons
 from tests.support.stops import CODES, EACH_SIGNAL, Launch, plugin_site, slow_mcp_server, spawned
 

@@ -13,9 +13,10 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import API_KEY
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
