@@ -84,3 +84,20 @@ def processes_running(marker: str, under: Path | None = None) -> list[int]:
         return marker in command
 
     return live_pids(holds)
+
+
+WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}
+"""`write`'s number (the first field of /proc/PID/syscall) on the machines tests run on."""
+
+
+def blocked_writing(pid: int, fd: int) -> bool:
+    """Whether the process's main thread is in a `write` to `fd` now: one that blocks because
+    nobody reads the other end (a full pipe or terminal) stays there."""
+    import platform
+
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    number = WRITE_SYSCALL[platform.machine()]
+    return fields[:2] == [str(number), hex(fd)]
