@@ -6,7 +6,6 @@ SDK's own client against a loopback model server."""
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 import signal
 import subprocess
@@ -241,7 +240,6 @@ def test_the_chat_question_shows_escapes_and_bidi_in_a_path_and_its_diff_visibly
     edit = {"path": name, "old_text": "one", "new_text": new}
     llm_server.script(Turn(tool_calls=(edit_call("odd", edit),)), Turn(text="all done"))
     child = spawn_chat(llm_server, tmp_path)
-    child.logfile_read = seen = io.StringIO()
     screen = Screen(child)
     try:
         screen.wait_for("›")
@@ -255,8 +253,8 @@ def test_the_chat_question_shows_escapes_and_bidi_in_a_path_and_its_diff_visibly
         child.close(force=True)
     assert "? edit n␛]0;pwned-name␇.txt" in shown
     assert "+␛[2J␛]0;pwned-text␇ <U+202E>exe.txt \\x9b31m red" in shown
-    assert "pwned" not in seen.getvalue().replace("␛]0;pwned", "")
-    assert "\u202e" not in seen.getvalue() and "\x9b" not in seen.getvalue()
+    assert "pwned" not in screen.written.replace("␛]0;pwned", "")
+    assert "\u202e" not in screen.written and "\x9b" not in screen.written
     assert (tmp_path / name).read_text() == "one\n"
 
 

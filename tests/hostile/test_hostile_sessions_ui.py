@@ -10,7 +10,6 @@ headless Chromium) against files the test writes itself."""
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import re
@@ -626,8 +625,6 @@ def test_resume_lists_two_thousand_sessions_with_hostile_ones_and_finds_one_by_t
     (folder / "2026-01-01T00-00-00-000003Z_bada55.jsonl").write_bytes(b"[" * 5_000_000)
     llm_server.script(Turn(text="Back on the needle."))
     child = spawn_chat(llm_server, tmp_path)
-    seen = io.StringIO()
-    child.logfile_read = seen
     screen = Screen(child)
     try:
         child.sendline("/resume")
@@ -647,8 +644,8 @@ def test_resume_lists_two_thousand_sessions_with_hostile_ones_and_finds_one_by_t
         quit_chat(child)
     finally:
         child.close(force=True)
-    assert "PRIVATE-KEY-BYTES" not in seen.getvalue()
-    assert "EVIL\x1b[2J" not in seen.getvalue() and "\u202eEVIL" not in seen.getvalue()
+    assert "PRIVATE-KEY-BYTES" not in screen.written
+    assert "EVIL\x1b[2J" not in screen.written and "\u202eEVIL" not in screen.written
 
 
 def test_a_session_another_process_writes_is_refused_from_the_picker_and_the_chat_keeps_its_own(
@@ -699,8 +696,6 @@ def test_model_ids_with_controls_are_shown_as_glyphs_and_ctrl_c_leaves_the_model
     )
     llm_server.script(Turn(text="ANSWER-ONE"))
     child = spawn_chat(llm_server, tmp_path)
-    seen = io.StringIO()
-    child.logfile_read = seen
     screen = Screen(child)
     try:
         child.sendline("/model")
@@ -717,7 +712,7 @@ def test_model_ids_with_controls_are_shown_as_glyphs_and_ctrl_c_leaves_the_model
         quit_chat(child)
     finally:
         child.close(force=True)
-    assert "evil\x1b[2J\u202emodel" not in seen.getvalue()  # the id never went out raw
+    assert "evil\x1b[2J\u202emodel" not in screen.written  # the id never went out raw
 
 
 def gone(screen: Screen, text: str) -> None:

@@ -14,6 +14,7 @@ import pexpect
 import pytest
 
 from tests.support.llm_server import LLMServer
+from tests.support.processes import alive
 from tests.support.screen import TIMEOUT, Screen
 
 DI_CODE = Path(sys.executable).with_name("di-code")
@@ -116,3 +117,29 @@ def quit_chat(child: pexpect.spawn) -> None:
 
 
 needs_di_code = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+
+def ended_within(child: pexpect.spawn, bound: float, after: str, screen: Screen | None) -> str:
+    """Read the terminal (into `screen`, if any, else the text read is returned) until the
+    process has ended; fail if it still runs `bound` seconds on. The process is waited on, not
+    its terminal's end: a process it left behind may hold the terminal open for ever."""
+    deadline = time.monotonic() + bound
+    closed = False
+    read: list[str] = []
+    while alive(child.pid):
+        if time.monotonic() > deadline:
+            shown = f":\n{screen.text}" if screen is not None else ""
+            pytest.fail(f"still running {bound:.0f} s after {after}{shown}", False)
+        if closed:
+            time.sleep(0.02)
+            continue
+        try:
+            if screen is not None:
+                screen.pump(0.1)
+            else:
+                read.append(child.read_nonblocking(65536, timeout=0.1))
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            closed = True
+    return "".join(read)

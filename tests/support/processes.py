@@ -72,6 +72,15 @@ def marked(mark: str) -> list[int]:
     return live_pids(lambda entry: needle in (entry / "environ").read_bytes().split(b"\0"))
 
 
+def command_line(pid: int) -> str:
+    """`pid` and its command line, for a message naming a process left running."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return f"{pid} (gone)"
+    return f"{pid} {argv.decode(errors='replace').strip()}"
+
+
 def processes_running(marker: str, under: Path | None = None) -> list[int]:
     """The pids whose command line holds `marker` (whatever namespace started them); with
     `under`, only those working in that folder (another test's tasks run beside, under xdist)."""

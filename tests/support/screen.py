@@ -4,6 +4,7 @@ positive marker shows."""
 
 from __future__ import annotations
 
+import io
 import time
 from collections.abc import Callable
 
@@ -32,6 +33,8 @@ class Screen:
             else pyte.Screen(columns, rows)
         )
         self.stream = pyte.Stream(self.screen)
+        self._written = io.StringIO()
+        child.logfile_read = self._written
         self._held = ""
         """The start of a cursor position request that the last read cut off."""
 
@@ -42,6 +45,12 @@ class Screen:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    @property
+    def written(self) -> str:
+        """Everything the child wrote so far, escapes and all, whoever read it (this screen or
+        pexpect's `expect`): what a terminal was sent, for what it must never be sent."""
+        return self._written.getvalue()
 
     @property
     def seen(self) -> str:

@@ -12,15 +12,13 @@ blocks, then the terminal is read again.
 from __future__ import annotations
 
 import termios
-import time
 from pathlib import Path
 
-import pexpect
 import pytest
 
-from tests.support.chat import DI_CODE, spawn_chat
+from tests.support.chat import DI_CODE, ended_within, spawn_chat
 from tests.support.llm_server import LLMServer, Turn
-from tests.support.processes import alive, blocked_writing, wait_until
+from tests.support.processes import blocked_writing, wait_until
 from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
@@ -43,20 +41,8 @@ def test_ctrl_d_pressed_while_chat_writes_an_answer_ends_the_chat(
         wait_until(lambda: blocked_writing(child.pid, 1), "chat blocked writing the answer")
         cooked = bool(termios.tcgetattr(child.child_fd)[3] & termios.ICANON)
         child.sendeof()
-        ended_within(child, screen, EXIT_BOUND, f"Ctrl-D (the terminal in cooked mode: {cooked})")
+        ended_within(child, EXIT_BOUND, f"Ctrl-D (the terminal in cooked mode: {cooked})", screen)
         child.close()
         assert child.exitstatus == 0
     finally:
         child.close(force=True)
-
-
-def ended_within(child: pexpect.spawn, screen: Screen, bound: float, after: str) -> None:
-    """Read the terminal until chat has ended; fail if it still runs `bound` seconds on."""
-    deadline = time.monotonic() + bound
-    while alive(child.pid):
-        if time.monotonic() > deadline:
-            pytest.fail(f"chat still runs {bound:.0f} s after {after}:\n{screen.text}")
-        try:
-            screen.pump(0.1)
-        except pexpect.EOF:
-            break
