@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Coroutine
+import sys
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from di_code.system.abort import AbortSignal
@@ -75,12 +76,33 @@ def _not_a_late_child(record: logging.LogRecord) -> bool:
     return record.msg != _CHILD_AFTER_CLOSE
 
 
+class _QuietLateClose:
+    """`sys.unraisablehook`, except for the close of a child's pipes that the garbage collector
+    finalizes after the loop closed: a child a stop left behind (a hook whose reading task was
+    cancelled) is let go by asyncio once it ends, which the exit makes it do, and its pipes'
+    close then finds no loop. Its traceback would follow the stop's own line on stderr."""
+
+    def __init__(self, previous: Callable[[Any], object]) -> None:
+        self.previous = previous
+
+    def __call__(self, unraisable: Any) -> None:
+        late = (
+            isinstance(unraisable.exc_value, RuntimeError)
+            and str(unraisable.exc_value) == "Event loop is closed"
+            and getattr(unraisable.object, "__qualname__", "") == "BaseSubprocessTransport.__del__"
+        )
+        if not late:
+            self.previous(unraisable)
+
+
 def run(main: Coroutine[Any, Any, T]) -> T:
     """`asyncio.run(main)`, except that its end cancels every task still running but waits
     only for those not left behind: an abandoned task that swallows its cancellation does not
     hold the exit. (The asynchronous generators' and the default executor's shutdowns, which
     could wait on abandoned work, are skipped when something was left behind.)"""
     logging.getLogger("asyncio").addFilter(_not_a_late_child)
+    if not isinstance(sys.unraisablehook, _QuietLateClose):
+        sys.unraisablehook = _QuietLateClose(sys.unraisablehook)
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:

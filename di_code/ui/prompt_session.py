@@ -19,6 +19,7 @@ from di_code.system.private_files import open_private
 from di_code.ui.completion import ChatCompleter
 from di_code.ui.inline_output import inline_output
 from di_code.ui.keys import key_bindings
+from di_code.ui.raw_input import raw_input
 from di_code.ui.screen_keys import screen_bindings
 
 if TYPE_CHECKING:
@@ -54,7 +55,7 @@ def make_prompt_session(
         ),
         erase_when_done=True,
         bottom_toolbar=repl.status_line,
-        input=io.get("input"),
+        input=io.get("input") or raw_input(),
         output=io.get("output") or inline_output(),
     )
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS

@@ -10,9 +10,9 @@ import pexpect
 
 from tests.batch.conftest import bash_call, make_repo, read_results, write_tasks
 from tests.cli.conftest import DI_CODE, cli_env
-from tests.support.approval import Screen
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.processes import processes_running, wait_until
+from tests.support.screen import Screen
 
 
 def test_the_live_display_shows_running_tasks_and_ctrl_c_stops_them(

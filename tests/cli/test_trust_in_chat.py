@@ -11,9 +11,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import spawn_chat
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.screen import Screen
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,6 @@ SDK's own client against a loopback model server."""
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 import signal
 import subprocess
@@ -27,11 +26,12 @@ from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
 from tests.support.acp_editor import EDITOR_FS, SavingEditor, prompt
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.big_files import LIVENESS
 from tests.support.chat import DI_CODE, open_chat, spawn_chat
 from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 STOP_BOUND = 8.0
 """Seconds from the key to the turn's end: generous on a loaded machine; what is caught is a
@@ -86,10 +86,10 @@ def test_esc_during_an_edit_of_many_replacements_ends_the_turn_and_writes_nothin
     child, screen = open_chat(llm_server, tmp_path, "--permission-mode", "auto")
     try:
         child.sendline("upper-case the lines")
-        screen.wait_text("edit big.txt")
+        screen.wait_for("edit big.txt")
         pressed = time.monotonic()
         child.send("\x1b")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         assert time.monotonic() - pressed < STOP_BOUND
         child.sendline("/exit")
         child.expect(pexpect.EOF)
@@ -240,7 +240,6 @@ def test_the_chat_question_shows_escapes_and_bidi_in_a_path_and_its_diff_visibly
     edit = {"path": name, "old_text": "one", "new_text": new}
     llm_server.script(Turn(tool_calls=(edit_call("odd", edit),)), Turn(text="all done"))
     child = spawn_chat(llm_server, tmp_path)
-    child.logfile_read = seen = io.StringIO()
     screen = Screen(child)
     try:
         screen.wait_for("›")
@@ -254,8 +253,8 @@ def test_the_chat_question_shows_escapes_and_bidi_in_a_path_and_its_diff_visibly
         child.close(force=True)
     assert "? edit n␛]0;pwned-name␇.txt" in shown
     assert "+␛[2J␛]0;pwned-text␇ <U+202E>exe.txt \\x9b31m red" in shown
-    assert "pwned" not in seen.getvalue().replace("␛]0;pwned", "")
-    assert "\u202e" not in seen.getvalue() and "\x9b" not in seen.getvalue()
+    assert "pwned" not in screen.written.replace("␛]0;pwned", "")
+    assert "\u202e" not in screen.written and "\x9b" not in screen.written
     assert (tmp_path / name).read_text() == "one\n"
 
 
@@ -282,10 +281,10 @@ def test_esc_while_the_question_of_a_huge_diff_is_prepared_ends_the_turn_and_cha
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("go")
-        screen.wait_text("? write f.txt")
+        screen.wait_for("? write f.txt")
         pressed = time.monotonic()
         child.send("\x1b")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         child.sendline("/exit")
         child.expect(pexpect.EOF, timeout=LIVENESS)
         assert time.monotonic() - pressed < STOP_BOUND

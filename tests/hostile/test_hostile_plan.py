@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pexpect
-import pyte
 import pytest
 
 from tests.cli.conftest import (
@@ -31,13 +30,14 @@ from tests.cli.conftest import (
     run_di_code,
     workspace,
 )
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import TIMEOUT as CHAT_TIMEOUT
 from tests.support.chat import spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.lsp import BIN, FIXTURE, configure, needs_basedpyright, server_pids
 from tests.support.mcp_config import stdio_server, toml_table
 from tests.support.processes import wait_until
+from tests.support.screen import Screen
 
 pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
@@ -306,18 +306,9 @@ def plan_chat(server: LLMServer, folder: Path, rows: int = 30) -> tuple[pexpect.
         encoding="utf-8",
         timeout=CHAT_TIMEOUT,
     )
-    screen = Screen(child)
-    screen.screen = pyte.HistoryScreen(100, rows, history=5000)
-    screen.stream = pyte.Stream(screen.screen)
+    screen = Screen(child, rows, history=5000)
     screen.wait_for("mode: plan ·")
     return child, screen
-
-
-def seen(screen: Screen) -> str:
-    """The scrollback and the screen, as text."""
-    history = screen.screen.history.top  # type: ignore[attr-defined]
-    scrolled = ["".join(line[x].data for x in sorted(line)) for line in history]
-    return "\n".join([*scrolled, screen.text])
 
 
 def press(screen: Screen, key: str) -> None:
@@ -378,7 +369,7 @@ def test_a_huge_plan_of_escapes_is_shown_visibly_and_q_after_v_keeps_a_remark_wh
         child.sendline("plan it")
         screen.wait_for("Build this plan?")
         screen.pump(GUARD_WAIT)
-        assert "Hostile ␛]0;pwned" in seen(screen), seen(screen)
+        assert "Hostile ␛]0;pwned" in screen.seen, screen.seen
         assert "pwned" not in (screen.screen.title or "")
         press(screen, "v")
         child.expect("step 1500")  # what the screen had no room for, through the pager
@@ -607,9 +598,7 @@ def test_a_chat_opening_in_a_hostile_untrusted_project_runs_none_of_its_programs
     path = os.pathsep.join([str(top / "node_modules" / ".bin"), str(top / ".venv" / "bin"), BIN])
     env = {"DI_CODE_LSP": "on", "PATH": f"{path}:/usr/bin:/bin"}
     child = spawn_chat(llm_server, top, env=env, rows=60)
-    screen = Screen(child)
-    screen.screen = pyte.Screen(100, 60)
-    screen.stream = pyte.Stream(screen.screen)
+    screen = Screen(child, 60)
     try:
         screen.wait_for("›")
         wait_until(lambda: bool(server_pids(top)), "the silent server to be starting")
@@ -896,7 +885,7 @@ def test_an_approved_plans_steps_full_of_escapes_become_a_todo_list_shown_visibl
         screen.wait_for("Building.")
         screen.wait_for("mode: accept-edits ·")
         screen.pump(GUARD_WAIT)
-        shown = seen(screen)
+        shown = screen.seen
         assert "pwned" not in (screen.screen.title or "")
         assert "first ␛]0;pwned" in shown
         assert "Rename the greeting" in shown  # nothing above was cleared away

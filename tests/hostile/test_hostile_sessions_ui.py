@@ -10,7 +10,6 @@ headless Chromium) against files the test writes itself."""
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import re
@@ -26,13 +25,13 @@ import pytest
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from di_code.session import SessionStore
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
-from tests.support.approval import Screen as PickerScreen
 from tests.support.browser import BROWSER_OWN, CHROMIUM, RecordingProxy, chromium
 from tests.support.browser import proxy as proxy  # the fixture
 from tests.support.chat import open_chat, quit_chat, spawn_chat
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.pickers import THINKING_MODEL, saved
 from tests.support.processes import until, wait_until
+from tests.support.screen import Screen
 from tests.support.session_branches import cursor_on
 from tests.support.session_files import KEY, every_kind_session
 
@@ -443,18 +442,18 @@ def test_tree_rows_and_the_move_show_a_hostile_prompts_first_line_with_its_contr
     branched_session(di_code_home, tmp_path)
     llm_server.script(Turn(text="ANSWER-FOUR"))
     child, screen = open_chat(llm_server, tmp_path, "--continue")
-    screen.wait_text("ANSWER-THREE")
+    screen.wait_for("ANSWER-THREE")
     child.sendline("/tree")
-    screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
-    lines = screen.wait_text("EVIL␛[2J␛[H<U+202E>RTL")
+    screen.wait_until(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
+    lines = screen.wait_for("EVIL␛[2J␛[H<U+202E>RTL")
     assert not any("SECOND-LINE" in line or "CARRIAGE" in line for line in lines), lines
     child.send("\x1b[A")
-    screen.wait_for(cursor_on("EVIL"), "the cursor on the hostile branch")
+    screen.wait_until(cursor_on("EVIL"), "the cursor on the hostile branch")
     child.send("\r")
-    lines = screen.wait_text("Now on “EVIL␛[2J␛[H<U+202E>RTL")
+    lines = screen.wait_for("Now on “EVIL␛[2J␛[H<U+202E>RTL")
     assert any("PROMPT-ONE" in line for line in lines)  # nothing cleared the screen
     child.sendline("PROMPT-FOUR")
-    screen.wait_text("ANSWER-FOUR")
+    screen.wait_for("ANSWER-FOUR")
     quit_chat(child)
     sent = json.dumps(llm_server.requests[-1].body)
     assert "SECOND-LINE" in sent and "PROMPT-THREE" not in sent
@@ -466,17 +465,17 @@ def test_ctrl_c_in_the_tree_leaves_the_branch_and_the_file_and_the_chat_goes_on(
     saved = branched_session(di_code_home, tmp_path)
     llm_server.script(Turn(text="ANSWER-FOUR"))
     child, screen = open_chat(llm_server, tmp_path, "--continue")
-    screen.wait_text("ANSWER-THREE")
+    screen.wait_for("ANSWER-THREE")
     before = saved.read_bytes()
     child.sendline("/tree")
-    screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
+    screen.wait_until(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
     child.send("\x1b[A")
-    screen.wait_for(cursor_on("EVIL"), "the cursor on the other branch")
+    screen.wait_until(cursor_on("EVIL"), "the cursor on the other branch")
     child.send("\x03")
-    screen.wait_text("Left on the same branch")
+    screen.wait_for("Left on the same branch")
     assert saved.read_bytes() == before
     child.sendline("PROMPT-FOUR")
-    screen.wait_text("ANSWER-FOUR")
+    screen.wait_for("ANSWER-FOUR")
     quit_chat(child)
     sent = json.dumps(llm_server.requests[-1].body)
     assert "PROMPT-THREE" in sent and "SECOND-LINE" not in sent
@@ -488,18 +487,18 @@ def test_after_fork_the_same_chat_can_resume_the_original_it_let_go(
     llm_server.script(Turn(text="ANSWER-ONE"), Turn(text="ANSWER-FORK"), Turn(text="ANSWER-BACK"))
     child, screen = open_chat(llm_server, tmp_path)
     child.sendline("PROMPT-ONE")
-    screen.wait_text("ANSWER-ONE")
+    screen.wait_for("ANSWER-ONE")
     [original] = sessions(di_code_home)
     for bad in ("/fork ²", "/fork 0", "/fork -1", "/fork 99999999999999999999999"):
         child.sendline(bad)
     child.sendline("/fork")
-    screen.wait_text("Forked here")
+    screen.wait_for("Forked here")
     child.sendline("PROMPT-FORK")
-    screen.wait_text("ANSWER-FORK")
+    screen.wait_for("ANSWER-FORK")
     session_id = original.stem.partition("_")[2]
     child.sendline(f"/resume {session_id[:8]}")
     child.sendline("PROMPT-BACK")
-    screen.wait_text("ANSWER-BACK")
+    screen.wait_for("ANSWER-BACK")
     quit_chat(child)
     sent = json.dumps(llm_server.requests[-1].body)
     assert "PROMPT-ONE" in sent and "PROMPT-FORK" not in sent
@@ -518,12 +517,12 @@ def test_ctrl_c_during_a_big_slash_export_stops_it_and_writes_nothing(
 ) -> None:
     big_session(di_code_home, tmp_path, calls=60)
     child, screen = open_chat(llm_server, tmp_path, "--continue")
-    screen.wait_for(prompt_ready, "the footer, then the prompt")  # keys typed while the
+    screen.wait_until(prompt_ready, "the footer, then the prompt")  # keys typed while the
     # replay is written would be echoed into it by the terminal, cutting its characters
     child.send("/export big.html\r\x03")  # the key comes while the export is being made
-    screen.wait_text("Export stopped")
+    screen.wait_for("Export stopped")
     child.sendline("/export small.md")  # the chat goes on, and so do its exports
-    screen.wait_text("Exported to")
+    screen.wait_for("Exported to")
     quit_chat(child)
     written = sorted(p.name for p in tmp_path.iterdir() if p.suffix in (".html", ".md", ".tmp"))
     assert written == ["small.md"]
@@ -536,11 +535,11 @@ def test_slash_export_to_a_fifo_the_repository_planted_is_one_line_and_the_chat_
     llm_server.script(Turn(text="ANSWER-ONE"), Turn(text="ANSWER-TWO"))
     child, screen = open_chat(llm_server, tmp_path)
     child.sendline("PROMPT-ONE")
-    screen.wait_text("ANSWER-ONE")
+    screen.wait_for("ANSWER-ONE")
     child.sendline("/export notes.html")
-    screen.wait_text("✗ Cannot write")
+    screen.wait_for("✗ Cannot write")
     child.sendline("PROMPT-TWO")
-    screen.wait_text("ANSWER-TWO")
+    screen.wait_for("ANSWER-TWO")
     quit_chat(child)
     assert (tmp_path / "notes.html").is_fifo()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
@@ -574,14 +573,14 @@ def test_slash_export_while_the_agent_answers_waits_and_the_turn_still_stops(
     llm_server.script(Turn(text="PARTIAL-ANSWER", fault="stall", fault_after=1))
     child, screen = open_chat(llm_server, tmp_path)
     child.sendline("PROMPT-ONE")
-    screen.wait_text("turn 1")
+    screen.wait_for("turn 1")
     wait_until(lambda: len(llm_server.requests) == 1, "the turn's request")
     child.sendline("/export during.html")
-    screen.wait_text("/export waits until the agent is done")
+    screen.wait_for("/export waits until the agent is done")
     child.send("\x03")  # the turn's own stop still stops the turn
-    screen.wait_for(prompt_ready, "the prompt after the stopped turn")
+    screen.wait_until(prompt_ready, "the prompt after the stopped turn")
     child.sendline("/export after.md")
-    screen.wait_text("Exported to")
+    screen.wait_for("Exported to")
     quit_chat(child)
     assert not (tmp_path / "during.html").exists()
     assert "PROMPT-ONE" in (tmp_path / "after.md").read_text()
@@ -626,9 +625,7 @@ def test_resume_lists_two_thousand_sessions_with_hostile_ones_and_finds_one_by_t
     (folder / "2026-01-01T00-00-00-000003Z_bada55.jsonl").write_bytes(b"[" * 5_000_000)
     llm_server.script(Turn(text="Back on the needle."))
     child = spawn_chat(llm_server, tmp_path)
-    seen = io.StringIO()
-    child.logfile_read = seen
-    screen = PickerScreen(child)
+    screen = Screen(child)
     try:
         child.sendline("/resume")
         screen.wait_for("Resume a session")
@@ -647,8 +644,8 @@ def test_resume_lists_two_thousand_sessions_with_hostile_ones_and_finds_one_by_t
         quit_chat(child)
     finally:
         child.close(force=True)
-    assert "PRIVATE-KEY-BYTES" not in seen.getvalue()
-    assert "EVIL\x1b[2J" not in seen.getvalue() and "\u202eEVIL" not in seen.getvalue()
+    assert "PRIVATE-KEY-BYTES" not in screen.written
+    assert "EVIL\x1b[2J" not in screen.written and "\u202eEVIL" not in screen.written
 
 
 def test_a_session_another_process_writes_is_refused_from_the_picker_and_the_chat_keeps_its_own(
@@ -656,7 +653,7 @@ def test_a_session_another_process_writes_is_refused_from_the_picker_and_the_cha
 ) -> None:
     llm_server.script(Turn(text="ANSWER-MINE"))
     child = spawn_chat(llm_server, tmp_path)
-    screen = PickerScreen(child)
+    screen = Screen(child)
     writer = None
     try:
         child.sendline("PROMPT-MINE")
@@ -699,9 +696,7 @@ def test_model_ids_with_controls_are_shown_as_glyphs_and_ctrl_c_leaves_the_model
     )
     llm_server.script(Turn(text="ANSWER-ONE"))
     child = spawn_chat(llm_server, tmp_path)
-    seen = io.StringIO()
-    child.logfile_read = seen
-    screen = PickerScreen(child)
+    screen = Screen(child)
     try:
         child.sendline("/model")
         screen.wait_for("Model (now openai/test-model)")
@@ -717,10 +712,10 @@ def test_model_ids_with_controls_are_shown_as_glyphs_and_ctrl_c_leaves_the_model
         quit_chat(child)
     finally:
         child.close(force=True)
-    assert "evil\x1b[2J\u202emodel" not in seen.getvalue()  # the id never went out raw
+    assert "evil\x1b[2J\u202emodel" not in screen.written  # the id never went out raw
 
 
-def gone(screen: PickerScreen, text: str) -> None:
+def gone(screen: Screen, text: str) -> None:
     """Read until `text` is no longer on the screen."""
     deadline = time.monotonic() + 60
     while text in screen.text:
@@ -751,7 +746,7 @@ def test_the_session_numbered_1_in_the_resume_list_is_the_one_export_1_and_resum
     )
     exported = "NEWEST-PROMPT" if "NEWEST-PROMPT" in done.stdout else "OLDER-PROMPT"
     child = spawn_chat(llm_server, tmp_path)
-    screen = PickerScreen(child)
+    screen = Screen(child)
     try:
         child.sendline("/resume")
         screen.wait_for("Resume a session")
@@ -801,7 +796,7 @@ def test_the_thinking_level_holds_over_clear_and_resume_and_keys_in_a_picker_do_
 ) -> None:
     llm_server.script(Turn(text="ANSWER-ONE"), Turn(text="ANSWER-TWO"), Turn(text="ANSWER-THREE"))
     child = spawn_chat(llm_server, tmp_path, "--model", THINKING_MODEL)
-    screen = PickerScreen(child)
+    screen = Screen(child)
     try:
         screen.wait_for("thinking: off")
         child.sendline("/thinking high")

@@ -12,18 +12,22 @@ no traceback.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from tests.cli.conftest import WriteHook
-from tests.support.approval import QUESTION, Screen, untrusted_project
+from tests.support.approval import QUESTION, untrusted_project
+from tests.support.chat import ended_within
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
+from tests.support.screen import Screen
 from tests.support.session_files import saved_stop_reasons
 from tests.support.stops import CODES, EACH_SIGNAL, Launch, plugin_site, slow_mcp_server, spawned
 
@@ -139,6 +143,42 @@ def hostile(launch: Launch) -> Launch:
     return launch
 
 
+def tool_running(launch: Launch, server: LLMServer, tool: str) -> None:
+    """`di-code run` with this file's plugin, its model calling `tool`: returns once it runs."""
+    hostile(launch)
+    server.script(call(tool, {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for(tool)
+
+
+@contextlib.contextmanager
+def deaf_tool_in_chat(launch: Launch, server: LLMServer, then: str) -> Iterator[pexpect.spawn]:
+    """`chat --yes` whose model calls `spawner` (and answers `then` next), yielded once the
+    tool and its deaf children run; ended after, if the test did not end it."""
+    hostile(launch)
+    server.script(call("spawner", {}), Turn(text=then))
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    try:
+        child.expect("›")
+        child.sendline("go")
+        launch.wait_for("spawner")
+        yield child
+    finally:
+        if child.isalive():
+            child.close(force=True)
+
+
+def into_head(launch: Launch, fmt: str) -> subprocess.Popen[bytes]:
+    """`di-code run --output-format FMT … | head -c 1` started; the reader, head, returned
+    (only di-code holds the pipe's writing end)."""
+    launch.argv[2:2] = ["--output-format", fmt]
+    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert reader.stdin is not None
+    launch.start(stdout=reader.stdin)
+    reader.stdin.close()
+    return reader
+
+
 def assert_quiet(stderr: str) -> None:
     """At most one line on stderr, never a traceback."""
     assert "Traceback" not in stderr, stderr
@@ -165,30 +205,21 @@ def test_a_tool_whose_own_children_ignore_term_and_leave_its_session_takes_them_
 ) -> None:
     """Children the tool started itself (not through di-code), each deaf to TERM: in
     di-code's group, setsid'd, double-forked, forked by hand; none is left."""
-    hostile(launch)
-    llm_server.script(call("spawner", {}), Turn(text="never asked"))
-    launch.start()
-    launch.wait_for("spawner")
+    tool_running(launch, llm_server, "spawner")
     assert_ended(launch, number, di_code_home)
 
 
 def test_an_async_tool_swallowing_cancellation_with_a_deaf_child_ends_with_sigterm(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
-    hostile(launch)
-    llm_server.script(call("swallower", {}), Turn(text="never asked"))
-    launch.start()
-    launch.wait_for("swallower")
+    tool_running(launch, llm_server, "swallower")
     assert_ended(launch, signal.SIGTERM, di_code_home)
 
 
 def test_a_tool_holding_the_gil_in_c_again_and_again_ends_with_sigterm(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
-    hostile(launch)
-    llm_server.script(call("regex", {}), Turn(text="never asked"))
-    launch.start()
-    launch.wait_for("regex")
+    tool_running(launch, llm_server, "regex")
     assert_ended(launch, signal.SIGTERM, di_code_home)
 
 
@@ -200,10 +231,7 @@ def test_a_tool_holding_the_gil_in_one_long_c_call_is_ended_by_sigkill_with_noth
     waits for the call (no Python-level fix exists short of running plugins in another
     process). What README promises instead is asserted: `kill -9` ends it at once, and the
     session keeps what was said up to the call (each entry is written as it comes)."""
-    hostile(launch)
-    llm_server.script(call("hog", {}), Turn(text="never asked"))
-    launch.start()
-    launch.wait_for("hog")
+    tool_running(launch, llm_server, "hog")
     process = launch.process
     assert process is not None
     process.send_signal(signal.SIGTERM)
@@ -233,10 +261,7 @@ def test_a_second_signal_during_shutdown_keeps_the_first_signals_code(
     second: signal.Signals,
 ) -> None:
     """The exit is held by a plugin's non-daemon thread when the second signal comes."""
-    hostile(launch)
-    llm_server.script(call("keeper", {}), Turn(text="never asked"))
-    launch.start()
-    launch.wait_for("keeper")
+    tool_running(launch, llm_server, "keeper")
     code, seconds, stderr = launch.stop(first, second, between=0.7)
     print(f"ended in {seconds:.2f} s")
     assert code == CODES[first], stderr
@@ -335,24 +360,12 @@ def test_a_real_head_c_1_closes_stdout_mid_answer(
     """`di-code run … | head -c 1` with an answer bigger than the pipe: head reads a byte and
     leaves while di-code writes; di-code ends 141, nothing on stderr, the session loads."""
     llm_server.script(Turn(text="answer " * 200_000))
-    launch.argv[2:2] = ["--output-format", fmt]
-    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert reader.stdin is not None
-    launch.process = process = subprocess.Popen(
-        launch.argv,
-        cwd=launch.folder,
-        env=launch.env,
-        stdin=subprocess.DEVNULL,
-        stdout=reader.stdin,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    reader.stdin.close()  # only di-code holds the pipe's writing end now
+    reader = into_head(launch, fmt)
     assert reader.stdout is not None
     assert reader.stdout.read() in (b"a", b"{")
     reader.wait(timeout=SAFETY_TIMEOUT)
-    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
-    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
+    code, _, stderr = launch.ended("its output's reader left")
+    assert (code, stderr) == (CLOSED_OUTPUT, "")
     saved_stop_reasons(di_code_home)  # the session loads
 
 
@@ -361,36 +374,17 @@ def test_a_real_head_c_1_on_stream_json_with_a_command_that_writes_endlessly(
 ) -> None:
     flood = f"touch {launch.folder}/bash; trap '' TERM; while :; do echo flood; done"
     llm_server.script(call("bash", {"command": flood}), Turn(text="never asked"))
-    launch.argv[2:2] = ["--output-format", "stream-json"]
-    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert reader.stdin is not None
-    launch.process = process = subprocess.Popen(
-        launch.argv,
-        cwd=launch.folder,
-        env=launch.env,
-        stdin=subprocess.DEVNULL,
-        stdout=reader.stdin,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    reader.stdin.close()
+    reader = into_head(launch, "stream-json")
     reader.wait(timeout=SAFETY_TIMEOUT)
-    _, stderr = process.communicate(timeout=SAFETY_TIMEOUT)
-    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
-    launch.assert_nothing_left()
+    code, _, stderr = launch.ended("its output's reader left")
+    assert (code, stderr) == (CLOSED_OUTPUT, "")
     assert saved_stop_reasons(di_code_home)[-1] == "aborted"
 
 
 def test_esc_in_chat_ends_the_turn_of_a_tool_with_deaf_children_and_ctrl_d_leaves_none(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
-    hostile(launch)
-    llm_server.script(call("spawner", {}), Turn(text="Still here."))
-    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
-    try:
-        child.expect("›")
-        child.sendline("go")
-        launch.wait_for("spawner")
+    with deaf_tool_in_chat(launch, llm_server, "Still here.") as child:
         started = time.monotonic()
         child.send("\x1b")
         child.expect("aborted")
@@ -399,13 +393,11 @@ def test_esc_in_chat_ends_the_turn_of_a_tool_with_deaf_children_and_ctrl_d_leave
         child.sendline("are you there")
         child.expect("Still here")
         child.sendeof()
-        child.expect(pexpect.EOF)
+        ended_within(child, SAFETY_TIMEOUT, "Ctrl-D", None)
         child.close()
         assert child.exitstatus == 0
         launch.assert_nothing_left()
         assert saved_stop_reasons(di_code_home) == ["tool_use", "aborted", "stop"]
-    finally:
-        child.close(force=True)
 
 
 def close_the_terminal(child: pexpect.spawn, launch: Launch, home: Path) -> None:
@@ -425,17 +417,8 @@ def close_the_terminal(child: pexpect.spawn, launch: Launch, home: Path) -> None
 def test_a_closed_terminal_in_chat_while_a_deaf_tool_runs(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
-    hostile(launch)
-    llm_server.script(call("spawner", {}), Turn(text="never asked"))
-    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
-    try:
-        child.expect("›")
-        child.sendline("go")
-        launch.wait_for("spawner")
+    with deaf_tool_in_chat(launch, llm_server, "never asked") as child:
         close_the_terminal(child, launch, di_code_home)
-    finally:
-        if child.isalive():
-            child.close(force=True)
 
 
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP], ids=["TERM", "HUP"])
@@ -483,28 +466,20 @@ def test_ctrl_c_twice_in_chat_quits_with_a_tool_whose_children_ignore_term(
 ) -> None:
     """The first Ctrl-C ends the turn (the tool left behind), two more on the empty prompt
     quit: nothing the tool started survives, the session loads."""
-    hostile(launch)
-    llm_server.script(call("spawner", {}), Turn(text="never asked"))
-    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
-    try:
-        child.expect("›")
-        child.sendline("go")
-        launch.wait_for("spawner")
+    with deaf_tool_in_chat(launch, llm_server, "never asked") as child:
         child.send("\x03")
         child.expect("aborted")
         child.expect("›")
         started = time.monotonic()  # a quit, not a signal: deaf children get TERM's 2 s
         child.send("\x03")
         child.send("\x03")
-        child.expect(pexpect.EOF)
+        shown = ended_within(child, SAFETY_TIMEOUT, "Ctrl-C twice", None)
         child.close()
         print(f"ended in {time.monotonic() - started:.2f} s")
         assert time.monotonic() - started < BOUND
-        assert "Traceback" not in (child.before or "")
+        assert "Traceback" not in shown
         launch.assert_nothing_left()
         assert saved_stop_reasons(di_code_home) == ["tool_use", "aborted"]
-    finally:
-        child.close(force=True)
 
 
 @pytest.mark.parametrize("fmt", ["text", "json"])
@@ -516,25 +491,9 @@ def test_a_real_head_c_1_while_a_silent_command_runs(
     needs di-code to see the reader gone without writing."""
     silent = f"touch {launch.folder}/bash; sleep 1000"
     llm_server.script(call("bash", {"command": silent}), Turn(text="never asked"))
-    launch.argv[2:2] = ["--output-format", fmt]
-    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert reader.stdin is not None
-    launch.process = process = subprocess.Popen(
-        launch.argv,
-        cwd=launch.folder,
-        env=launch.env,
-        stdin=subprocess.DEVNULL,
-        stdout=reader.stdin,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    reader.stdin.close()
+    reader = into_head(launch, fmt)
     launch.wait_for("bash")
     reader.kill()  # nothing was written yet: the reader leaves all the same
     reader.wait(timeout=SAFETY_TIMEOUT)
-    try:
-        _, stderr = process.communicate(timeout=BOUND)
-    except subprocess.TimeoutExpired:
-        pytest.fail("still running 5 s after its output's reader left")
-    assert (process.returncode, stderr) == (CLOSED_OUTPUT, "")
-    launch.assert_nothing_left()
+    code, _, stderr = launch.ended("its output's reader left", BOUND)
+    assert (code, stderr) == (CLOSED_OUTPUT, "")

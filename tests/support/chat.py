@@ -7,19 +7,17 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pexpect
-import pyte
 import pytest
 
 from tests.support.llm_server import LLMServer
+from tests.support.processes import alive
+from tests.support.screen import TIMEOUT, Screen
 
 DI_CODE = Path(sys.executable).with_name("di-code")
-
-
-TIMEOUT = 20
 
 
 def processes_with_argv(argv: list[str]) -> list[int]:
@@ -102,48 +100,12 @@ def say(child: pexpect.spawn, line: str, *replies: str) -> None:
         child.expect(reply)
 
 
-class Screen:
-    """What a person sees: the child's output fed through a terminal emulator (pyte)."""
-
-    def __init__(self, child: pexpect.spawn, rows: int, columns: int) -> None:
-        self.child = child
-        self.screen = pyte.Screen(columns, rows)
-        self.stream = pyte.Stream(self.screen)
-
-    @property
-    def lines(self) -> list[str]:
-        return [line.rstrip() for line in self.screen.display]
-
-    def wait_for(self, found: Callable[[list[str]], bool], what: str) -> list[str]:
-        """Read until `found(lines)` holds; fail (showing the screen) after TIMEOUT."""
-        deadline = time.monotonic() + TIMEOUT
-        while not found(self.lines):
-            if time.monotonic() > deadline:
-                pytest.fail(f"never saw {what}:\n" + "\n".join(self.lines))
-            self._read()
-        return self.lines
-
-    def settle(self, seconds: float) -> list[str]:
-        """Keep reading for `seconds` (a live area gets several redraws meanwhile)."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            self._read()
-        return self.lines
-
-    def _read(self) -> None:
-        with contextlib.suppress(pexpect.TIMEOUT):
-            self.stream.feed(self.child.read_nonblocking(65536, timeout=0.05))
-
-    def wait_text(self, text: str) -> list[str]:
-        return self.wait_for(lambda lines: any(text in line for line in lines), repr(text))
-
-
 def open_chat(
     server: LLMServer, workspace: Path, *args: str, rows: int = 30
 ) -> tuple[pexpect.spawn, Screen]:
     child = spawn_chat(server, workspace, *args, rows=rows)
-    screen = Screen(child, rows, 100)
-    screen.wait_text("›")
+    screen = Screen(child, rows)
+    screen.wait_for("›")
     return child, screen
 
 
@@ -155,3 +117,29 @@ def quit_chat(child: pexpect.spawn) -> None:
 
 
 needs_di_code = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
+
+
+def ended_within(child: pexpect.spawn, bound: float, after: str, screen: Screen | None) -> str:
+    """Read the terminal (into `screen`, if any, else the text read is returned) until the
+    process has ended; fail if it still runs `bound` seconds on. The process is waited on, not
+    its terminal's end: a process it left behind may hold the terminal open for ever."""
+    deadline = time.monotonic() + bound
+    closed = False
+    read: list[str] = []
+    while alive(child.pid):
+        if time.monotonic() > deadline:
+            shown = f":\n{screen.text}" if screen is not None else ""
+            pytest.fail(f"still running {bound:.0f} s after {after}{shown}", False)
+        if closed:
+            time.sleep(0.02)
+            continue
+        try:
+            if screen is not None:
+                screen.pump(0.1)
+            else:
+                read.append(child.read_nonblocking(65536, timeout=0.1))
+        except pexpect.TIMEOUT:
+            pass
+        except pexpect.EOF:
+            closed = True
+    return "".join(read)

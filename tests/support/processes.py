@@ -72,6 +72,15 @@ def marked(mark: str) -> list[int]:
     return live_pids(lambda entry: needle in (entry / "environ").read_bytes().split(b"\0"))
 
 
+def command_line(pid: int) -> str:
+    """`pid` and its command line, for a message naming a process left running."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+    except OSError:
+        return f"{pid} (gone)"
+    return f"{pid} {argv.decode(errors='replace').strip()}"
+
+
 def processes_running(marker: str, under: Path | None = None) -> list[int]:
     """The pids whose command line holds `marker` (whatever namespace started them); with
     `under`, only those working in that folder (another test's tasks run beside, under xdist)."""
@@ -84,3 +93,20 @@ def processes_running(marker: str, under: Path | None = None) -> list[int]:
         return marker in command
 
     return live_pids(holds)
+
+
+WRITE_SYSCALL = {"x86_64": 1, "aarch64": 64}
+"""`write`'s number (the first field of /proc/PID/syscall) on the machines tests run on."""
+
+
+def blocked_writing(pid: int, fd: int) -> bool:
+    """Whether the process's main thread is in a `write` to `fd` now: one that blocks because
+    nobody reads the other end (a full pipe or terminal) stays there."""
+    import platform
+
+    try:
+        fields = Path(f"/proc/{pid}/syscall").read_text().split()
+    except OSError:
+        return False
+    number = WRITE_SYSCALL[platform.machine()]
+    return fields[:2] == [str(number), hex(fd)]

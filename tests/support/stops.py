@@ -3,14 +3,17 @@ tests that every stop ends everything it started."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pexpect
 import pytest
@@ -19,10 +22,20 @@ from ptyprocess import PtyProcess
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.llm_server import LLMServer
 from tests.support.mcp_config import ROOT, toml_table
-from tests.support.processes import MARK, SAFETY_TIMEOUT, alive, marked, wait_until
+from tests.support.processes import (
+    MARK,
+    SAFETY_TIMEOUT,
+    alive,
+    command_line,
+    marked,
+    wait_until,
+)
 
 EXIT_BOUND = 15.0
 """Seconds: a hang is what is caught, not a slow exit."""
+
+LEFT_WITHIN = 5.0
+"""Seconds from di-code's end until every process it killed is gone (a loaded machine)."""
 
 
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
@@ -139,13 +152,14 @@ class Launch:
         )
         self.argv = [DI_CODE, "run", "--yes", "--sandbox", "off", "go"]
 
-    def start(self) -> subprocess.Popen[str]:
+    def start(self, stdout: int | IO[Any] = subprocess.PIPE) -> subprocess.Popen[str]:
+        """Started, its output to a pipe of the test's (or to `stdout`)."""
         self.process = subprocess.Popen(
             self.argv,
             cwd=self.folder,
             env=self.env,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
+            stdout=stdout,
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -165,18 +179,47 @@ class Launch:
         for number in numbers:
             self.process.send_signal(number)
             time.sleep(between)
-        _, stderr = self.process.communicate(timeout=SAFETY_TIMEOUT)
-        return self.process.returncode, time.monotonic() - started, stderr
+        code, ended_at, stderr = self.ended(f"{[number.name for number in numbers]}")
+        return code, ended_at - started, stderr
+
+    def ended(self, after: str, bound: float = SAFETY_TIMEOUT) -> tuple[int, float, str]:
+        """The exit code, when the process ended (time.monotonic) and its stderr; it fails if
+        the process still runs `bound` seconds on. The process is waited on, not its pipes (a
+        process it left behind would hold them open): once it has ended, nothing it started
+        may be left (`assert_nothing_left`), and the pipes are read."""
+        process = self.process
+        assert process is not None
+        stderr: list[str] = []
+        reading = threading.Thread(target=lambda: stderr.append(process.communicate()[1]))
+        reading.daemon = True
+        reading.start()  # the pipes are drained meanwhile: a full one would hold the process
+        try:
+            process.wait(timeout=bound)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"di-code still runs {bound:.0f} s after {after}", False)
+        ended_at = time.monotonic()
+        self.assert_nothing_left()
+        reading.join(SAFETY_TIMEOUT)
+        assert stderr, "di-code's pipes stayed open after it and all it started ended"
+        return process.returncode, ended_at, stderr[0]
 
     def assert_nothing_left(self) -> None:
-        wait_until(lambda: not marked(self.mark), "every process of the tree to end")
+        """No process carrying the mark runs LEFT_WITHIN seconds from now (call it once
+        di-code has ended: what it killed is gone by then); those that do are named."""
+        deadline = time.monotonic() + LEFT_WITHIN
+        while left := marked(self.mark):
+            if time.monotonic() > deadline:
+                named = "\n".join(command_line(pid) for pid in left)
+                pytest.fail(f"left running after di-code ended:\n{named}", False)
+            time.sleep(0.02)
 
     def end(self) -> None:
         for process in [self.process, self.pty]:
             if process is not None and process.pid and alive(process.pid):
                 os.kill(process.pid, signal.SIGKILL)
         for pid in marked(self.mark):
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture

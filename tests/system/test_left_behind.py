@@ -83,3 +83,32 @@ os._exit(0)  # as di-code ends (di_code.cli.app): no teardown that would collect
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=BOUND
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "left behind\n", "")
+
+
+def test_a_child_a_stop_abandoned_is_let_go_before_the_loop_closes() -> None:
+    """A child's pipes, when the task that read them was cancelled, are closed by the garbage
+    collector: after the loop closed, that close raised `Event loop is closed`, and Python wrote
+    the traceback on stderr (once in a hostile stop test, whenever a collection came before the
+    exit). The collection here is forced at once, as the exit's clean-ups could make one."""
+    program = """
+import asyncio, gc, os, subprocess, threading
+from di_code.system import children, left_behind
+
+async def main():
+    child = await children.start_child("sleep", "1000", stdout=subprocess.PIPE)
+    asyncio.ensure_future(child.communicate())  # cancelled by the loop's end
+    await asyncio.sleep(0)
+
+left_behind.run(main())
+children.kill_children()  # as at exit: the child ends, asyncio's watcher lets its pipes go
+for watcher in threading.enumerate():
+    if watcher.name.startswith("asyncio-waitpid"):
+        watcher.join()
+gc.collect()
+print("collected", flush=True)
+os._exit(0)
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=BOUND
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "collected\n", "")

@@ -12,9 +12,10 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.approval import GUARD_WAIT, Screen, answer, last_request
+from tests.support.approval import GUARD_WAIT, answer, last_request
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -125,7 +126,7 @@ def test_every_choice_of_a_question_is_readable_on_a_narrow_terminal(
     )
     child = spawn_chat(llm_server, tmp_path, columns=columns)
     try:
-        screen = Screen(child, columns)
+        screen = Screen(child, columns=columns)
         screen.wait_for("›")
         child.sendline("go on")
         screen.wait_for("[t]ell it what to do instead")

@@ -8,12 +8,12 @@ import json
 from pathlib import Path
 
 import pexpect
-import pyte
 import pytest
 
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -33,18 +33,13 @@ def test_a_tall_write_shows_its_ends_and_v_pages_every_line(
         encoding="utf-8",
         timeout=TIMEOUT,
     )
-    screen = Screen(child)
-    screen.screen = pyte.HistoryScreen(100, 30, history=1000)
-    screen.stream = pyte.Stream(screen.screen)
+    screen = Screen(child, history=1000)
     try:
         screen.wait_for("›")
         child.sendline("write it")
         screen.wait_for("[v] view all")
         screen.pump(GUARD_WAIT)
-        scrolled = [
-            "".join(line[x].data for x in sorted(line)) for line in screen.screen.history.top
-        ]
-        text = "\n".join([*scrolled, screen.text])
+        text = screen.seen
         assert "row 001" in text and "row 200" in text
         assert "more lines here: press v to see all 200" in text
         screen.pump(GUARD_WAIT)

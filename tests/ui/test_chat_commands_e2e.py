@@ -21,7 +21,7 @@ def test_chat_continue_takes_the_newest_chat_not_a_later_run(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("capital of France?")
-        screen.wait_text("The capital is Paris.")
+        screen.wait_for("The capital is Paris.")
         quit_chat(child)
     finally:
         child.close(force=True)
@@ -36,7 +36,7 @@ def test_chat_continue_takes_the_newest_chat_not_a_later_run(
     assert ran.returncode == 0, ran.stderr
     child, screen = open_chat(llm_server, tmp_path, "-c")
     try:
-        lines = screen.wait_text("resumed")
+        lines = screen.wait_for("resumed")
         assert "› capital of France?" in lines
         assert not any("a one-shot task" in line for line in lines)
         quit_chat(child)
@@ -51,13 +51,13 @@ def test_clear_erases_the_screen_and_starts_a_new_session(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("old question")
-        screen.wait_text("An old answer.")
+        screen.wait_for("An old answer.")
         child.sendline("/clear")
-        lines = screen.wait_text("New session")
+        lines = screen.wait_for("New session")
         assert not any("old" in line for line in lines), "\n".join(lines)
         assert lines[0].startswith("di-code chat · openai/test-model")
         child.sendline("new question")
-        screen.wait_text("A fresh answer.")
+        screen.wait_for("A fresh answer.")
         quit_chat(child)
     finally:
         child.close(force=True)
@@ -77,14 +77,14 @@ def test_compact_when_asked_compacts_even_a_short_chat(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("/compact")
-        screen.wait_text("Nothing to compact: the conversation is empty.")
+        screen.wait_for("Nothing to compact: the conversation is empty.")
         for number, answer in (("first", "One."), ("second", "Two."), ("third", "Three.")):
             child.sendline(f"{number} question")
-            screen.wait_text(answer)
+            screen.wait_for(answer)
         child.sendline("/compact")
-        screen.wait_text("into a summary.")
+        screen.wait_for("into a summary.")
         child.sendline("fourth question")
-        screen.wait_text("Four.")
+        screen.wait_for("Four.")
         quit_chat(child)
     finally:
         child.close(force=True)

@@ -71,7 +71,7 @@ def test_a_long_bash_output_shows_its_end_in_a_panel_and_ctrl_o_shows_all(
     child, screen = open_chat(llm_server, tmp_path, "--yes", rows=40)
     try:
         child.sendline("count to sixty")
-        lines = screen.wait_text("Printed sixty lines.")
+        lines = screen.wait_for("Printed sixty lines.")
         top = next(n for n, line in enumerate(lines) if line.startswith("╭─ bash $ for i"))
         bottom = next(n for n, line in enumerate(lines) if n > top and line.startswith("╰"))
         panel = lines[top : bottom + 1]
@@ -79,9 +79,9 @@ def test_a_long_bash_output_shows_its_end_in_a_panel_and_ctrl_o_shows_all(
         assert panel[-2].startswith("│ line 60") and panel[-2].endswith("│")
         assert "line 30" not in "\n".join(lines)
         child.sendcontrol("o")
-        screen.wait_for(lambda now: any(line.startswith("│ line 30 ") for line in now), "line 30")
+        screen.wait_until(lambda now: any(line.startswith("│ line 30 ") for line in now), "line 30")
         child.send("q")
-        screen.wait_text("›")
+        screen.wait_for("›")
         quit_chat(child)
     finally:
         child.close(force=True)
@@ -111,8 +111,8 @@ def test_the_status_line_shows_waiting_and_retrying_until_the_answer(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("hello?")
-        screen.wait_text(status)
-        lines = screen.wait_text(answer)
+        screen.wait_for(status)
+        lines = screen.wait_for(answer)
         assert not any(status in line for line in lines)
         quit_chat(child)
     finally:
@@ -131,10 +131,10 @@ def test_esc_kills_a_running_command_and_shows_the_abort(
     child, screen = open_chat(llm_server, tmp_path, "--yes")
     try:
         child.sendline("sleep")
-        screen.wait_text(f"sleep {seconds}")
+        screen.wait_for(f"sleep {seconds}")
         wait_until_running(["sleep", seconds])
         child.send("\x1b")
-        lines = screen.wait_text("■ aborted")
+        lines = screen.wait_for("■ aborted")
         assert any(line.startswith("│ Interrupted by the user.") for line in lines)
         assert wait_until_gone(["sleep", seconds])
         quit_chat(child)
@@ -148,13 +148,13 @@ def test_chat_continue_shows_the_previous_answer(llm_server: LLMServer, tmp_path
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("capital of France?")
-        screen.wait_text("The capital is Paris.")
+        screen.wait_for("The capital is Paris.")
         quit_chat(child)
     finally:
         child.close(force=True)
     child, screen = open_chat(llm_server, tmp_path, "-c")
     try:
-        lines = screen.wait_text("resumed")
+        lines = screen.wait_for("resumed")
         assert "› capital of France?" in lines
         assert "The capital is Paris." in lines
         assert any(line.endswith("ctx 15/128k (0%)") for line in lines)

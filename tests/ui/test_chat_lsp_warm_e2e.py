@@ -12,12 +12,12 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.approval import Screen
 from tests.support.chat import DI_CODE, spawn_chat
 from tests.support.llm_server import LLMServer
 from tests.support.lsp import FIXTURE, configure, server_pids
 from tests.support.lsp import project as project
 from tests.support.processes import wait_until
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

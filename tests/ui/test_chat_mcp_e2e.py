@@ -8,22 +8,14 @@ import sys
 import time
 from pathlib import Path
 
-import pexpect
 import pytest
 
-from tests.support.chat import DI_CODE, Screen, quit_chat, spawn_chat
+from tests.support.chat import DI_CODE, quit_chat, spawn_chat
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.mcp_config import stdio_server, toml_table
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
-
-
-def answering_screen(child: pexpect.spawn) -> Screen:
-    """A screen that answers the cursor-position request, as terminals do: prompt-toolkit
-    draws the bottom line only once it knows how many rows are below the cursor."""
-    screen = Screen(child, 30, 100)
-    screen.screen.write_process_input = child.send  # type: ignore[method-assign]
-    return screen
 
 
 def slow_server(name: str, markers: Path, seconds: float) -> dict[str, object]:
@@ -53,20 +45,20 @@ def test_the_prompt_does_not_wait_for_a_slow_server_whose_tools_join_later(
     llm_server.script(Turn(text="Answered early."), Turn(text="Answered later."))
     started = time.monotonic()
     child = spawn_chat(llm_server, workspace)
-    screen = answering_screen(child)
+    screen = Screen(child)
     try:
-        lines = screen.wait_text("mcp: ")
+        lines = screen.wait_for("mcp: ")
         shown = f"{time.monotonic() - started:.2f}"
         assert "›" in lines and any(line.endswith("mcp: 0/2 ready") for line in lines)
         child.sendline("before the server is up")
-        screen.wait_text("Answered early.")
-        screen.wait_text("mcp: 1/2 ready")
+        screen.wait_for("Answered early.")
+        screen.wait_for("mcp: 1/2 ready")
         ready = f"{time.monotonic() - started:.2f}"
         print(f"\nprompt drawn after {shown} s, the slow server ready after {ready} s")
-        lines = screen.wait_text("MCP server broken failed to start")
+        lines = screen.wait_for("MCP server broken failed to start")
         assert sum("MCP server broken failed" in line for line in lines) == 1
         child.sendline("after")
-        lines = screen.wait_text("Answered later.")
+        lines = screen.wait_for("Answered later.")
         assert sum("MCP server broken failed" in line for line in lines) == 1
         quit_chat(child)
     finally:

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pexpect
-import pyte
 import pytest
 
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import DI_CODE, spawn_chat
 from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -30,13 +29,6 @@ def explores_then_plans(server: LLMServer, *after: Turn) -> None:
         call("exit_plan_mode", {"plan": PLAN}, "p1"),
         *after,
     )
-
-
-def tall(child: pexpect.spawn, rows: int) -> Screen:
-    screen = Screen(child)
-    screen.screen = pyte.Screen(100, rows)
-    screen.stream = pyte.Stream(screen.screen)
-    return screen
 
 
 def answer(screen: Screen, key: str) -> None:
@@ -60,7 +52,7 @@ def test_shift_tab_reaches_plan_mode_and_an_approved_plan_is_built_in_accept_edi
     (tmp_path / "app.py").write_text(ORIGINAL)
     explores_then_plans(llm_server, call("edit", EDIT, "e1"), Turn(text="Built it."))
     child = spawn_chat(llm_server, tmp_path, rows=60)
-    screen = tall(child, 60)
+    screen = Screen(child, 60)
     try:
         screen.wait_for("mode: ask ·")
         for mode in ("accept-edits", "plan"):

@@ -4,7 +4,6 @@ terminal was sent, escape sequences taken out, and what it shows)."""
 
 from __future__ import annotations
 
-import io
 import re
 import time
 from pathlib import Path
@@ -13,9 +12,10 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import API_KEY
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -37,9 +37,8 @@ def test_the_chat_screen_shows_the_key_only_hidden(llm_server: LLMServer, tmp_pa
         str(DI_CODE), ["chat", "--model", "openai/test-model"], cwd=str(tmp_path), env=env,
         dimensions=(30, 100), encoding="utf-8", timeout=TIMEOUT,
     )  # fmt: skip
-    child.logfile_read = sent = io.StringIO()
+    screen = Screen(child)
     try:
-        screen = Screen(child)
         screen.wait_for("›")
         child.sendline("go")
         screen.wait_for("[y]es")
@@ -47,9 +46,9 @@ def test_the_chat_screen_shows_the_key_only_hidden(llm_server: LLMServer, tmp_pa
         time.sleep(GUARD_WAIT)
         child.send("y")
         screen.wait_for("Incorrect API key provided: ***")
-        assert "planting *** in the answer" in ESCAPES.sub("", sent.getvalue())
+        assert "planting *** in the answer" in ESCAPES.sub("", screen.written)
     finally:
         child.close(force=True)
     assert (tmp_path / "out.txt").read_text() == f"{API_KEY}\n"  # the command ran as written
-    drawn = ESCAPES.sub("", sent.getvalue())
+    drawn = ESCAPES.sub("", screen.written)
     assert API_KEY not in drawn and API_KEY not in screen.text

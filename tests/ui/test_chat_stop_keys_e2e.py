@@ -1,8 +1,8 @@
 """Esc stops the agent like Ctrl-C, in a real pseudo-terminal: prompt-toolkit must not hold a
 lone Esc back to see whether Enter follows (Alt+Enter). The key-to-abort times are printed
 (`pytest -s`) for the record; load on the machine decides them, so nothing asserts a figure.
-The terminal here answers no cursor-position request, so prompt-toolkit is told not to ask
-(else it waits a second for the answer before drawing, and both keys look slow)."""
+prompt-toolkit is told not to ask for the cursor position here (it would wait for the answer
+before drawing, and both keys would look slower than they are)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.chat import DI_CODE, TIMEOUT, Screen, quit_chat, spawn_env
+from tests.support.chat import DI_CODE, TIMEOUT, quit_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -28,8 +29,8 @@ def open_chat(server: LLMServer, workspace: Path) -> tuple[pexpect.spawn, Screen
         encoding="utf-8",
         timeout=TIMEOUT,
     )
-    screen = Screen(child, 30, 100)
-    screen.wait_text("›")
+    screen = Screen(child, 30)
+    screen.wait_for("›")
     return child, screen
 
 
@@ -46,14 +47,14 @@ def test_the_stop_key_aborts_a_stalled_reply_and_the_chat_goes_on(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("go")
-        screen.wait_text("Thinking about")
+        screen.wait_for("Thinking about")
         pressed = time.monotonic()
         child.send(key)
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         print(f"\n{name}: key to abort shown {1000 * (time.monotonic() - pressed):.0f} ms")
         assert llm_server.wait_disconnects(1)
         child.sendline("again")
-        lines = screen.wait_for(
+        lines = screen.wait_until(
             lambda now: any(line.startswith("test-model · ") and "%)" in line for line in now),
             "the footer of the reply after the abort",
         )
@@ -71,14 +72,14 @@ def test_alt_enter_still_adds_a_line_while_the_agent_works(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("go")
-        screen.wait_text("Thinking about")
+        screen.wait_for("Thinking about")
         child.send("first\x1b\rsecond")
-        screen.wait_text("second")
+        screen.wait_for("second")
         assert not any("■ aborted" in line for line in screen.lines)
         child.send("\x03")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         child.send("\r")
-        screen.wait_text("Got both lines.")
+        screen.wait_for("Got both lines.")
         quit_chat(child)
     finally:
         child.close(force=True)
@@ -94,14 +95,14 @@ def test_esc_then_enter_a_moment_later_stops_rather_than_adding_a_line(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("go")
-        screen.wait_text("Thinking about")
+        screen.wait_for("Thinking about")
         child.send("\x1b")
         time.sleep(0.8)
         child.send("\r")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         assert llm_server.wait_disconnects(1)
         child.sendline("again")
-        screen.wait_text("Back again.")
+        screen.wait_for("Back again.")
         quit_chat(child)
     finally:
         child.close(force=True)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.chat import DI_CODE, Screen, open_chat, quit_chat
+from tests.support.chat import DI_CODE, open_chat, quit_chat
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.screen import Screen
 from tests.support.session_branches import cursor_on
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not ins
 
 def send(screen: Screen, line: str, reply: str) -> None:
     screen.child.sendline(line)
-    screen.wait_text(reply)
+    screen.wait_for(reply)
 
 
 def branched_chat(llm_server: LLMServer, tmp_path: Path, *later: str) -> Screen:
@@ -43,13 +44,13 @@ def test_tree_moves_to_the_other_branch_and_a_resumed_chat_goes_on_there(
 ) -> None:
     screen = branched_chat(llm_server, tmp_path, "FOUR", "FIVE")
     screen.child.sendline("/tree")
-    screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
-    lines = screen.wait_text("← current")
+    screen.wait_until(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
+    lines = screen.wait_for("← current")
     assert any("PROMPT-ONE" in line for line in lines)
     screen.child.send("\x1b[A")  # up
-    screen.wait_for(cursor_on("PROMPT-TWO"), "the cursor on the other branch")
+    screen.wait_until(cursor_on("PROMPT-TWO"), "the cursor on the other branch")
     screen.child.send("\r")
-    screen.wait_text("Now on “PROMPT-TWO”")
+    screen.wait_for("Now on “PROMPT-TWO”")
     send(screen, "PROMPT-FOUR", "ANSWER-FOUR")
     sent = last_request(llm_server)
     assert all(text in sent for text in ("PROMPT-ONE", "PROMPT-TWO", "ANSWER-TWO", "PROMPT-FOUR"))
@@ -70,11 +71,11 @@ def test_esc_leaves_the_conversation_on_its_branch_saved_as_it_was(
     [saved] = di_code_home.glob("sessions/*/*.jsonl")
     before = saved.read_bytes()
     screen.child.sendline("/tree")
-    screen.wait_for(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
+    screen.wait_until(cursor_on("PROMPT-THREE"), "the cursor on the current branch")
     screen.child.send("\x1b[A")
-    screen.wait_for(cursor_on("PROMPT-TWO"), "the cursor on the other branch")
+    screen.wait_until(cursor_on("PROMPT-TWO"), "the cursor on the other branch")
     screen.child.send("\x1b")
-    screen.wait_text("Left on the same branch")
+    screen.wait_for("Left on the same branch")
     assert saved.read_bytes() == before
     send(screen, "PROMPT-FOUR", "ANSWER-FOUR")
     quit_chat(screen.child)

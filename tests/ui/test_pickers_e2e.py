@@ -14,10 +14,10 @@ import pexpect
 import pytest
 
 from di_code.session import SessionStore
-from tests.support.approval import Screen
 from tests.support.chat import DI_CODE, TIMEOUT, quit_chat, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
 from tests.support.pickers import THINKING_MODEL, saved
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

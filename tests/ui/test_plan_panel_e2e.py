@@ -9,12 +9,11 @@ import re
 from pathlib import Path
 
 import pexpect
-import pyte
 import pytest
 
-from tests.support.approval import Screen
 from tests.support.chat import DI_CODE, spawn_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -30,9 +29,7 @@ def todo(call_id: str, first: str, second: str) -> Turn:
 
 
 def tall(child: pexpect.spawn) -> Screen:
-    screen = Screen(child)
-    screen.screen = pyte.Screen(100, ROWS)
-    screen.stream = pyte.Stream(screen.screen)
+    screen = Screen(child, ROWS)
     return screen
 
 

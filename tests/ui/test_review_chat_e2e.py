@@ -43,11 +43,11 @@ def test_review_in_chat_reads_only_then_the_session_goes_on(
     child, screen = open_chat(llm_server, repo, "--yes")
     try:
         child.sendline("/review")
-        screen.wait_text("VERDICT: needs a fix")
+        screen.wait_for("VERDICT: needs a fix")
         child.sendline("/permissions")
-        screen.wait_text("Permission mode: auto")  # the session's mode is back
+        screen.wait_for("Permission mode: auto")  # the session's mode is back
         child.sendline("thanks")
-        screen.wait_text("Back to work.")
+        screen.wait_for("Back to work.")
         quit_chat(child)
     finally:
         child.close(force=True)
@@ -74,7 +74,7 @@ def test_a_review_command_file_of_the_users_wins_over_the_built_in(
     child, screen = open_chat(llm_server, repo)
     try:
         child.sendline("/review src/app.py")
-        screen.wait_text("Done my way.")
+        screen.wait_for("Done my way.")
         quit_chat(child)
     finally:
         child.close(force=True)

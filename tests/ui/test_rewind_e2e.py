@@ -7,12 +7,12 @@ import subprocess
 from pathlib import Path
 
 import pexpect
-import pyte
 import pytest
 
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import DI_CODE, chatting, say, spawn_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -151,7 +151,5 @@ def test_the_notes_for_the_model_are_not_shown_as_what_the_user_typed(
 
 
 def tall_screen(child: pexpect.spawn) -> Screen:
-    screen = Screen(child)
-    screen.screen = pyte.Screen(100, 60)
-    screen.stream = pyte.Stream(screen.screen)
+    screen = Screen(child, 60)
     return screen

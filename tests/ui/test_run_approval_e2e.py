@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pexpect
 
-from tests.support.chat import DI_CODE, Screen, needs_di_code, spawn_env
+from tests.support.chat import DI_CODE, needs_di_code, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 
 def question(command: str) -> str:
@@ -33,21 +34,21 @@ def test_both_approval_questions_are_whole_on_the_screen(
         encoding="utf-8",
         timeout=20,
     )
-    screen = Screen(child, 30, 100)
+    screen = Screen(child, 30)
     try:
-        screen.wait_text(question("echo first-ran"))
-        lines = screen.settle(0.5)
+        screen.wait_for(question("echo first-ran"))
+        lines = screen.pump(0.5)
         assert "? bash: echo first-ran" in lines
         assert any(line.startswith(question("echo first-ran")) for line in lines)
         child.sendline("y")
-        screen.wait_text(question("echo second-ran"))
-        lines = screen.settle(0.5)
+        screen.wait_for(question("echo second-ran"))
+        lines = screen.pump(0.5)
         assert any(
             line.startswith(question("echo first-ran")) and line.endswith(" y") for line in lines
         )
         assert "? bash: echo second-ran" in lines
         child.sendline("y")
-        lines = screen.wait_text("Both ran.")
+        lines = screen.wait_for("Both ran.")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)

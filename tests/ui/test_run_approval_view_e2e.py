@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pexpect
 
-from tests.support.chat import DI_CODE, Screen, needs_di_code, spawn_env
+from tests.support.chat import DI_CODE, needs_di_code, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 ROOT = Path(__file__).resolve().parents[2]
 ASKED = "or type what to do instead:"
@@ -41,12 +42,12 @@ def numbered(count: int) -> str:
 def test_a_40_line_write_shows_its_last_line(llm_server: LLMServer, tmp_path: Path) -> None:
     llm_server.script(write_call("notes.txt", numbered(40)), Turn(text="Written."))
     child = spawn_run(llm_server, tmp_path, rows=60)
-    screen = Screen(child, 60, 100)
+    screen = Screen(child, 60)
     try:
-        lines = screen.wait_text(ASKED)
+        lines = screen.wait_for(ASKED)
         assert all(f"row {n:03d}" in lines for n in range(1, 41))
         child.sendline("y")
-        screen.wait_text("Written.")
+        screen.wait_for("Written.")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
@@ -59,9 +60,9 @@ def test_a_write_taller_than_the_terminal_shows_its_ends_and_v_pages_all(
 ) -> None:
     llm_server.script(write_call("big.txt", numbered(200)), Turn(text="Written."))
     child = spawn_run(llm_server, tmp_path, rows=30, PAGER="cat")
-    screen = Screen(child, 30, 100)
+    screen = Screen(child, 30)
     try:
-        lines = screen.wait_text(ASKED)
+        lines = screen.wait_for(ASKED)
         assert "row 001" in lines and "row 200" in lines
         assert any("more lines here: press v to see all 200" in line for line in lines)
         assert any(line.startswith("v shows all of it.") for line in lines)
@@ -82,9 +83,9 @@ def test_a_write_over_a_file_shows_the_diff(llm_server: LLMServer, tmp_path: Pat
         write_call("settings.py", "DEBUG = True\nHOSTS = []\n"), Turn(text="Changed.")
     )
     child = spawn_run(llm_server, tmp_path, rows=30)
-    screen = Screen(child, 30, 100)
+    screen = Screen(child, 30)
     try:
-        lines = screen.wait_text(ASKED)
+        lines = screen.wait_for(ASKED)
         assert "-DEBUG = False" in lines and "+DEBUG = True" in lines
         child.sendline("n")
         child.expect(pexpect.EOF)
@@ -111,10 +112,10 @@ def test_an_mcp_call_shows_its_arguments_under_the_question(
         Turn(text="Done."),
     )
     child = spawn_run(llm_server, tmp_path, rows=30)
-    screen = Screen(child, 30, 100)
+    screen = Screen(child, 30)
     try:
-        shown = screen.wait_text(ASKED)
-        screen.settle(0.5)  # the progress area is not drawn over it, nor erases it
+        shown = screen.wait_for(ASKED)
+        screen.pump(0.5)  # the progress area is not drawn over it, nor erases it
         shown = screen.lines
         text = "".join(shown)
         assert "? mcp__fix__explode" in shown
@@ -133,12 +134,12 @@ def test_a_30_line_edit_shows_its_whole_diff(llm_server: LLMServer, tmp_path: Pa
     edit = {"path": "list.txt", "old_text": old, "new_text": numbered(30)}
     llm_server.script(Turn(tool_calls=(ToolCallSpec("edit", edit, "e1"),)), Turn(text="Edited."))
     child = spawn_run(llm_server, tmp_path, rows=80)
-    screen = Screen(child, 80, 100)
+    screen = Screen(child, 80)
     try:
-        lines = screen.wait_text(ASKED)
+        lines = screen.wait_for(ASKED)
         assert all(f"-old {n:03d}" in lines and f"+row {n:03d}" in lines for n in range(1, 31))
         child.sendline("y")
-        screen.wait_text("Edited.")
+        screen.wait_for("Edited.")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)

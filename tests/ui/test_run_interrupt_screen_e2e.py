@@ -12,8 +12,9 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.support.chat import DI_CODE, TIMEOUT, Screen, spawn_env, wait_until_running
+from tests.support.chat import DI_CODE, TIMEOUT, spawn_env, wait_until_running
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -32,9 +33,9 @@ def test_ctrl_c_leaves_no_piece_of_the_running_panel(llm_server: LLMServer, tmp_
         encoding="utf-8",
         timeout=TIMEOUT,
     )
-    screen = Screen(child, 30, 100)
+    screen = Screen(child, 30)
     try:
-        screen.wait_text("running")
+        screen.wait_for("running")
         wait_until_running(["sleep", seconds])
         child.sendcontrol("c")
         deadline = time.monotonic() + TIMEOUT

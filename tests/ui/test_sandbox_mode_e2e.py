@@ -14,10 +14,11 @@ from typing import Any
 import pexpect
 import pytest
 
-from tests.support.approval import Screen, answer, last_request
+from tests.support.approval import answer, last_request
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 SHIFT_TAB = "\x1b[Z"
 NO_BUBBLEWRAP_NOTE = "auto mode runs bash unsandboxed: bubblewrap is not installed"

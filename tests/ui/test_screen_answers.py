@@ -10,7 +10,7 @@ from typing import Any, cast
 
 import pexpect
 
-from tests.support.approval import Screen
+from tests.support.screen import Screen
 
 
 class ScriptedChild:

@@ -15,7 +15,6 @@ import pytest
 from tests.support.chat import (
     DI_CODE,
     TIMEOUT,
-    Screen,
     open_chat,
     processes_with_argv,
     quit_chat,
@@ -24,6 +23,7 @@ from tests.support.chat import (
     wait_until_running,
 )
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 
@@ -97,7 +97,7 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
         child.sendline("delegate the look")
         title = "task job t1 (worker)"
         first = f"bash $ {waiting_for('go-1')}"
-        lines = screen.wait_for(panel_holds(title, f"◌ {first}"), "the first command running")
+        lines = screen.wait_until(panel_holds(title, f"◌ {first}"), "the first command running")
         box = panel(lines, title)
         nested = [row for row in box if "… " in row or "✓" in row or "✗" in row or "◌" in row]
         assert nested[0].startswith("│ … 2 earlier calls"), box
@@ -107,23 +107,23 @@ def test_a_subagent_s_calls_are_nested_under_its_task_folded_and_updated_in_plac
 
         (workspace / "go-1").touch()
         second = f"bash $ {waiting_for('go-2')}"
-        lines = screen.wait_for(
+        lines = screen.wait_until(
             panel_holds(title, f"✓ {first}", f"◌ {second}"), "the first done, the second running"
         )
         assert sum(first in line for line in lines) == 1  # the line changed in place
         assert "… 3 earlier calls" in "\n".join(panel(lines, title))
 
         (workspace / "go-2").touch()
-        screen.wait_text("The subagent is done.")
+        screen.wait_for("The subagent is done.")
         # the footer counts the subagent's 4 requests with the parent's 2 (10 in, 5 out each)
-        lines = screen.wait_text("test-model · ↑60 ↓30 · ")
+        lines = screen.wait_for("test-model · ↑60 ↓30 · ")
         box = panel(lines, title)  # the finished panel: the calls folded, then the answer
         assert "… 3 earlier calls" in box[1] and "7 tool calls" in box[-1]
         assert any("✓ " + second in row for row in box)
         assert any("Looked at everything." in row for row in box)
 
         child.sendcontrol("o")  # the subagent's whole conversation, kept with the session
-        lines = screen.wait_for(
+        lines = screen.wait_until(
             panel_holds("#1 task job t1 (worker)", "› look around", "transcript: "),
             "the task's transcript",
         )
@@ -174,19 +174,19 @@ def test_parallel_tasks_keep_their_own_calls_and_one_ctrl_c_stops_them_all(
         assert sorted(owner.values()) == ["t1", "t2"]
         for call, task_id in owner.items():
             mine, theirs = seconds[call], seconds["bb" if call == "ba" else "ba"]
-            lines = screen.wait_for(
+            lines = screen.wait_until(
                 panel_holds(f"task job {task_id} (worker)", f"◌ bash $ sleep {mine}"),
                 f"{call} under {task_id}",
             )
             assert theirs not in "\n".join(panel(lines, f"task job {task_id} (worker)"))
 
         child.sendcontrol("c")
-        screen.wait_text("■ aborted")
+        screen.wait_for("■ aborted")
         for wait in seconds.values():
             assert wait_until_gone(["sleep", wait])
         assert len(llm_server.requests) == 3  # no subagent asked again after the stop
         child.sendline("still there?")
-        lines = screen.wait_text("Back again.")
+        lines = screen.wait_for("Back again.")
         for task_id in ("t1", "t2"):
             assert any(f"task job {task_id} (worker)" in line for line in lines)
         quit_chat(child)
@@ -221,9 +221,9 @@ def test_run_s_progress_lists_a_subagent_s_calls_under_its_task_line(
         encoding="utf-8",
         timeout=TIMEOUT,
     )
-    screen = Screen(child, 30, 100)
+    screen = Screen(child, 30)
     try:
-        lines = screen.wait_text("The answer is alpha.")
+        lines = screen.wait_for("The answer is alpha.")
     finally:
         child.close(force=True)
     task_line = next(n for n, line in enumerate(lines) if line.startswith("● task look"))

@@ -23,16 +23,16 @@ def test_ctrl_t_shows_the_last_folded_block_whole_at_once(
     child, screen = open_chat(llm_server, tmp_path)
     try:
         child.sendline("plan it")
-        screen.wait_text("Ctrl-T shows thinking whole")
-        screen.wait_text("Planned.")
+        screen.wait_for("Ctrl-T shows thinking whole")
+        screen.wait_for("Planned.")
         assert not any("step 8 of the plan" in line for line in screen.lines)
         child.send("\x14")
-        lines = screen.wait_text("step 8 of the plan")
+        lines = screen.wait_for("step 8 of the plan")
         assert any("Thinking is shown whole" in line for line in lines)
         child.send("\x14")  # folded again, then whole again: the block is not shown twice
-        screen.wait_text("Thinking is folded")
+        screen.wait_for("Thinking is folded")
         child.send("\x14")
-        lines = screen.settle(1.0)
+        lines = screen.pump(1.0)
         assert sum("step 8 of the plan" in line for line in lines) == 1
         quit_chat(child)
     finally:

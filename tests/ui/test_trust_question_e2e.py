@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from di_code.config.settings import load_settings
-from tests.support.approval import GUARD_WAIT, QUESTION, Screen, untrusted_project
+from tests.support.approval import GUARD_WAIT, QUESTION, untrusted_project
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat, spawn_env
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

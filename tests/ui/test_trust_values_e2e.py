@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.approval import Screen
 from tests.support.chat import DI_CODE, spawn_chat
 from tests.support.llm_server import LLMServer
+from tests.support.screen import Screen
 
 pytestmark = pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed")
 

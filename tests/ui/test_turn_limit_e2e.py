@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.approval import GUARD_WAIT, Screen
+from tests.support.approval import GUARD_WAIT
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.screen import Screen
 
 
 def question(made: int) -> str:
