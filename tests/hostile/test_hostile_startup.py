@@ -18,13 +18,14 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.support.git import git
-from tests.support.imports import run_main
+from tests.support.imports import CLI_MAIN, run_main, unmeasured
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import wait_until
 from tests.support.undo_cli import planted
@@ -434,3 +435,46 @@ def test_a_prompt_stopped_while_its_snapshot_runs_leaves_the_next_undo_exact(
     undone = di_code(di_code_home, llm_server, workspace, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert contents(workspace) == expected
+
+
+GIT_SEEN = (
+    "import os as _os, sys as _sys\n"
+    "def _watch(event, args):\n"
+    "    if event == 'subprocess.Popen' and 'git' in str(args[0]):\n"
+    "        with open(_os.environ['GIT_SEEN'], 'a') as seen:\n"
+    "            seen.write(' '.join(map(str, args[1])) + '\\n')\n"
+    "_sys.addaudithook(_watch)\n"
+)
+"""Each git command line di-code starts, appended to the file $GIT_SEEN as it starts."""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a stop before the answer begins starts the prompt's first snapshot at the stop: "
+    "the whole work tree is read (30,000 files: 1.5-2 s, up to the 2 s watchdog) before exit",
+)
+@pytest.mark.parametrize(("number", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_stop_before_the_answer_begins_reads_no_file_of_the_work_tree(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path,
+    number: int, code: int,
+) -> None:  # fmt: skip
+    """No answer, no tool: nothing can have changed the files, so the stop need not snapshot
+    them (in a large repository that is what keeps the exit from being "within a second")."""
+    repository(workspace)
+    seen = tmp_path / "git-seen"
+    llm_server.script(Turn(text="never", fault="stall", fault_after=0))
+    env = unmeasured({**cli_env(di_code_home, llm_server), "GIT_SEEN": str(seen)})
+    running = subprocess.Popen(
+        [sys.executable, "-c", GIT_SEEN + CLI_MAIN, "run", "--yes", "wait"], cwd=workspace,
+        env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        wait_until(lambda: bool(llm_server.requests), "the request")
+        running.send_signal(number)
+        _, err = running.communicate(timeout=30)
+    finally:
+        running.kill()
+    assert running.returncode == code, err
+    started = seen.read_text() if seen.exists() else ""
+    assert "ls-files" not in started and "hash-object" not in started, started
