@@ -45,6 +45,13 @@ LINES = [
     ["--help"],
     *([name, "--help"] for name in ("run", "chat", "review", "acp", "trust", "batch", "lsp")),
     *([name, "--help"] for name in ("undo", "export")),
+    ["run"],
+    ["run", "-h"],
+    ["undo", "--list"],
+    ["export", "--format", "pdf"],
+    ["review", "--commit"],
+    ["trust", "--list"],
+    ["lsp"],
     ["run", "--version"],  # a root option after the command is not the command's
     ["--version", "run"],
     ["--help", "run"],
