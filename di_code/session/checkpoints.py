@@ -134,10 +134,12 @@ class Checkpointer:
     async def on_event(self, event: AgentEvent) -> None:
         if isinstance(event, AgentStartEvent):
             self._begin()
-        elif isinstance(event, MessageUpdateEvent) and event.event.type != "start":
-            # the answer has begun, so the request is out: git no longer competes with it (the
-            # stream's "start" comes before the request is sent); a tool or the prompt's end
-            # starts the snapshot itself if no such event came
+        elif isinstance(event, MessageUpdateEvent):
+            # the stream's start, before the request is sent: the snapshot (seconds in a large
+            # repository) runs while the model thinks, so the first tool call rarely waits for
+            # it, and what it cannot cover is said before the model answers. Started at the
+            # answer's first event instead, it costs the request nothing measurable on a quiet
+            # machine and delays that tool by the whole snapshot (docs/benchmarks.md, issue 47)
             self._start_snapshot()
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, UserMessage):
             self._title = self._title or typed_title(event.message)

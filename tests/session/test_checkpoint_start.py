@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from di_code.agent.events import AgentEndEvent, AgentStartEvent, MessageUpdateEvent
-from di_code.ai.events import StartEvent, TextStartEvent
+from di_code.ai.events import StartEvent
 from di_code.session import SessionStore
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.checkpoints import Checkpointer
@@ -30,9 +30,7 @@ async def test_the_snapshot_waits_for_the_answer_and_is_taken_once(tmp_path: Pat
     checkpoints = Checkpointer(session, lambda raw: repo / raw)
     await checkpoints.on_event(AgentStartEvent())
     assert checkpoints._snapshot is None  # nothing competes with sending the request
-    await checkpoints.on_event(MessageUpdateEvent(StartEvent()))  # pushed before it is sent
-    assert checkpoints._snapshot is None
-    update = MessageUpdateEvent(TextStartEvent(0))
+    update = MessageUpdateEvent(StartEvent())
     await checkpoints.on_event(update)
     started = checkpoints._snapshot
     assert started is not None

@@ -15,7 +15,7 @@ from di_code.agent.events import (
     ToolExecutionEndEvent,
     ToolExecutionStartEvent,
 )
-from di_code.ai.events import StartEvent, TextStartEvent
+from di_code.ai.events import StartEvent
 from di_code.ai.types import TextContent, ToolResultMessage, UserMessage
 from di_code.session import Session, SessionStore
 from di_code.session.checkpoints import Checkpointer
@@ -52,8 +52,7 @@ class Driver:
     async def start(self, text: str = "do it") -> None:
         await self.checkpointer.on_event(AgentStartEvent())
         await self.checkpointer.on_event(MessageEndEvent(UserMessage.of(text)))
-        await self.checkpointer.on_event(MessageUpdateEvent(StartEvent()))  # before the request
-        await self.checkpointer.on_event(MessageUpdateEvent(TextStartEvent(0)))  # the answer
+        await self.checkpointer.on_event(MessageUpdateEvent(StartEvent()))
 
     async def tool(
         self, change: Callable[[], object], name: str = "bash", path: str | None = None
