@@ -183,16 +183,15 @@ class GitSnapshots:
             failed = [skip(f"{exc}, none captured")]
         else:
             failed = []
-        tracked: list[str] = []
-        submodules: list[str] = []
-        untracked: list[str] = []
-        nested: list[str] = []
-        for row in rows:
-            if row.startswith("? "):
-                (nested if row.endswith("/") else untracked).append(row[2:])
-            else:
-                meta, _, path = row.partition("\t")
-                (submodules if meta[2:8] == "160000" else tracked).append(path)
+        # run once per file of the tree, so in comprehensions: an index row is `<tag> <mode>
+        # <blob> <stage>\t<path>`, its path at the same place in every row
+        indexed = [row for row in rows if row[0] != "?"]
+        cut = indexed[0].index("\t") + 1 if indexed else 0
+        tracked = [row[cut:] for row in indexed if row[2:8] != "160000"]
+        submodules = [row[cut:] for row in indexed if row[2:8] == "160000"]
+        others = [row[2:] for row in rows if row[0] == "?"]
+        untracked = [path for path in others if path[-1] != "/"]
+        nested = [path for path in others if path[-1] == "/"]
         skipped = [skip(SUBMODULE, path) for path in dict.fromkeys(submodules)]
         skipped += failed + [skip(NESTED, path.rstrip("/")) for path in nested]
         return list(dict.fromkeys(tracked)), untracked, skipped
@@ -215,13 +214,31 @@ class GitSnapshots:
         unread, not a file): the last snapshot's when git saw no file change and every path
         it did not hold is as it was, else one the private index is brought up to date for."""
         listing = _listing(paths, self.max_file_bytes)
-        known = self.stat_cache.known(listing) if changed == set() else None
+        known = self.stat_cache.known(listing) if changed is not None else None
         if known is not None:
             tree, outside = known
-            now = look(self.top, list(outside), self.max_file_bytes, self)
-            if now == outside and self._holds(tree):
-                return tree, outside
+            if look(self.top, list(outside), self.max_file_bytes, self) == outside:
+                if not changed and self._holds(tree):
+                    return tree, outside
+                patched = self._patched(paths, listing, changed or set(), outside)
+                if patched is not None:
+                    return patched, outside
         return self._updated(paths, listing, changed or set())
+
+    def _patched(
+        self, paths: list[str], listing: str, changed: set[bytes], outside: Outside
+    ) -> str | None:
+        """The tree of the same paths as the last snapshot's (`outside` as they were), some
+        of whose files changed: only their entries are made again, in place; None when one
+        of them is no longer a file the tree holds."""
+        looked = sorted(path.decode(errors="surrogateescape") for path in changed)
+        new: list[index_file.Entry] = []
+        if look(self.top, looked, self.max_file_bytes, self, new):
+            return None
+        raws = sorted(p.encode(errors="surrogateescape") for p in paths if p not in outside)
+        if not self.stat_cache.patch(raws, new, self.object_format):
+            return None
+        return self._written(listing, outside)
 
     def _updated(self, paths: list[str], listing: str, changed: set[bytes]) -> tuple[str, Outside]:
         """Bring the private index to `paths`: an entry git saw no change in is kept, every
@@ -240,9 +257,13 @@ class GitSnapshots:
         outside = look(self.top, looked, self.max_file_bytes, self, entries)
         entries.sort()
         self.stat_cache.write(entries, form)
+        return self._written(listing, outside), outside
+
+    def _written(self, listing: str, outside: Outside) -> str:
+        """The tree of the private index, remembered for `listing`."""
         tree = self.git(["write-tree"], index_file=str(self.stat_cache.index)).decode().strip()
-        self.stat_cache.remember(listing, tree, form, outside)
-        return tree, outside
+        self.stat_cache.remember(listing, tree, self.object_format, outside)
+        return tree
 
     def _holds(self, tree: str) -> bool:
         """Whether the repository holds `tree` (a ref of this home points at it, or git has it)."""

@@ -14,7 +14,9 @@ matches: git reports it, and it is hashed again.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
 import os
 import struct
 
@@ -81,6 +83,31 @@ def decode(data: bytes, object_format: str) -> dict[bytes, bytes]:
         found[data[start:end]] = fixed
         at += (fixed_size + end - start + 8) & ~7
     return found
+
+
+def patched(data: bytes, object_format: str, paths: list[bytes], new: list[Entry]) -> bytes | None:
+    """The index file `data`, whose entries are those of `paths` (sorted), with the entries of
+    `new` (paths among them) in place of theirs and no extension (git's tree cache would name
+    the old blobs); None when `data` does not hold exactly `paths`. Each entry's place follows
+    from the lengths of the paths before it, so only the changed entries are touched."""
+    digest = hashlib.new(object_format).digest_size
+    fixed_size = _STAT.size + digest + 2
+    if len(data) < _HEADER.size or _HEADER.unpack_from(data)[2] != len(paths):
+        return None
+    sizes = [(fixed_size + len(path) + 8) & ~7 for path in paths]
+    starts = list(itertools.accumulate(sizes, initial=_HEADER.size))
+    out = bytearray(data[: starts[-1]])
+    if len(out) != starts[-1]:
+        return None
+    for path, fixed in new:
+        at = bisect.bisect_left(paths, path)
+        if at == len(paths) or paths[at] != path or len(fixed) != fixed_size:
+            return None
+        start = starts[at]
+        if out[start + fixed_size : start + fixed_size + len(path) + 1] != path + b"\0":
+            return None
+        out[start : start + fixed_size] = fixed
+    return bytes(out) + hashlib.new(object_format, out).digest()
 
 
 def checksum(data: bytes, object_format: str) -> bytes:

@@ -81,11 +81,26 @@ class StatCache:
 
     def write(self, entries: list[index_file.Entry], object_format: str) -> None:
         """Replace the index (0600) with `entries`; OSError when it cannot be written."""
+        self._write(index_file.encode(entries, object_format))
+
+    def patch(self, paths: list[bytes], new: list[index_file.Entry], object_format: str) -> bool:
+        """Replace the entries of `new` in the index, which holds those of `paths` (sorted):
+        False (nothing written) when it does not (`index_file.patched`)."""
+        try:
+            with open(self.index, "rb") as handle:
+                data = index_file.patched(handle.read(), object_format, paths, new)
+        except OSError:
+            return False
+        if data is not None:
+            self._write(data)
+        return data is not None
+
+    def _write(self, data: bytes) -> None:
         self.index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temp = self.index.with_name(f"{self.index.name}.{os.getpid()}.tmp")
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(index_file.encode(entries, object_format))
+            handle.write(data)
         os.replace(temp, self.index)
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:

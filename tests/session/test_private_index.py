@@ -31,6 +31,9 @@ def old_files(repo: Path, *names: str) -> None:
 
 
 def test_git_reads_the_private_index_as_the_tree_and_sees_no_change_in_it(tmp_path: Path) -> None:
+    """The index di-code writes is one git reads: the tree's entries, no stat change seen in
+    an unchanged tree, a changed file named; the changed file's entry is then made again in
+    place, without the tree cache git added (it would name the old blob)."""
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/new\nline": "n\n", "run.sh": "x\n"})
     (repo / "run.sh").chmod(0o755)
     (repo / "link").symlink_to("a.txt")
@@ -45,7 +48,10 @@ def test_git_reads_the_private_index_as_the_tree_and_sees_no_change_in_it(tmp_pa
     assert oct(stat_cache.index.stat().st_mode & 0o777) == "0o600"
     (repo / "a.txt").write_text("b\n")
     assert git(repo, "diff-files", "--name-only", "-z", env=env) == "a.txt\0"
-    assert snapshot(repo, tmp_path / "cache" / "repo.json")[0] != tree
+    changed, _ = snapshot(repo, tmp_path / "cache" / "repo.json")  # the same paths: patched
+    assert git(repo, "cat-file", "-p", f"{changed}:a.txt") == "b\n"  # no tree cache kept
+    indexed = git(repo, "ls-files", "-s", "-z", env=env).replace(" 0\t", "\t")
+    assert indexed == git(repo, "ls-tree", "-r", "-z", changed).replace(" blob ", " ")
 
 
 def test_a_change_that_keeps_size_and_mtime_is_seen_whatever_the_repository_says(
