@@ -162,6 +162,7 @@ class GitSnapshots:
             tree, outside = self._captured(paths, changed)
         except GitError:  # a blob the index names may have been pruned: hash everything again
             self.stat_cache.clear()
+            self.__dict__.pop("object_format", None)  # asked of git again
             tree, outside = self._captured(paths, None)
         large = {p: fp for p, (why, fp) in outside.items() if why == LARGE and fp is not None}
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
@@ -271,8 +272,11 @@ class GitSnapshots:
 
     @functools.cached_property
     def object_format(self) -> str:
-        """How the repository names objects: `sha1` or `sha256`."""
-        named = self.git(["rev-parse", "--show-object-format"]).decode().strip()
+        """How the repository names objects: `sha1` or `sha256` (as the private index of the
+        last snapshot says: a blob of the other kind makes `write-tree` fail, and then the
+        snapshot starts over, asking git)."""
+        named = self.stat_cache.object_format() or ""
+        named = named or self.git(["rev-parse", "--show-object-format"]).decode().strip()
         return "sha256" if named == "sha256" else "sha1"
 
     def missing(self, names: list[str]) -> set[str]:

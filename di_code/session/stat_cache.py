@@ -70,6 +70,10 @@ class StatCache:
             return None
         return stored.tree[1], stored.outside
 
+    def object_format(self) -> str:
+        """The object format of the repository the index was last written for ("": none)."""
+        return self._load().object_format
+
     def entries(self, object_format: str) -> dict[bytes, bytes]:
         """The index's entries (path -> stat data, blob, flags); none when it is missing, was
         damaged or is of another shape."""
