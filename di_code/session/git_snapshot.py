@@ -201,7 +201,7 @@ class GitSnapshots:
         """The paths of the private index whose stat data differs from the work tree's (or
         that are gone), as `git diff-files` compares them; None without an index git reads
         (then every file is hashed and the index made again)."""
-        if not self.stat_cache.index.exists():
+        if not self.stat_cache.comparing():
             return None
         args = ["diff-files", "-z", "--name-only", "--no-textconv", "--no-ext-diff"]
         try:

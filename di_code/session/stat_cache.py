@@ -59,6 +59,18 @@ class StatCache:
         self.file = file
         self._stored: _Stored | None = None
         self._dirty = False
+        self._compared: tuple[int, ...] | None = None
+        """Which index file git compared the work tree with (`comparing`): another process
+        may replace it meanwhile, and its entries are then not known to match the files."""
+
+    def comparing(self) -> bool:
+        """Note the index file git is about to compare the work tree with; False when there
+        is none. Only that file's entries are taken later (`known`, `entries`, `patch`)."""
+        try:
+            self._compared = _identity(os.stat(self.index))
+        except OSError:
+            self._compared = None
+        return self._compared is not None
 
     def known(self, listing: str) -> tuple[str, Outside] | None:
         """(tree, outside) of the last snapshot when it listed `listing` and the index is
@@ -66,7 +78,7 @@ class StatCache:
         stored = self._load()
         if stored.tree[0] != listing or not stored.index or not stored.object_format:
             return None
-        if self._checksum(stored.object_format) != stored.index:
+        if self._checksum(stored.object_format, compared=True) != stored.index:
             return None
         return stored.tree[1], stored.outside
 
@@ -79,6 +91,8 @@ class StatCache:
         damaged or is of another shape."""
         try:
             with open(self.index, "rb") as handle:
+                if _identity(os.fstat(handle.fileno())) != self._compared:
+                    return {}
                 return index_file.decode(handle.read(), object_format)
         except (OSError, ValueError, IndexError):
             return {}
@@ -92,6 +106,8 @@ class StatCache:
         False (nothing written) when it does not (`index_file.patched`)."""
         try:
             with open(self.index, "rb") as handle:
+                if _identity(os.fstat(handle.fileno())) != self._compared:
+                    return False
                 data = index_file.patched(handle.read(), object_format, paths, new)
         except OSError:
             return False
@@ -138,11 +154,14 @@ class StatCache:
             os.replace(temp, self.file)
             self._dirty = False
 
-    def _checksum(self, object_format: str) -> str:
-        """The checksum the index file ends with, "" when it cannot be read."""
+    def _checksum(self, object_format: str, *, compared: bool = False) -> str:
+        """The checksum the index file ends with, "" when it cannot be read (or, `compared`,
+        when it is not the file git compared)."""
         size = hashlib.new(object_format).digest_size
         try:
             with open(self.index, "rb") as handle:
+                if compared and _identity(os.fstat(handle.fileno())) != self._compared:
+                    return ""
                 handle.seek(-size, os.SEEK_END)
                 return handle.read(size).hex()
         except OSError:
@@ -152,6 +171,11 @@ class StatCache:
         if self._stored is None:
             self._stored = _read(self.file) if self.file is not None else _Stored()
         return self._stored
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    """An index file as written once: each write replaces it (a new inode, new times)."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _utf8(path: str) -> bool:

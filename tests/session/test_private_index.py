@@ -102,3 +102,26 @@ def test_a_damaged_private_index_is_made_again(tmp_path: Path) -> None:
     assert git(repo, "cat-file", "-p", f"{again}:a.txt") == "a\n"
     env = {"GIT_INDEX_FILE": str(stat_cache.index)}
     assert git(repo, "write-tree", env=env).strip() == again != tree
+
+
+def test_an_index_another_process_replaced_after_git_compared_is_not_trusted(
+    tmp_path: Path,
+) -> None:
+    """Two runs on one repository: between git's comparison of this run's index and its read,
+    another run (which began from an older index) replaced it. Its entries are not known to
+    match the files, so they are read again, not taken."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "one\n"})
+    old_files(repo, "a.txt")
+    cache = tmp_path / "cache" / "repo.json"
+    _, stat_cache = snapshot(repo, cache)
+    older = stat_cache.index.read_bytes()  # a.txt as "one", with its stat data then
+    (repo / "a.txt").write_text("two\n")
+    old_files(repo, "a.txt")
+    snapshot(repo, cache)
+    stat_cache = StatCache(cache)
+    snapshots = GitSnapshots(repo, stat_cache=stat_cache)
+    assert snapshots._stat_changed() == set()  # git compared the files with the newest index
+    (tmp_path / "older").write_bytes(older)
+    os.replace(tmp_path / "older", stat_cache.index)  # the other run's write
+    tree, _ = snapshots._captured(["a.txt"], set())
+    assert git(repo, "cat-file", "-p", f"{tree}:a.txt") == "two\n"
