@@ -49,6 +49,7 @@ NOT_CHANNELS = {
     "session/git_run.py:_wait": "git's stdin: the workspace's own names and bytes",
     "session/safe_files.py:write_file": "undo's backups and restores: a file's exact bytes",
     "session/stat_cache.py:save": "sizes and times of the workspace's files",
+    "session/stat_cache.py:_write": "the private index: names, blobs and stat data of files",
     "session/undo_plan.py:_written_as_text": "undo's exact text through the editor",
     "tools/builtin/support/atomic_write.py:write_atomically": "the write and edit tools' file",
     "tools/builtin/edit.py:_edit_in_editor": "the edit tool's file through the editor",

@@ -128,11 +128,25 @@ def run_git(
 ) -> bytes:
     """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
     config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
+    config += PRIVATE_INDEX if index_file is not None else ()
     env = git_env(index_file, author=author)
     if args and args[0] in CONTENT_READERS:
         config += _filters_off(cwd, config, env)
     return _run(cwd, config, args, env, stdin, timeout=timeout)
 
+
+PRIVATE_INDEX = _options(
+    "core.checkStat=default",
+    "core.trustctime=true",
+    "core.fileMode=true",
+    "core.symlinks=true",
+    "core.splitIndex=false",
+    "core.sparseCheckout=false",
+    "index.sparse=false",
+)
+"""A private index (GIT_INDEX_FILE) is di-code's record of the files' stat data: git compares
+all of it (times, inode, mode, size), every entry whole, whatever the repository's config says;
+a change that kept its size is then never taken for no change."""
 
 CONTENT_READERS = frozenset({"status", "diff", "diff-files", "diff-index"})
 """Commands that may read a work-tree file's content to compare it (a file whose stat changed

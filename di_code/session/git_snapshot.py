@@ -4,10 +4,12 @@ A snapshot is a git tree object of the working tree as it is (tracked files and 
 that are not ignored). Every blob is the file's raw bytes, read by di-code through the file
 opener and handed to git as bytes (`work_tree`), so no filter or eol conversion runs, no link is
 followed and a restore is byte-exact; a symlink's blob is its target. The
-tree is built in a private index from scratch and kept alive by a ref under
+tree is written from a private index that di-code keeps for the work tree (`stat_cache`), with
+each file's blob and the stat data it had, so git itself tells which files changed since the last
+snapshot (`git diff-files`, in C) and only those are read; a snapshot of an unchanged tree reads
+no file and writes no object. The tree is kept alive by a ref under
 `refs/di-code/<home>/<session>/`, which `git gc` respects and no branch command shows; each
-DI_CODE_HOME prunes only its own refs. File hashes are remembered by their stat data, so a
-snapshot of an unchanged tree reads no file and writes no object.
+DI_CODE_HOME prunes only its own refs.
 
 What a snapshot cannot capture is named in `skipped` with the reason (files over the size
 limit, submodules, every untracked file when there are too many, a file swapped while it was
@@ -18,20 +20,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import tempfile
-import time
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from stat import S_ISLNK, S_ISREG
 from typing import BinaryIO
 
 import msgspec
 
+from di_code.session import index_file
 from di_code.session.blob_import import fast_import
 from di_code.session.git_run import Blocked, GitError, run_git
-from di_code.session.stat_cache import Fingerprint, StatCache
+from di_code.session.stat_cache import Fingerprint, Outside, StatCache
 from di_code.session.work_tree import WorkTree
+from di_code.session.work_tree_look import LARGE, UNREAD, fingerprint, look
 
 REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
@@ -40,8 +41,6 @@ MAX_UNTRACKED_FILES = 5_000
 captured: hashing them all would fill the repository with copies of unrelated files."""
 MAX_WATCHED = 5_000
 """Ignored entries whose stat data is compared around each tool call (beyond: not watched)."""
-RACY_NS = 3_000_000_000
-"""A file changed this recently may change again within the same clock tick: hashed anew."""
 SUBMODULE = "submodule, not captured"
 NESTED = "a nested repository, not covered by undo"
 """An untracked folder with a repository of its own: git lists it, never its files."""
@@ -139,8 +138,8 @@ class GitSnapshots:
         self._referenced: set[str] = set()
         """Trees a ref of this home points at (listed by `prune`): they are in the
         repository, so a cached tree among them is taken without asking git."""
-        self._last_entries: dict[str, tuple[str, str]] | None = None
-        self._last_tree = ""
+        self._refs: set[str] = set()
+        """Those refs' names: a tree already kept by this session is not kept again."""
 
     def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
         return run_git(self.top, args, index_file=index_file, stdin=stdin)
@@ -149,7 +148,10 @@ class GitSnapshots:
         """The work tree as it is now. Without `ignored`, the ignored paths are not listed
         (`Snapshot.ignored` is None, so no path is taken as absent) and not watched: a prompt's
         first snapshot, whose tree alone is recorded, spares that second walk of the tree."""
-        tracked, untracked, skipped = self._listed()
+        with ThreadPoolExecutor(1) as pool:  # git compares the stat data while it lists
+            stat_changed = pool.submit(self._stat_changed)
+            tracked, untracked, skipped = self._listed()
+            changed = stat_changed.result()
         if len(untracked) > self.max_untracked_files:
             count = f"{len(untracked):,} untracked files (over {self.max_untracked_files:,})"
             skipped.append(skip(f"{count}, none captured"))
@@ -157,16 +159,18 @@ class GitSnapshots:
         paths = tracked + untracked  # two sorted lists, no path in both: sorting merges them
         paths.sort()
         try:
-            entries, large, unread = self._entries(paths)
-            tree = self._tree(entries)
-        except GitError:  # a cached blob may have been pruned: hash everything once more
+            tree, outside = self._captured(paths, changed)
+        except GitError:  # a blob the index names may have been pruned: hash everything again
             self.stat_cache.clear()
-            entries, large, unread = self._entries(paths)
-            tree = self._tree(entries)
+            self.__dict__.pop("object_format", None)  # asked of git again
+            tree, outside = self._captured(paths, None)
+        large = {p: fp for p, (why, fp) in outside.items() if why == LARGE and fp is not None}
         skipped += [skip(too_large(self.max_file_bytes), path) for path in large]
+        unread = [path for path, (why, _) in outside.items() if why == UNREAD]
         skipped += [skip(CHANGED_WHILE_READ, path) for path in unread]
         listed, watched = self._ignored() if ignored else (None, {})
-        return Snapshot(tree, tuple(skipped), {**large, **watched}, listed, frozenset(entries))
+        files = frozenset(paths).difference(outside)
+        return Snapshot(tree, tuple(skipped), {**large, **watched}, listed, files)
 
     def _listed(self) -> tuple[list[str], list[str], list[str]]:
         """Tracked paths, untracked ones that are not ignored, and the `skipped` entries of
@@ -180,62 +184,99 @@ class GitSnapshots:
             failed = [skip(f"{exc}, none captured")]
         else:
             failed = []
-        tracked: list[str] = []
-        submodules: list[str] = []
-        untracked: list[str] = []
-        nested: list[str] = []
-        for row in rows:
-            if row.startswith("? "):
-                (nested if row.endswith("/") else untracked).append(row[2:])
-            else:
-                meta, _, path = row.partition("\t")
-                (submodules if meta[2:8] == "160000" else tracked).append(path)
+        # run once per file of the tree, so in comprehensions: an index row is `<tag> <mode>
+        # <blob> <stage>\t<path>`, its path at the same place in every row
+        indexed = [row for row in rows if row[0] != "?"]
+        cut = indexed[0].index("\t") + 1 if indexed else 0
+        tracked = [row[cut:] for row in indexed if row[2:8] != "160000"]
+        submodules = [row[cut:] for row in indexed if row[2:8] == "160000"]
+        others = [row[2:] for row in rows if row[0] == "?"]
+        untracked = [path for path in others if path[-1] != "/"]
+        nested = [path for path in others if path[-1] == "/"]
         skipped = [skip(SUBMODULE, path) for path in dict.fromkeys(submodules)]
         skipped += failed + [skip(NESTED, path.rstrip("/")) for path in nested]
         return list(dict.fromkeys(tracked)), untracked, skipped
 
-    def _entries(
-        self, paths: list[str]
-    ) -> tuple[dict[str, tuple[str, str]], dict[str, Fingerprint], list[str]]:
-        """path -> (git mode, blob) of every file and symlink among `paths`, the stat data
-        of the files over the size limit (not captured), and the paths that changed while
-        they were read (not captured either). The loop runs once per file of the tree: it
-        stays lean (one stat, one look-up in the cache)."""
-        entries: dict[str, tuple[str, str]] = {}
-        large: dict[str, Fingerprint] = {}
-        to_hash: list[tuple[str, Fingerprint, str]] = []
-        known = self.stat_cache.rows()
-        limit = self.max_file_bytes
-        with WorkTree(self.top) as tree:
-            for path, info in tree.statuses(paths):
-                mode = _git_mode(info.st_mode)
-                if not mode:
-                    continue  # a folder or device where a file was
-                fingerprint = _fingerprint(info)
-                if info.st_size > limit and mode != "120000":
-                    large[path] = fingerprint
-                    continue
-                row = known.get(path)
-                if row is not None and row[:5] == fingerprint:
-                    entries[path] = (mode, row[5])
-                else:
-                    to_hash.append((path, fingerprint, mode))
-            wanted = ((path, mode == "120000") for path, _, mode in to_hash)
-            blobs = tree.write_blobs(wanted, limit, self)
-        unread: list[str] = []
-        for (path, fingerprint, mode), blob in zip(to_hash, blobs, strict=True):
-            if blob is None:
-                unread.append(path)
-                continue
-            entries[path] = (mode, blob)
-            if time.time_ns() - fingerprint[2] > RACY_NS:
-                self.stat_cache.put(path, fingerprint, blob)
-        return entries, large, unread
+    def _stat_changed(self) -> set[bytes] | None:
+        """The paths of the private index whose stat data differs from the work tree's (or
+        that are gone), as `git diff-files` compares them; None without an index git reads
+        (then every file is hashed and the index made again)."""
+        if not self.stat_cache.comparing():
+            return None
+        args = ["diff-files", "-z", "--name-only", "--no-textconv", "--no-ext-diff"]
+        try:
+            out = self.git(args, index_file=str(self.stat_cache.index))
+        except GitError:
+            return None
+        return {path for path in out.split(b"\0") if path}
+
+    def _captured(self, paths: list[str], changed: set[bytes] | None) -> tuple[str, Outside]:
+        """The tree of `paths` as they are, and those of them it does not hold (too large,
+        unread, not a file): the last snapshot's when git saw no file change and every path
+        it did not hold is as it was, else one the private index is brought up to date for."""
+        listing = _listing(paths, self.max_file_bytes)
+        known = self.stat_cache.known(listing) if changed is not None else None
+        if known is not None:
+            tree, outside = known
+            if look(self.top, list(outside), self.max_file_bytes, self) == outside:
+                if not changed and self._holds(tree):
+                    return tree, outside
+                patched = self._patched(paths, listing, changed or set(), outside)
+                if patched is not None:
+                    return patched, outside
+        return self._updated(paths, listing, changed or set())
+
+    def _patched(
+        self, paths: list[str], listing: str, changed: set[bytes], outside: Outside
+    ) -> str | None:
+        """The tree of the same paths as the last snapshot's (`outside` as they were), some
+        of whose files changed: only their entries are made again, in place; None when one
+        of them is no longer a file the tree holds."""
+        looked = sorted(path.decode(errors="surrogateescape") for path in changed)
+        new: list[index_file.Entry] = []
+        if look(self.top, looked, self.max_file_bytes, self, new):
+            return None
+        raws = sorted(p.encode(errors="surrogateescape") for p in paths if p not in outside)
+        if not self.stat_cache.patch(raws, new, self.object_format):
+            return None
+        return self._written(listing, outside)
+
+    def _updated(self, paths: list[str], listing: str, changed: set[bytes]) -> tuple[str, Outside]:
+        """Bring the private index to `paths`: an entry git saw no change in is kept, every
+        other path is looked at and hashed (`look`); then its tree."""
+        form = self.object_format
+        old = self.stat_cache.entries(form)
+        entries: list[index_file.Entry] = []
+        looked: list[str] = []
+        for path in paths:
+            raw = path.encode(errors="surrogateescape")
+            fixed = old.get(raw)
+            if fixed is None or raw in changed:
+                looked.append(path)
+            else:
+                entries.append((raw, fixed))
+        outside = look(self.top, looked, self.max_file_bytes, self, entries)
+        entries.sort()
+        self.stat_cache.write(entries, form)
+        return self._written(listing, outside), outside
+
+    def _written(self, listing: str, outside: Outside) -> str:
+        """The tree of the private index, remembered for `listing`."""
+        tree = self.git(["write-tree"], index_file=str(self.stat_cache.index)).decode().strip()
+        self.stat_cache.remember(listing, tree, self.object_format, outside)
+        return tree
+
+    def _holds(self, tree: str) -> bool:
+        """Whether the repository holds `tree` (a ref of this home points at it, or git has it)."""
+        return tree in self._referenced or self._is_tree(tree)
 
     @functools.cached_property
     def object_format(self) -> str:
-        """How the repository names objects: `sha1` or `sha256`."""
-        named = self.git(["rev-parse", "--show-object-format"]).decode().strip()
+        """How the repository names objects: `sha1` or `sha256` (as the private index of the
+        last snapshot says: a blob of the other kind makes `write-tree` fail, and then the
+        snapshot starts over, asking git)."""
+        named = self.stat_cache.object_format() or ""
+        named = named or self.git(["rev-parse", "--show-object-format"]).decode().strip()
         return "sha256" if named == "sha256" else "sha1"
 
     def missing(self, names: list[str]) -> set[str]:
@@ -248,24 +289,6 @@ class GitSnapshots:
     def fast_import(self, stream: BinaryIO) -> bytes:
         return fast_import(self.top, stream)
 
-    def _tree(self, entries: dict[str, tuple[str, str]]) -> str:
-        """The tree of `entries`; an unchanged tree is not written again, in this run or (by
-        the stat cache) the next, while the repository still holds it."""
-        if entries != self._last_entries:
-            self._last_entries, self._last_tree = None, self._kept_tree(entries)
-            self._last_entries = entries
-        return self._last_tree
-
-    def _kept_tree(self, entries: dict[str, tuple[str, str]]) -> str:
-        rows = "".join(f"{mode} {blob}\t{path}\0" for path, (mode, blob) in entries.items())
-        digest = hashlib.sha256(rows.encode(errors="surrogateescape")).hexdigest()
-        tree = self.stat_cache.tree(digest)
-        if tree is not None and (tree in self._referenced or self._is_tree(tree)):
-            return tree
-        tree = self._write_tree(rows)
-        self.stat_cache.put_tree(digest, tree)
-        return tree
-
     def _is_tree(self, name: str) -> bool:
         try:
             return self.git(["cat-file", "-t", name]) == b"tree\n"
@@ -274,9 +297,10 @@ class GitSnapshots:
 
     def keep(self, session_id: str, tree: str) -> None:
         """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
-        if tree in self._kept:
+        ref = f"{REF_PREFIX}{self.ref_scope}{session_id}/{tree}"
+        if tree in self._kept or ref in self._refs:
             return
-        self.git(["update-ref", f"{REF_PREFIX}{self.ref_scope}{session_id}/{tree}", tree])
+        self.git(["update-ref", ref, tree])
         self._kept.add(tree)
 
     def prune(self, live_sessions: set[str]) -> None:
@@ -290,6 +314,7 @@ class GitSnapshots:
             refs[ref] = name
         dead = [ref for ref in refs if ref[len(scope) :].split("/")[0] not in live_sessions]
         self._referenced = {name for ref, name in refs.items() if ref not in dead}
+        self._refs = set(refs).difference(dead)
         if dead:
             deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
             self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
@@ -340,16 +365,8 @@ class GitSnapshots:
             for path in listed[:MAX_WATCHED]:
                 info = tree.status(path)
                 if info is not None:
-                    watched[path] = _fingerprint(info)
+                    watched[path] = fingerprint(info)
         return frozenset(listed), watched
-
-    def _write_tree(self, rows: str) -> str:
-        """The tree of `rows` (`update-index --index-info` lines), built in a private index."""
-        with tempfile.TemporaryDirectory(prefix="di-code-index-") as folder:
-            index = str(Path(folder, "index"))
-            stdin = rows.encode(errors="surrogateescape")
-            self.git(["update-index", "-z", "--index-info"], index_file=index, stdin=stdin)
-            return self.git(["write-tree"], index_file=index).decode().strip()
 
     def _paths(self, args: list[str]) -> list[str]:
         out = self.git(args).decode(errors="surrogateescape")
@@ -367,15 +384,10 @@ def changed_watched(before: dict[str, Fingerprint], after: dict[str, Fingerprint
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
 
 
-def _fingerprint(info: os.stat_result) -> Fingerprint:
-    return (info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
-
-
-def _git_mode(mode: int) -> str:
-    """A file's or symlink's mode as git writes it in a tree; "" for anything else."""
-    if S_ISREG(mode):
-        return "100755" if mode & 0o111 else "100644"
-    return "120000" if S_ISLNK(mode) else ""
+def _listing(paths: list[str], max_file_bytes: int) -> str:
+    """A digest of the paths a snapshot lists (and of the size over which it keeps none)."""
+    joined = "\0".join(paths).encode(errors="surrogateescape")
+    return hashlib.sha256(b"%d\0%s" % (max_file_bytes, joined)).hexdigest()
 
 
 def _absent(raw: str) -> str | None:

@@ -1,31 +1,46 @@
-"""The blob of each file by its stat data, kept between runs of di-code.
+"""The private index of a work tree's snapshots, and what the last snapshot found, kept
+between runs of di-code.
 
-A snapshot hashes the raw bytes of every file (never git's filtered index copy), so without
-this the first snapshot of each run would read the whole work tree again. The cache is only a
-hint: a file whose stat data differs is hashed again, and a snapshot whose cached blob is gone
-from the repository (pruned) starts over without it.
+A snapshot hashes the raw bytes of every file (never git's filtered index copy). The private
+index (`index_file`) holds each captured file's blob with the stat data it had, so git tells
+which files changed since (`git diff-files` against it) and only those are read again. Beside
+it, a small JSON file remembers the last snapshot: a digest of the paths it listed, its tree,
+the index file it was taken with (its checksum) and the listed paths it did not capture (too
+large, unreadable, gone), so an unchanged work tree reads no file and writes nothing. Both are
+only hints: an index that cannot be read is made again, and a tree the repository no longer
+holds is written again.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import shutil
+import tempfile
+import weakref
 from pathlib import Path
 
 import msgspec
 
+from di_code.session import index_file
+
 Fingerprint = tuple[int, int, int, int, int]
-Row = tuple[int, int, int, int, int, str]
-"""A file's fingerprint, then its blob."""
+"""A file's mode, size, mtime and ctime (ns) and inode."""
+Outside = dict[str, tuple[str, Fingerprint | None]]
+"""The listed paths a snapshot did not capture: path -> (why, its stat data then; None when it
+was not a file or link)."""
 
 
 class _Stored(msgspec.Struct):
-    """The cache file (JSON)."""
+    """The JSON file beside the index."""
 
-    files: dict[str, Row] = {}
     tree: tuple[str, str] = ("", "")
-    """The digest of the last snapshot's entries, and the tree written for them: an unchanged
-    work tree is not written again by the next run."""
+    """The digest of the last snapshot's listing, and its tree."""
+    index: str = ""
+    """The checksum of the index file that tree was taken with."""
+    object_format: str = ""
+    outside: Outside = {}
 
 
 _STORED = msgspec.json.Decoder(_Stored)
@@ -33,55 +48,134 @@ _STORED = msgspec.json.Decoder(_Stored)
 
 class StatCache:
     def __init__(self, file: Path | None = None) -> None:
+        """`file`: the JSON file (the index beside it, `.index`); None: kept for this process
+        only, in a temporary folder."""
+        if file is None:
+            folder = tempfile.mkdtemp(prefix="di-code-index-")
+            weakref.finalize(self, shutil.rmtree, folder, True)
+            self.index = Path(folder, "index")
+        else:
+            self.index = file.with_suffix(".index")
         self.file = file
         self._stored: _Stored | None = None
         self._dirty = False
+        self._compared: tuple[int, ...] | None = None
+        """Which index file git compared the work tree with (`comparing`): another process
+        may replace it meanwhile, and its entries are then not known to match the files."""
 
-    def rows(self) -> dict[str, Row]:
-        """path -> its fingerprint and blob, as last hashed (read, not changed, by callers:
-        a snapshot looks up every file of the tree here)."""
-        return self._loaded()
+    def comparing(self) -> bool:
+        """Note the index file git is about to compare the work tree with; False when there
+        is none. Only that file's entries are taken later (`known`, `entries`, `patch`)."""
+        try:
+            self._compared = _identity(os.stat(self.index))
+        except OSError:
+            self._compared = None
+        return self._compared is not None
 
-    def put(self, path: str, fingerprint: Fingerprint, blob: str) -> None:
-        self._loaded()[path] = (*fingerprint, blob)
-        self._dirty = True
+    def known(self, listing: str) -> tuple[str, Outside] | None:
+        """(tree, outside) of the last snapshot when it listed `listing` and the index is
+        still the one it was taken with."""
+        stored = self._load()
+        if stored.tree[0] != listing or not stored.index or not stored.object_format:
+            return None
+        if self._checksum(stored.object_format, compared=True) != stored.index:
+            return None
+        return stored.tree[1], stored.outside
 
-    def tree(self, digest: str) -> str | None:
-        """The tree last written for entries of this digest."""
-        known, tree = self._load().tree
-        return tree if known == digest else None
+    def object_format(self) -> str:
+        """The object format of the repository the index was last written for ("": none)."""
+        return self._load().object_format
 
-    def put_tree(self, digest: str, tree: str) -> None:
-        self._load().tree = (digest, tree)
+    def entries(self, object_format: str) -> dict[bytes, bytes]:
+        """The index's entries (path -> stat data, blob, flags); none when it is missing, was
+        damaged or is of another shape."""
+        try:
+            with open(self.index, "rb") as handle:
+                if _identity(os.fstat(handle.fileno())) != self._compared:
+                    return {}
+                return index_file.decode(handle.read(), object_format)
+        except (OSError, ValueError, IndexError):
+            return {}
+
+    def write(self, entries: list[index_file.Entry], object_format: str) -> None:
+        """Replace the index (0600) with `entries`; OSError when it cannot be written."""
+        self._write(index_file.encode(entries, object_format))
+
+    def patch(self, paths: list[bytes], new: list[index_file.Entry], object_format: str) -> bool:
+        """Replace the entries of `new` in the index, which holds those of `paths` (sorted):
+        False (nothing written) when it does not (`index_file.patched`)."""
+        try:
+            with open(self.index, "rb") as handle:
+                if _identity(os.fstat(handle.fileno())) != self._compared:
+                    return False
+                data = index_file.patched(handle.read(), object_format, paths, new)
+        except OSError:
+            return False
+        if data is not None:
+            self._write(data)
+        return data is not None
+
+    def _write(self, data: bytes) -> None:
+        self.index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        temp = self.index.with_name(f"{self.index.name}.{os.getpid()}.tmp")
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(temp, self.index)
+
+    def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
+        """The snapshot of `listing` was `tree`, taken with the index as it is now (git's
+        `write-tree` writes it again, with its own mode: made private once more). A name that
+        is not UTF-8 cannot be kept in JSON: then nothing is (the next snapshot asks git)."""
+        with contextlib.suppress(OSError):
+            os.chmod(self.index, 0o600)
+        if not all(map(_utf8, outside)):
+            listing, outside = "", {}
+        checksum = self._checksum(object_format)
+        self._stored = _Stored((listing, tree), checksum, object_format, outside)
         self._dirty = True
 
     def clear(self) -> None:
+        """Forget everything: every file is hashed again (a blob may have been pruned)."""
+        with contextlib.suppress(OSError):
+            self.index.unlink()
         self._stored, self._dirty = _Stored(), True
 
     def save(self) -> None:
-        """Write the cache (0600) if it changed; a failure only costs time next run. A name
-        that is not UTF-8 (kept in a str by surrogate escapes) is left out: JSON cannot hold
-        it, and its file is only hashed again."""
+        """Write the JSON file (0600) if it changed; a failure only costs time next run."""
         if self.file is None or not self._dirty:
             return
-        stored = self._load()
-        rows = {path: row for path, row in stored.files.items() if _utf8(path)}
         temp = self.file.with_name(self.file.name + ".tmp")
         with contextlib.suppress(OSError):
             self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
             with os.fdopen(fd, "wb") as handle:
-                handle.write(msgspec.json.encode(_Stored(rows, stored.tree)))
+                handle.write(msgspec.json.encode(self._load()))
             os.replace(temp, self.file)
             self._dirty = False
 
-    def _loaded(self) -> dict[str, Row]:
-        return self._load().files
+    def _checksum(self, object_format: str, *, compared: bool = False) -> str:
+        """The checksum the index file ends with, "" when it cannot be read (or, `compared`,
+        when it is not the file git compared)."""
+        size = hashlib.new(object_format).digest_size
+        try:
+            with open(self.index, "rb") as handle:
+                if compared and _identity(os.fstat(handle.fileno())) != self._compared:
+                    return ""
+                handle.seek(-size, os.SEEK_END)
+                return handle.read(size).hex()
+        except OSError:
+            return ""
 
     def _load(self) -> _Stored:
         if self._stored is None:
             self._stored = _read(self.file) if self.file is not None else _Stored()
         return self._stored
+
+
+def _identity(info: os.stat_result) -> tuple[int, ...]:
+    """An index file as written once: each write replaces it (a new inode, new times)."""
+    return (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
 
 
 def _utf8(path: str) -> bool:
@@ -93,7 +187,7 @@ def _utf8(path: str) -> bool:
 
 
 def _read(file: Path) -> _Stored:
-    """The cache; empty when the file is missing, damaged or of another shape."""
+    """The JSON file; empty when it is missing, damaged or of another shape."""
     try:
         return _STORED.decode(file.read_bytes())
     except (OSError, msgspec.DecodeError):

@@ -14,6 +14,7 @@ from di_code.ai.events import StartEvent
 from di_code.session import SessionStore
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.checkpoints import Checkpointer
+from tests.support.git import past_this_second
 
 
 def git_repo(folder: Path) -> Path:
@@ -84,8 +85,9 @@ async def test_a_prompt_without_tools_reads_the_tree_once(
     """The prompt's snapshot (the only one a prompt without tool calls takes) lists tracked
     and untracked files in one `ls-files` and leaves the ignored ones alone: each listing
     reads the index or walks the whole tree, which is what grows with the repository. The
-    next run finds the unchanged tree in its stat cache and knows it is kept by a ref, so it
-    asks git nothing more about it."""
+    next run has git compare the stat data of its private index (`diff-files`, beside the
+    listing), finds the unchanged tree it remembers and knows it is kept by a ref, so it asks
+    git nothing more about it."""
     repo = git_repo(tmp_path / "repo")
     (repo / ".gitignore").write_text("*.log\n")
     (repo / "new.txt").write_text("untracked\n")
@@ -93,6 +95,7 @@ async def test_a_prompt_without_tools_reads_the_tree_once(
     hour_ago = time.time() - 3600  # older than the racy window: the stat cache keeps them
     for name in (".gitignore", "a.txt", "new.txt"):
         os.utime(repo / name, (hour_ago, hour_ago))
+    past_this_second()
     log = tmp_path / "git.log"
     monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
     first = await prompt(repo, tmp_path / "home")
@@ -105,7 +108,9 @@ async def test_a_prompt_without_tools_reads_the_tree_once(
     log.unlink()
     again = await prompt(repo, tmp_path / "home")
     assert again.before == first.before
-    assert subcommands(log) == ["rev-parse", "for-each-ref", "ls-files", "update-ref"]
+    called = subcommands(log)  # the listing and the comparison run side by side
+    assert called[:2] == ["rev-parse", "for-each-ref"] and called[-1] == "update-ref"
+    assert sorted(called[2:-1]) == ["config", "diff-files", "ls-files"]  # config: filters off
 
 
 async def test_a_ref_named_after_a_pruned_tree_does_not_vouch_for_it(tmp_path: Path) -> None:

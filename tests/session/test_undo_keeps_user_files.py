@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from di_code.session import index_file
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
 from di_code.session.stat_cache import StatCache
 from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
-from tests.support.git import git
+from tests.support.git import git, past_this_second
 from tests.support.undo_driver import Driver, new_repo
 
 
@@ -424,18 +425,19 @@ async def test_outside_git_the_plan_names_each_path_and_force_only_the_users(
 
 
 async def test_a_cached_blob_that_gc_pruned_is_hashed_again(tmp_path: Path) -> None:
-    """The stat cache outlives the run; a blob it names that is gone is not trusted."""
-    import json
-
+    """The private index outlives the run; a blob it names that is gone is not trusted."""
     repo = new_repo(tmp_path / "repo")
     (repo / "old.txt").write_text("old\n")
-    os.utime(repo / "old.txt", (1, 1))  # not racy: cached
+    os.utime(repo / "old.txt", (1, 1))  # not racy: its stat data is kept
+    past_this_second()
     await Driver(tmp_path / "home", repo).prompt(lambda: (repo / "a.txt").write_text("x\n"))
-    cache = next((tmp_path / "home" / "snapshot-cache").glob("*.json"))
-    stored = json.loads(cache.read_text())
-    assert "old.txt" in stored["files"] and cache.stat().st_mode & 0o777 == 0o600
-    stored["files"]["old.txt"][5] = "1" * 40  # as if gc pruned what the cache names
-    cache.write_text(json.dumps(stored))
+    index = next((tmp_path / "home" / "snapshot-cache").glob("*.index"))
+    entries = index_file.decode(index.read_bytes(), "sha1")
+    assert entries[b"old.txt"][40:60].hex() == git(repo, "hash-object", "old.txt").strip()
+    assert index.stat().st_mode & 0o777 == 0o600
+    fixed = entries[b"old.txt"]
+    entries[b"old.txt"] = fixed[:40] + b"\1" * 20 + fixed[60:]  # as if gc pruned that blob
+    index.write_bytes(index_file.encode(sorted(entries.items()), "sha1"))
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(lambda: (repo / "old.txt").write_text("new\n"))
     _, result = driver.undo()

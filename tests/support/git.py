@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 
@@ -26,3 +27,12 @@ def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> str:
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
+
+
+def past_this_second() -> None:
+    """Return once the clock is in its next second: the private index gives a file stat data
+    only once its status changed in an earlier second than the snapshot's (`index_file`), so a
+    test that counts what a cached snapshot spares waits for it (a positive condition)."""
+    second = time.time_ns() // 1_000_000_000
+    while time.time_ns() // 1_000_000_000 == second:
+        time.sleep(0.01)
