@@ -46,6 +46,7 @@ GUARDED = {
         "tests/test_guarded_git.py",
         "tests/session/test_git_runs_nothing.py",
         "tests/session/test_git_run_feed.py",
+        "tests/session/test_git_run_settings.py",
         "tests/batch/test_clone_transports.py",
     ),
     "di_code/system/children.py": (  # every child process
