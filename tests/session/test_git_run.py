@@ -82,6 +82,18 @@ def test_a_work_tree_on_a_case_telling_file_system_ignores_a_copied_ignorecase(
     assert b"Data.csv" in listed
 
 
+def test_below_a_work_tree_s_top_the_repository_s_own_case_setting_stands(repo: Path) -> None:
+    """The file system is asked only at a work tree's top (`.GIT` beside `.git`): from a
+    folder below it, git keeps the repository's `core.ignoreCase`."""
+    (repo / "sub").mkdir()
+    (repo / "sub/data.csv").write_text("tracked\n")
+    git(repo, "add", "sub/data.csv")
+    git(repo, "config", "core.ignoreCase", "true")
+    (repo / "sub/Data.csv").write_text("untracked\n")
+    listed = run_git(repo / "sub", ["ls-files", "-z", "--others", "--exclude-standard"])
+    assert listed == b""
+
+
 def test_a_shared_clone_borrows_the_objects_and_checks_nothing_out(
     repo: Path, tmp_path: Path
 ) -> None:

@@ -140,3 +140,22 @@ def test_a_clone_asked_for_a_password_fails_without_prompting(
         f"git clone failed: fatal: could not read Username for "
         f"'{https_asking_credentials.removesuffix('/x.git')}': terminal prompts disabled"
     )
+
+
+def test_a_filter_is_found_in_the_repository_whatever_git_dir_says(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The filters to turn off are listed from the repository git then reads, not from the
+    one di-code's own environment points at (GIT_DIR, which names no filter)."""
+    marker = tmp_path / "ran"
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "a.txt")
+    with (repo / ".git/config").open("a") as config:
+        config.write(f'[filter "lfs"]\n\tprocess = touch {marker}\n')
+    (repo / ".gitattributes").write_text("* filter=lfs\n")
+    os.utime(repo / "a.txt", (0, 0))  # stat changed, size not: git reads the content
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    run_git(repo, ["status", "--porcelain", "-z"])
+    assert not marker.exists()
