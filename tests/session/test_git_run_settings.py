@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import di_code
-from di_code.session.git_run import GitError, clone, run_git, work_tree_top
+from di_code.session.git_run import Blocked, GitError, clone, run_git, work_tree_top
 from tests.support.git import git
 
 EMPTY_BLOB = b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\n"
@@ -159,3 +159,16 @@ def test_a_filter_is_found_in_the_repository_whatever_git_dir_says(
     monkeypatch.setenv("GIT_DIR", str(other / ".git"))
     run_git(repo, ["status", "--porcelain", "-z"])
     assert not marker.exists()
+
+
+def test_a_fed_git_past_its_time_is_killed(repo: Path) -> None:
+    """Input given as bytes is fed from a file, under the same time bound: here git reads a
+    path from it, then waits on that FIFO, open at both ends (this test holds one), for ever."""
+    os.mkfifo(repo / "pipe")
+    held = os.open(repo / "pipe", os.O_RDWR)  # git's open does not block: its read does
+    try:
+        with pytest.raises(Blocked) as raised:
+            run_git(repo, ["hash-object", "--stdin-paths"], stdin=b"pipe\n", timeout=0.5)
+    finally:
+        os.close(held)
+    assert str(raised.value) == "git hash-object did not end within 0.5 s"
