@@ -53,6 +53,7 @@ GUARDED = {
         "tests/system/test_children_end.py",
         "tests/test_guarded_children.py",
         "tests/system/test_children_stopped_while_made.py",
+        "tests/system/test_children_in_process.py",
     ),
     "di_code/session/undo_plan.py": (  # undo planning
         "tests/session/test_undo_apply.py",
