@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from di_code.system.children import (
     descendants,
     dying_argv,
     group_members,
+    kill_tree,
     open_child,
     run_child,
     start_child,
@@ -104,3 +106,73 @@ def test_a_stop_asks_each_child_first_then_kills_one_that_does_not_listen(
     assert deaf.wait(timeout=60) == -signal.SIGKILL
     for child in (polite, deaf):
         wait_until(lambda child=child: not alive(child.pid), f"child {child.pid} to end")
+
+
+def test_a_job_in_a_group_of_its_own_within_the_childs_session_is_read_by_its_group(
+    tmp_path: Path,
+) -> None:
+    """bash with job control puts `sleep` in a group of its own (not a session): the group is
+    read from /proc's group field, not the session's."""
+    pid_file = tmp_path / "pid"
+    process = open_child(
+        ["bash", "-c", f"set -m; sleep 300 & echo $! > {pid_file}; wait"],
+        stdout=subprocess.DEVNULL,
+    )
+    wait_until(lambda: pid_file.exists() and pid_file.read_text().endswith("\n"), "the sleep")
+    sleep = int(pid_file.read_text())
+    try:
+        assert group_members(sleep) == [sleep]
+    finally:
+        os.killpg(sleep, signal.SIGKILL)
+        kill_tree(process)
+
+
+def test_a_program_whose_name_holds_a_parenthesis_is_read_whole(tmp_path: Path) -> None:
+    """/proc's stat shows the name in parentheses: one that holds `) ` must not shift the
+    fields read after it."""
+    odd = tmp_path / "x) S 1 1"
+    shutil.copy(shutil.which("sleep") or "/bin/sleep", odd)
+    process = open_child([str(odd), "300"])
+    try:
+        assert group_members(process.pid) == [process.pid]
+    finally:
+        kill_tree(process)
+
+
+def test_every_branch_of_a_tree_is_below_it(tmp_path: Path) -> None:
+    """Two subshells, each with a sleep below it: the walk down keeps both branches."""
+    pids = tmp_path / "pids"
+    process = open_child(
+        ["bash", "-c", f"for n in 1 2; do (sleep 300 & echo $! >> {pids}; wait) & done; wait"],
+        stdout=subprocess.DEVNULL,
+    )
+    wait_until(lambda: pids.exists() and len(pids.read_text().split()) == 2, "the two sleeps")
+    sleeps = [int(pid) for pid in pids.read_text().split()]
+    below = descendants(process.pid)
+    kill_tree(process)
+    assert set(sleeps) <= set(below) and len(below) == 4  # two subshells, two sleeps
+
+
+def test_a_killed_tree_without_a_grace_ends_what_left_the_group(tmp_path: Path) -> None:
+    left = tmp_path / "left"
+    process = open_child(
+        ["bash", "-c", f"setsid sleep 300 & echo $! > {left}; wait"], stdout=subprocess.DEVNULL
+    )
+    wait_until(lambda: left.exists() and left.read_text().endswith("\n"), "the sleep")
+    outside = int(left.read_text())
+    kill_tree(process)
+    wait_until(lambda: not alive(outside), "the sleep in its own session to end")
+
+
+def test_a_tree_already_ended_and_collected_is_killed_without_error() -> None:
+    process = open_child(["true"])
+    process.wait()
+    kill_tree(process, grace=1)
+    assert process.returncode == 0
+
+
+def test_a_child_that_ended_and_is_not_yet_collected_is_no_member() -> None:
+    process = open_child(["true"])
+    wait_until(lambda: not alive(process.pid), "the child to end (a zombie until collected)")
+    assert group_members(process.pid) == []
+    assert process.wait() == 0
