@@ -98,13 +98,16 @@ def test_a_stop_asks_each_child_first_then_kills_one_that_does_not_listen(
         stdout=subprocess.PIPE,
     )
     deaf = open_child(["bash", "-c", f"trap '' TERM; {ready}"], stdout=subprocess.PIPE)
-    for child in (polite, deaf):
+    # a library's child, left in this process's own group: ended one by one, not by its group
+    beside = subprocess.Popen(["bash", "-c", ready], stdout=subprocess.PIPE)
+    for child in (polite, deaf, beside):
         assert child.stdout is not None and child.stdout.readline() == b"ready\n"
     stop_children(grace=0.5)
     assert marker.read_text() == "term\n"
     assert polite.wait(timeout=60) == 0  # it heard TERM and left on its own
     assert deaf.wait(timeout=60) == -signal.SIGKILL
-    for child in (polite, deaf):
+    assert beside.wait(timeout=60) == -signal.SIGTERM
+    for child in (polite, deaf, beside):
         wait_until(lambda child=child: not alive(child.pid), f"child {child.pid} to end")
 
 
