@@ -164,7 +164,28 @@ def test_a_killed_tree_without_a_grace_ends_what_left_the_group(tmp_path: Path) 
     wait_until(lambda: left.exists() and left.read_text().endswith("\n"), "the sleep")
     outside = int(left.read_text())
     kill_tree(process)
+    assert process.returncode == -signal.SIGKILL  # not asked first: no grace
     wait_until(lambda: not alive(outside), "the sleep in its own session to end")
+
+
+def test_what_a_child_starts_while_it_is_asked_to_stop_is_killed_too(tmp_path: Path) -> None:
+    """The tree is read again after the grace: a child that answers TERM by starting a
+    process in a session of its own (and then ignores the stop) leaves nothing behind."""
+    left = tmp_path / "left"
+    process = open_child(
+        [
+            "bash",
+            "-c",
+            f"trap 'setsid sleep 300 & echo $! > {left}' TERM; echo ready; "
+            "while :; do sleep 0.05; done",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    kill_tree(process, grace=2)
+    assert process.returncode == -signal.SIGKILL
+    outside = int(left.read_text())
+    wait_until(lambda: not alive(outside), "the sleep started during the grace to end")
 
 
 def test_a_tree_already_ended_and_collected_is_killed_without_error() -> None:
