@@ -46,12 +46,14 @@ GUARDED = {
         "tests/test_guarded_git.py",
         "tests/session/test_git_runs_nothing.py",
         "tests/session/test_git_run_feed.py",
+        "tests/session/test_git_run_settings.py",
         "tests/batch/test_clone_transports.py",
     ),
     "di_code/system/children.py": (  # every child process
         "tests/system/test_children_end.py",
         "tests/test_guarded_children.py",
         "tests/system/test_children_stopped_while_made.py",
+        "tests/system/test_children_in_process.py",
     ),
     "di_code/session/undo_plan.py": (  # undo planning
         "tests/session/test_undo_apply.py",

@@ -7,6 +7,10 @@
 #   bash scripts/mutation.sh               every module below
 #   bash scripts/mutation.sh redaction     the modules whose path holds a word
 #
+# mutmut runs in a pid namespace (bubblewrap, required): on 2026-12-06 a mutant of
+# children.py's `_live_groups` (`and` as `or`) made an in-process stop SIGTERM every process
+# group on the machine, the run's own mutmut among them.
+#
 # Each mutant not killed is listed (`mutmut show NAME` in the copy, kept in .mutation/MODULE,
 # prints its diff), then the counts and the score: killed (a timeout counts: the mutant hung)
 # over all mutants, those no test reaches included.
@@ -38,7 +42,10 @@ for entry in "${MODULES[@]}"; do
   sed -i "/^\[tool.mutmut\]/a only_mutate = [\"$module\"]\npytest_add_cli_args_test_selection = [$(toml_list "${tests[@]}")]" \
     "$copy/pyproject.toml"
   echo "== $module against ${tests[*]}"
-  (cd "$copy" && "$root/.venv/bin/mutmut" run --max-children 2 >/dev/null 2>&1 || true
+  # In a pid namespace of its own: a mutant of children.py that widens a kill (every process
+  # on the machine instead of di-code's descendants) reaches only this run's processes.
+  (cd "$copy" && bwrap --dev-bind / / --proc /proc --unshare-pid --die-with-parent \
+     "$root/.venv/bin/mutmut" run --max-children 2 >/dev/null 2>&1 || true
    "$root/.venv/bin/mutmut" results --all true >results.txt 2>/dev/null || true
    grep -v ": killed$" results.txt || true
    awk -F': ' '{count[$NF]++; n++} $NF == "killed" || $NF == "timeout" {dead++}

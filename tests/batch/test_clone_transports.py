@@ -100,8 +100,11 @@ def test_no_caller_puts_its_own_settings_before_the_command(tmp_path: Path) -> N
         ["--exec-path=/tmp", "status"],
         [],
     ):
-        with pytest.raises(ValueError, match="a git subcommand comes first"):
+        with pytest.raises(ValueError) as refused:
             run_git(tmp_path, args)
+        assert str(refused.value) == (
+            "a git subcommand comes first: an option before it beats this runner's"
+        )
     assert not marker.exists()
 
 

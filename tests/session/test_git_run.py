@@ -67,19 +67,50 @@ def test_a_filter_whose_name_cannot_be_turned_off_is_refused_and_runs_nothing(
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("upper", ["none", "a link"])
 def test_a_work_tree_on_a_case_telling_file_system_ignores_a_copied_ignorecase(
-    repo: Path,
+    repo: Path, upper: str
 ) -> None:
-    """`.GIT` here is another entry than `.git` (a link to it, not the same inode): the file
-    system tells case apart, so `core.ignoreCase = true` from a Mac does not hide `Data.csv`
-    behind a tracked `data.csv`."""
+    """`.GIT` here is missing, or another entry than `.git` (a link to it, not the same
+    inode): the file system tells case apart, so `core.ignoreCase = true` from a Mac does not
+    hide `Data.csv` behind a tracked `data.csv`."""
     (repo / "data.csv").write_text("tracked\n")
     git(repo, "add", "data.csv")
     git(repo, "config", "core.ignoreCase", "true")
-    (repo / ".GIT").symlink_to(".git")
+    if upper == "a link":
+        (repo / ".GIT").symlink_to(".git")
     (repo / "Data.csv").write_text("untracked\n")
     listed = run_git(repo, ["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
     assert b"Data.csv" in listed
+
+
+def test_a_work_tree_on_a_case_blind_file_system_keeps_its_ignorecase(
+    repo: Path, tmp_path: Path
+) -> None:
+    """Where `.GIT` is `.git` itself (here a linked work tree's `.git` file, hard-linked as
+    `.GIT`: what a case-blind file system shows), git's own `core.ignoreCase` stands."""
+    (repo / "data.csv").write_text("tracked\n")
+    git(repo, "add", "data.csv")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    git(repo, "config", "core.ignoreCase", "true")
+    linked = tmp_path / "linked"
+    git(repo, "worktree", "add", "-q", str(linked))
+    os.link(linked / ".git", linked / ".GIT")
+    (linked / "Data.csv").write_text("untracked\n")
+    listed = run_git(linked, ["ls-files", "-z", "--others", "--exclude-standard"]).split(b"\0")
+    assert b"Data.csv" not in listed
+
+
+def test_below_a_work_tree_s_top_the_repository_s_own_case_setting_stands(repo: Path) -> None:
+    """The file system is asked only at a work tree's top (`.GIT` beside `.git`): from a
+    folder below it, git keeps the repository's `core.ignoreCase`."""
+    (repo / "sub").mkdir()
+    (repo / "sub/data.csv").write_text("tracked\n")
+    git(repo, "add", "sub/data.csv")
+    git(repo, "config", "core.ignoreCase", "true")
+    (repo / "sub/Data.csv").write_text("untracked\n")
+    listed = run_git(repo / "sub", ["ls-files", "-z", "--others", "--exclude-standard"])
+    assert listed == b""
 
 
 def test_a_shared_clone_borrows_the_objects_and_checks_nothing_out(

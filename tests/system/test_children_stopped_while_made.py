@@ -38,3 +38,18 @@ async def test_a_stop_while_the_child_is_made_ends_it_and_what_it_started(
     # bash may be stopped before or after it started the sleep: either way nothing the
     # child's environment marks (bash, the sleep) is left
     await until(lambda: not marked(mark), "the child and what it started to end")
+
+
+async def test_a_stop_while_a_child_that_cannot_start_is_made_is_quiet(tmp_path: Path) -> None:
+    """The child is never made (no such program): the stop has nothing to kill, and says
+    nothing (no error from a callback on the loop)."""
+    heard: list[dict[str, object]] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: heard.append(context))
+    making = asyncio.ensure_future(start_child(str(tmp_path / "no-such-program")))
+    await asyncio.sleep(0)  # the start is under way
+    making.cancel()
+    done, _ = await asyncio.wait({making}, timeout=10)
+    assert done and making.cancelled()
+    for _ in range(10):  # the start's own end, and the callback after it
+        await asyncio.sleep(0)
+    assert heard == []
