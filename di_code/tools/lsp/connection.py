@@ -36,9 +36,8 @@ MAX_ASKS = 3
 until it answers one (each unanswered ask is held until the server ends, and a server that
 takes the request but never answers would otherwise be one more per edit)."""
 MAX_UNOPENED = 1000
-"""Files di-code never sent whose published problems are kept per server (a server checking
-the whole workspace publishes one list per file), those published last: a server naming new
-files at every change would otherwise grow them for as long as the session."""
+"""Files never sent whose published problems are kept per server, those published last: a
+server naming new files at every change would otherwise grow them for the whole session."""
 logging.getLogger("pygls").addHandler(logging.NullHandler())
 """pygls logs what a server does oddly; without a handler Python would print it on stderr,
 over di-code's own output."""
@@ -216,8 +215,7 @@ class Connection:
         return version <= self.versions.get(uri, 0) and (kept is None or version >= kept)
 
     def _keep(self, uri: str, version: int | None, found: list[types.Diagnostic]) -> None:
-        """A publication's problems kept as the file's latest; of files never sent, only the
-        MAX_UNOPENED published last."""
+        """A publication's problems kept; of files never sent, the MAX_UNOPENED last ones."""
         self.diagnostics[uri] = (version, found)
         if uri in self.versions:
             return
