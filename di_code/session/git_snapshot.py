@@ -261,8 +261,10 @@ class GitSnapshots:
         return self._written(listing, outside), outside
 
     def _written(self, listing: str, outside: Outside) -> str:
-        """The tree of the private index, remembered for `listing`."""
-        tree = self.git(["write-tree"], index_file=str(self.stat_cache.index)).decode().strip()
+        """The tree of the staged private index, which then replaces it, remembered for
+        `listing`."""
+        tree = self.git(["write-tree"], index_file=str(self.stat_cache.staged)).decode().strip()
+        self.stat_cache.commit()
         self.stat_cache.remember(listing, tree, self.object_format, outside)
         return tree
 

@@ -17,9 +17,11 @@ import contextlib
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 import weakref
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -67,9 +69,11 @@ class StatCache:
         """Note the index file git is about to compare the work tree with; False when there
         is none. Only that file's entries are taken later (`known`, `entries`, `patch`)."""
         try:
-            self._compared = _identity(os.stat(self.index))
+            info = os.lstat(self.index)
         except OSError:
-            self._compared = None
+            info = None
+        regular = info is not None and stat.S_ISREG(info.st_mode)
+        self._compared = _identity(info) if info is not None and regular else None
         return self._compared is not None
 
     def known(self, listing: str) -> tuple[str, Outside] | None:
@@ -90,7 +94,7 @@ class StatCache:
         """The index's entries (path -> stat data, blob, flags); none when it is missing, was
         damaged or is of another shape."""
         try:
-            with open(self.index, "rb") as handle:
+            with _opened(self.index) as handle:
                 if _identity(os.fstat(handle.fileno())) != self._compared:
                     return {}
                 return index_file.decode(handle.read(), object_format)
@@ -98,14 +102,15 @@ class StatCache:
             return {}
 
     def write(self, entries: list[index_file.Entry], object_format: str) -> None:
-        """Replace the index (0600) with `entries`; OSError when it cannot be written."""
+        """Stage an index (0600) of `entries` (`staged`); OSError when it cannot be written."""
         self._write(index_file.encode(entries, object_format))
 
     def patch(self, paths: list[bytes], new: list[index_file.Entry], object_format: str) -> bool:
-        """Replace the entries of `new` in the index, which holds those of `paths` (sorted):
-        False (nothing written) when it does not (`index_file.patched`)."""
+        """Stage the index (`staged`) with the entries of `new` in place of theirs; it holds
+        those of `paths` (sorted): False (nothing written) when it does not
+        (`index_file.patched`)."""
         try:
-            with open(self.index, "rb") as handle:
+            with _opened(self.index) as handle:
                 if _identity(os.fstat(handle.fileno())) != self._compared:
                     return False
                 data = index_file.patched(handle.read(), object_format, paths, new)
@@ -115,13 +120,25 @@ class StatCache:
             self._write(data)
         return data is not None
 
+    @property
+    def staged(self) -> Path:
+        """This process's copy of the index that `write` and `patch` wrote: git writes the
+        tree from it (`write-tree` locks and rewrites the file it reads), then `commit` puts
+        it in place. A lock another process holds, or a killed git left, is never in its way."""
+        return self.index.with_name(f"{self.index.name}.{os.getpid()}.tmp")
+
+    def commit(self) -> None:
+        """Put the staged index (`staged`) in the index's place."""
+        os.replace(self.staged, self.index)
+
     def _write(self, data: bytes) -> None:
         self.index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temp = self.index.with_name(f"{self.index.name}.{os.getpid()}.tmp")
+        temp = self.staged
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(temp, self.index)
+        with contextlib.suppress(FileNotFoundError):  # named by this pid: a killed git's
+            os.unlink(temp.with_name(temp.name + ".lock"))
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
         """The snapshot of `listing` was `tree`, taken with the index as it is now (git's
@@ -159,7 +176,7 @@ class StatCache:
         when it is not the file git compared)."""
         size = hashlib.new(object_format).digest_size
         try:
-            with open(self.index, "rb") as handle:
+            with _opened(self.index) as handle:
                 if compared and _identity(os.fstat(handle.fileno())) != self._compared:
                     return ""
                 handle.seek(-size, os.SEEK_END)
@@ -171,6 +188,17 @@ class StatCache:
         if self._stored is None:
             self._stored = _read(self.file) if self.file is not None else _Stored()
         return self._stored
+
+
+def _opened(index: Path) -> BinaryIO:
+    """The index file opened for reading, never through a link and never waiting (it may have
+    been made a FIFO); OSError when it is not a regular file."""
+    fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise OSError(f"{index} is not a file")
+    return handle
 
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:

@@ -205,11 +205,7 @@ def _fifo(index: Path) -> None:
     os.mkfifo(index)
 
 
-FIFO_HANGS = pytest.mark.xfail(strict=True, reason="a FIFO for the private index blocks its read")
-DAMAGES = [_truncated, _linked, _huge, pytest.param(_fifo, marks=FIFO_HANGS)]
-
-
-@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("damage", [_truncated, _linked, _huge, _fifo])
 async def test_a_damaged_private_index_costs_at_most_one_warning(
     tmp_path: Path, damage: Callable[[Path], None]
 ) -> None:
@@ -231,7 +227,6 @@ async def test_a_damaged_private_index_costs_at_most_one_warning(
     assert not secret.exists() or secret.read_bytes() == b"KEY\n"
 
 
-@pytest.mark.xfail(strict=True, reason="a stale index.lock fails every later write-tree")
 async def test_a_lock_a_killed_snapshot_left_does_not_block_the_next(tmp_path: Path) -> None:
     """git's `write-tree` locks the private index (`<key>.index.lock`); SIGKILL leaves the lock
     behind. The next prompt still takes its snapshots and its undo is right."""
