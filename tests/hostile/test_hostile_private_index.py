@@ -7,6 +7,7 @@ and it restores the right bytes to the right file."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import unicodedata
 from collections.abc import Callable
@@ -14,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from di_code.session.git_snapshot import GitSnapshots
+from di_code.session.stat_cache import StatCache
 from tests.support.git import git, past_this_second
 from tests.support.undo_cli import planted
 from tests.support.undo_driver import Driver, new_repo
@@ -267,3 +270,19 @@ async def test_index_settings_of_the_repository_neither_run_nor_change_the_index
     index = private_index(tmp_path / "home")
     assert index.read_bytes()[:8] == b"DIRC\0\0\0\2"
     assert not list(index.parent.glob("sharedindex.*"))
+
+
+def test_an_index_git_cannot_compare_is_not_taken_for_unchanged(tmp_path: Path) -> None:
+    """The private index comes back with an extension git refuses (a newer git's, or anyone's
+    who can write di-code's home): `git diff-files` fails, so no entry of it is known to match
+    its file, and a changed file is hashed again rather than taken with its old blob."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "mine\n"})
+    aged(repo)
+    cache = StatCache(tmp_path / "cache" / "repo.json")
+    GitSnapshots(repo, stat_cache=cache).take()
+    body = cache.index.read_bytes()[:-20]
+    (repo / "a.txt").write_text("user\n")
+    body += b"zzzz\0\0\0\0"  # an extension whose lower-case name says git must understand it
+    cache.index.write_bytes(body + hashlib.sha1(body).digest())
+    tree = GitSnapshots(repo, stat_cache=StatCache(cache.file)).take().tree
+    assert git(repo, "cat-file", "-p", f"{tree}:a.txt") == "user\n"
