@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import subprocess
+import sys
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
@@ -286,3 +288,63 @@ def test_an_index_git_cannot_compare_is_not_taken_for_unchanged(tmp_path: Path) 
     cache.index.write_bytes(body + hashlib.sha1(body).digest())
     tree = GitSnapshots(repo, stat_cache=StatCache(cache.file)).take().tree
     assert git(repo, "cat-file", "-p", f"{tree}:a.txt") == "user\n"
+
+
+SNAPSHOTTER = """
+import os, sys
+from pathlib import Path
+from di_code.session.git_snapshot import GitSnapshots
+from di_code.session.stat_cache import StatCache
+repo, cache, mine, rounds = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+for turn in range(rounds):
+    text = f"{mine}-{turn:04d}\\n"  # the same size each time, the mtime put back
+    (repo / mine).write_text(text)
+    os.utime(repo / mine, (1_700_000_000, 1_700_000_000))
+    stat_cache = StatCache(cache)
+    snapshots = GitSnapshots(repo, stat_cache=stat_cache)
+    tree = snapshots.take().tree
+    stat_cache.save()
+    got = snapshots.git(["cat-file", "-p", f"{tree}:{mine}"]).decode()
+    print("ok" if got == text else f"wrong {got!r} for {text!r}", flush=True)
+"""
+
+
+def snapshotter(repo: Path, cache: Path, mine: str, rounds: int) -> subprocess.Popen[str]:
+    """Another di-code process taking `rounds` snapshots of `repo` with the same private
+    index, rewriting its file `mine` before each; it prints "ok" for each right one."""
+    args = [sys.executable, "-c", SNAPSHOTTER, str(repo), str(cache), mine, str(rounds)]
+    return subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+
+
+def git_tree(repo: Path, tmp_path: Path) -> str:
+    """The tree git itself makes of the work tree (with an index of its own)."""
+    env = {"GIT_INDEX_FILE": str(tmp_path / "git-index")}
+    git(repo, "add", "-A", env=env)
+    return git(repo, "write-tree", env=env).strip()
+
+
+def test_two_processes_snapshotting_one_repository_each_get_the_truth(tmp_path: Path) -> None:
+    repo = new_repo(tmp_path / "repo", {"one": "one-0000\n", "two": "two-0000\n"})
+    cache = tmp_path / "cache" / "repo.json"
+    workers = [snapshotter(repo, cache, name, 25) for name in ("one", "two")]
+    outputs = [worker.communicate(timeout=600)[0].split() for worker in workers]
+    assert outputs == [["ok"] * 25] * 2
+    tree = GitSnapshots(repo, stat_cache=StatCache(cache)).take().tree
+    assert tree == git_tree(repo, tmp_path)
+
+
+def test_a_snapshot_killed_midway_leaves_nothing_that_spoils_the_next(tmp_path: Path) -> None:
+    """SIGKILL while a process snapshots (its git killed with it, a lock and a staged index
+    maybe left): the next snapshot with the same private index is the work tree's."""
+    files = {f"f{n:03d}.txt": f"{n}\n" * 2000 for n in range(300)}
+    repo = new_repo(tmp_path / "repo", files)
+    cache = tmp_path / "cache" / "repo.json"
+    worker = snapshotter(repo, cache, "f000.txt", 10_000)
+    assert worker.stdout is not None
+    for _ in range(3):
+        assert worker.stdout.readline() == "ok\n"
+    worker.kill()
+    worker.wait()
+    (repo / "f001.txt").write_text("changed\n")
+    tree = GitSnapshots(repo, stat_cache=StatCache(cache)).take().tree
+    assert tree == git_tree(repo, tmp_path)
