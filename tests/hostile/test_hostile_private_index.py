@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import unicodedata
@@ -200,6 +201,11 @@ def _linked(index: Path) -> None:
     index.symlink_to(secret)
 
 
+def _linked_to_the_users_index(index: Path) -> None:
+    index.unlink()
+    index.symlink_to(index.parent.parent.parent / "repo" / ".git" / "index")
+
+
 def _huge(index: Path) -> None:
     with open(index, "r+b") as handle:
         handle.truncate(1 << 30)  # sparse: a gigabyte of zeros after the real index
@@ -210,7 +216,7 @@ def _fifo(index: Path) -> None:
     os.mkfifo(index)
 
 
-@pytest.mark.parametrize("damage", [_truncated, _linked, _huge, _fifo])
+@pytest.mark.parametrize("damage", [_truncated, _linked, _linked_to_the_users_index, _huge, _fifo])
 async def test_a_damaged_private_index_costs_at_most_one_warning(
     tmp_path: Path, damage: Callable[[Path], None]
 ) -> None:
@@ -218,6 +224,7 @@ async def test_a_damaged_private_index_costs_at_most_one_warning(
     or made a FIFO: the next prompt neither hangs nor writes through the link, says at most
     one warning, and its undo is right."""
     driver, repo = await primed(tmp_path, {"a.txt": "mine\n", "b.txt": "b\n"})
+    users_index = (repo / ".git" / "index").read_bytes()
     index = private_index(tmp_path / "home")
     damage(index)
     try:
@@ -230,6 +237,7 @@ async def test_a_damaged_private_index_costs_at_most_one_warning(
     assert result.failed == [] and (repo / "a.txt").read_text() == "mine\n"
     secret = tmp_path / "ssh" / "id_ed25519"
     assert not secret.exists() or secret.read_bytes() == b"KEY\n"
+    assert (repo / ".git" / "index").read_bytes() == users_index
 
 
 async def test_a_lock_a_killed_snapshot_left_does_not_block_the_next(tmp_path: Path) -> None:
@@ -348,3 +356,40 @@ def test_a_snapshot_killed_midway_leaves_nothing_that_spoils_the_next(tmp_path: 
     (repo / "f001.txt").write_text("changed\n")
     tree = GitSnapshots(repo, stat_cache=StatCache(cache)).take().tree
     assert tree == git_tree(repo, tmp_path)
+
+
+@pytest.mark.parametrize("kind", ["link-outside", "file"])
+async def test_a_folder_replaced_by_a_link_or_a_file_is_restored_inside(
+    tmp_path: Path, kind: str
+) -> None:
+    """A tool swaps the folder `d` (whose `d/x` the private index holds with real stat data)
+    for a link to a folder outside with its own `x`, or for a file: undo restores `d/x` in
+    the work tree and writes nothing outside."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "x").write_text("theirs\n")
+    driver, repo = await primed(tmp_path, {"d/x": "mine\n", "a.txt": "a\n"})
+
+    def tool() -> None:
+        (repo / "d" / "x").unlink()
+        (repo / "d").rmdir()
+        if kind == "file":
+            (repo / "d").write_text("a file now\n")
+        else:
+            (repo / "d").symlink_to(outside)
+
+    assert await undone(driver, tool) == []
+    assert not (repo / "d").is_symlink() and (repo / "d" / "x").read_text() == "mine\n"
+    assert (outside / "x").read_text() == "theirs\n"
+
+
+async def test_a_repository_made_anew_under_unchanged_files_is_snapshot_right(
+    tmp_path: Path,
+) -> None:
+    """The user deletes `.git` and runs `git init` again: the files and their stat data are
+    as the private index has them, but the repository holds none of its blobs."""
+    driver, repo = await primed(tmp_path, {"a.txt": "mine\n", "b.txt": "b\n"})
+    shutil.rmtree(repo / ".git")
+    git(repo, "init", "-q", "-b", "main")
+    assert await undone(driver, lambda: (repo / "a.txt").write_text("model\n")) == []
+    assert (repo / "a.txt").read_text() == "mine\n" and driver.warnings == []
