@@ -393,3 +393,24 @@ async def test_a_repository_made_anew_under_unchanged_files_is_snapshot_right(
     git(repo, "init", "-q", "-b", "main")
     assert await undone(driver, lambda: (repo / "a.txt").write_text("model\n")) == []
     assert (repo / "a.txt").read_text() == "mine\n" and driver.warnings == []
+
+
+@pytest.mark.parametrize("object_format", ["sha1", "sha256"])
+async def test_every_padding_of_an_entry_is_patched_in_place_right(
+    tmp_path: Path, object_format: str
+) -> None:
+    """Names of 1 to 17 bytes give each entry every length of NUL padding (1 to 8), in a
+    repository of either object format: the entries changed in the second prompt are patched
+    in place, and undo gives each file back its own bytes."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main", f"--object-format={object_format}")
+    files = {"n" * length: f"{length}\n" for length in range(1, 18)}
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    aged(repo)
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: None)
+    changes = [lambda n=name: (repo / n).write_text("model\n") for name in list(files)[::3]]
+    assert await undone(driver, *changes) == []
+    assert {name: (repo / name).read_text() for name in files} == files
