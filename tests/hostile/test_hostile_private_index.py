@@ -414,3 +414,22 @@ async def test_every_padding_of_an_entry_is_patched_in_place_right(
     changes = [lambda n=name: (repo / n).write_text("model\n") for name in list(files)[::3]]
     assert await undone(driver, *changes) == []
     assert {name: (repo / name).read_text() for name in files} == files
+
+
+async def test_a_nested_repository_is_named_never_indexed_nor_touched(tmp_path: Path) -> None:
+    """An untracked folder with a `.git` of its own: its files never enter the private
+    index, a tool's change in it is named as not covered and kept, the rest is undone."""
+    driver, repo = await primed(tmp_path, {"a.txt": "mine\n"})
+    nested = new_repo(repo / "vendor", {"lib.txt": "lib\n"})
+    await driver.prompt(lambda: None)
+    assert b"vendor" not in private_index(tmp_path / "home").read_bytes()
+
+    def tool() -> None:
+        (repo / "a.txt").write_text("model\n")
+        (nested / "lib.txt").write_text("model\n")
+
+    await driver.prompt(tool)
+    undo_plan, result = driver.undo()
+    assert result.failed == [] and undo_plan.uncovered == ["vendor"]
+    assert (repo / "a.txt").read_text() == "mine\n"
+    assert (nested / "lib.txt").read_text() == "model\n"
