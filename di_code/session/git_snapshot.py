@@ -267,7 +267,6 @@ class GitSnapshots:
         """The tree of the staged private index, which then replaces it, remembered for
         `listing`."""
         tree = self.git(["write-tree"], index_file=str(self.stat_cache.staged)).decode().strip()
-        self.stat_cache.commit()
         self.stat_cache.remember(listing, tree, self.object_format, outside)
         return tree
 

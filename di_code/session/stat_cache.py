@@ -19,6 +19,7 @@ import os
 import shutil
 import stat
 import tempfile
+import threading
 import weakref
 from pathlib import Path
 from typing import BinaryIO
@@ -123,13 +124,10 @@ class StatCache:
     @property
     def staged(self) -> Path:
         """This process's copy of the index that `write` and `patch` wrote: git writes the
-        tree from it (`write-tree` locks and rewrites the file it reads), then `commit` puts
-        it in place. A lock another process holds, or a killed git left, is never in its way."""
-        return self.index.with_name(f"{self.index.name}.{os.getpid()}.tmp")
-
-    def commit(self) -> None:
-        """Put the staged index (`staged`) in the index's place."""
-        os.replace(self.staged, self.index)
+        tree from it (`write-tree` locks and rewrites the file it reads), then `remember` puts
+        it in place. A lock another process (or thread) holds, or a killed git left, is never
+        in its way."""
+        return self.index.with_name(f"{self.index.name}.{os.getpid()}.{threading.get_ident()}.tmp")
 
     def _write(self, data: bytes) -> None:
         self.index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -137,18 +135,21 @@ class StatCache:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        with contextlib.suppress(FileNotFoundError):  # named by this pid: a killed git's
+        with contextlib.suppress(FileNotFoundError):  # named by this thread: a killed git's
             os.unlink(temp.with_name(temp.name + ".lock"))
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
-        """The snapshot of `listing` was `tree`, taken with the index as it is now (git's
-        `write-tree` writes it again, with its own mode: made private once more). A name that
-        is not UTF-8 cannot be kept in JSON: then nothing is (the next snapshot asks git)."""
+        """The snapshot of `listing` was `tree`, written from the staged index, which now
+        replaces the index (git's `write-tree` wrote it again, with its own mode: made private
+        once more). Its checksum is read first: another run's index that replaces it meanwhile
+        is never taken for this tree's. A name that is not UTF-8 cannot be kept in JSON: then
+        nothing is (the next snapshot asks git)."""
         with contextlib.suppress(OSError):
-            os.chmod(self.index, 0o600)
+            os.chmod(self.staged, 0o600)
         if not all(map(_utf8, outside)):
             listing, outside = "", {}
-        checksum = self._checksum(object_format)
+        checksum = self._checksum(object_format, self.staged)
+        os.replace(self.staged, self.index)
         self._stored = _Stored((listing, tree), checksum, object_format, outside)
         self._dirty = True
 
@@ -171,12 +172,14 @@ class StatCache:
             os.replace(temp, self.file)
             self._dirty = False
 
-    def _checksum(self, object_format: str, *, compared: bool = False) -> str:
-        """The checksum the index file ends with, "" when it cannot be read (or, `compared`,
-        when it is not the file git compared)."""
+    def _checksum(
+        self, object_format: str, file: Path | None = None, *, compared: bool = False
+    ) -> str:
+        """The checksum the index file (or `file`) ends with, "" when it cannot be read (or,
+        `compared`, when it is not the file git compared)."""
         size = hashlib.new(object_format).digest_size
         try:
-            with _opened(self.index) as handle:
+            with _opened(file or self.index) as handle:
                 if compared and _identity(os.fstat(handle.fileno())) != self._compared:
                     return ""
                 handle.seek(-size, os.SEEK_END)

@@ -433,3 +433,48 @@ async def test_a_nested_repository_is_named_never_indexed_nor_touched(tmp_path: 
     assert result.failed == [] and undo_plan.uncovered == ["vendor"]
     assert (repo / "a.txt").read_text() == "mine\n"
     assert (nested / "lib.txt").read_text() == "model\n"
+
+
+ONE_SNAPSHOT = """
+import sys
+from pathlib import Path
+from di_code.session.git_snapshot import GitSnapshots
+from di_code.session.stat_cache import StatCache
+stat_cache = StatCache(Path(sys.argv[2]))
+GitSnapshots(Path(sys.argv[1]), stat_cache=stat_cache).take()
+stat_cache.save()
+"""
+
+
+class Overtaken(GitSnapshots):
+    """A run that another run overtakes: right after this one's `write-tree`, the file
+    changes again and the other run snapshots it, replacing the private index."""
+
+    def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
+        out = super().git(args, index_file=index_file, stdin=stdin)
+        if args[0] == "write-tree":
+            (self.top / "a.txt").write_text("three\n")
+            aged(self.top)
+            cache = str(self.stat_cache.file)
+            subprocess.run([sys.executable, "-c", ONE_SNAPSHOT, str(self.top), cache], check=True)
+        return out
+
+
+def test_a_run_overtaken_by_another_never_pairs_its_tree_with_the_others_index(
+    tmp_path: Path,
+) -> None:
+    """What a run remembers is its tree and the index it wrote that tree from, never the
+    index another run put in its place meanwhile (git would then see no change since, and the
+    older tree would be taken for the work tree)."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "one\n"})
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    StatCache(cache).save()
+    GitSnapshots(repo, stat_cache=StatCache(cache)).take()
+    (repo / "a.txt").write_text("two\n")
+    aged(repo)
+    overtaken = StatCache(cache)
+    Overtaken(repo, stat_cache=overtaken).take()
+    overtaken.save()
+    tree = GitSnapshots(repo, stat_cache=StatCache(cache)).take().tree
+    assert git(repo, "cat-file", "-p", f"{tree}:a.txt") == "three\n"
