@@ -149,7 +149,12 @@ class StatCache:
         if not all(map(_utf8, outside)):
             listing, outside = "", {}
         checksum = self._checksum(object_format, self.staged)
-        os.replace(self.staged, self.index)
+        try:
+            os.replace(self.staged, self.index)
+        except OSError:  # a folder in its place: the tree stands, the next run reads all again
+            with contextlib.suppress(OSError):
+                os.unlink(self.staged)
+            listing = checksum = ""
         self._stored = _Stored((listing, tree), checksum, object_format, outside)
         self._dirty = True
 

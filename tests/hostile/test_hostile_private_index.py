@@ -206,6 +206,11 @@ def _linked_to_the_users_index(index: Path) -> None:
     index.symlink_to(index.parent.parent.parent / "repo" / ".git" / "index")
 
 
+def _folder(index: Path) -> None:
+    index.unlink()
+    (index / "inside").mkdir(parents=True)
+
+
 def _huge(index: Path) -> None:
     with open(index, "r+b") as handle:
         handle.truncate(1 << 30)  # sparse: a gigabyte of zeros after the real index
@@ -216,7 +221,9 @@ def _fifo(index: Path) -> None:
     os.mkfifo(index)
 
 
-@pytest.mark.parametrize("damage", [_truncated, _linked, _linked_to_the_users_index, _huge, _fifo])
+@pytest.mark.parametrize(
+    "damage", [_truncated, _linked, _linked_to_the_users_index, _huge, _fifo, _folder]
+)
 async def test_a_damaged_private_index_costs_at_most_one_warning(
     tmp_path: Path, damage: Callable[[Path], None]
 ) -> None:
