@@ -224,7 +224,7 @@ class GitSnapshots:
                 patched = self._patched(paths, listing, changed or set(), outside)
                 if patched is not None:
                     return patched, outside
-        return self._updated(paths, listing, changed or set())
+        return self._updated(paths, listing, changed)
 
     def _patched(
         self, paths: list[str], listing: str, changed: set[bytes], outside: Outside
@@ -241,17 +241,20 @@ class GitSnapshots:
             return None
         return self._written(listing, outside)
 
-    def _updated(self, paths: list[str], listing: str, changed: set[bytes]) -> tuple[str, Outside]:
+    def _updated(
+        self, paths: list[str], listing: str, changed: set[bytes] | None
+    ) -> tuple[str, Outside]:
         """Bring the private index to `paths`: an entry git saw no change in is kept, every
-        other path is looked at and hashed (`look`); then its tree."""
+        other path is looked at and hashed (`look`); then its tree. Without git's comparison
+        (`changed` None: it failed, or there was no index) no entry is known to match."""
         form = self.object_format
-        old = self.stat_cache.entries(form)
+        old = self.stat_cache.entries(form) if changed is not None else {}
         entries: list[index_file.Entry] = []
         looked: list[str] = []
         for path in paths:
             raw = path.encode(errors="surrogateescape")
             fixed = old.get(raw)
-            if fixed is None or raw in changed:
+            if fixed is None or raw in (changed or ()):
                 looked.append(path)
             else:
                 entries.append((raw, fixed))
@@ -261,8 +264,9 @@ class GitSnapshots:
         return self._written(listing, outside), outside
 
     def _written(self, listing: str, outside: Outside) -> str:
-        """The tree of the private index, remembered for `listing`."""
-        tree = self.git(["write-tree"], index_file=str(self.stat_cache.index)).decode().strip()
+        """The tree of the staged private index, which then replaces it, remembered for
+        `listing`."""
+        tree = self.git(["write-tree"], index_file=str(self.stat_cache.staged)).decode().strip()
         self.stat_cache.remember(listing, tree, self.object_format, outside)
         return tree
 

@@ -67,6 +67,8 @@ def decode(data: bytes, object_format: str) -> dict[bytes, bytes]:
     """path -> its entry without the path; ValueError when `data` is not an index of version
     2 in `object_format` (git wrote it anew in another shape: it is then made again)."""
     digest = hashlib.new(object_format).digest_size
+    if len(data) < _HEADER.size + digest:
+        raise ValueError("not an index file di-code reads")
     signature, version, count = _HEADER.unpack_from(data)
     if signature != b"DIRC" or version != 2 or data[-digest:] != checksum(data, object_format):
         raise ValueError("not an index file di-code reads")
@@ -75,8 +77,10 @@ def decode(data: bytes, object_format: str) -> dict[bytes, bytes]:
     at = _HEADER.size
     for _ in range(count):
         fixed = data[at : at + fixed_size]
+        if len(fixed) != fixed_size:
+            raise ValueError("not an index file di-code reads")
         length = struct.unpack_from(">H", fixed, fixed_size - 2)[0]
-        if length & 0xC000 or len(fixed) != fixed_size:  # a stage or extended flags: not ours
+        if length & 0xC000:  # a stage or extended flags: not ours
             raise ValueError("not an index file di-code reads")
         start = at + fixed_size
         end = data.index(b"\0", start) if length == _NAME_MASK else start + length

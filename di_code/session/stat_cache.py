@@ -17,9 +17,12 @@ import contextlib
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
+import threading
 import weakref
 from pathlib import Path
+from typing import BinaryIO
 
 import msgspec
 
@@ -67,9 +70,11 @@ class StatCache:
         """Note the index file git is about to compare the work tree with; False when there
         is none. Only that file's entries are taken later (`known`, `entries`, `patch`)."""
         try:
-            self._compared = _identity(os.stat(self.index))
+            info = os.lstat(self.index)
         except OSError:
-            self._compared = None
+            info = None
+        regular = info is not None and stat.S_ISREG(info.st_mode)
+        self._compared = _identity(info) if info is not None and regular else None
         return self._compared is not None
 
     def known(self, listing: str) -> tuple[str, Outside] | None:
@@ -90,7 +95,7 @@ class StatCache:
         """The index's entries (path -> stat data, blob, flags); none when it is missing, was
         damaged or is of another shape."""
         try:
-            with open(self.index, "rb") as handle:
+            with _opened(self.index) as handle:
                 if _identity(os.fstat(handle.fileno())) != self._compared:
                     return {}
                 return index_file.decode(handle.read(), object_format)
@@ -98,14 +103,15 @@ class StatCache:
             return {}
 
     def write(self, entries: list[index_file.Entry], object_format: str) -> None:
-        """Replace the index (0600) with `entries`; OSError when it cannot be written."""
+        """Stage an index (0600) of `entries` (`staged`); OSError when it cannot be written."""
         self._write(index_file.encode(entries, object_format))
 
     def patch(self, paths: list[bytes], new: list[index_file.Entry], object_format: str) -> bool:
-        """Replace the entries of `new` in the index, which holds those of `paths` (sorted):
-        False (nothing written) when it does not (`index_file.patched`)."""
+        """Stage the index (`staged`) with the entries of `new` in place of theirs; it holds
+        those of `paths` (sorted): False (nothing written) when it does not
+        (`index_file.patched`)."""
         try:
-            with open(self.index, "rb") as handle:
+            with _opened(self.index) as handle:
                 if _identity(os.fstat(handle.fileno())) != self._compared:
                     return False
                 data = index_file.patched(handle.read(), object_format, paths, new)
@@ -115,23 +121,40 @@ class StatCache:
             self._write(data)
         return data is not None
 
+    @property
+    def staged(self) -> Path:
+        """This process's copy of the index that `write` and `patch` wrote: git writes the
+        tree from it (`write-tree` locks and rewrites the file it reads), then `remember` puts
+        it in place. A lock another process (or thread) holds, or a killed git left, is never
+        in its way."""
+        return self.index.with_name(f"{self.index.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+
     def _write(self, data: bytes) -> None:
         self.index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temp = self.index.with_name(f"{self.index.name}.{os.getpid()}.tmp")
+        temp = self.staged
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.replace(temp, self.index)
+        with contextlib.suppress(FileNotFoundError):  # named by this thread: a killed git's
+            os.unlink(temp.with_name(temp.name + ".lock"))
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
-        """The snapshot of `listing` was `tree`, taken with the index as it is now (git's
-        `write-tree` writes it again, with its own mode: made private once more). A name that
-        is not UTF-8 cannot be kept in JSON: then nothing is (the next snapshot asks git)."""
+        """The snapshot of `listing` was `tree`, written from the staged index, which now
+        replaces the index (git's `write-tree` wrote it again, with its own mode: made private
+        once more). Its checksum is read first: another run's index that replaces it meanwhile
+        is never taken for this tree's. A name that is not UTF-8 cannot be kept in JSON: then
+        nothing is (the next snapshot asks git)."""
         with contextlib.suppress(OSError):
-            os.chmod(self.index, 0o600)
+            os.chmod(self.staged, 0o600)
         if not all(map(_utf8, outside)):
             listing, outside = "", {}
-        checksum = self._checksum(object_format)
+        checksum = self._checksum(object_format, self.staged)
+        try:
+            os.replace(self.staged, self.index)
+        except OSError:  # a folder in its place: the tree stands, the next run reads all again
+            with contextlib.suppress(OSError):
+                os.unlink(self.staged)
+            listing = checksum = ""
         self._stored = _Stored((listing, tree), checksum, object_format, outside)
         self._dirty = True
 
@@ -154,12 +177,14 @@ class StatCache:
             os.replace(temp, self.file)
             self._dirty = False
 
-    def _checksum(self, object_format: str, *, compared: bool = False) -> str:
-        """The checksum the index file ends with, "" when it cannot be read (or, `compared`,
-        when it is not the file git compared)."""
+    def _checksum(
+        self, object_format: str, file: Path | None = None, *, compared: bool = False
+    ) -> str:
+        """The checksum the index file (or `file`) ends with, "" when it cannot be read (or,
+        `compared`, when it is not the file git compared)."""
         size = hashlib.new(object_format).digest_size
         try:
-            with open(self.index, "rb") as handle:
+            with _opened(file or self.index) as handle:
                 if compared and _identity(os.fstat(handle.fileno())) != self._compared:
                     return ""
                 handle.seek(-size, os.SEEK_END)
@@ -171,6 +196,17 @@ class StatCache:
         if self._stored is None:
             self._stored = _read(self.file) if self.file is not None else _Stored()
         return self._stored
+
+
+def _opened(index: Path) -> BinaryIO:
+    """The index file opened for reading, never through a link and never waiting (it may have
+    been made a FIFO); OSError when it is not a regular file."""
+    fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    handle = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise OSError(f"{index} is not a file")
+    return handle
 
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:
