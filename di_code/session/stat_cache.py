@@ -20,6 +20,7 @@ import shutil
 import stat
 import tempfile
 import threading
+import time
 import weakref
 from pathlib import Path
 from typing import BinaryIO
@@ -33,6 +34,11 @@ Fingerprint = tuple[int, int, int, int, int]
 Outside = dict[str, tuple[str, Fingerprint | None]]
 """The listed paths a snapshot did not capture: path -> (why, its stat data then; None when it
 was not a file or link)."""
+
+
+LEFT_AFTER = 3600.0
+"""Seconds after which a staged copy of the index whose process is gone counts as left by a
+killed run: no snapshot stages for that long, so a copy still being written is never taken."""
 
 
 class _Stored(msgspec.Struct):
@@ -63,6 +69,7 @@ class StatCache:
         self._stored: _Stored | None = None
         self._dirty = False
         self._compared: tuple[int, ...] | None = None
+        self._swept = False
         """Which index file git compared the work tree with (`comparing`): another process
         may replace it meanwhile, and its entries are then not known to match the files."""
 
@@ -131,12 +138,29 @@ class StatCache:
 
     def _write(self, data: bytes) -> None:
         self.index.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if not self._swept:
+            self._swept = True
+            self._remove_left_copies()
         temp = self.staged
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         with contextlib.suppress(FileNotFoundError):  # named by this thread: a killed git's
             os.unlink(temp.with_name(temp.name + ".lock"))
+
+    def _remove_left_copies(self) -> None:
+        """Remove the staged copies (and git's locks on them) of runs killed before `remember`
+        put theirs in place: each would stay for good, as large as the index."""
+        prefix, now = f"{self.index.name}.", time.time()
+        with contextlib.suppress(OSError):
+            for entry in os.scandir(self.index.parent):
+                pid, _, rest = entry.name.removeprefix(prefix).partition(".")
+                if not entry.name.startswith(prefix) or not rest.endswith((".tmp", ".tmp.lock")):
+                    continue
+                with contextlib.suppress(OSError, ValueError):
+                    left = now - entry.stat(follow_symlinks=False).st_mtime > LEFT_AFTER
+                    if left and not _running(int(pid)):
+                        os.unlink(entry.path)
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
         """The snapshot of `listing` was `tree`, written from the staged index, which now
@@ -228,3 +252,14 @@ def _read(file: Path) -> _Stored:
         return _STORED.decode(file.read_bytes())
     except (OSError, msgspec.DecodeError):
         return _Stored()
+
+
+def _running(pid: int) -> bool:
+    """Whether process `pid` exists (another user's counts: it may not be signalled)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

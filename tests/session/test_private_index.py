@@ -125,3 +125,31 @@ def test_an_index_another_process_replaced_after_git_compared_is_not_trusted(
     os.replace(tmp_path / "older", stat_cache.index)  # the other run's write
     tree, _ = snapshots._captured(["a.txt"], set())
     assert git(repo, "cat-file", "-p", f"{tree}:a.txt") == "two\n"
+
+
+def test_the_staged_copies_a_killed_run_left_are_removed_and_no_other(tmp_path: Path) -> None:
+    """A run killed between staging its copy of the index and putting it in place leaves the
+    copy (and git's lock on it): the next run removes those of processes that are gone, once
+    an hour old; a live process's copy, or one just written, stays."""
+    import subprocess
+    import sys
+
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    index = StatCache(tmp_path / "cache" / "repo.json").index
+    index.parent.mkdir(parents=True)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    names = {
+        "killed": f"{index.name}.{gone}.1.tmp",
+        "killed lock": f"{index.name}.{gone}.1.tmp.lock",
+        "just written": f"{index.name}.{gone}.2.tmp",
+        "live": f"{index.name}.{os.getpid()}.3.tmp",
+        "not a copy": "other.index.7.1.tmp",
+    }
+    for name in names.values():
+        (index.parent / name).write_bytes(b"x" * 100)
+    for kind in ("killed", "killed lock", "live", "not a copy"):
+        os.utime(index.parent / names[kind], (HOUR_AGO, HOUR_AGO))
+    snapshot(repo, tmp_path / "cache" / "repo.json")
+    left = {kind for kind, name in names.items() if (index.parent / name).exists()}
+    assert left == {"just written", "live", "not a copy"}
