@@ -101,10 +101,10 @@ def say(child: pexpect.spawn, line: str, *replies: str) -> None:
 
 
 def open_chat(
-    server: LLMServer, workspace: Path, *args: str, rows: int = 30
+    server: LLMServer, workspace: Path, *args: str, rows: int = 30, history: int = 0
 ) -> tuple[pexpect.spawn, Screen]:
     child = spawn_chat(server, workspace, *args, rows=rows)
-    screen = Screen(child, rows)
+    screen = Screen(child, rows, history=history)
     screen.wait_for("›")
     return child, screen
 
