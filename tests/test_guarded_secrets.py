@@ -36,7 +36,8 @@ CHANNELS = {
 NOT_CHANNELS = {
     "acp/files.py:write": "the model's file through the editor: an action (stdio.ACTIONS)",
     "ai/providers/limits.py:_get": "a model's id, to the local server that runs it",
-    "system/private_files.py:write_private": "a private file's bytes for its caller (none today)",
+    "system/private_files.py:write_private": "a private file's bytes for its caller: the "
+    "snapshots' record (session/stat_cache.py:save), sizes and times of the workspace's files",
     "system/files/opener.py:replace_whole": "a file's bytes for its caller (each one listed)",
     "system/files/opener.py:write_into_stream": "a pipe's bytes for its caller (each one listed)",
     "system/stop_signals.py:say": "a fixed line naming the signal",
@@ -48,7 +49,6 @@ NOT_CHANNELS = {
     "config/trust.py:_write": "trust records: folders and hashes",
     "session/git_run.py:_wait": "git's stdin: the workspace's own names and bytes",
     "session/safe_files.py:write_file": "undo's backups and restores: a file's exact bytes",
-    "session/stat_cache.py:save": "sizes and times of the workspace's files",
     "session/stat_cache.py:_write": "the private index: names, blobs and stat data of files",
     "session/undo_plan.py:_written_as_text": "undo's exact text through the editor",
     "tools/builtin/support/atomic_write.py:write_atomically": "the write and edit tools' file",

@@ -28,6 +28,8 @@ from typing import BinaryIO
 import msgspec
 
 from di_code.session import index_file
+from di_code.system.files.opener import open_in
+from di_code.system.private_files import open_private, write_private
 
 Fingerprint = tuple[int, int, int, int, int]
 """A file's mode, size, mtime and ctime (ns) and inode."""
@@ -142,8 +144,7 @@ class StatCache:
             self._swept = True
             self._remove_left_copies()
         temp = self.staged
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as handle:
+        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as handle:
             handle.write(data)
         with contextlib.suppress(FileNotFoundError):  # named by this thread: a killed git's
             os.unlink(temp.with_name(temp.name + ".lock"))
@@ -192,13 +193,9 @@ class StatCache:
         """Write the JSON file (0600) if it changed; a failure only costs time next run."""
         if self.file is None or not self._dirty:
             return
-        temp = self.file.with_name(self.file.name + ".tmp")
         with contextlib.suppress(OSError):
             self.file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(msgspec.json.encode(self._load()))
-            os.replace(temp, self.file)
+            write_private(self.file, msgspec.json.encode(self._load()))
             self._dirty = False
 
     def _checksum(
@@ -223,14 +220,14 @@ class StatCache:
 
 
 def _opened(index: Path) -> BinaryIO:
-    """The index file opened for reading, never through a link and never waiting (it may have
-    been made a FIFO); OSError when it is not a regular file."""
-    fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    handle = os.fdopen(fd, "rb")
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        handle.close()
-        raise OSError(f"{index} is not a file")
-    return handle
+    """The index file opened for reading through the file opener: never through a link, never
+    waiting (it may have been made a FIFO); OSError when it is not a regular file. The folders
+    above it (di-code's home) are the user's to link."""
+    folder = os.open(index.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        return open_in(folder, index.name)
+    finally:
+        os.close(folder)
 
 
 def _identity(info: os.stat_result) -> tuple[int, ...]:
