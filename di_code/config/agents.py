@@ -33,6 +33,7 @@ from di_code.config.front_matter import (
     markdown_files,
     read_or_warn,
     search_folders,
+    shown,
 )
 
 AGENT_FOLDERS = (Path(".di-code") / "agents", Path(".claude") / "agents")
@@ -65,7 +66,7 @@ class AgentFile(msgspec.Struct, frozen=True):
     def model_named_by(self) -> str | None:
         """The file, when a project's file names the model: the provider factory holds such a
         `model` to the providers the user set up."""
-        return str(self.path) if self.from_project and self.model else None
+        return shown(self.path) if self.from_project and self.model else None
 
 
 class AgentSet(msgspec.Struct, frozen=True):
@@ -85,7 +86,7 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
             continue
         agent = replace(agent, from_project=path.parent not in users)
         if not NAME.fullmatch(agent.name):
-            warnings.append(f"{path}: skipped: {agent.name!r} is not a usable subagent name")
+            warnings.append(f"{shown(path)}: skipped: {agent.name!r} is not a usable subagent name")
         elif agent.name not in agents:
             agents[agent.name] = agent
     return AgentSet(agents, tuple(warnings))

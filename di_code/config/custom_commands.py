@@ -31,6 +31,7 @@ from di_code.config.front_matter import (
     markdown_files,
     read_or_warn,
     search_folders,
+    shown,
 )
 
 COMMAND_FOLDERS = (Path(".di-code") / "commands", Path(".claude") / "commands")
@@ -90,7 +91,7 @@ def load_commands(home: Path, workspace: Path, reserved: Collection[str] = ()) -
         if not NAME.fullmatch(name) or name in commands:
             continue
         if name in reserved_names:
-            warnings.append(f"{path}: the built-in /{name} wins over this command file")
+            warnings.append(f"{shown(path)}: the built-in /{name} wins over this command file")
             continue
         command = read_or_warn(path, FILE_CAP, build, warnings)
         if command is not None:

@@ -26,6 +26,7 @@ import msgspec
 from di_code.config.project import project_folders
 from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import open_path
+from di_code.system.safe_text import visible_line
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")
@@ -73,10 +74,16 @@ def read_or_warn(
     try:
         return build(path, read_document(path, cap))
     except OSError as exc:
-        warnings.append(f"{path}: skipped: {exc.strerror or exc}")
+        warnings.append(f"{shown(path)}: skipped: {exc.strerror or exc}")
     except FrontMatterError as exc:
-        warnings.append(f"{path}: skipped: bad front matter: {exc}")
+        warnings.append(f"{shown(path)}: skipped: bad front matter: {exc}")
     return None
+
+
+def shown(path: Path) -> str:
+    """A file's path for a warning line: a project's folder or file name is its own to choose,
+    so a line break or escape in it is shown, never written (the warning stays one line)."""
+    return visible_line(str(path))
 
 
 def first_line(body: str) -> str:

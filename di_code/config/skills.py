@@ -22,6 +22,7 @@ from di_code.config.front_matter import (
     markdown_files,
     read_or_warn,
     search_folders,
+    shown,
 )
 
 SKILL_FILE = "SKILL.md"
@@ -56,7 +57,7 @@ def load_skills(home: Path, workspace: Path) -> SkillSet:
         if skill is None:
             continue
         if skill.name in skills:
-            warnings.append(f"{path}: skipped: skill {skill.name} is already defined")
+            warnings.append(f"{shown(path)}: skipped: skill {skill.name} is already defined")
             continue
         skills[skill.name] = skill
     return SkillSet(tuple(skills.values()), tuple(warnings))
