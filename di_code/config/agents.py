@@ -28,16 +28,18 @@ import msgspec
 from msgspec.structs import replace
 
 from di_code.config.front_matter import (
+    NAME_CAP,
     Document,
     first_line,
     markdown_files,
     read_or_warn,
     search_folders,
+    short_description,
     shown,
 )
 
 AGENT_FOLDERS = (Path(".di-code") / "agents", Path(".claude") / "agents")
-NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+NAME = re.compile(rf"[A-Za-z0-9][\w.-]{{0,{NAME_CAP - 1}}}")
 FILE_CAP = 256 * 1024
 CLAUDE_TOOL_NAMES = {
     "glob": "find",
@@ -86,7 +88,8 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
             continue
         agent = replace(agent, from_project=path.parent not in users)
         if not NAME.fullmatch(agent.name):
-            warnings.append(f"{shown(path)}: skipped: {agent.name!r} is not a usable subagent name")
+            name = short_description(agent.name)
+            warnings.append(f"{shown(path)}: skipped: {name!r} is not a usable subagent name")
         elif agent.name not in agents:
             agents[agent.name] = agent
     return AgentSet(agents, tuple(warnings))
@@ -105,7 +108,9 @@ def user_folders(home: Path) -> list[Path]:
 def _agent(path: Path, document: Document) -> AgentFile:
     fields = document.fields
     body = document.body.strip("\n")
-    description = " ".join(fields.get("description", "").split()) or first_line(body)
+    description = short_description(fields.get("description", "")) or short_description(
+        first_line(body)
+    )
     model = fields.get("model", "").strip()
     return AgentFile(
         name=fields.get("name", "").strip() or path.stem,

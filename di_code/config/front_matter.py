@@ -32,6 +32,11 @@ _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")
 _DOUBLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0"}
 T = TypeVar("T")
+DESCRIPTION_CAP = 1024
+"""Characters of a skill's or subagent's description that reach the model."""
+NAME_CAP = 64
+"""The longest name of a skill or subagent (the Agent Skills format's limit): a longer one is
+skipped, as a name is never cut (two cut names could be one)."""
 
 
 class FrontMatterError(DiCodeError, ValueError):
@@ -91,6 +96,14 @@ def first_line(body: str) -> str:
     whose front matter gives none."""
     lines = (line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip())
     return next(lines, "")
+
+
+def short_description(text: str) -> str:
+    """A description as one line of at most DESCRIPTION_CAP characters: it is sent with every
+    request (the skills in the system prompt, the subagents in the task tool's description),
+    so a project's long one would cost every request."""
+    text = " ".join(text.split())
+    return text if len(text) <= DESCRIPTION_CAP else text[: DESCRIPTION_CAP - 1] + "…"
 
 
 def read_document(path: Path, cap: int) -> Document:

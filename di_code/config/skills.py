@@ -17,17 +17,18 @@ from pathlib import Path
 import msgspec
 
 from di_code.config.front_matter import (
+    NAME_CAP,
     Document,
     FrontMatterError,
     markdown_files,
     read_or_warn,
     search_folders,
+    short_description,
     shown,
 )
 
 SKILL_FILE = "SKILL.md"
 SKILL_FOLDERS = tuple(Path(folder) / "skills" for folder in (".di-code", ".agents", ".claude"))
-DESCRIPTION_CAP = 1024
 HEAD_CAP = 64 * 1024
 """How much of a SKILL.md is read to find its front matter."""
 
@@ -95,7 +96,6 @@ def _skill(path: Path, document: Document) -> Skill:
     if missing:
         raise FrontMatterError(f"no {' and no '.join(missing)}")
     name = " ".join(fields["name"].split())
-    description = " ".join(fields["description"].split())
-    if len(description) > DESCRIPTION_CAP:
-        description = description[: DESCRIPTION_CAP - 1] + "…"
-    return Skill(name, description, path)
+    if len(name) > NAME_CAP:
+        raise FrontMatterError(f"the name is longer than {NAME_CAP} characters")
+    return Skill(name, short_description(fields["description"]), path)

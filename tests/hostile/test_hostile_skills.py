@@ -218,3 +218,19 @@ def test_a_command_name_like_a_path_reads_no_file_outside_the_command_folders(
     assert "Traceback" not in done.stderr
     for request in llm_server.requests:
         assert "SECRET TEMPLATE" not in json.dumps(request.body)
+
+
+def test_a_repository_s_huge_skill_names_and_descriptions_do_not_swell_every_request(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The skills are listed in the system prompt of every request: a 200 KB name or
+    description in a cloned project's SKILL.md must not go with each one."""
+    skills = workspace / ".claude" / "skills"
+    skill(skills / "wordy", front("wordy", "word " * 10_000))
+    skill(skills / "long", front("n" * 60_000, "Long name"))
+    llm_server.script(Turn(text="done"))
+    done = run_di_code("run", "hello", env_extra=home_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    prompt = system_prompt(llm_server.requests[0].body)
+    assert "<name>wordy</name>" in prompt
+    assert len(prompt) < 20 * 1024

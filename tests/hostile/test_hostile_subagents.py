@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from tests.cli.conftest import API_KEY, RunDiCode
+from tests.cli.conftest import API_KEY, RunDiCode, WriteHook
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.secrets import streamed
 from tests.support.stops import CODES, EXIT_BOUND, Launch
 
 ESC = "\x1b"
@@ -184,23 +185,38 @@ def test_two_parallel_tasks_with_one_call_id_keep_two_whole_transcripts(
         assert len(prompts) == 1, lines
 
 
-def test_a_key_in_a_subagent_s_answer_and_arguments_is_in_no_output_or_file(
-    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+def test_a_key_in_a_subagent_s_answer_arguments_and_results_is_in_no_output_file_or_hook(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    di_code_home: Path,
+    user_hook: WriteHook,
+    tmp_path: Path,
 ) -> None:
-    (workspace / "notes.txt").write_text("hello\n")
+    """The provider key in the job, in a subagent's call's arguments, in what it reads and in
+    its answer (streamed in small pieces): only `***` reaches stdout, stderr, the session and
+    transcript files, and what the user's hooks read."""
+    (workspace / "notes.txt").write_text(f"the key: {API_KEY}\n")
+    hooks_read = tmp_path / "hooks-read.txt"
+    user_hook("PostToolUse", "dump.sh", f'cat >> "{hooks_read}"; echo >> "{hooks_read}"\n')
     llm_server.script(
         Turn(tool_calls=(task("t1", f"read notes.txt, the key is {API_KEY}"),)),
-        Turn(tool_calls=(ToolCallSpec("read", {"path": f"notes.txt{API_KEY}"}, "r1"),)),
-        Turn(text=f"found {API_KEY} in there"),
+        Turn(
+            tool_calls=(
+                ToolCallSpec("read", {"path": "notes.txt"}, "r1"),
+                ToolCallSpec("grep", {"pattern": API_KEY}, "g1"),
+            )
+        ),
+        Turn(text=f"found {API_KEY} in there", chunk_size=3),
         Turn(text="done"),
     )
     done = run_di_code("run", "--output-format", "stream-json", "delegate")
     assert done.returncode == 0, done.stderr
-    assert API_KEY not in done.stdout + done.stderr
-    files = [p for p in di_code_home.rglob("*") if p.is_file()]
+    assert API_KEY not in done.stdout + done.stderr + streamed(done.stdout)
+    assert "***" in hooks_read.read_text() and API_KEY not in hooks_read.read_text()
+    files = [p for p in di_code_home.rglob("*.jsonl") if p.is_file()]
     assert any(".subagents" in str(p) for p in files)
-    leaked = [p for p in files if API_KEY.encode() in p.read_bytes()]
-    assert not leaked
+    assert not [p for p in files if API_KEY.encode() in p.read_bytes()]
 
 
 @pytest.mark.parametrize(
@@ -341,3 +357,30 @@ def test_two_subagents_writing_one_file_leave_one_whole_version(
     assert done.returncode == 0, done.stderr
     assert (workspace / "one.txt").read_text() in versions.values()
     assert [p.name for p in workspace.iterdir() if p.name != ".di-code"] == ["one.txt"]
+
+
+def test_a_repository_s_huge_agent_descriptions_do_not_swell_every_request(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """The task tool's description lists each custom subagent and is sent with every request:
+    a cloned project's files with 200 KB descriptions must not make each request megabytes
+    (a skill's description is cut at 1,024 characters; a subagent's is the same kind of text)."""
+    folder = project(workspace)
+    for number in range(10):
+        agent(
+            folder,
+            f"big{number}.md",
+            f"---\nname: big{number}\ndescription: {'word ' * 40_000}\n---\nBody.\n",
+        )
+    agent(folder, "long.md", f"---\nname: {'n' * 200_000}\ndescription: Long name\n---\nBody.\n")
+    agent(folder, "first.md", f"---\nname: first\n---\n# {'line ' * 40_000}\n")
+    llm_server.script(Turn(text="done"))
+    done = run_di_code("run", "hello")
+    assert done.returncode == 0, done.stderr
+    (request,) = llm_server.requests
+    task_tool = next(t for t in request.body["tools"] if t["function"]["name"] == "task")
+    description = task_tool["function"]["description"]
+    assert all(f"- big{number}: word" in description for number in range(10))
+    assert "- first: line line" in description
+    assert len(done.stderr) < 4 * 1024  # the long name's warning too
+    assert len(description) < 20 * 1024
