@@ -32,6 +32,7 @@ from di_code.config.front_matter import (
     Document,
     first_line,
     markdown_files,
+    project_of,
     read_or_warn,
     search_folders,
     short_description,
@@ -82,8 +83,9 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
     agents: dict[str, AgentFile] = {}
     warnings: list[str] = []
     users = user_folders(home)
+    project = project_of(workspace)
     for path in markdown_files(agent_folders(home, workspace)):
-        agent = read_or_warn(path, FILE_CAP, _agent, warnings)
+        agent = read_or_warn(path, FILE_CAP, _agent, warnings, project)
         if agent is None:
             continue
         agent = replace(agent, from_project=path.parent not in users)

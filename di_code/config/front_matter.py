@@ -23,7 +23,7 @@ from typing import TypeVar
 
 import msgspec
 
-from di_code.config.project import project_folders
+from di_code.config.project import project_folders, project_root
 from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import open_path
 from di_code.system.safe_text import visible_line
@@ -50,6 +50,11 @@ class Document(msgspec.Struct, frozen=True):
     """The Markdown after the front matter."""
 
 
+def project_of(workspace: Path) -> Path:
+    """The real folder a project's files must stay in: the repository holding `workspace`."""
+    return project_root(workspace.resolve())
+
+
 def search_folders(workspace: Path, project: Sequence[Path], user: Sequence[Path]) -> list[Path]:
     """The `project` folders (relative) below the workspace and each parent up to the repository
     root, then the `user` folders: nearest first, each once."""
@@ -72,10 +77,19 @@ def markdown_files(folders: Iterable[Path], inside: str = "") -> Iterator[Path]:
 
 
 def read_or_warn(
-    path: Path, cap: int, build: Callable[[Path, Document], T], warnings: list[str]
+    path: Path,
+    cap: int,
+    build: Callable[[Path, Document], T],
+    warnings: list[str],
+    project: Path,
 ) -> T | None:
     """What `build` makes of the file, or None and one line in `warnings` saying why it was
-    skipped: it could not be read, or its front matter is bad (to the parser or to `build`)."""
+    skipped: it could not be read, its front matter is bad (to the parser or to `build`), or
+    it is a file of the `project` (its real root folder) that leads out of it."""
+    if path.is_relative_to(project) and not path.resolve().is_relative_to(project):
+        # a cloned repository's link to ~/.ssh/id_ed25519: its text would go to the model
+        warnings.append(f"{shown(path)}: skipped: it is a link to a file outside the project")
+        return None
     try:
         return build(path, read_document(path, cap))
     except OSError as exc:

@@ -21,6 +21,7 @@ from di_code.config.front_matter import (
     Document,
     FrontMatterError,
     markdown_files,
+    project_of,
     read_or_warn,
     search_folders,
     short_description,
@@ -53,8 +54,9 @@ def load_skills(home: Path, workspace: Path) -> SkillSet:
     """Every skill, nearest first; a SKILL.md that cannot be used is one warning line."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
+    project = project_of(workspace)
     for path in markdown_files(skill_folders(home, workspace), inside=SKILL_FILE):
-        skill = read_or_warn(path, HEAD_CAP, _skill, warnings)
+        skill = read_or_warn(path, HEAD_CAP, _skill, warnings, project)
         if skill is None:
             continue
         if skill.name in skills:

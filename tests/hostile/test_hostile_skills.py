@@ -234,3 +234,29 @@ def test_a_repository_s_huge_skill_names_and_descriptions_do_not_swell_every_req
     prompt = system_prompt(llm_server.requests[0].body)
     assert "<name>wordy</name>" in prompt
     assert len(prompt) < 20 * 1024
+
+
+def test_a_project_s_command_or_skill_linked_out_of_the_project_sends_nothing_of_it(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path, outside: Path
+) -> None:
+    """A cloned repository's `.claude/commands/deploy.md` links to the user's key and its
+    `.claude/skills/notes` to a folder of the user's: `/deploy` does not send the key, and the
+    skill is not listed; each is one warning line."""
+    (workspace / ".git").mkdir()
+    key = outside / "id_ed25519"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n")
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "deploy.md").symlink_to(key)
+    skill(outside / "notes", front("notes", "PRIVATE NOTES"))
+    (workspace / ".claude" / "skills").mkdir()
+    (workspace / ".claude" / "skills" / "notes").symlink_to(outside / "notes")
+    llm_server.script(Turn(text="done"))
+    done = run_di_code("run", "/deploy", env_extra=home_env(tmp_path))
+    assert "Traceback" not in done.stderr
+    for request in llm_server.requests:
+        sent = json.dumps(request.body)
+        assert "PRIVATE KEY" not in sent and "b3BlbnNzaC1rZXktdjEAAAA" not in sent
+        assert "PRIVATE NOTES" not in sent
+    said = [line for line in done.stderr.splitlines() if "outside the project" in line]
+    assert len(said) == 2, done.stderr

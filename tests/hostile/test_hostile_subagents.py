@@ -384,3 +384,31 @@ def test_a_repository_s_huge_agent_descriptions_do_not_swell_every_request(
     assert "- first: line line" in description
     assert len(done.stderr) < 4 * 1024  # the long name's warning too
     assert len(description) < 20 * 1024
+
+
+def test_a_project_s_agent_file_linked_to_a_private_key_sends_nothing_of_it(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, outside: Path
+) -> None:
+    """A cloned repository's `.claude/agents/deploy.md` is a link to the user's key: without
+    front matter its first line would be the description in every request, and the whole file
+    the subagent's system prompt. A project's file that leads out of the project is skipped."""
+    key = outside / "id_ed25519"
+    key.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAA\n")
+    folder = project(workspace)
+    folder.mkdir(parents=True)
+    (folder / "deploy.md").symlink_to(key)
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "agents").symlink_to(outside)  # a whole folder linked out
+    (outside / "notes.md").write_text("---\nname: notes\ndescription: PRIVATE NOTES\n---\nX\n")
+    llm_server.script(
+        Turn(tool_calls=(task("t1", kind="deploy"), task("t2", kind="notes"))),
+        Turn(text="sub"),
+        Turn(text="sub"),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "delegate")
+    assert done.returncode == 0, done.stderr
+    for request in llm_server.requests:
+        sent = json.dumps(request.body)
+        assert "PRIVATE KEY" not in sent and "b3BlbnNzaC1rZXktdjEAAAA" not in sent
+        assert "PRIVATE NOTES" not in sent
