@@ -412,3 +412,31 @@ def test_a_project_s_agent_file_linked_to_a_private_key_sends_nothing_of_it(
         sent = json.dumps(request.body)
         assert "PRIVATE KEY" not in sent and "b3BlbnNzaC1rZXktdjEAAAA" not in sent
         assert "PRIVATE NOTES" not in sent
+
+
+def test_a_subagent_reads_nothing_outside_the_workspace_by_path_or_link(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, outside: Path
+) -> None:
+    """README: each of a subagent's calls passes the session's permission rules, and read
+    reads nothing outside the workspace (but skill folders): not by its path, not through a
+    link the repository holds."""
+    (outside / "secret.txt").write_text("outside-secret-77\n")
+    (workspace / "inside.txt").write_text("inside text\n")
+    (workspace / "escape.txt").symlink_to(outside / "secret.txt")
+    (workspace / "away").symlink_to(outside)
+    reads = (str(outside / "secret.txt"), "escape.txt", "away/secret.txt", "inside.txt")
+    llm_server.script(
+        Turn(tool_calls=(task("t1", "read the files"),)),
+        Turn(
+            tool_calls=tuple(
+                ToolCallSpec("read", {"path": p}, f"r{n}") for n, p in enumerate(reads)
+            )
+        ),
+        Turn(text="read them"),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "delegate")
+    assert done.returncode == 0, done.stderr
+    assert "inside text" in tool_results(llm_server.requests[2].body)["r3"]
+    for request in llm_server.requests:
+        assert "outside-secret-77" not in json.dumps(request.body)
