@@ -8,15 +8,16 @@ folder from the workspace up to the repository root), then `$DI_CODE_HOME/agents
     name: code-reviewer
     description: Reviews a change for bugs; use after editing code.
     tools: Read, Grep, Glob        # optional; Claude Code's names are understood
+    disallowedTools: Bash          # optional: taken away from what `tools` gives
     model: inherit                 # optional: PROVIDER/ID; inherit, sonnet, opus, haiku:
                                    # the subagents' default model
     ---
     You are a careful reviewer...  (the subagent's instructions)
 
 A subagent file is only a prompt, so an untrusted project's are used too (like commands): its
-`tools` can only narrow the tools the session already has, every call still passes the
-session's permission rules and hooks, and its `model` counts only on a provider the user set up
-(di_code.config.provider_factory).
+`tools` can only narrow the tools the session already has (`disallowedTools` only takes some
+away), every call still passes the session's permission rules and hooks, and its `model`
+counts only on a provider the user set up (di_code.config.provider_factory).
 """
 
 from __future__ import annotations
@@ -58,6 +59,8 @@ class AgentFile(msgspec.Struct, frozen=True):
     description: str
     tools: tuple[str, ...] | None
     """di-code tool names; None: the session's tools."""
+    denied: tuple[str, ...]
+    """Claude Code's `disallowedTools`: taken away from what `tools` gives."""
     model: str | None
     """`PROVIDER/ID` (or an ID); None: the subagents' default model."""
     prompt: str
@@ -118,6 +121,7 @@ def _agent(path: Path, document: Document) -> AgentFile:
         name=fields.get("name", "").strip() or path.stem,
         description=description,
         tools=tool_names(fields["tools"]) if "tools" in fields else None,
+        denied=tool_names(fields.get("disallowedTools", "")),
         model=None if model.lower() in CLAUDE_MODEL_ALIASES or not model else model,
         prompt=body,
         path=path,

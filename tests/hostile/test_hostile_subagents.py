@@ -440,3 +440,37 @@ def test_a_subagent_reads_nothing_outside_the_workspace_by_path_or_link(
     assert "inside text" in tool_results(llm_server.requests[2].body)["r3"]
     for request in llm_server.requests:
         assert "outside-secret-77" not in json.dumps(request.body)
+
+
+def test_claude_code_s_disallowed_tools_are_taken_away_from_the_subagent(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """Claude Code's subagent files deny tools with `disallowedTools` (and inherit the rest):
+    a file written to keep its subagent from writing and running commands must not get them
+    because di-code reads only `tools`."""
+    folder = di_code_home / "agents"
+    agent(
+        folder,
+        "safe.md",
+        "---\nname: safe\ndescription: Reads only\n"
+        "disallowedTools: Write, Edit, Bash\n---\nRead.\n",
+    )
+    agent(
+        folder,
+        "both.md",
+        "---\nname: both\ndescription: d\ntools: Read, Bash, LS\n"
+        "disallowedTools:\n  - bash\n---\nRead.\n",
+    )
+    llm_server.script(
+        Turn(tool_calls=(task("t1", kind="safe"), task("t2", kind="both"))),
+        Turn(text="sub"),
+        Turn(text="sub"),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "--yes", "delegate")
+    assert done.returncode == 0, done.stderr
+    subs = [r.body for r in llm_server.requests if is_subagent(r.body)]
+    assert len(subs) == 2
+    for body in subs:
+        assert not offered(body) & {"write", "edit", "bash"}, offered(body)
+    assert {"read", "ls"} <= set.union(*(offered(body) for body in subs))
