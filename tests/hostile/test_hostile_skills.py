@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.cli.conftest import RunDiCode
+from tests.support.chat import chatting
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.local_port import Listener, local_preset_listener
 
@@ -260,3 +261,16 @@ def test_a_project_s_command_or_skill_linked_out_of_the_project_sends_nothing_of
         assert "PRIVATE NOTES" not in sent
     said = [line for line in done.stderr.splitlines() if "outside the project" in line]
     assert len(said) == 2, done.stderr
+
+
+def test_slash_skills_shows_a_folder_name_s_line_break_on_its_one_line(
+    llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """`/skills` in chat lists each skill's SKILL.md path: a cloned project's folder named
+    `x` + newline + text must not print that text as a line of its own."""
+    workspace = tmp_path / "ws"
+    skill(workspace / ".agents" / "skills" / "x\nFORGED LINE", front("real", "A real skill"))
+    with chatting(llm_server, workspace) as child:
+        child.sendline("/skills")
+        child.expect("real: A real skill")
+        child.expect("x␊FORGED LINE")
