@@ -474,3 +474,43 @@ def test_claude_code_s_disallowed_tools_are_taken_away_from_the_subagent(
     for body in subs:
         assert not offered(body) & {"write", "edit", "bash"}, offered(body)
     assert {"read", "ls"} <= set.union(*(offered(body) for body in subs))
+
+
+def test_a_subagent_s_calls_pass_a_project_s_deny_rules_and_the_user_s_hooks(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, user_hook: WriteHook
+) -> None:
+    """README: each of a subagent's calls passes the session's permission rules and hooks. An
+    untrusted project's deny rule always applies, and the user's PreToolUse hook that refuses
+    (exit 2) refuses a subagent's call too, even under --yes."""
+    project(workspace)
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text('[permissions]\ndeny = ["bash:touch"]\n')
+    user_hook(
+        "PreToolUse",
+        "refuse.sh",
+        'if grep -q hooked; then echo "not that one" >&2; exit 2; fi\n',
+        matcher="bash",
+    )
+    agent(
+        workspace / ".di-code" / "agents",
+        "runner.md",
+        "---\nname: runner\ndescription: Runs\ntools: Bash\n---\nRun.\n",
+    )
+    commands = {"b1": "touch denied", "b2": "echo x > hooked", "b3": "echo x > allowed"}
+    llm_server.script(
+        Turn(tool_calls=(task("t1", "run them", kind="runner"),)),
+        Turn(
+            tool_calls=tuple(
+                ToolCallSpec("bash", {"command": command}, call_id)
+                for call_id, command in commands.items()
+            )
+        ),
+        Turn(text="ran"),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "--yes", "--sandbox", "off", "delegate")
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "allowed").exists()  # the control: the subagent's bash runs
+    assert not (workspace / "denied").exists() and not (workspace / "hooked").exists()
+    results = tool_results(llm_server.requests[2].body)
+    assert "not that one" in results["b2"]
