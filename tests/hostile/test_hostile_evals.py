@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from tests.batch.conftest import RunBatch, make_repo, read_results, write_call, write_tasks
 from tests.batch.conftest import run_batch as run_batch  # the fixture, for this folder too
@@ -32,25 +33,34 @@ def end_leftovers(marker: str) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def test_a_check_that_never_ends_is_killed_with_a_daemon_it_forked_before_the_next_task(
-    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
-) -> None:
-    marker = "sleep 86413.1"
+def then_probed(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, first: dict[str, Any], number: int
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """A batch of two tasks, one after the other: `first`, then "after", whose check passes
+    only if no `sleep NUMBER.1` runs any more. The batch's end and its results by task."""
     repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
-    daemon = f"(setsid bash -c 'trap \"\" TERM; exec {marker}' > /dev/null 2>&1 &); sleep 86413.2"
-    probe = 'm=86413; ! pgrep -f "sleep $m.1"'  # its own command line does not match
+    probe = f'm={number}; ! pgrep -f "sleep $m.1"'  # its own command line does not match
     tasks = write_tasks(
         tmp_path / "tasks.jsonl",
         [
-            {"id": "hangs", "repo": str(repo), "prompt": "go", "check": daemon, "timeout": 8},
+            {"repo": str(repo), "prompt": "go", **first},
             {"id": "after", "repo": str(repo), "prompt": "go", "check": probe},
         ],
     )
     llm_server.script(Turn(text="done"))
     llm_server.script(Turn(text="done"))
+    done = run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
+    return done, read_results(tmp_path / "results.jsonl")
+
+
+def test_a_check_that_never_ends_is_killed_with_a_daemon_it_forked_before_the_next_task(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    marker = "sleep 86413.1"
+    daemon = f"(setsid bash -c 'trap \"\" TERM; exec {marker}' > /dev/null 2>&1 &); sleep 86413.2"
+    first = {"id": "hangs", "check": daemon, "timeout": 8}
     try:
-        done = run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
-        results = read_results(tmp_path / "results.jsonl")
+        done, results = then_probed(run_batch, llm_server, tmp_path, first, 86413)
         hangs = results["hangs"]
         assert (hangs["passed"], hangs["check_output"]) == (
             False,
@@ -65,21 +75,10 @@ def test_a_server_a_passing_check_leaves_behind_is_gone_before_the_next_task(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     marker = "sleep 86416.1"
-    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     left = f"setsid {marker} > /dev/null 2>&1 & {marker} > /dev/null 2>&1 & exit 0"
-    probe = 'm=86416; ! pgrep -f "sleep $m.1"'
-    tasks = write_tasks(
-        tmp_path / "tasks.jsonl",
-        [
-            {"id": "leaves", "repo": str(repo), "prompt": "go", "check": left},
-            {"id": "after", "repo": str(repo), "prompt": "go", "check": probe},
-        ],
-    )
-    llm_server.script(Turn(text="done"))
-    llm_server.script(Turn(text="done"))
+    first = {"id": "leaves", "check": left}
     try:
-        run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
-        results = read_results(tmp_path / "results.jsonl")
+        _, results = then_probed(run_batch, llm_server, tmp_path, first, 86416)
         assert results["leaves"]["passed"] is True
         assert results["after"]["passed"] is True, results["after"]["check_output"]
     finally:
