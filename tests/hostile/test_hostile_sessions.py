@@ -115,14 +115,20 @@ def undo_list(home: Path, server: LLMServer, workspace: Path) -> str:
 # ---------------------------------------------------------------- the lock file
 
 
+def session_and_lock(home: Path, server: LLMServer, workspace: Path) -> tuple[Path, Path]:
+    """A first session, and where its lock file goes, nothing there (for the case to put)."""
+    session = first_session(home, server, workspace)
+    lock = session.with_suffix(".lock")
+    lock.unlink(missing_ok=True)
+    return session, lock
+
+
 def test_a_lock_file_replaced_by_a_symlink_is_never_written_through(
     llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
-    session = first_session(di_code_home, llm_server, workspace)
+    session, lock = session_and_lock(di_code_home, llm_server, workspace)
     outside = tmp_path / "precious.txt"
     outside.write_bytes(b"the user's bytes\n")
-    lock = session.with_suffix(".lock")
-    lock.unlink(missing_ok=True)
     lock.symlink_to(outside)
     before = session.read_bytes()
 
@@ -139,9 +145,7 @@ def test_a_lock_file_replaced_by_a_symlink_is_never_written_through(
 def test_a_lock_file_replaced_by_a_fifo_still_holds_the_session(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
-    session = first_session(di_code_home, llm_server, workspace)
-    lock = session.with_suffix(".lock")
-    lock.unlink(missing_ok=True)
+    _, lock = session_and_lock(di_code_home, llm_server, workspace)
     os.mkfifo(lock)
 
     llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
@@ -161,9 +165,7 @@ def test_a_lock_file_replaced_by_a_fifo_still_holds_the_session(
 def test_a_folder_where_the_lock_file_goes_is_one_line_and_the_session_stays_readable(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
-    session = first_session(di_code_home, llm_server, workspace)
-    lock = session.with_suffix(".lock")
-    lock.unlink(missing_ok=True)
+    session, lock = session_and_lock(di_code_home, llm_server, workspace)
     lock.mkdir()
     before = session.read_bytes()
     for args in (("run", "-c", "more"), ("undo", "--yes")):
