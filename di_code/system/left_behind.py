@@ -6,7 +6,8 @@ sets, swallows a cancellation, or blocks a thread) is cancelled once and abandon
 waits for it, not the turn, not the stop, not the process's exit (`run`: the event loop's end
 waits only for di-code's own tasks; the process then ends without the interpreter's teardown,
 see di_code.cli.app). A tool's process groups are killed by the tool's own abort listener and,
-at the latest, by di_code.system.children at exit.
+at the latest, by di_code.system.children when the loop ends (`let_go`: nothing of a child is
+finalized after the loop) or at exit.
 """
 
 from __future__ import annotations
