@@ -18,7 +18,6 @@ import os
 import resource
 import signal as signals
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -345,14 +344,7 @@ def test_kill_9_of_di_code_ends_a_sandboxed_jobs_fled_processes_and_resuming_say
     assert launch.stop(signals.SIGKILL)[0] == -signals.SIGKILL
     launch.assert_nothing_left()
     llm_server.script(Turn(text="Noted."))
-    again = subprocess.run(
-        [*launch.argv[:-1], "-c", "is it up?"],
-        cwd=launch.folder,
-        env=launch.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = launch.continued("is it up?")
     assert again.returncode == 0, again.stderr
     assert "was running when the session stopped; it ended" in again.stderr, again.stderr
     assert "[Background job 1 (" in json.dumps(llm_server.requests[-1].body)
@@ -513,14 +505,7 @@ def test_a_second_di_code_on_the_session_is_refused_and_touches_no_job(
     launch.start()
     launch.wait_for("bash")
     asked = len(llm_server.requests)
-    second = subprocess.run(
-        [*launch.argv[:-1], "-c", "another"],
-        cwd=launch.folder,
-        env=launch.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    second = launch.continued("another")
     assert second.returncode == 2, second.stderr
     assert second.stderr.count("\n") == 1 and "in use by another di-code" in second.stderr
     assert len(llm_server.requests) == asked
