@@ -39,7 +39,7 @@ from tests.cli.conftest import workspace as workspace
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.jobs import background, prepared, resident_kib, start, start_web_server
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
-from tests.support.processes import alive, until, wait_until
+from tests.support.processes import alive, awaiting_in, until, wait_until
 from tests.support.repl import chat, text_reply
 from tests.support.repl import until as chat_until
 from tests.support.stops import Launch, spawned
@@ -238,6 +238,10 @@ async def test_a_catastrophic_or_invalid_pattern_is_refused_in_one_line(workspac
     await run(tools["job_kill"], {"job_id": job})
 
 
+TURNS_TO_RETURN = 10
+"""Event-loop turns a stopped wait may take to return: its wake, asyncio.wait's, the tool's."""
+
+
 async def test_a_wait_stopped_by_the_user_returns_and_leaves_the_job_running(
     workspace: Path,
 ) -> None:
@@ -247,9 +251,12 @@ async def test_a_wait_stopped_by_the_user_returns_and_leaves_the_job_running(
     waiting = asyncio.ensure_future(
         run(tools["job_output"], {"job_id": job, "wait": 600}, controller.signal)
     )
-    await asyncio.sleep(0)  # the wait has begun
+    await until(lambda: awaiting_in(waiting, "changed"), "the wait to begin")
     controller.abort()
-    stopped = await asyncio.wait_for(waiting, 30)
+    for _ in range(TURNS_TO_RETURN):  # woken by the stop, not by its next look at the job
+        await asyncio.sleep(0)
+    assert waiting.done()
+    stopped = waiting.result()
     assert "interrupted" in text_of(stopped) and "running" in text_of(stopped)
     await run(tools["job_kill"], {"job_id": job})
 
