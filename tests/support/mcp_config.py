@@ -20,6 +20,21 @@ def stdio_server(name: str, markers: Path) -> dict[str, object]:
     }
 
 
+def scripted_server(
+    name: str, markers: Path, tools: list[dict[str, object]], **env: str
+) -> dict[str, object]:
+    """The fixture's `scripted` server offering `tools` (mcp_fixture_server.SCRIPTED), with
+    more variables in its environment (`MCP_FIXTURE_LIST_DELAY`...)."""
+    server = stdio_server(name, markers)
+    fixture_env = server["env"]
+    assert isinstance(fixture_env, dict)
+    return {
+        **server,
+        "args": ["-m", "tests.support.mcp_fixture_server", "scripted"],
+        "env": {**fixture_env, "MCP_FIXTURE_TOOLS": json.dumps(tools), **env},
+    }
+
+
 def toml_table(name: str, table: dict[str, object]) -> str:
     lines = [f"[mcp_servers.{name}]"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in table.items() if key != "env"]

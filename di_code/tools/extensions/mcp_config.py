@@ -45,6 +45,10 @@ class McpServerConfig(Struct, frozen=True):
     headers: Mapping[str, str] = field(default_factory=dict)
     timeout: float = DEFAULT_TIMEOUT_S
     enabled: bool = True
+    untrusted_folders: tuple[str, ...] = ()
+    """The folders of the untrusted project it starts in: its command is not looked up in
+    them, nor in a relative PATH entry (launcher.path_outside), so that a repository's program
+    never runs under the name of the user's server."""
 
 
 def parse_servers(raw: Any, source: str) -> tuple[list[McpServerConfig], list[str]]:
