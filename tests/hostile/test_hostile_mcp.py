@@ -21,6 +21,7 @@ from tests.cli.conftest import API_KEY, RunDiCode, request_text
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.mcp_config import markers as markers
 from tests.support.mcp_config import scripted_server, stdio_server, toml_table
+from tests.support.mcp_fixture_server import serving_http
 from tests.support.processes import MARK, marked, wait_until
 from tests.support.stops import Launch, slow_mcp_server
 from tests.support.wire import ToolCallSpec
@@ -433,3 +434,21 @@ def test_a_server_gets_its_env_but_no_provider_key_and_a_key_it_echoes_is_never_
     assert "***" in saved
     assert API_KEY not in saved and OTHER_KEY not in saved
     assert API_KEY not in done.stdout + done.stderr
+
+
+def test_an_http_server_s_authorization_header_it_echoes_is_hidden_in_output_and_session(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    """README Secrets: auth headers are keys di-code holds, and a key goes only to the endpoint
+    it was given for. The server's `headers` token sent back in a result is `***` to the model,
+    in the output and in the session file."""
+    token = "mcp-bearer-token-98765-secret"
+    with serving_http(markers) as url:
+        configure(di_code_home, web={"url": url, "headers": {"Authorization": f"Bearer {token}"}})
+        llm_server.script(call("mcp__web__whoami", {}, "c1"), Turn(text="known"))
+        done = run_di_code("run", "--yes", "--output-format", "stream-json", "go")
+    assert done.returncode == 0, done.stderr
+    assert tool_result(llm_server.requests[-1].body, "c1") == "you are ***"
+    assert token not in request_text(llm_server.requests[-1].body)
+    assert token not in done.stdout + done.stderr
+    assert token not in session_text(di_code_home)

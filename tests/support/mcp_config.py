@@ -36,12 +36,14 @@ def scripted_server(
 
 
 def toml_table(name: str, table: dict[str, object]) -> str:
+    """`[mcp_servers.NAME]` with the table's keys; a dict value (`env`, `headers`) inline."""
     lines = [f"[mcp_servers.{name}]"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in table.items() if key != "env"]
-    env = table.get("env")
-    if isinstance(env, dict):
-        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-        lines.append(f"env = {{ {pairs} }}")
+    for key, value in table.items():
+        if isinstance(value, dict):
+            pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items())
+            lines.append(f"{key} = {{ {pairs} }}")
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
     return "\n".join(lines) + "\n"
 
 

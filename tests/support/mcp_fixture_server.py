@@ -34,7 +34,7 @@ from typing import Any
 
 import anyio
 import mcp.types as types
-from mcp.server.fastmcp import FastMCP, Image
+from mcp.server.fastmcp import Context, FastMCP, Image
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
@@ -80,6 +80,13 @@ def build(port: int = 0) -> FastMCP:
     def explode(reason: str) -> str:
         """Always fails."""
         raise ValueError(f"exploded: {reason}")
+
+    @server.tool()
+    def whoami(ctx: Context) -> str:  # type: ignore[type-arg]
+        """The Authorization header the call came with (over HTTP)."""
+        request = ctx.request_context.request
+        headers = getattr(request, "headers", {})
+        return f"you are {headers.get('authorization', 'nobody')}"
 
     @server.tool()
     async def slow(seconds: float) -> str:

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.redaction import header_secrets, register, register_url
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
 from di_code.system.first_use import import_off_loop
@@ -292,6 +293,9 @@ class McpServers:
     """The configured servers of a session: started together, stopped together."""
 
     def __init__(self, configs: list[McpServerConfig], errlog: TextIO | None = None) -> None:
+        for config in configs:  # an HTTP server's credentials are hidden like a provider's
+            register(*header_secrets(config.headers))
+            register_url(config.url)
         self._errlog = errlog or open(os.devnull, "w")  # noqa: SIM115 (closed in aclose)
         self.servers = [McpServer(c, self._errlog) for c in configs if c.enabled]
         self.disabled = [c.name for c in configs if not c.enabled]
