@@ -17,12 +17,15 @@ from typing import Any
 
 import pytest
 
+from tests.acp.conftest import agent as agent
 from tests.cli.conftest import API_KEY, RunDiCode, request_text
+from tests.support.chat import spawn_chat
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.mcp_config import markers as markers
 from tests.support.mcp_config import scripted_server, stdio_server, toml_table
 from tests.support.mcp_fixture_server import serving_http
-from tests.support.processes import MARK, marked, wait_until
+from tests.support.processes import MARK, alive, marked, until, wait_until
+from tests.support.screen import Screen
 from tests.support.stops import Launch, slow_mcp_server
 from tests.support.wire import ToolCallSpec
 
@@ -134,6 +137,31 @@ def test_a_server_command_with_escapes_is_shown_escaped_in_its_warning_and_in_mc
         assert not RAW_CONTROLS.search(shown), repr(shown)
 
 
+def test_the_trust_question_shows_a_server_s_escapes_and_line_breaks_escaped(
+    llm_server: LLMServer, workspace: Path
+) -> None:
+    """The question lists each server of `.mcp.json` as written, but never as raw terminal
+    codes: a command that would erase its line and an argument that would draw a line of its
+    own, a window title, a bidi override."""
+    (workspace / ".git").mkdir()
+    command = "evil\x1b[2K\rharmless-looking"
+    args = ["--x\nMCP server ok: safe", HOSTILE_TEXT]
+    servers = {"mcpServers": {"repo": {"command": command, "args": args}}}
+    (workspace / ".mcp.json").write_text(json.dumps(servers))
+    child = spawn_chat(llm_server, workspace)
+    screen = Screen(child, columns=140)
+    try:
+        screen.wait_for("y/N")
+        screen.wait_for("harmless-looking")
+        text, written = screen.seen, screen.written
+    finally:
+        child.close(force=True)
+    assert "evil" in text
+    for raw in ("evil\x1b[2K", "\rharmless", "\x1b]0;pwned", "\u202e", "\x9b31m", "\x00"):
+        assert raw not in written, repr(raw)
+    assert not any(line.startswith("MCP server ok") for line in text.splitlines()), text
+
+
 # --- names and schemas from the server ----------------------------------------------------
 
 
@@ -169,6 +197,26 @@ def test_tool_names_alike_across_servers_and_hostile_names_each_stay_one_reachab
         tool_result(llm_server.requests[-1].body, f"c{i}").split(" {")[0] for i in range(len(names))
     }
     assert answers == {"first server", "second server", "hostile name"}
+
+
+def test_a_server_listing_one_tool_name_twice_never_offers_a_name_twice(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    """A provider refuses a request with two tools of one name, and with it the whole session:
+    a server that lists `dup` twice (and an empty name) costs at most its own duplicate."""
+    tools = [
+        {"name": "dup", "answer": "first dup "},
+        {"name": "dup", "answer": "second dup "},
+        {"name": "", "answer": "nameless "},
+    ]
+    configure(di_code_home, fx=scripted_server("fx", markers, tools))
+    llm_server.script(Turn(text="looked"))
+    done = run_di_code("run", "look")
+    assert done.returncode == 0, done.stderr
+    names = [t["function"]["name"] for t in llm_server.requests[-1].body["tools"]]
+    assert len(names) == len(set(names)), names
+    assert all(NAME_RULE.fullmatch(name) for name in names), names
+    assert any(name.startswith("mcp__fx__dup") for name in names)
 
 
 BACKTRACKING = {
@@ -452,3 +500,44 @@ def test_an_http_server_s_authorization_header_it_echoes_is_hidden_in_output_and
     assert token not in request_text(llm_server.requests[-1].body)
     assert token not in done.stdout + done.stderr
     assert token not in session_text(di_code_home)
+
+
+# --- editors (ACP) ------------------------------------------------------------------------------
+
+
+async def test_an_editor_s_server_starts_untrusted_the_project_s_does_not_and_close_stops_it(
+    agent: Any, llm_server: LLMServer, workspace: Path, markers: Path, tmp_path: Path
+) -> None:
+    """README ACP: the servers an editor passes start without trust; the untrusted project's
+    `.mcp.json` still starts nothing; `session/close` stops the session's MCP servers."""
+    pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+    from acp.schema import EnvVariable, McpServerStdio
+
+    from tests.support.acp_editor import RecordingClient, prompt
+
+    (workspace / ".git").mkdir()
+    witness = tmp_path / "ran"
+    planted_program(workspace, "server.sh", witness)
+    (workspace / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"repo": {"command": "./server.sh"}}})
+    )
+    fixture = stdio_server("fx", markers)
+    fixture_env, args = fixture["env"], fixture["args"]
+    assert isinstance(fixture_env, dict) and isinstance(args, list)
+    env = {**fixture_env, "PYTHONPATH": str(fixture["cwd"])}  # the editor gives no cwd
+    server = McpServerStdio(
+        name="fx",
+        command=str(fixture["command"]),
+        args=[str(arg) for arg in args],
+        env=[EnvVariable(name=name, value=value) for name, value in env.items()],
+    )
+    llm_server.script(call("mcp__fx__add", {"a": 2, "b": 40}, "c1"), Turn(text="42"))
+    conn = await agent(RecordingClient(), "--permission-mode", "auto")
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[server])
+    await prompt(conn, session.session_id, "add")
+    assert tool_result(llm_server.requests[-1].body, "c1") == "42"
+    assert not any(name.startswith("mcp__repo") for name in offered(llm_server))
+    assert not witness.exists(), "the untrusted project's server ran in an editor's session"
+    pid = int((markers / "fx.pid").read_text())
+    await conn.close_session(session_id=session.session_id)
+    await until(lambda: not alive(pid), "the editor's server to stop with its session")
