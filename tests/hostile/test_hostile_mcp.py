@@ -19,14 +19,14 @@ import pytest
 
 from tests.acp.conftest import agent as agent
 from tests.cli.conftest import API_KEY, RunDiCode, request_text
-from tests.support.chat import spawn_chat
+from tests.support.chat import ended_within, spawn_chat
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.mcp_config import markers as markers
 from tests.support.mcp_config import scripted_server, stdio_server, toml_table
 from tests.support.mcp_fixture_server import serving_http
-from tests.support.processes import MARK, alive, marked, until, wait_until
+from tests.support.processes import MARK, SAFETY_TIMEOUT, alive, marked, until, wait_until
 from tests.support.screen import Screen
-from tests.support.stops import Launch, slow_mcp_server
+from tests.support.stops import Launch, slow_mcp_server, spawned
 from tests.support.wire import ToolCallSpec
 
 BOUND = 5.0
@@ -428,6 +428,40 @@ def test_sigterm_during_a_call_of_a_server_deaf_to_term_with_a_setsid_helper_end
     assert code == 143, stderr
     assert seconds < BOUND
     assert "Traceback" not in stderr
+
+
+def test_esc_in_chat_ends_a_call_the_server_never_answers_and_the_server_still_serves(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """Esc ends the turn at once, whatever the server does with the call; the next turn calls
+    the same server, and Ctrl-D leaves nothing running."""
+    tools = [{"name": "hang", "does": "hang"}, {"name": "plain", "answer": "plain ran "}]
+    server = scripted_server("fx", launch.folder, tools, **{MARK: launch.mark})
+    configure(di_code_home, fx=server)
+    llm_server.script(
+        call("mcp__fx__hang", {}, "c1"), call("mcp__fx__plain", {}, "c2"), Turn(text="Still here")
+    )
+    child = spawned(launch, "chat", "--yes", "--sandbox", "off")
+    screen = Screen(child, columns=120)
+    try:
+        screen.wait_for("mcp: 1/1 ready")
+        child.sendline("go")
+        launch.wait_for("fx.called")
+        started = time.monotonic()
+        child.send("\x1b")
+        screen.wait_for("aborted")
+        print(f"turn ended in {time.monotonic() - started:.2f} s")
+        assert time.monotonic() - started < BOUND
+        child.sendline("are you there")
+        screen.wait_for("Still here")
+        child.sendeof()
+        ended_within(child, SAFETY_TIMEOUT, "Ctrl-D", screen)
+        child.close()
+        assert child.exitstatus == 0
+    finally:
+        child.close(force=True)
+    launch.assert_nothing_left()
+    assert tool_result(llm_server.requests[-1].body, "c2").startswith("plain ran")
 
 
 # --- permissions and secrets -------------------------------------------------------------------
