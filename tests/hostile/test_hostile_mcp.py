@@ -6,11 +6,14 @@ keys in its environment. Real servers written with the official SDK
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import signal
+import socket
 import stat
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -487,6 +490,48 @@ def test_ask_mode_without_a_terminal_and_a_deny_rule_each_keep_the_call_from_the
     assert done.returncode == 0, done.stderr
     assert done.stdout == "denied\n"
     assert not (markers / "fx.called").exists()
+
+
+def test_a_server_asking_to_use_the_model_is_refused_and_nothing_reaches_the_provider(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    """MCP sampling lets a server ask the client to run a prompt on its model, with the user's
+    key and past every approval: a server that asks during a call gets a refusal."""
+    configure(di_code_home, fx=scripted_server("fx", markers, [{"name": "s", "does": "sample"}]))
+    llm_server.script(call("mcp__fx__s", {}, "c1"), Turn(text="done"))
+    done = run_di_code("run", "--yes", "go")
+    assert done.returncode == 0, done.stderr
+    assert len(llm_server.requests) == 2
+    assert "SAMPLED" not in request_text(llm_server.requests[0].body)
+    assert tool_result(llm_server.requests[-1].body, "c1").startswith("refused")
+
+
+def test_an_http_server_that_never_answers_is_one_warning_and_the_run_goes_on(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """A URL whose server takes the connection and says nothing."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    taken: list[socket.socket] = []
+
+    def take() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                taken.append(listener.accept()[0])
+
+    threading.Thread(target=take, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+        configure(di_code_home, mute={"url": url, "timeout": 5})
+        llm_server.script(Turn(text="fine"))
+        done = run_di_code("run", "--yes", "go on")
+    finally:
+        listener.close()
+        for connection in taken:
+            connection.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "fine\n"
+    assert done.stderr.count("MCP server mute failed to start") == 1, done.stderr
+    assert "Traceback" not in done.stderr
 
 
 OTHER_KEY = "sk-ant-other-provider-0815-secret"
