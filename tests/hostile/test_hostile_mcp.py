@@ -13,6 +13,7 @@ import re
 import signal
 import socket
 import stat
+import subprocess
 import threading
 import time
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.acp.conftest import agent as agent
-from tests.cli.conftest import API_KEY, RunDiCode, request_text
+from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.chat import ended_within, spawn_chat
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.mcp_config import markers as markers
@@ -465,6 +466,35 @@ def test_esc_in_chat_ends_a_call_the_server_never_answers_and_the_server_still_s
         child.close(force=True)
     launch.assert_nothing_left()
     assert tool_result(llm_server.requests[-1].body, "c2").startswith("plain ran")
+
+
+def test_two_runs_starting_the_same_server_at_once_each_use_their_own_and_end_it(
+    llm_server: LLMServer, di_code_home: Path, markers: Path, workspace: Path
+) -> None:
+    """Two `run`s in one folder with one config: each starts and offers its own server, and
+    each server ends with its run."""
+    mark = os.urandom(8).hex()
+    tools = [{"name": "plain", "answer": "plain ran "}]
+    configure(di_code_home, fx=scripted_server("fx", markers, tools, **{MARK: mark}))
+    llm_server.script(Turn(text="ok"), Turn(text="ok"))
+    runs = [
+        subprocess.Popen(
+            [DI_CODE, "run", "--yes", f"go {n}"],
+            cwd=workspace,
+            env=cli_env(di_code_home, llm_server),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in (1, 2)
+    ]
+    outputs = [run.communicate(timeout=SAFETY_TIMEOUT * 2) for run in runs]
+    assert [run.returncode for run in runs] == [0, 0], outputs
+    assert [out for out, _ in outputs] == ["ok\n", "ok\n"]
+    for request in llm_server.requests:
+        assert "mcp__fx__plain" in {t["function"]["name"] for t in request.body["tools"]}
+    wait_until(lambda: not marked(mark), "both servers to end with their runs")
 
 
 # --- permissions and secrets -------------------------------------------------------------------
