@@ -522,6 +522,30 @@ def test_ask_mode_without_a_terminal_and_a_deny_rule_each_keep_the_call_from_the
     assert not (markers / "fx.called").exists()
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="an mcp__SERVER rule matches by name prefix: `mcp__fx` also allows server fx__b's "
+    "tools (mcp__fx__b__TOOL), and server a_'s (mcp__a___TOOL) for `mcp__a`",
+)
+def test_an_allow_rule_for_one_server_does_not_allow_a_server_whose_name_extends_it(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
+) -> None:
+    """README: `mcp__SERVER` matches every tool of that MCP server. With `allow = ["mcp__fx"]`,
+    a call of server `fx__b`'s tool still asks (and, with no terminal, is refused)."""
+    die = [{"name": "die", "does": "die"}]
+    config = '[permissions]\nallow = ["mcp__fx"]\n\n'
+    config += toml_table("fx", scripted_server("fx", markers, [{"name": "plain"}]))
+    config += toml_table("fx__b", scripted_server("fx__b", markers, die))
+    (di_code_home / "config.toml").write_text(config)
+    llm_server.script(
+        call("mcp__fx__plain", {}, "c1"), call("mcp__fx__b__die", {}, "c2"), Turn(text="done")
+    )
+    done = run_di_code("run", "go")
+    assert done.returncode == 0, done.stderr
+    assert tool_result(llm_server.requests[1].body, "c1") == "{}"  # allowed by the rule
+    assert not (markers / "fx__b.called").exists(), "the rule for fx let fx__b's tool run"
+
+
 def test_a_server_asking_to_use_the_model_is_refused_and_nothing_reaches_the_provider(
     run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
 ) -> None:
