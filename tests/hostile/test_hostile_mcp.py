@@ -172,24 +172,24 @@ def test_the_trust_question_shows_a_server_s_escapes_and_line_breaks_escaped(
 def test_tool_names_alike_across_servers_and_hostile_names_each_stay_one_reachable_tool(
     run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
 ) -> None:
-    """Server `a` with tool `b__c` and server `a__b` with tool `c` are both `mcp__a__b__c`;
-    a tool named with escapes, NUL, bidi and 200 characters. Every tool is offered under a name
-    providers take, none twice, and a call of each reaches its own tool."""
+    """Server `a` with tool `b__c` and server `b` with tool `c__d` next to a tool named with
+    escapes, NUL, bidi and 200 characters. Every tool is offered under a name providers take,
+    none twice, and a call of each reaches its own tool."""
     hostile = f"x{HOSTILE_TEXT}" + "y" * 200
     first = [
         {"name": "b__c", "answer": "first server "},
         {"name": hostile, "description": HOSTILE_TEXT, "answer": "hostile name "},
     ]
-    second = [{"name": "c", "answer": "second server "}]
+    second = [{"name": "c__d", "answer": "second server "}]
     configure(
         di_code_home,
         a=scripted_server("a", markers, first),
-        a__b=scripted_server("a__b", markers, second),
+        b=scripted_server("b", markers, second),
     )
     llm_server.script(Turn(text="looked"))
     assert run_di_code("run", "look").returncode == 0
     tools = offered(llm_server)
-    names = [n for n in tools if n.startswith("mcp__a")]
+    names = [n for n in tools if n.startswith(("mcp__a", "mcp__b"))]
     assert len(names) == 3, names
     assert all(NAME_RULE.fullmatch(name) for name in names), names
 
@@ -522,28 +522,30 @@ def test_ask_mode_without_a_terminal_and_a_deny_rule_each_keep_the_call_from_the
     assert not (markers / "fx.called").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an mcp__SERVER rule matches by name prefix: `mcp__fx` also allows server fx__b's "
-    "tools (mcp__fx__b__TOOL), and server a_'s (mcp__a___TOOL) for `mcp__a`",
-)
-def test_an_allow_rule_for_one_server_does_not_allow_a_server_whose_name_extends_it(
+def test_an_mcp_rule_covers_only_its_own_server_or_tool_never_one_whose_name_extends_it(
     run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, markers: Path
 ) -> None:
-    """README: `mcp__SERVER` matches every tool of that MCP server. With `allow = ["mcp__fx"]`,
-    a call of server `fx__b`'s tool still asks (and, with no terminal, is refused)."""
-    die = [{"name": "die", "does": "die"}]
-    config = '[permissions]\nallow = ["mcp__fx"]\n\n'
-    config += toml_table("fx", scripted_server("fx", markers, [{"name": "plain"}]))
-    config += toml_table("fx__b", scripted_server("fx__b", markers, die))
+    """README: `mcp__SERVER` matches every tool of that server, `mcp__SERVER__TOOL` that tool.
+    A server `fx__b` (whose tools would start `mcp__fx__`, as fx's do) or `fx_` is refused with
+    one line each, and a rule for tool `plain` does not cover tool `plain__die`: asked, and
+    with no terminal refused."""
+    tools = [{"name": "plain"}, {"name": "plain__die", "does": "die"}]
+    config = '[permissions]\nallow = ["mcp__fx__plain"]\n\n'
+    config += toml_table("fx", scripted_server("fx", markers, tools))
+    for twin in ("fx__b", "fx_"):
+        config += toml_table(twin, scripted_server(twin, markers, [{"name": "t"}]))
     (di_code_home / "config.toml").write_text(config)
     llm_server.script(
-        call("mcp__fx__plain", {}, "c1"), call("mcp__fx__b__die", {}, "c2"), Turn(text="done")
+        call("mcp__fx__plain", {}, "c1"), call("mcp__fx__plain__die", {}, "c2"), Turn(text="ok")
     )
     done = run_di_code("run", "go")
     assert done.returncode == 0, done.stderr
     assert tool_result(llm_server.requests[1].body, "c1") == "{}"  # allowed by the rule
-    assert not (markers / "fx__b.called").exists(), "the rule for fx let fx__b's tool run"
+    assert "Permission denied" in tool_result(llm_server.requests[2].body, "c2")
+    assert not (markers / "fx.called").exists(), "the rule for plain let plain__die run"
+    for twin in ("fx__b", "fx_"):
+        assert done.stderr.count(f"MCP server '{twin}' ignored") == 1, done.stderr
+    assert not any(name.startswith(("mcp__fx__b", "mcp__fx___")) for name in offered(llm_server))
 
 
 def test_a_server_asking_to_use_the_model_is_refused_and_nothing_reaches_the_provider(

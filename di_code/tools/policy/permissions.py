@@ -68,7 +68,13 @@ class Rule(Struct, frozen=True):
     def names(self, tool_name: str) -> bool:
         if self.tool == tool_name:
             return True
-        return self.tool.startswith("mcp__") and tool_name.startswith(f"{self.tool}__")
+        return self._names_a_server() and tool_name.startswith(f"{self.tool}__")
+
+    def _names_a_server(self) -> bool:
+        """`mcp__SERVER`, not `mcp__SERVER__TOOL`: a server's name holds no `__` (see
+        mcp_config), so a rule for one tool never covers another whose name extends it."""
+        server = self.tool.removeprefix("mcp__")
+        return server != self.tool and "__" not in server
 
     @classmethod
     def parse(cls, text: str) -> Rule:
