@@ -6,45 +6,26 @@ left (a written pack, a `.lock` beside the private index or beside di-code's own
 cost the next prompt nothing but time: it is recorded, and undone to the byte.
 
 Everything runs the real `di-code` against the loopback model, in real git repositories, with
-a git found first on PATH that does its step's part and then hangs at the chosen step."""
+a git found first on PATH that hangs at the chosen step (tests/support/hanging_git)."""
 
 from __future__ import annotations
 
-import shlex
-import shutil
 import signal
 import subprocess
+import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.chat import spawn_chat
 from tests.support.git import git
+from tests.support.hanging_git import LEFTOVERS, hanging_git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import wait_until
 
 TRACEBACK = "Traceback"
-
-HANGING_GIT = """#!/bin/sh
-case " $* " in *" {step} "*)
-  {leftover}
-  echo reached >> {seen}; exec sleep 30;; esac
-exec {git} "$@"
-"""
-"""A git that, at `step`, leaves what a git killed there leaves (`leftover`), says so in the
-file `seen` and hangs (di-code passes git no `GIT_*` variable of the test's)."""
-
-LEFTOVERS = {
-    "ls-files": ":",
-    "diff-files": ":",
-    # the blobs are written (a pack), the answer never comes
-    "fast-import": '{git} "$@" > /dev/null',
-    # git's lock on the staged private index it writes the tree from
-    "write-tree": ': > "$GIT_INDEX_FILE.lock"',
-    # git's lock on di-code's ref, taken before the ref is written (the ref is `$#-1`)
-    "update-ref": 'eval ref=\\${{$(($# - 1))}}; lock="$({git} rev-parse --git-dir)/$ref.lock"; '
-    'mkdir -p "${{lock%/*}}"; : > "$lock"',
-}
 
 TOOLS = (
     Turn(
@@ -56,6 +37,14 @@ TOOLS = (
     call("bash", {"command": "rm b.txt"}, "c3"),
     Turn(text="done"),
 )
+
+
+def repository(folder: Path) -> None:
+    git(folder, "init", "-q", "-b", "main")
+    (folder / "a.txt").write_bytes(b"a\n")
+    (folder / "b.txt").write_bytes(b"b\n")
+    git(folder, "add", "-A")
+    git(folder, "commit", "-qm", "first")
 
 
 def files(work: Path) -> dict[str, bytes]:
@@ -75,11 +64,9 @@ def di_code(env: dict[str, str], work: Path, *args: str) -> subprocess.Completed
 def test_a_snapshot_stopped_at_each_step_costs_the_next_prompt_nothing(
     llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path, step: str
 ) -> None:
-    git(workspace, "init", "-q", "-b", "main")
-    (workspace / "a.txt").write_bytes(b"a\n")
-    (workspace / "b.txt").write_bytes(b"b\n")
-    git(workspace, "add", "-A")
-    git(workspace, "commit", "-qm", "first")
+    """A prompt, then another stopped (SIGTERM) while its snapshot hangs at `step`, then a
+    third whose tools change files: it is recorded (no warning) and undone to the byte."""
+    repository(workspace)
     env = cli_env(di_code_home, llm_server)
     llm_server.script(Turn(text="hello"))
     first = di_code(env, workspace, "run", "--yes", "hi")  # the private index, a kept tree
@@ -87,22 +74,12 @@ def test_a_snapshot_stopped_at_each_step_costs_the_next_prompt_nothing(
     (workspace / "a.txt").write_bytes(b"a changed by the user\n")  # a new blob, a new tree
     (workspace / "untracked.txt").write_bytes(b"u\n")
 
-    seen = tmp_path / "seen"
-    hanging = tmp_path / "bin"
-    hanging.mkdir()
-    real = shutil.which("git")
-    assert real is not None
-    leftover = LEFTOVERS[step].format(git=shlex.quote(real))
-    script = HANGING_GIT.format(
-        step=step, leftover=leftover, seen=shlex.quote(str(seen)), git=shlex.quote(real)
-    )
-    (hanging / "git").write_text(script)
-    (hanging / "git").chmod(0o755)
+    hanging, seen = hanging_git(tmp_path, step)
     llm_server.script(Turn(text="never", fault="stall", fault_after=0))
     asked = len(llm_server.requests)
     running = subprocess.Popen(
         [DI_CODE, "run", "--continue", "--yes", "wait"], cwd=workspace,
-        env={**env, "PATH": f"{hanging}:{env['PATH']}"}, stdin=subprocess.DEVNULL,
+        env=env | hanging, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
@@ -122,5 +99,42 @@ def test_a_snapshot_stopped_at_each_step_costs_the_next_prompt_nothing(
     assert "checkpoint" not in again.stderr, again.stderr
     assert files(workspace) != before
     undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert files(workspace) == before
+
+
+TURN_ENDS_WITHIN = 10.0
+"""The hanging listing takes 30 s: a turn that waited for it would end after that."""
+
+
+def test_ctrl_c_in_chat_while_the_first_snapshot_runs_ends_the_turn_at_once(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Chat's Ctrl-C before the model answers: the turn ends without waiting for the snapshot
+    that lists the tree, and the next prompt is answered and recorded."""
+    repository(workspace)
+    hanging, seen = hanging_git(tmp_path, "ls-files")
+    llm_server.script(Turn(text="never", fault="stall", fault_after=0), *TOOLS)
+    home = {"DI_CODE_HOME": str(di_code_home), "DI_CODE_DISCOVERY": ""}
+    child = spawn_chat(llm_server, workspace, "--yes", "--sandbox", "off", env=home | hanging)
+    try:
+        child.expect("›")
+        child.sendline("wait")
+        wait_until(lambda: bool(llm_server.requests), "the request")
+        wait_until(seen.exists, "the snapshot's listing")
+        stopped = time.monotonic()
+        child.sendcontrol("c")
+        child.expect("aborted")
+        took = time.monotonic() - stopped
+        before = files(workspace)
+        child.sendline("change")
+        child.expect("done")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert took < TURN_ENDS_WITHIN, f"the turn ended {took:.1f} s after Ctrl-C"
+    assert files(workspace) != before
+    undone = di_code(cli_env(di_code_home, llm_server), workspace, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert files(workspace) == before
