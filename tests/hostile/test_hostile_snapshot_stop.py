@@ -138,3 +138,31 @@ def test_ctrl_c_in_chat_while_the_first_snapshot_runs_ends_the_turn_at_once(
     undone = di_code(cli_env(di_code_home, llm_server), workspace, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert files(workspace) == before
+
+
+def test_a_stop_while_a_tool_runs_still_records_what_undo_needs(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """SIGTERM while bash runs, after it changed a file: the stop ends the tool, but the
+    snapshot after it is taken whatever the stop (a tool ran), so undo gives the file back."""
+    repository(workspace)
+    before = files(workspace)
+    command = "printf more >> b.txt && echo > changed && sleep 30"
+    llm_server.script(call("bash", {"command": command}, "c1"), Turn(text="never"))
+    env = cli_env(di_code_home, llm_server)
+    running = subprocess.Popen(
+        [DI_CODE, "run", "--yes", "--sandbox", "off", "change"], cwd=workspace, env=env,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        wait_until((workspace / "changed").exists, "the command's change")
+        running.send_signal(signal.SIGTERM)
+        _, err = running.communicate(timeout=30)
+    finally:
+        running.kill()
+    assert running.returncode == 143, err
+    assert "checkpoint" not in err, err
+    assert files(workspace) != before
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert files(workspace) == before
