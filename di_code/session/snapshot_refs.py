@@ -4,19 +4,21 @@
 A git killed while it wrote one (a stopped snapshot, a killed di-code) leaves the ref's
 `.lock`, and git then refuses that ref for good. A session's refs are written only by the one
 process that holds the session, one at a time, so a lock on one of them is always a killed
-git's: it is removed and the ref written again. Pruning is housekeeping: when it fails (a lock
-another home's run holds, or a killed prune left) the dead refs stay for a later prune, and the
-snapshot goes on.
+git's: it is removed and the ref written again. Pruning is housekeeping: when it fails the
+snapshot goes on. The refs of deleted sessions are deleted by any run of the home, so a lock on
+one may be another run's at work; one over an hour old (no git holds one that long) was left by
+a killed prune, and is removed before the prune is tried again.
 """
 
 from __future__ import annotations
 
 import logging
-import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from di_code.session.git_run import GitError, GitStopped
+from di_code.session.stat_cache import LEFT_AFTER
 
 logger = logging.getLogger(__name__)
 
@@ -54,11 +56,15 @@ class SnapshotRefs:
             self.git(["update-ref", ref, tree])
         self._kept.add(tree)
 
-    def _unlocked(self, ref: str) -> bool:
-        """Remove the lock a killed git left on this session's `ref`; whether there was one."""
+    def _unlocked(self, ref: str, older_than: float = 0.0) -> bool:
+        """Remove the lock a killed git left on `ref` (one older than `older_than` seconds);
+        whether there was one."""
         common = self.git(["rev-parse", "--git-common-dir"]).decode(errors="surrogateescape")
+        lock = self.top / common.removesuffix("\n") / f"{ref}.lock"
         try:
-            os.unlink(self.top / common.removesuffix("\n") / f"{ref}.lock")
+            if time.time() - lock.lstat().st_mtime < older_than:
+                return False
+            lock.unlink()
         except FileNotFoundError:
             return False
         return True
@@ -77,10 +83,15 @@ class SnapshotRefs:
         self._refs = set(refs).difference(dead)
         if not dead:
             return
-        deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
-        try:
-            self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
-        except GitStopped:
-            raise
-        except GitError as exc:
-            logger.warning("undo refs of deleted sessions kept for a later run: %s", exc)
+        deletes = "".join(f"delete {ref}\0\0" for ref in dead).encode()  # no old value
+        for attempt in range(2):
+            try:
+                self.git(["update-ref", "--stdin", "-z"], stdin=deletes)
+                return
+            except GitStopped:
+                raise
+            except GitError as exc:
+                left = [self._unlocked(ref, LEFT_AFTER) for ref in dead] if not attempt else []
+                if not any(left):
+                    logger.warning("undo refs of deleted sessions kept for a later run: %s", exc)
+                    return

@@ -29,6 +29,10 @@ LEFTOVERS = {
     # git's lock on di-code's ref, taken before the ref is written (the ref is `$#-1`)
     "update-ref": 'eval ref=\\${{$(($# - 1))}}; lock="$({git} rev-parse --git-dir)/$ref.lock"; '
     'mkdir -p "${{lock%/*}}"; : > "$lock"',
+    # a prune's locks on the refs of deleted sessions, as a killed prune left them hours ago
+    "update-ref --stdin": 'gitdir="$({git} rev-parse --git-dir)"; tr "\\0" "\\n" | '
+    'sed -n "s/^delete //p" | while read -r ref; do mkdir -p "$gitdir/${{ref%/*}}"; '
+    'touch -d "2 hours ago" "$gitdir/$ref.lock"; done',
 }
 
 
