@@ -104,11 +104,13 @@ def git_env(
     keep: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """The environment without any `GIT_*` variable (they redirect or reconfigure git) but
-    those named in `keep`, with the system config and the terminal prompt off, `index_file` as
-    the index and `author` (name, email) as author and committer if given."""
+    those named in `keep`, with the system config, the terminal prompt and optional locks off,
+    `index_file` as the index and `author` (name, email) as author and committer if given."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in keep}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat")
     env["GIT_NO_LAZY_FETCH"] = "1"  # git >= 2.44: a partial clone never fetches on its own
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # `status` never writes the user's index: a stop would
+    # leave its `.git/index.lock`, which makes every git command of the user fail
     if index_file is not None:
         env["GIT_INDEX_FILE"] = index_file
     if author is not None:
