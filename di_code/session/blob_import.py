@@ -75,9 +75,10 @@ class BlobImport:
             raise GitError("git fast-import named the blobs otherwise than their bytes")
 
 
-def fast_import(top: Path, stream: BinaryIO) -> bytes:
-    """`git fast-import` of `stream` into the repository of `top`; its output."""
-    return run_git(top, ["fast-import", "--quiet", "--done"], stdin=stream)
+def fast_import(top: Path, stream: BinaryIO, stopped: Callable[[], bool] | None = None) -> bytes:
+    """`git fast-import` of `stream` into the repository of `top`; its output (GitStopped
+    once `stopped()` says so)."""
+    return run_git(top, ["fast-import", "--quiet", "--done"], stdin=stream, stopped=stopped)
 
 
 def blob_name(object_format: str, data: bytes) -> str:

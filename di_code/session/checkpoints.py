@@ -8,6 +8,11 @@ while the model thinks) is the user's. Inside git a snapshot is a tree (`git_sna
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
 snapshot runs on a worker thread once the model's answer starts (git on a large tree would
 otherwise compete with sending the request); the first tool waits for it.
+
+A stop (the prompt's abort signal: Ctrl-C, SIGTERM, ACP's cancel) ends the snapshot work no
+tool needs: until a tool that may change files runs, nothing di-code did changed them, so the
+running snapshot's git is killed, its thread returns at once and the prompt records nothing.
+Once such a tool has run, its snapshots are finished whatever the stop: undo needs them.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.file_backup import FileBackup
 from di_code.session.format import CheckpointPhase, SessionError
-from di_code.session.git_run import GitError, work_tree_top
+from di_code.session.git_run import GitError, GitStopped, work_tree_top
 from di_code.session.git_snapshot import (
     CHANGED_BY_TOOL,
     DEFAULT_MAX_FILE_BYTES,
@@ -72,9 +77,12 @@ def ref_scope(session: Session) -> str:
 
 
 def git_snapshots(
-    session: Session, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    session: Session,
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    stopped: Callable[[], bool] | None = None,
 ) -> GitSnapshots | None:
-    """Snapshots of the git work tree the session's folder is in; None outside git."""
+    """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
+    says so); None outside git."""
     top = work_tree_top(Path(session.cwd))
     if top is None:
         return None
@@ -82,7 +90,11 @@ def git_snapshots(
     home = session.path.parent.parent.parent.resolve()
     cache = StatCache(home / "snapshot-cache" / f"{key}.json")
     return GitSnapshots(
-        top, max_file_bytes=max_file_bytes, ref_scope=ref_scope(session), stat_cache=cache
+        top,
+        max_file_bytes=max_file_bytes,
+        ref_scope=ref_scope(session),
+        stat_cache=cache,
+        stopped=stopped,
     )
 
 
@@ -95,7 +107,8 @@ class Checkpointer:
     """Takes the checkpoints of one session's prompts; subscribe `on_event` to the Agent.
 
     `before_tool`/`after_tool` are the whole interface a tool runner needs: called around
-    every tool call, in order, they record what that call changed."""
+    every tool call, in order, they record what that call changed. `prompt_stopped` says
+    whether the running prompt was stopped (read from the snapshot's thread)."""
 
     def __init__(
         self,
@@ -104,8 +117,10 @@ class Checkpointer:
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         on_warning: Callable[[str], None] = lambda message: None,
+        prompt_stopped: Callable[[], bool] = lambda: False,
     ) -> None:
         self.session = session
+        self.prompt_stopped = prompt_stopped
         self.locate = locate
         self.max_file_bytes = max_file_bytes
         self.on_warning = on_warning
@@ -129,6 +144,8 @@ class Checkpointer:
         self._backup_lock = asyncio.Lock()
         self._recorded = False
         self._failed = False
+        self._tool_ran = False
+        """A tool that may change files ran in this prompt: its snapshots are never stopped."""
         self._warned: tuple[str, ...] = ()
 
     async def on_event(self, event: AgentEvent) -> None:
@@ -165,6 +182,7 @@ class Checkpointer:
             self._batch = self._in_tree(self._running[call_id], self._batch)
             if first:
                 self._tool_before = await self._take_and_record("tool-before", "before this tool")
+        self._tool_ran = True
 
     async def after_tool(self, call_id: str) -> None:
         """Record what the tool call `call_id` left (once no other tool call is running)."""
@@ -198,7 +216,7 @@ class Checkpointer:
             self._number = max((c.number for c in prompt_checkpoints(self.session)), default=0)
         self._number += 1
         self._leaf, self._title = self.session.leaf_id, ""
-        self._recorded = self._failed = False
+        self._recorded = self._failed = self._tool_ran = False
         self._backup = self._last = self._tool_before = self._snapshot = None
         self._running = {}
 
@@ -206,15 +224,20 @@ class Checkpointer:
         """A snapshot of the work tree, or None outside git (found out once, off the main
         thread, so start-up never waits for git); `ignored`: see `GitSnapshots.take`."""
         if not self._git_known:
-            self._git = git_snapshots(self.session, self.max_file_bytes)
+            self._git = git_snapshots(self.session, self.max_file_bytes, self._needless)
             self._git_known = True
             if self._git is not None:
-                self._git.prune(self._live_sessions())
+                self._git.refs.prune(self._live_sessions())
         if self._git is None:
             return None
         snapshot = self._git.take(ignored=ignored)
-        self._git.keep(self.session.id, snapshot.tree)
+        self._git.refs.keep(self.session.id, snapshot.tree)
         return snapshot
+
+    def _needless(self) -> bool:
+        """Whether the snapshot running now may be ended: the prompt was stopped before a
+        tool that may change files ran (no tool will run now: a stopped prompt runs none)."""
+        return not self._tool_ran and self.prompt_stopped()
 
     def _live_sessions(self) -> set[str]:
         return stored_ids(self.session.path.parent.parent) | {self.session.id}
@@ -239,6 +262,9 @@ class Checkpointer:
         self._recorded = True
         try:
             snapshot = await self._start_snapshot()
+        except GitStopped:  # stopped before any tool ran: nothing to record, nor to say
+            self._failed = True
+            return
         except (GitError, OSError) as exc:
             self._failed = True
             self.on_warning(f"checkpoint failed, this prompt cannot be undone: {exc}")
@@ -261,6 +287,8 @@ class Checkpointer:
     ) -> Snapshot | None:
         try:
             snapshot = await asyncio.to_thread(self._take)
+        except GitStopped:  # before the tool: a stopped prompt does not run it
+            return None
         except (GitError, OSError) as exc:
             self.on_warning(f"checkpoint {when} failed, undo will keep its changes: {exc}")
             return None

@@ -44,6 +44,11 @@ class Objects(Protocol):
         """`git fast-import` of `stream`; its output."""
         ...
 
+    def check_stopped(self) -> None:
+        """Raise (GitStopped) once the work writing blobs was stopped: a stop does not wait
+        for the rest of the files to be read."""
+        ...
+
 
 Blob = tuple[str, bool]
 """A path whose bytes become a blob, and whether it is a symlink (else a regular file)."""
@@ -101,6 +106,7 @@ class WorkTree:
         found: list[str | None] = []
         with BlobImport() as stream:
             for blob in blobs:
+                store.check_stopped()
                 copy = functools.partial(self._copy, blob, limit=limit, form=store.object_format)
                 try:
                     found.append(stream.add(copy))
