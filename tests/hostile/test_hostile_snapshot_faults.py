@@ -21,9 +21,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from tests.cli.conftest import DI_CODE, cli_env
+from tests.support.chat import spawn_chat
 from tests.support.disks import fill, tiny_disk
 from tests.support.git import git
 from tests.support.hanging_git import hanging_git
@@ -144,19 +146,26 @@ def prepared(llm_server: LLMServer, env: dict[str, str], work: Path) -> None:
 # 1. Stops at every step ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("step", STEPS)
-def test_ctrl_c_at_each_snapshot_step_ends_at_once_leaves_no_git_and_the_next_undo_exact(
-    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path, step: str
-) -> None:
-    """SIGINT (130) while the prompt's first snapshot hangs at `step`: the run ends without
-    waiting for it, no git of it is left running, and the next prompt is undone exactly."""
+SIGNALS = [(signal.SIGINT, 130, step) for step in STEPS] + [(signal.SIGHUP, 129, "fast-import")]
+
+
+@pytest.mark.parametrize(
+    ("number", "code", "step"), SIGNALS, ids=[f"{n.name}-{s}" for n, _, s in SIGNALS]
+)
+def test_a_signal_at_each_snapshot_step_ends_at_once_leaves_no_git_and_the_next_undo_exact(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path,
+    number: signal.Signals, code: int, step: str,
+) -> None:  # fmt: skip
+    """Ctrl-C (130), or a closed terminal (SIGHUP, 129), while the prompt's first snapshot
+    hangs at `step`: the run ends without waiting for it, no git of it is left running, and
+    the next prompt is undone exactly."""
     env = cli_env(di_code_home, llm_server)
     prepared(llm_server, env, workspace)
     running = stalled(llm_server, env, workspace, tmp_path, step, "run", "-c", "--yes", "wait")
-    err, took = stop(running, signal.SIGINT)
-    assert running.returncode == 130, err
+    err, took = stop(running, number)
+    assert running.returncode == code, err
     assert TRACEBACK not in err
-    assert took < STOP_BOUND, f"ended {took:.1f} s after Ctrl-C"
+    assert took < STOP_BOUND, f"ended {took:.1f} s after {number.name}"
     wait_until(lambda: not processes_running(HANG, under=workspace), "no git left")
     undone_exactly(llm_server, env, workspace, "--continue")
 
@@ -219,6 +228,43 @@ def test_a_prompt_stopped_before_its_record_is_not_listed_and_undo_takes_the_one
     assert "stopped prompt" not in listed.stdout, listed.stdout
     undone = di_code(env, workspace, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == before
+
+
+def test_esc_in_chat_at_the_tree_step_then_the_same_chats_undo_is_exact(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Esc while the prompt's first snapshot hangs writing its tree (git's lock left on the
+    staged private index of this very process): the turn ends at once, and the same chat's
+    next prompt is recorded and its `/undo --yes` gives back the bytes."""
+    env = cli_env(di_code_home, llm_server)
+    prepared(llm_server, env, workspace)
+    hanging, seen = hanging_git(tmp_path, "write-tree")
+    llm_server.script(STALL)
+    home = {"DI_CODE_HOME": str(di_code_home), "DI_CODE_DISCOVERY": ""}
+    child = spawn_chat(llm_server, workspace, "--yes", "--sandbox", "off", env=home | hanging)
+    try:
+        child.expect("›")
+        child.sendline("wait")
+        wait_until(seen.exists, "the snapshot's tree")
+        stopped = time.monotonic()
+        child.send("\x1b")
+        child.expect("aborted")
+        took = time.monotonic() - stopped
+        before = contents(workspace)
+        llm_server.script(CHANGE[0], Turn(text="model finished"))
+        child.sendline("change")
+        child.expect("model finished")
+        child.expect("›")
+        changed = contents(workspace)
+        child.sendline("/undo --yes")
+        child.expect("Undid prompt")
+        child.sendline("/exit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert took < STOP_BOUND, f"the turn ended {took:.1f} s after Esc"
+    assert changed != before
     assert contents(workspace) == before
 
 
