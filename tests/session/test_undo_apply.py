@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from di_code.session import Session
 from di_code.session.checkpoint_list import prompt_checkpoints
 from di_code.session.undo_plan import NothingToUndo, apply, plan
 from tests.support.git import git
@@ -102,12 +103,18 @@ async def test_snapshots_lost_between_plan_and_apply_fail_in_one_line(tmp_path: 
 
 
 async def test_a_whole_undo_says_so_and_the_prompt_is_not_offered_again(tmp_path: Path) -> None:
+    """Not in this session, nor when its file is read again (a resumed session): the undo is
+    recorded as a checkpoint entry of the prompt's kind, which the file reads back."""
     _, driver = await changed_by_a_tool(tmp_path, b"mine\n", b"the tool's\n")
     undo_plan, result = driver.undo()
     assert result.failed == []
     assert undo_plan.undid() == f"Undid prompt {undo_plan.target.number}."
     with pytest.raises(NothingToUndo, match=r"^nothing to undo$"):
         plan(driver.session)
+    resumed = Session.load(driver.session.path)
+    assert resumed.warnings == []
+    with pytest.raises(NothingToUndo, match=r"^nothing to undo$"):
+        plan(resumed)
 
 
 async def test_a_prompt_number_that_is_not_there_is_one_line(tmp_path: Path) -> None:

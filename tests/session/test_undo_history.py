@@ -40,6 +40,25 @@ async def test_force_goes_back_past_the_users_change_to_the_prompts_start(
     assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
 
 
+async def test_force_goes_back_past_a_change_the_user_made_before_the_first_tool(
+    tmp_path: Path,
+) -> None:
+    """The user's change lands after the prompt's start was recorded (at its first tool
+    call, a read) and before the first tool that may change files: the first snapshot after
+    the start is the user's, and --force still goes back to the start."""
+    repo = new_repo(tmp_path / "repo")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.start()
+    await driver.tool(lambda: None, "read", "a.txt")  # the start is recorded by then
+    (repo / "a.txt").write_text("mine\n")  # the user, while the model thinks
+    await driver.tool(lambda: (repo / "a.txt").write_text("tool\n"))
+    await driver.end()
+    assert "  restore a.txt  (as you left it)" in plan(driver.session).lines()
+    undo_plan, result = driver.undo(force=True)
+    assert "  restore a.txt  (--force)" in undo_plan.lines()
+    assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
+
+
 async def test_a_file_the_user_made_too_large_is_not_replaced_after_a_tool_deleted_it(
     tmp_path: Path,
 ) -> None:

@@ -175,21 +175,26 @@ async def test_an_executable_a_tool_deleted_comes_back_executable(tmp_path: Path
     also where a symlink now stands in its place (its mode is not the file's)."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / "run.sh").write_text("#!/bin/sh\n")
-    (repo / "run.sh").chmod(0o755)
+    for script in ("run.sh", "linked.sh"):
+        (repo / script).write_text("#!/bin/sh\n")
+        (repo / script).chmod(0o755)
     new_repo(repo, {"notes.txt": "n\n", "linked.txt": "l\n"})
 
     def bash() -> None:
-        for name in ("run.sh", "notes.txt", "linked.txt"):
+        for name in ("run.sh", "linked.sh", "notes.txt", "linked.txt"):
             (repo / name).unlink()
         (repo / "linked.txt").symlink_to("notes.txt")
+        (repo / "linked.sh").symlink_to("run.sh")
 
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(bash)
     _, result = driver.undo()
-    assert sorted(result.done) == ["restored linked.txt", "restored notes.txt", "restored run.sh"]
+    assert sorted(result.done) == [
+        "restored linked.sh", "restored linked.txt", "restored notes.txt", "restored run.sh"
+    ]  # fmt: skip
     assert (repo / "run.sh").read_text() == "#!/bin/sh\n"
     assert (repo / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (repo / "linked.sh").lstat().st_mode == 0o100755  # a regular file, 0755
     for name in ("notes.txt", "linked.txt"):
         assert (repo / name).lstat().st_mode == 0o100644  # a regular file, 0644
 
