@@ -11,6 +11,13 @@
 #                                          the module's copy kept from the last run: a slow
 #                                          module taken function by function, each run adding
 #                                          to the results of the ones before
+#   MUTATION_TIMEOUT=60 bash scripts/mutation.sh ...
+#                                          pyproject.toml's timeout_constant replaced: a mutant's
+#                                          wall-time bound is (its tests' time + this) x 3, and
+#                                          at nice 19 on a loaded machine a survivor can need
+#                                          more (mutmut then calls it a timeout, counted as
+#                                          killed); a run by name with a larger value checks the
+#                                          timeouts again (mutmut resets only those)
 #
 # mutmut runs each mutant against only the tests it saw reach the mutated function (its stats
 # run), stopping at the first failure; scripts/mutation_order.py (a pytest plugin) orders those
@@ -58,6 +65,9 @@ for entry in "${MODULES[@]}"; do
   sed -i -e "/^\[tool.mutmut\]/a only_mutate = [\"$module\"]\npytest_add_cli_args_test_selection = [$(toml_list "${tests[@]}")]" \
     -e 's/^pytest_add_cli_args = \[/pytest_add_cli_args = ["-p", "mutation_order", /' \
     "$copy/pyproject.toml"
+  if [ -n "${MUTATION_TIMEOUT:-}" ]; then
+    sed -i "s/^timeout_constant = .*/timeout_constant = $MUTATION_TIMEOUT/" "$copy/pyproject.toml"
+  fi
   echo "== $module against ${tests[*]}${names[*]:+ (only ${names[*]})}"
   # In a pid namespace of its own: a mutant of children.py that widens a kill (every process
   # on the machine instead of di-code's descendants) reaches only this run's processes.

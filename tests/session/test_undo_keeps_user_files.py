@@ -485,16 +485,25 @@ async def test_a_snapshot_on_a_full_disk_says_so_and_undo_keeps_that_tools_work(
 
 
 async def test_in_git_a_private_file_stays_private(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo", {"key.txt": "k\n", "tool.sh": "t\n"})
+    """Git keeps only the executable bit: a private script made executable again is
+    executable by its owner alone (the readers of the file now)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "mine.sh").write_text("m\n")
+    (repo / "mine.sh").chmod(0o700)
+    new_repo(repo, {"key.txt": "k\n", "tool.sh": "t\n"})
     (repo / "key.txt").chmod(0o600)
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(
-        lambda: (repo / "key.txt").write_text("changed\n"), lambda: (repo / "tool.sh").chmod(0o755)
+        lambda: (repo / "key.txt").write_text("changed\n"),
+        lambda: (repo / "tool.sh").chmod(0o755),
+        lambda: (repo / "mine.sh").chmod(0o600),
     )
     _, result = driver.undo()
     assert not result.failed and (repo / "key.txt").read_text() == "k\n"
     assert (repo / "key.txt").stat().st_mode & 0o777 == 0o600
     assert (repo / "tool.sh").stat().st_mode & 0o777 == 0o644
+    assert (repo / "mine.sh").stat().st_mode & 0o777 == 0o700
 
 
 async def test_outside_git_undo_never_removes_the_workspace_itself(tmp_path: Path) -> None:
