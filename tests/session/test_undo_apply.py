@@ -67,6 +67,32 @@ async def test_a_text_the_editor_changes_keeps_unsaved_or_declines_is_written_by
     assert result.on_disk == [repo / "a.txt"]  # an editor that has it open must reload it
 
 
+async def test_a_file_deleted_or_a_symlink_restored_is_on_disk_for_the_editor_to_reload(
+    tmp_path: Path,
+) -> None:
+    """Only a text goes through the editor: a path undo deletes, or a symlink it puts back,
+    is written on disk by undo, so an editor that has it open must reload it."""
+    repo = new_repo(tmp_path / "repo")
+    (repo / "link").symlink_to("a.txt")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "a link")
+    driver = Driver(tmp_path / "home", repo)
+
+    def bash() -> None:
+        (repo / "a.txt").write_text("the tool's\n")
+        (repo / "new.txt").write_text("made by the tool\n")
+        (repo / "link").unlink()
+        (repo / "link").write_text("a file now\n")
+
+    await driver.prompt(bash)
+    editor = Editor()
+    result = apply(driver.session, plan(driver.session), editor.write_text)
+    assert sorted(result.done) == ["deleted new.txt", "restored a.txt", "restored link"]
+    assert editor.given == [repo / "a.txt"] and (repo / "a.txt").read_text() == "a\n"
+    assert sorted(result.on_disk) == [repo / "link", repo / "new.txt"]
+    assert os.readlink(repo / "link") == "a.txt" and not (repo / "new.txt").exists()
+
+
 async def test_bytes_that_are_not_text_never_go_to_the_editor(tmp_path: Path) -> None:
     repo, driver = await changed_by_a_tool(tmp_path, b"\xff\xfe not utf-8\n", b"text\n")
     editor = Editor()
