@@ -146,11 +146,13 @@ async def test_a_change_inside_a_submodule_is_named_not_silent(tmp_path: Path) -
 async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/f.txt": "f\n"})
     os.symlink("a.txt", repo / "link")
+    os.symlink(b"\xff-not-utf-8", bytes(repo / "odd-link"))  # Linux allows any bytes
     (repo / "run.sh").write_text("#!/bin/sh\n")
     (repo / "was_a_file").write_text("file\n")
     driver = Driver(tmp_path / "home", repo)
 
     def bash() -> None:
+        (repo / "odd-link").unlink()
         (repo / "was_a_file").unlink()
         (repo / "was_a_file" / "deep").mkdir(parents=True)
         (repo / "was_a_file" / "deep" / "x").write_text("x\n")
@@ -165,6 +167,7 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
     _, result = driver.undo()
     assert not result.failed, result.failed
     assert os.readlink(repo / "link") == "a.txt"
+    assert os.readlink(bytes(repo / "odd-link")) == b"\xff-not-utf-8"
     assert os.stat(repo / "run.sh").st_mode & 0o111 == 0
     assert (repo / "d" / "f.txt").read_text() == "f\n"
     assert (repo / "was_a_file").read_text() == "file\n"
