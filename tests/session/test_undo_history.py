@@ -59,6 +59,24 @@ async def test_force_goes_back_past_a_change_the_user_made_before_the_first_tool
     assert result.done == ["restored a.txt"] and (repo / "a.txt").read_text() == "a\n"
 
 
+async def test_the_users_version_put_back_after_the_tool_is_named_as_kept(
+    tmp_path: Path,
+) -> None:
+    """The user changes a.txt before the first tool that may change files, a tool writes it,
+    the user puts their version back: undo leaves it, and says so (a tool changed it)."""
+    repo = new_repo(tmp_path / "repo")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.start()
+    await driver.tool(lambda: None, "read", "a.txt")  # the start is recorded by then
+    (repo / "a.txt").write_text("mine\n")
+    await driver.tool(lambda: (repo / "a.txt").write_text("tool\n"))
+    await driver.end()
+    (repo / "a.txt").write_text("mine\n")
+    undo_plan = plan(driver.session)
+    assert undo_plan.keep == [("a.txt", "changed by you since the tool did")]
+    assert not undo_plan.actions
+
+
 async def test_force_goes_back_to_the_start_over_a_state_of_the_users_too_large_to_capture(
     tmp_path: Path,
 ) -> None:
