@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from di_code.session import index_file
+from di_code.session.checkpoints import backup_folder
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
 from di_code.session.stat_cache import StatCache
-from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
+from di_code.session.undo_plan import USER_CHANGED, NothingToUndo, plan
 from tests.support.git import git, past_this_second
 from tests.support.undo_driver import Driver, new_repo
 
@@ -67,8 +69,6 @@ async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) 
 async def test_force_overwrites_the_users_change_and_says_so(tmp_path: Path) -> None:
     """Only the file the user changed is forced (and marked so); one only the tool changed is
     restored as it would be without force."""
-    from di_code.session.undo_plan import plan
-
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(
@@ -281,8 +281,11 @@ async def test_a_backup_on_a_full_disk_says_so_and_undo_never_claims_it(tmp_path
         await driver.end()
         assert any(w.startswith("no backup of notes.txt") for w in driver.warnings)
         undo_plan, result = driver.undo()
-    assert undo_plan.keep and undo_plan.keep[0][0] == "notes.txt"
-    assert not result.done and (work / "notes.txt").read_text() == "x\n"
+        assert undo_plan.keep == [("notes.txt", "no backup: No space left on device")]
+        assert not result.done and (work / "notes.txt").read_text() == "x\n"
+        # the backups' own record lost too: the session's record of the failure still says it
+        shutil.rmtree(backup_folder(driver.session, "1"))
+        assert plan(driver.session).keep == [("notes.txt", "no backup: No space left on device")]
 
 
 async def test_a_restore_on_a_full_disk_fails_in_one_line_and_is_not_undone(
