@@ -143,6 +143,22 @@ async def test_a_whole_undo_says_so_and_the_prompt_is_not_offered_again(tmp_path
         plan(resumed)
 
 
+async def test_an_undo_the_session_cannot_record_is_a_failure_not_undone(
+    tmp_path: Path,
+) -> None:
+    """The files are back, but the session file cannot take the undo (here a folder stands
+    where it was): apply says so in one line, and the prompt is not marked undone."""
+    repo, driver = await changed_by_a_tool(tmp_path, b"mine\n", b"the tool's\n")
+    undo_plan = plan(driver.session)
+    driver.session.path.unlink()
+    driver.session.path.mkdir()
+    result = apply(driver.session, undo_plan)
+    assert result.done == ["restored a.txt"] and (repo / "a.txt").read_bytes() == b"mine\n"
+    assert [line.split(": ")[0] for line in result.failed] == ["the undo could not be recorded"]
+    assert len(result.failed[0].splitlines()) == 1
+    assert not any(c.undone for c in prompt_checkpoints(driver.session))
+
+
 async def test_a_prompt_number_that_is_not_there_is_one_line(tmp_path: Path) -> None:
     _, driver = await changed_by_a_tool(tmp_path, b"mine\n", b"the tool's\n")
     with pytest.raises(NothingToUndo) as raised:

@@ -204,11 +204,13 @@ async def test_an_executable_a_tool_deleted_comes_back_executable(tmp_path: Path
 
 async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
     """Outside git: the model writes cfg/authorized_keys, then swaps cfg for a link to a
-    folder outside the workspace; undo must not write there."""
+    folder outside the workspace; undo must not write there. That restore failing does
+    not stop the next one (zz.txt)."""
     work, outside = tmp_path / "work", tmp_path / "outside"
     (work / "cfg").mkdir(parents=True)
     outside.mkdir()
     (work / "cfg" / "authorized_keys").write_text("mine\n")
+    (work / "zz.txt").write_text("zz\n")
     driver = Driver(tmp_path / "home", work)
     await driver.start()
 
@@ -216,11 +218,13 @@ async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path:
         (work / "cfg" / "authorized_keys").write_text("the model's\n")
 
     await driver.tool(write, "write", "cfg/authorized_keys")
+    await driver.tool(lambda: (work / "zz.txt").write_text("the model's\n"), "write", "zz.txt")
     await driver.tool(lambda: (work / "cfg").rename(work / "old"))
     await driver.tool(lambda: os.symlink(outside, work / "cfg"))
     await driver.end()
     _, result = driver.undo(force=True)
-    assert result.failed and "cfg/authorized_keys" in result.failed[0]
+    assert len(result.failed) == 1 and "cfg/authorized_keys" in result.failed[0]
+    assert result.done == ["restored zz.txt"] and (work / "zz.txt").read_text() == "zz\n"
     assert list(outside.iterdir()) == []
     assert "undo" not in [c.phase for c in driver.session.entries if hasattr(c, "phase")]
 
