@@ -11,6 +11,10 @@
 #                                          the module's copy kept from the last run: a slow
 #                                          module taken function by function, each run adding
 #                                          to the results of the ones before
+#   DI_CODE_UNDO_EXAMPLES=2 bash scripts/mutation.sh undo_plan ...
+#                                          a first pass with undo's property test at 2 random
+#                                          examples (20 fixed otherwise); its survivors are then
+#                                          looked at by hand (docs/mutation.md)
 #   MUTATION_TIMEOUT=60 bash scripts/mutation.sh ...
 #                                          pyproject.toml's timeout_constant replaced: a mutant's
 #                                          wall-time bound is (its tests' time + this) x 3, and
