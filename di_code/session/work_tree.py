@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from di_code.session.blob_import import BlobImport, blob_name
+from di_code.session.git_run import GitError
 from di_code.system.files.opener import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 
 
@@ -114,8 +115,13 @@ class WorkTree:
                 except OSError:
                     found.append(None)
             names = [name for name in found if name is not None]
-            wanted = set(names) if len(names) <= LOOSE else store.missing(names)
-            stream.write(store.fast_import, wanted)
+            if len(names) <= LOOSE:
+                try:
+                    stream.write(store.fast_import, set(names))
+                    return found
+                except GitError:  # its temporary pack needs room, even when it holds nothing
+                    pass  # (a full disk): asked, git is given only what it lacks, if any
+            stream.write(store.fast_import, store.missing(names))
         return found
 
     def _copy(self, blob: Blob, stream: BinaryIO, *, limit: int, form: str) -> str:
