@@ -32,9 +32,9 @@ def snapshot(repo: Path, home: Path) -> Snapshot:
     """A prompt's snapshot in a new run, as `Checkpointer` takes it (scripts/bench, figure 9)."""
     cache = StatCache(home / "cache.json")
     snapshots = GitSnapshots(repo, stat_cache=cache)
-    snapshots.prune({"s"})
+    snapshots.refs.prune({"s"})
     taken = snapshots.take(ignored=False)
-    snapshots.keep("s", taken.tree)
+    snapshots.refs.keep("s", taken.tree)
     cache.save()
     return taken
 
