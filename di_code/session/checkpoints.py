@@ -7,7 +7,10 @@ snapshots is the tool's, whatever changed at any other time (the user typing in 
 while the model thinks) is the user's. Inside git a snapshot is a tree (`git_snapshot`);
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
 snapshot runs on a worker thread once the model's answer starts (git on a large tree would
-otherwise compete with sending the request); the first tool waits for it.
+otherwise compete with sending the request); the first tool waits for it. The snapshot code
+is loaded there, inside a work tree only, and the backup code once a tool needs it: outside
+git a prompt answered with text loads neither (issue 47: recording a session costs `run`'s
+request as little as it can).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from di_code.agent.events import (
     AgentEndEvent,
@@ -30,23 +33,13 @@ from di_code.agent.events import (
 )
 from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
-from di_code.session.file_backup import FileBackup
 from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, work_tree_top
-from di_code.session.git_snapshot import (
-    CHANGED_BY_TOOL,
-    DEFAULT_MAX_FILE_BYTES,
-    IGNORED_CHANGED,
-    IGNORED_NOW,
-    UNKNOWN_BEFORE,
-    GitSnapshots,
-    Snapshot,
-    changed_watched,
-    parse_skip,
-    skip,
-)
 from di_code.session.session import Session
-from di_code.session.stat_cache import StatCache
+
+if TYPE_CHECKING:
+    from di_code.session.file_backup import FileBackup
+    from di_code.session.git_snapshot import GitSnapshots, Snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -71,13 +64,16 @@ def ref_scope(session: Session) -> str:
     return hashlib.sha256(store.encode(errors="surrogateescape")).hexdigest()[:12] + "/"
 
 
-def git_snapshots(
-    session: Session, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
-) -> GitSnapshots | None:
-    """Snapshots of the git work tree the session's folder is in; None outside git."""
+def git_snapshots(session: Session, max_file_bytes: int | None = None) -> GitSnapshots | None:
+    """Snapshots of the git work tree the session's folder is in; None outside git.
+    `max_file_bytes`: None for the snapshots' own limit (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
     top = work_tree_top(Path(session.cwd))
     if top is None:
         return None
+    from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
+    from di_code.session.stat_cache import StatCache
+
+    max_file_bytes = DEFAULT_MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
     key = hashlib.sha256(str(top).encode(errors="surrogateescape")).hexdigest()[:16]
     home = session.path.parent.parent.parent.resolve()
     cache = StatCache(home / "snapshot-cache" / f"{key}.json")
@@ -102,7 +98,7 @@ class Checkpointer:
         session: Session,
         locate: Locate,
         *,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_file_bytes: int | None = None,
         on_warning: Callable[[str], None] = lambda message: None,
     ) -> None:
         self.session = session
@@ -244,8 +240,11 @@ class Checkpointer:
             self.on_warning(f"checkpoint failed, this prompt cannot be undone: {exc}")
             return
         if snapshot is None:
-            ref = str(self._number)
-            self._backup = FileBackup(backup_folder(self.session, ref), self.max_file_bytes)
+            from di_code.session.file_backup import FileBackup
+            from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES
+
+            ref, limit = str(self._number), self.max_file_bytes or DEFAULT_MAX_FILE_BYTES
+            self._backup = FileBackup(backup_folder(self.session, ref), limit)
             self._append("before", "files", ref, ())
             return
         self._last = snapshot
@@ -276,6 +275,8 @@ class Checkpointer:
     def _warn_incomplete(self, skipped: tuple[str, ...]) -> None:
         """Say once (until it changes) what the snapshots do not cover, before any tool."""
         if skipped and skipped != self._warned:
+            from di_code.session.git_snapshot import parse_skip  # loaded: it skipped them
+
             shown = [
                 f"{path or 'untracked files'} ({reason})"
                 for reason, path in map(parse_skip, skipped)
@@ -313,6 +314,8 @@ class Checkpointer:
         if self._failed:
             return
         if self._backup is not None:
+            from di_code.session.git_snapshot import skip
+
             originals = self._backup.originals
             failed = tuple(skip(o.failed, o.path) for o in originals if o.failed)
             self._append("after", "files", str(self._number) if originals else "", failed)
@@ -342,6 +345,8 @@ class Checkpointer:
 def _not_proven_new(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
     """The paths that appeared over a tool call but may have been there, hidden by an ignore
     rule the call changed: undo must not take them for the tool's and delete them."""
+    from di_code.session.git_snapshot import UNKNOWN_BEFORE, skip
+
     appeared = sorted(after.files - before.files)
     return tuple(skip(UNKNOWN_BEFORE, path) for path in appeared if not before.absent(path))
 
@@ -349,6 +354,8 @@ def _not_proven_new(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
 def _hidden_now(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
     """The ignored paths that hide a path gone from the tree over a tool call (an ignore
     rule may have changed): what is under them is unknown, never restored over."""
+    from di_code.session.git_snapshot import IGNORED_NOW, skip
+
     hiding = {after.hiding(path) for path in before.files - after.files}
     return tuple(skip(IGNORED_NOW, path) for path in sorted(hiding - {""}))
 
@@ -358,6 +365,8 @@ def _changed_uncaptured(
 ) -> tuple[str, ...]:
     """Skipped or ignored paths whose stat data a tool call changed (one of `paths` unless
     None): lost to undo, named."""
+    from di_code.session.git_snapshot import IGNORED_CHANGED, changed_watched, parse_skip, skip
+
     reasons = {path: reason for reason, path in map(parse_skip, before.skipped + after.skipped)}
     changed = changed_watched(before.watched, after.watched)
     changed = [path for path in changed if paths is None or path in paths]
@@ -365,4 +374,6 @@ def _changed_uncaptured(
 
 
 def _changed(reason: str) -> str:
+    from di_code.session.git_snapshot import CHANGED_BY_TOOL
+
     return reason if CHANGED_BY_TOOL in reason else f"{reason}, {CHANGED_BY_TOOL}"
