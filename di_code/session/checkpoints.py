@@ -8,9 +8,9 @@ while the model thinks) is the user's. Inside git a snapshot is a tree (`git_sna
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
 snapshot runs on a worker thread once the model's answer starts (git on a large tree would
 otherwise compete with sending the request); the first tool waits for it. The snapshot code
-is loaded there, inside a work tree only, and the backup code once a tool needs it: outside
-git a prompt answered with text loads neither (issue 47: recording a session costs `run`'s
-request as little as it can).
+is loaded on that thread, inside a work tree only, and the backup code when the prompt's
+first record is made (its first tool, or its end): neither before the request (issue 47:
+recording the session costs `run`'s first request as little as it can).
 """
 
 from __future__ import annotations
