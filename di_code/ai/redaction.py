@@ -27,7 +27,7 @@ import json
 import re
 import sys
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 MASK = "***"
@@ -75,6 +75,15 @@ def register_url(url: str | None) -> None:
 
         with contextlib.suppress(ValueError):  # not a URL at all: nothing to take
             register(urlsplit(url).password)
+
+
+SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization")
+"""Headers whose values are credentials, whoever is sent them (a provider, an MCP server)."""
+
+
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """The values of `headers` that are credentials (SECRET_HEADERS), to `register`."""
+    return [value for name, value in headers.items() if name.lower() in SECRET_HEADERS]
 
 
 def forget_all() -> None:

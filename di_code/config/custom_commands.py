@@ -29,8 +29,10 @@ from di_code.config.front_matter import (
     Document,
     first_line,
     markdown_files,
+    project_of,
     read_or_warn,
     search_folders,
+    shown,
 )
 
 COMMAND_FOLDERS = (Path(".di-code") / "commands", Path(".claude") / "commands")
@@ -85,14 +87,15 @@ def load_commands(home: Path, workspace: Path, reserved: Collection[str] = ()) -
     commands: dict[str, CustomCommand] = {}
     warnings: list[str] = []
     build = partial(_command, workspace.resolve())
+    project = project_of(workspace)
     for path in markdown_files(command_folders(home, workspace)):
         name = path.stem
         if not NAME.fullmatch(name) or name in commands:
             continue
         if name in reserved_names:
-            warnings.append(f"{path}: the built-in /{name} wins over this command file")
+            warnings.append(f"{shown(path)}: the built-in /{name} wins over this command file")
             continue
-        command = read_or_warn(path, FILE_CAP, build, warnings)
+        command = read_or_warn(path, FILE_CAP, build, warnings, project)
         if command is not None:
             commands[name] = command
     return CommandSet(commands, tuple(warnings))

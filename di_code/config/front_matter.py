@@ -23,14 +23,20 @@ from typing import TypeVar
 
 import msgspec
 
-from di_code.config.project import project_folders
+from di_code.config.project import project_folders, project_root
 from di_code.system.errors import DiCodeError
 from di_code.system.files.opener import open_path
+from di_code.system.safe_text import visible_line
 
 _KEY = re.compile(r"([A-Za-z_][\w.-]*)[ \t]*:(?:[ \t]+(.*))?$")
 _BLOCK = re.compile(r"([|>])[+-]?[1-9]?$")
 _DOUBLE_ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "0": "\0"}
 T = TypeVar("T")
+DESCRIPTION_CAP = 1024
+"""Characters of a skill's or subagent's description that reach the model."""
+NAME_CAP = 64
+"""The longest name of a skill or subagent (the Agent Skills format's limit): a longer one is
+skipped, as a name is never cut (two cut names could be one)."""
 
 
 class FrontMatterError(DiCodeError, ValueError):
@@ -42,6 +48,11 @@ class Document(msgspec.Struct, frozen=True):
     """The front matter's keys and their text values (empty without front matter)."""
     body: str
     """The Markdown after the front matter."""
+
+
+def project_of(workspace: Path) -> Path:
+    """The real folder a project's files must stay in: the repository holding `workspace`."""
+    return project_root(workspace.resolve())
 
 
 def search_folders(workspace: Path, project: Sequence[Path], user: Sequence[Path]) -> list[Path]:
@@ -66,17 +77,32 @@ def markdown_files(folders: Iterable[Path], inside: str = "") -> Iterator[Path]:
 
 
 def read_or_warn(
-    path: Path, cap: int, build: Callable[[Path, Document], T], warnings: list[str]
+    path: Path,
+    cap: int,
+    build: Callable[[Path, Document], T],
+    warnings: list[str],
+    project: Path,
 ) -> T | None:
     """What `build` makes of the file, or None and one line in `warnings` saying why it was
-    skipped: it could not be read, or its front matter is bad (to the parser or to `build`)."""
+    skipped: it could not be read, its front matter is bad (to the parser or to `build`), or
+    it is a file of the `project` (its real root folder) that leads out of it."""
+    if path.is_relative_to(project) and not path.resolve().is_relative_to(project):
+        # a cloned repository's link to ~/.ssh/id_ed25519: its text would go to the model
+        warnings.append(f"{shown(path)}: skipped: it is a link to a file outside the project")
+        return None
     try:
         return build(path, read_document(path, cap))
     except OSError as exc:
-        warnings.append(f"{path}: skipped: {exc.strerror or exc}")
+        warnings.append(f"{shown(path)}: skipped: {exc.strerror or exc}")
     except FrontMatterError as exc:
-        warnings.append(f"{path}: skipped: bad front matter: {exc}")
+        warnings.append(f"{shown(path)}: skipped: bad front matter: {exc}")
     return None
+
+
+def shown(path: Path) -> str:
+    """A file's path for a warning line: a project's folder or file name is its own to choose,
+    so a line break or escape in it is shown, never written (the warning stays one line)."""
+    return visible_line(str(path))
 
 
 def first_line(body: str) -> str:
@@ -84,6 +110,14 @@ def first_line(body: str) -> str:
     whose front matter gives none."""
     lines = (line.strip().lstrip("#").strip() for line in body.splitlines() if line.strip())
     return next(lines, "")
+
+
+def short_description(text: str) -> str:
+    """A description as one line of at most DESCRIPTION_CAP characters: it is sent with every
+    request (the skills in the system prompt, the subagents in the task tool's description),
+    so a project's long one would cost every request."""
+    text = " ".join(text.split())
+    return text if len(text) <= DESCRIPTION_CAP else text[: DESCRIPTION_CAP - 1] + "…"
 
 
 def read_document(path: Path, cap: int) -> Document:

@@ -17,16 +17,20 @@ from pathlib import Path
 import msgspec
 
 from di_code.config.front_matter import (
+    NAME_CAP,
     Document,
     FrontMatterError,
     markdown_files,
+    project_of,
     read_or_warn,
     search_folders,
+    short_description,
+    shown,
 )
+from di_code.system.names import escape_name
 
 SKILL_FILE = "SKILL.md"
 SKILL_FOLDERS = tuple(Path(folder) / "skills" for folder in (".di-code", ".agents", ".claude"))
-DESCRIPTION_CAP = 1024
 HEAD_CAP = 64 * 1024
 """How much of a SKILL.md is read to find its front matter."""
 
@@ -51,12 +55,13 @@ def load_skills(home: Path, workspace: Path) -> SkillSet:
     """Every skill, nearest first; a SKILL.md that cannot be used is one warning line."""
     skills: dict[str, Skill] = {}
     warnings: list[str] = []
+    project = project_of(workspace)
     for path in markdown_files(skill_folders(home, workspace), inside=SKILL_FILE):
-        skill = read_or_warn(path, HEAD_CAP, _skill, warnings)
+        skill = read_or_warn(path, HEAD_CAP, _skill, warnings, project)
         if skill is None:
             continue
         if skill.name in skills:
-            warnings.append(f"{path}: skipped: skill {skill.name} is already defined")
+            warnings.append(f"{shown(path)}: skipped: skill {skill.name} is already defined")
             continue
         skills[skill.name] = skill
     return SkillSet(tuple(skills.values()), tuple(warnings))
@@ -72,7 +77,7 @@ def skills_prompt(skills: Sequence[Skill]) -> str:
     """The system prompt's section: what each skill is for and where its file is, no body."""
     entries = "\n".join(
         f"<skill>\n<name>{escape(s.name)}</name>\n<description>{escape(s.description)}"
-        f"</description>\n<location>{escape(str(s.path))}</location>\n</skill>"
+        f"</description>\n<location>{escape(escape_name(str(s.path)))}</location>\n</skill>"
         for s in skills
     )
     return (
@@ -94,7 +99,6 @@ def _skill(path: Path, document: Document) -> Skill:
     if missing:
         raise FrontMatterError(f"no {' and no '.join(missing)}")
     name = " ".join(fields["name"].split())
-    description = " ".join(fields["description"].split())
-    if len(description) > DESCRIPTION_CAP:
-        description = description[: DESCRIPTION_CAP - 1] + "…"
-    return Skill(name, description, path)
+    if len(name) > NAME_CAP:
+        raise FrontMatterError(f"the name is longer than {NAME_CAP} characters")
+    return Skill(name, short_description(fields["description"]), path)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -183,10 +184,21 @@ def _mcp_servers(data: bytes) -> tuple[tuple[str, str], ...]:
     shown = []
     for name, entry in servers.items():
         entry = entry if isinstance(entry, dict) else {}
-        words = [entry.get("command"), *(entry.get("args") or [])]
-        line = entry.get("url") or " ".join(str(word) for word in words if word is not None)
-        shown.append((f"mcpServers.{name}", str(line)))
+        url, args = entry.get("url"), entry.get("args")
+        words = [url] if url else [entry.get("command"), *(args if isinstance(args, list) else [])]
+        line = " ".join(_word(str(word)) for word in words if word is not None)
+        shown.append((f"mcpServers.{name}", line))
     return tuple(shown)
+
+
+_PLAIN_WORD = re.compile(r"[^\s\"'\\\x00-\x1f\x7f-\x9f]+")
+
+
+def _word(word: str) -> str:
+    """A word of a command line as it can be read back: a JSON string when it holds a space, a
+    quote, a backslash or a control character (an argument with a line break would otherwise
+    draw a line of its own in the list, and `"a b"` would look like two arguments)."""
+    return word if _PLAIN_WORD.fullmatch(word) else json.dumps(word, ensure_ascii=False)
 
 
 def _listed(items: list[HeldBack]) -> str:

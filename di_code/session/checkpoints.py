@@ -6,8 +6,17 @@ call that may change them (`before_tool`/`after_tool`): what changed between a t
 snapshots is the tool's, whatever changed at any other time (the user typing in an editor
 while the model thinks) is the user's. Inside git a snapshot is a tree (`git_snapshot`);
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
-snapshot runs on a worker thread once the model's answer starts (git on a large tree would
-otherwise compete with sending the request); the first tool waits for it.
+snapshot runs on a worker thread from the stream's start, while the request goes out and the
+model thinks (git on a large tree would hold up the request if it ran before it); the first
+tool waits for it. The snapshot code is loaded on that thread, inside a work tree only, and
+the backup code when the prompt's first record is made (its first tool, or its end): neither
+before the request (issue 47: recording the session costs `run`'s first request as little as
+it can).
+
+A stop (the prompt's abort signal: Ctrl-C, SIGTERM, ACP's cancel) ends the snapshot work no
+tool needs: until a tool that may change files runs, nothing di-code did changed them, so the
+running snapshot's git is killed, its thread returns at once and the prompt records nothing.
+Once such a tool has run, its snapshots are finished whatever the stop: undo needs them.
 """
 
 from __future__ import annotations
@@ -17,7 +26,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from di_code.agent.events import (
     AgentEndEvent,
@@ -30,23 +39,13 @@ from di_code.agent.events import (
 )
 from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
-from di_code.session.file_backup import FileBackup
 from di_code.session.format import CheckpointPhase, SessionError
-from di_code.session.git_run import GitError, work_tree_top
-from di_code.session.git_snapshot import (
-    CHANGED_BY_TOOL,
-    DEFAULT_MAX_FILE_BYTES,
-    IGNORED_CHANGED,
-    IGNORED_NOW,
-    UNKNOWN_BEFORE,
-    GitSnapshots,
-    Snapshot,
-    changed_watched,
-    parse_skip,
-    skip,
-)
+from di_code.session.git_run import GitError, GitStopped, work_tree_top
 from di_code.session.session import Session
-from di_code.session.stat_cache import StatCache
+
+if TYPE_CHECKING:
+    from di_code.session.file_backup import FileBackup
+    from di_code.session.git_snapshot import GitSnapshots, Snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -72,17 +71,29 @@ def ref_scope(session: Session) -> str:
 
 
 def git_snapshots(
-    session: Session, max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    session: Session,
+    max_file_bytes: int | None = None,
+    stopped: Callable[[], bool] | None = None,
 ) -> GitSnapshots | None:
-    """Snapshots of the git work tree the session's folder is in; None outside git."""
+    """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
+    says so); None outside git. `max_file_bytes`: None for the snapshots' own limit
+    (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
     top = work_tree_top(Path(session.cwd))
     if top is None:
         return None
+    from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
+    from di_code.session.stat_cache import StatCache
+
+    max_file_bytes = DEFAULT_MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
     key = hashlib.sha256(str(top).encode(errors="surrogateescape")).hexdigest()[:16]
     home = session.path.parent.parent.parent.resolve()
     cache = StatCache(home / "snapshot-cache" / f"{key}.json")
     return GitSnapshots(
-        top, max_file_bytes=max_file_bytes, ref_scope=ref_scope(session), stat_cache=cache
+        top,
+        max_file_bytes=max_file_bytes,
+        ref_scope=ref_scope(session),
+        stat_cache=cache,
+        stopped=stopped,
     )
 
 
@@ -95,17 +106,20 @@ class Checkpointer:
     """Takes the checkpoints of one session's prompts; subscribe `on_event` to the Agent.
 
     `before_tool`/`after_tool` are the whole interface a tool runner needs: called around
-    every tool call, in order, they record what that call changed."""
+    every tool call, in order, they record what that call changed. `prompt_stopped` says
+    whether the running prompt was stopped (read from the snapshot's thread)."""
 
     def __init__(
         self,
         session: Session,
         locate: Locate,
         *,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_file_bytes: int | None = None,
         on_warning: Callable[[str], None] = lambda message: None,
+        prompt_stopped: Callable[[], bool] = lambda: False,
     ) -> None:
         self.session = session
+        self.prompt_stopped = prompt_stopped
         self.locate = locate
         self.max_file_bytes = max_file_bytes
         self.on_warning = on_warning
@@ -129,6 +143,8 @@ class Checkpointer:
         self._backup_lock = asyncio.Lock()
         self._recorded = False
         self._failed = False
+        self._tool_ran = False
+        """A tool that may change files ran in this prompt: its snapshots are never stopped."""
         self._warned: tuple[str, ...] = ()
 
     async def on_event(self, event: AgentEvent) -> None:
@@ -165,6 +181,7 @@ class Checkpointer:
             self._batch = self._in_tree(self._running[call_id], self._batch)
             if first:
                 self._tool_before = await self._take_and_record("tool-before", "before this tool")
+        self._tool_ran = True
 
     async def after_tool(self, call_id: str) -> None:
         """Record what the tool call `call_id` left (once no other tool call is running)."""
@@ -198,7 +215,7 @@ class Checkpointer:
             self._number = max((c.number for c in prompt_checkpoints(self.session)), default=0)
         self._number += 1
         self._leaf, self._title = self.session.leaf_id, ""
-        self._recorded = self._failed = False
+        self._recorded = self._failed = self._tool_ran = False
         self._backup = self._last = self._tool_before = self._snapshot = None
         self._running = {}
 
@@ -206,15 +223,20 @@ class Checkpointer:
         """A snapshot of the work tree, or None outside git (found out once, off the main
         thread, so start-up never waits for git); `ignored`: see `GitSnapshots.take`."""
         if not self._git_known:
-            self._git = git_snapshots(self.session, self.max_file_bytes)
+            self._git = git_snapshots(self.session, self.max_file_bytes, self._needless)
             self._git_known = True
             if self._git is not None:
-                self._git.prune(self._live_sessions())
+                self._git.refs.prune(self._live_sessions())
         if self._git is None:
             return None
         snapshot = self._git.take(ignored=ignored)
-        self._git.keep(self.session.id, snapshot.tree)
+        self._git.refs.keep(self.session.id, snapshot.tree)
         return snapshot
+
+    def _needless(self) -> bool:
+        """Whether the snapshot running now may be ended: the prompt was stopped before a
+        tool that may change files ran (no tool will run now: a stopped prompt runs none)."""
+        return not self._tool_ran and self.prompt_stopped()
 
     def _live_sessions(self) -> set[str]:
         return stored_ids(self.session.path.parent.parent) | {self.session.id}
@@ -239,13 +261,19 @@ class Checkpointer:
         self._recorded = True
         try:
             snapshot = await self._start_snapshot()
+        except GitStopped:  # stopped before any tool ran: nothing to record, nor to say
+            self._failed = True
+            return
         except (GitError, OSError) as exc:
             self._failed = True
             self.on_warning(f"checkpoint failed, this prompt cannot be undone: {exc}")
             return
         if snapshot is None:
-            ref = str(self._number)
-            self._backup = FileBackup(backup_folder(self.session, ref), self.max_file_bytes)
+            from di_code.session.file_backup import FileBackup
+            from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES
+
+            ref, limit = str(self._number), self.max_file_bytes or DEFAULT_MAX_FILE_BYTES
+            self._backup = FileBackup(backup_folder(self.session, ref), limit)
             self._append("before", "files", ref, ())
             return
         self._last = snapshot
@@ -261,14 +289,17 @@ class Checkpointer:
     ) -> Snapshot | None:
         try:
             snapshot = await asyncio.to_thread(self._take)
+        except GitStopped:  # before the tool: a stopped prompt does not run it
+            return None
         except (GitError, OSError) as exc:
             self.on_warning(f"checkpoint {when} failed, undo will keep its changes: {exc}")
             return None
         assert snapshot is not None  # inside git, as the prompt's first snapshot found
         skipped = snapshot.skipped
         if since is not None:
-            skipped += _changed_uncaptured(since, snapshot, paths)
-            skipped += _not_proven_new(since, snapshot) + _hidden_now(since, snapshot)
+            from di_code.session.tool_call_skips import uncovered  # git's: loaded by now
+
+            skipped += uncovered(since, snapshot, paths)
         self._last = snapshot
         self._append(phase, "git", snapshot.tree, skipped, paths)
         return snapshot
@@ -276,6 +307,8 @@ class Checkpointer:
     def _warn_incomplete(self, skipped: tuple[str, ...]) -> None:
         """Say once (until it changes) what the snapshots do not cover, before any tool."""
         if skipped and skipped != self._warned:
+            from di_code.session.git_snapshot import parse_skip  # loaded: it skipped them
+
             shown = [
                 f"{path or 'untracked files'} ({reason})"
                 for reason, path in map(parse_skip, skipped)
@@ -313,6 +346,8 @@ class Checkpointer:
         if self._failed:
             return
         if self._backup is not None:
+            from di_code.session.git_snapshot import skip
+
             originals = self._backup.originals
             failed = tuple(skip(o.failed, o.path) for o in originals if o.failed)
             self._append("after", "files", str(self._number) if originals else "", failed)
@@ -337,32 +372,3 @@ class Checkpointer:
         except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail
             self._failed = True
             self.on_warning(f"checkpoint not recorded, undo may miss this prompt's changes: {exc}")
-
-
-def _not_proven_new(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
-    """The paths that appeared over a tool call but may have been there, hidden by an ignore
-    rule the call changed: undo must not take them for the tool's and delete them."""
-    appeared = sorted(after.files - before.files)
-    return tuple(skip(UNKNOWN_BEFORE, path) for path in appeared if not before.absent(path))
-
-
-def _hidden_now(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
-    """The ignored paths that hide a path gone from the tree over a tool call (an ignore
-    rule may have changed): what is under them is unknown, never restored over."""
-    hiding = {after.hiding(path) for path in before.files - after.files}
-    return tuple(skip(IGNORED_NOW, path) for path in sorted(hiding - {""}))
-
-
-def _changed_uncaptured(
-    before: Snapshot, after: Snapshot, paths: tuple[str, ...] | None
-) -> tuple[str, ...]:
-    """Skipped or ignored paths whose stat data a tool call changed (one of `paths` unless
-    None): lost to undo, named."""
-    reasons = {path: reason for reason, path in map(parse_skip, before.skipped + after.skipped)}
-    changed = changed_watched(before.watched, after.watched)
-    changed = [path for path in changed if paths is None or path in paths]
-    return tuple(skip(_changed(reasons.get(p, IGNORED_CHANGED)), p) for p in changed)
-
-
-def _changed(reason: str) -> str:
-    return reason if CHANGED_BY_TOOL in reason else f"{reason}, {CHANGED_BY_TOOL}"

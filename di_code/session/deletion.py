@@ -38,6 +38,6 @@ def delete_session(store: SessionStore, path: Path, cwd: Path) -> None:
             shutil.rmtree(beside, ignore_errors=True)
     if git is not None:
         try:
-            git.prune(stored_ids(store.root))
+            git.refs.prune(stored_ids(store.root))
         except GitError as exc:  # pruned at the next checkpoint in that repository
             logger.warning("could not delete the undo refs of %s: %s", session.id, exc)

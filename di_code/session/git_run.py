@@ -104,11 +104,13 @@ def git_env(
     keep: tuple[str, ...] = (),
 ) -> dict[str, str]:
     """The environment without any `GIT_*` variable (they redirect or reconfigure git) but
-    those named in `keep`, with the system config and the terminal prompt off, `index_file` as
-    the index and `author` (name, email) as author and committer if given."""
+    those named in `keep`, with the system config, the terminal prompt and optional locks off,
+    `index_file` as the index and `author` (name, email) as author and committer if given."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in keep}
     env.update(GIT_CONFIG_NOSYSTEM="1", GIT_TERMINAL_PROMPT="0", GIT_PAGER="cat", PAGER="cat")
     env["GIT_NO_LAZY_FETCH"] = "1"  # git >= 2.44: a partial clone never fetches on its own
+    env["GIT_OPTIONAL_LOCKS"] = "0"  # `status` never writes the user's index: a stop would
+    # leave its `.git/index.lock`, which makes every git command of the user fail
     if index_file is not None:
         env["GIT_INDEX_FILE"] = index_file
     if author is not None:
@@ -125,14 +127,16 @@ def run_git(
     stdin: bytes | BinaryIO = b"",
     author: tuple[str, str] | None = None,
     timeout: float = TIMEOUT_SECONDS,
+    stopped: Callable[[], bool] | None = None,
 ) -> bytes:
-    """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line)."""
+    """Run `git <args>` in `cwd` safely and return its output; raises GitError (one line),
+    GitStopped once `stopped()` says so (git and all it started are ended at once)."""
     config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
     config += PRIVATE_INDEX if index_file is not None else ()
     env = git_env(index_file, author=author)
     if args and args[0] in CONTENT_READERS:
-        config += _filters_off(cwd, config, env)
-    return _run(cwd, config, args, env, stdin, timeout=timeout)
+        config += _filters_off(cwd, config, env, stopped)
+    return _run(cwd, config, args, env, stdin, stopped=stopped, timeout=timeout)
 
 
 PRIVATE_INDEX = _options(
@@ -153,13 +157,17 @@ CONTENT_READERS = frozenset({"status", "diff", "diff-files", "diff-index"})
 but not its size), through the clean filter `.gitattributes` names."""
 
 
-def _filters_off(cwd: Path, config: tuple[str, ...], env: dict[str, str]) -> tuple[str, ...]:
+def _filters_off(
+    cwd: Path, config: tuple[str, ...], env: dict[str, str], stopped: Callable[[], bool] | None
+) -> tuple[str, ...]:
     """Settings that empty every filter driver the repository's config defines (a filter's
     program runs with git's rights: a model can plant one in `.git/config` and
     `.gitattributes`). GitError when a driver's name cannot be overridden on the command line."""
     listed = ["config", "--null", "--name-only", "--get-regexp", r"^filter\."]
     try:
-        names = _run(cwd, config, listed, env, b"").split(b"\0")
+        names = _run(cwd, config, listed, env, b"", stopped=stopped).split(b"\0")
+    except GitStopped:
+        raise
     except GitError:
         return ()  # no filter set: `git config` exits 1
     drivers = {name[len(b"filter.") : name.rfind(b".")] for name in names if name}
@@ -241,6 +249,8 @@ def _run(
 ) -> bytes:
     if not args or args[0].startswith("-"):
         raise ValueError("a git subcommand comes first: an option before it beats this runner's")
+    if stopped is not None and stopped():
+        raise GitStopped(f"git {args[0]} was stopped")
     if isinstance(stdin, bytes) and stdin:
         with tempfile.TemporaryFile(prefix="di-code-git-") as fed:
             fed.write(stdin)

@@ -7,9 +7,7 @@ followed and a restore is byte-exact; a symlink's blob is its target. The
 tree is written from a private index that di-code keeps for the work tree (`stat_cache`), with
 each file's blob and the stat data it had, so git itself tells which files changed since the last
 snapshot (`git diff-files`, in C) and only those are read; a snapshot of an unchanged tree reads
-no file and writes no object. The tree is kept alive by a ref under
-`refs/di-code/<home>/<session>/`, which `git gc` respects and no branch command shows; each
-DI_CODE_HOME prunes only its own refs.
+no file and writes no object. The tree is kept alive by a ref (`snapshot_refs`).
 
 What a snapshot cannot capture is named in `skipped` with the reason (files over the size
 limit, submodules, every untracked file when there are too many, a file swapped while it was
@@ -20,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import BinaryIO
@@ -29,12 +27,12 @@ import msgspec
 
 from di_code.session import index_file
 from di_code.session.blob_import import fast_import
-from di_code.session.git_run import Blocked, GitError, run_git
+from di_code.session.git_run import Blocked, GitError, GitStopped, run_git
+from di_code.session.snapshot_refs import SnapshotRefs
 from di_code.session.stat_cache import Fingerprint, Outside, StatCache
 from di_code.session.work_tree import WorkTree
 from di_code.session.work_tree_look import LARGE, UNREAD, fingerprint, look
 
-REF_PREFIX = "refs/di-code/"
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 MAX_UNTRACKED_FILES = 5_000
 """More untracked files than this (a repository at $HOME without a .gitignore) are not
@@ -126,23 +124,20 @@ class GitSnapshots:
         max_untracked_files: int = MAX_UNTRACKED_FILES,
         ref_scope: str = "",
         stat_cache: StatCache | None = None,
+        stopped: Callable[[], bool] | None = None,
     ) -> None:
         self.top = top
+        self.stopped = stopped
+        """Once it says so, the running git is killed and the snapshot raises GitStopped: what
+        the killed git leaves (a staged private index, a ref's lock, objects) costs time only."""
         self.max_file_bytes = max_file_bytes
         self.max_untracked_files = max_untracked_files
         """Limits for undo; a batch task's patch (batch.checkout) takes every file."""
-        self.ref_scope = ref_scope
-        """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + ref_scope."""
         self.stat_cache = stat_cache or StatCache()
-        self._kept: set[str] = set()
-        self._referenced: set[str] = set()
-        """Trees a ref of this home points at (listed by `prune`): they are in the
-        repository, so a cached tree among them is taken without asking git."""
-        self._refs: set[str] = set()
-        """Those refs' names: a tree already kept by this session is not kept again."""
+        self.refs = SnapshotRefs(self.git, top, ref_scope)
 
     def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
-        return run_git(self.top, args, index_file=index_file, stdin=stdin)
+        return run_git(self.top, args, index_file=index_file, stdin=stdin, stopped=self.stopped)
 
     def take(self, *, ignored: bool = True) -> Snapshot:
         """The work tree as it is now. Without `ignored`, the ignored paths are not listed
@@ -160,6 +155,8 @@ class GitSnapshots:
         paths.sort()
         try:
             tree, outside = self._captured(paths, changed)
+        except GitStopped:
+            raise
         except GitError:  # a blob the index names may have been pruned: hash everything again
             self.stat_cache.clear()
             self.__dict__.pop("object_format", None)  # asked of git again
@@ -206,7 +203,7 @@ class GitSnapshots:
         args = ["diff-files", "-z", "--name-only", "--no-textconv", "--no-ext-diff"]
         try:
             out = self.git(args, index_file=str(self.stat_cache.index))
-        except GitError:
+        except GitError:  # stopped: the listing beside it is, and says so
             return None
         return {path for path in out.split(b"\0") if path}
 
@@ -272,7 +269,7 @@ class GitSnapshots:
 
     def _holds(self, tree: str) -> bool:
         """Whether the repository holds `tree` (a ref of this home points at it, or git has it)."""
-        return tree in self._referenced or self._is_tree(tree)
+        return tree in self.refs.referenced or self._is_tree(tree)
 
     @functools.cached_property
     def object_format(self) -> str:
@@ -291,37 +288,17 @@ class GitSnapshots:
         return {row.split()[0] for row in rows if row.endswith(" missing")}
 
     def fast_import(self, stream: BinaryIO) -> bytes:
-        return fast_import(self.top, stream)
+        return fast_import(self.top, stream, self.stopped)
+
+    def check_stopped(self) -> None:
+        if self.stopped is not None and self.stopped():
+            raise GitStopped("the snapshot was stopped")
 
     def _is_tree(self, name: str) -> bool:
         try:
             return self.git(["cat-file", "-t", name]) == b"tree\n"
-        except GitError:  # pruned since
+        except GitError:  # pruned since (or stopped: the next git, or blob, says so)
             return False
-
-    def keep(self, session_id: str, tree: str) -> None:
-        """Point a ref of this home and session at `tree` so gc keeps it (and its blobs)."""
-        ref = f"{REF_PREFIX}{self.ref_scope}{session_id}/{tree}"
-        if tree in self._kept or ref in self._refs:
-            return
-        self.git(["update-ref", ref, tree])
-        self._kept.add(tree)
-
-    def prune(self, live_sessions: set[str]) -> None:
-        """Delete this home's refs of every session not in `live_sessions` (its file was
-        deleted), so `git gc` can drop what only they kept; other homes' refs stay."""
-        scope = REF_PREFIX + self.ref_scope
-        listed = self.git(["for-each-ref", "--format=%(objectname) %(refname)", scope]).decode()
-        refs: dict[str, str] = {}  # ref -> the object it points at (a ref holds no space)
-        for line in listed.splitlines():
-            name, _, ref = line.partition(" ")
-            refs[ref] = name
-        dead = [ref for ref in refs if ref[len(scope) :].split("/")[0] not in live_sessions]
-        self._referenced = {name for ref, name in refs.items() if ref not in dead}
-        self._refs = set(refs).difference(dead)
-        if dead:
-            deletes = "".join(f"delete {ref}\0\0" for ref in dead)  # no old value
-            self.git(["update-ref", "--stdin", "-z"], stdin=deletes.encode())
 
     def changes(self, old_tree: str, new_tree: str) -> list[Change]:
         """Every file path that differs between two trees (no rename detection)."""

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.session.git_run import GitError, run_git
-from di_code.tools.common.names import one_line
+from di_code.system.names import one_line
 
 if TYPE_CHECKING:
     from di_code.tools.process.sandbox import Sandbox

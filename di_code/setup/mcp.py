@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import structs
+
 from di_code.config.settings import Settings, di_code_home
 from di_code.config.settings import load_settings as load_settings_files
-from di_code.config.trust import trusted_mcp_json
+from di_code.config.trust import project_trusted, trusted_mcp_json
 from di_code.setup.prepared import Notify
 
 if TYPE_CHECKING:
@@ -29,7 +31,8 @@ async def start_mcp_servers(
     """The configured MCP servers and `extra` ones (an editor's), started (launched only,
     without `wait`), or None (the SDK is then never imported). A project's `.mcp.json`
     counts only when the user trusts it."""
-    configs = [*mcp_configs(settings, home, workspace, notify), *extra]
+    given = users_here(editors(extra, notify), home, workspace)
+    configs = [*mcp_configs(settings, home, workspace, notify), *given]
     if not configs:
         return None
     from di_code.tools.extensions.mcp import McpServers
@@ -50,6 +53,7 @@ def mcp_configs(
     from di_code.tools.extensions.mcp_config import parse_mcp_json, parse_servers
 
     configs, warnings = parse_servers(settings.mcp_servers, "config.toml")
+    configs = users_here(configs, home, workspace)
     project_file, data, why_not = trusted_mcp_json(home, workspace)
     if project_file is not None and data is not None:
         more, problems = parse_mcp_json(project_file, data)
@@ -57,6 +61,30 @@ def mcp_configs(
     for line in [*warnings, *([why_not] if why_not else [])]:
         notify(line)
     return configs
+
+
+def editors(configs: Sequence[McpServerConfig], notify: Notify) -> list[McpServerConfig]:
+    """An editor's servers, held to the name rule a file's are held to."""
+    if not configs:
+        return []
+    from di_code.tools.extensions.mcp_config import well_named
+
+    kept, warnings = well_named(configs)
+    for line in warnings:
+        notify(line)
+    return kept
+
+
+def users_here(
+    configs: Sequence[McpServerConfig], home: Path, workspace: Path
+) -> list[McpServerConfig]:
+    """The user's servers (config.toml's, an editor's) as they start in this project: in one
+    the user has not trusted, none is looked up in the project's folder (a `PATH` entry into it,
+    or a relative one, would run the repository's program under the server's name)."""
+    if not configs or project_trusted(home, workspace):
+        return list(configs)
+    folder = (str(workspace.resolve()),)
+    return [structs.replace(config, untrusted_folders=folder) for config in configs]
 
 
 async def mcp_status_lines(notify: Notify, workspace: Path | None = None) -> list[str]:

@@ -205,7 +205,10 @@ def session_recorder(
         from di_code.session.checkpoints import Checkpointer
 
         session.record(agent, on_error=lambda exc: notify(str(exc)))
-        checkpoints = Checkpointer(session, lambda raw: files.locate(raw)[0], on_warning=notify)
+        checkpoints = Checkpointer(
+            session, lambda raw: files.locate(raw)[0], on_warning=notify,
+            prompt_stopped=lambda: agent.signal is not None and agent.signal.aborted,
+        )  # fmt: skip
         agent.subscribe(checkpoints.on_event)
 
     return attach

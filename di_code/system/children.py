@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -44,6 +45,9 @@ POLL = 0.02
 KILL_ROUNDS = 3
 """Passes of SIGKILL at a hard exit: a process that forked while the first was sent is found
 by the next."""
+HEARD_WITHIN = 1.0
+"""Seconds the loop's end waits, once its children are killed, for asyncio to hear their ends:
+the kernel's reaping, not the children, which cannot hold it."""
 LAUNCHER = (
     "import ctypes,os,sys\n"
     "ctypes.CDLL(None).prctl(1,9)\n"
@@ -53,6 +57,49 @@ LAUNCHER = (
     "os._exit(127)"
 )
 """`dying_argv`'s program: PR_SET_PDEATHSIG (1) with SIGKILL (9), then the command."""
+
+
+class ChildrenLoop(asyncio.SelectorEventLoop):
+    """asyncio's event loop, which knows the children started on it (by `start_child`, or by a
+    library, as the MCP SDK starts its servers), so that its end can let them go (`let_go`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made: weakref.WeakSet[asyncio.SubprocessTransport] = weakref.WeakSet()
+        """Their transports; one collected while the loop runs was closed by the collection."""
+
+    async def subprocess_exec(self, *args: Any, **options: Any) -> Any:
+        return self._known(await super().subprocess_exec(*args, **options))
+
+    async def subprocess_shell(self, *args: Any, **options: Any) -> Any:
+        return self._known(await super().subprocess_shell(*args, **options))
+
+    def _known(self, made: tuple[asyncio.SubprocessTransport, Any]) -> Any:
+        self.made.add(made[0])
+        return made
+
+
+def let_go(loop: ChildrenLoop) -> None:
+    """At the end of `loop` (it runs no more; it is not closed yet): every child started on it
+    that is still running (work a stop left behind) is stopped as at exit (`stop_children`: the
+    whole tree, TERM then KILL), its end is heard, and the transports still open are closed.
+    Afterwards nothing of them is finalized: left to the garbage collector, an open transport's
+    close, or a child's end reported to the closed loop, wrote a warning or a traceback after
+    the stop's own line."""
+    made = list(loop.made)
+    if any(transport.get_returncode() is None for transport in made):
+        stop_children()
+        loop.run_until_complete(_heard(made, time.monotonic() + HEARD_WITHIN))
+    for transport in made:
+        transport.close()
+    loop.run_until_complete(asyncio.sleep(0))  # the pipes' closes, scheduled on the loop
+
+
+async def _heard(made: list[asyncio.SubprocessTransport], deadline: float) -> None:
+    """Until asyncio has heard every ended child's end (its watcher reaps it and tells the
+    loop), or `deadline`: a killed child's end comes at once."""
+    while any(t.get_returncode() is None for t in made) and time.monotonic() < deadline:
+        await asyncio.sleep(POLL)
 
 
 async def start_child(*argv: str, **options: Any) -> asyncio.subprocess.Process:

@@ -6,17 +6,17 @@ sets, swallows a cancellation, or blocks a thread) is cancelled once and abandon
 waits for it, not the turn, not the stop, not the process's exit (`run`: the event loop's end
 waits only for di-code's own tasks; the process then ends without the interpreter's teardown,
 see di_code.cli.app). A tool's process groups are killed by the tool's own abort listener and,
-at the latest, by di_code.system.children at exit.
+at the latest, by di_code.system.children when the loop ends (`let_go`: nothing of a child is
+finalized after the loop) or at exit.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import sys
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Coroutine
 from typing import Any, TypeVar
 
+from di_code.system import children
 from di_code.system.abort import AbortSignal
 from di_code.system.errors import DiCodeError
 
@@ -66,50 +66,20 @@ def _forget(task: asyncio.Future[Any]) -> None:
         task.exception()  # retrieved: an abandoned failure is no "never retrieved" report
 
 
-_CHILD_AFTER_CLOSE = "Loop %r that handles pid %r is closed"
-"""asyncio's child watcher's warning for a child that ends after its loop closed: what a stop
-leaves does so by design (a command that ignores TERM ends when its group is killed at exit),
-and it would be a second line on stderr after the stop's own."""
-
-
-def _not_a_late_child(record: logging.LogRecord) -> bool:
-    return record.msg != _CHILD_AFTER_CLOSE
-
-
-class _QuietLateClose:
-    """`sys.unraisablehook`, except for the close of a child's pipes that the garbage collector
-    finalizes after the loop closed: a child a stop left behind (a hook whose reading task was
-    cancelled) is let go by asyncio once it ends, which the exit makes it do, and its pipes'
-    close then finds no loop. Its traceback would follow the stop's own line on stderr."""
-
-    def __init__(self, previous: Callable[[Any], object]) -> None:
-        self.previous = previous
-
-    def __call__(self, unraisable: Any) -> None:
-        late = (
-            isinstance(unraisable.exc_value, RuntimeError)
-            and str(unraisable.exc_value) == "Event loop is closed"
-            and getattr(unraisable.object, "__qualname__", "") == "BaseSubprocessTransport.__del__"
-        )
-        if not late:
-            self.previous(unraisable)
-
-
 def run(main: Coroutine[Any, Any, T]) -> T:
     """`asyncio.run(main)`, except that its end cancels every task still running but waits
     only for those not left behind: an abandoned task that swallows its cancellation does not
     hold the exit. (The asynchronous generators' and the default executor's shutdowns, which
-    could wait on abandoned work, are skipped when something was left behind.)"""
-    logging.getLogger("asyncio").addFilter(_not_a_late_child)
-    if not isinstance(sys.unraisablehook, _QuietLateClose):
-        sys.unraisablehook = _QuietLateClose(sys.unraisablehook)
-    loop = asyncio.new_event_loop()
+    could wait on abandoned work, are skipped when something was left behind.) The children
+    started on the loop are let go before it closes (di_code.system.children.let_go)."""
+    loop = children.ChildrenLoop()
     asyncio.set_event_loop(loop)
     try:
         return loop.run_until_complete(main)
     finally:
         try:
             _end_tasks(loop)
+            children.let_go(loop)
             if not _left:
                 loop.run_until_complete(loop.shutdown_asyncgens())
                 loop.run_until_complete(loop.shutdown_default_executor())

@@ -41,6 +41,13 @@ def visible(text: str) -> str:
     return _UNSAFE.sub(_shown, text)
 
 
+def visible_line(text: str) -> str:
+    """`visible(text)` with a newline shown too (`␊`): text that must stay one line, as a
+    cloned project's file name in a warning, where a line break would start a line of the
+    project's choosing."""
+    return visible(text).replace("\n", "␊")
+
+
 def _shown(match: re.Match[str]) -> str:
     char = match.group()
     glyph = _GLYPHS.get(char)

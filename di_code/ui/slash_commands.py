@@ -25,7 +25,7 @@ from di_code.session import (
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, UndoPlan, apply, plan
-from di_code.system.safe_text import visible
+from di_code.system.safe_text import visible, visible_line
 from di_code.tools.policy.modes import MODE_CYCLE
 from di_code.ui.command_lines import fail as _fail
 from di_code.ui.command_lines import say as _say
@@ -177,7 +177,7 @@ async def _skills(repl: ChatView, arg: str) -> bool:
     found = load_skills(di_code_home(), repl.setup.workspace)
     rows = [
         f"  {visible(skill.name)}: {visible(_first_sentence(skill.description))}\n"
-        f"    {visible(str(skill.path))}"
+        f"    {visible_line(str(skill.path))}"
         for skill in found.skills
     ]
     rows += [f"  ! {visible(warning)}" for warning in found.warnings]

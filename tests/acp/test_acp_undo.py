@@ -25,6 +25,7 @@ from tests.support.acp_editor import (  # noqa: E402
     calls,
     edit,
     prompt,
+    saving_session,
 )
 from tests.support.llm_server import LLMServer, Turn  # noqa: E402
 
@@ -49,15 +50,12 @@ async def test_undo_restores_text_through_the_editors_buffers(
         calls(("bash", {"command": "printf 'new' > data.bin; printf 'x\\n' > ../outside.txt"})),
         Turn(text="done"),
     )
-    client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
-                       capabilities=EDITOR_FS)  # fmt: skip
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    await prompt(conn, session.session_id, "change them")
+    client, conn, session_id = await saving_session(agent, workspace)
+    await prompt(conn, session_id, "change them")
     assert notes.read_bytes() == b"uno\r\ntwo\n" and new.exists()
     client.writes.clear()
 
-    reply = await prompt(conn, session.session_id, "/undo")
+    reply = await prompt(conn, session_id, "/undo")
     assert reply.stop_reason == "end_turn"
     said = client.said()
     assert "Undid prompt 1." in said, said
@@ -195,17 +193,14 @@ async def test_undo_through_the_editor_never_follows_a_link_the_model_planted(
         calls(edit("a.txt", "user", "model"), ("bash", {"command": swap})),
         Turn(text="swapped"),
     )
-    client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
-                       capabilities=EDITOR_FS)  # fmt: skip
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    await prompt(conn, session.session_id, "write c")
-    await prompt(conn, session.session_id, "swap them")
+    client, conn, session_id = await saving_session(agent, workspace)
+    await prompt(conn, session_id, "write c")
+    await prompt(conn, session_id, "swap them")
     assert a.is_symlink() and c.is_symlink()
     config_before = config.read_bytes()
     client.writes.clear()
 
-    await prompt(conn, session.session_id, "/undo")
+    await prompt(conn, session_id, "/undo")
     said = client.said()
     assert "Undid prompt 2." in said, said
     written = [path for path, _ in client.writes]

@@ -116,7 +116,9 @@ def test_a_file_that_cannot_be_used_is_one_warning_line(tmp_path: Path) -> None:
     untitled.write_text("just a body")
     broken.write_text("---\ntitle: 'open\n---\n")
     warnings: list[str] = []
-    found = [read_or_warn(path, 1024, title, warnings) for path in (good, untitled, broken)]
+    found = [
+        read_or_warn(path, 1024, title, warnings, tmp_path) for path in (good, untitled, broken)
+    ]
     assert found == ["Hello", None, None]
     assert warnings == [
         f"{untitled}: skipped: bad front matter: no title",

@@ -37,6 +37,7 @@ from tests.support.acp_editor import (
     UnsavedEditor,
     calls,
     prompt,
+    saving_session,
 )
 from tests.support.acp_schema import schema_problems
 from tests.support.llm_server import LLMServer, Turn
@@ -471,11 +472,8 @@ async def test_an_edit_through_an_alias_diffs_writes_and_undoes_one_real_file(
         calls(("edit", {"file_path": name, "old_string": "one", "new_string": "two"})),
         Turn(text="done"),
     )
-    client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
-                       capabilities=EDITOR_FS)  # fmt: skip
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    await prompt(conn, session.session_id, "go")
+    client, conn, session_id = await saving_session(agent, workspace)
+    await prompt(conn, session_id, "go")
     seen = shown(client)
     if notes.read_text() == "two\n":
         assert [path for path, _ in client.writes] == seen["diffs"] == seen["ended"], seen
@@ -483,7 +481,7 @@ async def test_an_edit_through_an_alias_diffs_writes_and_undoes_one_real_file(
     else:
         assert seen["diffs"] == [] and client.writes == []
     client.writes.clear()
-    await prompt(conn, session.session_id, "/undo")
+    await prompt(conn, session_id, "/undo")
     assert notes.read_text() == "one\n"
     assert all(Path(path).resolve() == notes for path, _ in client.writes), client.writes
 
@@ -502,16 +500,13 @@ async def test_an_edit_of_a_file_whose_name_is_not_utf8_keeps_the_session_going(
         Turn(text="done"),
         Turn(text="still here"),
     )
-    client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
-                       capabilities=EDITOR_FS)  # fmt: skip
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    await prompt(conn, session.session_id, "go")
+    client, conn, session_id = await saving_session(agent, workspace)
+    await prompt(conn, session_id, "go")
     with open(raw, "rb") as f:
         assert f.read() == b"two\n"
     seen = shown(client)
     assert seen["title"] == "edit: caf\\xe9.txt" and seen["status"] == ["completed"]
-    await prompt(conn, session.session_id, "and?")
+    await prompt(conn, session_id, "and?")
     assert client.said().endswith("still here")
 
 

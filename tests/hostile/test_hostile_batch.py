@@ -7,11 +7,13 @@ Every case runs the real `di-code batch` (real git, real processes, the loopback
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -200,33 +202,36 @@ def hanging_ssh(tmp_path: Path, marker: str) -> Path:
     return ssh
 
 
+@contextlib.contextmanager
+def ended_after(driver: subprocess.Popen[str], marker: str = "") -> Iterator[None]:
+    """Within: a test drives a batch; after it, whatever is left of the batch, and of the
+    processes whose command line carries `marker`, is killed."""
+    try:
+        yield
+    finally:
+        driver.kill()
+        for pid in processes_running(marker) if marker else ():
+            with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
+                os.kill(pid, signal.SIGKILL)
+
+
 def test_sigterm_while_a_clone_hangs_ends_the_batch_and_the_clones_programs(
     di_code_home: Path, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     marker = "hostile-clone-8641"
     ssh = hanging_ssh(tmp_path, marker)
     write_tasks(tmp_path / "t.jsonl", [{"id": "c", "repo": "ssh://server/x.git", "prompt": "go"}])
-    env = cli_env(di_code_home, llm_server, GIT_SSH_COMMAND=str(ssh), GIT_SSH_VARIANT="simple")
-    driver = subprocess.Popen(
-        [DI_CODE, "batch", "t.jsonl", "--out", "r.jsonl"],
-        cwd=tmp_path,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    driver = start_batch(
+        di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl",
+        GIT_SSH_COMMAND=str(ssh), GIT_SSH_VARIANT="simple",
+    )  # fmt: skip
+    with ended_after(driver, marker):
         wait_until(lambda: len(processes_running(marker)) >= 2, "the clone's ssh to hang")
         driver.terminate()
         _, err = driver.communicate(timeout=30)
         assert driver.returncode == 143, err
         wait_until(lambda: not processes_running(marker), "the clone's programs to end")
         assert read_results(tmp_path / "r.jsonl")["c"]["status"] == "cancelled"
-    finally:
-        driver.kill()
-        for pid in processes_running(marker):
-            os.kill(pid, signal.SIGKILL)
 
 
 def test_a_tasks_timeout_ends_a_clone_that_hangs(
@@ -267,7 +272,7 @@ def test_a_task_whose_bash_ignores_term_and_leaves_its_session_is_ended_whole(
     llm_server.script(bash_call(command))
     limit = ["--timeout", "8"] if stop == "timeout" else []
     driver = start_batch(di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl", *limit)
-    try:
+    with ended_after(driver, marker):
         wait_until(lambda: len(processes_running(marker)) >= 3, "the task's three sleepers")
         if stop == "ctrl-c":
             driver.send_signal(signal.SIGINT)
@@ -276,10 +281,6 @@ def test_a_task_whose_bash_ignores_term_and_leaves_its_session_is_ended_whole(
         wait_until(lambda: not processes_running(marker), "every process the task started")
         status = read_results(tmp_path / "r.jsonl")["t"]["status"]
         assert status == ("cancelled" if stop == "ctrl-c" else "timeout")
-    finally:
-        driver.kill()
-        for pid in processes_running(marker):
-            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("kind", ["plain", "git"])
@@ -315,15 +316,13 @@ def test_a_stop_while_the_task_file_is_a_fifo_nobody_writes_exits_at_once(
     fifo = tmp_path / "tasks.jsonl"
     os.mkfifo(fifo)
     driver = start_batch(di_code_home, llm_server, tmp_path, "tasks.jsonl", "--out", "r.jsonl")
-    try:
+    with ended_after(driver):
         writer = _write_end_once_read(fifo)
         driver.send_signal(number)
         _, err = driver.communicate(timeout=30)
         os.close(writer)
         assert driver.returncode in (code, -number), err
         assert TRACEBACK not in err
-    finally:
-        driver.kill()
 
 
 def _write_end_once_read(fifo: Path) -> int:
@@ -360,7 +359,7 @@ def test_a_closed_stdout_stops_the_batch_and_records_what_ran(
     driver = start_batch(
         di_code_home, llm_server, tmp_path, "t.jsonl", "--out", "r.jsonl", "--events", "--jobs", "2"
     )
-    try:
+    with ended_after(driver, marker):
         assert driver.stdout is not None
         first = [json.loads(driver.stdout.readline())["event"] for _ in range(3)]
         assert first == ["begin", "start", "start"]
@@ -374,10 +373,6 @@ def test_a_closed_stdout_stops_the_batch_and_records_what_ran(
         wait_until(lambda: not processes_running(marker), "the sleeping task's end")
         statuses = {r["id"]: r["status"] for r in read_results(tmp_path / "r.jsonl").values()}
         assert sorted(statuses.values()) == ["cancelled", "done"], statuses
-    finally:
-        driver.kill()
-        for pid in processes_running(marker):
-            os.kill(pid, signal.SIGKILL)
 
 
 @pytest.mark.parametrize("option", ["--timeout", "--ray-timeout"])

@@ -13,7 +13,9 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from tests.batch.conftest import RunBatch, make_repo, read_results, write_call, write_tasks
 from tests.batch.conftest import run_batch as run_batch  # the fixture, for this folder too
@@ -25,65 +27,64 @@ from tests.support.processes import processes_running, wait_until
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def end_leftovers(marker: str) -> None:
-    """Kill what a failing case left running (this test's own processes, by their ids)."""
-    for pid in processes_running(marker):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+@contextlib.contextmanager
+def leftovers_ended(marker: str) -> Iterator[None]:
+    """After it: what a failing case left running is killed (this test's own processes, those
+    whose command line carries `marker`, by their ids)."""
+    try:
+        yield
+    finally:
+        for pid in processes_running(marker):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def then_probed(
+    run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path, first: dict[str, Any], number: int
+) -> tuple[subprocess.CompletedProcess[str], dict[str, dict[str, Any]]]:
+    """A batch of two tasks, one after the other: `first`, then "after", whose check passes
+    only if no `sleep NUMBER.1` runs any more. The batch's end and its results by task."""
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    probe = f'm={number}; ! pgrep -f "sleep $m.1"'  # its own command line does not match
+    tasks = write_tasks(
+        tmp_path / "tasks.jsonl",
+        [
+            {"repo": str(repo), "prompt": "go", **first},
+            {"id": "after", "repo": str(repo), "prompt": "go", "check": probe},
+        ],
+    )
+    llm_server.script(Turn(text="done"))
+    llm_server.script(Turn(text="done"))
+    done = run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
+    return done, read_results(tmp_path / "results.jsonl")
 
 
 def test_a_check_that_never_ends_is_killed_with_a_daemon_it_forked_before_the_next_task(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     marker = "sleep 86413.1"
-    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     daemon = f"(setsid bash -c 'trap \"\" TERM; exec {marker}' > /dev/null 2>&1 &); sleep 86413.2"
-    probe = 'm=86413; ! pgrep -f "sleep $m.1"'  # its own command line does not match
-    tasks = write_tasks(
-        tmp_path / "tasks.jsonl",
-        [
-            {"id": "hangs", "repo": str(repo), "prompt": "go", "check": daemon, "timeout": 8},
-            {"id": "after", "repo": str(repo), "prompt": "go", "check": probe},
-        ],
-    )
-    llm_server.script(Turn(text="done"))
-    llm_server.script(Turn(text="done"))
-    try:
-        done = run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
-        results = read_results(tmp_path / "results.jsonl")
+    first = {"id": "hangs", "check": daemon, "timeout": 8}
+    with leftovers_ended(marker):
+        done, results = then_probed(run_batch, llm_server, tmp_path, first, 86413)
         hangs = results["hangs"]
         assert (hangs["passed"], hangs["check_output"]) == (
             False,
             "[the check did not end within 8 s]",
         ), done.stderr
         assert results["after"]["passed"] is True, results["after"]["check_output"]
-    finally:
-        end_leftovers(marker)
 
 
 def test_a_server_a_passing_check_leaves_behind_is_gone_before_the_next_task(
     run_batch: RunBatch, llm_server: LLMServer, tmp_path: Path
 ) -> None:
     marker = "sleep 86416.1"
-    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n"})
     left = f"setsid {marker} > /dev/null 2>&1 & {marker} > /dev/null 2>&1 & exit 0"
-    probe = 'm=86416; ! pgrep -f "sleep $m.1"'
-    tasks = write_tasks(
-        tmp_path / "tasks.jsonl",
-        [
-            {"id": "leaves", "repo": str(repo), "prompt": "go", "check": left},
-            {"id": "after", "repo": str(repo), "prompt": "go", "check": probe},
-        ],
-    )
-    llm_server.script(Turn(text="done"))
-    llm_server.script(Turn(text="done"))
-    try:
-        run_batch(str(tasks), "--out", "results.jsonl", "--jobs", "1", timeout=120)
-        results = read_results(tmp_path / "results.jsonl")
+    first = {"id": "leaves", "check": left}
+    with leftovers_ended(marker):
+        _, results = then_probed(run_batch, llm_server, tmp_path, first, 86416)
         assert results["leaves"]["passed"] is True
         assert results["after"]["passed"] is True, results["after"]["check_output"]
-    finally:
-        end_leftovers(marker)
 
 
 def test_a_driver_killed_during_a_check_leaves_none_of_the_check_s_processes(
@@ -95,13 +96,11 @@ def test_a_driver_killed_during_a_check_leaves_none_of_the_check_s_processes(
     tasks = write_tasks(tmp_path / "t.jsonl", [task])
     llm_server.script(Turn(text="done"))
     driver = start_batch(di_code_home, llm_server, tmp_path, str(tasks), "--out", "r.jsonl")
-    try:
+    with leftovers_ended(marker):
         wait_until(lambda: bool(processes_running(marker, tmp_path)), "the check to start")
         driver.kill()  # as the README's resume promises: "even SIGKILL"
         driver.communicate(timeout=60)
         wait_until(lambda: not processes_running(marker), "the check's processes to end")
-    finally:
-        end_leftovers(marker)
 
 
 def deleted_files_of(pid: int, under: Path) -> list[int]:
@@ -126,14 +125,14 @@ def test_what_a_check_keeps_of_its_output_stays_bounded_while_it_prints(
                                                 "check": check}])  # fmt: skip
     llm_server.script(Turn(text="done"))
     driver = start_batch(di_code_home, llm_server, tmp_path, str(tasks), "--out", "r.jsonl")
-    try:
-        wait_until(printed.exists, "the check to print its 40 MB")
-        kept = deleted_files_of(driver.pid, tmp_path)
-        assert all(size <= 1 << 20 for size in kept), kept  # the tail it reports is 2,000 chars
-    finally:
-        driver.send_signal(signal.SIGINT)
-        driver.communicate(timeout=60)
-        end_leftovers(marker)
+    with leftovers_ended(marker):
+        try:
+            wait_until(printed.exists, "the check to print its 40 MB")
+            kept = deleted_files_of(driver.pid, tmp_path)
+            assert all(size <= 1 << 20 for size in kept), kept  # the tail it reports: 2,000 chars
+        finally:
+            driver.send_signal(signal.SIGINT)
+            driver.communicate(timeout=60)
 
 
 HOSTILE_OUTPUT = (

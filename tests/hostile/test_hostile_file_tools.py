@@ -25,7 +25,7 @@ from tests.acp.conftest import agent as agent
 from tests.cli.conftest import RunDiCode, cli_env, request_text
 from tests.cli.conftest import run_di_code as run_di_code  # the fixtures, for this folder too
 from tests.cli.conftest import workspace as workspace
-from tests.support.acp_editor import EDITOR_FS, SavingEditor, prompt
+from tests.support.acp_editor import EDITOR_FS, SavingEditor, prompt, saving_session
 from tests.support.approval import GUARD_WAIT
 from tests.support.big_files import LIVENESS
 from tests.support.chat import DI_CODE, open_chat, spawn_chat
@@ -207,11 +207,8 @@ async def test_an_editor_sees_and_undoes_odd_names_and_is_never_asked_for_a_link
         *(ToolCallSpec("write", {"path": n, "content": "x"}, f"w-{n}") for n in links),
     ]
     llm_server.script(*(Turn(tool_calls=(call,)) for call in calls), Turn(text="done"))
-    client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
-                       capabilities=EDITOR_FS)  # fmt: skip
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    reply = await asyncio.wait_for(prompt(conn, session.session_id, "go"), LIVENESS)
+    client, conn, session_id = await saving_session(agent, workspace)
+    reply = await asyncio.wait_for(prompt(conn, session_id, "go"), LIVENESS)
     assert reply.stop_reason == "end_turn"
     assert odd.read_text() == "two\n" and dash.read_text() == "two\n"
     assert editor_diffs(client) == [(str(odd), "one\n", "two\n"), (str(dash), "one\n", "two\n")]
@@ -222,7 +219,7 @@ async def test_an_editor_sees_and_undoes_odd_names_and_is_never_asked_for_a_link
     assert {path for path, _ in client.writes} == {str(odd), str(dash)}
 
     client.writes.clear()
-    await prompt(conn, session.session_id, "/undo")
+    await prompt(conn, session_id, "/undo")
     assert "Undid prompt 1." in client.said()
     assert sorted(client.writes) == [(str(dash), "one\n"), (str(odd), "one\n")]
     assert odd.read_text() == "one\n" and dash.read_text() == "one\n"

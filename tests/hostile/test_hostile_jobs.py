@@ -18,7 +18,6 @@ import os
 import resource
 import signal as signals
 import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -40,7 +39,7 @@ from tests.cli.conftest import workspace as workspace
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.jobs import background, prepared, resident_kib, start, start_web_server
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
-from tests.support.processes import alive, until, wait_until
+from tests.support.processes import alive, awaiting_in, until, wait_until
 from tests.support.repl import chat, text_reply
 from tests.support.repl import until as chat_until
 from tests.support.stops import Launch, spawned
@@ -239,6 +238,10 @@ async def test_a_catastrophic_or_invalid_pattern_is_refused_in_one_line(workspac
     await run(tools["job_kill"], {"job_id": job})
 
 
+TURNS_TO_RETURN = 10
+"""Event-loop turns a stopped wait may take to return: its wake, asyncio.wait's, the tool's."""
+
+
 async def test_a_wait_stopped_by_the_user_returns_and_leaves_the_job_running(
     workspace: Path,
 ) -> None:
@@ -248,9 +251,12 @@ async def test_a_wait_stopped_by_the_user_returns_and_leaves_the_job_running(
     waiting = asyncio.ensure_future(
         run(tools["job_output"], {"job_id": job, "wait": 600}, controller.signal)
     )
-    await asyncio.sleep(0)  # the wait has begun
+    await until(lambda: awaiting_in(waiting, "changed"), "the wait to begin")
     controller.abort()
-    stopped = await asyncio.wait_for(waiting, 30)
+    for _ in range(TURNS_TO_RETURN):  # woken by the stop, not by its next look at the job
+        await asyncio.sleep(0)
+    assert waiting.done()
+    stopped = waiting.result()
     assert "interrupted" in text_of(stopped) and "running" in text_of(stopped)
     await run(tools["job_kill"], {"job_id": job})
 
@@ -345,14 +351,7 @@ def test_kill_9_of_di_code_ends_a_sandboxed_jobs_fled_processes_and_resuming_say
     assert launch.stop(signals.SIGKILL)[0] == -signals.SIGKILL
     launch.assert_nothing_left()
     llm_server.script(Turn(text="Noted."))
-    again = subprocess.run(
-        [*launch.argv[:-1], "-c", "is it up?"],
-        cwd=launch.folder,
-        env=launch.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = launch.continued("is it up?")
     assert again.returncode == 0, again.stderr
     assert "was running when the session stopped; it ended" in again.stderr, again.stderr
     assert "[Background job 1 (" in json.dumps(llm_server.requests[-1].body)
@@ -513,14 +512,7 @@ def test_a_second_di_code_on_the_session_is_refused_and_touches_no_job(
     launch.start()
     launch.wait_for("bash")
     asked = len(llm_server.requests)
-    second = subprocess.run(
-        [*launch.argv[:-1], "-c", "another"],
-        cwd=launch.folder,
-        env=launch.env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    second = launch.continued("another")
     assert second.returncode == 2, second.stderr
     assert second.stderr.count("\n") == 1 and "in use by another di-code" in second.stderr
     assert len(llm_server.requests) == asked

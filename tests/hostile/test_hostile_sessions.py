@@ -105,17 +105,30 @@ def continued(home: Path, server: LLMServer, workspace: Path, text: str) -> tupl
     return out, err
 
 
+def undo_list(home: Path, server: LLMServer, workspace: Path) -> str:
+    """`undo --list`'s output: the session still loads (exit 0, no traceback)."""
+    code, out, err = di_code(home, server, workspace, "undo", "--list")
+    assert code == 0 and TRACEBACK not in err, err
+    return out
+
+
 # ---------------------------------------------------------------- the lock file
+
+
+def session_and_lock(home: Path, server: LLMServer, workspace: Path) -> tuple[Path, Path]:
+    """A first session, and where its lock file goes, nothing there (for the case to put)."""
+    session = first_session(home, server, workspace)
+    lock = session.with_suffix(".lock")
+    lock.unlink(missing_ok=True)
+    return session, lock
 
 
 def test_a_lock_file_replaced_by_a_symlink_is_never_written_through(
     llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
 ) -> None:
-    session = first_session(di_code_home, llm_server, workspace)
+    session, lock = session_and_lock(di_code_home, llm_server, workspace)
     outside = tmp_path / "precious.txt"
     outside.write_bytes(b"the user's bytes\n")
-    lock = session.with_suffix(".lock")
-    lock.unlink(missing_ok=True)
     lock.symlink_to(outside)
     before = session.read_bytes()
 
@@ -132,9 +145,7 @@ def test_a_lock_file_replaced_by_a_symlink_is_never_written_through(
 def test_a_lock_file_replaced_by_a_fifo_still_holds_the_session(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
-    session = first_session(di_code_home, llm_server, workspace)
-    lock = session.with_suffix(".lock")
-    lock.unlink(missing_ok=True)
+    _, lock = session_and_lock(di_code_home, llm_server, workspace)
     os.mkfifo(lock)
 
     llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
@@ -154,9 +165,7 @@ def test_a_lock_file_replaced_by_a_fifo_still_holds_the_session(
 def test_a_folder_where_the_lock_file_goes_is_one_line_and_the_session_stays_readable(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
-    session = first_session(di_code_home, llm_server, workspace)
-    lock = session.with_suffix(".lock")
-    lock.unlink(missing_ok=True)
+    session, lock = session_and_lock(di_code_home, llm_server, workspace)
     lock.mkdir()
     before = session.read_bytes()
     for args in (("run", "-c", "more"), ("undo", "--yes")):
@@ -164,9 +173,7 @@ def test_a_folder_where_the_lock_file_goes_is_one_line_and_the_session_stays_rea
         assert code in (1, 2), (args, err)
         assert session_id(session)[:12] in said_once(err), args
     assert session.read_bytes() == before
-    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--list")
-    assert code == 0 and TRACEBACK not in err, err
-    assert "first prompt" in out
+    assert "first prompt" in undo_list(di_code_home, llm_server, workspace)
 
 
 # ---------------------------------------------------------------- two processes at once
@@ -222,8 +229,7 @@ def test_two_undos_at_the_same_moment_take_back_each_prompt_once(
     }
     assert tuple(undone) in expected, results
     assert notes.read_bytes() == expected[tuple(undone)]
-    listed = di_code(di_code_home, llm_server, workspace, "undo", "--list")
-    assert listed[0] == 0 and TRACEBACK not in listed[2]
+    undo_list(di_code_home, llm_server, workspace)
 
 
 # ---------------------------------------------------------------- failure in the middle
@@ -366,9 +372,7 @@ def test_a_session_file_full_of_lines_no_di_code_wrote_still_goes_on(
     _, err = continued(di_code_home, llm_server, workspace, "third prompt")
     assert len(err.splitlines()) == len(numbers), err  # the next append did not join the tail
     assert "second prompt" in json.dumps(llm_server.requests[-1].body)
-    code, out, err = di_code(di_code_home, llm_server, workspace, "undo", "--list")
-    assert code == 0 and TRACEBACK not in err, err
-    assert "third prompt" in out
+    assert "third prompt" in undo_list(di_code_home, llm_server, workspace)
 
 
 def test_a_last_entry_whose_parent_is_nowhere_does_not_hide_the_conversation(

@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
@@ -436,6 +437,15 @@ def branched_session(home: Path, workspace: Path) -> Path:
     return session.path
 
 
+def fourth_prompt_sent(child: pexpect.spawn, screen: Screen, server: LLMServer) -> str:
+    """PROMPT-FOUR typed and answered, the chat quit: the request it made, as text (which
+    branch it went on with)."""
+    child.sendline("PROMPT-FOUR")
+    screen.wait_for("ANSWER-FOUR")
+    quit_chat(child)
+    return json.dumps(server.requests[-1].body)
+
+
 def test_tree_rows_and_the_move_show_a_hostile_prompts_first_line_with_its_controls_visible(
     llm_server: LLMServer, tmp_path: Path, di_code_home: Path
 ) -> None:
@@ -452,10 +462,7 @@ def test_tree_rows_and_the_move_show_a_hostile_prompts_first_line_with_its_contr
     child.send("\r")
     lines = screen.wait_for("Now on “EVIL␛[2J␛[H<U+202E>RTL")
     assert any("PROMPT-ONE" in line for line in lines)  # nothing cleared the screen
-    child.sendline("PROMPT-FOUR")
-    screen.wait_for("ANSWER-FOUR")
-    quit_chat(child)
-    sent = json.dumps(llm_server.requests[-1].body)
+    sent = fourth_prompt_sent(child, screen, llm_server)
     assert "SECOND-LINE" in sent and "PROMPT-THREE" not in sent
 
 
@@ -474,10 +481,7 @@ def test_ctrl_c_in_the_tree_leaves_the_branch_and_the_file_and_the_chat_goes_on(
     child.send("\x03")
     screen.wait_for("Left on the same branch")
     assert saved.read_bytes() == before
-    child.sendline("PROMPT-FOUR")
-    screen.wait_for("ANSWER-FOUR")
-    quit_chat(child)
-    sent = json.dumps(llm_server.requests[-1].body)
+    sent = fourth_prompt_sent(child, screen, llm_server)
     assert "PROMPT-THREE" in sent and "SECOND-LINE" not in sent
 
 

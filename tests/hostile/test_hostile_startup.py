@@ -16,7 +16,6 @@ Everything runs the real `di-code` against the loopback model, in real git repos
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import subprocess
 import threading
@@ -27,6 +26,7 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.support.git import git
+from tests.support.hanging_git import hanging_git
 from tests.support.imports import run_main
 from tests.support.llm_server import HttpError, LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import wait_until
@@ -444,18 +444,6 @@ def test_a_prompt_stopped_while_its_snapshot_runs_leaves_the_next_undo_exact(
     assert contents(workspace) == expected
 
 
-SLOW_LS_FILES = """#!/bin/sh
-case " $* " in *" ls-files "*) echo listing >> "$GIT_SEEN"; sleep 30;; esac
-exec {git} "$@"
-"""
-"""A git whose work-tree listing takes 30 s (a very large repository), found first on PATH."""
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a stop before the answer begins waits for the prompt's first snapshot, started with "
-    "the stream, until the watchdog ends the process (2 s)",
-)
 @pytest.mark.parametrize(("number", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_stop_while_the_first_snapshot_runs_ends_within_a_second(
     llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path,
@@ -464,14 +452,9 @@ def test_a_stop_while_the_first_snapshot_runs_ends_within_a_second(
     """No answer, no tool: nothing di-code did changed the files, so the stop need not wait for
     the snapshot that runs while the model thinks (HOSTILE.md: within a second)."""
     repository(workspace)
-    seen = tmp_path / "git-seen"
-    slow = tmp_path / "bin"
-    slow.mkdir()
-    (slow / "git").write_text(SLOW_LS_FILES.format(git=shutil.which("git")))
-    (slow / "git").chmod(0o755)
+    hanging, seen = hanging_git(tmp_path, "ls-files")  # a very large repository
     llm_server.script(Turn(text="never", fault="stall", fault_after=0))
-    env = cli_env(di_code_home, llm_server)
-    env |= {"GIT_SEEN": str(seen), "PATH": f"{slow}:{env['PATH']}"}
+    env = cli_env(di_code_home, llm_server) | hanging
     running = subprocess.Popen(
         [DI_CODE, "run", "--yes", "wait"], cwd=workspace, env=env, stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

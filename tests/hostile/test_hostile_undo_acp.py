@@ -15,7 +15,7 @@ pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
 
 from tests.acp.conftest import agent as agent
 from tests.acp.conftest import workspace as workspace
-from tests.support.acp_editor import EDITOR_FS, SavingEditor, calls, edit, prompt
+from tests.support.acp_editor import calls, edit, prompt, saving_session
 from tests.support.llm_server import LLMServer, Turn
 
 
@@ -35,15 +35,12 @@ async def test_undo_never_hands_the_editor_a_file_hard_linked_to_one_outside(
         calls(("bash", {"command": f"rm notes.txt && ln {bashrc} notes.txt"})),
         Turn(text="done"),
     )
-    client = SavingEditor()
-    conn = await agent(client, "--permission-mode", "auto", "--sandbox", "off",
-                       capabilities=EDITOR_FS)  # fmt: skip
-    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
-    await prompt(conn, session.session_id, "change and link")
+    client, conn, session_id = await saving_session(agent, workspace)
+    await prompt(conn, session_id, "change and link")
     assert os.stat(notes).st_ino == os.stat(bashrc).st_ino
     client.writes.clear()
 
-    await prompt(conn, session.session_id, "/undo")
+    await prompt(conn, session_id, "/undo")
     assert "Undid prompt 1." in client.said(), client.said()
     assert bashrc.read_text() == "export SAFE=1\n"
     assert notes.read_text() == "the user's notes\n"

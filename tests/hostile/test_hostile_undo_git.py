@@ -402,7 +402,7 @@ def test_undo_killed_midway_leaves_every_file_whole_and_a_second_undo_finishes(
 
 
 def test_sigterm_during_a_checkpoint_leaves_no_git_and_no_lock(
-    llm_server: LLMServer, workspace: Path, di_code_home: Path
+    llm_server: LLMServer, workspace: Path, di_code_home: Path, run_di_code: RunDiCode
 ) -> None:
     """SIGTERM while a checkpoint hashes 3,000 changed files: di-code ends (143), every git it
     started ends with it, no `.lock` is left in the repository and the user's index is as it
@@ -441,36 +441,15 @@ def test_sigterm_during_a_checkpoint_leaves_no_git_and_no_lock(
     assert (workspace / ".git" / "index").read_bytes() == index
 
     if llm_server.pending():  # the killed run's answer, never asked for: asked now
-        chat = subprocess.run(
-            [DI_CODE, "run", "hi"],
-            cwd=workspace,
-            input=b"",
-            env=cli_env(di_code_home, llm_server),
-            capture_output=True,
-            timeout=120,
-        )
+        chat = run_di_code("run", "hi")
         assert chat.returncode == 0, chat.stderr
     llm_server.script(
         call("edit", {"path": "d/f0000", "old_text": "0", "new_text": "zero"}, "c1"),
         Turn(text="done"),
     )
-    ran = subprocess.run(
-        [DI_CODE, "run", "--yes", "edit one"],
-        cwd=workspace,
-        input=b"",
-        env=cli_env(di_code_home, llm_server),
-        capture_output=True,
-        timeout=120,
-    )
+    ran = run_di_code("run", "--yes", "edit one")
     assert ran.returncode == 0, ran.stderr
-    done = subprocess.run(
-        [DI_CODE, "undo", "--yes"],
-        cwd=workspace,
-        input=b"",
-        env=cli_env(di_code_home, llm_server),
-        capture_output=True,
-        timeout=120,
-    )
+    done = run_di_code("undo", "--yes")
     assert done.returncode == 0, done.stderr
     assert (workspace / "d" / "f0000").read_bytes() == b"0\nchanged\n"
 
@@ -483,22 +462,14 @@ def _name(pid: int) -> str:
 
 
 def test_a_full_disk_during_a_restore_leaves_the_file_whole_and_no_temp_file(
-    llm_server: LLMServer, workspace: Path, di_code_home: Path
+    llm_server: LLMServer, workspace: Path, di_code_home: Path, run_di_code: RunDiCode
 ) -> None:
     """The file size limit (a real EFBIG) stops undo's write of a 2 MB file back over the
     model's short one: the file is the model's whole; no temp file is left beside it; undo
     says it failed (exit 1)."""
     committed(workspace, {b"big.bin": b"u" * 2_000_000})
     llm_server.script(*bash("echo model > big.bin"))
-    env = cli_env(di_code_home, llm_server)
-    ran = subprocess.run(
-        [DI_CODE, "run", "--yes", "rewrite"],
-        cwd=workspace,
-        env=env,
-        input=b"",
-        capture_output=True,
-        timeout=120,
-    )
+    ran = run_di_code("run", "--yes", "rewrite")
     assert ran.returncode == 0, ran.stderr
 
     def limited() -> None:
@@ -507,7 +478,7 @@ def test_a_full_disk_during_a_restore_leaves_the_file_whole_and_no_temp_file(
     done = subprocess.run(
         [DI_CODE, "undo", "--yes"],
         cwd=workspace,
-        env=env,
+        env=cli_env(di_code_home, llm_server),
         input=b"",
         capture_output=True,
         timeout=120,

@@ -17,7 +17,7 @@ import pytest
 
 import di_code
 from di_code.session.git_run import Blocked, GitError, clone, run_git, work_tree_top
-from tests.support.git import git
+from tests.support.git import git, past_this_second
 
 EMPTY_BLOB = b"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391\n"
 
@@ -172,3 +172,18 @@ def test_a_fed_git_past_its_time_is_killed(repo: Path) -> None:
     finally:
         os.close(held)
     assert str(raised.value) == "git hash-object did not end within 0.5 s"
+
+
+def test_git_status_never_rewrites_the_users_index(repo: Path) -> None:
+    """`git status` refreshes the index it reads and writes it back under `.git/index.lock`,
+    an optional lock: a di-code stopped or killed meanwhile would leave that lock and make
+    every git command of the user fail. di-code's git takes no optional lock."""
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-qm", "a")
+    past_this_second()
+    os.utime(repo / "a.txt")  # the same bytes, newer stat data: a refresh would write it
+    index = repo / ".git" / "index"
+    written = index.stat().st_mtime_ns, index.stat().st_ino
+    run_git(repo, ["status", "--porcelain"])
+    assert (index.stat().st_mtime_ns, index.stat().st_ino) == written

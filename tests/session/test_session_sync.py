@@ -2,9 +2,10 @@
 
 The fsync itself is made slow for real: `strace` delays every `fsync` of a real `di-code run`
 by DELAY seconds in the kernel's syscall path, and the run's loops are watched as
-tests/support/loop_watch.py watches them (asyncio's debug mode logs each callback that held the
-loop). Before, the model and prompt entries were fsync'ed on the loop: a callback held it for
-the whole delay, once per entry, and the first request waited for both.
+tests/support/loop_watch.py watches them (each callback that held the loop is reported; a
+thread held in a syscall holds it). Before, the model and prompt entries were fsync'ed on the
+loop: a callback held it for the whole delay, once per entry, and the first request waited for
+both.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ DELAY = 1.0
 
 STRACE = shutil.which("strace")
 MISSING = "strace is missing or cannot trace here (apt-get install strace)"
-LOOP_WATCH = Path(loop_watch.__file__).parent / "loopwatch"
 
 
 @functools.cache
@@ -75,12 +75,7 @@ def test_a_slow_fsync_never_holds_the_loop_and_every_entry_is_synced_before_exit
     workspace.mkdir()
     trace, log = tmp_path / "fsync.trace", tmp_path / "slow.log"
     llm_server.script(Turn(text="Hello."))
-    env = cli_env(di_code_home, llm_server)
-    env.update(
-        PYTHONASYNCIODEBUG="1",
-        PYTHONPATH=os.pathsep.join(filter(None, [str(LOOP_WATCH), env.get("PYTHONPATH")])),
-        DI_CODE_LOOP_WATCH_LOG=str(log),
-    )
+    env = loop_watch.watched(cli_env(di_code_home, llm_server), log)
     done = subprocess.run(
         [*slowed_fsync(trace), DI_CODE, "run", "--output-format", "json", "hi"],
         cwd=workspace,

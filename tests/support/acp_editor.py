@@ -259,6 +259,18 @@ class SavingEditor(RecordingClient):
         return WriteTextFileResponse()
 
 
+async def saving_session(agent: Any, workspace: Path) -> tuple[SavingEditor, Any, str]:
+    """A SavingEditor with file-system capabilities, connected to `di-code acp
+    --permission-mode auto --sandbox off` by the `agent` fixture, and a new session of it in
+    `workspace`: (editor, connection, session id)."""
+    client = SavingEditor()
+    conn = await agent(
+        client, "--permission-mode", "auto", "--sandbox", "off", capabilities=EDITOR_FS
+    )
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+    return client, conn, session.session_id
+
+
 def calls(*specs: tuple[str, dict[str, Any]]) -> Turn:
     return Turn(tool_calls=tuple(ToolCallSpec(name, args) for name, args in specs))
 

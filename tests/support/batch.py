@@ -13,11 +13,14 @@ CHILD = "di_code.cli.batch_child"
 """In the command line of a task's keeper and its `run`."""
 
 
-def start_batch(home: Path, server: LLMServer, cwd: Path, *args: str) -> subprocess.Popen[str]:
+def start_batch(
+    home: Path, server: LLMServer, cwd: Path, *args: str, **env: str
+) -> subprocess.Popen[str]:
+    """`di-code batch ARGS` in `cwd`, with the test's environment and the variables `env`."""
     return subprocess.Popen(
         [DI_CODE, "batch", *args],
         cwd=cwd,
-        env=cli_env(home, server),
+        env=cli_env(home, server, **env),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -20,13 +20,30 @@ def stdio_server(name: str, markers: Path) -> dict[str, object]:
     }
 
 
+def scripted_server(
+    name: str, markers: Path, tools: list[dict[str, object]], **env: str
+) -> dict[str, object]:
+    """The fixture's `scripted` server offering `tools` (mcp_fixture_server.SCRIPTED), with
+    more variables in its environment (`MCP_FIXTURE_LIST_DELAY`...)."""
+    server = stdio_server(name, markers)
+    fixture_env = server["env"]
+    assert isinstance(fixture_env, dict)
+    return {
+        **server,
+        "args": ["-m", "tests.support.mcp_fixture_server", "scripted"],
+        "env": {**fixture_env, "MCP_FIXTURE_TOOLS": json.dumps(tools), **env},
+    }
+
+
 def toml_table(name: str, table: dict[str, object]) -> str:
+    """`[mcp_servers.NAME]` with the table's keys; a dict value (`env`, `headers`) inline."""
     lines = [f"[mcp_servers.{name}]"]
-    lines += [f"{key} = {json.dumps(value)}" for key, value in table.items() if key != "env"]
-    env = table.get("env")
-    if isinstance(env, dict):
-        pairs = ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())
-        lines.append(f"env = {{ {pairs} }}")
+    for key, value in table.items():
+        if isinstance(value, dict):
+            pairs = ", ".join(f"{json.dumps(k)} = {json.dumps(v)}" for k, v in value.items())
+            lines.append(f"{key} = {{ {pairs} }}")
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
     return "\n".join(lines) + "\n"
 
 

@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 SAFETY_TIMEOUT = 30.0
 MARK = "DI_CODE_STOP_MARK"
@@ -35,6 +36,19 @@ async def until(condition: Callable[[], bool], what: str) -> None:
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await asyncio.sleep(0.02)
+
+
+def awaiting_in(task: asyncio.Future[Any], function: str) -> bool:
+    """Whether `task` is suspended inside a coroutine function named `function`: the positive
+    marker that work has reached its wait (a loop turn or two is not enough when the work first
+    imports or hands off to a thread)."""
+    coroutine = task.get_coro() if isinstance(task, asyncio.Task) else None
+    while coroutine is not None:
+        code = getattr(coroutine, "cr_code", None)
+        if code is not None and code.co_name == function:
+            return True
+        coroutine = getattr(coroutine, "cr_await", None)
+    return False
 
 
 def group_sleeper(pid_file: Path) -> str:

@@ -165,6 +165,17 @@ class Launch:
         )
         return self.process
 
+    def continued(self, prompt: str) -> subprocess.CompletedProcess[str]:
+        """`di-code run ... -c PROMPT` (the launch's options), to its end."""
+        return subprocess.run(
+            [*self.argv[:-1], "-c", prompt],
+            cwd=self.folder,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
     def start_in_terminal(self) -> PtyProcess:
         self.pty = PtyProcess.spawn(self.argv, cwd=str(self.folder), env=self.env)
         return self.pty

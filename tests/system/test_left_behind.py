@@ -85,11 +85,14 @@ os._exit(0)  # as di-code ends (di_code.cli.app): no teardown that would collect
     assert (done.returncode, done.stdout, done.stderr) == (0, "left behind\n", "")
 
 
-def test_a_child_a_stop_abandoned_is_let_go_before_the_loop_closes() -> None:
-    """A child's pipes, when the task that read them was cancelled, are closed by the garbage
-    collector: after the loop closed, that close raised `Event loop is closed`, and Python wrote
-    the traceback on stderr (once in a hostile stop test, whenever a collection came before the
-    exit). The collection here is forced at once, as the exit's clean-ups could make one."""
+@pytest.mark.parametrize("mode", [[], ["-X", "dev"]], ids=["plain", "dev-mode"])
+def test_a_child_a_stop_abandoned_is_let_go_before_the_loop_closes(mode: list[str]) -> None:
+    """A child still running when the loop ends, its pipes read by a task the end cancels: the
+    loop's end ends it and closes its pipes. Left to the garbage collector after the loop
+    closed, that close raised `Event loop is closed` (a traceback on stderr, in a hostile stop
+    test whenever a collection came before the exit), its end was reported to a closed loop,
+    and Python's development mode named the unclosed transports and the still-running child.
+    The collection here is forced at once, as the exit's clean-ups could make one."""
     program = """
 import asyncio, gc, os, subprocess, threading
 from di_code.system import children, left_behind
@@ -100,7 +103,7 @@ async def main():
     await asyncio.sleep(0)
 
 left_behind.run(main())
-children.kill_children()  # as at exit: the child ends, asyncio's watcher lets its pipes go
+children.kill_children()  # as at exit: what is still running ends
 for watcher in threading.enumerate():
     if watcher.name.startswith("asyncio-waitpid"):
         watcher.join()
@@ -109,6 +112,6 @@ print("collected", flush=True)
 os._exit(0)
 """
     done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, timeout=BOUND
+        [sys.executable, *mode, "-c", program], capture_output=True, text=True, timeout=BOUND
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "collected\n", "")

@@ -34,7 +34,7 @@ from di_code.ai.providers.retry import (
     with_retries,
 )
 from di_code.ai.providers.stall import StallClock
-from di_code.ai.redaction import clip, foreign_secrets_hidden, redact
+from di_code.ai.redaction import clip, foreign_secrets_hidden, header_secrets, redact
 from di_code.ai.sse import ServerSentEvent, SSEDecoder, SSEError
 from di_code.ai.stream import AssistantMessageStream, ProviderError, StreamOptions, start_stream
 from di_code.ai.types import Context, Model
@@ -300,9 +300,6 @@ async def _drain(chunks: AsyncIterator[bytes]) -> None:
                     return
 
 
-_SECRET_HEADERS = ("authorization", "x-api-key", "api-key", "proxy-authorization")
-
-
 class HttpProvider:
     """What the real providers share: the request is built inside the stream task (so even a
     bug there ends as an error event), sent with retries, and its events handed to the
@@ -353,8 +350,7 @@ class HttpProvider:
         await self._http.aclose()
 
     def _secrets(self) -> list[str]:
-        values = [v for k, v in self.headers.items() if k.lower() in _SECRET_HEADERS]
-        return [self.api_key or "", *values]
+        return [self.api_key or "", *header_secrets(self.headers)]
 
     def endpoint(self, model: Model) -> str:
         raise NotImplementedError

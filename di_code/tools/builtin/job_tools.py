@@ -90,10 +90,10 @@ async def settled(job: Job, wait: float, signal: AbortSignal) -> None:
     while job.log.total == seen and job.running and not signal.aborted:
         if deadline <= loop.time():
             return
-        await job.changed(min(LOOK_AGAIN, deadline - loop.time()))
+        await job.changed(min(LOOK_AGAIN, deadline - loop.time()), signal)
     while job.log.total != seen and job.running and not signal.aborted:
         seen = job.log.total
-        await job.changed(min(QUIET, deadline - loop.time()))
+        await job.changed(min(QUIET, deadline - loop.time()), signal)
 
 
 @dataclass(frozen=True, slots=True)

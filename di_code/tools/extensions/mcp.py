@@ -14,6 +14,7 @@ environment (the SDK's default: PATH, HOME, ...) plus its own `env`, never di-co
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import errno
 import json
@@ -23,18 +24,21 @@ import shutil
 from collections.abc import AsyncIterator, Collection
 from dataclasses import dataclass, field
 from datetime import timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from di_code.agent.tool import ToolResult, ToolUpdate
+from di_code.ai.redaction import header_secrets, register, register_url
 from di_code.ai.types import ImageContent, TextContent, ToolResultContent
 from di_code.system.abort import AbortSignal
 from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import http_client
+from di_code.tools.builtin.support.image_files import IMAGE_MAX_BYTES, SNIFF_BYTES, image_type
 from di_code.tools.common.base import CheckedTool
 from di_code.tools.common.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.extensions.tool_names import distinct_names
-from di_code.tools.process.launcher import trusted_command_argv
+from di_code.tools.process.launcher import path_outside, trusted_command_argv
 
 if TYPE_CHECKING:
     from mcp import ClientSession
@@ -151,6 +155,9 @@ class McpServer:
 
         assert config.command is not None
         env = {**get_default_environment(), **config.env}
+        if config.untrusted_folders:
+            folders = [Path(folder) for folder in config.untrusted_folders]
+            env["PATH"] = path_outside(env.get("PATH", os.defpath), folders)
         _check_command(config.command, env.get("PATH"), config.cwd)
         command, *args = trusted_command_argv([config.command, *config.args])
         params = StdioServerParameters(
@@ -158,6 +165,9 @@ class McpServer:
             args=args,
             env=env,
             cwd=config.cwd,
+            # bytes that are not UTF-8 become U+FFFD: the SDK's default ("strict") ends the
+            # server's reader, and a call then waits out its whole timeout
+            encoding_error_handler="replace",
         )
         async with stdio_client(params, errlog=self.errlog) as streams:
             yield streams[0], streams[1]
@@ -248,7 +258,7 @@ def _content(block: Any) -> list[ToolResultContent]:
     if kind == "text":
         return [TextContent(block.text)]
     if kind == "image":
-        return [ImageContent(block.data, block.mimeType)]
+        return [_image(block.data, block.mimeType)]
     if kind == "resource":
         resource = block.resource
         text = getattr(resource, "text", None)
@@ -256,17 +266,36 @@ def _content(block: Any) -> list[ToolResultContent]:
             return [TextContent(f"[resource {resource.uri}]\n{text}")]
         mime = resource.mimeType or "application/octet-stream"
         if mime.startswith("image/"):
-            return [ImageContent(resource.blob, mime)]
+            return [_image(resource.blob, mime)]
         return [TextContent(f"[resource {resource.uri}: {mime}, binary content not shown]")]
     if kind == "resource_link":
         return [TextContent(f"[resource link {block.uri}: {block.name}]")]
     return [TextContent(f"[{kind} content not shown]")]
 
 
+def _image(data: str, claimed: str) -> ToolResultContent:
+    """An image as its bytes say (judged as `read` judges a file), or a note: what a server
+    calls an image may be anything, and a provider refuses a request holding one that is not
+    (and with it every later request of the conversation)."""
+    try:
+        raw = base64.b64decode(data)  # line breaks in it are dropped, as MIME's are
+    except ValueError:
+        return TextContent(f"[image ({claimed}) not shown: its data is not base64]")
+    mime = image_type(raw[:SNIFF_BYTES])
+    if mime is None:
+        return TextContent(f"[image ({claimed}) not shown: not a PNG, JPEG, GIF or WebP image]")
+    if len(raw) > IMAGE_MAX_BYTES:
+        return TextContent(f"[image ({mime}) not shown: {len(raw)} bytes, more than a model takes]")
+    return ImageContent(base64.b64encode(raw).decode("ascii"), mime)
+
+
 class McpServers:
     """The configured servers of a session: started together, stopped together."""
 
     def __init__(self, configs: list[McpServerConfig], errlog: TextIO | None = None) -> None:
+        for config in configs:  # an HTTP server's credentials are hidden like a provider's
+            register(*header_secrets(config.headers))
+            register_url(config.url)
         self._errlog = errlog or open(os.devnull, "w")  # noqa: SIM115 (closed in aclose)
         self.servers = [McpServer(c, self._errlog) for c in configs if c.enabled]
         self.disabled = [c.name for c in configs if not c.enabled]

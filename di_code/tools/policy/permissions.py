@@ -57,7 +57,7 @@ _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 class Rule(Struct, frozen=True):
     """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`.
-    `mcp__SERVER` names every tool of that MCP server (`mcp__SERVER__TOOL` one of them)."""
+    `mcp__SERVER` names every tool of that server (`mcp__SERVER__TOOL` one, not its extensions)."""
 
     tool: str
     prefix: str | None = None
@@ -66,9 +66,9 @@ class Rule(Struct, frozen=True):
     approved "always" approves that line again, never another `rm`."""
 
     def names(self, tool_name: str) -> bool:
-        if self.tool == tool_name:
-            return True
-        return self.tool.startswith("mcp__") and tool_name.startswith(f"{self.tool}__")
+        server = tool_name.removeprefix("mcp__").partition("__")[0]  # it has no `__`: mcp_config
+        mcp = tool_name.startswith("mcp__") and self.tool == f"mcp__{server}"
+        return self.tool == tool_name or mcp
 
     @classmethod
     def parse(cls, text: str) -> Rule:

@@ -104,15 +104,22 @@ class Job(ABC):
             if not waiter.done():
                 waiter.set_result(None)
 
-    async def changed(self, timeout: float) -> None:
-        """Until new output comes, the job ends, or `timeout` seconds pass."""
-        if not self.running or timeout <= 0:
+    async def changed(self, timeout: float, signal: AbortSignal) -> None:
+        """Until new output comes, the job ends, the user stops, or `timeout` seconds pass."""
+        if not self.running or timeout <= 0 or signal.aborted:
             return
         waiter = asyncio.get_running_loop().create_future()
+
+        def stopped(reason: object) -> None:
+            if not waiter.done():
+                waiter.set_result(None)
+
         self._waiters.append(waiter)
+        signal.add_listener(stopped)
         try:
             await asyncio.wait({waiter}, timeout=timeout)
         finally:  # a wait that timed out is not kept: a silent job read for hours grows nothing
+            signal.remove_listener(stopped)
             with contextlib.suppress(ValueError):
                 self._waiters.remove(waiter)
 
@@ -152,7 +159,7 @@ class Job(ABC):
                 if matcher is None:
                     return f"[Still running after {seconds:g} s]" if seconds else ""
                 return f"[Pattern {pattern!r} not seen within {seconds:g} s]"
-            await self.changed(min(left, LOOK_AGAIN))
+            await self.changed(min(left, LOOK_AGAIN), signal)
 
     async def take_output(self) -> str:
         """The job's title and the output not read yet (bounded like bash's), marked read."""

@@ -123,13 +123,15 @@ class TerminalJob(Job):
             if new:
                 self._feed(new.encode("utf-8", "replace"))
 
-    async def changed(self, timeout: float) -> None:
-        """Until the editor has new output, the job ends, or `timeout` seconds pass: the
-        editor is looked at every LOOK_AGAIN seconds."""
+    async def changed(self, timeout: float, signal: AbortSignal) -> None:
+        """Until the editor has new output, the job ends, the user stops, or `timeout`
+        seconds pass: the editor is looked at every LOOK_AGAIN seconds."""
         loop = asyncio.get_running_loop()
         seen, deadline = self.log.total, loop.time() + timeout
         while self.running and self.log.total == seen and loop.time() < deadline:
-            await super().changed(min(deadline - loop.time(), LOOK_AGAIN))
+            await super().changed(min(deadline - loop.time(), LOOK_AGAIN), signal)
+            if signal.aborted:
+                return
             await self.refresh()
 
     async def kill(self, reason: Ending = "killed") -> None:

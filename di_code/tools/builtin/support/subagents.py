@@ -34,6 +34,8 @@ class SubagentKind(Protocol):
     @property
     def tools(self) -> tuple[str, ...] | None: ...
     @property
+    def denied(self) -> tuple[str, ...]: ...
+    @property
     def model(self) -> str | None: ...
     @property
     def prompt(self) -> str: ...
@@ -66,13 +68,15 @@ class Subagents(Struct, frozen=True):
 
     def tools_for(self, kind: SubagentKind | None) -> list[AgentTool]:
         """The tools a subagent gets: the read-only ones, or those its file names (without
-        a file's `tools`, all the session's); never the task tool nor the plan tool (its
-        question is the session's), never one the session lacks."""
+        a file's `tools`, all the session's) less those it denies; never the task tool nor the
+        plan tool (its question is the session's), never one the session lacks."""
         if kind is None:
             wanted: Sequence[str] | None = DEFAULT_TOOLS
+            denied: Sequence[str] = ()
         else:
-            wanted = kind.tools
-        offered = [tool for tool in self.parent.tools if tool.name not in (TASK.name, PLAN.name)]
+            wanted, denied = kind.tools, kind.denied
+        never = (TASK.name, PLAN.name, *denied)
+        offered = [tool for tool in self.parent.tools if tool.name not in never]
         if wanted is None:
             return offered
         return [tool for tool in offered if tool.name in wanted]
