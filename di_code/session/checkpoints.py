@@ -74,11 +74,12 @@ def git_snapshots(
     session: Session,
     max_file_bytes: int | None = None,
     stopped: Callable[[], bool] | None = None,
+    find_top: Callable[[Path], Path | None] = work_tree_top,
 ) -> GitSnapshots | None:
     """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
     says so); None outside git. `max_file_bytes`: None for the snapshots' own limit
     (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
-    top = work_tree_top(Path(session.cwd))
+    top = find_top(Path(session.cwd))
     if top is None:
         return None
     from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
@@ -117,8 +118,11 @@ class Checkpointer:
         max_file_bytes: int | None = None,
         on_warning: Callable[[str], None] = lambda message: None,
         prompt_stopped: Callable[[], bool] = lambda: False,
+        find_top: Callable[[Path], Path | None] = work_tree_top,
     ) -> None:
         self.session = session
+        self.find_top = find_top
+        """Where a folder's work tree is (git asked, unless the set-up already knows)."""
         self.prompt_stopped = prompt_stopped
         self.locate = locate
         self.max_file_bytes = max_file_bytes
@@ -223,7 +227,9 @@ class Checkpointer:
         """A snapshot of the work tree, or None outside git (found out once, off the main
         thread, so start-up never waits for git); `ignored`: see `GitSnapshots.take`."""
         if not self._git_known:
-            self._git = git_snapshots(self.session, self.max_file_bytes, self._needless)
+            self._git = git_snapshots(
+                self.session, self.max_file_bytes, self._needless, self.find_top
+            )
             self._git_known = True
             if self._git is not None:
                 self._git.refs.prune(self._live_sessions())
