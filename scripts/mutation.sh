@@ -6,6 +6,27 @@
 #
 #   bash scripts/mutation.sh               every module below
 #   bash scripts/mutation.sh redaction     the modules whose path holds a word
+#   bash scripts/mutation.sh undo_plan 'di_code.session.undo_plan.x_plan__mutmut_*' ...
+#                                          only the mutants of those names (mutmut's globs), in
+#                                          the module's copy kept from the last run: a slow
+#                                          module taken function by function, each run adding
+#                                          to the results of the ones before
+#   DI_CODE_UNDO_EXAMPLES=2 bash scripts/mutation.sh undo_plan ...
+#                                          a first pass with undo's property test at 2 random
+#                                          examples (20 fixed otherwise); its survivors are then
+#                                          looked at by hand (docs/mutation.md)
+#   MUTATION_TIMEOUT=60 bash scripts/mutation.sh ...
+#                                          pyproject.toml's timeout_constant replaced: a mutant's
+#                                          wall-time bound is (its tests' time + this) x 3, and
+#                                          at nice 19 on a loaded machine a survivor can need
+#                                          more (mutmut then calls it a timeout, counted as
+#                                          killed); a run by name with a larger value checks the
+#                                          timeouts again (mutmut resets only those)
+#
+# mutmut runs each mutant against only the tests it saw reach the mutated function (its stats
+# run), stopping at the first failure; scripts/mutation_order.py (a pytest plugin) orders those
+# tests fastest first by the durations mutmut recorded, so a killed mutant costs about its
+# fastest killing test, not a 10 s property test that happened to come first.
 #
 # mutmut runs in a pid namespace (bubblewrap, required): on 2026-12-06 a mutant of
 # children.py's `_live_groups` (`and` as `or`) made an in-process stop SIGTERM every process
@@ -37,15 +58,25 @@ for entry in "${MODULES[@]}"; do
   fi
   name=$(basename "$module" .py)
   copy=$root/.mutation/$name
-  rm -rf "$copy" && mkdir -p "$copy"
-  git ls-files -z --cached --others --exclude-standard | tar --null -T - -c | tar -x -C "$copy"
-  sed -i "/^\[tool.mutmut\]/a only_mutate = [\"$module\"]\npytest_add_cli_args_test_selection = [$(toml_list "${tests[@]}")]" \
+  names=("${@:2}")
+  if [ ${#names[@]} -eq 0 ] || ! [ -d "$copy/mutants" ]; then
+    rm -rf "$copy" && mkdir -p "$copy"
+    git ls-files -z --cached --others --exclude-standard | tar --null -T - -c | tar -x -C "$copy"
+  else  # the tests as they are now (mutmut copies them on into mutants/ and sees the change)
+    git ls-files -z --cached --others --exclude-standard -- tests scripts pyproject.toml |
+      tar --null -T - -c | tar -x -C "$copy"
+  fi
+  sed -i -e "/^\[tool.mutmut\]/a only_mutate = [\"$module\"]\npytest_add_cli_args_test_selection = [$(toml_list "${tests[@]}")]" \
+    -e 's/^pytest_add_cli_args = \[/pytest_add_cli_args = ["-p", "mutation_order", /' \
     "$copy/pyproject.toml"
-  echo "== $module against ${tests[*]}"
+  if [ -n "${MUTATION_TIMEOUT:-}" ]; then
+    sed -i "s/^timeout_constant = .*/timeout_constant = $MUTATION_TIMEOUT/" "$copy/pyproject.toml"
+  fi
+  echo "== $module against ${tests[*]}${names[*]:+ (only ${names[*]})}"
   # In a pid namespace of its own: a mutant of children.py that widens a kill (every process
   # on the machine instead of di-code's descendants) reaches only this run's processes.
-  (cd "$copy" && bwrap --dev-bind / / --proc /proc --unshare-pid --die-with-parent \
-     "$root/.venv/bin/mutmut" run --max-children 2 >/dev/null 2>&1 || true
+  (cd "$copy" && PYTHONPATH=$copy/scripts bwrap --dev-bind / / --proc /proc --unshare-pid \
+     --die-with-parent "$root/.venv/bin/mutmut" run --max-children 2 "${names[@]}" >/dev/null 2>&1 || true
    "$root/.venv/bin/mutmut" results --all true >results.txt 2>/dev/null || true
    grep -v ": killed$" results.txt || true
    awk -F': ' '{count[$NF]++; n++} $NF == "killed" || $NF == "timeout" {dead++}

@@ -22,7 +22,7 @@ from di_code.session import NothingToCompact, compact_agent
 from di_code.session.compaction import CompactionError
 from di_code.session.prompt_notes import undo_note
 from di_code.session.undo_plan import NothingToUndo, TextWriter, apply, plan
-from di_code.tools.common.names import escape_name
+from di_code.system.names import escape_name
 
 BUILT_IN_COMMANDS = {
     "compact": ("Summarize older turns to free context", "focus (optional)"),

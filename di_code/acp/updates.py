@@ -30,9 +30,9 @@ from di_code.ai.types import (
     ToolResultMessage,
     UserMessage,
 )
+from di_code.system.names import escape_name
 from di_code.system.safe_text import visible
 from di_code.tools.builtin.todo import todos_of
-from di_code.tools.common.names import escape_name
 from di_code.tools.policy.modes import PLAN_TOOL
 
 KINDS: dict[str, ToolKind] = {

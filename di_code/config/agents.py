@@ -41,7 +41,7 @@ from di_code.config.front_matter import (
 )
 
 AGENT_FOLDERS = (Path(".di-code") / "agents", Path(".claude") / "agents")
-NAME = re.compile(rf"[A-Za-z0-9][\w.-]{{0,{NAME_CAP - 1}}}")
+NAME = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{NAME_CAP - 1}}}")
 FILE_CAP = 256 * 1024
 CLAUDE_TOOL_NAMES = {
     "glob": "find",
@@ -95,7 +95,9 @@ def load_agents(home: Path, workspace: Path) -> AgentSet:
         if not NAME.fullmatch(agent.name):
             name = short_description(agent.name)
             warnings.append(f"{shown(path)}: skipped: {name!r} is not a usable subagent name")
-        elif agent.name not in agents:
+        elif agent.name in agents:  # said, as for skills: a repository's file may shadow yours
+            warnings.append(f"{shown(path)}: skipped: subagent {agent.name} is already defined")
+        else:
             agents[agent.name] = agent
     return AgentSet(agents, tuple(warnings))
 

@@ -27,6 +27,7 @@ from di_code.config.front_matter import (
     short_description,
     shown,
 )
+from di_code.system.names import escape_name
 
 SKILL_FILE = "SKILL.md"
 SKILL_FOLDERS = tuple(Path(folder) / "skills" for folder in (".di-code", ".agents", ".claude"))
@@ -76,7 +77,7 @@ def skills_prompt(skills: Sequence[Skill]) -> str:
     """The system prompt's section: what each skill is for and where its file is, no body."""
     entries = "\n".join(
         f"<skill>\n<name>{escape(s.name)}</name>\n<description>{escape(s.description)}"
-        f"</description>\n<location>{escape(str(s.path))}</location>\n</skill>"
+        f"</description>\n<location>{escape(escape_name(str(s.path)))}</location>\n</skill>"
         for s in skills
     )
     return (

@@ -31,6 +31,8 @@ class BlobImport:
         self._file.write(b"feature done\n")
         self._names: list[str] = []
         """Each blob's name, its mark being its place here plus one."""
+        self._end = self._file.tell()
+        """Where the blobs end: `write` may be called again, for other blobs of them."""
 
     def __enter__(self) -> BlobImport:
         return self
@@ -51,6 +53,7 @@ class BlobImport:
             raise
         self._file.write(b"\n")
         self._names.append(name)
+        self._end = self._file.tell()
         return name
 
     def add_bytes(self, data: bytes, object_format: str) -> str:
@@ -68,6 +71,8 @@ class BlobImport:
         marks = [(mark, name) for mark, name in enumerate(self._names, 1) if name in wanted]
         if not marks:
             return
+        self._file.seek(self._end)
+        self._file.truncate()
         self._file.write(b"".join(b"get-mark :%d\n" % mark for mark, _ in marks) + b"done\n")
         self._file.seek(0)
         written = fast_import(self._file).decode().split()

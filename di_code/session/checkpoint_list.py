@@ -12,7 +12,6 @@ from msgspec.structs import replace
 
 from di_code.ai.types import UserMessage
 from di_code.session.format import CheckpointEntry, CheckpointPhase
-from di_code.session.git_snapshot import CHANGED_BY_TOOL
 from di_code.session.prompt_notes import split_notes
 from di_code.session.session import Session
 
@@ -49,6 +48,8 @@ class PromptCheckpoint(msgspec.Struct, frozen=True):
         tool = [(a, b) for a, b in pairs if (a[0], b[0]) in TOOL_INTERVALS]
         if any(a[1] != b[1] and (b[3] is None or b[3]) for a, b in tool):
             return True  # (a write outside the tree owns no change in it)
+        from di_code.session.git_snapshot import CHANGED_BY_TOOL  # read back: only for undo
+
         lost = (p for phase, _, skips, _ in self.steps if phase == "tool-after" for p in skips)
         return any(CHANGED_BY_TOOL in entry for entry in lost)
 

@@ -6,8 +6,12 @@ call that may change them (`before_tool`/`after_tool`): what changed between a t
 snapshots is the tool's, whatever changed at any other time (the user typing in an editor
 while the model thinks) is the user's. Inside git a snapshot is a tree (`git_snapshot`);
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
-snapshot runs on a worker thread once the model's answer starts (git on a large tree would
-otherwise compete with sending the request); the first tool waits for it.
+snapshot runs on a worker thread from the stream's start, while the request goes out and the
+model thinks (git on a large tree would hold up the request if it ran before it); the first
+tool waits for it. The snapshot code is loaded on that thread, inside a work tree only, and
+the backup code when the prompt's first record is made (its first tool, or its end): neither
+before the request (issue 47: recording the session costs `run`'s first request as little as
+it can).
 
 A stop (the prompt's abort signal: Ctrl-C, SIGTERM, ACP's cancel) ends the snapshot work no
 tool needs: until a tool that may change files runs, nothing di-code did changed them, so the
@@ -22,7 +26,7 @@ import hashlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from di_code.agent.events import (
     AgentEndEvent,
@@ -35,23 +39,13 @@ from di_code.agent.events import (
 )
 from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
-from di_code.session.file_backup import FileBackup
 from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, GitStopped, work_tree_top
-from di_code.session.git_snapshot import (
-    CHANGED_BY_TOOL,
-    DEFAULT_MAX_FILE_BYTES,
-    IGNORED_CHANGED,
-    IGNORED_NOW,
-    UNKNOWN_BEFORE,
-    GitSnapshots,
-    Snapshot,
-    changed_watched,
-    parse_skip,
-    skip,
-)
 from di_code.session.session import Session
-from di_code.session.stat_cache import StatCache
+
+if TYPE_CHECKING:
+    from di_code.session.file_backup import FileBackup
+    from di_code.session.git_snapshot import GitSnapshots, Snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -78,14 +72,20 @@ def ref_scope(session: Session) -> str:
 
 def git_snapshots(
     session: Session,
-    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    max_file_bytes: int | None = None,
     stopped: Callable[[], bool] | None = None,
+    find_top: Callable[[Path], Path | None] = work_tree_top,
 ) -> GitSnapshots | None:
     """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
-    says so); None outside git."""
-    top = work_tree_top(Path(session.cwd))
+    says so); None outside git. `max_file_bytes`: None for the snapshots' own limit
+    (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
+    top = find_top(Path(session.cwd))
     if top is None:
         return None
+    from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
+    from di_code.session.stat_cache import StatCache
+
+    max_file_bytes = DEFAULT_MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
     key = hashlib.sha256(str(top).encode(errors="surrogateescape")).hexdigest()[:16]
     home = session.path.parent.parent.parent.resolve()
     cache = StatCache(home / "snapshot-cache" / f"{key}.json")
@@ -115,11 +115,14 @@ class Checkpointer:
         session: Session,
         locate: Locate,
         *,
-        max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        max_file_bytes: int | None = None,
         on_warning: Callable[[str], None] = lambda message: None,
         prompt_stopped: Callable[[], bool] = lambda: False,
+        find_top: Callable[[Path], Path | None] = work_tree_top,
     ) -> None:
         self.session = session
+        self.find_top = find_top
+        """Where a folder's work tree is (git asked, unless the set-up already knows)."""
         self.prompt_stopped = prompt_stopped
         self.locate = locate
         self.max_file_bytes = max_file_bytes
@@ -224,7 +227,9 @@ class Checkpointer:
         """A snapshot of the work tree, or None outside git (found out once, off the main
         thread, so start-up never waits for git); `ignored`: see `GitSnapshots.take`."""
         if not self._git_known:
-            self._git = git_snapshots(self.session, self.max_file_bytes, self._needless)
+            self._git = git_snapshots(
+                self.session, self.max_file_bytes, self._needless, self.find_top
+            )
             self._git_known = True
             if self._git is not None:
                 self._git.refs.prune(self._live_sessions())
@@ -270,8 +275,11 @@ class Checkpointer:
             self.on_warning(f"checkpoint failed, this prompt cannot be undone: {exc}")
             return
         if snapshot is None:
-            ref = str(self._number)
-            self._backup = FileBackup(backup_folder(self.session, ref), self.max_file_bytes)
+            from di_code.session.file_backup import FileBackup
+            from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES
+
+            ref, limit = str(self._number), self.max_file_bytes or DEFAULT_MAX_FILE_BYTES
+            self._backup = FileBackup(backup_folder(self.session, ref), limit)
             self._append("before", "files", ref, ())
             return
         self._last = snapshot
@@ -295,8 +303,9 @@ class Checkpointer:
         assert snapshot is not None  # inside git, as the prompt's first snapshot found
         skipped = snapshot.skipped
         if since is not None:
-            skipped += _changed_uncaptured(since, snapshot, paths)
-            skipped += _not_proven_new(since, snapshot) + _hidden_now(since, snapshot)
+            from di_code.session.tool_call_skips import uncovered  # git's: loaded by now
+
+            skipped += uncovered(since, snapshot, paths)
         self._last = snapshot
         self._append(phase, "git", snapshot.tree, skipped, paths)
         return snapshot
@@ -304,6 +313,8 @@ class Checkpointer:
     def _warn_incomplete(self, skipped: tuple[str, ...]) -> None:
         """Say once (until it changes) what the snapshots do not cover, before any tool."""
         if skipped and skipped != self._warned:
+            from di_code.session.git_snapshot import parse_skip  # loaded: it skipped them
+
             shown = [
                 f"{path or 'untracked files'} ({reason})"
                 for reason, path in map(parse_skip, skipped)
@@ -341,6 +352,8 @@ class Checkpointer:
         if self._failed:
             return
         if self._backup is not None:
+            from di_code.session.git_snapshot import skip
+
             originals = self._backup.originals
             failed = tuple(skip(o.failed, o.path) for o in originals if o.failed)
             self._append("after", "files", str(self._number) if originals else "", failed)
@@ -365,32 +378,3 @@ class Checkpointer:
         except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail
             self._failed = True
             self.on_warning(f"checkpoint not recorded, undo may miss this prompt's changes: {exc}")
-
-
-def _not_proven_new(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
-    """The paths that appeared over a tool call but may have been there, hidden by an ignore
-    rule the call changed: undo must not take them for the tool's and delete them."""
-    appeared = sorted(after.files - before.files)
-    return tuple(skip(UNKNOWN_BEFORE, path) for path in appeared if not before.absent(path))
-
-
-def _hidden_now(before: Snapshot, after: Snapshot) -> tuple[str, ...]:
-    """The ignored paths that hide a path gone from the tree over a tool call (an ignore
-    rule may have changed): what is under them is unknown, never restored over."""
-    hiding = {after.hiding(path) for path in before.files - after.files}
-    return tuple(skip(IGNORED_NOW, path) for path in sorted(hiding - {""}))
-
-
-def _changed_uncaptured(
-    before: Snapshot, after: Snapshot, paths: tuple[str, ...] | None
-) -> tuple[str, ...]:
-    """Skipped or ignored paths whose stat data a tool call changed (one of `paths` unless
-    None): lost to undo, named."""
-    reasons = {path: reason for reason, path in map(parse_skip, before.skipped + after.skipped)}
-    changed = changed_watched(before.watched, after.watched)
-    changed = [path for path in changed if paths is None or path in paths]
-    return tuple(skip(_changed(reasons.get(p, IGNORED_CHANGED)), p) for p in changed)
-
-
-def _changed(reason: str) -> str:
-    return reason if CHANGED_BY_TOOL in reason else f"{reason}, {CHANGED_BY_TOOL}"

@@ -309,10 +309,16 @@ def work_tree_top(folder: Path) -> Path | None:
     tree that does not hold `folder`, or only a bare repository: one inside a project is never
     taken as the repository)."""
     try:
-        top = run_git(folder, ["rev-parse", "--show-toplevel"]).decode(errors="surrogateescape")
+        return found_top(folder)
     except GitError:
         return None
-    top = top.removesuffix("\n")  # the one line end: a folder's name may end in a space
-    if not top or not folder.resolve().is_relative_to(top):
+
+
+def found_top(folder: Path, timeout: float = TIMEOUT_SECONDS) -> Path | None:
+    """`work_tree_top`, with git's failure raised (its reason: not a repository, one of
+    another owner, ...) for a caller that says why."""
+    top = run_git(folder, ["rev-parse", "--show-toplevel"], timeout=timeout)
+    top_text = top.decode(errors="surrogateescape").removesuffix("\n")  # a name may end in " "
+    if not top_text or not folder.resolve().is_relative_to(top_text):
         return None  # a `core.worktree` elsewhere: never snapshot or restore another folder
-    return Path(top)
+    return Path(top_text)

@@ -9,7 +9,7 @@ once, relative to the one above it, without following a link; a path with a link
 non-folder on the way is taken as absent. A file is opened through the opener (a FIFO or a
 device is refused, never waited on), read to one byte past the size it had (a file that
 changes meanwhile is not captured), named (the blob's hash) as it is read, and only the blobs
-the repository lacks go to git (session/blob_import: the one fast-import writer); a symlink's
+the repository lacks are written (session/blob_import: the one fast-import writer); a symlink's
 blob is its target, read with `readlink`.
 """
 
@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import BinaryIO, Protocol
 
 from di_code.session.blob_import import BlobImport, blob_name
+from di_code.session.git_run import GitError
 from di_code.system.files.opener import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 
 
@@ -49,6 +50,13 @@ class Objects(Protocol):
         for the rest of the files to be read."""
         ...
 
+
+LOOSE = 100
+"""Up to this many blobs (git's default `fastimport.unpackLimit`) go to git without asking
+which it lacks: fast-import writes none a pack holds and hands the rest to `git
+unpack-objects`, which writes none the repository holds (a repository that lowers the limit
+keeps them in a small pack), so asking first (`cat-file`) would only add a process to a
+snapshot in which a few files changed."""
 
 Blob = tuple[str, bool]
 """A path whose bytes become a blob, and whether it is a symlink (else a regular file)."""
@@ -112,7 +120,14 @@ class WorkTree:
                     found.append(stream.add(copy))
                 except OSError:
                     found.append(None)
-            stream.write(store.fast_import, store.missing([n for n in found if n is not None]))
+            names = [name for name in found if name is not None]
+            if len(names) <= LOOSE:
+                try:
+                    stream.write(store.fast_import, set(names))
+                    return found
+                except GitError:  # its temporary pack needs room, even when it holds nothing
+                    pass  # (a full disk): asked, git is given only what it lacks, if any
+            stream.write(store.fast_import, store.missing(names))
         return found
 
     def _copy(self, blob: Blob, stream: BinaryIO, *, limit: int, form: str) -> str:

@@ -1,18 +1,20 @@
 """The environment block of the system prompt: OS, shell, git state, permission mode, sandbox.
 
-The git state is one `git status --branch --porcelain` through the safe git runner (never a
-program the repository names), cut to a few lines and to STATUS_TIMEOUT; it runs on a worker
-thread while the rest of the session is set up, so start-up does not wait for it.
+The git state is where the work tree is (`git rev-parse --show-toplevel`, which the prompts'
+checkpoints then take from here) and one `git status --branch --porcelain`, both through the
+safe git runner (never a program the repository names), cut to a few lines and to
+STATUS_TIMEOUT; it runs on a worker thread while the rest of the session is set up, so
+start-up does not wait for it.
 """
 
 from __future__ import annotations
 
 import platform
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from di_code.session.git_run import GitError, run_git
-from di_code.tools.common.names import one_line
+from di_code.session.git_run import GitError, found_top, run_git
+from di_code.system.names import one_line
 
 if TYPE_CHECKING:
     from di_code.tools.process.sandbox import Sandbox
@@ -23,30 +25,45 @@ STATUS_TIMEOUT = 5.0
 """A status slower than this (a huge tree on a slow disk) is not waited for: the prompt says
 the state is unknown."""
 _LINE_CAP = 200
+NO_REPOSITORY = "Git: not a git repository"
 
 
-def git_state(workspace: Path) -> str:
+class GitState(NamedTuple):
+    text: str
     """`Git: branch main; working tree clean`, or the branch and a short status; says when
     there is no repository."""
-    command = ["status", "--branch", "--porcelain=v1", "--ignore-submodules"]
+    top: Path | None
+    """The top of the work tree the workspace is in (None: not in one), which the prompts'
+    checkpoints take from here instead of asking git again..."""
+    found: bool = True
+    """... when git said it (not when it failed to: they then ask it themselves)."""
+
+
+def git_state(workspace: Path) -> GitState:
+    """Where the workspace's work tree is, then its status: outside git one probe is all."""
+    top: Path | None = None
     try:
+        top = found_top(workspace, timeout=STATUS_TIMEOUT)
+        if top is None:
+            return GitState(NO_REPOSITORY, None)
+        command = ["status", "--branch", "--porcelain=v1", "--ignore-submodules"]
         out = run_git(workspace, command, timeout=STATUS_TIMEOUT)
     except GitError as exc:
         if "not a git repository" in str(exc):
-            return "Git: not a git repository"
-        return f"Git: state unknown ({str(exc)[:_LINE_CAP]})"
+            return GitState(NO_REPOSITORY, None)
+        return GitState(f"Git: state unknown ({str(exc)[:_LINE_CAP]})", top, top is not None)
     # git's lines end at LF alone: a branch or a name may hold U+2028 or NEL (splitlines()
     # would end a line there, and the rest would read as a line of the block)
     lines = out.decode("utf-8", errors="surrogateescape").removesuffix("\n").split("\n")
     head = _head(lines[0][3:] if lines[0].startswith("## ") else "unknown")
     changes = [one_line(line[:_LINE_CAP]) for line in lines[1:]]
     if not changes:
-        return f"Git: {head}; working tree clean"
+        return GitState(f"Git: {head}; working tree clean", top)
     shown = "\n".join(f"  {line}" for line in changes[:STATUS_LINES])
     more = len(changes) - STATUS_LINES
     rest = f"\n  ... and {more} more" if more > 0 else ""
     status = f"{len(changes)} changed (as git status --short)"
-    return f"Git: {head}; {status}:\n{shown}{rest}"
+    return GitState(f"Git: {head}; {status}:\n{shown}{rest}", top)
 
 
 def _head(branch: str) -> str:

@@ -31,7 +31,8 @@ async def start_mcp_servers(
     """The configured MCP servers and `extra` ones (an editor's), started (launched only,
     without `wait`), or None (the SDK is then never imported). A project's `.mcp.json`
     counts only when the user trusts it."""
-    configs = [*mcp_configs(settings, home, workspace, notify), *users_here(extra, home, workspace)]
+    given = users_here(editors(extra, notify), home, workspace)
+    configs = [*mcp_configs(settings, home, workspace, notify), *given]
     if not configs:
         return None
     from di_code.tools.extensions.mcp import McpServers
@@ -60,6 +61,18 @@ def mcp_configs(
     for line in [*warnings, *([why_not] if why_not else [])]:
         notify(line)
     return configs
+
+
+def editors(configs: Sequence[McpServerConfig], notify: Notify) -> list[McpServerConfig]:
+    """An editor's servers, held to the name rule a file's are held to."""
+    if not configs:
+        return []
+    from di_code.tools.extensions.mcp_config import well_named
+
+    kept, warnings = well_named(configs)
+    for line in warnings:
+        notify(line)
+    return kept
 
 
 def users_here(

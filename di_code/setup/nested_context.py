@@ -18,8 +18,8 @@ from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import ToolCallContext
 from di_code.ai.types import TextContent
 from di_code.config.system_prompt import context_block, context_file_in, read_context_file
+from di_code.system.names import one_line
 from di_code.tools.common.errors import ToolError
-from di_code.tools.common.names import one_line
 from di_code.tools.common.workspace import Workspace
 
 FILE_TOOLS = frozenset({"read", "edit", "write"})

@@ -39,6 +39,7 @@ from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
 from di_code.setup.model import model_list, session_model
 from di_code.setup.prepared import Notify, Prepared
+from di_code.setup.recording import session_recorder
 from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
@@ -120,6 +121,7 @@ async def prepare(
     hooks, prompt_hooks, session_hooks = agent_hooks(
         settings, gate, workspace, session, notify, bash.hidden_env, home / "config.toml"
     )
+    state = await git if git else None
     agent = Agent(
         provider,
         selection.model,
@@ -131,7 +133,7 @@ async def prepare(
             home,
             roots,
             skills.skills,
-            environment_block(await git, gate.mode, bash.sandbox()) if git else "",
+            environment_block(state.text, gate.mode, bash.sandbox()) if state else "",
         ),
         messages=history,
         budget=budget,
@@ -145,7 +147,7 @@ async def prepare(
         from di_code.setup.subagents import add_task_tool
 
         add_task_tool(agent, factory, workspace, roots, skills.skills, session)
-    attach = session_recorder(workspace, roots, notify)
+    attach = session_recorder(workspace, roots, notify, state)
     if session is not None:
         attach(agent, session)
     return Prepared(
@@ -190,28 +192,6 @@ async def close_prepared(
         await prepared.mcp.aclose()
     if prepared.lsp is not None:
         await prepared.lsp.aclose()
-
-
-def session_recorder(
-    workspace: Path, roots: Sequence[Path], notify: Notify
-) -> Callable[[Agent, Session], None]:
-    """What ties an agent to its session: every message recorded, and a checkpoint before
-    every prompt so `/undo` and `di-code undo` can take it back."""
-    from di_code.tools.common.workspace import Workspace
-
-    files = Workspace.create(workspace, roots)
-
-    def attach(agent: Agent, session: Session) -> None:
-        from di_code.session.checkpoints import Checkpointer
-
-        session.record(agent, on_error=lambda exc: notify(str(exc)))
-        checkpoints = Checkpointer(
-            session, lambda raw: files.locate(raw)[0], on_warning=notify,
-            prompt_stopped=lambda: agent.signal is not None and agent.signal.aborted,
-        )  # fmt: skip
-        agent.subscribe(checkpoints.on_event)
-
-    return attach
 
 
 def open_session(

@@ -33,10 +33,12 @@ def test_the_nearest_file_wins_and_front_matter_is_read(tmp_path: Path, user_hom
         "---\nname: reviewer\ndescription: >\n  Reviews code\n  for bugs\ntools: Read, Glob\n"
         "model: openai/small\n---\nBe careful.\n",
     )
-    write(tmp_path / "repo" / ".claude" / "agents" / "other.md", "---\nname: reviewer\n---\nNo.")
+    other = write(
+        tmp_path / "repo" / ".claude" / "agents" / "other.md", "---\nname: reviewer\n---\nNo."
+    )
     write(home / "agents" / "scout.md", "# Looks around the code\nThen reports.\n")
     found = load_agents(home, workspace)
-    assert found.warnings == ()
+    assert found.warnings == (f"{other}: skipped: subagent reviewer is already defined",)
     reviewer, scout = found.agents["reviewer"], found.agents["scout"]
     assert (reviewer.description, reviewer.tools, reviewer.model) == (
         "Reviews code for bugs",
@@ -58,9 +60,11 @@ def test_claude_code_model_aliases_mean_the_default_model(
 def test_bad_files_are_one_warning_each(tmp_path: Path, user_home: Path) -> None:
     bad = write(tmp_path / ".claude" / "agents" / "bad.md", '---\nname: "unclosed\n---\nx')
     odd = write(tmp_path / ".claude" / "agents" / "odd.md", "---\nname: has space\n---\nx")
+    twin = write(tmp_path / ".claude" / "agents" / "twin.md", "---\nname: r\u0435viewer\n---\nx")
     found = load_agents(tmp_path / "home", tmp_path)
     assert found.agents == {}
     assert found.warnings == (
         f'{bad}: skipped: bad front matter: line 2: the quoted value has no closing "',
         f"{odd}: skipped: 'has space' is not a usable subagent name",
+        f"{twin}: skipped: 'r\u0435viewer' is not a usable subagent name",
     )

@@ -3,11 +3,13 @@ path, never by body; a SKILL.md that cannot be read is a warning naming it."""
 
 from __future__ import annotations
 
+import os
 from datetime import date
 from pathlib import Path
 
-from di_code.config.skills import load_skills
+from di_code.config.skills import load_skills, skills_prompt
 from di_code.config.system_prompt import build_system_prompt
+from di_code.system.names import unescaped_path
 
 
 def skill(folder: Path, front: str, body: str = "SECRET BODY STEPS") -> Path:
@@ -80,3 +82,20 @@ def test_the_system_prompt_lists_the_skill_but_not_its_body(
         skills=skills,
     )
     assert "pdf" not in without_read
+
+
+def test_a_skill_in_a_folder_whose_name_is_not_utf8_is_listed_where_read_finds_it(
+    tmp_path: Path, di_code_home: Path, user_home: Path
+) -> None:
+    """The location is written as the file tools write names (`caf\\xe9`), which read takes
+    back; the name as Python holds it cannot be encoded, and U+FFFD names no file."""
+    workspace = tmp_path / "ws"
+    folder = Path(os.fsdecode(bytes(workspace / ".agents/skills") + b"/caf\xe9\nx"))
+    path = skill(folder, "name: cafe\ndescription: Coffee")
+    section = skills_prompt(load_skills(di_code_home, workspace).skills)
+    # compared as booleans: a report holding the name would not pass between test workers
+    sendable = section.encode("utf-8", "replace").decode("utf-8") == section
+    assert sendable, "the prompt holds a name that cannot be encoded"
+    location = section.split("<location>")[1].split("</location>")[0]
+    assert "\n" not in location
+    assert os.fsencode(unescaped_path(location)) == os.fsencode(path)

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from di_code.agent import AgentTool, ToolResult
+from di_code.system.names import escape_name
 from di_code.tools import default_tools
 from di_code.tools.builtin.support.truncation import MAX_BYTES
 from di_code.tools.common.errors import ToolError
-from di_code.tools.common.names import escape_name
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter

@@ -640,14 +640,48 @@ def test_an_http_server_s_authorization_header_it_echoes_is_hidden_in_output_and
 # --- editors (ACP) ------------------------------------------------------------------------------
 
 
+def editor_server(name: str, markers: Path) -> Any:
+    """The fixture server `name` as an editor passes it with `session/new` (no cwd)."""
+    from acp.schema import EnvVariable, McpServerStdio
+
+    fixture = stdio_server(name, markers)
+    fixture_env, args = fixture["env"], fixture["args"]
+    assert isinstance(fixture_env, dict) and isinstance(args, list)
+    env = {**fixture_env, "PYTHONPATH": str(fixture["cwd"])}
+    return McpServerStdio(
+        name=name,
+        command=str(fixture["command"]),
+        args=[str(arg) for arg in args],
+        env=[EnvVariable(name=key, value=value) for key, value in env.items()],
+    )
+
+
+async def test_an_editor_s_server_named_to_extend_another_s_rule_is_refused_with_a_note(
+    agent: Any, llm_server: LLMServer, workspace: Path, markers: Path
+) -> None:
+    """The server-name rule holds for every source: an editor's `fx__b` (whose tools would
+    start `mcp__fx__`, covered by a rule for fx) is not started, and the editor is told."""
+    pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+    from tests.support.acp_editor import RecordingClient, prompt
+
+    llm_server.script(Turn(text="ok"))
+    editor = RecordingClient()
+    conn = await agent(editor, "--permission-mode", "auto")
+    servers = [editor_server("fx", markers), editor_server("fx__b", markers)]
+    session = await conn.new_session(cwd=str(workspace), mcp_servers=servers)
+    await prompt(conn, session.session_id, "hi")
+    assert any(name.startswith("mcp__fx__") for name in offered(llm_server))
+    assert not any(name.startswith("mcp__fx__b__") for name in offered(llm_server))
+    assert not (markers / "fx__b.pid").exists()
+    assert "MCP server 'fx__b' ignored" in editor.said(session.session_id)
+
+
 async def test_an_editor_s_server_starts_untrusted_the_project_s_does_not_and_close_stops_it(
     agent: Any, llm_server: LLMServer, workspace: Path, markers: Path, tmp_path: Path
 ) -> None:
     """README ACP: the servers an editor passes start without trust; the untrusted project's
     `.mcp.json` still starts nothing; `session/close` stops the session's MCP servers."""
     pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
-    from acp.schema import EnvVariable, McpServerStdio
-
     from tests.support.acp_editor import RecordingClient, prompt
 
     (workspace / ".git").mkdir()
@@ -656,16 +690,7 @@ async def test_an_editor_s_server_starts_untrusted_the_project_s_does_not_and_cl
     (workspace / ".mcp.json").write_text(
         json.dumps({"mcpServers": {"repo": {"command": "./server.sh"}}})
     )
-    fixture = stdio_server("fx", markers)
-    fixture_env, args = fixture["env"], fixture["args"]
-    assert isinstance(fixture_env, dict) and isinstance(args, list)
-    env = {**fixture_env, "PYTHONPATH": str(fixture["cwd"])}  # the editor gives no cwd
-    server = McpServerStdio(
-        name="fx",
-        command=str(fixture["command"]),
-        args=[str(arg) for arg in args],
-        env=[EnvVariable(name=name, value=value) for name, value in env.items()],
-    )
+    server = editor_server("fx", markers)
     llm_server.script(call("mcp__fx__add", {"a": 2, "b": 40}, "c1"), Turn(text="42"))
     conn = await agent(RecordingClient(), "--permission-mode", "auto")
     session = await conn.new_session(cwd=str(workspace), mcp_servers=[server])

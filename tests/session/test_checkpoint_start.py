@@ -14,7 +14,7 @@ from di_code.ai.events import StartEvent
 from di_code.session import SessionStore
 from di_code.session.checkpoint_list import PromptCheckpoint, prompt_checkpoints
 from di_code.session.checkpoints import Checkpointer
-from tests.support.git import past_this_second
+from tests.support.git import logging_git, past_this_second, subcommands
 
 
 def git_repo(folder: Path) -> Path:
@@ -48,25 +48,6 @@ async def test_a_prompt_that_got_no_answer_is_still_checkpointed(tmp_path: Path)
     await checkpoints.on_event(AgentStartEvent())
     await checkpoints.on_event(AgentEndEvent([]))
     assert [c.kind for c in prompt_checkpoints(session)] == ["git"]
-
-
-def logging_git(folder: Path, log: Path) -> Path:
-    """A `git` first on PATH that writes each call's arguments to `log`, then runs git."""
-    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
-    folder.mkdir()
-    shim = folder / "git"
-    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real.strip()} "$@"\n')
-    shim.chmod(0o755)
-    return folder
-
-
-def subcommands(log: Path) -> list[str]:
-    """The git subcommand of each logged call (what follows git's own options)."""
-    found = []
-    for call in log.read_text().splitlines():
-        words = iter(call.split())
-        found += [next(w for w in words if not (w.startswith("-") and (w != "-c" or next(words))))]
-    return found
 
 
 async def prompt(repo: Path, home: Path) -> PromptCheckpoint:

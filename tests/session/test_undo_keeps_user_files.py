@@ -4,14 +4,16 @@ prompt, the user's own changes, and an undo that keeps them."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
 from di_code.session import index_file
+from di_code.session.checkpoints import backup_folder
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
 from di_code.session.stat_cache import StatCache
-from di_code.session.undo_plan import USER_CHANGED, NothingToUndo
+from di_code.session.undo_plan import USER_CHANGED, NothingToUndo, plan
 from tests.support.disks import fill, tiny_disk
 from tests.support.git import git, past_this_second
 from tests.support.undo_driver import Driver, new_repo
@@ -65,8 +67,6 @@ async def test_what_the_user_changes_between_tool_calls_is_kept(tmp_path: Path) 
 async def test_force_overwrites_the_users_change_and_says_so(tmp_path: Path) -> None:
     """Only the file the user changed is forced (and marked so); one only the tool changed is
     restored as it would be without force."""
-    from di_code.session.undo_plan import plan
-
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(
@@ -144,11 +144,13 @@ async def test_a_change_inside_a_submodule_is_named_not_silent(tmp_path: Path) -
 async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path) -> None:
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/f.txt": "f\n"})
     os.symlink("a.txt", repo / "link")
+    os.symlink(b"\xff-not-utf-8", bytes(repo / "odd-link"))  # Linux allows any bytes
     (repo / "run.sh").write_text("#!/bin/sh\n")
     (repo / "was_a_file").write_text("file\n")
     driver = Driver(tmp_path / "home", repo)
 
     def bash() -> None:
+        (repo / "odd-link").unlink()
         (repo / "was_a_file").unlink()
         (repo / "was_a_file" / "deep").mkdir(parents=True)
         (repo / "was_a_file" / "deep" / "x").write_text("x\n")
@@ -163,6 +165,7 @@ async def test_symlinks_modes_and_folders_come_back_as_they_were(tmp_path: Path)
     _, result = driver.undo()
     assert not result.failed, result.failed
     assert os.readlink(repo / "link") == "a.txt"
+    assert os.readlink(bytes(repo / "odd-link")) == b"\xff-not-utf-8"
     assert os.stat(repo / "run.sh").st_mode & 0o111 == 0
     assert (repo / "d" / "f.txt").read_text() == "f\n"
     assert (repo / "was_a_file").read_text() == "file\n"
@@ -173,32 +176,39 @@ async def test_an_executable_a_tool_deleted_comes_back_executable(tmp_path: Path
     also where a symlink now stands in its place (its mode is not the file's)."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / "run.sh").write_text("#!/bin/sh\n")
-    (repo / "run.sh").chmod(0o755)
+    for script in ("run.sh", "linked.sh"):
+        (repo / script).write_text("#!/bin/sh\n")
+        (repo / script).chmod(0o755)
     new_repo(repo, {"notes.txt": "n\n", "linked.txt": "l\n"})
 
     def bash() -> None:
-        for name in ("run.sh", "notes.txt", "linked.txt"):
+        for name in ("run.sh", "linked.sh", "notes.txt", "linked.txt"):
             (repo / name).unlink()
         (repo / "linked.txt").symlink_to("notes.txt")
+        (repo / "linked.sh").symlink_to("run.sh")
 
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(bash)
     _, result = driver.undo()
-    assert sorted(result.done) == ["restored linked.txt", "restored notes.txt", "restored run.sh"]
+    assert sorted(result.done) == [
+        "restored linked.sh", "restored linked.txt", "restored notes.txt", "restored run.sh"
+    ]  # fmt: skip
     assert (repo / "run.sh").read_text() == "#!/bin/sh\n"
     assert (repo / "run.sh").stat().st_mode & 0o777 == 0o755
+    assert (repo / "linked.sh").lstat().st_mode == 0o100755  # a regular file, 0755
     for name in ("notes.txt", "linked.txt"):
         assert (repo / name).lstat().st_mode == 0o100644  # a regular file, 0644
 
 
 async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path: Path) -> None:
     """Outside git: the model writes cfg/authorized_keys, then swaps cfg for a link to a
-    folder outside the workspace; undo must not write there."""
+    folder outside the workspace; undo must not write there. That restore failing does
+    not stop the next one (zz.txt)."""
     work, outside = tmp_path / "work", tmp_path / "outside"
     (work / "cfg").mkdir(parents=True)
     outside.mkdir()
     (work / "cfg" / "authorized_keys").write_text("mine\n")
+    (work / "zz.txt").write_text("zz\n")
     driver = Driver(tmp_path / "home", work)
     await driver.start()
 
@@ -206,11 +216,13 @@ async def test_a_folder_swapped_for_a_symlink_is_never_written_through(tmp_path:
         (work / "cfg" / "authorized_keys").write_text("the model's\n")
 
     await driver.tool(write, "write", "cfg/authorized_keys")
+    await driver.tool(lambda: (work / "zz.txt").write_text("the model's\n"), "write", "zz.txt")
     await driver.tool(lambda: (work / "cfg").rename(work / "old"))
     await driver.tool(lambda: os.symlink(outside, work / "cfg"))
     await driver.end()
     _, result = driver.undo(force=True)
-    assert result.failed and "cfg/authorized_keys" in result.failed[0]
+    assert len(result.failed) == 1 and "cfg/authorized_keys" in result.failed[0]
+    assert result.done == ["restored zz.txt"] and (work / "zz.txt").read_text() == "zz\n"
     assert list(outside.iterdir()) == []
     assert "undo" not in [c.phase for c in driver.session.entries if hasattr(c, "phase")]
 
@@ -247,8 +259,11 @@ async def test_a_backup_on_a_full_disk_says_so_and_undo_never_claims_it(tmp_path
         await driver.end()
         assert any(w.startswith("no backup of notes.txt") for w in driver.warnings)
         undo_plan, result = driver.undo()
-    assert undo_plan.keep and undo_plan.keep[0][0] == "notes.txt"
-    assert not result.done and (work / "notes.txt").read_text() == "x\n"
+        assert undo_plan.keep == [("notes.txt", "no backup: No space left on device")]
+        assert not result.done and (work / "notes.txt").read_text() == "x\n"
+        # the backups' own record lost too: the session's record of the failure still says it
+        shutil.rmtree(backup_folder(driver.session, "1"))
+        assert plan(driver.session).keep == [("notes.txt", "no backup: No space left on device")]
 
 
 async def test_a_restore_on_a_full_disk_fails_in_one_line_and_is_not_undone(
@@ -454,16 +469,25 @@ async def test_a_snapshot_on_a_full_disk_says_so_and_undo_keeps_that_tools_work(
 
 
 async def test_in_git_a_private_file_stays_private(tmp_path: Path) -> None:
-    repo = new_repo(tmp_path / "repo", {"key.txt": "k\n", "tool.sh": "t\n"})
+    """Git keeps only the executable bit: a private script made executable again is
+    executable by its owner alone (the readers of the file now)."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "mine.sh").write_text("m\n")
+    (repo / "mine.sh").chmod(0o700)
+    new_repo(repo, {"key.txt": "k\n", "tool.sh": "t\n"})
     (repo / "key.txt").chmod(0o600)
     driver = Driver(tmp_path / "home", repo)
     await driver.prompt(
-        lambda: (repo / "key.txt").write_text("changed\n"), lambda: (repo / "tool.sh").chmod(0o755)
+        lambda: (repo / "key.txt").write_text("changed\n"),
+        lambda: (repo / "tool.sh").chmod(0o755),
+        lambda: (repo / "mine.sh").chmod(0o600),
     )
     _, result = driver.undo()
     assert not result.failed and (repo / "key.txt").read_text() == "k\n"
     assert (repo / "key.txt").stat().st_mode & 0o777 == 0o600
     assert (repo / "tool.sh").stat().st_mode & 0o777 == 0o644
+    assert (repo / "mine.sh").stat().st_mode & 0o777 == 0o700
 
 
 async def test_outside_git_undo_never_removes_the_workspace_itself(tmp_path: Path) -> None:

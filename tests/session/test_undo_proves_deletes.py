@@ -101,3 +101,19 @@ async def test_a_file_an_ignore_rule_hid_is_never_overwritten(tmp_path: Path) ->
     assert result.done == ["deleted .gitignore"], undo_plan.lines()
     assert (repo / "notes.md").read_text() == "mine\n"
     assert (repo / "docs" / "b.md").read_text() == "mine too\n"
+
+
+async def test_a_file_the_user_hid_after_the_prompt_is_never_overwritten(tmp_path: Path) -> None:
+    """A tool deletes notes.md; after the prompt the user writes a new one and a rule that
+    ignores it. The snapshot of now does not show it, which is not its absence: undo keeps
+    it, named, and never writes the old bytes over the user's."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    (repo / "notes.md").write_text("v1\n")
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: (repo / "notes.md").unlink())
+    (repo / "notes.md").write_text("mine\n")
+    (repo / ".gitignore").write_text("*.md\n")
+    undo_plan, result = driver.undo()
+    assert undo_plan.keep == [("notes.md", "ignored by git now, not captured")]
+    assert not undo_plan.actions and not result.done
+    assert (repo / "notes.md").read_text() == "mine\n"

@@ -36,3 +36,22 @@ def past_this_second() -> None:
     second = time.time_ns() // 1_000_000_000
     while time.time_ns() // 1_000_000_000 == second:
         time.sleep(0.01)
+
+
+def logging_git(folder: Path, log: Path) -> Path:
+    """A `git` first on PATH that writes each call's arguments to `log`, then runs git."""
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
+    folder.mkdir()
+    shim = folder / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {real.strip()} "$@"\n')
+    shim.chmod(0o755)
+    return folder
+
+
+def subcommands(log: Path) -> list[str]:
+    """The git subcommand of each logged call (what follows git's own options)."""
+    found = []
+    for call in log.read_text().splitlines():
+        words = iter(call.split())
+        found += [next(w for w in words if not (w.startswith("-") and (w != "-c" or next(words))))]
+    return found

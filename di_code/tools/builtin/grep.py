@@ -19,6 +19,7 @@ from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
 from di_code.system.files.opener import open_target
 from di_code.system.files.resolve import Target
+from di_code.system.names import escape_name
 from di_code.tools.builtin.cards import GREP, GREP_DEFAULT_LIMIT
 from di_code.tools.builtin.support.grep_search import Hit, OneFile, Query, search
 from di_code.tools.builtin.support.ripgrep import find_ripgrep, required, search_folder
@@ -26,7 +27,6 @@ from di_code.tools.builtin.support.truncation import keep_head
 from di_code.tools.common.base import WorkspaceTool
 from di_code.tools.common.errors import check_aborted
 from di_code.tools.common.files import open_error, searchable
-from di_code.tools.common.names import escape_name
 from di_code.tools.common.workspace import Workspace
 
 LINE_CHARS = 500

@@ -11,12 +11,12 @@ from typing import Any, ClassVar
 from di_code.agent.tool import ToolOutput, ToolResult, ToolUpdate
 from di_code.ai.types import TextContent
 from di_code.system.abort import AbortSignal
+from di_code.system.names import escape_name
 from di_code.tools.builtin.cards import LS, LS_DEFAULT_LIMIT
 from di_code.tools.builtin.support.truncation import keep_head
 from di_code.tools.common.base import WorkspaceTool
 from di_code.tools.common.errors import ToolError
 from di_code.tools.common.files import searchable
-from di_code.tools.common.names import escape_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,9 @@ from pathlib import Path
 from msgspec import Struct, field
 
 from di_code.system.files.resolve import Outside, Target, resolve_path
+from di_code.system.names import escape_name, unescaped_path
 from di_code.tools.common.errors import ToolError
 from di_code.tools.common.files import open_error
-from di_code.tools.common.names import escape_name, unescaped_path
 
 
 class Workspace(Struct, frozen=True):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ _NAME = re.compile(r"^(?!.*__)[A-Za-z0-9_-]{0,39}[A-Za-z0-9-]$")
 """Server names become part of tool names (`mcp__NAME__TOOL`), which providers restrict, and
 which a rule `mcp__NAME` covers by their start: with `__` in a name, or `_` at its end, the
 tools of server `fx__b` (or `fx_`) would start `mcp__fx__` as server `fx`'s do."""
+_NAME_RULE = "names may use letters, digits, - and _ (at most 40; no __, no _ at the end)"
 
 
 class McpServerConfig(Struct, frozen=True):
@@ -51,6 +52,20 @@ class McpServerConfig(Struct, frozen=True):
     """The folders of the untrusted project it starts in: its command is not looked up in
     them, nor in a relative PATH entry (launcher.path_outside), so that a repository's program
     never runs under the name of the user's server."""
+
+
+def well_named(
+    configs: Iterable[McpServerConfig],
+) -> tuple[list[McpServerConfig], list[str]]:
+    """`configs` whose names may start tool names, and one warning per other: an editor's
+    servers come as configs, a file's through `parse_servers`, and both are held to it."""
+    kept, warnings = [], []
+    for config in configs:
+        if _NAME.match(config.name):
+            kept.append(config)
+        else:
+            warnings.append(f"{config.source}: MCP server {config.name!r} ignored: {_NAME_RULE}")
+    return kept, warnings
 
 
 def parse_servers(raw: Any, source: str) -> tuple[list[McpServerConfig], list[str]]:
@@ -80,9 +95,7 @@ def parse_mcp_json(path: Path, raw: bytes) -> tuple[list[McpServerConfig], list[
 
 def _server(name: str, entry: Any, source: str) -> McpServerConfig:
     if not _NAME.match(name):
-        raise ValueError(
-            "names may use letters, digits, - and _ (at most 40; no __, no _ at the end)"
-        )
+        raise ValueError(_NAME_RULE)
     if not isinstance(entry, dict):
         raise ValueError("expected a table")
     command, url = entry.get("command"), entry.get("url")
