@@ -27,7 +27,7 @@ import pytest
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support.chat import spawn_chat
 from tests.support.disks import fill, tiny_disk
-from tests.support.git import git
+from tests.support.git import aged, git
 from tests.support.hanging_git import hanging_git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import processes_running, wait_until
@@ -192,6 +192,7 @@ def test_a_stop_while_the_snapshot_after_a_tool_hangs_ends_within_its_bound(
     bound (143), no git left, and the next prompt is recorded and undone exactly."""
     env = cli_env(di_code_home, llm_server)
     repository(workspace)
+    aged(workspace)  # no file is hashed (and imported) again before the tool
     llm_server.script(Turn(text="hello"))
     assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
     hanging, seen = hanging_git(tmp_path, "fast-import")
