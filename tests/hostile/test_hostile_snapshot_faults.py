@@ -18,7 +18,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pexpect
@@ -388,6 +388,30 @@ def test_a_full_home_while_the_private_index_is_staged_leaves_no_copy_and_loses_
         undone_exactly(llm_server, env, workspace, "--continue")
 
 
+def test_a_full_object_store_never_fails_a_prompt_whose_files_keep_their_bytes(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """`.git/objects` full to the last byte; the prompt's tools touch every file and write one
+    with the bytes it has. README: a prompt that changes nothing adds no object, so nothing
+    needs room: the prompt is recorded without a word."""
+    env = cli_env(di_code_home, llm_server)
+    with tiny_disk(workspace / ".git" / "objects", "2m") as objects:
+        repository(workspace)
+        aged(workspace)
+        llm_server.script(Turn(text="hello"))
+        assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
+        fill(objects)
+        same = {"path": "b.txt", "content": "b\n"}
+        llm_server.script(
+            call("bash", {"command": "touch a.txt b.txt"}, "c1"),
+            call("write", same, "c2"),
+            Turn(text="done"),
+        )
+        ran = di_code(env, workspace, "run", "--continue", "--yes", "--sandbox", "off", "touch")
+        assert ran.returncode == 0, ran.stderr
+        assert "checkpoint" not in ran.stderr, ran.stderr
+
+
 # 4. What git is fed --------------------------------------------------------------------------
 
 ODD_NAMES = [
@@ -514,6 +538,35 @@ def test_a_repository_naming_programs_everywhere_runs_none_while_blobs_are_impor
     assert not marker.exists()
 
 
+def test_over_a_hundred_changed_blobs_with_twins_and_known_bytes_come_back_exact(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """Around the number of blobs that go to git without asking which it lacks (100): 130
+    changed files, half of them twins of each other, some with bytes the repository holds
+    already (a committed file's, an empty one); the tool changes them all; undo is exact."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    for i in range(130):
+        (workspace / f"f{i:03}.txt").write_bytes(b"%d\n" % i)
+    git(workspace, "add", "-A")
+    git(workspace, "commit", "-qm", "many")
+    aged(workspace)
+    llm_server.script(Turn(text="hello"))
+    assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
+    for i in range(130):
+        twin = b"twin\n" if i % 2 else b"%d\n" % (i + 1) if i % 3 else b"b\n" if i % 5 else b""
+        (workspace / f"f{i:03}.txt").write_bytes(twin)
+    before = contents(workspace)
+    command = "for f in f*.txt; do echo tool > $f; done"
+    llm_server.script(call("bash", {"command": command}, "c1"), Turn(text="done"))
+    ran = di_code(env, workspace, "run", "--continue", "--yes", "--sandbox", "off", "all")
+    assert ran.returncode == 0, ran.stderr
+    assert "checkpoint" not in ran.stderr, ran.stderr
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == before
+
+
 # 5. Outside git ------------------------------------------------------------------------------
 
 
@@ -564,3 +617,57 @@ def test_outside_git_a_folder_made_a_repository_mid_prompt_keeps_the_writes_undo
     undone = di_code(env, workspace, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert (workspace / "notes.txt").read_bytes() == b"original\n"
+
+
+def _bare_layout(work: Path, other: Path) -> dict[str, str]:
+    git(work, "init", "-q", "--bare", ".")
+    return {}
+
+
+def _git_file_to_nowhere(work: Path, other: Path) -> dict[str, str]:
+    (work / ".git").write_text(f"gitdir: {other / 'gone'}\n")
+    return {}
+
+
+def _work_tree_elsewhere(work: Path, other: Path) -> dict[str, str]:
+    git(work, "init", "-q")
+    git(work, "config", "core.worktree", str(other))
+    return {}
+
+
+def _git_dir_in_the_environment(work: Path, other: Path) -> dict[str, str]:
+    git(other, "init", "-q")
+    return {"GIT_DIR": str(other / ".git"), "GIT_WORK_TREE": str(other)}
+
+
+LAYOUTS = [_bare_layout, _git_file_to_nowhere, _work_tree_elsewhere, _git_dir_in_the_environment]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS, ids=[layout.__name__[1:] for layout in LAYOUTS])
+def test_a_folder_git_does_not_take_as_this_work_tree_gets_the_backups_undo(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path,
+    layout: Callable[[Path, Path], dict[str, str]],
+) -> None:  # fmt: skip
+    """A workspace laid out as a bare repository, with a `.git` file naming nothing, with a
+    work tree configured elsewhere, or run with `GIT_DIR`/`GIT_WORK_TREE` naming another
+    repository: start-up finds no work tree of this folder, so the write's original is copied;
+    undo restores it, and the other folder is neither recorded nor touched."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "notes.txt").write_bytes(b"the other folder's\n")
+    extra = layout(workspace, other)
+    (workspace / "notes.txt").write_bytes(b"original\n")
+    others = contents(other)
+    env = cli_env(di_code_home, llm_server, **extra)
+    llm_server.script(call("write", {"path": "notes.txt", "content": "model\n"}, "c1"))
+    llm_server.script(Turn(text="done"))
+    ran = di_code(env, workspace, "run", "--yes", "write")
+    assert ran.returncode == 0, ran.stderr
+    assert (workspace / "notes.txt").read_bytes() == b"model\n"
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert (workspace / "notes.txt").read_bytes() == b"original\n"
+    assert contents(other) == others
+    for repository_folder in (workspace, other / ".git", workspace / ".git"):
+        refs = repository_folder / "refs" / "di-code"
+        assert not refs.exists(), refs
