@@ -269,6 +269,40 @@ def test_esc_in_chat_at_the_tree_step_then_the_same_chats_undo_is_exact(
     assert contents(workspace) == before
 
 
+def dead_pid() -> int:
+    """The id of a process that has ended (and been waited for)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_copies_of_the_private_index_killed_runs_left_go_once_old_and_no_link_is_followed(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Beside the private index, what killed runs were writing: a copy two hours old, a
+    link (two hours old) to a file of the user's outside, and a copy of a minute ago. README:
+    the copy a killed run was writing is removed by a later run once an hour old, and no link
+    is followed. The next prompt is undone exactly; the outside file is untouched."""
+    env = cli_env(di_code_home, llm_server)
+    prepared(llm_server, env, workspace)
+    [index] = di_code_home.rglob("snapshot-cache/*.index")
+    pid = dead_pid()
+    old, link, fresh = (index.with_name(f"{index.name}.{pid}.{n}.tmp") for n in (1, 2, 3))
+    old.write_bytes(index.read_bytes())
+    fresh.write_bytes(index.read_bytes())
+    mine = tmp_path / "mine.txt"
+    mine.write_bytes(b"the user's own\n")
+    link.symlink_to(mine)
+    two_hours_ago = time.time() - 7200
+    for path in (old, link):
+        os.utime(path, (two_hours_ago, two_hours_ago), follow_symlinks=False)
+    undone_exactly(llm_server, env, workspace, "--continue")
+    assert not old.exists()
+    assert not link.is_symlink()
+    assert fresh.exists()
+    assert mine.read_bytes() == b"the user's own\n"
+
+
 # 2. Two processes on one repository ----------------------------------------------------------
 
 
