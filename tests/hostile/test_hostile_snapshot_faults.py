@@ -303,6 +303,22 @@ def test_copies_of_the_private_index_killed_runs_left_go_once_old_and_no_link_is
     assert mine.read_bytes() == b"the user's own\n"
 
 
+@pytest.mark.parametrize("step", ["write-tree", "update-ref"])
+def test_a_stopped_snapshots_objects_pruned_by_the_users_gc_cost_the_next_prompt_nothing(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path, step: str
+) -> None:
+    """A run stopped after its import wrote the blobs of the user's change (no ref keeps them
+    yet); the user's `git gc --prune=now` deletes them. The next prompt, whose private index
+    may name them, is recorded and undone exactly."""
+    env = cli_env(di_code_home, llm_server)
+    prepared(llm_server, env, workspace)
+    running = stalled(llm_server, env, workspace, tmp_path, step, "run", "-c", "--yes", "wait")
+    err, _ = stop(running, signal.SIGTERM)
+    assert running.returncode == 143, err
+    git(workspace, "gc", "-q", "--prune=now")  # with what the stopped git left
+    undone_exactly(llm_server, env, workspace, "--continue")
+
+
 # 2. Two processes on one repository ----------------------------------------------------------
 
 
@@ -483,6 +499,33 @@ def test_odd_names_and_stream_like_bytes_among_changed_blobs_come_back_byte_exac
     ran = di_code(env, workspace, "run", "--continue", "--yes", "--sandbox", "off", "clobber")
     assert ran.returncode == 0, ran.stderr
     assert all(data == b"tool" for data in contents(workspace).values())
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == before
+
+
+def test_the_models_writes_to_odd_names_are_undone_exactly(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """The model's write tool makes files named like options and with a newline, and
+    rewrites one named `--all` (the paths a tool's snapshot is told about); undo deletes what
+    it made and gives `--all` its bytes back."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    (workspace / "--all").write_bytes(b"the user's\n")
+    aged(workspace)
+    llm_server.script(Turn(text="hello"))
+    assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
+    before = contents(workspace)
+    writes = [("-n", "made\n"), ("x\ny.txt", "made\n"), ("--all", "model\n"), ("sub/-", "m\n")]
+    specs = tuple(
+        ToolCallSpec("write", {"path": path, "content": content}, f"c{n}")
+        for n, (path, content) in enumerate(writes)
+    )
+    llm_server.script(Turn(tool_calls=specs), Turn(text="done"))
+    ran = di_code(env, workspace, "run", "--continue", "--yes", "odd")
+    assert ran.returncode == 0, ran.stderr
+    assert (workspace / "x\ny.txt").exists()
     undone = di_code(env, workspace, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert contents(workspace) == before
