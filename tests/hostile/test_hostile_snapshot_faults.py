@@ -269,6 +269,33 @@ def test_esc_in_chat_at_the_tree_step_then_the_same_chats_undo_is_exact(
     assert contents(workspace) == before
 
 
+def test_a_prompt_stopped_after_its_record_stays_listed_and_undo_skips_it(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """README: a prompt whose first record was already made when the stop came stays listed,
+    with nothing to undo; `undo` takes back the newest prompt that changed files, and keeps
+    what the user changed between the two."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    llm_server.script(*CHANGE)
+    assert di_code(env, workspace, "run", "--yes", "first prompt").returncode == 0
+    kept = git(workspace, "for-each-ref", "refs/di-code/").count("\n")
+    (workspace / "b.txt").write_bytes(b"b, the user's\n")  # a new tree: a new ref
+    llm_server.script(STALL)
+    asked = len(llm_server.requests)
+    running = start(env, workspace, "run", "--continue", "--yes", "recorded prompt")
+    wait_until(lambda: len(llm_server.requests) > asked, "the request")
+    refs = lambda: git(workspace, "for-each-ref", "refs/di-code/").count("\n")  # noqa: E731
+    wait_until(lambda: refs() > kept, "the prompt's record")
+    err, _ = stop(running, signal.SIGTERM)
+    assert running.returncode == 143, err
+    listed = di_code(env, workspace, "undo", "--list")
+    assert "first prompt" in listed.stdout and "recorded prompt" in listed.stdout, listed.stdout
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == {b"a.txt": b"a\n", b"b.txt": b"b, the user's\n"}
+
+
 def dead_pid() -> int:
     """The id of a process that has ended (and been waited for)."""
     child = subprocess.Popen(["true"])
