@@ -346,6 +346,28 @@ def test_a_stopped_snapshots_objects_pruned_by_the_users_gc_cost_the_next_prompt
     undone_exactly(llm_server, env, workspace, "--continue")
 
 
+def test_a_work_tree_look_that_times_out_at_start_up_still_gets_bashs_changes_undone(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Start-up's look for the work tree (`rev-parse`, given at most 5 s) hangs: the folder is
+    still inside git, so the prompt's checkpoints must not take it for one outside git, where
+    what bash changes cannot be undone (README: every prompt can be taken back, including
+    what bash changed)."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    before = contents(workspace)
+    hanging, seen = hanging_git(tmp_path, "rev-parse")
+    command = "echo bash > a.txt && rm b.txt && echo new > c.txt"
+    llm_server.script(call("bash", {"command": command}, "c1"), Turn(text="done"))
+    ran = di_code(env | hanging, workspace, "run", "--yes", "--sandbox", "off", "change")
+    assert ran.returncode == 0, ran.stderr
+    assert seen.exists()  # the look hung
+    assert contents(workspace) != before
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == before
+
+
 # 2. Two processes on one repository ----------------------------------------------------------
 
 
