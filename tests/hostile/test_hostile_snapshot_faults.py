@@ -346,17 +346,19 @@ def test_a_stopped_snapshots_objects_pruned_by_the_users_gc_cost_the_next_prompt
     undone_exactly(llm_server, env, workspace, "--continue")
 
 
+@pytest.mark.parametrize("step", ["rev-parse", "status"])
 def test_a_work_tree_look_that_times_out_at_start_up_still_gets_bashs_changes_undone(
-    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path, step: str
 ) -> None:
-    """Start-up's look for the work tree (`rev-parse`, given at most 5 s) hangs: the folder is
+    """Start-up's look for the work tree (`rev-parse`, then `status`, each given at most 5 s)
+    hangs: the folder is
     still inside git, so the prompt's checkpoints must not take it for one outside git, where
     what bash changes cannot be undone (README: every prompt can be taken back, including
     what bash changed)."""
     env = cli_env(di_code_home, llm_server)
     repository(workspace)
     before = contents(workspace)
-    hanging, seen = hanging_git(tmp_path, "rev-parse")
+    hanging, seen = hanging_git(tmp_path, step)
     command = "echo bash > a.txt && rm b.txt && echo new > c.txt"
     llm_server.script(call("bash", {"command": command}, "c1"), Turn(text="done"))
     ran = di_code(env | hanging, workspace, "run", "--yes", "--sandbox", "off", "change")
