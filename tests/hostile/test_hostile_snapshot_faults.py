@@ -351,10 +351,9 @@ def test_a_work_tree_look_that_times_out_at_start_up_still_gets_bashs_changes_un
     llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path, step: str
 ) -> None:
     """Start-up's look for the work tree (`rev-parse`, then `status`, each given at most 5 s)
-    hangs: the folder is
-    still inside git, so the prompt's checkpoints must not take it for one outside git, where
-    what bash changes cannot be undone (README: every prompt can be taken back, including
-    what bash changed)."""
+    hangs: the folder is still inside git, so the prompt's checkpoints must not take it for
+    one outside git, where what bash changes cannot be undone (README: every prompt can be
+    taken back, including what bash changed)."""
     env = cli_env(di_code_home, llm_server)
     repository(workspace)
     before = contents(workspace)
