@@ -392,6 +392,32 @@ def test_a_run_stopped_mid_tree_beside_another_run_costs_neither_a_byte(
     undone_exactly(llm_server, env, workspace, "--session", session_a)
 
 
+def test_undo_of_a_session_whose_snapshot_hangs_is_refused_until_the_run_is_stopped(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """README (Sessions): while a run holds the session, its `undo` is refused (exit 2, one
+    line) and touches nothing, even while the run's snapshot hangs listing the files; once the
+    run is stopped, undo takes back the prompt before it."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    before = contents(workspace)
+    llm_server.script(*CHANGE)
+    assert di_code(env, workspace, "run", "--yes", "first").returncode == 0
+    changed = contents(workspace)
+    running = stalled(llm_server, env, workspace, tmp_path, "ls-files", "run", "-c", "--yes", "w")
+    try:
+        refused = di_code(env, workspace, "undo", "--yes")
+        assert contents(workspace) == changed
+    finally:
+        err, _ = stop(running, signal.SIGTERM)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert refused.stderr.count("\n") == 1 and "in use by another di-code" in refused.stderr
+    assert running.returncode == 143, err
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == before
+
+
 # 3. Full disks -------------------------------------------------------------------------------
 
 LARGE_WRITE = {"path": "big.txt", "content": os.urandom(400_000).hex()}
