@@ -28,6 +28,7 @@ for module, tests in runpy.run_path("scripts/coverage_report.py")["GUARDED"].ite
 [ -x .venv/bin/mutmut ] || .venv/bin/pip install -q "mutmut>=3.8,<4"
 
 toml_list() { printf '"%s", ' "$@" | sed 's/, $//'; }
+in_namespace() { bwrap --dev-bind / / --proc /proc --unshare-pid --die-with-parent "$@"; }
 
 for entry in "${MODULES[@]}"; do
   module=${entry%%|*}
@@ -44,8 +45,15 @@ for entry in "${MODULES[@]}"; do
   echo "== $module against ${tests[*]}"
   # In a pid namespace of its own: a mutant of children.py that widens a kill (every process
   # on the machine instead of di-code's descendants) reaches only this run's processes.
-  (cd "$copy" && bwrap --dev-bind / / --proc /proc --unshare-pid --die-with-parent \
-     "$root/.venv/bin/mutmut" run --max-children 2 >/dev/null 2>&1 || true
+  (cd "$copy" && in_namespace "$root/.venv/bin/mutmut" run --max-children 2 >run.log 2>&1 || true
+   # mutmut runs a mutant only against the tests it saw call the mutated function in the test
+   # process: a test that runs the module in a program of its own (children's stop at exit,
+   # a batch task's death signal, a user without rights) is never asked. So each mutant that
+   # survived, or that no test reached, is run again against all of the module's tests.
+   mapfile -t again < <("$root/.venv/bin/python" "$root/scripts/mutation_again.py")
+   if [ ${#again[@]} -gt 0 ]; then
+     in_namespace "$root/.venv/bin/mutmut" run --max-children 2 "${again[@]}" >again.log 2>&1 || true
+   fi
    "$root/.venv/bin/mutmut" results --all true >results.txt 2>/dev/null || true
    grep -v ": killed$" results.txt || true
    awk -F': ' '{count[$NF]++; n++} $NF == "killed" || $NF == "timeout" {dead++}

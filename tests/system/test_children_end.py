@@ -302,12 +302,19 @@ def test_a_stop_the_kernel_refuses_ends_quietly() -> None:
 
 def test_what_carries_a_mark_is_found_past_environments_it_cannot_read(tmp_path: Path) -> None:
     """Not as root, another user's environment (/proc/PID/environ) is closed, pid 1's among
-    them: the search goes on past each one it cannot read."""
+    them: the search goes on past each one it cannot read. (As root, the program makes the
+    marked process its new user's, then drops to that user.)"""
     mark = f"past-closed-{os.getpid()}-{tmp_path.name}"
     finder = program(
         DROPS + "import subprocess, time\n"
-        "from di_code.system.children import carrying\n"
-        "if os.geteuid() == 0:\n"
+        "from di_code.system.children import carrying, open_child\n"
+        "root = os.geteuid() == 0\n"
+        "as_dropped = dict(user=65533, group=65533, extra_groups=[]) if root else {}\n"
+        "marked = open_child(\n"
+        "    ['sleep', '300'], stdout=subprocess.DEVNULL,\n"
+        f"    env={{**os.environ, {MARK!r}: {mark!r}}}, **as_dropped\n"
+        ")\n"
+        "if root:\n"
         "    drop()\n"
         "try:\n"
         "    open('/proc/1/environ', 'rb').close()\n"
@@ -315,8 +322,7 @@ def test_what_carries_a_mark_is_found_past_environments_it_cannot_read(tmp_path:
         "    raise SystemExit(0)\n"
         "except PermissionError:\n"
         "    pass\n"
-        f"marked = subprocess.Popen(['sleep', '300'], env={{**os.environ, {MARK!r}: {mark!r}}})\n"
-        # its environment opens to its user once its exec is through (a process forked by one
+        # its environment opens to its user once its exec is through (a process made by one
         # that changed its user may not be read before)
         "while True:\n"
         "    try:\n"
@@ -325,8 +331,6 @@ def test_what_carries_a_mark_is_found_past_environments_it_cannot_read(tmp_path:
         "    except PermissionError:\n"
         "        time.sleep(0.01)\n"
         f"print(carrying({MARK + '=' + mark!r}) == [marked.pid], flush=True)\n"
-        "marked.kill()\n"
-        "marked.wait()\n"
     )
     told = ended(finder).strip()
     if told == "pid 1 open":
