@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -104,6 +106,30 @@ def test_a_linked_worktree_whose_git_file_points_elsewhere_is_snapshotted_and_un
     assert not (linked / "made.txt").exists()
     assert (main / TRACKED).read_text() == ORIGINAL
     assert sorted(p.name for p in main.iterdir()) == [".git", TRACKED]
+
+
+def test_a_git_file_pointing_into_another_repository_touches_none_of_its_files(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """The workspace's `.git` is a file naming another repository's git directory (as a
+    planted one would): git takes the workspace as that repository's work tree. Undo restores
+    the workspace; the other repository's files, index and HEAD are as they were."""
+    other = committed(tmp_path / "other")
+    index, head = (other / ".git" / "index").read_bytes(), git(other, "rev-parse", "HEAD")
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (workspace / ".git").write_text(f"gitdir: {other / '.git'}\n")
+    (workspace / TRACKED).write_text("the workspace's own\n")
+    said = prompt_then_undo(
+        di_code_home, llm_server, workspace, f"echo changed > {TRACKED} && echo x > made.txt"
+    )
+    assert git_line(llm_server).startswith("Git: branch main;"), said
+    assert (workspace / TRACKED).read_text() == "the workspace's own\n", said
+    assert not (workspace / "made.txt").exists()
+    assert (other / TRACKED).read_text() == ORIGINAL
+    assert sorted(p.name for p in other.iterdir()) == [".git", TRACKED]
+    assert (other / ".git" / "index").read_bytes() == index
+    assert git(other, "rev-parse", "HEAD") == head
 
 
 def test_a_core_worktree_elsewhere_is_neither_reported_nor_touched(
@@ -276,22 +302,32 @@ def test_a_replaced_system_prompt_still_leaves_the_checkpoints_in_git(
     assert "Git:" not in str(llm_server.requests[0].body)
 
 
-def test_a_git_that_hangs_on_rev_parse_is_not_waited_for_and_undo_still_works(
-    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
-) -> None:
-    """A slow git first on PATH hangs once at `rev-parse --show-toplevel`: the git line says
-    the state is unknown (the 5 s bound), and the prompt's checkpoint asks git again."""
+def slow_git(folder: Path, step: str, seen: Path) -> str:
+    """PATH with a git first that hangs the first time `step` comes (writing its process id to
+    `seen`), and runs the real git otherwise."""
     real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
-    programs, seen = tmp_path / "bin", tmp_path / "hung"
+    programs = folder / "bin"
     programs.mkdir()
     (programs / "git").write_text(
-        f'#!/bin/sh\ncase " $* " in *" --show-toplevel "*) if [ ! -e {seen} ]; then\n'
-        f'  : > {seen}; exec sleep 60\nfi;; esac\nexec {real.strip()} "$@"\n'
+        f'#!/bin/sh\ncase " $* " in *" {step} "*) if [ ! -e {seen} ]; then\n'
+        f"  echo $$ > {seen}.tmp; mv {seen}.tmp {seen}; exec sleep 60\nfi;; esac\n"
+        f'exec {real.strip()} "$@"\n'
     )
     (programs / "git").chmod(0o755)
+    return f"{programs}:{os.environ['PATH']}"
+
+
+@pytest.mark.parametrize("step", ["--show-toplevel", "status"])
+def test_a_git_that_hangs_at_start_up_is_not_waited_for_and_undo_still_works(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path, step: str
+) -> None:
+    """A slow git first on PATH hangs once, where the work tree is asked or at the status: the
+    git line says the state is unknown (the 5 s bound), and the prompt's checkpoint still
+    snapshots the work tree (asked again, or taken from the first answer)."""
+    seen = tmp_path / "hung"
+    path = slow_git(tmp_path, step, seen)
     repo = committed(tmp_path / "repo")
-    path = f"{programs}:{os.environ['PATH']}"
-    bash_turns(llm_server, f"echo changed > {TRACKED}")
+    bash_turns(llm_server, f"echo changed > {TRACKED} && echo x > made.txt")
     ran = di(di_code_home, llm_server, repo, "run", "--yes", "--sandbox", "off", "go", PATH=path)
     assert ran.returncode == 0, ran.stderr
     assert seen.exists()
@@ -299,6 +335,49 @@ def test_a_git_that_hangs_on_rev_parse_is_not_waited_for_and_undo_still_works(
     undone = di(di_code_home, llm_server, repo, "undo", "--yes")
     assert undone.returncode == 0, undone.stdout + undone.stderr
     assert (repo / TRACKED).read_text() == ORIGINAL
+    assert not (repo / "made.txt").exists()
+
+
+def test_a_stop_while_git_hangs_at_start_up_ends_di_code_and_its_git(
+    di_code_home: Path, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """SIGTERM while the work tree's question hangs: di-code ends (the stop's bound, generous
+    here) and the hanging git ends with it; the model is never asked."""
+    seen = tmp_path / "hung"
+    path = slow_git(tmp_path, "--show-toplevel", seen)
+    repo = committed(tmp_path / "repo")
+    llm_server.script(Turn(text="hello"))
+    child = subprocess.Popen(
+        [DI_CODE, "run", "go"], cwd=repo, env=cli_env(di_code_home, llm_server, PATH=path),
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        while not seen.exists():
+            assert child.poll() is None, child.communicate()
+            time.sleep(0.05)
+        child.send_signal(signal.SIGTERM)
+        _, stderr = child.communicate(timeout=20)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode != 0 and b"Traceback" not in stderr, stderr
+    hung = int(seen.read_text())
+    assert wait_gone(hung), f"git {hung} outlived di-code"
+    assert llm_server.requests == []
+
+
+def wait_gone(pid: int) -> bool:
+    """Whether process `pid` ends (or is a zombie) within 10 s."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            return True
+        if state == "Z":
+            return True
+        time.sleep(0.05)
+    return False
 
 
 @pytest.mark.parametrize(
