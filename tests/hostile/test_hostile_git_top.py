@@ -435,3 +435,20 @@ async def test_acp_sessions_of_several_folders_each_find_their_own_git(
     assert (repo / TRACKED).read_text() == ORIGINAL
     assert not (repo / "made.txt").exists()
     assert (plain / "notes.txt").read_text() == "mine\n"
+
+
+async def test_an_acp_session_whose_folder_becomes_a_repository_before_its_prompt_snapshots_it(
+    editor: Editor, llm_server: LLMServer, tmp_path: Path
+) -> None:
+    """session/new in a plain folder; the user runs `git init` and commits before the first
+    prompt: that prompt's bash change is undone (git is asked at the prompt, not at
+    session/new)."""
+    folder = tmp_path / "later"
+    folder.mkdir()
+    session = await editor.new(folder)
+    committed(folder)
+    bash_turns(llm_server, f"echo changed > {TRACKED}")
+    await editor.prompt(session, "change it")
+    assert (folder / TRACKED).read_text() == "changed\n"
+    await editor.prompt(session, "/undo")
+    assert (folder / TRACKED).read_text() == ORIGINAL
