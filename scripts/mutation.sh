@@ -49,6 +49,12 @@ for module, tests in runpy.run_path("scripts/coverage_report.py")["GUARDED"].ite
 [ -x .venv/bin/mutmut ] || .venv/bin/pip install -q "mutmut>=3.8,<4"
 
 toml_list() { printf '"%s", ' "$@" | sed 's/, $//'; }
+# In a pid namespace and a session of its own: a mutant of children.py that widens a kill
+# (every process on the machine instead of di-code's descendants) reaches only this run's
+# processes. The session matters too: a process group is not bound to a namespace, and inside
+# it the group of a leader outside reads as 0, which a kill takes for the caller's own group.
+in_namespace() { bwrap --dev-bind / / --proc /proc --unshare-pid --new-session --die-with-parent "$@"; }
+unchecked() { "$root/.venv/bin/mutmut" results --all true 2>/dev/null | grep -c ": not checked$"; }
 
 for entry in "${MODULES[@]}"; do
   module=${entry%%|*}
@@ -73,13 +79,31 @@ for entry in "${MODULES[@]}"; do
     sed -i "s/^timeout_constant = .*/timeout_constant = $MUTATION_TIMEOUT/" "$copy/pyproject.toml"
   fi
   echo "== $module against ${tests[*]}${names[*]:+ (only ${names[*]})}"
-  # In a pid namespace of its own: a mutant of children.py that widens a kill (every process
-  # on the machine instead of di-code's descendants) reaches only this run's processes.
-  (cd "$copy" && PYTHONPATH=$copy/scripts bwrap --dev-bind / / --proc /proc --unshare-pid \
-     --die-with-parent "$root/.venv/bin/mutmut" run --max-children 2 "${names[@]}" >/dev/null 2>&1 || true
+  # A mutant that ends mutmut itself (a kill of every group in the namespace) stops the run
+  # part-way; it is taken up again where it stopped, twice at most (a run of named mutants
+  # leaves the others unchecked: it is not taken up).
+  (cd "$copy" && export PYTHONPATH=$copy/scripts && for _ in 1 2 3; do
+     in_namespace "$root/.venv/bin/mutmut" run --max-children 2 "${names[@]}" >>run.log 2>&1 || true
+     [ ${#names[@]} -eq 0 ] && [ "$(unchecked)" -gt 0 ] || break
+   done
+   # mutmut runs a mutant only against the tests it saw call the mutated function in the test
+   # process: a test that runs the module in a program of its own (children's stop at exit,
+   # a batch task's death signal, a user without rights) is never asked. So each mutant that
+   # survived, or that no test reached, is run again against all of the module's tests.
+   # One run each: a mutant that kills every group it sees (mutmut's own among them) then
+   # ends only its own run, which fails; it is listed in ended.txt and counted killed.
+   : >ended.txt
+   mapfile -t again < <("$root/.venv/bin/python" "$root/scripts/mutation_again.py")
+   for mutant in "${again[@]}"; do
+     in_namespace "$root/.venv/bin/mutmut" run --max-children 2 "$mutant" >>again.log 2>&1 ||
+       echo "$mutant" >>ended.txt
+   done
    "$root/.venv/bin/mutmut" results --all true >results.txt 2>/dev/null || true
    grep -v ": killed$" results.txt || true
-   awk -F': ' '{count[$NF]++; n++} $NF == "killed" || $NF == "timeout" {dead++}
+   sed 's/^/    ended the run: /' ended.txt
+   awk -F': ' 'FILENAME == ARGV[1] {ended[$1]; next}
+     {name = $1; sub(/^ +/, "", name); status = name in ended ? "ended the run" : $NF}
+     {count[status]++; n++} status ~ /^(killed|timeout|ended the run)$/ {dead++}
      END {for (s in count) printf "%s %d, ", s, count[s]; printf "score %.1f%% of %d\n", 100 * dead / n, n}' \
-     results.txt)
+     ended.txt results.txt)
 done

@@ -49,7 +49,7 @@ def git_state(workspace: Path) -> GitState:
         command = ["status", "--branch", "--porcelain=v1", "--ignore-submodules"]
         out = run_git(workspace, command, timeout=STATUS_TIMEOUT)
     except GitError as exc:
-        if "not a git repository" in str(exc):
+        if _outside_git(exc):
             return GitState(NO_REPOSITORY, None)
         return GitState(f"Git: state unknown ({str(exc)[:_LINE_CAP]})", top, top is not None)
     # git's lines end at LF alone: a branch or a name may hold U+2028 or NEL (splitlines()
@@ -64,6 +64,12 @@ def git_state(workspace: Path) -> GitState:
     rest = f"\n  ... and {more} more" if more > 0 else ""
     status = f"{len(changes)} changed (as git status --short)"
     return GitState(f"Git: {head}; {status}:\n{shown}{rest}", top)
+
+
+def _outside_git(exc: GitError) -> bool:
+    """Whether git's own reason is "not a git repository": those words in a path its message
+    names (a folder so called, of another owner) are not."""
+    return str(exc).partition(" failed: ")[2].startswith("fatal: not a git repository")
 
 
 def _head(branch: str) -> str:

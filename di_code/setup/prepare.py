@@ -147,7 +147,9 @@ async def prepare(
         from di_code.setup.subagents import add_task_tool
 
         add_task_tool(agent, factory, workspace, roots, skills.skills, session)
-    attach = session_recorder(workspace, roots, notify, state)
+    # a chat's or an editor's first prompt may come long after start-up (a `git init`, a
+    # removed `.git` in between), and /clear's sessions later still: only a run's follows
+    attach = session_recorder(workspace, roots, notify, None if chat or switchable else state)
     if session is not None:
         attach(agent, session)
     return Prepared(

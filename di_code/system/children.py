@@ -2,8 +2,8 @@
 
 Every child (bash's commands, hooks, MCP servers, git, rg, the pager) is started here:
 - in a process group of its own (except a child that must share the terminal, the pager),
-  remembered, so that `stop_children` (a normal exit: SIGTERM, then SIGKILL after a grace)
-  and `kill_children` (a hard exit: SIGKILL at once) end the whole group, background jobs a
+  so that `stop_children` (a normal exit: SIGTERM, then SIGKILL after a grace) and
+  `kill_children` (a hard exit: SIGKILL at once) end the whole group, background jobs a
   command left in it included; the groups of children started around this module (an SDK's)
   are found in /proc and ended too;
 - with PR_SET_PDEATHSIG (Linux): the kernel kills it
@@ -113,12 +113,10 @@ async def start_child(*argv: str, **options: Any) -> asyncio.subprocess.Process:
         )
     )
     try:
-        process = await asyncio.shield(making)
+        return await asyncio.shield(making)
     except asyncio.CancelledError:
         making.add_done_callback(_kill_made)
         raise
-    remember(process.pid)
-    return process
 
 
 def _kill_made(making: asyncio.Future[asyncio.subprocess.Process]) -> None:
@@ -203,17 +201,6 @@ def _prctl() -> Callable[..., int]:
     return ctypes.CDLL(None, use_errno=True).prctl
 
 
-_started: set[int] = set()
-"""The process groups (their leaders' pids) started and not yet seen empty."""
-
-
-def remember(pgid: int) -> None:
-    """Stop group `pgid` at exit if anything of it still runs then."""
-    _stop_at_exit()
-    _started.difference_update([old for old in _started if not group_members(old)])
-    _started.add(pgid)
-
-
 @functools.cache
 def _stop_at_exit() -> None:
     atexit.register(stop_children)
@@ -251,13 +238,13 @@ def kill_children() -> None:
 
 
 def _live_groups() -> set[int]:
-    """The remembered groups with a live member and those of every descendant running now
-    (di-code's own group among them: its members are signalled one by one)."""
+    """The groups of every live descendant (di-code's own group among them: its members are
+    signalled one by one). Every process of a group a child was started in is among them:
+    only a process of the child's own session (forked below it) can join the group, and
+    di-code is a subreaper, so what a parent leaves stays below di-code."""
     table = _table()
     below = set(_descendants(os.getpid(), table))
-    return {
-        pgid for pid, _, pgid, state in table if state != "Z" and (pid in below or pgid in _started)
-    }
+    return {pgid for pid, _, pgid, state in table if state != "Z" and pid in below}
 
 
 def _signal_group_or_members(pgid: int, number: int) -> None:

@@ -25,6 +25,7 @@ from di_code.system.children import (
     run_child,
     start_child,
 )
+from tests.support.bubblewrap import in_ci
 from tests.support.processes import MARK, alive, wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
@@ -199,3 +200,139 @@ async def test_a_child_runs_in_a_group_of_its_own_unless_it_shares_the_terminal(
     await own.communicate(b"\n")
     shared = run_child(["bash", "-c", "ps -o pgid= -p $$"], own_group=False, capture_output=True)
     assert int(shared.stdout) == os.getpgrp()  # the pager: in di-code's group, on its terminal
+
+
+def test_a_child_that_ended_and_is_not_collected_does_not_hold_the_stop() -> None:
+    """An ended child nobody has collected yet (a zombie) is no live group: the stop returns at
+    once instead of waiting out its grace (600 s here; the test's 60 s bound only ends a
+    hang)."""
+    stopping = program(
+        "import time\n"
+        "from di_code.system.children import open_child, stop_children\n"
+        "child = open_child(['true'])\n"
+        "def state():\n"
+        "    return open(f'/proc/{child.pid}/stat').read().rsplit(')', 1)[1].split()[0]\n"
+        "while state() != 'Z':\n"
+        "    time.sleep(0.02)\n"
+        "stop_children(grace=600)\n"
+        "print('stopped', flush=True)\n"
+    )
+    try:
+        assert ended(stopping).strip() == "stopped"
+    finally:
+        stopping.kill()
+
+
+NEW_PID_NAMESPACE = (
+    "import ctypes, os\n"
+    "flags = 0x20000000 if os.geteuid() == 0 else 0x30000000  # CLONE_NEWPID (and NEWUSER)\n"
+    "if ctypes.CDLL(None, use_errno=True).unshare(flags) != 0:\n"
+    "    print('no namespace:', os.strerror(ctypes.get_errno()), flush=True)\n"
+    "    raise SystemExit(0)\n"
+)
+"""Puts the program's next child in a new pid namespace, as its first process: its parent lies
+outside, so it reads its parent's pid as 0."""
+
+
+def test_a_child_whose_parent_is_not_its_maker_ends_without_running(tmp_path: Path) -> None:
+    """The check between fork and exec: a child whose parent is no longer the process that made
+    it (di-code died before the exec; it was handed to a reaper) exits 1 without running the
+    command. Reached here without a death: the child is the first process of a new pid
+    namespace, where its parent, outside it, reads as pid 0."""
+    marker = tmp_path / "ran"
+    maker = program(
+        NEW_PID_NAMESPACE + "from di_code.system.children import run_child\n"
+        f"print(run_child(['touch', {str(marker)!r}]).returncode, flush=True)\n"
+    )
+    told = ended(maker).strip()
+    if told.startswith("no namespace"):
+        pytest.skip(f"a new pid namespace cannot be made here ({told})")
+    assert told == "1"
+    assert not marker.exists()
+
+
+DROPS = (
+    "import os\n"
+    "def drop():\n"
+    "    os.setgroups([])\n"
+    "    os.setresgid(65533, 65533, 65533)\n"
+    "    os.setresuid(65533, 65533, 65533)\n"
+)
+"""A program's `drop()`: from root to a user of its own (65533), who owns no other process."""
+
+
+def require_root() -> None:
+    """Return as root, who can make processes of other users; else skip, or fail in CI."""
+    if os.geteuid() == 0:
+        return
+    reason = "only root makes the processes of other users these tests need"
+    if in_ci():
+        pytest.fail(f"CI cannot run this test: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def test_a_stop_the_kernel_refuses_ends_quietly() -> None:
+    """Children that belong to another user (a command run through sudo; here made by root
+    before the program drops to a user of its own): the kernel refuses every signal (EPERM),
+    to a group of its own as to a member of di-code's own group, and the stop still ends."""
+    require_root()
+    stopping = program(
+        DROPS + "import subprocess\n"
+        "from di_code.system.children import open_child, stop_children\n"
+        "other = dict(user=65534, group=65534, extra_groups=[], stdout=subprocess.DEVNULL)\n"
+        "apart = open_child(['sleep', '300'], **other)\n"
+        "beside = subprocess.Popen(['sleep', '300'], **other)  # in di-code's group\n"
+        "print(apart.pid, beside.pid, flush=True)\n"
+        "drop()\n"
+        "stop_children(grace=0.2)\n"
+        "print('stopped', flush=True)\n"
+    )
+    pids = [int(pid) for pid in line(stopping).split()]
+    try:
+        assert ended(stopping).strip() == "stopped"
+        assert all(map(alive, pids))  # each signal was refused
+    finally:
+        stopping.kill()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):  # handed to this process, a subreaper
+                os.waitpid(pid, 0)
+
+
+def test_what_carries_a_mark_is_found_past_environments_it_cannot_read(tmp_path: Path) -> None:
+    """Not as root, another user's environment (/proc/PID/environ) is closed, pid 1's among
+    them: the search goes on past each one it cannot read. (As root, the program makes the
+    marked process its new user's, then drops to that user.)"""
+    mark = f"past-closed-{os.getpid()}-{tmp_path.name}"
+    finder = program(
+        DROPS + "import subprocess, time\n"
+        "from di_code.system.children import carrying, open_child\n"
+        "root = os.geteuid() == 0\n"
+        "as_dropped = dict(user=65533, group=65533, extra_groups=[]) if root else {}\n"
+        "marked = open_child(\n"
+        "    ['sleep', '300'], stdout=subprocess.DEVNULL,\n"
+        f"    env={{**os.environ, {MARK!r}: {mark!r}}}, **as_dropped\n"
+        ")\n"
+        "if root:\n"
+        "    drop()\n"
+        "try:\n"
+        "    open('/proc/1/environ', 'rb').close()\n"
+        "    print('pid 1 open', flush=True)\n"
+        "    raise SystemExit(0)\n"
+        "except PermissionError:\n"
+        "    pass\n"
+        # its environment opens to its user once its exec is through (a process made by one
+        # that changed its user may not be read before)
+        "while True:\n"
+        "    try:\n"
+        "        open(f'/proc/{marked.pid}/environ', 'rb').close()\n"
+        "        break\n"
+        "    except PermissionError:\n"
+        "        time.sleep(0.01)\n"
+        f"print(carrying({MARK + '=' + mark!r}) == [marked.pid], flush=True)\n"
+    )
+    told = ended(finder).strip()
+    if told == "pid 1 open":
+        pytest.skip("every environment is open to this user: none is skipped")
+    assert told == "True"

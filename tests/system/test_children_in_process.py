@@ -6,6 +6,8 @@ The stop ends whatever this test process started: no fixture here keeps a child 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -22,6 +24,7 @@ from di_code.system.children import (
     kill_tree,
     open_child,
     run_child,
+    set_death_signal,
     start_child,
     stop_children,
 )
@@ -200,3 +203,101 @@ def test_a_child_that_ended_and_is_not_yet_collected_is_no_member() -> None:
     wait_until(lambda: not alive(process.pid), "the child to end (a zombie until collected)")
     assert group_members(process.pid) == []
     assert process.wait() == 0
+
+
+def death_signal() -> int:
+    """The signal the kernel sends this process when its parent ends (PR_GET_PDEATHSIG)."""
+    death = ctypes.c_int()
+    ctypes.CDLL(None).prctl(2, ctypes.byref(death))
+    return death.value
+
+
+def test_a_batch_task_asks_for_its_death_signal_itself() -> None:
+    """set_death_signal, read back from the kernel in this process (its own value put back
+    after, with prctl directly)."""
+    before = death_signal()
+    try:
+        set_death_signal(signal.SIGTERM)
+        assert death_signal() == signal.SIGTERM
+    finally:
+        ctypes.CDLL(None).prctl(1, before)  # PR_SET_PDEATHSIG
+
+
+def test_the_launcher_runs_whatever_python_environment_the_command_is_given(
+    tmp_path: Path,
+) -> None:
+    """A project's PYTHONPATH (here: one that holds its own `ctypes`) reaches the command
+    the launcher starts, never the launcher itself (`python -I`)."""
+    (tmp_path / "ctypes.py").write_text("raise SystemExit('the project ran in the launcher')\n")
+    done = subprocess.run(
+        dying_argv(["sh", "-c", 'echo "$PYTHONPATH"']),
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"{tmp_path}\n", "")
+
+
+def test_a_tree_member_collected_during_the_grace_is_no_error() -> None:
+    """The tree is read before the grace: a child that passes the stop on to its own child
+    and collects it (as a batch task's keeper does) leaves a pid that is gone by the kill."""
+    process = open_child(
+        [
+            "bash",
+            "-c",
+            "sleep 300 & child=$!; trap 'kill $child; wait $child; exit 0' TERM; echo ready; wait",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    kill_tree(process, grace=60)  # returns as soon as it has left: 60 s only bounds a hang
+    assert process.returncode == 0
+
+
+def test_a_tree_member_that_left_the_tree_during_the_grace_is_killed_too(tmp_path: Path) -> None:
+    """A child that answers TERM by killing the subshell above a process in a session of its
+    own: that process is handed to this process (a subreaper), out of the tree the kill reads
+    after the grace. The tree read before it still names it."""
+    left = tmp_path / "left"
+    process = open_child(
+        [
+            "bash",
+            "-c",
+            f"(setsid sleep 300 & echo $! > {left}; wait) & keeper=$!; "
+            "trap 'kill -9 $keeper' TERM; echo ready; while :; do sleep 0.05; done",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    wait_until(lambda: left.exists() and left.read_text().endswith("\n"), "the sleep")
+    outside = int(left.read_text())
+    kill_tree(process, grace=2)
+    assert process.returncode == -signal.SIGKILL  # TERM trapped: killed after the grace
+    try:
+        wait_until(lambda: not alive(outside), "the sleep that left the tree to end")
+    finally:  # handed to this process: collected here (killed first if the test failed)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(outside, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(outside, 0)
+
+
+COUNTS_TERM = (
+    "import signal, time\n"
+    "signal.signal(signal.SIGTERM, lambda *_: print('term', flush=True))\n"
+    "print('ready', flush=True)\n"
+    "while True:\n"
+    "    time.sleep(1)\n"
+)
+"""A child that stays after SIGTERM and prints a line for each one it receives."""
+
+
+def test_a_stop_asks_each_group_once() -> None:
+    """TERM once per group, then SIGKILL after the grace: to many programs (di-code among
+    them) a second stop signal means "end now, skip the clean-up"."""
+    process = open_child([sys.executable, "-c", COUNTS_TERM], stdout=subprocess.PIPE)
+    assert process.stdout is not None and process.stdout.readline() == b"ready\n"
+    stop_children(grace=1)
+    assert process.wait(timeout=60) == -signal.SIGKILL
+    assert process.stdout.read().splitlines() == [b"term"]
