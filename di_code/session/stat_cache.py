@@ -144,8 +144,13 @@ class StatCache:
             self._swept = True
             self._remove_left_copies()
         temp = self.staged
-        with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as handle:
-            handle.write(data)
+        try:
+            with os.fdopen(open_private(temp, os.O_WRONLY | os.O_TRUNC), "wb") as handle:
+                handle.write(data)
+        except OSError:  # a full home: a partial copy would hold the space for an hour
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
         with contextlib.suppress(FileNotFoundError):  # named by this thread: a killed git's
             os.unlink(temp.with_name(temp.name + ".lock"))
 

@@ -20,7 +20,7 @@ import pytest
 
 from di_code.session.git_snapshot import GitSnapshots
 from di_code.session.stat_cache import StatCache
-from tests.support.git import git, past_this_second
+from tests.support.git import aged, git, past_this_second
 from tests.support.undo_cli import planted
 from tests.support.undo_driver import Driver, new_repo
 
@@ -28,16 +28,6 @@ HOUR_AGO = 1_700_000_000
 NFC = unicodedata.normalize("NFC", "caf\u00e9.txt")
 NFD = unicodedata.normalize("NFD", "caf\u00e9.txt")
 HOSTILE_NAMES = ["new\nline.txt", "tab\there.txt", "-rf", " spaced ", NFC, NFD]
-
-
-def aged(repo: Path) -> None:
-    """Give every file of the work tree an old mtime and wait until their status changes are
-    of an earlier second: the next snapshot records real stat data for them all."""
-    for _, dirs, files, folder in os.fwalk(repo):  # by folder: paths beyond PATH_MAX too
-        dirs[:] = [d for d in dirs if d != ".git"]
-        for name in files:
-            os.utime(name, (HOUR_AGO, HOUR_AGO), dir_fd=folder, follow_symlinks=False)
-    past_this_second()
 
 
 def private_index(home: Path) -> Path:

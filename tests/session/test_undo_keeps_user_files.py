@@ -3,11 +3,8 @@ prompt, the user's own changes, and an undo that keeps them."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from di_code.session.checkpoints import backup_folder
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
 from di_code.session.stat_cache import StatCache
 from di_code.session.undo_plan import USER_CHANGED, NothingToUndo, plan
+from tests.support.disks import fill, tiny_disk
 from tests.support.git import git, past_this_second
 from tests.support.undo_driver import Driver, new_repo
 
@@ -247,30 +245,6 @@ async def test_backups_keep_the_mode_in_private_folders(tmp_path: Path) -> None:
     assert result.done == ["restored secret"]
     assert (work / "secret").read_text() == "token\n"
     assert (work / "secret").stat().st_mode & 0o777 == 0o600
-
-
-@contextlib.contextmanager
-def tiny_disk(folder: Path, size: str = "256k") -> Iterator[Path]:
-    folder.mkdir(parents=True)
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)], capture_output=True
-    )
-    if done.returncode != 0:
-        pytest.skip("cannot mount a small tmpfs to fill (needs root)")
-    try:
-        yield folder
-    finally:
-        subprocess.run(["umount", "-l", str(folder)], check=False)
-
-
-def fill(disk: Path, leave: int = 0) -> None:
-    """Fill the disk, then free `leave` bytes (room for small writes, not for large ones)."""
-    with contextlib.suppress(OSError), (disk / "filler").open("wb") as handle:
-        while True:
-            handle.write(b"\0" * 4096)
-            handle.flush()
-    size = (disk / "filler").stat().st_size
-    os.truncate(disk / "filler", max(0, size - leave))
 
 
 async def test_a_backup_on_a_full_disk_says_so_and_undo_never_claims_it(tmp_path: Path) -> None:

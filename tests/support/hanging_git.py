@@ -20,6 +20,9 @@ there leaves (`leftover`), says so in the file `seen` and hangs for 30 s. Both a
 script: di-code passes git no `GIT_*` variable of the test's."""
 
 LEFTOVERS = {
+    # start-up's look for the work tree, then its status, each given 5 s (README, Config files)
+    "rev-parse": ":",
+    "status": ":",
     "ls-files": ":",
     "diff-files": ":",
     # the blobs are written (a pack), the answer never comes
