@@ -18,10 +18,12 @@ from pathlib import Path
 import pytest
 
 from di_code.system.children import (
+    ChildrenLoop,
     descendants,
     dying_argv,
     group_members,
     kill_tree,
+    let_go,
     open_child,
     run_child,
     set_death_signal,
@@ -301,3 +303,42 @@ def test_a_stop_asks_each_group_once() -> None:
     stop_children(grace=1)
     assert process.wait(timeout=60) == -signal.SIGKILL
     assert process.stdout.read().splitlines() == [b"term"]
+
+
+def test_a_loop_s_end_ends_the_children_left_running_on_it_and_closes_every_one() -> None:
+    """`ChildrenLoop` knows the children started on it, by di-code (`start_child`) or by a
+    library's exec or shell; `let_go` at its end ends the one still running (its end heard:
+    a return code) and closes every transport, so none is finalized after the loop closed."""
+    loop = ChildrenLoop()
+
+    async def started() -> tuple[asyncio.subprocess.Process, ...]:
+        running = await start_child("sleep", "1000")
+        library = await asyncio.create_subprocess_exec("true")
+        shell = await asyncio.create_subprocess_shell("exit 3")
+        await library.wait()
+        await shell.wait()
+        return running, library, shell
+
+    try:
+        running, library, shell = loop.run_until_complete(started())
+        assert len(loop.made) == 3
+        let_go(loop)
+        assert running.returncode is not None
+        assert (library.returncode, shell.returncode) == (0, 3)
+        assert all(transport.is_closing() for transport in loop.made)
+    finally:
+        loop.close()
+    assert not alive(running.pid)
+
+
+def test_a_loop_whose_children_all_ended_is_let_go_without_a_stop() -> None:
+    """Nothing running: no stop is sent (a stop would wait its grace for nothing), the
+    transports are closed all the same."""
+    loop = ChildrenLoop()
+    ended = loop.run_until_complete(asyncio.create_subprocess_exec("true"))
+    loop.run_until_complete(ended.wait())
+    try:
+        let_go(loop)
+        assert all(transport.is_closing() for transport in loop.made)
+    finally:
+        loop.close()
