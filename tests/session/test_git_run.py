@@ -13,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from di_code.session.git_run import Blocked, GitError, GitStopped, clone, run_git, work_tree_top
+from di_code.session.git_run import (
+    Blocked,
+    GitError,
+    GitStopped,
+    clone,
+    found_top,
+    run_git,
+    work_tree_top,
+)
 from tests.support.processes import processes_running, wait_until
 
 
@@ -187,6 +195,40 @@ def test_a_git_past_its_time_is_killed(repo: Path) -> None:
         os.close(write_end)
     assert str(raised.value) == "git hash-object did not end within 0.5 s"
     wait_until(lambda: processes_running("hash-object --stdin", under=repo) == [], "git to end")
+
+
+def test_a_git_its_caller_stops_is_ended_at_once(repo: Path) -> None:
+    """A snapshot's git is stopped with the prompt: `stopped` reaches every call, not only a
+    clone's (a git reading a pipe nobody writes would otherwise run out its time bound)."""
+    read_end, write_end = os.pipe()
+    asked: list[bool] = []
+
+    def stopped() -> bool:
+        asked.append(True)
+        return len(asked) > 2  # git runs (and waits on the pipe) when the caller stops it
+
+    try:
+        with os.fdopen(read_end, "rb") as feed, pytest.raises(GitStopped):
+            run_git(repo, ["hash-object", "--stdin"], stdin=feed, timeout=30, stopped=stopped)
+    finally:
+        os.close(write_end)
+    wait_until(lambda: processes_running("hash-object --stdin", under=repo) == [], "git to end")
+
+
+def test_the_work_tree_top_is_asked_within_the_callers_time(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The system prompt gives git 5 s to say where the work tree is: a git that takes longer
+    is ended then, not at the runner's own bound of minutes."""
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
+    (slow / "git").write_text(f'#!/bin/sh\nsleep 5\nexec {real.strip()} "$@"\n')
+    (slow / "git").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{slow}:{os.environ['PATH']}")
+    with pytest.raises(Blocked) as raised:
+        found_top(repo, timeout=0.5)
+    assert str(raised.value) == "git rev-parse did not end within 0.5 s"
 
 
 def test_the_work_tree_top_is_found_from_below_and_none_outside(repo: Path, tmp_path: Path) -> None:
