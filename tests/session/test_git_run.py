@@ -215,20 +215,37 @@ def test_a_git_its_caller_stops_is_ended_at_once(repo: Path) -> None:
     wait_until(lambda: processes_running("hash-object --stdin", under=repo) == [], "git to end")
 
 
-def test_the_work_tree_top_is_asked_within_the_callers_time(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The system prompt gives git 5 s to say where the work tree is: a git that takes longer
-    is ended then, not at the runner's own bound of minutes."""
+@pytest.fixture
+def slow_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `git` first on PATH that takes 5 s before it runs git."""
     slow = tmp_path / "slow"
     slow.mkdir()
     real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True).stdout
     (slow / "git").write_text(f'#!/bin/sh\nsleep 5\nexec {real.strip()} "$@"\n')
     (slow / "git").chmod(0o755)
     monkeypatch.setenv("PATH", f"{slow}:{os.environ['PATH']}")
+
+
+@pytest.mark.usefixtures("slow_git")
+def test_the_work_tree_top_is_asked_within_the_callers_time(repo: Path) -> None:
+    """The system prompt gives git 5 s to say where the work tree is: a git that takes longer
+    is ended then, not at the runner's own bound of minutes."""
     with pytest.raises(Blocked) as raised:
         found_top(repo, timeout=0.5)
     assert str(raised.value) == "git rev-parse did not end within 0.5 s"
+
+
+@pytest.mark.usefixtures("slow_git")
+def test_a_git_fed_its_input_is_stopped_too(repo: Path) -> None:
+    """A snapshot feeds git its blobs (fast-import): the stop reaches that git as well."""
+    asked: list[bool] = []
+
+    def stopped() -> bool:
+        asked.append(True)
+        return len(asked) > 2
+
+    with pytest.raises(GitStopped):
+        run_git(repo, ["hash-object", "--stdin"], stdin=b"blob\n", stopped=stopped)
 
 
 def test_the_work_tree_top_is_found_from_below_and_none_outside(repo: Path, tmp_path: Path) -> None:
