@@ -3,13 +3,14 @@ inside, and creates folders only inside the workspace."""
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 
 import pytest
 
 from di_code.agent import AgentTool
-from di_code.system.files.resolve import resolve_path
+from di_code.system.files.resolve import MAX_LINKS, resolve_path
 from di_code.tools import default_tools
 from di_code.tools.common.workspace import Workspace
 from tests.tools.conftest import error_of, run, text_of
@@ -130,3 +131,58 @@ async def test_a_file_in_place_of_a_folder(tools: dict[str, AgentTool], workspac
     )
     (workspace / "d").mkdir()
     assert await error_of(tools["write"], {"path": "d", "content": "x"}) == "Is a directory: d"
+
+
+@pytest.mark.parametrize(("links", "resolves"), [(MAX_LINKS, True), (MAX_LINKS + 1, False)])
+def test_links_are_followed_up_to_the_kernel_s_count_then_it_is_a_loop(
+    tmp_path: Path, links: int, resolves: bool
+) -> None:
+    """As the kernel (and realpath) count: 40 links in a chain resolve, 41 are ELOOP."""
+    (tmp_path / "end.txt").write_text("x")
+    for n in range(links):
+        (tmp_path / f"l{n}").symlink_to("end.txt" if n == links - 1 else f"l{n + 1}")
+    if resolves:
+        with resolve_path(tmp_path / "l0", lambda _: True) as target:
+            assert target.path == tmp_path / "end.txt"
+    else:
+        with pytest.raises(OSError) as raised:
+            resolve_path(tmp_path / "l0", lambda _: True)
+        assert raised.value.errno == errno.ELOOP
+
+
+def test_the_root_is_its_own_folder_named_dot() -> None:
+    with resolve_path(Path("/"), lambda _: True) as target:
+        assert (target.name, target.path) == (".", Path("/"))
+
+
+@pytest.mark.parametrize("written", ["a/b/c/..", "a/b/back", "a/b/c/."])
+def test_a_folder_reached_by_a_final_dot_dot_or_link_is_named_in_its_parent(
+    tree: Path, written: str
+) -> None:
+    """`a/b/c/..` is `b` in `a`, as `a/b` is (a caller opens the name in the folder)."""
+    with resolve_path(tree / written, lambda _: True) as target:
+        real = Path(os.path.realpath(tree / written))
+        assert target.name == real.name
+        found = os.stat(target.name, dir_fd=target.folder, follow_symlinks=False)
+        assert found.st_ino == real.stat().st_ino
+
+
+def test_a_top_level_folder_reached_by_dot_dot_is_named_in_the_root(tmp_path: Path) -> None:
+    top = tmp_path.parts[1]
+    with resolve_path(Path("/", top, "missing-here", ".."), lambda _: True) as target:
+        assert (target.name, target.path) == (top, Path("/", top))
+
+
+def test_below_a_missing_folder_nothing_is_looked_up_from_the_working_folder(
+    tree: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A missing folder's rest is taken as written: a folder or link of the same name in the
+    process's working folder is never opened or followed instead."""
+    here = tmp_path / "here"
+    (here / "x").mkdir(parents=True)
+    (here / "x" / "secret").symlink_to("/etc/hostname")
+    (here / "y").symlink_to("/etc")
+    monkeypatch.chdir(here)
+    for written in ("missing/x/secret", "missing/y/hostname"):
+        with resolve_path(tree / written, lambda _: True) as target:
+            assert target.path == tree / written
