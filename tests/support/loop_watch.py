@@ -11,6 +11,12 @@ process (a CPU taken by others) holds no test back, and the watch can run while 
 runs. (A process stopped from outside, SIGSTOP or a debugger, is counted: it waits on no run
 queue.) Where the kernel gives no such count, the wall clock is counted.
 
+Nor is the time the garbage collector spent meanwhile counted: a collection is paid by whichever
+callback trips it, for the whole heap, and in pytest that heap is mostly the harness's own (a
+worker's full collection took 50-115 ms on a quiet machine, past the limit under load; one
+failed CI on a task that only connected a child's pipes). The callback's own work before and
+after it is counted as before.
+
 asyncio's debug mode is on too (PYTHONASYNCIODEBUG, read by every new loop): its checks of
 calls from the wrong thread, and callbacks that name where they were made. Its own report of a
 slow callback, on the wall clock, is dropped.
@@ -126,6 +132,24 @@ class _Schedstat:
 _threads = threading.local()
 
 
+class _Collections:
+    """Seconds the garbage collector has run in this process so far (any thread's collection:
+    it holds the GIL throughout, so every other thread waits for it too)."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._started = 0.0
+
+    def __call__(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.monotonic()
+        else:
+            self.total += time.monotonic() - self._started
+
+
+_collections = _Collections()
+
+
 def _waited() -> float:
     """`_Schedstat.waited` of the calling thread."""
     schedstat = getattr(_threads, "schedstat", None)
@@ -136,15 +160,16 @@ def _waited() -> float:
 
 def _timed(run: Callable[[asyncio.Handle], None], handler: SlowCallbacks) -> Callable[..., None]:
     """`Handle._run`, reporting to `handler` a callback that held its loop over LIMIT: its
-    wall-clock time less what its thread waited for a CPU meanwhile."""
+    wall-clock time less what its thread waited for a CPU and what the garbage collector ran
+    meanwhile."""
 
     def timed_run(handle: asyncio.Handle) -> None:
-        started, queued = time.monotonic(), _waited()
+        started, queued, collected = time.monotonic(), _waited(), _collections.total
         run(handle)
         wall = time.monotonic() - started
         if wall < LIMIT:
             return
-        held = wall - (_waited() - queued)
+        held = wall - (_waited() - queued) - (_collections.total - collected)
         if held >= LIMIT:
             handler.held(handle, held, wall)
 
@@ -173,9 +198,11 @@ def warm() -> None:
 def install(path: str | None = None) -> SlowCallbacks:
     """Time every callback of every loop of this process from now on."""
     import asyncio
+    import gc
 
     handler = SlowCallbacks(path)
     logging.getLogger("asyncio").addHandler(handler)
+    gc.callbacks.append(_collections)
     asyncio.Handle._run = _timed(asyncio.Handle._run, handler)  # type: ignore[method-assign]
     return handler
 
