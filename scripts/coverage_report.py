@@ -23,6 +23,7 @@ GUARDED = {
     "di_code/tools/policy/permissions.py": (  # permissions and rules
         "tests/tools/test_permissions.py",
         "tests/tools/test_permissions_bash.py",
+        "tests/tools/test_permissions_job_input.py",
         "tests/tools/test_plan_mode.py",
     ),
     "di_code/tools/process/protected.py": (  # protected paths

@@ -382,6 +382,7 @@ def test_rules_name_an_mcp_server_or_one_of_its_tools() -> None:
     assert rules.decide("mcp__docsx__search", {}) is None
     assert rules.decide("mcp__tracker__delete", {}) == "deny"
     assert rules.decide("mcp__tracker__create", {}) is None
+    assert rules.decide("mcp__docs__find__all", {}) == "allow"  # the tool's own name holds `__`
 
 
 def test_a_switch_into_auto_with_the_sandbox_off_says_so_once() -> None:

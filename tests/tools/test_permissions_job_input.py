@@ -37,6 +37,13 @@ async def test_job_input_is_asked_about_with_its_text_as_bash_is(
     )
 
 
+async def test_job_input_is_asked_about_with_no_grant_to_offer() -> None:
+    """An "always" for job_input would type anything into any job unasked: no rule reads it."""
+    asked: list[ApprovalRequest] = []
+    await gate_of("ask", [], asked).check("job_input", TYPED)
+    assert [(r.tool_name, r.offers) for r in asked] == [("job_input", ())]
+
+
 @pytest.mark.parametrize(
     "shell", ["bash", "exec sh -i", "env FOO=1 zsh", "cd sub && bash --norc", "script -q /dev/null"]
 )
