@@ -344,10 +344,6 @@ def test_loopback_spelled_as_another_address_is_refused_when_only_127_0_0_1_is_a
     assert Site.asked == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an IPv6 literal's zone passes with its %, and no rule for the address matches it",
-)
 def test_an_ipv6_literal_with_a_zone_is_an_invalid_url(
     site: str, run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
 ) -> None:
