@@ -199,10 +199,6 @@ def test_a_page_whose_text_is_nested_100_000_levels_deep_still_shows_its_text(
     assert "the words at the bottom" in result
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="only the first 8 KB are looked at for a NUL",
-)
 def test_a_nul_byte_past_the_first_8_kb_is_refused_as_binary(
     site: str, run_di_code: RunDiCode, llm_server: LLMServer
 ) -> None:
@@ -212,9 +208,6 @@ def test_a_nul_byte_past_the_first_8_kb_is_refused_as_binary(
     assert result == f"{FAILED}Not fetched: {site}/late-nul holds binary content", result[:200]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="the NUL check looks at bytes, and UTF-16 text is full of NUL bytes"
-)
 def test_a_utf16_page_is_read_in_its_declared_charset_not_refused_as_binary(
     site: str, run_di_code: RunDiCode, llm_server: LLMServer
 ) -> None:

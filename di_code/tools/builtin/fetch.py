@@ -10,8 +10,9 @@ its subdomains). What it refuses on its own:
   so a DNS answer cannot change between the check and the connection;
 - redirects to another host: the model is told where it leads and fetches that URL itself,
   which the permission rules then judge; redirects on the same host are followed (5 at most);
-- binary content, by its type or a NUL byte; more than FETCH_MAX_BYTES (the rest is never read)
-  or 30 s in all.
+- binary content, by its type or a NUL character anywhere in its text (`web_text`: in the text,
+  not the bytes, since UTF-16 text is full of NUL bytes); more than FETCH_MAX_BYTES (the rest
+  is never read) or 30 s in all.
 
 HTML becomes Markdown with html-to-markdown (compiled, so a large page converts far sooner than
 with markdownify; made by `web_text`, off the event loop); text, Markdown and JSON are kept as they
@@ -130,8 +131,6 @@ async def _get(
         if not _is_text_type(content_type):
             raise ToolError(f"Not fetched: {url} is {content_type} (binary content is refused)")
         body, cut = await _read_capped(response.aiter_bytes())
-        if b"\0" in body[:8192]:
-            raise ToolError(f"Not fetched: {url} holds binary content")
         return Page(url, response.status_code, content_type, body, cut)
     finally:
         await response.aclose()

@@ -1,6 +1,7 @@
-"""A fetched page's bytes as the text the model reads: decoded, HTML turned into Markdown, cut
-to the tools' output limit. Run in a worker thread (`page_result`): on a 2 MB page the
-conversion takes seconds, which must not hold the event loop.
+"""A fetched page's bytes as the text the model reads: decoded (refused when the text holds a
+NUL: binary content), HTML turned into Markdown, cut to the tools' output limit. Run in a
+worker thread (`page_result`): on a 2 MB page the conversion takes seconds, which must not hold
+the event loop.
 
 The page's declared charset is honoured only when it names one of the text encodings browsers
 know (the WHATWG Encoding Standard's: UTF-8 and UTF-16, the ISO 8859 and Windows code pages,
@@ -19,6 +20,7 @@ from di_code.agent.tool import ToolResult
 from di_code.ai.types import TextContent
 from di_code.tools.builtin.cards import FETCH_MAX_BYTES
 from di_code.tools.builtin.support.truncation import MAX_BYTES, keep_head
+from di_code.tools.common.errors import ToolError
 
 TEXT_CODECS = frozenset(
     {"utf-8", "utf-16", "utf-16-le", "utf-16-be", "cp866", "cp874", "koi8-r", "koi8-u"}
@@ -47,6 +49,8 @@ def page_result(page: Page) -> ToolResult:
     """The tool result for `page`: its text, at most the output limit, and notes on what was
     left out."""
     text = page.body.decode(charset(page.content_type), errors="replace")
+    if "\0" in text:  # the decoded text: a UTF-16 page's bytes are full of NULs, its text none
+        raise ToolError(f"Not fetched: {page.url} holds binary content")
     if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
         text = html_to_markdown(text)
     lines, truncation = keep_head(text.splitlines(), fill=True)
