@@ -211,17 +211,19 @@ def test_two_fetches_at_once_each_get_their_own_page(
 # --- what the model sees of a page --------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True, reason="html-to-markdown drops text nested deeper than 1023 levels, silently"
-)
 def test_a_page_whose_text_is_nested_100_000_levels_deep_still_shows_its_text(
     site: str, run_di_code: RunDiCode, llm_server: LLMServer
 ) -> None:
+    """The converter skips, silently, what lies deeper than 1024 levels: here the page's
+    words; they are shown (as plain text, said in a note), its script still is not."""
     deep = "<div>" * 100_000 + "the words at the bottom" + "</div>" * 100_000
-    Site.pages["/deep"] = ("text/html; charset=utf-8", f"<p>top</p>{deep}".encode())
+    page = f"<script>steal()</script><p>top</p>{deep}"
+    Site.pages["/deep"] = ("text/html; charset=utf-8", page.encode())
     [result] = fetched(run_di_code, llm_server, f"{site}/deep")
-    assert "top" in result
-    assert "the words at the bottom" in result
+    assert result == (
+        f"[200 {site}/deep]\n\ntop\nthe words at the bottom\n"
+        "[The page nests its elements over 1024 levels deep: shown as plain text.]"
+    ), result[:500]
 
 
 def test_a_nul_byte_past_the_first_8_kb_is_refused_as_binary(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
+from html.parser import HTMLParser
 
 from di_code.agent.tool import ToolResult
 from di_code.ai.types import TextContent
@@ -34,6 +35,14 @@ LABELS = {"iso8859-1": "cp1252", "ascii": "cp1252", "windows-874": "cp874"}
 """Labels the WHATWG standard reads as another encoding (latin1 and ASCII as windows-1252),
 or that Python does not know by that name."""
 LABEL = re.compile(r"[A-Za-z0-9._:-]{1,40}")
+TOO_DEEP = "[The page nests its elements over 1024 levels deep: shown as plain text.]"
+HIDDEN = frozenset({"script", "style", "template"})
+BLOCKS = frozenset(
+    {"address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figure"}
+    | {"footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main"}
+    | {"nav", "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul", "title"}
+)
+"""Elements that start a line of the plain text."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +60,12 @@ def page_result(page: Page) -> ToolResult:
     text = page.body.decode(charset(page.content_type), errors="replace")
     if "\0" in text:  # the decoded text: a UTF-16 page's bytes are full of NULs, its text none
         raise ToolError(f"Not fetched: {page.url} holds binary content")
-    if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
-        text = html_to_markdown(text)
-    lines, truncation = keep_head(text.splitlines(), fill=True)
     notes = [f"[{page.status} {page.url}]"]
+    if "html" in page.content_type.lower() or (not page.content_type and "<html" in text[:512]):
+        text, too_deep = html_to_markdown(text)
+        if too_deep:
+            notes.append(TOO_DEEP)
+    lines, truncation = keep_head(text.splitlines(), fill=True)
     if page.cut:
         notes.append(f"[Only the first {FETCH_MAX_BYTES} bytes were read.]")
     if truncation is not None and truncation.line_cut:
@@ -69,10 +80,50 @@ def page_result(page: Page) -> ToolResult:
     return ToolResult([TextContent("\n".join([notes[0], "", body, *notes[1:]]))], details)
 
 
-def html_to_markdown(html: str) -> str:
-    from html_to_markdown import convert
+def html_to_markdown(html: str) -> tuple[str, bool]:
+    """Markdown of `html`, and whether it was too deep for that: the converter skips, without a
+    word, every element nested deeper than its limit (1024 levels), so such a page is given as
+    its plain text instead (`plain_text`), which no depth can hide."""
+    from html_to_markdown import WarningKind, convert
 
-    return convert(html).content or ""
+    converted = convert(html)
+    if any(w.kind == WarningKind.DEPTH_LIMIT_EXCEEDED for w in converted.warnings):
+        return plain_text(html), True
+    return converted.content or "", False
+
+
+def plain_text(html: str) -> str:
+    """The text of `html` without its scripts and styles, a line per block; html.parser reads
+    tags one after another, never nesting them, so depth costs nothing."""
+    reader = _TextReader()
+    reader.feed(html)
+    reader.close()
+    lines = (" ".join(line.split()) for line in "".join(reader.parts).splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+class _TextReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden: str | None = None
+        """The script or style element being read: its text is dropped."""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in HIDDEN:
+            self._hidden = tag
+        elif tag in BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == self._hidden:
+            self._hidden = None
+        elif tag in BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if self._hidden is None:
+            self.parts.append(data)
 
 
 def charset(content_type: str) -> str:
