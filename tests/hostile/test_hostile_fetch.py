@@ -21,6 +21,7 @@ import pytest
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.support.acp_jobs import call, results
+from tests.support.chat import open_chat
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.stops import CODES, EXIT_BOUND, Launch
 from tests.support.web_site import Site, serve_site
@@ -411,3 +412,32 @@ def test_a_page_that_tells_the_model_to_run_a_command_meets_the_permission_mode(
     assert "touch owned" in page
     assert "no terminal to ask" in command
     assert not (workspace / "owned").exists()
+
+
+# --- the screen ---------------------------------------------------------------------------
+
+
+def test_a_page_s_title_and_text_reach_the_chat_screen_without_their_escapes_and_bidi(
+    site: str, llm_server: LLMServer, workspace: Path
+) -> None:
+    """README: one sanitizer stands between the terminal and every string from outside. The
+    page retitles the terminal, clears it and reverses text; the card and Ctrl-O's view of the
+    whole output show the characters, never act on them."""
+    page = (
+        "<html><head><title>\x1b]0;OWNED\x07Guide</title></head><body>"
+        "<p>clear \x1b[2J\x1b[H here, reversed \u202eevil\u202c, bell \x07 end</p></body></html>"
+    )
+    Site.pages["/escapes"] = ("text/html; charset=utf-8", page.encode())
+    llm_server.script(call("fetch", url=f"{site}/escapes"), Turn(text="all read"))
+    child, screen = open_chat(llm_server, workspace)
+    try:
+        child.sendline("read it")
+        screen.wait_for("all read")
+        child.send("\x0f")  # Ctrl-O: the last tool call's whole output
+        screen.wait_for("end")
+        child.send("q")
+    finally:
+        child.close(force=True)
+    assert "reversed" in screen.written and "␛[2J" in screen.written  # shown, not obeyed
+    for raw in ("\x1b]0;OWNED", "\x1b[2J\x1b[H here", "\u202e", "bell \x07"):
+        assert raw not in screen.written, raw
