@@ -441,3 +441,55 @@ def test_a_page_s_title_and_text_reach_the_chat_screen_without_their_escapes_and
     assert "reversed" in screen.written and "␛[2J" in screen.written  # shown, not obeyed
     for raw in ("\x1b]0;OWNED", "\x1b[2J\x1b[H here", "\u202e", "bell \x07"):
         assert raw not in screen.written, raw
+
+
+# --- permissions --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["read-only", "plan"])
+def test_no_allow_rule_brings_fetch_into_read_only_or_plan_mode(
+    site: str, run_di_code: RunDiCode, llm_server: LLMServer, mode: str
+) -> None:
+    """The user's rule allows the host; the mode still offers no fetch, and nothing is sent."""
+    [result] = fetched(run_di_code, llm_server, f"{site}/notes", mode=f"--permission-mode={mode}")
+    assert "line one" not in result
+    assert Site.asked == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "mode", "said"),
+    [
+        ("", "--permission-mode=accept-edits", "no terminal to ask"),
+        ('allow = ["fetch:127.0.0.1"]\ndeny = ["fetch:127.0.0.1"]', "--yes", "a deny rule"),
+    ],
+    ids=["accept-edits-asks", "deny-beats-allow-in-auto"],
+)
+def test_fetch_asks_in_accept_edits_and_a_deny_rule_wins_over_an_allow_rule(
+    site: str,
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    rules: str,
+    mode: str,
+    said: str,
+) -> None:
+    (di_code_home / "config.toml").write_text(f"[permissions]\n{rules}\n")
+    [result] = fetched(run_di_code, llm_server, f"{site}/notes", mode=mode)
+    assert said in result, result
+    assert Site.asked == []
+
+
+def test_a_url_carrying_the_base_url_s_password_as_its_own_credentials_is_not_fetched(
+    site: str, run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    """README (Secrets): a password in a base URL is a key di-code holds; the model puts it in
+    the fetched URL's `user:pass@`, where httpx would send it to the site as Basic auth."""
+    password = "pw-of-the-model-server-0666"
+    base_url = llm_server.openai_base_url.replace("http://", f"http://me:{password}@")
+    url = site.replace("http://", f"http://me:{password}@") + "/notes"
+    llm_server.script(call("fetch", url=url), Turn(text="done"))
+    done = run_di_code("run", "--yes", "--base-url", base_url, "read it")
+    assert done.returncode == 0, done.stderr
+    [result] = results(llm_server)
+    assert "Not fetched: the URL holds a key di-code holds" in result, result
+    assert Site.asked == []
