@@ -493,3 +493,28 @@ def test_a_url_carrying_the_base_url_s_password_as_its_own_credentials_is_not_fe
     [result] = results(llm_server)
     assert "Not fetched: the URL holds a key di-code holds" in result, result
     assert Site.asked == []
+
+
+def test_urls_with_whitespace_controls_and_a_lone_surrogate_never_put_a_raw_byte_on_the_wire(
+    site: str, run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    """What the model writes in a URL reaches the request line percent-encoded or not at all:
+    no CR/LF to split the request, no space or escape to forge it."""
+    urls = [
+        f"  {site}/notes\t",
+        f"{site}/no\r\ntes HTTP/1.1\r\nX-Injected: 1",
+        f"{site}/esc\x1b[2J here",
+        f"{site}/nul\x00byte",
+        f"{site}/surrogate\\ud800",
+    ]
+    arguments = [f'{{"url": "{url}"}}'.replace("\t", "\\t").replace("\r", "\\r") for url in urls]
+    arguments = [text.replace("\n", "\\n").replace("\x1b", "\\u001b").replace("\x00", "\\u0000")
+                 for text in arguments]  # fmt: skip
+    calls = tuple(ToolCallSpec("fetch", text, id=f"call_{n}") for n, text in enumerate(arguments))
+    llm_server.script(Turn(tool_calls=calls), Turn(text="done"))
+    done = run_di_code("run", "--yes", "read it")
+    assert done.returncode == 0, done.stderr
+    assert len(results(llm_server)) == len(urls)
+    assert Site.asked, "not one of them was fetched"
+    for path in Site.asked:
+        assert all(0x21 <= ord(char) <= 0x7E for char in path), path
