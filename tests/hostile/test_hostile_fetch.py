@@ -227,6 +227,17 @@ def test_a_page_whose_text_is_nested_100_000_levels_deep_still_shows_its_text(
     ), result[:500]
 
 
+def test_a_page_too_deep_for_the_converter_and_full_of_unclosed_tags_is_read_in_linear_time(
+    site: str, run_di_code: RunDiCode, llm_server: LLMServer
+) -> None:
+    """The plain text of a page too deep to convert is read in one pass: a megabyte of `<a`
+    (Python's html.parser reads each unclosed tag again to the end: 45 minutes) is seconds."""
+    page = "<div>" * 1100 + "<a" * 500_000 + "<p>the last words</p>"
+    Site.pages["/unclosed"] = ("text/html; charset=utf-8", page.encode())
+    [result] = fetched(run_di_code, llm_server, f"{site}/unclosed")
+    assert result.startswith(f"[200 {site}/unclosed]\n\nthe last words\n[The page nests"), result
+
+
 def test_a_nul_byte_past_the_first_8_kb_is_refused_as_binary(
     site: str, run_di_code: RunDiCode, llm_server: LLMServer
 ) -> None:

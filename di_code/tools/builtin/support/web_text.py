@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from html import unescape
 
 from di_code.agent.tool import ToolResult
 from di_code.ai.types import TextContent
@@ -43,6 +43,8 @@ BLOCKS = frozenset(
     | {"nav", "ol", "p", "pre", "section", "table", "td", "th", "tr", "ul", "title"}
 )
 """Elements that start a line of the plain text."""
+_MARKUP = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*>?")
+"""A comment's start, or a tag up to its `>` or the next `<` (an unclosed one ends there)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,37 +95,27 @@ def html_to_markdown(html: str) -> tuple[str, bool]:
 
 
 def plain_text(html: str) -> str:
-    """The text of `html` without its scripts and styles, a line per block; html.parser reads
-    tags one after another, never nesting them, so depth costs nothing."""
-    reader = _TextReader()
-    reader.feed(html)
-    reader.close()
-    lines = (" ".join(line.split()) for line in "".join(reader.parts).splitlines())
+    """The text of `html` without its scripts, styles and comments, a line per block. One pass
+    that never looks back, whatever the markup: html.parser takes minutes on a page of `<a<a<a`
+    (each unclosed tag is read again to the end), so tags are cut here at the next `<`."""
+    lowered = html.lower()
+    parts: list[str] = []
+    at = 0
+    while (found := _MARKUP.search(html, at)) is not None:
+        parts.append(unescape(html[at : found.start()]))
+        at = found.end()
+        name = (found.group(2) or "").lower()
+        if found.group(0) == "<!--":
+            closed = html.find("-->", at)
+            at = len(html) if closed < 0 else closed + 3
+        elif name in HIDDEN and not found.group(1):
+            closed = lowered.find(f"</{name}", at)
+            at = len(html) if closed < 0 else closed
+        elif name in BLOCKS:
+            parts.append("\n")
+    parts.append(unescape(html[at:]))
+    lines = (" ".join(line.split()) for line in "".join(parts).splitlines())
     return "\n".join(line for line in lines if line)
-
-
-class _TextReader(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self._hidden: str | None = None
-        """The script or style element being read: its text is dropped."""
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in HIDDEN:
-            self._hidden = tag
-        elif tag in BLOCKS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == self._hidden:
-            self._hidden = None
-        elif tag in BLOCKS:
-            self.parts.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._hidden is None:
-            self.parts.append(data)
 
 
 def charset(content_type: str) -> str:
