@@ -30,6 +30,7 @@ LOOPBACK_ALLOWED = '[permissions]\nallow = ["fetch:127.0.0.1"]\n'
 READ_AT_MOST = "[Only the first 2097152 bytes were read.]"
 FAILED = 'Tool "fetch" failed: '
 """How the model is told a tool call failed, before the tool's one line."""
+MEMORY_BOUND = 3 << 30  # bytes of address space: di-code needs a few hundred MB
 SERVER_GIVES_UP = 120  # seconds a hostile answer lasts at most, so a failing test still ends
 
 
@@ -97,6 +98,26 @@ def gzip_of_letters(gigabytes: int) -> bytes:
     return header + megabyte * (gigabytes << 10) + b"\x03\x00" + bytes(8)
 
 
+def fetched_in_bounded_memory(
+    url: str, server: LLMServer, di_code_home: Path, workspace: Path
+) -> str:
+    """The tool result of a fetch of `url` by a `di-code run` whose address space is bounded to
+    MEMORY_BOUND: what would fill the machine fails there instead."""
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_BOUND, MEMORY_BOUND))
+
+    server.script(call("fetch", url=url), Turn(text="done"))
+    done = subprocess.run(
+        [DI_CODE, "run", "--yes", "read it"], cwd=workspace, env=cli_env(di_code_home, server),
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+        preexec_fn=bounded,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    [result] = results(server)
+    return result
+
+
 # --- bodies -------------------------------------------------------------------------------
 
 
@@ -115,19 +136,7 @@ def test_a_body_of_under_a_kilobyte_that_inflates_to_10_gb_is_read_only_up_to_th
         handler.wfile.write(bomb)
 
     Site.raw["/bomb"] = send
-    llm_server.script(call("fetch", url=f"{site}/bomb"), Turn(text="done"))
-    limit = 3 << 30
-
-    def bounded() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    done = subprocess.run(
-        [DI_CODE, "run", "--yes", "read it"], cwd=workspace, env=cli_env(di_code_home, llm_server),
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
-        preexec_fn=bounded,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr[-2000:]
-    [result] = results(llm_server)
+    result = fetched_in_bounded_memory(f"{site}/bomb", llm_server, di_code_home, workspace)
     assert result.startswith(f"[200 {site}/bomb]\n\naaaa"), result[:300]
     assert READ_AT_MOST in result
 
@@ -223,7 +232,8 @@ def test_a_page_whose_text_is_nested_100_000_levels_deep_still_shows_its_text(
     [result] = fetched(run_di_code, llm_server, f"{site}/deep")
     assert result == (
         f"[200 {site}/deep]\n\ntop\nthe words at the bottom\n"
-        "[The page nests its elements over 1024 levels deep: shown as plain text.]"
+        "[The page nests its elements too deep to convert (over 1024 levels, or quotes over 16): "
+        "shown as plain text.]"
     ), result[:500]
 
 
@@ -236,6 +246,24 @@ def test_a_page_too_deep_for_the_converter_and_full_of_unclosed_tags_is_read_in_
     Site.pages["/unclosed"] = ("text/html; charset=utf-8", page.encode())
     [result] = fetched(run_di_code, llm_server, f"{site}/unclosed")
     assert result.startswith(f"[200 {site}/unclosed]\n\nthe last words\n[The page nests"), result
+
+
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param("<blockquote>" * 1000 + "<p>x</p>" * 10_000, id="quotes-1000-deep"),
+        pytest.param("<ul><li>a" * 1000 + "<p>x</p>" * 100_000, id="lists-1000-deep"),
+    ],
+)
+def test_a_page_of_100_kb_nested_1000_levels_does_not_blow_up_as_it_is_converted(
+    site: str, llm_server: LLMServer, di_code_home: Path, workspace: Path, page: str
+) -> None:
+    """Each level of a quote or list puts a prefix before every line inside it: 1000 levels of
+    quotes around 10,000 lines are 40 MB of Markdown, and the converter copies the text at each
+    level (gigabytes; where memory runs out it aborts the process)."""
+    Site.pages["/quotes"] = ("text/html; charset=utf-8", f"<p>top</p>{page}".encode())
+    result = fetched_in_bounded_memory(f"{site}/quotes", llm_server, di_code_home, workspace)
+    assert result.startswith(f"[200 {site}/quotes]\n\ntop\n"), result[:300]
 
 
 def test_a_nul_byte_past_the_first_8_kb_is_refused_as_binary(

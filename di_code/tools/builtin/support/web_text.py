@@ -35,7 +35,12 @@ LABELS = {"iso8859-1": "cp1252", "ascii": "cp1252", "windows-874": "cp874"}
 """Labels the WHATWG standard reads as another encoding (latin1 and ASCII as windows-1252),
 or that Python does not know by that name."""
 LABEL = re.compile(r"[A-Za-z0-9._:-]{1,40}")
-TOO_DEEP = "[The page nests its elements over 1024 levels deep: shown as plain text.]"
+QUOTE_DEPTH = 16
+"""Quotes nested deeper than this make a page plain text (16 levels of a 2 MB page: 3 s)."""
+TOO_DEEP = (
+    "[The page nests its elements too deep to convert (over 1024 levels, or quotes over 16): "
+    "shown as plain text.]"
+)
 HIDDEN = frozenset({"script", "style", "template"})
 BLOCKS = frozenset(
     {"address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figure"}
@@ -45,6 +50,7 @@ BLOCKS = frozenset(
 """Elements that start a line of the plain text."""
 _MARKUP = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*>?")
 """A comment's start, or a tag up to its `>` or the next `<` (an unclosed one ends there)."""
+_QUOTE = re.compile(r"<(/?)blockquote\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,15 +89,28 @@ def page_result(page: Page) -> ToolResult:
 
 
 def html_to_markdown(html: str) -> tuple[str, bool]:
-    """Markdown of `html`, and whether it was too deep for that: the converter skips, without a
-    word, every element nested deeper than its limit (1024 levels), so such a page is given as
-    its plain text instead (`plain_text`), which no depth can hide."""
+    """Markdown of `html`, and whether it was too deep for that; then it is given as its plain
+    text (`plain_text`), which no depth can hide or multiply. The converter skips, without a
+    word, every element nested deeper than its limit (1024 levels); and each level of quotes
+    prefixes every line inside it and is copied whole, so 100 KB of quotes 1000 deep are
+    gigabytes (where memory runs out the converter aborts the process)."""
     from html_to_markdown import WarningKind, convert
 
+    if _quotes_deeper_than(html, QUOTE_DEPTH):
+        return plain_text(html), True
     converted = convert(html)
     if any(w.kind == WarningKind.DEPTH_LIMIT_EXCEEDED for w in converted.warnings):
         return plain_text(html), True
     return converted.content or "", False
+
+
+def _quotes_deeper_than(html: str, limit: int) -> bool:
+    depth = 0
+    for tag in _QUOTE.finditer(html):
+        depth = max(depth - 1, 0) if tag.group(1) else depth + 1
+        if depth > limit:
+            return True
+    return False
 
 
 def plain_text(html: str) -> str:
