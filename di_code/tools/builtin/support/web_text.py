@@ -35,11 +35,12 @@ LABELS = {"iso8859-1": "cp1252", "ascii": "cp1252", "windows-874": "cp874"}
 """Labels the WHATWG standard reads as another encoding (latin1 and ASCII as windows-1252),
 or that Python does not know by that name."""
 LABEL = re.compile(r"[A-Za-z0-9._:-]{1,40}")
-QUOTE_DEPTH = 16
-"""Quotes nested deeper than this make a page plain text (16 levels of a 2 MB page: 3 s)."""
+PREFIX_DEPTH = 16
+"""Quotes and lists nested deeper than this make a page plain text (16 levels of quotes in a
+2 MB page: 3 s to convert)."""
 TOO_DEEP = (
-    "[The page nests its elements too deep to convert (over 1024 levels, or quotes over 16): "
-    "shown as plain text.]"
+    "[The page nests its elements too deep to convert (over 1024 levels, or quotes and lists "
+    "over 16): shown as plain text.]"
 )
 HIDDEN = frozenset({"script", "style", "template"})
 BLOCKS = frozenset(
@@ -50,7 +51,8 @@ BLOCKS = frozenset(
 """Elements that start a line of the plain text."""
 _MARKUP = re.compile(r"<!--|<(/?)([A-Za-z][A-Za-z0-9-]*)[^<>]*>?")
 """A comment's start, or a tag up to its `>` or the next `<` (an unclosed one ends there)."""
-_QUOTE = re.compile(r"<(/?)blockquote\b", re.IGNORECASE)
+_PREFIXING = re.compile(r"<(/?)(?:blockquote|ul|ol)\b", re.IGNORECASE)
+"""The elements that prefix each line inside them (`> `, a list's indent)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +93,13 @@ def page_result(page: Page) -> ToolResult:
 def html_to_markdown(html: str) -> tuple[str, bool]:
     """Markdown of `html`, and whether it was too deep for that; then it is given as its plain
     text (`plain_text`), which no depth can hide or multiply. The converter skips, without a
-    word, every element nested deeper than its limit (1024 levels); and each level of quotes
-    prefixes every line inside it and is copied whole, so 100 KB of quotes 1000 deep are
-    gigabytes (where memory runs out the converter aborts the process)."""
+    word, every element nested deeper than its limit (1024 levels); and each level of a quote
+    or list prefixes every line inside it (a quote's is copied whole too), so 100 KB of quotes
+    1000 deep are gigabytes (where memory runs out the converter aborts the process), and 2 MB
+    of lists 500 deep 250 MB of Markdown."""
     from html_to_markdown import WarningKind, convert
 
-    if _quotes_deeper_than(html, QUOTE_DEPTH):
+    if _prefixes_deeper_than(html, PREFIX_DEPTH):
         return plain_text(html), True
     converted = convert(html)
     if any(w.kind == WarningKind.DEPTH_LIMIT_EXCEEDED for w in converted.warnings):
@@ -104,9 +107,9 @@ def html_to_markdown(html: str) -> tuple[str, bool]:
     return converted.content or "", False
 
 
-def _quotes_deeper_than(html: str, limit: int) -> bool:
+def _prefixes_deeper_than(html: str, limit: int) -> bool:
     depth = 0
-    for tag in _QUOTE.finditer(html):
+    for tag in _PREFIXING.finditer(html):
         depth = max(depth - 1, 0) if tag.group(1) else depth + 1
         if depth > limit:
             return True
