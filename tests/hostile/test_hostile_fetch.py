@@ -557,3 +557,20 @@ def test_urls_with_whitespace_controls_and_a_lone_surrogate_never_put_a_raw_byte
     assert Site.asked, "not one of them was fetched"
     for path in Site.asked:
         assert all(0x21 <= ord(char) <= 0x7E for char in path), path
+
+
+def test_an_untrusted_project_s_allow_rule_neither_runs_fetch_unasked_nor_opens_loopback(
+    site: str, run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """A cloned repository names the user's own machine in `allow`: untrusted, the rule is
+    held back, so in ask mode fetch still asks, and in auto the private-address check (which an
+    allow rule lifts) still holds: the repository cannot reach a local service."""
+    (di_code_home / "config.toml").write_text("")
+    (workspace / ".git").mkdir()
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text(LOOPBACK_ALLOWED)
+    [asked] = fetched(run_di_code, llm_server, f"{site}/notes", mode="--permission-mode=ask")
+    assert "no terminal to ask" in asked, asked
+    [auto] = fetched(run_di_code, llm_server, f"{site}/notes")
+    assert "is a private or local address" in auto, auto
+    assert Site.asked == []
