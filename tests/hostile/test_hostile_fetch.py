@@ -158,12 +158,15 @@ def test_an_honest_gzip_page_is_read_and_a_coding_fetch_did_not_ask_for_is_refus
 
     Site.raw["/gzip"] = coded(b"gzip", gzip.compress(words))
     Site.raw["/deflate"] = coded(b"deflate", zlib.compress(words))
+    raw = zlib.compressobj(wbits=-15)
+    Site.raw["/raw"] = coded(b"deflate", raw.compress(words) + raw.flush())
     Site.raw["/br"] = coded(b"br", b"\x0b\x02\x80line one")
-    as_gzip, as_deflate, as_br = fetched(
-        run_di_code, llm_server, f"{site}/gzip", f"{site}/deflate", f"{site}/br"
+    as_gzip, as_deflate, as_raw, as_br = fetched(
+        run_di_code, llm_server, f"{site}/gzip", f"{site}/deflate", f"{site}/raw", f"{site}/br"
     )
     assert as_gzip == f"[200 {site}/gzip]\n\nline one\nline two"
     assert as_deflate == f"[200 {site}/deflate]\n\nline one\nline two"
+    assert as_raw == f"[200 {site}/raw]\n\nline one\nline two"  # deflate with no header
     assert (
         as_br
         == f"{FAILED}Not fetched: {site}/br is compressed as br (fetch reads gzip and deflate)"

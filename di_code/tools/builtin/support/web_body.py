@@ -17,7 +17,8 @@ ACCEPTED = "gzip, deflate"
 """The Accept-Encoding fetch sends: the codings `Inflating` undoes."""
 _WINDOW_BITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 32 + 15}
 """zlib's window bits per coding: gzip's header; deflate's zlib header (or gzip's, which some
-servers send under that name)."""
+servers send under that name; others send deflate's data with no header: `_RAW`)."""
+_RAW = -zlib.MAX_WBITS
 
 
 class UnknownCoding(ValueError):
@@ -34,7 +35,8 @@ class Inflating:
         unknown = [coding for coding in codings if coding not in _WINDOW_BITS]
         if unknown:
             raise UnknownCoding(unknown[0])
-        self._layers = [zlib.decompressobj(_WINDOW_BITS[coding]) for coding in reversed(codings)]
+        self._codings = codings[::-1]
+        self._layers = [zlib.decompressobj(_WINDOW_BITS[coding]) for coding in self._codings]
         self._made = [0] * len(self._layers)
         self._limit = limit
         self.full = False
@@ -43,10 +45,21 @@ class Inflating:
     def feed(self, data: bytes) -> bytes:
         """What `data`, the next raw bytes, adds to the body; zlib.error if it is not what its
         coding says."""
-        for number, layer in enumerate(self._layers):
+        for number in range(len(self._layers)):
             room = self._limit - self._made[number]
-            data = layer.decompress(data, room) if room > 0 else b""
+            data = self._decompress(number, data, room) if room > 0 else b""
             self._made[number] += len(data)
-            if layer.unconsumed_tail or self._made[number] >= self._limit:
+            if self._layers[number].unconsumed_tail or self._made[number] >= self._limit:
                 self.full = True
         return data
+
+    def _decompress(self, number: int, data: bytes, room: int) -> bytes:
+        layer = self._layers[number]
+        try:
+            return layer.decompress(data, room)
+        except zlib.error:
+            if self._codings[number] != "deflate" or self._made[number]:
+                raise
+            self._codings[number] = "raw deflate"  # tried once
+            self._layers[number] = zlib.decompressobj(_RAW)
+            return self._layers[number].decompress(data, room)
