@@ -36,13 +36,15 @@ SERVER_GIVES_UP = 120  # seconds a hostile answer lasts at most, so a failing te
 
 @pytest.fixture
 def site(di_code_home: Path) -> Iterator[str]:
-    """The site, and the user's rule that lets fetch reach it on loopback."""
+    """The site, and the user's rule that lets fetch reach it on loopback (the site's tables,
+    shared by the suite, are left as they were found: empty)."""
     (di_code_home / "config.toml").write_text(LOOPBACK_ALLOWED)
-    for table in (Site.pages, Site.moved, Site.raw):
+    tables = (Site.pages, Site.moved, Site.raw, Site.asked, Site.sent)
+    for table in tables:
         table.clear()
-    Site.asked.clear()
-    Site.sent.clear()
     yield from serve_site()
+    for table in tables:
+        table.clear()
 
 
 def fetched(
