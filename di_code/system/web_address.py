@@ -7,9 +7,10 @@ resolver stops at a NUL, so `localhost\\0.example.org` is looked up as `localhos
 becomes one canonical name: IDNA to ASCII with the UTS 46 mapping (what browsers do), lower
 case, the trailing dot dropped; an IPv4 address in any form `inet_aton` reads (`127.1`,
 `0x7f.0.0.1`, `2130706433`) becomes its dotted quad, an IPv6 address its short form. NUL,
-control characters, spaces and any label that is not letters, digits and inner `-` (at most
-63 of them) make the URL invalid. The fetch tool's rules (`fetch:HOST`), its private-address
-check and its resolver all take a `WebAddress`, which only `web_address` makes.
+control characters, spaces, `%` (an IPv6 zone's too) and any label that is not letters, digits
+and inner `-` (at most 63 of them) make the URL invalid. The fetch tool's rules
+(`fetch:HOST`), its private-address check and its resolver all take a `WebAddress`, which only
+`web_address` makes.
 """
 
 from __future__ import annotations
@@ -81,6 +82,8 @@ def normal_host(text: str) -> str:
         raise BadAddress("no host")
     if any(ord(char) < 0x21 or 0x7F <= ord(char) < 0xA0 for char in text):
         raise BadAddress("a control character or space in the host")
+    if "%" in text:  # an IPv6 zone (`::1%25lo`) too: the address without it is another name
+        raise BadAddress("a % in the host")
     try:
         return str(ipaddress.ip_address(text.strip("[]")))
     except ValueError:

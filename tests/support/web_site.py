@@ -5,7 +5,7 @@ every path it is asked for."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, ClassVar
 
@@ -26,6 +26,9 @@ class Site(BaseHTTPRequestHandler):
     """More redirects a test serves: path -> location."""
     asked: ClassVar[list[str]] = []
     """Every path asked for, as sent (a test clears it)."""
+    raw: ClassVar[dict[str, Callable[[BaseHTTPRequestHandler], None]]] = {}
+    """Answers a test writes itself, byte by byte, to `handler.wfile`: path -> writer (a
+    hostile server: a body that never ends, a header no server should send)."""
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -43,6 +46,9 @@ class Site(BaseHTTPRequestHandler):
         }
         if self.path == "/big":
             self._big()
+            return
+        if self.path in Site.raw:
+            Site.raw[self.path](self)
             return
         routes.update(
             (path, (200, {"content-type": kind}, body)) for path, (kind, body) in Site.pages.items()

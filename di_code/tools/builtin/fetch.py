@@ -10,8 +10,9 @@ its subdomains). What it refuses on its own:
   so a DNS answer cannot change between the check and the connection;
 - redirects to another host: the model is told where it leads and fetches that URL itself,
   which the permission rules then judge; redirects on the same host are followed (5 at most);
-- binary content, by its type or a NUL byte; more than FETCH_MAX_BYTES (the rest is never read)
-  or 30 s in all.
+- binary content, by its type or a NUL character anywhere in its text (`web_text`: in the text,
+  not the bytes, since UTF-16 text is full of NUL bytes); more than FETCH_MAX_BYTES (the rest
+  is never read, and a compressed body is inflated only that far: `web_body`) or 30 s in all.
 
 HTML becomes Markdown with html-to-markdown (compiled, so a large page converts far sooner than
 with markdownify; made by `web_text`, off the event loop); text, Markdown and JSON are kept as they
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import urljoin
@@ -33,6 +35,7 @@ from di_code.system.abort import AbortSignal
 from di_code.system.http_client import http_client
 from di_code.system.web_address import BadAddress, Resolver, WebAddress, resolve, web_address
 from di_code.tools.builtin.cards import FETCH, FETCH_MAX_BYTES
+from di_code.tools.builtin.support import web_body
 from di_code.tools.builtin.support.web_text import Page, page_result
 from di_code.tools.common.base import CheckedTool
 from di_code.tools.common.errors import ToolError
@@ -119,7 +122,11 @@ async def _get(
     request = client.build_request(
         "GET",
         httpx.URL(url).copy_with(host=ip),
-        headers={"Host": address.host_header, "User-Agent": USER_AGENT},
+        headers={
+            "Host": address.host_header,
+            "User-Agent": USER_AGENT,
+            "Accept-Encoding": web_body.ACCEPTED,
+        },
         extensions={"sni_hostname": address.host},
     )
     response = await client.send(request, stream=True)
@@ -129,9 +136,7 @@ async def _get(
         content_type = response.headers.get("content-type", "")
         if not _is_text_type(content_type):
             raise ToolError(f"Not fetched: {url} is {content_type} (binary content is refused)")
-        body, cut = await _read_capped(response.aiter_bytes())
-        if b"\0" in body[:8192]:
-            raise ToolError(f"Not fetched: {url} holds binary content")
+        body, cut = await _read_capped(response, url)
         return Page(url, response.status_code, content_type, body, cut)
     finally:
         await response.aclose()
@@ -173,11 +178,21 @@ def _is_text_type(content_type: str) -> bool:
     return not kind or kind.startswith(TEXT_TYPES) or kind.endswith(TEXT_SUFFIXES)
 
 
-async def _read_capped(chunks: Any) -> tuple[bytes, bool]:
-    """At most FETCH_MAX_BYTES; the rest is never read (the connection is closed)."""
+async def _read_capped(response: Any, url: str) -> tuple[bytes, bool]:
+    """At most FETCH_MAX_BYTES of the body, its codings undone within that bound (`web_body`:
+    never httpx's own inflating); the rest is never read (the connection is closed)."""
+    coding = response.headers.get("content-encoding", "")
+    try:
+        inflating = web_body.Inflating(coding, 2 * FETCH_MAX_BYTES)
+    except web_body.UnknownCoding as exc:
+        message = f"Not fetched: {url} is compressed as {exc} (fetch reads gzip and deflate)"
+        raise ToolError(message) from None
     body = bytearray()
-    async for chunk in chunks:
-        body += chunk
-        if len(body) > FETCH_MAX_BYTES:
+    async for chunk in response.aiter_raw():
+        try:
+            body += inflating.feed(chunk)
+        except zlib.error as exc:
+            raise ToolError(f"Fetch failed: {url}: its body is not {coding}: {exc}") from None
+        if len(body) > FETCH_MAX_BYTES or inflating.full:
             return bytes(body[:FETCH_MAX_BYTES]), True
     return bytes(body), False
