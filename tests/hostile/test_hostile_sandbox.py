@@ -75,7 +75,6 @@ def home(outside: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 # --- Capabilities: the read-only mounts hold against a command that is root -----------------
 
 
-@pytest.mark.xfail(strict=True, reason="run by root, bubblewrap keeps every capability")
 async def test_a_command_has_no_capability_to_remount_a_protected_path_or_the_host_writable(
     repo: Path, outside: Path
 ) -> None:

@@ -104,7 +104,10 @@ _BASE = (
     "--tmpfs", PRIVATE_TMP,
     "--unshare-pid",
     "--die-with-parent",
+    "--cap-drop", "ALL",
 )  # fmt: skip
+"""`--cap-drop ALL`: run by root (CI, a container), bubblewrap keeps every capability unless
+told, and CAP_SYS_ADMIN remounts any read-only bind writable on the host's file system."""
 
 
 def bare_bubblewrap() -> list[str]:

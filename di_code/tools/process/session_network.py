@@ -78,7 +78,6 @@ def _made(bubblewrap: list[str]) -> list[str] | None:
     prefix += ["--", *bubblewrap]
     if owner is not None:
         prefix += ["--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid())]
-        prefix += ["--cap-drop", "ALL"]
     try:
         tried = run_child(
             [*prefix, "--", "/bin/sh", "-c", ":"],
