@@ -122,7 +122,6 @@ def listener() -> Iterator[socket.socket]:
     server.close()
 
 
-@pytest.mark.xfail(strict=True, reason="bwrap and nsenter are looked up in the whole PATH")
 @pytest.mark.parametrize("entry", ["bin", "{workspace}/bin"])
 async def test_a_bwrap_or_nsenter_in_a_path_entry_of_the_workspace_is_not_the_sandbox(
     repo: Path,

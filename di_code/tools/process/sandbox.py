@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -30,7 +29,7 @@ from msgspec import Struct, field
 from di_code.system.children import run_child
 from di_code.system.errors import DiCodeError
 from di_code.tools.process.placeholders import holding
-from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, installed_program, program_env
 from di_code.tools.process.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
@@ -116,7 +115,7 @@ def bare_bubblewrap() -> list[str]:
 
 
 def bubblewrap_path() -> str | None:
-    return shutil.which("bwrap")
+    return installed_program("bwrap")
 
 
 @functools.cache
