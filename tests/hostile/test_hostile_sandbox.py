@@ -160,6 +160,33 @@ CONNECT = (
 )
 
 
+SEND = (
+    "import socket, sys\n"
+    "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+    "try:\n"
+    "    s.sendto(b'from the sandbox', sys.argv[1])\n"
+    "    print('sent')\n"
+    "except OSError as e:\n"
+    "    print('refused', e.errno)\n"
+)
+
+
+async def test_a_host_datagram_socket_is_out_of_reach(repo: Path, outside: Path) -> None:
+    """README: without network, "no Unix socket of the host". A datagram socket (a logger's,
+    a notify socket) never listens, yet takes whatever is sent to its path."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(outside / "log.sock"))
+    server.setblocking(False)
+    try:
+        (repo / "send.py").write_text(SEND)
+        result = await run(sandboxed(repo), {"command": f"python3 send.py {outside}/log.sock"})
+        with pytest.raises(BlockingIOError):
+            server.recv(100)
+    finally:
+        server.close()
+    assert text_of(result).startswith("refused"), text_of(result)
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="/proc/net/unix names a socket bound by a relative name relatively: it is not covered",

@@ -10,9 +10,9 @@
   `[sandbox] reveal` lets one through (a revealed path below a hidden folder is bound back
   read-only).
 - Without network, `/run` and `/var/run` (where services keep their sockets: Docker, D-Bus,
-  ssh and gpg agents) are empty tmpfs too, like `/tmp`, and every other listening socket the
-  host's `/proc/net/unix` names outside the workspace is covered by `/dev/null`; the private
-  network namespace already separates abstract sockets.
+  ssh and gpg agents) are empty tmpfs too, like `/tmp`, and every other socket the host's
+  `/proc/net/unix` names (listening or datagram) outside the workspace is covered by
+  `/dev/null`; the private network namespace already separates abstract sockets.
 
 Mounts are applied shallowest path first, so a deeper mount always wins over the one it lies
 in (a secret inside the workspace stays hidden; the workspace stays visible below a hidden
@@ -65,8 +65,6 @@ SOCKET_FOLDERS = ("/run", "/var/run")
 NULL = "/dev/null"
 SKILLS = "skills"
 PRIVATE_TMP = "/tmp"
-LISTENING = "00010000"
-"""`__SO_ACCEPTCON` in /proc/net/unix's flags: a socket that accepts connections."""
 
 
 class SandboxPaths(Struct, frozen=True):
@@ -150,8 +148,8 @@ def _protected(roots: Sequence[Path], di_code_home: Path | None) -> list[Layer]:
 
 
 def _sockets(visible: Sequence[Path]) -> list[Layer]:
-    """Empty socket folders, and /dev/null over every other listening socket of the host
-    but those in `visible` folders (the workspace; hidden ones are empty already)."""
+    """Empty socket folders, and /dev/null over every other bound socket of the host but
+    those in `visible` folders (the workspace; hidden ones are empty already)."""
     emptied = [_real(Path(name)) for name in SOCKET_FOLDERS]
     layers: list[Layer] = [
         (folder, ["--tmpfs", str(folder)]) for folder in dict.fromkeys(emptied) if folder.is_dir()
@@ -164,20 +162,24 @@ def _sockets(visible: Sequence[Path]) -> list[Layer]:
 
 
 def host_sockets(table: str = "/proc/net/unix") -> list[Path]:
-    """The real paths of the Unix sockets listening in this network namespace."""
+    """The real paths of the Unix sockets bound in this network namespace: listening ones,
+    and datagram ones, which never listen yet take what is sent to their path."""
     try:
         with open(table, encoding="utf-8", errors="surrogateescape") as file:
             lines = file.read().splitlines()[1:]
     except OSError:
         return []
-    found = []
+    named = []
     for line in lines:
         fields = line.split(maxsplit=7)  # Num RefCount Protocol Flags Type St Inode Path
-        if len(fields) == 8 and fields[3] == LISTENING and fields[7].startswith("/"):
-            path = _real(Path(fields[7]))
-            with contextlib.suppress(OSError):
-                if stat.S_ISSOCK(os.lstat(path).st_mode):
-                    found.append(path)
+        if len(fields) == 8 and fields[7].startswith("/"):
+            named.append(fields[7])
+    found = []
+    for name in dict.fromkeys(named):  # a server's path is listed again per connection
+        path = _real(Path(name))
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                found.append(path)
     return list(dict.fromkeys(found))
 
 
