@@ -355,6 +355,13 @@ async def test_an_odd_workspace_name_keeps_its_protected_paths_and_its_bounds(
 
 # --- What a real di-code hands its sandboxed commands ---------------------------------------
 
+
+def tool_result(llm_server: LLMServer) -> str:
+    """The last tool result the model was sent."""
+    messages = llm_server.requests[-1].body["messages"]
+    return next(m["content"] for m in reversed(messages) if m["role"] == "tool")
+
+
 PEEK = (
     "ls /proc/self/fd | tr '\\n' ' '; echo; "
     "cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c sk-test; "
@@ -373,11 +380,37 @@ def test_a_sandboxed_command_gets_no_key_and_no_descriptor_of_di_codes(
     assert done.returncode == 0, done.stderr
     body = json.dumps(llm_server.requests[-1].body)
     assert API_KEY not in body
-    result = next(
-        message["content"]
-        for message in reversed(llm_server.requests[-1].body["messages"])
-        if message["role"] == "tool"
-    )
+    result = tool_result(llm_server)
     fds, keys, files = result.split("\n")[:3]
     assert fds.split() == ["0", "1", "2", "3"], result  # 3: ls's own look at the folder
     assert (keys, files) == ("0", "0"), result
+
+
+def test_an_untrusted_projects_sandbox_settings_loosen_nothing(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    workspace: Path,
+    home: Path,
+    outside: Path,
+    listener: socket.socket,
+) -> None:
+    """README: `[sandbox] hide` and `reveal` count only from your own config and a trusted
+    project's, and an untrusted project may only tighten what you set. A cloned repository's
+    file that turns the sandbox off, the network on and `~/.ssh` visible changes nothing."""
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code/config.toml").write_text(
+        '[sandbox]\nmode = "off"\nnetwork = true\nreveal = ["~/.ssh"]\n'
+    )
+    port = listener.getsockname()[1]
+    command = (
+        f"cat ~/.ssh/id_ed25519; echo escaped > {outside}/escaped; "
+        f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"
+    )
+    llm_server.script(call("bash", {"command": command}), Turn(text="Tried."))
+    done = run_di_code("run", "--permission-mode", "auto", "go", env_extra={"HOME": str(home)})
+    assert done.returncode == 0, done.stderr
+    result = tool_result(llm_server)
+    assert "Read-only file system" in result  # it ran, confined
+    assert SECRET not in result
+    assert "connected" not in result
+    assert not (outside / "escaped").exists()
