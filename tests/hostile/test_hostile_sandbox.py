@@ -187,6 +187,24 @@ async def test_a_host_datagram_socket_is_out_of_reach(repo: Path, outside: Path)
     assert text_of(result).startswith("refused"), text_of(result)
 
 
+async def test_a_host_socket_with_a_newline_in_its_name_is_out_of_reach(
+    repo: Path, outside: Path
+) -> None:
+    """/proc/net/unix is a line-based table, and a socket's name is printed there raw: a
+    name with a newline (and spaces) spans two lines."""
+    name = outside / "svc\n0000: 00000002 x.sock"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(name))
+    server.listen(4)
+    try:
+        (repo / "connect.py").write_text(CONNECT)
+        (repo / "name.txt").write_text(str(name))
+        result = await run(sandboxed(repo), {"command": 'python3 connect.py "$(cat name.txt)"'})
+    finally:
+        server.close()
+    assert text_of(result).startswith("refused"), text_of(result)
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="/proc/net/unix names a socket bound by a relative name relatively: it is not covered",

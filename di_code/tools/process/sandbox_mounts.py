@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -165,22 +166,50 @@ def host_sockets(table: str = "/proc/net/unix") -> list[Path]:
     """The real paths of the Unix sockets bound in this network namespace: listening ones,
     and datagram ones, which never listen yet take what is sent to their path."""
     try:
-        with open(table, encoding="utf-8", errors="surrogateescape") as file:
-            lines = file.read().splitlines()[1:]
+        with open(table, encoding="utf-8", errors="surrogateescape", newline="") as file:
+            lines = file.read().split("\n")[1:]
     except OSError:
         return []
-    named = []
-    for line in lines:
-        fields = line.split(maxsplit=7)  # Num RefCount Protocol Flags Type St Inode Path
-        if len(fields) == 8 and fields[7].startswith("/"):
-            named.append(fields[7])
-    found = []
-    for name in dict.fromkeys(named):  # a server's path is listed again per connection
+    found: dict[str, Path | None] = {}  # by name: a server's is listed once per client
+    for at, line in enumerate(lines):
+        record = _RECORD.match(line)
+        if record is None or not line.startswith("/", record.end()):
+            continue
+        name, at = line[record.end() :], at + 1
+        while at < len(lines) and lines[at] and not _RECORD.match(lines[at]):
+            name, at = f"{name}\n{lines[at]}", at + 1  # a name's newline: it goes on
+        if name not in found:
+            found[name] = _socket_named(name, lines[at : at + MAX_LOOKALIKES])
+    return list(dict.fromkeys(path for path in found.values() if path is not None))
+
+
+_RECORD = re.compile(
+    r"[0-9a-f]+: [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{4} [0-9A-F]{2} +\d+(?: |$)"
+)
+"""The start of a socket's line in /proc/net/unix (Num RefCount Protocol Flags Type St
+Inode), and the space before its path if it has one."""
+SUN_PATH = 108
+"""The longest socket path, in bytes."""
+MAX_LOOKALIKES = 2
+"""A name longer than SUN_PATH cannot span more lines that look like records (about 70
+characters each)."""
+
+
+def _socket_named(name: str, following: Sequence[str]) -> Path | None:
+    """The real path of the socket a record of the table names. The kernel prints a name raw,
+    so one holding a newline runs onto the following lines, and those may look like records
+    themselves: when the name alone is no socket, it is tried joined with them, one by one, as
+    long as a socket's path can be."""
+    for more in (None, *following):
+        if more is not None:
+            name = f"{name}\n{more}"
+        if len(name.encode("utf-8", "surrogateescape")) > SUN_PATH:
+            return None
         path = _real(Path(name))
         with contextlib.suppress(OSError):
             if stat.S_ISSOCK(os.lstat(path).st_mode):
-                found.append(path)
-    return list(dict.fromkeys(found))
+                return path
+    return None
 
 
 def _real(path: Path) -> Path:
