@@ -94,6 +94,21 @@ async def test_a_command_has_no_capability_to_remount_a_protected_path_or_the_ho
     assert not (outside / "escaped").exists()
 
 
+async def test_a_command_cannot_change_the_kernels_settings(repo: Path) -> None:
+    """README: "the whole file system is read-only". /proc/sys is the host kernel's: root
+    writes it by the file's mode alone, capabilities or not, and `kernel.core_pattern` names a
+    program the kernel runs as the host's root at the next crash. (Each probe writes back the
+    value it read: nothing changes, even where the write goes through.)"""
+    probes = ("kernel/core_pattern", "kernel/domainname", "vm/overcommit_ratio")
+    command = "; ".join(
+        f"v=$(cat /proc/sys/{name}) || echo unread; "
+        f'(printf "%s\\n" "$v" > /proc/sys/{name}) 2>/dev/null && echo wrote || echo refused'
+        for name in probes
+    )
+    result = await run(sandboxed(repo), {"command": command})
+    assert text_of(result).split() == ["refused"] * len(probes), text_of(result)
+
+
 async def test_a_nested_user_namespace_cannot_bind_what_lies_below_a_cover(
     repo: Path, home: Path
 ) -> None:

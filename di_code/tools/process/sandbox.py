@@ -100,13 +100,19 @@ _BASE = (
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
+    "--ro-bind", "/proc/sys", "/proc/sys",
+    "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
     "--tmpfs", PRIVATE_TMP,
     "--unshare-pid",
     "--die-with-parent",
     "--cap-drop", "ALL",
 )  # fmt: skip
-"""`--cap-drop ALL`: run by root (CI, a container), bubblewrap keeps every capability unless
-told, and CAP_SYS_ADMIN remounts any read-only bind writable on the host's file system."""
+"""Against a command run by root (CI, a container): `--cap-drop ALL`, since bubblewrap keeps
+every capability unless told, and CAP_SYS_ADMIN remounts any read-only bind writable on the
+host's file system; the kernel's settings read-only, since root writes /proc/sys (where
+`kernel.core_pattern` names a program the kernel runs as the host's root) and
+/proc/sysrq-trigger by their files' modes alone, capabilities or not, and the new /proc
+bubblewrap mounts left /proc/sys writable (bubblewrap 0.8, run by root)."""
 
 
 def bare_bubblewrap() -> list[str]:
