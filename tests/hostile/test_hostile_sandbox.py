@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal as signals
 import socket
 import subprocess
 import sys
@@ -36,6 +37,7 @@ from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import alive
+from tests.support.stops import Launch
 from tests.tools.conftest import run, text_of
 
 pytestmark = needs_bubblewrap
@@ -447,3 +449,28 @@ def test_an_untrusted_projects_sandbox_settings_loosen_nothing(
     assert SECRET not in result
     assert "connected" not in result
     assert not (outside / "escaped").exists()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a kill -9 of di-code leaves bubblewrap's empty .git and .mcp.json mount points behind",
+)
+def test_kill_9_of_di_code_leaves_no_mount_point_to_break_the_users_git(launch: Launch) -> None:
+    """README: the empty read-only files bubblewrap leaves for missing protected paths are
+    "removed when the last sandboxed command in that folder ends". In a repository's
+    subfolder, a left `.git` file makes the user's own git there fail."""
+    git_init(launch.folder)
+    launch.folder = launch.folder / "sub"
+    launch.folder.mkdir()
+    launch.argv = [*launch.argv[:3], "--sandbox", "workspace-write", "go"]
+    launch.server.script(call("bash", {"command": "touch started; exec sleep 1000.53"}))
+    launch.start()
+    launch.wait_for("started")
+    assert (launch.folder / ".git").exists()  # the mount point, while the command runs
+    assert launch.stop(signals.SIGKILL)[0] == -signals.SIGKILL
+    launch.assert_nothing_left()
+    status = subprocess.run(
+        ["git", "status", "--short"], cwd=launch.folder, capture_output=True, text=True
+    )
+    assert status.returncode == 0, status.stderr
+    assert not (launch.folder / ".git").exists()
