@@ -164,6 +164,27 @@ async def test_a_bwrap_or_nsenter_in_a_path_entry_of_the_workspace_is_not_the_sa
     assert "connected" not in text_of(reached)
 
 
+async def test_where_nsenter_fails_each_command_still_has_no_network_and_the_model_is_told(
+    repo: Path,
+    outside: Path,
+    listener: socket.socket,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """README: where the shared namespace "cannot be done (no nsenter, a kernel that
+    refuses), each command has a namespace of its own as before, and the bash tool's
+    description tells the model". A broken `nsenter` must not open the host's network."""
+    broken = outside / "bin"
+    broken.mkdir()
+    (broken / "nsenter").write_text("#!/bin/sh\nexit 1\n")
+    (broken / "nsenter").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{broken}:{os.environ['PATH']}")
+    tool = sandboxed(repo)
+    port = listener.getsockname()[1]
+    reached = await run(tool, {"command": f"exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected"})
+    assert reached.is_error and "connected" not in text_of(reached)
+    assert "a loopback of its own" in tool.description
+
+
 # --- Network: the host's sockets ------------------------------------------------------------
 
 CONNECT = (
