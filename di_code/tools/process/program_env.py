@@ -49,7 +49,8 @@ def installed_program(name: str) -> str | None:
     `node_modules/.bin`) or an absolute one (direnv's `PATH_add bin`): a repository that ships
     its own would decide how its commands are confined."""
     try:
-        here = [Path.cwd()]
+        here = Path.cwd()
     except OSError:  # the working folder was removed: relative entries are skipped still
-        here = []
-    return shutil.which(name, path=path_outside(os.environ.get("PATH", os.defpath), here))
+        here = Path("/")
+    inside = [] if here == here.parent else [here]  # `/` (an editor's) holds every entry
+    return shutil.which(name, path=path_outside(os.environ.get("PATH", os.defpath), inside))
