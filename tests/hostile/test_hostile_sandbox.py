@@ -1,10 +1,12 @@
 """The bash sandbox, attacked from README alone ("Sandbox", and the Threat model, Permissions and
-Background jobs sentences about it): a command run by root that remounts what is read-only, a
-`bwrap` or `nsenter` the repository ships in a PATH entry, a nested user namespace that binds
-what lies below a cover, a host socket bound by a relative name, signals and ptrace aimed at a
-process outside, input pushed into the user's terminal, links a command leaves for di-code's
-own write and edit, the home folder as the workspace, workspace names with a newline, a
-leading `-`, spaces or a link, and what a command can read of di-code's descriptors and keys.
+Background jobs sentences about it): a command run by root that remounts what is read-only or
+writes the kernel's settings, a `bwrap` or `nsenter` the repository ships in a PATH entry, an
+`nsenter` that fails, a nested user namespace that binds what lies below a cover, host sockets
+that are datagram, hold a newline or were bound by a relative name, signals and ptrace aimed
+at a process outside, input pushed into the user's terminal, links a command leaves for
+di-code's own write and edit, the home folder as the workspace, workspace names with a
+newline, a leading `-`, spaces or a link, what a command can read of di-code's descriptors
+and keys, an untrusted project's `[sandbox]` table, and the mount points a kill -9 leaves.
 
 Each case runs real bubblewrap and real commands through the bash tool (or a real `di-code
 run` against the loopback model server) and checks the host afterwards: files, processes,
@@ -31,7 +33,6 @@ from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.permissions import PermissionGate
 from di_code.tools.process.protected import protected_path
 from di_code.tools.process.sandbox import SandboxChoice
-from di_code.tools.process.sandbox_mounts import SandboxPaths
 from tests.cli.conftest import API_KEY, RunDiCode
 from tests.support.bubblewrap import needs_bubblewrap
 from tests.support.gated import gate_tools
@@ -53,9 +54,8 @@ def git_init(folder: Path) -> Path:
     return folder
 
 
-def sandboxed(workspace: Path, paths: SandboxPaths | None = None) -> BashTool:
-    choice = SandboxChoice("workspace-write", False, paths or SandboxPaths())
-    return BashTool(Workspace.create(workspace), BashPolicy(choice))
+def sandboxed(workspace: Path) -> BashTool:
+    return BashTool(Workspace.create(workspace), BashPolicy(SandboxChoice("workspace-write")))
 
 
 @pytest.fixture
@@ -250,7 +250,7 @@ async def test_a_host_socket_with_a_newline_in_its_name_is_out_of_reach(
 async def test_a_host_socket_bound_by_a_relative_name_is_out_of_reach(
     repo: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """README: without network "every other socket listening on the host ... outside the
+    """README: without network "every other socket bound on the host ... outside the
     workspace is covered". A service that binds `app.sock` in its own folder is listed in
     /proc/net/unix as `app.sock`, with no folder."""
     service = outside / "service"
@@ -405,7 +405,7 @@ async def test_an_odd_workspace_name_keeps_its_protected_paths_and_its_bounds(
     await run(tool, {"command": f"echo out > {outside}/beside.txt"})
     assert (real / "made.txt").read_text() == "in\n"
     assert (real / ".git/config").read_bytes() == config
-    assert not (real / ".mcp.json").exists() or (real / ".mcp.json").read_bytes() == b""
+    assert not (real / ".mcp.json").exists()  # nor is the cover's mount point left
     assert not (outside / "beside.txt").exists()
 
 
@@ -491,7 +491,7 @@ def test_kill_9_of_di_code_leaves_no_mount_point_to_break_the_users_git(launch: 
     assert launch.stop(signals.SIGKILL)[0] == -signals.SIGKILL
     launch.assert_nothing_left()
     status = subprocess.run(
-        ["git", "status", "--short"], cwd=launch.folder, capture_output=True, text=True
+        ["git", "status", "--short"], cwd=launch.folder, capture_output=True, text=True, timeout=30
     )
     assert status.returncode == 0, status.stderr
     assert not (launch.folder / ".git").exists()
