@@ -164,6 +164,25 @@ async def test_a_bwrap_or_nsenter_in_a_path_entry_of_the_workspace_is_not_the_sa
     assert "connected" not in text_of(reached)
 
 
+async def test_a_bash_or_rg_in_a_path_entry_of_the_workspace_never_runs(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The programs di-code itself runs around a command, unsandboxed: the shell every
+    command (approved or not) starts in, and rg, which grep and find run unasked. A
+    repository's `bin/bash` on a relative PATH entry would run instead of the user's."""
+    (repo / "bin").mkdir()
+    for name in ("bash", "rg"):
+        (repo / "bin" / name).write_text(f"#!/bin/sh\ntouch {repo}/ran-{name}\nexit 1\n")
+        (repo / "bin" / name).chmod(0o755)
+    monkeypatch.chdir(repo)
+    monkeypatch.setenv("PATH", f"bin:{os.environ['PATH']}")
+    tools = {tool.name: tool for tool in default_tools(repo)}  # bash unsandboxed, as in ask
+    await run(tools["bash"], {"command": "echo hello"})
+    await run(tools["grep"], {"pattern": "hello"})
+    assert not (repo / "ran-bash").exists()
+    assert not (repo / "ran-rg").exists()
+
+
 async def test_where_nsenter_fails_each_command_still_has_no_network_and_the_model_is_told(
     repo: Path,
     outside: Path,

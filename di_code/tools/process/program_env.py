@@ -44,10 +44,11 @@ def path_outside(value: str, roots: Sequence[Path]) -> str:
 
 
 def installed_program(name: str) -> str | None:
-    """Where the program the sandbox is made with (`bwrap`, `nsenter`) is installed: looked up
-    on PATH but never in the working folder, through a relative entry (`bin`,
+    """Where a program di-code itself runs around the model's commands is installed (`bwrap`
+    and `nsenter`, which make the sandbox; `bash`, which every command starts in; `rg`): looked
+    up on PATH but never in the working folder, through a relative entry (`bin`,
     `node_modules/.bin`) or an absolute one (direnv's `PATH_add bin`): a repository that ships
-    its own would decide how its commands are confined."""
+    its own would decide how its commands are confined, or run unasked."""
     try:
         here = Path.cwd()
     except OSError:  # the working folder was removed: relative entries are skipped still
