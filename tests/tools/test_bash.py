@@ -55,7 +55,7 @@ async def test_the_command_leads_its_own_process_group(tools: dict[str, AgentToo
 async def test_sh_is_used_without_bash(
     tools: dict[str, AgentTool], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(process.shutil, "which", lambda name: None)
+    monkeypatch.setattr(process, "installed_program", lambda name: None)
     assert text_of(await run(tools["bash"], {"command": "echo $0"})) == "/bin/sh"
 
 

@@ -38,7 +38,8 @@ from di_code.tools.common.base import CheckedTool
 from di_code.tools.common.errors import ToolError
 from di_code.tools.extensions.mcp_config import McpServerConfig
 from di_code.tools.extensions.tool_names import distinct_names
-from di_code.tools.process.launcher import path_outside, trusted_command_argv
+from di_code.tools.process.launcher import trusted_command_argv
+from di_code.tools.process.program_env import path_outside
 
 if TYPE_CHECKING:
     from mcp import ClientSession

@@ -50,7 +50,7 @@ class McpServerConfig(Struct, frozen=True):
     enabled: bool = True
     untrusted_folders: tuple[str, ...] = ()
     """The folders of the untrusted project it starts in: its command is not looked up in
-    them, nor in a relative PATH entry (launcher.path_outside), so that a repository's program
+    them, nor in a relative PATH entry (program_env.path_outside), so that a repository's program
     never runs under the name of the user's server."""
 
 

@@ -19,7 +19,7 @@ from msgspec import Struct, field
 from di_code.system.children import signal_group
 from di_code.tools.lsp.servers import ServerSpec, pinned_settings
 from di_code.tools.process import launcher
-from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, path_outside, program_env
 from di_code.tools.process.sandbox_mounts import SandboxPaths
 
 UNTRUSTED_PROGRAM = "not found outside this untrusted project's folders"
@@ -62,7 +62,7 @@ class ServerStarter(Struct, frozen=True):
         the server, and the interpreter its `#!` line names, are never the project's."""
         env = program_env(self.hidden)
         if not self.trusted:
-            env["PATH"] = launcher.path_outside(env.get("PATH", os.defpath), [workspace])
+            env["PATH"] = path_outside(env.get("PATH", os.defpath), [workspace])
             if shutil.which(argv[0], path=env["PATH"]) is None:
                 raise FileNotFoundError(errno.ENOENT, UNTRUSTED_PROGRAM)
         return await launcher.start_server(

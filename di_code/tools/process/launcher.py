@@ -113,20 +113,6 @@ def _server_argv(
     return sandbox.wrap(argv, roots, installed, own)
 
 
-def path_outside(value: str, roots: Sequence[Path]) -> str:
-    """A PATH without the entries that lie in `roots` or are relative (to the folder a
-    program starts in: the workspace), so that no program is looked up among the project's."""
-    real_roots = [Path(os.path.realpath(root)) for root in roots]
-    kept = []
-    for entry in value.split(os.pathsep):
-        if not os.path.isabs(entry):
-            continue
-        real = Path(os.path.realpath(entry))
-        if not any(real.is_relative_to(root) for root in real_roots):
-            kept.append(entry)
-    return os.pathsep.join(kept)
-
-
 def _installed(program: str, path: str) -> list[Path]:
     """The folders below a hidden folder (home, /tmp) that a program and the interpreter of its
     `#!` line are installed in (`~/.local` for `~/.local/bin/x`, `~/.pyenv/versions/3.12` for a

@@ -10,7 +10,9 @@ preset's and configured `api_key_env`, and any variable holding the key in use: 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Mapping
+import shutil
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
 
 KEY_VARIABLES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"})
 """Kept out of every program's environment even when nobody configured anything."""
@@ -25,3 +27,31 @@ def program_env(
     env = {name: value for name, value in source.items() if name not in hidden}
     env.update(added)
     return env
+
+
+def path_outside(value: str, roots: Sequence[Path]) -> str:
+    """A PATH without the entries that lie in `roots` or are relative (to the folder a
+    program starts in: the workspace), so that no program is looked up among the project's."""
+    real_roots = [Path(os.path.realpath(root)) for root in roots]
+    kept = []
+    for entry in value.split(os.pathsep):
+        if not os.path.isabs(entry):
+            continue
+        real = Path(os.path.realpath(entry))
+        if not any(real.is_relative_to(root) for root in real_roots):
+            kept.append(entry)
+    return os.pathsep.join(kept)
+
+
+def installed_program(name: str) -> str | None:
+    """Where a program di-code itself runs around the model's commands is installed (`bwrap`
+    and `nsenter`, which make the sandbox; `bash`, which every command starts in; `rg`): looked
+    up on PATH but never in the working folder, through a relative entry (`bin`,
+    `node_modules/.bin`) or an absolute one (direnv's `PATH_add bin`): a repository that ships
+    its own would decide how its commands are confined, or run unasked."""
+    try:
+        here = Path.cwd()
+    except OSError:  # the working folder was removed: relative entries are skipped still
+        here = Path("/")
+    inside = [] if here == here.parent else [here]  # `/` (an editor's) holds every entry
+    return shutil.which(name, path=path_outside(os.environ.get("PATH", os.defpath), inside))

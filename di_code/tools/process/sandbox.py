@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -30,7 +29,7 @@ from msgspec import Struct, field
 from di_code.system.children import run_child
 from di_code.system.errors import DiCodeError
 from di_code.tools.process.placeholders import holding
-from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, installed_program, program_env
 from di_code.tools.process.sandbox_mounts import PRIVATE_TMP, SandboxPaths, mounts
 
 SandboxMode = Literal["off", "workspace-write", "read-only"]
@@ -101,10 +100,19 @@ _BASE = (
     "--ro-bind", "/", "/",
     "--dev", "/dev",
     "--proc", "/proc",
+    "--ro-bind", "/proc/sys", "/proc/sys",
+    "--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
     "--tmpfs", PRIVATE_TMP,
     "--unshare-pid",
     "--die-with-parent",
+    "--cap-drop", "ALL",
 )  # fmt: skip
+"""Against a command run by root (CI, a container): `--cap-drop ALL`, since bubblewrap keeps
+every capability unless told, and CAP_SYS_ADMIN remounts any read-only bind writable on the
+host's file system; the kernel's settings read-only, since root writes /proc/sys (where
+`kernel.core_pattern` names a program the kernel runs as the host's root) and
+/proc/sysrq-trigger by their files' modes alone, capabilities or not, and the new /proc
+bubblewrap mounts left /proc/sys writable (bubblewrap 0.8, run by root)."""
 
 
 def bare_bubblewrap() -> list[str]:
@@ -113,7 +121,7 @@ def bare_bubblewrap() -> list[str]:
 
 
 def bubblewrap_path() -> str | None:
-    return shutil.which("bwrap")
+    return installed_program("bwrap")
 
 
 @functools.cache

@@ -10,9 +10,9 @@
   `[sandbox] reveal` lets one through (a revealed path below a hidden folder is bound back
   read-only).
 - Without network, `/run` and `/var/run` (where services keep their sockets: Docker, D-Bus,
-  ssh and gpg agents) are empty tmpfs too, like `/tmp`, and every other listening socket the
-  host's `/proc/net/unix` names outside the workspace is covered by `/dev/null`; the private
-  network namespace already separates abstract sockets.
+  ssh and gpg agents) are empty tmpfs too, like `/tmp`, and every other socket the host's
+  `/proc/net/unix` names (listening or datagram) outside the workspace is covered by
+  `/dev/null`; the private network namespace already separates abstract sockets.
 
 Mounts are applied shallowest path first, so a deeper mount always wins over the one it lies
 in (a secret inside the workspace stays hidden; the workspace stays visible below a hidden
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
@@ -65,8 +66,6 @@ SOCKET_FOLDERS = ("/run", "/var/run")
 NULL = "/dev/null"
 SKILLS = "skills"
 PRIVATE_TMP = "/tmp"
-LISTENING = "00010000"
-"""`__SO_ACCEPTCON` in /proc/net/unix's flags: a socket that accepts connections."""
 
 
 class SandboxPaths(Struct, frozen=True):
@@ -150,8 +149,8 @@ def _protected(roots: Sequence[Path], di_code_home: Path | None) -> list[Layer]:
 
 
 def _sockets(visible: Sequence[Path]) -> list[Layer]:
-    """Empty socket folders, and /dev/null over every other listening socket of the host
-    but those in `visible` folders (the workspace; hidden ones are empty already)."""
+    """Empty socket folders, and /dev/null over every other bound socket of the host but
+    those in `visible` folders (the workspace; hidden ones are empty already)."""
     emptied = [_real(Path(name)) for name in SOCKET_FOLDERS]
     layers: list[Layer] = [
         (folder, ["--tmpfs", str(folder)]) for folder in dict.fromkeys(emptied) if folder.is_dir()
@@ -164,21 +163,53 @@ def _sockets(visible: Sequence[Path]) -> list[Layer]:
 
 
 def host_sockets(table: str = "/proc/net/unix") -> list[Path]:
-    """The real paths of the Unix sockets listening in this network namespace."""
+    """The real paths of the Unix sockets bound in this network namespace: listening ones,
+    and datagram ones, which never listen yet take what is sent to their path."""
     try:
-        with open(table, encoding="utf-8", errors="surrogateescape") as file:
-            lines = file.read().splitlines()[1:]
+        with open(table, encoding="utf-8", errors="surrogateescape", newline="") as file:
+            lines = file.read().split("\n")[1:]
     except OSError:
         return []
-    found = []
-    for line in lines:
-        fields = line.split(maxsplit=7)  # Num RefCount Protocol Flags Type St Inode Path
-        if len(fields) == 8 and fields[3] == LISTENING and fields[7].startswith("/"):
-            path = _real(Path(fields[7]))
-            with contextlib.suppress(OSError):
-                if stat.S_ISSOCK(os.lstat(path).st_mode):
-                    found.append(path)
-    return list(dict.fromkeys(found))
+    found: dict[str, Path | None] = {}  # by name: a server's is listed once per client
+    for at, line in enumerate(lines):
+        record = _RECORD.match(line)
+        if record is None or not line.startswith("/", record.end()):
+            continue
+        name, at = line[record.end() :], at + 1
+        while at < len(lines) and lines[at] and not _RECORD.match(lines[at]):
+            name, at = f"{name}\n{lines[at]}", at + 1  # a name's newline: it goes on
+        if name not in found:
+            found[name] = _socket_named(name, lines[at : at + MAX_LOOKALIKES])
+    return list(dict.fromkeys(path for path in found.values() if path is not None))
+
+
+_RECORD = re.compile(
+    r"[0-9a-f]+: [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{4} [0-9A-F]{2} +\d+(?: |$)"
+)
+"""The start of a socket's line in /proc/net/unix (Num RefCount Protocol Flags Type St
+Inode), and the space before its path if it has one."""
+SUN_PATH = 108
+"""The longest socket path, in bytes."""
+MAX_LOOKALIKES = 2
+"""A name longer than SUN_PATH cannot span more lines that look like records (about 70
+characters each)."""
+
+
+def _socket_named(name: str, following: Sequence[str]) -> Path | None:
+    """The real path of the socket a record of the table names. The kernel prints a name raw,
+    so one holding a newline runs onto the following lines, and those may look like records
+    themselves: when the name alone is no socket, it is tried joined with them, one by one, as
+    long as a socket's path can be."""
+    for more in (None, *following):
+        if more is not None:
+            name = f"{name}\n{more}"
+        if len(name.encode("utf-8", "surrogateescape")) > SUN_PATH:
+            return None
+        path = _real(Path(name))
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.lstat(path).st_mode):
+                return path
+    return None
 
 
 def _real(path: Path) -> Path:

@@ -22,12 +22,11 @@ import fcntl
 import json
 import os
 import select
-import shutil
 import subprocess
 import threading
 
 from di_code.system.children import open_child, run_child
-from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, installed_program, program_env
 
 NS_GET_USERNS = 0xB701
 MAKE_TIMEOUT = 10.0
@@ -64,7 +63,7 @@ class SessionNetwork:
 
 
 def _made(bubblewrap: list[str]) -> list[str] | None:
-    nsenter = shutil.which("nsenter")
+    nsenter = installed_program("nsenter")
     if nsenter is None:
         return None
     try:
@@ -78,7 +77,6 @@ def _made(bubblewrap: list[str]) -> list[str] | None:
     prefix += ["--", *bubblewrap]
     if owner is not None:
         prefix += ["--unshare-user", "--uid", str(os.getuid()), "--gid", str(os.getgid())]
-        prefix += ["--cap-drop", "ALL"]
     try:
         tried = run_child(
             [*prefix, "--", "/bin/sh", "-c", ":"],

@@ -27,7 +27,6 @@ import asyncio
 import contextlib
 import fcntl
 import os
-import shutil
 import signal as signals
 import subprocess
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +36,7 @@ from typing import Any, Literal
 from di_code.system.abort import AbortSignal
 from di_code.system.children import group_members, signal_group
 from di_code.tools.process.launcher import start_program
+from di_code.tools.process.program_env import installed_program
 
 EXIT_GRACE = 0.2
 KILL_AFTER = 2.0
@@ -69,7 +69,8 @@ def signal_name(number: int) -> str:
 
 
 def shell() -> str:
-    return shutil.which("bash") or "/bin/sh"
+    """The shell every command starts in, never a repository's (installed_program)."""
+    return installed_program("bash") or "/bin/sh"
 
 
 async def run_in_group(

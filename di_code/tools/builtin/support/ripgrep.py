@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import os
 import resource
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -37,7 +36,7 @@ from di_code.system.files.opener import folder_in
 from di_code.system.files.resolve import Target
 from di_code.tools.builtin.support.long_json import StringCut
 from di_code.tools.common.errors import ToolError
-from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import KEY_VARIABLES, installed_program, program_env
 
 COMMON_FLAGS = (
     "--no-config", "--hidden", "--no-require-git", "--no-ignore-dot", "--no-ignore-exclude",
@@ -62,7 +61,7 @@ def find_ripgrep() -> str | None:
     beside = Path(sys.executable).parent / "rg"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
-    return shutil.which("rg")
+    return installed_program("rg")
 
 
 def required(binary: str | None) -> str:
