@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
+from di_code.ai.codec import loads_valid
 from di_code.ai.redaction import redact_bytes
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
@@ -221,7 +222,7 @@ class ToolHookRunner(HookRunner):
         return ToolResult([*result.content, *added], result.details, result.is_error)
 
     def _failed(self, run: HookRun) -> None:
-        self.report(f"PostToolUse hook `{run.hook.command}` failed: {run.reason()}")
+        self.report(f"PostToolUse hook {run.failure()}")
 
     def _payload(self, event: str, context: ToolCallContext) -> dict[str, Any]:
         return {
@@ -245,11 +246,13 @@ def _claude_input(params: dict[str, Any], workspace: Path) -> dict[str, Any]:
 
 
 def hook_json(text: str) -> dict[str, Any]:
+    """The object a hook printed, made valid as all JSON from outside is (no lone surrogate to
+    break the next request, no nesting deep enough to recurse on); {} for anything else."""
     stripped = text.strip()
     if not stripped.startswith("{"):
         return {}
     try:
-        value = json.loads(stripped)
+        value = loads_valid(stripped)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
