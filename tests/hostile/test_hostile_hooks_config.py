@@ -349,7 +349,6 @@ def test_a_hooks_hostile_words_reach_the_model_as_valid_json(
     assert "marker-7" in request_text(last_request(llm_server))
 
 
-@pytest.mark.xfail(strict=True, reason="a hook's whole output is sent on: 100 MB to the model")
 @pytest.mark.parametrize("event", ["PostToolUse", "UserPromptSubmit"])
 def test_a_hook_printing_100_mb_sends_the_model_no_100_mb(
     run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, event: str
@@ -404,10 +403,6 @@ def test_a_hook_killed_by_a_signal_or_gone_silent_refuses_the_call(
     assert "PreToolUse" in request_text(last_request(llm_server))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a hook's output is read to EOF: a child holding it makes the hook's exit a timeout",
-)
 def test_a_hook_that_exits_leaving_a_child_on_its_output_neither_holds_the_run_nor_outlives_it(
     run_di_code: RunDiCode,
     llm_server: LLMServer,
