@@ -111,6 +111,10 @@ NESTED = "x = " + "[" * 800 + "]" * 800 + "\n"
         b'[[hooks.PreToolUse]]\nhooks = [{ type = "command", command = "true", timeout = "5" }]\n',
         b'[[hooks.PreToolUse]]\nhooks = [{ type = "command", command = ["true"] }]\n',
         b'[[hooks.PreToolUse]]\nmatcher = "("\nhooks = [{ type = "command", command = "true" }]\n',
+        b'[[hooks.PreToolUse]]\nshell = "sh"\nhooks = [{ type = "command", command = "true" }]\n',
+        b'[[hooks.PreToolUse]]\nhooks = [{ type = "command", command = "true", shell = "zsh" }]\n',
+        b'[[hooks.PreToolUse]]\nhooks = [{ type = "command", command = "true", timeout = nan }]\n',
+        b'[[hooks.PreToolUse]]\nhooks = [{ type = "command", command = "true", timeout = inf }]\n',
     ],
     ids=[
         "invalid UTF-8",
@@ -122,6 +126,10 @@ NESTED = "x = " + "[" * 800 + "]" * 800 + "\n"
         "a timeout as a string",
         "a command as a list",
         "a matcher that is no regular expression",
+        "an unknown key beside the matcher",
+        "an unknown key in a hook",
+        "a timeout that is not a number",
+        "a timeout that never comes",
     ],
 )
 def test_a_hostile_users_config_is_one_line_naming_it_and_exit_2(
