@@ -463,3 +463,116 @@ def test_a_file_name_with_line_breaks_and_a_project_folder_with_shell_text_reach
     assert where.read_text() == str(folder.resolve())
     assert not (folder / "pwned").exists() and not (tmp_path / "pwned").exists()
     assert (folder / name).read_text() == f"{API_KEY}\n"
+
+
+def test_a_key_a_hook_was_given_and_prints_is_shown_to_no_one(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """The user's hooks named OPENAI_API_KEY in `env` and print it: in a refusal's reason, in a
+    failure line and in added context, every channel out (stream-json, stderr, the session
+    file) shows it as `***`."""
+    leak = 'echo "the key is $OPENAI_API_KEY" >&2'
+    tables = "".join(
+        f'[[hooks.{event}]]\nhooks = [{{ type = "command", command = {json.dumps(command)}, '
+        'env = ["OPENAI_API_KEY"] }]\n'
+        for event, command in (
+            ("UserPromptSubmit", 'echo "context: $OPENAI_API_KEY"'),
+            ("PreToolUse", f"{leak}; exit 2"),
+            ("PostToolUse", f"{leak}; exit 3"),
+            ("Stop", f"{leak}; exit 3"),
+        )
+    )
+    (di_code_home / "config.toml").write_text(tables)
+    bash_then_done(llm_server, "echo hi")
+    done = run_di_code("run", "--yes", "--output-format", "stream-json", "go")
+    clean(done)
+    assert done.returncode == 0, done.stderr
+    assert "the key is ***" in done.stdout + done.stderr
+    assert API_KEY not in done.stdout + done.stderr
+    sessions = list(di_code_home.glob("sessions/*/*.jsonl"))
+    assert sessions and all(API_KEY not in s.read_text() for s in sessions)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["fifo", "nested", "not-utf8", "nan", "hooks-a-string"],
+    ids=["a FIFO", "100000-level nesting", "invalid UTF-8", "NaN", "hooks as a string"],
+)
+def test_a_hostile_claude_settings_file_neither_hangs_nor_crashes_nor_runs_anything(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path, kind: str
+) -> None:
+    ran = tmp_path / "ran"
+    hook = {"type": "command", "command": f"touch {ran}"}
+    hooks = {"PreToolUse": [{"hooks": [hook]}], "Stop": [{"hooks": [hook]}]}
+    settings = workspace / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    (workspace / ".git").mkdir()
+    if kind == "fifo":
+        os.mkfifo(settings)
+    elif kind == "nested":
+        settings.write_text('{"hooks": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    elif kind == "not-utf8":
+        settings.write_bytes(json.dumps({"hooks": hooks}).encode()[:-1] + b', "x": "\xff"}')
+    elif kind == "nan":
+        settings.write_text(json.dumps({"hooks": hooks, "cleanupPeriodDays": float("nan")}))
+    else:
+        settings.write_text(json.dumps({"hooks": "touch {ran}"}))
+    bash_then_done(llm_server, "echo hi")
+    done = run_di_code("run", "--yes", "go")
+    clean(done)
+    assert done.returncode in (0, 2), done.stderr
+    assert not ran.exists()
+
+
+def test_projects_trusted_at_once_by_many_processes_are_all_recorded(
+    di_code_home: Path, tmp_path: Path
+) -> None:
+    """Eight `di-code trust` for eight projects at the same moment: the trust file keeps all
+    eight (no process writes over another's record)."""
+    projects = []
+    for number in range(8):
+        project = tmp_path / f"project-{number}"
+        (project / ".di-code").mkdir(parents=True)
+        (project / ".git").mkdir()
+        (project / ".di-code" / "config.toml").write_text(f"[limits]\nmax_turns = {number + 1}\n")
+        projects.append(project)
+    env = cli_env(di_code_home, None)
+    running = [
+        subprocess.Popen(
+            [DI_CODE, "trust", str(project)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for project in projects
+    ]
+    for process in running:
+        _, err = process.communicate(timeout=60)
+        assert process.returncode == 0, err
+    listed = subprocess.run(
+        [DI_CODE, "trust", "--list"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert listed.returncode == 0, listed.stderr
+    for project in projects:
+        assert str(project.resolve()) in listed.stdout, listed.stdout
+
+
+@pytest.mark.parametrize("name", [".mcp.json", ".claude/settings.json"])
+def test_a_trusted_projects_json_nested_100000_deep_is_one_line_not_a_crash(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, name: str
+) -> None:
+    """Trusted as it is (a `git pull` may bring any bytes before the trust), the file is read
+    at every start: nesting deep enough to recurse leaves its servers or hooks out with a line
+    naming it."""
+    (workspace / ".git").mkdir()
+    (workspace / ".claude").mkdir()
+    nested = "[" * 100_000 + "]" * 100_000
+    key = "mcpServers" if name == ".mcp.json" else "hooks"
+    (workspace / name).write_text(f'{{"{key}": {{"x": {{"command": "true", "args": {nested}}}}}}}')
+    assert run_di_code("trust", server=False).returncode == 0
+    llm_server.script(Turn(text="ok"))
+    done = run_di_code("run", "hi")
+    clean(done)
+    assert done.returncode == 0, done.stderr
+    assert name in done.stderr
