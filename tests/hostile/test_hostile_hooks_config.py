@@ -576,3 +576,50 @@ def test_a_trusted_projects_json_nested_100000_deep_is_one_line_not_a_crash(
     clean(done)
     assert done.returncode == 0, done.stderr
     assert name in done.stderr
+
+
+@pytest.mark.parametrize(
+    "where, flags",
+    [
+        ("mine", ("--yes",)),
+        ("project", ("--yes",)),
+        ("none", ("--permission-mode", "read-only")),
+        ("none", ("--permission-mode", "plan")),
+    ],
+    ids=["my deny rule", "an untrusted project's deny rule", "read-only", "plan"],
+)
+def test_a_hooks_allow_never_lifts_a_deny_rule_or_a_mode_that_writes_nothing(
+    run_di_code: RunDiCode,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    workspace: Path,
+    where: str,
+    flags: tuple[str, ...],
+) -> None:
+    deny = '[permissions]\ndeny = ["bash:touch"]\n'
+    hooks = hook_tables(("PreToolUse", f"echo '{ALLOW}'"))
+    (di_code_home / "config.toml").write_text(hooks + (deny if where == "mine" else ""))
+    if where == "project":
+        (workspace / ".git").mkdir()
+        (workspace / ".di-code").mkdir()
+        (workspace / ".di-code" / "config.toml").write_text(deny)
+    bash_then_done(llm_server, "touch made.txt")
+    done = run_di_code("run", *flags, "make it")
+    clean(done)
+    assert not (workspace / "made.txt").exists()
+
+
+def test_a_prompt_refused_with_a_hostile_reason_shows_it_inert_and_sends_nothing(
+    run_di_code: RunDiCode, llm_server: LLMServer, di_code_home: Path, tmp_path: Path
+) -> None:
+    noise = tmp_path / "noise.bin"
+    noise.write_bytes(HOSTILE_TEXT)
+    (di_code_home / "config.toml").write_text(
+        hook_tables(("UserPromptSubmit", f"cat {noise} >&2; exit 2"))
+    )
+    done = run_di_code("run", "go")
+    clean(done)
+    assert done.returncode == 1, done.stderr
+    assert "lint:" in done.stderr
+    assert "\u202e" not in done.stderr and "\x00" not in done.stderr
+    assert not llm_server.requests
