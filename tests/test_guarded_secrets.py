@@ -64,6 +64,7 @@ given; what anyone is shown of it is.)"""
 
 WRITERS = {"write_text", "write_bytes", "connect_write_pipe", "basicConfig", "FileHandler"}
 WRITERS |= {"communicate", "build_request", "post", "replace_whole", "write_into_stream"}
+WRITERS |= {"feed_stdin"}
 """Calls that write out whatever their receiver is (a path, a pipe, a child's stdin, a
 server)."""
 

@@ -8,10 +8,10 @@ warning line. Its other keys (permissions, env, model) are Claude Code's own and
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from di_code.ai.codec import loads_valid
 from di_code.config.project import ProjectFile, project_root, unsafe_reason
 from di_code.config.toml_file import MAX_BYTES
 from di_code.config.trust import CLAUDE_SETTINGS, TrustStore, digest
@@ -26,7 +26,7 @@ def claude_hooks(home: Path, workspace: Path) -> tuple[HookTables, tuple[str, ..
     path = project_root(workspace.resolve()) / CLAUDE_SETTINGS
     try:
         raw = read_path(path, MAX_BYTES)
-        data = json.loads(raw)
+        data = loads_valid(raw)  # a cloned repository's file: nesting or NaN is no crash
     except FileNotFoundError:
         return (), ()
     except (OSError, ValueError) as exc:

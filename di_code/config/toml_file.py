@@ -43,3 +43,5 @@ def decode_toml(data: bytes, path: Path) -> dict[str, Any]:
         ) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"cannot read {path}: {exc}") from None
+    except RecursionError:  # tomllib's parser recurses per level of nested arrays and tables
+        raise ConfigError(f"cannot read {path}: nested too deep to be settings") from None

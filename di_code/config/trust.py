@@ -17,9 +17,11 @@ all back; `held_back_items` lists what trusting would let through.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ from di_code.system.files.opener import read_path
 from di_code.system.private_files import private_folder
 
 TRUST_FILE = "trusted.json"
+LOCK_FILE = "trusted.json.lock"
 MCP_JSON = ".mcp.json"
 CLAUDE_SETTINGS = ".claude/settings.json"
 ROOT_FILES = {MCP_JSON: "its MCP servers may start", CLAUDE_SETTINGS: "its hooks may run"}
@@ -134,13 +137,27 @@ class TrustStore(msgspec.Struct, frozen=True):
 
     def set(self, folder: Path, file_digest: str | None) -> None:
         """Record (or with None, forget) the trusted digest for a project folder."""
-        projects = _with(self.entries(), str(folder), file_digest)
-        self._write({"version": 1, "projects": projects, "files": self.files()})
+        with self._changing():
+            projects = _with(self.entries(), str(folder), file_digest)
+            self._write({"version": 1, "projects": projects, "files": self.files()})
 
     def set_file(self, path: Path, file_digest: str | None) -> None:
         """Record (or with None, forget) the trusted digest of one project file."""
-        files = _with(self.files(), str(path), file_digest)
-        self._write({"version": 1, "projects": self.entries(), "files": files})
+        with self._changing():
+            files = _with(self.files(), str(path), file_digest)
+            self._write({"version": 1, "projects": self.entries(), "files": files})
+
+    @contextlib.contextmanager
+    def _changing(self) -> Iterator[None]:
+        """One change of the file at a time, across processes: an exclusive `flock` on a lock
+        file beside it, held from the read to the rename, so two `di-code trust` at once (or a
+        `/trust` in each of two chats) each keep the other's record."""
+        fd = os.open(private_folder(self.home) / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing drops the flock
 
     def _write(self, data: Any) -> None:
         """Whole or not at all, readable by the user only (mkstemp makes it 0600), in a 0700

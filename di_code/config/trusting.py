@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from di_code.ai.codec import loads_valid
 from di_code.config.project import ProjectFile, find_project_config, unsafe_reason
 from di_code.config.settings import load_user_settings, parse_settings, user_providers
 from di_code.config.toml_file import MAX_BYTES, ConfigError, decode_toml
@@ -158,7 +159,7 @@ def _held_back(home: Path, project: ProjectFile | None, files: dict[Path, bytes]
 def _claude_hooks(data: bytes) -> tuple[tuple[str, str], ...]:
     """`hooks.EVENT` and each hook's command (nothing when the file has no hooks)."""
     try:
-        hooks = json.loads(data).get("hooks")
+        hooks = loads_valid(data).get("hooks")
     except (ValueError, AttributeError):
         return (("hooks", "(unreadable)"),)
     if not isinstance(hooks, dict):
@@ -176,7 +177,7 @@ def _claude_hooks(data: bytes) -> tuple[tuple[str, str], ...]:
 def _mcp_servers(data: bytes) -> tuple[tuple[str, str], ...]:
     """`mcpServers.NAME` and its command line or URL, as far as the file can be read."""
     try:
-        servers = json.loads(data).get("mcpServers")
+        servers = loads_valid(data).get("mcpServers")
     except (ValueError, AttributeError):
         servers = None
     if not isinstance(servers, dict):

@@ -71,7 +71,7 @@ def test_trust_records_are_private(tmp_path: Path, di_code_home: Path) -> None:
         [DI_CODE, "trust"], cwd=repo, env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
-    assert modes_below(home) == {"trusted.json": 0o600}
+    assert modes_below(home) == {"trusted.json": 0o600, "trusted.json.lock": 0o600}
     assert mode(home) == 0o700
 
 

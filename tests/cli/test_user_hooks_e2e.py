@@ -113,7 +113,7 @@ def test_a_failing_post_tool_use_hook_is_reported_and_the_result_stands(
     done = hooked.bash("touch made.txt", "--yes")
     assert done.returncode == 0, done.stderr
     assert (workspace / "made.txt").exists()
-    assert "PostToolUse hook `bash " in done.stderr and "failed: lint crashed" in done.stderr
+    assert "PostToolUse hook `bash " in done.stderr and "exited 3: lint crashed" in done.stderr
     assert "lint crashed" not in hooked.sent()
 
 

@@ -291,7 +291,7 @@ def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
     import json
 
     from di_code.config.toml_file import ConfigError
-    from di_code.config.trust import TRUST_FILE, TrustStore
+    from di_code.config.trust import LOCK_FILE, TRUST_FILE, TrustStore
 
     store = TrustStore(di_code_home)
     store.set(Path("/p/é"), "d1")
@@ -303,7 +303,7 @@ def test_the_trust_file_is_written_whole_and_each_table_keeps_the_other(
     expected["projects"]["/q"] = "d3"
     text = store.path.read_text(encoding="utf-8")
     assert text == json.dumps({**expected, "version": 1}, indent=1, sort_keys=True)
-    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE]  # no temp file left
+    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE, LOCK_FILE]  # no temp file
     store.set(Path("/q"), None)
     store.set_file(Path("/p/.mcp.json"), None)
     store.set_file(Path("/never/trusted"), None)  # forgetting what is not there: nothing
@@ -318,7 +318,7 @@ def test_a_write_that_fails_part_way_leaves_the_trust_file_as_it_was(di_code_hom
     """The new file is written beside the old one and renamed over it only once whole: a
     failure while writing (here a value JSON cannot hold, after part of the text is out)
     raises that error, keeps the old file, and leaves no temporary file behind."""
-    from di_code.config.trust import TRUST_FILE, TrustStore
+    from di_code.config.trust import LOCK_FILE, TRUST_FILE, TrustStore
 
     store = TrustStore(di_code_home)
     store.set(Path("/p"), "d1")
@@ -326,7 +326,7 @@ def test_a_write_that_fails_part_way_leaves_the_trust_file_as_it_was(di_code_hom
     with pytest.raises(TypeError, match="not JSON serializable"):
         store._write({"version": 1, "projects": {"/p": "d1", "/q": object()}})
     assert store.path.read_bytes() == before
-    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE]
+    assert sorted(p.name for p in di_code_home.iterdir()) == [TRUST_FILE, LOCK_FILE]
 
 
 @pytest.mark.parametrize(

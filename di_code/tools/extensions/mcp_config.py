@@ -20,13 +20,14 @@ server is a program that runs on the user's machine.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from msgspec import Struct, field
+
+from di_code.ai.codec import loads_valid
 
 DEFAULT_TIMEOUT_S = 30.0
 _NAME = re.compile(r"^(?!.*__)[A-Za-z0-9_-]{0,39}[A-Za-z0-9-]$")
@@ -85,7 +86,7 @@ def parse_servers(raw: Any, source: str) -> tuple[list[McpServerConfig], list[st
 def parse_mcp_json(path: Path, raw: bytes) -> tuple[list[McpServerConfig], list[str]]:
     """The servers of a project's `.mcp.json`, from the bytes that were found trusted."""
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = loads_valid(raw.decode("utf-8"))
     except ValueError as exc:
         return [], [f"{path}: not valid JSON ({exc}); its MCP servers are ignored"]
     if not isinstance(data, dict):

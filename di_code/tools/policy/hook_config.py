@@ -12,8 +12,9 @@ its other unsafe keys); this module reads them when the agent is set up; nothing
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,10 @@ CLAUDE_TOOL_NAMES = {
 }
 """Claude Code's names for di-code's tools where they differ by more than case."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+GROUP_KEYS = ("matcher", "hooks")
+HOOK_KEYS = ("type", "command", "timeout", "env")
+"""The keys di-code reads; in its own config files any other is a mistake (an error naming it),
+in Claude Code's settings.json it is Claude Code's own (left alone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +70,9 @@ class HookConfigError(DiCodeError, ValueError):
     exit_code = 2
 
 
-def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:
-    """The hooks of one `hooks` table; a wrong shape raises HookConfigError."""
+def parse_hooks(raw: Any, source: str, *, strict: bool = True) -> tuple[UserHook, ...]:
+    """The hooks of one `hooks` table; a wrong shape (with `strict`, an unknown key too)
+    raises HookConfigError."""
     if raw is None:
         return ()
     if not isinstance(raw, Mapping):
@@ -80,7 +86,8 @@ def parse_hooks(raw: Any, source: str) -> tuple[UserHook, ...]:
         if not isinstance(groups, list):
             raise HookConfigError(f"{source}: hooks.{event} must be a list of matchers")
         for index, group in enumerate(groups):
-            found += _group(event, group, f"{source}: hooks.{event}[{index}]", source)
+            where = f"{source}: hooks.{event}[{index}]"
+            found += _group(event, group, where, source, strict)
     return tuple(found)
 
 
@@ -94,24 +101,28 @@ def parse_claude_hooks(raw: Any, source: str) -> tuple[tuple[UserHook, ...], lis
     warnings = []
     for event, groups in raw.items():
         try:
-            found += parse_hooks({event: groups}, source)
+            found += parse_hooks({event: groups}, source, strict=False)
         except HookConfigError as exc:
             warnings.append(f"{exc}; skipped")
     return tuple(found), warnings
 
 
-def _group(event: str, group: Any, where: str, source: str) -> list[UserHook]:
+def _group(event: str, group: Any, where: str, source: str, strict: bool) -> list[UserHook]:
     if not isinstance(group, Mapping) or not isinstance(group.get("hooks"), list):
         raise HookConfigError(f"{where} must have a list of hooks")
+    if strict:
+        _known(group, GROUP_KEYS, where)
     matcher = _matcher(group.get("matcher"), where)
     hooks = []
     for entry in group["hooks"]:
         if not isinstance(entry, Mapping) or entry.get("type", "command") != "command":
             raise HookConfigError(f'{where}: each hook must be {{type = "command", command = ...}}')
+        if strict:
+            _known(entry, HOOK_KEYS, f"{where}: a hook")
         command, timeout = entry.get("command"), entry.get("timeout", DEFAULT_HOOK_TIMEOUT)
         if not isinstance(command, str) or not command.strip():
             raise HookConfigError(f"{where}: a hook's command must be a non-empty string")
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        if not _seconds(timeout):
             raise HookConfigError(f"{where}: a hook's timeout must be a positive number of seconds")
         env = entry.get("env", [])
         if not isinstance(env, list) or not all(
@@ -120,6 +131,19 @@ def _group(event: str, group: Any, where: str, source: str) -> list[UserHook]:
             raise HookConfigError(f"{where}: a hook's env must be a list of variable names")
         hooks.append(UserHook(event, matcher, command, float(timeout), source, tuple(env)))
     return hooks
+
+
+def _known(table: Mapping[str, Any], keys: Collection[str], where: str) -> None:
+    unknown = [key for key in table if key not in keys]
+    if unknown:
+        raise HookConfigError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(keys)})")
+
+
+def _seconds(timeout: Any) -> bool:
+    """A timeout that comes: a positive, finite number (NaN is no time, inf never comes)."""
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float):
+        return False
+    return math.isfinite(timeout) and timeout > 0
 
 
 def _matcher(raw: Any, where: str) -> re.Pattern[str] | None:

@@ -25,9 +25,11 @@ from typing import Any, Literal
 
 from di_code.agent.tool import ToolResult
 from di_code.agent.tool_call import BeforeToolCall, ToolCallContext
+from di_code.ai.codec import loads_valid
 from di_code.ai.redaction import redact_bytes
 from di_code.ai.types import TextContent
 from di_code.tools.policy.hook_config import UserHook
+from di_code.tools.policy.hook_output import KeptOutput, collected, feed_stdin
 from di_code.tools.policy.permissions import PermissionGate
 from di_code.tools.process.launcher import start_program
 from di_code.tools.process.program_env import KEY_VARIABLES, program_env
@@ -89,8 +91,15 @@ async def run_hook(
     except OSError as exc:
         return HookRun(hook, None, "", f"hook could not start: {exc}")
     data = redact_bytes(json.dumps(payload, ensure_ascii=False, default=str).encode())
+    assert process.stdin and process.stdout and process.stderr  # all three are pipes
+    out, err = KeptOutput(), KeptOutput()
+    readers = [
+        asyncio.ensure_future(out.read(process.stdout)),
+        asyncio.ensure_future(err.read(process.stderr)),
+    ]
+    feeder = asyncio.ensure_future(feed_stdin(process.stdin, data))
     try:
-        out, err = await asyncio.wait_for(process.communicate(data), hook.timeout)
+        await asyncio.wait_for(_ended(process), hook.timeout)
     except (TimeoutError, asyncio.CancelledError) as stopped:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
@@ -98,7 +107,10 @@ async def run_hook(
         if isinstance(stopped, asyncio.CancelledError):
             raise
         return HookRun(hook, None, "", f"hook timed out after {hook.timeout:g} s")
-    return HookRun(hook, process.returncode, _text(out), _text(err))
+    finally:
+        feeder.cancel()
+        await collected(readers)
+    return HookRun(hook, process.returncode, out.text(), err.text())
 
 
 async def _ended(process: asyncio.subprocess.Process) -> None:
@@ -221,7 +233,7 @@ class ToolHookRunner(HookRunner):
         return ToolResult([*result.content, *added], result.details, result.is_error)
 
     def _failed(self, run: HookRun) -> None:
-        self.report(f"PostToolUse hook `{run.hook.command}` failed: {run.reason()}")
+        self.report(f"PostToolUse hook {run.failure()}")
 
     def _payload(self, event: str, context: ToolCallContext) -> dict[str, Any]:
         return {
@@ -245,15 +257,13 @@ def _claude_input(params: dict[str, Any], workspace: Path) -> dict[str, Any]:
 
 
 def hook_json(text: str) -> dict[str, Any]:
+    """The object a hook printed, made valid as all JSON from outside is (no lone surrogate to
+    break the next request, no nesting deep enough to recurse on); {} for anything else."""
     stripped = text.strip()
     if not stripped.startswith("{"):
         return {}
     try:
-        value = json.loads(stripped)
+        value = loads_valid(stripped)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _text(data: bytes) -> str:
-    return data.decode("utf-8", errors="replace")
