@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from di_code.tools.policy.bash_subscripts import subscript_code
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -37,41 +39,13 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-_NAMED_BRACKET = re.compile(r"[A-Za-z_][0-9]*\[")
-"""A name's last letter, its digits, then `[`: a name (`a9[`) opens a subscript here. Only
-letters start a match, so a search never scans the same digits twice."""
-
-
-def subscript_code(text: str) -> bool:
-    """Whether `text` holds a subscript with `$` or a backtick in it: bash evaluates subscripts
-    of names given to builtins (`printf -v 'a[$(id)]' x`), in assignments (`a['$(id)']=1`,
-    `a=(['$(id)']=1)`) and in expansions (`${a['$(id)']}`), even from single-quoted words.
-    Looked for in the line's text and in each word's value (`printf -va\\[\\$\\(id\\)\\] x`
-    hides it behind backslashes). One pass over the pieces between `]`s, none of which a
-    subscript crosses: a regular expression backtracked for hours over 30 KB of `[$`."""
-    pieces = text.split("]")
-    for index, piece in enumerate(pieces):
-        named = _NAMED_BRACKET.search(piece)
-        if named is not None and _holds_code(piece, named.end()):
-            return True
-        assigned = index + 1 < len(pieces) and pieces[index + 1].startswith(("=", "+="))
-        opened = piece.find("[")
-        if assigned and opened >= 0 and _holds_code(piece, opened + 1):
-            return True
-    return False
-
-
-def _holds_code(piece: str, start: int) -> bool:
-    return piece.find("$", start) >= 0 or piece.find("`", start) >= 0
-
-
 _JOINED_LINES = re.compile(r"\S\\\n\S")
 """A backslash-newline inside a word: bash joins the word (`r\\<newline>m x` runs rm),
 tree-sitter reads two words."""
 
 
 def hidden_text(text: str) -> bool:
-    """Whether a line's text holds code the parser cannot see (the two patterns above)."""
+    """Whether a line's text holds code the parser cannot see (a subscript, a joined word)."""
     return subscript_code(text) or _JOINED_LINES.search(text) is not None
 
 
