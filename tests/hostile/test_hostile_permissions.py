@@ -166,3 +166,166 @@ def test_a_deny_rule_on_a_file_holds_for_every_spelling_of_its_path(
     assert done.returncode == 0, done.stderr
     assert "deny rule" in results(llm_server)[call]
     assert (workspace / "secrets.env").read_text() == "TOKEN=mine\n"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "hooks/pre-commit",  # hooks -> .git/hooks, a link the repository ships
+        "sub/../.git/hooks/pre-commit",
+        "@.git/hooks/pre-commit",
+        "{workspace}/.git//hooks/./pre-commit",
+        "settings/config.toml",  # settings -> .di-code
+        "servers.json",  # servers.json -> .mcp.json
+    ],
+)
+def test_accept_edits_never_writes_a_protected_path_reached_by_another_spelling(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, path: str
+) -> None:
+    """README: in accept-edits, write always asks (refused without a terminal) before changing
+    a git directory, `.di-code/` or `.mcp.json`, which name programs that run later."""
+    git_repo(workspace)
+    (workspace / "sub").mkdir()
+    (workspace / ".di-code").mkdir()
+    (workspace / ".mcp.json").write_text("{}\n")
+    (workspace / "hooks").symlink_to(".git/hooks")
+    (workspace / "settings").symlink_to(".di-code")
+    (workspace / "servers.json").symlink_to(".mcp.json")
+    target = path.format(workspace=workspace)
+    payload = '#!/bin/sh\ntouch "$HOME/owned"\n'
+    [call] = calls(llm_server, "write", [{"path": target, "content": payload}])
+    done = run_di_code("run", "--permission-mode", "accept-edits", "go")
+    assert done.returncode == 0, done.stderr
+    assert "needs the user's approval" in results(llm_server)[call]
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
+    assert not (workspace / ".di-code" / "config.toml").exists()
+    assert (workspace / ".mcp.json").read_text() == "{}\n"
+
+
+def test_accept_edits_through_a_hard_link_leaves_the_git_config_whole(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """A hard link to `.git/config` is a file like any other by its path; writing it in
+    accept-edits must replace the link, never the repository's config it shares bytes with."""
+    git_repo(workspace)
+    config = workspace / ".git" / "config"
+    before = config.read_bytes()
+    (workspace / "notes.cfg").hardlink_to(config)
+    hostile = '[core]\n\tfsmonitor = "touch owned"\n'
+    edit = {"path": "notes.cfg", "edits": [{"old_text": "[core]", "new_text": hostile}]}
+    calls(llm_server, "edit", [edit])
+    done = run_di_code("run", "--permission-mode", "accept-edits", "go")
+    assert done.returncode == 0, done.stderr
+    assert config.read_bytes() == before
+
+
+# --- bash lines shaped to pass an allow rule ---------------------------------------------------
+
+SHAPED = [
+    "ls; touch P1",
+    "ls && touch P2",
+    "ls || touch P3",
+    "ls | touch P4",
+    "ls\ntouch P5",
+    "ls $(touch P6)",
+    "ls `touch P7`",
+    "ls <(touch P8)",
+    "echo x > P9",
+    "echo x >& P10",
+    "echo x &> P11",
+    "GIT_SSH_COMMAND='touch P12' git fetch",
+    "eval 'touch P13'",
+    " \tls;\ttouch P14",
+    "ls \\\n; touch P15",
+    "ls <<EOF\n$(touch P16)\nEOF",
+    "echo x | tee P17",
+    "ls & touch P18",
+    "ls ${x:-$(touch P19)}",
+    "echo x 1>P20",
+    "l\\s; touch P21",
+    "ls -la; t'ou'ch P22",
+]
+
+
+def test_a_line_shaped_to_pass_an_allow_rule_runs_nothing_more(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """README: an allow rule covers a line only when it is plain and every command in it is
+    allowed; anything else asks (refused in `run` without a terminal). The control, `ls`
+    alone, runs."""
+    user_rules(di_code_home, allow=["bash:ls", "bash:git fetch", "bash:echo"])
+    git_repo(workspace)
+    ids = calls(llm_server, "bash", [{"command": c} for c in ["ls", *SHAPED]])
+    done = run_di_code("run", "go")
+    assert done.returncode == 0, done.stderr
+    told = results(llm_server)
+    assert "needs the user's approval" not in told[ids[0]]
+    for call, command in zip(ids[1:], SHAPED, strict=True):
+        assert "needs the user's approval" in told[call], command
+    assert sorted(p.name for p in workspace.glob("P*")) == []
+
+
+# --- deny rules against equivalent spellings ---------------------------------------------------
+
+SPELLED = [
+    "r\\m x0",
+    '"r"m x1',
+    "r''m x2",
+    "r\\\nm x3",
+    " \t rm x4",
+    "$'\\x72m' x5",
+    "command -- rm x6",
+    "env -u HOME rm x7",
+    "nice -n 5 rm x8",
+    "timeout -k 1 5 rm x9",
+    "echo x10 | xargs -I % rm %",
+    "find . -name x11 -exec rm {} +",
+    "X=1 /bin/rm x12",
+    "sh -c 'r''m x13'",
+    "eval 'r''m x14'",
+    "cat <(rm x15)",
+    "f() { rm x16; }; f",
+    "echo ok\r\nrm x17",
+    "exec -a foo rm x18",
+]
+
+
+def test_a_deny_rule_holds_for_every_spelling_bash_reads_as_the_same_program(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """README: a deny rule wins in every mode, matching any simple command anywhere in the
+    line, by program name, through wrappers, shells and eval. Each line below removes its
+    file when bash runs it (`auto`, no rule: the control); under `bash:rm` none may."""
+    git_repo(workspace)
+    files = [workspace / f"x{n}" for n in range(len(SPELLED))]
+    for file in files:
+        file.write_text("keep\n")
+    calls(llm_server, "bash", [{"command": c} for c in SPELLED])
+    assert run_di_code("run", "--yes", "go").returncode == 0
+    ran = [c for c, file in zip(SPELLED, files, strict=True) if not file.exists()]
+    assert ran == SPELLED, "the control: bash removes each file"
+    for file in files:
+        file.write_text("keep\n")
+    user_rules(di_code_home, deny=["bash:rm"])
+    ids = calls(llm_server, "bash", [{"command": c} for c in SPELLED])
+    assert run_di_code("run", "--yes", "go").returncode == 0
+    told = results(llm_server)
+    for call, command, file in zip(ids, SPELLED, files, strict=True):
+        assert "deny rule" in told[call], command
+        assert file.read_text() == "keep\n", command
+
+
+@pytest.mark.xfail(strict=True, reason="unlisted wrappers (unshare, setarch, prlimit) run rm")
+@pytest.mark.parametrize("wrapped", ["unshare rm x", "setarch x86_64 rm x", "prlimit rm x"])
+def test_a_deny_rule_holds_through_a_wrapper_the_catalogue_does_not_list(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path, wrapped: str
+) -> None:
+    """util-linux's unshare (without namespace options), setarch and prlimit run the command
+    their words name, as `nice` does; the wrapper catalogue is a closed list, so `bash:rm`
+    does not see the `rm` they run."""
+    (workspace / "x").write_text("keep\n")
+    user_rules(di_code_home, deny=["bash:rm"])
+    [call] = calls(llm_server, "bash", [{"command": wrapped}])
+    assert run_di_code("run", "--yes", "go").returncode == 0
+    assert "deny rule" in results(llm_server)[call]
+    assert (workspace / "x").read_text() == "keep\n"
