@@ -329,3 +329,110 @@ def test_a_deny_rule_holds_through_a_wrapper_the_catalogue_does_not_list(
     assert run_di_code("run", "--yes", "go").returncode == 0
     assert "deny rule" in results(llm_server)[call]
     assert (workspace / "x").read_text() == "keep\n"
+
+
+# --- what a project may set, what a mode may run ----------------------------------------------
+
+WIDENING = '[permissions]\nmode = "auto"\nallow = ["bash", "write"]\n'
+
+
+def test_an_untrusted_project_cannot_widen_its_own_permissions(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path
+) -> None:
+    """README (Trust): until trusted, a project's file may set only `[permissions] deny` of
+    its permissions; `mode` and `allow` are ignored with one line naming them."""
+    git_repo(workspace)
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").write_text(WIDENING)
+    [call] = calls(llm_server, "bash", [{"command": "touch P"}])
+    done = run_di_code("run", "go")
+    assert done.returncode == 0, done.stderr
+    assert "needs the user's approval" in results(llm_server)[call]
+    assert not (workspace / "P").exists()
+    assert "mode" in done.stderr and "allow" in done.stderr
+
+
+def test_a_project_settings_link_to_a_trusted_project_is_not_trusted(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """README (Trust): trust belongs to the place the file is in, not to what a link points
+    at: a cloned repository linking its settings to a project you trusted gains nothing."""
+    trusted = tmp_path / "mine"
+    git_repo(trusted)
+    (trusted / ".di-code").mkdir()
+    (trusted / ".di-code" / "config.toml").write_text(WIDENING)
+    assert run_di_code("trust", str(trusted)).returncode == 0
+    git_repo(workspace)
+    (workspace / ".di-code").mkdir()
+    (workspace / ".di-code" / "config.toml").symlink_to(trusted / ".di-code" / "config.toml")
+    [call] = calls(llm_server, "bash", [{"command": "touch P"}])
+    done = run_di_code("run", "go")
+    assert done.returncode == 0, done.stderr
+    assert "needs the user's approval" in results(llm_server)[call]
+    assert not (workspace / "P").exists()
+
+
+@pytest.mark.parametrize("mode", ["read-only", "plan"])
+def test_allow_rules_and_auto_answers_do_not_lift_the_limits_of_a_looking_mode(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path, mode: str
+) -> None:
+    """README: read-only and plan offer only the looking tools and refuse every other call;
+    the model calls bash and write anyway, under the user's `allow = ["bash", "write"]`."""
+    user_rules(di_code_home, allow=["bash", "write"])
+    llm_server.script(
+        Turn(
+            tool_calls=(
+                ToolCallSpec("bash", {"command": "touch P"}, "c0"),
+                ToolCallSpec("write", {"path": "W", "content": "x"}, "c1"),
+            )
+        ),
+        Turn(text="done"),
+    )
+    done = run_di_code("run", "--permission-mode", mode, "go")
+    assert done.returncode == 0, done.stderr
+    told = results(llm_server)
+    refused = ("not available in", "Unknown tool")
+    assert all(any(why in told[call] for why in refused) for call in ("c0", "c1")), told
+    assert not (workspace / "P").exists() and not (workspace / "W").exists()
+
+
+# --- the question -------------------------------------------------------------------------
+
+
+def asked_on_terminal(server: LLMServer, workspace: Path, command: str) -> Screen:
+    """The screen of `di-code run` asking about `command`, answered no."""
+    server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),)),
+        Turn(text="not run"),
+    )
+    child, screen = run_on_terminal(server, workspace)
+    try:
+        screen.wait_for("[N]o")
+        child.sendline("n")
+        screen.wait_for("not run")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    return screen
+
+
+@needs_di_code
+@pytest.mark.parametrize(
+    ("hidden", "shown"),
+    [
+        ("\u202e", "<U+202E>"),  # bidi override
+        ("\U000e0072\U000e006d", "<U+E0072><U+E006D>"),  # tag characters: "rm" unseen
+        ("\u3164", "<U+3164>"),  # a Hangul filler, drawn as a blank
+        ("\u17b4", "<U+17B4>"),  # a Khmer inherent vowel, drawn as nothing
+        ("\u180b", "<U+180B>"),  # a Mongolian variation selector, drawn as nothing
+        ("\x1b[2K\r", "␛[2K␍"),
+    ],
+)
+def test_the_question_shows_every_invisible_character_of_a_command(
+    llm_server: LLMServer, workspace: Path, hidden: str, shown: str
+) -> None:
+    """README: control characters show as `␛`, `␍`; zero-width characters, bidi controls and
+    other invisible ones as `<U+200B>`, so a command reads as it runs."""
+    screen = asked_on_terminal(llm_server, workspace, f"echo safe{hidden} > /dev/null")
+    assert f"echo safe{shown} > /dev/null" in screen.text
+    assert not (workspace / "P").exists()
