@@ -399,8 +399,8 @@ def test_allow_rules_and_auto_answers_do_not_lift_the_limits_of_a_looking_mode(
 # --- the question -------------------------------------------------------------------------
 
 
-def asked_on_terminal(server: LLMServer, workspace: Path, command: str) -> Screen:
-    """The screen of `di-code run` asking about `command`, answered no."""
+def asked_on_terminal(server: LLMServer, workspace: Path, command: str) -> str:
+    """The screen of `di-code run` while it asks about `command` (then answered no)."""
     server.script(
         Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),)),
         Turn(text="not run"),
@@ -408,12 +408,13 @@ def asked_on_terminal(server: LLMServer, workspace: Path, command: str) -> Scree
     child, screen = run_on_terminal(server, workspace)
     try:
         screen.wait_for("[N]o")
+        asked = screen.text
         child.sendline("n")
         screen.wait_for("not run")
         child.expect(pexpect.EOF)
     finally:
         child.close(force=True)
-    return screen
+    return asked
 
 
 @needs_di_code
@@ -433,6 +434,46 @@ def test_the_question_shows_every_invisible_character_of_a_command(
 ) -> None:
     """README: control characters show as `␛`, `␍`; zero-width characters, bidi controls and
     other invisible ones as `<U+200B>`, so a command reads as it runs."""
-    screen = asked_on_terminal(llm_server, workspace, f"echo safe{hidden} > /dev/null")
-    assert f"echo safe{shown} > /dev/null" in screen.text
+    asked = asked_on_terminal(llm_server, workspace, f"echo safe{hidden} > /dev/null")
+    assert f"echo safe{shown} > /dev/null" in asked
+    assert not (workspace / "P").exists()
+
+
+@needs_di_code
+def test_a_100_kb_command_shows_its_end_beside_the_question(
+    llm_server: LLMServer, workspace: Path
+) -> None:
+    """README: what a question shows is all that a yes allows; taller than the screen, its
+    first and last lines are shown around a line saying how many lie between. A payload at
+    the end of 100 KB of harmless commands is on screen when the question is."""
+    command = "echo start; " + "true; " * 17_000 + "touch TAIL-P"
+    asked = asked_on_terminal(llm_server, workspace, command)
+    assert "touch TAIL-P" in asked
+    assert "more lines here" in asked
+    assert not (workspace / "TAIL-P").exists()
+
+
+def test_run_with_stdin_on_a_terminal_but_stderr_piped_refuses_instead_of_asking(
+    llm_server: LLMServer, workspace: Path, tmp_path: Path
+) -> None:
+    """README: `run` asks on the terminal when stdin and stderr are terminals; without one the
+    call is refused and the model told why, so the run goes on (a question nobody sees would
+    wait for ever)."""
+    calls(llm_server, "bash", [{"command": "touch P"}])
+    errors = tmp_path / "stderr.txt"
+    child = pexpect.spawn(
+        "/bin/sh",
+        ["-c", f'exec "$0" run --model openai/test-model go 2> "{errors}"', str(DI_CODE)],
+        cwd=str(workspace),
+        env=spawn_env(llm_server),
+        encoding="utf-8",
+        timeout=30,
+    )
+    try:
+        child.expect("done")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close(force=True)
+    assert child.exitstatus == 0, errors.read_text()
+    assert "needs the user's approval" in results(llm_server)["c0"]
     assert not (workspace / "P").exists()
