@@ -16,13 +16,10 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TextIO
 
 from di_code.system.own_thread import on_own_thread
 from di_code.tools.policy.permissions import NO, YES, Approval, ApprovalRequest, Approver
-
-if TYPE_CHECKING:
-    from rich.text import Text
 
 QUESTION_ROWS = 4
 """Rows kept for the call's first line and the question under what is approved."""
@@ -62,15 +59,14 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
     async def approve(request: ApprovalRequest) -> Approval:
         from di_code.system.safe_text import visible
         from di_code.tools.common.workspace import Workspace
-        from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
+        from di_code.ui.approval_view import VIEW_KEY, approval_body, fit, tall_command
 
         workspace = Workspace.create(Path.cwd())
         whole = await on_own_thread(functools.partial(approval_body, request, workspace))
         columns, lines = _terminal_size(stderr)
         shown = visible(request.summary)
-        if whole is None and request.tool_name == "bash":
-            command = visible(str(request.arguments.get("command", "")))
-            whole = _wrapped_if_tall(command, columns, lines - QUESTION_ROWS)
+        if whole is None:
+            whole = tall_command(request, columns, lines - QUESTION_ROWS)
         if whole is not None and request.tool_name == "bash":
             shown = f"{request.tool_name}:"  # its lines are the body
         body, hidden = whole, 0
@@ -93,18 +89,6 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
         return parse_answer(typed, request)
 
     return approve
-
-
-def _wrapped_if_tall(command: str, columns: int, rows: int) -> Text | None:
-    """A one-line command taller than the terminal, as the rows it wraps to, so that `fit`
-    shows its first and last rows around how many lie between (one line is never cut: 100 KB
-    of it scrolled its start away); None for one that fits on the question's first line."""
-    from rich.cells import cell_len, chop_cells
-    from rich.text import Text
-
-    if cell_len(command) <= max(columns, 1) * max(rows, 1):
-        return None
-    return Text("\n".join(chop_cells(command, max(columns, 1))))
 
 
 def _terminal_size(stream: TextIO) -> os.terminal_size:

@@ -15,7 +15,8 @@ import pexpect
 import pytest
 
 from tests.cli.conftest import RunDiCode
-from tests.support.chat import DI_CODE, needs_di_code, spawn_env
+from tests.support.approval import answer
+from tests.support.chat import DI_CODE, needs_di_code, open_chat, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.screen import Screen
 
@@ -477,3 +478,28 @@ def test_run_with_stdin_on_a_terminal_but_stderr_piped_refuses_instead_of_asking
     assert child.exitstatus == 0, errors.read_text()
     assert "needs the user's approval" in results(llm_server)["c0"]
     assert not (workspace / "P").exists()
+
+
+@needs_di_code
+def test_a_100_kb_command_shows_its_ends_in_the_chat_question(
+    llm_server: LLMServer, workspace: Path
+) -> None:
+    """The same in chat: the question's command taller than the screen shows its first and
+    last lines around how many lie between, the payload at its end on screen."""
+    command = "echo start; " + "true; " * 17_000 + "touch TAIL-P"
+    llm_server.script(
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),)),
+        Turn(text="not run"),
+    )
+    child, screen = open_chat(llm_server, workspace)
+    try:
+        child.sendline("go")
+        screen.wait_for("Allow?")
+        screen.pump(1)
+        asked = screen.text
+        answer(screen, "n")
+        screen.wait_for("not run")
+    finally:
+        child.close(force=True)
+    assert "echo start" in asked and "touch TAIL-P" in asked, asked
+    assert "more lines here" in asked, asked
