@@ -105,15 +105,23 @@ def always_then(server: LLMServer, workspace: Path, first: str, then: str) -> Sc
 
 
 @needs_di_code
-def test_always_for_git_with_an_option_before_its_subcommand_does_not_grant_git_clean(
-    llm_server: LLMServer, workspace: Path
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        ("git --no-pager log --oneline", "git clean -fd"),
+        ("find . -name '*.md'", "find . -name keep.txt -delete"),
+    ],
+)
+def test_always_for_a_harmless_line_never_runs_a_destructive_one_unasked(
+    llm_server: LLMServer, workspace: Path, first: str, then: str
 ) -> None:
     """README: "always" grants the program and its subcommand, and a destructive line only
     exactly ("never another rm"). `git --no-pager log` has no subcommand where one is looked
-    for, so it granted all of `git`, and `git clean -fd` then removed files unasked."""
+    for, so it granted all of `git`, and `git clean -fd` then removed files unasked; `find .`
+    granted `find`, and `find -delete` ran."""
     git_repo(workspace)
     (workspace / "keep.txt").write_text("untracked work\n")
-    always_then(llm_server, workspace, "git --no-pager log --oneline", "git clean -fd")
+    always_then(llm_server, workspace, first, then)
     assert (workspace / "keep.txt").read_text() == "untracked work\n"
 
 
