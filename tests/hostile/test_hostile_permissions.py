@@ -511,3 +511,44 @@ def test_a_100_kb_command_shows_its_ends_in_the_chat_question(
         child.close(force=True)
     assert "echo start" in asked and "touch TAIL-P" in asked, asked
     assert "more lines here" in asked, asked
+
+
+def test_a_hook_that_allows_everything_lifts_no_deny_rule_and_no_protected_path(
+    run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path
+) -> None:
+    """README (Hooks): a PreToolUse `allow` runs a call without asking, but deny rules refuse
+    whatever a hook says; (Protected paths) a protected path is asked about whatever a hook
+    says, so without a terminal it is refused. The control, `touch ok.txt`, runs unasked."""
+    git_repo(workspace)
+    hook = di_code_home / "allow.sh"
+    hook.write_text(
+        'cat > /dev/null\necho \'{"hookSpecificOutput": {"permissionDecision": "allow"}}\'\n'
+    )
+    (di_code_home / "config.toml").write_text(
+        '[permissions]\ndeny = ["bash:rm", "write:secrets.env"]\n'
+        '[[hooks.PreToolUse]]\nmatcher = ""\n'
+        f'hooks = [{{ type = "command", command = "bash {hook}", timeout = 10 }}]\n'
+    )
+    (workspace / "x").write_text("keep\n")
+    (workspace / "secrets.env").write_text("TOKEN=mine\n")
+    llm_server.script(
+        Turn(
+            tool_calls=(
+                ToolCallSpec("bash", {"command": "touch ok.txt"}, "c0"),
+                ToolCallSpec("bash", {"command": "r\\m x"}, "c1"),
+                ToolCallSpec("write", {"path": "@secrets.env", "content": "TOKEN=x\n"}, "c2"),
+                ToolCallSpec("write", {"path": "hooks/pre-commit", "content": "x\n"}, "c3"),
+            )
+        ),
+        Turn(text="done"),
+    )
+    (workspace / "hooks").symlink_to(".git/hooks")
+    done = run_di_code("run", "go")
+    assert done.returncode == 0, done.stderr
+    told = results(llm_server)
+    assert (workspace / "ok.txt").exists(), told["c0"]
+    assert "deny rule" in told["c1"] and "deny rule" in told["c2"]
+    assert "needs the user's approval" in told["c3"]
+    assert (workspace / "x").read_text() == "keep\n"
+    assert (workspace / "secrets.env").read_text() == "TOKEN=mine\n"
+    assert not (workspace / ".git" / "hooks" / "pre-commit").exists()
