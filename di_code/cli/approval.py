@@ -59,16 +59,18 @@ def terminal_approver(stdin: TextIO = sys.stdin, stderr: TextIO = sys.stderr) ->
     async def approve(request: ApprovalRequest) -> Approval:
         from di_code.system.safe_text import visible
         from di_code.tools.common.workspace import Workspace
-        from di_code.ui.approval_view import VIEW_KEY, approval_body, fit
+        from di_code.ui.approval_view import VIEW_KEY, approval_body, fit, tall_command
 
         workspace = Workspace.create(Path.cwd())
         whole = await on_own_thread(functools.partial(approval_body, request, workspace))
+        columns, lines = _terminal_size(stderr)
         shown = visible(request.summary)
+        if whole is None:
+            whole = tall_command(request, columns, lines - QUESTION_ROWS)
         if whole is not None and request.tool_name == "bash":
             shown = f"{request.tool_name}:"  # its lines are the body
         body, hidden = whole, 0
         if whole is not None:
-            columns, lines = _terminal_size(stderr)
             body, hidden = fit(whole, lines - QUESTION_ROWS, columns)
         details = "" if body is None else f"{body.plain}\n"
         ask = visible(question(request))

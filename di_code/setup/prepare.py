@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -101,6 +102,7 @@ async def prepare(
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
     gate.protected = protection(workspace, roots, home)
+    gate.place = file_place(workspace, roots)
     requested_sandbox = options.sandbox or settings.sandbox_mode
     await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
@@ -284,6 +286,23 @@ def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[
 
     space = Workspace.create(workspace, roots)
     return lambda raw: protected_path(space, raw, home)
+
+
+def file_place(workspace: Path, roots: Sequence[Path]) -> Callable[[str], str]:
+    """Where a path names a file, for file rules: its real path as the file tools find it
+    (a path outside the workspace, which the tools refuse, as written, normalised)."""
+    from di_code.tools.common.errors import ToolError
+    from di_code.tools.common.workspace import Workspace
+
+    space = Workspace.create(workspace, roots)
+
+    def place(raw: str) -> str:
+        try:
+            return str(space.locate(raw)[0])
+        except ToolError:
+            return posixpath.normpath(raw)
+
+    return place
 
 
 def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:

@@ -21,14 +21,15 @@ _GLYPHS: dict[str, str] = {
     **{chr(code): f"\\x{code:02x}" for code in range(0x80, 0xA0)},
 }
 _INVISIBLE = (
-    "\u00ad\u034f\u061c\u115f\u1160\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164"
     "\ufe00-\ufe0e\ufeff\uffa0\ufff9-\ufffb\u0600-\u0605\u06dd\u070f\u0890\u0891\u08e2"
     "\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     "\U000e0000-\U000e0fff"
 )
 """Characters a terminal draws as nothing or that reorder what is drawn: every Unicode format
 character (category Cf: zero-width, bidi, tags), the line and paragraph separators, the
-fillers that look like a space of no width, and variation selectors other than the emoji one."""
+fillers that look like a space of no width, the Khmer inherent vowels drawn as nothing, and
+variation selectors (Mongolian ones too) other than the emoji one."""
 _UNSAFE = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_INVISIBLE}]")
 _ZWJ = "\u200d"
 

@@ -29,7 +29,13 @@ from di_code.system.safe_text import visible
 from di_code.tools.common.workspace import Workspace
 from di_code.tools.policy.modes import PermissionMode
 from di_code.tools.policy.permissions import GRANT_KEYS, NO, YES, Approval, ApprovalRequest
-from di_code.ui.approval_view import VIEW_KEY, approval_body, approval_header, fit
+from di_code.ui.approval_view import (
+    VIEW_KEY,
+    approval_body,
+    approval_header,
+    fit,
+    tall_command,
+)
 from di_code.ui.plan_view import presented_plan_panel
 
 GUARD_SECONDS = 0.3
@@ -131,13 +137,16 @@ class ReplApprover:
         the question", whether a pager ran or the view fitted the screen."""
 
     async def __call__(self, request: ApprovalRequest) -> Approval:
-        self.console.print(approval_header(request))
+        rows = self.screen_rows() - QUESTION_ROWS
+        tall = tall_command(request, self.console.width, rows)
+        self.console.print(approval_header(request, command_below=tall is not None))
         # off the loop: reading the file and diffing it is work on model input (Esc stays live);
         # on a thread of its own, which Esc and quitting leave behind (a diff of millions of
         # lines takes long): asyncio.to_thread's pool is joined at exit
-        body = await on_own_thread(functools.partial(approval_body, request, self.workspace))
+        body = tall
+        if body is None:
+            body = await on_own_thread(functools.partial(approval_body, request, self.workspace))
         if body is not None:
-            rows = self.screen_rows() - QUESTION_ROWS
             shown, hidden = fit(body, rows, self.console.width)
             self.console.print(presented_plan_panel(shown) if request.modes else shown)
             self.too_tall = body if hidden else None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.cells import cell_len
+from rich.cells import cell_len, chop_cells
 from rich.text import Span, Text
 
 from di_code.system.safe_text import visible
@@ -108,13 +108,28 @@ def approval_body(request: ApprovalRequest, workspace: Workspace | None = None) 
     return body
 
 
-def approval_header(request: ApprovalRequest) -> Text:
-    """The question's first line: the tool and the complete command, or the path."""
+def tall_command(request: ApprovalRequest, columns: int, rows: int) -> Text | None:
+    """A one-line bash command taller than `rows` rows of `columns`, as the rows it wraps to:
+    the body then, so that `fit` shows its first and last rows around how many lie between
+    (a line is never cut: 100 KB on the first line scrolled its start away, with no `v`).
+    None for any other call: its command is the first line, or its body is its own."""
+    command = visible(str(request.arguments.get("command", "")))
+    width, height = max(columns, 1), max(rows, 1)
+    if request.tool_name != "bash" or "\n" in command or cell_len(command) <= width * height:
+        return None
+    body = Text("\n".join(chop_cells(command, width)))
+    body.no_wrap, body.overflow = False, "fold"
+    return body
+
+
+def approval_header(request: ApprovalRequest, command_below: bool = False) -> Text:
+    """The question's first line: the tool and the complete command (unless the body below
+    holds it: a command of several lines, or a `tall_command`), or the path."""
     args = request.arguments
     header = Text.assemble(("? ", "bold yellow"), (visible(request.tool_name), "bold"), " ")
     if request.tool_name == "bash":
         command = visible(str(args.get("command", "")))
-        header.append("$" if "\n" in command else f"$ {command}")
+        header.append("$" if "\n" in command or command_below else f"$ {command}")
     elif request.tool_name in ("edit", "write"):
         header.append(visible(summarize_call(request.tool_name, args)))
     elif request.modes:

@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from di_code.tools.policy.bash_subscripts import subscript_code
+
 if TYPE_CHECKING:
     from tree_sitter import Node
 
@@ -37,20 +39,14 @@ def names(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
 
-SUBSCRIPT_CODE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\[[^\]]*[$`]|\[[^\]]*[$`][^\]]*\]\+?=")
-"""A subscript holding `$` or a backtick: bash evaluates subscripts of names given to
-builtins (`printf -v 'a[$(id)]' x`), in assignments (`a['$(id)']=1`, `a=(['$(id)']=1)`) and in
-expansions (`${a['$(id)']}`), even from single-quoted words. Looked for in the line's text and
-in each word's value (`printf -va\\[\\$\\(id\\)\\] x` hides it behind backslashes)."""
-
 _JOINED_LINES = re.compile(r"\S\\\n\S")
 """A backslash-newline inside a word: bash joins the word (`r\\<newline>m x` runs rm),
 tree-sitter reads two words."""
 
 
 def hidden_text(text: str) -> bool:
-    """Whether a line's text holds code the parser cannot see (the two patterns above)."""
-    return SUBSCRIPT_CODE.search(text) is not None or _JOINED_LINES.search(text) is not None
+    """Whether a line's text holds code the parser cannot see (a subscript, a joined word)."""
+    return subscript_code(text) or _JOINED_LINES.search(text) is not None
 
 
 SOURCES = frozenset({"source", ".", "eval"})
@@ -88,7 +84,7 @@ def hidden_command(words: tuple[Word, ...]) -> bool:
     if not words or words[0] is None:
         return False
     program, args = posixpath.basename(words[0]), words[1:]
-    if any(word is not None and SUBSCRIPT_CODE.search(word) for word in words):
+    if any(word is not None and subscript_code(word) for word in words):
         return True
     if words[0].startswith(("/proc/", "/dev/fd/")):  # /proc/self/exe is bash itself
         return True

@@ -35,7 +35,7 @@ import msgspec
 from msgspec import Struct
 
 from di_code.agent.tool_call import ToolCallContext
-from di_code.system.web_address import BadAddress, host_matches, rule_host, web_address
+from di_code.system.web_address import rule_host
 from di_code.tools import JOB_WATCHING_TOOLS, READ_ONLY_MODE_TOOLS, READ_ONLY_TOOLS
 from di_code.tools.policy.bash_forms import exact_only
 from di_code.tools.policy.modes import (
@@ -45,7 +45,8 @@ from di_code.tools.policy.modes import (
     PLAN_UNREVIEWED,
     PermissionMode,
 )
-from di_code.tools.policy.shell_parse import SimpleCommand, parse_line
+from di_code.tools.policy.rules import Place, Rule
+from di_code.tools.policy.shell_parse import parse_line
 
 HookOpinion: TypeAlias = Literal["allow", "ask"] | None
 
@@ -53,75 +54,6 @@ EDIT_TOOLS = frozenset({"write", "edit"})
 GRANT_KEYS = ("a", "e")
 
 _SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
-
-
-class Rule(Struct, frozen=True):
-    """`tool` alone, `bash:words` for a bash command prefix, or `write:path` / `edit:path`.
-    `mcp__SERVER` names every tool of that server (`mcp__SERVER__TOOL` one, not its extensions)."""
-
-    tool: str
-    prefix: str | None = None
-    exact: bool = False
-    """A grant for one bash line, as typed (`prefix` is the whole line): `rm -f notes.txt`
-    approved "always" approves that line again, never another `rm`."""
-
-    def names(self, tool_name: str) -> bool:
-        server = tool_name.removeprefix("mcp__").partition("__")[0]  # it has no `__`: mcp_config
-        mcp = tool_name.startswith("mcp__") and self.tool == f"mcp__{server}"
-        return self.tool == tool_name or mcp
-
-    @classmethod
-    def parse(cls, text: str) -> Rule:
-        tool, _, prefix = text.partition(":")
-        return cls(tool.strip(), prefix.strip() or None)
-
-    def __str__(self) -> str:
-        if self.exact:
-            return f"{self.tool} (this exact command): {self.prefix}"
-        return self.tool if self.prefix is None else f"{self.tool}:{self.prefix}"
-
-    def allows_words(self, words: Sequence[str]) -> bool:
-        """`git status -s` starts with `git status`; `git statusx` and `./git status` do not.
-        An exact grant allows no words on their own, only its whole line."""
-        if self.exact:
-            return False
-        wanted = (self.prefix or "").split()
-        return list(words[: len(wanted)]) == wanted
-
-    def denies(self, command: SimpleCommand) -> bool:
-        """A deny rule matches the command or anything it runs; the program by name, a word
-        that is an expansion matches any word, an unreadable command matches every rule."""
-        wanted = (self.prefix or "").split()
-        for layer in command.layers():
-            if layer.unreadable:
-                return True
-            words = layer.words
-            if len(words) < len(wanted):
-                continue
-            names = [layer.program, *words[1 : len(wanted)]]
-            wanted_names = [posixpath.basename(wanted[0]), *wanted[1:]]
-            if all(
-                got is None or got == want for got, want in zip(names, wanted_names, strict=True)
-            ):
-                return True
-        return False
-
-    def covers_path(self, arguments: dict[str, Any]) -> bool:
-        """A file rule names the path; a fetch rule names the URL's host (or a parent
-        domain: `fetch:python.org` covers docs.python.org), both normalised by the one place
-        (di_code.system.web_address); a URL whose host cannot be named is covered by no rule (the
-        tool refuses it as invalid)."""
-        path = arguments.get("path")
-        if self.prefix is None:
-            return True
-        url = arguments.get("url")
-        if isinstance(url, str):
-            try:
-                host = web_address(url).host
-            except BadAddress:
-                return False
-            return host_matches(host, self.prefix)
-        return isinstance(path, str) and posixpath.normpath(path) == posixpath.normpath(self.prefix)
 
 
 class PermissionRules(Struct, frozen=True):
@@ -139,16 +71,23 @@ class PermissionRules(Struct, frozen=True):
         return frozenset(host for host in map(rule_host, named) if host is not None)
 
     def decide(
-        self, tool_name: str, arguments: dict[str, Any], grants: Iterable[Rule] = ()
+        self,
+        tool_name: str,
+        arguments: dict[str, Any],
+        grants: Iterable[Rule] = (),
+        place: Place = posixpath.normpath,
     ) -> Literal["allow", "deny"] | None:
         """deny if any deny rule matches; allow if the allow rules (and grants) cover the
-        whole call; else None (ask)."""
+        whole call; else None (ask). A grant's prefix never covers a command that only an
+        exact grant may (`exact_only`: "always" for `git --no-pager log` grants `git`, which
+        must not run `git clean` unasked); the user's own rules do."""
         deny = [rule for rule in self.deny if rule.names(tool_name)]
-        allow = [rule for rule in (*self.allow, *grants) if rule.names(tool_name)]
+        own = [rule for rule in self.allow if rule.names(tool_name)]
+        allow = [*own, *(rule for rule in grants if rule.names(tool_name))]
         if tool_name != "bash":
-            if any(rule.covers_path(arguments) for rule in deny):
+            if any(rule.covers_path(arguments, place) for rule in deny):
                 return "deny"
-            return "allow" if any(rule.covers_path(arguments) for rule in allow) else None
+            return "allow" if any(rule.covers_path(arguments, place) for rule in allow) else None
         command = arguments.get("command")
         line = command.strip() if isinstance(command, str) else None
         parsed = parse_line(command) if isinstance(command, str) else None
@@ -163,7 +102,10 @@ class PermissionRules(Struct, frozen=True):
         plain = parsed.plain if parsed is not None else None
         if plain and any(rule.exact and rule.prefix == line for rule in allow):
             return "allow"
-        if plain and all(any(rule.allows_words(words) for rule in allow) for words in plain):
+        if plain and all(
+            any(rule.allows_words(words) for rule in (own if exact_only(words) else allow))
+            for words in plain
+        ):
             return "allow"
         return None
 
@@ -294,6 +236,9 @@ class PermissionGate(Struct):
     protected: Callable[[str], str | None] | None = None
     """Why the file a write or edit names is protected (`protected.protected_path`): such a
     call is asked in ask and accept-edits modes, whatever the rules and grants."""
+    place: Place = posixpath.normpath
+    """Where a path names a file, as the file tools find it (the workspace's real path), so
+    that a file rule holds for every spelling of its file."""
 
     def switch(self, mode: PermissionMode) -> list[str]:
         """Change the mode (Shift+Tab, /permissions); the lines to tell the user."""
@@ -314,7 +259,7 @@ class PermissionGate(Struct):
         what the user's PreToolUse hooks said: "allow" skips the question, "ask" asks even
         where nothing would; deny rules and read-only mode refuse either way, and a protected
         path is asked about in ask and accept-edits modes whatever a hook or grant says."""
-        decision = self.rules.decide(tool_name, arguments, self.grants)
+        decision = self.rules.decide(tool_name, arguments, self.grants, self.place)
         if decision == "deny":
             return f"Permission denied: a deny rule in the settings blocks {tool_name} here." + (
                 UNREADABLE_HINT if _unreadable_bash(tool_name, arguments) else ""
