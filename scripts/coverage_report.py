@@ -19,13 +19,15 @@ from collections import defaultdict
 from pathlib import Path
 
 FLOOR = 95.0
+PERMISSION_TESTS = (
+    "tests/tools/test_permissions.py",
+    "tests/tools/test_permissions_bash.py",
+    "tests/tools/test_permissions_job_input.py",
+    "tests/tools/test_plan_mode.py",
+)
 GUARDED = {
-    "di_code/tools/policy/permissions.py": (  # permissions and rules
-        "tests/tools/test_permissions.py",
-        "tests/tools/test_permissions_bash.py",
-        "tests/tools/test_permissions_job_input.py",
-        "tests/tools/test_plan_mode.py",
-    ),
+    "di_code/tools/policy/permissions.py": PERMISSION_TESTS,  # permissions and rules
+    "di_code/tools/policy/rules.py": PERMISSION_TESTS,  # one rule and what it matches
     "di_code/tools/process/protected.py": (  # protected paths
         "tests/tools/test_protected.py",
         "tests/tools/test_sandbox_protected.py",
