@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from di_code.tools.extensions.mcp_config import parse_servers
 from tests.acp.conftest import agent as agent
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text
 from tests.support.chat import ended_within, spawn_chat
@@ -701,3 +702,9 @@ async def test_an_editor_s_server_starts_untrusted_the_project_s_does_not_and_cl
     pid = int((markers / "fx.pid").read_text())
     await conn.close_session(session_id=session.session_id)
     await until(lambda: not alive(pid), "the editor's server to stop with its session")
+
+
+def test_an_mcp_server_name_ending_in_a_line_break_is_refused() -> None:
+    """`$` in a pattern also matches before a final newline: the whole name is held to it."""
+    servers, warnings = parse_servers({"tracker\n": {"command": "srv"}}, "config.toml")
+    assert servers == [] and len(warnings) == 1 and "'tracker\\n' ignored" in warnings[0]

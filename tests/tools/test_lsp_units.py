@@ -96,3 +96,12 @@ async def test_a_server_starts_without_the_provider_keys(
     process = await starter.start("keys", (sys.executable, "-c", code), tmp_path, tmp_path)
     out, _ = await process.communicate()
     assert out == b"[]"
+
+
+def test_a_server_name_ending_in_a_line_break_is_ignored() -> None:
+    """`$` in a pattern also matches before a final newline: the whole name is held to it."""
+    found = catalog({"ok\n": {"command": ["x"], "extensions": [".x"]}}, which=on_path("x"))
+    assert "ok\n" not in [server.name for server in found.servers]
+    assert found.warnings == (
+        "lsp.ok\n ignored: names may use letters, digits, - and _ (at most 40)",
+    )

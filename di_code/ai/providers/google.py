@@ -51,7 +51,7 @@ from di_code.ai.types import (
 
 THINKING_BUDGET = {"low": 2048, "medium": 8192, "high": 24576}
 SKIP_SIGNATURE = "skip_thought_signature_validator"
-_BASE64 = re.compile(r"^[A-Za-z0-9+/]+={0,2}$")
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 _RETRYABLE_STATUS = frozenset({"RESOURCE_EXHAUSTED", "UNAVAILABLE", "INTERNAL"})
 _FINISH: dict[str, Literal["stop", "length"]] = {"STOP": "stop", "MAX_TOKENS": "length"}
 
@@ -127,7 +127,7 @@ def _part(model: Model, part: TextContent | ImageContent) -> dict[str, Any]:
 
 def is_signature(value: str | None) -> bool:
     """Gemini's signatures are base64 bytes; Anthropic's and the Responses API's are not."""
-    return bool(value) and len(value or "") % 4 == 0 and bool(_BASE64.match(value or ""))
+    return bool(value) and len(value or "") % 4 == 0 and bool(_BASE64.fullmatch(value or ""))
 
 
 def _model_parts(model: Model, message: AssistantMessage) -> list[dict[str, Any]]:

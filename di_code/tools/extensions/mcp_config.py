@@ -30,7 +30,7 @@ from msgspec import Struct, field
 from di_code.ai.codec import loads_valid
 
 DEFAULT_TIMEOUT_S = 30.0
-_NAME = re.compile(r"^(?!.*__)[A-Za-z0-9_-]{0,39}[A-Za-z0-9-]$")
+_NAME = re.compile(r"(?!.*__)[A-Za-z0-9_-]{0,39}[A-Za-z0-9-]")
 """Server names become part of tool names (`mcp__NAME__TOOL`), which providers restrict, and
 which a rule `mcp__NAME` covers by their start: with `__` in a name, or `_` at its end, the
 tools of server `fx__b` (or `fx_`) would start `mcp__fx__` as server `fx`'s do."""
@@ -62,7 +62,7 @@ def well_named(
     servers come as configs, a file's through `parse_servers`, and both are held to it."""
     kept, warnings = [], []
     for config in configs:
-        if _NAME.match(config.name):
+        if _NAME.fullmatch(config.name):
             kept.append(config)
         else:
             warnings.append(f"{config.source}: MCP server {config.name!r} ignored: {_NAME_RULE}")
@@ -95,7 +95,7 @@ def parse_mcp_json(path: Path, raw: bytes) -> tuple[list[McpServerConfig], list[
 
 
 def _server(name: str, entry: Any, source: str) -> McpServerConfig:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise ValueError(_NAME_RULE)
     if not isinstance(entry, dict):
         raise ValueError("expected a table")

@@ -34,7 +34,7 @@ UNTRUSTED: dict[str, str] = {
 }
 """What a server does in an untrusted project (README's table; `di-code lsp` says it); every
 server runs in the sandbox anyway where bubblewrap works."""
-_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 
 
 class ServerSpec(Struct, frozen=True):
@@ -132,7 +132,7 @@ def catalog(
 
 
 def _configured(name: str, table: Any, preset: ServerSpec | None) -> ServerSpec:
-    if not _NAME.match(name):
+    if not _NAME.fullmatch(name):
         raise ValueError("names may use letters, digits, - and _ (at most 40)")
     if not isinstance(table, dict):
         raise ValueError("expected a table")
