@@ -324,14 +324,12 @@ def test_a_deny_rule_holds_for_every_spelling_bash_reads_as_the_same_program(
         assert file.read_text() == "keep\n", command
 
 
-@pytest.mark.xfail(strict=True, reason="unlisted wrappers (unshare, setarch, prlimit) run rm")
 @pytest.mark.parametrize("wrapped", ["unshare rm x", "setarch x86_64 rm x", "prlimit rm x"])
-def test_a_deny_rule_holds_through_a_wrapper_the_catalogue_does_not_list(
+def test_a_deny_rule_holds_through_util_linux_s_wrappers(
     run_di_code: RunDiCode, llm_server: LLMServer, workspace: Path, di_code_home: Path, wrapped: str
 ) -> None:
     """util-linux's unshare (without namespace options), setarch and prlimit run the command
-    their words name, as `nice` does; the wrapper catalogue is a closed list, so `bash:rm`
-    does not see the `rm` they run."""
+    their words name, as `nice` does: the wrapper catalogue reads them too."""
     (workspace / "x").write_text("keep\n")
     user_rules(di_code_home, deny=["bash:rm"])
     [call] = calls(llm_server, "bash", [{"command": wrapped}])

@@ -187,6 +187,62 @@ WRAPPERS: dict[str, Wrapper] = {
     "unbuffer": Wrapper(flags=names("-p")),
     # taskset [-a] [-c] MASK COMMAND.
     "taskset": Wrapper(flags=names("-a --all-tasks -c --cpu-list"), operands=1),
+    # unshare [options] [COMMAND]: without one it starts $SHELL.
+    "unshare": Wrapper(
+        valued=names(
+            "--propagation --setgroups -R --root -w --wd -S --setuid -G --setgid --monotonic "
+            "--boottime --map-user --map-group --map-users --map-groups"
+        ),
+        flags=names(
+            "-i --ipc -m --mount -n --net -p --pid -u --uts -U --user -C --cgroup -T --time "
+            "-f --fork --keep-caps --kill-child --mount-proc --map-auto -r --map-root-user -c "
+            "--map-current-user"
+        ),
+        bare=None,
+    ),
+    # nsenter [options] [COMMAND]: without one it starts $SHELL.
+    "nsenter": Wrapper(
+        valued=names("-t --target -S --setuid -G --setgid"),
+        flags=names(
+            "-a --all -F --no-fork --preserve-credentials -Z --follow-context --mount --uts "
+            "--ipc --net --pid --cgroup --user --time --root --wd"
+        ),
+        optional=names("-m -u -i -n -p -C -U -T -r -w"),
+        bare=None,
+    ),
+    # prlimit [options] [COMMAND]: a resource's limits are joined (`-n100`, `--nofile=100`);
+    # without a command it prints them.
+    "prlimit": Wrapper(
+        valued=names("-p --pid -o --output"),
+        flags=names(
+            "--noheadings --raw --verbose --core --data --nice --fsize --sigpending --memlock "
+            "--rss --nofile --msgqueue --rtprio --stack --cpu --nproc --as --locks --rttime"
+        ),
+        optional=names("-c -d -e -f -i -l -m -n -q -r -s -t -u -v -x -y"),
+    ),
+    # strace [options] COMMAND: `-o |CMD` pipes its trace to a command and `-E NAME=VALUE`
+    # sets the command's environment (LD_PRELOAD), so both hide what runs.
+    "strace": Wrapper(
+        valued=names(
+            "-e -p --attach -s --string-limit -u --user -a --columns -b --detach-on -I "
+            "--interruptible -O --summary-wall-clock -P --trace-path -S --summary-sort-by "
+            "-X --const-print-style --trace --signal --status --quiet --decode-fds"
+        ),
+        flags=names(
+            "-f -F -c -C -d -D -i -k -n -q -r -t -T -v -w -x -y -z -Z --follow-forks "
+            "--summary-only --summary --instruction-pointer --no-abbrev --relative-timestamps "
+            "--absolute-timestamps --syscall-times --successful-only --failed-only"
+        ),
+        hiding=names("-o --output -E --env"),
+    ),
+    # fakeroot [options] [--] [COMMAND]: without one it starts $SHELL; `--faked` names the
+    # daemon it runs and `-l` a library every command loads, so both hide what runs.
+    "fakeroot": Wrapper(
+        valued=names("-s -i -b"),
+        flags=names("-u --unknown-is-real"),
+        hiding=names("-l --lib --faked"),
+        bare=None,
+    ),
     # chrt [policy options] PRIORITY COMMAND.
     "chrt": Wrapper(
         valued=names("-T --sched-runtime -P --sched-period -D --sched-deadline"),
@@ -198,6 +254,18 @@ WRAPPERS: dict[str, Wrapper] = {
     ),
 }
 
+SETARCH = Wrapper(
+    flags=names(
+        "-R --addr-no-randomize -F --fdpic-funcptrs -Z --mmap-page-zero -L --addr-compat-layout "
+        "-X --read-implies-exec -B --32bit -I --short-inode -S --whole-seconds -T "
+        "--sticky-timeouts -3 --3gb --4gb --uname-2.6 -v --verbose"
+    ),
+    bare=None,
+)
+"""setarch ARCH [options] [COMMAND] (`_setarch`), and its links named after an architecture
+(`linux64 [options] [COMMAND]`): without a command they start /bin/sh."""
+WRAPPERS |= dict.fromkeys(("linux32", "linux64", "i386", "x86_64", "uname26"), SETARCH)
+
 Wrapped = tuple[Word, ...] | str | None
 """What a wrapper runs: a command's words, a string of shell code, or None (cannot be seen)."""
 
@@ -208,7 +276,10 @@ def wrapped(program: str, args: tuple[Word, ...]) -> Wrapped:
     read = _READERS.get(program)
     if read is not None:
         return read(args)
-    grammar = WRAPPERS[program]
+    return _by_grammar(WRAPPERS[program], program, args)
+
+
+def _by_grammar(grammar: Wrapper, program: str, args: tuple[Word, ...]) -> Wrapped:
     index, code = _options(grammar, program, args)
     if index is None or code is not None:
         return code
@@ -389,8 +460,16 @@ def _parallel(args: tuple[Word, ...]) -> Wrapped:
     return " ".join(command) if command else None
 
 
+def _setarch(args: tuple[Word, ...]) -> Wrapped:
+    """setarch ARCH [options] [COMMAND]: the architecture first, then as its links read."""
+    if not args or args[0] is None or args[0].startswith("-"):
+        return None
+    return _by_grammar(SETARCH, "setarch", args[1:])
+
+
 _READERS: dict[str, Callable[[tuple[Word, ...]], Wrapped]] = {
     "busybox": _busybox,
+    "setarch": _setarch,
     "parallel": _parallel,
     **dict.fromkeys(SHELLS, _shell),
 }
