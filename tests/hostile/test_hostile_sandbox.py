@@ -264,7 +264,7 @@ async def test_a_host_socket_with_a_newline_in_its_name_is_out_of_reach(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="/proc/net/unix names a socket bound by a relative name relatively: it is not covered",
+    reason="/proc/net/unix lists a socket bound by a relative name without its folder (README says)",
 )
 async def test_a_host_socket_bound_by_a_relative_name_is_out_of_reach(
     repo: Path, outside: Path, monkeypatch: pytest.MonkeyPatch
@@ -493,12 +493,13 @@ def test_an_untrusted_projects_sandbox_settings_loosen_nothing(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="a kill -9 of di-code leaves bubblewrap's empty .git and .mcp.json mount points behind",
+    reason="a kill -9 of di-code leaves the empty mount points until the next sandboxed command",
 )
 def test_kill_9_of_di_code_leaves_no_mount_point_to_break_the_users_git(launch: Launch) -> None:
-    """README: the empty read-only files bubblewrap leaves for missing protected paths are
-    "removed when the last sandboxed command in that folder ends". In a repository's
-    subfolder, a left `.git` file makes the user's own git there fail."""
+    """The empty read-only files bubblewrap leaves for missing protected paths are removed when
+    the last sandboxed command in that folder ends; after a kill -9 only by the next one there
+    (README says so), and meanwhile, in a repository's subfolder, a left `.git` file makes the
+    user's own git there fail."""
     git_init(launch.folder)
     launch.folder = launch.folder / "sub"
     launch.folder.mkdir()
