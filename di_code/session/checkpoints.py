@@ -8,7 +8,8 @@ while the model thinks) is the user's. Inside git a snapshot is a tree (`git_sna
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
 snapshot runs on a worker thread from the stream's start, while the request goes out and the
 model thinks (git on a large tree would hold up the request if it ran before it); the first
-tool waits for it. The snapshot code is loaded on that thread, inside a work tree only, and
+tool waits for it. Outside git, once known (by an earlier prompt, or by the set-up's git
+state), there is nothing to take and no thread is involved. The snapshot code is loaded on that thread, inside a work tree only, and
 the backup code when the prompt's first record is made (its first tool, or its end): neither
 before the request (issue 47: recording the session costs `run`'s first request as little as
 it can).
@@ -119,10 +120,14 @@ class Checkpointer:
         on_warning: Callable[[str], None] = lambda message: None,
         prompt_stopped: Callable[[], bool] = lambda: False,
         find_top: Callable[[Path], Path | None] = work_tree_top,
+        top_known: Callable[[Path], bool] = lambda folder: False,
     ) -> None:
         self.session = session
         self.find_top = find_top
         """Where a folder's work tree is (git asked, unless the set-up already knows)."""
+        self.top_known = top_known
+        """Whether `find_top` answers for a folder without asking git (the set-up found it):
+        outside git the prompt's snapshot is then none, known on the loop, no thread."""
         self.prompt_stopped = prompt_stopped
         self.locate = locate
         self.max_file_bytes = max_file_bytes
@@ -133,7 +138,7 @@ class Checkpointer:
         """The current prompt's number; read from the session once, then counted here."""
         self._leaf: str | None = None
         self._title = ""
-        self._snapshot: asyncio.Task[Snapshot | None] | None = None
+        self._snapshot: asyncio.Future[Snapshot | None] | None = None
         self._last: Snapshot | None = None
         """The newest snapshot of this prompt (git)."""
         self._tool_before: Snapshot | None = None
@@ -247,14 +252,26 @@ class Checkpointer:
     def _live_sessions(self) -> set[str]:
         return stored_ids(self.session.path.parent.parent) | {self.session.id}
 
-    def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
-        if self._snapshot is None:
+    def _start_snapshot(self) -> asyncio.Future[Snapshot | None]:
+        if self._snapshot is None and self._outside_git():
+            # nothing to take: no thread (a hand-off the request waits for on a loaded machine)
+            self._snapshot = asyncio.get_running_loop().create_future()
+            self._snapshot.set_result(None)
+        elif self._snapshot is None:
             # only its tree is recorded: the ignored paths matter around tool calls alone
             self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take, False))
             self._snapshot.add_done_callback(self._taken)
         return self._snapshot
 
-    def _taken(self, task: asyncio.Task[Snapshot | None]) -> None:
+    def _outside_git(self) -> bool:
+        """Whether the session's folder is known to be in no work tree without asking git:
+        found so by an earlier prompt, or by the set-up."""
+        folder = Path(self.session.cwd)
+        if not self._git_known and self.top_known(folder) and self.find_top(folder) is None:
+            self._git_known = True
+        return self._git_known and self._git is None
+
+    def _taken(self, task: asyncio.Future[Snapshot | None]) -> None:
         """Say what the prompt's first snapshot misses as soon as it is known."""
         if not task.cancelled() and task.exception() is None:
             snapshot = task.result()
