@@ -9,10 +9,10 @@ elsewhere the originals of what write and edit change are copied (`file_backup`)
 snapshot runs on a worker thread from the stream's start, while the request goes out and the
 model thinks (git on a large tree would hold up the request if it ran before it); the first
 tool waits for it. Outside git, once known (by an earlier prompt, or by the set-up's git
-state), there is nothing to take and no thread is involved. The snapshot code is loaded on that thread, inside a work tree only, and
-the backup code when the prompt's first record is made (its first tool, or its end): neither
-before the request (issue 47: recording the session costs `run`'s first request as little as
-it can).
+state), there is nothing to take and no thread is asked. The snapshot code is loaded on that
+thread, inside a work tree only, and the backup code when the prompt's first record is made
+(its first tool, or its end): neither before the request (issue 47: recording the session
+costs `run`'s first request as little as it can).
 
 A stop (the prompt's abort signal: Ctrl-C, SIGTERM, ACP's cancel) ends the snapshot work no
 tool needs: until a tool that may change files runs, nothing di-code did changed them, so the
