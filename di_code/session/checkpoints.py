@@ -39,7 +39,6 @@ from di_code.agent.events import (
     ToolExecutionStartEvent,
 )
 from di_code.ai.types import UserMessage
-from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, GitStopped, work_tree_top
 from di_code.session.session import Session
@@ -134,10 +133,14 @@ class Checkpointer:
         self.on_warning = on_warning
         self._git: GitSnapshots | None = None
         self._git_known = False
-        self._number: int | None = None
-        """The current prompt's number; read from the session once, then counted here."""
+        self._numbered: int | None = None
+        """The session's last prompt number before this prompt's first record (read from the
+        session once, at the first record: after the request)."""
+        self._begun = 0
+        """The prompts begun here: the current one is `_numbered + _begun`."""
         self._leaf: str | None = None
-        self._title = ""
+        self._typed: UserMessage | None = None
+        """The prompt's first user message: its text titles the prompt's checkpoint."""
         self._snapshot: asyncio.Future[Snapshot | None] | None = None
         self._last: Snapshot | None = None
         """The newest snapshot of this prompt (git)."""
@@ -167,7 +170,7 @@ class Checkpointer:
             # machine and delays that tool by the whole snapshot (docs/benchmarks.md, issue 47)
             self._start_snapshot()
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, UserMessage):
-            self._title = self._title or typed_title(event.message)
+            self._typed = self._typed or event.message
         elif isinstance(event, ToolExecutionStartEvent):
             await self.before_tool(event.tool_call_id, event.tool_name, event.arguments)
         elif isinstance(event, ToolExecutionEndEvent):
@@ -220,13 +223,23 @@ class Checkpointer:
         return batch
 
     def _begin(self) -> None:
-        if self._number is None:
-            self._number = max((c.number for c in prompt_checkpoints(self.session)), default=0)
-        self._number += 1
-        self._leaf, self._title = self.session.leaf_id, ""
+        self._begun += 1
+        self._leaf, self._typed = self.session.leaf_id, None
         self._recorded = self._failed = self._tool_ran = False
         self._backup = self._last = self._tool_before = self._snapshot = None
         self._running = {}
+
+    @property
+    def _number(self) -> int:
+        """The current prompt's number. The session's last one is read at the first record,
+        after the request (the listing's code is loaded then, not before it): until this
+        prompt's, the checkpoints in the session are those before it, or undo's and rewind's
+        marks of earlier prompts, whose numbers are not higher."""
+        if self._numbered is None:
+            from di_code.session.checkpoint_list import prompt_checkpoints
+
+            self._numbered = max((c.number for c in prompt_checkpoints(self.session)), default=0)
+        return self._numbered + self._begun
 
     def _take(self, ignored: bool = True) -> Snapshot | None:
         """A snapshot of the work tree, or None outside git (found out once, off the main
@@ -385,11 +398,13 @@ class Checkpointer:
     ) -> None:  # fmt: skip
         if self._failed:
             return
+        from di_code.session.checkpoint_list import typed_title  # not before the request
+
         leaf = self._leaf if phase == "before" else None
-        assert self._number is not None  # set by _begin, which every prompt starts with
+        title = typed_title(self._typed) if self._typed is not None else ""
         try:
             self.session.append_checkpoint(
-                self._number, phase, kind, ref, leaf_id=leaf, title=self._title,
+                self._number, phase, kind, ref, leaf_id=leaf, title=title,
                 skipped=skipped, paths=paths,
             )  # fmt: skip
         except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail

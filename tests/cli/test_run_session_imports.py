@@ -33,6 +33,10 @@ SNAPSHOT_CODE = (
 )
 
 
+LISTING_CODE = ("di_code.session.checkpoint_list", "di_code.session.prompt_notes")
+"""What reads the session's checkpoints back (the prompt's number) and titles them: needed
+at the prompt's first record, after the request."""
+
 STORED_SESSION_CODE = (
     "di_code.session.fork",
     "di_code.setup.session_choice",
@@ -84,6 +88,18 @@ def test_outside_git_a_recorded_run_loads_no_snapshot_code_before_its_request(
 ) -> None:
     loaded = recorded_run(llm_server, di_code_home, workspace).modules
     assert offenders(loaded, SNAPSHOT_CODE) == []
+
+
+def test_the_checkpoint_listing_is_loaded_after_the_request(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    loaded = recorded_run(llm_server, di_code_home, workspace).modules
+    assert offenders(loaded, LISTING_CODE) == []
+    llm_server.script(Turn(text="again"))  # the check can fail: the run's end records it
+    env = cli_env(di_code_home, llm_server)
+    loaded, out = loaded_modules(CLI_MAIN, "run", "hi", env=env, cwd=str(workspace))
+    assert out.strip() == "again"
+    assert offenders(loaded, LISTING_CODE) == sorted(LISTING_CODE)
 
 
 def test_a_new_session_loads_no_code_for_stored_ones_before_its_request(
