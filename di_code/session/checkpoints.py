@@ -134,8 +134,8 @@ class Checkpointer:
         self._git: GitSnapshots | None = None
         self._git_known = False
         self._numbered: int | None = None
-        """The session's last prompt number before this prompt's first record (read from the
-        session once, at the first record: after the request)."""
+        """The session's last prompt number when a prompt here first records (read once, then:
+        after the request)."""
         self._begun = 0
         """The prompts begun here: the current one is `_numbered + _begun`."""
         self._leaf: str | None = None
