@@ -8,10 +8,11 @@ while the model thinks) is the user's. Inside git a snapshot is a tree (`git_sna
 elsewhere the originals of what write and edit change are copied (`file_backup`). The first
 snapshot runs on a worker thread from the stream's start, while the request goes out and the
 model thinks (git on a large tree would hold up the request if it ran before it); the first
-tool waits for it. The snapshot code is loaded on that thread, inside a work tree only, and
-the backup code when the prompt's first record is made (its first tool, or its end): neither
-before the request (issue 47: recording the session costs `run`'s first request as little as
-it can).
+tool waits for it. Outside git, once known (by an earlier prompt, or by the set-up's git
+state), there is nothing to take and no thread is asked. The snapshot code is loaded on that
+thread, inside a work tree only, and the backup code when the prompt's first record is made
+(its first tool, or its end): neither before the request (issue 47: recording the session
+costs `run`'s first request as little as it can).
 
 A stop (the prompt's abort signal: Ctrl-C, SIGTERM, ACP's cancel) ends the snapshot work no
 tool needs: until a tool that may change files runs, nothing di-code did changed them, so the
@@ -38,7 +39,6 @@ from di_code.agent.events import (
     ToolExecutionStartEvent,
 )
 from di_code.ai.types import UserMessage
-from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, GitStopped, work_tree_top
 from di_code.session.session import Session
@@ -119,21 +119,29 @@ class Checkpointer:
         on_warning: Callable[[str], None] = lambda message: None,
         prompt_stopped: Callable[[], bool] = lambda: False,
         find_top: Callable[[Path], Path | None] = work_tree_top,
+        top_known: Callable[[Path], bool] = lambda folder: False,
     ) -> None:
         self.session = session
         self.find_top = find_top
         """Where a folder's work tree is (git asked, unless the set-up already knows)."""
+        self.top_known = top_known
+        """Whether `find_top` answers for a folder without asking git (the set-up found it):
+        outside git the prompt's snapshot is then none, known on the loop, no thread."""
         self.prompt_stopped = prompt_stopped
         self.locate = locate
         self.max_file_bytes = max_file_bytes
         self.on_warning = on_warning
         self._git: GitSnapshots | None = None
         self._git_known = False
-        self._number: int | None = None
-        """The current prompt's number; read from the session once, then counted here."""
+        self._numbered: int | None = None
+        """The session's last prompt number when a prompt here first records (read once, then:
+        after the request)."""
+        self._begun = 0
+        """The prompts begun here: the current one is `_numbered + _begun`."""
         self._leaf: str | None = None
-        self._title = ""
-        self._snapshot: asyncio.Task[Snapshot | None] | None = None
+        self._typed: UserMessage | None = None
+        """The prompt's first user message: its text titles the prompt's checkpoint."""
+        self._snapshot: asyncio.Future[Snapshot | None] | None = None
         self._last: Snapshot | None = None
         """The newest snapshot of this prompt (git)."""
         self._tool_before: Snapshot | None = None
@@ -162,7 +170,7 @@ class Checkpointer:
             # machine and delays that tool by the whole snapshot (docs/benchmarks.md, issue 47)
             self._start_snapshot()
         elif isinstance(event, MessageEndEvent) and isinstance(event.message, UserMessage):
-            self._title = self._title or typed_title(event.message)
+            self._typed = self._typed or event.message
         elif isinstance(event, ToolExecutionStartEvent):
             await self.before_tool(event.tool_call_id, event.tool_name, event.arguments)
         elif isinstance(event, ToolExecutionEndEvent):
@@ -215,13 +223,23 @@ class Checkpointer:
         return batch
 
     def _begin(self) -> None:
-        if self._number is None:
-            self._number = max((c.number for c in prompt_checkpoints(self.session)), default=0)
-        self._number += 1
-        self._leaf, self._title = self.session.leaf_id, ""
+        self._begun += 1
+        self._leaf, self._typed = self.session.leaf_id, None
         self._recorded = self._failed = self._tool_ran = False
         self._backup = self._last = self._tool_before = self._snapshot = None
         self._running = {}
+
+    @property
+    def _number(self) -> int:
+        """The current prompt's number. The session's last one is read at the first record,
+        after the request (the listing's code is loaded then, not before it): until this
+        prompt's, the checkpoints in the session are those before it, or undo's and rewind's
+        marks of earlier prompts, whose numbers are not higher."""
+        if self._numbered is None:
+            from di_code.session.checkpoint_list import prompt_checkpoints
+
+            self._numbered = max((c.number for c in prompt_checkpoints(self.session)), default=0)
+        return self._numbered + self._begun
 
     def _take(self, ignored: bool = True) -> Snapshot | None:
         """A snapshot of the work tree, or None outside git (found out once, off the main
@@ -247,14 +265,26 @@ class Checkpointer:
     def _live_sessions(self) -> set[str]:
         return stored_ids(self.session.path.parent.parent) | {self.session.id}
 
-    def _start_snapshot(self) -> asyncio.Task[Snapshot | None]:
-        if self._snapshot is None:
+    def _start_snapshot(self) -> asyncio.Future[Snapshot | None]:
+        if self._snapshot is None and self._outside_git():
+            # nothing to take: no thread (a hand-off the request waits for on a loaded machine)
+            self._snapshot = asyncio.get_running_loop().create_future()
+            self._snapshot.set_result(None)
+        elif self._snapshot is None:
             # only its tree is recorded: the ignored paths matter around tool calls alone
             self._snapshot = asyncio.ensure_future(asyncio.to_thread(self._take, False))
             self._snapshot.add_done_callback(self._taken)
         return self._snapshot
 
-    def _taken(self, task: asyncio.Task[Snapshot | None]) -> None:
+    def _outside_git(self) -> bool:
+        """Whether the session's folder is known to be in no work tree without asking git:
+        found so by an earlier prompt, or by the set-up."""
+        folder = Path(self.session.cwd)
+        if not self._git_known and self.top_known(folder) and self.find_top(folder) is None:
+            self._git_known = True
+        return self._git_known and self._git is None
+
+    def _taken(self, task: asyncio.Future[Snapshot | None]) -> None:
         """Say what the prompt's first snapshot misses as soon as it is known."""
         if not task.cancelled() and task.exception() is None:
             snapshot = task.result()
@@ -368,11 +398,13 @@ class Checkpointer:
     ) -> None:  # fmt: skip
         if self._failed:
             return
+        from di_code.session.checkpoint_list import typed_title  # not before the request
+
         leaf = self._leaf if phase == "before" else None
-        assert self._number is not None  # set by _begin, which every prompt starts with
+        title = typed_title(self._typed) if self._typed is not None else ""
         try:
             self.session.append_checkpoint(
-                self._number, phase, kind, ref, leaf_id=leaf, title=self._title,
+                self._number, phase, kind, ref, leaf_id=leaf, title=title,
                 skipped=skipped, paths=paths,
             )  # fmt: skip
         except SessionError as exc:  # a full disk: one line, and no more checkpoints to fail

@@ -21,7 +21,6 @@ from di_code.agent.agent import Agent
 from di_code.ai.codec import CodecError
 from di_code.ai.types import Clock, Message, now_ms
 from di_code.session import jsonl, recording
-from di_code.session.collector import collector_paused
 from di_code.session.format import (
     FORMAT_VERSION,
     BranchEntry,
@@ -97,6 +96,8 @@ class Session:
     def load(cls, path: Path, *, now: Clock = now_ms, held: SessionHold | None = None) -> Session:
         """Read a session file; bad lines become warnings, a bad header a SessionError.
         `held`: this process's hold on it, taken before reading (see `hold`)."""
+        from di_code.session.collector import collector_paused  # a new session loads none
+
         with collector_paused():
             return cls._load(path, now, held)
 

@@ -206,10 +206,12 @@ def open_session(
     if options.no_session and options.session is None and not options.continue_session:
         return None, []  # nothing to read or write: the session code is not even loaded
     from di_code.session import SessionError, SessionStore
-    from di_code.session.fork import fork
-    from di_code.setup.session_choice import chosen_session
 
     store = SessionStore(home)
+    if options.session is None and not options.continue_session and not options.fork:
+        return store.create(workspace, origin), []  # nothing stored to find: its code unloaded
+    from di_code.setup.session_choice import chosen_session
+
     try:
         resumed = chosen_session(options, store, workspace, origin)
         for warning in resumed.warnings if resumed else ():
@@ -220,6 +222,8 @@ def open_session(
                 resumed.release()  # read, not written: another process may go on with it
             return None, history
         if options.fork and resumed is not None:  # read, not held: it stays as it was
+            from di_code.session.fork import fork
+
             return fork(store, resumed, workspace, resumed.leaf_id, origin), history
         return resumed or store.create(workspace, origin), history
     except SessionError as exc:

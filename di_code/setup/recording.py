@@ -26,10 +26,11 @@ def session_recorder(
 
     files = Workspace.create(workspace, roots)
 
+    def top_known(folder: Path) -> bool:  # a session's folder is resolved already
+        return git is not None and git.found and folder == workspace
+
     def find_top(folder: Path) -> Path | None:
-        if git is not None and git.found and folder.resolve() == workspace:
-            return git.top
-        return work_tree_top(folder)
+        return git.top if git is not None and top_known(folder) else work_tree_top(folder)
 
     def attach(agent: Agent, session: Session) -> None:
         from di_code.session.checkpoints import Checkpointer
@@ -38,7 +39,7 @@ def session_recorder(
         checkpoints = Checkpointer(
             session, lambda raw: files.locate(raw)[0], on_warning=notify,
             prompt_stopped=lambda: agent.signal is not None and agent.signal.aborted,
-            find_top=find_top,
+            find_top=find_top, top_known=top_known,
         )  # fmt: skip
         agent.subscribe(checkpoints.on_event)
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -119,3 +121,38 @@ async def test_a_ref_named_after_a_pruned_tree_does_not_vouch_for_it(tmp_path: P
     again = await prompt(repo, tmp_path / "home")
     assert again.before == first.before
     assert git("cat-file", "-t", again.before) == "tree"
+
+
+class CountingPool(ThreadPoolExecutor):
+    """The loop's default executor, counting the work handed to it."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.handed = 0
+
+    def submit(self, fn, /, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        self.handed += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+async def test_outside_git_a_chats_later_prompts_hand_no_snapshot_to_a_thread(
+    tmp_path: Path,
+) -> None:
+    """The first prompt asks git (on a thread) where the work tree is and finds none; the
+    next prompts know it and take their (empty) snapshot on the loop: no hand-off before the
+    request. Each prompt is still recorded, as files."""
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    session = SessionStore(tmp_path / "home").create(folder)
+    checkpoints = Checkpointer(session, lambda raw: folder / raw)
+    pool = CountingPool()
+    asyncio.get_running_loop().set_default_executor(pool)
+    handed = []
+    for _ in range(3):
+        before = pool.handed
+        await checkpoints.on_event(AgentStartEvent())
+        await checkpoints.on_event(MessageUpdateEvent(StartEvent()))
+        await checkpoints.on_event(AgentEndEvent([]))  # waits for the snapshot, if handed
+        handed.append(pool.handed - before)
+    assert handed == [1, 0, 0]
+    assert [c.kind for c in prompt_checkpoints(session)] == ["files"] * 3
