@@ -23,7 +23,6 @@ Once such a tool has run, its snapshots are finished whatever the stop: undo nee
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -42,6 +41,7 @@ from di_code.ai.types import UserMessage
 from di_code.session.format import CheckpointPhase, SessionError
 from di_code.session.git_run import GitError, GitStopped, work_tree_top
 from di_code.session.session import Session
+from di_code.session.snapshot_places import backup_folder, git_snapshots, stored_ids
 
 if TYPE_CHECKING:
     from di_code.session.file_backup import FileBackup
@@ -56,51 +56,6 @@ FILE_TOOLS = frozenset({"write", "edit"})
 
 Locate = Callable[[str], Path]
 """Turns a tool's `path` argument into the absolute file (raises when it is refused)."""
-
-
-def backup_folder(session: Session, ref: str) -> Path:
-    """Where the originals of one prompt are kept (outside git), beside the session file."""
-    return session.path.parent.resolve() / f"{session.path.stem}.checkpoints" / ref
-
-
-def ref_scope(session: Session) -> str:
-    """The refs of one DI_CODE_HOME (its session store) live apart from another's, so one
-    never prunes the refs the other's undo needs."""
-    store = str(session.path.parent.parent.resolve())
-    return hashlib.sha256(store.encode(errors="surrogateescape")).hexdigest()[:12] + "/"
-
-
-def git_snapshots(
-    session: Session,
-    max_file_bytes: int | None = None,
-    stopped: Callable[[], bool] | None = None,
-    find_top: Callable[[Path], Path | None] = work_tree_top,
-) -> GitSnapshots | None:
-    """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
-    says so); None outside git. `max_file_bytes`: None for the snapshots' own limit
-    (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
-    top = find_top(Path(session.cwd))
-    if top is None:
-        return None
-    from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
-    from di_code.session.stat_cache import StatCache
-
-    max_file_bytes = DEFAULT_MAX_FILE_BYTES if max_file_bytes is None else max_file_bytes
-    key = hashlib.sha256(str(top).encode(errors="surrogateescape")).hexdigest()[:16]
-    home = session.path.parent.parent.parent.resolve()
-    cache = StatCache(home / "snapshot-cache" / f"{key}.json")
-    return GitSnapshots(
-        top,
-        max_file_bytes=max_file_bytes,
-        ref_scope=ref_scope(session),
-        stat_cache=cache,
-        stopped=stopped,
-    )
-
-
-def stored_ids(store: Path) -> set[str]:
-    """The ids of every session file in the store (file names end in `_<id>.jsonl`)."""
-    return {path.stem.rpartition("_")[2] for path in store.glob("*/*.jsonl")}
 
 
 class Checkpointer:

@@ -15,9 +15,9 @@ import os
 import shutil
 from pathlib import Path
 
-from di_code.session.checkpoints import git_snapshots, stored_ids
 from di_code.session.git_run import GitError
 from di_code.session.holder import lock_path
+from di_code.session.snapshot_places import git_snapshots, stored_ids
 from di_code.session.store import SessionStore
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from di_code.session.checkpoint_list import PromptCheckpoint, Step, prompt_checkpoints
-from di_code.session.checkpoints import backup_folder, git_snapshots
 from di_code.session.file_backup import FileBackup, Original, content_hash
 from di_code.session.format import SessionError
 from di_code.session.git_run import GitError
@@ -42,6 +41,7 @@ from di_code.session.safe_files import (
     write_symlink,
 )
 from di_code.session.session import Session
+from di_code.session.snapshot_places import backup_folder, git_snapshots
 from di_code.system.errors import DiCodeError
 
 USER_CHANGED = "changed by you since the tool did"

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-import posixpath
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -35,6 +34,7 @@ from di_code.config.skills import Skill, load_skills
 from di_code.config.system_prompt import build_system_prompt, prompt_text, with_context_files
 from di_code.setup.environment import environment_block, git_state
 from di_code.setup.flags import CliOptions
+from di_code.setup.gate_paths import gate_paths
 from di_code.setup.hooks import agent_hooks
 from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
@@ -101,8 +101,7 @@ async def prepare(
     rules = PermissionRules.parse(settings.allow, settings.deny)
     mode = permission_mode(options, settings)
     gate = PermissionGate(mode, rules, approver)
-    gate.protected = protection(workspace, roots, home)
-    gate.place = file_place(workspace, roots)
+    gate.protected, gate.place = gate_paths(workspace, roots, home)
     requested_sandbox = options.sandbox or settings.sandbox_mode
     await probe_off_the_loop(requested_sandbox, gate.mode, switchable=chat or switchable)
     bash = bash_policy(options, settings, gate, selection, env, session, notify, home, terminals)
@@ -281,32 +280,6 @@ def bash_policy(
     hidden = KEY_VARIABLES | key_variables(settings) | set(holding_key)
     spill = SpillFolder.for_session(session.path) if session is not None else SpillFolder()
     return BashPolicy(sandbox, hidden, spill, lambda: gate.mode, terminals)
-
-
-def protection(workspace: Path, roots: Sequence[Path], home: Path) -> Callable[[str], str | None]:
-    """Why a path the write or edit tool names is protected (the gate asks then)."""
-    from di_code.tools.common.workspace import Workspace
-    from di_code.tools.process.protected import protected_path
-
-    space = Workspace.create(workspace, roots)
-    return lambda raw: protected_path(space, raw, home)
-
-
-def file_place(workspace: Path, roots: Sequence[Path]) -> Callable[[str], str]:
-    """Where a path names a file, for file rules: its real path as the file tools find it
-    (a path outside the workspace, which the tools refuse, as written, normalised)."""
-    from di_code.tools.common.errors import ToolError
-    from di_code.tools.common.workspace import Workspace
-
-    space = Workspace.create(workspace, roots)
-
-    def place(raw: str) -> str:
-        try:
-            return str(space.locate(raw)[0])
-        except ToolError:
-            return posixpath.normpath(raw)
-
-    return place
 
 
 def sandbox_paths(settings: Settings, home: Path) -> SandboxPaths:

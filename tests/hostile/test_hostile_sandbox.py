@@ -264,7 +264,7 @@ async def test_a_host_socket_with_a_newline_in_its_name_is_out_of_reach(
 
 @pytest.mark.xfail(
     strict=True,
-    reason="/proc/net/unix lists a socket bound by a relative name without its folder (README says)",
+    reason="/proc/net/unix lists a socket bound by a relative name without its folder",
 )
 async def test_a_host_socket_bound_by_a_relative_name_is_out_of_reach(
     repo: Path, outside: Path, monkeypatch: pytest.MonkeyPatch

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from di_code.session import index_file
-from di_code.session.checkpoints import backup_folder
 from di_code.session.git_snapshot import MAX_UNTRACKED_FILES, GitSnapshots
+from di_code.session.snapshot_places import backup_folder
 from di_code.session.stat_cache import StatCache
 from di_code.session.undo_plan import USER_CHANGED, NothingToUndo, plan
 from tests.support.disks import fill, tiny_disk

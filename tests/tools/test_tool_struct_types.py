@@ -27,14 +27,14 @@ from di_code.tools.lsp import manager, report, servers
 from di_code.tools.lsp.manager import LanguageServers, Slot
 from di_code.tools.lsp.report import Problem
 from di_code.tools.lsp.servers import Catalog, ServerSpec, catalog
-from di_code.tools.policy import bash_wrappers, shell_parse
-from di_code.tools.policy.bash_wrappers import SU, WRAPPERS, Wrapper
+from di_code.tools.policy import shell_parse, wrapper_grammars
 from di_code.tools.policy.shell_parse import ParsedLine, SimpleCommand, parse_line
+from di_code.tools.policy.wrapper_grammars import SU, WRAPPERS, Wrapper
 from di_code.tools.process import sandbox, sandbox_mounts
 from di_code.tools.process.sandbox import Sandbox, SandboxChoice
 from di_code.tools.process.sandbox_mounts import SandboxPaths
 
-MODULES = [manager, report, servers, sandbox_mounts, sandbox, spill, bash_policy, bash_wrappers]
+MODULES = [manager, report, servers, sandbox_mounts, sandbox, spill, bash_policy, wrapper_grammars]
 MODULES += [shell_parse, subagents, workspace, mcp_config, plugins]
 
 
