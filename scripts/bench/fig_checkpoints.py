@@ -27,8 +27,8 @@ SNAPSHOT = (
     "from di_code.session.stat_cache import StatCache;"
     "t = time.perf_counter(); cache = StatCache(Path(sys.argv[2]));"
     "git = GitSnapshots(work_tree_top(Path(sys.argv[1])), stat_cache=cache);"
-    "git.prune({'bench'}); snapshot = git.take(ignored=sys.argv[3] == 'tool');"
-    "git.keep('bench', snapshot.tree); cache.save(); print(time.perf_counter() - t)"
+    "git.refs.prune({'bench'}); snapshot = git.take(ignored=sys.argv[3] == 'tool');"
+    "git.refs.keep('bench', snapshot.tree); cache.save(); print(time.perf_counter() - t)"
 )
 """What a run's checkpoint does (`checkpoints.Checkpointer._take`), in a fresh process with the
 private index a previous run left (the first run ever hashes every file's raw bytes). `prompt` is
