@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import subprocess
 import tempfile
 import time
@@ -134,7 +135,7 @@ def run_git(
     config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
     config += PRIVATE_INDEX if index_file is not None else ()
     env = git_env(index_file, author=author)
-    if args and args[0] in CONTENT_READERS:
+    if args and args[0] in CONTENT_READERS and not _timeless(args[0], index_file):
         config += _filters_off(cwd, config, env, stopped)
     return _run(cwd, config, args, env, stdin, stopped=stopped, timeout=timeout)
 
@@ -155,6 +156,26 @@ a change that kept its size is then never taken for no change."""
 CONTENT_READERS = frozenset({"status", "diff", "diff-files", "diff-index"})
 """Commands that may read a work-tree file's content to compare it (a file whose stat changed
 but not its size), through the clean filter `.gitattributes` names."""
+
+
+TIMELESS = frozenset({"diff-files"})
+"""Content readers that read no file when the index they compare with is of time 0: git reads
+a file to compare it only for a "racily clean" entry (stat data that matches, an mtime as late
+as the index file's), and with the index's mtime 0 it takes none for one. di-code writes its
+private index so (`stat_cache`); its own rules keep an entry's stat data from matching a file
+changed since (`index_file`), which git's racy check is for."""
+
+
+def _timeless(command: str, index_file: str | None) -> bool:
+    """Whether `command` compares the work tree with a private index of time 0, a regular file
+    (so it reads no file, and runs no filter: no driver needs emptying)."""
+    if command not in TIMELESS or index_file is None:
+        return False
+    try:
+        info = os.lstat(index_file)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and 0 <= info.st_mtime_ns < 1_000_000_000
 
 
 def _filters_off(

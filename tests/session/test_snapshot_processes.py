@@ -42,21 +42,20 @@ def snapshot(repo: Path, home: Path) -> Snapshot:
 def test_a_few_changed_files_cost_one_writer_and_one_tree(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An unchanged tree: this home's refs, the listing, git's stat comparison (and the
-    filter drivers to empty first). A few changed files: their blobs go to fast-import
-    without asking git which it lacks (it writes none it holds), then one `write-tree`, and
-    its ref."""
+    """An unchanged tree: this home's refs, the listing, git's stat comparison (against a
+    private index of time 0: no filter driver to empty first). A few changed files: their
+    blobs go to fast-import without asking git which it lacks (it writes none it holds), then
+    one `write-tree`, and its ref."""
     first = snapshot(repo, tmp_path)
     log = tmp_path / "git.log"
     monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
     assert snapshot(repo, tmp_path).tree == first.tree
-    assert sorted(subcommands(log)) == ["config", "diff-files", "for-each-ref", "ls-files"]
+    assert sorted(subcommands(log)) == ["diff-files", "for-each-ref", "ls-files"]
     log.unlink()
     (repo / "f1.txt").write_text("changed, and longer\n")
     (repo / "f2.txt").write_text("file 0\n")  # a blob the repository holds
     changed = snapshot(repo, tmp_path)
-    writes = ["config", "diff-files", "fast-import", "for-each-ref", "ls-files", "update-ref",
-              "write-tree"]  # fmt: skip
+    writes = ["diff-files", "fast-import", "for-each-ref", "ls-files", "update-ref", "write-tree"]
     assert sorted(subcommands(log)) == writes
     listed = git(repo, "ls-tree", "-r", changed.tree)
     blob = git(repo, "hash-object", "--no-filters", "f1.txt").strip()
