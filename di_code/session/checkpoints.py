@@ -40,7 +40,7 @@ from di_code.agent.events import (
 from di_code.ai.types import UserMessage
 from di_code.session.checkpoint_list import prompt_checkpoints, typed_title
 from di_code.session.format import CheckpointPhase, SessionError
-from di_code.session.git_run import GitError, GitStopped, work_tree_top
+from di_code.session.git_run import REF_PREFIX, GitError, GitStopped, Top, top_and_refs
 from di_code.session.session import Session
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ FILE_TOOLS = frozenset({"write", "edit"})
 
 Locate = Callable[[str], Path]
 """Turns a tool's `path` argument into the absolute file (raises when it is refused)."""
+FindTop = Callable[[Path, str], Top | None]
+"""Where a folder's work tree is (None: outside git), with the refs under a prefix
+(`git_run.top_and_refs`: one git process for both)."""
 
 
 def backup_folder(session: Session, ref: str) -> Path:
@@ -70,18 +73,24 @@ def ref_scope(session: Session) -> str:
     return hashlib.sha256(store.encode(errors="surrogateescape")).hexdigest()[:12] + "/"
 
 
+def refs_prefix(session: Session) -> str:
+    """The refs of the session's home: its snapshots' trees are kept under it."""
+    return REF_PREFIX + ref_scope(session)
+
+
 def git_snapshots(
     session: Session,
     max_file_bytes: int | None = None,
     stopped: Callable[[], bool] | None = None,
-    find_top: Callable[[Path], Path | None] = work_tree_top,
+    find_top: FindTop = top_and_refs,
 ) -> GitSnapshots | None:
     """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
     says so); None outside git. `max_file_bytes`: None for the snapshots' own limit
     (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
-    top = find_top(Path(session.cwd))
-    if top is None:
+    found = find_top(Path(session.cwd), refs_prefix(session))
+    if found is None:
         return None
+    top = found.path
     from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
     from di_code.session.stat_cache import StatCache
 
@@ -93,6 +102,7 @@ def git_snapshots(
         top,
         max_file_bytes=max_file_bytes,
         ref_scope=ref_scope(session),
+        refs_listed=found.refs,
         stat_cache=cache,
         stopped=stopped,
     )
@@ -118,7 +128,7 @@ class Checkpointer:
         max_file_bytes: int | None = None,
         on_warning: Callable[[str], None] = lambda message: None,
         prompt_stopped: Callable[[], bool] = lambda: False,
-        find_top: Callable[[Path], Path | None] = work_tree_top,
+        find_top: FindTop = top_and_refs,
     ) -> None:
         self.session = session
         self.find_top = find_top

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.agent.agent import Agent
-from di_code.session.git_run import work_tree_top
+from di_code.session.git_run import Top, top_and_refs
 from di_code.setup.environment import GitState
 from di_code.setup.prepared import Notify
 
@@ -20,16 +20,18 @@ def session_recorder(
     workspace: Path, roots: Sequence[Path], notify: Notify, git: GitState | None = None
 ) -> Callable[[Agent, Session], None]:
     """`attach(agent, session)`, for the session opened now and any the chat switches to.
-    `git`: the workspace's git state the system prompt found, whose work tree the
-    checkpoints take instead of asking git again (one git process fewer per run)."""
+    `git`: the workspace's git state the system prompt found, whose work tree (and the
+    snapshots' refs listed with it) the checkpoints take instead of asking git again (one git
+    process fewer per run)."""
     from di_code.tools.common.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
 
-    def find_top(folder: Path) -> Path | None:
+    def find_top(folder: Path, prefix: str) -> Top | None:
         if git is not None and git.found and folder.resolve() == workspace:
-            return git.top
-        return work_tree_top(folder)
+            refs = git.refs if git.refs_prefix == prefix else None
+            return Top(git.top, refs) if git.top is not None else None
+        return top_and_refs(folder, prefix)
 
     def attach(agent: Agent, session: Session) -> None:
         from di_code.session.checkpoints import Checkpointer
@@ -43,3 +45,11 @@ def session_recorder(
         agent.subscribe(checkpoints.on_event)
 
     return attach
+
+
+def snapshot_refs(session: Session) -> str:
+    """The prefix of the refs the session's checkpoints keep their trees under: listed with
+    the work tree at start-up (`environment.git_state`), the first checkpoint asks no more."""
+    from di_code.session.checkpoints import refs_prefix
+
+    return refs_prefix(session)
