@@ -39,9 +39,15 @@ from di_code.agent.events import (
 )
 from di_code.ai.types import UserMessage
 from di_code.session.format import CheckpointPhase, SessionError
-from di_code.session.git_run import GitError, GitStopped, work_tree_top
+from di_code.session.git_run import GitError, GitStopped, top_and_refs
 from di_code.session.session import Session
-from di_code.session.snapshot_places import backup_folder, git_snapshots, stored_ids
+from di_code.session.snapshot_places import (
+    FindTop,
+    backup_folder,
+    git_snapshots,
+    refs_prefix,
+    stored_ids,
+)
 
 if TYPE_CHECKING:
     from di_code.session.file_backup import FileBackup
@@ -73,7 +79,7 @@ class Checkpointer:
         max_file_bytes: int | None = None,
         on_warning: Callable[[str], None] = lambda message: None,
         prompt_stopped: Callable[[], bool] = lambda: False,
-        find_top: Callable[[Path], Path | None] = work_tree_top,
+        find_top: FindTop = top_and_refs,
         top_known: Callable[[Path], bool] = lambda folder: False,
     ) -> None:
         self.session = session
@@ -235,7 +241,11 @@ class Checkpointer:
         """Whether the session's folder is known to be in no work tree without asking git:
         found so by an earlier prompt, or by the set-up."""
         folder = Path(self.session.cwd)
-        if not self._git_known and self.top_known(folder) and self.find_top(folder) is None:
+        if (
+            not self._git_known
+            and self.top_known(folder)
+            and self.find_top(folder, refs_prefix(self.session)) is None
+        ):
             self._git_known = True
         return self._git_known and self._git is None
 

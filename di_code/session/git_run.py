@@ -25,14 +25,16 @@ A clone (`clone`) reaches only the transports README names, checked here and by 
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
+import stat
 import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 
 from di_code.system.children import group_members, kill_tree, open_child
 from di_code.system.errors import DiCodeError
@@ -72,6 +74,8 @@ CLONE_CONFIG = _options(
 """A clone makes a new repository, which names nothing yet: the user's own ssh command and
 credential helpers (their ~/.gitconfig) may fetch it, over TRANSPORTS only."""
 
+REF_PREFIX = "refs/di-code/"
+"""Where di-code's own refs live (`snapshot_refs`: the snapshots' trees)."""
 TIMEOUT_SECONDS = 300
 POLL = 0.1
 """Seconds between two looks at a running git (is it blocked on a FIFO? did its caller stop
@@ -134,7 +138,7 @@ def run_git(
     config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
     config += PRIVATE_INDEX if index_file is not None else ()
     env = git_env(index_file, author=author)
-    if args and args[0] in CONTENT_READERS:
+    if args and args[0] in CONTENT_READERS and not _timeless(args[0], index_file):
         config += _filters_off(cwd, config, env, stopped)
     return _run(cwd, config, args, env, stdin, stopped=stopped, timeout=timeout)
 
@@ -155,6 +159,26 @@ a change that kept its size is then never taken for no change."""
 CONTENT_READERS = frozenset({"status", "diff", "diff-files", "diff-index"})
 """Commands that may read a work-tree file's content to compare it (a file whose stat changed
 but not its size), through the clean filter `.gitattributes` names."""
+
+
+TIMELESS = frozenset({"diff-files"})
+"""Content readers that read no file when the index they compare with is of time 0: git reads
+a file to compare it only for a "racily clean" entry (stat data that matches, an mtime as late
+as the index file's), and with the index's mtime 0 it takes none for one. di-code writes its
+private index so (`stat_cache`); its own rules keep an entry's stat data from matching a file
+changed since (`index_file`), which git's racy check is for."""
+
+
+def _timeless(command: str, index_file: str | None) -> bool:
+    """Whether `command` compares the work tree with a private index of time 0, a regular file
+    (so it reads no file, and runs no filter: no driver needs emptying)."""
+    if command not in TIMELESS or index_file is None:
+        return False
+    try:
+        info = os.lstat(index_file)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and 0 <= info.st_mtime_ns < 1_000_000_000
 
 
 def _filters_off(
@@ -304,12 +328,29 @@ def _wait(
         raise error
 
 
+class Top(NamedTuple):
+    """Where a work tree is, and the refs asked for with it."""
+
+    path: Path
+    refs: dict[str, str] | None = None
+    """The refs under the prefix asked for (name -> the object it points at); None when none
+    was asked for, or git's answer did not pair each name with its object."""
+
+
 def work_tree_top(folder: Path) -> Path | None:
     """The top of the git work tree `folder` is in, or None (no git, not a work tree, a work
     tree that does not hold `folder`, or only a bare repository: one inside a project is never
     taken as the repository)."""
+    found = top_and_refs(folder)
+    return found.path if found is not None else None
+
+
+def top_and_refs(folder: Path, prefix: str = "") -> Top | None:
+    """`work_tree_top`, with the refs under `prefix` (one snapshot home's) listed by the same
+    git process: a prompt's checkpoint needs both, and in a small repository each git process
+    costs more than git's work (docs/benchmarks.md, issue 47 item 3)."""
     try:
-        return found_top(folder)
+        return found_top_and_refs(folder, prefix)
     except GitError:
         return None
 
@@ -317,8 +358,27 @@ def work_tree_top(folder: Path) -> Path | None:
 def found_top(folder: Path, timeout: float = TIMEOUT_SECONDS) -> Path | None:
     """`work_tree_top`, with git's failure raised (its reason: not a repository, one of
     another owner, ...) for a caller that says why."""
-    top = run_git(folder, ["rev-parse", "--show-toplevel"], timeout=timeout)
-    top_text = top.decode(errors="surrogateescape").removesuffix("\n")  # a name may end in " "
+    found = found_top_and_refs(folder, "", timeout)
+    return found.path if found is not None else None
+
+
+def found_top_and_refs(
+    folder: Path, prefix: str = "", timeout: float = TIMEOUT_SECONDS
+) -> Top | None:
+    """`found_top`, with the refs under `prefix` if given: `rev-parse` prints their objects,
+    then their names (in the same order), then the top, whose name may hold any byte but
+    never starts as an object's or a ref's name does (it is absolute)."""
+    globbed = [f"--glob={prefix}", "--symbolic-full-name", f"--glob={prefix}"] if prefix else []
+    out = run_git(folder, ["rev-parse", *globbed, "--show-toplevel"], timeout=timeout)
+    lines = out.decode(errors="surrogateescape").split("\n")
+    count = next(n for n, line in enumerate(lines) if not _OBJECT.fullmatch(line))
+    names = list(itertools.takewhile(lambda line: line.startswith("refs/"), lines[count:]))
+    top_text = "\n".join(lines[count + len(names) :]).removesuffix("\n")  # may end in " "
     if not top_text or not folder.resolve().is_relative_to(top_text):
         return None  # a `core.worktree` elsewhere: never snapshot or restore another folder
-    return Path(top_text)
+    pairs = list(zip(names, lines[:count], strict=False))
+    paired = len(names) == count and all(name.endswith(f"/{obj}") for name, obj in pairs)
+    return Top(Path(top_text), dict(pairs) if prefix and paired else None)
+
+
+_OBJECT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")

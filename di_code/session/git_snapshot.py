@@ -123,6 +123,7 @@ class GitSnapshots:
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         max_untracked_files: int = MAX_UNTRACKED_FILES,
         ref_scope: str = "",
+        refs_listed: dict[str, str] | None = None,
         stat_cache: StatCache | None = None,
         stopped: Callable[[], bool] | None = None,
     ) -> None:
@@ -134,7 +135,8 @@ class GitSnapshots:
         self.max_untracked_files = max_untracked_files
         """Limits for undo; a batch task's patch (batch.checkout) takes every file."""
         self.stat_cache = stat_cache or StatCache()
-        self.refs = SnapshotRefs(self.git, top, ref_scope)
+        self.refs = SnapshotRefs(self.git, top, ref_scope, refs_listed)
+        """`refs_listed`: the scope's refs, when the caller listed them (`SnapshotRefs`)."""
 
     def git(self, args: list[str], *, index_file: str | None = None, stdin: bytes = b"") -> bytes:
         return run_git(self.top, args, index_file=index_file, stdin=stdin, stopped=self.stopped)

@@ -10,11 +10,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from di_code.session.git_run import work_tree_top
+from di_code.session.git_run import REF_PREFIX, Top, top_and_refs
 from di_code.session.session import Session
 
 if TYPE_CHECKING:
     from di_code.session.git_snapshot import GitSnapshots
+
+FindTop = Callable[[Path, str], Top | None]
+"""Where a folder's work tree is (None: outside git), with the refs under a prefix
+(`git_run.top_and_refs`: one git process for both)."""
 
 
 def backup_folder(session: Session, ref: str) -> Path:
@@ -29,18 +33,24 @@ def ref_scope(session: Session) -> str:
     return hashlib.sha256(store.encode(errors="surrogateescape")).hexdigest()[:12] + "/"
 
 
+def refs_prefix(session: Session) -> str:
+    """The refs of the session's home: its snapshots' trees are kept under it."""
+    return REF_PREFIX + ref_scope(session)
+
+
 def git_snapshots(
     session: Session,
     max_file_bytes: int | None = None,
     stopped: Callable[[], bool] | None = None,
-    find_top: Callable[[Path], Path | None] = work_tree_top,
+    find_top: FindTop = top_and_refs,
 ) -> GitSnapshots | None:
     """Snapshots of the git work tree the session's folder is in (ended once `stopped()`
     says so); None outside git. `max_file_bytes`: None for the snapshots' own limit
     (git_snapshot.DEFAULT_MAX_FILE_BYTES)."""
-    top = find_top(Path(session.cwd))
-    if top is None:
+    found = find_top(Path(session.cwd), refs_prefix(session))
+    if found is None:
         return None
+    top = found.path
     from di_code.session.git_snapshot import DEFAULT_MAX_FILE_BYTES, GitSnapshots
     from di_code.session.stat_cache import StatCache
 
@@ -52,6 +62,7 @@ def git_snapshots(
         top,
         max_file_bytes=max_file_bytes,
         ref_scope=ref_scope(session),
+        refs_listed=found.refs,
         stat_cache=cache,
         stopped=stopped,
     )

@@ -17,23 +17,26 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from di_code.session.git_run import GitError, GitStopped
+from di_code.session.git_run import REF_PREFIX, GitError, GitStopped
 from di_code.session.stat_cache import LEFT_AFTER
 
 logger = logging.getLogger(__name__)
-
-REF_PREFIX = "refs/di-code/"
 
 Git = Callable[..., bytes]
 """`GitSnapshots.git`: runs one git command (args, stdin=) in the work tree; its output."""
 
 
 class SnapshotRefs:
-    def __init__(self, git: Git, top: Path, scope: str) -> None:
+    def __init__(
+        self, git: Git, top: Path, scope: str, listed: dict[str, str] | None = None
+    ) -> None:
         self.git = git
         self.top = top
         self.scope = scope
         """`<home>/` : the refs of one DI_CODE_HOME live under REF_PREFIX + scope."""
+        self._listed = listed
+        """Those refs (name -> object) as the git process that found the work tree listed
+        them (`git_run.top_and_refs`): the first `prune` takes them instead of asking again."""
         self.referenced: set[str] = set()
         """Trees a ref of this home points at (listed by `prune`): they are in the
         repository, so a cached tree among them is taken without asking git."""
@@ -69,15 +72,21 @@ class SnapshotRefs:
             return False
         return True
 
+    def _listing(self, scope: str) -> dict[str, str]:
+        """This home's refs: ref -> the object it points at (a ref holds no space)."""
+        listed = self.git(["for-each-ref", "--format=%(objectname) %(refname)", scope]).decode()
+        refs: dict[str, str] = {}
+        for line in listed.splitlines():
+            name, _, ref = line.partition(" ")
+            refs[ref] = name
+        return refs
+
     def prune(self, live_sessions: set[str]) -> None:
         """Delete this home's refs of every session not in `live_sessions` (its file was
         deleted), so `git gc` can drop what only they kept; other homes' refs stay."""
         scope = REF_PREFIX + self.scope
-        listed = self.git(["for-each-ref", "--format=%(objectname) %(refname)", scope]).decode()
-        refs: dict[str, str] = {}  # ref -> the object it points at (a ref holds no space)
-        for line in listed.splitlines():
-            name, _, ref = line.partition(" ")
-            refs[ref] = name
+        refs = self._listed if self._listed is not None else self._listing(scope)
+        self._listed = None  # listed once: a later prune (a deletion's) asks git
         dead = [ref for ref in refs if ref[len(scope) :].split("/")[0] not in live_sessions]
         self.referenced = {name for ref, name in refs.items() if ref not in dead}
         self._refs = set(refs).difference(dead)

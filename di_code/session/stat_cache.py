@@ -170,12 +170,14 @@ class StatCache:
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
         """The snapshot of `listing` was `tree`, written from the staged index, which now
-        replaces the index (git's `write-tree` wrote it again, with its own mode: made private
-        once more). Its checksum is read first: another run's index that replaces it meanwhile
-        is never taken for this tree's. A name that is not UTF-8 cannot be kept in JSON: then
-        nothing is (the next snapshot asks git)."""
+        replaces the index (git's `write-tree` wrote it again, with its own mode and time: made
+        private once more, and of time 0, so git never reads a file to compare it with an
+        entry: `git_run.TIMELESS`). Its checksum is read first: another run's index that
+        replaces it meanwhile is never taken for this tree's. A name that is not UTF-8 cannot
+        be kept in JSON: then nothing is (the next snapshot asks git)."""
         with contextlib.suppress(OSError):
             os.chmod(self.staged, 0o600)
+            os.utime(self.staged, ns=(0, 0), follow_symlinks=False)  # git_run.TIMELESS
         if not all(map(_utf8, outside)):
             listing, outside = "", {}
         checksum = self._checksum(object_format, self.staged)

@@ -13,7 +13,7 @@ import platform
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from di_code.session.git_run import GitError, found_top, run_git
+from di_code.session.git_run import GitError, found_top_and_refs, run_git
 from di_code.system.names import one_line
 
 if TYPE_CHECKING:
@@ -37,33 +37,41 @@ class GitState(NamedTuple):
     checkpoints take from here instead of asking git again..."""
     found: bool = True
     """... when git said it (not when it failed to: they then ask it themselves)."""
+    refs: dict[str, str] | None = None
+    """The refs under `refs_prefix` (name -> object), listed by the git process that found
+    `top`, for the same checkpoints (None: not asked, or not known)."""
+    refs_prefix: str = ""
 
 
-def git_state(workspace: Path) -> GitState:
-    """Where the workspace's work tree is, then its status: outside git one probe is all."""
+def git_state(workspace: Path, refs_prefix: str = "") -> GitState:
+    """Where the workspace's work tree is (and the refs under `refs_prefix`, if given: the
+    session's snapshots'), then its status: outside git one probe is all."""
     top: Path | None = None
+    refs: dict[str, str] | None = None
     try:
-        top = found_top(workspace, timeout=STATUS_TIMEOUT)
-        if top is None:
+        found = found_top_and_refs(workspace, refs_prefix, timeout=STATUS_TIMEOUT)
+        if found is None:
             return GitState(NO_REPOSITORY, None)
+        top, refs = found
         command = ["status", "--branch", "--porcelain=v1", "--ignore-submodules"]
         out = run_git(workspace, command, timeout=STATUS_TIMEOUT)
     except GitError as exc:
         if _outside_git(exc):
             return GitState(NO_REPOSITORY, None)
-        return GitState(f"Git: state unknown ({str(exc)[:_LINE_CAP]})", top, top is not None)
+        unknown = f"Git: state unknown ({str(exc)[:_LINE_CAP]})"
+        return GitState(unknown, top, top is not None, refs, refs_prefix)
     # git's lines end at LF alone: a branch or a name may hold U+2028 or NEL (splitlines()
     # would end a line there, and the rest would read as a line of the block)
     lines = out.decode("utf-8", errors="surrogateescape").removesuffix("\n").split("\n")
     head = _head(lines[0][3:] if lines[0].startswith("## ") else "unknown")
     changes = [one_line(line[:_LINE_CAP]) for line in lines[1:]]
     if not changes:
-        return GitState(f"Git: {head}; working tree clean", top)
+        return GitState(f"Git: {head}; working tree clean", top, True, refs, refs_prefix)
     shown = "\n".join(f"  {line}" for line in changes[:STATUS_LINES])
     more = len(changes) - STATUS_LINES
     rest = f"\n  ... and {more} more" if more > 0 else ""
     status = f"{len(changes)} changed (as git status --short)"
-    return GitState(f"Git: {head}; {status}:\n{shown}{rest}", top)
+    return GitState(f"Git: {head}; {status}:\n{shown}{rest}", top, True, refs, refs_prefix)
 
 
 def _outside_git(exc: GitError) -> bool:

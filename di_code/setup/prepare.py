@@ -40,7 +40,7 @@ from di_code.setup.lsp import language_servers, warm_when_allowed
 from di_code.setup.mcp import start_mcp_servers
 from di_code.setup.model import model_list, session_model
 from di_code.setup.prepared import Notify, Prepared
-from di_code.setup.recording import session_recorder
+from di_code.setup.recording import session_recorder, snapshot_refs
 from di_code.system.first_use import import_off_loop
 from di_code.system.http_client import warm_up_http
 from di_code.tools import plan_tool
@@ -93,7 +93,8 @@ async def prepare(
     roots = extra_roots(options.add_dir, workspace)
     git = None  # overlaps the set-up below; a replaced system prompt needs none of it
     if options.system_prompt is None:
-        git = asyncio.create_task(asyncio.to_thread(git_state, workspace))
+        refs = "" if chat or switchable or session is None else snapshot_refs(session)
+        git = asyncio.create_task(asyncio.to_thread(git_state, workspace, refs))
     skills = load_skills(home, workspace)
     for warning in skills.warnings:
         notify(warning)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from di_code.agent.agent import Agent
-from di_code.session.git_run import work_tree_top
+from di_code.session.git_run import Top, top_and_refs
 from di_code.setup.environment import GitState
 from di_code.setup.prepared import Notify
 
@@ -20,8 +20,9 @@ def session_recorder(
     workspace: Path, roots: Sequence[Path], notify: Notify, git: GitState | None = None
 ) -> Callable[[Agent, Session], None]:
     """`attach(agent, session)`, for the session opened now and any the chat switches to.
-    `git`: the workspace's git state the system prompt found, whose work tree the
-    checkpoints take instead of asking git again (one git process fewer per run)."""
+    `git`: the workspace's git state the system prompt found, whose work tree (and the
+    snapshots' refs listed with it) the checkpoints take instead of asking git again (one git
+    process fewer per run)."""
     from di_code.tools.common.workspace import Workspace
 
     files = Workspace.create(workspace, roots)
@@ -29,8 +30,11 @@ def session_recorder(
     def top_known(folder: Path) -> bool:  # a session's folder is resolved already
         return git is not None and git.found and folder == workspace
 
-    def find_top(folder: Path) -> Path | None:
-        return git.top if git is not None and top_known(folder) else work_tree_top(folder)
+    def find_top(folder: Path, prefix: str) -> Top | None:
+        if git is None or not top_known(folder):
+            return top_and_refs(folder, prefix)
+        refs = git.refs if git.refs_prefix == prefix else None
+        return Top(git.top, refs) if git.top is not None else None
 
     def attach(agent: Agent, session: Session) -> None:
         from di_code.session.checkpoints import Checkpointer
@@ -44,3 +48,11 @@ def session_recorder(
         agent.subscribe(checkpoints.on_event)
 
     return attach
+
+
+def snapshot_refs(session: Session) -> str:
+    """The prefix of the refs the session's checkpoints keep their trees under: listed with
+    the work tree at start-up (`environment.git_state`), the first checkpoint asks no more."""
+    from di_code.session.snapshot_places import refs_prefix
+
+    return refs_prefix(session)

@@ -22,13 +22,14 @@ from scripts.bench.report import Row, Stat, Target
 
 SNAPSHOT = (
     "import sys, time; from pathlib import Path;"
-    "from di_code.session.git_run import work_tree_top;"
+    "from di_code.session.git_run import top_and_refs;"
     "from di_code.session.git_snapshot import GitSnapshots;"
     "from di_code.session.stat_cache import StatCache;"
     "t = time.perf_counter(); cache = StatCache(Path(sys.argv[2]));"
-    "git = GitSnapshots(work_tree_top(Path(sys.argv[1])), stat_cache=cache);"
-    "git.prune({'bench'}); snapshot = git.take(ignored=sys.argv[3] == 'tool');"
-    "git.keep('bench', snapshot.tree); cache.save(); print(time.perf_counter() - t)"
+    "found = top_and_refs(Path(sys.argv[1]), 'refs/di-code/');"
+    "git = GitSnapshots(found.path, stat_cache=cache, refs_listed=found.refs);"
+    "git.refs.prune({'bench'}); snapshot = git.take(ignored=sys.argv[3] == 'tool');"
+    "git.refs.keep('bench', snapshot.tree); cache.save(); print(time.perf_counter() - t)"
 )
 """What a run's checkpoint does (`checkpoints.Checkpointer._take`), in a fresh process with the
 private index a previous run left (the first run ever hashes every file's raw bytes). `prompt` is

@@ -1,7 +1,7 @@
 """The git processes a `run` starts on its own account (issue 47: each one costs the first
 request on a loaded machine): where the folder is in a work tree is found once, by the system
-prompt's git state, and the prompt's checkpoint takes it from there; outside git that one
-probe is all."""
+prompt's git state (with the refs of this home's snapshots, in the same process), and the
+prompt's checkpoint takes both from there; outside git that one probe is all."""
 
 from __future__ import annotations
 
@@ -39,3 +39,4 @@ def test_inside_git_the_work_tree_is_found_once_for_the_prompt_and_its_checkpoin
     assert log.read_text().count("--show-toplevel") == 1, log.read_text()
     calls = subcommands(log)
     assert "status" in calls and "ls-files" in calls, calls  # the prompt's state, the snapshot
+    assert "for-each-ref" not in calls, calls  # the refs came with the top

@@ -69,8 +69,8 @@ async def test_a_prompt_without_tools_reads_the_tree_once(
     and untracked files in one `ls-files` and leaves the ignored ones alone: each listing
     reads the index or walks the whole tree, which is what grows with the repository. The
     next run has git compare the stat data of its private index (`diff-files`, beside the
-    listing), finds the unchanged tree it remembers and knows it is kept by a ref, so it asks
-    git nothing more about it."""
+    listing), finds the unchanged tree it remembers and knows it is kept by a ref (listed by
+    the `rev-parse` that found the work tree), so it asks git nothing more about it."""
     repo = git_repo(tmp_path / "repo")
     (repo / ".gitignore").write_text("*.log\n")
     (repo / "new.txt").write_text("untracked\n")
@@ -92,8 +92,8 @@ async def test_a_prompt_without_tools_reads_the_tree_once(
     again = await prompt(repo, tmp_path / "home")
     assert again.before == first.before
     called = subcommands(log)  # the listing and the comparison run side by side
-    assert called[:2] == ["rev-parse", "for-each-ref"] and called[-1] == "update-ref"
-    assert sorted(called[2:-1]) == ["config", "diff-files", "ls-files"]  # config: filters off
+    assert called[0] == "rev-parse" and called[-1] == "update-ref"  # a new session's ref
+    assert sorted(called[1:-1]) == ["diff-files", "ls-files"]  # no filter to empty first
 
 
 async def test_a_ref_named_after_a_pruned_tree_does_not_vouch_for_it(tmp_path: Path) -> None:

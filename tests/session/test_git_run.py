@@ -20,6 +20,7 @@ from di_code.session.git_run import (
     clone,
     found_top,
     run_git,
+    top_and_refs,
     work_tree_top,
 )
 from tests.support.processes import processes_running, wait_until
@@ -253,3 +254,31 @@ def test_the_work_tree_top_is_found_from_below_and_none_outside(repo: Path, tmp_
     assert work_tree_top(repo / "sub") == repo
     (tmp_path / "plain").mkdir()
     assert work_tree_top(tmp_path / "plain") is None
+
+
+def test_the_top_and_one_homes_refs_come_from_one_git_whatever_the_names(tmp_path: Path) -> None:
+    """A top whose name holds a newline and a line an object name could be, a trailing space;
+    refs of two sessions of this home and one of another home: each ref with its object."""
+    work = tmp_path / f"work\n{'a' * 40}\nrefs "
+    subprocess.run(["git", "init", "-q", str(work)], check=True)
+    (work / "a.txt").write_text("a\n")
+    git(work, "add", "a.txt")
+    tree = git(work, "write-tree").strip()
+    mine = [f"refs/di-code/home/{session}/{tree}" for session in ("s1", "s2")]
+    for ref in [*mine, f"refs/di-code/other/s1/{tree}"]:
+        git(work, "update-ref", ref, tree)
+    (work / "sub").mkdir()
+    assert top_and_refs(work / "sub", "refs/di-code/home/") == (work, dict.fromkeys(mine, tree))
+    assert top_and_refs(work, "refs/di-code/none/") == (work, {})
+    assert top_and_refs(work) == (work, None)  # none asked for
+
+
+def test_a_ref_not_named_after_its_object_leaves_the_refs_unknown(repo: Path) -> None:
+    """A ref named after one tree that points at another object (a command wrote it): the
+    names are not taken for their objects, the caller lists the refs itself."""
+    (repo / "a.txt").write_text("a\n")
+    git(repo, "add", "a.txt")
+    tree = git(repo, "write-tree").strip()
+    git(repo, "update-ref", f"refs/di-code/home/s1/{tree}", tree)
+    git(repo, "update-ref", f"refs/di-code/home/s2/{'b' * 40}", tree)
+    assert top_and_refs(repo, "refs/di-code/home/") == (repo, None)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from di_code.session.git_run import REF_PREFIX, top_and_refs
 from di_code.session.git_snapshot import GitSnapshots, Snapshot
 from di_code.session.stat_cache import StatCache
 from tests.support.git import git, logging_git, past_this_second, subcommands
@@ -28,13 +29,16 @@ def repo(tmp_path: Path) -> Path:
     return repo
 
 
-def snapshot(repo: Path, home: Path) -> Snapshot:
-    """A prompt's snapshot in a new run, as `Checkpointer` takes it (scripts/bench, figure 9)."""
+def snapshot(repo: Path, home: Path, session: str = "s") -> Snapshot:
+    """A prompt's snapshot in a new run, as `Checkpointer` takes it (scripts/bench, figure 9):
+    the work tree found with this home's refs, which the prune takes."""
     cache = StatCache(home / "cache.json")
-    snapshots = GitSnapshots(repo, stat_cache=cache)
-    snapshots.refs.prune({"s"})
+    found = top_and_refs(repo, REF_PREFIX)
+    assert found is not None
+    snapshots = GitSnapshots(found.path, stat_cache=cache, refs_listed=found.refs)
+    snapshots.refs.prune({"s", session})
     taken = snapshots.take(ignored=False)
-    snapshots.refs.keep("s", taken.tree)
+    snapshots.refs.keep(session, taken.tree)
     cache.save()
     return taken
 
@@ -42,21 +46,21 @@ def snapshot(repo: Path, home: Path) -> Snapshot:
 def test_a_few_changed_files_cost_one_writer_and_one_tree(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An unchanged tree: this home's refs, the listing, git's stat comparison (and the
-    filter drivers to empty first). A few changed files: their blobs go to fast-import
-    without asking git which it lacks (it writes none it holds), then one `write-tree`, and
-    its ref."""
+    """An unchanged tree: the work tree's top with this home's refs (one `rev-parse`), the
+    listing, git's stat comparison (against a private index of time 0: no filter driver to
+    empty first). A few changed files: their
+    blobs go to fast-import without asking git which it lacks (it writes none it holds), then
+    one `write-tree`, and its ref."""
     first = snapshot(repo, tmp_path)
     log = tmp_path / "git.log"
     monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
     assert snapshot(repo, tmp_path).tree == first.tree
-    assert sorted(subcommands(log)) == ["config", "diff-files", "for-each-ref", "ls-files"]
+    assert sorted(subcommands(log)) == ["diff-files", "ls-files", "rev-parse"]
     log.unlink()
     (repo / "f1.txt").write_text("changed, and longer\n")
     (repo / "f2.txt").write_text("file 0\n")  # a blob the repository holds
     changed = snapshot(repo, tmp_path)
-    writes = ["config", "diff-files", "fast-import", "for-each-ref", "ls-files", "update-ref",
-              "write-tree"]  # fmt: skip
+    writes = ["diff-files", "fast-import", "ls-files", "rev-parse", "update-ref", "write-tree"]
     assert sorted(subcommands(log)) == writes
     listed = git(repo, "ls-tree", "-r", changed.tree)
     blob = git(repo, "hash-object", "--no-filters", "f1.txt").strip()
