@@ -541,3 +541,36 @@ def test_a_bash_call_without_a_command_is_denied_by_any_deny_rule_and_allowed_by
 ):
     assert PermissionRules.parse(allow=["bash:ls"], deny=["bash:rm"]).decide("bash", {}) == "deny"
     assert PermissionRules.parse(allow=["bash:ls"]).decide("bash", {"command": 7}) is None
+
+
+def same_file(raw: str) -> str:
+    """A stand-in for the gate's `place` (the file tools' own reading of a path, wired in by
+    the set-up): `@secrets.env` and ` secrets.env` name secrets.env."""
+    return raw.strip().removeprefix("@")
+
+
+@pytest.mark.parametrize("spelled", ["@secrets.env", " secrets.env"])
+def test_file_rules_judge_the_file_a_path_names_not_its_spelling(spelled: str) -> None:
+    denied = PermissionRules.parse(deny=["write:secrets.env"])
+    allowed = PermissionRules.parse(allow=["write:secrets.env"])
+    call = {"path": spelled}
+    assert (denied.decide("write", call), allowed.decide("write", call)) == (None, None)
+    assert denied.decide("write", call, place=same_file) == "deny"
+    assert allowed.decide("write", call, place=same_file) == "allow"
+
+
+async def test_the_gate_judges_file_rules_by_its_place() -> None:
+    gate = PermissionGate("auto", PermissionRules.parse(deny=["write:secrets.env"]))
+    gate.place = same_file
+    refused = await gate.check("write", {"path": "@secrets.env", "content": "x"})
+    assert refused is not None and "deny rule" in refused
+
+
+def test_a_granted_prefix_never_covers_a_line_only_an_exact_grant_may() -> None:
+    """ "always" for `git --no-pager log` grants `git`; `git clean -fd` still asks. The user's
+    own allow rule for `git` covers it: the user wrote it."""
+    grant = (Rule("bash", "git"),)
+    assert PermissionRules().decide("bash", {"command": "git --no-pager log"}, grant) == "allow"
+    assert PermissionRules().decide("bash", {"command": "git clean -fd"}, grant) is None
+    own = PermissionRules.parse(allow=["bash:git"])
+    assert own.decide("bash", {"command": "git clean -fd"}) == "allow"
