@@ -574,3 +574,10 @@ def test_a_granted_prefix_never_covers_a_line_only_an_exact_grant_may() -> None:
     assert PermissionRules().decide("bash", {"command": "git clean -fd"}, grant) is None
     own = PermissionRules.parse(allow=["bash:git"])
     assert own.decide("bash", {"command": "git clean -fd"}) == "allow"
+
+
+def test_an_exact_grant_allows_its_own_line_and_no_other_command() -> None:
+    grant = (Rule("bash", "rm -f notes.txt", exact=True),)
+    rules = PermissionRules()
+    assert rules.decide("bash", {"command": "rm -f notes.txt"}, grant) == "allow"
+    assert rules.decide("bash", {"command": "cat notes.txt"}, grant) is None
