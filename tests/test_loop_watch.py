@@ -131,6 +131,24 @@ def test_a_callback_that_computes_after_a_collection_is_reported(tmp_path: Path)
     assert len(seen) == 1 and "callback" in seen[0], seen
 
 
+def test_a_callback_that_computes_after_a_collection_on_a_busy_machine_is_reported(
+    tmp_path: Path,
+) -> None:
+    """The collection shares its CPU with a hog, so it waits on the run queue about half its
+    time: that wait is taken off once, not once as run-queue time and again as the
+    collection's (which left nothing of the computing that follows)."""
+    seen, _ = reports(
+        tmp_path,
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+        "hog = subprocess.Popen([sys.executable, '-c', HOG], stdout=subprocess.PIPE)\n"
+        "hog.stdout.readline()\ngc.collect()\nhog.kill()\nhog.wait()\n"
+        "started = time.thread_time()\n"
+        f"while time.thread_time() - started < {HELD}:\n    pass",
+        before=f"{HEAP}HOG = {HOG!r}\n",
+    )
+    assert len(seen) == 1 and "callback" in seen[0], seen
+
+
 def test_a_watched_process_loads_asyncio_only_when_it_uses_it(tmp_path: Path) -> None:
     """The watch waits for asyncio's import: `di-code --help` and `--version` load none."""
     done = subprocess.run(

@@ -133,18 +133,21 @@ _threads = threading.local()
 
 
 class _Collections:
-    """Seconds the garbage collector has run in this process so far (any thread's collection:
-    it holds the GIL throughout, so every other thread waits for it too)."""
+    """Seconds the garbage collector has held its thread in this process so far (any
+    thread's collection: it holds the GIL throughout, so every other thread waits for it too),
+    less what that thread waited for a CPU meanwhile: a collection on the loop's thread is in
+    its run-queue time already, and a loaded machine would have it taken off twice."""
 
     def __init__(self) -> None:
         self.total = 0.0
-        self._started = 0.0
+        self._started = (0.0, 0.0)
 
     def __call__(self, phase: str, _info: dict[str, int]) -> None:
         if phase == "start":
-            self._started = time.monotonic()
+            self._started = (time.monotonic(), _waited())
         else:
-            self.total += time.monotonic() - self._started
+            started, queued = self._started
+            self.total += (time.monotonic() - started) - (_waited() - queued)
 
 
 _collections = _Collections()

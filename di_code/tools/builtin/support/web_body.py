@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import zlib
 
+from di_code.system.errors import DiCodeError
+
 ACCEPTED = "gzip, deflate"
 """The Accept-Encoding fetch sends: the codings `Inflating` undoes."""
 _WINDOW_BITS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": 32 + 15}
@@ -21,7 +23,7 @@ servers send under that name; others send deflate's data with no header: `_RAW`)
 _RAW = -zlib.MAX_WBITS
 
 
-class UnknownCoding(ValueError):
+class UnknownCoding(DiCodeError):
     """A Content-Encoding fetch did not ask for (the message names it)."""
 
 
