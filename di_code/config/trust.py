@@ -35,7 +35,7 @@ from di_code.config.project import (
 )
 from di_code.config.toml_file import MAX_BYTES, ConfigError
 from di_code.system.files.opener import read_path
-from di_code.system.private_files import private_folder
+from di_code.system.private_files import open_private, private_folder
 
 TRUST_FILE = "trusted.json"
 LOCK_FILE = "trusted.json.lock"
@@ -152,7 +152,7 @@ class TrustStore(msgspec.Struct, frozen=True):
         """One change of the file at a time, across processes: an exclusive `flock` on a lock
         file beside it, held from the read to the rename, so two `di-code trust` at once (or a
         `/trust` in each of two chats) each keep the other's record."""
-        fd = os.open(private_folder(self.home) / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_private(private_folder(self.home) / LOCK_FILE, os.O_RDWR)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             yield
