@@ -7,7 +7,9 @@ followed and a restore is byte-exact; a symlink's blob is its target. The
 tree is written from a private index that di-code keeps for the work tree (`stat_cache`), with
 each file's blob and the stat data it had, so git itself tells which files changed since the last
 snapshot (`git diff-files`, in C) and only those are read; a snapshot of an unchanged tree reads
-no file and writes no object. The tree is kept alive by a ref (`snapshot_refs`).
+no file and writes no object, and one in which a few files changed has git put them in the last
+tree as it writes their blobs (`blob_import.TreeEdit`). The tree is kept alive by a ref
+(`snapshot_refs`).
 
 What a snapshot cannot capture is named in `skipped` with the reason (files over the size
 limit, submodules, every untracked file when there are too many, a file swapped while it was
@@ -26,7 +28,7 @@ from typing import BinaryIO
 import msgspec
 
 from di_code.session import index_file
-from di_code.session.blob_import import fast_import
+from di_code.session.blob_import import Indexed, TreeEdit, fast_import
 from di_code.session.git_run import Blocked, GitError, GitStopped, run_git
 from di_code.session.snapshot_refs import SnapshotRefs
 from di_code.session.stat_cache import Fingerprint, Outside, StatCache
@@ -196,20 +198,26 @@ class GitSnapshots:
         skipped += failed + [skip(NESTED, path.rstrip("/")) for path in nested]
         return list(dict.fromkeys(tracked)), untracked, skipped
 
-    def _stat_changed(self) -> set[bytes] | None:
+    def _stat_changed(self) -> Indexed | None:
         """The paths of the private index whose stat data differs from the work tree's (or
-        that are gone), as `git diff-files` compares them; None without an index git reads
-        (then every file is hashed and the index made again)."""
+        that are gone), as `git diff-files` compares them, each with its entry's mode and
+        blob; None without an index git reads (then every file is hashed and the index made
+        again)."""
         if not self.stat_cache.comparing():
             return None
-        args = ["diff-files", "-z", "--name-only", "--no-textconv", "--no-ext-diff"]
+        args = ["diff-files", "-z", "--no-textconv", "--no-ext-diff"]
         try:
             out = self.git(args, index_file=str(self.stat_cache.index))
         except GitError:  # stopped: the listing beside it is, and says so
             return None
-        return {path for path in out.split(b"\0") if path}
+        fields = out.split(b"\0")  # `:<old mode> <new mode> <old blob> <new blob> <how>`, path
+        return {
+            path: (meta[1:7].decode(), meta[15:].partition(b" ")[0].decode())
+            for meta, path in zip(fields[0::2], fields[1::2], strict=False)
+            if path
+        }
 
-    def _captured(self, paths: list[str], changed: set[bytes] | None) -> tuple[str, Outside]:
+    def _captured(self, paths: list[str], changed: Indexed | None) -> tuple[str, Outside]:
         """The tree of `paths` as they are, and those of them it does not hold (too large,
         unread, not a file): the last snapshot's when git saw no file change and every path
         it did not hold is as it was, else one the private index is brought up to date for."""
@@ -217,31 +225,35 @@ class GitSnapshots:
         known = self.stat_cache.known(listing) if changed is not None else None
         if known is not None:
             tree, outside = known
-            if look(self.top, list(outside), self.max_file_bytes, self) == outside:
-                if not changed and self._holds(tree):
+            same_outside = look(self.top, list(outside), self.max_file_bytes, self) == outside
+            if same_outside and self._holds(tree):
+                if not changed:
                     return tree, outside
-                patched = self._patched(paths, listing, changed or set(), outside)
+                patched = self._patched(tree, paths, listing, changed, outside)
                 if patched is not None:
                     return patched, outside
         return self._updated(paths, listing, changed)
 
     def _patched(
-        self, paths: list[str], listing: str, changed: set[bytes], outside: Outside
+        self, tree: str, paths: list[str], listing: str, changed: Indexed, outside: Outside
     ) -> str | None:
-        """The tree of the same paths as the last snapshot's (`outside` as they were), some
-        of whose files changed: only their entries are made again, in place; None when one
-        of them is no longer a file the tree holds."""
+        """The last snapshot's `tree`, of the same paths (`outside` as they were), with the
+        files that changed put in: only their entries are made again in the private index, in
+        place, and git makes the tree in the process that writes their blobs (`TreeEdit`);
+        None when one of them is no longer a file the tree holds."""
         looked = sorted(path.decode(errors="surrogateescape") for path in changed)
         new: list[index_file.Entry] = []
-        if look(self.top, looked, self.max_file_bytes, self, new):
+        edit = TreeEdit(tree, changed)
+        if look(self.top, looked, self.max_file_bytes, self, new, edit):
             return None
         raws = sorted(p.encode(errors="surrogateescape") for p in paths if p not in outside)
         if not self.stat_cache.patch(raws, new, self.object_format):
             return None
-        return self._written(listing, outside)
+        self.stat_cache.remember(listing, edit.tree, self.object_format, outside)
+        return edit.tree
 
     def _updated(
-        self, paths: list[str], listing: str, changed: set[bytes] | None
+        self, paths: list[str], listing: str, changed: Indexed | None
     ) -> tuple[str, Outside]:
         """Bring the private index to `paths`: an entry git saw no change in is kept, every
         other path is looked at and hashed (`look`); then its tree. Without git's comparison

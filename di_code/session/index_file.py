@@ -18,7 +18,6 @@ import bisect
 import hashlib
 import itertools
 import os
-import re
 import struct
 
 RACY_NS = 3_000_000_000
@@ -92,10 +91,9 @@ def decode(data: bytes, object_format: str) -> dict[bytes, bytes]:
 
 def patched(data: bytes, object_format: str, paths: list[bytes], new: list[Entry]) -> bytes | None:
     """The index file `data`, whose entries are those of `paths` (sorted), with the entries of
-    `new` (paths among them) in place of theirs, and git's tree cache with the trees that hold
-    them marked for writing again (`_tree_cache`); None when `data` does not hold exactly
-    `paths`. Each entry's place follows from the lengths of the paths before it, so only the
-    changed entries are touched."""
+    `new` (paths among them) in place of theirs and no extension (git's tree cache would name
+    the old blobs); None when `data` does not hold exactly `paths`. Each entry's place follows
+    from the lengths of the paths before it, so only the changed entries are touched."""
     digest = hashlib.new(object_format).digest_size
     fixed_size = _STAT.size + digest + 2
     if len(data) < _HEADER.size or _HEADER.unpack_from(data)[2] != len(paths):
@@ -113,71 +111,7 @@ def patched(data: bytes, object_format: str, paths: list[bytes], new: list[Entry
         if out[start + fixed_size : start + fixed_size + len(path) + 1] != path + b"\0":
             return None
         out[start : start + fixed_size] = fixed
-    out += _tree_cache(data[starts[-1] : -digest], [path for path, _ in new], digest)
     return bytes(out) + hashlib.new(object_format, out).digest()
-
-
-def _tree_cache(extensions: bytes, changed: list[bytes], digest: int) -> bytes:
-    """The `TREE` extension among an index's `extensions` (git's names of the trees its
-    entries make), with every folder that holds a path of `changed` marked unknown: git's
-    `write-tree` then makes those trees again and takes every other one's name as it is,
-    instead of hashing every folder and looking up every blob. b"" when there is none, or it
-    cannot be read (git makes every tree again); every other extension is left out, as git
-    allows for those whose name starts with a capital (di-code's index has no other)."""
-    folders = {path[:n] for path in changed for n, byte in enumerate(path) if byte == _SLASH}
-    folders.add(b"")  # the top holds them all
-    at = 0
-    while at + 8 <= len(extensions):
-        name, size = extensions[at : at + 4], struct.unpack_from(">I", extensions, at + 4)[0]
-        payload = extensions[at + 8 : at + 8 + size]
-        at += 8 + size
-        if name == b"TREE" and len(payload) == size:
-            try:
-                kept = _trees_kept(payload, folders, digest)
-            except (ValueError, IndexError):
-                return b""
-            return b"TREE" + struct.pack(">I", len(kept)) + kept
-    return b""
-
-
-_SLASH = ord("/")
-_TREE_COUNTS = re.compile(rb"(-?[0-9]+) ([0-9]+)")
-
-
-def _trees_kept(payload: bytes, folders: set[bytes], digest: int) -> bytes:
-    """The tree cache `payload` with the trees of `folders` (paths, b"" the top) unknown: each
-    entry is a folder's name (NUL-ended), `<entries covered> <subtrees>` (-1 entries: unknown,
-    no object name follows), a newline and the tree's name, its subtrees after it, depth first.
-    ValueError (or IndexError) when it is not so."""
-    out = bytearray()
-    at = 0
-    open_folders: list[tuple[bytes, int]] = []  # (path, subtrees still to come) from the top
-    while True:
-        name_end = payload.index(b"\0", at)
-        name = payload[at:name_end]
-        line_end = payload.index(b"\n", name_end)
-        counts = _TREE_COUNTS.fullmatch(payload, name_end + 1, line_end)
-        if counts is None:
-            raise ValueError("not git's tree cache")
-        parent, left = open_folders[-1] if open_folders else (b"", 0)
-        path = parent + b"/" + name if parent else name
-        known = not counts[1].startswith(b"-") and path not in folders
-        out += b"%s\0%s %s\n" % (name, counts[1] if known else b"-1", counts[2])
-        at = line_end + 1
-        if not counts[1].startswith(b"-"):
-            out += payload[at : at + digest] if known else b""
-            at += digest
-        if open_folders:
-            open_folders[-1] = (parent, left - 1)
-        if int(counts[2]):
-            open_folders.append((path, int(counts[2])))
-        while open_folders and open_folders[-1][1] == 0:
-            open_folders.pop()
-        if not open_folders:
-            break
-    if at != len(payload):
-        raise ValueError("not git's tree cache")
-    return bytes(out)
 
 
 def checksum(data: bytes, object_format: str) -> bytes:

@@ -169,9 +169,9 @@ class StatCache:
                         os.unlink(entry.path)
 
     def remember(self, listing: str, tree: str, object_format: str, outside: Outside) -> None:
-        """The snapshot of `listing` was `tree`, written from the staged index, which now
-        replaces the index (git's `write-tree` wrote it again, with its own mode and time: made
-        private once more, and of time 0, so git never reads a file to compare it with an
+        """The snapshot of `listing` was `tree`, whose entries the staged index holds; it now
+        replaces the index (made private once more, as git's `write-tree` writes it again with
+        its own mode and time, and of time 0, so git never reads a file to compare it with an
         entry: `git_run.TIMELESS`). Its checksum is read first: another run's index that
         replaces it meanwhile is never taken for this tree's. A name that is not UTF-8 cannot
         be kept in JSON: then nothing is (the next snapshot asks git)."""

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from di_code.session.blob_import import BlobImport, blob_name
+from di_code.session.blob_import import BlobImport, TreeEdit, blob_name
 from di_code.session.git_run import GitError
 from di_code.system.files.opener import CHUNK, FileTooLarge, folder_in, open_in, parent_folder
 
@@ -58,8 +58,10 @@ unpack-objects`, which writes none the repository holds (a repository that lower
 keeps them in a small pack), so asking first (`cat-file`) would only add a process to a
 snapshot in which a few files changed."""
 
-Blob = tuple[str, bool]
-"""A path whose bytes become a blob, and whether it is a symlink (else a regular file)."""
+Blob = tuple[str, str]
+"""A path whose bytes become a blob, and its mode as git writes it in a tree (LINK: a symlink,
+whose blob is its target; else a regular file)."""
+LINK = "120000"
 
 
 class WorkTree:
@@ -106,37 +108,46 @@ class WorkTree:
             except OSError:
                 continue
 
-    def write_blobs(self, blobs: Iterable[Blob], limit: int, store: Objects) -> list[str | None]:
+    def write_blobs(
+        self, blobs: Iterable[Blob], limit: int, store: Objects, edit: TreeEdit | None = None
+    ) -> list[str | None]:
         """Each blob's name in the repository, in order: None for a path that could not be
         read as it was seen (gone, swapped for a folder or a FIFO, changed while read, grown
         past `limit`). Names are computed here; only blobs the repository lacks are written
-        (an unchanged file costs no disk, which may be full)."""
+        (an unchanged file costs no disk, which may be full). With `edit`, the same git makes
+        its tree with each blob read put in at its path."""
         found: list[str | None] = []
         with BlobImport() as stream:
-            for blob in blobs:
+            for path, mode in blobs:
                 store.check_stopped()
-                copy = functools.partial(self._copy, blob, limit=limit, form=store.object_format)
+                copy = functools.partial(
+                    self._copy, path, mode, limit=limit, form=store.object_format
+                )
                 try:
-                    found.append(stream.add(copy))
+                    name = stream.add(copy)
                 except OSError:
                     found.append(None)
-            names = [name for name in found if name is not None]
+                    continue
+                found.append(name)
+                if edit is not None:
+                    edit.put(mode, name, path.encode(errors="surrogateescape"))
+            # with an edit, only the blobs put in: the others are its tree's, which git holds
+            names = [b for _, b, _ in edit.puts] if edit is not None else [n for n in found if n]
             if len(names) <= LOOSE:
                 try:
-                    stream.write(store.fast_import, set(names))
+                    stream.write(store.fast_import, set(names), edit)
                     return found
                 except GitError:  # its temporary pack needs room, even when it holds nothing
                     pass  # (a full disk): asked, git is given only what it lacks, if any
-            stream.write(store.fast_import, store.missing(names))
+            stream.write(store.fast_import, store.missing(names), edit)
         return found
 
-    def _copy(self, blob: Blob, stream: BinaryIO, *, limit: int, form: str) -> str:
+    def _copy(self, path: str, mode: str, stream: BinaryIO, *, limit: int, form: str) -> str:
         """Write `<size>\\n<bytes>` of one path; its object name (`form`: sha1 or sha256)."""
-        path, link = blob
         folder, name = self._parent(path)
         if folder is None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
-        if link:
+        if mode == LINK:
             target = os.fsencode(os.readlink(name, dir_fd=folder))
             stream.write(b"%d\n" % len(target) + target)
             return blob_name(form, target)

@@ -10,8 +10,9 @@ from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 
 from di_code.session import index_file
+from di_code.session.blob_import import TreeEdit
 from di_code.session.stat_cache import Fingerprint, Outside
-from di_code.session.work_tree import Objects, WorkTree
+from di_code.session.work_tree import LINK, Objects, WorkTree
 
 LARGE = "large"
 UNREAD = "unread"
@@ -24,11 +25,13 @@ def look(
     limit: int,
     store: Objects,
     entries: list[index_file.Entry] | None = None,
+    edit: TreeEdit | None = None,
 ) -> Outside:
     """Of `paths`, those a tree cannot hold: not a file or link now (None), over `limit` bytes
     (LARGE) or unread (UNREAD, changed while read), with their stat data. With `entries`, the
-    rest are hashed (only the blobs the repository lacks are written) and added to it; without,
-    they are only named, with their stat data (a file is not read to find nothing changed)."""
+    rest are hashed (only the blobs the repository lacks are written) and added to it, and
+    put in `edit`'s tree if given; without, they are only named, with their stat data (a file
+    is not read to find nothing changed)."""
     outside: Outside = {}
     to_hash: list[tuple[str, os.stat_result, str]] = []
     with WorkTree(top) as tree:
@@ -39,13 +42,13 @@ def look(
             mode = git_mode(info.st_mode) if info is not None else ""
             if info is None or not mode:
                 outside[path] = ("", None)  # gone, or a folder or device where a file was
-            elif info.st_size > limit and mode != "120000":
+            elif info.st_size > limit and mode != LINK:
                 outside[path] = (LARGE, fingerprint(info))
             else:
                 to_hash.append((path, info, mode))
         if entries is None:
             return outside | {path: ("", fingerprint(info)) for path, info, _ in to_hash}
-        blobs = tree.write_blobs(((p, mode == "120000") for p, _, mode in to_hash), limit, store)
+        blobs = tree.write_blobs(((p, mode) for p, _, mode in to_hash), limit, store, edit)
     for (path, info, mode), blob in zip(to_hash, blobs, strict=True):
         if blob is None:
             outside[path] = (UNREAD, fingerprint(info))
@@ -63,4 +66,4 @@ def git_mode(mode: int) -> str:
     """A file's or symlink's mode as git writes it in a tree; "" for anything else."""
     if S_ISREG(mode):
         return "100755" if mode & 0o111 else "100644"
-    return "120000" if S_ISLNK(mode) else ""
+    return LINK if S_ISLNK(mode) else ""

@@ -120,10 +120,10 @@ def test_an_index_another_process_replaced_after_git_compared_is_not_trusted(
     snapshot(repo, cache)
     stat_cache = StatCache(cache)
     snapshots = GitSnapshots(repo, stat_cache=stat_cache)
-    assert snapshots._stat_changed() == set()  # git compared the files with the newest index
+    assert snapshots._stat_changed() == {}  # git compared the files with the newest index
     (tmp_path / "older").write_bytes(older)
     os.replace(tmp_path / "older", stat_cache.index)  # the other run's write
-    tree, _ = snapshots._captured(["a.txt"], set())
+    tree, _ = snapshots._captured(["a.txt"], {})
     assert git(repo, "cat-file", "-p", f"{tree}:a.txt") == "two\n"
 
 
