@@ -126,6 +126,27 @@ def test_a_tool_that_does_not_listen_is_left_behind(
     launch.assert_nothing_left()
 
 
+@pytest.mark.parametrize("tool", ["busy", "sleeper"])
+@EACH_SIGNAL
+def test_a_signal_that_a_tools_thread_receives_stops_the_run(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, tool: str, number: signal.Signals
+) -> None:
+    """The kernel hands a process's signal to another thread while the main thread blocks
+    signals (for an instant: glibc's pthread_create does so while it makes a thread), and
+    Python runs the handler on the main thread only, once that thread runs again: asleep in the
+    event loop with nothing due, it did not, and di-code ran on (CI: INT-busy above, once)."""
+    llm_server.script(call(tool, {}))
+    launch.start()
+    launch.wait_for(tool)
+    thread = int((launch.folder / tool).read_text())
+    code, seconds, stderr = launch.stop(number, thread=thread)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"  # the loop acted: no watchdog
+    launch.assert_nothing_left()
+
+
 def test_an_mcp_servers_own_setsid_child_ends_with_a_normal_exit(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
