@@ -71,7 +71,8 @@ class _State:
         self.said = False
         """The stop was named on stderr (by the clean path or by `end_now`): once is enough."""
         self.handled: threading.Event | None = None
-        """Set once the handler has run on the main thread (`install` makes it)."""
+        """Set once `_on_signal` has run (on the main thread, or for a closed output): a stop
+        has begun, and what ends it is that function's (`install` makes it)."""
 
 
 _state = _State()

@@ -147,6 +147,23 @@ def test_a_signal_that_a_tools_thread_receives_stops_the_run(
     launch.assert_nothing_left()
 
 
+@EACH_SIGNAL
+def test_a_signal_that_the_main_thread_blocks_stops_the_run(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    """The same, the kernel's own choice: a tool blocks the stop signals on the main thread,
+    and a process's signal goes to a thread that does not."""
+    llm_server.script(call("masking", {}))
+    launch.start()
+    launch.wait_for("masking")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    launch.assert_nothing_left()
+
+
 def test_an_mcp_servers_own_setsid_child_ends_with_a_normal_exit(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:

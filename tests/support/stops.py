@@ -110,6 +110,17 @@ class Busy(_Tool):
         while True:
             n += 1
 
+class Masking(_Tool):
+    name = "masking"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        import signal as signals
+        stops = {signals.SIGINT, signals.SIGTERM, signals.SIGHUP}
+        signals.pthread_sigmask(signals.SIG_BLOCK, stops)  # the main thread's: the kernel
+        self.started()  # hands a stop signal to another thread from now on
+        await asyncio.Event().wait()
+
+
 class Keeper(_Tool):
     name = "keeper"
 
@@ -121,6 +132,7 @@ class Keeper(_Tool):
 
 
 ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy", "keeper"]
+PLUGIN_TOOLS = ["block", *ABANDONED_TOOLS, "masking"]
 
 
 def plugin_site(
@@ -134,7 +146,7 @@ def plugin_site(
         "[di_code.tools]\n"
         + "".join(
             f"{name} = stop_plugin:{name.title()}\n"
-            for name in (names if names is not None else ["block", *ABANDONED_TOOLS])
+            for name in (names if names is not None else PLUGIN_TOOLS)
         )
     )
     (where / "stop_plugin.py").write_text(source)
