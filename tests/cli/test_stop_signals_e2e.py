@@ -216,27 +216,51 @@ def reading_stdin(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
-@EACH_SIGNAL
-def test_a_signal_while_the_prompt_is_read_from_stdin(
-    launch: Launch, llm_server: LLMServer, number: signal.Signals
-) -> None:
-    launch.argv = launch.argv[:-1]  # no prompt argument: it is read from stdin
+def reading_its_prompt(launch: Launch) -> subprocess.Popen[str]:
+    """di-code started with no prompt argument, once it waits for the prompt on its stdin (a
+    pipe left open with nothing written)."""
+    launch.argv = launch.argv[:-1]
     process = subprocess.Popen(
         launch.argv,
         cwd=launch.folder,
         env=launch.env,
-        stdin=subprocess.PIPE,  # open, and nothing written yet
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     launch.process = process
     wait_until(lambda: reading_stdin(process.pid), "di-code to read its prompt")
+    return process
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
+@EACH_SIGNAL
+def test_a_signal_while_the_prompt_is_read_from_stdin(
+    launch: Launch, llm_server: LLMServer, number: signal.Signals
+) -> None:
+    reading_its_prompt(launch)
     code, seconds, stderr = launch.stop(number)
     assert code == CODES[number], stderr
     assert seconds < EXIT_BOUND
     assert "Traceback" not in stderr
+    assert not llm_server.requests
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
+def test_a_signal_another_thread_receives_while_the_prompt_is_read(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    """A signal that another thread receives (here stop_signals' own, the only other one) does
+    not interrupt the main thread's read, which runs no handler then: the process is ended 1 s
+    on (ACT_WITHIN), as a signal ends it there."""
+    process = reading_its_prompt(launch)
+    others = [int(task.name) for task in Path(f"/proc/{process.pid}/task").iterdir()]
+    others.remove(process.pid)
+    assert others, "no thread but the main one"
+    code, seconds, stderr = launch.stop(signal.SIGTERM, thread=others[0])
+    assert (code, stderr) == (143, "di-code: terminated\n")
+    assert seconds < EXIT_BOUND
     assert not llm_server.requests
 
 
