@@ -9,6 +9,12 @@ point's first call, before stdin is read or any server starts, and its handlers 
 - Outside of it (start-up, reading the prompt, starting MCP servers for `run`, the clean-up
   after), there is nothing to save yet or any more, and a signal ends the process at once.
 - A second signal within SECOND_WITHIN seconds of the first ends the process at once.
+- Whichever thread the kernel hands a signal to (another one while the main thread blocks
+  signals, as glibc's pthread_create does for an instant while it makes a thread), its number
+  reaches a thread of ours (`_take_up`): Python runs handlers on the main thread only, when
+  that thread next runs, and a main thread asleep in the event loop with nothing due would
+  never run it. That thread wakes the loop; a signal whose handler has still not run within
+  ACT_WITHIN seconds ends the process at once.
 
 Ending at once: the terminal's modes as they were at start, every child's group killed
 (di_code.system.children), the signal named on stderr, exit 128 + the first signal's number.
@@ -64,6 +70,9 @@ class _State:
         """A terminal's descriptor and its modes at start."""
         self.said = False
         """The stop was named on stderr (by the clean path or by `end_now`): once is enough."""
+        self.handled: threading.Event | None = None
+        """Set once `_on_signal` has run (on the main thread, or for a closed output): a stop
+        has begun, and what ends it is that function's (`install` makes it)."""
 
 
 _state = _State()
@@ -74,6 +83,24 @@ def install() -> None:
     _state.terminal = _terminal_modes()
     for number in STOP_SIGNALS:
         signal.signal(number, _on_signal)
+    if _state.handled is None:  # once per process
+        _hear_every_delivery()
+
+
+def _hear_every_delivery() -> None:
+    """Python's own C-level handler, on whatever thread it runs, writes each signal's number to
+    the wakeup descriptor (signal.set_wakeup_fd): a pipe that `_take_up` reads on a thread of
+    its own. (An event loop given a signal handler of its own, as prompt-toolkit's for a
+    resized window, takes the descriptor over, and wakes itself on every signal meanwhile.)"""
+    import threading
+
+    _state.handled = threading.Event()
+    reading, writing = os.pipe2(os.O_CLOEXEC)
+    os.set_blocking(writing, False)  # a full pipe loses a number; it never blocks the handler
+    signal.set_wakeup_fd(writing, warn_on_full_buffer=False)
+    taking = threading.Thread(target=_take_up, args=(reading,), name="stop-deliveries")
+    taking.daemon = True
+    taking.start()
 
 
 class responding:
@@ -204,6 +231,8 @@ def children_due() -> float | None:
 
 def _on_signal(number: int, _frame: object) -> None:
     now = time.monotonic()
+    if _state.handled is not None:
+        _state.handled.set()
     first = _state.first
     if first is not None and now - first[1] < SECOND_WITHIN:
         end_now(first[0])
@@ -229,6 +258,29 @@ def _on_signal(number: int, _frame: object) -> None:
     watchdog = threading.Thread(target=_watch, args=(acted, number), name="stop-watchdog")
     watchdog.daemon = True
     watchdog.start()
+
+
+def _take_up(reading: int) -> None:
+    """For each stop signal delivered: wake the loop, whose thread then runs the handler (a
+    thread that takes the interpreter's lock looks for pending signals); still not run after
+    ACT_WITHIN seconds (the main thread blocked elsewhere, in a read that the signal did not
+    interrupt), end the process."""
+    handled = _state.handled
+    assert handled is not None
+    while True:
+        numbers = [number for number in os.read(reading, 64) if number in STOP_SIGNALS]
+        if not numbers or handled.is_set():
+            continue
+        responder = _state.responder
+        if responder is not None and responder.loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: the wait below ends it
+                responder.loop.call_soon_threadsafe(_nothing)
+        if not handled.wait(ACT_WITHIN):
+            end_now(numbers[0])
+
+
+def _nothing() -> None:
+    """A callback that only wakes the loop."""
 
 
 def _watch(acted: threading.Event, number: int) -> None:

@@ -126,6 +126,44 @@ def test_a_tool_that_does_not_listen_is_left_behind(
     launch.assert_nothing_left()
 
 
+@pytest.mark.parametrize("tool", ["busy", "sleeper"])
+@EACH_SIGNAL
+def test_a_signal_that_a_tools_thread_receives_stops_the_run(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, tool: str, number: signal.Signals
+) -> None:
+    """The kernel hands a process's signal to another thread while the main thread blocks
+    signals (for an instant: glibc's pthread_create does so while it makes a thread), and
+    Python runs the handler on the main thread only, once that thread runs again: asleep in the
+    event loop with nothing due, it did not, and di-code ran on (CI: INT-busy above, once)."""
+    llm_server.script(call(tool, {}))
+    launch.start()
+    launch.wait_for(tool)
+    thread = int((launch.folder / tool).read_text())
+    code, seconds, stderr = launch.stop(number, thread=thread)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"  # the loop acted: no watchdog
+    launch.assert_nothing_left()
+
+
+@EACH_SIGNAL
+def test_a_signal_that_the_main_thread_blocks_stops_the_run(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path, number: signal.Signals
+) -> None:
+    """The same, the kernel's own choice: a tool blocks the stop signals on the main thread,
+    and a process's signal goes to a thread that does not."""
+    llm_server.script(call("masking", {}))
+    launch.start()
+    launch.wait_for("masking")
+    code, seconds, stderr = launch.stop(number)
+    assert code == CODES[number], stderr
+    assert seconds < EXIT_BOUND
+    assert "Traceback" not in stderr
+    assert saved_stop_reasons(di_code_home)[-1] == "aborted"
+    launch.assert_nothing_left()
+
+
 def test_an_mcp_servers_own_setsid_child_ends_with_a_normal_exit(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
@@ -178,27 +216,51 @@ def reading_stdin(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
-@EACH_SIGNAL
-def test_a_signal_while_the_prompt_is_read_from_stdin(
-    launch: Launch, llm_server: LLMServer, number: signal.Signals
-) -> None:
-    launch.argv = launch.argv[:-1]  # no prompt argument: it is read from stdin
+def reading_its_prompt(launch: Launch) -> subprocess.Popen[str]:
+    """di-code started with no prompt argument, once it waits for the prompt on its stdin (a
+    pipe left open with nothing written)."""
+    launch.argv = launch.argv[:-1]
     process = subprocess.Popen(
         launch.argv,
         cwd=launch.folder,
         env=launch.env,
-        stdin=subprocess.PIPE,  # open, and nothing written yet
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     launch.process = process
     wait_until(lambda: reading_stdin(process.pid), "di-code to read its prompt")
+    return process
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
+@EACH_SIGNAL
+def test_a_signal_while_the_prompt_is_read_from_stdin(
+    launch: Launch, llm_server: LLMServer, number: signal.Signals
+) -> None:
+    reading_its_prompt(launch)
     code, seconds, stderr = launch.stop(number)
     assert code == CODES[number], stderr
     assert seconds < EXIT_BOUND
     assert "Traceback" not in stderr
+    assert not llm_server.requests
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="reads x86-64 syscall numbers")
+def test_a_signal_another_thread_receives_while_the_prompt_is_read(
+    launch: Launch, llm_server: LLMServer
+) -> None:
+    """A signal that another thread receives (here stop_signals' own, the only other one) does
+    not interrupt the main thread's read, which runs no handler then: the process is ended 1 s
+    on (ACT_WITHIN), as a signal ends it there."""
+    process = reading_its_prompt(launch)
+    others = [int(task.name) for task in Path(f"/proc/{process.pid}/task").iterdir()]
+    others.remove(process.pid)
+    assert others, "no thread but the main one"
+    code, seconds, stderr = launch.stop(signal.SIGTERM, thread=others[0])
+    assert (code, stderr) == (143, "di-code: terminated\n")
+    assert seconds < EXIT_BOUND
     assert not llm_server.requests
 
 

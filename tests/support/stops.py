@@ -4,6 +4,7 @@ tests that every stop ends everything it started."""
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -52,8 +53,10 @@ class _Tool:
     description = "for the stop tests"
     parameters = {"type": "object"}
 
-    def started(self):
-        Path(os.environ["STOP_TEST_DIR"], self.name).write_text("started")
+    def started(self):  # named by the thread it runs on (whole: renamed into place)
+        marker = Path(os.environ["STOP_TEST_DIR"], self.name)
+        marker.with_suffix(".new").write_text(str(threading.get_native_id()))
+        marker.with_suffix(".new").rename(marker)
 
 class Block(_Tool):
     name = "block"
@@ -107,6 +110,17 @@ class Busy(_Tool):
         while True:
             n += 1
 
+class Masking(_Tool):
+    name = "masking"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        import signal as signals
+        stops = {signals.SIGINT, signals.SIGTERM, signals.SIGHUP}
+        signals.pthread_sigmask(signals.SIG_BLOCK, stops)  # the main thread's: the kernel
+        self.started()  # hands a stop signal to another thread from now on
+        await asyncio.Event().wait()
+
+
 class Keeper(_Tool):
     name = "keeper"
 
@@ -118,6 +132,7 @@ class Keeper(_Tool):
 
 
 ABANDONED_TOOLS = ["deaf", "stubborn", "waiting", "sleeper", "busy", "keeper"]
+PLUGIN_TOOLS = ["block", *ABANDONED_TOOLS, "masking"]
 
 
 def plugin_site(
@@ -131,7 +146,7 @@ def plugin_site(
         "[di_code.tools]\n"
         + "".join(
             f"{name} = stop_plugin:{name.title()}\n"
-            for name in (names if names is not None else ["block", *ABANDONED_TOOLS])
+            for name in (names if names is not None else PLUGIN_TOOLS)
         )
     )
     (where / "stop_plugin.py").write_text(source)
@@ -183,12 +198,18 @@ class Launch:
     def wait_for(self, name: str) -> None:
         wait_until(lambda: (self.folder / name).exists(), f"{name} to start")
 
-    def stop(self, *numbers: signal.Signals, between: float = 0.0) -> tuple[int, float, str]:
-        """Send the signals; the exit code, the seconds until the exit, stderr."""
+    def stop(
+        self, *numbers: signal.Signals, between: float = 0.0, thread: int | None = None
+    ) -> tuple[int, float, str]:
+        """Send the signals (to one `thread` of di-code's, if given); the exit code, the seconds
+        until the exit, stderr."""
         assert self.process is not None
         started = time.monotonic()
         for number in numbers:
-            self.process.send_signal(number)
+            if thread is None:
+                self.process.send_signal(number)
+            else:
+                to_thread(self.process.pid, thread, number)
             time.sleep(between)
         code, ended_at, stderr = self.ended(f"{[number.name for number in numbers]}")
         return code, ended_at - started, stderr
@@ -231,6 +252,15 @@ class Launch:
         for pid in marked(self.mark):
             with contextlib.suppress(ProcessLookupError):  # it ended meanwhile
                 os.kill(pid, signal.SIGKILL)
+
+
+def to_thread(pid: int, thread: int, number: signal.Signals) -> None:
+    """Signal `number` to one thread of process `pid` (tgkill(2)): where the kernel puts a
+    process's signal while its main thread blocks signals (glibc's pthread_create does so
+    while it makes a thread, Python's subprocess while it uses vfork)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.tgkill(pid, thread, number) != 0:
+        raise OSError(ctypes.get_errno(), f"tgkill {pid} {thread}")
 
 
 @pytest.fixture
