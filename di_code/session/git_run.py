@@ -92,6 +92,9 @@ ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 class GitError(DiCodeError):
     """A git command failed; the message is one line."""
 
+    said: bytes = b""
+    """All git wrote to stderr (the message keeps one line of it)."""
+
 
 class Blocked(GitError):
     """A git command waited on something that may never come (a FIFO): it was killed."""
@@ -296,7 +299,9 @@ def _run(
     if process.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines() or ["no reason given"]
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
-        raise GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
+        error = GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
+        error.said = err
+        raise error
     return out
 
 

@@ -1,0 +1,481 @@
+"""The tree of a snapshot after a change, which the `git fast-import` writing the changed blobs
+builds on the last snapshot's tree (README, Undo: "Inside a git work tree a record is a
+snapshot ..."), attacked with HOSTILE.md's classes: names fast-import must be given quoted,
+links and modes, case twins under a Mac's config, a name past PATH_MAX; a repository whose
+config, hooks, alternates and refs try to change what fast-import does; a fast-import that
+fails (a full object store, a last tree missing a folder) or is stopped; two processes of one
+home at once; and undo after prompts that change, touch and revert.
+
+Each snapshot must be the tree a snapshot with no private index makes (every file hashed anew),
+leave the repository's refs as they were and no `fast_import_crash_*` report in its `.git`."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from di_code.session.git_run import GitError
+from di_code.session.git_snapshot import GitSnapshots
+from di_code.session.stat_cache import StatCache
+from tests.cli.conftest import cli_env
+from tests.hostile.test_hostile_snapshot_faults import (
+    STOP_BOUND,
+    TRACEBACK,
+    contents,
+    di_code,
+    repository,
+    start,
+    stop,
+    undone_exactly,
+)
+from tests.support.disks import fill, tiny_disk
+from tests.support.git import aged, git, past_this_second
+from tests.support.hanging_git import hanging_git
+from tests.support.llm_server import LLMServer, Turn
+from tests.support.processes import processes_running, wait_until
+from tests.support.undo_driver import Driver, new_repo
+
+HOUR_AGO = 1_700_000_000
+
+
+def snapshot(repo: Path, cache: Path) -> str:
+    """One run's snapshot of `repo` with the private index a previous run left in `cache`."""
+    stat_cache = StatCache(cache)
+    tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
+    stat_cache.save()
+    return tree
+
+
+def fresh(repo: Path, folder: Path) -> str:
+    """The tree a snapshot with no private index makes (every file hashed anew)."""
+    return snapshot(repo, folder / "cache.json")
+
+
+def crash_reports(repo: Path) -> list[str]:
+    return sorted(path.name for path in (repo / ".git").glob("fast_import_crash_*"))
+
+
+def write_raw(repo: Path, name: bytes, data: bytes) -> None:
+    path = os.path.join(os.fsencode(repo), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def blob(repo: Path, tree: str, name: str) -> str:
+    return git(repo, "cat-file", "-p", f"{tree}:{name}")
+
+
+# 1. Names and paths ---------------------------------------------------------------------------
+
+QUOTE_BAIT = [
+    b"tab\there.txt",
+    b'"starts-quoted.txt',
+    b'ends-quoted"',
+    b"ends-backslash\\",
+    b"octal\\101-looking",  # read unquoted, `\101` would be `A`
+    b"del\x7fbyte",
+    b"cr-at-end\r",
+    b"M/100644/f.txt",  # folders named as fast-import's commands and modes
+    b"ls/done/commit refs/heads/main",
+    b"040000 tree/data 0",
+    b"\xff\xfe-folder/not utf-8\x80.txt",
+]
+
+
+def test_changed_names_fast_import_must_have_quoted_make_the_tree_hashing_all_makes(
+    tmp_path: Path,
+) -> None:
+    """Round after round a different few of these change (same paths, so the tree is built on
+    the last one): a tab, a quote at either end, a trailing backslash, a backslash before
+    digits, DEL, a trailing CR, folders named as fast-import's commands, bytes not UTF-8."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    for number, name in enumerate(QUOTE_BAIT):
+        write_raw(repo, name, b"%d\n" % number)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "names")
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    trees = [snapshot(repo, cache)]
+    for start_at in range(0, len(QUOTE_BAIT), 3):
+        for name in QUOTE_BAIT[start_at : start_at + 3]:
+            write_raw(repo, name, b"round %d of %r\n" % (start_at, name))
+        aged(repo)
+        trees.append(snapshot(repo, cache))
+        assert trees[-1] == fresh(repo, tmp_path / f"fresh{start_at}"), QUOTE_BAIT[start_at]
+    assert len(set(trees)) == len(trees)
+    assert not crash_reports(repo)
+
+
+def test_case_twins_under_a_macs_ignorecase_keep_each_its_own_blob(tmp_path: Path) -> None:
+    """`core.ignoreCase = true` copied from a Mac, on a file system that tells case apart: a
+    change to `README.md` is put at that name, never in its twin `readme.md`."""
+    repo = new_repo(tmp_path / "repo", {"README.md": "upper\n", "readme.md": "lower\n"})
+    git(repo, "config", "core.ignoreCase", "true")
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    (repo / "README.md").write_text("upper, changed\n")
+    aged(repo)
+    changed = snapshot(repo, cache)
+    assert blob(repo, changed, "README.md") == "upper, changed\n"
+    assert blob(repo, changed, "readme.md") == "lower\n"
+    assert changed == fresh(repo, tmp_path / "fresh")
+
+
+def test_a_file_made_a_link_of_its_own_bytes_and_back_and_a_bare_mode_flip_are_seen(
+    tmp_path: Path,
+) -> None:
+    """The blob stays while the kind changes: a file replaced by a link whose target is the
+    file's bytes (a newline in it), then the file again; the executable bit flipped alone.
+    Each snapshot is the fresh one, and undo of each prompt gives back the kind and mode."""
+    target = "line\nbreak"
+    repo = new_repo(tmp_path / "repo", {"a": target, "run.sh": "echo\n", "b.txt": "b\n"})
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+
+    def to_link() -> None:
+        (repo / "a").unlink()
+        (repo / "a").symlink_to(target)
+
+    def to_file() -> None:
+        (repo / "a").unlink()
+        (repo / "a").write_text(target)
+
+    rounds = [to_link, to_file, lambda: (repo / "run.sh").chmod(0o755)]
+    for number, change in enumerate(rounds):
+        change()
+        aged(repo)
+        assert snapshot(repo, cache) == fresh(repo, tmp_path / f"fresh{number}"), number
+    assert "120000" not in git(repo, "ls-tree", snapshot(repo, cache), "a")
+
+
+async def test_undo_gives_back_a_file_a_prompt_made_a_link_and_a_bit_it_flipped(
+    tmp_path: Path,
+) -> None:
+    """The prompt makes `a` a link to its own bytes (a newline in the target) and flips
+    `run.sh`'s executable bit: undo gives back the file, its bytes and the mode."""
+    target = "line\nbreak"
+    repo = new_repo(tmp_path / "repo", {"a": target, "run.sh": "echo\n"})
+    aged(repo)
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: None)
+
+    def tool() -> None:
+        (repo / "a").unlink()
+        (repo / "a").symlink_to(target)
+        (repo / "run.sh").chmod(0o755)
+
+    await driver.prompt(tool)
+    assert (repo / "a").is_symlink()
+    _, result = driver.undo()
+    assert result.failed == []
+    assert not (repo / "a").is_symlink()
+    assert (repo / "a").read_text() == target
+    assert (repo / "run.sh").stat().st_mode & 0o777 == 0o644
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="git cannot lstat a path past PATH_MAX: diff-files skips it (exit 0), so the "
+    "private index keeps its old blob and the snapshot is not the files as they are",
+)
+def test_a_tracked_file_deeper_than_path_max_changed_is_in_the_next_snapshot(
+    tmp_path: Path,
+) -> None:
+    """A tracked file 4,427 bytes deep (reached folder by folder): the first snapshot reads
+    it; after it changes, the next snapshot must hold the new bytes, as a fresh one does."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    parts = ["d" * 200] * 22
+    folder = os.open(repo, os.O_RDONLY)
+    for part in parts:
+        os.mkdir(part, dir_fd=folder)
+        deeper = os.open(part, os.O_RDONLY, dir_fd=folder)
+        os.close(folder)
+        folder = deeper
+
+    def write(data: bytes) -> None:
+        handle = os.open("f.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644, dir_fd=folder)
+        os.write(handle, data)
+        os.close(handle)
+
+    try:
+        write(b"one\n")
+        name = "/".join([*parts, "f.txt"])
+        one = subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=repo, input=b"one\n",
+            capture_output=True, check=True,
+        ).stdout.decode().strip()  # fmt: skip
+        git(repo, "update-index", "--add", "--cacheinfo", f"100644,{one},{name}")
+        aged(repo)
+        cache = tmp_path / "cache" / "repo.json"
+        snapshot(repo, cache)
+        write(b"two, changed\n")
+        os.utime("f.txt", (HOUR_AGO, HOUR_AGO), dir_fd=folder)
+        past_this_second()
+        assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
+    finally:
+        os.close(folder)
+
+
+# 2. Programs and refs a repository names ------------------------------------------------------
+
+HOOKS = ("reference-transaction", "post-index-change", "post-commit", "pre-auto-gc", "post-rewrite")
+
+
+def test_a_config_that_makes_fast_import_unpack_share_or_borrow_runs_nothing_and_is_right(
+    tmp_path: Path,
+) -> None:
+    """`fastimport.unpackLimit` and `transfer.unpackLimit` high (fast-import then runs
+    `unpack-objects`), `core.sharedRepository`, objects borrowed through
+    `objects/info/alternates`, an fsmonitor and every hook a marker: the tree after a change
+    is the fresh one, no program ran, and the refs are as they were."""
+    other = new_repo(tmp_path / "other", {"a.txt": "a\n", "d/b.txt": "borrowed\n"})
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/b.txt": "b\n", "d/c.txt": "c\n"})
+    alternates = repo / ".git/objects/info/alternates"
+    alternates.write_text(f"{other}/.git/objects\n")
+    marker = tmp_path / "ran"
+    program = tmp_path / "program"
+    program.write_text(f'#!/bin/sh\necho "$0 $*" >> {marker}\n')
+    program.chmod(0o755)
+    for hook in HOOKS:
+        (repo / ".git/hooks" / hook).symlink_to(program)
+    for key, value in [
+        ("fastimport.unpackLimit", "100000"),
+        ("transfer.unpackLimit", "100000"),
+        ("core.sharedRepository", "group"),
+        ("core.fsmonitor", str(program)),
+        ("core.hooksPath", str(repo / ".git/hooks")),
+    ]:
+        git(repo, "config", key, value)
+    aged(repo)
+    refs = git(repo, "for-each-ref")
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    (repo / "d/b.txt").write_text("borrowed\n")  # a blob the alternate holds
+    (repo / "d/c.txt").write_text("new bytes\n")
+    aged(repo)
+    changed = snapshot(repo, cache)
+    assert changed == fresh(repo, tmp_path / "fresh")
+    assert blob(repo, changed, "d/c.txt") == "new bytes\n"
+    assert not marker.exists(), marker.read_text()
+    assert git(repo, "for-each-ref") == refs
+    assert not crash_reports(repo)
+
+
+@pytest.mark.parametrize("kind", ["symbolic", "folder", "packed"])
+def test_a_scratch_ref_the_repository_already_holds_is_never_written(
+    tmp_path: Path, kind: str
+) -> None:
+    """`refs/di-code/tree-edit` as a symbolic ref to `main` (written through, it would move
+    the user's branch), as a folder of refs, or packed: every ref stays as it was."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/b.txt": "b\n"})
+    head = git(repo, "rev-parse", "HEAD").strip()
+    if kind == "symbolic":
+        git(repo, "symbolic-ref", "refs/di-code/tree-edit", "refs/heads/main")
+    elif kind == "folder":
+        git(repo, "update-ref", "refs/di-code/tree-edit/inside", head)
+    else:
+        git(repo, "update-ref", "refs/di-code/tree-edit", head)
+        git(repo, "pack-refs", "--all")
+    aged(repo)
+    refs = git(repo, "for-each-ref")
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    (repo / "d/b.txt").write_text("changed\n")
+    aged(repo)
+    changed = snapshot(repo, cache)
+    assert blob(repo, changed, "d/b.txt") == "changed\n"
+    assert changed == fresh(repo, tmp_path / "fresh")
+    assert git(repo, "for-each-ref") == refs
+    assert git(repo, "rev-parse", "main").strip() == head
+    assert not crash_reports(repo)
+
+
+# 3. A fast-import that fails or is stopped ----------------------------------------------------
+
+
+def test_a_full_object_store_leaves_no_crash_report_and_the_tree_after_is_right(
+    tmp_path: Path,
+) -> None:
+    """`.git/objects` (a disk of its own) full when a changed file's blob is imported: the
+    snapshot fails in one line, and leaves no `fast_import_crash_*` in the user's `.git`
+    (each would stay for good); with room again the next snapshot is the fresh tree."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    with tiny_disk(repo / ".git" / "objects", "2m") as objects:
+        new_repo(repo, {"a.txt": "a\n", "d/b.txt": "b\n"})
+        aged(repo)
+        cache = tmp_path / "cache" / "repo.json"
+        snapshot(repo, cache)
+        fill(objects)
+        (repo / "d/b.txt").write_bytes(os.urandom(300))
+        aged(repo)
+        with pytest.raises(GitError) as failed:
+            snapshot(repo, cache)
+        assert "\n" not in str(failed.value)
+        assert not crash_reports(repo)
+        (objects / "filler").unlink()
+        assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
+        assert not crash_reports(repo)
+
+
+def test_a_last_tree_missing_one_of_its_folders_leaves_no_crash_report(tmp_path: Path) -> None:
+    """The last snapshot's tree is there but the tree of a folder in it is not (lost from
+    the object store): the snapshot after a change in that folder is the fresh tree, and
+    the failed build on the old one leaves no `fast_import_crash_*` in `.git`."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/b.txt": "b\n", "d/e/c.txt": "c\n"})
+    (repo / "d/untracked.txt").write_text("only in the snapshot's tree\n")
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    first = snapshot(repo, cache)
+    folder = git(repo, "rev-parse", f"{first}:d").strip()
+    (repo / ".git/objects" / folder[:2] / folder[2:]).unlink()
+    (repo / "d/b.txt").write_text("changed\n")
+    aged(repo)
+    assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
+    assert not crash_reports(repo)
+
+
+def test_a_read_only_object_store_fails_the_snapshot_in_one_line_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """`.git/objects` mounted read-only: the snapshot after a change fails in one line, with
+    no crash report and no ref; once writable, the next snapshot is the fresh tree."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/b.txt": "b\n"})
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    objects = str(repo / ".git/objects")
+    if subprocess.run(["mount", "--bind", objects, objects], capture_output=True).returncode:
+        pytest.skip("cannot bind-mount (needs root)")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", objects], check=True)
+        refs = git(repo, "for-each-ref")
+        (repo / "d/b.txt").write_text("changed\n")
+        aged(repo)
+        with pytest.raises(GitError) as failed:
+            snapshot(repo, cache)
+        assert "\n" not in str(failed.value)
+        assert git(repo, "for-each-ref") == refs
+    finally:
+        subprocess.run(["umount", objects], check=False)
+    assert not crash_reports(repo)
+    assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
+
+
+def test_sigterm_while_the_tree_is_built_on_the_last_ends_in_bound_and_loses_nothing(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """The user changed a file's bytes only (the same paths: the prompt's first snapshot is
+    built on the last tree); its fast-import writes all, then hangs: SIGTERM ends di-code
+    within the bound (143), the refs are as they were (no scratch branch), no crash report,
+    and the next prompt is recorded and undone exactly."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    aged(workspace)
+    llm_server.script(Turn(text="hello"))
+    assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
+    (workspace / "a.txt").write_bytes(b"a, the user's\n")
+    refs = git(workspace, "for-each-ref")
+    hanging, seen = hanging_git(tmp_path, "fast-import")
+    llm_server.script(Turn(text="never", fault="stall", fault_after=0))
+    running = start(env | hanging, workspace, "run", "-c", "--yes", "wait")
+    wait_until(seen.exists, "the import building the tree")
+    err, took = stop(running, signal.SIGTERM)
+    assert running.returncode == 143, err
+    assert TRACEBACK not in err
+    assert took < STOP_BOUND, f"ended {took:.1f} s after SIGTERM"
+    wait_until(lambda: not processes_running("sleep 30", under=workspace), "no git left")
+    assert git(workspace, "for-each-ref") == refs
+    assert not crash_reports(workspace)
+    undone_exactly(llm_server, env, workspace, "--continue")
+
+
+# 4. Two processes of one home -----------------------------------------------------------------
+
+WRITER = """
+import subprocess, sys
+from pathlib import Path
+from di_code.session.git_snapshot import GitSnapshots
+from di_code.session.stat_cache import StatCache
+repo, cache, mine, rounds = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+for n in range(rounds):
+    data = f"{mine} round {n}\\n"
+    (repo / mine).write_text(data)
+    stat_cache = StatCache(cache)
+    tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
+    stat_cache.save()
+    held = subprocess.run(["git", "cat-file", "-p", f"{tree}:{mine}"], cwd=repo,
+                          capture_output=True, text=True).stdout
+    if held != data:
+        sys.exit(f"round {n}: {mine} held {held!r}, not {data!r}")
+"""
+
+
+def test_two_processes_of_one_home_changing_files_at_once_each_get_their_bytes(
+    tmp_path: Path,
+) -> None:
+    """Two processes share one private index (one home) and change each its own file, a
+    snapshot after each change, at the same time: each snapshot holds the bytes its own
+    process just wrote, no crash report, no ref written; then a snapshot is the fresh one."""
+    files = {f"d{n}/f{m}.txt": f"{n} {m}\n" for n in range(4) for m in range(5)}
+    repo = new_repo(tmp_path / "repo", {**files, "x/mine.txt": "x\n", "y/mine.txt": "y\n"})
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    refs = git(repo, "for-each-ref")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(repo), str(cache), mine, "12"],
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for mine in ("x/mine.txt", "y/mine.txt")
+    ]
+    for writer in writers:
+        _, err = writer.communicate(timeout=300)
+        assert writer.returncode == 0, err
+    aged(repo)
+    assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
+    assert git(repo, "for-each-ref") == refs
+    assert not crash_reports(repo)
+
+
+# 5. Undo after changes, touches and reverts ---------------------------------------------------
+
+
+async def test_undo_after_prompts_that_change_touch_and_revert_is_exact_and_a_touch_adds_nothing(
+    tmp_path: Path,
+) -> None:
+    """Prompt 1 changes two files (prompt 2 changes none), prompt 3 only touches them (same
+    bytes, new times), prompt 4 reverts one and changes the other again: prompt 3 adds no git
+    object; `undo` takes back prompt 4, and `undo --to 1` the bytes from before prompt 1."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/b.txt": "b\n", "c.txt": "c\n"})
+    aged(repo)
+    before = contents(repo)
+    driver = Driver(tmp_path / "home", repo)
+    a, b = repo / "a.txt", repo / "d/b.txt"
+    await driver.prompt(lambda: a.write_text("a1\n"), lambda: b.write_text("b1\n"))
+    after_first = contents(repo)
+    aged(repo)
+    await driver.prompt(lambda: None)  # the private index takes the new stat data
+    objects = git(repo, "count-objects", "-v")
+    past_this_second()
+    await driver.prompt(lambda: os.utime(a), lambda: os.utime(b))
+    assert git(repo, "count-objects", "-v") == objects
+    await driver.prompt(lambda: a.write_text("a\n"), lambda: b.write_text("b3\n"))
+    _, result = driver.undo()
+    assert result.failed == []
+    assert contents(repo) == after_first
+    _, result = driver.undo(to=1)
+    assert result.failed == []
+    assert contents(repo) == before
