@@ -15,6 +15,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -34,9 +35,9 @@ from tests.hostile.test_hostile_snapshot_faults import (
     undone_exactly,
 )
 from tests.support.disks import fill, tiny_disk
-from tests.support.git import aged, git, past_this_second
+from tests.support.git import aged, git, logging_git, past_this_second, subcommands
 from tests.support.hanging_git import hanging_git
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import processes_running, wait_until
 from tests.support.undo_driver import Driver, new_repo
 
@@ -48,6 +49,19 @@ def snapshot(repo: Path, cache: Path) -> str:
     stat_cache = StatCache(cache)
     tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
     stat_cache.save()
+    return tree
+
+
+def built_on_last(repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`snapshot`, which must be the one built on the last tree (no `write-tree`): the path
+    under attack, not the one that makes the tree again from the private index."""
+    folder = Path(tempfile.mkdtemp(dir=cache.parent))
+    log = folder / "git.log"
+    with monkeypatch.context() as patch:
+        patch.setenv("PATH", f"{logging_git(folder / 'bin', log)}:{os.environ['PATH']}")
+        tree = snapshot(repo, cache)
+    assert "fast-import" in subcommands(log)
+    assert "write-tree" not in subcommands(log)
     return tree
 
 
@@ -89,7 +103,7 @@ QUOTE_BAIT = [
 
 
 def test_changed_names_fast_import_must_have_quoted_make_the_tree_hashing_all_makes(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Round after round a different few of these change (same paths, so the tree is built on
     the last one): a tab, a quote at either end, a trailing backslash, a backslash before
@@ -106,13 +120,15 @@ def test_changed_names_fast_import_must_have_quoted_make_the_tree_hashing_all_ma
         for name in QUOTE_BAIT[start_at : start_at + 3]:
             write_raw(repo, name, b"round %d of %r\n" % (start_at, name))
         aged(repo)
-        trees.append(snapshot(repo, cache))
+        trees.append(built_on_last(repo, cache, monkeypatch))
         assert trees[-1] == fresh(repo, tmp_path / f"fresh{start_at}"), QUOTE_BAIT[start_at]
     assert len(set(trees)) == len(trees)
     assert not crash_reports(repo)
 
 
-def test_case_twins_under_a_macs_ignorecase_keep_each_its_own_blob(tmp_path: Path) -> None:
+def test_case_twins_under_a_macs_ignorecase_keep_each_its_own_blob(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`core.ignoreCase = true` copied from a Mac, on a file system that tells case apart: a
     change to `README.md` is put at that name, never in its twin `readme.md`."""
     repo = new_repo(tmp_path / "repo", {"README.md": "upper\n", "readme.md": "lower\n"})
@@ -122,14 +138,14 @@ def test_case_twins_under_a_macs_ignorecase_keep_each_its_own_blob(tmp_path: Pat
     snapshot(repo, cache)
     (repo / "README.md").write_text("upper, changed\n")
     aged(repo)
-    changed = snapshot(repo, cache)
+    changed = built_on_last(repo, cache, monkeypatch)
     assert blob(repo, changed, "README.md") == "upper, changed\n"
     assert blob(repo, changed, "readme.md") == "lower\n"
     assert changed == fresh(repo, tmp_path / "fresh")
 
 
 def test_a_file_made_a_link_of_its_own_bytes_and_back_and_a_bare_mode_flip_are_seen(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The blob stays while the kind changes: a file replaced by a link whose target is the
     file's bytes (a newline in it), then the file again; the executable bit flipped alone.
@@ -152,7 +168,8 @@ def test_a_file_made_a_link_of_its_own_bytes_and_back_and_a_bare_mode_flip_are_s
     for number, change in enumerate(rounds):
         change()
         aged(repo)
-        assert snapshot(repo, cache) == fresh(repo, tmp_path / f"fresh{number}"), number
+        built = built_on_last(repo, cache, monkeypatch)
+        assert built == fresh(repo, tmp_path / f"fresh{number}"), number
     assert "120000" not in git(repo, "ls-tree", snapshot(repo, cache), "a")
 
 
@@ -230,7 +247,7 @@ HOOKS = ("reference-transaction", "post-index-change", "post-commit", "pre-auto-
 
 
 def test_a_config_that_makes_fast_import_unpack_share_or_borrow_runs_nothing_and_is_right(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`fastimport.unpackLimit` and `transfer.unpackLimit` high (fast-import then runs
     `unpack-objects`), `core.sharedRepository`, objects borrowed through
@@ -261,7 +278,7 @@ def test_a_config_that_makes_fast_import_unpack_share_or_borrow_runs_nothing_and
     (repo / "d/b.txt").write_text("borrowed\n")  # a blob the alternate holds
     (repo / "d/c.txt").write_text("new bytes\n")
     aged(repo)
-    changed = snapshot(repo, cache)
+    changed = built_on_last(repo, cache, monkeypatch)
     assert changed == fresh(repo, tmp_path / "fresh")
     assert blob(repo, changed, "d/c.txt") == "new bytes\n"
     assert not marker.exists(), marker.read_text()
@@ -271,7 +288,7 @@ def test_a_config_that_makes_fast_import_unpack_share_or_borrow_runs_nothing_and
 
 @pytest.mark.parametrize("kind", ["symbolic", "folder", "packed"])
 def test_a_scratch_ref_the_repository_already_holds_is_never_written(
-    tmp_path: Path, kind: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
     """`refs/di-code/tree-edit` as a symbolic ref to `main` (written through, it would move
     the user's branch), as a folder of refs, or packed: every ref stays as it was."""
@@ -290,7 +307,7 @@ def test_a_scratch_ref_the_repository_already_holds_is_never_written(
     snapshot(repo, cache)
     (repo / "d/b.txt").write_text("changed\n")
     aged(repo)
-    changed = snapshot(repo, cache)
+    changed = built_on_last(repo, cache, monkeypatch)
     assert blob(repo, changed, "d/b.txt") == "changed\n"
     assert changed == fresh(repo, tmp_path / "fresh")
     assert git(repo, "for-each-ref") == refs
@@ -448,6 +465,41 @@ def test_two_processes_of_one_home_changing_files_at_once_each_get_their_bytes(
     assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
     assert git(repo, "for-each-ref") == refs
     assert not crash_reports(repo)
+
+
+def test_two_di_code_runs_of_one_home_changing_files_at_once_lose_nothing(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """Two `di-code run`s (each its own session and model server, one home) rewrite each its
+    own file six times at once (the same paths: each tree is built on the last): both end
+    without a checkpoint failure or crash report, each session keeps its refs to trees git
+    holds, and the home's shared private index then gives the fresh tree."""
+    repository(workspace)
+    aged(workspace)
+    llm_server.script(Turn(text="hello"))
+    env = cli_env(di_code_home, llm_server)
+    assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
+    with LLMServer() as other:
+        runs = []
+        for server, name in ((llm_server, "a.txt"), (other, "b.txt")):
+            writes = [call("write", {"path": name, "content": f"{n} {name}\n"}, f"c{n}")
+                      for n in range(6)]  # fmt: skip
+            server.script(*writes, Turn(text="done"))
+            runs.append(start(cli_env(di_code_home, server), workspace, "run", "--yes", "go"))
+        for running in runs:
+            out, err = running.communicate(timeout=240)
+            assert running.returncode == 0, out + err
+            assert TRACEBACK not in err and "checkpoint" not in err, err
+    assert contents(workspace)[b"a.txt"] == b"5 a.txt\n"
+    assert contents(workspace)[b"b.txt"] == b"5 b.txt\n"
+    assert not crash_reports(workspace)
+    refs = git(workspace, "for-each-ref", "--format=%(objecttype) %(refname)", "refs/di-code/")
+    sessions = {line.split("/")[3] for line in refs.splitlines()}
+    assert len(sessions) == 3, refs  # the first prompt's, and each run's
+    assert {line.split()[0] for line in refs.splitlines()} == {"tree"}, refs
+    [cache] = di_code_home.rglob("snapshot-cache/*.json")
+    aged(workspace)
+    assert snapshot(workspace, cache) == fresh(workspace, di_code_home.parent / "fresh")
 
 
 # 5. Undo after changes, touches and reverts ---------------------------------------------------
