@@ -241,6 +241,33 @@ def test_a_tracked_file_deeper_than_path_max_changed_is_in_the_next_snapshot(
         os.close(folder)
 
 
+def test_over_a_hundred_changed_files_some_to_bytes_git_holds_in_sha256_make_the_fresh_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sha256 repository; 150 files of 300 in nested folders change (more than git's
+    unpack limit, so only the blobs git lacks go in), half of them to bytes another file
+    already has: the tree built on the last is the fresh one."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "--object-format=sha256", "-b", "main")
+    names = [f"{top}/{mid}/f{n}.txt" for top in "pqr" for mid in "xyzw" for n in range(25)]
+    for number, name in enumerate(names):
+        write_raw(repo, name.encode(), b"%d\n" % number)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "many")
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    for number, name in enumerate(names[::2]):
+        data = b"%d\n" % (number + 1) if number % 2 else b"new %d\n" % number
+        write_raw(repo, name.encode(), data)
+    aged(repo)
+    changed = built_on_last(repo, cache, monkeypatch)
+    assert len(changed) == 64
+    assert changed == fresh(repo, tmp_path / "fresh")
+    assert not crash_reports(repo)
+
+
 # 2. Programs and refs a repository names ------------------------------------------------------
 
 HOOKS = ("reference-transaction", "post-index-change", "post-commit", "pre-auto-gc", "post-rewrite")
@@ -283,6 +310,36 @@ def test_a_config_that_makes_fast_import_unpack_share_or_borrow_runs_nothing_and
     assert blob(repo, changed, "d/c.txt") == "new bytes\n"
     assert not marker.exists(), marker.read_text()
     assert git(repo, "for-each-ref") == refs
+    assert not crash_reports(repo)
+
+
+UNPARSABLE = [
+    ("fastimport.unpackLimit", "many"),
+    ("transfer.unpackLimit", "many"),
+    ("pack.indexVersion", "9"),
+    ("pack.depth", "deep"),
+]
+"""Settings only a pack writer reads: the user's own git (status, diff, commit) works on."""
+
+
+@pytest.mark.parametrize(("key", "value"), UNPARSABLE, ids=[key for key, _ in UNPARSABLE])
+def test_a_setting_only_fast_import_reads_set_unparsable_never_fails_the_snapshot(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: str
+) -> None:
+    """A model's `git config fastimport.unpackLimit many` (or another setting git parses only
+    when it writes a pack) leaves the user's git working; di-code's snapshot after a change
+    must still be made, or undo could never take back what the tools change next."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "d/b.txt": "b\n"})
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    git(repo, "config", key, value)
+    git(repo, "status")
+    (repo / "d/b.txt").write_text("changed by a tool\n")
+    aged(repo)
+    changed = built_on_last(repo, cache, monkeypatch)
+    assert blob(repo, changed, "d/b.txt") == "changed by a tool\n"
+    assert changed == fresh(repo, tmp_path / "fresh")
     assert not crash_reports(repo)
 
 
