@@ -65,6 +65,18 @@ def built_on_last(repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> s
     return tree
 
 
+def snapshot_writing_nothing(repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`snapshot` of files git names whose bytes and mode are as they were: no fast-import."""
+    folder = Path(tempfile.mkdtemp(dir=cache.parent))
+    log = folder / "git.log"
+    with monkeypatch.context() as patch:
+        patch.setenv("PATH", f"{logging_git(folder / 'bin', log)}:{os.environ['PATH']}")
+        tree = snapshot(repo, cache)
+    assert "diff-files" in subcommands(log)
+    assert not {"fast-import", "write-tree"} & set(subcommands(log)), subcommands(log)
+    return tree
+
+
 def fresh(repo: Path, folder: Path) -> str:
     """The tree a snapshot with no private index makes (every file hashed anew)."""
     return snapshot(repo, folder / "cache.json")
@@ -88,6 +100,7 @@ def blob(repo: Path, tree: str, name: str) -> str:
 # 1. Names and paths ---------------------------------------------------------------------------
 
 QUOTE_BAIT = [
+    b"new\nline.txt",
     b"tab\there.txt",
     b'"starts-quoted.txt',
     b'ends-quoted"',
@@ -124,6 +137,30 @@ def test_changed_names_fast_import_must_have_quoted_make_the_tree_hashing_all_ma
         assert trees[-1] == fresh(repo, tmp_path / f"fresh{start_at}"), QUOTE_BAIT[start_at]
     assert len(set(trees)) == len(trees)
     assert not crash_reports(repo)
+    for name in QUOTE_BAIT:  # touched, bytes as they were: no git writes anything
+        os.utime(os.path.join(os.fsencode(repo), name))
+    past_this_second()
+    assert snapshot_writing_nothing(repo, cache, monkeypatch) == trees[-1]
+
+
+async def test_undo_of_a_prompt_that_changed_every_such_name_is_byte_exact(
+    tmp_path: Path,
+) -> None:
+    """The prompt's tools rewrite each of those names (every snapshot of it built on the
+    last tree): undo gives each its own bytes back."""
+    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
+    for number, name in enumerate(QUOTE_BAIT):
+        write_raw(repo, name, b"%d\n" % number)
+    aged(repo)
+    before = contents(repo)
+    driver = Driver(tmp_path / "home", repo)
+    await driver.prompt(lambda: None)
+    tools = [lambda n=name: write_raw(repo, n, b"model wrote %r\n" % n) for name in QUOTE_BAIT]
+    await driver.prompt(*tools)
+    assert contents(repo) != before
+    _, result = driver.undo()
+    assert result.failed == []
+    assert contents(repo) == before
 
 
 def test_case_twins_under_a_macs_ignorecase_keep_each_its_own_blob(
@@ -444,13 +481,15 @@ def test_a_read_only_object_store_fails_the_snapshot_in_one_line_and_leaves_noth
     assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
 
 
-def test_sigterm_while_the_tree_is_built_on_the_last_ends_in_bound_and_loses_nothing(
-    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
-) -> None:
+@pytest.mark.parametrize(("number", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+def test_a_stop_while_the_tree_is_built_on_the_last_ends_in_bound_and_loses_nothing(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path,
+    number: signal.Signals, code: int,
+) -> None:  # fmt: skip
     """The user changed a file's bytes only (the same paths: the prompt's first snapshot is
-    built on the last tree); its fast-import writes all, then hangs: SIGTERM ends di-code
-    within the bound (143), the refs are as they were (no scratch branch), no crash report,
-    and the next prompt is recorded and undone exactly."""
+    built on the last tree); its fast-import writes all, then hangs: SIGTERM or Ctrl-C ends
+    di-code within the bound (143, 130), the refs are as they were (no scratch branch), no
+    crash report, and the next prompt is recorded and undone exactly."""
     env = cli_env(di_code_home, llm_server)
     repository(workspace)
     aged(workspace)
@@ -462,10 +501,10 @@ def test_sigterm_while_the_tree_is_built_on_the_last_ends_in_bound_and_loses_not
     llm_server.script(Turn(text="never", fault="stall", fault_after=0))
     running = start(env | hanging, workspace, "run", "-c", "--yes", "wait")
     wait_until(seen.exists, "the import building the tree")
-    err, took = stop(running, signal.SIGTERM)
-    assert running.returncode == 143, err
+    err, took = stop(running, number)
+    assert running.returncode == code, err
     assert TRACEBACK not in err
-    assert took < STOP_BOUND, f"ended {took:.1f} s after SIGTERM"
+    assert took < STOP_BOUND, f"ended {took:.1f} s after {number.name}"
     wait_until(lambda: not processes_running("sleep 30", under=workspace), "no git left")
     assert git(workspace, "for-each-ref") == refs
     assert not crash_reports(workspace)
