@@ -143,6 +143,33 @@ def test_changed_names_fast_import_must_have_quoted_make_the_tree_hashing_all_ma
     assert snapshot_writing_nothing(repo, cache, monkeypatch) == trees[-1]
 
 
+REFUSED_OR_SORTED = [".GIT/config", "GIT~1/x", "sub/.Git/hooks/pre-commit", "a.b", "a-b", "a0"]
+"""Names git's own index refuses (a `.git` of another case, an NTFS short name), and files
+beside a folder `a` that git sorts as `a/`."""
+
+
+def test_names_gits_index_refuses_and_folders_sorted_as_slashed_make_the_fresh_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Untracked `.GIT/config`, `GIT~1/x` and a `.gitmodules` that is a link, and the files
+    `a.b`, `a-b`, `a0` beside a folder `a`: changed (in `a/` too), each snapshot built on the
+    last tree is the fresh one, and holds them all."""
+    repo = new_repo(tmp_path / "repo", {"a/in.txt": "in\n", "top.txt": "t\n"})
+    for name in REFUSED_OR_SORTED:
+        write_raw(repo, name.encode(), b"one\n")
+    (repo / ".gitmodules").symlink_to("top.txt")
+    aged(repo)
+    cache = tmp_path / "cache" / "repo.json"
+    snapshot(repo, cache)
+    for name in [*REFUSED_OR_SORTED, "a/in.txt"]:
+        write_raw(repo, name.encode(), b"two\n")
+    aged(repo)
+    changed = built_on_last(repo, cache, monkeypatch)
+    assert changed == fresh(repo, tmp_path / "fresh")
+    listed = git(repo, "ls-tree", "-r", "-z", "--name-only", changed).split("\0")
+    assert set(REFUSED_OR_SORTED) | {".gitmodules", "a/in.txt"} <= set(listed)
+
+
 async def test_undo_of_a_prompt_that_changed_every_such_name_is_byte_exact(
     tmp_path: Path,
 ) -> None:
