@@ -654,3 +654,43 @@ async def test_undo_after_prompts_that_change_touch_and_revert_is_exact_and_a_to
     _, result = driver.undo(to=1)
     assert result.failed == []
     assert contents(repo) == before
+
+
+def test_cli_undo_and_undo_to_after_change_touch_and_revert_prompts_are_exact(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """Through `di-code run`: prompt 1 writes two files, prompt 2's bash only touches them
+    (and adds no git object), prompt 3 writes one back to its first bytes and changes the
+    other again. `di-code undo --yes` gives back the state after prompt 2, and `undo --to 1`
+    the bytes from before prompt 1."""
+    env = cli_env(di_code_home, llm_server)
+    repository(workspace)
+    aged(workspace)
+    before = contents(workspace)
+
+    def writes(a: str, b: str) -> list[tuple[str, dict[str, str]]]:
+        return [
+            ("write", {"path": "a.txt", "content": a}),
+            ("write", {"path": "b.txt", "content": b}),
+        ]
+
+    prompts = [writes("a1\n", "b1\n"), [("bash", {"command": "touch a.txt b.txt"})]]
+    prompts.append(writes("a\n", "b3\n"))
+    states, objects = [], []
+    for number, calls in enumerate(prompts):
+        turns = [call(name, args, f"c{number}{n}") for n, (name, args) in enumerate(calls)]
+        llm_server.script(*turns, Turn(text="done"))
+        first = () if number == 0 else ("--continue",)
+        ran = di_code(env, workspace, "run", *first, "--yes", "--sandbox", "off", f"p{number}")
+        assert ran.returncode == 0 and "checkpoint" not in ran.stderr, ran.stderr
+        states.append(contents(workspace))
+        objects.append(git(workspace, "count-objects", "-v"))
+        past_this_second()
+    assert objects[1] == objects[0]  # the touch prompt wrote no object
+    undone = di_code(env, workspace, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    assert contents(workspace) == states[1]
+    back = di_code(env, workspace, "undo", "--to", "1", "--yes")
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert contents(workspace) == before
+    assert not crash_reports(workspace)
