@@ -559,17 +559,20 @@ for n in range(rounds):
 """
 
 
-def test_two_processes_of_one_home_changing_files_at_once_each_get_their_bytes(
-    tmp_path: Path,
+@pytest.mark.parametrize("homes", [1, 2], ids=["one home", "two homes"])
+def test_two_processes_changing_files_at_once_each_get_their_bytes(
+    tmp_path: Path, homes: int
 ) -> None:
-    """Two processes share one private index (one home) and change each its own file, a
-    snapshot after each change, at the same time: each snapshot holds the bytes its own
-    process just wrote, no crash report, no ref written; then a snapshot is the fresh one."""
+    """Two processes (sharing one private index, or each with its home's) change each its own
+    file, a snapshot after each change, at the same time: each snapshot holds the bytes its
+    own process just wrote, no crash report, no ref written; then a snapshot is the fresh
+    one whichever home takes it."""
     files = {f"d{n}/f{m}.txt": f"{n} {m}\n" for n in range(4) for m in range(5)}
     repo = new_repo(tmp_path / "repo", {**files, "x/mine.txt": "x\n", "y/mine.txt": "y\n"})
     aged(repo)
-    cache = tmp_path / "cache" / "repo.json"
-    snapshot(repo, cache)
+    caches = [tmp_path / f"home{n % homes}" / "repo.json" for n in range(2)]
+    for cache in caches:
+        snapshot(repo, cache)
     refs = git(repo, "for-each-ref")
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     writers = [
@@ -579,13 +582,14 @@ def test_two_processes_of_one_home_changing_files_at_once_each_get_their_bytes(
             stderr=subprocess.PIPE,
             text=True,
         )
-        for mine in ("x/mine.txt", "y/mine.txt")
+        for mine, cache in zip(("x/mine.txt", "y/mine.txt"), caches, strict=True)
     ]
     for writer in writers:
         _, err = writer.communicate(timeout=300)
         assert writer.returncode == 0, err
     aged(repo)
-    assert snapshot(repo, cache) == fresh(repo, tmp_path / "fresh")
+    made_fresh = fresh(repo, tmp_path / "fresh")
+    assert [snapshot(repo, cache) for cache in caches] == [made_fresh, made_fresh]
     assert git(repo, "for-each-ref") == refs
     assert not crash_reports(repo)
 
