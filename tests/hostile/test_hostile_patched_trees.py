@@ -30,13 +30,13 @@ from tests.hostile.test_hostile_snapshot_faults import (
     contents,
     di_code,
     repository,
+    stalled,
     start,
     stop,
     undone_exactly,
 )
 from tests.support.disks import fill, tiny_disk
 from tests.support.git import aged, git, logging_git, past_this_second, subcommands
-from tests.support.hanging_git import hanging_git
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import processes_running, wait_until
 from tests.support.undo_driver import Driver, new_repo
@@ -52,28 +52,30 @@ def snapshot(repo: Path, cache: Path) -> str:
     return tree
 
 
-def built_on_last(repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """`snapshot`, which must be the one built on the last tree (no `write-tree`): the path
-    under attack, not the one that makes the tree again from the private index."""
+def logged_snapshot(
+    repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[str]]:
+    """`snapshot`, and the git subcommands it ran."""
     folder = Path(tempfile.mkdtemp(dir=cache.parent))
     log = folder / "git.log"
     with monkeypatch.context() as patch:
         patch.setenv("PATH", f"{logging_git(folder / 'bin', log)}:{os.environ['PATH']}")
         tree = snapshot(repo, cache)
-    assert "fast-import" in subcommands(log)
-    assert "write-tree" not in subcommands(log)
+    return tree, subcommands(log)
+
+
+def built_on_last(repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """`snapshot`, which must be the one built on the last tree (no `write-tree`): the path
+    under attack, not the one that makes the tree again from the private index."""
+    tree, ran = logged_snapshot(repo, cache, monkeypatch)
+    assert "fast-import" in ran and "write-tree" not in ran, ran
     return tree
 
 
 def snapshot_writing_nothing(repo: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """`snapshot` of files git names whose bytes and mode are as they were: no fast-import."""
-    folder = Path(tempfile.mkdtemp(dir=cache.parent))
-    log = folder / "git.log"
-    with monkeypatch.context() as patch:
-        patch.setenv("PATH", f"{logging_git(folder / 'bin', log)}:{os.environ['PATH']}")
-        tree = snapshot(repo, cache)
-    assert "diff-files" in subcommands(log)
-    assert not {"fast-import", "write-tree"} & set(subcommands(log)), subcommands(log)
+    tree, ran = logged_snapshot(repo, cache, monkeypatch)
+    assert "diff-files" in ran and not {"fast-import", "write-tree"} & set(ran), ran
     return tree
 
 
@@ -119,8 +121,9 @@ def test_changed_names_fast_import_must_have_quoted_make_the_tree_hashing_all_ma
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Round after round a different few of these change (same paths, so the tree is built on
-    the last one): a tab, a quote at either end, a trailing backslash, a backslash before
-    digits, DEL, a trailing CR, folders named as fast-import's commands, bytes not UTF-8."""
+    the last one): a newline, a tab, a quote at either end, a trailing backslash, a backslash
+    before digits, DEL, a trailing CR, folders named as fast-import's commands, bytes not
+    UTF-8. Then all are touched, their bytes kept: no git writes anything."""
     repo = new_repo(tmp_path / "repo", {"a.txt": "a\n"})
     for number, name in enumerate(QUOTE_BAIT):
         write_raw(repo, name, b"%d\n" % number)
@@ -213,7 +216,7 @@ def test_a_file_made_a_link_of_its_own_bytes_and_back_and_a_bare_mode_flip_are_s
 ) -> None:
     """The blob stays while the kind changes: a file replaced by a link whose target is the
     file's bytes (a newline in it), then the file again; the executable bit flipped alone.
-    Each snapshot is the fresh one, and undo of each prompt gives back the kind and mode."""
+    Each snapshot, built on the last tree, is the fresh one."""
     target = "line\nbreak"
     repo = new_repo(tmp_path / "repo", {"a": target, "run.sh": "echo\n", "b.txt": "b\n"})
     aged(repo)
@@ -524,10 +527,9 @@ def test_a_stop_while_the_tree_is_built_on_the_last_ends_in_bound_and_loses_noth
     assert di_code(env, workspace, "run", "--yes", "hi").returncode == 0
     (workspace / "a.txt").write_bytes(b"a, the user's\n")
     refs = git(workspace, "for-each-ref")
-    hanging, seen = hanging_git(tmp_path, "fast-import")
-    llm_server.script(Turn(text="never", fault="stall", fault_after=0))
-    running = start(env | hanging, workspace, "run", "-c", "--yes", "wait")
-    wait_until(seen.exists, "the import building the tree")
+    running = stalled(
+        llm_server, env, workspace, tmp_path, "fast-import", "run", "-c", "--yes", "w"
+    )
     err, took = stop(running, number)
     assert running.returncode == code, err
     assert TRACEBACK not in err
