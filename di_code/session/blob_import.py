@@ -15,7 +15,9 @@ every byte outside printable ASCII escaped), so a name with `\\n` or a quote is 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -158,8 +160,23 @@ _QUOTED = [
 
 def fast_import(top: Path, stream: BinaryIO, stopped: Callable[[], bool] | None = None) -> bytes:
     """`git fast-import` of `stream` into the repository of `top`; its output (GitStopped
-    once `stopped()` says so)."""
-    return run_git(top, ["fast-import", "--quiet", "--done"], stdin=stream, stopped=stopped)
+    once `stopped()` says so). A fast-import that dies once under way (a full object store,
+    a tree it cannot read) writes a crash report into the user's git folder, which nothing
+    else would ever remove (one per failed snapshot, naming the stream's last files): it is
+    removed here, the failure staying GitError's one line."""
+    try:
+        return run_git(top, ["fast-import", "--quiet", "--done"], stdin=stream, stopped=stopped)
+    except GitError as exc:
+        reported = _CRASH_REPORT.search(exc.said)
+        if reported is not None:  # as git names it: relative to `top`, or absolute
+            with contextlib.suppress(OSError):
+                os.unlink(top / os.fsdecode(reported[1]))
+        raise
+
+
+_CRASH_REPORT = re.compile(
+    rb"^fast-import: dumping crash report to ((?:.*/)?fast_import_crash_[0-9]+)$", re.M
+)
 
 
 def blob_name(object_format: str, data: bytes) -> str:

@@ -92,6 +92,9 @@ ALLOWED = "https://, ssh://, git://, file:// or user@host:path"
 class GitError(DiCodeError):
     """A git command failed; the message is one line."""
 
+    said: bytes = b""
+    """All git wrote to stderr (the message keeps one line of it)."""
+
 
 class Blocked(GitError):
     """A git command waited on something that may never come (a FIFO): it was killed."""
@@ -137,11 +140,23 @@ def run_git(
     GitStopped once `stopped()` says so (git and all it started are ended at once)."""
     config = SAFE_CONFIG + _options(CASE_SENSITIVE) if _tells_case_apart(cwd) else SAFE_CONFIG
     config += PRIVATE_INDEX if index_file is not None else ()
+    config += PACK_WRITER if args and args[0] == "fast-import" else ()
     env = git_env(index_file, author=author)
     if args and args[0] in CONTENT_READERS and not _timeless(args[0], index_file):
         config += _filters_off(cwd, config, env, stopped)
     return _run(cwd, config, args, env, stdin, stopped=stopped, timeout=timeout)
 
+
+PACK_WRITER = _options(
+    "fastimport.unpackLimit=100",
+    "transfer.unpackLimit=100",
+    "pack.indexVersion=2",
+    "pack.depth=50",
+)
+"""git's own defaults for what only a pack writer (`fast-import`, the snapshots' one) parses: a
+value there git cannot parse (`git config fastimport.unpackLimit many`, a model's command)
+leaves the user's git working but failed every snapshot that wrote a blob, so undo could take
+back nothing a tool changed after it."""
 
 PRIVATE_INDEX = _options(
     "core.checkStat=default",
@@ -296,7 +311,9 @@ def _run(
     if process.returncode != 0:
         lines = err.decode(errors="replace").strip().splitlines() or ["no reason given"]
         fatal = [line for line in lines if line.startswith("fatal: ")]  # not a hint after it
-        raise GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
+        error = GitError(f"git {args[0]} failed: {(fatal or lines)[-1]}")
+        error.said = err
+        raise error
     return out
 
 

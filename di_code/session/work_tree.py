@@ -52,10 +52,10 @@ class Objects(Protocol):
 
 
 LOOSE = 100
-"""Up to this many blobs (git's default `fastimport.unpackLimit`) go to git without asking
-which it lacks: fast-import writes none a pack holds and hands the rest to `git
-unpack-objects`, which writes none the repository holds (a repository that lowers the limit
-keeps them in a small pack), so asking first (`cat-file`) would only add a process to a
+"""Up to this many blobs (the `fastimport.unpackLimit` di-code's git takes, git's default,
+whatever the repository says: `git_run.PACK_WRITER`) go to git without asking which it lacks:
+fast-import writes none a pack holds and hands the rest to `git unpack-objects`, which writes
+none the repository holds, so asking first (`cat-file`) would only add a process to a
 snapshot in which a few files changed."""
 
 Blob = tuple[str, str]
