@@ -153,10 +153,9 @@ PACK_WRITER = _options(
     "pack.indexVersion=2",
     "pack.depth=50",
 )
-"""git's own defaults for what only a pack writer (`fast-import`, the snapshots' one) parses: a
-value there git cannot parse (`git config fastimport.unpackLimit many`, a model's command)
-leaves the user's git working but failed every snapshot that wrote a blob, so undo could take
-back nothing a tool changed after it."""
+"""git's defaults for what only a pack writer (the snapshots' `fast-import`) parses: a value git
+cannot parse there (`git config fastimport.unpackLimit many`) leaves the user's git working but
+failed every snapshot that wrote a blob (undo took back nothing a tool changed after it)."""
 
 PRIVATE_INDEX = _options(
     "core.checkStat=default",

@@ -24,7 +24,11 @@ from di_code.session.git_run import GitError
 from di_code.session.git_snapshot import GitSnapshots
 from di_code.session.stat_cache import StatCache
 from tests.cli.conftest import cli_env
-from tests.hostile.test_hostile_snapshot_faults import (
+from tests.support.disks import fill, tiny_disk
+from tests.support.git import aged, git, logging_git, past_this_second, subcommands
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.processes import processes_running, wait_until
+from tests.support.snapshot_runs import (
     STOP_BOUND,
     TRACEBACK,
     contents,
@@ -35,10 +39,6 @@ from tests.hostile.test_hostile_snapshot_faults import (
     stop,
     undone_exactly,
 )
-from tests.support.disks import fill, tiny_disk
-from tests.support.git import aged, git, logging_git, past_this_second, subcommands
-from tests.support.llm_server import LLMServer, Turn, call
-from tests.support.processes import processes_running, wait_until
 from tests.support.undo_driver import Driver, new_repo
 
 HOUR_AGO = 1_700_000_000

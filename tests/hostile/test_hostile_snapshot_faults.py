@@ -25,23 +25,30 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from tests.cli.conftest import DI_CODE, cli_env
+from tests.cli.conftest import cli_env
 from tests.support.chat import spawn_chat
 from tests.support.disks import fill, tiny_disk
 from tests.support.git import aged, git
 from tests.support.hanging_git import hanging_git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import processes_running, wait_until
+from tests.support.snapshot_runs import (
+    STALL,
+    STOP_BOUND,
+    TRACEBACK,
+    contents,
+    di_code,
+    repository,
+    stalled,
+    start,
+    stop,
+)
 from tests.support.undo_cli import planted
 
-TRACEBACK = "Traceback"
 STEPS = ("ls-files", "diff-files", "fast-import", "write-tree", "update-ref")
 """The git steps of a snapshot after an earlier one: list, compare, write blobs, tree, ref."""
 HANG = "sleep 30"
 """What the hanging git runs (tests/support/hanging_git): a live one is a git left behind."""
-STOP_BOUND = 8.0
-"""README: a stop waits for no snapshot before a tool ran (within a second), and its own bound
-is 2 s after one ran; generous, the machine is shared."""
 CHANGE = (
     Turn(
         tool_calls=(
@@ -51,67 +58,6 @@ CHANGE = (
     ),
     Turn(text="done"),
 )
-STALL = Turn(text="never", fault="stall", fault_after=0)
-
-
-def repository(folder: Path) -> None:
-    git(folder, "init", "-q", "-b", "main")
-    (folder / "a.txt").write_bytes(b"a\n")
-    (folder / "b.txt").write_bytes(b"b\n")
-    git(folder, "add", "-A")
-    git(folder, "commit", "-qm", "first")
-
-
-def contents(work: Path) -> dict[bytes, bytes]:
-    """Every file under `work` but `.git`'s, by its name's bytes."""
-    found: dict[bytes, bytes] = {}
-    for folder, dirs, names in os.walk(os.fsencode(work)):
-        dirs[:] = [d for d in dirs if d != b".git"]
-        for name in names:
-            path = os.path.join(folder, name)
-            found[os.path.relpath(path, os.fsencode(work))] = Path(os.fsdecode(path)).read_bytes()
-    return found
-
-
-def di_code(env: dict[str, str], work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [DI_CODE, *args], cwd=work, env=env, input="", capture_output=True, text=True,
-        errors="replace", timeout=120,
-    )  # fmt: skip
-    assert TRACEBACK not in done.stderr, done.stderr
-    return done
-
-
-def start(env: dict[str, str], work: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [DI_CODE, *args], cwd=work, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-
-
-def stalled(
-    llm_server: LLMServer, env: dict[str, str], work: Path, folder: Path, step: str, *args: str
-) -> subprocess.Popen[str]:
-    """`di-code ARGS` whose model never answers, once its request went out and its first
-    snapshot hangs at `step`."""
-    hanging, seen = hanging_git(folder, step)
-    llm_server.script(STALL)
-    asked = len(llm_server.requests)
-    running = start(env | hanging, work, *args)
-    wait_until(lambda: len(llm_server.requests) > asked, "the request")
-    wait_until(seen.exists, f"the snapshot's {step}")
-    return running
-
-
-def stop(running: subprocess.Popen[str], number: int) -> tuple[str, float]:
-    """Send `number`; stderr and the seconds until the process ended."""
-    sent = time.monotonic()
-    running.send_signal(number)
-    try:
-        _, err = running.communicate(timeout=60)
-    finally:
-        running.kill()
-    return err, time.monotonic() - sent
 
 
 def undone_exactly(
