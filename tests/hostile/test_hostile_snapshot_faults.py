@@ -33,6 +33,7 @@ from tests.support.hanging_git import hanging_git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import processes_running, wait_until
 from tests.support.snapshot_runs import (
+    CHANGE,
     STALL,
     STOP_BOUND,
     TRACEBACK,
@@ -42,6 +43,7 @@ from tests.support.snapshot_runs import (
     stalled,
     start,
     stop,
+    undone_exactly,
 )
 from tests.support.undo_cli import planted
 
@@ -49,35 +51,6 @@ STEPS = ("ls-files", "diff-files", "fast-import", "write-tree", "update-ref")
 """The git steps of a snapshot after an earlier one: list, compare, write blobs, tree, ref."""
 HANG = "sleep 30"
 """What the hanging git runs (tests/support/hanging_git): a live one is a git left behind."""
-CHANGE = (
-    Turn(
-        tool_calls=(
-            ToolCallSpec("write", {"path": "a.txt", "content": "by the model\n"}, "c1"),
-            ToolCallSpec("write", {"path": "made.txt", "content": "new\n"}, "c2"),
-        )
-    ),
-    Turn(text="done"),
-)
-
-
-def undone_exactly(
-    llm_server: LLMServer, env: dict[str, str], work: Path, *first: str
-) -> None:  # fmt: skip
-    """The next prompt (its tools change files) is recorded, and `undo` gives back the bytes
-    from before it."""
-    before = contents(work)
-    llm_server.script(*CHANGE)
-    again = di_code(env, work, "run", *first, "--yes", "change")
-    assert again.returncode == 0, again.stderr
-    assert "checkpoint" not in again.stderr, again.stderr
-    assert contents(work) != before
-    undone = di_code(env, work, "undo", "--yes")
-    assert undone.returncode == 0, undone.stdout + undone.stderr
-    after = contents(work)
-    differ = sorted(
-        name for name in after.keys() | before.keys() if after.get(name) != before.get(name)
-    )
-    assert not differ, (differ, undone.stdout, undone.stderr)
 
 
 def prepared(llm_server: LLMServer, env: dict[str, str], work: Path) -> None:

@@ -12,10 +12,19 @@ from pathlib import Path
 from tests.cli.conftest import DI_CODE
 from tests.support.git import git
 from tests.support.hanging_git import hanging_git
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.processes import wait_until
 
 TRACEBACK = "Traceback"
+CHANGE = (
+    Turn(
+        tool_calls=(
+            ToolCallSpec("write", {"path": "a.txt", "content": "by the model\n"}, "c1"),
+            ToolCallSpec("write", {"path": "made.txt", "content": "new\n"}, "c2"),
+        )
+    ),
+    Turn(text="done"),
+)
 STOP_BOUND = 8.0
 """README: a stop waits for no snapshot before a tool ran (within a second), and its own bound
 is 2 s after one ran; generous, the machine is shared."""
@@ -80,3 +89,23 @@ def stop(running: subprocess.Popen[str], number: int) -> tuple[str, float]:
     finally:
         running.kill()
     return err, time.monotonic() - sent
+
+
+def undone_exactly(
+    llm_server: LLMServer, env: dict[str, str], work: Path, *first: str
+) -> None:  # fmt: skip
+    """The next prompt (its tools change files) is recorded, and `undo` gives back the bytes
+    from before it."""
+    before = contents(work)
+    llm_server.script(*CHANGE)
+    again = di_code(env, work, "run", *first, "--yes", "change")
+    assert again.returncode == 0, again.stderr
+    assert "checkpoint" not in again.stderr, again.stderr
+    assert contents(work) != before
+    undone = di_code(env, work, "undo", "--yes")
+    assert undone.returncode == 0, undone.stdout + undone.stderr
+    after = contents(work)
+    differ = sorted(
+        name for name in after.keys() | before.keys() if after.get(name) != before.get(name)
+    )
+    assert not differ, (differ, undone.stdout, undone.stderr)
