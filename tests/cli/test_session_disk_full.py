@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.cli_run import di_code
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import WHOLE, LLMServer, ToolCallSpec, Turn
 
 
 def test_an_answer_the_full_disk_refuses_is_said_and_run_fails(
@@ -26,7 +26,7 @@ def test_an_answer_the_full_disk_refuses_is_said_and_run_fails(
     size = session.stat().st_size
 
     long_answer = "long answer " * 20_000  # its line cannot fit; the prompt's line can
-    llm_server.script(Turn(text=long_answer))
+    llm_server.script(Turn(text=long_answer, chunk_size=WHOLE))  # its size fails, not its deltas
     done = di_code(
         di_code_home, llm_server, workspace, "run", "-c", "second", file_limit=size + 100_000
     )
@@ -90,7 +90,7 @@ def test_a_full_home_loses_the_tool_call_message_no_more_silently(
 
     content = "line of the new file\n" * 10_000  # 210 KB: its call's message cannot fit
     write = ToolCallSpec("write", {"path": "new.txt", "content": content}, "c1")
-    llm_server.script(Turn(tool_calls=(write,)), Turn(text="written"))
+    llm_server.script(Turn(tool_calls=(write,), chunk_size=WHOLE), Turn(text="written"))
     done = di_code(small_home, llm_server, workspace, "run", "--yes", "-c", "write it")
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr

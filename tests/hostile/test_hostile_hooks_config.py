@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import API_KEY, DI_CODE, RunDiCode, cli_env, request_text
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import WHOLE, LLMServer, ToolCallSpec, Turn
 from tests.support.processes import alive, wait_until
 
 ALLOW = '{"hookSpecificOutput": {"permissionDecision": "allow"}}'
@@ -383,7 +383,7 @@ def test_a_hook_that_never_reads_a_large_event_still_decides(
     (di_code_home / "config.toml").write_text(hook_tables(("PreToolUse", f"echo '{ALLOW}'")))
     content = "y" * 300_000
     call = ToolCallSpec("write", {"path": "big.txt", "content": content})
-    llm_server.script(Turn(tool_calls=(call,)), Turn(text="ok"))
+    llm_server.script(Turn(tool_calls=(call,), chunk_size=WHOLE), Turn(text="ok"))
     done = run_di_code("run", "write it")
     clean(done)
     assert done.returncode == 0, done.stderr

@@ -267,7 +267,8 @@ async def test_a_thirty_third_job_is_refused_and_a_killed_one_frees_its_place(
     policy = BashPolicy()
     tools = tools_with(workspace, policy)
     try:
-        jobs = [await start(tools, "exec sleep 1000") for _ in range(MAX_RUNNING)]
+        # started together: each start waits out its 1 s first look at a job that prints nothing
+        jobs = await asyncio.gather(*(start(tools, "exec sleep 1000") for _ in range(MAX_RUNNING)))
         refused = await error_of(tools["bash"], {"command": "sleep 1000", "background": True})
         assert str(MAX_RUNNING) in refused and "job_kill" in refused
         await run(tools["job_kill"], {"job_id": jobs[0]})

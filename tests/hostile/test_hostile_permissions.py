@@ -17,7 +17,7 @@ import pytest
 from tests.cli.conftest import RunDiCode
 from tests.support.approval import answer
 from tests.support.chat import DI_CODE, needs_di_code, open_chat, spawn_env
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.llm_server import WHOLE, LLMServer, ToolCallSpec, Turn
 from tests.support.screen import Screen
 
 
@@ -406,10 +406,12 @@ def test_allow_rules_and_auto_answers_do_not_lift_the_limits_of_a_looking_mode(
 # --- the question -------------------------------------------------------------------------
 
 
-def asked_on_terminal(server: LLMServer, workspace: Path, command: str) -> str:
+def asked_on_terminal(
+    server: LLMServer, workspace: Path, command: str, chunk_size: int = Turn.chunk_size
+) -> str:
     """The screen of `di-code run` while it asks about `command` (then answered no)."""
     server.script(
-        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),)),
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),), chunk_size=chunk_size),
         Turn(text="not run"),
     )
     child, screen = run_on_terminal(server, workspace)
@@ -454,7 +456,7 @@ def test_a_100_kb_command_shows_its_end_beside_the_question(
     first and last lines are shown around a line saying how many lie between. A payload at
     the end of 100 KB of harmless commands is on screen when the question is."""
     command = "echo start; " + "true; " * 17_000 + "touch TAIL-P"
-    asked = asked_on_terminal(llm_server, workspace, command)
+    asked = asked_on_terminal(llm_server, workspace, command, WHOLE)  # its size, not its deltas
     assert "touch TAIL-P" in asked
     assert "more lines here" in asked
     assert not (workspace / "TAIL-P").exists()
@@ -494,7 +496,7 @@ def test_a_100_kb_command_shows_its_ends_in_the_chat_question(
     last lines around how many lie between, the payload at its end on screen."""
     command = "echo start; " + "true; " * 17_000 + "touch TAIL-P"
     llm_server.script(
-        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),)),
+        Turn(tool_calls=(ToolCallSpec("bash", {"command": command}, "c1"),), chunk_size=WHOLE),
         Turn(text="not run"),
     )
     child, screen = open_chat(llm_server, workspace)

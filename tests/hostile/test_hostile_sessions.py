@@ -283,7 +283,7 @@ def test_a_closed_stdout_during_a_run_loses_nothing_of_the_session(
     llm_server: LLMServer, di_code_home: Path, workspace: Path
 ) -> None:
     first_session(di_code_home, llm_server, workspace)
-    llm_server.script(Turn(text="an answer nobody reads " * 2000))
+    llm_server.script(Turn(text="an answer nobody reads " * 2000, chunk_size=4096))
     runner = start(di_code_home, llm_server, workspace, "run", "-c", "second prompt")
     assert runner.stdout is not None
     runner.stdout.close()  # `| head` that has gone

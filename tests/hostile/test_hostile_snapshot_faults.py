@@ -30,7 +30,7 @@ from tests.support.chat import spawn_chat
 from tests.support.disks import fill, tiny_disk
 from tests.support.git import aged, git
 from tests.support.hanging_git import hanging_git
-from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
+from tests.support.llm_server import WHOLE, LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import processes_running, wait_until
 from tests.support.snapshot_runs import (
     CHANGE,
@@ -362,7 +362,8 @@ def full_object_store(
                 tool_calls=(
                     ToolCallSpec("write", {"path": "a.txt", "content": "model\n"}, "c1"),
                     ToolCallSpec("write", LARGE_WRITE, "c2"),
-                )
+                ),
+                chunk_size=WHOLE,  # the 800 KB in one delta: 4-character ones took a minute
             ),
             call("write", {"path": "b.txt", "content": "model\n"}, "c3"),
             Turn(text="done"),

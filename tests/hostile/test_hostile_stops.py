@@ -389,7 +389,9 @@ def test_a_real_head_c_1_closes_stdout_mid_answer(
 ) -> None:
     """`di-code run … | head -c 1` with an answer bigger than the pipe: head reads a byte and
     leaves while di-code writes; di-code ends 141, nothing on stderr, the session loads."""
-    llm_server.script(Turn(text="answer " * 200_000))
+    # 1.4 MB in 4 KB deltas: still many times what the pipe holds (4-character ones, 350,000
+    # events, took a minute to stream where the whole answer is printed at its end)
+    llm_server.script(Turn(text="answer " * 200_000, chunk_size=4096))
     reader = into_head(launch, fmt)
     assert reader.stdout is not None
     assert reader.stdout.read() in (b"a", b"{")

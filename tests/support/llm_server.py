@@ -62,6 +62,7 @@ from urllib.parse import urlsplit
 
 from tests.support.wire import (
     MALFORMED,
+    WHOLE,
     HttpError,
     Replay,
     Script,
@@ -87,6 +88,7 @@ from tests.support.wire_responses import (
 )
 
 __all__ = [
+    "WHOLE",
     "HttpError",
     "LLMServer",
     "RecordedRequest",

@@ -1,7 +1,7 @@
 """A listener on a local server's own port (the first of the `llamacpp`, `vllm`, `lmstudio`
 and `ollama` presets' ports free here): it stands in for whatever a cloned project would like
-a prompt sent to, and counts the connections it gets (closing each at once). Also a port free
-on 127.0.0.1 for a server a test starts."""
+a prompt sent to, and counts the connections it gets (answering each with a 400 at once). Also
+a port free on 127.0.0.1 for a server a test starts."""
 
 from __future__ import annotations
 
@@ -23,8 +23,17 @@ def free_port() -> int:
 LOCAL_PRESETS = {"llamacpp": 8080, "vllm": 8000, "lmstudio": 1234, "ollama": 11434}
 
 
+REFUSAL = (
+    b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 2\r\n"
+    b"connection: close\r\n\r\n{}"
+)
+"""What each connection gets: an error a client gives up on at once. A connection closed
+unanswered is retried with back-off (1 + 2 + 4 + 8 s), which a test that reaches the port on
+purpose would wait out."""
+
+
 class Listener:
-    """Accepts on 127.0.0.1:port, counts connections, closes them at once."""
+    """Accepts on 127.0.0.1:port, counts connections, refuses each at once (REFUSAL)."""
 
     def __init__(self, name: str, port: int, sock: socket.socket) -> None:
         self.name, self.port, self._sock = name, port, sock
@@ -39,7 +48,12 @@ class Listener:
             except OSError:
                 return
             self.connections += 1
-            conn.close()
+            with conn, contextlib.suppress(OSError):
+                conn.settimeout(5)
+                conn.sendall(REFUSAL)
+                conn.shutdown(socket.SHUT_WR)
+                while conn.recv(65536):  # until the client closes: no reset to eat the answer
+                    pass
 
     def close(self) -> None:
         self._sock.shutdown(socket.SHUT_RDWR)  # wakes the accept (close alone would not)

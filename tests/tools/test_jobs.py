@@ -116,9 +116,10 @@ async def test_a_job_that_exits_on_its_own_is_told_once(workspace: Path) -> None
 async def test_twenty_jobs_run_at_once(workspace: Path) -> None:
     policy = BashPolicy()
     tools = tools_with(workspace, policy)
-    ids = [
-        await start(tools, f"while :; do echo job-{n}-speaks; sleep 0.05; done") for n in range(20)
-    ]
+    # started together: each start waits out its 1 s first look at a job that never goes quiet
+    ids = await asyncio.gather(
+        *(start(tools, f"while :; do echo job-{n}-speaks; sleep 0.05; done") for n in range(20))
+    )
     assert len(policy.jobs.running()) == 20
     for n, job_id in enumerate(ids):
         read = await run(tools["job_output"], {"job_id": job_id, "wait": 30, "pattern": "speaks"})
