@@ -21,8 +21,6 @@ from pathlib import Path
 import pytest
 
 from di_code.session.git_run import GitError
-from di_code.session.git_snapshot import GitSnapshots
-from di_code.session.stat_cache import StatCache
 from tests.cli.conftest import cli_env
 from tests.support.disks import fill, tiny_disk
 from tests.support.git import aged, git, logging_git, past_this_second, subcommands
@@ -34,6 +32,7 @@ from tests.support.snapshot_runs import (
     contents,
     di_code,
     repository,
+    snapshot,
     stalled,
     start,
     stop,
@@ -42,14 +41,6 @@ from tests.support.snapshot_runs import (
 from tests.support.undo_driver import Driver, new_repo
 
 HOUR_AGO = 1_700_000_000
-
-
-def snapshot(repo: Path, cache: Path) -> str:
-    """One run's snapshot of `repo` with the private index a previous run left in `cache`."""
-    stat_cache = StatCache(cache)
-    tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
-    stat_cache.save()
-    return tree
 
 
 def logged_snapshot(

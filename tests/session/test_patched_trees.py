@@ -12,20 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from di_code.session.git_snapshot import GitSnapshots
-from di_code.session.stat_cache import StatCache
 from tests.support.git import git, logging_git, past_this_second, subcommands
+from tests.support.snapshot_runs import snapshot
 from tests.support.undo_driver import new_repo
 
 HOUR_AGO = 1_700_000_000
-
-
-def snapshot(repo: Path, cache: Path) -> str:
-    """One run's snapshot of `repo` with the cache a previous run left in `cache`."""
-    stat_cache = StatCache(cache)
-    tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
-    stat_cache.save()
-    return tree
 
 
 def aged(repo: Path, *names: str) -> None:

@@ -9,6 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from di_code.session.git_snapshot import GitSnapshots
+from di_code.session.stat_cache import StatCache
 from tests.cli.conftest import DI_CODE
 from tests.support.git import git
 from tests.support.hanging_git import hanging_git
@@ -109,3 +111,12 @@ def undone_exactly(
         name for name in after.keys() | before.keys() if after.get(name) != before.get(name)
     )
     assert not differ, (differ, undone.stdout, undone.stderr)
+
+
+def snapshot(repo: Path, cache: Path) -> str:
+    """One run's snapshot tree of `repo` (the session API) with the private index a previous
+    run left beside `cache`."""
+    stat_cache = StatCache(cache)
+    tree = GitSnapshots(repo, stat_cache=stat_cache).take().tree
+    stat_cache.save()
+    return tree
