@@ -124,6 +124,7 @@ class TreeEdit:
             self.puts.append((mode, blob, path))
 
     def commands(self) -> bytes:
+        """The stream's part that makes the tree and names it (none when nothing is put in)."""
         if not self.puts:
             return b""
         files = b"".join(
