@@ -24,8 +24,7 @@ from tests.support.git import git
 from tests.support.hanging_git import LEFTOVERS, hanging_git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn, call
 from tests.support.processes import wait_until
-
-TRACEBACK = "Traceback"
+from tests.support.snapshot_runs import TRACEBACK, di_code, repository
 
 TOOLS = (
     Turn(
@@ -39,25 +38,8 @@ TOOLS = (
 )
 
 
-def repository(folder: Path) -> None:
-    git(folder, "init", "-q", "-b", "main")
-    (folder / "a.txt").write_bytes(b"a\n")
-    (folder / "b.txt").write_bytes(b"b\n")
-    git(folder, "add", "-A")
-    git(folder, "commit", "-qm", "first")
-
-
 def files(work: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in work.iterdir() if p.is_file()}
-
-
-def di_code(env: dict[str, str], work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(
-        [DI_CODE, *args], cwd=work, env=env, input="", capture_output=True, text=True,
-        timeout=120,
-    )  # fmt: skip
-    assert TRACEBACK not in done.stderr, done.stderr
-    return done
 
 
 @pytest.mark.parametrize("step", sorted(set(LEFTOVERS) - {"update-ref --stdin"}))
