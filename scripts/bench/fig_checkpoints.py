@@ -25,14 +25,17 @@ SNAPSHOT = (
     "from di_code.session.git_run import top_and_refs;"
     "from di_code.session.git_snapshot import GitSnapshots;"
     "from di_code.session.stat_cache import StatCache;"
-    "t = time.perf_counter(); cache = StatCache(Path(sys.argv[2]));"
     "found = top_and_refs(Path(sys.argv[1]), 'refs/di-code/');"
+    "t = time.perf_counter(); cache = StatCache(Path(sys.argv[2]));"
     "git = GitSnapshots(found.path, stat_cache=cache, refs_listed=found.refs);"
     "git.refs.prune({'bench'}); snapshot = git.take(ignored=sys.argv[3] == 'tool');"
     "git.refs.keep('bench', snapshot.tree); cache.save(); print(time.perf_counter() - t)"
 )
 """What a run's checkpoint does (`checkpoints.Checkpointer._take`), in a fresh process with the
-private index a previous run left (the first run ever hashes every file's raw bytes). `prompt` is
+private index a previous run left (the first run ever hashes every file's raw bytes). The work
+tree's top and the refs are found before the clock starts: a run's set-up finds them with the
+git state of the system prompt, before the request, and hands them to the checkpoints
+(`setup.recording`), which ask git no more. `prompt` is
 the snapshot every prompt takes (its tree alone is recorded); `tool` the one around a tool
 call that may change files, which also lists and watches the ignored paths."""
 
