@@ -22,12 +22,14 @@ FLOOR = 95.0
 PERMISSION_TESTS = (
     "tests/tools/test_permissions.py",
     "tests/tools/test_permissions_bash.py",
+    "tests/tools/test_permissions_grants.py",
     "tests/tools/test_permissions_job_input.py",
     "tests/tools/test_plan_mode.py",
 )
 GUARDED = {
     "di_code/tools/policy/permissions.py": PERMISSION_TESTS,  # permissions and rules
     "di_code/tools/policy/rules.py": PERMISSION_TESTS,  # one rule and what it matches
+    "di_code/tools/policy/subcommands.py": PERMISSION_TESTS,  # where a grant's prefix ends
     "di_code/tools/process/protected.py": (  # protected paths
         "tests/tools/test_protected.py",
         "tests/tools/test_sandbox_protected.py",

@@ -126,10 +126,6 @@ def test_always_for_a_harmless_line_never_runs_a_destructive_one_unasked(
 
 
 @needs_di_code
-@pytest.mark.xfail(
-    strict=True,
-    reason="always for `git --no-pager log` grants all of git: `git config alias` runs unasked",
-)
 def test_always_for_git_with_an_option_before_its_subcommand_does_not_grant_git_config(
     llm_server: LLMServer, workspace: Path
 ) -> None:

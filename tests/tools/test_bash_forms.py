@@ -97,6 +97,10 @@ HIDDEN = [
     "x=$'a[\\x24(rm x)]'; printf -v \"$x\" y",
     'printf -v "$name" y',
     'read "$name" < /dev/null',
+    # git's -c after an option whose value is the next word: still before the subcommand
+    "git --namespace n -c alias.r='!rm x' r",
+    "git --git-dir .git -c alias.r='!rm x' r",
+    "git --frobnicate -c alias.r='!rm x' r",  # an option git's grammar does not list
 ]
 
 
@@ -131,6 +135,7 @@ HARMLESS = [
     ("busybox echo hi", "busybox"),
     ("xargs -I % echo %", "xargs"),
     ("git -C . status", "git"),
+    ("git --git-dir=.git --no-pager -C . status", "git"),
     ("hash -r && echo hi", "hash"),
     ("echo hi & wait", "wait"),
 ]
@@ -182,6 +187,12 @@ def test_a_builtin_that_changes_the_shell_is_never_covered(command: str) -> None
         "echo x | xargs rm",
         "find . -delete",
         "find . -exec ls {} +",
+        "find . -fprintf notes.txt x",
+        # programs with subcommands, an option before it
+        "docker --context x run img",
+        "kubectl -n ns delete pod p",
+        "npm --prefix x run build",
+        "cargo +nightly build",
     ],
 )
 def test_always_for_a_destructive_program_or_an_interpreter_is_that_line_only(

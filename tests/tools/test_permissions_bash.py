@@ -150,7 +150,7 @@ async def test_always_for_a_harmless_printf_does_not_run_a_hidden_subscript(
     gate = PermissionGate("ask", approver=approver)
     [bash] = gate_tools([tools["bash"]], gate)
     await run(bash, {"command": "printf '%s\\n' hello"})
-    assert [str(rule) for rule in gate.grants] == ["bash:printf"]
+    assert [str(rule) for rule in gate.grants] == ["bash:printf %s\\n"]
     await run(bash, {"command": "printf -v 'a[$(touch P)]' x"})
     assert len(approver.asked) == 2, "the subscript line is asked about"
     assert approver.asked[1].offers == ()

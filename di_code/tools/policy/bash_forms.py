@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from di_code.tools.policy.bash_subscripts import subscript_code
+from di_code.tools.policy.subcommands import leading_options
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -222,7 +223,7 @@ EXACT_ONLY = names(
 interpreters and build runners, which run whatever code they are given."""
 EXACT_ONLY_WORDS = {
     "git": names("push reset clean checkout restore"),
-    "find": names("-delete -exec -execdir -ok -okdir -fprint -fls"),
+    "find": names("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls"),
 }
 """Programs granted exactly when one of these words follows (`git -C . push` too)."""
 _INTERPRETER = re.compile(r"(python|pypy|node|ruby|perl|php|lua)[0-9.]*")
@@ -239,16 +240,16 @@ def exact_only(words: tuple[str, ...]) -> bool:
 
 
 def _git(args: tuple[Word, ...]) -> bool:
-    """git -c NAME=VALUE (or --config-env, --exec-path) before the subcommand: many config
-    values are commands (`alias.x=!rm x`, core.pager, core.sshCommand, diff.external)."""
-    skip = False
-    for word in args:
-        if word is None or word.startswith(("-c", "--config-env", "--exec-path")):
-            return True
-        if not skip and not word.startswith("-"):
-            return False
-        skip = word == "-C"  # git -C PATH
-    return False
+    """git -c NAME=VALUE (or --config-env, --exec-path=DIR) before the subcommand: many config
+    values are commands (`alias.x=!rm x`, core.pager, core.sshCommand, diff.external). The
+    options are read by git's grammar (`subcommands`), so a value is never taken for the
+    subcommand (`git --git-dir .git -c …`); an option it does not know hides the rest."""
+    leading = leading_options(("git", *args))
+    return leading.at is None or not _GIT_CODE.isdisjoint(leading.options)
+
+
+_GIT_CODE = names("-c --config-env --exec-path")
+"""git's options before the subcommand that set configuration or where its programs are."""
 
 
 _PROGRAMS: dict[str, Callable[[tuple[Word, ...]], bool]] = {"git": _git}

@@ -16,7 +16,8 @@ Write and edit on a protected path (`protected.py`: git directories, `.di-code/`
 `.claude/`, DI_CODE_HOME) always ask in ask and accept-edits modes; no rule or grant covers them.
 
 An approval can grant more for the rest of the session: the command prefixes of a plain bash
-line (only that exact line when it runs a destructive program or an interpreter), one file,
+line (the program, the options before its subcommand and the subcommand; only that exact line
+when it runs a destructive program or an interpreter, or when no prefix can be told), one file,
 or all edits. Grants are allow rules kept in the gate; /permissions lists and
 revokes them.
 
@@ -27,7 +28,6 @@ model can choose another way.
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Literal, TypeAlias
 
@@ -47,13 +47,12 @@ from di_code.tools.policy.modes import (
 )
 from di_code.tools.policy.rules import Place, Rule
 from di_code.tools.policy.shell_parse import parse_line
+from di_code.tools.policy.subcommands import leading_options
 
 HookOpinion: TypeAlias = Literal["allow", "ask"] | None
 
 EDIT_TOOLS = frozenset({"write", "edit"})
 GRANT_KEYS = ("a", "e")
-
-_SUBCOMMAND = re.compile(r"[a-z][a-z0-9-]*")
 
 
 class PermissionRules(Struct, frozen=True):
@@ -79,8 +78,8 @@ class PermissionRules(Struct, frozen=True):
     ) -> Literal["allow", "deny"] | None:
         """deny if any deny rule matches; allow if the allow rules (and grants) cover the
         whole call; else None (ask). A grant's prefix never covers a command that only an
-        exact grant may (`exact_only`: "always" for `git --no-pager log` grants `git`, which
-        must not run `git clean` unasked); the user's own rules do."""
+        exact grant may (`exact_only`: "always" for `find . -name x` grants `find .`, which
+        must not run `find . -delete` unasked); the user's own rules do."""
         deny = [rule for rule in self.deny if rule.names(tool_name)]
         own = [rule for rule in self.allow if rule.names(tool_name)]
         allow = [*own, *(rule for rule in grants if rule.names(tool_name))]
@@ -123,12 +122,19 @@ def _unreadable_bash(tool_name: str, arguments: dict[str, Any]) -> bool:
     return tool_name == "bash" and isinstance(command, str) and parse_line(command).commands is None
 
 
-def command_prefix(words: Sequence[str]) -> str:
-    """The program and its subcommand, what "don't ask again" remembers: `git status -s` →
-    `git status`, `ls -la` → `ls`, `rm x` → `rm x`."""
-    if len(words) > 1 and _SUBCOMMAND.fullmatch(words[1]):
-        return f"{words[0]} {words[1]}"
-    return words[0]
+def command_prefix(words: Sequence[str]) -> str | None:
+    """What "don't ask again" remembers: the program, the options before its subcommand and
+    the subcommand (`git --no-pager log -5` → `git --no-pager log`, `git -C dir log` → `git
+    -C dir log`). None when there is none or it cannot be told where it is (`ls -la`, `tool -x
+    build`: `-x` may take `build` as its value), or a word would read as other words (`git
+    'config x'`): then only the exact line is granted."""
+    at = leading_options(words).at
+    if at is None or at >= len(words):
+        return None
+    kept = words[: at + 1]
+    if any(word.split() != [word] for word in kept):
+        return None
+    return " ".join(kept)
 
 
 class GrantOffer(Struct, frozen=True):
@@ -141,7 +147,8 @@ class GrantOffer(Struct, frozen=True):
 def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer, ...]:
     """The session grants an approval may add: the command prefixes of a plain bash line
     (none for a line with expansions, which no prefix rule could cover; only the exact line
-    when it runs a destructive program or an interpreter), for write and edit
+    when it runs a destructive program or an interpreter, or when a command's prefix cannot
+    be told: `command_prefix`), for write and edit
     this file or all edits, for any other tool (MCP, Python tools) that tool; none for
     job_input, whose text is code for a job's program (a REPL's) that no rule reads."""
     if tool_name == "job_input":
@@ -156,10 +163,14 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     command = arguments.get("command")
     if not isinstance(command, str) or not (plain := parse_line(command).plain):
         return ()
-    if any(map(exact_only, plain)):
-        line = (Rule("bash", command.strip(), exact=True),)
-        return (GrantOffer("this exact command only", line),)
-    prefixes = list(dict.fromkeys(command_prefix(words) for words in plain))
+    prefixes: list[str] = []
+    for words in plain:
+        prefix = None if exact_only(words) else command_prefix(words)
+        if prefix is None:
+            line = (Rule("bash", command.strip(), exact=True),)
+            return (GrantOffer("this exact command only", line),)
+        prefixes.append(prefix)
+    prefixes = list(dict.fromkeys(prefixes))
     return (GrantOffer(", ".join(prefixes), tuple(Rule("bash", p) for p in prefixes)),)
 
 

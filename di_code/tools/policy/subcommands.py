@@ -1,0 +1,95 @@
+"""Where a command's subcommand is: the first word after the options before it, read by the
+program's own grammar of those options.
+
+An "always" grant names a program and its subcommand (`permissions.command_prefix`), and the
+catalogue looks for git's options that run code (`bash_forms`): both must find the subcommand
+where the program finds it. An option that takes a value moves it: in `git -C dir log` it is
+`log`, not `dir`. Which options take a value only the program knows, so where its grammar is
+not written here, or an option is not in it, the answer is "unknown" and each caller assumes
+the worst. Only a long option with its value joined (`--color=auto`) needs no grammar: getopt
+never gives it the next word too.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Sequence
+
+from msgspec import Struct
+
+
+class Grammar(Struct, frozen=True):
+    """The options a program takes before its subcommand."""
+
+    valued: frozenset[str] = frozenset()
+    """Options whose value is the next word (a long one's may be joined: `--git-dir=x`)."""
+    flags: frozenset[str] = frozenset()
+    """Options without a value."""
+    joined: frozenset[str] = frozenset()
+    """Long options with no value, or one joined by `=` only (`--exec-path[=DIR]`)."""
+
+
+GIT = Grammar(
+    valued=frozenset(
+        {"-C", "-c", "--config-env", "--git-dir", "--work-tree", "--namespace", "--super-prefix"}
+        | {"--shallow-file", "--attr-source"}
+    ),
+    flags=frozenset(
+        {"-p", "--paginate", "-P", "--no-pager", "--no-replace-objects", "--bare"}
+        | {"--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs", "--icase-pathspecs"}
+        | {"--no-optional-locks", "--no-lazy-fetch", "--no-advice"}
+        | {"--html-path", "--man-path", "--info-path", "-h", "--help", "-v", "--version"}
+    ),
+    joined=frozenset({"--exec-path", "--list-cmds"}),
+)
+"""git.c's handle_options: anything else before the subcommand git refuses."""
+
+GRAMMARS = {"git": GIT}
+
+
+class Leading(Struct, frozen=True):
+    """The options before a command's subcommand, and where the subcommand is."""
+
+    options: tuple[str, ...]
+    """Their names, as written before any `=`."""
+    at: int | None
+    """The subcommand's index in the words (their length when there is none); None when it
+    cannot be told: an option the grammar does not know, or a word that is an expansion."""
+
+
+def leading_options(words: Sequence[str | None]) -> Leading:
+    """Read `words` (the program first, None for an expansion) up to the first word that
+    is not an option."""
+    grammar = GRAMMARS.get(posixpath.basename(words[0] or ""))
+    options: list[str] = []
+    index = 1
+    while index < len(words):
+        word = words[index]
+        if word is None:
+            return Leading(tuple(options), None)
+        if word == "--":
+            return Leading((*options, word), index + 1)
+        if word == "-" or not word.startswith("-"):
+            return Leading(tuple(options), index)
+        name = word.partition("=")[0]
+        options.append(name)
+        step = _width(grammar, word)
+        if step is None:
+            return Leading(tuple(options), None)
+        index += step
+    return Leading(tuple(options), len(words) if index == len(words) else None)
+
+
+def _width(grammar: Grammar | None, word: str) -> int | None:
+    """How many words the option `word` takes up (itself, or with its value); None when the
+    grammar does not say. Without a grammar only `--name=value` is known."""
+    name, equals, _ = word.partition("=")
+    long = name.startswith("--") and len(name) > 2
+    if equals:
+        known = grammar is None or name in grammar.valued or name in grammar.joined
+        return 1 if long and known else None
+    if grammar is None:
+        return None
+    if name in grammar.flags or name in grammar.joined:
+        return 1
+    return 2 if name in grammar.valued else None
