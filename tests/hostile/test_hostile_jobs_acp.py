@@ -144,11 +144,6 @@ async def test_a_terminal_created_after_the_turn_was_stopped_and_the_session_clo
     await none_left(mark)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="an editor that cannot answer terminal/wait_for_exit has every job killed at once "
-    "and said 'stopped when its session ended' though the session runs on",
-)
 async def test_an_editor_that_cannot_wait_for_an_exit_does_not_end_the_job(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
