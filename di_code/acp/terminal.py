@@ -6,6 +6,12 @@ The terminal is embedded in the bash call's content as soon as it exists, so the
 the output live. The editor starts the command with its own environment plus what we send:
 variables di-code's command must not see (the provider keys) are taken out by running it
 through `env -u NAME`, and those set or changed for it (TMPDIR in the sandbox) are sent.
+
+When the editor answers `terminal/wait_for_exit` with an error or a malformed answer (one that
+does not implement it says the method is not found: it is not asked again), the exit is read
+from `terminal/output`, whose answer carries `exitStatus` once the command exited: looked at
+with a pace that starts at FIRST_EXIT_LOOK and doubles up to EXIT_LOOK_PACE, and at once after
+a kill, so a stop never waits for the pace.
 """
 
 from __future__ import annotations
@@ -15,11 +21,12 @@ import contextlib
 import os
 import signal as signals
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from acp import RequestError, helpers
 from acp.schema import EnvVariable
+from pydantic import ValidationError
 
 from di_code.system.abort import AbortSignal
 from di_code.tools.builtin.support.editor_terminal import (
@@ -33,6 +40,12 @@ from di_code.tools.common.errors import ToolError
 OUTPUT_LIMIT = 1024 * 1024
 """Bytes of output the editor keeps (its last ones): the model is shown the last 50 KB, and
 the whole of it goes to the spill file when longer (a job's, as it is read)."""
+METHOD_NOT_FOUND = -32601
+"""JSON-RPC's error code for a method the editor does not implement."""
+FIRST_EXIT_LOOK = 0.05
+EXIT_LOOK_PACE = 1.0
+"""Seconds between two looks at `terminal/output` for an exit, first and at most: a short
+command is told soon, a long job costs one request a second."""
 
 
 @dataclass
@@ -42,6 +55,10 @@ class ClientTerminals:
     """Set once the session has its id (the tools are made before it)."""
     shown_call: Callable[[], str] = lambda: ""
     """The id of the tool call the editor was last shown starting."""
+    exit_waits: bool = True
+    """Whether to ask `terminal/wait_for_exit` (not once the editor said it has no such method)."""
+    _killed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a terminal was killed (then replaced): its exit is looked for at once."""
 
     def shows(self, tool_call_id: str) -> bool:
         return tool_call_id == self.shown_call()
@@ -102,10 +119,43 @@ class ClientTerminals:
         return TerminalOutput(got.output, bool(got.truncated), _code(got.exit_status))
 
     async def wait_for_exit(self, terminal_id: str) -> int | None:
-        return _code(await self._ask(self.client.wait_for_terminal_exit, terminal_id))
+        if self.exit_waits:
+            try:
+                exited = await self.client.wait_for_terminal_exit(
+                    session_id=self.session_id, terminal_id=terminal_id
+                )
+            except RequestError as exc:  # an error says nothing of the exit
+                if exc.code == METHOD_NOT_FOUND:
+                    self.exit_waits = False
+            except ValidationError:  # nor does an answer that is not ACP's
+                pass
+            else:
+                return _code(exited)
+        return await self._exit_from_output(terminal_id)
+
+    async def _exit_from_output(self, terminal_id: str) -> int | None:
+        """Until `terminal/output` says the command exited: its exit code. An answer that is
+        an error or not ACP's says nothing (the command runs on; it is asked again); the
+        connection's end raises."""
+        pace, killed = FIRST_EXIT_LOOK, self._killed
+        while True:
+            try:
+                await asyncio.wait_for(killed.wait(), pace)
+                pace = FIRST_EXIT_LOOK
+            except TimeoutError:
+                pace = min(pace * 2, EXIT_LOOK_PACE)
+            killed = self._killed  # (taken before the look: a kill during it is not missed)
+            with contextlib.suppress(RequestError, ValidationError):
+                got = await self.client.terminal_output(
+                    session_id=self.session_id, terminal_id=terminal_id
+                )
+                if got.exit_status is not None:
+                    return _code(got.exit_status)
 
     async def kill(self, terminal_id: str) -> None:
         await self._ask(self.client.kill_terminal, terminal_id)
+        self._killed.set()
+        self._killed = asyncio.Event()
 
     async def release(self, terminal_id: str) -> None:
         await self._ask(self.client.release_terminal, terminal_id)

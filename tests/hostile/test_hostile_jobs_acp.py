@@ -39,8 +39,12 @@ from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
 from tests.support.acp_jobs import (
     TERMINAL,
     DeafToKills,
+    NoExitWaits,
     call,
     logged,
+    mark_of,
+    marked,
+    none_left,
     results,
     started,
 )
@@ -53,30 +57,6 @@ STOP_BOUND = 3.0
 """Seconds a stop may take on a loaded machine (a tool left behind goes after 0.5 s; the
 editor's requests are each held up to 5 s)."""
 PYTHON = os.path.realpath(sys.executable)
-
-
-def marked(mark: str) -> list[int]:
-    """The processes whose environment carries `mark` (`DI_CODE_JOB=...`)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        with contextlib.suppress(OSError):
-            if mark.encode() in Path(f"/proc/{entry}/environ").read_bytes().split(b"\0"):
-                found.append(int(entry))
-    return found
-
-
-def mark_of(editor: TerminalClient, terminal_id: str = "term-1") -> str:
-    return f"DI_CODE_JOB={editor.terminals[terminal_id].env['DI_CODE_JOB']}"
-
-
-async def none_left(mark: str) -> None:
-    for _ in range(TIMEOUT * 10):
-        if not marked(mark):
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"processes carrying {mark} outlived their job: {marked(mark)}")
 
 
 async def gone(pid: int) -> bool:
@@ -164,19 +144,6 @@ async def test_a_terminal_created_after_the_turn_was_stopped_and_the_session_clo
     await none_left(mark)
 
 
-class NoExitWaits(TerminalClient):
-    """An editor that does not implement `terminal/wait_for_exit` (it answers that the method
-    is not found); its terminals run and are read as any other."""
-
-    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> Any:
-        raise RequestError.method_not_found("terminal/wait_for_exit")
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="an editor that cannot answer terminal/wait_for_exit has every job killed at once "
-    "and said 'stopped when its session ended' though the session runs on",
-)
 async def test_an_editor_that_cannot_wait_for_an_exit_does_not_end_the_job(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:

@@ -7,10 +7,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from acp import RequestError
 from acp.schema import ClientCapabilities
 
 from tests.support.acp_editor import TIMEOUT, TerminalClient
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.processes import live_pids
 
 TERMINAL = ClientCapabilities(terminal=True)
 
@@ -51,3 +53,28 @@ class DeafToKills(TerminalClient):
     async def release_terminal(self, session_id: str, terminal_id: str, **_: Any) -> Any:
         self.log.append(("release", terminal_id))
         await asyncio.Event().wait()
+
+
+class NoExitWaits(TerminalClient):
+    """An editor that does not implement `terminal/wait_for_exit` (it answers that the method
+    is not found); its terminals run and are read as any other."""
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        raise RequestError.method_not_found("terminal/wait_for_exit")
+
+
+def marked(mark: str) -> list[int]:
+    """The live processes whose environment carries `mark` (`DI_CODE_JOB=...`)."""
+    return live_pids(lambda entry: mark.encode() in (entry / "environ").read_bytes().split(b"\0"))
+
+
+def mark_of(editor: TerminalClient, terminal_id: str = "term-1") -> str:
+    return f"DI_CODE_JOB={editor.terminals[terminal_id].env['DI_CODE_JOB']}"
+
+
+async def none_left(mark: str) -> None:
+    for _ in range(TIMEOUT * 10):
+        if not marked(mark):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"processes carrying {mark} outlived their job: {marked(mark)}")

@@ -7,8 +7,9 @@ last megabyte as for a bash call; nothing pushes it to us, so it is asked for
 (`terminal/output`) when the model reads the job, lists the jobs, and every LOOK_AGAIN
 seconds while a read waits, and what is new since the last look goes into the job's `JobLog`
 (memory and file, as a job of di-code's own). A request for its exit
-(`terminal/wait_for_exit`) waits the whole time: when the command exits, its last output is
-read, the terminal released, and the end told as any job's. job_kill and the session's end
+(`terminal/wait_for_exit`, or `terminal/output` looked at until it says, where the editor
+cannot answer that) waits the whole time: when the command exits, its last output is read, the
+terminal released, and the end told as any job's. job_kill and the session's end
 kill the terminal (`terminal/kill`), then release it; an editor that does not answer holds
 each of the two (the kill and its exit; the last look and the release) up for at most
 EXIT_AFTER_KILL, and one that cannot (its connection ended) has the job's processes killed
@@ -77,9 +78,9 @@ class TerminalJob(Job):
         self._exited.add_done_callback(self._on_exit)
 
     def _on_exit(self, exited: asyncio.Future[int | None]) -> None:
-        """The editor said the command exited; or it cannot say (its connection ended, it
-        refused): then the job is stopped as at the session's end, its MARK's processes
-        killed here whatever the editor does."""
+        """The editor said the command exited; or it cannot say (its connection ended): then
+        the job is stopped as at the session's end, its MARK's processes killed here whatever
+        the editor does."""
         if self._finishing:
             return
         if exited.cancelled() or exited.exception() is not None:
