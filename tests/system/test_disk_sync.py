@@ -94,6 +94,7 @@ def test_start_syncing_starts_the_thread_for_files_handed_over_without_one() -> 
         sync_soon(writer, lambda exc: told.set(), start=False)
         start_syncing()
         assert told.wait(timeout=10)
+        assert wait_synced(timeout=10)  # the thread has ended: the next test starts its own
     finally:
         os.close(reader)
         os.close(writer)
