@@ -181,9 +181,17 @@ class Session:
                 return entry.provider, entry.model_id
         return None
 
-    def append_message(self, message: Message) -> MessageEntry:
+    def append_message(self, message: Message, *, request_follows: bool = False) -> MessageEntry:
+        """`request_follows`: the model request goes out next (a prompt), and must not wait
+        for the fsync thread's start: the line is in the file at once, its fsync's thread is
+        started by `disk_sync.start_syncing` once the request is out (the recording does), or
+        by the next entry, `synced` or the process's exit (di_code.system.disk_sync)."""
         entry = MessageEntry(self._new_id(), self._leaf, self._now(), message)
-        self._append(entry)
+        self._syncs.deferred = request_follows
+        try:
+            self._append(entry)
+        finally:
+            self._syncs.deferred = False
         return entry
 
     def append_model_change(self, provider: str, model_id: str) -> ModelChangeEntry:

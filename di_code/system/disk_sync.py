@@ -9,10 +9,16 @@ over, in the order they came, while the loop goes on.
 The thread is not a daemon: the interpreter's exit waits for the last sync (Python joins such
 threads before the exit handlers run, see di_code.cli.app), and only as long as a sync is due,
 since the thread ends when none is: an idle process has no such thread.
+
+Starting the thread makes the caller wait until the new thread runs, milliseconds on a loaded
+machine: a writer whose next step must not wait (a prompt, with the model request about to go
+out) hands its file over with `start=False`, and the thread is started by the next file handed
+over, `start_syncing` (once the request is out), `wait_synced`, or the interpreter's exit.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections import deque
@@ -27,31 +33,57 @@ _syncing = False
 """Whether the sync thread runs (it has work, or is about to end)."""
 
 
-def sync_soon(fd: int, failed: Failed) -> None:
+_exit_registered = False
+"""Whether the exit handler that syncs files no thread took (`start=False`) is registered."""
+
+
+def sync_soon(fd: int, failed: Failed, *, start: bool = True) -> None:
     """fsync `fd`'s file on the sync thread, after every file handed over before it. `fd` is
     duplicated: the caller closes its own at once (a `flock` on it must be let go explicitly,
-    LOCK_UN, since the duplicate shares it)."""
-    global _syncing
+    LOCK_UN, since the duplicate shares it). `start=False`: no thread is started for it now
+    (see the module's docstring)."""
+    global _exit_registered
     copy = os.dup(fd)
     with _changed:
         _due.append((copy, failed))
-        if _syncing:
+        if not start:
+            if not _exit_registered:  # registered after di-code's last handler: runs before it
+                atexit.register(_sync_left)
+                _exit_registered = True
+            return
+    start_syncing()
+
+
+def start_syncing() -> None:
+    """Start the sync thread for the files handed over without one (nothing to do when none
+    is, or the thread runs)."""
+    global _syncing
+    with _changed:
+        if _syncing or not _due:
             return
         try:
             threading.Thread(target=_sync_due, name="di-code-fsync").start()
         except RuntimeError:  # the interpreter is ending: no new thread, so sync here
-            _due.pop()
+            pass
         else:
             _syncing = True
             return
-    _sync([(copy, failed)])
+    _sync_left()
 
 
 def wait_synced(timeout: float | None = None) -> bool:
     """Block until every file handed over so far is synced (True), or `timeout` passed. Call
     it on a thread, never on the loop."""
+    start_syncing()
     with _changed:
         return _changed.wait_for(lambda: not _syncing, timeout)
+
+
+def _sync_left() -> None:
+    """Sync, on this thread, the files no sync thread took: at the interpreter's exit (its
+    non-daemon threads, a sync thread included, are joined by then), or when none can start."""
+    while _synced_some():
+        pass
 
 
 def _sync_due() -> None:
@@ -116,9 +148,11 @@ class Syncs:
 
     def __init__(self) -> None:
         self._failure: OSError | None = None
+        self.deferred = False
+        """While True, a file handed over starts no thread (`sync_soon`'s `start`)."""
 
     def soon(self, fd: int) -> None:
-        sync_soon(fd, self._failed)
+        sync_soon(fd, self._failed, start=not self.deferred)
 
     def failure(self) -> OSError | None:
         """The failed fsync not taken yet (then forgotten)."""

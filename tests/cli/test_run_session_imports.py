@@ -45,9 +45,14 @@ STORED_SESSION_CODE = (
 """What finds, forks and loads a stored session: a new one needs none of it."""
 
 AT_REQUEST = (
-    "import json as _json, sys as _sys\n"
+    "import json as _json, sys as _sys, threading as _threading\n"
     "import concurrent.futures.thread as _pool\n"
-    "_seen, _handed = {}, []\n"
+    "_seen, _handed, _started = {}, [], []\n"
+    "_start = _threading.Thread.start\n"
+    "def _noted_start(self):\n"
+    "    _started.append(self.name)\n"
+    "    return _start(self)\n"
+    "_threading.Thread.start = _noted_start\n"
     "_submit = _pool.ThreadPoolExecutor.submit\n"
     "def _noted(self, fn, /, *args, **kwargs):\n"
     "    work = fn.args[0] if getattr(fn, 'args', None) else fn\n"  # to_thread's partial
@@ -58,16 +63,20 @@ AT_REQUEST = (
     "    if event == 'socket.connect' and 'modules' not in _seen:\n"
     "        _seen['modules'] = sorted(n for n, m in list(_sys.modules.items()) if m)\n"
     "        _seen['handed'] = list(_handed)\n"
+    "        _seen['threads'] = list(_started)\n"
     "_sys.addaudithook(_at_connect)\n"
 ) + when_main_ends("print('AT_REQUEST:' + _json.dumps(_seen))")
-"""Prelude: the modules loaded, and the work handed to the thread pool (`asyncio.to_thread`,
-by the name of the function), when the process first connects (the model request's)."""
+"""Prelude: the modules loaded, the work handed to the thread pool (`asyncio.to_thread`, by
+the name of the function) and the threads started (by name), when the process first connects
+(the model request's)."""
 
 
 class AtRequest(NamedTuple):
     modules: set[str]
     handed: list[str]
     """The functions given to the thread pool, in order."""
+    threads: list[str]
+    """The names of the threads started, in order."""
 
 
 def recorded_run(llm_server: LLMServer, home: Path, workspace: Path) -> AtRequest:
@@ -80,7 +89,7 @@ def recorded_run(llm_server: LLMServer, home: Path, workspace: Path) -> AtReques
     seen = json.loads(tail)
     loaded = set(seen["modules"])
     assert "di_code.session.checkpoints" in loaded  # the checkpoint is attached by then
-    return AtRequest(loaded, seen["handed"])
+    return AtRequest(loaded, seen["handed"], seen["threads"])
 
 
 def test_outside_git_a_recorded_run_loads_no_snapshot_code_before_its_request(
@@ -149,3 +158,14 @@ def test_inside_git_the_snapshot_code_is_loaded_for_the_prompts_checkpoint(
     loaded, out = loaded_modules(CLI_MAIN, "run", "hi", env=env, cwd=str(workspace))
     assert out.strip() == "hello there"
     assert "di_code.session.git_snapshot" in loaded
+
+
+def test_the_prompts_fsync_thread_starts_after_the_request(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path
+) -> None:
+    """Starting a thread waits for it to run: the prompt's line is in the file before the
+    request, its fsync's thread is started once the answer begins (every entry is still
+    synced before the run ends: tests/session/test_session_sync.py)."""
+    threads = recorded_run(llm_server, di_code_home, workspace).threads
+    assert "di-code-http" in threads  # the check can fail: the threads started are seen
+    assert "di-code-fsync" not in threads
