@@ -244,7 +244,7 @@ def _git(args: tuple[Word, ...]) -> bool:
     values are commands (`alias.x=!rm x`, core.pager, core.sshCommand, diff.external). The
     options are read by git's grammar (`subcommands`), so a value is never taken for the
     subcommand (`git --git-dir .git -c …`); an option it does not know hides the rest."""
-    leading = leading_options(("git", *args))
+    leading = leading_options("git", args)
     return leading.at is None or not _GIT_CODE.isdisjoint(leading.options)
 
 

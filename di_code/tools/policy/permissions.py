@@ -128,7 +128,7 @@ def command_prefix(words: Sequence[str]) -> str | None:
     -C dir log`). None when there is none or it cannot be told where it is (`ls -la`, `tool -x
     build`: `-x` may take `build` as its value), or a word would read as other words (`git
     'config x'`): then only the exact line is granted."""
-    at = leading_options(words).at
+    at = leading_options(words[0], words[1:]).at
     if at is None or at >= len(words):
         return None
     kept = words[: at + 1]

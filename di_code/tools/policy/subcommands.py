@@ -57,10 +57,11 @@ class Leading(Struct, frozen=True):
     cannot be told: an option the grammar does not know, or a word that is an expansion."""
 
 
-def leading_options(words: Sequence[str | None]) -> Leading:
-    """Read `words` (the program first, None for an expansion) up to the first word that
-    is not an option."""
-    grammar = GRAMMARS.get(posixpath.basename(words[0] or ""))
+def leading_options(program: str | None, args: Sequence[str | None]) -> Leading:
+    """Read the words of `program` (None for an expansion in them) up to the first that is
+    not an option; `Leading.at` counts the program as word 0."""
+    grammar = GRAMMARS.get(posixpath.basename(program or ""))
+    words = (program, *args)
     options: list[str] = []
     index = 1
     while index < len(words):
