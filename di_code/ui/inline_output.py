@@ -1,5 +1,10 @@
 """The chat's terminal output: prompt-toolkit's, except how it erases its own drawing.
 
+Every erase_down prompt-toolkit writes erases its drawing from what it takes for the top-left
+corner (an erase before printing above the prompt or for a resize, a redraw from scratch; the
+chat never leaves a drawing on screen when done): after a narrowing the drawing starts higher,
+by the rows the rewrap added (see reflow), and the erase goes up to there first.
+
 prompt-toolkit erases the rows it drew (before printing above them, and on a resize) by moving
 to the drawing's first row and clearing to the end of the screen. When that row is the top of
 the screen, tmux (its `scroll-on-clear`, on by default) takes this for the `clear` command and
@@ -18,21 +23,27 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from prompt_toolkit.output import Output
 
+    from di_code.ui.reflow import Reflow
+
 ERASE_DOWN = "\x1b7\x1b[K\x1b[B\r\x1b[J\x1b8"
 """Save the cursor, clear to the end of this row, then from the start of the next row to the
 end of the screen, and go back. (prompt-toolkit erases down from the first column; on the
 last row the second clear is of the same row.)"""
 
 
-def inline_output() -> Output | None:
-    """The output for the chat's prompt on a VT100 terminal; None (prompt-toolkit's own
-    choice) when stdout is not one."""
+def inline_output(reflow: Reflow) -> Output | None:
+    """The output for the chat's prompt on a VT100 terminal, whose erases reach the rows
+    `reflow` says a narrowing added; None (prompt-toolkit's own choice) when stdout is not
+    one."""
     from prompt_toolkit.output import ColorDepth
     from prompt_toolkit.output.vt100 import Vt100_Output
     from prompt_toolkit.utils import get_bell_environment_variable, get_term_environment_variable
 
     class InlineOutput(Vt100_Output):
         def erase_down(self) -> None:
+            added = reflow.erased(self.get_size().columns)
+            if added:
+                self.cursor_up(added)
             self.write_raw(ERASE_DOWN)
 
     if sys.platform == "win32" or not sys.stdout.isatty():

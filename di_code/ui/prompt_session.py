@@ -56,10 +56,9 @@ def make_prompt_session(
         erase_when_done=True,
         bottom_toolbar=repl.status_line,
         input=io.get("input") or raw_input(),
-        output=io.get("output") or inline_output(),
+        output=io.get("output") or inline_output(repl.reflow),
     )
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
-    session.app.before_render += repl.reflow.before_render
     session.app.after_render += repl.reflow.after_render
     repl.attention.start(session.app.output)  # focus reports: when chat is needed, and seen
     return session

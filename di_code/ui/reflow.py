@@ -1,7 +1,14 @@
 """A terminal narrowed while the prompt is drawn rewraps the rows already on screen (tmux and
 most terminals do): prompt-toolkit then erases as many rows as it drew, and the top of its old
-drawing (a line of the streaming reply, half a tool panel) stays behind. So before the first
-drawing at a narrower width, the rows the rewrap added are erased too.
+drawing (a line of the streaming reply, half a tool panel) stays behind. So every erase of the
+drawing after a narrowing starts higher, by the rows the rewrap added.
+
+Every erase, not only the one before a redraw: text printed above the prompt (a finished
+paragraph of the reply) is printed where the erase left the cursor, and the terminal can be
+narrower by then while prompt-toolkit has not handled the resize yet (its SIGWINCH waits for
+the event loop, which is busy or not scheduled). An erase that missed the rewrapped rows then
+printed the paragraph under the half line it left, and the correction made before the next
+redraw erased the end of that paragraph instead.
 
 What is measured is what reached the terminal: the rows of the last drawing above its cursor
 (the renderer's screen), never the prompt's message, which may already be laid out for the new
@@ -36,18 +43,15 @@ class Reflow:
         cursor = screen.get_cursor_position(app.layout.current_window)
         self._widths = [used_width(screen, row) for row in range(cursor.y)]
 
-    def before_render(self, app: Application[Any]) -> None:
-        """After prompt-toolkit erased its old drawing for a resize, erase what it missed: a
-        row wider than the terminal now is was rewrapped into more rows. (Rows drawn at a
-        width are never wider than it: without a narrowing there is nothing to do.)"""
-        columns = app.output.get_size().columns
+    def erased(self, columns: int) -> int:
+        """The drawing is being erased at a terminal `columns` wide: how many rows its rewrap
+        added above the cursor (a row wider than the terminal now is became more rows; rows
+        drawn at a width are never wider than it, so without a narrowing there are none).
+        Erased, it has no rows left to miss until the next drawing."""
+        widths, self._widths = self._widths, []
         if columns <= 0:
-            return
-        added = sum(max(0, -(-width // columns) - 1) for width in self._widths)
-        if added:
-            app.output.cursor_up(added)
-            app.output.erase_down()
-        self._widths = []  # erased: until the next drawing, nothing more to erase
+            return 0
+        return sum(max(0, -(-width // columns) - 1) for width in widths)
 
 
 def used_width(screen: Screen, row: int) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import shlex
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.narrowed_prompt import LINE, PRINTED
 
 pytestmark = [
     pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed"),
@@ -79,6 +81,23 @@ def test_narrowing_the_terminal_mid_reply_prints_no_line_twice(
     text = wait_for(tmux, lambda text: "ctx " in text, "the end of the reply")
     counts = {n: text.count(f"Paragraph {n} says") for n in range(1, 9)}
     assert counts == dict.fromkeys(range(1, 9), 1), text
+
+
+def test_a_line_printed_before_the_narrowing_is_handled_is_not_left_behind(
+    tmp_path: Path, tmux: Tmux
+) -> None:
+    """The race the test above meets on a loaded machine, every run: the terminal is narrower
+    and has rewrapped the prompt's drawing, the SIGWINCH is not handled yet, and the line
+    the drawing showed is printed above the prompt (tests/support/narrowed_prompt.py). The
+    erase before the print reaches the rows the rewrap added."""
+    root = Path(__file__).parents[2]
+    program = f"{shlex.quote(sys.executable)} -m tests.support.narrowed_prompt"
+    tmux("new-session", "-d", "-x", "100", "-y", "20", "-c", str(root), program)
+    wait_for(tmux, lambda text: LINE in text, "the line drawn in the prompt")
+    tmux("resize-window", "-x", "60", "-y", "20")
+    text = wait_for(tmux, lambda text: PRINTED in text, "the prompt drawn after the print")
+    assert text.count(LINE[:40]) == 1, text
+    tmux("send-keys", "Enter")
 
 
 def test_narrowing_the_terminal_under_a_running_tool_leaves_one_panel_on_screen(
