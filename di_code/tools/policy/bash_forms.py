@@ -222,21 +222,31 @@ EXACT_ONLY = names(
 """Programs a session grant names exactly, line by line: destructive ones, the network, and
 interpreters and build runners, which run whatever code they are given."""
 EXACT_ONLY_WORDS = {
-    "git": names("push reset clean checkout restore"),
+    "git": names("push reset clean checkout restore")
+    | names("config grep fetch pull clone ls-remote archive send-email instaweb")
+    | names("difftool mergetool rebase bisect submodule filter-branch"),
     "find": names("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls"),
 }
-"""Programs granted exactly when one of these words follows (`git -C . push` too)."""
+"""Programs granted exactly when one of these words follows (`git -C . push` too). git's are
+the destructive subcommands and those that run a command their arguments name (`grep -O`,
+`fetch --upload-pack`, `rebase --exec`, `bisect run`, ...) or store one for git to run
+(`config alias.x '!…'`): their options are many and abbreviated, so the subcommand decides."""
 _INTERPRETER = re.compile(r"(python|pypy|node|ruby|perl|php|lua)[0-9.]*")
 
 
 def exact_only(words: tuple[str, ...]) -> bool:
-    """Whether "always" for this command may grant only the exact line (see EXACT_ONLY)."""
+    """Whether "always" for this command may grant only the exact line (see EXACT_ONLY): it
+    runs such a program, or names one in any word, as a program di-code does not know as a
+    wrapper may run it (`valgrind rm x`, `bundle exec rm x`)."""
     program = posixpath.basename(words[0])
-    return (
-        program in EXACT_ONLY
-        or _INTERPRETER.fullmatch(program) is not None
-        or not EXACT_ONLY_WORDS.get(program, frozenset()).isdisjoint(words[1:])
-    )
+    return any(map(_names_exact_only, words)) or not EXACT_ONLY_WORDS.get(
+        program, frozenset()
+    ).isdisjoint(words[1:])
+
+
+def _names_exact_only(word: str) -> bool:
+    program = posixpath.basename(word)
+    return program in EXACT_ONLY or _INTERPRETER.fullmatch(program) is not None
 
 
 def _git(args: tuple[Word, ...]) -> bool:
