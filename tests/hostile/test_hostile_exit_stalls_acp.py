@@ -1,0 +1,99 @@
+"""Stops under an editor that cannot say a command exited (README, "Editors (ACP)", terminals
+through the editor, and "Background jobs", its ACP paragraph): no `terminal/wait_for_exit`, and
+a `terminal/output` that is never answered. A bash call is still "stopped at its timeout",
+"Cancel kills the terminal" and ends the turn, and job_kill holds up for at most its bound:
+none of them may wait for an answer the editor never gives."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("acp", reason="the ACP SDK (di-code[acp]) is not installed")
+
+from tests.acp.conftest import agent as agent
+from tests.acp.conftest import editor_env as editor_env
+from tests.acp.conftest import workspace as workspace
+from tests.support.acp_editor import TIMEOUT, prompt
+from tests.support.acp_jobs import (
+    DeafToKills,
+    NoExitWaits,
+    SilentOutput,
+    call,
+    logged,
+    mark_of,
+    none_left,
+    results,
+    started,
+)
+from tests.support.llm_server import LLMServer, Turn
+
+
+async def test_a_bash_call_stops_at_its_timeout_though_its_output_is_never_answered(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = SilentOutput(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300", timeout=1), Turn(text="went on"))
+    conn, session_id = await started(agent, editor, workspace)
+    reply = await asyncio.wait_for(prompt(conn, session_id, "run it"), TIMEOUT)
+    assert reply.stop_reason == "end_turn"
+    [result] = results(llm_server)
+    assert "timed out after 1 seconds" in result, result
+    assert ("kill", "term-1") in editor.log
+    await asyncio.wait_for(editor.terminals["term-1"].process.wait(), TIMEOUT)
+
+
+async def test_cancel_ends_a_bash_call_whose_output_is_never_answered(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = SilentOutput(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300"), Turn(text="unreached"))
+    conn, session_id = await started(agent, editor, workspace)
+    turn = asyncio.ensure_future(prompt(conn, session_id, "run it"))
+    await logged(editor, ("output", "term-1"))
+    await conn.cancel(session_id=session_id)
+    assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
+    await asyncio.wait_for(editor.terminals["term-1"].process.wait(), TIMEOUT)
+
+
+async def test_job_kill_ends_a_job_whose_output_is_never_answered(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = SilentOutput(editor_env)
+    llm_server.script(
+        call("bash", command="exec sleep 300", background=True),
+        call("job_kill", job_id=1),
+        Turn(text="killed"),
+    )
+    conn, session_id = await started(agent, editor, workspace)
+    reply = await asyncio.wait_for(prompt(conn, session_id, "serve, then stop"), TIMEOUT)
+    assert reply.stop_reason == "end_turn"
+    assert ("kill", "term-1") in editor.log
+    await none_left(mark_of(editor))
+
+
+class DeafWithoutExitWaits(DeafToKills, NoExitWaits):
+    """No `terminal/wait_for_exit`, and a kill or a release never answered (nor done)."""
+
+
+async def test_a_bash_call_stops_at_its_timeout_though_the_kill_is_never_answered(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = DeafWithoutExitWaits(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300", timeout=1), Turn(text="went on"))
+    conn, session_id = await started(agent, editor, workspace)
+    try:
+        reply = await asyncio.wait_for(prompt(conn, session_id, "run it"), TIMEOUT)
+        assert reply.stop_reason == "end_turn"
+        [result] = results(llm_server)
+        assert "timed out after 1 seconds" in result, result
+        assert ("kill", "term-1") in editor.log
+    finally:  # the editor kills nothing: the test does
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
