@@ -28,6 +28,7 @@ from tests.support.acp_jobs import (
     call,
     logged,
     mark_of,
+    marked,
     none_left,
     results,
     started,
@@ -97,3 +98,57 @@ async def test_a_bash_call_stops_at_its_timeout_though_the_kill_is_never_answere
     finally:  # the editor kills nothing: the test does
         with contextlib.suppress(ProcessLookupError):
             os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
+
+
+async def test_cancel_ends_a_bash_call_whose_kill_and_release_are_never_answered(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = DeafWithoutExitWaits(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300"), Turn(text="unreached"))
+    conn, session_id = await started(agent, editor, workspace)
+    try:
+        turn = asyncio.ensure_future(prompt(conn, session_id, "run it"))
+        await logged(editor, ("output", "term-1"))
+        await conn.cancel(session_id=session_id)
+        assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
+    finally:  # the editor kills nothing: the test does
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
+
+
+async def test_closing_the_session_during_a_bash_call_whose_output_is_never_answered(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = SilentOutput(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300"), Turn(text="unreached"))
+    conn, session_id = await started(agent, editor, workspace)
+    turn = asyncio.ensure_future(prompt(conn, session_id, "run it"))
+    await logged(editor, ("output", "term-1"))
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    await asyncio.wait_for(editor.terminals["term-1"].process.wait(), TIMEOUT)
+    await asyncio.wait_for(asyncio.gather(turn, return_exceptions=True), TIMEOUT)
+
+
+async def test_a_job_runs_on_when_a_later_bash_call_is_cancelled(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: a job lives across turns; a cancel kills the cancelled call's terminal (and
+    makes every exit look at once), never the job's."""
+    editor = NoExitWaits(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300", background=True), Turn(text="started"))
+    conn, session_id = await started(agent, editor, workspace)
+    await prompt(conn, session_id, "serve")
+    llm_server.script(call("bash", command="exec sleep 300"))
+    turn = asyncio.ensure_future(prompt(conn, session_id, "run it"))
+    await logged(editor, ("output", "term-2"))
+    await conn.cancel(session_id=session_id)
+    assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
+    await logged(editor, ("release", "term-2"))
+    llm_server.script(call("job_list"), Turn(text="listed"))
+    await prompt(conn, session_id, "and now?")
+    assert "running" in results(llm_server)[-1], results(llm_server)[-1]
+    mark = mark_of(editor)
+    assert marked(mark), "the job was ended with another call's cancel"
+    assert ("kill", "term-1") not in editor.log
+    await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+    await none_left(mark)
