@@ -2,7 +2,8 @@
 through the editor, and "Background jobs", its ACP paragraph): no `terminal/wait_for_exit`, and
 a `terminal/output` that is never answered. A bash call is still "stopped at its timeout",
 "Cancel kills the terminal" and ends the turn, and job_kill holds up for at most its bound:
-none of them may wait for an answer the editor never gives."""
+none of them may wait for an answer the editor never gives. And an editor that answers far
+more output than it was asked to keep widens nothing the model is shown."""
 
 from __future__ import annotations
 
@@ -152,3 +153,27 @@ async def test_a_job_runs_on_when_a_later_bash_call_is_cancelled(
     assert ("kill", "term-1") not in editor.log
     await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
     await none_left(mark)
+
+
+class HugeOutput(NoExitWaits):
+    """`terminal/output` answers 8 MB of lines, over the 1 MB di-code asked it to keep."""
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kw: Any) -> Any:
+        answer = await super().terminal_output(session_id, terminal_id, **kw)
+        answer.output = "".join(f"line {n}\n" for n in range(800_000)) + answer.output
+        return answer
+
+
+async def test_an_editor_answering_more_output_than_asked_shows_the_model_only_its_end(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    """README: the model is shown the last 2000 lines or 50 KB, the rest in the full-output
+    file; an editor that keeps more than the 1 MB asked for does not widen that."""
+    editor = HugeOutput(editor_env)
+    llm_server.script(call("bash", command="sleep 0.2; echo the end"), Turn(text="read"))
+    conn, session_id = await started(agent, editor, workspace)
+    assert (await prompt(conn, session_id, "run it")).stop_reason == "end_turn"
+    [result] = results(llm_server)
+    assert "the end" in result, result[-500:]
+    assert len(result.encode()) < 60_000
+    assert "Full output:" in result
