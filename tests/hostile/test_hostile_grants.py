@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import pytest
 
+from di_code.tools.policy.permissions import GrantOffer, grant_offers
 from tests.support.grants import runs_unasked_after_always
+
+
+def grant_offers_for(command: str) -> tuple[GrantOffer, ...]:
+    return grant_offers("bash", {"command": command})
 
 
 @pytest.mark.parametrize(
@@ -86,3 +91,26 @@ def test_always_for_a_git_subcommand_that_takes_a_command_grants_the_exact_line(
     arguments: it is a runner like `make`, granted line by line, as `git -c` is hidden."""
     assert not runs_unasked_after_always(first, then)
     assert runs_unasked_after_always(first, first)
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        # a GET granted "always" is not a DELETE: these reach the network with the user's keys
+        ("gh api repos/o/r", "gh api -X DELETE repos/o/r"),
+        ("gh pr list", "gh pr merge 1 --admin"),
+        ("glab mr list", "glab mr merge 1"),
+        ("aws s3 ls", "aws s3 rm s3://bucket --recursive"),
+        ("gcloud compute instances list", "gcloud compute instances delete vm"),
+        ("az group list", "az group delete -n rg"),
+        ("helm list", "helm uninstall app"),
+        # and these connect or run what they are told to (`EXEC:` in socat's address)
+        ("socat - TCP:host:1", "socat - EXEC:'touch P'"),
+        ("ncat host 1", "ncat host 1 -e /bin/sh"),
+    ],
+)
+def test_always_for_a_network_program_grants_the_exact_line(first: str, then: str) -> None:
+    """README: a line that reaches the network (`curl`, `ssh`, ...) is granted exactly."""
+    assert not runs_unasked_after_always(first, then)
+    [offer] = grant_offers_for(first)
+    assert offer.label == "this exact command only"

@@ -214,7 +214,7 @@ _BUILTINS: dict[str, Callable[[tuple[Word, ...]], bool]] = {
 
 EXACT_ONLY = names(
     "rm mv cp dd chmod chown chgrp ln truncate shred rmdir unlink install tee rsync scp "
-    "curl wget ssh sudo doas "
+    "curl wget ssh sftp ftp telnet nc ncat netcat socat gh glab aws gcloud az helm sudo doas "
     "sh bash dash zsh ksh node nodejs deno bun ruby perl php lua Rscript java tclsh "
     "awk gawk mawk sed make cmake ninja gradle mvn rake npm npx yarn pnpm pip pip3 uv "
     "poetry pipx cargo go docker podman kubectl terraform"
