@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from di_code.tools.policy.permissions import GrantOffer, grant_offers
+from di_code.tools.policy.permissions import GrantOffer, PermissionRules, grant_offers
 from tests.support.grants import runs_unasked_after_always
 
 
@@ -61,6 +61,7 @@ def test_always_never_grants_a_destructive_program_behind_an_unknown_wrapper(
     """README: a line that runs `rm` (or an interpreter) is granted exactly; a program it does
     not know may run the next word, as `valgrind rm x` runs rm."""
     assert not runs_unasked_after_always(first, then)
+    assert runs_unasked_after_always(first, first)
 
 
 @pytest.mark.parametrize(
@@ -90,7 +91,31 @@ def test_always_for_a_git_subcommand_that_takes_a_command_grants_the_exact_line(
     """Each of these git subcommands runs (or stores for git to run) a command given in its
     arguments: it is a runner like `make`, granted line by line, as `git -c` is hidden."""
     assert not runs_unasked_after_always(first, then)
-    assert runs_unasked_after_always(first, first)
+
+
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [
+        (
+            "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x git status",
+            "env GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.status GIT_CONFIG_VALUE_0=x git status",
+        ),
+        (
+            "env GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" git log",
+            "env GIT_CONFIG_PARAMETERS=\"'core.pager'='touch P'\" git log",
+        ),
+        ("env GIT_CONFIG_GLOBAL=a.cfg git log", "env GIT_CONFIG_GLOBAL=b.cfg git log"),
+        ("env GIT_EXEC_PATH=. git log", "env GIT_EXEC_PATH=. git log"),
+    ],
+)
+def test_git_configured_by_the_environment_is_a_hidden_form(first: str, then: str) -> None:
+    """`git -c` written as GIT_CONFIG_COUNT/KEY_n/VALUE_n or GIT_CONFIG_PARAMETERS, a config
+    file named by GIT_CONFIG_GLOBAL, programs from GIT_EXEC_PATH: README lists `git -c` and
+    `--exec-path=` among the hidden forms (aliases and pagers are commands); these are the
+    same, so no "always" is offered and every deny rule matches (tests/tools/bash_corpus)."""
+    assert grant_offers_for(first) == ()
+    assert not runs_unasked_after_always(first, then)
+    assert PermissionRules.parse(deny=["bash:rm"]).decide("bash", {"command": then}) == "deny"
 
 
 @pytest.mark.parametrize(

@@ -56,11 +56,15 @@ SOURCES = frozenset({"source", ".", "eval"})
 SPECIAL_VARIABLES = re.compile(
     r"PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|BASH_FUNC_.*|LD_PRELOAD|LD_AUDIT"
     r"|LD_LIBRARY_PATH|BASH_LOADABLES_PATH|EXECIGNORE|GLOBIGNORE"
+    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR"
 )
 """Variables whose value bash (or a shell it starts, or the loader) runs or reads as code:
 PROMPT_COMMAND and PS0-PS4 (PS4 under `set -x`) are expanded with command substitution,
 BASH_ENV and ENV name a file a new shell sources, SHELLOPTS/BASHOPTS set a new shell's
-options, BASH_FUNC_name%% imports a function, LD_* load a library into every program."""
+options, BASH_FUNC_name%% imports a function, LD_* load a library into every program; git's
+GIT_CONFIG_* are `git -c` (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS) or name a
+config file (GIT_CONFIG_GLOBAL): aliases and pagers are commands; GIT_EXEC_PATH and
+GIT_TEMPLATE_DIR name where git's programs and a new repository's hooks come from."""
 
 COMMAND_VARIABLES = re.compile(
     r"PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH"
