@@ -177,3 +177,19 @@ async def test_an_editor_answering_more_output_than_asked_shows_the_model_only_i
     assert "the end" in result, result[-500:]
     assert len(result.encode()) < 60_000
     assert "Full output:" in result
+
+
+async def test_closing_the_session_during_a_bash_call_the_editor_never_kills_nor_releases(
+    agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
+) -> None:
+    editor = DeafWithoutExitWaits(editor_env)
+    llm_server.script(call("bash", command="exec sleep 300"))
+    conn, session_id = await started(agent, editor, workspace)
+    try:
+        turn = asyncio.ensure_future(prompt(conn, session_id, "run it"))
+        await logged(editor, ("output", "term-1"))
+        await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
+        await asyncio.wait_for(asyncio.gather(turn, return_exceptions=True), TIMEOUT)
+    finally:  # the editor kills nothing: the test does
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
