@@ -48,11 +48,10 @@ def editor_approver(
             )
         options.append(PermissionOption(option_id=REJECT, name="Reject", kind="reject_once"))
         outcome = await ask(request, options)
-        if outcome is None or outcome == REJECT:
-            return NO
         if outcome == ALLOW_ALWAYS and grant is not None:
             return Approval(True, grant=grant)
-        return YES
+        # only a yes that was offered allows: an id the editor made up ("reject_always") is no
+        return YES if outcome == ALLOW_ONCE else NO
 
     async def review(request: ApprovalRequest) -> Approval:
         """The plan as the editor's plan, then the question: build it (in which mode)?"""

@@ -75,10 +75,10 @@ class ClientTerminals:
         terminal_id = await self.open(tool_call_id, argv, cwd, env)
         try:
             stopped, code = await self._wait(terminal_id, timeout, signal)
-            output = await self.output(terminal_id)
+            output = await self._last_look(terminal_id, stopped)
         finally:
             with contextlib.suppress(Exception):  # released even when the turn is torn down
-                await self.release(terminal_id)
+                await asyncio.wait_for(self.release(terminal_id), EXIT_AFTER_KILL)
         exit = Exit(code if code is not None else output.code, stopped)
         return TerminalRun(terminal_id, output.text, output.dropped, exit)
 
@@ -181,13 +181,33 @@ class ClientTerminals:
             if exited in done:
                 return None, exited.result()
             stopped: StopReason = "aborted" if aborted in done else "timeout"
-            await self.kill(terminal_id)
-            finished, _ = await asyncio.wait({exited}, timeout=EXIT_AFTER_KILL)
-            return stopped, exited.result() if finished else None
+            try:
+                code = await asyncio.wait_for(
+                    self._kill_and_wait(terminal_id, exited), EXIT_AFTER_KILL
+                )
+            except TimeoutError:  # the editor holds up a stop for so long, no longer
+                code = None
+            return stopped, code
         finally:
             aborted.cancel()
             if not exited.done():
                 exited.cancel()
+
+    async def _kill_and_wait(
+        self, terminal_id: str, exited: asyncio.Future[int | None]
+    ) -> int | None:
+        await self.kill(terminal_id)
+        return await exited
+
+    async def _last_look(self, terminal_id: str, stopped: StopReason | None) -> TerminalOutput:
+        """The output the editor kept; of a stopped command, what it says within
+        EXIT_AFTER_KILL (nothing, if it does not answer: the stop waits no longer)."""
+        if stopped is None:
+            return await self.output(terminal_id)
+        try:
+            return await asyncio.wait_for(self.output(terminal_id), EXIT_AFTER_KILL)
+        except TimeoutError:
+            return TerminalOutput("", False, None)
 
 
 def _command_line(

@@ -26,6 +26,7 @@ from tests.acp.conftest import workspace as workspace
 from tests.support.acp_editor import TIMEOUT, TerminalClient, prompt
 from tests.support.acp_jobs import (
     NoExitWaits,
+    SilentOutput,
     call,
     logged,
     mark_of,
@@ -170,14 +171,6 @@ async def test_garbled_output_answers_end_no_job_and_its_real_exit_is_still_told
     listed, _, read = results(llm_server)[-3:]
     assert "running" in listed, listed
     assert "exited with code 3" in read, read
-
-
-class SilentOutput(NoExitWaits):
-    """`terminal/output` is never answered."""
-
-    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> Any:
-        self.log.append(("output", terminal_id))
-        await asyncio.Event().wait()
 
 
 async def test_closing_the_session_while_the_exit_is_looked_for_in_vain_leaves_nothing_running(

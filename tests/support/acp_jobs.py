@@ -63,6 +63,14 @@ class NoExitWaits(TerminalClient):
         raise RequestError.method_not_found("terminal/wait_for_exit")
 
 
+class SilentOutput(NoExitWaits):
+    """`terminal/output` is never answered either: nothing says the command exited."""
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **_: Any) -> Any:
+        self.log.append(("output", terminal_id))
+        await asyncio.Event().wait()
+
+
 def marked(mark: str) -> list[int]:
     """The live processes whose environment carries `mark` (`DI_CODE_JOB=...`)."""
     return live_pids(lambda entry: mark.encode() in (entry / "environ").read_bytes().split(b"\0"))

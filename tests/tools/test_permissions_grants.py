@@ -7,15 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from di_code.tools.policy.permissions import PermissionRules, command_prefix, grant_offers
-
-
-def runs_unasked_after_always(first: str, then: str) -> bool:
-    """Whether `then` runs unasked once the user answered "always" to `first` (a line that
-    hides code is offered no "always")."""
-    offers = grant_offers("bash", {"command": first})
-    grants = offers[0].rules if offers else ()
-    return PermissionRules().decide("bash", {"command": then}, grants) == "allow"
+from di_code.tools.policy.permissions import command_prefix, grant_offers
+from tests.support.grants import runs_unasked_after_always
 
 
 @pytest.mark.parametrize(

@@ -56,11 +56,15 @@ SOURCES = frozenset({"source", ".", "eval"})
 SPECIAL_VARIABLES = re.compile(
     r"PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|BASH_FUNC_.*|LD_PRELOAD|LD_AUDIT"
     r"|LD_LIBRARY_PATH|BASH_LOADABLES_PATH|EXECIGNORE|GLOBIGNORE"
+    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR"
 )
 """Variables whose value bash (or a shell it starts, or the loader) runs or reads as code:
 PROMPT_COMMAND and PS0-PS4 (PS4 under `set -x`) are expanded with command substitution,
 BASH_ENV and ENV name a file a new shell sources, SHELLOPTS/BASHOPTS set a new shell's
-options, BASH_FUNC_name%% imports a function, LD_* load a library into every program."""
+options, BASH_FUNC_name%% imports a function, LD_* load a library into every program; git's
+GIT_CONFIG_* are `git -c` (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS) or name a
+config file (GIT_CONFIG_GLOBAL): aliases and pagers are commands; GIT_EXEC_PATH and
+GIT_TEMPLATE_DIR name where git's programs and a new repository's hooks come from."""
 
 COMMAND_VARIABLES = re.compile(
     r"PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH"
@@ -214,7 +218,7 @@ _BUILTINS: dict[str, Callable[[tuple[Word, ...]], bool]] = {
 
 EXACT_ONLY = names(
     "rm mv cp dd chmod chown chgrp ln truncate shred rmdir unlink install tee rsync scp "
-    "curl wget ssh sudo doas "
+    "curl wget ssh sftp ftp telnet nc ncat netcat socat gh glab aws gcloud az helm sudo doas "
     "sh bash dash zsh ksh node nodejs deno bun ruby perl php lua Rscript java tclsh "
     "awk gawk mawk sed make cmake ninja gradle mvn rake npm npx yarn pnpm pip pip3 uv "
     "poetry pipx cargo go docker podman kubectl terraform"
@@ -222,21 +226,31 @@ EXACT_ONLY = names(
 """Programs a session grant names exactly, line by line: destructive ones, the network, and
 interpreters and build runners, which run whatever code they are given."""
 EXACT_ONLY_WORDS = {
-    "git": names("push reset clean checkout restore"),
+    "git": names("push reset clean checkout restore")
+    | names("config grep fetch pull clone ls-remote archive send-email instaweb")
+    | names("difftool mergetool rebase bisect submodule filter-branch"),
     "find": names("-delete -exec -execdir -ok -okdir -fprint -fprint0 -fprintf -fls"),
 }
-"""Programs granted exactly when one of these words follows (`git -C . push` too)."""
+"""Programs granted exactly when one of these words follows (`git -C . push` too). git's are
+the destructive subcommands and those that run a command their arguments name (`grep -O`,
+`fetch --upload-pack`, `rebase --exec`, `bisect run`, ...) or store one for git to run
+(`config alias.x '!…'`): their options are many and abbreviated, so the subcommand decides."""
 _INTERPRETER = re.compile(r"(python|pypy|node|ruby|perl|php|lua)[0-9.]*")
 
 
 def exact_only(words: tuple[str, ...]) -> bool:
-    """Whether "always" for this command may grant only the exact line (see EXACT_ONLY)."""
+    """Whether "always" for this command may grant only the exact line (see EXACT_ONLY): it
+    runs such a program, or names one in any word, as a program di-code does not know as a
+    wrapper may run it (`valgrind rm x`, `bundle exec rm x`)."""
     program = posixpath.basename(words[0])
-    return (
-        program in EXACT_ONLY
-        or _INTERPRETER.fullmatch(program) is not None
-        or not EXACT_ONLY_WORDS.get(program, frozenset()).isdisjoint(words[1:])
-    )
+    return any(map(_names_exact_only, words)) or not EXACT_ONLY_WORDS.get(
+        program, frozenset()
+    ).isdisjoint(words[1:])
+
+
+def _names_exact_only(word: str) -> bool:
+    program = posixpath.basename(word)
+    return program in EXACT_ONLY or _INTERPRETER.fullmatch(program) is not None
 
 
 def _git(args: tuple[Word, ...]) -> bool:

@@ -88,7 +88,7 @@ class PermissionRules(Struct, frozen=True):
                 return "deny"
             return "allow" if any(rule.covers_path(arguments, place) for rule in allow) else None
         command = arguments.get("command")
-        line = command.strip() if isinstance(command, str) else None
+        line = exact_line(command) if isinstance(command, str) else None
         parsed = parse_line(command) if isinstance(command, str) else None
         commands = parsed.commands if parsed is not None else None
         if any(
@@ -120,6 +120,13 @@ UNREADABLE_HINT = (
 def _unreadable_bash(tool_name: str, arguments: dict[str, Any]) -> bool:
     command = arguments.get("command")
     return tool_name == "bash" and isinstance(command, str) and parse_line(command).commands is None
+
+
+def exact_line(command: str) -> str:
+    """The line an exact grant names: the command without bash's own blanks around it.
+    Python's `strip()` takes any Unicode space too, which bash reads as part of a word
+    (`rm -f notes.txt\x1f` removes another file than `rm -f notes.txt`)."""
+    return command.strip(" \t\n")
 
 
 def command_prefix(words: Sequence[str]) -> str | None:
@@ -167,7 +174,7 @@ def grant_offers(tool_name: str, arguments: dict[str, Any]) -> tuple[GrantOffer,
     for words in plain:
         prefix = None if exact_only(words) else command_prefix(words)
         if prefix is None:
-            line = (Rule("bash", command.strip(), exact=True),)
+            line = (Rule("bash", exact_line(command), exact=True),)
             return (GrantOffer("this exact command only", line),)
         prefixes.append(prefix)
     prefixes = list(dict.fromkeys(prefixes))
