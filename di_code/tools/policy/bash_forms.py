@@ -56,7 +56,7 @@ SOURCES = frozenset({"source", ".", "eval"})
 SPECIAL_VARIABLES = re.compile(
     r"PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|SHELLOPTS|BASHOPTS|BASH_FUNC_.*|LD_PRELOAD|LD_AUDIT"
     r"|LD_LIBRARY_PATH|BASH_LOADABLES_PATH|EXECIGNORE|GLOBIGNORE"
-    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR"
+    r"|GIT_CONFIG.*|GIT_EXEC_PATH|GIT_TEMPLATE_DIR|GIT_DIR|GIT_COMMON_DIR"
 )
 """Variables whose value bash (or a shell it starts, or the loader) runs or reads as code:
 PROMPT_COMMAND and PS0-PS4 (PS4 under `set -x`) are expanded with command substitution,
@@ -64,7 +64,9 @@ BASH_ENV and ENV name a file a new shell sources, SHELLOPTS/BASHOPTS set a new s
 options, BASH_FUNC_name%% imports a function, LD_* load a library into every program; git's
 GIT_CONFIG_* are `git -c` (GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS) or name a
 config file (GIT_CONFIG_GLOBAL): aliases and pagers are commands; GIT_EXEC_PATH and
-GIT_TEMPLATE_DIR name where git's programs and a new repository's hooks come from."""
+GIT_TEMPLATE_DIR name where git's programs and a new repository's hooks come from; GIT_DIR and
+GIT_COMMON_DIR a repository whose config (aliases, core.fsmonitor, hooks) git then reads: any
+folder laid out as one, which no rule protects as it does the work tree's `.git`."""
 
 COMMAND_VARIABLES = re.compile(
     r"PAGER|GIT_PAGER|MANPAGER|EDITOR|VISUAL|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_SSH"
@@ -259,11 +261,26 @@ def _git(args: tuple[Word, ...]) -> bool:
     options are read by git's grammar (`subcommands`), so a value is never taken for the
     subcommand (`git --git-dir .git -c …`); an option it does not know hides the rest."""
     leading = leading_options("git", args)
-    return leading.at is None or not _GIT_CODE.isdisjoint(leading.options)
+    if leading.at is None or not _GIT_CODE.isdisjoint(leading.options):
+        return True
+    return any(not _git_directory(folder) for folder in _git_dirs(args[: leading.at - 1]))
 
 
 _GIT_CODE = names("-c --config-env --exec-path")
 """git's options before the subcommand that set configuration or where its programs are."""
+
+
+def _git_dirs(options: tuple[Word, ...]) -> list[Word]:
+    """The folders `--git-dir` names among git's options (`--git-dir=F`, `--git-dir F`)."""
+    named = [word.partition("=")[2] for word in options if word and word.startswith("--git-dir=")]
+    return named + [value for word, value in itertools.pairwise(options) if word == "--git-dir"]
+
+
+def _git_directory(folder: Word) -> bool:
+    """Whether `folder` is a `.git` folder, whose files the write tools protect. Any other
+    laid out as a repository has a config (aliases, core.fsmonitor) the model may have
+    written: git run on it runs what that says (GIT_DIR, likewise, in SPECIAL_VARIABLES)."""
+    return folder is not None and posixpath.basename(folder.rstrip("/")) == ".git"
 
 
 _PROGRAMS: dict[str, Callable[[tuple[Word, ...]], bool]] = {"git": _git}
