@@ -49,7 +49,7 @@ def each_once(text: str) -> dict[int, tuple[int, int]]:
     return {n: (text.count(f"<{n}>"), text.count(f"</{n}>")) for n in range(1, 9)}
 
 
-@pytest.mark.parametrize("kind", ["ascii", "wide", "combining"])  # emoji: see the report below
+@pytest.mark.parametrize("kind", ["ascii", "wide", "combining"])  # emoji: see the docstring
 @pytest.mark.parametrize("widths", [(60,), (60, 30, 90, 20, 70, 40, 100)])
 def test_resizes_mid_reply_print_each_line_once_and_whole(
     llm_server: LLMServer, tmp_path: Path, tmux: Tmux, kind: str, widths: tuple[int, ...]

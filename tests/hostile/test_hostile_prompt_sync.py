@@ -24,7 +24,7 @@ from di_code.session import SessionStore
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.cli.conftest import workspace as workspace  # the fixture, for this folder too
 from tests.session.test_session_sync import MISSING, STRACE, strace_works
-from tests.support.llm_server import LLMServer, Turn
+from tests.support.llm_server import HttpError, LLMServer, Turn
 from tests.support.processes import wait_until
 
 PROMPT = "the prompt that must not be lost"
@@ -151,3 +151,18 @@ def test_sigkill_before_the_answers_first_byte_leaves_a_session_holding_the_prom
     code, _, _ = stopped_at_first_byte(tmp_path, di_code_home, llm_server, workspace, "SIGKILL")
     assert code == -signal.SIGKILL
     assert prompts_kept(di_code_home, workspace) == [PROMPT]
+
+
+def test_a_refused_request_ends_the_run_with_the_prompt_synced(
+    llm_server: LLMServer, di_code_home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """No answer ever begins (the model refuses the request): the prompt's sync is started by
+    what follows it, or by the exit."""
+    llm_server.script(HttpError(400, "refused"))
+    trace = tmp_path / "write.trace"
+    tracer = traced_run(trace, di_code_home, llm_server, workspace)
+    _, err = tracer.communicate(timeout=90)
+    assert tracer.returncode == 1, err
+    assert "Traceback" not in err
+    assert prompts_kept(di_code_home, workspace) == [PROMPT]
+    assert unsynced_writes(trace) == [], trace.read_text()
