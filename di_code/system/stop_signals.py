@@ -17,8 +17,10 @@ point's first call, before stdin is read or any server starts, and its handlers 
   ACT_WITHIN seconds ends the process at once.
 
 Ending at once: the terminal's modes as they were at start, every child's group killed
-(di_code.system.children), the signal named on stderr, exit 128 + the first signal's number.
-The session needs no flush: each entry is written and synced as it comes.
+(di_code.system.children), the fsync of every file written and not yet synced (up to
+SYNC_WITHIN seconds: a prompt's line waits for its answer's start to be synced), the signal
+named on stderr, exit 128 + the first signal's number. Each session entry is in its file as it
+comes: nothing else needs a flush.
 
 A stdout whose reader is gone (`| head`) is a stop too, as SIGPIPE is to a Unix tool: the
 writer that finds it calls `output_closed`, which acts as a SIGPIPE would (exit 141), quietly;
@@ -55,6 +57,10 @@ CHILDREN_WITHIN = 1.0
 """After a signal, the clean exit's SIGTERM to the children turns into SIGKILL by then at the
 latest (di_code.system.children.stop_children): a child that ignores TERM must not make the
 stop last the watchdog's EXIT_WITHIN."""
+SYNC_WITHIN = 0.5
+"""Seconds ending at once waits for the fsync of lines written and not yet synced (a prompt's,
+whose sync starts with its answer: di_code.system.disk_sync): a disk that holds an fsync
+longer does not hold the end."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -297,6 +303,9 @@ def end_now(number: int) -> NoReturn:
     children = sys.modules.get("di_code.system.children")  # not loaded: no child was started
     if children is not None:
         children.kill_children()
+    disk_sync = sys.modules.get("di_code.system.disk_sync")  # not loaded: nothing written
+    if disk_sync is not None:
+        disk_sync.wait_synced(SYNC_WITHIN)
     say(number)
     os._exit(128 + number)
 
