@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.ui.test_chat_resize_e2e import Tmux, chat_command, screen_text, wait_for
-from tests.ui.test_chat_resize_e2e import pytestmark as pytestmark  # tmux and di-code here
-from tests.ui.test_chat_resize_e2e import tmux as tmux  # the fixture
+from tests.support.tmux_chat import NEEDS_TMUX, Tmux, chat_command, screen_text, wait_for
+from tests.support.tmux_chat import tmux as tmux  # the fixture
+
+pytestmark = NEEDS_TMUX
 
 TEXTS = {
     "ascii": "says something fairly long, so that a narrow terminal must wrap it more than once",

@@ -23,9 +23,9 @@ from di_code.ai.types import UserMessage
 from di_code.session import SessionStore
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.cli.conftest import workspace as workspace  # the fixture, for this folder too
-from tests.session.test_session_sync import MISSING, STRACE, strace_works
 from tests.support.llm_server import HttpError, LLMServer, Turn
 from tests.support.processes import wait_until
+from tests.support.strace import MISSING, STRACE, strace_works
 
 PROMPT = "the prompt that must not be lost"
 

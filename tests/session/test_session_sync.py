@@ -10,10 +10,8 @@ both.
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-import shutil
 import subprocess
 import sys
 import textwrap
@@ -25,23 +23,12 @@ from di_code.session import SessionStore
 from tests.cli.conftest import DI_CODE, cli_env
 from tests.support import loop_watch
 from tests.support.llm_server import LLMServer, Turn
+from tests.support.strace import MISSING, STRACE, strace_works
 
 CHECKPOINT_LOST = "di-code: checkpoint not recorded, undo may miss this prompt's changes"
 
 DELAY = 1.0
 """Seconds each fsync is held in the kernel: far above any callback of a loaded machine."""
-
-STRACE = shutil.which("strace")
-MISSING = "strace is missing or cannot trace here (apt-get install strace)"
-
-
-@functools.cache
-def strace_works() -> bool:
-    """Whether strace can trace a child here (a container may forbid ptrace)."""
-    if STRACE is None:
-        return False
-    probe = [STRACE, "-f", "--seccomp-bpf", "-qq", "-o", os.devnull, "-e", "trace=fsync", "true"]
-    return subprocess.run(probe, capture_output=True, timeout=30).returncode == 0
 
 
 def traced_fsync(trace: Path, inject: str) -> list[str]:

@@ -5,64 +5,23 @@ on resize, so the terminal here is a real tmux."""
 from __future__ import annotations
 
 import shlex
-import shutil
-import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pytest
-
-from tests.support.chat import DI_CODE, TIMEOUT, spawn_env
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
 from tests.support.narrowed_prompt import LINE, PRINTED
+from tests.support.tmux_chat import NEEDS_TMUX, Tmux, chat_command, screen_text, wait_for
+from tests.support.tmux_chat import tmux as tmux  # the fixture
 
-pytestmark = [
-    pytest.mark.skipif(not DI_CODE.exists(), reason="di-code is not installed"),
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
-]
+pytestmark = NEEDS_TMUX
 
 PARAGRAPHS = [
     f"Paragraph {n} says something fairly long, so that sixty columns must wrap it in two."
     for n in range(1, 9)
 ]
 
-Tmux = Callable[..., str]
 SETTLE = 1.0
-
-
-@pytest.fixture
-def tmux(tmp_path: Path) -> Iterator[Tmux]:
-    socket = tmp_path / "tmux.sock"
-
-    def run(*args: str) -> str:
-        command = ["tmux", "-S", str(socket), "-f", "/dev/null", *args]
-        return subprocess.run(command, capture_output=True, text=True, check=True).stdout
-
-    yield run
-    subprocess.run(["tmux", "-S", str(socket), "kill-server"], capture_output=True)
-
-
-def screen_text(tmux: Tmux, *, history: bool = True) -> str:
-    """The screen, and the history above it unless told."""
-    return tmux("capture-pane", "-p", *(("-S", "-200") if history else ()))
-
-
-def wait_for(tmux: Tmux, found: Callable[[str], bool], what: str, *, history: bool = True) -> str:
-    deadline = time.monotonic() + TIMEOUT
-    while not found(text := screen_text(tmux, history=history)):
-        assert time.monotonic() < deadline, f"never saw {what}:\n{text}"
-        time.sleep(0.05)
-    return text
-
-
-def chat_command(server: LLMServer) -> str:
-    """`di-code chat` against the server, as a tmux window's command."""
-    env = spawn_env(server)
-    names = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "DI_CODE_HOME", "TERM", "PATH")
-    assignments = " ".join(f"{name}={shlex.quote(env[name])}" for name in names if name in env)
-    return f"env {assignments} {DI_CODE} chat --model openai/test-model --yes"
 
 
 def test_narrowing_the_terminal_mid_reply_prints_no_line_twice(

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from di_code.tools.policy.bash_subscripts import subscript_code
-from di_code.tools.policy.subcommands import leading_options
+from di_code.tools.policy.subcommands import git_runs_code
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -255,35 +255,7 @@ def _names_exact_only(word: str) -> bool:
     return program in EXACT_ONLY or _INTERPRETER.fullmatch(program) is not None
 
 
-def _git(args: tuple[Word, ...]) -> bool:
-    """git -c NAME=VALUE (or --config-env, --exec-path=DIR) before the subcommand: many config
-    values are commands (`alias.x=!rm x`, core.pager, core.sshCommand, diff.external). The
-    options are read by git's grammar (`subcommands`), so a value is never taken for the
-    subcommand (`git --git-dir .git -c …`); an option it does not know hides the rest."""
-    leading = leading_options("git", args)
-    if leading.at is None or not _GIT_CODE.isdisjoint(leading.options):
-        return True
-    return any(not _git_directory(folder) for folder in _git_dirs(args[: leading.at - 1]))
-
-
-_GIT_CODE = names("-c --config-env --exec-path")
-"""git's options before the subcommand that set configuration or where its programs are."""
-
-
-def _git_dirs(options: tuple[Word, ...]) -> list[Word]:
-    """The folders `--git-dir` names among git's options (`--git-dir=F`, `--git-dir F`)."""
-    named = [word.partition("=")[2] for word in options if word and word.startswith("--git-dir=")]
-    return named + [value for word, value in itertools.pairwise(options) if word == "--git-dir"]
-
-
-def _git_directory(folder: Word) -> bool:
-    """Whether `folder` is a `.git` folder, whose files the write tools protect. Any other
-    laid out as a repository has a config (aliases, core.fsmonitor) the model may have
-    written: git run on it runs what that says (GIT_DIR, likewise, in SPECIAL_VARIABLES)."""
-    return folder is not None and posixpath.basename(folder.rstrip("/")) == ".git"
-
-
-_PROGRAMS: dict[str, Callable[[tuple[Word, ...]], bool]] = {"git": _git}
+_PROGRAMS: dict[str, Callable[[tuple[Word, ...]], bool]] = {"git": git_runs_code}
 """Programs (not builtins) that run code given in their arguments, beyond the shells and
 wrappers of `bash_wrappers` and the interpreters no rule can read."""
 

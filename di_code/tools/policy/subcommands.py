@@ -12,6 +12,7 @@ never gives it the next word too.
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from collections.abc import Sequence
 
@@ -94,3 +95,33 @@ def _width(grammar: Grammar | None, word: str) -> int | None:
     if name in grammar.flags or name in grammar.joined:
         return 1
     return 2 if name in grammar.valued else None
+
+
+def git_runs_code(args: Sequence[str | None]) -> bool:
+    """Whether git's options before the subcommand run code the words do not show: `-c
+    NAME=VALUE` (or --config-env, --exec-path=DIR), as many config values are commands
+    (`alias.x=!rm x`, core.pager, core.sshCommand, diff.external), or `--git-dir` naming a
+    repository other than a `.git` folder. Read by git's grammar, so a value is never taken
+    for the subcommand (`git --git-dir .git -c …`); an option it does not know hides the rest."""
+    leading = leading_options("git", args)
+    if leading.at is None or not _GIT_CODE.isdisjoint(leading.options):
+        return True
+    return any(not _git_directory(folder) for folder in _git_dirs(args[: leading.at - 1]))
+
+
+_GIT_CODE = frozenset({"-c", "--config-env", "--exec-path"})
+"""git's options before the subcommand that set configuration or where its programs are."""
+
+
+def _git_dirs(options: Sequence[str | None]) -> list[str | None]:
+    """The folders `--git-dir` names among git's options (`--git-dir=F`, `--git-dir F`)."""
+    named = [word.partition("=")[2] for word in options if word and word.startswith("--git-dir=")]
+    return named + [value for word, value in itertools.pairwise(options) if word == "--git-dir"]
+
+
+def _git_directory(folder: str | None) -> bool:
+    """Whether `folder` is a `.git` folder, whose files the write tools protect. Any other
+    laid out as a repository has a config (aliases, core.fsmonitor) the model may have
+    written: git run on it runs what that says (GIT_DIR, likewise: bash_forms'
+    SPECIAL_VARIABLES)."""
+    return folder is not None and posixpath.basename(folder.rstrip("/")) == ".git"
