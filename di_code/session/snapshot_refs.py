@@ -38,8 +38,8 @@ class SnapshotRefs:
         """Those refs (name -> object) as the git process that found the work tree listed
         them (`git_run.top_and_refs`): the first `prune` takes them instead of asking again."""
         self.referenced: set[str] = set()
-        """Trees a ref of this home points at (listed by `prune`, or kept since): they are in
-        the repository, so a cached tree among them is taken without asking git."""
+        """Trees a ref of this home points at (listed by `prune`): they are in the
+        repository, so a cached tree among them is taken without asking git."""
         self._refs: set[str] = set()
         """Those refs' names: a tree already kept by this session is not kept again."""
         self._kept: set[str] = set()
@@ -58,7 +58,6 @@ class SnapshotRefs:
                 raise
             self.git(["update-ref", ref, tree])
         self._kept.add(tree)
-        self.referenced.add(tree)
 
     def _unlocked(self, ref: str, older_than: float = 0.0) -> bool:
         """Remove the lock a killed git left on `ref` (one older than `older_than` seconds);

@@ -12,8 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from di_code.session.git_snapshot import GitSnapshots
-from di_code.session.stat_cache import StatCache
 from tests.support.git import git, logging_git, past_this_second, subcommands
 from tests.support.snapshot_runs import snapshot
 from tests.support.undo_driver import new_repo
@@ -137,29 +135,3 @@ def test_files_touched_but_as_they_were_start_no_writer(
     assert snapshot(repo, cache) == first
     assert "fast-import" not in subcommands(log)
     assert git(repo, "count-objects", "-v") == objects
-
-
-def test_a_tree_this_run_kept_is_built_on_without_asking_git_whether_it_holds_it(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A run's snapshots around a tool call: the one before it made a new tree (the user had
-    changed a file) and kept it under a ref; the one after it builds on that tree. The ref
-    written by this run says the repository holds it: no `cat-file` asks again."""
-    repo = new_repo(tmp_path / "repo", {"a.txt": "a\n", "b.txt": "b\n"})
-    aged(repo, "a.txt", "b.txt")
-    cache = tmp_path / "cache" / "repo.json"
-    snapshot(repo, cache)  # an earlier run's private index
-    (repo / "a.txt").write_text("the user's change\n")
-    aged(repo, "a.txt")
-    git_snapshots = GitSnapshots(repo, stat_cache=StatCache(cache))
-    git_snapshots.refs.prune({"session"})
-    before = git_snapshots.take().tree
-    git_snapshots.refs.keep("session", before)
-    (repo / "b.txt").write_text("the tool's change\n")
-    aged(repo, "b.txt")
-    log = tmp_path / "git.log"
-    monkeypatch.setenv("PATH", f"{logging_git(tmp_path / 'bin', log)}:{os.environ['PATH']}")
-    after = git_snapshots.take().tree
-    assert "cat-file" not in subcommands(log)
-    assert "write-tree" not in subcommands(log)  # built on the kept tree
-    assert after == fresh(repo, tmp_path / "fresh")
