@@ -227,32 +227,37 @@ def stop_children(grace: float = STOP_GRACE) -> None:
         time.sleep(POLL)
 
 
-def kill_children() -> None:
-    """SIGKILL every live descendant's group at once (a hard exit: nothing waits)."""
+def kill_children(root: int | None = None) -> None:
+    """SIGKILL every live descendant's group at once (a hard exit: nothing waits). `root`: the
+    process whose descendants they are, when not this one (di-code's copy that ends it:
+    stop_signals.end_now); this process is spared either way."""
     for _ in range(KILL_ROUNDS):
-        live = _live_groups()
+        live = _live_groups(root)
         if not live:
             return
         for pgid in live:
-            _signal_group_or_members(pgid, signal.SIGKILL)
+            _signal_group_or_members(pgid, signal.SIGKILL, root)
 
 
-def _live_groups() -> set[int]:
-    """The groups of every live descendant (di-code's own group among them: its members are
-    signalled one by one). Every process of a group a child was started in is among them:
-    only a process of the child's own session (forked below it) can join the group, and
-    di-code is a subreaper, so what a parent leaves stays below di-code."""
+def _live_groups(root: int | None = None) -> set[int]:
+    """The groups of every live descendant of `root` (di-code) but this process (di-code's
+    own group among them: its members are signalled one by one). Every process of a group a
+    child was started in is among them: only a process of the child's own session (forked
+    below it) can join the group, and di-code is a subreaper, so what a parent leaves stays
+    below di-code."""
     table = _table()
-    below = set(_descendants(os.getpid(), table))
+    below = set(_descendants(os.getpid() if root is None else root, table)) - {os.getpid()}
     return {pgid for pid, _, pgid, state in table if state != "Z" and pid in below}
 
 
-def _signal_group_or_members(pgid: int, number: int) -> None:
-    """Signal the group, or, for di-code's own group, each of its other members."""
+def _signal_group_or_members(pgid: int, number: int, root: int | None = None) -> None:
+    """Signal the group, or, for di-code's own group, each of its other members below `root`
+    (di-code) but this process."""
     if pgid != os.getpgrp():
         signal_group(pgid, number)
         return
-    for pid in set(group_members(pgid)) & set(descendants(os.getpid())):
+    below = set(descendants(os.getpid() if root is None else root)) - {os.getpid()}
+    for pid in set(group_members(pgid)) & below:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.kill(pid, number)
 

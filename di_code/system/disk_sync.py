@@ -19,6 +19,7 @@ over, `start_syncing` (once the request is out), `wait_synced`, or the interpret
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import threading
 from collections import deque
@@ -77,6 +78,16 @@ def wait_synced(timeout: float | None = None) -> bool:
     start_syncing()
     with _changed:
         return _changed.wait_for(lambda: not _syncing, timeout)
+
+
+def sync_in_copy() -> None:
+    """fsync every file handed over and not taken by the sync thread, in a forked copy of the
+    process (stop_signals.end_now): the caller is the copy's only thread, so no lock is taken
+    (a thread left out of the copy may have held it for ever). The files the sync thread took
+    are its own: a process does not end before its thread inside fsync returns."""
+    for copies in _by_file(list(_due)).values():
+        with contextlib.suppress(OSError):
+            os.fsync(copies[-1][0])
 
 
 def _sync_left() -> None:

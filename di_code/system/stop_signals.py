@@ -19,8 +19,9 @@ point's first call, before stdin is read or any server starts, and its handlers 
 Ending at once: the terminal's modes as they were at start, every child's group killed
 (di_code.system.children), the fsync of every file written and not yet synced (up to
 SYNC_WITHIN seconds: a prompt's line waits for its answer's start to be synced), the signal
-named on stderr, exit 128 + the first signal's number. Each session entry is in its file as it
-comes: nothing else needs a flush.
+named on stderr, exit 128 + the first signal's number; done by a forked copy of the process,
+which no other thread of it slows (`end_now`). Each session entry is in its file as it comes:
+nothing else needs a flush.
 
 A stdout whose reader is gone (`| head`) is a stop too, as SIGPIPE is to a Unix tool: the
 writer that finds it calls `output_closed`, which acts as a SIGPIPE would (exit 141), quietly;
@@ -36,6 +37,10 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, NoReturn
+
+# loaded now: an import while ending would make system calls, each a wait beside a thread
+# that holds the GIL
+from di_code.system.lone_copy import done_in_lone_copy
 
 if TYPE_CHECKING:
     import asyncio
@@ -61,6 +66,10 @@ SYNC_WITHIN = 0.5
 """Seconds ending at once waits for the fsync of lines written and not yet synced (a prompt's,
 whose sync starts with its answer: di_code.system.disk_sync): a disk that holds an fsync
 longer does not hold the end."""
+COPY_WITHIN = SYNC_WITHIN + 0.5
+"""Seconds ending at once waits for the copy of di-code that does its work (`end_now`): its
+kills take milliseconds, its fsyncs what the disk takes; one still running then finishes
+alone."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -261,7 +270,7 @@ def _on_signal(number: int, _frame: object) -> None:
         responder.loop.call_soon_threadsafe(act)
     except RuntimeError:  # the loop is closed: nothing will act
         end_now(number)
-    watchdog = threading.Thread(target=_watch, args=(acted, number), name="stop-watchdog")
+    watchdog = threading.Thread(target=_watch, args=(acted, number, now), name="stop-watchdog")
     watchdog.daemon = True
     watchdog.start()
 
@@ -289,8 +298,7 @@ def _nothing() -> None:
     """A callback that only wakes the loop."""
 
 
-def _watch(acted: threading.Event, number: int) -> None:
-    signalled = time.monotonic()
+def _watch(acted: threading.Event, number: int, signalled: float) -> None:
     if not acted.wait(ACT_WITHIN):
         end_now(number)
     time.sleep(max(0.0, signalled + EXIT_WITHIN - time.monotonic()))
@@ -298,16 +306,31 @@ def _watch(acted: threading.Event, number: int) -> None:
 
 
 def end_now(number: int) -> NoReturn:
-    """End the process at once (from any thread): terminal, children, a line, exit code."""
+    """End the process at once (from any thread): terminal, children, files, a line, exit code.
+
+    That work is done by a copy of the process with no other thread (di_code.system.lone_copy):
+    here, a tool's thread that holds the GIL in C call after call made it take minutes
+    (tests/hostile/test_hostile_stops.py). Without a copy, this thread does it."""
+    parent = os.getpid()
+    if not done_in_lone_copy(lambda: _leave(number, parent), COPY_WITHIN, STOP_SIGNALS):
+        _leave(number)
+    os._exit(128 + number)
+
+
+def _leave(number: int, parent: int | None = None) -> None:
+    """Leave the terminal as it was, no child, the files written synced, the stop named: in
+    di-code, or in its copy (`parent`: di-code, whose children these are)."""
     _restore_terminal()
     children = sys.modules.get("di_code.system.children")  # not loaded: no child was started
     if children is not None:
-        children.kill_children()
+        children.kill_children(parent)
     disk_sync = sys.modules.get("di_code.system.disk_sync")  # not loaded: nothing written
     if disk_sync is not None:
-        disk_sync.wait_synced(SYNC_WITHIN)
+        if parent is None:
+            disk_sync.wait_synced(SYNC_WITHIN)
+        else:
+            disk_sync.sync_in_copy()
     say(number)
-    os._exit(128 + number)
 
 
 def say(number: int) -> None:

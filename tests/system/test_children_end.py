@@ -101,6 +101,41 @@ def test_after_a_stop_signal_a_deaf_child_does_not_hold_the_exit(tmp_path: Path)
     assert not any(map(alive, pids))
 
 
+HOLDS_THE_GIL = """
+import re, threading
+def backtrack():  # one C call holds the GIL about a second; the next starts at once
+    while True:
+        re.match(r"(a+)+$", "a" * 24 + "b")
+threading.Thread(target=backtrack, daemon=True).start()
+"""
+
+
+def test_ending_at_once_beside_a_thread_that_holds_the_gil_kills_every_child(
+    tmp_path: Path,
+) -> None:
+    """end_now's work (a /proc walk: hundreds of system calls) is a copy's of the process, which
+    that thread is not in: here, each call would let it hold the GIL another second."""
+    ending = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            STARTS.format(marker=tmp_path / "polite", loop=READY_LOOP)
+            + HOLDS_THE_GIL
+            + "stop_signals.end_now(signal.SIGTERM)\n",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    pids = [int(pid) for pid in line(ending).split()]
+    _, stderr = ending.communicate(timeout=60)  # the walk in the process itself: minutes
+    assert ending.returncode == 128 + signal.SIGTERM
+    assert stderr == "di-code: terminated\n"  # said once, by the copy
+    for pid in pids:  # the one in di-code's own group too: the copy spares only itself
+        wait_until(lambda pid=pid: not alive(pid), f"child {pid} to end")
+
+
 def test_a_killed_tree_ends_what_left_the_group_and_what_ignored_the_grace(
     tmp_path: Path,
 ) -> None:
