@@ -26,6 +26,7 @@ from di_code.system.children import (
     start_child,
 )
 from tests.support.bubblewrap import in_ci
+from tests.support.imports import unmeasured
 from tests.support.processes import MARK, alive, wait_until
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="reads /proc (Linux)")
@@ -127,6 +128,7 @@ def test_ending_at_once_beside_a_thread_that_holds_the_gil_kills_every_child(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env=unmeasured(None),  # coverage.py saves its data at os._exit: many calls, each a wait
     )
     pids = [int(pid) for pid in line(ending).split()]
     _, stderr = ending.communicate(timeout=60)  # the walk in the process itself: minutes
