@@ -70,6 +70,14 @@ COPY_WITHIN = SYNC_WITHIN + 0.5
 """Seconds ending at once waits for the copy of di-code that does its work (`end_now`): its
 kills take milliseconds, its fsyncs what the disk takes; one still running then finishes
 alone."""
+SWITCH_WHILE_STOPPING = 1e-3
+"""Python's switch interval once a stop has begun (its default: 5 ms): how long a thread that
+wants the GIL waits before the one holding it must let go. A tool's thread left computing
+takes the GIL at each of the stop's system calls (hundreds: a /proc walk) and kept it 5 ms
+each time: the clean stop took over a second, and with a tool that had set 50 ms, until the
+watchdog's EXIT_WITHIN (tests/hostile/test_hostile_stops.py). Not lower: a thread holding
+the GIL in C call after call makes the stop's thread let go just as soon (0.1 ms: the aborted
+answer was not saved before the watchdog)."""
 TERMINAL_RESET = b"\x1b[?25h\x1b[?2004l"
 """Shown cursor, bracketed paste off: what a full-screen prompt may have left changed."""
 
@@ -246,6 +254,7 @@ def children_due() -> float | None:
 
 def _on_signal(number: int, _frame: object) -> None:
     now = time.monotonic()
+    sys.setswitchinterval(SWITCH_WHILE_STOPPING)  # every signal here ends the process
     if _state.handled is not None:
         _state.handled.set()
     first = _state.first

@@ -23,6 +23,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+from di_code.system.stop_signals import EXIT_WITHIN
 from tests.cli.conftest import WriteHook
 from tests.support.approval import QUESTION, untrusted_project
 from tests.support.chat import ended_within
@@ -127,6 +128,19 @@ class Hog(_Tool):
         return []
 
 
+class Switcher(_Tool):
+    """A plain def that computes in Python for ever, having let the thread that holds the GIL
+    keep it 50 ms before one that waits may take it (Python's default is 5 ms)."""
+    name = "switcher"
+
+    def execute(self, tool_call_id, params, signal=None):
+        sys.setswitchinterval(0.05)
+        started(self.name)
+        n = 0
+        while True:
+            n += 1
+
+
 class Keeper(_Tool):
     """An async def that starts a non-daemon thread (Python joins it at exit) and never ends."""
     name = "keeper"
@@ -138,7 +152,7 @@ class Keeper(_Tool):
         await asyncio.Event().wait()
 '''.replace("DEAF_SHELL", DEAF_SHELL)
 
-TOOLS = ["spawner", "swallower", "regex", "hog", "keeper"]
+TOOLS = ["spawner", "swallower", "regex", "switcher", "hog", "keeper"]
 
 
 def hostile(launch: Launch) -> Launch:
@@ -244,6 +258,22 @@ def test_a_tool_holding_the_gil_in_c_again_and_again_ends_with_sigterm(
 ) -> None:
     tool_running(launch, llm_server, "regex")
     assert_ended(launch, signal.SIGTERM, di_code_home)
+
+
+def test_a_tool_computing_in_python_does_not_hold_the_clean_stop_to_the_watchdog(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """Each of the clean stop's system calls (a /proc walk: hundreds) lets the computing thread
+    take the GIL, and keep it for the switch interval: at 50 ms the stop would last until the
+    watchdog ends it, EXIT_WITHIN after the signal. Once a stop begins, di-code's threads take
+    the GIL back at once (stop_signals.SWITCH_WHILE_STOPPING), and the clean stop ends it."""
+    tool_running(launch, llm_server, "switcher")
+    code, seconds, stderr = launch.stop(signal.SIGTERM)
+    print(f"ended in {seconds:.2f} s")
+    assert code == CODES[signal.SIGTERM], stderr
+    assert seconds < EXIT_WITHIN
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
 
 
 def test_a_tool_holding_the_gil_in_one_long_c_call_is_ended_by_sigkill_with_nothing_lost(
