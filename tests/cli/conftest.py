@@ -36,6 +36,20 @@ def cli_env(home: Path, server: LLMServer | None, **extra: str) -> dict[str, str
     return env
 
 
+def started(home: Path, server: LLMServer, workspace: Path, *args: str) -> subprocess.Popen[str]:
+    """`di-code ARGS` started in the workspace with `cli_env`, nothing on stdin, its output
+    read as text: for a test that acts while it runs (a second process, a signal)."""
+    return subprocess.Popen(
+        [DI_CODE, *args],
+        cwd=workspace,
+        env=cli_env(home, server),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     folder = tmp_path / "workspace"

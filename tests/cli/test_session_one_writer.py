@@ -9,20 +9,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from tests.cli.conftest import DI_CODE, cli_env
+from tests.cli.conftest import started
 from tests.support.llm_server import LLMServer, Turn
-
-
-def di_code(home: Path, server: LLMServer, workspace: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [DI_CODE, *args],
-        cwd=workspace,
-        env=cli_env(home, server),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
 
 
 def finished(process: subprocess.Popen[str]) -> tuple[int, str, str]:
@@ -42,12 +30,12 @@ def test_a_second_writer_is_refused_while_the_first_runs(
 ) -> None:
     (workspace / "a.txt").write_text("a original\n")
     llm_server.script(Turn(text="first"))
-    assert finished(di_code(di_code_home, llm_server, workspace, "run", "first"))[0] == 0
+    assert finished(started(di_code_home, llm_server, workspace, "run", "first"))[0] == 0
     (session,) = di_code_home.glob("sessions/*/*.jsonl")
     session_id = session.stem.partition("_")[2]
 
     llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
-    writer = di_code(di_code_home, llm_server, workspace, "run", "--continue", "--yes", "a")
+    writer = started(di_code_home, llm_server, workspace, "run", "--continue", "--yes", "a")
     try:
         wait_requests(llm_server, 2)  # the first writer holds the session, mid-prompt
         before = session.read_bytes()
@@ -56,7 +44,7 @@ def test_a_second_writer_is_refused_while_the_first_runs(
             ("run", "--session", session_id[:8], "--yes", "b"),
             ("undo", "--yes"),
         ):
-            code, out, err = finished(di_code(di_code_home, llm_server, workspace, *args))
+            code, out, err = finished(started(di_code_home, llm_server, workspace, *args))
             assert code == 2, (args, out, err)
             assert err.splitlines() == [
                 f"di-code: Session {session_id[:12]} is in use by another di-code process "
@@ -64,14 +52,14 @@ def test_a_second_writer_is_refused_while_the_first_runs(
             ], (args, err)
         assert len(llm_server.requests) == 2  # the refused ones asked the model nothing
         assert session.read_bytes() == before  # and wrote nothing
-        code, out, err = finished(di_code(di_code_home, llm_server, workspace, "undo", "--list"))
+        code, out, err = finished(started(di_code_home, llm_server, workspace, "undo", "--list"))
         assert code == 0 and "Traceback" not in err
     finally:
         writer.kill()  # SIGKILL: the kernel lets the session go
         writer.wait(timeout=30)
 
     llm_server.script(Turn(text="after"))
-    code, out, err = finished(di_code(di_code_home, llm_server, workspace, "run", "-c", "c"))
+    code, out, err = finished(started(di_code_home, llm_server, workspace, "run", "-c", "c"))
     assert code == 0, err
     assert "after" in out
     assert list(di_code_home.glob("sessions/*/*.jsonl")) == [session]

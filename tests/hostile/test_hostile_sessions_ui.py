@@ -25,7 +25,7 @@ import pytest
 
 from di_code.ai.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
 from di_code.session import SessionStore
-from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
+from tests.cli.conftest import DI_CODE, RunDiCode, cli_env, started
 from tests.support.browser import BROWSER_OWN, CHROMIUM, RecordingProxy, chromium
 from tests.support.browser import proxy as proxy  # the fixture
 from tests.support.chat import open_chat, quit_chat, spawn_chat
@@ -293,20 +293,8 @@ def test_a_key_in_every_field_of_a_session_is_hidden_in_every_format(
 # ---------------------------------------------------------------- forks
 
 
-def run_in(home: Path, server: LLMServer, workspace: Path, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [DI_CODE, *args],
-        cwd=workspace,
-        env=cli_env(home, server),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 def ran(home: Path, server: LLMServer, workspace: Path, *args: str) -> tuple[int, str, str]:
-    process = run_in(home, server, workspace, *args)
+    process = started(home, server, workspace, *args)
     out, err = process.communicate(timeout=120)
     return process.returncode, out, err
 
@@ -344,7 +332,7 @@ def test_a_session_another_run_is_writing_forks_and_the_two_go_on_apart(
     assert ran(di_code_home, llm_server, workspace, "run", "FIRST-PROMPT")[0] == 0
     [original] = sessions(di_code_home)
     llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
-    writer = run_in(di_code_home, llm_server, workspace, "run", "-c", "WRITER-PROMPT")
+    writer = started(di_code_home, llm_server, workspace, "run", "-c", "WRITER-PROMPT")
     try:
         wait_until(lambda: len(llm_server.requests) == 2, "the writer's request")
         llm_server.script(Turn(text="FORKED-ANSWER"))
@@ -664,7 +652,7 @@ def test_a_session_another_process_writes_is_refused_from_the_picker_and_the_cha
         screen.wait_for("ANSWER-MINE")
         [mine] = sessions(di_code_home)
         llm_server.script(Turn(text="writing", fault="stall", fault_after=1))
-        writer = run_in(di_code_home, llm_server, tmp_path, "run", "PROMPT-THEIRS")
+        writer = started(di_code_home, llm_server, tmp_path, "run", "PROMPT-THEIRS")
         wait_until(lambda: len(llm_server.requests) == 2, "the writer's request")
         child.sendline("/resume")
         screen.wait_for("Resume a session")
