@@ -240,26 +240,32 @@ def kill_children(root: int | None = None) -> None:
 
 
 def _live_groups(root: int | None = None) -> set[int]:
-    """The groups of every live descendant of `root` (di-code) but this process (di-code's
-    own group among them: its members are signalled one by one). Every process of a group a
-    child was started in is among them: only a process of the child's own session (forked
-    below it) can join the group, and di-code is a subreaper, so what a parent leaves stays
-    below di-code."""
+    """The groups of every live process `_below` root (di-code's own group among them: its
+    members are signalled one by one). Every process of a group a child was started in is
+    among them: only a process of the child's own session (forked below it) can join the
+    group, and di-code is a subreaper, so what a parent leaves stays below di-code."""
     table = _table()
-    below = set(_descendants(os.getpid() if root is None else root, table)) - {os.getpid()}
+    below = _below(root, table)
     return {pgid for pid, _, pgid, state in table if state != "Z" and pid in below}
 
 
 def _signal_group_or_members(pgid: int, number: int, root: int | None = None) -> None:
-    """Signal the group, or, for di-code's own group, each of its other members below `root`
-    (di-code) but this process."""
+    """Signal the group, or, for di-code's own group, each of its live members `_below` root."""
     if pgid != os.getpgrp():
         signal_group(pgid, number)
         return
-    below = set(descendants(os.getpid() if root is None else root)) - {os.getpid()}
-    for pid in set(group_members(pgid)) & below:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, number)
+    table = _table()
+    below = _below(root, table)
+    for pid, _, group, state in table:
+        if group == pgid and state != "Z" and pid in below:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, number)
+
+
+def _below(root: int | None, table: list[tuple[int, int, int, str]]) -> set[int]:
+    """The processes below `root` (di-code; None: this process) but this one (di-code's copy
+    that ends it is below it: stop_signals.end_now)."""
+    return set(_descendants(os.getpid() if root is None else root, table)) - {os.getpid()}
 
 
 def descendants(pid: int) -> list[int]:
