@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 # loaded now: an import while ending would make system calls, each a wait beside a thread
 # that holds the GIL
-from di_code.system.lone_copy import done_in_lone_copy
+from di_code.system.lone_copy import ended_by_lone_copy
 
 if TYPE_CHECKING:
     import asyncio
@@ -319,11 +319,11 @@ def end_now(number: int) -> NoReturn:
 
     That work is done by a copy of the process with no other thread (di_code.system.lone_copy):
     here, a tool's thread that holds the GIL in C call after call made it take minutes
-    (tests/hostile/test_hostile_stops.py). Without a copy, this thread does it."""
-    parent = os.getpid()
-    if not done_in_lone_copy(lambda: _leave(number, parent), COPY_WITHIN, STOP_SIGNALS):
-        _leave(number)
-    os._exit(128 + number)
+    (tests/hostile/test_hostile_stops.py). Without a copy (none can be made, or one is held
+    by an at-fork handler: tests/hostile/test_hostile_stop_copy.py), this process does it."""
+    ended_by_lone_copy(
+        lambda parent: _leave(number, parent), 128 + number, COPY_WITHIN, STOP_SIGNALS
+    )
 
 
 def _leave(number: int, parent: int | None = None) -> None:

@@ -1,0 +1,142 @@
+"""Ending at once (a forked copy of di-code does the work) and the stop beside a computing
+thread, attacked from README alone: plugin tools whose threads hold the locks a fork's
+handlers take, that reset Python's switch interval while the stop runs, or that compute on
+many threads at once.
+
+The rule under attack: SIGTERM ends `run` within a second (the watchdog's end at once when the
+event loop is blocked), every child's tree with it, exit 143, one line on stderr, the session
+loads.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+from di_code.system.stop_signals import EXIT_WITHIN
+from tests.hostile.test_hostile_stops import BOUND, DEAF_SHELL, assert_ended, assert_quiet
+from tests.support.llm_server import LLMServer, Turn, call
+from tests.support.session_files import saved_stop_reasons
+from tests.support.stops import CODES, Launch, plugin_site
+
+PLUGIN = '''
+import logging.config, os, subprocess, sys, threading, time
+from pathlib import Path
+
+FOLDER = os.environ["STOP_TEST_DIR"]
+
+
+def started(name):
+    Path(FOLDER, name).write_text("started")
+
+
+def deaf_child():
+    """A TERM-ignoring shell the tool starts itself: ending at once must kill it."""
+    subprocess.Popen(
+        ["sh", "-c", """DEAF_SHELL""".format(folder=FOLDER, name="child")],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    while not Path(FOLDER, "child").exists():
+        time.sleep(0.02)
+
+
+def computing():
+    n = 0
+    while True:
+        n += 1
+
+
+class _Tool:
+    description = "for the stop copy tests"
+    parameters = {"type": "object"}
+
+
+class Logjam(_Tool):
+    """An async def that blocks the event loop (the watchdog must end di-code at once) while a
+    thread of its holds logging's module lock for ever: `dictConfig` holds it while it makes
+    the handlers, and this handler's factory never returns (a log server that never answers).
+    Python's fork takes that lock first (logging's at-fork handler)."""
+    name = "logjam"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        deaf_child()
+        inside = threading.Event()
+
+        def never(**_):
+            inside.set()
+            time.sleep(1000)
+
+        config = {"version": 1, "handlers": {"stuck": {"()": never}}}
+        threading.Thread(target=logging.config.dictConfig, args=(config,), daemon=True).start()
+        inside.wait()
+        started(self.name)
+        time.sleep(1000)
+
+
+class Resetter(_Tool):
+    """A plain def that computes and sets Python's switch interval back to 50 ms again and
+    again: once a stop has begun too."""
+    name = "resetter"
+
+    def execute(self, tool_call_id, params, signal=None):
+        started(self.name)
+        while True:
+            sys.setswitchinterval(0.05)
+            for _ in range(10_000):
+                pass
+
+
+class Crowd(_Tool):
+    """A plain def that computes on 50 threads of its own, and its own."""
+    name = "crowd"
+
+    def execute(self, tool_call_id, params, signal=None):
+        for _ in range(50):
+            threading.Thread(target=computing, daemon=True).start()
+        started(self.name)
+        computing()
+'''.replace("DEAF_SHELL", DEAF_SHELL)
+
+TOOLS = ["logjam", "resetter", "crowd"]
+
+
+def running(launch: Launch, server: LLMServer, tool: str) -> None:
+    """`di-code run` with this file's plugin, its model calling `tool`: returns once it runs."""
+    launch.env["PYTHONPATH"] = str(plugin_site(launch.folder, PLUGIN, TOOLS, site="copy-site"))
+    server.script(call(tool, {}), Turn(text="never asked"))
+    launch.start()
+    launch.wait_for(tool)
+
+
+def test_ending_at_once_while_a_tool_thread_holds_loggings_lock(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    """The loop is blocked, so the watchdog ends di-code at once, by a fork; Python's fork
+    first takes logging's module lock, which the tool's thread holds for ever."""
+    running(launch, llm_server, "logjam")
+    code, seconds, stderr = launch.stop(signal.SIGTERM)
+    print(f"ended in {seconds:.2f} s")
+    assert code == CODES[signal.SIGTERM], stderr
+    assert seconds < BOUND
+    assert stderr == "di-code: terminated\n"
+    launch.assert_nothing_left()
+    saved_stop_reasons(di_code_home)  # the session loads
+
+
+def test_a_tool_that_keeps_setting_a_long_switch_interval_does_not_slow_the_stop(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    running(launch, llm_server, "resetter")
+    code, seconds, stderr = launch.stop(signal.SIGTERM)
+    print(f"ended in {seconds:.2f} s")
+    assert code == CODES[signal.SIGTERM], stderr
+    assert seconds < EXIT_WITHIN
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+
+
+def test_a_tool_computing_on_fifty_threads_ends_with_sigterm(
+    launch: Launch, llm_server: LLMServer, di_code_home: Path
+) -> None:
+    running(launch, llm_server, "crowd")
+    assert_ended(launch, signal.SIGTERM, di_code_home)
