@@ -13,6 +13,8 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
+import pytest
+
 from di_code.system.stop_signals import EXIT_WITHIN
 from tests.hostile.test_hostile_stops import BOUND, DEAF_SHELL, assert_ended, assert_quiet
 from tests.support.llm_server import LLMServer, Turn, call
@@ -73,6 +75,19 @@ class Logjam(_Tool):
         time.sleep(1000)
 
 
+class Forkstuck(_Tool):
+    """An async def that blocks the event loop, having registered an at-fork handler that never
+    returns in a forked child (as a library's may deadlock there): the copy that ends di-code
+    at once never begins its work."""
+    name = "forkstuck"
+
+    async def execute(self, tool_call_id, params, signal=None):
+        deaf_child()
+        os.register_at_fork(after_in_child=lambda: time.sleep(1000))
+        started(self.name)
+        time.sleep(1000)
+
+
 class Resetter(_Tool):
     """A plain def that computes and sets Python's switch interval back to 50 ms again and
     again: once a stop has begun too."""
@@ -97,7 +112,7 @@ class Crowd(_Tool):
         computing()
 '''.replace("DEAF_SHELL", DEAF_SHELL)
 
-TOOLS = ["logjam", "resetter", "crowd"]
+TOOLS = ["logjam", "forkstuck", "resetter", "crowd"]
 
 
 def running(launch: Launch, server: LLMServer, tool: str) -> None:
@@ -108,13 +123,28 @@ def running(launch: Launch, server: LLMServer, tool: str) -> None:
     launch.wait_for(tool)
 
 
-def test_ending_at_once_while_a_tool_thread_holds_loggings_lock(
-    launch: Launch, llm_server: LLMServer, di_code_home: Path
+@pytest.mark.parametrize(
+    ("tool", "signals"),
+    [
+        ("logjam", [signal.SIGTERM]),
+        ("forkstuck", [signal.SIGTERM]),
+        ("forkstuck", [signal.SIGTERM] * 3),
+    ],
+    ids=["fork-held", "copy-held", "copy-held-three-signals"],
+)
+def test_ending_at_once_when_an_at_fork_handler_never_returns(
+    launch: Launch,
+    llm_server: LLMServer,
+    di_code_home: Path,
+    tool: str,
+    signals: list[signal.Signals],
 ) -> None:
-    """The loop is blocked, so the watchdog ends di-code at once, by a fork; Python's fork
-    first takes logging's module lock, which the tool's thread holds for ever."""
-    running(launch, llm_server, "logjam")
-    code, seconds, stderr = launch.stop(signal.SIGTERM)
+    """The loop is blocked, so the watchdog (or the second signal) ends di-code at once, by a
+    fork: one held in Python's at-fork handlers (logging's, which takes a lock the tool's
+    thread holds for ever), or a copy held in a plugin's. Once ending, more signals change
+    nothing: still one line."""
+    running(launch, llm_server, tool)
+    code, seconds, stderr = launch.stop(*signals, between=0.2)
     print(f"ended in {seconds:.2f} s")
     assert code == CODES[signal.SIGTERM], stderr
     assert seconds < BOUND
