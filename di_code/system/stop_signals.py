@@ -91,8 +91,9 @@ class _State:
         """The signal that began the stop, and when."""
         self.terminal: tuple[int, list[Any]] | None = None
         """A terminal's descriptor and its modes at start."""
-        self.said = False
-        """The stop was named on stderr (by the clean path or by `end_now`): once is enough."""
+        self.saying: int | None = None
+        """A pipe's reading end holding one byte: whoever reads it names the stop on stderr (the
+        clean path, `end_now` or its copy, which shares the pipe): once is enough."""
         self.handled: threading.Event | None = None
         """Set once `_on_signal` has run (on the main thread, or for a closed output): a stop
         has begun, and what ends it is that function's (`install` makes it)."""
@@ -347,11 +348,27 @@ def say(number: int) -> None:
     end in time (a deaf child, a joined thread) is ended by `end_now`, which must not repeat it.
     A closed output ends quietly, as Unix tools do."""
     said = STOP_SIGNALS.get(signal.Signals(number))
-    if said is None or _state.said:
+    if said is None or not _first_to_say():
         return
-    _state.said = True
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
         os.write(2, f"di-code: {said}\n".encode())
+
+
+def _first_to_say() -> bool:
+    """True once in this process and its copies together (a flag is each one's own: the main
+    thread named the stop as a copy forked beside it did): one reads their pipe's byte."""
+    _state.saying = _saying_pipe() if _state.saying is None else _state.saying
+    with contextlib.suppress(OSError):
+        return os.read(_state.saying, 1) == b"!"
+    return False
+
+
+def _saying_pipe() -> int:
+    """The reading end of a pipe that holds one byte (read, the pipe is at its end)."""
+    reading, writing = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    os.write(writing, b"!")
+    os.close(writing)
+    return reading
 
 
 def _terminal_modes() -> tuple[int, list[Any]] | None:

