@@ -42,9 +42,10 @@ def ended_by_lone_copy(
     forked = threading.Event()
     net = threading.Thread(target=_net, args=(forked, work, code), name="stop-net")
     net.daemon = True
-    with contextlib.suppress(RuntimeError):  # no thread can start: the fork is not held then
+    with contextlib.suppress(RuntimeError):  # no thread can start (out of processes): no net
         net.start()
     if not _done_in_copy(work, within, blocked, forked.set):
+        forked.set()  # no fork (or none that began): the net is not needed, this thread works
         work(None)
     os._exit(code)
 
