@@ -1,7 +1,8 @@
 """Ending at once (a forked copy of di-code does the work) and the stop beside a computing
 thread, attacked from README alone: plugin tools whose threads hold the locks a fork's
-handlers take, that reset Python's switch interval while the stop runs, or that compute on
-many threads at once.
+handlers take, whose at-fork handlers never return, or that compute on many threads at once.
+(A tool that sets the switch interval again while the stop runs makes it last to the watchdog,
+2 s, most times: README says so; no case, its time is a race.)
 
 The rule under attack: SIGTERM ends `run` within a second (the watchdog's end at once when the
 event loop is blocked), every child's tree with it, exit 143, one line on stderr, the session
@@ -15,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from di_code.system.stop_signals import EXIT_WITHIN
-from tests.hostile.test_hostile_stops import BOUND, DEAF_SHELL, assert_ended, assert_quiet
+from tests.hostile.test_hostile_stops import BOUND, DEAF_SHELL, assert_ended
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.session_files import saved_stop_reasons
 from tests.support.stops import CODES, Launch, plugin_site
 
 PLUGIN = '''
-import logging.config, os, subprocess, sys, threading, time
+import logging.config, os, subprocess, threading, time
 from pathlib import Path
 
 FOLDER = os.environ["STOP_TEST_DIR"]
@@ -88,19 +88,6 @@ class Forkstuck(_Tool):
         time.sleep(1000)
 
 
-class Resetter(_Tool):
-    """A plain def that computes and sets Python's switch interval back to 50 ms again and
-    again: once a stop has begun too."""
-    name = "resetter"
-
-    def execute(self, tool_call_id, params, signal=None):
-        started(self.name)
-        while True:
-            sys.setswitchinterval(0.05)
-            for _ in range(10_000):
-                pass
-
-
 class Crowd(_Tool):
     """A plain def that computes on 50 threads of its own, and its own."""
     name = "crowd"
@@ -112,7 +99,7 @@ class Crowd(_Tool):
         computing()
 '''.replace("DEAF_SHELL", DEAF_SHELL)
 
-TOOLS = ["logjam", "forkstuck", "resetter", "crowd"]
+TOOLS = ["logjam", "forkstuck", "crowd"]
 
 
 def running(launch: Launch, server: LLMServer, tool: str) -> None:
@@ -151,24 +138,6 @@ def test_ending_at_once_when_an_at_fork_handler_never_returns(
     assert stderr == "di-code: terminated\n"
     launch.assert_nothing_left()
     saved_stop_reasons(di_code_home)  # the session loads
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool that sets the switch interval again after the stop began undoes "
-    "SWITCH_WHILE_STOPPING (README: the watchdog ends it, 2 s after the signal); nothing "
-    "short of patching sys.setswitchinterval would hold it",
-)
-def test_a_tool_that_keeps_setting_a_long_switch_interval_does_not_slow_the_stop(
-    launch: Launch, llm_server: LLMServer, di_code_home: Path
-) -> None:
-    running(launch, llm_server, "resetter")
-    code, seconds, stderr = launch.stop(signal.SIGTERM)
-    print(f"ended in {seconds:.2f} s")
-    assert code == CODES[signal.SIGTERM], stderr
-    assert seconds < EXIT_WITHIN
-    assert_quiet(stderr)
-    launch.assert_nothing_left()
 
 
 def test_a_tool_computing_on_fifty_threads_ends_with_sigterm(
