@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 # loaded now: an import while ending would make system calls, each a wait beside a thread
 # that holds the GIL
-from di_code.system.lone_copy import done_in_lone_copy
+from di_code.system.lone_copy import ended_by_lone_copy
 
 if TYPE_CHECKING:
     import asyncio
@@ -91,8 +91,9 @@ class _State:
         """The signal that began the stop, and when."""
         self.terminal: tuple[int, list[Any]] | None = None
         """A terminal's descriptor and its modes at start."""
-        self.said = False
-        """The stop was named on stderr (by the clean path or by `end_now`): once is enough."""
+        self.saying: int | None = None
+        """A pipe's reading end holding one byte: whoever reads it names the stop on stderr (the
+        clean path, `end_now` or its copy, which shares the pipe): once is enough."""
         self.handled: threading.Event | None = None
         """Set once `_on_signal` has run (on the main thread, or for a closed output): a stop
         has begun, and what ends it is that function's (`install` makes it)."""
@@ -319,11 +320,11 @@ def end_now(number: int) -> NoReturn:
 
     That work is done by a copy of the process with no other thread (di_code.system.lone_copy):
     here, a tool's thread that holds the GIL in C call after call made it take minutes
-    (tests/hostile/test_hostile_stops.py). Without a copy, this thread does it."""
-    parent = os.getpid()
-    if not done_in_lone_copy(lambda: _leave(number, parent), COPY_WITHIN, STOP_SIGNALS):
-        _leave(number)
-    os._exit(128 + number)
+    (tests/hostile/test_hostile_stops.py). Without a copy (none can be made, or one is held
+    by an at-fork handler: tests/hostile/test_hostile_stop_copy.py), this process does it."""
+    ended_by_lone_copy(
+        lambda parent: _leave(number, parent), 128 + number, COPY_WITHIN, STOP_SIGNALS
+    )
 
 
 def _leave(number: int, parent: int | None = None) -> None:
@@ -347,11 +348,27 @@ def say(number: int) -> None:
     end in time (a deaf child, a joined thread) is ended by `end_now`, which must not repeat it.
     A closed output ends quietly, as Unix tools do."""
     said = STOP_SIGNALS.get(signal.Signals(number))
-    if said is None or _state.said:
+    if said is None or not _first_to_say():
         return
-    _state.said = True
     with contextlib.suppress(OSError):  # after SIGHUP the terminal may be gone
         os.write(2, f"di-code: {said}\n".encode())
+
+
+def _first_to_say() -> bool:
+    """True once in this process and its copies together (a flag is each one's own: the main
+    thread named the stop as a copy forked beside it did): one reads their pipe's byte."""
+    _state.saying = _saying_pipe() if _state.saying is None else _state.saying
+    with contextlib.suppress(OSError):
+        return os.read(_state.saying, 1) == b"!"
+    return False
+
+
+def _saying_pipe() -> int:
+    """The reading end of a pipe that holds one byte (read, the pipe is at its end)."""
+    reading, writing = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
+    os.write(writing, b"!")
+    os.close(writing)
+    return reading
 
 
 def _terminal_modes() -> tuple[int, list[Any]] | None:
