@@ -109,6 +109,7 @@ def install() -> None:
         signal.signal(number, _on_signal)
     if _state.handled is None:  # once per process
         _hear_every_delivery()
+        _state.saying = _saying_pipe()  # before any copy is forked: they share it
 
 
 def _hear_every_delivery() -> None:
@@ -355,8 +356,7 @@ def say(number: int) -> None:
 
 
 def _first_to_say() -> bool:
-    """True once in this process and its copies together (a flag is each one's own: the main
-    thread named the stop as a copy forked beside it did): one reads their pipe's byte."""
+    """True once in this process and its copies together: one reads their pipe's byte."""
     _state.saying = _saying_pipe() if _state.saying is None else _state.saying
     with contextlib.suppress(OSError):
         return os.read(_state.saying, 1) == b"!"
