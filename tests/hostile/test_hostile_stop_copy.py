@@ -12,14 +12,15 @@ loads.
 from __future__ import annotations
 
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.hostile.test_hostile_stops import BOUND, DEAF_SHELL, assert_ended
 from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.session_files import saved_stop_reasons
-from tests.support.stops import CODES, Launch, plugin_site
+from tests.support.stops import BOUND, CODES, DEAF_SHELL, Launch, assert_ended, plugin_site
 
 PLUGIN = '''
 import logging.config, os, subprocess, threading, time
@@ -145,3 +146,24 @@ def test_a_tool_computing_on_fifty_threads_ends_with_sigterm(
 ) -> None:
     running(launch, llm_server, "crowd")
     assert_ended(launch, signal.SIGTERM, di_code_home)
+
+
+NAMED_IN_BOTH = """
+import os
+from di_code.system import stop_signals
+stop_signals.install()
+copy = os.fork()  # made before anyone named the stop, as ending at once makes its copy
+if copy == 0:
+    stop_signals.say(15)
+    os._exit(0)
+os.waitpid(copy, 0)
+stop_signals.say(15)  # the clean stop names it too
+"""
+
+
+def test_the_stop_is_named_once_by_di_code_and_a_copy_forked_before_either_named_it() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", NAMED_IN_BOTH], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "di-code: terminated\n"

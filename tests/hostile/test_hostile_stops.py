@@ -31,17 +31,22 @@ from tests.support.llm_server import LLMServer, Turn, call
 from tests.support.processes import SAFETY_TIMEOUT, wait_until
 from tests.support.screen import Screen
 from tests.support.session_files import saved_stop_reasons
-from tests.support.stops import CODES, EACH_SIGNAL, Launch, plugin_site, slow_mcp_server, spawned
-
-BOUND = 5.0
-"""Seconds from the signal to the exit: the README's second, with room for a loaded machine."""
+from tests.support.stops import (
+    BOUND,
+    CODES,
+    DEAF_SHELL,
+    EACH_SIGNAL,
+    Launch,
+    assert_ended,
+    assert_quiet,
+    plugin_site,
+    slow_mcp_server,
+    spawned,
+)
 
 DEV_MODE = pytest.mark.parametrize("dev", [False, True], ids=["plain", "dev-mode"])
 """Each case also under Python's development mode (`-X dev`), which reports every resource
 finalized late."""
-
-DEAF_SHELL = "trap '' TERM HUP INT; touch {folder}/{name}; while :; do sleep 0.2; done"
-"""A shell that ignores every stop signal (its sleeps inherit that) and says it started."""
 
 PLUGIN = '''
 import asyncio, os, re, subprocess, sys, time
@@ -198,12 +203,6 @@ def into_head(launch: Launch, fmt: str) -> subprocess.Popen[bytes]:
     return reader
 
 
-def assert_quiet(stderr: str) -> None:
-    """At most one line on stderr, never a traceback."""
-    assert "Traceback" not in stderr, stderr
-    assert len(stderr.strip().splitlines()) <= 1, stderr
-
-
 SLOW_STEP = re.compile(r"Executing <.*> took \d+\.\d+ seconds\n")
 """What asyncio's debug mode (on in Python's development mode) says of a step of the event loop
 that took more than 0.1 s: a measure of the machine's load, not a fault."""
@@ -220,20 +219,6 @@ def collect_at_exit(launch: Launch) -> None:
 
 def without_slow_steps(stderr: str) -> str:
     return SLOW_STEP.sub("", stderr)
-
-
-def assert_ended(
-    launch: Launch, number: signal.Signals, home: Path, *signals: signal.Signals
-) -> None:
-    """Send `number` (then `signals`, 0.2 s apart): its exit code within BOUND, quiet, nothing
-    of the tree left, the session loads with the aborted answer last."""
-    code, seconds, stderr = launch.stop(number, *signals, between=0.2)
-    print(f"ended in {seconds:.2f} s")  # the measured time, for the report (-s)
-    assert code == CODES[number], stderr
-    assert seconds < BOUND
-    assert_quiet(stderr)
-    launch.assert_nothing_left()
-    assert saved_stop_reasons(home)[-1] == "aborted"
 
 
 @EACH_SIGNAL

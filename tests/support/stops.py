@@ -31,9 +31,16 @@ from tests.support.processes import (
     marked,
     wait_until,
 )
+from tests.support.session_files import saved_stop_reasons
 
 EXIT_BOUND = 15.0
 """Seconds: a hang is what is caught, not a slow exit."""
+
+BOUND = 5.0
+"""Seconds from the signal to the exit: the README's second, with room for a loaded machine."""
+
+DEAF_SHELL = "trap '' TERM HUP INT; touch {folder}/{name}; while :; do sleep 0.2; done"
+"""A shell that ignores every stop signal (its sleeps inherit that) and says it started."""
 
 LEFT_WITHIN = 5.0
 """Seconds from di-code's end until every process it killed is gone (a loaded machine)."""
@@ -305,3 +312,23 @@ def spawned(launch: Launch, *argv: str) -> pexpect.spawn:
     )
     child.timeout = SAFETY_TIMEOUT
     return child
+
+
+def assert_quiet(stderr: str) -> None:
+    """At most one line on stderr, never a traceback."""
+    assert "Traceback" not in stderr, stderr
+    assert len(stderr.strip().splitlines()) <= 1, stderr
+
+
+def assert_ended(
+    launch: Launch, number: signal.Signals, home: Path, *signals: signal.Signals
+) -> None:
+    """Send `number` (then `signals`, 0.2 s apart): its exit code within BOUND, quiet, nothing
+    of the tree left, the session loads with the aborted answer last."""
+    code, seconds, stderr = launch.stop(number, *signals, between=0.2)
+    print(f"ended in {seconds:.2f} s")  # the measured time, for the report (-s)
+    assert code == CODES[number], stderr
+    assert seconds < BOUND
+    assert_quiet(stderr)
+    launch.assert_nothing_left()
+    assert saved_stop_reasons(home)[-1] == "aborted"
