@@ -6,7 +6,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +36,14 @@ def cli_env(home: Path, server: LLMServer | None, **extra: str) -> dict[str, str
     return env
 
 
-def started(home: Path, server: LLMServer, workspace: Path, *args: str) -> subprocess.Popen[str]:
-    """`di-code ARGS` started in the workspace with `cli_env`, nothing on stdin, its output
-    read as text: for a test that acts while it runs (a second process, a signal)."""
+def started(
+    home: Path, server: LLMServer, workspace: Path, *args: str, under: Sequence[str] = ()
+) -> subprocess.Popen[str]:
+    """`di-code ARGS` started in the workspace with `cli_env` (`under` a program such as
+    strace), nothing on stdin, its output read as text: for a test that acts while it runs (a
+    second process, a signal)."""
     return subprocess.Popen(
-        [DI_CODE, *args],
+        [*under, DI_CODE, *args],
         cwd=workspace,
         env=cli_env(home, server),
         stdin=subprocess.DEVNULL,

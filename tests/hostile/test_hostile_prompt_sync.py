@@ -21,7 +21,7 @@ import pytest
 
 from di_code.ai.types import UserMessage
 from di_code.session import SessionStore
-from tests.cli.conftest import DI_CODE, cli_env
+from tests.cli.conftest import DI_CODE, started
 from tests.cli.conftest import workspace as workspace  # the fixture, for this folder too
 from tests.support.llm_server import HttpError, LLMServer, Turn
 from tests.support.processes import wait_until
@@ -39,15 +39,8 @@ def traced_run(
         pytest.skip(MISSING)
     assert STRACE is not None
     tracer = [STRACE, "-f", "--seccomp-bpf", "-qq", "-y", "-s", "0", "-e", "signal=none"]
-    return subprocess.Popen(
-        [*tracer, "-e", "trace=write,fsync", "-o", str(trace), DI_CODE, "run", PROMPT],
-        cwd=workspace,
-        env=cli_env(home, server),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    under = [*tracer, "-e", "trace=write,fsync", "-o", str(trace)]
+    return started(home, server, workspace, "run", PROMPT, under=under)
 
 
 def traced_pid(tracer: subprocess.Popen[str]) -> int:
