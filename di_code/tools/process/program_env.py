@@ -29,6 +29,24 @@ def program_env(
     return env
 
 
+def refusing_bare_repositories(env: dict[str, str]) -> dict[str, str]:
+    """`env` with git told `safe.bareRepository=explicit` (as one more `GIT_CONFIG_COUNT`
+    setting after the user's own): a folder laid out as a bare repository (one a clone holds as
+    plain files, or the model wrote where no rule protects it as `.git`) is then never taken
+    for the repository by a git the command runs in it, so its config names no program git
+    runs (fsmonitor, hooks, pager). A command-line setting, which its config cannot undo."""
+    count = env.get("GIT_CONFIG_COUNT", "0")
+    index = int(count) if count.isascii() and count.isdigit() else 0
+    env.update(
+        {
+            "GIT_CONFIG_COUNT": str(index + 1),
+            f"GIT_CONFIG_KEY_{index}": "safe.bareRepository",
+            f"GIT_CONFIG_VALUE_{index}": "explicit",
+        }
+    )
+    return env
+
+
 def path_outside(value: str, roots: Sequence[Path]) -> str:
     """A PATH without the entries that lie in `roots` or are relative (to the folder a
     program starts in: the workspace), so that no program is looked up among the project's."""

@@ -20,7 +20,11 @@ from di_code.tools.builtin.cards import BASH, BASH_BACKGROUND
 from di_code.tools.builtin.support.job_table import JobTable
 from di_code.tools.builtin.support.spill import SpillFolder
 from di_code.tools.process.launcher import confined
-from di_code.tools.process.program_env import KEY_VARIABLES, program_env
+from di_code.tools.process.program_env import (
+    KEY_VARIABLES,
+    program_env,
+    refusing_bare_repositories,
+)
 from di_code.tools.process.sandbox import Sandbox, SandboxChoice, bare_bubblewrap
 from di_code.tools.process.sandbox_mounts import PRIVATE_TMP
 from di_code.tools.process.session_network import SessionNetwork
@@ -73,8 +77,8 @@ class BashPolicy(Struct, frozen=True):
     ) -> Iterator[tuple[list[str], dict[str, str]]]:
         """The command line and environment `argv` starts with now, held while it runs: in
         the sandbox of this moment (the spill folder readable in it), without the hidden
-        variables."""
-        clean = program_env(self.hidden_env)
+        variables and with git refusing bare repositories it would find on its own."""
+        clean = refusing_bare_repositories(program_env(self.hidden_env))
         sandbox = self.sandbox()
         if sandbox is not None:
             clean["TMPDIR"] = PRIVATE_TMP
