@@ -43,6 +43,8 @@ NOT_CHANNELS = {
     "system/stop_signals.py:say": "a fixed line naming the signal",
     "cli/output.py:_write_whole": "the text Writer.line has passed through the guarded place",
     "system/stop_signals.py:_restore_terminal": "fixed terminal reset bytes",
+    "system/stop_signals.py:_saying_pipe": "one fixed byte into a pipe of its own",
+    "system/lone_copy.py:_done_in_copy": "one fixed byte to di-code: its copy began",
     "batch/checkout.py:_raw_attributes": "fixed git attributes",
     "batch/worker.py:_run_process": "the user's task prompt; the task's `run` writes its logs",
     "cli/batch_command.py:batch_command": "makes the results file, writes nothing",
