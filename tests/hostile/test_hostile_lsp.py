@@ -346,7 +346,11 @@ async def test_a_stop_while_a_server_babbles_ends_the_edit_at_once_and_keeps_the
     (workspace / "a.txt").write_text("fine\n")
     tools = serving("babble")
     await run(tools["lsp"], {"operation": "diagnostics", "path": "a.txt"})  # read, and served
-    late = await stopped(tools["edit"], {"path": "a.txt", "old_text": "fine", "new_text": "BAD"})
+    late = await stopped(
+        tools["edit"],
+        {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        once=lambda: (workspace / "a.txt").read_text() == "BAD\n",
+    )
     assert late < AT_ONCE
     assert (workspace / "a.txt").read_text() == "BAD\n"
 

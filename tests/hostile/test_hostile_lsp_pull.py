@@ -373,7 +373,9 @@ async def test_a_stop_while_an_ask_goes_unanswered_ends_the_edit_at_once_with_th
     (workspace / "a.txt").write_text("fine\n")
     servers = pulling("answer-once")
     late = await stopped(
-        tool(workspace, servers), {"path": "a.txt", "old_text": "fine", "new_text": "BAD"}
+        tool(workspace, servers),
+        {"path": "a.txt", "old_text": "fine", "new_text": "BAD"},
+        once=lambda: (workspace / "a.txt").read_text() == "BAD\n",
     )
     assert late < AT_ONCE
     assert (workspace / "a.txt").read_text() == "BAD\n"

@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from di_code.ai import AbortController
 from di_code.tools.lsp.manager import LanguageServers
 from di_code.tools.lsp.servers import catalog
 from di_code.tools.lsp.spawn import ServerStarter
-from tests.support.processes import alive
+from tests.support.processes import SAFETY_TIMEOUT, alive
 
 BIN = str(Path(sys.executable).parent)
 """Where this environment's programs (basedpyright among them) are installed."""
@@ -111,19 +112,31 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
-STOP_AFTER = 0.5
 AT_ONCE = 2.0
 """A stop ends a wait "at once": well within this, where the unstopped wait is 10 to 60 s."""
 
 
-async def stopped(tool: AgentTool, params: dict[str, object]) -> float:
-    """Run `tool`, stop it after STOP_AFTER s; how long it took to end after the stop (stopped
-    while it waits for the diagnostics after a change, an edit ends with its result)."""
+STOP_AFTER = 0.5
+
+
+async def stopped(
+    tool: AgentTool, params: dict[str, object], once: Callable[[], bool] | None = None
+) -> float:
+    """Run `tool`, stop it `once` that holds (polled: the change is on disk, so it waits for
+    the diagnostics after it; a fixed time would come before the write on a loaded machine),
+    or after STOP_AFTER s (a wait that lasts far longer: a silent server's start); how long it
+    took to end after the stop (an edit ends with its result)."""
     stop = AbortController()
-    loop = asyncio.get_running_loop()
-    loop.call_later(STOP_AFTER, stop.abort)
+    call = asyncio.ensure_future(tool.execute("1", params, stop.signal))
+    if once is None:
+        await asyncio.wait({call}, timeout=STOP_AFTER)
+    deadline = time.monotonic() + SAFETY_TIMEOUT
+    while once is not None and not once():
+        assert not call.done() and time.monotonic() < deadline, "the call ended before the stop"
+        await asyncio.sleep(0.01)
+    assert not call.done()  # it still waits
+    stop.abort()
     began = time.monotonic()
     with contextlib.suppress(Exception):  # the loop reads a stopped call as interrupted
-        await tool.execute("1", params, stop.signal)
-    assert stop.signal.aborted  # it was still waiting when stopped
-    return time.monotonic() - began - STOP_AFTER
+        await call
+    return time.monotonic() - began
