@@ -12,35 +12,15 @@ server, with real git and bash, and looks for the file the planted program would
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 from tests.cli.conftest import DI_CODE, RunDiCode, cli_env
 from tests.support.git import git
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
+from tests.support.rule_runs import calls, results, user_rules
 
 NEEDS_APPROVAL = "needs the user's approval"
-
-
-def user_rules(home: Path, allow: list[str]) -> None:
-    """The user's own allow rules, in DI_CODE_HOME's config."""
-    (home / "config.toml").write_text(f"[permissions]\nallow = {json.dumps(allow)}\n")
-
-
-def calls(server: LLMServer, tool: str, arguments: list[dict[str, Any]]) -> list[str]:
-    """Script one turn calling `tool` once per arguments (ids c0, c1, ...), then an answer."""
-    ids = [f"c{n}" for n in range(len(arguments))]
-    specs = tuple(ToolCallSpec(tool, args, id) for args, id in zip(arguments, ids, strict=True))
-    server.script(Turn(tool_calls=specs), Turn(text="done"))
-    return ids
-
-
-def results(server: LLMServer) -> dict[str, str]:
-    """What the model was told of each tool call, by call id (the last request's tool messages)."""
-    messages = server.requests[-1].body["messages"]
-    return {m["tool_call_id"]: json.dumps(m["content"]) for m in messages if m["role"] == "tool"}
 
 
 def cloned_with_bare_repo(source: Path, clone: Path, marker: Path) -> Path:

@@ -6,10 +6,8 @@ against the loopback model server, in a real workspace, and looks at what really
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pexpect
 import pytest
@@ -18,28 +16,8 @@ from tests.cli.conftest import RunDiCode
 from tests.support.approval import answer
 from tests.support.chat import DI_CODE, needs_di_code, open_chat, spawn_env
 from tests.support.llm_server import WHOLE, LLMServer, ToolCallSpec, Turn
+from tests.support.rule_runs import calls, results, user_rules
 from tests.support.screen import Screen
-
-
-def user_rules(home: Path, allow: list[str] = (), deny: list[str] = ()) -> None:  # type: ignore[assignment]
-    """The user's own permission rules, in DI_CODE_HOME's config."""
-    (home / "config.toml").write_text(
-        f"[permissions]\nallow = {json.dumps(list(allow))}\ndeny = {json.dumps(list(deny))}\n"
-    )
-
-
-def calls(server: LLMServer, tool: str, arguments: list[dict[str, Any]]) -> list[str]:
-    """Script one turn calling `tool` once per arguments (ids c0, c1, ...), then an answer."""
-    ids = [f"c{n}" for n in range(len(arguments))]
-    specs = tuple(ToolCallSpec(tool, args, id) for args, id in zip(arguments, ids, strict=True))
-    server.script(Turn(tool_calls=specs), Turn(text="done"))
-    return ids
-
-
-def results(server: LLMServer) -> dict[str, str]:
-    """What the model was told of each tool call, by call id (the last request's tool messages)."""
-    messages = server.requests[-1].body["messages"]
-    return {m["tool_call_id"]: json.dumps(m["content"]) for m in messages if m["role"] == "tool"}
 
 
 def git_repo(folder: Path) -> None:
