@@ -1,9 +1,9 @@
 """The live area of the REPL, drawn inside the prompt-toolkit prompt, above the input line.
 
 While the agent runs the prompt stays open (typing queues a steering message), so nothing
-may move the cursor behind prompt-toolkit's back: finished output is printed through
-patch_stdout into the scrollback, and what is still changing is rendered here, as part of the
-prompt's message, and redrawn with it.
+may move the cursor behind prompt-toolkit's back: finished output is printed into the
+scrollback (di_code.ui.scrollback), and what is still changing is rendered here, as part of
+the prompt's message, and redrawn with it.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 terminal in raw mode.
 
 prompt-toolkit writes text above a running prompt with the prompt suspended (`run_in_terminal`,
-through `patch_stdout`), and suspends it as it would for a program that reads the terminal:
+through di_code.ui.scrollback), and suspends it as it would for a program that reads the terminal:
 the terminal goes back to cooked mode for the write. A write needs no such thing, and the
 keys typed during it were lost to it: in cooked mode the terminal reads the special keys
 itself, so a Ctrl-D pressed while a long answer was written (or while a slow terminal took it

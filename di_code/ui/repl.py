@@ -3,7 +3,7 @@
 One task owns each prompt (or /compact, or a `!command`); the prompt keeps reading, so a line
 typed meanwhile becomes a steering message (or, behind a `!command`, /compact or the trust
 question, the next line run) and Ctrl-C aborts the run through the agent's signal. Output goes
-through `patch_stdout` into the scrollback above the prompt; what is still changing is drawn
+into the scrollback above the prompt (di_code.ui.scrollback); what is still changing is drawn
 in the prompt itself (`PromptLive`). Slash commands live in `di_code.ui.slash_commands`, keys in
 `di_code.ui.keys`.
 """
@@ -16,7 +16,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from prompt_toolkit.patch_stdout import patch_stdout
 from rich.console import Console, RenderableType
 from rich.text import Text
 
@@ -47,6 +46,7 @@ from di_code.ui.prompt_session import key_wait, make_prompt_session
 from di_code.ui.reflow import Reflow
 from di_code.ui.render import Renderer
 from di_code.ui.replay import replay
+from di_code.ui.scrollback import printing_above_the_prompt
 from di_code.ui.slash_commands import run_command
 from di_code.ui.tree_view import TreeChooser
 from di_code.ui.turn_limit import more_turns_question
@@ -233,7 +233,7 @@ class Repl:
     async def run(self) -> int:
         """Read and run prompts until /exit, Ctrl-D or Ctrl-C twice; the exit code is 0."""
         session = self._session = make_prompt_session(self, self._history, self._io)
-        with patch_stdout(raw=True):
+        with printing_above_the_prompt():
             self.console.print(self.banner())
             if self.agent.transcript:
                 replay(self.renderer, self.agent.transcript, self.agent.tools)
