@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -87,34 +88,24 @@ class DeafWithoutExitWaits(DeafToKills, NoExitWaits):
 async def test_a_bash_call_stops_at_its_timeout_though_the_kill_is_never_answered(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
-    editor = DeafWithoutExitWaits(editor_env)
     llm_server.script(call("bash", command="exec sleep 300", timeout=1), Turn(text="went on"))
-    conn, session_id = await started(agent, editor, workspace)
-    try:
+    async with deaf_editor(agent, editor_env, workspace) as (editor, conn, session_id):
         reply = await asyncio.wait_for(prompt(conn, session_id, "run it"), TIMEOUT)
         assert reply.stop_reason == "end_turn"
         [result] = results(llm_server)
         assert "timed out after 1 seconds" in result, result
         assert ("kill", "term-1") in editor.log
-    finally:  # the editor kills nothing: the test does
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
 
 
 async def test_cancel_ends_a_bash_call_whose_kill_and_release_are_never_answered(
     agent: Any, llm_server: LLMServer, workspace: Path, editor_env: dict[str, str]
 ) -> None:
-    editor = DeafWithoutExitWaits(editor_env)
     llm_server.script(call("bash", command="exec sleep 300"), Turn(text="unreached"))
-    conn, session_id = await started(agent, editor, workspace)
-    try:
+    async with deaf_editor(agent, editor_env, workspace) as (editor, conn, session_id):
         turn = asyncio.ensure_future(prompt(conn, session_id, "run it"))
         await logged(editor, ("output", "term-1"))
         await conn.cancel(session_id=session_id)
         assert (await asyncio.wait_for(turn, TIMEOUT)).stop_reason == "cancelled"
-    finally:  # the editor kills nothing: the test does
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
 
 
 async def test_closing_the_session_during_a_bash_call_whose_output_is_never_answered(
@@ -191,5 +182,20 @@ async def test_closing_the_session_during_a_bash_call_the_editor_never_kills_nor
         await asyncio.wait_for(conn.close_session(session_id=session_id), TIMEOUT)
         await asyncio.wait_for(asyncio.gather(turn, return_exceptions=True), TIMEOUT)
     finally:  # the editor kills nothing: the test does
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
+
+
+@contextlib.asynccontextmanager
+async def deaf_editor(
+    agent: Any, editor_env: dict[str, str], workspace: Path
+) -> AsyncIterator[tuple[DeafWithoutExitWaits, Any, str]]:
+    """A session under a DeafWithoutExitWaits editor; its first terminal killed at the end
+    (the editor kills nothing: the test does)."""
+    editor = DeafWithoutExitWaits(editor_env)
+    conn, session_id = await started(agent, editor, workspace)
+    try:
+        yield editor, conn, session_id
+    finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(editor.terminals["term-1"].process.pid, signal.SIGKILL)
