@@ -21,16 +21,18 @@ from typing import TextIO, cast
 
 from prompt_toolkit.application import get_app_or_none, run_in_terminal
 
+from di_code.system.text_front import TextFront
+
 REDRAW_GAP = 0.05
 """Text printed within this long goes above the prompt together: each batch erases and draws
 the prompt (and its live area) again, so a fast stream draws it at most 20 times a second."""
 
 
-class Scrollback:
-    """A text file for the chat's prints; see the module docstring."""
+class Scrollback(TextFront):
+    """A text file for the chat's prints, in front of the terminal; see the module docstring."""
 
     def __init__(self, terminal: TextIO, loop: asyncio.AbstractEventLoop) -> None:
-        self._terminal = terminal
+        super().__init__(terminal)
         self._loop = loop
         self._loop_thread = threading.get_ident()
         self._pending: list[str] = []
@@ -74,8 +76,8 @@ class Scrollback:
         try:
             self._loop.call_soon_threadsafe(method, *text)
         except RuntimeError:  # the loop is closed: no prompt is drawn any more
-            self._terminal.write("".join(text))
-            self._terminal.flush()
+            self._stream.write("".join(text))
+            self._stream.flush()
         return True
 
     def _print(self) -> None:
@@ -96,22 +98,8 @@ class Scrollback:
         text = "".join(self._pending)
         self._pending = []
         if text:
-            self._terminal.write(text)
-            self._terminal.flush()
-
-    def fileno(self) -> int:
-        return self._terminal.fileno()
-
-    def isatty(self) -> bool:
-        return self._terminal.isatty()
-
-    @property
-    def encoding(self) -> str:
-        return self._terminal.encoding
-
-    @property
-    def errors(self) -> str | None:
-        return self._terminal.errors
+            self._stream.write(text)
+            self._stream.flush()
 
 
 @contextmanager
