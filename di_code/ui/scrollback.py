@@ -7,7 +7,10 @@ races the event loop: a line printed last (a command's answer, "Undid prompt 1."
 the terminal after the next prompt had been drawn, and the prompt, never told, did not draw
 itself again: the user saw the line where the prompt should be and no prompt. Here only the
 loop's thread writes: at once when no prompt is drawn, else in one `run_in_terminal` (which
-erases the prompt, writes, draws it again) for what a short while printed.
+erases the prompt, writes, draws it again) for what a short while printed. Only whole lines
+are printed: a line's start printed above the prompt would be drawn over when the prompt is
+drawn again, and a key written in pieces (each flushed) would reach the terminal piece by
+piece, each too short to be hidden.
 """
 
 from __future__ import annotations
@@ -41,8 +44,7 @@ class Scrollback(TextFront):
         self._drawing: set[asyncio.Future[None]] = set()  # the loop keeps tasks weakly
 
     def write(self, text: str) -> int:
-        """Whole lines are printed (a line's start would be drawn over by the prompt); the
-        rest waits for its newline or `flush`."""
+        """Whole lines are printed; the rest waits for its newline (or the chat's end)."""
         if self._elsewhere(self.write, text):
             return len(text)
         lines, newline, rest = text.rpartition("\n")
@@ -55,11 +57,7 @@ class Scrollback(TextFront):
         return len(text)
 
     def flush(self) -> None:
-        if self._elsewhere(self.flush):
-            return
-        self._pending += self._partial
-        self._partial = []
-        self._print()
+        """Nothing: a whole line is printed as it is written, a partial one waits for its end."""
 
     def close(self) -> None:
         """Print what is left, the prompt gone (the chat's end)."""

@@ -63,6 +63,19 @@ def chat_after_tool(server: LLMServer, tmp_path: Path, tool: str) -> Screen:
 
 
 @needs_di_code
+def test_a_line_printed_in_flushed_pieces_shows_whole_and_its_key_in_no_piece(
+    llm_server: LLMServer, tmp_path: Path, di_code_home: Path
+) -> None:
+    """A flushed part of a line written above the prompt was drawn over by the prompt (the
+    line lost), and each piece of the key reached the terminal on its own, too short to be
+    hidden."""
+    screen = chat_after_tool(llm_server, tmp_path, "pieces")
+    assert "pieces:*** end" in screen.text
+    pieces = [KEY[start : start + PIECE] for start in range(0, len(KEY), PIECE)]
+    assert [piece for piece in pieces if piece in screen.written] == []
+
+
+@needs_di_code
 def test_a_plugin_tool_writes_through_the_whole_text_file_interface(
     llm_server: LLMServer, tmp_path: Path, di_code_home: Path
 ) -> None:
