@@ -28,7 +28,8 @@ import re
 import sys
 import threading
 from collections.abc import Iterable, Mapping
-from typing import Any, TextIO
+
+from di_code.system.text_front import TextFront
 
 MASK = "***"
 MIN_SECRET = 4
@@ -219,27 +220,12 @@ def _find_all(text: str, part: str) -> list[int]:
     return found
 
 
-class RedactingStream:
-    """A text stream that redacts whatever is written to it; everything else is delegated.
-
-    It has no `buffer`, so libraries that prefer writing bytes (prompt_toolkit) write text
-    through `write` here instead of around it."""
-
-    def __init__(self, stream: TextIO) -> None:
-        self._stream = stream
+class RedactingStream(TextFront):
+    """A text stream that redacts whatever is written to it; the rest is the stream's."""
 
     def write(self, text: str) -> int:
         self._stream.write(redact(text))
         return len(text)
-
-    def writelines(self, lines: Any) -> None:
-        for line in lines:
-            self.write(line)
-
-    def __getattr__(self, name: str) -> Any:
-        if name == "buffer":
-            raise AttributeError(name)
-        return getattr(self._stream, name)
 
 
 def redact_output() -> None:

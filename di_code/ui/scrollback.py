@@ -7,7 +7,10 @@ races the event loop: a line printed last (a command's answer, "Undid prompt 1."
 the terminal after the next prompt had been drawn, and the prompt, never told, did not draw
 itself again: the user saw the line where the prompt should be and no prompt. Here only the
 loop's thread writes: at once when no prompt is drawn, else in one `run_in_terminal` (which
-erases the prompt, writes, draws it again) for what a short while printed.
+erases the prompt, writes, draws it again) for what a short while printed. Only whole lines
+are printed: a line's start printed above the prompt would be drawn over when the prompt is
+drawn again, and a key written in pieces (each flushed) would reach the terminal piece by
+piece, each too short to be hidden.
 """
 
 from __future__ import annotations
@@ -21,16 +24,18 @@ from typing import TextIO, cast
 
 from prompt_toolkit.application import get_app_or_none, run_in_terminal
 
+from di_code.system.text_front import TextFront
+
 REDRAW_GAP = 0.05
 """Text printed within this long goes above the prompt together: each batch erases and draws
 the prompt (and its live area) again, so a fast stream draws it at most 20 times a second."""
 
 
-class Scrollback:
-    """A text file for the chat's prints; see the module docstring."""
+class Scrollback(TextFront):
+    """A text file for the chat's prints, in front of the terminal; see the module docstring."""
 
     def __init__(self, terminal: TextIO, loop: asyncio.AbstractEventLoop) -> None:
-        self._terminal = terminal
+        super().__init__(terminal)
         self._loop = loop
         self._loop_thread = threading.get_ident()
         self._pending: list[str] = []
@@ -39,8 +44,7 @@ class Scrollback:
         self._drawing: set[asyncio.Future[None]] = set()  # the loop keeps tasks weakly
 
     def write(self, text: str) -> int:
-        """Whole lines are printed (a line's start would be drawn over by the prompt); the
-        rest waits for its newline or `flush`."""
+        """Whole lines are printed; the rest waits for its newline (or the chat's end)."""
         if self._elsewhere(self.write, text):
             return len(text)
         lines, newline, rest = text.rpartition("\n")
@@ -53,11 +57,7 @@ class Scrollback:
         return len(text)
 
     def flush(self) -> None:
-        if self._elsewhere(self.flush):
-            return
-        self._pending += self._partial
-        self._partial = []
-        self._print()
+        """Nothing: a whole line is printed as it is written, a partial one waits for its end."""
 
     def close(self) -> None:
         """Print what is left, the prompt gone (the chat's end)."""
@@ -74,8 +74,8 @@ class Scrollback:
         try:
             self._loop.call_soon_threadsafe(method, *text)
         except RuntimeError:  # the loop is closed: no prompt is drawn any more
-            self._terminal.write("".join(text))
-            self._terminal.flush()
+            self._stream.write("".join(text))
+            self._stream.flush()
         return True
 
     def _print(self) -> None:
@@ -96,22 +96,8 @@ class Scrollback:
         text = "".join(self._pending)
         self._pending = []
         if text:
-            self._terminal.write(text)
-            self._terminal.flush()
-
-    def fileno(self) -> int:
-        return self._terminal.fileno()
-
-    def isatty(self) -> bool:
-        return self._terminal.isatty()
-
-    @property
-    def encoding(self) -> str:
-        return self._terminal.encoding
-
-    @property
-    def errors(self) -> str | None:
-        return self._terminal.errors
+            self._stream.write(text)
+            self._stream.flush()
 
 
 @contextmanager
