@@ -30,6 +30,9 @@ REDRAW_GAP = 0.05
 """Text printed within this long goes above the prompt together: each batch erases and draws
 the prompt (and its live area) again, so a fast stream draws it at most 20 times a second."""
 
+LONGEST_PARTIAL = 65536
+"""A partial line longer than this is ended with a newline and printed: what waits is bounded."""
+
 
 class Scrollback(TextFront):
     """A text file for the chat's prints, in front of the terminal; see the module docstring."""
@@ -40,6 +43,7 @@ class Scrollback(TextFront):
         self._loop_thread = threading.get_ident()
         self._pending: list[str] = []
         self._partial: list[str] = []
+        self._waiting = 0  # characters in _partial
         self._batch: asyncio.TimerHandle | None = None
         self._drawing: set[asyncio.Future[None]] = set()  # the loop keeps tasks weakly
 
@@ -50,7 +54,11 @@ class Scrollback(TextFront):
         lines, newline, rest = text.rpartition("\n")
         if not newline:
             self._partial.append(text)
+            self._waiting += len(text)
+            if self._waiting > LONGEST_PARTIAL:  # a progress line redrawn with \r, never ended
+                self.write("\n")
             return len(text)
+        self._waiting = len(rest)
         self._pending += [*self._partial, lines, newline]
         self._partial = [rest] if rest else []
         self._print()

@@ -21,6 +21,7 @@ from di_code.agent import Agent
 from di_code.ai.providers.faux import create_faux_provider
 from di_code.setup.prepared import Prepared
 from di_code.ui.repl import Repl
+from di_code.ui.scrollback import LONGEST_PARTIAL, Scrollback
 from tests.support.repl import TIMEOUT, until
 
 LATE = 0.3
@@ -63,3 +64,18 @@ async def test_a_line_printed_between_two_prompts_is_on_the_terminal_before_the_
         keys.send_text("/exit\r")
         assert await asyncio.wait_for(chat, TIMEOUT) == 0
     assert "›" in after, "the prompt was drawn before the line and never again"
+
+
+async def test_a_line_that_never_ends_is_printed_once_it_is_long_not_kept_for_ever() -> None:
+    """A progress line redrawn with \\r and never ended waits for its newline only up to
+    LONGEST_PARTIAL characters: then it is ended and printed, in one piece."""
+    terminal = io.StringIO()
+    scrollback = Scrollback(terminal, asyncio.get_running_loop())
+    piece = "\r" + "x" * 1023
+    for _ in range(LONGEST_PARTIAL // len(piece)):
+        scrollback.write(piece)
+    assert terminal.getvalue() == ""
+    scrollback.write(piece)
+    assert terminal.getvalue() == piece * (LONGEST_PARTIAL // len(piece) + 1) + "\n"
+    scrollback.write("next\n")
+    assert terminal.getvalue().endswith("x\nnext\n")
