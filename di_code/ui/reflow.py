@@ -10,9 +10,13 @@ the event loop, which is busy or not scheduled). An erase that missed the rewrap
 printed the paragraph under the half line it left, and the correction made before the next
 redraw erased the end of that paragraph instead.
 
-What is measured is what reached the terminal: the rows of the last drawing above its cursor
-(the renderer's screen), never the prompt's message, which may already be laid out for the new
-width while the old drawing is still on screen (a resize during a render).
+What is measured is what reached the terminal (the renderer's screens, never the prompt's
+message), and for each row the widest it has been since the drawing was last erased: a row
+drawn again narrower is cleared from its new end only (prompt-toolkit's diff), and tmux
+rewraps a row by the widest it held until it is cleared from its first column. That is also
+what a resize during a render leaves: the renderer read the old width, the message (the live
+panel) the new one, and the drawing of rows no wider than the new width went over the old
+drawing's rows, rewrapped already, which the erase when the narrowing is handled must reach.
 tmux keeps the cursor's row when it rewraps, so rows that no longer fit above it go into its
 history, out of reach of any cursor movement: those stay in the scrollback (the screen is
 clean). A terminal that cuts rows instead of rewrapping them loses as many rows of the output
@@ -21,6 +25,7 @@ above the prompt from the screen.
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,26 +34,28 @@ if TYPE_CHECKING:
 
 
 class Reflow:
-    """The used widths of the rows the prompt last drew above its cursor."""
+    """The widest each row of the prompt's drawing has been since it was last erased."""
 
     def __init__(self) -> None:
         self._widths: list[int] = []
+        self._cursor_row = 0
 
     def after_render(self, app: Application[Any]) -> None:
-        """Remember the rows just drawn."""
+        """Remember the rows just drawn, over those drawn before."""
         screen = app.renderer.last_rendered_screen
         if screen is None:
             self._widths = []
             return
-        cursor = screen.get_cursor_position(app.layout.current_window)
-        self._widths = [used_width(screen, row) for row in range(cursor.y)]
+        self._cursor_row = screen.get_cursor_position(app.layout.current_window).y
+        drawn = [used_width(screen, row) for row in range(screen.height)]
+        self._widths = [max(pair) for pair in zip_longest(self._widths, drawn, fillvalue=0)]
 
     def erased(self, columns: int) -> int:
         """The drawing is being erased at a terminal `columns` wide: how many rows its rewrap
         added above the cursor (a row wider than the terminal now is became more rows; rows
         drawn at a width are never wider than it, so without a narrowing there are none).
         Erased, it has no rows left to miss until the next drawing."""
-        widths, self._widths = self._widths, []
+        widths, self._widths = self._widths[: self._cursor_row], []
         if columns <= 0:
             return 0
         return sum(max(0, -(-width // columns) - 1) for width in widths)

@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 
 from tests.support.llm_server import LLMServer, ToolCallSpec, Turn
-from tests.support.narrowed_prompt import LINE, PRINTED
+from tests.support.narrowed_prompt import LINE, PRINTED, REDRAWN
+from tests.support.processes import wait_until
 from tests.support.tmux_chat import NEEDS_TMUX, Tmux, chat_command, screen_text, wait_for
 from tests.support.tmux_chat import tmux as tmux  # the fixture
 
@@ -56,6 +57,27 @@ def test_a_line_printed_before_the_narrowing_is_handled_is_not_left_behind(
     tmux("resize-window", "-x", "60", "-y", "20")
     text = wait_for(tmux, lambda text: PRINTED in text, "the prompt drawn after the print")
     assert text.count(LINE[:40]) == 1, text
+    tmux("send-keys", "Enter")
+
+
+def test_a_panel_drawn_again_while_the_terminal_narrows_is_not_left_behind(
+    tmp_path: Path, tmux: Tmux
+) -> None:
+    """The race the test below meets on a loaded machine: a drawing made at the old width of
+    a panel laid out at the new one (the terminal narrowed between the two reads of its
+    size), over the first drawing the terminal rewrapped (tests/support/narrowed_prompt.py).
+    Its rows are no wider than the new width, but the rewrapped ones are still on screen, and
+    the erase when the narrowing is handled reaches them."""
+    root = Path(__file__).parents[2]
+    ready = tmp_path / "ready"
+    program = f"{shlex.quote(sys.executable)} -m tests.support.narrowed_prompt --drawing {ready}"
+    tmux("new-session", "-d", "-x", "100", "-y", "30", "-c", str(root), program)
+    wait_until(ready.exists, "the second drawing to have read the terminal's width")
+    tmux("resize-window", "-x", "60", "-y", "30")
+    text = wait_for(tmux, lambda text: REDRAWN in text, "the prompt drawn again", history=False)
+    rows = text.splitlines()
+    assert half_rows(rows) == [], text
+    assert sum(row.startswith("╭─") for row in rows) == 1, text
     tmux("send-keys", "Enter")
 
 
