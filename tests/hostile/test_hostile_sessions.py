@@ -272,10 +272,14 @@ def test_sigkill_while_a_long_prompt_is_being_saved_leaves_a_session_that_goes_o
         writer.send_signal(signal.SIGKILL)
         writer.wait(timeout=30)
 
+    cut = not session.read_bytes().endswith(b"\n")
+    if not cut:  # on a loaded machine the write can end before the kill lands: the whole
+        llm_server.script(Turn(text="a summary"))  # prompt was saved, and is compacted first
     _, err = continued(di_code_home, llm_server, workspace, "after the kill")
     assert len(err.splitlines()) <= 1, err  # at most the cut-off line, said once
-    _, again = continued(di_code_home, llm_server, workspace, "once more")
-    assert len(again.splitlines()) <= 1 and "skipped" in again, again
+    if cut:  # and said again at every load, the prompt after it kept
+        _, again = continued(di_code_home, llm_server, workspace, "once more")
+        assert len(again.splitlines()) <= 1 and "skipped" in again, again
     assert "after the kill" in json.dumps(llm_server.requests[-1].body)  # not swallowed
 
 
