@@ -17,6 +17,13 @@ rewraps a row by the widest it held until it is cleared from its first column. T
 what a resize during a render leaves: the renderer read the old width, the message (the live
 panel) the new one, and the drawing of rows no wider than the new width went over the old
 drawing's rows, rewrapped already, which the erase when the narrowing is handled must reach.
+
+The cursor's own row counts too: tmux moves the cursor with its cell (to the last of the
+rows a row became when it is at or past the row's end, as at the end of a long message typed
+in the prompt), and the erase goes up from there. Any prompt-toolkit application drawn on the
+chat's output (the prompt, a list picked from between two prompts) is measured: see
+inline_output.drawn_on.
+
 tmux keeps the cursor's row when it rewraps, so rows that no longer fit above it go into its
 history, out of reach of any cursor movement: those stay in the scrollback (the screen is
 clean). A terminal that cuts rows instead of rewrapping them loses as many rows of the output
@@ -38,7 +45,7 @@ class Reflow:
 
     def __init__(self) -> None:
         self._widths: list[int] = []
-        self._cursor_row = 0
+        self._cursor = (0, 0)  # column, row
 
     def after_render(self, app: Application[Any]) -> None:
         """Remember the rows just drawn, over those drawn before."""
@@ -46,7 +53,8 @@ class Reflow:
         if screen is None:
             self._widths = []
             return
-        self._cursor_row = screen.get_cursor_position(app.layout.current_window).y
+        cursor = screen.get_cursor_position(app.layout.current_window)
+        self._cursor = (cursor.x, cursor.y)
         drawn = [used_width(screen, row) for row in range(screen.height)]
         self._widths = [max(pair) for pair in zip_longest(self._widths, drawn, fillvalue=0)]
 
@@ -55,10 +63,15 @@ class Reflow:
         added above the cursor (a row wider than the terminal now is became more rows; rows
         drawn at a width are never wider than it, so without a narrowing there are none).
         Erased, it has no rows left to miss until the next drawing."""
-        widths, self._widths = self._widths[: self._cursor_row], []
+        widths, self._widths = self._widths, []
         if columns <= 0:
             return 0
-        return sum(max(0, -(-width // columns) - 1) for width in widths)
+        column, row = self._cursor
+        above = sum(max(0, -(-width // columns) - 1) for width in widths[:row])
+        cursor_row = widths[row] if row < len(widths) else 0
+        if cursor_row:  # tmux put the cursor on the row its cell went to
+            above += min(column, cursor_row - 1) // columns
+        return above
 
 
 def used_width(screen: Screen, row: int) -> int:
