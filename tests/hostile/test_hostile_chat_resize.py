@@ -179,3 +179,27 @@ def test_narrowing_the_terminal_under_a_long_typed_message_leaves_one_prompt(
     )
     assert text.count("word07") == 1, text
     tmux("send-keys", "C-d")
+
+
+def test_wide_characters_narrowed_to_an_odd_width_leave_no_row_of_the_reply(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """The live area's rows of double-width characters, rewrapped at 25 columns: a character
+    that does not fit in a row's last column starts the next row (12 a row, not 12.5), so a
+    row of 100 columns became 5 rows, not 4. The erase reaches them all: the reply's stopped
+    paragraph is on screen once."""
+    told = "\n\n".join(f"<{n}> {TEXTS['wide'] * 3} </{n}>" for n in range(1, 5))
+    cut = told.index("</3>") - 3  # two rows of 100 columns and a part in the live area
+    llm_server.script(Turn(text=told, chunk_size=cut, fault="stall", fault_after=2))
+    started_chat(tmux, llm_server, tmp_path)
+    wait_for(tmux, lambda text: "</2>" in text, "the reply streaming")
+    wait_for(tmux, lambda text: "<3>" in text, "the stopped paragraph drawn", history=False)
+    tmux("resize-window", "-x", "25", "-y", "40")
+    screen = wait_for(tmux, redrawn_at_25, "the prompt drawn again", history=False)
+    assert screen.count("<3>") == 1, screen
+    tmux("send-keys", "Escape")
+
+
+def redrawn_at_25(screen: str) -> bool:
+    """The status line is cut at 25 columns, no longer rewrapped into more rows."""
+    return " mode: auto · shift+tab t" in screen and "o change" not in screen
