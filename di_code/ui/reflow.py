@@ -36,6 +36,8 @@ above the prompt from the screen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +61,8 @@ class Reflow:
             return
         cursor = screen.get_cursor_position(app.layout.current_window)
         self._cursor = (cursor.x, cursor.y)
-        drawn = [used_cells(screen, row) for row in range(screen.height)]
+        styled = styled_in(app)
+        drawn = [used_cells(screen, row, styled) for row in range(screen.height)]
         self._rows = [widest(*pair) for pair in zip_longest(self._rows, drawn, fillvalue=())]
 
     def erased(self, columns: int) -> int:
@@ -81,10 +84,15 @@ Cells = tuple[int, ...]
 """The widths of a drawn row's cells (2 for a double-width character), up to its end."""
 
 
-def used_cells(screen: Screen, row: int) -> Cells:
-    """A drawn row's cells written up to its last visible character (a gap counts 1 a cell)."""
+def used_cells(screen: Screen, row: int, styled: Callable[[str], bool]) -> Cells:
+    """A drawn row's cells up to the last one the renderer wrote (a gap counts 1 a cell): a
+    visible character, or a space with a style that shows (a code block's background, which
+    reaches the terminal's last column)."""
     drawn = screen.data_buffer[row]
-    end = max((x + char.width for x, char in drawn.items() if char.char.strip()), default=0)
+    end = max(
+        (x + char.width for x, char in drawn.items() if char.char != " " or styled(char.style)),
+        default=0,
+    )
     cells: list[int] = []
     x = 0
     while x < end:
@@ -92,6 +100,20 @@ def used_cells(screen: Screen, row: int) -> Cells:
         cells.append(2 if char is not None and char.width == 2 else 1)
         x += cells[-1]
     return tuple(cells)
+
+
+def styled_in(app: Application[Any]) -> Callable[[str], bool]:
+    """Whether a space of a style shows, so prompt-toolkit's renderer writes it (a colour, a
+    background, a line through or under it, reversed or blinking)."""
+
+    @cache
+    def styled(style: str) -> bool:
+        attrs = app.renderer.style.get_attrs_for_style_str(style)
+        attrs = app.style_transformation.transform_attrs(attrs)
+        shows = (attrs.color, attrs.bgcolor, attrs.underline, attrs.strike, attrs.blink)
+        return any(shows) or bool(attrs.reverse)
+
+    return styled
 
 
 def widest(before: Cells, drawn: Cells) -> Cells:

@@ -200,6 +200,23 @@ def test_wide_characters_narrowed_to_an_odd_width_leave_no_row_of_the_reply(
     tmux("send-keys", "Escape")
 
 
+def test_a_code_block_narrowed_leaves_no_row_of_it(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """A code block in the live area is drawn with its background up to the terminal's
+    width: its rows are that wide for tmux, spaces and all, and rewrapped as such. The erase
+    reaches them all: each line of the block is on screen once."""
+    code = "\n".join(f"x{n} = {n}  # row {n}" for n in range(1, 9))
+    told = f"Here is code:\n\n```python\n{code}\n```\n\nAfter the code, a paragraph."
+    llm_server.script(Turn(text=told, chunk_size=told.index("row 6"), fault="stall", fault_after=2))
+    started_chat(tmux, llm_server, tmp_path)
+    wait_for(tmux, lambda text: "row 5" in text, "the code block drawn", history=False)
+    tmux("resize-window", "-x", "25", "-y", "40")
+    screen = wait_for(tmux, redrawn_at_25, "the prompt drawn again", history=False)
+    assert [screen.count(f"# row {n}") for n in range(1, 6)] == [1] * 5, screen
+    tmux("send-keys", "Escape")
+
+
 def redrawn_at_25(screen: str) -> bool:
     """The status line is cut at 25 columns, no longer rewrapped into more rows."""
     return " mode: auto · shift+tab t" in screen and "o change" not in screen
