@@ -11,12 +11,14 @@ printed the paragraph under the half line it left, and the correction made befor
 redraw erased the end of that paragraph instead.
 
 What is measured is what reached the terminal (the renderer's screens, never the prompt's
-message), and for each row the widest it has been since the drawing was last erased: a row
-drawn again narrower is cleared from its new end only (prompt-toolkit's diff), and tmux
-rewraps a row by the widest it held until it is cleared from its first column. That is also
-what a resize during a render leaves: the renderer read the old width, the message (the live
-panel) the new one, and the drawing of rows no wider than the new width went over the old
-drawing's rows, rewrapped already, which the erase when the narrowing is handled must reach.
+message: each row up to the last cell the renderer writes, a space too when its style shows, as
+a code block's background does), and for each row the widest it has been since the drawing was
+last erased: a row drawn again narrower is cleared from its new end only (prompt-toolkit's
+diff), and tmux rewraps a row by the widest it held until it is cleared from its first column.
+That is also what a resize during a render leaves: the renderer read the old width, the message
+(the live panel) the new one, and the drawing of rows no wider than the new width went over the
+old drawing's rows, rewrapped already, which the erase when the narrowing is handled must
+reach.
 
 How many rows a row became is counted as tmux cuts it: a double-width character that does
 not fit in a row's last column starts the next row (at an odd width, a row of them makes more
@@ -89,15 +91,18 @@ def used_cells(screen: Screen, row: int, styled: Callable[[str], bool]) -> Cells
     visible character, or a space with a style that shows (a code block's background, which
     reaches the terminal's last column)."""
     drawn = screen.data_buffer[row]
-    end = max(
-        (x + char.width for x, char in drawn.items() if char.char != " " or styled(char.style)),
-        default=0,
-    )
+    end, wide = 0, False
+    for x, char in drawn.items():
+        wide = wide or char.width == 2
+        if char.char != " " or styled(char.style):
+            end = max(end, x + char.width)
+    if not wide:
+        return (1,) * end
     cells: list[int] = []
     x = 0
     while x < end:
-        char = drawn.get(x)
-        cells.append(2 if char is not None and char.width == 2 else 1)
+        at = drawn.get(x)
+        cells.append(2 if at is not None and at.width == 2 else 1)
         x += cells[-1]
     return tuple(cells)
 
