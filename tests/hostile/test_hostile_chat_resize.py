@@ -1,8 +1,9 @@
 """Chat's live area attacked from README's Chat (a terminal resized mid-reply: no line printed
 twice or left half), in a real terminal (tmux rewraps what it shows, pyte does not): resize
-storms, a terminal narrowed to a few columns, wide characters, emoji and combining marks in
-the streamed text, a resize while an approval question waits, while the `/model` list is
-open, and while a typed message wider than the new width waits in the prompt."""
+storms, a terminal narrowed to a few columns or to an odd width under wide characters, emoji
+and combining marks in the streamed text, a code block (its background up to the last
+column), a resize while an approval question waits, while the `/model` list is open, and
+while a typed message wider than the new width waits in the prompt."""
 
 from __future__ import annotations
 
