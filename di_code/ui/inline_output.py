@@ -18,9 +18,10 @@ taken for a `clear`.
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from prompt_toolkit.application import Application
     from prompt_toolkit.output import Output
 
     from di_code.ui.reflow import Reflow
@@ -40,17 +41,33 @@ def inline_output(reflow: Reflow) -> Output | None:
     from prompt_toolkit.utils import get_bell_environment_variable, get_term_environment_variable
 
     class InlineOutput(Vt100_Output):
+        reflow: Reflow
+
         def erase_down(self) -> None:
-            added = reflow.erased(self.get_size().columns)
+            added = self.reflow.erased(self.get_size().columns)
             if added:
                 self.cursor_up(added)
             self.write_raw(ERASE_DOWN)
 
     if sys.platform == "win32" or not sys.stdout.isatty():
         return None
-    return InlineOutput.from_pty(
-        sys.stdout,
-        term=get_term_environment_variable(),
-        default_color_depth=ColorDepth.from_env(),
-        enable_bell=get_bell_environment_variable(),
-    )
+    output = cast(
+        InlineOutput,
+        InlineOutput.from_pty(
+            sys.stdout,
+            term=get_term_environment_variable(),
+            default_color_depth=ColorDepth.from_env(),
+            enable_bell=get_bell_environment_variable(),
+        ),
+    )  # from_pty makes an InlineOutput, typed as its base
+    output.reflow = reflow
+    return output
+
+
+def drawn_on(app: Application[Any]) -> None:
+    """Every drawing `app` makes is measured by the reflow of its output when that is the
+    chat's: the prompt, and a list picked from between two prompts, which draws on the same
+    terminal (its erases meet the same rewrap)."""
+    reflow: Reflow | None = getattr(app.output, "reflow", None)
+    if reflow is not None:
+        app.after_render += reflow.after_render

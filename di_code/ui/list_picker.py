@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from di_code.system.safe_text import visible
+from di_code.ui.inline_output import drawn_on
 
 if TYPE_CHECKING:
     from prompt_toolkit.formatted_text import StyleAndTextTuples
@@ -133,6 +134,7 @@ async def pick(
     )
     app.ttimeoutlen = ESCAPE_WAIT_SECONDS
     app.timeoutlen = ESCAPE_WAIT_SECONDS
+    drawn_on(app)
 
     for key, by in (("up", -1), ("c-p", -1), ("down", 1), ("c-n", 1)):
         keys.add(key)(lambda event, by=by: state.move(by))

@@ -17,7 +17,7 @@ from prompt_toolkit.key_binding import merge_key_bindings
 
 from di_code.system.private_files import open_private
 from di_code.ui.completion import ChatCompleter
-from di_code.ui.inline_output import inline_output
+from di_code.ui.inline_output import drawn_on, inline_output
 from di_code.ui.keys import key_bindings
 from di_code.ui.raw_input import raw_input
 from di_code.ui.screen_keys import screen_bindings
@@ -59,7 +59,7 @@ def make_prompt_session(
         output=io.get("output") or inline_output(repl.reflow),
     )
     session.app.ttimeoutlen = ESCAPE_WAIT_SECONDS
-    session.app.after_render += repl.reflow.after_render
+    drawn_on(session.app)
     repl.attention.start(session.app.output)  # focus reports: when chat is needed, and seen
     return session
 

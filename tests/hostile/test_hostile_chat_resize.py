@@ -1,7 +1,9 @@
 """Chat's live area attacked from README's Chat (a terminal resized mid-reply: no line printed
 twice or left half), in a real terminal (tmux rewraps what it shows, pyte does not): resize
-storms, a terminal narrowed to a few columns, wide characters, emoji and combining marks in
-the streamed text, a resize while an approval question waits."""
+storms, a terminal narrowed to a few columns or to an odd width under wide characters, emoji
+and combining marks in the streamed text, a code block (its background up to the last
+column), a resize while an approval question waits, while the `/model` list is open, and
+while a typed message wider than the new width waits in the prompt."""
 
 from __future__ import annotations
 
@@ -29,7 +31,10 @@ def paragraphs(text: str) -> list[str]:
     return [f"<{n}> {text} </{n}>" for n in range(1, 9)]
 
 
-def started_chat(tmux: Tmux, server: LLMServer, tmp_path: Path, *, yes: bool = True) -> None:
+def started_chat(
+    tmux: Tmux, server: LLMServer, tmp_path: Path, *, yes: bool = True, prompt: str = "go"
+) -> None:
+    """Chat in a terminal 100 columns wide, `prompt` sent (none if empty)."""
     workspace = tmp_path / "work"
     workspace.mkdir()
     chat = chat_command(server)
@@ -37,7 +42,8 @@ def started_chat(tmux: Tmux, server: LLMServer, tmp_path: Path, *, yes: bool = T
         chat = chat.removesuffix(" --yes")
     tmux("new-session", "-d", "-x", "100", "-y", "40", "-c", str(workspace), chat)
     wait_for(tmux, lambda text: "›" in text, "the prompt")
-    tmux("send-keys", "go", "Enter")
+    if prompt:
+        tmux("send-keys", prompt, "Enter")
 
 
 def joined(tmux: Tmux) -> str:
@@ -134,3 +140,84 @@ def test_a_resize_storm_while_the_reply_waits_keeps_every_printed_line_whole(
     text = joined(tmux)
     assert [each_once(text)[n] for n in (1, 2)] == [(1, 1), (1, 1)], text
     tmux("send-keys", "Escape")
+
+
+def test_narrowing_the_terminal_under_the_model_list_leaves_one_list(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """The list `/model` opens between two prompts is drawn on the prompt's terminal: its
+    heading, wider than the new width, is rewrapped, and the erase before the list is drawn
+    again at the new width reaches the rows that added. A filter typed after the narrowing
+    draws the list once more (at the new width whichever comes first, the typing or the
+    SIGWINCH)."""
+    started_chat(tmux, llm_server, tmp_path, prompt="/model")
+    wait_for(tmux, lambda text: "Enter chooses" in text, "the model list")
+    tmux("resize-window", "-x", "40", "-y", "40")
+    tmux("send-keys", "-l", "gpt-5-m")
+    text = wait_for(
+        tmux, lambda text: "filter› gpt-5-m" in text, "the list filtered", history=False
+    )
+    assert text.count("Model (now openai/test-model)") == 1, text
+    tmux("send-keys", "Escape")
+    wait_for(tmux, lambda text: "(unchanged)" in text, "the list left")
+    tmux("send-keys", "C-d")
+
+
+def test_narrowing_the_terminal_under_a_long_typed_message_leaves_one_prompt(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """The prompt's own row, wider than the new width, is rewrapped, and tmux moves the
+    cursor (at the end of the message) to the last of the rows that made: the erase starts
+    from the first of them, and the message is on screen once."""
+    started_chat(tmux, llm_server, tmp_path, prompt="")
+    typed = "".join(f"word{n:02} " for n in range(1, 14)).strip()  # 90 columns
+    tmux("send-keys", "-l", typed)
+    wait_for(tmux, lambda text: typed in text, "the message typed")
+    tmux("resize-window", "-x", "40", "-y", "40")
+    tmux("send-keys", "-l", "Z")  # drawn again at the new width, with or before the SIGWINCH
+    text = wait_for(
+        tmux, lambda text: "word13Z" in text.replace("\n", ""), "the key typed", history=False
+    )
+    assert text.count("word07") == 1, text
+    tmux("send-keys", "C-d")
+
+
+def test_wide_characters_narrowed_to_an_odd_width_leave_no_row_of_the_reply(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """The live area's rows of double-width characters, rewrapped at 25 columns: a character
+    that does not fit in a row's last column starts the next row (12 a row, not 12.5), so a
+    row of 100 columns became 5 rows, not 4. The erase reaches them all: the reply's stopped
+    paragraph is on screen once."""
+    told = "\n\n".join(f"<{n}> {TEXTS['wide'] * 3} </{n}>" for n in range(1, 5))
+    cut = told.index("</3>") - 3  # two rows of 100 columns and a part in the live area
+    llm_server.script(Turn(text=told, chunk_size=cut, fault="stall", fault_after=2))
+    started_chat(tmux, llm_server, tmp_path)
+    wait_for(tmux, lambda text: "</2>" in text, "the reply streaming")
+    wait_for(tmux, lambda text: "<3>" in text, "the stopped paragraph drawn", history=False)
+    tmux("resize-window", "-x", "25", "-y", "40")
+    screen = wait_for(tmux, redrawn_at_25, "the prompt drawn again", history=False)
+    assert screen.count("<3>") == 1, screen
+    tmux("send-keys", "Escape")
+
+
+def test_a_code_block_narrowed_leaves_no_row_of_it(
+    llm_server: LLMServer, tmp_path: Path, tmux: Tmux
+) -> None:
+    """A code block in the live area is drawn with its background up to the terminal's
+    width: its rows are that wide for tmux, spaces and all, and rewrapped as such. The erase
+    reaches them all: each line of the block is on screen once."""
+    code = "\n".join(f"x{n} = {n}  # row {n}" for n in range(1, 9))
+    told = f"Here is code:\n\n```python\n{code}\n```\n\nAfter the code, a paragraph."
+    llm_server.script(Turn(text=told, chunk_size=told.index("row 6"), fault="stall", fault_after=2))
+    started_chat(tmux, llm_server, tmp_path)
+    wait_for(tmux, lambda text: "row 5" in text, "the code block drawn", history=False)
+    tmux("resize-window", "-x", "25", "-y", "40")
+    screen = wait_for(tmux, redrawn_at_25, "the prompt drawn again", history=False)
+    assert [screen.count(f"# row {n}") for n in range(1, 6)] == [1] * 5, screen
+    tmux("send-keys", "Escape")
+
+
+def redrawn_at_25(screen: str) -> bool:
+    """The status line is cut at 25 columns, no longer rewrapped into more rows."""
+    return " mode: auto · shift+tab t" in screen and "o change" not in screen

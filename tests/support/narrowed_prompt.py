@@ -47,14 +47,13 @@ def chat_like_session(message: AnyFormattedText) -> PromptSession[str]:
     """A prompt with the chat's output and reflow, under the lines the chat printed."""
     from prompt_toolkit import PromptSession
 
-    from di_code.ui.inline_output import inline_output
+    from di_code.ui.inline_output import drawn_on, inline_output
     from di_code.ui.reflow import Reflow
 
-    reflow = Reflow()
     session: PromptSession[str] = PromptSession(
-        message, output=inline_output(reflow), erase_when_done=True
+        message, output=inline_output(Reflow()), erase_when_done=True
     )
-    session.app.after_render += reflow.after_render
+    drawn_on(session.app)
     print("\n".join(ABOVE))
     return session
 
