@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import sys
 from collections.abc import Coroutine, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -149,7 +150,17 @@ class Attention:
         if setting not in ("auto", "bell"):
             self._in_background(self._tell(self._command(setting), kind, message))
         else:
-            self._write(terminal_alert(message, self.env, setting))
+            self._alert(terminal_alert(message, self.env, setting))
+
+    def _alert(self, sequence: str) -> None:
+        """After what was printed before it (the answer the user is called back to): the
+        printed lines' batch goes now, and the alert after it, in turn (di_code.ui.scrollback)."""
+        from prompt_toolkit.application import run_in_terminal
+
+        sys.stdout.flush()
+        alert = asyncio.ensure_future(run_in_terminal(lambda: self._write(sequence)))
+        self._running.add(alert)
+        alert.add_done_callback(self._running.discard)
 
     def _write(self, sequence: str) -> None:
         """Straight to the terminal: none of these shows or moves the cursor."""

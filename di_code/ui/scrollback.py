@@ -65,7 +65,13 @@ class Scrollback(TextFront):
         return len(text)
 
     def flush(self) -> None:
-        """Nothing: a whole line is printed as it is written, a partial one waits for its end."""
+        """The whole lines a batch holds go to the terminal now, ahead of anything drawn after
+        this call through `run_in_terminal` (a partial line still waits for its end)."""
+        if self._elsewhere(self.flush):
+            return
+        if self._batch is not None:
+            self._batch.cancel()
+            self._above_prompt()
 
     def close(self) -> None:
         """Print what is left, the prompt gone (the chat's end)."""

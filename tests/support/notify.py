@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pexpect
@@ -30,10 +31,13 @@ class Bytes:
         self.seen = ""
 
     def wait_for(self, text: str) -> None:
+        self.wait_until(lambda: text in self.seen, repr(text))
+
+    def wait_until(self, holds: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + TIMEOUT
-        while text not in self.seen:
+        while not holds():
             if time.monotonic() > deadline:
-                pytest.fail(f"never saw {text!r} in {self.seen[-2000:]!r}")
+                pytest.fail(f"never saw {what} in {self.seen[-2000:]!r}")
             self.read(0.1)
 
     def read(self, seconds: float) -> None:
