@@ -23,8 +23,8 @@ import asyncio
 import os
 import re
 import sys
-from collections.abc import Coroutine, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Mapping
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
@@ -158,9 +158,7 @@ class Attention:
         from prompt_toolkit.application import run_in_terminal
 
         sys.stdout.flush()
-        alert = asyncio.ensure_future(run_in_terminal(lambda: self._write(sequence)))
-        self._running.add(alert)
-        alert.add_done_callback(self._running.discard)
+        self._in_background(run_in_terminal(lambda: self._write(sequence)))
 
     def _write(self, sequence: str) -> None:
         """Straight to the terminal: none of these shows or moves the cursor."""
@@ -180,7 +178,7 @@ class Attention:
         where = hook_session(self.setup.session)
         await hooks.tell("Notification", where, message=message, notification_type=kind)
 
-    def _in_background(self, work: Coroutine[Any, Any, None]) -> None:
+    def _in_background(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
         self._running.add(task)
         task.add_done_callback(self._running.discard)
